@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag: one error convention for the whole project.
+ *
+ * Functions that can fail return 0 or a negative errno. When the failure is
+ * the user's (a bad file, a bad option) they also fill a struct diag with a
+ * one-line message in the compiler style "file:line:col: key: what is wrong",
+ * which main() prints before exiting with status 2.
+ */
+#ifndef GDRLAB_DIAG_H
+#define GDRLAB_DIAG_H
+
+#include <stddef.h>
+
+#define DIAG_MSG_MAX 512
+
+struct diag {
+	char msg[DIAG_MSG_MAX];
+};
+
+/*
+ * Fill @d (when not NULL) with a message and return @err, so a caller can
+ * write `return diag_set(d, -EINVAL, "%s:%u: ...", ...);`.
+ */
+int diag_set(struct diag *d, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Same, with the "file:line:col: key: " prefix built for the caller. */
+int diag_at(struct diag *d, int err, const char *file, unsigned line,
+	    unsigned col, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+
+#endif
