@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topo_path: NCCL's GPU<->NIC distance classes (src/graph/paths.cc) on
+ * gdrlab's PCIe tree, and the NIC each GPU sends through.
+ */
+#include "topo_path.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+
+static const char *const path_names[] = {
+	[TOPO_PATH_PIX] = "PIX",
+	[TOPO_PATH_PXB] = "PXB",
+	[TOPO_PATH_PHB] = "PHB",
+	[TOPO_PATH_SYS] = "SYS",
+};
+
+#define NPATHS (sizeof(path_names) / sizeof(path_names[0]))
+
+const char *topo_path_name(enum topo_path_type t)
+{
+	if ((unsigned)t >= NPATHS)
+		return "?";
+	return path_names[t];
+}
+
+int topo_path_parse(const char *s, enum topo_path_type *t)
+{
+	unsigned i, k;
+
+	if (!s)
+		return -EINVAL;
+	for (i = 0; i < NPATHS; i++) {
+		for (k = 0; path_names[i][k] &&
+			    toupper((unsigned char)s[k]) == path_names[i][k];
+		     k++)
+			;
+		if (!path_names[i][k] && !s[k]) {
+			*t = (enum topo_path_type)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static bool switch_ok(const struct topology *topo, int sw)
+{
+	return sw >= 0 && (unsigned)sw < topo->nswitches &&
+	       sw < TOPO_MAX_SWITCHES;
+}
+
+/*
+ * Whether switch @anc is @sw or above it. The walk is bounded by the
+ * number of switches so that a cycle in a hand-built struct cannot hang us.
+ */
+static bool switch_is_ancestor(const struct topology *topo, int anc, int sw)
+{
+	unsigned k;
+
+	for (k = 0; k <= topo->nswitches && switch_ok(topo, sw); k++) {
+		if (sw == anc)
+			return true;
+		sw = topo->switches[sw].parent_switch;
+	}
+	return false;
+}
+
+/*
+ * PIX: same parent switch. PXB: different parents under a common switch.
+ * PHB: same socket, and the lowest common ancestor is the root complex
+ * (which includes a device sitting directly on a root port). SYS: the
+ * inter-socket link is crossed. Out-of-range indices give SYS, the class
+ * that no GDR level short of SYS allows.
+ */
+enum topo_path_type topo_gpu_nic_path(const struct topology *topo, int gpu,
+				      int nic)
+{
+	const struct topo_device *g, *n;
+	int sw;
+	unsigned k;
+
+	if (gpu < 0 || (unsigned)gpu >= topo->ngpus || gpu >= TOPO_MAX_GPUS ||
+	    nic < 0 || (unsigned)nic >= topo->nnics || nic >= TOPO_MAX_NICS)
+		return TOPO_PATH_SYS;
+	g = &topo->gpus[gpu];
+	n = &topo->nics[nic].dev;
+	if (g->socket != n->socket)
+		return TOPO_PATH_SYS;
+	if (!switch_ok(topo, g->parent_switch) ||
+	    !switch_ok(topo, n->parent_switch))
+		return TOPO_PATH_PHB;
+	if (g->parent_switch == n->parent_switch)
+		return TOPO_PATH_PIX;
+	sw = g->parent_switch;
+	for (k = 0; k <= topo->nswitches && switch_ok(topo, sw); k++) {
+		if (switch_is_ancestor(topo, sw, n->parent_switch))
+			return TOPO_PATH_PXB;
+		sw = topo->switches[sw].parent_switch;
+	}
+	return TOPO_PATH_PHB;
+}
+
+/* The set of NICs nearest to @gpu, as a bit mask (TOPO_MAX_NICS is 64). */
+static uint64_t nearest_set(const struct topology *topo, int gpu)
+{
+	enum topo_path_type best = TOPO_PATH_SYS, p;
+	uint64_t set = 0;
+	unsigned i;
+
+	for (i = 0; i < topo->nnics && i < TOPO_MAX_NICS; i++) {
+		p = topo_gpu_nic_path(topo, gpu, (int)i);
+		if (p < best) {
+			best = p;
+			set = 0;
+		}
+		if (p == best)
+			set |= UINT64_C(1) << i;
+	}
+	return set;
+}
+
+/*
+ * Among equally near NICs, GPU number k of those sharing the same set takes
+ * the (k mod n)-th one, so GPUs spread over all the NICs they could use.
+ */
+int topo_nearest_nic(const struct topology *topo, int gpu)
+{
+	uint64_t set;
+	unsigned i, k = 0, ncand = 0, pick;
+	int g;
+
+	if (gpu < 0 || (unsigned)gpu >= topo->ngpus || gpu >= TOPO_MAX_GPUS)
+		return TOPO_NONE;
+	set = nearest_set(topo, gpu);
+	if (!set)
+		return TOPO_NONE;
+	for (g = 0; g < gpu; g++)
+		if (nearest_set(topo, g) == set)
+			k++;
+	for (i = 0; i < TOPO_MAX_NICS; i++)
+		if (set & (UINT64_C(1) << i))
+			ncand++;
+	pick = k % ncand;
+	for (i = 0; i < TOPO_MAX_NICS; i++) {
+		if (!(set & (UINT64_C(1) << i)))
+			continue;
+		if (pick-- == 0)
+			return (int)i;
+	}
+	return TOPO_NONE;
+}

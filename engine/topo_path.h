@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topo_path: how far apart two devices of a node are, in NCCL's terms, and
+ * the links a transfer between two points of a node crosses.
+ */
+#ifndef GDRLAB_TOPO_PATH_H
+#define GDRLAB_TOPO_PATH_H
+
+#include "topology.h"
+
+/*
+ * NCCL's path classes between a GPU and a NIC (src/graph/topo.h), nearest
+ * first. The order matters: a GDR level allows every class up to itself.
+ */
+enum topo_path_type {
+	TOPO_PATH_PIX, /* at most one PCIe switch between them */
+	TOPO_PATH_PXB, /* several switches, not through the CPU */
+	TOPO_PATH_PHB, /* through the root complex of one CPU */
+	TOPO_PATH_SYS, /* across the inter-socket link */
+};
+
+const char *topo_path_name(enum topo_path_type t); /* "PIX", ... */
+/* "pix"... (case-insensitive) -> 0 and *t, or -EINVAL. */
+int topo_path_parse(const char *s, enum topo_path_type *t);
+
+enum topo_path_type topo_gpu_nic_path(const struct topology *topo, int gpu,
+				      int nic);
+
+/*
+ * The NIC a GPU uses for traffic leaving the node: the nearest one; among
+ * equally near ones, GPUs are spread round-robin so that every NIC carries
+ * traffic (NCCL does the same in its channel search).
+ */
+int topo_nearest_nic(const struct topology *topo, int gpu);
+
+#endif

@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topology loader: the presets load with the values their comments derive,
+ * the defaults apply, and each bad file in tests/data/bad-topology/ gets its
+ * one-line message at the right line and column.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "topology.h"
+
+#define CONFIG(name) GDRLAB_SOURCE_DIR "/configs/" name ".yaml"
+#define BAD_DIR GDRLAB_SOURCE_DIR "/tests/data/bad-topology/"
+
+/* Within 0.1%: enough to tell 31.5 GB/s from 25.2 GB/s or 24 GB/s. */
+static int close_to(double a, double b)
+{
+	return fabs(a - b) <= 1e-3 * fabs(b);
+}
+
+static void load(const char *path, struct topology *t)
+{
+	struct diag d = { "" };
+
+	cr_assert_eq(topology_load(path, t, &d), 0, "%s", d.msg);
+	cr_assert_str_eq(t->file, path);
+}
+
+static void load_str(const char *yaml, struct topology *t)
+{
+	struct diag d = { "" };
+
+	cr_assert_eq(topology_load_buffer(yaml, strlen(yaml), "inline", t, &d),
+		     0, "%s", d.msg);
+}
+
+/* Gen4 x16 at the default 0.8: 16 lanes x 1.969 GB/s x 0.8. */
+#define GEN4_X16 (16 * 1.969e9 * 0.8)
+#define GEN5_X16 (16 * 3.938e9 * 0.8)
+
+static void check_link(const struct topo_link *l, double bw, double lat)
+{
+	cr_assert(close_to(l->bw_up, bw), "bw_up %g, want %g", l->bw_up, bw);
+	cr_assert(close_to(l->bw_down, bw), "bw_down %g, want %g", l->bw_down,
+		  bw);
+	cr_assert(close_to(l->latency, lat), "latency %g, want %g", l->latency,
+		  lat);
+}
+
+Test(topology, a100_preset)
+{
+	struct topology t;
+	unsigned i;
+
+	load(CONFIG("a100-pcie4-200g"), &t);
+	cr_assert_str_eq(t.name, "a100-pcie4-200g");
+	cr_assert_eq(t.nodes, 2);
+	cr_assert_eq(t.nsockets, 2);
+	cr_assert_eq(t.nswitches, 4);
+	cr_assert_eq(t.ngpus, 8);
+	cr_assert_eq(t.nnics, 4);
+	for (i = 0; i < 2; i++) {
+		cr_assert(close_to(t.sockets[i].mem_bw, 150e9));
+		cr_assert(close_to(t.sockets[i].p2p_read_bw, 16e9));
+		cr_assert(isinf(t.sockets[i].p2p_write_bw));
+	}
+	check_link(&t.inter_socket, 64e9, 0.2e-6);
+	/* Two switches per socket, on root ports. */
+	for (i = 0; i < 4; i++) {
+		cr_assert_eq(t.switches[i].socket, (int)i / 2);
+		cr_assert_eq(t.switches[i].parent_switch, TOPO_NONE);
+		check_link(&t.switches[i].uplink, GEN4_X16, 0.15e-6);
+	}
+	/* Two GPUs per switch, one NIC per switch. */
+	for (i = 0; i < 8; i++) {
+		cr_assert_eq(t.gpus[i].parent_switch, (int)i / 2);
+		cr_assert_eq(t.gpus[i].socket, (int)i / 4);
+		check_link(&t.gpus[i].link, GEN4_X16, 0.1e-6);
+	}
+	for (i = 0; i < 4; i++) {
+		cr_assert_eq(t.nics[i].dev.parent_switch, (int)i);
+		cr_assert_eq(t.nics[i].dev.socket, (int)i / 2);
+		check_link(&t.nics[i].dev.link, GEN4_X16, 0.1e-6);
+		cr_assert_eq(t.nics[i].line_rate, 25e9); /* 200 Gbit/s */
+		cr_assert(close_to(t.nics[i].efficiency, 0.95));
+		cr_assert(close_to(t.nics[i].latency, 0.6e-6));
+	}
+	cr_assert_eq(t.gpu_fabric.kind, TOPO_GPU_FABRIC_NVLINK);
+	cr_assert_eq(t.gpu_fabric.bw, 300e9); /* 600 GB/s both ways */
+	cr_assert(close_to(t.fabric.switch_latency, 0.2e-6));
+	cr_assert_eq(t.fabric.hops, 1);
+	cr_assert_eq(t.fabric.oversubscription, 1);
+	cr_assert_eq(t.staging.chunk_bytes, 512 * 1024);
+	cr_assert_eq(t.staging.buffers, 8);
+	cr_assert_eq(t.staging.copy_bw, 25e9);
+	cr_assert(close_to(t.staging.chunk_overhead, 2e-6));
+}
+
+Test(topology, h100_preset)
+{
+	struct topology t;
+	unsigned i;
+
+	load(CONFIG("h100-pcie5-400g"), &t);
+	cr_assert_eq(t.nodes, 2);
+	cr_assert_eq(t.nsockets, 2);
+	cr_assert_eq(t.nswitches, 4);
+	cr_assert_eq(t.ngpus, 8);
+	cr_assert_eq(t.nnics, 8);
+	cr_assert(close_to(t.sockets[1].mem_bw, 230e9));
+	cr_assert(close_to(t.sockets[1].p2p_read_bw, 32e9));
+	for (i = 0; i < 8; i++) {
+		/* Two GPUs and two NICs per switch. */
+		cr_assert_eq(t.gpus[i].parent_switch, (int)i / 2);
+		cr_assert_eq(t.nics[i].dev.parent_switch, (int)i / 2);
+		cr_assert_eq(t.nics[i].dev.socket, (int)i / 4);
+		check_link(&t.gpus[i].link, GEN5_X16, 0.1e-6);
+		cr_assert_eq(t.nics[i].line_rate, 50e9); /* 400 Gbit/s */
+	}
+	check_link(&t.switches[3].uplink, GEN5_X16, 0.15e-6);
+	cr_assert_eq(t.gpu_fabric.kind, TOPO_GPU_FABRIC_NVLINK);
+	cr_assert_eq(t.gpu_fabric.bw, 450e9); /* 900 GB/s both ways */
+	cr_assert_eq(t.staging.copy_bw, 35e9);
+}
+
+Test(topology, commodity_preset)
+{
+	struct topology t;
+
+	load(CONFIG("two-socket-commodity"), &t);
+	cr_assert_eq(t.nsockets, 2);
+	cr_assert_eq(t.nswitches, 0);
+	cr_assert_eq(t.ngpus, 2);
+	cr_assert_eq(t.nnics, 1);
+	cr_assert_eq(t.gpus[0].socket, 0);
+	cr_assert_eq(t.gpus[1].socket, 0);
+	cr_assert_eq(t.gpus[1].parent_switch, TOPO_NONE);
+	cr_assert_eq(t.nics[0].dev.socket, 1);
+	cr_assert_eq(t.nics[0].dev.parent_switch, TOPO_NONE);
+	cr_assert(close_to(t.sockets[0].p2p_read_bw, 16e9));
+	cr_assert(close_to(t.sockets[1].p2p_read_bw, 16e9));
+	check_link(&t.inter_socket, 40e9, 0.2e-6);
+	cr_assert_eq(t.gpu_fabric.kind, TOPO_GPU_FABRIC_PCIE);
+	cr_assert_eq(t.gpu_fabric.bw, 0);
+	cr_assert_eq(t.gpu_fabric.latency, 0);
+}
+
+static const char minimal[] =
+	"name: tiny\n"
+	"sockets: [ { name: cpu0, memory_bandwidth: 100 GB/s } ]\n"
+	"gpus: [ { name: g0, parent: cpu0, link: { bandwidth: 24 GB/s, latency: 1 us } } ]\n"
+	"nics:\n"
+	"  - name: n0\n"
+	"    parent: cpu0\n"
+	"    link: { bandwidth_up: 20 GB/s, bandwidth_down: 10 GB/s, latency: 2 us }\n"
+	"    rate: 100 Gbit/s\n"
+	"    latency: 1 us\n"
+	"fabric: { switch_latency: 300 ns }\n"
+	"staging: { chunk: 1 MiB, buffers: 4, copy_bandwidth: 20 GB/s, chunk_overhead: 2 us }\n";
+
+Test(topology, defaults_and_link_forms)
+{
+	struct topology t;
+
+	load_str(minimal, &t);
+	cr_assert_eq(t.nodes, 1);
+	cr_assert(isinf(t.sockets[0].p2p_read_bw));
+	cr_assert(isinf(t.sockets[0].p2p_write_bw));
+	cr_assert_eq(t.inter_socket.bw_up, 0);
+	cr_assert_eq(t.inter_socket.latency, 0);
+	cr_assert_eq(t.gpus[0].parent_switch, TOPO_NONE);
+	check_link(&t.gpus[0].link, 24e9, 1e-6);
+	cr_assert_eq(t.nics[0].dev.link.bw_up, 20e9);
+	cr_assert_eq(t.nics[0].dev.link.bw_down, 10e9);
+	cr_assert_eq(t.nics[0].efficiency, 1.0);
+	cr_assert_eq(t.nics[0].line_rate, 12.5e9);
+	cr_assert_eq(t.gpu_fabric.kind, TOPO_GPU_FABRIC_PCIE);
+	cr_assert_eq(t.fabric.hops, 1);
+	cr_assert_eq(t.fabric.oversubscription, 1);
+	cr_assert_eq(t.staging.chunk_bytes, 1048576);
+	cr_assert_str_eq(t.file, "inline");
+}
+
+/*
+ * A switch may name a parent listed after it; its socket is the one at the
+ * top of the chain. An explicit efficiency replaces the 0.8 default.
+ */
+Test(topology, switch_tree_and_efficiency)
+{
+	static const char yaml[] =
+		"name: tree\n"
+		"nodes: 64\n"
+		"sockets:\n"
+		"  - { name: cpu0, memory_bandwidth: 100 GB/s }\n"
+		"  - { name: cpu1, memory_bandwidth: 100 GB/s, p2p_write: 5 GB/s }\n"
+		"inter_socket: { bandwidth: 40 GB/s, latency: 0.2 us }\n"
+		"switches:\n"
+		"  - { name: leaf, parent: top, link: { gen: 3, width: 8, efficiency: 50%, latency: 0.1 us } }\n"
+		"  - { name: top, parent: cpu1, link: { gen: 4, width: 16, efficiency: 1, latency: 0.1 us } }\n"
+		"gpus: [ { name: g0, parent: leaf, link: { gen: 4, width: 16, latency: 0.1 us } } ]\n"
+		"nics: [ { name: n0, parent: top, link: { gen: 4, width: 16, latency: 0.1 us }, rate: 200 Gbit/s, efficiency: 90%, latency: 1 us } ]\n"
+		"fabric: { switch_latency: 0.3 us, hops: 3, oversubscription: 2.5 }\n"
+		"staging: { chunk: 1 MiB, buffers: 4, copy_bandwidth: 20 GB/s, chunk_overhead: 2 us }\n";
+	struct topology t;
+
+	load_str(yaml, &t);
+	cr_assert_eq(t.nodes, 64);
+	cr_assert_eq(t.switches[0].parent_switch, 1);
+	cr_assert_eq(t.switches[0].socket, 1);
+	cr_assert_eq(t.switches[1].parent_switch, TOPO_NONE);
+	cr_assert_eq(t.switches[1].socket, 1);
+	cr_assert_eq(t.gpus[0].socket, 1);
+	cr_assert_eq(t.gpus[0].parent_switch, 0);
+	cr_assert_eq(t.nics[0].dev.parent_switch, 1);
+	/* gen3 x8 at 50%: 8 x 0.9846 GB/s x 0.5; gen4 x16 at 100%: 31.5. */
+	check_link(&t.switches[0].uplink, 8 * 0.9846e9 * 0.5, 0.1e-6);
+	check_link(&t.switches[1].uplink, 16 * 1.969e9, 0.1e-6);
+	cr_assert(close_to(t.nics[0].efficiency, 0.9));
+	cr_assert(close_to(t.sockets[1].p2p_write_bw, 5e9));
+	cr_assert(isinf(t.sockets[1].p2p_read_bw));
+	cr_assert_eq(t.fabric.hops, 3);
+	cr_assert_eq(t.fabric.oversubscription, 2.5);
+}
+
+Test(topology, find)
+{
+	struct topology t;
+
+	load(CONFIG("a100-pcie4-200g"), &t);
+	cr_assert_eq(topology_find_gpu(&t, "gpu5"), 5);
+	cr_assert_eq(topology_find_nic(&t, "nic3"), 3);
+	cr_assert_eq(topology_find_switch(&t, "sw2"), 2);
+	cr_assert_eq(topology_find_socket(&t, "cpu1"), 1);
+	cr_assert_eq(topology_find_gpu(&t, "nic0"), TOPO_NONE);
+	cr_assert_eq(topology_find_nic(&t, "gpu0"), TOPO_NONE);
+	cr_assert_eq(topology_find_switch(&t, "cpu0"), TOPO_NONE);
+	cr_assert_eq(topology_find_socket(&t, ""), TOPO_NONE);
+}
+
+/*
+ * Load tests/data/bad-topology/@name.yaml and check the message: it starts
+ * with "path:line:col: key: " and contains @gist. The struct must come back
+ * all zero.
+ */
+static void check_bad(const char *name, unsigned line, unsigned col,
+		      const char *key, const char *gist)
+{
+	static const struct topology zero;
+	char path[512], prefix[600];
+	struct topology t;
+	struct diag d = { "" };
+
+	snprintf(path, sizeof(path), BAD_DIR "%s.yaml", name);
+	snprintf(prefix, sizeof(prefix), "%s:%u:%u: %s: ", path, line, col,
+		 key);
+	memset(&t, 0xa5, sizeof(t));
+	cr_assert_eq(topology_load(path, &t, &d), -EINVAL, "%s loaded", name);
+	cr_assert_eq(strncmp(d.msg, prefix, strlen(prefix)), 0,
+		     "%s: got \"%s\", want prefix \"%s\"", name, d.msg, prefix);
+	cr_assert(strstr(d.msg + strlen(prefix), gist),
+		  "%s: \"%s\" does not say \"%s\"", name, d.msg, gist);
+	cr_assert(!strchr(d.msg, '\n'), "%s: message spans lines", name);
+	cr_assert_eq(memcmp(&t, &zero, sizeof(t)), 0,
+		     "%s: topology not zeroed", name);
+}
+
+Test(bad_topology, wrong_unit)
+{
+	check_bad("wrong-unit", 3, 37, "memory_bandwidth",
+		  "expected a bandwidth like '24 GB/s' or '200 Gbit/s', got '24 GHz'");
+}
+
+Test(bad_topology, missing_unit)
+{
+	check_bad("missing-unit", 11, 54, "copy_bandwidth",
+		  "expected a bandwidth like '24 GB/s' or '200 Gbit/s', got '20'");
+}
+
+Test(bad_topology, negative_bandwidth)
+{
+	check_bad("negative-bandwidth", 11, 54, "copy_bandwidth",
+		  "must be greater than zero, got '-20 GB/s'");
+}
+
+Test(bad_topology, zero_bandwidth)
+{
+	check_bad("zero-bandwidth", 9, 84, "rate",
+		  "must be greater than zero, got '0 Gbit/s'");
+}
+
+Test(bad_topology, zero_latency)
+{
+	check_bad("zero-latency", 7, 68, "latency",
+		  "must be greater than zero, got '0 us'");
+}
+
+Test(bad_topology, unknown_switch)
+{
+	check_bad("unknown-switch", 7, 27, "parent",
+		  "unknown socket or switch 'sw9'");
+}
+
+/* A GPU with no parent: the missing key is reported at its mapping. */
+Test(bad_topology, no_parent)
+{
+	check_bad("no-parent", 7, 5, "parent", "missing required key");
+}
+
+Test(bad_topology, unknown_key)
+{
+	check_bad("unknown-key", 7, 19, "wieght", "unknown key");
+}
+
+Test(bad_topology, duplicate_key)
+{
+	check_bad("duplicate-key", 10, 35, "switch_latency", "duplicate key");
+}
+
+Test(bad_topology, duplicate_name)
+{
+	check_bad("duplicate-name", 8, 13, "name",
+		  "duplicate name 'gpu0' (first on line 7)");
+}
+
+Test(bad_topology, switch_cycle)
+{
+	check_bad("switch-cycle", 5, 26, "parent",
+		  "switch cycle: sw0 -> sw1 -> sw0");
+}
+
+/* libyaml's own problem text and position, plus where the context began. */
+Test(bad_topology, syntax_error)
+{
+	check_bad("syntax-error", 4, 9, "syntax error",
+		  "did not find expected ',' or '}' (while parsing a flow mapping on line 3)");
+}
+
+Test(bad_topology, not_a_mapping)
+{
+	check_bad("not-a-mapping", 1, 1, "topology",
+		  "expected a mapping, got a list");
+}
+
+Test(bad_topology, empty_file)
+{
+	check_bad("empty", 1, 1, "topology", "empty file");
+}
+
+Test(bad_topology, bad_width)
+{
+	check_bad("bad-width", 7, 55, "width",
+		  "must be 1, 2, 4, 8, 16 or 32, got '3'");
+}
+
+Test(bad_topology, bad_gen)
+{
+	check_bad("bad-gen", 5, 45, "gen", "must be between 1 and 6, got '7'");
+}
+
+/* The top-level mapping starts at 1:1; the missing key is staging. */
+Test(bad_topology, missing_key)
+{
+	check_bad("missing-key", 1, 1, "staging", "missing required key");
+}
+
+Test(bad_topology, missing_inter_socket)
+{
+	check_bad("missing-inter-socket", 1, 1, "inter_socket",
+		  "missing required key (needed with 2 sockets)");
+}
+
+Test(bad_topology, number_expected)
+{
+	check_bad("number-expected", 11, 35, "buffers",
+		  "expected a whole number, got 'four'");
+}
+
+Test(bad_topology, list_expected)
+{
+	check_bad("list-expected", 6, 7, "gpus", "expected a list, got 'gpu0'");
+}
+
+Test(bad_topology, link_conflict)
+{
+	check_bad("link-conflict", 7, 59, "bandwidth",
+		  "cannot be combined with gen and width");
+}
+
+Test(bad_topology, name_too_long)
+{
+	check_bad("name-too-long", 7, 13, "name",
+		  "name too long (at most 31 characters)");
+}
+
+Test(bad_topology, too_many_sockets)
+{
+	check_bad("too-many-sockets", 11, 5, "sockets",
+		  "too many entries (at most 8)");
+}
+
+Test(bad_topology, oversubscription_below_one)
+{
+	check_bad("oversubscription-below-one", 10, 53, "oversubscription",
+		  "must be at least 1, got '0.5'");
+}
+
+Test(bad_topology, nvlink_needs_bandwidth)
+{
+	check_bad("nvlink-needs-bandwidth", 10, 13, "bandwidth",
+		  "missing required key (kind: nvlink needs it)");
+}
+
+Test(bad_topology, bad_fraction)
+{
+	check_bad("bad-fraction", 9, 108, "efficiency",
+		  "must be in (0, 1] or (0%, 100%], got '1.2'");
+}
+
+Test(bad_topology, unreadable_file)
+{
+	struct topology t;
+	struct diag d = { "" };
+
+	cr_assert_eq(topology_load(BAD_DIR "no-such-file.yaml", &t, &d),
+		     -ENOENT);
+	cr_assert_str_eq(d.msg, BAD_DIR
+			 "no-such-file.yaml: cannot read: No such file or directory");
+}
+
+/* Inputs that only a buffer can hold: NUL bytes, bad UTF-8, no input. */
+Test(bad_topology, buffer_edge_cases)
+{
+	static const char bad_utf8[] = "name: x\nsockets: \xff\n";
+	char nul_in_value[sizeof(minimal) + 16];
+	struct topology t;
+	struct diag d = { "" };
+
+	/* minimal, with its name holding an escaped NUL. */
+	snprintf(nul_in_value, sizeof(nul_in_value), "name: \"a\\0b\"\n%s",
+		 strchr(minimal, '\n') + 1);
+	cr_assert_eq(topology_load_buffer(nul_in_value, strlen(nul_in_value),
+					  "b", &t, &d),
+		     -EINVAL);
+	cr_assert_str_eq(d.msg, "b:1:7: name: contains a NUL character");
+	cr_assert_eq(topology_load_buffer(bad_utf8, sizeof(bad_utf8) - 1, "b",
+					  &t, &d),
+		     -EINVAL);
+	cr_assert_eq(strncmp(d.msg, "b:2:10: syntax error: ", 22), 0, "%s",
+		     d.msg);
+	cr_assert_eq(topology_load_buffer(NULL, 0, "b", &t, &d), -EINVAL);
+	cr_assert_str_eq(d.msg,
+			 "b:1:1: topology: empty file, expected a mapping with name, sockets, gpus, nics, fabric and staging");
+	/* A NULL diag is allowed: the caller only wants the verdict. */
+	cr_assert_eq(topology_load_buffer("[", 1, "b", &t, NULL), -EINVAL);
+	/* Only @len bytes are read: the valid prefix of a longer string. */
+	cr_assert_eq(topology_load_buffer(minimal, strlen(minimal) - 20, "b",
+					  &t, &d),
+		     -EINVAL);
+}
