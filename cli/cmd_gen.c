@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_gen: "gdrlab gen ddp" turns a model's parameter layout into a DDP
+ * trace (engine/gen_ddp.h) and writes it all-or-nothing.
+ */
+#include "cmd_gen.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "gen_ddp.h"
+#include "output_file.h"
+#include "trace.h"
+#include "units.h"
+
+#define EXIT_USAGE 2
+#define EXIT_RUNTIME 1
+#define GEN_ITERATIONS_MAX 1000000UL
+
+struct ddp_args {
+	const char *model;  /* built-in name, or NULL */
+	const char *layout; /* layout file, or NULL */
+	const char *output;
+	struct gen_ddp_options o;
+};
+
+static int fail(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("gdrlab gen: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return status;
+}
+
+/* One line per built-in model, computed so the help cannot go stale. */
+static void print_models(FILE *out)
+{
+	const char *const *name;
+	struct model_layout l;
+
+	fputs("Built-in models (parameter layouts computed from the architecture):\n",
+	      out);
+	for (name = model_layout_builtin_names; *name; name++) {
+		if (model_layout_builtin(*name, &l)) {
+			fprintf(out, "  %s\n", *name);
+			continue;
+		}
+		fprintf(out, "  %-12s %4zu tensors, %" PRIu64 " parameters\n",
+			*name, l.nparams, model_layout_numel(&l));
+		model_layout_destroy(&l);
+	}
+}
+
+static void print_gen_help(FILE *out)
+{
+	fputs("usage: gdrlab gen GENERATOR [options]\n"
+	      "\n"
+	      "Write a synthetic trace (JSON Lines, docs/trace-format.md).\n"
+	      "\n"
+	      "Generators:\n"
+	      "  ddp    PyTorch DistributedDataParallel: one allreduce per gradient\n"
+	      "         bucket per iteration ('gdrlab gen ddp --help')\n"
+	      "\n",
+	      out);
+	print_models(out);
+}
+
+static void print_ddp_help(FILE *out)
+{
+	fputs("usage: gdrlab gen ddp (--model NAME | --layout FILE) [options]\n"
+	      "\n"
+	      "Write a DDP trace: the gradients are bucketed as PyTorch DDP does in\n"
+	      "steady state (parameters in reverse order; a bucket closes once it\n"
+	      "reaches the limit, first --first-bucket, then --bucket-cap), one\n"
+	      "allreduce per bucket per iteration. A bucket is ready at\n"
+	      "forward + f * backward, f the fraction of parameters whose gradient\n"
+	      "is done (backward time taken as proportional to parameters).\n"
+	      "\n"
+	      "  --model NAME         a built-in layout (listed below)\n"
+	      "  --layout FILE        a layout file: one \"name numel\" per line in\n"
+	      "                       registration order, '#' starts a comment\n"
+	      "  --dtype T            gradient dtype: fp32, fp16, bf16, fp64, int8\n"
+	      "                       (default bf16)\n"
+	      "  --bucket-cap SIZE    bucket limit after the first (default 25MiB,\n"
+	      "                       DDP's bucket_cap_mb=25)\n"
+	      "  --first-bucket SIZE  limit of the first bucket (default 1MiB)\n"
+	      "  --iterations N       iterations to write, 1 to 1000000 (default 1)\n"
+	      "  --forward-us X       forward compute per iteration, microseconds\n"
+	      "                       (default 0)\n"
+	      "  --backward-us Y      backward compute per iteration, microseconds\n"
+	      "                       (default 0)\n"
+	      "  -o, --output FILE    output file, '-' for stdout (default); written\n"
+	      "                       whole or not at all\n"
+	      "  -h, --help           this help\n"
+	      "\n"
+	      "SIZE takes a unit: B, kB, MB, GB, KiB, MiB, GiB (\"25MiB\", \"4 MB\").\n"
+	      "\n",
+	      out);
+	print_models(out);
+}
+
+static int parse_size(const char *opt, const char *s, uint64_t *out)
+{
+	const char *why = NULL;
+
+	if (units_parse_size(s, out, &why))
+		return fail(EXIT_USAGE, "%s: '%s': %s", opt, s,
+			    why ? why : "is not a size");
+	return 0;
+}
+
+static int parse_us(const char *opt, const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(*out) || *out < 0)
+		return fail(EXIT_USAGE,
+			    "%s: expected microseconds >= 0, got '%s'", opt, s);
+	return 0;
+}
+
+static int parse_iterations(const char *s, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno || v < 1 ||
+	    v > GEN_ITERATIONS_MAX)
+		return fail(EXIT_USAGE,
+			    "--iterations: expected a whole number from 1 to %lu, got '%s'",
+			    GEN_ITERATIONS_MAX, s);
+	*out = (unsigned)v;
+	return 0;
+}
+
+enum {
+	OPT_MODEL = 256,
+	OPT_LAYOUT,
+	OPT_DTYPE,
+	OPT_BUCKET_CAP,
+	OPT_FIRST_BUCKET,
+	OPT_ITERATIONS,
+	OPT_FORWARD,
+	OPT_BACKWARD,
+};
+
+static const struct option ddp_options[] = {
+	{ "model", required_argument, NULL, OPT_MODEL },
+	{ "layout", required_argument, NULL, OPT_LAYOUT },
+	{ "dtype", required_argument, NULL, OPT_DTYPE },
+	{ "bucket-cap", required_argument, NULL, OPT_BUCKET_CAP },
+	{ "first-bucket", required_argument, NULL, OPT_FIRST_BUCKET },
+	{ "iterations", required_argument, NULL, OPT_ITERATIONS },
+	{ "forward-us", required_argument, NULL, OPT_FORWARD },
+	{ "backward-us", required_argument, NULL, OPT_BACKWARD },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_one(struct ddp_args *a, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_MODEL:
+		a->model = arg;
+		return 0;
+	case OPT_LAYOUT:
+		a->layout = arg;
+		return 0;
+	case OPT_DTYPE:
+		if (trace_dtype_parse(arg, &a->o.dtype))
+			return fail(EXIT_USAGE,
+				    "--dtype: unknown dtype '%s' (fp32, fp16, bf16, fp64, int8)",
+				    arg);
+		return 0;
+	case OPT_BUCKET_CAP:
+		return parse_size("--bucket-cap", arg, &a->o.bucket_cap_bytes);
+	case OPT_FIRST_BUCKET:
+		return parse_size("--first-bucket", arg,
+				  &a->o.first_bucket_bytes);
+	case OPT_ITERATIONS:
+		return parse_iterations(arg, &a->o.iterations);
+	case OPT_FORWARD:
+		return parse_us("--forward-us", arg, &a->o.forward_us);
+	case OPT_BACKWARD:
+		return parse_us("--backward-us", arg, &a->o.backward_us);
+	case 'o':
+		a->output = arg;
+		return 0;
+	}
+	return fail(EXIT_USAGE, "internal: unhandled option %d", c);
+}
+
+/* 0 to go on, -1 when the help was printed, else an exit status. */
+static int parse_ddp_args(int argc, char **argv, struct ddp_args *a)
+{
+	int c, err;
+
+	memset(a, 0, sizeof(*a));
+	gen_ddp_options_default(&a->o);
+	a->output = "-";
+	/* glibc: 0 makes getopt start afresh even if main() used it. */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", ddp_options, NULL)) != -1) {
+		if (c == 'h') {
+			print_ddp_help(stdout);
+			return -1;
+		}
+		if (c == ':')
+			return fail(EXIT_USAGE, "%s needs a value",
+				    argv[optind - 1]);
+		if (c == '?')
+			return fail(EXIT_USAGE,
+				    "unknown option '%s' (see 'gdrlab gen ddp --help')",
+				    argv[optind - 1]);
+		err = parse_one(a, c, optarg);
+		if (err)
+			return err;
+	}
+	if (optind < argc)
+		return fail(EXIT_USAGE, "unexpected argument '%s'",
+			    argv[optind]);
+	if (!a->model == !a->layout)
+		return fail(EXIT_USAGE,
+			    "give exactly one of --model NAME or --layout FILE");
+	return 0;
+}
+
+static int load_layout(const struct ddp_args *a, struct model_layout *l)
+{
+	const char *const *name;
+	struct diag d = { "" };
+	char names[128] = "";
+	int err;
+
+	if (a->layout) {
+		err = model_layout_load(a->layout, l, &d);
+		if (err)
+			return fail(err == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE,
+				    "%s", d.msg);
+		return 0;
+	}
+	err = model_layout_builtin(a->model, l);
+	if (err == -ENOENT) {
+		for (name = model_layout_builtin_names; *name; name++)
+			snprintf(names + strlen(names),
+				 sizeof(names) - strlen(names), "%s%s",
+				 name == model_layout_builtin_names ? "" : ", ",
+				 *name);
+		return fail(EXIT_USAGE, "--model: unknown model '%s' (built-in: %s)",
+			    a->model, names);
+	}
+	if (err)
+		return fail(EXIT_RUNTIME, "%s: %s", a->model, strerror(-err));
+	return 0;
+}
+
+/* "25MiB" when exact, else bytes: a size units_parse_size reads back. */
+static const char *fmt_size(uint64_t b, char *buf, size_t n)
+{
+	if (b % (1024 * 1024) == 0)
+		snprintf(buf, n, "%" PRIu64 "MiB", b / (1024 * 1024));
+	else if (b % 1024 == 0)
+		snprintf(buf, n, "%" PRIu64 "KiB", b / 1024);
+	else
+		snprintf(buf, n, "%" PRIu64 "B", b);
+	return buf;
+}
+
+/* Comment lines (skipped by readers) saying how to make the file again. */
+static void write_header(FILE *out, const struct ddp_args *a,
+			 const struct model_layout *l, const struct trace *t)
+{
+	const struct gen_ddp_options *o = &a->o;
+	char cap[32], first[32];
+	uint64_t bytes = 0;
+	size_t i, per_it = t->nentries / o->iterations;
+
+	for (i = 0; i < per_it; i++)
+		bytes += t->entries[i].bytes;
+	fprintf(out,
+		"# made by: gdrlab gen ddp %s %s --dtype %s --bucket-cap %s --first-bucket %s --iterations %u --forward-us %.15g --backward-us %.15g\n",
+		a->model ? "--model" : "--layout",
+		a->model ? a->model : a->layout, trace_dtype_name(o->dtype),
+		fmt_size(o->bucket_cap_bytes, cap, sizeof(cap)),
+		fmt_size(o->first_bucket_bytes, first, sizeof(first)),
+		o->iterations, o->forward_us, o->backward_us);
+	fprintf(out,
+		"# %s: %zu tensors, %" PRIu64 " parameters; %zu buckets, %" PRIu64 " bytes of %s gradients per iteration\n",
+		l->name, l->nparams, model_layout_numel(l), per_it, bytes,
+		trace_dtype_name(o->dtype));
+}
+
+static int write_trace(const struct ddp_args *a, const struct model_layout *l,
+		       const struct trace *t)
+{
+	struct output_file of;
+	struct diag d = { "" };
+	int err;
+
+	err = output_file_open(&of, a->output, &d);
+	if (err)
+		return fail(EXIT_RUNTIME, "%s", d.msg);
+	write_header(of.fp, a, l, t);
+	err = trace_write(of.fp, t);
+	if (err) {
+		output_file_abort(&of);
+		return fail(EXIT_RUNTIME, "%s: cannot write the trace: %s",
+			    a->output, strerror(-err));
+	}
+	err = output_file_commit(&of, &d);
+	if (err)
+		return fail(EXIT_RUNTIME, "%s", d.msg);
+	return 0;
+}
+
+static int gen_ddp_main(int argc, char **argv)
+{
+	struct model_layout l;
+	struct ddp_args a;
+	struct trace t;
+	int status;
+
+	status = parse_ddp_args(argc, argv, &a);
+	if (status)
+		return status < 0 ? 0 : status;
+	status = load_layout(&a, &l);
+	if (status)
+		return status;
+	status = gen_ddp_trace(&l, &a.o, &t);
+	if (status) {
+		status = fail(status == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE,
+			      "cannot make the trace: %s", strerror(-status));
+		goto out_layout;
+	}
+	status = write_trace(&a, &l, &t);
+	trace_destroy(&t);
+out_layout:
+	model_layout_destroy(&l);
+	return status;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+	if (argc < 2)
+		return fail(EXIT_USAGE,
+			    "which generator? (see 'gdrlab gen --help')");
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		print_gen_help(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "ddp") == 0)
+		return gen_ddp_main(argc - 1, argv + 1);
+	return fail(EXIT_USAGE, "unknown generator '%s' (see 'gdrlab gen --help')",
+		    argv[1]);
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gen_ddp: PyTorch DDP gradient buckets and the trace they make.
+ *
+ * The rule is compute_bucket_assignment_by_size() in
+ * torch/csrc/distributed/c10d/reducer.cpp as Reducer::rebuild_buckets() calls
+ * it after the first iteration, which is what every later (steady-state)
+ * iteration uses: parameters in the order their gradients become ready
+ * (taken here as reverse registration order), one open bucket per dtype,
+ * a tensor is added and then, if the bucket has reached the current limit,
+ * the bucket is closed and the limit advances from first_bucket_bytes
+ * (1 MiB) to bucket_cap (25 MiB), where it stays. Whatever is left open at
+ * the end becomes the last bucket. A tensor larger than the cap therefore
+ * closes its bucket at once, alone or with what was already in it. Every
+ * parameter of a layout has the trace's one dtype, so there is one open
+ * bucket at a time.
+ */
+#include "gen_ddp.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* More than any run needs; keeps iterations * buckets far from overflow. */
+#define GEN_DDP_ITERATIONS_MAX 1000000u
+
+void gen_ddp_options_default(struct gen_ddp_options *o)
+{
+	*o = (struct gen_ddp_options){
+		.dtype = TRACE_DTYPE_BF16,
+		.first_bucket_bytes = 1024 * 1024,
+		.bucket_cap_bytes = 25 * 1024 * 1024,
+		.iterations = 1,
+		.forward_us = 0,
+		.backward_us = 0,
+	};
+}
+
+static int check_options(const struct gen_ddp_options *o)
+{
+	if (!trace_dtype_size(o->dtype) || !o->first_bucket_bytes ||
+	    !o->bucket_cap_bytes)
+		return -EINVAL;
+	return 0;
+}
+
+long gen_ddp_buckets(const struct model_layout *l,
+		     const struct gen_ddp_options *o, uint64_t **sizes,
+		     double **ready_frac)
+{
+	uint64_t limit, size = 0, total = 0, done = 0, *sz = NULL;
+	unsigned dsize = trace_dtype_size(o->dtype);
+	double *frac = NULL;
+	long n = 0;
+	size_t i;
+
+	*sizes = NULL;
+	if (ready_frac)
+		*ready_frac = NULL;
+	if (check_options(o) || !l->nparams)
+		return -EINVAL;
+	for (i = 0; i < l->nparams; i++) {
+		if (!l->params[i].numel ||
+		    l->params[i].numel > UINT64_MAX / 8 - total)
+			return -EINVAL;
+		total += l->params[i].numel;
+	}
+	/* At most one bucket per tensor. */
+	sz = malloc(l->nparams * sizeof(*sz));
+	frac = malloc(l->nparams * sizeof(*frac));
+	if (!sz || !frac) {
+		free(sz);
+		free(frac);
+		return -ENOMEM;
+	}
+	limit = o->first_bucket_bytes;
+	for (i = l->nparams; i-- > 0;) {
+		size += l->params[i].numel * dsize;
+		done += l->params[i].numel;
+		if (size >= limit || i == 0) {
+			/*
+			 * Backward progress is taken as proportional to the
+			 * parameters whose gradients are done, walking the
+			 * model backwards: a bucket is ready when its last
+			 * tensor's gradient is. Real per-layer backward cost
+			 * also depends on activation sizes; this is the
+			 * usual first-order stand-in.
+			 */
+			sz[n] = size;
+			frac[n] = (double)done / (double)total;
+			n++;
+			size = 0;
+			limit = o->bucket_cap_bytes;
+		}
+	}
+	*sizes = sz;
+	if (ready_frac)
+		*ready_frac = frac;
+	else
+		free(frac);
+	return n;
+}
+
+/*
+ * forward + frac * backward, rounded to the nanosecond (far below what the
+ * estimate is worth) so the files stay readable, never past the end of
+ * backward; the last bucket (frac exactly 1) is exactly forward + backward.
+ */
+static double ready_time(const struct gen_ddp_options *o, double frac)
+{
+	double end = o->forward_us + o->backward_us;
+
+	if (frac >= 1.0)
+		return end;
+	return fmin(round((o->forward_us + frac * o->backward_us) * 1e3) / 1e3,
+		    end);
+}
+
+int gen_ddp_trace(const struct model_layout *l, const struct gen_ddp_options *o,
+		  struct trace *t)
+{
+	double *frac, compute = o->forward_us + o->backward_us;
+	struct trace_entry *e;
+	uint64_t *sizes;
+	unsigned it;
+	long n, b;
+
+	memset(t, 0, sizeof(*t));
+	if (!o->iterations || o->iterations > GEN_DDP_ITERATIONS_MAX ||
+	    !isfinite(o->forward_us) || !isfinite(o->backward_us) ||
+	    o->forward_us < 0 || o->backward_us < 0 || !isfinite(compute))
+		return -EINVAL;
+	n = gen_ddp_buckets(l, o, &sizes, &frac);
+	if (n < 0)
+		return (int)n;
+	t->entries = calloc((size_t)n * o->iterations, sizeof(*t->entries));
+	if (!t->entries) {
+		free(sizes);
+		free(frac);
+		return -ENOMEM;
+	}
+	for (it = 0; it < o->iterations; it++) {
+		for (b = 0; b < n; b++) {
+			e = &t->entries[t->nentries++];
+			e->iteration = it;
+			e->op = TRACE_OP_ALLREDUCE;
+			e->dtype = o->dtype;
+			e->bytes = sizes[b];
+			e->ready_us = ready_time(o, frac[b]);
+			e->compute_us = compute;
+			e->root = -1;
+			e->peer = -1;
+		}
+	}
+	t->niterations = o->iterations;
+	snprintf(t->file, sizeof(t->file), "gen-ddp:%s", l->name);
+	free(sizes);
+	free(frac);
+	return 0;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gen_ddp: make a DDP trace from a model's parameter layout, bucketing the
+ * gradients as PyTorch's DistributedDataParallel does
+ * (torch/csrc/distributed/c10d/reducer.cpp, compute_bucket_assignment_by_size):
+ * parameters are taken in reverse order, a bucket is closed as soon as its
+ * size reaches the current cap, the first cap is 1 MiB and the others
+ * bucket_cap_mb (25 MiB by default).
+ */
+#ifndef GDRLAB_GEN_DDP_H
+#define GDRLAB_GEN_DDP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "trace.h"
+
+struct model_param {
+	const char *name; /* static or owned by the layout */
+	uint64_t numel;
+};
+
+struct model_layout {
+	char name[64];
+	size_t nparams;
+	struct model_param *params; /* owned; in registration (forward) order */
+	char *names;                /* owned storage behind params[].name, may be NULL */
+	double flops_per_sample;    /* forward FLOPs for one sample, 0 if unknown */
+};
+
+/* Built-in layouts computed from the architecture: "resnet50",
+ * "bert-large", "llama2-7b". Returns -ENOENT for an unknown name. */
+int model_layout_builtin(const char *name, struct model_layout *l);
+/* Names of the built-in layouts, NULL-terminated. */
+extern const char *const model_layout_builtin_names[];
+/* Read a layout file: one "name numel" per line, '#' comments. */
+int model_layout_load(const char *path, struct model_layout *l,
+		      struct diag *d);
+uint64_t model_layout_numel(const struct model_layout *l);
+void model_layout_destroy(struct model_layout *l);
+
+struct gen_ddp_options {
+	enum trace_dtype dtype;
+	uint64_t first_bucket_bytes; /* 1 MiB in PyTorch */
+	uint64_t bucket_cap_bytes;   /* 25 MiB in PyTorch */
+	unsigned iterations;
+	double forward_us;  /* forward compute time per iteration */
+	double backward_us; /* backward compute time per iteration */
+};
+
+void gen_ddp_options_default(struct gen_ddp_options *o);
+
+/*
+ * Bucket sizes in bytes in the order DDP launches them (first = the last
+ * parameters of the model). Returns the number of buckets, or a negative
+ * errno. *sizes is malloc'ed; the caller frees it. @ready_frac receives,
+ * per bucket, the fraction of backward compute done when it is ready
+ * (may be NULL).
+ */
+long gen_ddp_buckets(const struct model_layout *l,
+		     const struct gen_ddp_options *o, uint64_t **sizes,
+		     double **ready_frac);
+
+/* The whole trace: one allreduce per bucket per iteration. */
+int gen_ddp_trace(const struct model_layout *l, const struct gen_ddp_options *o,
+		  struct trace *t);
+
+#endif

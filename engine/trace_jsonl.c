@@ -1,0 +1,713 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_jsonl: read and write gradient-exchange traces as JSON Lines
+ * (docs/trace-format.md). Each line is parsed on its own with json_loadb, so
+ * syntax errors carry jansson's column and our own line counter; errors found
+ * after parsing name the line and the key only (jansson keeps no positions
+ * for parsed values).
+ */
+#include "trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#define TRACE_GROUP_MAX 65536
+#define TRACE_ITERATION_MAX INT_MAX
+#define TRACE_RANK_MAX INT_MAX
+
+static const char *const op_names[TRACE_OP_COUNT] = {
+	[TRACE_OP_ALLREDUCE] = "allreduce",
+	[TRACE_OP_REDUCE_SCATTER] = "reduce_scatter",
+	[TRACE_OP_ALL_GATHER] = "all_gather",
+	[TRACE_OP_BROADCAST] = "broadcast",
+	[TRACE_OP_ALLTOALL] = "alltoall",
+	[TRACE_OP_SENDRECV] = "sendrecv",
+};
+
+struct name_alias {
+	const char *name;
+	int value;
+};
+
+/* Spellings other tools use (NCCL, PyTorch), accepted on input only. */
+static const struct name_alias op_aliases[] = {
+	{ "all_reduce", TRACE_OP_ALLREDUCE },
+	{ "reducescatter", TRACE_OP_REDUCE_SCATTER },
+	{ "allgather", TRACE_OP_ALL_GATHER },
+	{ "send_recv", TRACE_OP_SENDRECV },
+};
+
+static const char *const dtype_names[TRACE_DTYPE_COUNT] = {
+	[TRACE_DTYPE_FP32] = "fp32", [TRACE_DTYPE_FP16] = "fp16",
+	[TRACE_DTYPE_BF16] = "bf16", [TRACE_DTYPE_FP64] = "fp64",
+	[TRACE_DTYPE_INT8] = "int8",
+};
+
+static const unsigned dtype_sizes[TRACE_DTYPE_COUNT] = {
+	[TRACE_DTYPE_FP32] = 4, [TRACE_DTYPE_FP16] = 2, [TRACE_DTYPE_BF16] = 2,
+	[TRACE_DTYPE_FP64] = 8, [TRACE_DTYPE_INT8] = 1,
+};
+
+static const struct name_alias dtype_aliases[] = {
+	{ "float32", TRACE_DTYPE_FP32 }, { "float", TRACE_DTYPE_FP32 },
+	{ "float16", TRACE_DTYPE_FP16 }, { "half", TRACE_DTYPE_FP16 },
+	{ "bfloat16", TRACE_DTYPE_BF16 }, { "float64", TRACE_DTYPE_FP64 },
+	{ "double", TRACE_DTYPE_FP64 },
+};
+
+static const char *const known_keys[] = {
+	"iteration", "op",	   "bytes", "dtype", "ready_us",
+	"compute_us", "group", "root",	"src",	 "dst",
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *trace_op_name(enum trace_op op)
+{
+	return (unsigned)op < TRACE_OP_COUNT ? op_names[op] : "unknown";
+}
+
+static int lookup(const char *s, const char *const *names, size_t nnames,
+		  const struct name_alias *aliases, size_t naliases, int *out)
+{
+	size_t i;
+
+	for (i = 0; i < nnames; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (int)i;
+			return 0;
+		}
+	}
+	for (i = 0; i < naliases; i++) {
+		if (strcmp(s, aliases[i].name) == 0) {
+			*out = aliases[i].value;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int trace_op_parse(const char *s, enum trace_op *op)
+{
+	int v;
+
+	if (lookup(s, op_names, TRACE_OP_COUNT, op_aliases,
+		   ARRAY_SIZE(op_aliases), &v))
+		return -EINVAL;
+	*op = (enum trace_op)v;
+	return 0;
+}
+
+const char *trace_dtype_name(enum trace_dtype t)
+{
+	return (unsigned)t < TRACE_DTYPE_COUNT ? dtype_names[t] : "unknown";
+}
+
+int trace_dtype_parse(const char *s, enum trace_dtype *t)
+{
+	int v;
+
+	if (lookup(s, dtype_names, TRACE_DTYPE_COUNT, dtype_aliases,
+		   ARRAY_SIZE(dtype_aliases), &v))
+		return -EINVAL;
+	*t = (enum trace_dtype)v;
+	return 0;
+}
+
+unsigned trace_dtype_size(enum trace_dtype t)
+{
+	return (unsigned)t < TRACE_DTYPE_COUNT ? dtype_sizes[t] : 0;
+}
+
+/* State carried from line to line while reading one trace. */
+struct reader {
+	const char *name; /* file name for messages */
+	unsigned line;
+	struct trace *t;
+	size_t cap;	      /* allocated entries */
+	bool have_compute;    /* compute_us seen in the current iteration */
+	double compute_us;
+	unsigned compute_line;
+};
+
+/*
+ * Copy @s for a message: control bytes become '?' and long strings are cut,
+ * so a hostile value can neither break the one-line rule nor flood it.
+ */
+static const char *printable(const char *s, char *buf, size_t n)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 4 < n; i++) {
+		bool ctl = (unsigned char)s[i] < 0x20 || s[i] == 0x7f;
+
+		buf[i] = ctl ? '?' : s[i];
+	}
+	if (s[i]) {
+		memcpy(buf + i, "...", 3);
+		i += 3;
+	}
+	buf[i] = '\0';
+	return buf;
+}
+
+/* "file:line: key: problem" for an error found after parsing. */
+static int rd_err(const struct reader *r, struct diag *d, const char *key,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int rd_err(const struct reader *r, struct diag *d, const char *key,
+		  const char *fmt, ...)
+{
+	char what[DIAG_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return diag_at(d, -EINVAL, r->name, r->line, 0, key, "%s", what);
+}
+
+static const char *json_kind(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a real number";
+	case JSON_TRUE:
+		return "true";
+	case JSON_FALSE:
+		return "false";
+	default:
+		return "null";
+	}
+}
+
+static bool key_known(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(known_keys); i++)
+		if (strcmp(key, known_keys[i]) == 0)
+			return true;
+	return false;
+}
+
+/* An integer in [0, @max]; @what says what the value is ("rank"). */
+static int get_count(const struct reader *r, const json_t *v, const char *key,
+		     const char *what, long long max, long long *out,
+		     struct diag *d)
+{
+	long long x = 0;
+
+	if (!json_is_integer(v))
+		return rd_err(r, d, key, "expected an integer, got %s",
+			      json_kind(v));
+	x = json_integer_value(v);
+	if (x < 0)
+		return rd_err(r, d, key, "negative %s %lld", what, x);
+	if (x > max)
+		return rd_err(r, d, key, "%lld is too large (max %lld)", x,
+			      max);
+	*out = x;
+	return 0;
+}
+
+/* A time in microseconds: any JSON number >= 0. */
+static int get_time(const struct reader *r, const json_t *v, const char *key,
+		    double *out, struct diag *d)
+{
+	double x;
+
+	if (!json_is_number(v))
+		return rd_err(r, d, key, "expected a number of microseconds, got %s",
+			      json_kind(v));
+	x = json_number_value(v);
+	if (!(x >= 0) || !isfinite(x))
+		return rd_err(r, d, key, "must be >= 0, got %g", x);
+	*out = x;
+	return 0;
+}
+
+static int get_name(const struct reader *r, const json_t *v, const char *key,
+		    const char **out, struct diag *d)
+{
+	if (!json_is_string(v))
+		return rd_err(r, d, key, "expected a string, got %s",
+			      json_kind(v));
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* "group": distinct non-negative ranks; fills e->group (owned by @e). */
+static int parse_group(const struct reader *r, const json_t *v,
+		       struct trace_entry *e, struct diag *d)
+{
+	unsigned *sorted;
+	size_t i, n;
+	long long x = 0;
+	int err;
+
+	if (!json_is_array(v))
+		return rd_err(r, d, "group", "expected an array of ranks, got %s",
+			      json_kind(v));
+	n = json_array_size(v);
+	if (n < 1 || n > TRACE_GROUP_MAX)
+		return rd_err(r, d, "group", "must list 1 to %d ranks, got %zu",
+			      TRACE_GROUP_MAX, n);
+	e->group = malloc(n * sizeof(*e->group));
+	sorted = malloc(n * sizeof(*sorted));
+	if (!e->group || !sorted) {
+		free(sorted);
+		return diag_set(d, -ENOMEM, "%s:%u: out of memory", r->name,
+				r->line);
+	}
+	e->ngroup = (unsigned)n;
+	for (i = 0; i < n; i++) {
+		err = get_count(r, json_array_get(v, i), "group", "rank",
+				TRACE_RANK_MAX, &x, d);
+		if (err)
+			goto out;
+		e->group[i] = (unsigned)x;
+	}
+	/* Sorting a copy finds duplicates in n log n, for 64 Ki ranks too. */
+	memcpy(sorted, e->group, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_unsigned);
+	for (i = 1; i < n; i++) {
+		if (sorted[i] == sorted[i - 1]) {
+			err = rd_err(r, d, "group", "rank %u listed twice",
+				     sorted[i]);
+			goto out;
+		}
+	}
+	err = 0;
+out:
+	free(sorted);
+	return err;
+}
+
+static bool in_group(const struct trace_entry *e, long long rank)
+{
+	unsigned i;
+
+	if (!e->ngroup)
+		return true;
+	for (i = 0; i < e->ngroup; i++)
+		if (e->group[i] == rank)
+			return true;
+	return false;
+}
+
+/* A rank key (root, src, dst): present iff @needed, and in the group. */
+static int parse_rank(const struct reader *r, const json_t *obj,
+		      const char *key, bool needed, const char *op,
+		      struct trace_entry *e, int *out, struct diag *d)
+{
+	json_t *v = json_object_get(obj, key);
+	long long x = 0;
+	int err;
+
+	if (!v && needed)
+		return rd_err(r, d, key, "missing required key (%s needs it)",
+			      op);
+	if (v && !needed)
+		return rd_err(r, d, key, "not allowed for %s", op);
+	if (!v)
+		return 0;
+	err = get_count(r, v, key, "rank", TRACE_RANK_MAX, &x, d);
+	if (err)
+		return err;
+	if (!in_group(e, x))
+		return rd_err(r, d, key, "rank %lld is not in the group", x);
+	*out = (int)x;
+	return 0;
+}
+
+static int check_iteration(struct reader *r, struct trace_entry *e,
+			   struct diag *d)
+{
+	const struct trace *t = r->t;
+	unsigned prev;
+
+	if (!t->nentries)
+		return 0;
+	prev = t->entries[t->nentries - 1].iteration;
+	if (e->iteration < prev)
+		return rd_err(r, d, "iteration",
+			      "%u after %u (iterations must not decrease)",
+			      e->iteration, prev);
+	if (e->iteration > prev)
+		r->have_compute = false;
+	return 0;
+}
+
+/* All lines of one iteration that give compute_us must give the same. */
+static int check_compute(struct reader *r, const struct trace_entry *e,
+			 struct diag *d)
+{
+	if (e->compute_us < 0)
+		return 0;
+	if (!r->have_compute) {
+		r->have_compute = true;
+		r->compute_us = e->compute_us;
+		r->compute_line = r->line;
+		return 0;
+	}
+	if (e->compute_us != r->compute_us)
+		return rd_err(r, d, "compute_us",
+			      "%.17g disagrees with %.17g given on line %u for iteration %u",
+			      e->compute_us, r->compute_us, r->compute_line,
+			      e->iteration);
+	return 0;
+}
+
+static int parse_fields(struct reader *r, const json_t *obj,
+			struct trace_entry *e, struct diag *d)
+{
+	static const char *const required[] = { "iteration", "op", "bytes" };
+	char buf[64];
+	const char *key, *s = NULL;
+	unsigned dsize;
+	json_t *v;
+	long long x = 0;
+	size_t i;
+	int err;
+
+	json_object_foreach((json_t *)obj, key, v) {
+		if (!key_known(key))
+			return rd_err(r, d, printable(key, buf, sizeof(buf)),
+				      "unknown key");
+	}
+	for (i = 0; i < ARRAY_SIZE(required); i++)
+		if (!json_object_get(obj, required[i]))
+			return rd_err(r, d, required[i],
+				      "missing required key");
+
+	err = get_count(r, json_object_get(obj, "iteration"), "iteration",
+			"iteration", TRACE_ITERATION_MAX, &x, d);
+	if (err)
+		return err;
+	e->iteration = (unsigned)x;
+	err = check_iteration(r, e, d);
+	if (err)
+		return err;
+
+	err = get_name(r, json_object_get(obj, "op"), "op", &s, d);
+	if (err)
+		return err;
+	if (trace_op_parse(s, &e->op))
+		return rd_err(r, d, "op",
+			      "unknown op '%s' (allreduce, reduce_scatter, all_gather, broadcast, alltoall, sendrecv)",
+			      printable(s, buf, sizeof(buf)));
+
+	e->dtype = TRACE_DTYPE_BF16;
+	v = json_object_get(obj, "dtype");
+	if (v) {
+		err = get_name(r, v, "dtype", &s, d);
+		if (err)
+			return err;
+		if (trace_dtype_parse(s, &e->dtype))
+			return rd_err(r, d, "dtype",
+				      "unknown dtype '%s' (fp32, fp16, bf16, fp64, int8)",
+				      printable(s, buf, sizeof(buf)));
+	}
+
+	v = json_object_get(obj, "bytes");
+	if (!json_is_integer(v))
+		return rd_err(r, d, "bytes", "expected an integer, got %s",
+			      json_kind(v));
+	x = json_integer_value(v);
+	if (x <= 0)
+		return rd_err(r, d, "bytes", "must be > 0, got %lld", x);
+	dsize = trace_dtype_size(e->dtype);
+	if (x % dsize)
+		return rd_err(r, d, "bytes",
+			      "%lld is not a multiple of the %s element size (%u bytes)",
+			      x, trace_dtype_name(e->dtype), dsize);
+	e->bytes = (uint64_t)x;
+
+	v = json_object_get(obj, "ready_us");
+	if (v && (err = get_time(r, v, "ready_us", &e->ready_us, d)))
+		return err;
+	v = json_object_get(obj, "compute_us");
+	if (v && (err = get_time(r, v, "compute_us", &e->compute_us, d)))
+		return err;
+	err = check_compute(r, e, d);
+	if (err)
+		return err;
+
+	v = json_object_get(obj, "group");
+	if (v && (err = parse_group(r, v, e, d)))
+		return err;
+
+	s = trace_op_name(e->op);
+	err = parse_rank(r, obj, "root", e->op == TRACE_OP_BROADCAST, s, e,
+			 &e->root, d);
+	if (!err)
+		err = parse_rank(r, obj, "src", e->op == TRACE_OP_SENDRECV, s,
+				 e, &e->root, d);
+	if (!err)
+		err = parse_rank(r, obj, "dst", e->op == TRACE_OP_SENDRECV, s,
+				 e, &e->peer, d);
+	if (!err && e->op == TRACE_OP_SENDRECV && e->root == e->peer)
+		err = rd_err(r, d, "dst", "must differ from src (both %d)",
+			     e->root);
+	return err;
+}
+
+static int append(struct reader *r, const struct trace_entry *e,
+		  struct diag *d)
+{
+	struct trace *t = r->t;
+	struct trace_entry *n;
+	size_t cap;
+
+	if (t->nentries == r->cap) {
+		cap = r->cap ? 2 * r->cap : 64;
+		if (cap > SIZE_MAX / sizeof(*n))
+			return diag_set(d, -ENOMEM, "%s: too many entries",
+					r->name);
+		n = realloc(t->entries, cap * sizeof(*n));
+		if (!n)
+			return diag_set(d, -ENOMEM, "%s:%u: out of memory",
+					r->name, r->line);
+		t->entries = n;
+		r->cap = cap;
+	}
+	t->entries[t->nentries++] = *e;
+	t->niterations = e->iteration + 1;
+	return 0;
+}
+
+static bool skippable(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '#')
+			return true;
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return false;
+	}
+	return true;
+}
+
+/*
+ * jansson parses one line at a time here, so its "near end of file" means
+ * the line stopped early: say so in JSON Lines terms.
+ */
+static int syntax_error(const struct reader *r, const json_error_t *jerr,
+			size_t len, struct diag *d)
+{
+	static const char eof[] = " near end of file";
+	const size_t neof = sizeof(eof) - 1;
+	char text[JSON_ERROR_TEXT_LENGTH];
+	size_t n;
+
+	printable(jerr->text, text, sizeof(text));
+	n = strlen(text);
+	if (jerr->position >= 0 && (size_t)jerr->position >= len &&
+	    n >= neof && strcmp(text + n - neof, eof) == 0) {
+		text[n - neof] = '\0';
+		return diag_at(d, -EINVAL, r->name, r->line,
+			       jerr->column > 0 ? (unsigned)jerr->column : 0,
+			       "json", "truncated line: %s at the end of the line",
+			       text);
+	}
+	return diag_at(d, -EINVAL, r->name, r->line,
+		       jerr->column > 0 ? (unsigned)jerr->column : 0, "json",
+		       "%s", text);
+}
+
+/* Parse one line (without its '\n'); r->line already counts it. */
+static int parse_line(struct reader *r, const char *s, size_t len,
+		      struct diag *d)
+{
+	struct trace_entry e = {
+		.line = r->line, .compute_us = -1, .root = -1, .peer = -1,
+	};
+	json_error_t jerr;
+	json_t *obj;
+	int err;
+
+	if (len && s[len - 1] == '\r')
+		len--;
+	if (skippable(s, len))
+		return 0;
+	obj = json_loadb(s, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
+			 &jerr);
+	if (!obj)
+		return syntax_error(r, &jerr, len, d);
+	if (!json_is_object(obj)) {
+		err = rd_err(r, d, "json", "expected an object, got %s",
+			     json_kind(obj));
+		goto out;
+	}
+	err = parse_fields(r, obj, &e, d);
+	if (!err)
+		err = append(r, &e, d);
+out:
+	if (err)
+		free(e.group);
+	json_decref(obj);
+	return err;
+}
+
+static int reader_init(struct reader *r, const char *name, struct trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	memset(r, 0, sizeof(*r));
+	r->name = name ? name : "<trace>";
+	r->t = t;
+	snprintf(t->file, sizeof(t->file), "%s", r->name);
+	return 0;
+}
+
+static int reader_finish(struct reader *r, int err, struct diag *d)
+{
+	if (!err && !r->t->nentries)
+		err = diag_set(d, -EINVAL, "%s: trace: no entries (empty trace)",
+			       r->name);
+	if (err)
+		trace_destroy(r->t);
+	return err;
+}
+
+int trace_load_buffer(const char *buf, size_t len, const char *name,
+		      struct trace *t, struct diag *d)
+{
+	const char *nl, *end = buf + len;
+	struct reader r;
+	int err = 0;
+
+	reader_init(&r, name, t);
+	while (len && buf < end && !err) {
+		nl = memchr(buf, '\n', (size_t)(end - buf));
+		if (!nl)
+			nl = end;
+		r.line++;
+		err = parse_line(&r, buf, (size_t)(nl - buf), d);
+		buf = nl + 1;
+	}
+	return reader_finish(&r, err, d);
+}
+
+int trace_load(const char *path, struct trace *t, struct diag *d)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	struct reader r;
+	ssize_t n;
+	FILE *f;
+	int err = 0;
+
+	memset(t, 0, sizeof(*t));
+	f = fopen(path, "r");
+	if (!f)
+		return diag_set(d, -errno, "%s: cannot open: %s", path,
+				strerror(errno));
+	reader_init(&r, path, t);
+	while (!err && (n = getline(&line, &cap, f)) >= 0) {
+		r.line++;
+		if (n && line[n - 1] == '\n')
+			n--;
+		err = parse_line(&r, line, (size_t)n, d);
+	}
+	if (!err && ferror(f))
+		err = diag_set(d, -EIO, "%s: read error", path);
+	free(line);
+	fclose(f);
+	return reader_finish(&r, err, d);
+}
+
+/* Shortest of %.15g / %.17g that reads back to the same double. */
+static const char *fmt_num(double x, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.15g", x);
+	if (strtod(buf, NULL) != x)
+		snprintf(buf, n, "%.17g", x);
+	return buf;
+}
+
+static bool entry_writable(const struct trace_entry *e)
+{
+	return (unsigned)e->op < TRACE_OP_COUNT &&
+	       (unsigned)e->dtype < TRACE_DTYPE_COUNT && e->bytes > 0 &&
+	       e->bytes <= INT64_MAX && isfinite(e->ready_us) &&
+	       e->ready_us >= 0 && !isnan(e->compute_us) &&
+	       !isinf(e->compute_us) && (e->ngroup == 0 || e->group) &&
+	       (e->op != TRACE_OP_BROADCAST || e->root >= 0) &&
+	       (e->op != TRACE_OP_SENDRECV ||
+		(e->root >= 0 && e->peer >= 0 && e->root != e->peer));
+}
+
+static void write_entry(FILE *out, const struct trace_entry *e)
+{
+	char num[32];
+	unsigned i;
+
+	fprintf(out, "{\"iteration\": %u, \"op\": \"%s\", \"bytes\": %" PRIu64
+		     ", \"dtype\": \"%s\", \"ready_us\": %s",
+		e->iteration, trace_op_name(e->op), e->bytes,
+		trace_dtype_name(e->dtype),
+		fmt_num(e->ready_us, num, sizeof(num)));
+	if (e->compute_us >= 0)
+		fprintf(out, ", \"compute_us\": %s",
+			fmt_num(e->compute_us, num, sizeof(num)));
+	if (e->ngroup) {
+		fputs(", \"group\": [", out);
+		for (i = 0; i < e->ngroup; i++)
+			fprintf(out, "%s%u", i ? ", " : "", e->group[i]);
+		fputc(']', out);
+	}
+	if (e->op == TRACE_OP_BROADCAST)
+		fprintf(out, ", \"root\": %d", e->root);
+	if (e->op == TRACE_OP_SENDRECV)
+		fprintf(out, ", \"src\": %d, \"dst\": %d", e->root, e->peer);
+	fputs("}\n", out);
+}
+
+int trace_write(FILE *out, const struct trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nentries; i++)
+		if (!entry_writable(&t->entries[i]))
+			return -EINVAL;
+	for (i = 0; i < t->nentries; i++)
+		write_entry(out, &t->entries[i]);
+	return ferror(out) ? -EIO : 0;
+}
+
+void trace_destroy(struct trace *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nentries; i++)
+		free(t->entries[i].group);
+	free(t->entries);
+	memset(t, 0, sizeof(*t));
+}
