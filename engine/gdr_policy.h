@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gdr_policy: may the NIC read or write this GPU's memory directly?
+ *
+ * As NCCL decides (src/graph/paths.cc, NCCL_NET_GDR_LEVEL): GPUDirect RDMA
+ * is used between a GPU and a NIC only when their path class is no farther
+ * than the GDR level; the default level is PXB (through PCIe switches only,
+ * never through the CPU).
+ */
+#ifndef GDRLAB_GDR_POLICY_H
+#define GDRLAB_GDR_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "topo_path.h"
+
+#define GDR_LEVEL_DEFAULT TOPO_PATH_PXB
+
+/*
+ * Whether direct is allowed for @gpu with @nic at @level. When it is not and
+ * @why is not NULL, a one-line reason is written there.
+ */
+bool gdr_allowed(const struct topology *topo, int gpu, int nic,
+		 enum topo_path_type level, char *why, size_t len);
+
+#endif

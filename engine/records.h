@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * records: what a backend measured or computed, in one shape for every
+ * backend, so reports and comparisons never care which one ran.
+ *
+ * The engine fills what the plan knows (op, bytes, path, ready time);
+ * the backend fills each collective's duration and stage spans; the
+ * schedule (schedule.h) then places collectives on the timeline of each
+ * iteration, unless the backend had a clock of its own and did it.
+ */
+#ifndef GDRLAB_RECORDS_H
+#define GDRLAB_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+struct stage_span {
+	enum stage_kind kind;
+	double start_us, end_us; /* from the start of the collective */
+	uint64_t bytes;
+};
+
+struct coll_record {
+	size_t entry;          /* index into the trace */
+	unsigned iteration;
+	enum trace_op op;
+	uint64_t bytes;
+	unsigned nranks;
+	double ready_us;       /* from the start of its iteration */
+	double time_us;        /* duration: filled by the backend */
+	double start_us, end_us; /* absolute, from the start of the run */
+	enum plan_path_used path;
+	const char *fallback;  /* NULL, or a reason borrowed from the plan */
+	double algbw_gbps, busbw_gbps;
+	/* The slowest transfer: busy time and bytes per stage kind, summed
+	 * over all steps, and the spans of its first step. */
+	double stage_us[STAGE_KIND_COUNT];
+	uint64_t stage_bytes[STAGE_KIND_COUNT];
+	unsigned nspans;
+	struct stage_span spans[PLAN_MAX_STAGES];
+};
+
+struct iter_record {
+	unsigned iteration;
+	double start_us, end_us;
+	double compute_us; /* compute time of the iteration (0 if the trace has none) */
+	double comm_us;    /* sum of its collectives' durations */
+	double exposed_us; /* iteration time not hidden behind compute */
+};
+
+struct records {
+	const char *backend;   /* static name of the backend that ran */
+	enum plan_path path;   /* path requested */
+	unsigned nodes, gpus_per_node;
+	bool scheduled;        /* the backend placed collectives itself */
+	size_t ncoll;
+	struct coll_record *coll;  /* owned */
+	unsigned niter;
+	struct iter_record *iter;  /* owned */
+	/* Means over iterations. */
+	double iteration_time_us, comm_time_us, exposed_comm_us;
+	/* Progress of a long run, called by backends now and then with the
+	 * collectives done so far; NULL for none. */
+	void (*progress)(void *ctx, size_t done, size_t total);
+	void *progress_ctx;
+	/* Backends that move real bytes check them. */
+	bool data_checked;
+	uint64_t verified_bytes, data_errors;
+};
+
+int records_init(struct records *r, const struct plan *p, const char *backend);
+void records_destroy(struct records *r);
+
+static inline void records_progress(const struct records *r, size_t done)
+{
+	if (r->progress)
+		r->progress(r->progress_ctx, done, r->ncoll);
+}
+
+/*
+ * Place collectives and compute bandwidths and iteration summaries.
+ * Collectives of one process group run one after another, as on one NCCL
+ * communicator: each starts when its bucket is ready and the previous one
+ * has ended. An iteration ends when both its compute and its last
+ * collective have ended; the next starts then.
+ */
+void records_schedule(struct records *r);
+
+#endif

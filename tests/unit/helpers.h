@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the engine tests: run a trace given inline through a backend. */
+#ifndef GDRLAB_TEST_HELPERS_H
+#define GDRLAB_TEST_HELPERS_H
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "backend.h"
+
+#define DATA(name) GDRLAB_SOURCE_DIR "/tests/data/" name
+#define CONFIG(name) GDRLAB_SOURCE_DIR "/configs/" name
+
+struct run {
+	struct topology topo;
+	struct trace trace;
+	struct plan plan;
+	struct records rec;
+};
+
+/* Load @topo_path, parse @jsonl, and execute it on @backend. */
+static inline void run_trace(struct run *r, const char *backend,
+			     const char *topo_path, const char *jsonl,
+			     const struct plan_options *opts)
+{
+	struct diag d = { "" };
+	const struct backend_ops *b = backend_find(backend);
+	int err;
+
+	cr_assert_not_null(b, "backend %s", backend);
+	err = topology_load(topo_path, &r->topo, &d);
+	cr_assert_eq(err, 0, "%s", d.msg);
+	err = trace_load_buffer(jsonl, strlen(jsonl), "inline.jsonl", &r->trace, &d);
+	cr_assert_eq(err, 0, "%s", d.msg);
+	err = backend_execute(b, &r->topo, &r->trace, opts, NULL, &r->plan,
+			      &r->rec, &d);
+	cr_assert_eq(err, 0, "%s", d.msg);
+}
+
+static inline void run_destroy(struct run *r)
+{
+	records_destroy(&r->rec);
+	plan_destroy(&r->plan);
+	trace_destroy(&r->trace);
+}
+
+/* |got - want| <= rel * |want| */
+#define assert_rel(got, want, rel)                                            \
+	cr_assert(fabs((double)(got) - (double)(want)) <= (rel) * fabs((double)(want)), \
+		                  \
+		  "%s = %.6f, expected %.6f (within %g)", #got, (double)(got), \
+		  (double)(want), (double)(rel))
+
+#endif
