@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The explicit list of backends, as rdma-core's libibverbs/all_providers.c:
+ * adding a backend is adding a line here and a library in CMake.
+ */
+#include <string.h>
+
+#include "analytic.h"
+#include "backend.h"
+
+const struct backend_ops *const gdrlab_backends[] = {
+	&analytic_backend_ops,
+	NULL,
+};
+
+const struct backend_ops *backend_find(const char *name)
+{
+	for (size_t i = 0; gdrlab_backends[i]; i++)
+		if (strcmp(gdrlab_backends[i]->name, name) == 0)
+			return gdrlab_backends[i];
+	return NULL;
+}
+
+/* Backends this build does not have, with the reason, so that asking for
+ * one says why instead of "unknown backend". */
+const struct backend_absent gdrlab_backends_absent[] = {
+	{ "model", "the SimGrid backend is not implemented yet" },
+	{ "emu", "the SoftRoCE (rdma_rxe) backend is not implemented yet" },
+	{ "real", "the CUDA + RDMA NIC backend is not implemented yet" },
+	{ NULL, NULL },
+};

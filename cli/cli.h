@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* The gdrlab command: one function per subcommand, each returning the
+ * process exit status (0 ok, 1 runtime failure, 2 bad input or usage). */
+#ifndef GDRLAB_CLI_H
+#define GDRLAB_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+int cmd_run(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_backends(int argc, char **argv);
+int cmd_default(const char *argv0);
+
+/* Where configs/, traces/ and scenarios/ are: $GDRLAB_DATA_DIR, else the
+ * source tree this binary was built from. */
+const char *cli_data_dir(void);
+
+/* Progress on stderr for runs that take more than about a second; silent
+ * with --quiet and when stderr is not a terminal. */
+struct progress {
+	bool enabled;
+	bool shown;
+	double t0, last;
+	const char *label;
+};
+
+void progress_init(struct progress *p, const char *label, bool quiet);
+void progress_update(void *ctx, size_t done, size_t total);
+void progress_done(struct progress *p);
+
+#endif

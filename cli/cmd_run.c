@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gdrlab run / gdrlab compare: replay a trace on a topology through one
+ * backend, on one path (run) or on both (compare).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "cli.h"
+#include "output_file.h"
+#include "report.h"
+#include "units.h"
+
+struct run_args {
+	const char *topology, *trace, *backend;
+	const char *json, *csv, *timeline;
+	struct plan_options opts;
+	bool path_given, quiet;
+};
+
+static const char run_usage[] =
+	"usage: gdrlab %s --topology FILE --trace FILE [options]\n"
+	"\n"
+	"%s\n"
+	"\n"
+	"  -t, --topology FILE     node and cluster description (YAML; see configs/)\n"
+	"  -T, --trace FILE        gradient-exchange trace (JSON Lines; see traces/)\n"
+	"  -n, --nodes N           number of nodes (default: the topology's)\n"
+	"  -b, --backend NAME      analytic (default); see 'gdrlab backends'\n"
+	"%s"
+	"  -g, --gdr-level LEVEL   farthest GPU-NIC distance where GPUDirect RDMA is\n"
+	"                          still used: pix, pxb (default, as NCCL), phb, sys\n"
+	"      --chunk SIZE        staged path: bounce buffer size (e.g. 1MiB)\n"
+	"      --buffers N         staged path: bounce buffers per side\n"
+	"      --json FILE|-       write the results as JSON ('-': stdout, no table)\n"
+	"      --csv FILE|-        write one CSV row per collective\n"
+	"%s"
+	"  -q, --quiet             no progress on stderr\n"
+	"  -h, --help              this help\n"
+	"\n"
+	"Exit status: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
+
+static void print_usage(FILE *out, bool compare)
+{
+	fprintf(out, run_usage, compare ? "compare" : "run",
+		compare ? "Replay the trace over the host-staged and the direct (GPUDirect RDMA)\n"
+			  "path and print them side by side with the speedup." :
+			  "Replay the trace through one backend on one data path.",
+		compare ? "" :
+			  "  -p, --path PATH         staged, direct, or auto (default): direct where\n"
+			  "                          the GDR level allows it, staged elsewhere\n",
+		compare ? "" : "      --timeline FILE|-   write a Chrome/Perfetto trace (ui.perfetto.dev)\n");
+}
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "gdrlab %s: ", cmd);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see 'gdrlab %s --help')\n", cmd);
+	return EXIT_USAGE;
+}
+
+static int parse_unsigned(const char *s, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v == 0 || v > max || s[0] == '-')
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
+{
+	static const struct option longopts[] = {
+		{ "topology", required_argument, NULL, 't' },
+		{ "trace", required_argument, NULL, 'T' },
+		{ "nodes", required_argument, NULL, 'n' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "path", required_argument, NULL, 'p' },
+		{ "gdr-level", required_argument, NULL, 'g' },
+		{ "chunk", required_argument, NULL, 'C' },
+		{ "buffers", required_argument, NULL, 'B' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "csv", required_argument, NULL, 'c' },
+		{ "timeline", required_argument, NULL, 'l' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmd = compare ? "compare" : "run";
+	const char *why;
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->backend = "analytic";
+	plan_options_default(&a->opts);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:T:n:b:p:g:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			a->topology = optarg;
+			break;
+		case 'T':
+			a->trace = optarg;
+			break;
+		case 'n':
+			if (parse_unsigned(optarg, TOPO_MAX_NODES, &a->opts.nodes))
+				return usage_error(cmd, "--nodes: expected a whole number from 1 to 65536, got '%s'", optarg);
+			break;
+		case 'b':
+			a->backend = optarg;
+			break;
+		case 'p':
+			if (compare)
+				return usage_error(cmd, "%s: compare runs both paths; --path is for 'gdrlab run'", "--path");
+			if (plan_path_parse(optarg, &a->opts.path))
+				return usage_error(cmd, "--path: expected staged, direct or auto, got '%s'", optarg);
+			a->path_given = true;
+			break;
+		case 'g':
+			if (topo_path_parse(optarg, &a->opts.gdr_level))
+				return usage_error(cmd, "--gdr-level: expected pix, pxb, phb or sys, got '%s'", optarg);
+			break;
+		case 'C': {
+			uint64_t b;
+
+			if (units_parse_size(optarg, &b, &why))
+				return usage_error(cmd, "--chunk: expected a size like '1MiB', got '%s'", optarg);
+			a->opts.chunk_bytes = b;
+			break;
+		}
+		case 'B':
+			if (parse_unsigned(optarg, 64, &a->opts.buffers))
+				return usage_error(cmd, "--buffers: expected a whole number from 1 to 64, got '%s'", optarg);
+			break;
+		case 'j':
+			a->json = optarg;
+			break;
+		case 'c':
+			a->csv = optarg;
+			break;
+		case 'l':
+			if (compare)
+				return usage_error(cmd, "%s: is for 'gdrlab run'", "--timeline");
+			a->timeline = optarg;
+			break;
+		case 'q':
+			a->quiet = true;
+			break;
+		case 'h':
+			print_usage(stdout, compare);
+			return 0;
+		case ':':
+			return usage_error(cmd, "%s needs a value", argv[optind - 1]);
+		default:
+			return usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (!a->topology)
+		return usage_error(cmd, "%s is required", "--topology");
+	if (!a->trace)
+		return usage_error(cmd, "%s is required", "--trace");
+	return -1;
+}
+
+static const struct backend_ops *pick_backend(const char *cmd, const char *name)
+{
+	const struct backend_ops *b = backend_find(name);
+
+	if (b)
+		return b;
+	for (size_t i = 0; gdrlab_backends_absent[i].name; i++)
+		if (strcmp(gdrlab_backends_absent[i].name, name) == 0) {
+			fprintf(stderr, "gdrlab %s: backend '%s' is not in this build: %s\n",
+				cmd, name, gdrlab_backends_absent[i].why);
+			return NULL;
+		}
+	fprintf(stderr, "gdrlab %s: unknown backend '%s' (see 'gdrlab backends')\n",
+		cmd, name);
+	return NULL;
+}
+
+/* Exit status for an error from the engine: the input's fault or not. */
+static int fail(const char *cmd, int err, const struct diag *d)
+{
+	fprintf(stderr, "gdrlab %s: %s\n", cmd,
+		d->msg[0] ? d->msg : strerror(-err));
+	return err == -EINVAL || err == -ERANGE ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+struct outputs {
+	struct output_file json, csv, timeline;
+};
+
+static void outputs_abort(struct outputs *o)
+{
+	output_file_abort(&o->json);
+	output_file_abort(&o->csv);
+	output_file_abort(&o->timeline);
+}
+
+/* Open every requested output before writing any, commit them together. */
+static int outputs_open(struct outputs *o, const struct run_args *a,
+			struct diag *d)
+{
+	int err = 0;
+
+	memset(o, 0, sizeof(*o));
+	if (a->json)
+		err = output_file_open(&o->json, a->json, d);
+	if (!err && a->csv)
+		err = output_file_open(&o->csv, a->csv, d);
+	if (!err && a->timeline)
+		err = output_file_open(&o->timeline, a->timeline, d);
+	if (err)
+		outputs_abort(o);
+	return err;
+}
+
+static int outputs_commit(struct outputs *o, struct diag *d)
+{
+	int err = 0;
+
+	if (o->json.fp)
+		err = output_file_commit(&o->json, d);
+	if (!err && o->csv.fp)
+		err = output_file_commit(&o->csv, d);
+	if (!err && o->timeline.fp)
+		err = output_file_commit(&o->timeline, d);
+	outputs_abort(o);
+	return err;
+}
+
+static bool stdout_taken(const struct run_args *a)
+{
+	return (a->json && !strcmp(a->json, "-")) || (a->csv && !strcmp(a->csv, "-")) ||
+	       (a->timeline && !strcmp(a->timeline, "-"));
+}
+
+struct session {
+	struct topology topo;
+	struct trace trace;
+	const struct backend_ops *backend;
+	struct progress progress;
+};
+
+static int session_load(struct session *s, const char *cmd,
+			const struct run_args *a)
+{
+	struct diag d = { "" };
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->backend = pick_backend(cmd, a->backend);
+	if (!s->backend)
+		return EXIT_USAGE;
+	err = topology_load(a->topology, &s->topo, &d);
+	if (!err)
+		err = trace_load(a->trace, &s->trace, &d);
+	if (err) {
+		fprintf(stderr, "gdrlab %s: %s\n", cmd, d.msg[0] ? d.msg : strerror(-err));
+		return err == -ENOENT || err == -EACCES || err == -EINVAL ? EXIT_USAGE :
+									    EXIT_RUNTIME;
+	}
+	progress_init(&s->progress, cmd, a->quiet);
+	return 0;
+}
+
+static int execute(struct session *s, const struct plan_options *opts,
+		   struct plan *plan, struct records *rec, struct diag *d)
+{
+	struct backend_hooks hooks = { progress_update, &s->progress };
+	int err;
+
+	err = backend_execute(s->backend, &s->topo, &s->trace, opts, &hooks,
+			      plan, rec, d);
+	progress_done(&s->progress);
+	return err;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a;
+	struct session s;
+	struct plan plan;
+	struct records rec;
+	struct outputs out;
+	struct report_context ctx;
+	struct diag d = { "" };
+	int rc, err;
+
+	rc = parse_args(argc, argv, false, &a);
+	if (rc >= 0)
+		return rc;
+	rc = session_load(&s, "run", &a);
+	if (rc)
+		goto out_trace;
+	err = execute(&s, &a.opts, &plan, &rec, &d);
+	if (err) {
+		rc = fail("run", err, &d);
+		goto out_trace;
+	}
+	ctx = (struct report_context){ &plan, a.topology, a.trace };
+	err = outputs_open(&out, &a, &d);
+	if (err) {
+		rc = fail("run", err, &d);
+		goto out_records;
+	}
+	if (out.json.fp)
+		err = report_json_write(out.json.fp, report_json(&ctx, &rec));
+	if (!err && out.csv.fp)
+		err = report_csv(out.csv.fp, &rec, true);
+	if (!err && out.timeline.fp)
+		err = report_timeline(out.timeline.fp, &rec);
+	if (err) {
+		outputs_abort(&out);
+		rc = fail("run", err, &d);
+		goto out_records;
+	}
+	err = outputs_commit(&out, &d);
+	if (err) {
+		rc = fail("run", err, &d);
+		goto out_records;
+	}
+	if (!stdout_taken(&a))
+		report_table(stdout, &ctx, &rec);
+	rc = 0;
+out_records:
+	records_destroy(&rec);
+	plan_destroy(&plan);
+out_trace:
+	trace_destroy(&s.trace);
+	return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct run_args a;
+	struct session s;
+	struct plan plan_s, plan_d;
+	struct records rec_s, rec_d;
+	struct outputs out;
+	struct report_context ctx;
+	struct plan_options opts;
+	struct diag d = { "" };
+	int rc, err;
+
+	rc = parse_args(argc, argv, true, &a);
+	if (rc >= 0)
+		return rc;
+	rc = session_load(&s, "compare", &a);
+	if (rc)
+		goto out_trace;
+	opts = a.opts;
+	opts.path = PLAN_PATH_STAGED;
+	err = execute(&s, &opts, &plan_s, &rec_s, &d);
+	if (err) {
+		rc = fail("compare", err, &d);
+		goto out_trace;
+	}
+	opts.path = PLAN_PATH_DIRECT;
+	err = execute(&s, &opts, &plan_d, &rec_d, &d);
+	if (err) {
+		rc = fail("compare", err, &d);
+		goto out_staged;
+	}
+	ctx = (struct report_context){ &plan_d, a.topology, a.trace };
+	err = outputs_open(&out, &a, &d);
+	if (err) {
+		rc = fail("compare", err, &d);
+		goto out_direct;
+	}
+	if (out.json.fp)
+		err = report_json_write(out.json.fp,
+					report_compare_json(&ctx, &rec_s, &rec_d));
+	if (!err && out.csv.fp)
+		err = report_csv(out.csv.fp, &rec_s, true);
+	if (!err && out.csv.fp)
+		err = report_csv(out.csv.fp, &rec_d, false);
+	if (!err)
+		err = outputs_commit(&out, &d);
+	else
+		outputs_abort(&out);
+	if (err) {
+		rc = fail("compare", err, &d);
+		goto out_direct;
+	}
+	if (!stdout_taken(&a))
+		report_compare_table(stdout, &ctx, &rec_s, &rec_d);
+	rc = 0;
+out_direct:
+	records_destroy(&rec_d);
+	plan_destroy(&plan_d);
+out_staged:
+	records_destroy(&rec_s);
+	plan_destroy(&plan_s);
+out_trace:
+	trace_destroy(&s.trace);
+	return rc;
+}

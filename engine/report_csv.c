@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* CSV: one row per collective, a header row naming the columns. */
+#include "report.h"
+
+#include <errno.h>
+
+/* RFC 4180: quote the field, double any quote inside (device names come
+ * from the user's topology file). */
+static void put_quoted(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+int report_csv(FILE *out, const struct records *r, bool header)
+{
+	if (!header)
+		goto rows;
+	fprintf(out, "backend,iteration,index,op,bytes,ranks,ready_us,start_us,"
+		     "end_us,time_us,algbw_gbps,busbw_gbps,path,fallback");
+	for (int k = 0; k < STAGE_KIND_COUNT; k++)
+		fprintf(out, ",%s_us", stage_kind_name(k));
+	fputc('\n', out);
+rows:
+	for (size_t i = 0; i < r->ncoll; i++) {
+		const struct coll_record *c = &r->coll[i];
+
+		fprintf(out, "%s,%u,%zu,%s,%llu,%u,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%s,",
+			r->backend, c->iteration, c->entry, trace_op_name(c->op),
+			(unsigned long long)c->bytes, c->nranks, c->ready_us,
+			c->start_us, c->end_us, c->time_us, c->algbw_gbps,
+			c->busbw_gbps, plan_path_used_name(c->path));
+		put_quoted(out, c->fallback ? c->fallback : "");
+		for (int k = 0; k < STAGE_KIND_COUNT; k++)
+			fprintf(out, ",%.3f", c->stage_us[k]);
+		fputc('\n', out);
+	}
+	return ferror(out) ? -EIO : 0;
+}

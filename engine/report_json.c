@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * JSON reports. The keys of `run --json` and `compare --json` are a
+ * contract other tools rely on (docs/cli.md): add keys, never rename them.
+ */
+#include "report.h"
+
+#include <errno.h>
+
+static json_t *stages_json(const struct coll_record *c)
+{
+	json_t *o = json_object();
+
+	for (int k = 0; k < STAGE_KIND_COUNT && o; k++)
+		if (c->stage_us[k] > 0)
+			json_object_set_new(o, stage_kind_name(k),
+					    json_pack("{s:f,s:I}", "busy_us",
+						      c->stage_us[k], "bytes",
+						      (json_int_t)c->stage_bytes[k]));
+	return o;
+}
+
+static json_t *collective_json(const struct coll_record *c)
+{
+	return json_pack("{s:I,s:s,s:I,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:s,s:o,s:o}",
+			 "iteration", (json_int_t)c->iteration,
+			 "op", trace_op_name(c->op),
+			 "bytes", (json_int_t)c->bytes,
+			 "ranks", (int)c->nranks,
+			 "ready_us", c->ready_us,
+			 "start_us", c->start_us,
+			 "end_us", c->end_us,
+			 "time_us", c->time_us,
+			 "algbw_gbps", c->algbw_gbps,
+			 "busbw_gbps", c->busbw_gbps,
+			 "path", plan_path_used_name(c->path),
+			 "fallback", c->fallback ? json_string(c->fallback) : json_null(),
+			 "stages", stages_json(c));
+}
+
+json_t *report_json(const struct report_context *ctx, const struct records *r)
+{
+	const struct plan *p = ctx->plan;
+	json_t *doc, *colls, *iters;
+
+	doc = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:f,s:f,s:s,s:I,s:i}",
+			"backend", r->backend,
+			"path", plan_path_name(r->path),
+			"topology", p->topo.name,
+			"topology_file", ctx->topology_file,
+			"trace_file", ctx->trace_file,
+			"nodes", (int)r->nodes,
+			"gpus_per_node", (int)r->gpus_per_node,
+			"nics_per_node", (int)p->topo.nnics,
+			"iteration_time_us", r->iteration_time_us,
+			"comm_time_us", r->comm_time_us,
+			"exposed_comm_us", r->exposed_comm_us,
+			"gdr_level", topo_path_name(p->opts.gdr_level),
+			"chunk_bytes", (json_int_t)p->topo.staging.chunk_bytes,
+			"buffers", (int)p->topo.staging.buffers);
+	colls = json_array();
+	iters = json_array();
+	if (!doc || !colls || !iters)
+		goto err;
+	if (r->data_checked) {
+		json_object_set_new(doc, "verified_bytes",
+				    json_integer((json_int_t)r->verified_bytes));
+		json_object_set_new(doc, "data_errors",
+				    json_integer((json_int_t)r->data_errors));
+	}
+	for (unsigned i = 0; i < r->niter; i++)
+		json_array_append_new(iters,
+			json_pack("{s:i,s:f,s:f,s:f,s:f,s:f}",
+				  "iteration", (int)r->iter[i].iteration,
+				  "start_us", r->iter[i].start_us,
+				  "end_us", r->iter[i].end_us,
+				  "compute_us", r->iter[i].compute_us,
+				  "comm_us", r->iter[i].comm_us,
+				  "exposed_comm_us", r->iter[i].exposed_us));
+	for (size_t i = 0; i < r->ncoll; i++)
+		json_array_append_new(colls, collective_json(&r->coll[i]));
+	json_object_set_new(doc, "iterations", iters);
+	json_object_set_new(doc, "collectives", colls);
+	return doc;
+err:
+	json_decref(doc);
+	json_decref(colls);
+	json_decref(iters);
+	return NULL;
+}
+
+json_t *report_compare_json(const struct report_context *ctx,
+			    const struct records *staged,
+			    const struct records *direct)
+{
+	return json_pack("{s:o,s:o,s:f}",
+			 "staged", report_json(ctx, staged),
+			 "direct", report_json(ctx, direct),
+			 "speedup", report_speedup(staged, direct));
+}
+
+int report_json_write(FILE *out, json_t *doc)
+{
+	int err = 0;
+
+	if (!doc)
+		return -ENOMEM;
+	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10)))
+		err = -EIO;
+	else
+		fputc('\n', out);
+	json_decref(doc);
+	return err;
+}

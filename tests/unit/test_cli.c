@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The gdrlab command as scripts use it: exit status, one-line errors, no
+ * output file left behind on failure, and the JSON keys of the contract.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define GDRLAB GDRLAB_BINARY_DIR "/cli/gdrlab"
+#define SRC GDRLAB_SOURCE_DIR
+#define A100 SRC "/configs/a100-pcie4-200g.yaml"
+#define RESNET SRC "/traces/resnet50-ddp.jsonl"
+
+struct result {
+	int status;
+	char out[1 << 20];
+	char err[1 << 14];
+};
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+}
+
+/* Run "gdrlab ARGS" through the shell; capture stdout, stderr, status. */
+static struct result *gdrlab(const char *args)
+{
+	static struct result r;
+	char dir[] = "/tmp/gdrlab-cli-XXXXXX", cmd[4096], o[512], e[512];
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(o, sizeof(o), "%s/out", dir);
+	snprintf(e, sizeof(e), "%s/err", dir);
+	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s </dev/null", GDRLAB, args, o, e);
+	r.status = system(cmd);
+	r.status = WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
+	slurp(o, r.out, sizeof(r.out));
+	slurp(e, r.err, sizeof(r.err));
+	unlink(o);
+	unlink(e);
+	rmdir(dir);
+	return &r;
+}
+
+static unsigned count_lines(const char *s)
+{
+	unsigned n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+Test(cli, help_is_true_and_exits_zero)
+{
+	static const char *const cmds[] = { "--help", "run --help", "compare --help",
+					    "gen --help", "gen ddp --help", "backends --help" };
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		struct result *r = gdrlab(cmds[i]);
+
+		cr_assert_eq(r->status, 0, "gdrlab %s: exit %d", cmds[i], r->status);
+		cr_assert_not_null(strstr(r->out, "usage: gdrlab"), "gdrlab %s", cmds[i]);
+	}
+	/* Every option the run help names is accepted. */
+	cr_assert_not_null(strstr(gdrlab("run --help")->out, "--gdr-level"));
+}
+
+Test(cli, usage_errors_exit_2_with_one_line)
+{
+	static const char *const cmds[] = {
+		"frobnicate", "run --bogus", "run --topology " A100,
+		"run --topology " A100 " --trace " RESNET " --nodes 0",
+		"run --topology " A100 " --trace " RESNET " --path sideways",
+		"run --topology " A100 " --trace " RESNET " --gdr-level far",
+		"run --topology " A100 " --trace " RESNET " --backend nope",
+		"compare --topology " A100 " --trace " RESNET " --path direct",
+		"run --topology /nonexistent.yaml --trace " RESNET,
+	};
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		struct result *r = gdrlab(cmds[i]);
+
+		cr_assert_eq(r->status, 2, "gdrlab %s: exit %d", cmds[i], r->status);
+		cr_assert_eq(count_lines(r->err), 1, "gdrlab %s: stderr:\n%s", cmds[i], r->err);
+		cr_assert_str_empty(r->out, "gdrlab %s", cmds[i]);
+	}
+}
+
+Test(cli, absent_backend_says_why)
+{
+	struct result *r = gdrlab("run --topology " A100 " --trace " RESNET " --backend model");
+
+	cr_assert_eq(r->status, 2);
+	cr_assert_not_null(strstr(r->err, "not in this build"), "%s", r->err);
+}
+
+/* A bad input names file and line, exits 2, and leaves no output file. */
+Test(cli, bad_input_leaves_no_output_file)
+{
+	char dir[] = "/tmp/gdrlab-out-XXXXXX", args[2048], json[600], csv[600];
+	struct result *r;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(json, sizeof(json), "%s/r.json", dir);
+	snprintf(csv, sizeof(csv), "%s/r.csv", dir);
+	snprintf(args, sizeof(args),
+		 "run --topology %s/tests/data/bad-topology/unknown-switch.yaml "
+		 "--trace %s --json %s --csv %s", SRC, RESNET, json, csv);
+	r = gdrlab(args);
+	cr_assert_eq(r->status, 2, "%s", r->err);
+	cr_assert_eq(count_lines(r->err), 1, "%s", r->err);
+	cr_assert_not_null(strstr(r->err, "unknown-switch.yaml:"), "%s", r->err);
+	cr_assert(!exists(json) && !exists(csv));
+	cr_assert_eq(rmdir(dir), 0, "temporary files left in %s", dir);
+}
+
+static json_t *parse(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, 0, &e);
+
+	cr_assert_not_null(j, "not JSON: %s at %d:%d", e.text, e.line, e.column);
+	return j;
+}
+
+static void check_run_json(json_t *run, const char *path)
+{
+	static const char *const numbers[] = { "iteration_time_us", "comm_time_us",
+					       "exposed_comm_us" };
+	static const char *const coll_keys[] = { "op", "bytes", "ranks", "time_us",
+						 "algbw_gbps", "busbw_gbps", "path" };
+	json_t *colls = json_object_get(run, "collectives");
+
+	cr_assert_str_eq(json_string_value(json_object_get(run, "backend")), "analytic");
+	cr_assert_str_eq(json_string_value(json_object_get(run, "path")), path);
+	cr_assert_eq(json_integer_value(json_object_get(run, "nodes")), 2);
+	cr_assert_eq(json_integer_value(json_object_get(run, "gpus_per_node")), 8);
+	for (size_t i = 0; i < 3; i++)
+		cr_assert(json_is_number(json_object_get(run, numbers[i])), "%s", numbers[i]);
+	cr_assert(json_is_array(colls) && json_array_size(colls) > 0);
+	for (size_t i = 0; i < json_array_size(colls); i++) {
+		json_t *c = json_array_get(colls, i), *fb = json_object_get(c, "fallback");
+
+		for (size_t k = 0; k < sizeof(coll_keys) / sizeof(coll_keys[0]); k++)
+			cr_assert_not_null(json_object_get(c, coll_keys[k]), "%s", coll_keys[k]);
+		cr_assert(json_is_null(fb) || json_is_string(fb));
+		/* busbw = algbw * 2(n-1)/n for all-reduce (nccl-tests) */
+		cr_assert_float_eq(json_number_value(json_object_get(c, "busbw_gbps")),
+				   json_number_value(json_object_get(c, "algbw_gbps")) * 2 * 15 / 16,
+				   1e-6);
+	}
+}
+
+Test(cli, run_json_contract)
+{
+	struct result *r = gdrlab("run --topology " A100 " --trace " RESNET " --path staged --json -");
+	json_t *j;
+
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	j = parse(r->out);
+	check_run_json(j, "staged");
+	json_decref(j);
+}
+
+Test(cli, compare_json_contract)
+{
+	struct result *r = gdrlab("compare --topology " A100 " --trace " RESNET " --json -");
+	json_t *j, *s, *d;
+
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	j = parse(r->out);
+	s = json_object_get(j, "staged");
+	d = json_object_get(j, "direct");
+	check_run_json(s, "staged");
+	check_run_json(d, "direct");
+	cr_assert_float_eq(json_number_value(json_object_get(j, "speedup")),
+			   json_number_value(json_object_get(s, "iteration_time_us")) /
+				   json_number_value(json_object_get(d, "iteration_time_us")),
+			   1e-9);
+	json_decref(j);
+}
+
+Test(cli, csv_and_timeline_files)
+{
+	char dir[] = "/tmp/gdrlab-out-XXXXXX", args[2048], csv[600], tl[600];
+	static char buf[1 << 20];
+	struct result *r;
+	json_t *j;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(csv, sizeof(csv), "%s/r.csv", dir);
+	snprintf(tl, sizeof(tl), "%s/t.json", dir);
+	snprintf(args, sizeof(args), "run --topology %s --trace %s --csv %s --timeline %s",
+		 A100, RESNET, csv, tl);
+	r = gdrlab(args);
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	slurp(csv, buf, sizeof(buf));
+	/* a header and one row per collective of the trace (10) */
+	cr_assert_eq(count_lines(buf), 11, "%s", buf);
+	cr_assert(!strncmp(buf, "backend,iteration,index,op,bytes", 32));
+	slurp(tl, buf, sizeof(buf));
+	j = parse(buf);
+	cr_assert(json_is_array(json_object_get(j, "traceEvents")));
+	json_decref(j);
+	unlink(csv);
+	unlink(tl);
+	rmdir(dir);
+}
+
+/* No arguments: the default scenario, exactly as stored. */
+Test(cli, no_arguments_runs_default_scenario)
+{
+	static char want[1 << 16];
+	struct result *r = gdrlab("");
+
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	slurp(SRC "/scenarios/default/expected.txt", want, sizeof(want));
+	cr_assert_str_eq(r->out, want);
+	cr_assert_not_null(strstr(r->out, "staged"));
+	cr_assert_not_null(strstr(r->out, "direct"));
+}
+
+Test(cli, backends_lists_analytic_available)
+{
+	struct result *r = gdrlab("backends");
+
+	cr_assert_eq(r->status, 0);
+	cr_assert_not_null(strstr(r->out, "analytic  available"), "%s", r->out);
+}
