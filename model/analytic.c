@@ -165,6 +165,7 @@ static int analytic_run(const struct plan *p, struct records *rec,
 			ps->last_bytes = pc->bytes;
 		}
 		copy_timing(&rec->coll[i], &ps->last);
+		records_progress(rec, i + 1);
 	}
 	err = 0;
 out:
