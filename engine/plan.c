@@ -317,10 +317,20 @@ static void ring_order(const struct plan *p, const unsigned *sorted, unsigned n,
 	}
 }
 
-static int pattern_ring(struct pattern_ctx *c, unsigned repeat)
+/*
+ * One step over c rings: PLAN_STEP_PARALLEL sends a 1/(n*c) share from
+ * every rank to its successor (a ring step, repeated @repeat times);
+ * PLAN_STEP_CHAIN pipelines 1/c of the data from the root along the ring
+ * to its last rank (broadcast).
+ */
+static int pattern_rings(struct pattern_ctx *c, enum plan_step_kind kind,
+			 unsigned repeat)
 {
 	struct plan_pattern *pat = c->pat;
 	unsigned n = pat->nranks, nch = c->p->nchannels;
+	bool chain = kind == PLAN_STEP_CHAIN;
+	unsigned hops = chain ? n - 1 : n;
+	double share = chain ? 1.0 / nch : 1.0 / ((double)n * nch);
 	unsigned *order;
 	int err;
 
@@ -329,41 +339,16 @@ static int pattern_ring(struct pattern_ctx *c, unsigned repeat)
 	order = malloc(n * sizeof(*order));
 	if (!order)
 		return -ENOMEM;
-	err = step_new(c, PLAN_STEP_PARALLEL, repeat);
-	for (unsigned ch = 0; ch < nch && !err; ch++) {
-		ring_order(c->p, pat->ranks, n, ch, order);
-		for (unsigned i = 0; i < n && !err; i++)
-			err = add_transfer(c, order[i], order[(i + 1) % n],
-					   1.0 / ((double)n * nch));
-	}
-	if (!err)
-		step_close(c);
-	free(order);
-	return err;
-}
-
-static int pattern_chain(struct pattern_ctx *c)
-{
-	struct plan_pattern *pat = c->pat;
-	unsigned n = pat->nranks, nch = c->p->nchannels;
-	unsigned *order;
-	int err;
-
-	if (n < 2)
-		return 0;
-	order = malloc(n * sizeof(*order));
-	if (!order)
-		return -ENOMEM;
-	err = step_new(c, PLAN_STEP_CHAIN, 1);
+	err = step_new(c, kind, repeat);
 	for (unsigned ch = 0; ch < nch && !err; ch++) {
 		unsigned start = 0;
 
 		ring_order(c->p, pat->ranks, n, ch, order);
-		while (order[start] != (unsigned)pat->root)
+		while (chain && order[start] != (unsigned)pat->root)
 			start++;
-		for (unsigned i = 0; i + 1 < n && !err; i++)
+		for (unsigned i = 0; i < hops && !err; i++)
 			err = add_transfer(c, order[(start + i) % n],
-					   order[(start + i + 1) % n], 1.0 / nch);
+					   order[(start + i + 1) % n], share);
 	}
 	if (!err)
 		step_close(c);
@@ -442,14 +427,14 @@ static int pattern_build(struct plan *p, struct plan_pattern *pat,
 
 	switch (e->op) {
 	case TRACE_OP_ALLREDUCE:
-		err = pattern_ring(&c, 2 * (n - 1));
+		err = pattern_rings(&c, PLAN_STEP_PARALLEL, 2 * (n - 1));
 		break;
 	case TRACE_OP_REDUCE_SCATTER:
 	case TRACE_OP_ALL_GATHER:
-		err = pattern_ring(&c, n - 1);
+		err = pattern_rings(&c, PLAN_STEP_PARALLEL, n - 1);
 		break;
 	case TRACE_OP_BROADCAST:
-		err = pattern_chain(&c);
+		err = pattern_rings(&c, PLAN_STEP_CHAIN, 1);
 		break;
 	case TRACE_OP_ALLTOALL:
 		err = pattern_alltoall(&c, d, p->trace->file, e->line);
