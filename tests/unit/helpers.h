@@ -8,6 +8,22 @@
 
 #include "backend.h"
 
+/*
+ * LeakSanitizer's report does not fail a Criterion test (the forked child
+ * reports after its result; see ../shared/notes/dependencies.md), so tests
+ * that must be leak-free ask for a check themselves.
+ */
+#ifndef __has_feature
+#define __has_feature(x) 0
+#endif
+#if defined(__SANITIZE_ADDRESS__) || __has_feature(address_sanitizer)
+#include <sanitizer/lsan_interface.h>
+#define assert_no_leaks() \
+	cr_assert_eq(__lsan_do_recoverable_leak_check(), 0, "memory leaked")
+#else
+#define assert_no_leaks() ((void)0)
+#endif
+
 #define DATA(name) GDRLAB_SOURCE_DIR "/tests/data/" name
 #define CONFIG(name) GDRLAB_SOURCE_DIR "/configs/" name
 
@@ -42,6 +58,7 @@ static inline void run_destroy(struct run *r)
 	records_destroy(&r->rec);
 	plan_destroy(&r->plan);
 	trace_destroy(&r->trace);
+	assert_no_leaks();
 }
 
 /* |got - want| <= rel * |want| */
