@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace: the parts of a trace that are not its file format's reader: op
+ * and dtype names (with the spellings other tools use), element sizes,
+ * writing a trace back as JSON Lines, and freeing one.
+ */
+#include "trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const op_names[TRACE_OP_COUNT] = {
+	[TRACE_OP_ALLREDUCE] = "allreduce",
+	[TRACE_OP_REDUCE_SCATTER] = "reduce_scatter",
+	[TRACE_OP_ALL_GATHER] = "all_gather",
+	[TRACE_OP_BROADCAST] = "broadcast",
+	[TRACE_OP_ALLTOALL] = "alltoall",
+	[TRACE_OP_SENDRECV] = "sendrecv",
+};
+
+struct name_alias {
+	const char *name;
+	int value;
+};
+
+/* Spellings other tools use (NCCL, PyTorch), accepted on input only. */
+static const struct name_alias op_aliases[] = {
+	{ "all_reduce", TRACE_OP_ALLREDUCE },
+	{ "reducescatter", TRACE_OP_REDUCE_SCATTER },
+	{ "allgather", TRACE_OP_ALL_GATHER },
+	{ "send_recv", TRACE_OP_SENDRECV },
+};
+
+static const char *const dtype_names[TRACE_DTYPE_COUNT] = {
+	[TRACE_DTYPE_FP32] = "fp32", [TRACE_DTYPE_FP16] = "fp16",
+	[TRACE_DTYPE_BF16] = "bf16", [TRACE_DTYPE_FP64] = "fp64",
+	[TRACE_DTYPE_INT8] = "int8",
+};
+
+static const unsigned dtype_sizes[TRACE_DTYPE_COUNT] = {
+	[TRACE_DTYPE_FP32] = 4, [TRACE_DTYPE_FP16] = 2, [TRACE_DTYPE_BF16] = 2,
+	[TRACE_DTYPE_FP64] = 8, [TRACE_DTYPE_INT8] = 1,
+};
+
+static const struct name_alias dtype_aliases[] = {
+	{ "float32", TRACE_DTYPE_FP32 }, { "float", TRACE_DTYPE_FP32 },
+	{ "float16", TRACE_DTYPE_FP16 }, { "half", TRACE_DTYPE_FP16 },
+	{ "bfloat16", TRACE_DTYPE_BF16 }, { "float64", TRACE_DTYPE_FP64 },
+	{ "double", TRACE_DTYPE_FP64 },
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *trace_op_name(enum trace_op op)
+{
+	return (unsigned)op < TRACE_OP_COUNT ? op_names[op] : "unknown";
+}
+
+static int lookup(const char *s, const char *const *names, size_t nnames,
+		  const struct name_alias *aliases, size_t naliases, int *out)
+{
+	size_t i;
+
+	for (i = 0; i < nnames; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (int)i;
+			return 0;
+		}
+	}
+	for (i = 0; i < naliases; i++) {
+		if (strcmp(s, aliases[i].name) == 0) {
+			*out = aliases[i].value;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int trace_op_parse(const char *s, enum trace_op *op)
+{
+	int v;
+
+	if (lookup(s, op_names, TRACE_OP_COUNT, op_aliases,
+		   ARRAY_SIZE(op_aliases), &v))
+		return -EINVAL;
+	*op = (enum trace_op)v;
+	return 0;
+}
+
+const char *trace_dtype_name(enum trace_dtype t)
+{
+	return (unsigned)t < TRACE_DTYPE_COUNT ? dtype_names[t] : "unknown";
+}
+
+int trace_dtype_parse(const char *s, enum trace_dtype *t)
+{
+	int v;
+
+	if (lookup(s, dtype_names, TRACE_DTYPE_COUNT, dtype_aliases,
+		   ARRAY_SIZE(dtype_aliases), &v))
+		return -EINVAL;
+	*t = (enum trace_dtype)v;
+	return 0;
+}
+
+unsigned trace_dtype_size(enum trace_dtype t)
+{
+	return (unsigned)t < TRACE_DTYPE_COUNT ? dtype_sizes[t] : 0;
+}
+
+/* Shortest of %.15g / %.17g that reads back to the same double. */
+static const char *fmt_num(double x, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.15g", x);
+	if (strtod(buf, NULL) != x)
+		snprintf(buf, n, "%.17g", x);
+	return buf;
+}
+
+static bool entry_writable(const struct trace_entry *e)
+{
+	return (unsigned)e->op < TRACE_OP_COUNT &&
+	       (unsigned)e->dtype < TRACE_DTYPE_COUNT && e->bytes > 0 &&
+	       e->bytes <= INT64_MAX && isfinite(e->ready_us) &&
+	       e->ready_us >= 0 && !isnan(e->compute_us) &&
+	       !isinf(e->compute_us) && (e->ngroup == 0 || e->group) &&
+	       (e->op != TRACE_OP_BROADCAST || e->root >= 0) &&
+	       (e->op != TRACE_OP_SENDRECV ||
+		(e->root >= 0 && e->peer >= 0 && e->root != e->peer));
+}
+
+static void write_entry(FILE *out, const struct trace_entry *e)
+{
+	char num[32];
+	unsigned i;
+
+	fprintf(out, "{\"iteration\": %u, \"op\": \"%s\", \"bytes\": %" PRIu64
+		     ", \"dtype\": \"%s\", \"ready_us\": %s",
+		e->iteration, trace_op_name(e->op), e->bytes,
+		trace_dtype_name(e->dtype),
+		fmt_num(e->ready_us, num, sizeof(num)));
+	if (e->compute_us >= 0)
+		fprintf(out, ", \"compute_us\": %s",
+			fmt_num(e->compute_us, num, sizeof(num)));
+	if (e->ngroup) {
+		fputs(", \"group\": [", out);
+		for (i = 0; i < e->ngroup; i++)
+			fprintf(out, "%s%u", i ? ", " : "", e->group[i]);
+		fputc(']', out);
+	}
+	if (e->op == TRACE_OP_BROADCAST)
+		fprintf(out, ", \"root\": %d", e->root);
+	if (e->op == TRACE_OP_SENDRECV)
+		fprintf(out, ", \"src\": %d, \"dst\": %d", e->root, e->peer);
+	fputs("}\n", out);
+}
+
+int trace_write(FILE *out, const struct trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nentries; i++)
+		if (!entry_writable(&t->entries[i]))
+			return -EINVAL;
+	for (i = 0; i < t->nentries; i++)
+		write_entry(out, &t->entries[i]);
+	return ferror(out) ? -EIO : 0;
+}
+
+void trace_destroy(struct trace *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nentries; i++)
+		free(t->entries[i].group);
+	free(t->entries);
+	memset(t, 0, sizeof(*t));
+}
