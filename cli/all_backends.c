@@ -7,9 +7,11 @@
 
 #include "analytic.h"
 #include "backend.h"
+#include "simgrid.h"
 
 const struct backend_ops *const gdrlab_backends[] = {
 	&analytic_backend_ops,
+	MODEL_BACKEND_ENTRY
 	NULL,
 };
 
@@ -24,7 +26,7 @@ const struct backend_ops *backend_find(const char *name)
 /* Backends this build does not have, with the reason, so that asking for
  * one says why instead of "unknown backend". */
 const struct backend_absent gdrlab_backends_absent[] = {
-	{ "model", "the SimGrid backend is not implemented yet" },
+	MODEL_BACKEND_ABSENT_ENTRY
 	{ "emu", "the SoftRoCE (rdma_rxe) backend is not implemented yet" },
 	{ "real", "the CUDA + RDMA NIC backend is not implemented yet" },
 	{ NULL, NULL },

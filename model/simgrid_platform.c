@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The SimGrid platform of a plan, as XML (SimGrid 3.32 has no C call that
+ * creates zones, hosts or links; ../shared/notes/simgrid.md).
+ *
+ * Every plan resource with a finite capacity becomes one SimGrid link of
+ * that bandwidth, between two hosts of its own ("a" and "b") with a one-link
+ * route. A stage that crosses resources r1..rk is then one parallel task
+ * with its bytes on (a_r1 -> b_r1), ..., (a_rk -> b_rk): exactly the plan's
+ * links, each counted as often as the stage uses it, and no routing table
+ * to keep in step with engine/resources.c. Each node is a zone of its own
+ * (Full routing inside a node only), so that routing tables grow with the
+ * node type, not with the cluster.
+ *
+ * Copies (GPU <-> host bounce buffer) are also capped by the copy engine:
+ * one host per GPU and direction whose speed is the topology's copy
+ * bandwidth, computing one "flop" per byte copied.
+ */
+#include "simgrid_internal.h"
+
+#include <errno.h>
+#include <math.h>
+
+void sgm_link_host_name(char *buf, size_t len, uint32_t res, char end)
+{
+	snprintf(buf, len, "%c%u", end, (unsigned)res);
+}
+
+void sgm_copy_engine_name(char *buf, size_t len, unsigned node, unsigned gpu,
+			  enum stage_kind kind)
+{
+	snprintf(buf, len, "ce%ug%u%c", node, gpu, kind == STAGE_D2H ? 'd' : 'h');
+}
+
+static void write_node(FILE *f, const struct plan *p, unsigned node)
+{
+	const struct res_layout *l = &p->layout;
+	char a[SGM_NAME_MAX], b[SGM_NAME_MAX];
+
+	fprintf(f, " <zone id=\"node%u\" routing=\"Full\">\n", node);
+	if (node == 0)
+		fprintf(f, "  <host id=\"" SGM_CONTROL_HOST "\" speed=\"1Gf\"/>\n");
+	if (isfinite(p->topo.staging.copy_bw) && p->topo.staging.copy_bw > 0)
+		for (unsigned g = 0; g < p->gpus_per_node; g++) {
+			sgm_copy_engine_name(a, sizeof(a), node, g, STAGE_D2H);
+			sgm_copy_engine_name(b, sizeof(b), node, g, STAGE_H2D);
+			fprintf(f, "  <host id=\"%s\" speed=\"%.17gf\"/>\n", a,
+				p->topo.staging.copy_bw);
+			fprintf(f, "  <host id=\"%s\" speed=\"%.17gf\"/>\n", b,
+				p->topo.staging.copy_bw);
+		}
+	/* SimGrid's DTD wants every host and link before the routes. */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t i = 0; i < l->per_node; i++) {
+			uint32_t id = node * l->per_node + i;
+			double cap = res_capacity_of(l, &p->topo, id);
+
+			if (!isfinite(cap) || cap <= 0)
+				continue;
+			sgm_link_host_name(a, sizeof(a), id, 'a');
+			sgm_link_host_name(b, sizeof(b), id, 'b');
+			if (pass == 0) {
+				fprintf(f, "  <host id=\"%s\" speed=\"1Gf\"/>"
+					"<host id=\"%s\" speed=\"1Gf\"/>\n", a, b);
+				fprintf(f, "  <link id=\"l%u\" bandwidth=\"%.17gBps\" "
+					"latency=\"%.17gs\"/>\n", (unsigned)id, cap,
+					SGM_LINK_LATENCY);
+			} else {
+				fprintf(f, "  <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">"
+					"<link_ctn id=\"l%u\"/></route>\n", a, b,
+					(unsigned)id);
+			}
+		}
+	fprintf(f, " </zone>\n");
+}
+
+int sgm_platform_write(FILE *f, const struct plan *p, unsigned nodes)
+{
+	fprintf(f, "<?xml version='1.0'?>\n"
+		"<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+		"<platform version=\"4.1\">\n"
+		"<zone id=\"world\" routing=\"Full\">\n");
+	for (unsigned n = 0; n < nodes; n++)
+		write_node(f, p, n);
+	fprintf(f, "</zone>\n</platform>\n");
+	return ferror(f) ? -EIO : 0;
+}
