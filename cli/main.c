@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "cmd_gen.h"
+#include "cmd_sweep.h"
 
 #ifndef GDRLAB_VERSION
 #define GDRLAB_VERSION "unknown"
@@ -32,6 +33,7 @@ static const char usage[] =
 	"  compare    replay it on both paths, side by side with the speedup\n"
 	"  gen        make traces (gen ddp: PyTorch DDP buckets of a model)\n"
 	"  backends   list the backends and whether each can run here\n"
+	"  sweep      run a file of points (topology, nodes, path, backend) in parallel\n"
 	"\n"
 	"options:\n"
 	"  -h, --help     this help\n"
@@ -112,6 +114,8 @@ int main(int argc, char **argv)
 		return cmd_gen(argc - 1, argv + 1);
 	if (!strcmp(cmd, "backends"))
 		return cmd_backends(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sweep"))
+		return cmd_sweep(argc - 1, argv + 1);
 	fprintf(stderr, "gdrlab: unknown command '%s' (see 'gdrlab --help')\n", cmd);
 	return EXIT_USAGE;
 }

@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GDRLAB_CMD_SWEEP_H
+#define GDRLAB_CMD_SWEEP_H
+
+/* gdrlab sweep FILE: run a sweep file's points in parallel processes. */
+int cmd_sweep(int argc, char **argv);
+
+#endif
