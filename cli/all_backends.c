@@ -7,11 +7,13 @@
 
 #include "analytic.h"
 #include "backend.h"
+#include "emu_backend.h"
 #include "simgrid.h"
 
 const struct backend_ops *const gdrlab_backends[] = {
 	&analytic_backend_ops,
 	MODEL_BACKEND_ENTRY
+	EMU_BACKEND_ENTRY
 	NULL,
 };
 
@@ -27,7 +29,7 @@ const struct backend_ops *backend_find(const char *name)
  * one says why instead of "unknown backend". */
 const struct backend_absent gdrlab_backends_absent[] = {
 	MODEL_BACKEND_ABSENT_ENTRY
-	{ "emu", "the SoftRoCE (rdma_rxe) backend is not implemented yet" },
+	EMU_BACKEND_ABSENT_ENTRY
 	{ "real", "the CUDA + RDMA NIC backend is not implemented yet" },
 	{ NULL, NULL },
 };

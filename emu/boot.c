@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/* boot_sync, and the child side of the fork hub. */
+#include "boot.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int boot_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		/* never SIGPIPE: a rank that died is reported, not fatal */
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int boot_read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ECONNRESET;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int boot_sync(struct boot *b, int err, const struct diag *mine_d,
+	      const void *mine, void *all, size_t len, struct diag *d)
+{
+	size_t rec = sizeof(struct boot_sync_hdr) + len;
+	char *in = calloc(1, rec), *out = calloc(b->size, rec);
+	int ret;
+
+	if (!in || !out) {
+		free(in);
+		free(out);
+		return diag_set(d, -ENOMEM, "out of memory");
+	}
+	((struct boot_sync_hdr *)in)->err = err;
+	if (err && mine_d)
+		memcpy(((struct boot_sync_hdr *)in)->msg, mine_d->msg, DIAG_MSG_MAX);
+	if (len && mine)
+		memcpy(in + sizeof(struct boot_sync_hdr), mine, len);
+	ret = b->ops->allgather(b, in, out, rec, d);
+	for (unsigned r = 0; !ret && r < b->size; r++) {
+		const struct boot_sync_hdr *h = (const void *)(out + r * rec);
+
+		if (h->err) {
+			ret = h->err;
+			if (r == b->rank)
+				diag_set(d, ret, "%.*s", DIAG_MSG_MAX - 1, h->msg);
+			else
+				diag_set(d, ret, "rank %u failed: %.*s", r,
+					 DIAG_MSG_MAX - 32, h->msg);
+		}
+	}
+	for (unsigned r = 0; !ret && all && r < b->size; r++)
+		memcpy((char *)all + r * len, out + r * rec + sizeof(struct boot_sync_hdr),
+		       len);
+	free(in);
+	free(out);
+	return ret;
+}
+
+/* The parent answers a GATHER with ALL, or with ABORT and a reason. */
+static int fork_wait_reply(struct boot *b, void *all, size_t len,
+			   struct diag *d)
+{
+	struct boot_hdr h;
+	char *msg;
+	int err = boot_read_full(b->fd, &h, sizeof(h));
+
+	if (err)
+		return diag_set(d, err, "rank %u: lost the parent gdrlab process",
+				b->rank);
+	if (h.type == BOOT_MSG_ALL && h.len == len * b->size)
+		return boot_read_full(b->fd, all, h.len);
+	if (h.type != BOOT_MSG_ABORT || h.len >= DIAG_MSG_MAX)
+		return diag_set(d, -EPROTO, "rank %u: bad message %u from the parent",
+				b->rank, h.type);
+	msg = calloc(1, h.len + 1);
+	if (!msg)
+		return diag_set(d, -ENOMEM, "out of memory");
+	err = boot_read_full(b->fd, msg, h.len);
+	diag_set(d, -ECONNABORTED, "%s", err ? "aborted" : msg);
+	free(msg);
+	return -ECONNABORTED;
+}
+
+static int fork_allgather(struct boot *b, const void *mine, void *all,
+			  size_t len, struct diag *d)
+{
+	struct boot_hdr h = { BOOT_MSG_GATHER, (unsigned)len };
+	int err = boot_write_full(b->fd, &h, sizeof(h));
+
+	if (!err)
+		err = boot_write_full(b->fd, mine, len);
+	if (err)
+		return diag_set(d, err, "rank %u: lost the parent gdrlab process",
+				b->rank);
+	return fork_wait_reply(b, all, len, d);
+}
+
+static int fork_results(struct boot *b, const void *mine, void *all,
+			size_t len, struct diag *d)
+{
+	struct boot_hdr h = { BOOT_MSG_RESULT, (unsigned)len };
+	int err = boot_write_full(b->fd, &h, sizeof(h));
+
+	if (!err)
+		err = boot_write_full(b->fd, mine, len);
+	if (err)
+		return diag_set(d, err, "rank %u: lost the parent gdrlab process",
+				b->rank);
+	return 0;
+}
+
+static void fork_close(struct boot *b)
+{
+	if (b->fd >= 0)
+		close(b->fd);
+	b->fd = -1;
+}
+
+static const struct boot_ops boot_fork_ops = {
+	.name = "fork",
+	.allgather = fork_allgather,
+	.results = fork_results,
+	.close = fork_close,
+};
+
+void boot_fork_init(struct boot *b, unsigned rank, unsigned size, int fd)
+{
+	b->ops = &boot_fork_ops;
+	b->rank = rank;
+	b->size = size;
+	b->fd = fd;
+	b->abort_fd = fd; /* the parent writes nothing else mid-collective */
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * boot: how the ranks of an emu run find each other (QP numbers, GIDs,
+ * rkeys) and line up (barriers). Data never goes through it: it moves
+ * over verbs.
+ *
+ * Two implementations behind one ops table:
+ *   fork: the gdrlab process forks the ranks and relays their allgathers
+ *         over socketpairs (boot_fork.c); it also watches them die.
+ *   mpi:  mpirun started the ranks; MPI_Allgather (boot_mpi.c), built only
+ *         when CMake found MPI.
+ */
+#ifndef GDRLAB_EMU_BOOT_H
+#define GDRLAB_EMU_BOOT_H
+
+#include <errno.h>
+#include <stddef.h>
+
+#include "diag.h"
+
+struct boot;
+
+struct boot_ops {
+	const char *name;
+	/* Every rank contributes @len bytes; @all receives size * len. */
+	int (*allgather)(struct boot *b, const void *mine, void *all,
+			 size_t len, struct diag *d);
+	/* Hand this rank's results (@len bytes) to whoever reports them:
+	 * @all (size * len) is filled where this rank needs them too. */
+	int (*results)(struct boot *b, const void *mine, void *all, size_t len,
+		       struct diag *d);
+	void (*close)(struct boot *b);
+};
+
+struct boot {
+	const struct boot_ops *ops;
+	unsigned rank, size;
+	int abort_fd; /* readable when the run is being aborted; -1: none */
+	int fd;       /* fork: the socket to the parent */
+};
+
+/*
+ * An allgather that carries each rank's status, so that a rank that
+ * failed still takes part and every rank stops at the same point with the
+ * same error: "rank R: message" of the lowest failing rank.
+ */
+int boot_sync(struct boot *b, int err, const struct diag *mine_d,
+	      const void *mine, void *all, size_t len, struct diag *d);
+
+/* What boot_sync puts first in each contribution: the fork hub reads it
+ * to abort every rank as soon as one reports a failure. */
+struct boot_sync_hdr {
+	int err;
+	char msg[DIAG_MSG_MAX];
+};
+
+/* The fork hub, child side (the parent side is in emu_fork.h). */
+void boot_fork_init(struct boot *b, unsigned rank, unsigned size, int fd);
+
+/* Messages between a forked rank and its parent. */
+enum boot_msg {
+	BOOT_MSG_GATHER = 1,  /* child -> parent: contribution */
+	BOOT_MSG_ALL,         /* parent -> child: every contribution */
+	BOOT_MSG_RESULT,      /* child -> parent: its results; then it exits */
+	BOOT_MSG_ABORT,       /* parent -> child: stop, with the reason */
+};
+
+struct boot_hdr {
+	unsigned type;
+	unsigned len; /* payload bytes that follow */
+};
+
+int boot_write_full(int fd, const void *buf, size_t len);
+int boot_read_full(int fd, void *buf, size_t len);
+
+#ifdef GDRLAB_HAVE_MPI
+/* Started by mpirun (OMPI_COMM_WORLD_SIZE is set): MPI_Init once, with
+ * MPI_Finalize at exit. */
+int boot_mpi_init(struct boot *b, struct diag *d);
+#else
+static inline int boot_mpi_init(struct boot *b, struct diag *d)
+{
+	return diag_set(d, -ENOSYS,
+			"started by mpirun, but this gdrlab was built without MPI (install libopenmpi-dev and rebuild)");
+}
+#endif
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dtype: element conversions and sums on the host, for the host memory ops
+ * and the data checks. Values used by the checks are small integers, which
+ * every type holds exactly (bf16 up to 256, fp16 up to 2048, int8 to 127),
+ * so a sum is exact whatever the order of additions.
+ */
+#ifndef GDRLAB_EMU_DTYPE_H
+#define GDRLAB_EMU_DTYPE_H
+
+#include <stddef.h>
+
+#include "trace.h"
+
+double dtype_get(const void *buf, size_t i, enum trace_dtype t);
+void dtype_set(void *buf, size_t i, enum trace_dtype t, double v);
+/* dst[i] += src[i]; -ENOTSUP for an unknown dtype. */
+int dtype_sum(void *dst, const void *src, size_t count, enum trace_dtype t);
+
+#endif

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The emu backend: real bytes over SoftRoCE (rdma_rxe) with rdma-core
+ * verbs, one process per rank, "GPU memory" in host memory.
+ *
+ * Started plainly, gdrlab forks the ranks itself (emu_hub.c); started by
+ * mpirun (OMPI_COMM_WORLD_SIZE set), each process is one rank and MPI
+ * only bootstraps. Node i of the plan uses RDMA device i mod count of
+ * --devices / $GDRLAB_EMU_DEVICES (default: every device, in order).
+ */
+#define _GNU_SOURCE
+#include "emu_backend.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collectives.h"
+#include "emu_rank.h"
+#include "verbs_path.h"
+
+#define EMU_TIMEOUT_S 10 /* default: no RDMA progress for this long fails */
+
+struct devices {
+	char **names;
+	unsigned count;
+};
+
+static void devices_free(struct devices *v)
+{
+	vp_free_names(v->names, v->count);
+	v->names = NULL;
+	v->count = 0;
+}
+
+/* The devices to use, each checked to exist. */
+static int devices_get(struct devices *v, struct diag *d)
+{
+	const char *env = getenv("GDRLAB_EMU_DEVICES");
+	char **have;
+	unsigned nhave;
+	char *list, *tok, *save = NULL;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	err = vp_list_devices(&have, &nhave, d);
+	if (err)
+		return err;
+	if (!env || !*env) {
+		v->names = have;
+		v->count = nhave;
+		return 0;
+	}
+	list = strdup(env);
+	v->names = calloc(strlen(env) / 2 + 1, sizeof(char *));
+	if (!list || !v->names) {
+		err = diag_set(d, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (tok = strtok_r(list, ",", &save); tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		bool found = false;
+
+		for (unsigned i = 0; i < nhave; i++)
+			found |= !strcmp(have[i], tok);
+		if (!found) {
+			char all[256] = "";
+
+			for (unsigned i = 0; i < nhave; i++)
+				snprintf(all + strlen(all), sizeof(all) - strlen(all),
+					 "%s%s", i ? ", " : "", have[i]);
+			err = diag_set(d, -ENODEV, "RDMA device '%s' not found (have: %s)",
+				       tok, all);
+			break;
+		}
+		v->names[v->count] = strdup(tok);
+		if (!v->names[v->count++])
+			err = diag_set(d, -ENOMEM, "out of memory");
+	}
+	if (!err && !v->count)
+		err = diag_set(d, -EINVAL, "GDRLAB_EMU_DEVICES names no device");
+out:
+	free(list);
+	vp_free_names(have, nhave);
+	if (err)
+		devices_free(v);
+	return err;
+}
+
+static int emu_probe(char *why, size_t len)
+{
+	struct devices v;
+	struct diag d = { "" };
+	int err = devices_get(&v, &d);
+
+	if (err)
+		snprintf(why, len, "%s", d.msg);
+	devices_free(&v);
+	return err;
+}
+
+static int timeout_ms(void)
+{
+	const char *s = getenv("GDRLAB_EMU_TIMEOUT");
+	double v = s && *s ? atof(s) : 0;
+
+	return v > 0 ? (int)(v * 1000) : EMU_TIMEOUT_S * 1000;
+}
+
+/* Every collective: the slowest rank's time and stages; bytes checked
+ * summed over ranks. */
+static void merge(const struct plan *p, unsigned nranks,
+		  const struct emu_rank_coll *all, struct records *rec)
+{
+	size_t n = p->ncollectives;
+
+	rec->data_checked = true;
+	rec->verified_bytes = rec->data_errors = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct coll_record *c = &rec->coll[i];
+		const struct emu_rank_coll *slow = NULL;
+
+		for (unsigned r = 0; r < nranks; r++) {
+			const struct emu_rank_coll *x = &all[r * n + i];
+
+			if (!slow || x->time_us > slow->time_us)
+				slow = x;
+			rec->verified_bytes += x->verified;
+			rec->data_errors += x->errors;
+		}
+		c->time_us = slow->time_us;
+		memcpy(c->stage_us, slow->stage_us, sizeof(c->stage_us));
+		memcpy(c->stage_bytes, slow->stage_bytes, sizeof(c->stage_bytes));
+		c->nspans = 0;
+	}
+}
+
+static int check_plan(const struct plan *p, struct diag *d)
+{
+	for (size_t i = 0; i < p->ncollectives; i++) {
+		const struct plan_collective *pc = &p->collectives[i];
+		struct emu_coll ec = {
+			.plan = p, .pat = &p->patterns[pc->pattern],
+			.dtype = p->trace->entries[pc->entry].dtype,
+			.bytes = pc->bytes,
+		};
+		int err = emu_coll_validate(&ec, d);
+
+		if (err)
+			return err;
+	}
+	if (p->nranks > 64)
+		return diag_set(d, -EINVAL,
+				"emu: %u ranks is too many processes for one host (at most 64)",
+				p->nranks);
+	if (!p->topo.staging.chunk_bytes || !p->topo.staging.buffers)
+		return diag_set(d, -EINVAL, "emu: the staging chunk and buffers must be set");
+	return 0;
+}
+
+static const char *device_of(const struct plan *p, const struct devices *v,
+			     unsigned rank)
+{
+	return v->names[(rank / p->gpus_per_node) % v->count];
+}
+
+/* Under mpirun: this process is one rank. */
+static int run_mpi(const struct emu_rank_args *a, const struct devices *v,
+		   struct emu_rank_coll *all, struct diag *d)
+{
+	const struct plan *p = a->plan;
+	size_t n = p->ncollectives;
+	struct emu_rank_args ra = *a;
+	struct emu_rank_coll *mine;
+	struct boot b;
+	int err = boot_mpi_init(&b, d);
+
+	if (err)
+		return err;
+	if (b.size != p->nranks)
+		return diag_set(d, -EINVAL,
+				"mpirun started %u ranks but the plan has %u (nodes x GPUs per node): use mpirun -np %u",
+				b.size, p->nranks, p->nranks);
+	mine = calloc(n + 1, sizeof(*mine));
+	if (!mine)
+		return diag_set(d, -ENOMEM, "out of memory");
+	ra.device = device_of(p, v, b.rank);
+	if (b.rank != 0)
+		ra.progress = NULL;
+	err = emu_rank_main(&ra, &b, mine, d);
+	if (!err)
+		err = b.ops->results(&b, mine, all, n * sizeof(*mine), d);
+	free(mine);
+	b.ops->close(&b);
+	if (!err && b.rank != 0) {
+		/* One report per run: the others have the same records and
+		 * write the same files, but keep quiet on stdout. */
+		int null = open("/dev/null", O_WRONLY);
+
+		fflush(stdout);
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			close(null);
+		}
+	}
+	return err;
+}
+
+static int emu_run(const struct plan *p, struct records *rec, struct diag *d)
+{
+	struct emu_rank_args a = { .plan = p, .timeout_ms = timeout_ms(),
+				   .progress = rec };
+	struct emu_rank_coll *all = NULL;
+	const char **devs = NULL;
+	struct devices v;
+	int err;
+
+	err = check_plan(p, d);
+	if (err)
+		return err;
+	err = devices_get(&v, d);
+	if (err)
+		return err;
+	all = calloc((size_t)p->nranks * p->ncollectives + 1, sizeof(*all));
+	devs = calloc(p->nranks, sizeof(*devs));
+	if (!all || !devs) {
+		err = diag_set(d, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (unsigned r = 0; r < p->nranks; r++)
+		devs[r] = device_of(p, &v, r);
+	if (getenv("OMPI_COMM_WORLD_SIZE"))
+		err = run_mpi(&a, &v, all, d);
+	else
+		err = emu_hub_run(&a, devs, all, d);
+	if (!err) {
+		merge(p, p->nranks, all, rec);
+		records_progress(rec, p->ncollectives);
+	}
+out:
+	free(devs);
+	free(all);
+	devices_free(&v);
+	return err;
+}
+
+const struct backend_ops emu_backend_ops = {
+	.size = sizeof(struct backend_ops),
+	.name = "emu",
+	.description = "real bytes over SoftRoCE (rdma_rxe) verbs, host memory as GPU memory",
+	.caps = BACKEND_CAP_WALL_CLOCK | BACKEND_CAP_DATA_CHECK,
+	.probe = emu_probe,
+	.run = emu_run,
+};

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fork hub: gdrlab forks one process per rank and stays as their
+ * parent. It relays their allgathers over socketpairs, collects their
+ * results, and watches them: a rank that dies or reports a failure makes
+ * the hub send every other rank an ABORT with the reason, which they see
+ * on the same socket even in the middle of a collective (verbs_path
+ * polls it beside the completion channel). Ranks that do not leave within
+ * HUB_GRACE_MS after that are killed, so a run always ends.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "emu_rank.h"
+#include "vp_internal.h"
+
+#define HUB_GRACE_MS 10000
+
+struct kid {
+	pid_t pid;
+	int fd;          /* -1 once closed */
+	bool reaped, result;
+	char *gather;    /* its pending contribution */
+	size_t glen;
+};
+
+struct hub {
+	const struct emu_rank_args *a;
+	unsigned n;
+	size_t ncoll;
+	struct kid *kids;
+	struct emu_rank_coll *all;
+	unsigned ngathered;
+	bool aborted;
+	double abort_at;
+	int err;
+	struct diag *d;
+};
+
+static int child_main(const struct emu_rank_args *a, const char *device,
+		      unsigned rank, unsigned n, int fd)
+{
+	struct emu_rank_args ca = *a;
+	struct emu_rank_coll *out;
+	struct diag d = { "" };
+	struct boot b;
+	int err;
+
+	ca.device = device;
+	ca.progress = NULL;
+	boot_fork_init(&b, rank, n, fd);
+	out = calloc(a->plan->ncollectives + 1, sizeof(*out));
+	err = out ? emu_rank_main(&ca, &b, out, &d) : -ENOMEM;
+	if (!err)
+		err = b.ops->results(&b, out, NULL,
+				     a->plan->ncollectives * sizeof(*out), &d);
+	free(out);
+	b.ops->close(&b);
+	return err ? 1 : 0;
+}
+
+static void hub_abort(struct hub *h, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void hub_abort(struct hub *h, int err, const char *fmt, ...)
+{
+	char msg[DIAG_MSG_MAX];
+	struct boot_hdr hdr = { BOOT_MSG_ABORT, 0 };
+	va_list ap;
+
+	if (h->aborted)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	h->aborted = true;
+	h->abort_at = vp_now_us();
+	h->err = diag_set(h->d, err, "%s", msg);
+	hdr.len = (unsigned)strlen(msg);
+	for (unsigned r = 0; r < h->n; r++)
+		if (h->kids[r].fd >= 0 &&
+		    (boot_write_full(h->kids[r].fd, &hdr, sizeof(hdr)) ||
+		     boot_write_full(h->kids[r].fd, msg, hdr.len)))
+			continue; /* that one is gone already; reaped later */
+}
+
+static void kid_closed(struct hub *h, unsigned r)
+{
+	struct kid *k = &h->kids[r];
+	int st = 0;
+
+	close(k->fd);
+	k->fd = -1;
+	if (waitpid(k->pid, &st, 0) == k->pid)
+		k->reaped = true;
+	if (WIFSIGNALED(st))
+		hub_abort(h, -ECONNRESET, "rank %u (pid %d) was killed by signal %d (%s)",
+			  r, (int)k->pid, WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else if (!k->result && WIFEXITED(st))
+		hub_abort(h, -ECONNRESET, "rank %u (pid %d) exited with status %d before it finished",
+			  r, (int)k->pid, WEXITSTATUS(st));
+}
+
+static void hub_send_all(struct hub *h)
+{
+	size_t len = h->kids[0].glen;
+	struct boot_hdr hdr = { BOOT_MSG_ALL, (unsigned)(len * h->n) };
+
+	for (unsigned r = 0; r < h->n; r++)
+		if (h->kids[r].glen != len)
+			return hub_abort(h, -EPROTO, "ranks disagree on a bootstrap message size");
+	for (unsigned r = 0; r < h->n; r++) {
+		if (boot_write_full(h->kids[r].fd, &hdr, sizeof(hdr)))
+			continue; /* dead: its EOF reports it */
+		for (unsigned q = 0; q < h->n; q++)
+			if (boot_write_full(h->kids[r].fd, h->kids[q].gather, len))
+				break;
+	}
+	for (unsigned r = 0; r < h->n; r++) {
+		free(h->kids[r].gather);
+		h->kids[r].gather = NULL;
+		h->kids[r].glen = 0;
+	}
+	h->ngathered = 0;
+}
+
+static void kid_message(struct hub *h, unsigned r)
+{
+	struct kid *k = &h->kids[r];
+	struct boot_hdr hdr;
+	char *buf;
+
+	if (boot_read_full(k->fd, &hdr, sizeof(hdr)))
+		return kid_closed(h, r);
+	buf = malloc(hdr.len ? hdr.len : 1);
+	if (!buf || boot_read_full(k->fd, buf, hdr.len)) {
+		free(buf);
+		return kid_closed(h, r);
+	}
+	if (h->aborted) {
+		free(buf); /* draining: the ranks are on their way out */
+		return;
+	}
+	if (hdr.type == BOOT_MSG_RESULT &&
+	    hdr.len == h->ncoll * sizeof(struct emu_rank_coll)) {
+		memcpy(h->all + r * h->ncoll, buf, hdr.len);
+		k->result = true;
+	} else if (hdr.type == BOOT_MSG_GATHER && !k->gather &&
+		   hdr.len >= sizeof(struct boot_sync_hdr)) {
+		const struct boot_sync_hdr *sh = (const void *)buf;
+
+		k->gather = buf;
+		k->glen = hdr.len;
+		buf = NULL;
+		if (sh->err)
+			return hub_abort(h, sh->err, "rank %u failed: %.*s", r,
+					 DIAG_MSG_MAX - 32, sh->msg);
+		if (++h->ngathered == h->n)
+			hub_send_all(h);
+	} else {
+		hub_abort(h, -EPROTO, "rank %u sent a bad bootstrap message", r);
+	}
+	free(buf);
+}
+
+static unsigned live(const struct hub *h)
+{
+	unsigned n = 0;
+
+	for (unsigned r = 0; r < h->n; r++)
+		n += h->kids[r].fd >= 0;
+	return n;
+}
+
+static void hub_loop(struct hub *h)
+{
+	struct pollfd *pfd = calloc(h->n, sizeof(*pfd));
+
+	if (!pfd)
+		return hub_abort(h, -ENOMEM, "out of memory");
+	while (live(h)) {
+		unsigned m = 0;
+		int ready;
+
+		for (unsigned r = 0; r < h->n; r++)
+			if (h->kids[r].fd >= 0)
+				pfd[m++] = (struct pollfd){ .fd = h->kids[r].fd, .events = POLLIN };
+		ready = poll(pfd, m, 200);
+		if (ready < 0 && errno != EINTR) {
+			hub_abort(h, -errno, "poll: %s", strerror(errno));
+			break;
+		}
+		for (unsigned r = 0, i = 0; ready > 0 && r < h->n; r++) {
+			if (h->kids[r].fd < 0)
+				continue;
+			if (pfd[i++].revents)
+				kid_message(h, r);
+		}
+		if (h->aborted && vp_now_us() - h->abort_at > HUB_GRACE_MS * 1e3) {
+			for (unsigned r = 0; r < h->n; r++)
+				if (h->kids[r].fd >= 0)
+					kill(h->kids[r].pid, SIGKILL);
+			h->abort_at = vp_now_us(); /* their EOFs come next */
+		}
+	}
+	free(pfd);
+}
+
+int emu_hub_run(const struct emu_rank_args *a, const char *const *devices,
+		struct emu_rank_coll *all, struct diag *d)
+{
+	struct hub h = { .a = a, .n = a->plan->nranks,
+			 .ncoll = a->plan->ncollectives, .all = all, .d = d };
+	unsigned started = 0;
+
+	h.kids = calloc(h.n, sizeof(*h.kids));
+	if (!h.kids)
+		return diag_set(d, -ENOMEM, "out of memory");
+	for (unsigned r = 0; r < h.n; r++)
+		h.kids[r].fd = -1;
+	fflush(stdout);
+	fflush(stderr);
+	for (; started < h.n; started++) {
+		int sv[2];
+		pid_t pid;
+
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+			hub_abort(&h, -errno, "socketpair: %s", strerror(errno));
+			break;
+		}
+		pid = fork();
+		if (pid < 0) {
+			hub_abort(&h, -errno, "fork: %s", strerror(errno));
+			close(sv[0]);
+			close(sv[1]);
+			break;
+		}
+		if (pid == 0) {
+			/* the child keeps only its own end */
+			for (unsigned r = 0; r < started; r++)
+				close(h.kids[r].fd);
+			close(sv[0]);
+			free(h.kids);
+			_exit(child_main(a, devices[started], started, h.n, sv[1]));
+		}
+		close(sv[1]);
+		h.kids[started] = (struct kid){ .pid = pid, .fd = sv[0] };
+	}
+	hub_loop(&h);
+	for (unsigned r = 0; r < started; r++) {
+		if (!h.kids[r].reaped)
+			waitpid(h.kids[r].pid, NULL, 0);
+		free(h.kids[r].gather);
+	}
+	for (unsigned r = 0; !h.err && r < started; r++)
+		if (!h.kids[r].result)
+			h.err = diag_set(d, -EPROTO, "rank %u ended without results", r);
+	free(h.kids);
+	return h.err;
+}

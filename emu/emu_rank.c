@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+#include "emu_rank.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives.h"
+#include "records.h"
+#include "verbs_path.h"
+
+static uint64_t max_bytes(const struct plan *p)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < p->ncollectives; i++)
+		if (p->collectives[i].bytes > m)
+			m = p->collectives[i].bytes;
+	return m;
+}
+
+/* Open the verbs path and connect every QP; every rank agrees on the
+ * outcome. */
+static int rank_open(const struct emu_rank_args *a, struct boot *b,
+		     struct vp_ctx **c, struct diag *d)
+{
+	const struct plan *p = a->plan;
+	struct vp_config cfg = {
+		.device = a->device,
+		.rank = b->rank,
+		.nranks = b->size,
+		.data_bytes = emu_coll_region(max_bytes(p)),
+		.chunk = p->topo.staging.chunk_bytes,
+		.slots = p->topo.staging.buffers,
+		.timeout_ms = a->timeout_ms,
+		.abort_fd = b->abort_fd,
+		.mem = &vp_host_mem_ops,
+	};
+	size_t isize = vp_peer_info_size(b->size);
+	struct vp_peer_info *mine = calloc(1, isize);
+	char *all = calloc(b->size, isize);
+	const struct vp_peer_info **ptrs = calloc(b->size, sizeof(*ptrs));
+	struct diag ld = { "" };
+	int err = 0;
+
+	if (!mine || !all || !ptrs)
+		err = diag_set(&ld, -ENOMEM, "out of memory");
+	if (!err)
+		err = vp_open(c, &cfg, mine, &ld);
+	err = boot_sync(b, err, &ld, mine, all, isize, d);
+	if (err)
+		goto out;
+	for (unsigned r = 0; r < b->size; r++)
+		ptrs[r] = (const void *)(all + r * isize);
+	err = vp_connect(*c, ptrs, &ld);
+	/* nobody writes before every QP is ready to receive */
+	err = boot_sync(b, err, &ld, NULL, NULL, 0, d);
+out:
+	free(ptrs);
+	free(all);
+	free(mine);
+	return err;
+}
+
+static void note(struct emu_rank_coll *o, double t0, double t1,
+		 const struct vp_times *t, uint64_t verified, uint64_t errors)
+{
+	o->time_us = t1 - t0;
+	memcpy(o->stage_us, t->us, sizeof(o->stage_us));
+	memcpy(o->stage_bytes, t->bytes, sizeof(o->stage_bytes));
+	o->verified = verified;
+	o->errors = errors;
+}
+
+int emu_rank_main(const struct emu_rank_args *a, struct boot *b,
+		  struct emu_rank_coll *out, struct diag *d)
+{
+	const struct plan *p = a->plan;
+	struct vp_ctx *c = NULL;
+	struct diag ld = { "" };
+	int err;
+
+	err = rank_open(a, b, &c, d);
+	/*
+	 * One sync per collective, before it starts: it is the barrier that
+	 * lines up the clocks, and where an error of any rank (carried from
+	 * the collective before) stops every rank at the same point.
+	 */
+	for (size_t i = 0; !err && i <= p->ncollectives; i++) {
+		const struct plan_collective *pc = &p->collectives[i < p->ncollectives ? i : 0];
+		struct emu_coll ec = {
+			.plan = p,
+			.pat = &p->patterns[pc->pattern],
+			.dtype = p->trace->entries[pc->entry].dtype,
+			.bytes = pc->bytes,
+			.salt = (unsigned)i,
+			.rank = b->rank,
+			.half = emu_coll_region(max_bytes(p)) / 2,
+		};
+		struct vp_times t;
+		uint64_t verified = 0, errors = 0;
+		double t0, t1;
+		int lerr = 0;
+
+		memset(&t, 0, sizeof(t));
+		if (i < p->ncollectives)
+			lerr = emu_coll_prepare(c, &ec, &ld);
+		err = boot_sync(b, lerr, &ld, NULL, NULL, 0, d);
+		if (err || i == p->ncollectives)
+			break;
+		t0 = vp_now_us();
+		lerr = emu_coll_run(c, &ec, &t, &ld);
+		t1 = vp_now_us();
+		if (!lerr)
+			lerr = emu_coll_check(c, &ec, &verified, &errors, &ld);
+		note(&out[i], t0, t1, &t, verified, errors);
+		if (a->progress)
+			records_progress(a->progress, i + 1);
+		if (lerr) {
+			/* carried to the next sync, which every rank reaches:
+			 * the others end their step by abort or time-out */
+			err = boot_sync(b, lerr, &ld, NULL, NULL, 0, d);
+			break;
+		}
+	}
+	vp_close(c);
+	return err;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* What one emu rank does, however it was started (forked or mpirun). */
+#ifndef GDRLAB_EMU_RANK_H
+#define GDRLAB_EMU_RANK_H
+
+#include <stdint.h>
+
+#include "boot.h"
+#include "plan.h"
+
+/* One collective as one rank measured it. */
+struct emu_rank_coll {
+	double time_us;
+	double stage_us[STAGE_KIND_COUNT];
+	uint64_t stage_bytes[STAGE_KIND_COUNT];
+	uint64_t verified, errors;
+};
+
+struct emu_rank_args {
+	const struct plan *plan;
+	const char *device; /* this rank's RDMA device */
+	int timeout_ms;
+	/* rank 0 under mpirun reports progress here (may be NULL) */
+	struct records *progress;
+};
+
+/*
+ * Open the data path, run every collective of the plan with barriers in
+ * between, check the data, close everything. @out holds one entry per
+ * collective. Every rank returns the same error: the lowest failing rank's.
+ */
+int emu_rank_main(const struct emu_rank_args *a, struct boot *b,
+		  struct emu_rank_coll *out, struct diag *d);
+
+/*
+ * Fork the ranks and relay their bootstrap (emu_hub.c): devices[r] is rank
+ * r's device. Fills @all (nranks x ncoll entries) on success.
+ */
+int emu_hub_run(const struct emu_rank_args *a, const char *const *devices,
+		struct emu_rank_coll *all, struct diag *d);
+
+#endif

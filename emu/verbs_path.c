@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verbs_path set-up and teardown: device, PD, CQ, RC QPs, registered
+ * arenas, and the INIT -> RTR -> RTS transitions. Follows rdma-core's
+ * libibverbs/examples/rc_pingpong.c (pp_init_ctx, pp_connect_ctx), with a
+ * teardown that keeps going where pp_close_ctx stops at the first error.
+ */
+#define _GNU_SOURCE
+#include "vp_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The GID table of rxe fills asynchronously after `rdma link add`
+ * (notes/softroce-vm.md): look for the RoCEv2 IPv4 entry this long. */
+#define VP_GID_WAIT_MS 5000
+
+double vp_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+size_t vp_peer_info_size(unsigned nranks)
+{
+	return sizeof(struct vp_peer_info) + nranks * sizeof(uint32_t);
+}
+
+int vp_data_write(struct vp_ctx *c, uint64_t off, const void *host, size_t len)
+{
+	return c->cfg.mem->copy_in(c->cfg.mem_ctx, (char *)c->gpu + off, host, len);
+}
+
+int vp_data_read(struct vp_ctx *c, void *host, uint64_t off, size_t len)
+{
+	return c->cfg.mem->copy_out(c->cfg.mem_ctx, host, (char *)c->gpu + off, len);
+}
+
+int vp_data_copy(struct vp_ctx *c, uint64_t dst, uint64_t src, size_t len)
+{
+	return c->cfg.mem->copy_dev(c->cfg.mem_ctx, (char *)c->gpu + dst,
+				    (char *)c->gpu + src, len);
+}
+
+bool vp_aborted(const struct vp_ctx *c)
+{
+	return c->aborted;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int vp_list_devices(char ***names, unsigned *count, struct diag *d)
+{
+	struct ibv_device **list;
+	char **out;
+	int n = 0;
+
+	*names = NULL;
+	*count = 0;
+	list = ibv_get_device_list(&n);
+	if (!list || n <= 0) {
+		if (list)
+			ibv_free_device_list(list);
+		return diag_set(d, -ENODEV,
+				"no RDMA device found (SoftRoCE: run through emu/vm/run)");
+	}
+	out = calloc((size_t)n, sizeof(*out));
+	for (int i = 0; out && i < n; i++) {
+		out[i] = strdup(ibv_get_device_name(list[i]));
+		if (!out[i]) {
+			vp_free_names(out, (unsigned)i);
+			out = NULL;
+		}
+	}
+	ibv_free_device_list(list);
+	if (!out)
+		return diag_set(d, -ENOMEM, "out of memory");
+	/* sysfs order is not stable: node i -> device i must be */
+	qsort(out, (size_t)n, sizeof(*out), cmp_name);
+	*names = out;
+	*count = (unsigned)n;
+	return 0;
+}
+
+void vp_free_names(char **names, unsigned count)
+{
+	for (unsigned i = 0; names && i < count; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int open_device(struct vp_ctx *c, struct diag *d)
+{
+	struct ibv_device **list;
+	char have[256] = "";
+	int n = 0;
+
+	list = ibv_get_device_list(&n);
+	if (!list || n <= 0) {
+		if (list)
+			ibv_free_device_list(list);
+		return diag_set(d, -ENODEV,
+				"no RDMA device found (SoftRoCE: run through emu/vm/run)");
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = ibv_get_device_name(list[i]);
+
+		if (!strcmp(name, c->cfg.device)) {
+			c->ctx = ibv_open_device(list[i]);
+			if (!c->ctx) {
+				int err = errno ? -errno : -ENODEV;
+
+				ibv_free_device_list(list);
+				return diag_set(d, err, "ibv_open_device(%s): %s",
+						c->cfg.device, strerror(-err));
+			}
+			break;
+		}
+		snprintf(have + strlen(have), sizeof(have) - strlen(have),
+			 "%s%s", i ? ", " : "", name);
+	}
+	ibv_free_device_list(list);
+	if (!c->ctx)
+		return diag_set(d, -ENODEV, "RDMA device '%s' not found (have: %s)",
+				c->cfg.device, have);
+	return 0;
+}
+
+static bool gid_is_ipv4(const union ibv_gid *g)
+{
+	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return !memcmp(g->raw, prefix, sizeof(prefix));
+}
+
+/* The RoCEv2 IPv4 GID, looked up by value, not by a fixed index. */
+static int find_gid(struct vp_ctx *c, const struct ibv_port_attr *pa,
+		    union ibv_gid *gid, struct diag *d)
+{
+	double t0 = vp_now_us();
+
+	if (pa->link_layer != IBV_LINK_LAYER_ETHERNET) {
+		c->gid_index = 0;
+		if (ibv_query_gid(c->ctx, c->port, 0, gid))
+			return diag_set(d, -EIO, "ibv_query_gid(%s): %s",
+					c->cfg.device, strerror(errno));
+		return 0;
+	}
+	for (;;) {
+		for (int i = 0; i < pa->gid_tbl_len; i++) {
+			struct ibv_gid_entry e;
+
+			if (ibv_query_gid_ex(c->ctx, c->port, (uint32_t)i, &e, 0))
+				continue; /* empty entry: ENODATA */
+			if (e.gid_type == IBV_GID_TYPE_ROCE_V2 && gid_is_ipv4(&e.gid)) {
+				c->gid_index = i;
+				*gid = e.gid;
+				return 0;
+			}
+		}
+		if (vp_now_us() - t0 > VP_GID_WAIT_MS * 1e3)
+			break;
+		usleep(50000);
+	}
+	return diag_set(d, -EADDRNOTAVAIL,
+			"%s port %u has no RoCEv2 IPv4 GID after %d s (no IPv4 address on its netdev?)",
+			c->cfg.device, c->port, VP_GID_WAIT_MS / 1000);
+}
+
+static int alloc_arenas(struct vp_ctx *c, struct diag *d)
+{
+	const struct vp_config *cfg = &c->cfg;
+	size_t ring = (size_t)cfg->nranks * cfg->slots * cfg->chunk;
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	int err;
+
+	c->scratch_off = (cfg->data_bytes + 4095) & ~(size_t)4095;
+	c->gpu_len = c->scratch_off + ring;
+	err = cfg->mem->alloc(cfg->mem_ctx, c->gpu_len, &c->gpu);
+	if (err) {
+		c->gpu = NULL;
+		return diag_set(d, err, "%s memory: cannot allocate %zu bytes",
+				cfg->mem->name, c->gpu_len);
+	}
+	c->host_len = 2 * ring;
+	if (posix_memalign(&c->host, 4096, c->host_len)) {
+		c->host = NULL;
+		return diag_set(d, -ENOMEM, "bounce buffers: cannot allocate %zu bytes",
+				c->host_len);
+	}
+	memset(c->host, 0, c->host_len);
+	c->gpu_mr = ibv_reg_mr(c->pd, c->gpu, c->gpu_len, access);
+	if (!c->gpu_mr)
+		return diag_set(d, errno ? -errno : -EIO, "ibv_reg_mr(%s, %zu bytes): %s",
+				cfg->mem->name, c->gpu_len, strerror(errno));
+	c->host_mr = ibv_reg_mr(c->pd, c->host, c->host_len, access);
+	if (!c->host_mr)
+		return diag_set(d, errno ? -errno : -EIO,
+				"ibv_reg_mr(bounce, %zu bytes): %s", c->host_len,
+				strerror(errno));
+	return 0;
+}
+
+int vp_post_recv(struct vp_ctx *c, unsigned peer, struct diag *d)
+{
+	struct ibv_recv_wr wr = { .wr_id = peer }, *bad;
+	int ret = ibv_post_recv(c->qp[peer], &wr, &bad);
+
+	if (ret)
+		return diag_set(d, -ret, "rank %u: ibv_post_recv (QP to rank %u): %s",
+				c->cfg.rank, peer, strerror(ret));
+	return 0;
+}
+
+static int create_qps(struct vp_ctx *c, struct vp_peer_info *mine,
+		      struct diag *d)
+{
+	unsigned n = c->cfg.nranks, sq = 2 * c->cfg.slots + 4;
+
+	c->rq_depth = 2 * c->cfg.slots + 4;
+	for (unsigned r = 0; r < n; r++) {
+		struct ibv_qp_init_attr ia = {
+			.send_cq = c->cq, .recv_cq = c->cq,
+			.cap = { .max_send_wr = sq, .max_recv_wr = c->rq_depth,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+			.qp_type = IBV_QPT_RC,
+		};
+		struct ibv_qp_attr a = {
+			.qp_state = IBV_QPS_INIT, .pkey_index = 0,
+			.port_num = c->port,
+			.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+		};
+		int ret;
+
+		mine->qpn[r] = 0;
+		if (r == c->cfg.rank)
+			continue;
+		c->qp[r] = ibv_create_qp(c->pd, &ia);
+		if (!c->qp[r])
+			return diag_set(d, errno ? -errno : -EIO,
+					"ibv_create_qp(%s): %s", c->cfg.device,
+					strerror(errno));
+		ret = ibv_modify_qp(c->qp[r], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+		if (ret)
+			return diag_set(d, -ret, "ibv_modify_qp(INIT): %s", strerror(ret));
+		mine->qpn[r] = c->qp[r]->qp_num;
+		/* Receives first: a write-with-immediate that finds none
+		 * would wait for RNR retries. */
+		for (unsigned i = 0; i < c->rq_depth; i++) {
+			ret = vp_post_recv(c, r, d);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+int vp_open(struct vp_ctx **out, const struct vp_config *cfg,
+	    struct vp_peer_info *mine, struct diag *d)
+{
+	struct ibv_port_attr pa;
+	union ibv_gid gid;
+	struct vp_ctx *c;
+	unsigned n = cfg->nranks;
+	int err, ret;
+
+	*out = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return diag_set(d, -ENOMEM, "out of memory");
+	c->cfg = *cfg;
+	c->port = 1;
+	c->qp = calloc(n, sizeof(*c->qp));
+	c->remote = calloc(n, sizeof(*c->remote));
+	c->out = calloc(n, sizeof(*c->out));
+	c->in = calloc(n, sizeof(*c->in));
+	if (!c->qp || !c->remote || !c->out || !c->in) {
+		err = diag_set(d, -ENOMEM, "out of memory");
+		goto err_close;
+	}
+	err = open_device(c, d);
+	if (err)
+		goto err_close;
+	ret = ibv_query_port(c->ctx, c->port, &pa);
+	if (ret) {
+		err = diag_set(d, -ret, "ibv_query_port(%s, 1): %s", cfg->device,
+			       strerror(ret));
+		goto err_close;
+	}
+	if (pa.state != IBV_PORT_ACTIVE) {
+		err = diag_set(d, -ENETDOWN,
+			       "%s port 1 is %s, not active: is its network link up? (ip link)",
+			       cfg->device, ibv_port_state_str(pa.state));
+		goto err_close;
+	}
+	c->mtu = pa.active_mtu;
+	err = find_gid(c, &pa, &gid, d);
+	if (err)
+		goto err_close;
+	c->pd = ibv_alloc_pd(c->ctx);
+	if (!c->pd) {
+		err = diag_set(d, -EIO, "ibv_alloc_pd(%s): %s", cfg->device,
+			       strerror(errno));
+		goto err_close;
+	}
+	c->channel = ibv_create_comp_channel(c->ctx);
+	if (!c->channel) {
+		err = diag_set(d, -EIO, "ibv_create_comp_channel(%s): %s",
+			       cfg->device, strerror(errno));
+		goto err_close;
+	}
+	/* Every QP's sends (data and credits) and receives, all at once. */
+	c->cq = ibv_create_cq(c->ctx, (int)(n * (6 * cfg->slots + 12)), NULL,
+			      c->channel, 0);
+	if (!c->cq) {
+		err = diag_set(d, -EIO, "ibv_create_cq(%s): %s", cfg->device,
+			       strerror(errno));
+		goto err_close;
+	}
+	err = alloc_arenas(c, d);
+	if (err)
+		goto err_close;
+	err = create_qps(c, mine, d);
+	if (err)
+		goto err_close;
+	c->psn = (uint32_t)(cfg->rank * 7919 + 1) & 0xffffff;
+	memcpy(mine->gid, gid.raw, sizeof(mine->gid));
+	mine->psn = c->psn;
+	mine->gpu_addr = (uintptr_t)c->gpu + c->scratch_off;
+	mine->gpu_rkey = c->gpu_mr->rkey;
+	mine->host_addr = (uintptr_t)c->host + c->host_len / 2;
+	mine->host_rkey = c->host_mr->rkey;
+	*out = c;
+	return 0;
+
+err_close:
+	vp_close(c);
+	return err;
+}
+
+static int qp_to_rts(struct vp_ctx *c, unsigned r,
+		     const struct vp_peer_info *peer, struct diag *d)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = c->mtu,
+		.dest_qp_num = peer->qpn[c->cfg.rank],
+		.rq_psn = peer->psn,
+		.max_dest_rd_atomic = 1,
+		.min_rnr_timer = 12,
+		.ah_attr = {
+			.is_global = 1,
+			.port_num = c->port,
+			.grh = { .hop_limit = 1, .sgid_index = (uint8_t)c->gid_index },
+		},
+	};
+	int ret;
+
+	memcpy(a.ah_attr.grh.dgid.raw, peer->gid, sizeof(peer->gid));
+	ret = ibv_modify_qp(c->qp[r], &a,
+			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		return diag_set(d, -ret, "rank %u: ibv_modify_qp(RTR, to rank %u): %s",
+				c->cfg.rank, r, strerror(ret));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	/* 4.096 us * 2^14 = 67 ms per try, 7 tries: a dead peer or a
+	 * link gone down shows as an error in about half a second. */
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = c->psn;
+	a.max_rd_atomic = 1;
+	ret = ibv_modify_qp(c->qp[r], &a,
+			    IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				    IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+				    IBV_QP_MAX_QP_RD_ATOMIC);
+	if (ret)
+		return diag_set(d, -ret, "rank %u: ibv_modify_qp(RTS, to rank %u): %s",
+				c->cfg.rank, r, strerror(ret));
+	return 0;
+}
+
+int vp_connect(struct vp_ctx *c, const struct vp_peer_info *const *all,
+	       struct diag *d)
+{
+	int ret;
+
+	for (unsigned r = 0; r < c->cfg.nranks; r++) {
+		if (r == c->cfg.rank)
+			continue;
+		c->remote[r].gpu_addr = all[r]->gpu_addr;
+		c->remote[r].gpu_rkey = all[r]->gpu_rkey;
+		c->remote[r].host_addr = all[r]->host_addr;
+		c->remote[r].host_rkey = all[r]->host_rkey;
+		c->out[r].credits = c->cfg.slots;
+		ret = qp_to_rts(c, r, all[r], d);
+		if (ret)
+			return ret;
+	}
+	if (ibv_req_notify_cq(c->cq, 0))
+		return diag_set(d, -EIO, "ibv_req_notify_cq: %s", strerror(errno));
+	return 0;
+}
+
+void vp_close(struct vp_ctx *c)
+{
+	if (!c)
+		return;
+	for (unsigned r = 0; c->qp && r < c->cfg.nranks; r++)
+		if (c->qp[r] && ibv_destroy_qp(c->qp[r]))
+			fprintf(stderr, "gdrlab: ibv_destroy_qp: %s\n", strerror(errno));
+	if (c->host_mr && ibv_dereg_mr(c->host_mr))
+		fprintf(stderr, "gdrlab: ibv_dereg_mr: %s\n", strerror(errno));
+	if (c->gpu_mr && ibv_dereg_mr(c->gpu_mr))
+		fprintf(stderr, "gdrlab: ibv_dereg_mr: %s\n", strerror(errno));
+	if (c->cq && ibv_destroy_cq(c->cq))
+		fprintf(stderr, "gdrlab: ibv_destroy_cq: %s\n", strerror(errno));
+	if (c->channel && ibv_destroy_comp_channel(c->channel))
+		fprintf(stderr, "gdrlab: ibv_destroy_comp_channel: %s\n", strerror(errno));
+	if (c->pd && ibv_dealloc_pd(c->pd))
+		fprintf(stderr, "gdrlab: ibv_dealloc_pd: %s\n", strerror(errno));
+	if (c->ctx && ibv_close_device(c->ctx))
+		fprintf(stderr, "gdrlab: ibv_close_device: %s\n", strerror(errno));
+	if (c->gpu)
+		c->cfg.mem->free(c->cfg.mem_ctx, c->gpu, c->gpu_len);
+	free(c->host);
+	free(c->qp);
+	free(c->remote);
+	free(c->out);
+	free(c->in);
+	free(c);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* verbs_path internals shared by verbs_path.c (set-up) and vp_step.c. */
+#ifndef GDRLAB_VP_INTERNAL_H
+#define GDRLAB_VP_INTERNAL_H
+
+#include <infiniband/verbs.h>
+
+#include "verbs_path.h"
+
+#define VP_IMM_CREDIT 0x80000000u /* imm flag: a slot handed back */
+#define VP_IMM_SEQ 0x7fffffffu
+
+enum vp_wr_kind { VP_WR_DATA = 1, VP_WR_CREDIT = 2 };
+
+/* Counters of one direction of one peer; they run across steps. */
+struct vp_out {
+	uint64_t posted;    /* data chunks posted */
+	uint64_t completed; /* their send completions */
+	uint64_t credits;   /* slots handed back by the receiver */
+};
+
+struct vp_in {
+	uint64_t arrived;   /* data chunks landed */
+	uint64_t consumed;  /* copied or reduced out of their slot */
+};
+
+struct vp_remote {
+	uint64_t gpu_addr, host_addr;
+	uint32_t gpu_rkey, host_rkey;
+};
+
+struct vp_ctx {
+	struct vp_config cfg;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *channel;
+	struct ibv_cq *cq;
+	struct ibv_qp **qp;          /* [nranks]; NULL for this rank */
+	uint8_t port;
+	int gid_index;
+	enum ibv_mtu mtu;
+	uint32_t psn;
+	unsigned rq_depth;           /* receives kept posted per QP */
+	/* "GPU" arena: data region, then slots[peer][slot] of scratch */
+	void *gpu;
+	size_t gpu_len, scratch_off;
+	struct ibv_mr *gpu_mr;
+	/* host arena: send slots[peer][slot], then receive slots[peer][slot] */
+	void *host;
+	size_t host_len;
+	struct ibv_mr *host_mr;
+	struct vp_remote *remote;    /* [nranks] */
+	struct vp_out *out;          /* [nranks] */
+	struct vp_in *in;            /* [nranks] */
+	unsigned wire_outstanding;   /* data writes in flight */
+	double wire_t0;
+	bool aborted;
+};
+
+static inline size_t vp_slot_off(const struct vp_ctx *c, unsigned peer,
+				 uint64_t seq)
+{
+	return ((size_t)peer * c->cfg.slots + seq % c->cfg.slots) * c->cfg.chunk;
+}
+
+int vp_post_recv(struct vp_ctx *c, unsigned peer, struct diag *d);
+
+#endif

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One step of a collective on the verbs path: chunks out to one peer and
+ * in from another at the same time, several chunks in flight, each slot
+ * handed back by a credit, as NCCL's net_ib send/recv FIFO does.
+ *
+ * The loop never blocks without a bound: when nothing moves it arms the
+ * CQ and sleeps in poll() on the completion channel and the abort fd; no
+ * progress for cfg.timeout_ms ends the step with -ETIMEDOUT.
+ */
+#define _GNU_SOURCE
+#include "vp_internal.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
+struct step_state {
+	const struct vp_step *s;
+	uint64_t nsend, nrecv; /* chunks */
+	uint64_t sent, got;
+	uint64_t send_base;    /* out[send_to].posted at the start */
+	struct vp_times *t;
+};
+
+static uint64_t nchunks(uint64_t len, uint64_t chunk)
+{
+	return (len + chunk - 1) / chunk;
+}
+
+static uint64_t chunk_len(uint64_t len, uint64_t chunk, uint64_t k)
+{
+	uint64_t left = len - k * chunk;
+
+	return left < chunk ? left : chunk;
+}
+
+static int post_write(struct vp_ctx *c, unsigned peer, enum vp_wr_kind kind,
+		      void *local, uint32_t lkey, uint64_t len,
+		      uint64_t raddr, uint32_t rkey, uint32_t imm,
+		      struct diag *d)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)local, .length = (uint32_t)len,
+			       .lkey = lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = ((uint64_t)kind << 32) | peer,
+		.sg_list = &sge,
+		.num_sge = len ? 1 : 0,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htonl(imm),
+		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+	};
+	struct ibv_send_wr *bad;
+	int ret = ibv_post_send(c->qp[peer], &wr, &bad);
+
+	if (ret)
+		return diag_set(d, -ret, "rank %u: ibv_post_send(RDMA WRITE to rank %u): %s",
+				c->cfg.rank, peer, strerror(ret));
+	return 0;
+}
+
+/* Post the next data chunk if a slot and a credit allow it. */
+static int try_send(struct vp_ctx *c, struct step_state *st, bool *moved,
+		    struct diag *d)
+{
+	const struct vp_step *s = st->s;
+	unsigned peer = (unsigned)s->send_to;
+	struct vp_out *o = &c->out[peer];
+	uint64_t chunk = c->cfg.chunk;
+
+	while (st->sent < st->nsend) {
+		uint64_t len = chunk_len(s->send_len, chunk, st->sent);
+		uint64_t src_off = (s->forward ? s->recv_off : s->send_off) +
+				   st->sent * chunk;
+		size_t slot = vp_slot_off(c, c->cfg.rank, o->posted);
+		uint8_t *src = (uint8_t *)c->gpu + src_off;
+		uint32_t lkey = c->gpu_mr->lkey, rkey;
+		uint64_t raddr;
+		int err;
+
+		/* credits start at cfg.slots (vp_connect): one per free slot */
+		if (o->posted >= o->credits)
+			break; /* every slot of the receiver is taken */
+		if (s->staged_send && o->posted - o->completed >= c->cfg.slots)
+			break; /* every host send slot is still on the wire */
+		if (s->forward && st->sent >= st->got)
+			break; /* a chain forwards only what has arrived */
+		if (s->staged_send) {
+			uint8_t *bounce = (uint8_t *)c->host +
+					  vp_slot_off(c, peer, o->posted);
+			double t0 = vp_now_us();
+
+			err = c->cfg.mem->copy_out(c->cfg.mem_ctx, bounce, src, len);
+			if (err)
+				return diag_set(d, err, "rank %u: %s copy to host: %s",
+						c->cfg.rank, c->cfg.mem->name,
+						strerror(-err));
+			st->t->us[STAGE_D2H] += vp_now_us() - t0;
+			st->t->bytes[STAGE_D2H] += len;
+			src = bounce;
+			lkey = c->host_mr->lkey;
+		}
+		if (s->staged_send_remote) {
+			raddr = c->remote[peer].host_addr + slot;
+			rkey = c->remote[peer].host_rkey;
+		} else {
+			raddr = c->remote[peer].gpu_addr + slot;
+			rkey = c->remote[peer].gpu_rkey;
+		}
+		err = post_write(c, peer, VP_WR_DATA, src, lkey, len, raddr, rkey,
+				 (uint32_t)(o->posted & VP_IMM_SEQ), d);
+		if (err)
+			return err;
+		if (c->wire_outstanding++ == 0)
+			c->wire_t0 = vp_now_us();
+		st->t->bytes[s->intra_send ? STAGE_INTRA : STAGE_WIRE] += len;
+		o->posted++;
+		st->sent++;
+		*moved = true;
+	}
+	return 0;
+}
+
+/* Take arrived chunks out of their slots, and hand the slots back. */
+static int consume(struct vp_ctx *c, struct step_state *st, bool *moved,
+		   struct diag *d)
+{
+	const struct vp_step *s = st->s;
+	const struct vp_mem_ops *m = c->cfg.mem;
+	unsigned peer = (unsigned)s->recv_from;
+	struct vp_in *in = &c->in[peer];
+	uint64_t chunk = c->cfg.chunk;
+	unsigned esize = trace_dtype_size(s->dtype);
+
+	while (st->got < st->nrecv && in->consumed < in->arrived) {
+		uint64_t len = chunk_len(s->recv_len, chunk, st->got);
+		size_t slot = vp_slot_off(c, peer, in->consumed);
+		uint8_t *dst = (uint8_t *)c->gpu + s->recv_off + st->got * chunk;
+		uint8_t *scratch = (uint8_t *)c->gpu + c->scratch_off + slot;
+		uint8_t *hslot = (uint8_t *)c->host + c->host_len / 2 + slot;
+		int err = 0;
+
+		if (s->staged_recv) {
+			double t0 = vp_now_us();
+
+			err = m->copy_in(c->cfg.mem_ctx,
+					 s->consume == VP_COPY ? dst : scratch,
+					 hslot, len);
+			st->t->us[STAGE_H2D] += vp_now_us() - t0;
+			st->t->bytes[STAGE_H2D] += len;
+		} else if (s->consume == VP_COPY) {
+			err = m->copy_dev(c->cfg.mem_ctx, dst, scratch, len);
+		}
+		if (!err && s->consume == VP_REDUCE)
+			err = m->reduce(c->cfg.mem_ctx, dst, scratch, len / esize,
+					s->dtype);
+		if (err)
+			return diag_set(d, err, "rank %u: %s %s of a chunk from rank %u: %s",
+					c->cfg.rank, m->name,
+					s->consume == VP_REDUCE ? "sum" : "copy",
+					peer, err == -ENOTSUP ? "dtype not supported" :
+								strerror(-err));
+		err = post_write(c, peer, VP_WR_CREDIT, NULL, 0, 0, 0, 0,
+				 VP_IMM_CREDIT, d);
+		if (err)
+			return err;
+		in->consumed++;
+		st->got++;
+		*moved = true;
+	}
+	return 0;
+}
+
+static int peer_of_qpn(const struct vp_ctx *c, uint32_t qpn)
+{
+	for (unsigned r = 0; r < c->cfg.nranks; r++)
+		if (c->qp[r] && c->qp[r]->qp_num == qpn)
+			return (int)r;
+	return -1;
+}
+
+static int handle_wc(struct vp_ctx *c, struct step_state *st,
+		     const struct ibv_wc *wc, struct diag *d)
+{
+	int peer;
+
+	if (wc->status != IBV_WC_SUCCESS) {
+		peer = wc->opcode & IBV_WC_RECV ? peer_of_qpn(c, wc->qp_num) :
+						  (int)(wc->wr_id & 0xffffffffu);
+		return diag_set(d, -EIO,
+				"rank %u: RDMA %s rank %d failed on %s: %s (ibv_poll_cq wc status %d, vendor error 0x%x)",
+				c->cfg.rank,
+				wc->opcode & IBV_WC_RECV ? "receive from" : "write to",
+				peer, c->cfg.device, ibv_wc_status_str(wc->status),
+				wc->status, wc->vendor_err);
+	}
+	if (wc->opcode == IBV_WC_RDMA_WRITE) {
+		peer = (int)(wc->wr_id & 0xffffffffu);
+		if ((wc->wr_id >> 32) == VP_WR_DATA) {
+			c->out[peer].completed++;
+			if (--c->wire_outstanding == 0)
+				st->t->us[st->s->intra_send ? STAGE_INTRA : STAGE_WIRE] +=
+					vp_now_us() - c->wire_t0;
+		}
+		return 0;
+	}
+	if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+		uint32_t imm = ntohl(wc->imm_data);
+		int err;
+
+		peer = peer_of_qpn(c, wc->qp_num);
+		if (peer < 0)
+			return diag_set(d, -EPROTO, "rank %u: completion from unknown QP %u",
+					c->cfg.rank, wc->qp_num);
+		err = vp_post_recv(c, (unsigned)peer, d);
+		if (err)
+			return err;
+		if (imm & VP_IMM_CREDIT) {
+			c->out[peer].credits++;
+			return 0;
+		}
+		if (imm != (uint32_t)(c->in[peer].arrived & VP_IMM_SEQ))
+			return diag_set(d, -EPROTO,
+					"rank %u: chunk %u from rank %d out of order (expected %u)",
+					c->cfg.rank, imm, peer,
+					(uint32_t)(c->in[peer].arrived & VP_IMM_SEQ));
+		c->in[peer].arrived++;
+		return 0;
+	}
+	return diag_set(d, -EPROTO, "rank %u: unexpected completion opcode %d",
+			c->cfg.rank, wc->opcode);
+}
+
+static int poll_cq(struct vp_ctx *c, struct step_state *st, bool *moved,
+		   struct diag *d)
+{
+	struct ibv_wc wc[16];
+	int n;
+
+	while ((n = ibv_poll_cq(c->cq, 16, wc)) > 0) {
+		for (int i = 0; i < n; i++) {
+			int err = handle_wc(c, st, &wc[i], d);
+
+			if (err)
+				return err;
+		}
+		*moved = true;
+	}
+	if (n < 0)
+		return diag_set(d, -EIO, "rank %u: ibv_poll_cq failed", c->cfg.rank);
+	return 0;
+}
+
+static bool step_done(const struct vp_ctx *c, const struct step_state *st)
+{
+	const struct vp_step *s = st->s;
+
+	if (st->sent < st->nsend || st->got < st->nrecv)
+		return false;
+	/* The data region is rewritten by the next step or collective:
+	 * every write that reads it must have completed. */
+	return s->send_to < 0 ||
+	       c->out[s->send_to].completed == c->out[s->send_to].posted;
+}
+
+/* Sleep until the CQ has something, the run is aborted, or @ms pass. */
+static int wait_event(struct vp_ctx *c, int ms, struct diag *d)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = c->channel->fd, .events = POLLIN },
+		{ .fd = c->cfg.abort_fd, .events = POLLIN },
+	};
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	int n;
+
+	n = poll(pfd, c->cfg.abort_fd >= 0 ? 2 : 1, ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : diag_set(d, -errno, "poll: %s", strerror(errno));
+	if (n > 0 && c->cfg.abort_fd >= 0 && pfd[1].revents) {
+		c->aborted = true;
+		return diag_set(d, -ECONNABORTED, "rank %u: run aborted", c->cfg.rank);
+	}
+	if (n > 0 && pfd[0].revents) {
+		if (ibv_get_cq_event(c->channel, &ev_cq, &ev_ctx))
+			return diag_set(d, -EIO, "ibv_get_cq_event: %s", strerror(errno));
+		ibv_ack_cq_events(ev_cq, 1);
+		if (ibv_req_notify_cq(c->cq, 0))
+			return diag_set(d, -EIO, "ibv_req_notify_cq: %s", strerror(errno));
+	}
+	return 0;
+}
+
+int vp_step_run(struct vp_ctx *c, const struct vp_step *s, struct vp_times *t,
+		struct diag *d)
+{
+	struct step_state st = { .s = s, .t = t };
+	double last = vp_now_us();
+	unsigned idle = 0;
+	int err = 0;
+
+	st.nsend = s->send_to >= 0 ? nchunks(s->send_len, c->cfg.chunk) : 0;
+	st.nrecv = s->recv_from >= 0 ? nchunks(s->recv_len, c->cfg.chunk) : 0;
+	if (s->forward)
+		st.nsend = s->send_to >= 0 ? st.nrecv : 0;
+	while (!step_done(c, &st)) {
+		bool moved = false;
+
+		if (st.nsend)
+			err = try_send(c, &st, &moved, d);
+		if (!err)
+			err = poll_cq(c, &st, &moved, d);
+		if (!err && st.nrecv)
+			err = consume(c, &st, &moved, d);
+		if (err)
+			return err;
+		if (moved) {
+			last = vp_now_us();
+			idle = 0;
+			continue;
+		}
+		/* Spin a little (a chunk is often microseconds away), then
+		 * sleep on the completion channel. */
+		if (++idle < 64)
+			continue;
+		err = wait_event(c, 100, d);
+		if (err)
+			return err;
+		if (vp_now_us() - last > c->cfg.timeout_ms * 1e3)
+			return diag_set(d, -ETIMEDOUT,
+					"rank %u: no RDMA progress for %.0f s on %s (sent %llu/%llu chunks to rank %d, received %llu/%llu from rank %d): peer gone or link down?",
+					c->cfg.rank, c->cfg.timeout_ms / 1e3,
+					c->cfg.device,
+					(unsigned long long)st.sent,
+					(unsigned long long)st.nsend, s->send_to,
+					(unsigned long long)st.got,
+					(unsigned long long)st.nrecv, s->recv_from);
+	}
+	return 0;
+}
