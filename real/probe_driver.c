@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probe_driver: what only the drivers can say, asked through libraries
+ * loaded at run time (dlopen), as NCCL, perftest and UCX do, so that one
+ * binary runs where they are missing:
+ *   libcuda.so.1      CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED per GPU
+ *   libnvidia-ml.so.1 BAR1 total/free; C2C mode (what NCCL's xml.cc asks
+ *                     with nvmlDeviceGetC2cModeInfoV)
+ *   libibverbs.so.1   the dma-buf probe NCCL and UCX use:
+ *                     ibv_reg_dmabuf_mr(pd, 0, 0, 0, -1, 0) fails with
+ *                     EOPNOTSUPP/EPROTONOSUPPORT when unsupported, with
+ *                     something else (EBADF) when supported.
+ * The vendor types are declared here, opaque or as the few fields used, so
+ * that no vendor header is needed to build.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "probe_sysfs.h"
+
+#define CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED 124 /* cuda.h, CUDA >= 11.7 */
+
+typedef int (*cu_init_fn)(unsigned);
+typedef int (*cu_count_fn)(int *);
+typedef int (*cu_get_fn)(int *, int);
+typedef int (*cu_busid_fn)(char *, int, int);
+typedef int (*cu_attr_fn)(int *, int, int);
+
+typedef struct nvml_device *nvml_device_t;
+struct nvml_bar1 {
+	unsigned long long total, free, used; /* nvmlBAR1Memory_t */
+};
+struct nvml_c2c {
+	unsigned int enabled; /* nvmlC2cModeInfo_v1_t.isC2cEnabled */
+};
+typedef int (*nvml_init_fn)(void);
+typedef int (*nvml_handle_fn)(const char *, nvml_device_t *);
+typedef int (*nvml_bar1_fn)(nvml_device_t, struct nvml_bar1 *);
+typedef int (*nvml_c2c_fn)(nvml_device_t, struct nvml_c2c *);
+
+struct ibv_device;
+struct ibv_context;
+struct ibv_pd;
+struct ibv_mr;
+typedef struct ibv_device **(*ibv_list_fn)(int *);
+typedef void (*ibv_free_list_fn)(struct ibv_device **);
+typedef const char *(*ibv_name_fn)(struct ibv_device *);
+typedef struct ibv_context *(*ibv_open_fn)(struct ibv_device *);
+typedef int (*ibv_close_fn)(struct ibv_context *);
+typedef struct ibv_pd *(*ibv_pd_fn)(struct ibv_context *);
+typedef int (*ibv_dealloc_fn)(struct ibv_pd *);
+typedef struct ibv_mr *(*ibv_dmabuf_fn)(struct ibv_pd *, uint64_t, size_t,
+					uint64_t, int, int);
+typedef int (*ibv_dereg_fn)(struct ibv_mr *);
+
+/* "0000:17:00.0", lower case, whatever domain width the driver used. */
+static void norm_bdf(const char *in, char *out, size_t len)
+{
+	unsigned dom, bus, dev, fn;
+
+	if (sscanf(in, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4)
+		snprintf(out, len, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	else
+		snprintf(out, len, "%s", in);
+}
+
+static struct probe_gpu *gpu_by_bdf(struct probe *p, const char *bdf)
+{
+	char want[PROBE_BDF_MAX], have[PROBE_BDF_MAX];
+	unsigned i;
+
+	norm_bdf(bdf, want, sizeof(want));
+	for (i = 0; i < p->ngpus; i++) {
+		norm_bdf(p->gpus[i].pci.bdf, have, sizeof(have));
+		if (!strcmp(want, have))
+			return &p->gpus[i];
+	}
+	return NULL;
+}
+
+static void set_gpus_dmabuf_why(struct probe *p, const char *why)
+{
+	unsigned i;
+
+	for (i = 0; i < p->ngpus; i++)
+		snprintf(p->gpus[i].dmabuf_why, PROBE_WHY_MAX, "unknown (%s)", why);
+}
+
+static void probe_cuda(struct probe *p)
+{
+	cu_init_fn init;
+	cu_count_fn count;
+	cu_get_fn get;
+	cu_busid_fn busid;
+	cu_attr_fn attr;
+	char bdf[64];
+	int n = 0, i, dev, v, rc;
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		snprintf(p->cuda, sizeof(p->cuda), "libcuda.so.1 not found");
+		set_gpus_dmabuf_why(p, "no driver");
+		return;
+	}
+	init = (cu_init_fn)dlsym(h, "cuInit");
+	count = (cu_count_fn)dlsym(h, "cuDeviceGetCount");
+	get = (cu_get_fn)dlsym(h, "cuDeviceGet");
+	busid = (cu_busid_fn)dlsym(h, "cuDeviceGetPCIBusId");
+	attr = (cu_attr_fn)dlsym(h, "cuDeviceGetAttribute");
+	if (!init || !count || !get || !busid || !attr) {
+		snprintf(p->cuda, sizeof(p->cuda), "libcuda.so.1 lacks the driver API");
+		set_gpus_dmabuf_why(p, "no driver");
+		goto out_close;
+	}
+	rc = init(0);
+	if (rc) {
+		/* CUresult; 100 is CUDA_ERROR_NO_DEVICE. */
+		snprintf(p->cuda, sizeof(p->cuda), "cuInit failed: CUresult %d", rc);
+		set_gpus_dmabuf_why(p, "cuInit failed");
+		goto out_close;
+	}
+	if (count(&n))
+		n = 0;
+	snprintf(p->cuda, sizeof(p->cuda), "libcuda.so.1: %d device(s)", n);
+	for (i = 0; i < n; i++) {
+		struct probe_gpu *g;
+
+		if (get(&dev, i) || busid(bdf, sizeof(bdf), dev))
+			continue;
+		g = gpu_by_bdf(p, bdf);
+		if (!g)
+			continue;
+		if (attr(&v, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev)) {
+			snprintf(g->dmabuf_why, PROBE_WHY_MAX,
+				 "unknown (driver too old for the attribute)");
+			continue;
+		}
+		g->dmabuf = v ? PROBE_YES : PROBE_NO;
+		snprintf(g->dmabuf_why, PROBE_WHY_MAX, "%s (CUDA driver attribute)",
+			 v ? "yes" : "no");
+	}
+out_close:
+	dlclose(h);
+}
+
+static void probe_nvml(struct probe *p)
+{
+	nvml_init_fn init, shutdown;
+	nvml_handle_fn handle;
+	nvml_bar1_fn bar1;
+	nvml_c2c_fn c2c;
+	nvml_device_t dev;
+	struct nvml_bar1 b;
+	struct nvml_c2c c;
+	unsigned i;
+	int rc;
+	void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		snprintf(p->nvml, sizeof(p->nvml), "libnvidia-ml.so.1 not found");
+		return;
+	}
+	init = (nvml_init_fn)dlsym(h, "nvmlInit_v2");
+	shutdown = (nvml_init_fn)dlsym(h, "nvmlShutdown");
+	handle = (nvml_handle_fn)dlsym(h, "nvmlDeviceGetHandleByPciBusId_v2");
+	bar1 = (nvml_bar1_fn)dlsym(h, "nvmlDeviceGetBAR1MemoryInfo");
+	c2c = (nvml_c2c_fn)dlsym(h, "nvmlDeviceGetC2cModeInfoV"); /* optional */
+	if (!init || !shutdown || !handle || !bar1) {
+		snprintf(p->nvml, sizeof(p->nvml), "libnvidia-ml.so.1 lacks the calls used");
+		goto out_close;
+	}
+	rc = init();
+	if (rc) {
+		snprintf(p->nvml, sizeof(p->nvml), "nvmlInit failed: nvmlReturn_t %d", rc);
+		goto out_close;
+	}
+	snprintf(p->nvml, sizeof(p->nvml), "libnvidia-ml.so.1");
+	for (i = 0; i < p->ngpus; i++) {
+		struct probe_gpu *g = &p->gpus[i];
+
+		if (handle(g->pci.bdf, &dev))
+			continue;
+		if (!bar1(dev, &b)) {
+			g->bar1_known = true;
+			g->bar1_total = b.total;
+			g->bar1_free = b.free;
+		}
+		if (c2c && !c2c(dev, &c)) {
+			g->c2c = c.enabled != 0;
+			snprintf(g->c2c_why, PROBE_WHY_MAX, "NVML C2C mode %s",
+				 c.enabled ? "enabled" : "disabled");
+		}
+	}
+	shutdown();
+out_close:
+	dlclose(h);
+}
+
+struct verbs {
+	ibv_list_fn list;
+	ibv_free_list_fn free_list;
+	ibv_name_fn name;
+	ibv_open_fn open;
+	ibv_close_fn close;
+	ibv_pd_fn alloc_pd;
+	ibv_dealloc_fn dealloc_pd;
+	ibv_dmabuf_fn reg_dmabuf;
+	ibv_dereg_fn dereg;
+};
+
+/* NCCL's probe (net_ib/init.cc, ncclIbDmaBufSupport); UCX does the same. */
+static void dmabuf_probe(const struct verbs *v, struct ibv_device *d,
+			 struct probe_nic *nic)
+{
+	struct ibv_context *ctx = v->open(d);
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	int err;
+
+	if (!ctx) {
+		snprintf(nic->dmabuf_why, PROBE_WHY_MAX, "unknown (cannot open: %s)",
+			 strerror(errno));
+		return;
+	}
+	pd = v->alloc_pd(ctx);
+	if (!pd) {
+		snprintf(nic->dmabuf_why, PROBE_WHY_MAX,
+			 "unknown (cannot allocate a PD: %s)", strerror(errno));
+		goto out_close;
+	}
+	errno = 0;
+	mr = v->reg_dmabuf(pd, 0, 0, 0, -1, 0);
+	err = errno;
+	if (mr)
+		v->dereg(mr);
+	nic->dmabuf = err == EOPNOTSUPP || err == EPROTONOSUPPORT ? PROBE_NO : PROBE_YES;
+	snprintf(nic->dmabuf_why, PROBE_WHY_MAX, "%s (ibv_reg_dmabuf_mr probe: %s)",
+		 probe_tri_name(nic->dmabuf), err ? strerror(err) : "registered");
+	v->dealloc_pd(pd);
+out_close:
+	v->close(ctx);
+}
+
+static void probe_verbs(struct probe *p)
+{
+	struct ibv_device **list;
+	struct verbs v;
+	unsigned k;
+	int n = 0, i;
+	void *h;
+
+	if (!p->nnics) {
+		snprintf(p->verbs, sizeof(p->verbs), "not asked (no RDMA device)");
+		return;
+	}
+	h = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(p->verbs, sizeof(p->verbs), "libibverbs.so.1 not found");
+		for (k = 0; k < p->nnics; k++)
+			snprintf(p->nics[k].dmabuf_why, PROBE_WHY_MAX,
+				 "unknown (no libibverbs)");
+		return;
+	}
+	v.list = (ibv_list_fn)dlsym(h, "ibv_get_device_list");
+	v.free_list = (ibv_free_list_fn)dlsym(h, "ibv_free_device_list");
+	v.name = (ibv_name_fn)dlsym(h, "ibv_get_device_name");
+	v.open = (ibv_open_fn)dlsym(h, "ibv_open_device");
+	v.close = (ibv_close_fn)dlsym(h, "ibv_close_device");
+	v.alloc_pd = (ibv_pd_fn)dlsym(h, "ibv_alloc_pd");
+	v.dealloc_pd = (ibv_dealloc_fn)dlsym(h, "ibv_dealloc_pd");
+	v.reg_dmabuf = (ibv_dmabuf_fn)dlsym(h, "ibv_reg_dmabuf_mr");
+	v.dereg = (ibv_dereg_fn)dlsym(h, "ibv_dereg_mr");
+	if (!v.list || !v.free_list || !v.name || !v.open || !v.close ||
+	    !v.alloc_pd || !v.dealloc_pd || !v.dereg) {
+		snprintf(p->verbs, sizeof(p->verbs), "libibverbs.so.1 lacks the calls used");
+		goto out_close;
+	}
+	if (!v.reg_dmabuf) {
+		/* rdma-core < 34: no dma-buf at all, whatever the kernel has. */
+		snprintf(p->verbs, sizeof(p->verbs),
+			 "libibverbs.so.1 has no ibv_reg_dmabuf_mr (rdma-core too old)");
+		for (k = 0; k < p->nnics; k++) {
+			p->nics[k].dmabuf = PROBE_NO;
+			snprintf(p->nics[k].dmabuf_why, PROBE_WHY_MAX,
+				 "no (libibverbs without ibv_reg_dmabuf_mr)");
+		}
+		goto out_close;
+	}
+	list = v.list(&n);
+	if (!list) {
+		snprintf(p->verbs, sizeof(p->verbs), "ibv_get_device_list: %s",
+			 strerror(errno));
+		goto out_close;
+	}
+	snprintf(p->verbs, sizeof(p->verbs), "libibverbs.so.1: %d device(s)", n);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < p->nnics; k++)
+			if (!strcmp(v.name(list[i]), p->nics[k].name))
+				dmabuf_probe(&v, list[i], &p->nics[k]);
+	v.free_list(list);
+out_close:
+	dlclose(h);
+}
+
+void probe_drivers(struct probe *p)
+{
+	if (p->ngpus) {
+		probe_cuda(p);
+		probe_nvml(p);
+	} else {
+		snprintf(p->cuda, sizeof(p->cuda), "not asked (no GPU)");
+		snprintf(p->nvml, sizeof(p->nvml), "not asked (no GPU)");
+	}
+	probe_verbs(p);
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probe_emit: a gdrlab topology file (docs/topology-format.md) of the
+ * probed machine. sysfs gives the tree, PCIe generations and widths, and
+ * NIC rates; everything else is an estimate or a placeholder, and each such
+ * value carries a comment saying which, so that no one mistakes it for a
+ * measurement.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "probe_report.h"
+#include "topology.h"
+
+/* NVLink-C2C: 900 GB/s total, 450 GB/s per direction (NVIDIA Grace Hopper
+ * superchip datasheet). */
+#define C2C_GBS 450
+
+static const char *parent_of(const struct probe *p, const struct probe_pcidev *d)
+{
+	return d->parent >= 0 ? p->switches[d->parent].name : p->cpus[d->cpu].name;
+}
+
+/*
+ * "{ gen, width, latency }" from the device's max_link_* (current_link_* is
+ * not used: idle GPUs train down to Gen1), then " }  # @what" when @close.
+ */
+static void emit_link(FILE *out, const struct probe_link *l, const char *latency,
+		      const char *what, bool close)
+{
+	bool gen_ok = l->max_gen >= 1 && l->max_gen <= 6;
+	int w = l->max_width;
+	bool width_ok = w == 1 || w == 2 || w == 4 || w == 8 || w == 16 || w == 32;
+
+	fprintf(out, "{ gen: %d, width: %d, latency: %s }%s  # %s%s\n",
+		gen_ok ? l->max_gen : 3, width_ok ? w : 16, latency,
+		close ? " }" : "", what,
+		gen_ok && width_ok ? "" : "; PLACEHOLDER gen/width: not in sysfs");
+}
+
+static void sanitize(const char *in, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; in[i] && i + 1 < len && i < TOPO_NAME_MAX - 1; i++) {
+		char c = in[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+
+		out[i] = ok ? c : '_';
+	}
+	out[i] = '\0';
+}
+
+static double nic_gbit(const struct probe_nic *n, unsigned *port)
+{
+	unsigned i;
+
+	for (i = 0; i < n->nports; i++)
+		if (n->ports[i].gbit > 0 && strstr(n->ports[i].state, "ACTIVE")) {
+			*port = n->ports[i].num;
+			return n->ports[i].gbit;
+		}
+	for (i = 0; i < n->nports; i++)
+		if (n->ports[i].gbit > 0) {
+			*port = n->ports[i].num;
+			return n->ports[i].gbit;
+		}
+	return 0;
+}
+
+static void emit_header(const struct probe *p, FILE *out)
+{
+	const char *base = strrchr(p->sysfs, '/');
+	char name[48];
+
+	base = base && base[1] ? base + 1 : p->sysfs;
+	sanitize(base, name, sizeof(name));
+	fprintf(out,
+		"# Written by 'gdrlab probe --emit-topology' from %s.\n"
+		"# From sysfs: NUMA nodes (sockets), PCIe switches, GPUs, NICs, link\n"
+		"# generation and width (max_link_*), NIC rates (ports/*/rate).\n"
+		"# ESTIMATE: a typical value with its reasoning; PLACEHOLDER: sysfs cannot\n"
+		"# tell, replace it with a measurement. Both must be checked before the\n"
+		"# model's numbers are trusted.\n"
+		"name: probed-%s\n"
+		"nodes: 2                          # PLACEHOLDER: cluster size (gdrlab run --nodes)\n\n",
+		p->sysfs, strcmp(p->sysfs, "/sys") ? name : "sys");
+	fprintf(out, "# PLACEHOLDER memory_bandwidth: measure with STREAM. No p2p caps.\nsockets:\n");
+}
+
+static void emit_devices(const struct probe *p, FILE *out)
+{
+	char name[TOPO_NAME_MAX], what[96];
+	unsigned i, port = 0;
+	double gbit;
+
+	for (i = 0; i < p->ncpus; i++)
+		fprintf(out, "  - { name: %s, memory_bandwidth: 100 GB/s }  # NUMA node %d\n",
+			p->cpus[i].name, p->cpus[i].numa);
+	if (p->ncpus > 1)
+		fprintf(out, "\n# PLACEHOLDER: sysfs does not describe the inter-socket link.\n"
+			"inter_socket: { bandwidth: 50 GB/s, latency: 0.2 us }\n");
+	if (p->nswitches) {
+		fprintf(out, "\n# Switch latency: ESTIMATE, cut-through forwarding of 100-150 ns.\nswitches:\n");
+		for (i = 0; i < p->nswitches; i++) {
+			const struct probe_switch *s = &p->switches[i];
+
+			snprintf(what, sizeof(what), "upstream port %s, %04x:%04x",
+				 s->bdf, s->vendor, s->device);
+			fprintf(out, "  - { name: %s, parent: %s, link: ", s->name,
+				s->parent >= 0 ? p->switches[s->parent].name :
+						 p->cpus[s->cpu].name);
+			emit_link(out, &s->link, "0.15 us", what, true);
+		}
+	}
+	fprintf(out, "\n# Device link latency: ESTIMATE, 0.1 us.\ngpus:\n");
+	for (i = 0; i < p->ngpus; i++) {
+		const struct probe_gpu *g = &p->gpus[i];
+
+		if (g->c2c) {
+			fprintf(out, "  # %s: C2C. The model has no P2C class: its GPU-NIC pairs on\n"
+				"  # one socket are PHB, so '--gdr-level phb' matches NCCL's default.\n",
+				g->name);
+			fprintf(out, "  - { name: %s, parent: %s, link: { bandwidth: %d GB/s, "
+				"latency: 0.1 us } }  # %s: NVLink-C2C, ESTIMATE from the "
+				"datasheet's 900 GB/s total\n", g->name,
+				p->cpus[g->pci.cpu].name, C2C_GBS, g->pci.bdf);
+			continue;
+		}
+		snprintf(what, sizeof(what), "%s, %04x:%04x", g->pci.bdf,
+			 g->pci.vendor, g->pci.device);
+		fprintf(out, "  - { name: %s, parent: %s, link: ", g->name,
+			parent_of(p, &g->pci));
+		emit_link(out, &g->pci.link, "0.1 us", what, true);
+	}
+	fprintf(out, "\nnics:\n");
+	for (i = 0; i < p->nnics; i++) {
+		const struct probe_nic *n = &p->nics[i];
+
+		if (!n->is_pci)
+			continue;
+		sanitize(n->name, name, sizeof(name));
+		snprintf(what, sizeof(what), "%s, %04x:%04x", n->pci.bdf,
+			 n->pci.vendor, n->pci.device);
+		fprintf(out, "  - name: %s\n    parent: %s\n    link: ", name,
+			parent_of(p, &n->pci));
+		emit_link(out, &n->pci.link, "0.1 us", what, false);
+		gbit = nic_gbit(n, &port);
+		if (gbit > 0)
+			fprintf(out, "    # rate: from ports/%u/rate\n", port);
+		else
+			fprintf(out, "    # rate: PLACEHOLDER, no port rate in sysfs\n");
+		fprintf(out, "    # efficiency, latency: ESTIMATE (InfiniBand headers <1%%"
+			" at 4 KiB MTU; vendor sub-us latency)\n");
+		fprintf(out, "    rate: %g Gbit/s\n    efficiency: 0.95\n    latency: 0.6 us\n",
+			gbit > 0 ? gbit : 100.0);
+	}
+}
+
+int probe_emit_topology(const struct probe *p, FILE *out, struct diag *d)
+{
+	unsigned i, npci = 0;
+
+	for (i = 0; i < p->nnics; i++)
+		npci += p->nics[i].is_pci;
+	if (!p->ngpus || !npci)
+		return diag_set(d, -ENODEV,
+				"%s: no %s found: a topology needs at least one GPU and one RDMA NIC",
+				p->sysfs, !p->ngpus ? "GPU" : "PCI RDMA device");
+	if (p->ncpus > TOPO_MAX_SOCKETS || p->nswitches > TOPO_MAX_SWITCHES ||
+	    p->ngpus > TOPO_MAX_GPUS || npci > TOPO_MAX_NICS)
+		return diag_set(d, -E2BIG, "%s: more sockets, switches, GPUs or NICs "
+				"than a topology file holds", p->sysfs);
+	emit_header(p, out);
+	emit_devices(p, out);
+	fprintf(out,
+		"\n# PLACEHOLDER: sysfs knows nothing of GPU-GPU links (NVLink) or the network.\n"
+		"gpu_fabric: { kind: pcie }\n"
+		"fabric: { switch_latency: 0.2 us, hops: 1, oversubscription: 1 }\n"
+		"# ESTIMATE: NCCL's network buffers (NCCL_BUFFSIZE 4 MiB in 8 slots), about\n"
+		"# 2 us per cudaMemcpyAsync; copy bandwidth PLACEHOLDER (gdrlab calibrate).\n"
+		"staging: { chunk: 512 KiB, buffers: 8, copy_bandwidth: 20 GB/s, chunk_overhead: 2 us }\n");
+	return ferror(out) ? diag_set(d, -EIO, "write error") : 0;
+}

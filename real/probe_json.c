@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* probe_json: the probe for tools. Keys are documented in docs/cli.md and
+ * only ever added. */
+#include <stdio.h>
+
+#include "probe_report.h"
+
+static const char *const level_keys[] = { "pix", "pxb", "phb", "sys" };
+
+static json_t *link_json(const struct probe_link *l)
+{
+	return json_pack("{s:i, s:i, s:i, s:i}", "max_gen", l->max_gen,
+			 "max_width", l->max_width, "cur_gen", l->cur_gen,
+			 "cur_width", l->cur_width);
+}
+
+static const char *parent_name(const struct probe *p, const struct probe_pcidev *d)
+{
+	return d->parent >= 0 ? p->switches[d->parent].name : p->cpus[d->cpu].name;
+}
+
+static json_t *pci_json(const struct probe *p, const struct probe_pcidev *d)
+{
+	char vendor[8], device[8];
+
+	snprintf(vendor, sizeof(vendor), "0x%04x", d->vendor);
+	snprintf(device, sizeof(device), "0x%04x", d->device);
+	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:o}", "bdf", d->bdf,
+			 "numa_node", d->numa, "cpu", p->cpus[d->cpu].name,
+			 "parent", parent_name(p, d), "vendor", vendor,
+			 "device", device, "link", link_json(&d->link));
+}
+
+static json_t *gpu_json(const struct probe *p, const struct probe_gpu *g)
+{
+	json_t *o = pci_json(p, &g->pci);
+
+	json_object_set_new(o, "name", json_string(g->name));
+	json_object_set_new(o, "cpu_link", json_string(g->c2c ? "c2c" : "pcie"));
+	json_object_set_new(o, "cpu_link_why", json_string(g->c2c_why));
+	json_object_set_new(o, "dma_buf", json_string(probe_tri_name(g->dmabuf)));
+	json_object_set_new(o, "dma_buf_why", json_string(g->dmabuf_why));
+	json_object_set_new(o, "bar1", g->bar1_known ?
+			    json_pack("{s:I, s:I}", "total", (json_int_t)g->bar1_total,
+				      "free", (json_int_t)g->bar1_free) :
+			    json_null());
+	return o;
+}
+
+static json_t *nic_json(const struct probe *p, const struct probe_nic *n)
+{
+	json_t *o = n->is_pci ? pci_json(p, &n->pci) : json_object();
+	json_t *ports = json_array();
+	unsigned i;
+
+	for (i = 0; i < n->nports; i++) {
+		const struct probe_port *pp = &n->ports[i];
+
+		json_array_append_new(ports, json_pack("{s:i, s:s, s:s, s:f, s:s}",
+			"port", (int)pp->num, "state", pp->state, "rate", pp->rate,
+			"rate_gbit", pp->gbit, "link_layer", pp->link_layer));
+	}
+	json_object_set_new(o, "name", json_string(n->name));
+	json_object_set_new(o, "pci", json_boolean(n->is_pci));
+	json_object_set_new(o, "ports", ports);
+	json_object_set_new(o, "dma_buf", json_string(probe_tri_name(n->dmabuf)));
+	json_object_set_new(o, "dma_buf_why", json_string(n->dmabuf_why));
+	return o;
+}
+
+static json_t *bridge_json(const struct probe_bridge *b)
+{
+	char ctrl[8], flags[128] = "";
+	bool read = b->acs == PROBE_ACS_CLEAR || b->acs == PROBE_ACS_REDIRECT;
+
+	snprintf(ctrl, sizeof(ctrl), "0x%04x", b->ctrl);
+	if (read)
+		probe_acs_flags(b->ctrl, flags, sizeof(flags));
+	return json_pack("{s:s, s:s, s:o, s:o}", "bdf", b->bdf, "acs",
+			 probe_acs_state_name(b->acs), "acs_ctrl",
+			 read ? json_string(ctrl) : json_null(), "acs_flags",
+			 read ? json_string(flags) : json_null());
+}
+
+static json_t *verdict_json(const struct probe *p, unsigned g, unsigned n,
+			    enum topo_path_type level, bool allow_p2c)
+{
+	char why[PROBE_WHY_MAX];
+	enum probe_gdr v = probe_gdr_verdict(p, g, n, level, allow_p2c, why,
+					     sizeof(why));
+
+	return json_pack("{s:s, s:s}", "verdict", probe_gdr_name(v), "why", why);
+}
+
+static json_t *pair_json(const struct probe *p, unsigned g, unsigned n)
+{
+	const struct probe_pair *pr = &p->pairs[g][n];
+	json_t *bridges = json_array(), *gdr = json_object();
+	unsigned i;
+
+	for (i = 0; i < pr->nbridges; i++)
+		json_array_append_new(bridges,
+				      json_string(p->bridges[pr->bridges[i]].bdf));
+	for (i = 0; i < 4; i++)
+		json_object_set_new(gdr, level_keys[i],
+				    verdict_json(p, g, n, (enum topo_path_type)i, false));
+	json_object_set_new(gdr, "nccl_default",
+			    verdict_json(p, g, n, TOPO_PATH_PXB, true));
+	return json_pack("{s:s, s:s, s:s, s:o, s:s, s:o}", "gpu", p->gpus[g].name,
+			 "nic", p->nics[n].name, "path", probe_class_name(pr->cls),
+			 "bridges", bridges, "acs",
+			 pr->acs_redirect ? "redirect" :
+			 pr->acs_unknown ? "unknown" : "clear",
+			 "gdr", gdr);
+}
+
+json_t *probe_json(const struct probe *p)
+{
+	json_t *root, *a;
+	unsigned i, k;
+
+	root = json_pack("{s:s, s:b, s:{s:s, s:s, s:s}, s:{s:s, s:s}}",
+			 "sysfs", p->sysfs, "live", p->live, "drivers", "cuda",
+			 p->cuda, "nvml", p->nvml, "verbs", p->verbs, "peermem",
+			 "state", probe_tri_name(p->peermem), "why", p->peermem_why);
+	if (!root)
+		return NULL;
+	a = json_array();
+	for (i = 0; i < p->ncpus; i++)
+		json_array_append_new(a, json_pack("{s:s, s:i}", "name", p->cpus[i].name,
+						   "numa_node", p->cpus[i].numa));
+	json_object_set_new(root, "cpus", a);
+	a = json_array();
+	for (i = 0; i < p->nswitches; i++) {
+		const struct probe_switch *s = &p->switches[i];
+		char vendor[8], device[8];
+
+		snprintf(vendor, sizeof(vendor), "0x%04x", s->vendor);
+		snprintf(device, sizeof(device), "0x%04x", s->device);
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o}",
+			"name", s->name, "bdf", s->bdf, "cpu", p->cpus[s->cpu].name,
+			"parent", s->parent >= 0 ? p->switches[s->parent].name :
+						   p->cpus[s->cpu].name,
+			"vendor", vendor, "device", device, "link", link_json(&s->link)));
+	}
+	json_object_set_new(root, "switches", a);
+	a = json_array();
+	for (i = 0; i < p->ngpus; i++)
+		json_array_append_new(a, gpu_json(p, &p->gpus[i]));
+	json_object_set_new(root, "gpus", a);
+	a = json_array();
+	for (i = 0; i < p->nnics; i++)
+		json_array_append_new(a, nic_json(p, &p->nics[i]));
+	json_object_set_new(root, "nics", a);
+	a = json_array();
+	for (i = 0; i < p->nbridges; i++)
+		json_array_append_new(a, bridge_json(&p->bridges[i]));
+	json_object_set_new(root, "bridges", a);
+	a = json_array();
+	for (i = 0; i < p->ngpus; i++)
+		for (k = 0; k < p->nnics; k++)
+			if (probe_nic_in_matrix(p, k))
+				json_array_append_new(a, pair_json(p, i, k));
+	json_object_set_new(root, "pairs", a);
+	a = json_array();
+	for (i = 0; i < p->nwarnings; i++)
+		json_array_append_new(a, json_string(p->warnings[i]));
+	json_object_set_new(root, "warnings", a);
+	return root;
+}

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probe: the four captured sysfs trees of tests/data/sysfs (built by
+ * make-fixtures.sh, whose comments describe each layout), worked out by
+ * hand from those layouts: path classes, ACS findings, verdicts, and the
+ * emitted topology; then the real /sys of whatever machine runs the test.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe_report.h"
+#include "topo_path.h"
+
+#define SYSFS(name) GDRLAB_SOURCE_DIR "/tests/data/sysfs/" name
+
+static struct probe *load(const char *dir)
+{
+	struct probe_options opt = { dir, false };
+	struct diag d = { "" };
+	struct probe *p;
+
+	cr_assert_eq(probe_run(&opt, &p, &d), 0, "%s", d.msg);
+	return p;
+}
+
+/* @rows: one string per GPU, the class of each NIC separated by spaces. */
+static void check_matrix(const struct probe *p, const char *const *rows)
+{
+	char got[256];
+	unsigned g, n;
+	size_t off;
+
+	for (g = 0; g < p->ngpus; g++) {
+		off = 0;
+		got[0] = '\0';
+		for (n = 0; n < p->nnics; n++)
+			off += (size_t)snprintf(got + off, sizeof(got) - off, "%s%s",
+						n ? " " : "",
+						probe_class_name(p->pairs[g][n].cls));
+		cr_expect_str_eq(got, rows[g], "%s: %s", p->sysfs, p->gpus[g].name);
+	}
+}
+
+/* @want per pair, GPU-major: five letters for pix pxb phb sys nccl-default,
+ * y(es) n(o) m(aybe). */
+static void check_verdicts(const struct probe *p, const char *const *want)
+{
+	static const char letter[] = { [PROBE_GDR_NO] = 'n', [PROBE_GDR_MAYBE] = 'm',
+				       [PROBE_GDR_YES] = 'y' };
+	char got[6], why[PROBE_WHY_MAX];
+	unsigned g, n, l, k = 0;
+
+	for (g = 0; g < p->ngpus; g++) {
+		for (n = 0; n < p->nnics; n++, k++) {
+			for (l = 0; l < 5; l++)
+				got[l] = letter[probe_gdr_verdict(p, g, n,
+					l < 4 ? (enum topo_path_type)l : TOPO_PATH_PXB,
+					l == 4, why, sizeof(why))];
+			got[5] = '\0';
+			cr_expect_str_eq(got, want[k], "%s: %s-%s", p->sysfs,
+					 p->gpus[g].name, p->nics[n].name);
+		}
+	}
+}
+
+static const struct probe_bridge *bridge(const struct probe *p, const char *bdf)
+{
+	unsigned i;
+
+	for (i = 0; i < p->nbridges; i++)
+		if (!strcmp(p->bridges[i].bdf, bdf))
+			return &p->bridges[i];
+	cr_assert_fail("%s: no bridge %s on any GPU-NIC path", p->sysfs, bdf);
+	return NULL;
+}
+
+static void why_of(const struct probe *p, unsigned g, unsigned n,
+		   enum topo_path_type level, char *why)
+{
+	probe_gdr_verdict(p, g, n, level, false, why, PROBE_WHY_MAX);
+}
+
+/* Emit the topology, load it back, and hold its classes against the probe's
+ * (P2C has no class of its own in the model: it is PHB there). */
+static void check_emit(const struct probe *p, unsigned sockets, unsigned switches)
+{
+	struct topology *t = malloc(sizeof(*t));
+	struct diag d = { "" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	unsigned g, n;
+
+	cr_assert_not_null(t);
+	cr_assert_not_null(fp);
+	cr_assert_eq(probe_emit_topology(p, fp, &d), 0, "%s", d.msg);
+	fclose(fp);
+	cr_assert_eq(topology_load_buffer(buf, len, "emitted.yaml", t, &d), 0,
+		     "%s\n%s", d.msg, buf);
+	cr_expect_eq(t->nsockets, sockets);
+	cr_expect_eq(t->nswitches, switches);
+	cr_expect_eq(t->ngpus, p->ngpus);
+	cr_expect_eq(t->nnics, p->nnics);
+	for (g = 0; g < p->ngpus; g++)
+		for (n = 0; n < p->nnics; n++)
+			cr_expect_eq(topo_gpu_nic_path(t, (int)g, (int)n),
+				     p->pairs[g][n].cls.type, "%s-%s",
+				     p->gpus[g].name, p->nics[n].name);
+	free(buf);
+	free(t);
+}
+
+Test(probe, dgx_8gpu)
+{
+	static const char *const rows[] = {
+		"PIX PHB SYS SYS", "PIX PHB SYS SYS", "PHB PIX SYS SYS", "PHB PIX SYS SYS",
+		"SYS SYS PXB PHB", "SYS SYS PXB PHB", "SYS SYS PHB PIX", "SYS SYS PHB PIX",
+	};
+	/* PIX: everywhere; PXB: from pxb; PHB: from phb; SYS: only sys.
+	 * nvidia-peermem is loaded, ACS is cleared on the switch ports. */
+	static const char *const v[] = {
+		"yyyyy", "nnyyn", "nnnyn", "nnnyn", "yyyyy", "nnyyn", "nnnyn", "nnnyn",
+		"nnyyn", "yyyyy", "nnnyn", "nnnyn", "nnyyn", "yyyyy", "nnnyn", "nnnyn",
+		"nnnyn", "nnnyn", "nyyyy", "nnyyn", "nnnyn", "nnnyn", "nyyyy", "nnyyn",
+		"nnnyn", "nnnyn", "nnyyn", "yyyyy", "nnnyn", "nnnyn", "nnyyn", "yyyyy",
+	};
+	struct probe *p = load(SYSFS("dgx-8gpu"));
+	char why[PROBE_WHY_MAX];
+
+	/* The NVSwitch (class 0680) and nothing else is left out. */
+	cr_assert_eq(p->ngpus, 8);
+	cr_assert_eq(p->nnics, 4);
+	cr_expect_eq(p->ncpus, 2);
+	cr_expect_eq(p->nswitches, 5); /* 4 + the nested one on socket 1 */
+	cr_expect_str_eq(p->gpus[4].pci.bdf, "0000:85:00.0");
+	cr_expect_str_eq(p->switches[p->gpus[4].pci.parent].bdf, "0000:83:00.0");
+	cr_expect_str_eq(p->switches[3].name, "sw3");
+	cr_expect_eq(p->switches[3].parent, 2);
+	cr_expect_eq(p->gpus[0].pci.link.max_gen, 4);
+	cr_expect_eq(p->gpus[0].pci.link.cur_gen, 1);
+	cr_expect_eq(p->gpus[0].pci.link.max_width, 16);
+	cr_expect_eq(p->nics[0].ports[0].gbit, 200.0);
+	cr_expect_eq(p->peermem, PROBE_YES);
+	check_matrix(p, rows);
+	check_verdicts(p, v);
+	/* 4 root ports, 5 upstream and 13 downstream switch ports. */
+	cr_expect_eq(p->nbridges, 22);
+	cr_expect_eq(bridge(p, "0000:00:01.1")->acs, PROBE_ACS_REDIRECT);
+	cr_expect_eq(bridge(p, "0000:00:01.1")->ctrl, 0x1d);
+	cr_expect_eq(bridge(p, "0000:02:00.0")->acs, PROBE_ACS_CLEAR);
+	cr_expect_eq(bridge(p, "0000:01:00.0")->acs, PROBE_ACS_ABSENT);
+	/* gpu0-mlx5_0 turns around in sw0: its two downstream ports and the
+	 * upstream port; root-port ACS does not count on a PHB path. */
+	cr_expect_eq(p->pairs[0][0].nbridges, 3);
+	cr_expect_not(p->pairs[0][1].acs_redirect);
+	cr_expect_eq(p->pairs[4][2].nbridges, 5); /* 81, 82:00, 83, 84:00 + 82:01 */
+	why_of(p, 0, 2, TOPO_PATH_PHB, why);
+	cr_expect(strstr(why, "path SYS (across CPU sockets) is beyond GDR level PHB"), "%s", why);
+	why_of(p, 0, 0, TOPO_PATH_PIX, why);
+	cr_expect_str_eq(why, "via nvidia-peermem");
+	check_emit(p, 2, 5);
+	probe_destroy(p);
+}
+
+Test(probe, ws_2socket)
+{
+	static const char *const rows[] = { "SYS" };
+	static const char *const v[] = { "nnnmn" };
+	struct probe *p = load(SYSFS("ws-2socket"));
+	char why[PROBE_WHY_MAX];
+
+	/* The GPU's HDMI audio function (10de, class 0403) is not a GPU. */
+	cr_assert_eq(p->ngpus, 1);
+	cr_assert_eq(p->nnics, 1);
+	cr_expect_eq(p->nswitches, 0);
+	cr_expect_eq(p->ncpus, 2);
+	cr_expect_eq(p->gpus[0].pci.class_code, 0x030000);
+	cr_expect_eq(p->gpus[0].pci.parent, -1);
+	cr_expect_eq(p->peermem, PROBE_NO);
+	check_matrix(p, rows);
+	check_verdicts(p, v);
+	cr_expect_eq(p->nbridges, 2);
+	cr_expect_eq(bridge(p, "0000:00:01.0")->acs, PROBE_ACS_NEEDS_ROOT);
+	cr_expect_eq(bridge(p, "0000:80:01.0")->acs, PROBE_ACS_NEEDS_ROOT);
+	why_of(p, 0, 0, TOPO_PATH_SYS, why);
+	cr_expect(strstr(why, "cannot tell: peermem no, dma-buf GPU unknown NIC unknown"),
+		  "%s", why);
+	check_emit(p, 2, 0);
+	probe_destroy(p);
+}
+
+Test(probe, acs_redirect)
+{
+	static const char *const rows[] = { "PIX PHB", "PHB PIX" };
+	static const char *const v[] = { "nnnnn", "nnyyn", "nnyyn", "yyyyy" };
+	struct probe *p = load(SYSFS("acs-redirect"));
+	char why[PROBE_WHY_MAX];
+
+	cr_assert_eq(p->ngpus, 2);
+	cr_assert_eq(p->nnics, 2);
+	cr_expect_eq(p->nswitches, 2);
+	cr_expect_eq(p->peermem, PROBE_YES); /* from memory_peers/nv_mem */
+	cr_expect(strstr(p->peermem_why, "memory_peers"), "%s", p->peermem_why);
+	cr_expect_str_eq(p->nics[0].ports[0].link_layer, "Ethernet");
+	check_matrix(p, rows);
+	check_verdicts(p, v);
+	cr_expect(p->pairs[0][0].acs_redirect);
+	cr_expect_not(p->pairs[1][1].acs_redirect);
+	cr_expect_eq(bridge(p, "0000:02:08.0")->acs, PROBE_ACS_REDIRECT);
+	cr_expect_eq(bridge(p, "0000:02:10.0")->acs, PROBE_ACS_REDIRECT);
+	cr_expect_eq(bridge(p, "0000:06:08.0")->acs, PROBE_ACS_CLEAR);
+	why_of(p, 0, 0, TOPO_PATH_SYS, why);
+	cr_expect_str_eq(why, "ACS redirect on bridge 0000:02:08.0 sends P2P up to the root complex");
+	check_emit(p, 1, 2);
+	probe_destroy(p);
+}
+
+Test(probe, gh200_c2c)
+{
+	static const char *const rows[] = { "P2C SYS", "SYS P2C" };
+	/* P2C: not at pix/pxb, yes from phb and at NCCL's default. */
+	static const char *const v[] = { "nnyyy", "nnnyn", "nnnyn", "nnyyy" };
+	struct probe *p = load(SYSFS("gh200-c2c"));
+
+	cr_assert_eq(p->ngpus, 2);
+	cr_assert_eq(p->nnics, 2);
+	cr_expect_eq(p->ncpus, 2);
+	cr_expect_eq(p->nswitches, 0);
+	cr_expect(p->gpus[0].c2c);
+	cr_expect(p->gpus[1].c2c);
+	cr_expect_str_eq(p->gpus[1].pci.bdf, "0019:01:00.0");
+	check_matrix(p, rows);
+	check_verdicts(p, v);
+	cr_expect_eq(p->pairs[0][0].cls.type, TOPO_PATH_PHB);
+	cr_expect_not(p->pairs[0][0].acs_redirect); /* root ports only */
+	cr_expect_eq(p->nics[0].ports[0].gbit, 400.0);
+	check_emit(p, 2, 0);
+	probe_destroy(p);
+}
+
+Test(probe, json_keys)
+{
+	struct probe *p = load(SYSFS("acs-redirect"));
+	json_t *j = probe_json(p), *pair;
+
+	cr_assert_not_null(j);
+	cr_expect_eq(json_array_size(json_object_get(j, "gpus")), 2);
+	cr_expect_eq(json_array_size(json_object_get(j, "pairs")), 4);
+	pair = json_array_get(json_object_get(j, "pairs"), 0);
+	cr_expect_str_eq(json_string_value(json_object_get(pair, "path")), "PIX");
+	cr_expect_str_eq(json_string_value(json_object_get(pair, "acs")), "redirect");
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(
+		json_object_get(pair, "gdr"), "nccl_default"), "verdict")), "no");
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(j, "peermem"),
+							   "state")), "yes");
+	json_decref(j);
+	probe_destroy(p);
+}
+
+Test(probe, acs_parse)
+{
+	uint8_t cfg[4096] = { 0 };
+	uint16_t ctrl = 0;
+
+	cr_expect_eq(probe_acs_parse(cfg, 64, &ctrl), -EACCES);
+	cr_expect_eq(probe_acs_parse(cfg, 256, &ctrl), -ENODATA);
+	cr_expect_eq(probe_acs_parse(cfg, sizeof(cfg), &ctrl), -ENOENT);
+	/* AER at 0x100 -> ACS at 0x200, control 0x0004 (RR). */
+	cfg[0x100] = 0x01; cfg[0x102] = 0x02; cfg[0x103] = 0x20;
+	cfg[0x200] = 0x0d; cfg[0x202] = 0x01; cfg[0x206] = 0x04;
+	cr_expect_eq(probe_acs_parse(cfg, sizeof(cfg), &ctrl), 0);
+	cr_expect_eq(ctrl, PROBE_ACS_RR);
+	/* A list that points back at itself ends, as broken. */
+	cfg[0x200] = 0x01; cfg[0x203] = 0x10;
+	cr_expect_eq(probe_acs_parse(cfg, sizeof(cfg), &ctrl), -EINVAL);
+}
+
+Test(probe, bad_trees)
+{
+	struct probe_options opt = { "/nonexistent/sysfs", false };
+	struct diag d = { "" };
+	struct probe *p = NULL;
+
+	cr_expect_eq(probe_run(&opt, &p, &d), -ENOENT);
+	cr_expect_str_eq(d.msg, "/nonexistent/sysfs: No such file or directory");
+	opt.sysfs = SYSFS("make-fixtures.sh");
+	cr_expect_eq(probe_run(&opt, &p, &d), -ENOTDIR);
+	opt.sysfs = SYSFS("");
+	cr_expect_eq(probe_run(&opt, &p, &d), -ENOENT);
+	cr_expect(strstr(d.msg, "not a sysfs tree (no bus/pci/devices)"), "%s", d.msg);
+	cr_expect_null(p);
+}
+
+/* Whatever this machine is: the probe must read its /sys and ask its
+ * drivers without failing; with no GPU (CI) it says so. */
+Test(probe, this_machine)
+{
+	struct probe_options opt = { NULL, true };
+	struct diag d = { "" };
+	struct probe *p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int err;
+
+	cr_assert_eq(probe_run(&opt, &p, &d), 0, "%s", d.msg);
+	cr_expect(p->live);
+	fp = open_memstream(&buf, &len);
+	err = probe_emit_topology(p, fp, &d);
+	fclose(fp);
+	if (!p->ngpus || !p->nnics) {
+		cr_expect_eq(err, -ENODEV);
+		cr_expect(strstr(d.msg, "a topology needs at least one GPU and one RDMA NIC"),
+			  "%s", d.msg);
+		fprintf(stderr, "probe: this machine has %u GPU(s), %u RDMA device(s): %s\n",
+			p->ngpus, p->nnics, d.msg);
+	} else {
+		cr_expect_eq(err, 0, "%s", d.msg);
+	}
+	free(buf);
+	probe_destroy(p);
+}
