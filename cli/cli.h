@@ -12,6 +12,7 @@ enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_backends(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 int cmd_default(const char *argv0);
 
 /* Where configs/, traces/ and scenarios/ are: $GDRLAB_DATA_DIR, else the

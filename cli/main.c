@@ -33,6 +33,7 @@ static const char usage[] =
 	"  compare    replay it on both paths, side by side with the speedup\n"
 	"  gen        make traces (gen ddp: PyTorch DDP buckets of a model)\n"
 	"  backends   list the backends and whether each can run here\n"
+	"  probe      this machine's GPUs, RDMA NICs, paths and GPUDirect verdicts\n"
 	"  sweep      run a file of points (topology, nodes, path, backend) in parallel\n"
 	"\n"
 	"options:\n"
@@ -114,6 +115,8 @@ int main(int argc, char **argv)
 		return cmd_gen(argc - 1, argv + 1);
 	if (!strcmp(cmd, "backends"))
 		return cmd_backends(argc - 1, argv + 1);
+	if (!strcmp(cmd, "probe"))
+		return cmd_probe(argc - 1, argv + 1);
 	if (!strcmp(cmd, "sweep"))
 		return cmd_sweep(argc - 1, argv + 1);
 	fprintf(stderr, "gdrlab: unknown command '%s' (see 'gdrlab --help')\n", cmd);

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gdrlab probe: what this machine offers GPUDirect RDMA, read from sysfs
+ * (or a captured tree) and, for the live /sys, from the drivers. A table
+ * for people, JSON for tools, a topology file for the model.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "output_file.h"
+#include "probe_report.h"
+
+static const char probe_usage[] =
+	"usage: gdrlab probe [--sysfs DIR] [--json FILE|-] [--emit-topology FILE]\n"
+	"\n"
+	"Find the GPUs (by PCI vendor and class: no driver needed) and RDMA NICs,\n"
+	"the PCIe path between each pair in NCCL's terms (PIX, PXB, P2C, PHB, SYS),\n"
+	"ACS on the bridges between them, nvidia-peermem and dma-buf support, and\n"
+	"whether GPUDirect RDMA would be used at each GDR level, and why not.\n"
+	"\n"
+	"  -s, --sysfs DIR           read a captured sysfs tree instead of /sys\n"
+	"                            (the drivers of this machine are then not asked)\n"
+	"      --json FILE|-         write the findings as JSON ('-': stdout, no table)\n"
+	"  -e, --emit-topology FILE  write a topology file of this machine for\n"
+	"                            'gdrlab run --topology' (estimates are marked)\n"
+	"  -h, --help                this help\n"
+	"\n"
+	"Exit status: 0 ok (also with no GPU or no RDMA device: it says so),\n"
+	"1 an output could not be written, 2 bad usage or unreadable --sysfs DIR.\n";
+
+struct probe_args {
+	const char *sysfs, *json, *topology;
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "gdrlab probe: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see 'gdrlab probe --help')\n");
+	return EXIT_USAGE;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct probe_args *a)
+{
+	static const struct option longopts[] = {
+		{ "sysfs", required_argument, NULL, 's' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "emit-topology", required_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:e:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			a->sysfs = optarg;
+			break;
+		case 'j':
+			a->json = optarg;
+			break;
+		case 'e':
+			a->topology = optarg;
+			break;
+		case 'h':
+			fputs(probe_usage, stdout);
+			return 0;
+		case ':':
+			return usage_error("%s needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (a->json && a->topology && !strcmp(a->json, "-") && !strcmp(a->topology, "-"))
+		return usage_error("%s: only one output can go to stdout", "-");
+	return -1;
+}
+
+static void print_link(const struct probe_link *l)
+{
+	char max[16] = "?", cur[16] = "?";
+
+	if (l->max_gen && l->max_width)
+		snprintf(max, sizeof(max), "Gen%d x%d", l->max_gen, l->max_width);
+	if (l->cur_gen && l->cur_width)
+		snprintf(cur, sizeof(cur), "Gen%d x%d", l->cur_gen, l->cur_width);
+	printf("  %-9s %-9s", max, cur);
+}
+
+static void print_devices(const struct probe *p)
+{
+	unsigned i, k;
+
+	printf("GPUs: %u%s\n", p->ngpus, p->ngpus ? "" : " (no NVIDIA GPU on PCI here)");
+	if (p->ngpus)
+		printf("  %-5s %-13s %-4s %-5s  %-9s %-9s  %-8s %-8s %s\n", "name",
+		       "bus id", "numa", "under", "link max", "link now", "cpu link",
+		       "dma-buf", "BAR1 free/total");
+	for (i = 0; i < p->ngpus; i++) {
+		const struct probe_gpu *g = &p->gpus[i];
+		const struct probe_pcidev *d = &g->pci;
+
+		printf("  %-5s %-13s %-4d %-5s", g->name, d->bdf, d->numa,
+		       d->parent >= 0 ? p->switches[d->parent].name : p->cpus[d->cpu].name);
+		print_link(&d->link);
+		printf("  %-8s %-8s ", g->c2c ? "C2C" : "PCIe", probe_tri_name(g->dmabuf));
+		if (g->bar1_known)
+			printf("%llu/%llu MiB\n", (unsigned long long)(g->bar1_free >> 20),
+			       (unsigned long long)(g->bar1_total >> 20));
+		else
+			printf("unknown\n");
+	}
+	printf("RDMA devices: %u%s\n", p->nnics,
+	       p->nnics ? "" : " (nothing in class/infiniband)");
+	if (p->nnics)
+		printf("  %-8s %-13s %-4s %-5s  %-9s %-9s  %-8s %s\n", "name", "bus id",
+		       "numa", "under", "link max", "link now", "dma-buf", "ports");
+	for (i = 0; i < p->nnics; i++) {
+		const struct probe_nic *n = &p->nics[i];
+
+		if (!n->is_pci) {
+			printf("  %-8s not on PCI in this tree\n", n->name);
+			continue;
+		}
+		printf("  %-8s %-13s %-4d %-5s", n->name, n->pci.bdf, n->pci.numa,
+		       n->pci.parent >= 0 ? p->switches[n->pci.parent].name :
+					    p->cpus[n->pci.cpu].name);
+		print_link(&n->pci.link);
+		printf("  %-8s", probe_tri_name(n->dmabuf));
+		for (k = 0; k < n->nports; k++)
+			printf(" %u: %s, %s", n->ports[k].num, n->ports[k].state,
+			       n->ports[k].rate[0] ? n->ports[k].rate : "rate ?");
+		printf("\n");
+	}
+	for (i = 0; i < p->nswitches; i++)
+		printf("%-8s %-5s upstream port %s (%04x:%04x) under %s\n",
+		       i ? "" : "switches", p->switches[i].name, p->switches[i].bdf,
+		       p->switches[i].vendor, p->switches[i].device,
+		       p->switches[i].parent >= 0 ? p->switches[p->switches[i].parent].name :
+						    p->cpus[p->switches[i].cpu].name);
+}
+
+/* Like nvidia-smi topo -m, in NCCL's classes (nvidia-smi's NODE is PHB). */
+static void print_matrix(const struct probe *p)
+{
+	unsigned g, n;
+
+	printf("\nGPU x NIC path (NCCL classes; nvidia-smi shows PHB across host bridges as NODE):\n      ");
+	for (n = 0; n < p->nnics; n++)
+		if (probe_nic_in_matrix(p, n))
+			printf(" %-8s", p->nics[n].name);
+	printf(" CPU\n");
+	for (g = 0; g < p->ngpus; g++) {
+		printf("%-6s", p->gpus[g].name);
+		for (n = 0; n < p->nnics; n++)
+			if (probe_nic_in_matrix(p, n))
+				printf(" %-8s", probe_class_name(p->pairs[g][n].cls));
+		printf(" %s (NUMA %d)\n", p->cpus[p->gpus[g].pci.cpu].name,
+		       p->cpus[p->gpus[g].pci.cpu].numa);
+	}
+}
+
+static void print_acs(const struct probe *p)
+{
+	char flags[128];
+	unsigned i;
+
+	printf("\nACS on the bridges between GPUs and NICs (ReqRedir/CmpltRedir break P2P\n"
+	       "where it would turn around in a switch: PIX, PXB; PHB and SYS paths go\n"
+	       "through the root complex anyway):\n");
+	if (!p->nbridges)
+		printf("  (no bridges on any GPU-NIC path)\n");
+	for (i = 0; i < p->nbridges; i++) {
+		const struct probe_bridge *b = &p->bridges[i];
+
+		flags[0] = '\0';
+		if (b->acs == PROBE_ACS_CLEAR || b->acs == PROBE_ACS_REDIRECT)
+			probe_acs_flags(b->ctrl, flags, sizeof(flags));
+		printf("  %-13s %-10s %s\n", b->bdf, probe_acs_state_name(b->acs), flags);
+	}
+}
+
+static void print_verdicts(const struct probe *p)
+{
+	char why[5][PROBE_WHY_MAX];
+	enum probe_gdr v[5];
+	unsigned g, n, l;
+
+	printf("\nnvidia-peermem: %s\n", p->peermem_why);
+	printf("drivers: cuda: %s; nvml: %s; verbs: %s\n", p->cuda, p->nvml, p->verbs);
+	if (!p->ngpus || !p->nnics)
+		return;
+	printf("\nGPUDirect RDMA per GDR level (nccl: NCCL's default, PXB or P2C):\n");
+	printf("  %-16s %-4s %-5s %-5s %-5s %-5s %-5s %s\n", "pair", "path", "pix",
+	       "pxb", "phb", "sys", "nccl", "why not (at nccl's level; at sys if other)");
+	for (g = 0; g < p->ngpus; g++) {
+		for (n = 0; n < p->nnics; n++) {
+			char pair[2 * PROBE_NAME_MAX + 2];
+
+			if (!probe_nic_in_matrix(p, n))
+				continue;
+			snprintf(pair, sizeof(pair), "%s-%s", p->gpus[g].name, p->nics[n].name);
+			printf("  %-16s %-4s", pair, probe_class_name(p->pairs[g][n].cls));
+			for (l = 0; l <= 4; l++) {
+				v[l] = probe_gdr_verdict(p, g, n,
+							 l < 4 ? (enum topo_path_type)l : TOPO_PATH_PXB,
+							 l == 4, why[l], sizeof(why[l]));
+				printf(" %-5s", probe_gdr_name(v[l]));
+			}
+			/* 3 is sys, 4 NCCL's default. */
+			printf(" %s%s%s\n", v[4] != PROBE_GDR_YES ? why[4] : "",
+			       v[3] != PROBE_GDR_YES && strcmp(why[3], why[4]) ? "; at sys: " : "",
+			       v[3] != PROBE_GDR_YES && strcmp(why[3], why[4]) ? why[3] : "");
+		}
+	}
+}
+
+static void print_table(const struct probe *p)
+{
+	unsigned i;
+
+	printf("gdrlab probe: %s%s\n", p->sysfs,
+	       p->live ? "" : " (captured tree: drivers not asked)");
+	print_devices(p);
+	if (!p->ngpus || !p->nnics)
+		printf("No %s here: no GPU x NIC pairs to judge.\n",
+		       !p->ngpus && !p->nnics ? "GPU and no RDMA device" :
+		       !p->ngpus ? "GPU" : "RDMA device");
+	else
+		print_matrix(p);
+	if (p->ngpus && p->nnics)
+		print_acs(p);
+	print_verdicts(p);
+	for (i = 0; i < p->nwarnings; i++)
+		printf("note: %s\n", p->warnings[i]);
+}
+
+static int write_outputs(const struct probe_args *a, const struct probe *p)
+{
+	struct output_file json = { 0 }, topo = { 0 };
+	struct diag d = { "" };
+	json_t *j = NULL;
+	int err = 0;
+
+	if (a->json) {
+		j = probe_json(p);
+		err = j ? output_file_open(&json, a->json, &d) :
+			  diag_set(&d, -ENOMEM, "out of memory");
+		if (!err && json_dumpf(j, json.fp, JSON_INDENT(2)))
+			err = diag_set(&d, -EIO, "%s: cannot write JSON", a->json);
+		if (!err)
+			fputc('\n', json.fp);
+	}
+	if (!err && a->topology) {
+		err = output_file_open(&topo, a->topology, &d);
+		if (!err)
+			err = probe_emit_topology(p, topo.fp, &d);
+	}
+	/* Commit only when every output was written, so none is half done. */
+	if (!err && json.fp)
+		err = output_file_commit(&json, &d);
+	if (!err && topo.fp)
+		err = output_file_commit(&topo, &d);
+	output_file_abort(&json);
+	output_file_abort(&topo);
+	json_decref(j);
+	if (err)
+		fprintf(stderr, "gdrlab probe: %s\n", d.msg);
+	return err ? EXIT_RUNTIME : 0;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	struct probe_options opt = { 0 };
+	struct probe_args a;
+	struct probe *p;
+	struct diag d = { "" };
+	int rc, err;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	opt.sysfs = a.sysfs;
+	opt.drivers = !a.sysfs; /* a captured tree is not this machine */
+	err = probe_run(&opt, &p, &d);
+	if (err) {
+		fprintf(stderr, "gdrlab probe: %s\n", d.msg);
+		return EXIT_USAGE;
+	}
+	rc = write_outputs(&a, p);
+	if (!rc && !(a.json && !strcmp(a.json, "-")) &&
+	    !(a.topology && !strcmp(a.topology, "-")))
+		print_table(p);
+	probe_destroy(p);
+	return rc;
+}

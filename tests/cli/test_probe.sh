@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# gdrlab probe from the command line: exit statuses, outputs, the fixtures.
+# usage: test_probe.sh GDRLAB SOURCE_DIR
+set -u
+gdrlab=$1 src=$2 fail=0 tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sys=$src/tests/data/sysfs
+
+expect() { # expect STATUS DESCRIPTION -- command...
+    local want=$1 what=$2 got
+    shift 3
+    "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
+    if [ "$got" -ne "$want" ]; then
+        echo "FAIL: $what: exit $got, want $want"; cat "$tmp/err"; fail=1
+    fi
+}
+has() { grep -q -- "$2" "$1" || { echo "FAIL: '$2' not in $1:"; cat "$1"; fail=1; }; }
+
+expect 0 "help" -- "$gdrlab" probe --help
+has "$tmp/out" "usage: gdrlab probe"
+expect 2 "unknown option" -- "$gdrlab" probe --frobnicate
+has "$tmp/err" "gdrlab probe: unknown option '--frobnicate' (see 'gdrlab probe --help')"
+expect 2 "missing dir" -- "$gdrlab" probe --sysfs "$tmp/nope"
+has "$tmp/err" "gdrlab probe: $tmp/nope: No such file or directory"
+expect 2 "not sysfs" -- "$gdrlab" probe --sysfs "$tmp"
+has "$tmp/err" "not a sysfs tree"
+expect 0 "this machine" -- "$gdrlab" probe
+has "$tmp/out" "GPUs:"
+expect 0 "dgx table" -- "$gdrlab" probe --sysfs "$sys/dgx-8gpu"
+has "$tmp/out" "gpu4-mlx5_2      PXB  no    yes   yes   yes   yes"
+expect 0 "json to stdout" -- "$gdrlab" probe --sysfs "$sys/acs-redirect" --json -
+has "$tmp/out" '"acs": "redirect"'
+grep -q "GPUs:" "$tmp/out" && { echo "FAIL: table printed with --json -"; fail=1; }
+expect 0 "emit" -- "$gdrlab" probe --sysfs "$sys/gh200-c2c" --emit-topology "$tmp/t.yaml" --json "$tmp/p.json"
+has "$tmp/t.yaml" "name: probed-gh200-c2c"
+has "$tmp/p.json" '"path": "P2C"'
+expect 0 "emitted topology runs" -- "$gdrlab" run --topology "$tmp/t.yaml" \
+    --trace "$src/traces/resnet50-ddp.jsonl" --gdr-level phb --quiet
+# No GPU: nothing written, the probe says why, exit 1 (an output failed).
+mkdir -p "$tmp/empty/bus/pci/devices"
+expect 1 "emit without GPU" -- "$gdrlab" probe --sysfs "$tmp/empty" --emit-topology "$tmp/none.yaml"
+has "$tmp/err" "no GPU found: a topology needs at least one GPU and one RDMA NIC"
+[ ! -e "$tmp/none.yaml" ] || { echo "FAIL: none.yaml written"; fail=1; }
+expect 0 "empty tree" -- "$gdrlab" probe --sysfs "$tmp/empty"
+has "$tmp/out" "No GPU and no RDMA device here"
+exit $fail
