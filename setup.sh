@@ -22,7 +22,7 @@ FUZZ_SECONDS=${GDRLAB_FUZZ_SECONDS:-30}
 # What the build and the tests need. clang and libclang-rt-14-dev are for the
 # libFuzzer targets (gcc has no libFuzzer; clang only recommends the runtime).
 PACKAGES=(build-essential cmake pkg-config libyaml-dev libjansson-dev
-          libcriterion-dev clang libclang-rt-14-dev)
+          libcriterion-dev clang libclang-rt-14-dev libsimgrid-dev)
 
 say() { printf '== %s\n' "$*" >&2; }
 
