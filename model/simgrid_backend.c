@@ -93,6 +93,10 @@ static void child_main(int fd, const struct plan *p,
 	struct sgm_result *res = calloc(njobs ? njobs : 1, sizeof(*res));
 	struct sgm_header h = { 0 };
 
+	/* Fault injection (tests/unit/test_model.c): die as SimGrid does
+	 * when it aborts, so that the parent's error path runs. */
+	if (getenv("GDRLAB_MODEL_CRASH"))
+		abort();
 	if (!res) {
 		h.err = -ENOMEM;
 		snprintf(h.msg, sizeof(h.msg), "model backend: out of memory");

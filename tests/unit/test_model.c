@@ -8,8 +8,10 @@
  * come from the published measurements the issue names. Skipped, with the
  * reason, when this build has no SimGrid.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "helpers.h"
 #include "simgrid.h"
@@ -201,4 +203,30 @@ Test(model, ring_4096_nodes_alpha_beta)
 	need_model();
 	assert_rel(run_time(DATA("ring-400g.yaml"), allreduce_64mib, &o, NULL),
 		   2.0 * (n - 1) / n * S / 50e9 * 1e6 + 2 * (n - 1) * 0.5, 0.01);
+}
+
+/* A simulation process that dies is a clean error, never a hang. */
+Test(model, crashed_simulation_is_a_clean_error)
+{
+	const struct backend_ops *b;
+	struct plan_options o = opts(PLAN_PATH_DIRECT, 0);
+	struct topology topo;
+	struct trace trace;
+	struct plan plan;
+	struct records rec;
+	struct diag d = { "" };
+	int err;
+
+	need_model();
+	b = backend_find("model");
+	cr_assert_eq(topology_load(DATA("round-numbers.yaml"), &topo, &d), 0, "%s", d.msg);
+	cr_assert_eq(trace_load_buffer(allreduce_64mib, strlen(allreduce_64mib),
+				       "inline.jsonl", &trace, &d), 0, "%s", d.msg);
+	setenv("GDRLAB_MODEL_CRASH", "1", 1);
+	err = backend_execute(b, &topo, &trace, &o, NULL, &plan, &rec, &d);
+	unsetenv("GDRLAB_MODEL_CRASH");
+	cr_assert_eq(err, -EIO);
+	cr_assert(strstr(d.msg, "died of signal 6"), "%s", d.msg);
+	trace_destroy(&trace);
+	assert_no_leaks();
 }
