@@ -37,7 +37,7 @@ struct point {
 
 struct row {
 	int err;                    /* 0 or a negative errno */
-	char error[240];
+	char error[512];    /* as struct diag's message */
 	char topo_name[64];
 	unsigned nodes, gpus;
 	char path_used[16];
