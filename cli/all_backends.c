@@ -8,12 +8,14 @@
 #include "analytic.h"
 #include "backend.h"
 #include "emu_backend.h"
+#include "real_backend.h"
 #include "simgrid.h"
 
 const struct backend_ops *const gdrlab_backends[] = {
 	&analytic_backend_ops,
 	MODEL_BACKEND_ENTRY
 	EMU_BACKEND_ENTRY
+	REAL_BACKEND_ENTRY
 	NULL,
 };
 
@@ -30,6 +32,6 @@ const struct backend_ops *backend_find(const char *name)
 const struct backend_absent gdrlab_backends_absent[] = {
 	MODEL_BACKEND_ABSENT_ENTRY
 	EMU_BACKEND_ABSENT_ENTRY
-	{ "real", "the CUDA + RDMA NIC backend is not implemented yet" },
+	REAL_BACKEND_ABSENT_ENTRY
 	{ NULL, NULL },
 };

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mem_cuda: CUDA memory behind struct vp_mem_ops (see mem_cuda.h).
+ * Every op makes the context current first: the data path may call from a
+ * thread that did not open it.
+ */
+#include "mem_cuda.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ARENA_ROUND (2u << 20)
+#define HOST_PAGE 4096u /* dma-buf ranges: page aligned (perftest, NCCL) */
+
+static size_t round_up(size_t v, size_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+static CUdeviceptr dptr(const void *p)
+{
+	return (CUdeviceptr)(uintptr_t)p;
+}
+
+static int check(struct mem_cuda *m, CUresult rc, const char *what)
+{
+	return cu_check(m->cu, rc, what, &m->err);
+}
+
+static int make_current(struct mem_cuda *m)
+{
+	return check(m, m->cu->CtxSetCurrent(m->ctx), "cuCtxSetCurrent");
+}
+
+/* Wait for the end event; keep the time between the two events. */
+static int finish(struct mem_cuda *m, const char *what)
+{
+	float ms = 0;
+	int err;
+
+	err = check(m, m->cu->EventRecord(m->ev_end, m->stream), "cuEventRecord");
+	if (!err)
+		err = check(m, m->cu->EventSynchronize(m->ev_end), what);
+	if (!err)
+		err = check(m, m->cu->EventElapsedTime(&ms, m->ev_start, m->ev_end),
+			    "cuEventElapsedTime");
+	m->last_copy_us = err ? 0 : ms * 1e3;
+	return err;
+}
+
+static int start(struct mem_cuda *m)
+{
+	int err = make_current(m);
+
+	if (!err)
+		err = check(m, m->cu->EventRecord(m->ev_start, m->stream), "cuEventRecord");
+	return err;
+}
+
+static int arena_create(struct mem_cuda *m, size_t len)
+{
+	size_t want = round_up(len > m->arena_min ? len : m->arena_min, ARENA_ROUND);
+	int err;
+
+	err = check(m, m->cu->MemAlloc(&m->arena, want), "cuMemAlloc (arena)");
+	if (err) {
+		snprintf(m->err.msg + strlen(m->err.msg),
+			 sizeof(m->err.msg) - strlen(m->err.msg),
+			 " (%zu bytes)", want);
+		m->arena = 0;
+		return err;
+	}
+	m->arena_len = want;
+	m->arena_used = 0;
+	return 0;
+}
+
+static int cuda_alloc(void *ctx, size_t len, void **ptr)
+{
+	struct mem_cuda *m = ctx;
+	size_t at;
+	int err = make_current(m);
+
+	if (err)
+		return err;
+	if (!m->arena) {
+		err = arena_create(m, len);
+		if (err)
+			return err;
+	}
+	at = round_up(m->arena_used, MEM_CUDA_ALIGN);
+	if (at > m->arena_len || len > m->arena_len - at)
+		return diag_set(&m->err, -ENOMEM,
+				"CUDA arena full: %zu of %zu bytes used, %zu more asked (one arena is registered, for BAR1's sake: raise arena_min)",
+				m->arena_used, m->arena_len, len);
+	err = check(m, m->cu->MemsetD8(m->arena + at, 0, len), "cuMemsetD8");
+	if (err)
+		return err;
+	m->arena_used = at + len;
+	*ptr = (void *)(uintptr_t)(m->arena + at);
+	return 0;
+}
+
+/* A bump arena: freeing the newest block gives it back, others wait for
+ * mem_cuda_close. */
+static void cuda_free(void *ctx, void *ptr, size_t len)
+{
+	struct mem_cuda *m = ctx;
+	CUdeviceptr p = dptr(ptr);
+
+	if (p >= m->arena && p + len == m->arena + m->arena_used)
+		m->arena_used = p - m->arena;
+}
+
+static int cuda_copy_in(void *ctx, void *gpu, const void *host, size_t len)
+{
+	struct mem_cuda *m = ctx;
+	int err = start(m);
+
+	if (!err)
+		err = check(m, m->cu->MemcpyHtoDAsync(dptr(gpu), host, len, m->stream),
+			    "cuMemcpyHtoDAsync");
+	return err ? err : finish(m, "cuMemcpyHtoDAsync");
+}
+
+static int cuda_copy_out(void *ctx, void *host, const void *gpu, size_t len)
+{
+	struct mem_cuda *m = ctx;
+	int err = start(m);
+
+	if (!err)
+		err = check(m, m->cu->MemcpyDtoHAsync(host, dptr(gpu), len, m->stream),
+			    "cuMemcpyDtoHAsync");
+	return err ? err : finish(m, "cuMemcpyDtoHAsync");
+}
+
+static int cuda_copy_dev(void *ctx, void *dst, const void *src, size_t len)
+{
+	struct mem_cuda *m = ctx;
+	int err = start(m);
+
+	if (!err)
+		err = check(m, m->cu->MemcpyDtoDAsync(dptr(dst), dptr(src), len, m->stream),
+			    "cuMemcpyDtoDAsync");
+	return err ? err : finish(m, "cuMemcpyDtoDAsync");
+}
+
+static int cuda_reduce(void *ctx, void *dst, const void *src, size_t count,
+		       enum trace_dtype dtype)
+{
+	struct mem_cuda *m = ctx;
+	int err;
+
+	if (!m->red_ok)
+		return diag_set(&m->err, -ENOSYS,
+				"gdrlab was built without the CUDA toolkit: no reduction kernels");
+	err = start(m);
+	if (!err)
+		err = cuda_reduce_launch(&m->red, dptr(dst), dptr(src), count, dtype,
+					 m->stream, &m->err);
+	return err ? err : finish(m, "reduction kernel");
+}
+
+const struct vp_mem_ops mem_cuda_ops = {
+	.name = "cuda",
+	.alloc = cuda_alloc,
+	.free = cuda_free,
+	.copy_in = cuda_copy_in,
+	.copy_out = cuda_copy_out,
+	.copy_dev = cuda_copy_dev,
+	.reduce = cuda_reduce,
+};
+
+int mem_cuda_host_alloc(void *ctx, size_t len, void **ptr)
+{
+	struct mem_cuda *m = ctx;
+	int err = make_current(m);
+
+	if (!err)
+		err = check(m, m->cu->MemHostAlloc(ptr, len ? len : 1,
+						   CU_MEMHOSTALLOC_PORTABLE),
+			    "cuMemHostAlloc");
+	if (!err)
+		memset(*ptr, 0, len);
+	return err;
+}
+
+void mem_cuda_host_free(void *ctx, void *ptr, size_t len)
+{
+	struct mem_cuda *m = ctx;
+
+	if (ptr)
+		m->cu->MemFreeHost(ptr);
+}
+
+int mem_cuda_recv_flush(void *ctx)
+{
+	struct mem_cuda *m = ctx;
+
+	if (!m->flush_needed)
+		return 0;
+	return check(m, m->cu->FlushGPUDirectRDMAWrites(
+				CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+				CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER),
+		     "cuFlushGPUDirectRDMAWrites");
+}
+
+int mem_cuda_dmabuf_export(struct mem_cuda *m, void *ptr, size_t len,
+			   int *fd, size_t *offset, struct diag *d)
+{
+	CUdeviceptr p = dptr(ptr);
+	CUdeviceptr aligned = p / HOST_PAGE * HOST_PAGE;
+	size_t alen = round_up(len + (size_t)(p - aligned), HOST_PAGE);
+	int v = 0, err;
+
+	*fd = -1;
+	*offset = (size_t)(p - aligned);
+	if (!m->cu->MemGetHandleForAddressRange)
+		return diag_set(d, -EOPNOTSUPP,
+				"dma-buf: the driver lacks cuMemGetHandleForAddressRange (CUDA >= 11.7)");
+	if (!m->cu->DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, m->dev) &&
+	    !v)
+		return diag_set(d, -EOPNOTSUPP,
+				"dma-buf: not supported by this GPU/driver (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 0: needs the open kernel modules >= 515)");
+	err = make_current(m);
+	if (!err)
+		err = cu_check(m->cu,
+			       m->cu->MemGetHandleForAddressRange(fd, aligned, alen,
+								  CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
+			       "cuMemGetHandleForAddressRange(DMA_BUF_FD)", d);
+	if (err)
+		*fd = -1;
+	return err;
+}
+
+const char *mem_cuda_error(const struct mem_cuda *m)
+{
+	return m->err.msg;
+}
+
+/* Does the device need cuFlushGPUDirectRDMAWrites before consuming NIC
+ * writes? Not when it orders them natively for its own context. */
+static bool needs_flush(struct mem_cuda *m)
+{
+	int opts = 0, order = 0;
+
+	if (!m->cu->FlushGPUDirectRDMAWrites)
+		return false;
+	if (m->cu->DeviceGetAttribute(&opts, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS,
+				      m->dev) ||
+	    !(opts & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST))
+		return false;
+	if (m->cu->DeviceGetAttribute(&order, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING,
+				      m->dev))
+		order = 0;
+	return order < CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER;
+}
+
+static int open_device(struct mem_cuda *m, struct diag *d)
+{
+	const struct cu_api *cu = m->cu;
+	int err;
+
+	if (m->ordinal < 0 || m->ordinal >= cu->ndevices)
+		return diag_set(d, -ENODEV, "CUDA device %d: the driver sees %d",
+				m->ordinal, cu->ndevices);
+	err = cu_check(cu, cu->DeviceGet(&m->dev, m->ordinal), "cuDeviceGet", d);
+	if (!err && cu->DeviceGetName(m->name, sizeof(m->name), m->dev))
+		snprintf(m->name, sizeof(m->name), "CUDA device %d", m->ordinal);
+	if (!err)
+		err = cu_check(cu, cu->DevicePrimaryCtxRetain(&m->ctx, m->dev),
+			       "cuDevicePrimaryCtxRetain", d);
+	if (err)
+		return err;
+	err = cu_check(cu, cu->CtxSetCurrent(m->ctx), "cuCtxSetCurrent", d);
+	if (!err)
+		err = cu_check(cu, cu->StreamCreate(&m->stream, CU_STREAM_NON_BLOCKING),
+			       "cuStreamCreate", d);
+	if (!err)
+		err = cu_check(cu, cu->EventCreate(&m->ev_start, CU_EVENT_DEFAULT),
+			       "cuEventCreate", d);
+	if (!err)
+		err = cu_check(cu, cu->EventCreate(&m->ev_end, CU_EVENT_DEFAULT),
+			       "cuEventCreate", d);
+	cu->DeviceGetAttribute(&m->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, m->dev);
+	cu->DeviceGetAttribute(&m->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, m->dev);
+	m->flush_needed = needs_flush(m);
+	return err;
+}
+
+int mem_cuda_open(struct mem_cuda **out, int ordinal, size_t arena_min,
+		  struct diag *d)
+{
+	struct mem_cuda *m;
+	struct diag rd = { "" };
+	int err;
+
+	*out = NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return diag_set(d, -ENOMEM, "out of memory");
+	m->ordinal = ordinal;
+	m->arena_min = arena_min;
+	err = cu_open(&m->cu, d);
+	if (!err)
+		err = open_device(m, d);
+	if (err)
+		goto err_close;
+	/* Without the kernels copies still work; sums say why they cannot. */
+	m->red_ok = !cuda_reduce_open(&m->red, m->cu, m->dev, &rd);
+	if (!m->red_ok && cuda_reduce_built()) {
+		err = diag_set(d, -ENOEXEC, "%s (%s, sm_%d%d)", rd.msg, m->name,
+			       m->cc_major, m->cc_minor);
+		goto err_close;
+	}
+	*out = m;
+	return 0;
+err_close:
+	mem_cuda_close(m);
+	return err;
+}
+
+/* Keeps going after a failure: every resource is released. */
+void mem_cuda_close(struct mem_cuda *m)
+{
+	const struct cu_api *cu;
+
+	if (!m)
+		return;
+	cu = m->cu;
+	if (cu && m->ctx) {
+		cu->CtxSetCurrent(m->ctx);
+		if (m->stream)
+			cu->StreamSynchronize(m->stream);
+		cuda_reduce_close(&m->red);
+		if (m->arena)
+			cu->MemFree(m->arena);
+		if (m->ev_end)
+			cu->EventDestroy(m->ev_end);
+		if (m->ev_start)
+			cu->EventDestroy(m->ev_start);
+		if (m->stream)
+			cu->StreamDestroy(m->stream);
+		cu->DevicePrimaryCtxRelease(m->dev);
+	}
+	cu_close(m->cu);
+	free(m);
+}
