@@ -80,6 +80,7 @@ static void stage_begin(struct plan_transfer *t, enum stage_kind kind,
 	s->segment = segment;
 	s->latency = latency;
 	s->bandwidth = INFINITY;
+	s->private_cap = INFINITY;
 	s->first_use = t->nuses;
 }
 
@@ -125,10 +126,12 @@ static void stage_copy_cost(const struct plan *p, struct plan_transfer *t)
 	struct plan_stage *s = &t->stages[t->nstages - 1];
 
 	s->chunk_overhead = p->topo.staging.chunk_overhead;
-	s->bandwidth = p->topo.staging.copy_bw > 0 ? p->topo.staging.copy_bw :
-						     INFINITY;
-	if (s->bandwidth < t->cap)
-		t->cap = s->bandwidth;
+	if (p->topo.staging.copy_bw > 0)
+		s->private_cap = p->topo.staging.copy_bw;
+	if (s->private_cap < s->bandwidth)
+		s->bandwidth = s->private_cap;
+	if (s->private_cap < t->cap)
+		t->cap = s->private_cap;
 }
 
 /* Merge the stages' resources into one weighted list for max-min. */

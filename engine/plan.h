@@ -69,6 +69,8 @@ struct plan_stage {
 	double latency;        /* seconds, paid once per transfer */
 	double chunk_overhead; /* seconds of work per chunk (copies) */
 	double bandwidth;      /* bytes/s alone on the links, private cap included */
+	double private_cap;    /* bytes/s no other transfer shares (a copy
+				* engine); INFINITY when none */
 	unsigned first_use, nuses; /* this stage's entries in the transfer's uses */
 };
 

@@ -20,22 +20,73 @@
 #include "pipeline.h"
 
 struct pattern_state {
-	double *rates;        /* per transfer: its max-min share */
+	struct pipeline_share *shares; /* per transfer: what sharing leaves it */
 	uint64_t last_bytes;  /* memo: the last size timed */
 	struct coll_record last;
 };
 
-static int solve_rates(const struct plan_pattern *pat, const double *cap,
-		       size_t nres, double *rates)
+/*
+ * Per segment: the step's transfers each as a flow over only the links of
+ * that segment (each link once per use, the segment's private caps).
+ */
+static int segment_shares(const struct plan_step *st,
+			  const struct plan_pattern *pat, const double *cap,
+			  size_t nres, struct maxmin_flow *flows,
+			  struct maxmin_use *uses, struct pipeline_share *sh)
 {
+	for (unsigned k = 0; k < PLAN_MAX_STAGES; k++) {
+		bool any = false;
+		int err;
+
+		for (size_t i = 0; i < st->ntransfers; i++) {
+			const struct plan_transfer *t =
+				&pat->transfers[st->first_transfer + i];
+			struct maxmin_use *u = &uses[i * PLAN_MAX_USES];
+			unsigned n = 0;
+
+			flows[i].cap = INFINITY;
+			for (unsigned s = 0; s < t->nstages; s++) {
+				const struct plan_stage *sg = &t->stages[s];
+
+				if (sg->segment != k)
+					continue;
+				any = true;
+				if (sg->private_cap < flows[i].cap)
+					flows[i].cap = sg->private_cap;
+				for (unsigned j = 0; j < sg->nuses; j++)
+					u[n++] = t->uses[sg->first_use + j];
+			}
+			flows[i].uses = u;
+			flows[i].nuses = n;
+		}
+		if (!any)
+			break;
+		err = maxmin_solve(cap, nres, flows, st->ntransfers);
+		if (err)
+			return err;
+		for (size_t i = 0; i < st->ntransfers; i++)
+			sh[i].segment_bw[k] = flows[i].rate;
+	}
+	return 0;
+}
+
+static int solve_shares(const struct plan_pattern *pat, const double *cap,
+			size_t nres, struct pipeline_share *shares)
+{
+	size_t nt = pat->ntransfers ? pat->ntransfers : 1;
 	struct maxmin_flow *flows;
+	struct maxmin_use *uses;
 	int err = 0;
 
-	flows = calloc(pat->ntransfers ? pat->ntransfers : 1, sizeof(*flows));
-	if (!flows)
-		return -ENOMEM;
+	flows = calloc(nt, sizeof(*flows));
+	uses = calloc(nt * PLAN_MAX_USES, sizeof(*uses));
+	if (!flows || !uses) {
+		err = -ENOMEM;
+		goto out;
+	}
 	for (size_t s = 0; s < pat->nsteps && !err; s++) {
 		const struct plan_step *st = &pat->steps[s];
+		struct pipeline_share *sh = &shares[st->first_transfer];
 
 		for (size_t i = 0; i < st->ntransfers; i++) {
 			const struct plan_transfer *t =
@@ -46,9 +97,14 @@ static int solve_rates(const struct plan_pattern *pat, const double *cap,
 			flows[i].cap = t->cap;
 		}
 		err = maxmin_solve(cap, nres, flows, st->ntransfers);
-		for (size_t i = 0; i < st->ntransfers && !err; i++)
-			rates[st->first_transfer + i] = flows[i].rate;
+		if (err)
+			break;
+		for (size_t i = 0; i < st->ntransfers; i++)
+			sh[i].rate = flows[i].rate;
+		err = segment_shares(st, pat, cap, nres, flows, uses, sh);
 	}
+out:
+	free(uses);
 	free(flows);
 	return err;
 }
@@ -63,7 +119,7 @@ static double transfer_latency(const struct plan_transfer *t)
 }
 
 static void time_collective(const struct plan *p, const struct plan_pattern *pat,
-			    const double *rates, uint64_t bytes,
+			    const struct pipeline_share *shares, uint64_t bytes,
 			    struct coll_record *c)
 {
 	const struct topo_staging *stg = &p->topo.staging;
@@ -83,7 +139,7 @@ static void time_collective(const struct plan *p, const struct plan_pattern *pat
 				&pat->transfers[st->first_transfer + i];
 			double tb = (double)bytes * t->share;
 
-			pipeline_time(t, tb, rates[st->first_transfer + i],
+			pipeline_time(t, tb, &shares[st->first_transfer + i],
 				      stg->chunk_bytes, stg->buffers, &res);
 			if (st->kind == PLAN_STEP_CHAIN) {
 				double l = transfer_latency(t);
@@ -144,13 +200,13 @@ static int analytic_run(const struct plan *p, struct records *rec,
 	for (size_t i = 0; i < p->npatterns; i++) {
 		const struct plan_pattern *pat = &p->patterns[i];
 
-		st[i].rates = calloc(pat->ntransfers ? pat->ntransfers : 1,
-				     sizeof(double));
-		if (!st[i].rates) {
+		st[i].shares = calloc(pat->ntransfers ? pat->ntransfers : 1,
+				      sizeof(*st[i].shares));
+		if (!st[i].shares) {
 			err = -ENOMEM;
 			goto out;
 		}
-		err = solve_rates(pat, cap, nres, st[i].rates);
+		err = solve_shares(pat, cap, nres, st[i].shares);
 		if (err)
 			goto out;
 		st[i].last_bytes = 0;
@@ -160,7 +216,7 @@ static int analytic_run(const struct plan *p, struct records *rec,
 		struct pattern_state *ps = &st[pc->pattern];
 
 		if (ps->last_bytes != pc->bytes) {
-			time_collective(p, &p->patterns[pc->pattern], ps->rates,
+			time_collective(p, &p->patterns[pc->pattern], ps->shares,
 					pc->bytes, &ps->last);
 			ps->last_bytes = pc->bytes;
 		}
@@ -174,7 +230,7 @@ out:
 			 err == -ENOMEM ? "out of memory" : "internal error");
 	if (st)
 		for (size_t i = 0; i < p->npatterns; i++)
-			free(st[i].rates);
+			free(st[i].shares);
 	free(st);
 	free(cap);
 	return err;

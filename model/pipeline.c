@@ -18,7 +18,8 @@ struct segment {
 	double latency, overhead, bandwidth, per_chunk;
 };
 
-static unsigned segments_of(const struct plan_transfer *t, double chunk,
+static unsigned segments_of(const struct plan_transfer *t,
+			    const struct pipeline_share *share, double chunk,
 			    struct segment *seg)
 {
 	unsigned nseg = 0;
@@ -36,16 +37,20 @@ static unsigned segments_of(const struct plan_transfer *t, double chunk,
 		g->overhead += s->chunk_overhead;
 		g->bandwidth = min2(g->bandwidth, s->bandwidth);
 	}
-	for (unsigned k = 0; k < nseg; k++)
+	for (unsigned k = 0; k < nseg; k++) {
+		if (share)
+			seg[k].bandwidth = min2(seg[k].bandwidth, share->segment_bw[k]);
 		seg[k].per_chunk = seg[k].overhead + chunk / seg[k].bandwidth;
+	}
 	return nseg;
 }
 
-void pipeline_time(const struct plan_transfer *t, double bytes, double rate,
-		   uint64_t chunk_bytes, unsigned buffers,
-		   struct pipeline_result *out)
+void pipeline_time(const struct plan_transfer *t, double bytes,
+		   const struct pipeline_share *share, uint64_t chunk_bytes,
+		   unsigned buffers, struct pipeline_result *out)
 {
 	struct segment seg[PLAN_MAX_STAGES];
+	double rate = share ? share->rate : INFINITY;
 	double chunk, nchunks, period = 0, at = 0;
 	unsigned nseg;
 
@@ -60,7 +65,7 @@ void pipeline_time(const struct plan_transfer *t, double bytes, double rate,
 		chunk = min2((double)chunk_bytes, bytes);
 		nchunks = bytes / chunk;
 	}
-	nseg = segments_of(t, chunk, seg);
+	nseg = segments_of(t, share, chunk, seg);
 
 	for (unsigned k = 0; k < nseg; k++)
 		period = max2(period, seg[k].per_chunk);

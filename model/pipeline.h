@@ -30,11 +30,26 @@ struct pipeline_result {
 };
 
 /*
- * Time @t carrying @bytes at @rate bytes/s (its max-min share; INFINITY
- * when alone and unconstrained), with @chunk-byte bounce buffers, @buffers
- * of them per side.
+ * What a transfer gets while the others of its step run.
+ * @rate: its max-min share with all its segments busy at once (the steady
+ * state of a long pipeline); INFINITY when nothing limits it.
+ * @segment_bw: per segment, its max-min share when each transfer's segment
+ * competes only with the same segment of the others: the transfers of a
+ * step move in phase, so while chunks fill or drain the pipeline (and for a
+ * transfer of one chunk) the copies of a step contend with each other, not
+ * with the RDMA of the next chunk.
  */
-void pipeline_time(const struct plan_transfer *t, double bytes, double rate,
-		   uint64_t chunk, unsigned buffers, struct pipeline_result *out);
+struct pipeline_share {
+	double rate;
+	double segment_bw[PLAN_MAX_STAGES];
+};
+
+/*
+ * Time @t carrying @bytes with @share, with @chunk-byte bounce buffers,
+ * @buffers of them per side. @share may be NULL: uncontended.
+ */
+void pipeline_time(const struct plan_transfer *t, double bytes,
+		   const struct pipeline_share *share, uint64_t chunk,
+		   unsigned buffers, struct pipeline_result *out);
 
 #endif
