@@ -39,6 +39,8 @@ static const char run_usage[] =
 	"      --json FILE|-       write the results as JSON ('-': stdout, no table)\n"
 	"      --csv FILE|-        write one CSV row per collective\n"
 	"%s"
+	"      --devices LIST      emu: RDMA devices, node i on device i mod count\n"
+	"                          (e.g. rxe0,rxe1; default $GDRLAB_EMU_DEVICES, else all)\n"
 	"  -q, --quiet             no progress on stderr\n"
 	"  -h, --help              this help\n"
 	"\n"
@@ -92,6 +94,7 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 		{ "json", required_argument, NULL, 'j' },
 		{ "csv", required_argument, NULL, 'c' },
 		{ "timeline", required_argument, NULL, 'l' },
+		{ "devices", required_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -148,6 +151,12 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 			break;
 		case 'c':
 			a->csv = optarg;
+			break;
+		case 'D':
+			/* the emu backend reads it; the ranks it forks or that
+			 * mpirun starts inherit it */
+			if (!*optarg || setenv("GDRLAB_EMU_DEVICES", optarg, 1))
+				return usage_error(cmd, "--devices: expected a list like 'rxe0,rxe1', got '%s'", optarg);
 			break;
 		case 'l':
 			if (compare)

@@ -3,20 +3,49 @@
  * The MPI bootstrap: ranks started by mpirun (Open MPI) exchange their
  * queue pair details with MPI_Allgather; data still moves over verbs.
  * Built only when CMake finds MPI (GDRLAB_HAVE_MPI).
+ *
+ * libmpi is opened at run time with RTLD_DEEPBIND rather than linked:
+ * gdrlab also links SimGrid, whose libsimgrid exports its own MPI_*
+ * functions (SMPI), and a linked MPI_Init resolves to whichever library
+ * the loader meets first ("Your MPI program was not properly initialized",
+ * from SimGrid). Looking the calls up in libmpi's own handle cannot pick
+ * the wrong one, whatever the link order. mpi.h still gives the types.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "boot.h"
+
+struct mpi_api {
+	void *lib;
+	int (*init)(int *, char ***);
+	int (*initialized)(int *);
+	int (*finalized)(int *);
+	int (*finalize)(void);
+	int (*comm_rank)(MPI_Comm, int *);
+	int (*comm_size)(MPI_Comm, int *);
+	int (*allgather)(const void *, int, MPI_Datatype, void *, int,
+			 MPI_Datatype, MPI_Comm);
+	int (*error_string)(int, char *, int *);
+	MPI_Comm world;
+	MPI_Datatype byte;
+};
+
+/* The one process-wide MPI: MPI_Init may run once per process, and
+ * `gdrlab compare` runs the backend twice. Set once, then read-only. */
+static struct mpi_api mpi;
 
 static void mpi_finalize(void)
 {
 	int done = 0;
 
-	MPI_Finalized(&done);
+	mpi.finalized(&done);
 	if (!done)
-		MPI_Finalize();
+		mpi.finalize();
 }
 
 static int mpi_error(struct diag *d, const char *call, int rc)
@@ -24,22 +53,22 @@ static int mpi_error(struct diag *d, const char *call, int rc)
 	char s[MPI_MAX_ERROR_STRING];
 	int len = 0;
 
-	MPI_Error_string(rc, s, &len);
+	mpi.error_string(rc, s, &len);
 	return diag_set(d, -EIO, "%s: %.*s", call, len, s);
 }
 
 static int mpi_allgather(struct boot *b, const void *mine, void *all,
 			 size_t len, struct diag *d)
 {
-	int rc = MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE,
-			       MPI_COMM_WORLD);
+	int rc = mpi.allgather(mine, (int)len, mpi.byte, all, (int)len, mpi.byte,
+			       mpi.world);
 
 	return rc == MPI_SUCCESS ? 0 : mpi_error(d, "MPI_Allgather", rc);
 }
 
 static void mpi_close(struct boot *b)
 {
-	/* MPI_Finalize runs at exit: `gdrlab compare` runs twice. */
+	/* MPI_Finalize runs at exit (see above). */
 }
 
 static const struct boot_ops boot_mpi_ops = {
@@ -49,19 +78,64 @@ static const struct boot_ops boot_mpi_ops = {
 	.close = mpi_close,
 };
 
+#define SYM(field, name)                                                      \
+	do {                                                                  \
+		*(void **)&a.field = dlsym(a.lib, name);                      \
+		if (!a.field)                                                 \
+			goto missing;                                         \
+	} while (0)
+
+static int mpi_load(struct diag *d)
+{
+	static const char *const names[] = { GDRLAB_MPI_LIBRARY, "libmpi.so.40",
+					     "libmpi.so" };
+	struct mpi_api a = { 0 };
+	const char *missing = "";
+
+	if (mpi.lib)
+		return 0;
+	for (size_t i = 0; !a.lib && i < sizeof(names) / sizeof(names[0]); i++)
+		a.lib = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
+	if (!a.lib)
+		return diag_set(d, -ENOSYS, "started by mpirun, but cannot load %s: %s",
+				GDRLAB_MPI_LIBRARY, dlerror());
+	missing = "MPI_Init";
+	SYM(init, "MPI_Init");
+	missing = "MPI_Initialized";
+	SYM(initialized, "MPI_Initialized");
+	SYM(finalized, "MPI_Finalized");
+	SYM(finalize, "MPI_Finalize");
+	SYM(comm_rank, "MPI_Comm_rank");
+	SYM(comm_size, "MPI_Comm_size");
+	SYM(allgather, "MPI_Allgather");
+	SYM(error_string, "MPI_Error_string");
+	/* Open MPI's MPI_COMM_WORLD and MPI_BYTE are these objects */
+	missing = "ompi_mpi_comm_world (is this Open MPI?)";
+	SYM(world, "ompi_mpi_comm_world");
+	SYM(byte, "ompi_mpi_byte");
+	mpi = a;
+	return 0;
+missing:
+	dlclose(a.lib);
+	return diag_set(d, -ENOSYS, "%s has no %s", GDRLAB_MPI_LIBRARY, missing);
+}
+
 int boot_mpi_init(struct boot *b, struct diag *d)
 {
 	int inited = 0, rank, size, rc;
+	int err = mpi_load(d);
 
-	MPI_Initialized(&inited);
+	if (err)
+		return err;
+	mpi.initialized(&inited);
 	if (!inited) {
-		rc = MPI_Init(NULL, NULL);
+		rc = mpi.init(NULL, NULL);
 		if (rc != MPI_SUCCESS)
 			return mpi_error(d, "MPI_Init", rc);
 		atexit(mpi_finalize);
 	}
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	mpi.comm_rank(mpi.world, &rank);
+	mpi.comm_size(mpi.world, &size);
 	b->ops = &boot_mpi_ops;
 	b->rank = (unsigned)rank;
 	b->size = (unsigned)size;

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# tests/emu/test_emu_faults.sh GDRLAB: the emu backend's failures, on real
+# SoftRoCE in one boot of the harness (emu/vm/run re-runs it inside).
+#   1. a wrong device name: a one-line error naming what exists
+#   2. a rank killed (SIGKILL) mid-collective: the run ends within a bound,
+#      naming the rank and the signal
+#   3. the link of rxe0 set down before the run: "port 1 is DOWN"
+#   4. the link set down mid-run: an RDMA error or the no-progress time-out
+#   5-6. nothing leaked, under valgrind (memcheck, fds), on a good run and
+#      on the killed-rank path (QPs, MRs, CQs, PDs, bounce buffers, fds)
+# Exit: 0 passed, 1 failed, 77 skipped.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+bin=$(realpath "${1:?usage: test_emu_faults.sh GDRLAB}")
+
+if [ -z "${GDRLAB_RXE_MODE:-}" ]; then
+    exec "$top/emu/vm/run" "$here/test_emu_faults.sh" "$bin"
+fi
+cd "$top"
+# Only the standard three descriptors, so that valgrind's fd report shows
+# what gdrlab leaves open, not what the harness handed down (serial ports).
+for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    [ "$fd" -gt 2 ] && eval "exec $fd>&-"
+done 2>/dev/null
+
+failed=0 n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); echo "not ok $n - $*"; failed=1; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+out=$(mktemp -d)
+trap 'ip link set va up 2>/dev/null; rm -rf "$out"' EXIT
+A=$GDRLAB_RXE_A B=$GDRLAB_RXE_B
+now() { date +%s.%N; }
+since() { printf '%.1f' "$(echo "$(now) - $1" | bc)"; }
+
+# A long trace (about 10 s of allreduces under TCG) to break in the middle.
+for i in $(seq 0 29); do
+    echo "{\"iteration\": $i, \"op\": \"allreduce\", \"bytes\": 1048576, \"dtype\": \"fp32\", \"ready_us\": 0}"
+done >"$out/long.jsonl"
+printf '%s\n' \
+    '{"iteration": 0, "op": "allreduce", "bytes": 65536, "dtype": "bf16", "ready_us": 0}' \
+    '{"iteration": 0, "op": "alltoall", "bytes": 65536, "dtype": "fp32", "ready_us": 0}' \
+    >"$out/tiny.jsonl"
+run=(run --topology configs/emu-vm.yaml --backend emu --quiet)
+
+# wait_port DEV STATE: until the port's state reads STATE (10 s at most)
+wait_port() {
+    local s i
+    for i in $(seq 100); do
+        read -r s <"/sys/class/infiniband/$1/ports/1/state"
+        [[ $s == *$2* ]] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# 1. wrong device
+"$bin" "${run[@]}" --trace traces/emu-small.jsonl --devices "$A,nosuch" \
+    >/dev/null 2>"$out/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "RDMA device 'nosuch' not found (have: .*$A" "$out/err" &&
+    [ "$(wc -l <"$out/err")" -eq 1 ]; then
+    ok "wrong device: $(cat "$out/err")"
+else
+    notok "wrong device: exit $rc: $(head -3 "$out/err")"
+fi
+
+# kill_mid GDRLAB_PREFIX... : start the long run, SIGKILL rank 1 after 3 s,
+# leave the exit status in $rc and the seconds from kill to exit in $took
+kill_mid() {
+    "$@" "$bin" "${run[@]}" --trace "${KILL_TRACE:-$out/long.jsonl}" --devices "$A,$B" \
+        >/dev/null 2>"$out/err" &
+    local pid=$! kid= t0 i
+    for i in $(seq 300); do
+        sleep 0.2
+        # the ranks are the children of gdrlab (under valgrind too)
+        kid=$(pgrep -P "$pid" | sed -n 2p)
+        [ -n "$kid" ] && break
+    done
+    sleep "${KILL_AFTER:-3}"
+    t0=$(now)
+    [ -n "$kid" ] && kill -9 "$kid"
+    wait "$pid"
+    rc=$?
+    took=$(since "$t0")
+}
+
+# 2. a rank killed mid-collective
+kill_mid
+if [ $rc -eq 1 ] && grep -q 'rank 1 (pid [0-9]*) was killed by signal 9' "$out/err" &&
+    [ "$(echo "$took < 15" | bc)" = 1 ]; then
+    ok "rank killed: ended ${took} s after the kill: $(head -1 "$out/err")"
+else
+    notok "rank killed: exit $rc after ${took} s: $(head -3 "$out/err")"
+fi
+
+# 3. link down before the run
+ip link set va down
+wait_port "$A" DOWN
+"$bin" "${run[@]}" --trace traces/emu-small.jsonl --devices "$A,$B" \
+    >/dev/null 2>"$out/err"
+rc=$?
+# (the veth peer loses its carrier too: either rank may say it first)
+if [ $rc -eq 1 ] && grep -Eqi "($A|$B) port 1 is .*down" "$out/err"; then
+    ok "link down: $(head -1 "$out/err")"
+else
+    notok "link down: exit $rc: $(head -3 "$out/err")"
+fi
+ip link set va up
+wait_port "$A" ACTIVE || notok "rxe0 did not come back ACTIVE"
+
+# 4. link down mid-run
+"$bin" "${run[@]}" --trace "$out/long.jsonl" --devices "$A,$B" \
+    >/dev/null 2>"$out/err" &
+pid=$!
+sleep 4
+t0=$(now)
+ip link set va down
+wait "$pid"
+rc=$?
+took=$(since "$t0")
+ip link set va up
+if [ $rc -eq 1 ] && grep -Eq 'retry|no RDMA progress|flush|aborted|failed' "$out/err" &&
+    [ "$(echo "$took < 30" | bc)" = 1 ]; then
+    ok "link down mid-run: ended ${took} s later: $(head -1 "$out/err")"
+elif [ $rc -eq 0 ]; then
+    skip "link down mid-run" "the run finished before the link went down"
+else
+    notok "link down mid-run: exit $rc after ${took} s: $(head -3 "$out/err")"
+fi
+wait_port "$A" ACTIVE || notok "rxe0 did not come back ACTIVE"
+
+# 5-6. leaks, under valgrind: every process (the ranks are forked) must end
+# with no definite or indirect leak, no memcheck error, and no fd but the
+# standard three open.
+vg_check() {
+    local name=$1 bad=0 f
+    for f in "$out"/vg.*; do
+        if grep -Eq 'definitely lost: [1-9]|indirectly lost: [1-9]|ERROR SUMMARY: [1-9]' "$f"; then
+            bad=1
+            grep -E 'lost:|ERROR SUMMARY' "$f" | sed "s|^|# $(basename "$f"): |"
+        fi
+        # valgrind's own log files aside
+        if grep 'Open .*file descriptor [0-9]*:' "$f" | grep -v "$out/vg\." |
+            grep -q .; then
+            bad=1
+            grep 'Open .*file descriptor' "$f" | sed "s|^|# $(basename "$f"): |"
+        fi
+    done
+    if [ $bad -eq 0 ]; then
+        ok "$name: no leak in $(ls "$out"/vg.* | wc -l) processes"
+    else
+        notok "$name: leaks (above)"
+    fi
+    rm -f "$out"/vg.*
+}
+if ! command -v valgrind >/dev/null; then
+    skip "leaks" "valgrind not installed"
+else
+    vg=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect
+        --track-fds=yes --log-file="$out/vg.%p")
+    if "${vg[@]}" "$bin" "${run[@]}" --trace "$out/tiny.jsonl" --devices "$A,$B" \
+        >/dev/null 2>"$out/err"; then
+        vg_check "good run under valgrind"
+    else
+        notok "good run under valgrind: $(head -3 "$out/err")"
+        rm -f "$out"/vg.*
+    fi
+    # valgrind runs a rank some 50 times slower: a shorter trace
+    for i in $(seq 0 9); do
+        echo "{\"iteration\": $i, \"op\": \"allreduce\", \"bytes\": 262144, \"dtype\": \"fp32\", \"ready_us\": 0}"
+    done >"$out/medium.jsonl"
+    KILL_AFTER=4 KILL_TRACE=$out/medium.jsonl kill_mid "${vg[@]}"
+    if [ $rc -eq 1 ]; then
+        # the killed rank's own log is cut short: leave it out
+        grep -l 'killed by signal\|Process terminating with default action of signal 9' \
+            "$out"/vg.* 2>/dev/null | xargs -r rm -f
+        vg_check "killed-rank path under valgrind"
+    else
+        notok "killed-rank path under valgrind: exit $rc: $(head -3 "$out/err")"
+    fi
+fi
+echo "1..$n"
+exit $failed
