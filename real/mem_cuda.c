@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #define ARENA_ROUND (2u << 20)
-#define HOST_PAGE 4096u /* dma-buf ranges: page aligned (perftest, NCCL) */
 
 static size_t round_up(size_t v, size_t a)
 {
@@ -212,9 +211,11 @@ int mem_cuda_recv_flush(void *ctx)
 int mem_cuda_dmabuf_export(struct mem_cuda *m, void *ptr, size_t len,
 			   int *fd, size_t *offset, struct diag *d)
 {
+	/* the host page size, as NCCL takes it (64 KiB on some arm64) */
+	long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
 	CUdeviceptr p = dptr(ptr);
-	CUdeviceptr aligned = p / HOST_PAGE * HOST_PAGE;
-	size_t alen = round_up(len + (size_t)(p - aligned), HOST_PAGE);
+	CUdeviceptr aligned = p / (CUdeviceptr)page * (CUdeviceptr)page;
+	size_t alen = round_up(len + (size_t)(p - aligned), (size_t)page);
 	int v = 0, err;
 
 	*fd = -1;
