@@ -13,6 +13,7 @@ int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_backends(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 int cmd_default(const char *argv0);
 
 /* Where configs/, traces/ and scenarios/ are: $GDRLAB_DATA_DIR, else the

@@ -122,6 +122,14 @@ int dtype_sum(void *dst, const void *src, size_t count, enum trace_dtype t)
 			a[i] += b[i];
 		return 0;
 	}
+	if (t == TRACE_DTYPE_BF16) {
+		uint16_t *a = dst;
+		const uint16_t *b = src;
+
+		for (size_t i = 0; i < count; i++)
+			a[i] = float_to_bf16(bf16_to_float(a[i]) + bf16_to_float(b[i]));
+		return 0;
+	}
 	if (t >= TRACE_DTYPE_COUNT)
 		return -ENOTSUP;
 	for (size_t i = 0; i < count; i++)
