@@ -74,7 +74,8 @@ ib() {
     ln -s "../../devices/$rel/infiniband/$name" "$T/class/infiniband/$name"
 }
 
-module() { mkdir -p "$T/module/$1"; [ -z "${2:-}" ] || echo "$2" >"$T/module/$1/version"; }
+# A loaded module has a refcnt file in sysfs (and git keeps no empty folder).
+module() { mkdir -p "$T/module/$1"; echo 1 >"$T/module/$1/refcnt"; [ -z "${2:-}" ] || echo "$2" >"$T/module/$1/version"; }
 
 begin() { T=$here/$1; rm -rf "$T"; mkdir -p "$T/devices" "$T/module"; }
 
