@@ -7,7 +7,9 @@
 #        exit 0, data_errors 0, verified_bytes as derived below
 #   3.   gdrlab compare --backend emu
 #   4.   four forked ranks over two devices (--nodes 4)
-#   5.   mpirun -np 4 (Open MPI), MPI only for the bootstrap
+#   5.   mpirun -np 4 (Open MPI), MPI only for the bootstrap; 6. the wrong -np
+#   7.   two GPUs per node: intra-node transfers beside staged ones
+#   8.   gdrlab calibrate writes a topology the analytic backend reads
 # Exit: 0 passed, 1 failed, 77 skipped (no SoftRoCE, or a tool missing).
 set -uo pipefail
 
@@ -92,6 +94,34 @@ else
     else
         notok "mpirun -np 4: exit $?: $(grep -v '^\s*$' "$out/err" | head -5)"
     fi
+    if mpirun --allow-run-as-root --oversubscribe -np 3 \
+        --mca pml ob1 --mca btl self,vader,tcp --mca osc '^ucx' \
+        "$bin" run "${common[@]}" >/dev/null 2>"$out/err"; then
+        notok "mpirun -np 3 for a 2-rank plan succeeded"
+    elif grep -q 'mpirun started 3 ranks but the plan has 2 .*use mpirun -np 2' "$out/err"; then
+        ok "mpirun -np 3 for 2 ranks: $(grep -m1 'mpirun started' "$out/err")"
+    else
+        notok "mpirun -np 3: $(head -3 "$out/err")"
+    fi
+fi
+
+if "$bin" run "${common[@]}" --topology tests/data/two-gpus-one-nic.yaml \
+    --json "$out/intra.json" >/dev/null 2>"$out/err"; then
+    if grep -q '"path": "intra_node"' "$out/intra.json"; then
+        check "2 nodes x 2 GPUs (intra-node and staged)" "$out/intra.json" 4
+    else
+        notok "2 nodes x 2 GPUs: no intra-node collective"
+    fi
+else
+    notok "2 nodes x 2 GPUs: $(head -3 "$out/err")"
+fi
+
+if "$bin" calibrate --devices "$GDRLAB_RXE_A,$GDRLAB_RXE_B" --size 1MiB -o "$out/cal.yaml" >"$out/cal.txt" 2>"$out/err" &&
+    grep -q '^direct ' "$out/cal.txt" &&
+    "$bin" run --topology "$out/cal.yaml" --trace traces/emu-small.jsonl --quiet >/dev/null 2>>"$out/err"; then
+    ok "calibrate: $(grep -m1 'link' "$out/cal.txt" | sed 's/^ *//')"
+else
+    notok "calibrate: $(head -3 "$out/err")"
 fi
 echo "1..$n"
 exit $failed
