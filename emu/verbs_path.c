@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "vp_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,26 @@ bool vp_aborted(const struct vp_ctx *c)
 	return c->aborted;
 }
 
+/* The kernel may have devices that libibverbs cannot drive: say which. */
+static int no_device(struct diag *d)
+{
+	DIR *dir = opendir("/sys/class/infiniband");
+	struct dirent *e;
+	char first[sizeof(e->d_name)] = "";
+
+	while (dir && (e = readdir(dir)))
+		if (e->d_name[0] != '.' && !first[0])
+			snprintf(first, sizeof(first), "%s", e->d_name);
+	if (dir)
+		closedir(dir);
+	if (first[0])
+		return diag_set(d, -ENODEV,
+				"the kernel has RDMA device %s but libibverbs lists none: is its provider installed? (Debian: ibverbs-providers)",
+				first);
+	return diag_set(d, -ENODEV,
+			"no RDMA device found (SoftRoCE: run through emu/vm/run)");
+}
+
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -70,8 +91,7 @@ int vp_list_devices(char ***names, unsigned *count, struct diag *d)
 	if (!list || n <= 0) {
 		if (list)
 			ibv_free_device_list(list);
-		return diag_set(d, -ENODEV,
-				"no RDMA device found (SoftRoCE: run through emu/vm/run)");
+		return no_device(d);
 	}
 	out = calloc((size_t)n, sizeof(*out));
 	for (int i = 0; out && i < n; i++) {
@@ -108,8 +128,7 @@ static int open_device(struct vp_ctx *c, struct diag *d)
 	if (!list || n <= 0) {
 		if (list)
 			ibv_free_device_list(list);
-		return diag_set(d, -ENODEV,
-				"no RDMA device found (SoftRoCE: run through emu/vm/run)");
+		return no_device(d);
 	}
 	for (int i = 0; i < n; i++) {
 		const char *name = ibv_get_device_name(list[i]);
