@@ -8,39 +8,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "backend.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static long peak_rss_kib(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss;
-}
+#include "bench_util.h"
 
 int main(int argc, char **argv)
 {
-	static const unsigned default_nodes[] = { 8, 16, 64, 256, 1024 };
-	const char *topo_path = argc > 1 ? argv[1] :
-				GDRLAB_SOURCE_DIR "/configs/a100-pcie4-200g.yaml";
-	const char *trace_path = argc > 2 ? argv[2] :
-				 GDRLAB_SOURCE_DIR "/traces/llama2-7b-ddp.jsonl";
+	const char *topo_path = argc > 1 ? argv[1] : BENCH_DEFAULT_TOPOLOGY;
+	const char *trace_path = argc > 2 ? argv[2] : BENCH_DEFAULT_TRACE;
 	const struct backend_ops *b = backend_find("analytic");
 	struct topology topo;
 	struct trace trace;
 	struct diag d = { "" };
-	size_t n = argc > 3 ? (size_t)(argc - 3) : sizeof(default_nodes) / sizeof(default_nodes[0]);
+	size_t n = argc > 3 ? (size_t)(argc - 3) : sizeof(bench_default_nodes) / sizeof(bench_default_nodes[0]);
 
 	if (topology_load(topo_path, &topo, &d) || trace_load(trace_path, &trace, &d)) {
 		fprintf(stderr, "bench_analytic: %s\n", d.msg);
@@ -51,13 +31,13 @@ int main(int argc, char **argv)
 	printf("%8s %8s %10s %12s %14s %12s\n", "nodes", "gpus", "path", "wall_s",
 	       "peak_rss_MiB", "iter_us");
 	for (size_t i = 0; i < n; i++) {
-		unsigned nodes = argc > 3 ? (unsigned)atoi(argv[3 + i]) : default_nodes[i];
+		unsigned nodes = argc > 3 ? (unsigned)atoi(argv[3 + i]) : bench_default_nodes[i];
 
 		for (int path = PLAN_PATH_STAGED; path <= PLAN_PATH_DIRECT; path++) {
 			struct plan_options o;
 			struct plan p;
 			struct records r;
-			double t0 = now();
+			double t0 = bench_now();
 
 			plan_options_default(&o);
 			o.nodes = nodes;
@@ -68,8 +48,8 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			printf("%8u %8u %10s %12.3f %14.1f %12.1f\n", nodes,
-			       nodes * topo.ngpus, plan_path_name(path), now() - t0,
-			       peak_rss_kib() / 1024.0, r.iteration_time_us);
+			       nodes * topo.ngpus, plan_path_name(path), bench_now() - t0,
+			       bench_peak_rss_mib(), r.iteration_time_us);
 			fflush(stdout);
 			records_destroy(&r);
 			plan_destroy(&p);

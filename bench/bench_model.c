@@ -19,28 +19,11 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "bench_util.h"
 #include "simgrid.h"
 
 enum mode { ANALYTIC, MODEL, MODEL_REPLAY };
 static const char *const mode_names[] = { "analytic", "model", "model-replay" };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* Peak RSS of this process and of its largest child, in MiB. */
-static double peak_rss_mib(void)
-{
-	struct rusage self, kids;
-
-	getrusage(RUSAGE_SELF, &self);
-	getrusage(RUSAGE_CHILDREN, &kids);
-	return (self.ru_maxrss > kids.ru_maxrss ? self.ru_maxrss : kids.ru_maxrss) / 1024.0;
-}
 
 /* In a worker process: one measurement, one line. */
 static int measure(const struct topology *topo, const struct trace *trace,
@@ -52,7 +35,7 @@ static int measure(const struct topology *topo, const struct trace *trace,
 	struct plan p;
 	struct records r;
 	struct diag d = { "" };
-	double t0 = now(), wall;
+	double t0 = bench_now(), wall;
 	int err;
 
 	plan_options_default(&o);
@@ -82,9 +65,9 @@ static int measure(const struct topology *topo, const struct trace *trace,
 		fprintf(stderr, "bench_model: %s\n", d.msg);
 		return 1;
 	}
-	wall = now() - t0;
+	wall = bench_now() - t0;
 	printf("%8u %8u %8s %13s %10.3f %10.1f %12.0f %16.1f %9u\n", nodes, p.nranks,
-	       plan_path_name(path), mode_names[m], wall, peak_rss_mib(),
+	       plan_path_name(path), mode_names[m], wall, bench_peak_rss_mib(),
 	       m == ANALYTIC ? 0 : st.ptasks / wall, r.iteration_time_us, st.sim_nodes);
 	records_destroy(&r);
 	plan_destroy(&p);
@@ -122,13 +105,10 @@ static int load(const char *topo_path, const char *trace_path,
 
 int main(int argc, char **argv)
 {
-	static const unsigned default_nodes[] = { 8, 16, 64, 256, 1024 };
-	const char *topo_path = argc > 1 ? argv[1] :
-				GDRLAB_SOURCE_DIR "/configs/a100-pcie4-200g.yaml";
-	const char *trace_path = argc > 2 ? argv[2] :
-				 GDRLAB_SOURCE_DIR "/traces/llama2-7b-ddp.jsonl";
+	const char *topo_path = argc > 1 ? argv[1] : BENCH_DEFAULT_TOPOLOGY;
+	const char *trace_path = argc > 2 ? argv[2] : BENCH_DEFAULT_TRACE;
 	size_t n = argc > 3 ? (size_t)(argc - 3) :
-			      sizeof(default_nodes) / sizeof(default_nodes[0]);
+			      sizeof(bench_default_nodes) / sizeof(bench_default_nodes[0]);
 	static const char ring[] =
 		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":67108864,\"dtype\":\"fp32\"}\n";
 	struct topology topo;
@@ -147,7 +127,7 @@ int main(int argc, char **argv)
 	       "backend", "wall_s", "rss_MiB", "comms_per_s", "iteration_us",
 	       "sim_nodes");
 	for (size_t i = 0; i < n; i++) {
-		unsigned nodes = argc > 3 ? (unsigned)atoi(argv[3 + i]) : default_nodes[i];
+		unsigned nodes = argc > 3 ? (unsigned)atoi(argv[3 + i]) : bench_default_nodes[i];
 
 		for (int path = PLAN_PATH_STAGED; path <= PLAN_PATH_DIRECT; path++) {
 			run_isolated(&topo, &trace, nodes, path, ANALYTIC);

@@ -3,19 +3,9 @@
 # gdrlab probe from the command line: exit statuses, outputs, the fixtures.
 # usage: test_probe.sh GDRLAB SOURCE_DIR
 set -u
-gdrlab=$1 src=$2 fail=0 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 sys=$src/tests/data/sysfs
-
-expect() { # expect STATUS DESCRIPTION -- command...
-    local want=$1 what=$2 got
-    shift 3
-    "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
-    if [ "$got" -ne "$want" ]; then
-        echo "FAIL: $what: exit $got, want $want"; cat "$tmp/err"; fail=1
-    fi
-}
-has() { grep -q -- "$2" "$1" || { echo "FAIL: '$2' not in $1:"; cat "$1"; fail=1; }; }
 
 expect 0 "help" -- "$gdrlab" probe --help
 has "$tmp/out" "usage: gdrlab probe"

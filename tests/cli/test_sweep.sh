@@ -4,18 +4,8 @@
 # equal to the same point run alone with 'gdrlab run'.
 # usage: test_sweep.sh GDRLAB SOURCE_DIR
 set -u
-gdrlab=$1 src=$2 fail=0 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-expect() { # expect STATUS DESCRIPTION -- command...
-    local want=$1 what=$2 got
-    shift 3
-    "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
-    if [ "$got" -ne "$want" ]; then
-        echo "FAIL: $what: exit $got, want $want"; cat "$tmp/err"; fail=1
-    fi
-}
-has() { grep -q -- "$2" "$1" || { echo "FAIL: '$2' not in $1:"; cat "$1"; fail=1; }; }
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 expect 0 "help" -- "$gdrlab" sweep --help
 has "$tmp/out" "usage: gdrlab sweep"
