@@ -3,6 +3,7 @@
 #include "boot.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,14 @@ int boot_read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
+const char *boot_strip_rank(const char *msg, unsigned rank)
+{
+	char prefix[32];
+	size_t n = (size_t)snprintf(prefix, sizeof(prefix), "rank %u: ", rank);
+
+	return strncmp(msg, prefix, n) ? msg : msg + n;
+}
+
 int boot_sync(struct boot *b, int err, const struct diag *mine_d,
 	      const void *mine, void *all, size_t len, struct diag *d)
 {
@@ -67,11 +76,8 @@ int boot_sync(struct boot *b, int err, const struct diag *mine_d,
 
 		if (h->err) {
 			ret = h->err;
-			if (r == b->rank)
-				diag_set(d, ret, "%.*s", DIAG_MSG_MAX - 1, h->msg);
-			else
-				diag_set(d, ret, "rank %u failed: %.*s", r,
-					 DIAG_MSG_MAX - 32, h->msg);
+			diag_set(d, ret, "rank %u failed: %.*s", r, DIAG_MSG_MAX - 32,
+				 boot_strip_rank(h->msg, r));
 		}
 	}
 	for (unsigned r = 0; !ret && all && r < b->size; r++)

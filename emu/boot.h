@@ -47,6 +47,9 @@ struct boot {
 int boot_sync(struct boot *b, int err, const struct diag *mine_d,
 	      const void *mine, void *all, size_t len, struct diag *d);
 
+/* @msg without a leading "rank RANK: ", which the caller adds its own way. */
+const char *boot_strip_rank(const char *msg, unsigned rank);
+
 /* What boot_sync puts first in each contribution: the fork hub reads it
  * to abort every rank as soon as one reports a failure. */
 struct boot_sync_hdr {

@@ -164,7 +164,8 @@ static void kid_message(struct hub *h, unsigned r)
 		buf = NULL;
 		if (sh->err)
 			return hub_abort(h, sh->err, "rank %u failed: %.*s", r,
-					 DIAG_MSG_MAX - 32, sh->msg);
+					 DIAG_MSG_MAX - 32,
+					 boot_strip_rank(sh->msg, r));
 		if (++h->ngathered == h->n)
 			hub_send_all(h);
 	} else {

@@ -6,6 +6,7 @@
 #   1. a wrong device name: a one-line error naming what exists
 #   2. a rank killed (SIGKILL) mid-collective: the run ends within a bound,
 #      naming the rank and the signal
+#   2b. the same under mpirun: mpirun ends the job
 #   3. the link of rxe0 set down before the run: "port 1 is DOWN"
 #   4. the link set down mid-run: an RDMA error or the no-progress time-out
 #   5-6. nothing leaked, under valgrind (memcheck, fds), on a good run and
@@ -36,7 +37,8 @@ out=$(mktemp -d)
 trap 'ip link set va up 2>/dev/null; rm -rf "$out"' EXIT
 A=$GDRLAB_RXE_A B=$GDRLAB_RXE_B
 now() { date +%s.%N; }
-since() { printf '%.1f' "$(echo "$(now) - $1" | bc)"; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 # A long trace (about 10 s of allreduces under TCG) to break in the middle.
 for i in $(seq 0 29); do
@@ -93,10 +95,37 @@ kill_mid() {
 # 2. a rank killed mid-collective
 kill_mid
 if [ $rc -eq 1 ] && grep -q 'rank 1 (pid [0-9]*) was killed by signal 9' "$out/err" &&
-    [ "$(echo "$took < 15" | bc)" = 1 ]; then
+    lt "$took" 15; then
     ok "rank killed: ended ${took} s after the kill: $(head -1 "$out/err")"
 else
     notok "rank killed: exit $rc after ${took} s: $(head -3 "$out/err")"
+fi
+
+# 2b. a rank killed under mpirun (each rank a child of mpirun)
+if command -v mpirun >/dev/null; then
+    [ "$GDRLAB_RXE_MODE" = vm ] && [ "$(hostname)" = "(none)" ] && hostname gdrlab-vm
+    for i in $(seq 0 99); do
+        echo "{\"iteration\": $i, \"op\": \"allreduce\", \"bytes\": 1048576, \"dtype\": \"fp32\", \"ready_us\": 0}"
+    done >"$out/longer.jsonl"
+    mpirun --allow-run-as-root --oversubscribe -np 2 --mca pml ob1 \
+        --mca btl self,vader,tcp -x GDRLAB_EMU_DEVICES="$A,$B" \
+        "$bin" "${run[@]}" --trace "$out/longer.jsonl" >/dev/null 2>"$out/err" &
+    pid=$!
+    sleep 4
+    kid=$(pgrep -P "$pid" | tail -1)
+    t0=$(now)
+    [ -n "$kid" ] && kill -9 "$kid"
+    wait "$pid"
+    rc=$?
+    took=$(since "$t0")
+    if [ $rc -ne 0 ] && grep -q 'exited on signal 9' "$out/err" &&
+        lt "$took" 15; then
+        ok "rank killed under mpirun: ended ${took} s after the kill: $(grep -m1 'exited on signal' "$out/err")"
+    else
+        notok "rank killed under mpirun: exit $rc after ${took} s: $(grep -v '^\s*$' "$out/err" | head -3)"
+    fi
+else
+    skip "rank killed under mpirun" "mpirun not installed (openmpi-bin)"
 fi
 
 # 3. link down before the run
@@ -126,7 +155,7 @@ rc=$?
 took=$(since "$t0")
 ip link set va up
 if [ $rc -eq 1 ] && grep -Eq 'retry|no RDMA progress|flush|aborted|failed' "$out/err" &&
-    [ "$(echo "$took < 30" | bc)" = 1 ]; then
+    lt "$took" 30; then
     ok "link down mid-run: ended ${took} s later: $(head -1 "$out/err")"
 elif [ $rc -eq 0 ]; then
     skip "link down mid-run" "the run finished before the link went down"

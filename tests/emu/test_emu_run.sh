@@ -55,7 +55,7 @@ check() {
 for path in staged direct; do
     t0=$(date +%s.%N)
     if "$bin" run "${common[@]}" --path "$path" --json "$out/$path.json" >/dev/null 2>"$out/err"; then
-        check "run --path $path (2 ranks, $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s)" \
+        check "run --path $path (2 ranks, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s)" \
             "$out/$path.json" 2
     else
         notok "run --path $path: exit $?: $(head -3 "$out/err")"
