@@ -209,10 +209,11 @@ static int run_mpi(const struct emu_rank_args *a, const struct devices *v,
 	return err;
 }
 
-static int emu_run(const struct plan *p, struct records *rec, struct diag *d)
+int emu_run_with(const struct plan *p, struct records *rec,
+		 const struct emu_mem *mem, struct diag *d)
 {
-	struct emu_rank_args a = { .plan = p, .timeout_ms = timeout_ms(),
-				   .progress = rec };
+	struct emu_rank_args a = { .plan = p, .mem = mem,
+				   .timeout_ms = timeout_ms(), .progress = rec };
 	struct emu_rank_coll *all = NULL;
 	const char **devs = NULL;
 	struct devices v;
@@ -245,6 +246,11 @@ out:
 	free(all);
 	devices_free(&v);
 	return err;
+}
+
+static int emu_run(const struct plan *p, struct records *rec, struct diag *d)
+{
+	return emu_run_with(p, rec, NULL, d);
 }
 
 const struct backend_ops emu_backend_ops = {

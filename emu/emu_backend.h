@@ -12,6 +12,12 @@
 
 #ifdef GDRLAB_HAVE_EMU
 extern const struct backend_ops emu_backend_ops;
+
+struct emu_mem; /* emu_rank.h */
+/* emu's run with another memory than host memory (the real backend's CUDA
+ * memory): devices, fork or mpirun, checks and records as emu's own. */
+int emu_run_with(const struct plan *p, struct records *rec,
+		 const struct emu_mem *mem, struct diag *d);
 #define EMU_BACKEND_ENTRY &emu_backend_ops,
 #define EMU_BACKEND_ABSENT_ENTRY
 #else

@@ -22,7 +22,7 @@ static uint64_t max_bytes(const struct plan *p)
 /* Open the verbs path and connect every QP; every rank agrees on the
  * outcome. */
 static int rank_open(const struct emu_rank_args *a, struct boot *b,
-		     struct vp_ctx **c, struct diag *d)
+		     void **mem_ctx, struct vp_ctx **c, struct diag *d)
 {
 	const struct plan *p = a->plan;
 	struct vp_config cfg = {
@@ -45,6 +45,10 @@ static int rank_open(const struct emu_rank_args *a, struct boot *b,
 
 	if (!mine || !all || !ptrs)
 		err = diag_set(&ld, -ENOMEM, "out of memory");
+	if (!err && a->mem && a->mem->open)
+		err = a->mem->open(a->mem->arg, b->rank, b->rank % p->gpus_per_node,
+				   &cfg.mem, mem_ctx, &ld);
+	cfg.mem_ctx = *mem_ctx;
 	if (!err)
 		err = vp_open(c, &cfg, mine, &ld);
 	err = boot_sync(b, err, &ld, mine, all, isize, d);
@@ -77,10 +81,11 @@ int emu_rank_main(const struct emu_rank_args *a, struct boot *b,
 {
 	const struct plan *p = a->plan;
 	struct vp_ctx *c = NULL;
+	void *mem_ctx = NULL;
 	struct diag ld = { "" };
 	int err;
 
-	err = rank_open(a, b, &c, d);
+	err = rank_open(a, b, &mem_ctx, &c, d);
 	/*
 	 * One sync per collective, before it starts: it is the barrier that
 	 * lines up the clocks, and where an error of any rank (carried from
@@ -124,5 +129,7 @@ int emu_rank_main(const struct emu_rank_args *a, struct boot *b,
 		}
 	}
 	vp_close(c);
+	if (mem_ctx && a->mem && a->mem->close)
+		a->mem->close(mem_ctx);
 	return err;
 }

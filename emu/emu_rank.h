@@ -7,6 +7,7 @@
 
 #include "boot.h"
 #include "plan.h"
+#include "verbs_path.h"
 
 /* One collective as one rank measured it. */
 struct emu_rank_coll {
@@ -16,8 +17,21 @@ struct emu_rank_coll {
 	uint64_t verified, errors;
 };
 
+/*
+ * Where a rank's "GPU" memory comes from. NULL open: host memory. Opened
+ * in the rank's own process (CUDA state does not survive fork), closed
+ * after the data path; local_rank is the rank's index within its node.
+ */
+struct emu_mem {
+	int (*open)(void *arg, unsigned rank, unsigned local_rank,
+		    const struct vp_mem_ops **ops, void **ctx, struct diag *d);
+	void (*close)(void *ctx);
+	void *arg;
+};
+
 struct emu_rank_args {
 	const struct plan *plan;
+	const struct emu_mem *mem; /* NULL: host memory */
 	const char *device; /* this rank's RDMA device */
 	int timeout_ms;
 	/* rank 0 under mpirun reports progress here (may be NULL) */

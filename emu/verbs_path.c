@@ -54,6 +54,18 @@ bool vp_aborted(const struct vp_ctx *c)
 	return c->aborted;
 }
 
+const char *vp_registration(const struct vp_ctx *c)
+{
+	return c->reg_how;
+}
+
+const char *vp_mem_strerror(const struct vp_mem_ops *m, void *ctx, int err)
+{
+	const char *s = m->last_error ? m->last_error(ctx) : NULL;
+
+	return s && *s ? s : strerror(-err);
+}
+
 /* The kernel may have devices that libibverbs cannot drive: say which. */
 static int no_device(struct diag *d)
 {
@@ -207,17 +219,35 @@ static int alloc_arenas(struct vp_ctx *c, struct diag *d)
 	err = cfg->mem->alloc(cfg->mem_ctx, c->gpu_len, &c->gpu);
 	if (err) {
 		c->gpu = NULL;
-		return diag_set(d, err, "%s memory: cannot allocate %zu bytes",
-				cfg->mem->name, c->gpu_len);
+		return diag_set(d, err, "%s memory: cannot allocate %zu bytes: %s",
+				cfg->mem->name, c->gpu_len,
+				vp_mem_strerror(cfg->mem, cfg->mem_ctx, err));
 	}
 	c->host_len = 2 * ring;
-	if (posix_memalign(&c->host, 4096, c->host_len)) {
+	if (cfg->mem->host_alloc) {
+		err = cfg->mem->host_alloc(cfg->mem_ctx, c->host_len, &c->host);
+	} else {
+		err = posix_memalign(&c->host, 4096, c->host_len) ? -ENOMEM : 0;
+	}
+	if (err) {
 		c->host = NULL;
-		return diag_set(d, -ENOMEM, "bounce buffers: cannot allocate %zu bytes",
-				c->host_len);
+		return diag_set(d, err, "bounce buffers: cannot allocate %zu bytes: %s",
+				c->host_len, vp_mem_strerror(cfg->mem, cfg->mem_ctx, err));
 	}
 	memset(c->host, 0, c->host_len);
-	c->gpu_mr = ibv_reg_mr(c->pd, c->gpu, c->gpu_len, access);
+	c->reg_how = "host";
+	if (cfg->mem->reg_mr) {
+		err = cfg->mem->reg_mr(cfg->mem_ctx, c->pd, c->gpu, c->gpu_len, access,
+				       &c->gpu_mr, &c->reg_how);
+		if (err) {
+			c->gpu_mr = NULL;
+			return diag_set(d, err, "registering %zu bytes of %s memory: %s",
+					c->gpu_len, cfg->mem->name,
+					vp_mem_strerror(cfg->mem, cfg->mem_ctx, err));
+		}
+	} else {
+		c->gpu_mr = ibv_reg_mr(c->pd, c->gpu, c->gpu_len, access);
+	}
 	if (!c->gpu_mr)
 		return diag_set(d, errno ? -errno : -EIO, "ibv_reg_mr(%s, %zu bytes): %s",
 				cfg->mem->name, c->gpu_len, strerror(errno));
@@ -455,7 +485,10 @@ void vp_close(struct vp_ctx *c)
 		fprintf(stderr, "gdrlab: ibv_close_device: %s\n", strerror(errno));
 	if (c->gpu)
 		c->cfg.mem->free(c->cfg.mem_ctx, c->gpu, c->gpu_len);
-	free(c->host);
+	if (c->host && c->cfg.mem->host_free)
+		c->cfg.mem->host_free(c->cfg.mem_ctx, c->host, c->host_len);
+	else
+		free(c->host);
 	free(c->qp);
 	free(c->remote);
 	free(c->out);

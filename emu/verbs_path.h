@@ -30,7 +30,11 @@
 #include "plan.h"
 #include "trace.h"
 
-/* Memory that the collectives treat as "GPU" memory. */
+struct ibv_pd;
+struct ibv_mr;
+
+/* Memory that the collectives treat as "GPU" memory. Every op has finished
+ * with its buffers when it returns: a slot is handed back right after. */
 struct vp_mem_ops {
 	const char *name;
 	int (*alloc)(void *ctx, size_t len, void **ptr);
@@ -44,6 +48,19 @@ struct vp_mem_ops {
 	 * real/); -ENOTSUP for a dtype it cannot sum. */
 	int (*reduce)(void *ctx, void *dst, const void *src, size_t count,
 		      enum trace_dtype dtype);
+	/* Optional, NULL for host behaviour (real/README.md asked for them):
+	 * register the "GPU" arena (dma-buf, peermem; default ibv_reg_mr),
+	 * saying how in @how; */
+	int (*reg_mr)(void *ctx, struct ibv_pd *pd, void *ptr, size_t len,
+		      int access, struct ibv_mr **mr, const char **how);
+	/* the bounce arena (pinned host memory; default posix_memalign); */
+	int (*host_alloc)(void *ctx, size_t len, void **ptr);
+	void (*host_free)(void *ctx, void *ptr, size_t len);
+	/* make chunks the NIC wrote into "GPU" memory visible to copy_dev
+	 * and reduce (GPUDirect RDMA's flush); */
+	int (*recv_flush)(void *ctx);
+	/* the vendor's message for the last failure (default strerror). */
+	const char *(*last_error)(void *ctx);
 };
 
 extern const struct vp_mem_ops vp_host_mem_ops; /* mem_host.c */
@@ -128,6 +145,12 @@ int vp_step_run(struct vp_ctx *c, const struct vp_step *s, struct vp_times *t,
 /* Which rank's abort message ended the run (set by vp_step_run when
  * abort_fd fired); the caller reads the message itself. */
 bool vp_aborted(const struct vp_ctx *c);
+
+/* How the "GPU" arena was registered: "host", or what reg_mr said. */
+const char *vp_registration(const struct vp_ctx *c);
+
+/* The memory ops' message for @err: last_error when it has one. */
+const char *vp_mem_strerror(const struct vp_mem_ops *m, void *ctx, int err);
 
 /* Device names in order; caller frees with vp_free_names. -ENODEV when
  * there is none, with the reason in @d. */

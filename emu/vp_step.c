@@ -97,7 +97,7 @@ static int try_send(struct vp_ctx *c, struct step_state *st, bool *moved,
 			if (err)
 				return diag_set(d, err, "rank %u: %s copy to host: %s",
 						c->cfg.rank, c->cfg.mem->name,
-						strerror(-err));
+						vp_mem_strerror(c->cfg.mem, c->cfg.mem_ctx, err));
 			st->t->us[STAGE_D2H] += vp_now_us() - t0;
 			st->t->bytes[STAGE_D2H] += len;
 			src = bounce;
@@ -143,7 +143,10 @@ static int consume(struct vp_ctx *c, struct step_state *st, bool *moved,
 		uint8_t *hslot = (uint8_t *)c->host + c->host_len / 2 + slot;
 		int err = 0;
 
-		if (s->staged_recv) {
+		/* the NIC wrote the "GPU" slot: make it visible first */
+		if (!s->staged_recv && m->recv_flush)
+			err = m->recv_flush(c->cfg.mem_ctx);
+		if (!err && s->staged_recv) {
 			double t0 = vp_now_us();
 
 			err = m->copy_in(c->cfg.mem_ctx,
@@ -151,7 +154,7 @@ static int consume(struct vp_ctx *c, struct step_state *st, bool *moved,
 					 hslot, len);
 			st->t->us[STAGE_H2D] += vp_now_us() - t0;
 			st->t->bytes[STAGE_H2D] += len;
-		} else if (s->consume == VP_COPY) {
+		} else if (!err && s->consume == VP_COPY) {
 			err = m->copy_dev(c->cfg.mem_ctx, dst, scratch, len);
 		}
 		if (!err && s->consume == VP_REDUCE)
@@ -162,7 +165,7 @@ static int consume(struct vp_ctx *c, struct step_state *st, bool *moved,
 					c->cfg.rank, m->name,
 					s->consume == VP_REDUCE ? "sum" : "copy",
 					peer, err == -ENOTSUP ? "dtype not supported" :
-								strerror(-err));
+								vp_mem_strerror(m, c->cfg.mem_ctx, err));
 		err = post_write(c, peer, VP_WR_CREDIT, NULL, 0, 0, 0, 0,
 				 VP_IMM_CREDIT, d);
 		if (err)
