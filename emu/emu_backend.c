@@ -110,6 +110,17 @@ static int timeout_ms(void)
 	return v > 0 ? (int)(v * 1000) : EMU_TIMEOUT_S * 1000;
 }
 
+/* The records hold static strings: map what a rank sent back to one. */
+static const char *registration_name(const char *s)
+{
+	static const char *const known[] = { "host", "dmabuf", "peermem" };
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(s, known[i]))
+			return known[i];
+	return s[0] ? "other" : NULL;
+}
+
 /* Every collective: the slowest rank's time and stages; bytes checked
  * summed over ranks. */
 static void merge(const struct plan *p, unsigned nranks,
@@ -131,6 +142,8 @@ static void merge(const struct plan *p, unsigned nranks,
 			rec->verified_bytes += x->verified;
 			rec->data_errors += x->errors;
 		}
+		if (!rec->gpu_registration)
+			rec->gpu_registration = registration_name(slow->registration);
 		c->time_us = slow->time_us;
 		memcpy(c->stage_us, slow->stage_us, sizeof(c->stage_us));
 		memcpy(c->stage_bytes, slow->stage_bytes, sizeof(c->stage_bytes));

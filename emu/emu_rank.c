@@ -119,6 +119,8 @@ int emu_rank_main(const struct emu_rank_args *a, struct boot *b,
 		if (!lerr)
 			lerr = emu_coll_check(c, &ec, &verified, &errors, &ld);
 		note(&out[i], t0, t1, &t, verified, errors);
+		snprintf(out[i].registration, sizeof(out[i].registration), "%s",
+			 vp_registration(c));
 		if (a->progress)
 			records_progress(a->progress, i + 1);
 		if (lerr) {

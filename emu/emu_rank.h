@@ -15,6 +15,7 @@ struct emu_rank_coll {
 	double stage_us[STAGE_KIND_COUNT];
 	uint64_t stage_bytes[STAGE_KIND_COUNT];
 	uint64_t verified, errors;
+	char registration[16]; /* vp_registration(): "host", "dmabuf", ... */
 };
 
 /*

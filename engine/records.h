@@ -66,6 +66,10 @@ struct records {
 	 * collectives done so far; NULL for none. */
 	void (*progress)(void *ctx, size_t done, size_t total);
 	void *progress_ctx;
+	/* How the NIC was given "GPU" memory: "host" (emu), "dmabuf" or
+	 * "peermem" (real); NULL for backends that register nothing. Static
+	 * storage. */
+	const char *gpu_registration;
 	/* Backends that move real bytes check them. */
 	bool data_checked;
 	uint64_t verified_bytes, data_errors;

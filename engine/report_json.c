@@ -62,6 +62,9 @@ json_t *report_json(const struct report_context *ctx, const struct records *r)
 	iters = json_array();
 	if (!doc || !colls || !iters)
 		goto err;
+	if (r->gpu_registration)
+		json_object_set_new(doc, "gpu_registration",
+				    json_string(r->gpu_registration));
 	if (r->data_checked) {
 		json_object_set_new(doc, "verified_bytes",
 				    json_integer((json_int_t)r->verified_bytes));

@@ -5,6 +5,7 @@
  * thread that did not open it.
  */
 #include "mem_cuda.h"
+#include "gpu_reg.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -164,6 +165,11 @@ static int cuda_reduce(void *ctx, void *dst, const void *src, size_t count,
 	return err ? err : finish(m, "reduction kernel");
 }
 
+static const char *cuda_last_error(void *ctx)
+{
+	return mem_cuda_error(ctx);
+}
+
 const struct vp_mem_ops mem_cuda_ops = {
 	.name = "cuda",
 	.alloc = cuda_alloc,
@@ -172,6 +178,11 @@ const struct vp_mem_ops mem_cuda_ops = {
 	.copy_out = cuda_copy_out,
 	.copy_dev = cuda_copy_dev,
 	.reduce = cuda_reduce,
+	.reg_mr = gpu_reg_mr_op,
+	.host_alloc = mem_cuda_host_alloc,
+	.host_free = mem_cuda_host_free,
+	.recv_flush = mem_cuda_recv_flush,
+	.last_error = cuda_last_error,
 };
 
 int mem_cuda_host_alloc(void *ctx, size_t len, void **ptr)

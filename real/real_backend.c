@@ -16,6 +16,8 @@
 #include "cuda_driver.h"
 #include "gpu_reg.h"
 #include "mem_cuda.h"
+#include "emu_backend.h"
+#include "emu_rank.h"
 #include "verbs_path.h"
 
 static int check_gpu(struct diag *d)
@@ -83,11 +85,13 @@ void real_mem_close(void *ctx)
 	mem_cuda_close(ctx);
 }
 
-/*
- * Running a plan needs emu to take a memory factory (real_mem_open) and
- * the registration hook (gpu_reg_mr_op): real/README.md, "What emu
- * needs". Until then a machine that has both a GPU and a NIC is told so.
- */
+/* Each rank opens its own CUDA context after the fork (CUDA state does
+ * not survive fork), on GPU local_rank of its node. */
+static const struct emu_mem real_mem = {
+	.open = real_mem_open,
+	.close = real_mem_close,
+};
+
 static int real_run(const struct plan *p, struct records *rec, struct diag *d)
 {
 	int err = check_gpu(d);
@@ -96,8 +100,7 @@ static int real_run(const struct plan *p, struct records *rec, struct diag *d)
 		err = check_nic(d);
 	if (err)
 		return err;
-	return diag_set(d, -ENOSYS,
-			"real: running a plan on CUDA memory needs emu's memory-ops hooks (see real/README.md); use gdrlab-gpu-check for the GPU side");
+	return emu_run_with(p, rec, &real_mem, d);
 }
 
 const struct backend_ops real_backend_ops = {
