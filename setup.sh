@@ -28,7 +28,8 @@ PACKAGES=(build-essential cmake pkg-config libyaml-dev libjansson-dev
           libcriterion-dev clang libclang-rt-14-dev libsimgrid-dev
           libibverbs-dev librdmacm-dev ibverbs-providers rdma-core
           ibverbs-utils rdmacm-utils perftest openmpi-bin libopenmpi-dev
-          qemu-system-x86 busybox-static cpio kmod xz-utils iproute2)
+          qemu-system-x86 busybox-static cpio kmod xz-utils iproute2
+          valgrind)
 
 say() { printf '== %s\n' "$*" >&2; }
 
