@@ -113,32 +113,33 @@ static int fork_wait_reply(struct boot *b, void *all, size_t len,
 	return -ECONNABORTED;
 }
 
-static int fork_allgather(struct boot *b, const void *mine, void *all,
-			  size_t len, struct diag *d)
+/* A header and its payload to the parent (the fork hub). */
+static int fork_send(struct boot *b, unsigned type, const void *buf,
+		     size_t len, struct diag *d)
 {
-	struct boot_hdr h = { BOOT_MSG_GATHER, (unsigned)len };
+	struct boot_hdr h = { type, (unsigned)len };
 	int err = boot_write_full(b->fd, &h, sizeof(h));
 
 	if (!err)
-		err = boot_write_full(b->fd, mine, len);
+		err = boot_write_full(b->fd, buf, len);
 	if (err)
 		return diag_set(d, err, "rank %u: lost the parent gdrlab process",
 				b->rank);
-	return fork_wait_reply(b, all, len, d);
+	return 0;
+}
+
+static int fork_allgather(struct boot *b, const void *mine, void *all,
+			  size_t len, struct diag *d)
+{
+	int err = fork_send(b, BOOT_MSG_GATHER, mine, len, d);
+
+	return err ? err : fork_wait_reply(b, all, len, d);
 }
 
 static int fork_results(struct boot *b, const void *mine, void *all,
 			size_t len, struct diag *d)
 {
-	struct boot_hdr h = { BOOT_MSG_RESULT, (unsigned)len };
-	int err = boot_write_full(b->fd, &h, sizeof(h));
-
-	if (!err)
-		err = boot_write_full(b->fd, mine, len);
-	if (err)
-		return diag_set(d, err, "rank %u: lost the parent gdrlab process",
-				b->rank);
-	return 0;
+	return fork_send(b, BOOT_MSG_RESULT, mine, len, d);
 }
 
 static void fork_close(struct boot *b)

@@ -91,20 +91,31 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The verbs device list, or -ENODEV with the reason when it is empty. */
+static int device_list(struct ibv_device ***list, int *n, struct diag *d)
+{
+	*n = 0;
+	*list = ibv_get_device_list(n);
+	if (!*list || *n <= 0) {
+		if (*list)
+			ibv_free_device_list(*list);
+		*list = NULL;
+		return no_device(d);
+	}
+	return 0;
+}
+
 int vp_list_devices(char ***names, unsigned *count, struct diag *d)
 {
 	struct ibv_device **list;
 	char **out;
-	int n = 0;
+	int n, err;
 
 	*names = NULL;
 	*count = 0;
-	list = ibv_get_device_list(&n);
-	if (!list || n <= 0) {
-		if (list)
-			ibv_free_device_list(list);
-		return no_device(d);
-	}
+	err = device_list(&list, &n, d);
+	if (err)
+		return err;
 	out = calloc((size_t)n, sizeof(*out));
 	for (int i = 0; out && i < n; i++) {
 		out[i] = strdup(ibv_get_device_name(list[i]));
@@ -134,22 +145,18 @@ static int open_device(struct vp_ctx *c, struct diag *d)
 {
 	struct ibv_device **list;
 	char have[256] = "";
-	int n = 0;
+	int n, err;
 
-	list = ibv_get_device_list(&n);
-	if (!list || n <= 0) {
-		if (list)
-			ibv_free_device_list(list);
-		return no_device(d);
-	}
+	err = device_list(&list, &n, d);
+	if (err)
+		return err;
 	for (int i = 0; i < n; i++) {
 		const char *name = ibv_get_device_name(list[i]);
 
 		if (!strcmp(name, c->cfg.device)) {
 			c->ctx = ibv_open_device(list[i]);
 			if (!c->ctx) {
-				int err = errno ? -errno : -ENODEV;
-
+				err = errno ? -errno : -ENODEV;
 				ibv_free_device_list(list);
 				return diag_set(d, err, "ibv_open_device(%s): %s",
 						c->cfg.device, strerror(-err));
