@@ -20,11 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mem_cuda.h"
+#include "gpu_measure.h"
 
 #define MiB (1024.0 * 1024.0)
-#define TRIALS 3
-#define SMALL_COPIES 200
+#define TRIALS GPU_MEASURE_TRIALS
+#define SMALL_COPIES GPU_MEASURE_SMALL_COPIES
 
 struct check {
 	struct mem_cuda *m;
@@ -42,17 +42,6 @@ static double now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-
-static double median3(double *v)
-{
-	double a = v[0], b = v[1], c = v[2];
-
-	if ((a <= b && b <= c) || (c <= b && b <= a))
-		return b;
-	if ((b <= a && a <= c) || (c <= a && a <= b))
-		return a;
-	return c;
 }
 
 static int fail(struct check *c, const char *what, int err)
@@ -93,20 +82,12 @@ static int arena(struct check *c)
 /* Three timed copies of c->big bytes each way; the data checked once. */
 static int copies(struct check *c)
 {
-	const struct vp_mem_ops *ops = &mem_cuda_ops;
-	double h2d[TRIALS], d2h[TRIALS];
 	unsigned char *a = c->pin_a, *b = c->pin_b;
-	int err = 0;
+	int err;
 
 	for (size_t i = 0; i < c->big; i++)
 		a[i] = (unsigned char)(i * 7 + 3);
-	for (int t = 0; !err && t < TRIALS; t++) {
-		err = ops->copy_in(c->m, c->dev_a, a, c->big);
-		h2d[t] = c->m->last_copy_us;
-		if (!err)
-			err = ops->copy_out(c->m, b, c->dev_a, c->big);
-		d2h[t] = c->m->last_copy_us;
-	}
+	err = gpu_measure_copy_bw(c->m, c->dev_a, a, b, c->big, &c->h2d, &c->d2h);
 	if (err)
 		return fail(c, "staged copies", err);
 	if (memcmp(a, b, c->big)) {
@@ -114,8 +95,6 @@ static int copies(struct check *c)
 		c->failures++;
 		return -EIO;
 	}
-	c->h2d = c->big / (median3(h2d) * 1e-6);
-	c->d2h = c->big / (median3(d2h) * 1e-6);
 	printf("ok    pinned H2D %.1f GB/s, D2H %.1f GB/s (%.0f MiB, events, median of %d; bytes checked)\n",
 	       c->h2d / 1e9, c->d2h / 1e9, c->big / MiB, TRIALS);
 	return 0;
@@ -125,20 +104,10 @@ static int copies(struct check *c)
  * (enqueue, DMA, event wait), median of 3 batches. */
 static int overhead(struct check *c)
 {
-	const struct vp_mem_ops *ops = &mem_cuda_ops;
-	double per[TRIALS];
-	int err = 0;
+	int err = gpu_measure_copy_overhead(c->m, c->dev_b, c->pin_b, &c->overhead_us);
 
-	for (int t = 0; !err && t < TRIALS; t++) {
-		double t0 = now_us();
-
-		for (int i = 0; !err && i < SMALL_COPIES; i++)
-			err = ops->copy_in(c->m, c->dev_b, c->pin_b, 64);
-		per[t] = (now_us() - t0) / SMALL_COPIES;
-	}
 	if (err)
 		return fail(c, "small copies", err);
-	c->overhead_us = median3(per);
 	printf("ok    per-copy overhead %.2f us (64-byte H2D copy with its event wait, median of %d x %d)\n",
 	       c->overhead_us, TRIALS, SMALL_COPIES);
 	return 0;
@@ -187,7 +156,7 @@ static int reduce_one(struct check *c, enum trace_dtype t)
 	unsigned size = trace_dtype_size(t);
 	size_t n = (c->big / size - 1) | 1, bad = 0;
 	unsigned char *a = c->pin_a, *b = c->pin_b;
-	double us[TRIALS];
+	double bw;
 	void *want;
 	int err;
 
@@ -213,10 +182,7 @@ static int reduce_one(struct check *c, enum trace_dtype t)
 	for (size_t i = 0; i < n; i++)
 		bad += memcmp(a + i * size, (char *)want + i * size, size) != 0;
 	free(want);
-	for (int k = 0; !err && k < TRIALS; k++) {
-		err = ops->reduce(c->m, c->dev_a, c->dev_b, n, t);
-		us[k] = c->m->last_copy_us;
-	}
+	err = gpu_measure_reduce(c->m, c->dev_a, c->dev_b, n, t, &bw);
 	if (err)
 		return fail(c, trace_dtype_name(t), err);
 	if (bad) {
@@ -225,7 +191,7 @@ static int reduce_one(struct check *c, enum trace_dtype t)
 		return -EIO;
 	}
 	printf("ok    reduce %-4s %zu elements verified; %.1f GB/s of dst (median of %d)\n",
-	       trace_dtype_name(t), n, n * size / (median3(us) * 1e-6) / 1e9, TRIALS);
+	       trace_dtype_name(t), n, bw / 1e9, TRIALS);
 	return 0;
 }
 
