@@ -5,6 +5,12 @@
  * the analytic and model backends run on the same description; then print
  * how far the analytic prediction lands from the measurement, per path.
  *
+ * With a backend that moves GPU memory (--backend real) the copy part is
+ * the GPU's instead (real/gpu_measure.h, as gdrlab-gpu-check reports it):
+ * pinned H2D and D2H bandwidth and per-copy overhead, median of three, and
+ * the fp32 sum kernel's throughput. Where that backend has no NIC to
+ * measure, the link is taken from --topology and the file still written.
+ *
  *   host copy bandwidth  memcpy of 64 MiB, best of 5 (the "GPU" <-> host
  *                        copy of the staged path, since emu's GPU memory
  *                        is host memory)
@@ -30,6 +36,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "gpu_measure.h"
 #include "output_file.h"
 #include "units.h"
 
@@ -38,19 +45,24 @@ struct calib {
 	uint64_t size;
 	/* measured */
 	double copy_bw, copy_overhead, lat, link_bw;
+	double h2d, d2h, reduce_bw; /* GPU copies and sum, bytes/s */
+	char gpu[96];               /* GPU measured, "" for host memcpy */
+	const char *link_from;      /* NULL measured, else the file it came from */
 	struct topo_staging staging; /* from --topology */
 };
 
 static const char calib_usage[] =
-	"usage: gdrlab calibrate [--backend emu] [options]\n"
+	"usage: gdrlab calibrate [--backend emu|real] [options]\n"
 	"\n"
 	"Measure this host's RDMA link (bandwidth, latency) and host copy bandwidth\n"
 	"with a wall-clock backend, write a topology file describing this host, and\n"
 	"print the analytic backend's prediction error per path for a trace.\n"
 	"\n"
-	"  -b, --backend NAME      a wall-clock backend (default emu)\n"
+	"  -b, --backend NAME      a wall-clock backend (default emu); real measures\n"
+	"                          the copies on GPU 0 (pinned H2D/D2H, per-copy cost)\n"
 	"  -t, --topology FILE     where the staging chunk and buffers come from\n"
-	"                          (default configs/emu-vm.yaml)\n"
+	"                          (default configs/emu-vm.yaml); real with no NIC\n"
+	"                          here: the NIC's rate and latency too\n"
 	"  -T, --trace FILE        trace for the prediction check\n"
 	"                          (default traces/emu-small.jsonl)\n"
 	"  -o, --output FILE       topology file to write (default calibrated.yaml)\n"
@@ -108,6 +120,52 @@ static int measure_copy(struct calib *c)
 	return 0;
 }
 
+/* The GPU's copies and sum kernel, on GPU 0: -ENODEV "no NVIDIA GPU: ..."
+ * where there is none. */
+static int measure_gpu_copy(struct calib *c, struct diag *d)
+{
+	struct gpu_copy_costs g;
+	struct mem_cuda *m;
+	int err;
+
+	err = mem_cuda_open(&m, 0, 2 * (64u << 20), d);
+	if (err)
+		return err;
+	err = gpu_measure_costs(m, 64u << 20, &g);
+	if (err)
+		diag_set(d, err, "%s", mem_cuda_error(m));
+	snprintf(c->gpu, sizeof(c->gpu), "%s", m->name);
+	mem_cuda_close(m);
+	if (err)
+		return err;
+	c->h2d = g.h2d;
+	c->d2h = g.d2h;
+	c->reduce_bw = g.reduce_fp32;
+	c->copy_bw = fmin(g.h2d, g.d2h);
+	c->copy_overhead = fmax(g.overhead_us * 1e-6, 1e-8);
+	printf("measured   %s: pinned H2D %.2f GB/s, D2H %.2f GB/s (64 MiB, events, median of 3),\n"
+	       "           %.2f us per copy (64 B, median of 3 x 200); fp32 sum ",
+	       c->gpu, g.h2d / 1e9, g.d2h / 1e9, g.overhead_us);
+	if (g.reduce_fp32 > 0)
+		printf("%.1f GB/s\n", g.reduce_fp32 / 1e9);
+	else
+		printf("not measured (built without nvcc)\n");
+	return 0;
+}
+
+/* A GPU backend with no NIC here: the link comes from the reference file. */
+static void link_from_reference(struct calib *c, const struct topology *ref,
+				const char *why)
+{
+	c->link_from = c->topology;
+	if (ref->nnics) {
+		c->link_bw = ref->nics[0].line_rate * ref->nics[0].efficiency;
+		c->lat = ref->nics[0].latency;
+	}
+	printf("link       not measured: %s; rate %.1f MB/s and latency %.1f us from %s\n",
+	       why, c->link_bw / 1e6, c->lat * 1e6, c->topology);
+}
+
 /* The topology file this host is described by. With nothing measured yet
  * (link_bw 0) it carries placeholders: emu ignores them. */
 static char *topology_yaml(const struct calib *c)
@@ -123,13 +181,27 @@ static char *topology_yaml(const struct calib *c)
 	if (!f)
 		return NULL;
 	gethostname(host, sizeof(host) - 1);
-	fprintf(f,
+	if (c->gpu[0])
+		fprintf(f,
+			"# calibrated: written by `gdrlab calibrate --backend %s` on %s.\n"
+			"# Two nodes of one GPU and one NIC under one switch. Measured on\n"
+			"# %s: pinned H2D %.3f MB/s, D2H %.3f MB/s (copy_bandwidth: the\n"
+			"# lower; events, median of 3), per-copy cost (chunk_overhead), fp32\n"
+			"# sum kernel %.3f MB/s (0: not measured). NIC rate and latency %s%s.\n"
+			"# PCIe links are given the copy bandwidth. Staging from %s.\n",
+			c->backend, host, c->gpu, c->h2d / 1e6, c->d2h / 1e6,
+			c->reduce_bw / 1e6, c->link_from ? "from " : "measured",
+			c->link_from ? c->link_from : "", c->topology);
+	else
+		fprintf(f,
 		"# calibrated: written by `gdrlab calibrate --backend %s` on %s.\n"
 		"# Two nodes of one \"GPU\" (host memory) and one NIC under one switch, as\n"
 		"# configs/emu-vm.yaml. Measured: the NIC rate and latency (fitted to\n"
 		"# the backend's send/recv times), host memcpy bandwidth and per-copy\n"
 		"# cost; PCIe links are given the copy bandwidth, since the NIC and the\n"
-		"# copies read the same host memory. Staging from %s.\n"
+		"# copies read the same host memory. Staging from %s.\n",
+		c->backend, host, c->topology);
+	fprintf(f,
 		"name: calibrated\n"
 		"nodes: 2\n"
 		"sockets:\n"
@@ -148,7 +220,7 @@ static char *topology_yaml(const struct calib *c)
 		"gpu_fabric: { kind: pcie }\n"
 		"fabric: { switch_latency: 0.01 us, hops: 1, oversubscription: 1 }\n"
 		"staging: { chunk: %llu B, buffers: %u, copy_bandwidth: %.3f MB/s, chunk_overhead: %.4f us }\n",
-		c->backend, host, c->topology, 2 * copy / 1e6, copy / 1e6, copy / 1e6,
+		2 * copy / 1e6, copy / 1e6, copy / 1e6,
 		copy / 1e6, bw / 1e6, lat * 1e6,
 		(unsigned long long)c->staging.chunk_bytes, c->staging.buffers,
 		copy / 1e6, fmax(c->copy_overhead, 1e-8) * 1e6);
@@ -243,10 +315,12 @@ static int measure_link(const struct backend_ops *b, struct calib *c,
 	/* analytic send/recv: 2 NIC latencies + links + bytes / rate */
 	c->lat = fmax(t_small / 2, 1e-8);
 	c->link_bw = c->size / fmax(t_large - t_small, 1e-9);
-	printf("measured   host memcpy %.1f MB/s (%.2f us per small copy)\n",
-	       c->copy_bw / 1e6, c->copy_overhead * 1e6);
-	printf("           link %.1f MB/s (%llu B send/recv, median of 5: %.0f us), "
+	if (!c->gpu[0])
+		printf("measured   host memcpy %.1f MB/s (%.2f us per small copy)\n",
+		       c->copy_bw / 1e6, c->copy_overhead * 1e6);
+	printf("%s link %.1f MB/s (%llu B send/recv, median of 5: %.0f us), "
 	       "latency %.1f us per NIC (8 B send/recv, best of 20: %.1f us)\n",
+	       c->gpu[0] ? "measured  " : "          ",
 	       c->link_bw / 1e6, (unsigned long long)c->size, large[2],
 	       c->lat * 1e6, small[0]);
 	return 0;
@@ -362,7 +436,8 @@ int cmd_calibrate(int argc, char **argv)
 	struct output_file out;
 	struct topology ref, topo;
 	struct diag d = { "" };
-	char *yaml = NULL;
+	char *yaml = NULL, why[256] = "";
+	bool gpu, no_nic = false;
 	int rc, err;
 
 	rc = parse(argc, argv, &c);
@@ -382,9 +457,14 @@ int cmd_calibrate(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	c.staging = ref.staging;
-	err = measure_copy(&c);
-	if (!err)
+	gpu = b->caps & BACKEND_CAP_GPU_MEMORY;
+	err = gpu ? measure_gpu_copy(&c, &d) : measure_copy(&c);
+	if (!err && gpu && backend_probe(b, why, sizeof(why))) {
+		no_nic = true;
+		link_from_reference(&c, &ref, why);
+	} else if (!err) {
 		err = measure_link(b, &c, &d);
+	}
 	if (!err) {
 		yaml = topology_yaml(&c);
 		err = yaml ? load_yaml(yaml, &topo, &d) : diag_set(&d, -ENOMEM, "out of memory");
@@ -397,7 +477,8 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	if (!err) {
 		printf("wrote      %s\n", c.output);
-		err = compare_paths(b, &c, &topo, &d);
+		if (!no_nic)
+			err = compare_paths(b, &c, &topo, &d);
 	}
 	free(yaml);
 	if (err) {
