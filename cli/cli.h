@@ -14,6 +14,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_backends(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 int cmd_default(const char *argv0);
 
 /* Where configs/, traces/ and scenarios/ are: $GDRLAB_DATA_DIR, else the

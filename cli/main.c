@@ -35,7 +35,8 @@ static const char usage[] =
 	"  backends   list the backends and whether each can run here\n"
 	"  probe      this machine's GPUs, RDMA NICs, paths and GPUDirect verdicts\n"
 	"  sweep      run a file of points (topology, nodes, path, backend) in parallel\n"
-	"  calibrate  measure this host with --backend emu, write its topology file\n"
+	"  calibrate  measure this host (--backend emu or real), write its topology file\n"
+	"  validate   measured vs predicted per collective: is this bandwidth normal?\n"
 	"\n"
 	"options:\n"
 	"  -h, --help     this help\n"
@@ -122,6 +123,8 @@ int main(int argc, char **argv)
 		return cmd_sweep(argc - 1, argv + 1);
 	if (!strcmp(cmd, "calibrate"))
 		return cmd_calibrate(argc - 1, argv + 1);
+	if (!strcmp(cmd, "validate"))
+		return cmd_validate(argc - 1, argv + 1);
 	fprintf(stderr, "gdrlab: unknown command '%s' (see 'gdrlab --help')\n", cmd);
 	return EXIT_USAGE;
 }
