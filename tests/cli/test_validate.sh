@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# gdrlab validate (and calibrate --backend real) from the command line:
+# usage errors exit 2, a measuring backend that cannot run here exits 1 with
+# one line. The runs themselves: tests/emu/test_emu_validate.sh (SoftRoCE).
+# usage: test_validate.sh GDRLAB SOURCE_DIR
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+topo=$src/configs/emu-vm.yaml trace=$src/traces/emu-small.jsonl
+# a libcuda that is not there: "no NVIDIA GPU" on every machine
+export GDRLAB_LIBCUDA=$tmp/no-libcuda.so
+
+one_line() { [ "$(wc -l <"$1")" -eq 1 ] || { echo "FAIL: not one line:"; cat "$1"; fail=1; }; }
+
+expect 0 "help" -- "$gdrlab" validate --help
+has "$tmp/out" "usage: gdrlab validate --backend emu|real"
+expect 0 "in the command list" -- "$gdrlab" --help
+has "$tmp/out" "validate"
+expect 2 "no backend" -- "$gdrlab" validate --topology "$topo" --trace "$trace"
+has "$tmp/err" "gdrlab validate: --backend is required (emu or real) (see 'gdrlab validate --help')"
+expect 2 "no topology" -- "$gdrlab" validate --backend emu --trace "$trace"
+has "$tmp/err" "--topology is required"
+expect 2 "no trace" -- "$gdrlab" validate --backend emu --topology "$topo"
+has "$tmp/err" "--trace is required"
+expect 2 "unknown option" -- "$gdrlab" validate --frobnicate
+has "$tmp/err" "gdrlab validate: unknown option '--frobnicate'"
+expect 2 "stray argument" -- "$gdrlab" validate --backend emu --topology "$topo" --trace "$trace" extra
+has "$tmp/err" "unexpected argument 'extra'"
+expect 2 "model clock as measurer" -- "$gdrlab" validate --backend analytic --topology "$topo" --trace "$trace"
+has "$tmp/err" "'analytic' is not a measuring (wall-clock) backend"
+expect 2 "wall clock as predictor" -- "$gdrlab" validate --backend emu --predict emu --topology "$topo" --trace "$trace"
+has "$tmp/err" "'emu' is not a predicting (model) backend"
+expect 2 "unknown backend" -- "$gdrlab" validate --backend nope --topology "$topo" --trace "$trace"
+has "$tmp/err" "unknown backend 'nope'"
+expect 2 "bad path" -- "$gdrlab" validate --backend emu --path sideways --topology "$topo" --trace "$trace"
+has "$tmp/err" "--path: expected staged, direct or auto, got 'sideways'"
+expect 2 "bad nodes" -- "$gdrlab" validate --backend emu --nodes 0 --topology "$topo" --trace "$trace"
+expect 2 "bad tolerance" -- "$gdrlab" validate --backend emu --tolerance -3 --topology "$topo" --trace "$trace"
+expect 2 "missing trace file" -- "$gdrlab" validate --backend emu --topology "$topo" --trace "$tmp/none.jsonl"
+has "$tmp/err" "none.jsonl"
+one_line "$tmp/err"
+
+# No device: the measuring backend's reason, one line, exit 1, no JSON.
+expect 1 "real without a GPU" -- "$gdrlab" validate --backend real --topology "$topo" \
+    --trace "$trace" --json "$tmp/v.json"
+has "$tmp/err" "gdrlab validate: backend real cannot run here: no NVIDIA GPU: "
+one_line "$tmp/err"
+[ ! -e "$tmp/v.json" ] || { echo "FAIL: v.json written"; fail=1; }
+if "$gdrlab" backends | grep -q '^emu  *skipped'; then
+    expect 1 "emu without an RDMA device" -- "$gdrlab" validate --backend emu \
+        --topology "$topo" --trace "$trace"
+    has "$tmp/err" "gdrlab validate: backend emu cannot run here: no RDMA device"
+    one_line "$tmp/err"
+fi
+
+expect 1 "calibrate --backend real without a GPU" -- "$gdrlab" calibrate --backend real --topology "$topo" \
+    -o "$tmp/cal.yaml"
+has "$tmp/err" "gdrlab calibrate: no NVIDIA GPU: "
+one_line "$tmp/err"
+[ ! -e "$tmp/cal.yaml" ] || { echo "FAIL: cal.yaml written"; fail=1; }
+exit $fail
