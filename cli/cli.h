@@ -9,6 +9,11 @@
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
+/* "gdrlab CMD: <message> (see 'gdrlab CMD --help')" on stderr; returns
+ * EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_backends(int argc, char **argv);

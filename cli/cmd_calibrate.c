@@ -411,13 +411,11 @@ static int parse(int argc, char **argv, struct calib *c)
 			fputs(calib_usage, stdout);
 			return 0;
 		case ':':
-			fprintf(stderr, "gdrlab calibrate: %s needs a value (see 'gdrlab calibrate --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_usage_error("calibrate", "%s needs a value",
+					       argv[optind - 1]);
 		default:
-			fprintf(stderr, "gdrlab calibrate: unknown option '%s' (see 'gdrlab calibrate --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_usage_error("calibrate", "unknown option '%s'",
+					       argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {

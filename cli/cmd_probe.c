@@ -35,14 +35,6 @@ struct probe_args {
 	const char *sysfs, *json, *topology;
 };
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "gdrlab probe: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (see 'gdrlab probe --help')\n");
-	return EXIT_USAGE;
-}
-
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct probe_args *a)
 {
@@ -73,15 +65,15 @@ static int parse_args(int argc, char **argv, struct probe_args *a)
 			fputs(probe_usage, stdout);
 			return 0;
 		case ':':
-			return usage_error("%s needs a value", argv[optind - 1]);
+			return cli_usage_error("probe", "%s needs a value", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage_error("probe", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return cli_usage_error("probe", "unexpected argument '%s'", argv[optind]);
 	if (a->json && a->topology && !strcmp(a->json, "-") && !strcmp(a->topology, "-"))
-		return usage_error("%s: only one output can go to stdout", "-");
+		return cli_usage_error("probe", "%s: only one output can go to stdout", "-");
 	return -1;
 }
 

@@ -58,14 +58,6 @@ static void print_usage(FILE *out, bool compare)
 		compare ? "" : "      --timeline FILE|-   write a Chrome/Perfetto trace (ui.perfetto.dev)\n");
 }
 
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "gdrlab %s: ", cmd);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (see 'gdrlab %s --help')\n", cmd);
-	return EXIT_USAGE;
-}
-
 static int parse_unsigned(const char *s, unsigned max, unsigned *out)
 {
 	char *end;
@@ -118,33 +110,33 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 			break;
 		case 'n':
 			if (parse_unsigned(optarg, TOPO_MAX_NODES, &a->opts.nodes))
-				return usage_error(cmd, "--nodes: expected a whole number from 1 to 65536, got '%s'", optarg);
+				return cli_usage_error(cmd, "--nodes: expected a whole number from 1 to 65536, got '%s'", optarg);
 			break;
 		case 'b':
 			a->backend = optarg;
 			break;
 		case 'p':
 			if (compare)
-				return usage_error(cmd, "%s: compare runs both paths; --path is for 'gdrlab run'", "--path");
+				return cli_usage_error(cmd, "%s: compare runs both paths; --path is for 'gdrlab run'", "--path");
 			if (plan_path_parse(optarg, &a->opts.path))
-				return usage_error(cmd, "--path: expected staged, direct or auto, got '%s'", optarg);
+				return cli_usage_error(cmd, "--path: expected staged, direct or auto, got '%s'", optarg);
 			a->path_given = true;
 			break;
 		case 'g':
 			if (topo_path_parse(optarg, &a->opts.gdr_level))
-				return usage_error(cmd, "--gdr-level: expected pix, pxb, phb or sys, got '%s'", optarg);
+				return cli_usage_error(cmd, "--gdr-level: expected pix, pxb, phb or sys, got '%s'", optarg);
 			break;
 		case 'C': {
 			uint64_t b;
 
 			if (units_parse_size(optarg, &b, &why))
-				return usage_error(cmd, "--chunk: expected a size like '1MiB', got '%s'", optarg);
+				return cli_usage_error(cmd, "--chunk: expected a size like '1MiB', got '%s'", optarg);
 			a->opts.chunk_bytes = b;
 			break;
 		}
 		case 'B':
 			if (parse_unsigned(optarg, 64, &a->opts.buffers))
-				return usage_error(cmd, "--buffers: expected a whole number from 1 to 64, got '%s'", optarg);
+				return cli_usage_error(cmd, "--buffers: expected a whole number from 1 to 64, got '%s'", optarg);
 			break;
 		case 'j':
 			a->json = optarg;
@@ -156,11 +148,11 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 			/* the emu backend reads it; the ranks it forks or that
 			 * mpirun starts inherit it */
 			if (!*optarg || setenv("GDRLAB_EMU_DEVICES", optarg, 1))
-				return usage_error(cmd, "--devices: expected a list like 'rxe0,rxe1', got '%s'", optarg);
+				return cli_usage_error(cmd, "--devices: expected a list like 'rxe0,rxe1', got '%s'", optarg);
 			break;
 		case 'l':
 			if (compare)
-				return usage_error(cmd, "%s: is for 'gdrlab run'", "--timeline");
+				return cli_usage_error(cmd, "%s: is for 'gdrlab run'", "--timeline");
 			a->timeline = optarg;
 			break;
 		case 'q':
@@ -170,17 +162,17 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 			print_usage(stdout, compare);
 			return 0;
 		case ':':
-			return usage_error(cmd, "%s needs a value", argv[optind - 1]);
+			return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
 		default:
-			return usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+			return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (!a->topology)
-		return usage_error(cmd, "%s is required", "--topology");
+		return cli_usage_error(cmd, "%s is required", "--topology");
 	if (!a->trace)
-		return usage_error(cmd, "%s is required", "--trace");
+		return cli_usage_error(cmd, "%s is required", "--trace");
 	return -1;
 }
 

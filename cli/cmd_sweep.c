@@ -501,17 +501,15 @@ int cmd_sweep(int argc, char **argv)
 			fputs(sweep_usage, stdout);
 			return 0;
 		case ':':
-			fprintf(stderr, "gdrlab sweep: %s needs a value\n", argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_usage_error("sweep", "%s needs a value",
+					       argv[optind - 1]);
 		default:
-			fprintf(stderr, "gdrlab sweep: unknown option '%s' (see 'gdrlab sweep --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_usage_error("sweep", "unknown option '%s'",
+					       argv[optind - 1]);
 		}
 	}
 	if (optind + 1 != argc) {
-		fprintf(stderr, "gdrlab sweep: expected one sweep file (see 'gdrlab sweep --help')\n");
-		return EXIT_USAGE;
+		return cli_usage_error("sweep", "expected one sweep file");
 	}
 	rc = sweep_load(argv[optind], &sw);
 	if (!rc && sweep_run(&sw, jobs))

@@ -64,14 +64,6 @@ static const char validate_usage[] =
 	"Exit status: 0 it ran (whatever the verdict), 1 runtime failure (also: the\n"
 	"measuring backend cannot run here), 2 bad input or usage.\n";
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "gdrlab validate: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (see 'gdrlab validate --help')\n");
-	return EXIT_USAGE;
-}
-
 /* Returns -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, struct validate_args *a)
 {
@@ -117,24 +109,24 @@ static int parse(int argc, char **argv, struct validate_args *a)
 			errno = 0;
 			n = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || n < 1 || n > TOPO_MAX_NODES)
-				return usage_error("--nodes: expected a whole number from 1 to 65536, got '%s'", optarg);
+				return cli_usage_error("validate", "--nodes: expected a whole number from 1 to 65536, got '%s'", optarg);
 			a->opts.nodes = (unsigned)n;
 			break;
 		case 'p':
 			if (plan_path_parse(optarg, &a->opts.path))
-				return usage_error("--path: expected staged, direct or auto, got '%s'", optarg);
+				return cli_usage_error("validate", "--path: expected staged, direct or auto, got '%s'", optarg);
 			break;
 		case 'o':
 			a->tolerance = strtod(optarg, &end);
 			if (end == optarg || *end || !(a->tolerance > 0) || a->tolerance > 1000)
-				return usage_error("--tolerance: expected a percentage above 0, got '%s'", optarg);
+				return cli_usage_error("validate", "--tolerance: expected a percentage above 0, got '%s'", optarg);
 			break;
 		case 'j':
 			a->json = optarg;
 			break;
 		case 'D':
 			if (!*optarg || setenv("GDRLAB_EMU_DEVICES", optarg, 1))
-				return usage_error("--devices: expected a list like 'rxe0,rxe1', got '%s'", optarg);
+				return cli_usage_error("validate", "--devices: expected a list like 'rxe0,rxe1', got '%s'", optarg);
 			break;
 		case 'q':
 			a->quiet = true;
@@ -143,19 +135,19 @@ static int parse(int argc, char **argv, struct validate_args *a)
 			fputs(validate_usage, stdout);
 			return 0;
 		case ':':
-			return usage_error("%s needs a value", argv[optind - 1]);
+			return cli_usage_error("validate", "%s needs a value", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage_error("validate", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return cli_usage_error("validate", "unexpected argument '%s'", argv[optind]);
 	if (!a->measure)
-		return usage_error("%s is required (emu or real)", "--backend");
+		return cli_usage_error("validate", "%s is required (emu or real)", "--backend");
 	if (!a->topology)
-		return usage_error("%s is required", "--topology");
+		return cli_usage_error("validate", "%s is required", "--topology");
 	if (!a->trace)
-		return usage_error("%s is required", "--trace");
+		return cli_usage_error("validate", "%s is required", "--trace");
 	return -1;
 }
 
