@@ -14,6 +14,16 @@ enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A whole number in 1..@max: 0, or -EINVAL. */
+int cli_parse_unsigned(const char *s, unsigned max, unsigned *out);
+
+struct backend_ops;
+/* The built backend called @name, or NULL after a one-line error that
+ * says why (absent from this build, with the reason, or unknown);
+ * @opt (may be NULL) names the option it came from. */
+const struct backend_ops *cli_find_backend(const char *cmd, const char *opt,
+					   const char *name);
+
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_backends(int argc, char **argv);

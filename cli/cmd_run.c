@@ -58,19 +58,6 @@ static void print_usage(FILE *out, bool compare)
 		compare ? "" : "      --timeline FILE|-   write a Chrome/Perfetto trace (ui.perfetto.dev)\n");
 }
 
-static int parse_unsigned(const char *s, unsigned max, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v == 0 || v > max || s[0] == '-')
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
-}
-
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 {
@@ -109,7 +96,7 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 			a->trace = optarg;
 			break;
 		case 'n':
-			if (parse_unsigned(optarg, TOPO_MAX_NODES, &a->opts.nodes))
+			if (cli_parse_unsigned(optarg, TOPO_MAX_NODES, &a->opts.nodes))
 				return cli_usage_error(cmd, "--nodes: expected a whole number from 1 to 65536, got '%s'", optarg);
 			break;
 		case 'b':
@@ -135,7 +122,7 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 			break;
 		}
 		case 'B':
-			if (parse_unsigned(optarg, 64, &a->opts.buffers))
+			if (cli_parse_unsigned(optarg, 64, &a->opts.buffers))
 				return cli_usage_error(cmd, "--buffers: expected a whole number from 1 to 64, got '%s'", optarg);
 			break;
 		case 'j':
@@ -174,23 +161,6 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 	if (!a->trace)
 		return cli_usage_error(cmd, "%s is required", "--trace");
 	return -1;
-}
-
-static const struct backend_ops *pick_backend(const char *cmd, const char *name)
-{
-	const struct backend_ops *b = backend_find(name);
-
-	if (b)
-		return b;
-	for (size_t i = 0; gdrlab_backends_absent[i].name; i++)
-		if (strcmp(gdrlab_backends_absent[i].name, name) == 0) {
-			fprintf(stderr, "gdrlab %s: backend '%s' is not in this build: %s\n",
-				cmd, name, gdrlab_backends_absent[i].why);
-			return NULL;
-		}
-	fprintf(stderr, "gdrlab %s: unknown backend '%s' (see 'gdrlab backends')\n",
-		cmd, name);
-	return NULL;
 }
 
 /* Exit status for an error from the engine: the input's fault or not. */
@@ -264,7 +234,7 @@ static int session_load(struct session *s, const char *cmd,
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	s->backend = pick_backend(cmd, a->backend);
+	s->backend = cli_find_backend(cmd, NULL, a->backend);
 	if (!s->backend)
 		return EXIT_USAGE;
 	err = topology_load(a->topology, &s->topo, &d);

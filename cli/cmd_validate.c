@@ -82,7 +82,6 @@ static int parse(int argc, char **argv, struct validate_args *a)
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
-	long n;
 	int c;
 
 	memset(a, 0, sizeof(*a));
@@ -106,11 +105,8 @@ static int parse(int argc, char **argv, struct validate_args *a)
 			a->trace = optarg;
 			break;
 		case 'n':
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || n < 1 || n > TOPO_MAX_NODES)
+			if (cli_parse_unsigned(optarg, TOPO_MAX_NODES, &a->opts.nodes))
 				return cli_usage_error("validate", "--nodes: expected a whole number from 1 to 65536, got '%s'", optarg);
-			a->opts.nodes = (unsigned)n;
 			break;
 		case 'p':
 			if (plan_path_parse(optarg, &a->opts.path))
@@ -155,18 +151,9 @@ static int parse(int argc, char **argv, struct validate_args *a)
 static const struct backend_ops *pick(const char *opt, const char *name,
 				      unsigned cap, const char *kind)
 {
-	const struct backend_ops *b = backend_find(name);
+	const struct backend_ops *b = cli_find_backend("validate", opt, name);
 
-	for (size_t i = 0; !b && gdrlab_backends_absent[i].name; i++)
-		if (!strcmp(gdrlab_backends_absent[i].name, name)) {
-			fprintf(stderr, "gdrlab validate: %s: backend '%s' is not in this build: %s\n",
-				opt, name, gdrlab_backends_absent[i].why);
-			return NULL;
-		}
-	if (!b)
-		fprintf(stderr, "gdrlab validate: %s: unknown backend '%s' (see 'gdrlab backends')\n",
-			opt, name);
-	else if (!(b->caps & cap))
+	if (b && !(b->caps & cap))
 		fprintf(stderr, "gdrlab validate: %s: '%s' is not a %s backend (see 'gdrlab backends')\n",
 			opt, name, kind);
 	return b && (b->caps & cap) ? b : NULL;
