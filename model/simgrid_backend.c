@@ -4,22 +4,18 @@
  *
  * SimGrid cannot be initialised twice in one process (the second platform
  * load aborts), and gdrlab runs several plans per process (compare, sweep,
- * tests). So every simulation runs in a forked child that writes its
- * results to a pipe and leaves with _exit (no atexit handlers, no buffered
- * output of the parent written twice: stdio is flushed before the fork). A
- * child that dies (SimGrid aborts on what it cannot handle) closes the pipe:
- * the parent reads a short answer, reaps the child and reports a clean
- * error naming the signal, never hangs.
+ * tests). So every simulation runs in a forked child (engine/child_call.h)
+ * that sends its results back over a pipe. A child that dies (SimGrid
+ * aborts on what it cannot handle) is a clean error naming the signal,
+ * never a hang.
  */
 #include "simgrid_internal.h"
 
+#include "child_call.h"
+
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 static int cmp_job(const void *a, const void *b)
 {
@@ -51,80 +47,34 @@ static int jobs_build(const struct plan *p, struct sgm_job **out, size_t *n)
 	return 0;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
+/* What the simulating child needs, and what it answers. */
+struct sim_answer {
+	struct model_stats stats;
+	struct sgm_result res[]; /* one per job */
+};
+
+struct sim_call {
+	const struct plan *p;
+	const struct model_options *o;
+	const struct sgm_job *jobs;
+	size_t njobs;
+};
+
+static int simulate_child(void *arg, void *answer, size_t len, struct diag *d)
 {
-	const char *b = buf;
-
-	while (len) {
-		ssize_t w = write(fd, b, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -EIO;
-		b += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Bytes read before EOF or an error. */
-static size_t read_all(int fd, void *buf, size_t len)
-{
-	char *b = buf;
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t r = read(fd, b + got, len - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	return got;
-}
-
-static void child_main(int fd, const struct plan *p,
-		       const struct model_options *o,
-		       const struct sgm_job *jobs, size_t njobs)
-{
-	struct sgm_result *res = calloc(njobs ? njobs : 1, sizeof(*res));
+	const struct sim_call *s = arg;
+	struct sim_answer *a = answer;
 	struct sgm_header h = { 0 };
 
+	(void)len;
 	/* Fault injection (tests/unit/test_model.c): die as SimGrid does
 	 * when it aborts, so that the parent's error path runs. */
 	if (getenv("GDRLAB_MODEL_CRASH"))
 		abort();
-	if (!res) {
-		h.err = -ENOMEM;
-		snprintf(h.msg, sizeof(h.msg), "model backend: out of memory");
-	} else {
-		sgm_simulate(p, o, jobs, njobs, res, &h);
-	}
-	if (write_all(fd, &h, sizeof(h)) ||
-	    (!h.err && write_all(fd, res, njobs * sizeof(*res))))
-		_exit(1);
-	_exit(h.err ? 1 : 0);
-}
-
-static int wait_child(pid_t pid, struct diag *d)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return diag_set(d, -errno, "model backend: waitpid: %s",
-					strerror(errno));
-	if (WIFSIGNALED(status))
-		return diag_set(d, -EIO,
-				"model backend: the simulation process died of signal %d (%s)",
-				WTERMSIG(status), strsignal(WTERMSIG(status)));
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return diag_set(d, -EIO,
-				"model backend: the simulation process failed (exit status %d)",
-				WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	sgm_simulate(s->p, s->o, s->jobs, s->njobs, a->res, &h);
+	if (h.err)
+		return diag_set(d, h.err, "%s", h.msg);
+	a->stats = h.stats;
 	return 0;
 }
 
@@ -142,70 +92,40 @@ int model_simulate(const struct plan *p, const struct model_options *o,
 		   struct diag *d)
 {
 	static const struct model_options defaults = { 0 };
-	struct sgm_result *res = NULL;
-	struct sgm_header h;
+	struct sim_call call = { .p = p, .o = o ? o : &defaults };
 	struct sgm_job *jobs = NULL;
-	size_t njobs = 0, got;
-	int fds[2], err, werr;
-	pid_t pid;
+	struct sim_answer *answer = NULL;
+	size_t len;
+	int err;
 
-	if (!o)
-		o = &defaults;
-	err = jobs_build(p, &jobs, &njobs);
+	err = jobs_build(p, &jobs, &call.njobs);
+	call.jobs = jobs;
+	len = sizeof(*answer) + call.njobs * sizeof(answer->res[0]);
 	if (!err) {
-		res = calloc(njobs ? njobs : 1, sizeof(*res));
-		if (!res)
+		answer = calloc(1, len);
+		if (!answer)
 			err = -ENOMEM;
 	}
 	if (err) {
 		diag_set(d, err, "model backend: out of memory");
 		goto out_free;
 	}
-	if (pipe(fds)) {
-		err = diag_set(d, -errno, "model backend: pipe: %s", strerror(errno));
+	err = child_call("model backend: the simulation", simulate_child, &call,
+			 answer, len, d);
+	if (err)
 		goto out_free;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		err = diag_set(d, -errno, "model backend: fork: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		goto out_free;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		child_main(fds[1], p, o, jobs, njobs);
-	}
-	close(fds[1]);
-	memset(&h, 0, sizeof(h));
-	got = read_all(fds[0], &h, sizeof(h));
-	if (got == sizeof(h) && !h.err)
-		got += read_all(fds[0], res, njobs * sizeof(*res));
-	close(fds[0]);
-	werr = wait_child(pid, d);
-	if (got == sizeof(h) && h.err) {
-		err = diag_set(d, h.err, "%s", h.msg);
-		goto out_free;
-	}
-	if (werr || got != sizeof(h) + njobs * sizeof(*res)) {
-		err = werr ? werr :
-			     diag_set(d, -EIO, "model backend: short answer from the simulation process");
-		goto out_free;
-	}
 	for (size_t i = 0; i < p->ncollectives; i++) {
 		struct sgm_job key = { p->collectives[i].pattern,
 				       p->collectives[i].bytes };
-		struct sgm_job *j = bsearch(&key, jobs, njobs, sizeof(*jobs), cmp_job);
+		struct sgm_job *j = bsearch(&key, jobs, call.njobs, sizeof(*jobs), cmp_job);
 
-		fill_record(&rec->coll[i], &res[j - jobs]);
+		fill_record(&rec->coll[i], &answer->res[j - jobs]);
 		records_progress(rec, i + 1);
 	}
 	if (stats)
-		*stats = h.stats;
-	err = 0;
+		*stats = answer->stats;
 out_free:
-	free(res);
+	free(answer);
 	free(jobs);
 	return err;
 }
