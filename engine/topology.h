@@ -53,6 +53,13 @@ struct topo_device {
 	int socket;        /* socket whose root complex is above it */
 	int parent_switch; /* TOPO_NONE when directly on a root port */
 	struct topo_link link;
+	/*
+	 * GPUs: how fast a peer (a NIC, another GPU) can read or write this
+	 * GPU's memory through its BAR, whatever the links allow. INFINITY
+	 * when not given; always INFINITY for NICs.
+	 */
+	double p2p_read_bw;
+	double p2p_write_bw;
 };
 
 struct topo_nic {

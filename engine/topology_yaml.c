@@ -217,7 +217,7 @@ static int read_socket(void *arg, yaml_node_t *n, unsigned i)
 	return err;
 }
 
-/* Keys of switches, GPUs and NICs; the first three are common to all. */
+/* Keys of switches and NICs; the first three are common to all devices. */
 enum { D_NAME, D_PARENT, D_LINK, D_RATE, D_EFFICIENCY, D_LATENCY, D_NKEYS };
 
 static const struct yaml_doc_key device_keys[D_NKEYS] = {
@@ -227,6 +227,17 @@ static const struct yaml_doc_key device_keys[D_NKEYS] = {
 	[D_RATE] = { "rate", true },
 	[D_EFFICIENCY] = { "efficiency", false },
 	[D_LATENCY] = { "latency", true },
+};
+
+/* A GPU's keys: the common three, then its peer-to-peer caps. */
+enum { U_P2P_READ = D_LINK + 1, U_P2P_WRITE, U_NKEYS };
+
+static const struct yaml_doc_key gpu_keys[U_NKEYS] = {
+	[D_NAME] = { "name", true },
+	[D_PARENT] = { "parent", true },
+	[D_LINK] = { "link", true },
+	[U_P2P_READ] = { "p2p_read", false },
+	[U_P2P_WRITE] = { "p2p_write", false },
 };
 
 /*
@@ -344,14 +355,20 @@ static int resolve_switches(struct ctx *c)
 	return 0;
 }
 
-/* The keys a GPU and a NIC share; @f receives all @nkeys found. */
+/*
+ * The keys a GPU and a NIC share. @keys starts with name, parent and link
+ * (D_NAME..D_LINK); @f receives all @nkeys found.
+ */
 static int read_device(struct ctx *c, yaml_node_t *n, const char *list,
-		       size_t nkeys, struct topo_device *dev,
-		       struct yaml_doc_found *f)
+		       const struct yaml_doc_key *keys, size_t nkeys,
+		       struct topo_device *dev, struct yaml_doc_found *f)
 {
 	int err;
 
-	err = yaml_doc_read_map(&c->y, n, list, device_keys, nkeys, f);
+	/* No cap unless a GPU's entry gives one; a NIC's never can. */
+	dev->p2p_read_bw = INFINITY;
+	dev->p2p_write_bw = INFINITY;
+	err = yaml_doc_read_map(&c->y, n, list, keys, nkeys, f);
 	if (!err)
 		err = read_unique_name(c, f[D_NAME].val, dev->name);
 	if (!err)
@@ -365,10 +382,21 @@ static int read_device(struct ctx *c, yaml_node_t *n, const char *list,
 static int read_gpu(void *arg, yaml_node_t *n, unsigned i)
 {
 	struct ctx *c = arg;
-	struct yaml_doc_found f[D_NKEYS];
+	struct topo_device *gpu = &c->t->gpus[i];
+	struct yaml_doc_found f[U_NKEYS];
 	int err;
 
-	err = read_device(c, n, "gpus", D_LINK + 1, &c->t->gpus[i], f);
+	err = read_device(c, n, "gpus", gpu_keys, U_NKEYS, gpu, f);
+	/* What a peer gets reading or writing this GPU's memory through its
+	 * BAR, as calibrate --backend real measures it; absent: no cap. */
+	if (!err && f[U_P2P_READ].val)
+		err = yaml_doc_read_unit(&c->y, f[U_P2P_READ].val, "p2p_read",
+					 units_parse_bandwidth,
+					 &gpu->p2p_read_bw);
+	if (!err && f[U_P2P_WRITE].val)
+		err = yaml_doc_read_unit(&c->y, f[U_P2P_WRITE].val,
+					 "p2p_write", units_parse_bandwidth,
+					 &gpu->p2p_write_bw);
 	if (!err)
 		c->t->ngpus = i + 1;
 	return err;
@@ -381,7 +409,7 @@ static int read_nic(void *arg, yaml_node_t *n, unsigned i)
 	struct yaml_doc_found f[D_NKEYS];
 	int err;
 
-	err = read_device(c, n, "nics", D_NKEYS, &nic->dev, f);
+	err = read_device(c, n, "nics", device_keys, D_NKEYS, &nic->dev, f);
 	if (!err)
 		err = yaml_doc_read_unit(&c->y, f[D_RATE].val, "rate",
 					 units_parse_bandwidth,

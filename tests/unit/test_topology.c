@@ -225,6 +225,29 @@ Test(topology, switch_tree_and_efficiency)
 	cr_assert_eq(t.fabric.oversubscription, 2.5);
 }
 
+/*
+ * tests/data/gpu-p2p.yaml: per-GPU peer-to-peer caps in any bandwidth
+ * unit (40 Gbit/s is 5 GB/s); absent ones, and every NIC's, are no cap.
+ */
+Test(topology, gpu_p2p_caps)
+{
+	struct topology t;
+
+	load(GDRLAB_SOURCE_DIR "/tests/data/gpu-p2p.yaml", &t);
+	cr_assert_eq(t.ngpus, 3);
+	cr_assert_eq(t.gpus[0].p2p_read_bw, 4e9);
+	cr_assert(isinf(t.gpus[0].p2p_write_bw));
+	cr_assert(isinf(t.gpus[1].p2p_read_bw));
+	cr_assert_eq(t.gpus[1].p2p_write_bw, 5e9);
+	cr_assert_eq(t.gpus[2].p2p_read_bw, 1e12);
+	cr_assert_eq(t.gpus[2].p2p_write_bw, 1e12);
+	cr_assert(isinf(t.nics[0].dev.p2p_read_bw));
+	cr_assert(isinf(t.nics[0].dev.p2p_write_bw));
+	load_str(minimal, &t);
+	cr_assert(isinf(t.gpus[0].p2p_read_bw));
+	cr_assert(isinf(t.gpus[0].p2p_write_bw));
+}
+
 Test(topology, find)
 {
 	struct topology t;
@@ -417,6 +440,24 @@ Test(bad_topology, bad_fraction)
 {
 	check_bad("bad-fraction", 9, 108, "efficiency",
 		  "must be in (0, 1] or (0%, 100%], got '1.2'");
+}
+
+Test(bad_topology, gpu_p2p_wrong_unit)
+{
+	check_bad("gpu-p2p-wrong-unit", 7, 88, "p2p_read",
+		  "expected a bandwidth like '24 GB/s' or '200 Gbit/s', got '12 GHz'");
+}
+
+Test(bad_topology, gpu_p2p_zero)
+{
+	check_bad("gpu-p2p-zero", 7, 108, "p2p_write",
+		  "must be greater than zero, got '0 GB/s'");
+}
+
+/* The caps are the GPU's, on its memory: a NIC has none to give. */
+Test(bad_topology, nic_p2p_read)
+{
+	check_bad("nic-p2p-read", 9, 111, "p2p_read", "unknown key");
 }
 
 Test(bad_topology, unreadable_file)
