@@ -10,6 +10,12 @@
  * pinned H2D and D2H bandwidth and per-copy overhead, median of three, and
  * the fp32 sum kernel's throughput. Where that backend has no NIC to
  * measure, the link is taken from --topology and the file still written.
+ * CUDA runs only in a child process (engine/child_call.h): the ranks the
+ * backend forks afterwards could not use it if this process had.
+ *
+ *   NIC loopback         RDMA WRITE host -> host, and with a GPU, GPU ->
+ *                        host and host -> GPU, over two queue pairs of
+ *                        node 0's device (real/nic_measure.h)
  *
  *   host copy bandwidth  memcpy of 64 MiB, best of 5 (the "GPU" <-> host
  *                        copy of the staged path, since emu's GPU memory
@@ -35,28 +41,28 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "calib_topology.h"
+#include "child_call.h"
 #include "cli.h"
 #include "gpu_measure.h"
+#include "nic_measure.h"
 #include "output_file.h"
 #include "units.h"
 
 struct calib {
-	const char *backend, *topology, *trace, *output, *devices;
+	const char *topology, *trace, *output, *devices, *backend;
 	uint64_t size;
-	/* measured */
-	double copy_bw, copy_overhead, lat, link_bw;
-	double h2d, d2h, reduce_bw; /* GPU copies and sum, bytes/s */
-	char gpu[96];               /* GPU measured, "" for host memcpy */
-	const char *link_from;      /* NULL measured, else the file it came from */
-	struct topo_staging staging; /* from --topology */
+	struct calib_result r; /* what is measured, and the file it gives */
 };
 
 static const char calib_usage[] =
 	"usage: gdrlab calibrate [--backend emu|real] [options]\n"
 	"\n"
-	"Measure this host's RDMA link (bandwidth, latency) and host copy bandwidth\n"
-	"with a wall-clock backend, write a topology file describing this host, and\n"
-	"print the analytic backend's prediction error per path for a trace.\n"
+	"Measure this host's RDMA link (bandwidth, latency), the NIC's RDMA WRITE\n"
+	"bandwidth over a loopback queue pair (host memory; with real, from and to\n"
+	"GPU memory too) and the copy bandwidth with a wall-clock backend, write a\n"
+	"topology file describing this host, and print the analytic backend's\n"
+	"prediction error per path for a trace.\n"
 	"\n"
 	"  -b, --backend NAME      a wall-clock backend (default emu); real measures\n"
 	"                          the copies on GPU 0 (pinned H2D/D2H, per-copy cost)\n"
@@ -88,7 +94,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Host memcpy: bandwidth of a large copy and the cost of a small one. */
-static int measure_copy(struct calib *c)
+static int measure_copy(struct calib_result *r)
 {
 	size_t len = 64u << 20;
 	char *a = malloc(len), *b = malloc(len);
@@ -113,122 +119,120 @@ static int measure_copy(struct calib *c)
 		memcpy(b + (i % 64) * 4096, a, 4096);
 		small = fmin(small, now_s() - t0);
 	}
-	c->copy_bw = len / best;
-	c->copy_overhead = fmax(small - 4096 / c->copy_bw, 1e-8);
+	r->copy_bw = len / best;
+	r->copy_overhead = fmax(small - 4096 / r->copy_bw, 1e-8);
 	free(a);
 	free(b);
 	return 0;
 }
 
-/* The GPU's copies and sum kernel, on GPU 0: -ENODEV "no NVIDIA GPU: ..."
- * where there is none. */
-static int measure_gpu_copy(struct calib *c, struct diag *d)
+static void print_loopback(const struct nic_loopback *lb)
 {
-	struct gpu_copy_costs g;
+	printf("measured   NIC loopback on %s (RDMA WRITE, %u KiB x %u in flight, median of 3):\n"
+	       "           host -> host %.1f MB/s",
+	       lb->device, NIC_MEASURE_MSG >> 10, NIC_MEASURE_DEPTH, lb->host / 1e6);
+	if (lb->gpu_read > 0)
+		printf(", GPU -> host %.1f MB/s (%.0f%%), host -> GPU %.1f MB/s (%.0f%%); %s",
+		       lb->gpu_read / 1e6, 100 * lb->gpu_read / lb->host,
+		       lb->gpu_write / 1e6, 100 * lb->gpu_write / lb->host,
+		       lb->registration);
+	printf("\n");
+}
+
+/* Host memory as the "GPU": memcpy, then the NIC from and to host memory. */
+static int measure_host(struct calib_result *r, struct diag *d)
+{
+	int err = measure_copy(r);
+
+	if (err)
+		return diag_set(d, err, "out of memory");
+	printf("measured   host memcpy %.1f MB/s (%.2f us per small copy)\n",
+	       r->copy_bw / 1e6, r->copy_overhead * 1e6);
+	err = nic_measure_device(r->lb.device, sizeof(r->lb.device), d);
+	if (!err)
+		err = nic_measure_loopback(&r->lb, NULL, NULL, false, d);
+	if (!err)
+		print_loopback(&r->lb);
+	return err;
+}
+
+/* What the GPU child measures and answers. */
+struct gpu_answer {
+	char name[96];
+	struct gpu_copy_costs copy;
+	struct nic_loopback lb;
+};
+
+/* In the child: the GPU's copies and sum kernel on GPU 0, then (when
+ * lb->device is set) the NIC reading and writing its memory. */
+static int gpu_child(void *arg, void *answer, size_t len, struct diag *d)
+{
+	const struct nic_loopback *want = arg;
+	struct gpu_answer *a = answer;
 	struct mem_cuda *m;
 	int err;
 
-	err = mem_cuda_open(&m, 0, 2 * (64u << 20), d);
+	(void)len;
+	/* one arena for all: copies 2 x 64 MiB, loopback 2 x 24 MiB */
+	err = mem_cuda_open(&m, 0, 3 * (64u << 20), d);
 	if (err)
 		return err;
-	err = gpu_measure_costs(m, 64u << 20, &g);
+	snprintf(a->name, sizeof(a->name), "%s", m->name);
+	err = gpu_measure_costs(m, 64u << 20, &a->copy);
 	if (err)
 		diag_set(d, err, "%s", mem_cuda_error(m));
-	snprintf(c->gpu, sizeof(c->gpu), "%s", m->name);
+	a->lb = *want;
+	if (!err && want->device[0])
+		err = nic_measure_loopback(&a->lb, &mem_cuda_ops, m, true, d);
 	mem_cuda_close(m);
+	return err;
+}
+
+/* The GPU's copies and sum kernel, and the NIC on its memory unless
+ * @no_nic: -ENODEV "no NVIDIA GPU: ..." where there is none. */
+static int measure_gpu(struct calib_result *r, bool no_nic, struct diag *d)
+{
+	struct gpu_answer a;
+	struct nic_loopback want = { .device = "" };
+	int err = 0;
+
+	if (!no_nic)
+		err = nic_measure_device(want.device, sizeof(want.device), d);
+	if (!err)
+		err = child_call("calibrate: measuring GPU 0", gpu_child, &want,
+				 &a, sizeof(a), d);
 	if (err)
 		return err;
-	c->h2d = g.h2d;
-	c->d2h = g.d2h;
-	c->reduce_bw = g.reduce_fp32;
-	c->copy_bw = fmin(g.h2d, g.d2h);
-	c->copy_overhead = fmax(g.overhead_us * 1e-6, 1e-8);
+	snprintf(r->gpu, sizeof(r->gpu), "%s", a.name);
+	r->h2d = a.copy.h2d;
+	r->d2h = a.copy.d2h;
+	r->reduce_bw = a.copy.reduce_fp32;
+	r->copy_bw = fmin(a.copy.h2d, a.copy.d2h);
+	r->copy_overhead = fmax(a.copy.overhead_us * 1e-6, 1e-8);
+	r->lb = a.lb;
 	printf("measured   %s: pinned H2D %.2f GB/s, D2H %.2f GB/s (64 MiB, events, median of 3),\n"
 	       "           %.2f us per copy (64 B, median of 3 x 200); fp32 sum ",
-	       c->gpu, g.h2d / 1e9, g.d2h / 1e9, g.overhead_us);
-	if (g.reduce_fp32 > 0)
-		printf("%.1f GB/s\n", g.reduce_fp32 / 1e9);
+	       r->gpu, a.copy.h2d / 1e9, a.copy.d2h / 1e9, a.copy.overhead_us);
+	if (a.copy.reduce_fp32 > 0)
+		printf("%.1f GB/s\n", a.copy.reduce_fp32 / 1e9);
 	else
 		printf("not measured (built without nvcc)\n");
+	if (r->lb.host > 0)
+		print_loopback(&r->lb);
 	return 0;
 }
 
 /* A GPU backend with no NIC here: the link comes from the reference file. */
-static void link_from_reference(struct calib *c, const struct topology *ref,
+static void link_from_reference(struct calib_result *r, const struct topology *ref,
 				const char *why)
 {
-	c->link_from = c->topology;
+	r->link_from = r->reference;
 	if (ref->nnics) {
-		c->link_bw = ref->nics[0].line_rate * ref->nics[0].efficiency;
-		c->lat = ref->nics[0].latency;
+		r->link_bw = ref->nics[0].line_rate * ref->nics[0].efficiency;
+		r->lat = ref->nics[0].latency;
 	}
 	printf("link       not measured: %s; rate %.1f MB/s and latency %.1f us from %s\n",
-	       why, c->link_bw / 1e6, c->lat * 1e6, c->topology);
-}
-
-/* The topology file this host is described by. With nothing measured yet
- * (link_bw 0) it carries placeholders: emu ignores them. */
-static char *topology_yaml(const struct calib *c)
-{
-	double bw = c->link_bw > 0 ? c->link_bw : 1e8;
-	double lat = c->lat > 0 ? c->lat : 1e-5;
-	double copy = c->copy_bw > 0 ? c->copy_bw : 1e9;
-	char host[64] = "this-host";
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	gethostname(host, sizeof(host) - 1);
-	if (c->gpu[0])
-		fprintf(f,
-			"# calibrated: written by `gdrlab calibrate --backend %s` on %s.\n"
-			"# Two nodes of one GPU and one NIC under one switch. Measured on\n"
-			"# %s: pinned H2D %.3f MB/s, D2H %.3f MB/s (copy_bandwidth: the\n"
-			"# lower; events, median of 3), per-copy cost (chunk_overhead), fp32\n"
-			"# sum kernel %.3f MB/s (0: not measured). NIC rate and latency %s%s.\n"
-			"# PCIe links are given the copy bandwidth. Staging from %s.\n",
-			c->backend, host, c->gpu, c->h2d / 1e6, c->d2h / 1e6,
-			c->reduce_bw / 1e6, c->link_from ? "from " : "measured",
-			c->link_from ? c->link_from : "", c->topology);
-	else
-		fprintf(f,
-		"# calibrated: written by `gdrlab calibrate --backend %s` on %s.\n"
-		"# Two nodes of one \"GPU\" (host memory) and one NIC under one switch, as\n"
-		"# configs/emu-vm.yaml. Measured: the NIC rate and latency (fitted to\n"
-		"# the backend's send/recv times), host memcpy bandwidth and per-copy\n"
-		"# cost; PCIe links are given the copy bandwidth, since the NIC and the\n"
-		"# copies read the same host memory. Staging from %s.\n",
-		c->backend, host, c->topology);
-	fprintf(f,
-		"name: calibrated\n"
-		"nodes: 2\n"
-		"sockets:\n"
-		"  - { name: cpu0, memory_bandwidth: %.3f MB/s }\n"
-		"switches:\n"
-		"  - { name: sw0, parent: cpu0, link: { bandwidth: %.3f MB/s, latency: 0.01 us } }\n"
-		"gpus:\n"
-		"  - { name: gpu0, parent: sw0, link: { bandwidth: %.3f MB/s, latency: 0.01 us } }\n"
-		"nics:\n"
-		"  - name: nic0\n"
-		"    parent: sw0\n"
-		"    link: { bandwidth: %.3f MB/s, latency: 0.01 us }\n"
-		"    rate: %.3f MB/s\n"
-		"    efficiency: 1\n"
-		"    latency: %.4f us\n"
-		"gpu_fabric: { kind: pcie }\n"
-		"fabric: { switch_latency: 0.01 us, hops: 1, oversubscription: 1 }\n"
-		"staging: { chunk: %llu B, buffers: %u, copy_bandwidth: %.3f MB/s, chunk_overhead: %.4f us }\n",
-		2 * copy / 1e6, copy / 1e6, copy / 1e6,
-		copy / 1e6, bw / 1e6, lat * 1e6,
-		(unsigned long long)c->staging.chunk_bytes, c->staging.buffers,
-		copy / 1e6, fmax(c->copy_overhead, 1e-8) * 1e6);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	       why, r->link_bw / 1e6, r->lat * 1e6, r->reference);
 }
 
 /* Run @jsonl on the topology of @c through @b on @path. */
@@ -297,7 +301,7 @@ static int measure_link(const struct backend_ops *b, struct calib *c,
 {
 	double small[20], large[5], t_small, t_large;
 	struct topology topo;
-	char *yaml = topology_yaml(c);
+	char *yaml = calib_topology_yaml(&c->r);
 	int err;
 
 	if (!yaml)
@@ -313,16 +317,12 @@ static int measure_link(const struct backend_ops *b, struct calib *c,
 	t_small = small[0] * 1e-6;
 	t_large = large[2] * 1e-6;
 	/* analytic send/recv: 2 NIC latencies + links + bytes / rate */
-	c->lat = fmax(t_small / 2, 1e-8);
-	c->link_bw = c->size / fmax(t_large - t_small, 1e-9);
-	if (!c->gpu[0])
-		printf("measured   host memcpy %.1f MB/s (%.2f us per small copy)\n",
-		       c->copy_bw / 1e6, c->copy_overhead * 1e6);
-	printf("%s link %.1f MB/s (%llu B send/recv, median of 5: %.0f us), "
+	c->r.lat = fmax(t_small / 2, 1e-8);
+	c->r.link_bw = c->size / fmax(t_large - t_small, 1e-9);
+	printf("measured   link %.1f MB/s (%llu B send/recv, median of 5: %.0f us), "
 	       "latency %.1f us per NIC (8 B send/recv, best of 20: %.1f us)\n",
-	       c->gpu[0] ? "measured  " : "          ",
-	       c->link_bw / 1e6, (unsigned long long)c->size, large[2],
-	       c->lat * 1e6, small[0]);
+	       c->r.link_bw / 1e6, (unsigned long long)c->size, large[2],
+	       c->r.lat * 1e6, small[0]);
 	return 0;
 }
 
@@ -435,16 +435,18 @@ int cmd_calibrate(int argc, char **argv)
 	struct topology ref, topo;
 	struct diag d = { "" };
 	char *yaml = NULL, why[256] = "";
-	bool gpu, no_nic = false;
+	bool no_nic = false;
 	int rc, err;
 
 	rc = parse(argc, argv, &c);
 	if (rc >= 0)
 		return rc;
-	b = backend_find(c.backend);
-	if (!b || !(b->caps & BACKEND_CAP_WALL_CLOCK)) {
-		fprintf(stderr, "gdrlab calibrate: '%s' is not a wall-clock backend in this build "
-			"(see 'gdrlab backends')\n", c.backend);
+	b = cli_find_backend("calibrate", "--backend", c.backend);
+	if (!b)
+		return EXIT_USAGE;
+	if (!(b->caps & BACKEND_CAP_WALL_CLOCK)) {
+		fprintf(stderr, "gdrlab calibrate: --backend: '%s' is not a wall-clock backend "
+			"(emu or real measure; see 'gdrlab backends')\n", c.backend);
 		return EXIT_USAGE;
 	}
 	if (c.devices && setenv("GDRLAB_EMU_DEVICES", c.devices, 1))
@@ -454,17 +456,24 @@ int cmd_calibrate(int argc, char **argv)
 		fprintf(stderr, "gdrlab calibrate: %s\n", d.msg);
 		return EXIT_USAGE;
 	}
-	c.staging = ref.staging;
-	gpu = b->caps & BACKEND_CAP_GPU_MEMORY;
-	err = gpu ? measure_gpu_copy(&c, &d) : measure_copy(&c);
-	if (!err && gpu && backend_probe(b, why, sizeof(why))) {
-		no_nic = true;
-		link_from_reference(&c, &ref, why);
-	} else if (!err) {
-		err = measure_link(b, &c, &d);
+	c.r.backend = c.backend;
+	c.r.reference = c.topology;
+	c.r.staging = ref.staging;
+	gethostname(c.r.hostname, sizeof(c.r.hostname) - 1);
+	if (b->caps & BACKEND_CAP_GPU_MEMORY) {
+		/* "no NVIDIA GPU" says more than "no RDMA device": the GPU
+		 * part first; without a NIC, the link from --topology */
+		no_nic = backend_probe(b, why, sizeof(why)) != 0;
+		err = measure_gpu(&c.r, no_nic, &d);
+		if (!err && no_nic)
+			link_from_reference(&c.r, &ref, why);
+	} else {
+		err = measure_host(&c.r, &d);
 	}
+	if (!err && !no_nic)
+		err = measure_link(b, &c, &d);
 	if (!err) {
-		yaml = topology_yaml(&c);
+		yaml = calib_topology_yaml(&c.r);
 		err = yaml ? load_yaml(yaml, &topo, &d) : diag_set(&d, -ENOMEM, "out of memory");
 	}
 	if (!err)

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "calib_topology.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void comment_measured(FILE *f, const struct calib_result *r)
+{
+	const struct nic_loopback *lb = &r->lb;
+
+	if (r->gpu[0])
+		fprintf(f,
+			"# Two nodes of one GPU and one NIC under one switch. Measured on\n"
+			"# %s: pinned H2D %.3f MB/s, D2H %.3f MB/s (copy_bandwidth: the\n"
+			"# lower; events, median of 3), per-copy cost (chunk_overhead), fp32\n"
+			"# sum kernel %.3f MB/s (0: not measured). NIC rate and latency %s%s.\n"
+			"# PCIe links of the GPU and the switch are given the copy bandwidth.\n",
+			r->gpu, r->h2d / 1e6, r->d2h / 1e6, r->reduce_bw / 1e6,
+			r->link_from ? "from " : "measured (fitted to send/recv)",
+			r->link_from ? r->link_from : "");
+	else
+		fprintf(f,
+			"# Two nodes of one \"GPU\" (host memory) and one NIC under one switch, as\n"
+			"# configs/emu-vm.yaml. Measured: the NIC rate and latency (fitted to\n"
+			"# the backend's send/recv times), host memcpy bandwidth and per-copy\n"
+			"# cost; PCIe links are given the copy bandwidth, since the NIC and the\n"
+			"# copies read the same host memory.\n");
+	if (lb->host > 0 && r->gpu[0])
+		fprintf(f,
+			"# NIC loopback on %s (RDMA WRITE, %u KiB x %u in flight, median of 3):\n"
+			"# host -> host %.3f MB/s (the NIC's link), GPU -> host %.3f MB/s\n"
+			"# (gpu0 p2p_read), host -> GPU %.3f MB/s (gpu0 p2p_write); GPU memory\n"
+			"# registered with %s.\n",
+			lb->device, NIC_MEASURE_MSG >> 10, NIC_MEASURE_DEPTH,
+			lb->host / 1e6, lb->gpu_read / 1e6, lb->gpu_write / 1e6,
+			lb->registration);
+	else if (lb->host > 0)
+		fprintf(f,
+			"# NIC loopback on %s (RDMA WRITE, %u KiB x %u in flight, median of 3):\n"
+			"# host -> host %.3f MB/s; not written as a cap: a software NIC's DMA\n"
+			"# is the CPU's, already in the fitted rate.\n",
+			lb->device, NIC_MEASURE_MSG >> 10, NIC_MEASURE_DEPTH, lb->host / 1e6);
+	else if (r->gpu[0])
+		fprintf(f, "# No NIC measured here: the NIC's link is given the copy bandwidth.\n");
+}
+
+static void gpu_entry(FILE *f, const struct calib_result *r, double copy)
+{
+	fprintf(f, "  - { name: gpu0, parent: sw0, link: { bandwidth: %.3f MB/s, latency: 0.01 us }",
+		copy / 1e6);
+	if (r->lb.gpu_read > 0)
+		fprintf(f, ", p2p_read: %.3f MB/s", r->lb.gpu_read / 1e6);
+	if (r->lb.gpu_write > 0)
+		fprintf(f, ", p2p_write: %.3f MB/s", r->lb.gpu_write / 1e6);
+	fprintf(f, " }\n");
+}
+
+char *calib_topology_yaml(const struct calib_result *r)
+{
+	double bw = r->link_bw > 0 ? r->link_bw : 1e8;
+	double lat = r->lat > 0 ? r->lat : 1e-5;
+	double copy = r->copy_bw > 0 ? r->copy_bw : 1e9;
+	/* emu: the NIC's DMA is host memcpy; real: what loopback measured */
+	double nic_link = r->gpu[0] && r->lb.host > 0 ? r->lb.host : copy;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "# calibrated: written by `gdrlab calibrate --backend %s` on %s.\n",
+		r->backend, r->hostname[0] ? r->hostname : "this host");
+	comment_measured(f, r);
+	fprintf(f, "# Staging (chunk, buffers) from %s.\n", r->reference);
+	fprintf(f,
+		"name: calibrated\n"
+		"nodes: 2\n"
+		"sockets:\n"
+		"  - { name: cpu0, memory_bandwidth: %.3f MB/s }\n"
+		"switches:\n"
+		"  - { name: sw0, parent: cpu0, link: { bandwidth: %.3f MB/s, latency: 0.01 us } }\n"
+		"gpus:\n",
+		2 * copy / 1e6, fmax(copy, nic_link) / 1e6);
+	gpu_entry(f, r, copy);
+	fprintf(f,
+		"nics:\n"
+		"  - name: nic0\n"
+		"    parent: sw0\n"
+		"    link: { bandwidth: %.3f MB/s, latency: 0.01 us }\n"
+		"    rate: %.3f MB/s\n"
+		"    efficiency: 1\n"
+		"    latency: %.4f us\n"
+		"gpu_fabric: { kind: pcie }\n"
+		"fabric: { switch_latency: 0.01 us, hops: 1, oversubscription: 1 }\n"
+		"staging: { chunk: %llu B, buffers: %u, copy_bandwidth: %.3f MB/s, chunk_overhead: %.4f us }\n",
+		nic_link / 1e6, bw / 1e6, lat * 1e6,
+		(unsigned long long)r->staging.chunk_bytes, r->staging.buffers,
+		copy / 1e6, fmax(r->copy_overhead, 1e-8) * 1e6);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
