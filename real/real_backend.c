@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "child_call.h"
 #include "cuda_driver.h"
 #include "gpu_reg.h"
 #include "mem_cuda.h"
@@ -20,13 +21,22 @@
 #include "emu_rank.h"
 #include "verbs_path.h"
 
-static int check_gpu(struct diag *d)
+static int open_driver(void *arg, void *answer, size_t len, struct diag *d)
 {
 	struct cu_api *cu;
 	int err = cu_open(&cu, d);
 
+	(void)arg, (void)answer, (void)len;
 	cu_close(cu);
 	return err;
+}
+
+/* Whether the driver loads and sees a GPU, asked in a child: a process
+ * that ran cuInit cannot use CUDA in the ranks it forks afterwards. */
+static int check_gpu(struct diag *d)
+{
+	return child_call("real backend: probing the CUDA driver", open_driver,
+			  NULL, NULL, 0, d);
 }
 
 static int check_nic(struct diag *d)
