@@ -121,6 +121,18 @@ static void stage_route_between(const struct plan *p, struct plan_transfer *t,
 	stage_route(p, t, node, &r);
 }
 
+/*
+ * A peer reading (@kind RES_GPU_P2P_READ) or writing (RES_GPU_P2P_WRITE)
+ * GPU @gpu's memory through its BAR: the GPU's own cap on that, beyond
+ * the links. Copies to and from bounce buffers are the GPU's own copy
+ * engines at work, not a peer's access, and never pass here.
+ */
+static void stage_gpu_peer(const struct plan *p, struct plan_transfer *t,
+			   unsigned node, enum res_kind kind, int gpu)
+{
+	stage_use(p, t, res_id(&p->layout, node, kind, (unsigned)gpu));
+}
+
 static void stage_copy_cost(const struct plan *p, struct plan_transfer *t)
 {
 	struct plan_stage *s = &t->stages[t->nstages - 1];
@@ -219,8 +231,11 @@ static int add_transfer(struct pattern_ctx *c, unsigned src, unsigned dst,
 			stage_use(p, t, res_id(&p->layout, ns, RES_NVLINK_TX, gs));
 			stage_use(p, t, res_id(&p->layout, ns, RES_NVLINK_RX, gd));
 		} else {
+			/* A GPU copies to a peer over PCIe by writing
+			 * into its memory. */
 			stage_begin(t, STAGE_INTRA, 0, 0);
 			stage_route_between(p, t, ns, gpu_s, gpu_d, RES_P2P_WRITE);
+			stage_gpu_peer(p, t, ns, RES_GPU_P2P_WRITE, gd);
 		}
 	} else {
 		int na = topo_nearest_nic(topo, gs), nb = topo_nearest_nic(topo, gd);
@@ -233,6 +248,7 @@ static int add_transfer(struct pattern_ctx *c, unsigned src, unsigned dst,
 
 		if (send_direct) {
 			stage_begin(t, STAGE_NIC_READ, seg, 0);
+			stage_gpu_peer(p, t, ns, RES_GPU_P2P_READ, gs);
 			stage_route_between(p, t, ns, gpu_s, nic_a, RES_P2P_READ);
 			t->stages[t->nstages - 1].gpu_memory = true;
 		} else {
@@ -252,6 +268,7 @@ static int add_transfer(struct pattern_ctx *c, unsigned src, unsigned dst,
 		if (recv_direct) {
 			stage_begin(t, STAGE_NIC_WRITE, seg, 0);
 			stage_route_between(p, t, nd, nic_b, gpu_d, RES_P2P_WRITE);
+			stage_gpu_peer(p, t, nd, RES_GPU_P2P_WRITE, gd);
 			t->stages[t->nstages - 1].gpu_memory = true;
 		} else {
 			stage_begin(t, STAGE_NIC_WRITE, seg++, 0);

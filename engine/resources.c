@@ -14,6 +14,8 @@ static unsigned res_count(const struct topology *topo, enum res_kind kind)
 	case RES_GPU_DOWN:
 	case RES_NVLINK_TX:
 	case RES_NVLINK_RX:
+	case RES_GPU_P2P_READ:
+	case RES_GPU_P2P_WRITE:
 		return topo->ngpus;
 	case RES_NIC_UP:
 	case RES_NIC_DOWN:
@@ -84,6 +86,10 @@ double res_capacity(const struct topology *topo, enum res_kind kind,
 		return nic->line_rate * nic->efficiency /
 		       (topo->fabric.oversubscription >= 1 ?
 				topo->fabric.oversubscription : 1);
+	case RES_GPU_P2P_READ:
+		return topo->gpus[i].p2p_read_bw;
+	case RES_GPU_P2P_WRITE:
+		return topo->gpus[i].p2p_write_bw;
 	case RES_KIND_COUNT:
 		break;
 	}
@@ -111,6 +117,7 @@ static const char *const res_kind_names[RES_KIND_COUNT] = {
 	[RES_XSOCKET_DOWN] = "down",     [RES_NVLINK_TX] = "nvlink_tx",
 	[RES_NVLINK_RX] = "nvlink_rx",   [RES_PORT_TX] = "port_tx",
 	[RES_PORT_RX] = "port_rx",
+	[RES_GPU_P2P_READ] = "p2p_read", [RES_GPU_P2P_WRITE] = "p2p_write",
 };
 
 void res_locate(const struct res_layout *l, uint32_t id, unsigned *node,
@@ -155,6 +162,8 @@ void res_name(const struct res_layout *l, const struct topology *topo,
 	case RES_GPU_DOWN:
 	case RES_NVLINK_TX:
 	case RES_NVLINK_RX:
+	case RES_GPU_P2P_READ:
+	case RES_GPU_P2P_WRITE:
 		owner = topo->gpus[index].name;
 		break;
 	case RES_NIC_UP:

@@ -32,6 +32,10 @@ enum res_kind {
 	RES_NVLINK_RX,   /* per GPU: NVLink in */
 	RES_PORT_TX,     /* per NIC: what the wire and fabric give it, out */
 	RES_PORT_RX,     /* per NIC: in */
+	/* Last, so that the ids of the kinds above do not move. */
+	RES_GPU_P2P_READ,  /* per GPU: peers reading its memory (a NIC sending) */
+	RES_GPU_P2P_WRITE, /* per GPU: peers writing its memory (a NIC
+			    * receiving, a GPU copying into it over PCIe) */
 	RES_KIND_COUNT,
 };
 
