@@ -84,6 +84,9 @@ static void stage_begin(struct plan_transfer *t, enum stage_kind kind,
 	s->first_use = t->nuses;
 }
 
+_Static_assert(4 * TOPO_MAX_SWITCH_DEPTH + 14 <= PLAN_MAX_USES,
+	       "a transfer through the deepest switch tree must fit its uses");
+
 static void stage_use(const struct plan *p, struct plan_transfer *t,
 		      uint32_t res)
 {

@@ -22,6 +22,14 @@
 #define TOPO_NAME_MAX 32
 #define TOPO_MAX_SOCKETS 8
 #define TOPO_MAX_SWITCHES 64
+/*
+ * Switches above switches, at most, so that every transfer's resources
+ * fit plan.h's PLAN_MAX_USES (48): direct, 2 device-to-device routes (2
+ * device links, 2 x depth switch links, P2P cap, inter-socket) + 2 ports
+ * + 2 GPU caps = 4 x depth + 12; staged, 4 device-to-memory routes (depth
+ * + 3 each) + 2 ports = 4 x depth + 14. Real servers nest two or three.
+ */
+#define TOPO_MAX_SWITCH_DEPTH 8
 #define TOPO_MAX_GPUS 64
 #define TOPO_MAX_NICS 64
 #define TOPO_MAX_NODES 65536

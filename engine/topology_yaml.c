@@ -350,6 +350,10 @@ static int resolve_switches(struct ctx *c)
 			j = t->switches[j].parent_switch;
 		if (t->switches[j].parent_switch != TOPO_NONE)
 			return report_cycle(c, (int)i);
+		if (k >= TOPO_MAX_SWITCH_DEPTH)
+			return yaml_doc_fail(&c->y, c->switch_parent[i], "parent",
+					     "switches nested %u deep (at most %d)",
+					     k + 1, TOPO_MAX_SWITCH_DEPTH);
 		t->switches[i].socket = t->switches[j].socket;
 	}
 	return 0;

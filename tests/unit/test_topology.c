@@ -460,6 +460,13 @@ Test(bad_topology, nic_p2p_read)
 	check_bad("nic-p2p-read", 9, 111, "p2p_read", "unknown key");
 }
 
+/* Nine switches deep: the deepest (sw8, line 13) is one too many. */
+Test(bad_topology, switch_too_deep)
+{
+	check_bad("switch-too-deep", 13, 26, "parent",
+		  "switches nested 9 deep (at most 8)");
+}
+
 Test(bad_topology, unreadable_file)
 {
 	struct topology t;
