@@ -18,6 +18,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 int cli_parse_unsigned(const char *s, unsigned max, unsigned *out);
 
 struct backend_ops;
+/* The built backend called @name, or NULL with why not in @why: absent
+ * from this build (with the reason) or unknown. */
+const struct backend_ops *cli_lookup_backend(const char *name, char *why,
+					     size_t len);
 /* The built backend called @name, or NULL after a one-line error that
  * says why (absent from this build, with the reason, or unknown);
  * @opt (may be NULL) names the option it came from. */

@@ -34,23 +34,31 @@ int cli_parse_unsigned(const char *s, unsigned max, unsigned *out)
 	return 0;
 }
 
-const struct backend_ops *cli_find_backend(const char *cmd, const char *opt,
-					   const char *name)
+const struct backend_ops *cli_lookup_backend(const char *name, char *why,
+					     size_t len)
 {
 	const struct backend_ops *b = backend_find(name);
-	const char *sep = opt ? ": " : "";
 
-	if (!opt)
-		opt = "";
 	if (b)
 		return b;
 	for (size_t i = 0; gdrlab_backends_absent[i].name; i++)
 		if (strcmp(gdrlab_backends_absent[i].name, name) == 0) {
-			fprintf(stderr, "gdrlab %s: %s%sbackend '%s' is not in this build: %s\n",
-				cmd, opt, sep, name, gdrlab_backends_absent[i].why);
+			snprintf(why, len, "backend '%s' is not in this build: %s",
+				 name, gdrlab_backends_absent[i].why);
 			return NULL;
 		}
-	fprintf(stderr, "gdrlab %s: %s%sunknown backend '%s' (see 'gdrlab backends')\n",
-		cmd, opt, sep, name);
+	snprintf(why, len, "unknown backend '%s' (see 'gdrlab backends')", name);
 	return NULL;
+}
+
+const struct backend_ops *cli_find_backend(const char *cmd, const char *opt,
+					   const char *name)
+{
+	char why[256];
+	const struct backend_ops *b = cli_lookup_backend(name, why, sizeof(why));
+
+	if (!b)
+		fprintf(stderr, "gdrlab %s: %s%s%s\n", cmd, opt ? opt : "",
+			opt ? ": " : "", why);
+	return b;
 }

@@ -209,7 +209,7 @@ static const char *path_used(const struct records *rec)
 /* In the point's process: run it and fill @r. */
 static void point_run(const struct point *pt, struct row *r)
 {
-	const struct backend_ops *b = backend_find(pt->backend);
+	const struct backend_ops *b;
 	struct topology topo;
 	struct trace trace = { 0 };
 	struct plan plan;
@@ -219,10 +219,9 @@ static void point_run(const struct point *pt, struct row *r)
 	int err;
 
 	memset(r, 0, sizeof(*r));
+	b = cli_lookup_backend(pt->backend, r->error, sizeof(r->error));
 	if (!b) {
 		r->err = -EINVAL;
-		snprintf(r->error, sizeof(r->error), "backend '%s' is not in this build",
-			 pt->backend);
 		return;
 	}
 	err = topology_load(pt->topology, &topo, &d);
