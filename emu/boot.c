@@ -162,5 +162,6 @@ void boot_fork_init(struct boot *b, unsigned rank, unsigned size, int fd)
 	b->rank = rank;
 	b->size = size;
 	b->fd = fd;
+	b->priv = NULL;
 	b->abort_fd = fd; /* the parent writes nothing else mid-collective */
 }

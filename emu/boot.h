@@ -4,17 +4,21 @@
  * rkeys) and line up (barriers). Data never goes through it: it moves
  * over verbs.
  *
- * Two implementations behind one ops table:
+ * Three implementations behind one ops table:
  *   fork: the gdrlab process forks the ranks and relays their allgathers
- *         over socketpairs (boot_fork.c); it also watches them die.
+ *         over socketpairs (boot.c, emu_hub.c); it also watches them die.
  *   mpi:  mpirun started the ranks; MPI_Allgather (boot_mpi.c), built only
  *         when CMake found MPI.
+ *   tcp:  srun (or any launcher) started the ranks; rank 0 listens and
+ *         relays the allgathers over TCP (boot_tcp.c). No MPI needed.
+ * Which one a process uses: launch.h.
  */
 #ifndef GDRLAB_EMU_BOOT_H
 #define GDRLAB_EMU_BOOT_H
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "diag.h"
 
@@ -37,6 +41,7 @@ struct boot {
 	unsigned rank, size;
 	int abort_fd; /* readable when the run is being aborted; -1: none */
 	int fd;       /* fork: the socket to the parent */
+	void *priv;   /* tcp: its own state, freed by close */
 };
 
 /*
@@ -75,6 +80,24 @@ struct boot_hdr {
 
 int boot_write_full(int fd, const void *buf, size_t len);
 int boot_read_full(int fd, void *buf, size_t len);
+
+/* Where the TCP bootstrap's rank 0 listens, and how long anyone waits. */
+struct boot_tcp_cfg {
+	const char *host; /* rank 0's host, as the others reach it */
+	unsigned port;    /* rank 0 listens on it, on every address */
+	const char *from; /* where host:port came from, for messages */
+	uint64_t key;     /* the same in every rank of one run (job, step) */
+	int timeout_ms;   /* to connect, and for each barrier (x2 for rank 0's word) */
+};
+
+/*
+ * Rank 0 listens and waits until every other rank has connected; the
+ * others connect, retrying until rank 0 is up. Each step is bounded by
+ * @c->timeout_ms and fails with one line that names the missing ranks
+ * or the unreachable address.
+ */
+int boot_tcp_init(struct boot *b, unsigned rank, unsigned size,
+		  const struct boot_tcp_cfg *c, struct diag *d);
 
 #ifdef GDRLAB_HAVE_MPI
 /* Started by mpirun (OMPI_COMM_WORLD_SIZE is set): MPI_Init once, with

@@ -141,5 +141,6 @@ int boot_mpi_init(struct boot *b, struct diag *d)
 	b->size = (unsigned)size;
 	b->abort_fd = -1; /* mpirun ends every rank when one dies */
 	b->fd = -1;
+	b->priv = NULL;
 	return 0;
 }

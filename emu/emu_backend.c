@@ -4,9 +4,10 @@
  * verbs, one process per rank, "GPU memory" in host memory.
  *
  * Started plainly, gdrlab forks the ranks itself (emu_hub.c); started by
- * mpirun (OMPI_COMM_WORLD_SIZE set), each process is one rank and MPI
- * only bootstraps. Node i of the plan uses RDMA device i mod count of
- * --devices / $GDRLAB_EMU_DEVICES (default: every device, in order).
+ * mpirun or srun (launch.h), each process is one rank and MPI (mpirun) or
+ * gdrlab's TCP bootstrap (srun) only bootstraps. Node i of the plan uses
+ * RDMA device i mod count of --devices / $GDRLAB_EMU_DEVICES (default:
+ * every device, in order).
  */
 #define _GNU_SOURCE
 #include "emu_backend.h"
@@ -20,6 +21,7 @@
 
 #include "collectives.h"
 #include "emu_rank.h"
+#include "launch.h"
 #include "verbs_path.h"
 
 #define EMU_TIMEOUT_S 10 /* default: no RDMA progress for this long fails */
@@ -180,27 +182,52 @@ static const char *device_of(const struct plan *p, const struct devices *v,
 	return v->names[(rank / p->gpus_per_node) % v->count];
 }
 
-/* Under mpirun: this process is one rank. */
-static int run_mpi(const struct emu_rank_args *a, const struct devices *v,
-		   struct emu_rank_coll *all, struct diag *d)
+/* One report per run: the other ranks have the same records and write
+ * the same files, but keep quiet on stdout. */
+static void quiet_stdout(void)
+{
+	int null = open("/dev/null", O_WRONLY);
+
+	fflush(stdout);
+	if (null >= 0) {
+		dup2(null, STDOUT_FILENO);
+		close(null);
+	}
+}
+
+/* Under mpirun or srun: this process is one rank. */
+static int run_launched(const struct emu_launch *l,
+			const struct emu_rank_args *a, const struct devices *v,
+			struct emu_rank_coll *all, struct diag *d)
 {
 	const struct plan *p = a->plan;
 	size_t n = p->ncollectives;
 	struct emu_rank_args ra = *a;
 	struct emu_rank_coll *mine;
 	struct boot b;
-	int err = boot_mpi_init(&b, d);
+	int err;
 
+	if (l->size != p->nranks)
+		return diag_set(d, -EINVAL,
+				"%s started %u %s but the plan has %u (nodes x GPUs per node): use %s %s %u",
+				l->name, l->size, l->unit, p->nranks, l->name,
+				l->count_opt, p->nranks);
+	err = emu_launch_boot(l, &b, d);
 	if (err)
 		return err;
-	if (b.size != p->nranks)
-		return diag_set(d, -EINVAL,
-				"mpirun started %u ranks but the plan has %u (nodes x GPUs per node): use mpirun -np %u",
-				b.size, p->nranks, p->nranks);
+	if (b.size != l->size || b.rank != l->rank) {
+		b.ops->close(&b);
+		return diag_set(d, -EPROTO, "%s says rank %u of %u, its bootstrap %u of %u",
+				l->name, l->rank, l->size, b.rank, b.size);
+	}
 	mine = calloc(n + 1, sizeof(*mine));
-	if (!mine)
+	if (!mine) {
+		b.ops->close(&b);
 		return diag_set(d, -ENOMEM, "out of memory");
+	}
 	ra.device = device_of(p, v, b.rank);
+	ra.launched = true;
+	ra.local_rank = l->local_rank;
 	if (b.rank != 0)
 		ra.progress = NULL;
 	err = emu_rank_main(&ra, &b, mine, d);
@@ -208,17 +235,8 @@ static int run_mpi(const struct emu_rank_args *a, const struct devices *v,
 		err = b.ops->results(&b, mine, all, n * sizeof(*mine), d);
 	free(mine);
 	b.ops->close(&b);
-	if (!err && b.rank != 0) {
-		/* One report per run: the others have the same records and
-		 * write the same files, but keep quiet on stdout. */
-		int null = open("/dev/null", O_WRONLY);
-
-		fflush(stdout);
-		if (null >= 0) {
-			dup2(null, STDOUT_FILENO);
-			close(null);
-		}
-	}
+	if (!err && b.rank != 0)
+		quiet_stdout();
 	return err;
 }
 
@@ -229,10 +247,13 @@ int emu_run_with(const struct plan *p, struct records *rec,
 				   .timeout_ms = timeout_ms(), .progress = rec };
 	struct emu_rank_coll *all = NULL;
 	const char **devs = NULL;
+	struct emu_launch l;
 	struct devices v;
 	int err;
 
 	err = check_plan(p, d);
+	if (!err)
+		err = emu_launch_detect(&l, d);
 	if (err)
 		return err;
 	err = devices_get(&v, d);
@@ -246,8 +267,8 @@ int emu_run_with(const struct plan *p, struct records *rec,
 	}
 	for (unsigned r = 0; r < p->nranks; r++)
 		devs[r] = device_of(p, &v, r);
-	if (getenv("OMPI_COMM_WORLD_SIZE"))
-		err = run_mpi(&a, &v, all, d);
+	if (l.kind != EMU_LAUNCH_NONE)
+		err = run_launched(&l, &a, &v, all, d);
 	else
 		err = emu_hub_run(&a, devs, all, d);
 	if (!err) {

@@ -19,6 +19,18 @@ static uint64_t max_bytes(const struct plan *p)
 	return m;
 }
 
+/*
+ * Which GPU of its host a rank takes (real/ opens local_rank mod the GPUs
+ * it sees). Under a launcher, the launcher knows which processes share a
+ * host: srun -n 4 over 2 nodes for a plan of 4 one-GPU nodes puts two
+ * ranks on each host, whose plan index rank % GPUs per node is 0 for both.
+ * Forked, every rank is on this host and stands for its plan node.
+ */
+static unsigned local_rank(const struct emu_rank_args *a, const struct boot *b)
+{
+	return a->launched ? a->local_rank : b->rank % a->plan->gpus_per_node;
+}
+
 /* Open the verbs path and connect every QP; every rank agrees on the
  * outcome. */
 static int rank_open(const struct emu_rank_args *a, struct boot *b,
@@ -46,7 +58,7 @@ static int rank_open(const struct emu_rank_args *a, struct boot *b,
 	if (!mine || !all || !ptrs)
 		err = diag_set(&ld, -ENOMEM, "out of memory");
 	if (!err && a->mem && a->mem->open)
-		err = a->mem->open(a->mem->arg, b->rank, b->rank % p->gpus_per_node,
+		err = a->mem->open(a->mem->arg, b->rank, local_rank(a, b),
 				   &cfg.mem, mem_ctx, &ld);
 	cfg.mem_ctx = *mem_ctx;
 	if (!err)

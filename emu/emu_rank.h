@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* What one emu rank does, however it was started (forked or mpirun). */
+/* What one emu rank does, however it was started (forked, mpirun, srun). */
 #ifndef GDRLAB_EMU_RANK_H
 #define GDRLAB_EMU_RANK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "boot.h"
@@ -34,8 +35,12 @@ struct emu_rank_args {
 	const struct plan *plan;
 	const struct emu_mem *mem; /* NULL: host memory */
 	const char *device; /* this rank's RDMA device */
+	/* Started by a launcher (mpirun, srun): its index of this process on
+	 * its host picks the GPU. Forked: the plan's rank % GPUs per node. */
+	bool launched;
+	unsigned local_rank;
 	int timeout_ms;
-	/* rank 0 under mpirun reports progress here (may be NULL) */
+	/* rank 0 under a launcher reports progress here (may be NULL) */
 	struct records *progress;
 };
 
