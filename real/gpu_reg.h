@@ -32,9 +32,16 @@ int gpu_reg_mr(struct mem_cuda *m, struct ibv_pd *pd, void *ptr, size_t len,
 	       struct diag *d);
 
 /* The vp_mem_ops-shaped hook (ctx is the struct mem_cuda *); the message
- * of a failure is in mem_cuda_error(). */
+ * of a failure is in mem_cuda_error(). Built with libibverbs only (the
+ * real backend); GPU_REG_MR_OP is NULL elsewhere, where nothing
+ * registers memory (gdrlab-gpu-check on a machine without rdma-core). */
+#ifdef GDRLAB_HAVE_REAL
 int gpu_reg_mr_op(void *ctx, struct ibv_pd *pd, void *ptr, size_t len,
 		  int access, struct ibv_mr **mr, const char **how);
+#define GPU_REG_MR_OP gpu_reg_mr_op
+#else
+#define GPU_REG_MR_OP NULL
+#endif
 
 /* nvidia-peermem, nv_peer_mem or the old memory_peers interface under
  * @sys ("/sys"); the found path or NULL. */
