@@ -23,13 +23,14 @@ FUZZ_SECONDS=${GDRLAB_FUZZ_SECONDS:-30}
 # libFuzzer targets (gcc has no libFuzzer; clang only recommends the runtime).
 # The emu backend and its SoftRoCE VM harness need rdma-core, Open MPI and
 # qemu (the list of emu/vm/deps; ibverbs-providers must be named because
-# libibverbs1 only recommends it).
+# libibverbs1 only recommends it). Slurm's daemons and client are for the
+# srun test, which starts a one-node cluster inside the VM guest.
 PACKAGES=(build-essential cmake pkg-config libyaml-dev libjansson-dev
           libcriterion-dev clang libclang-rt-14-dev libsimgrid-dev
           libibverbs-dev librdmacm-dev ibverbs-providers rdma-core
           ibverbs-utils rdmacm-utils perftest openmpi-bin libopenmpi-dev
           qemu-system-x86 busybox-static cpio kmod xz-utils iproute2
-          valgrind)
+          valgrind slurmctld slurmd slurm-client)
 
 say() { printf '== %s\n' "$*" >&2; }
 
