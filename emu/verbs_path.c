@@ -391,6 +391,10 @@ int vp_open(struct vp_ctx **out, const struct vp_config *cfg,
 		goto err_close;
 	c->psn = (uint32_t)(cfg->rank * 7919 + 1) & 0xffffff;
 	memcpy(mine->gid, gid.raw, sizeof(mine->gid));
+	mine->lid = pa.lid;
+	/* RoCE has no LIDs; InfiniBand routes by LID inside a subnet, as
+	 * rc_pingpong does without -g */
+	mine->global = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
 	mine->psn = c->psn;
 	mine->gpu_addr = (uintptr_t)c->gpu + c->scratch_off;
 	mine->gpu_rkey = c->gpu_mr->rkey;
@@ -415,14 +419,18 @@ static int qp_to_rts(struct vp_ctx *c, unsigned r,
 		.max_dest_rd_atomic = 1,
 		.min_rnr_timer = 12,
 		.ah_attr = {
-			.is_global = 1,
+			.is_global = peer->global,
+			.dlid = peer->lid,
 			.port_num = c->port,
-			.grh = { .hop_limit = 1, .sgid_index = (uint8_t)c->gid_index },
 		},
 	};
 	int ret;
 
-	memcpy(a.ah_attr.grh.dgid.raw, peer->gid, sizeof(peer->gid));
+	if (peer->global) {
+		a.ah_attr.grh.hop_limit = 1;
+		a.ah_attr.grh.sgid_index = (uint8_t)c->gid_index;
+		memcpy(a.ah_attr.grh.dgid.raw, peer->gid, sizeof(peer->gid));
+	}
 	ret = ibv_modify_qp(c->qp[r], &a,
 			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |

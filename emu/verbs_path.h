@@ -68,6 +68,8 @@ extern const struct vp_mem_ops vp_host_mem_ops; /* mem_host.c */
 /* What it takes to find the queue pair of another rank. */
 struct vp_peer_info {
 	uint8_t gid[16];
+	uint16_t lid;      /* InfiniBand: the port's LID (0 on RoCE) */
+	uint8_t global;    /* address by GID (RoCE: always) */
 	uint32_t psn;
 	uint64_t gpu_addr, host_addr;
 	uint32_t gpu_rkey, host_rkey;
