@@ -44,7 +44,8 @@ static const char run_usage[] =
 	"  -q, --quiet             no progress on stderr\n"
 	"  -h, --help              this help\n"
 	"\n"
-	"Exit status: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
+	"Exit status: 0 ok, 1 runtime failure or data that arrived wrong (emu, real),\n"
+	"2 bad input or usage.\n";
 
 static void print_usage(FILE *out, bool compare)
 {
@@ -169,6 +170,25 @@ static int fail(const char *cmd, int err, const struct diag *d)
 	fprintf(stderr, "gdrlab %s: %s\n", cmd,
 		d->msg[0] ? d->msg : strerror(-err));
 	return err == -EINVAL || err == -ERANGE ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+/* Bytes that arrived wrong fail the run, after its report is out: the
+ * report (and --json's per-collective data_errors) is the evidence. */
+static int data_status(const char *cmd, const struct records *r)
+{
+	long i = records_first_corrupted(r);
+	const struct coll_record *c;
+
+	if (i < 0)
+		return 0;
+	c = &r->coll[i];
+	fprintf(stderr, "gdrlab %s: data corrupted on %s: %llu of %llu bytes checked arrived wrong, "
+		"first in collective %ld (iteration %u, %s of %llu bytes, %s path)\n",
+		cmd, r->backend, (unsigned long long)r->data_errors,
+		(unsigned long long)r->verified_bytes, i, c->iteration,
+		trace_op_name(c->op), (unsigned long long)c->bytes,
+		plan_path_used_name(c->path));
+	return EXIT_RUNTIME;
 }
 
 struct outputs {
@@ -307,7 +327,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!stdout_taken(&a))
 		report_table(stdout, &ctx, &rec);
-	rc = 0;
+	rc = data_status("run", &rec);
 out_records:
 	records_destroy(&rec);
 	plan_destroy(&plan);
@@ -370,7 +390,9 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (!stdout_taken(&a))
 		report_compare_table(stdout, &ctx, &rec_s, &rec_d);
-	rc = 0;
+	rc = data_status("compare", &rec_s);
+	if (!rc)
+		rc = data_status("compare", &rec_d);
 out_direct:
 	records_destroy(&rec_d);
 	plan_destroy(&plan_d);

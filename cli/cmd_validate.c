@@ -173,6 +173,15 @@ static enum verdict judge(double err, double tolerance)
 	return VERDICT_NORMAL;
 }
 
+/* One collective's verdict: its bytes first, then its time. */
+static enum verdict judge_coll(const struct coll_record *m,
+			       const struct coll_record *p, double tolerance)
+{
+	if (m->data_errors)
+		return VERDICT_CORRUPTED;
+	return judge(error_pct(m->time_us, p->time_us), tolerance);
+}
+
 /* The usual suspects for a path that is slower than it should be. */
 static const char *suspects(enum plan_path_used p)
 {
@@ -262,11 +271,14 @@ static void print_table(const struct validate_args *a, const struct records *m,
 		const struct coll_record *c = &m->coll[i];
 		double err = error_pct(c->time_us, p->coll[i].time_us);
 
-		printf("%4u %5zu %-14s %10llu %-10s %12.1f %12.1f %+7.1f%%  %s\n",
+		printf("%4u %5zu %-14s %10llu %-10s %12.1f %12.1f %+7.1f%%  %s",
 		       c->iteration, c->entry, trace_op_name(c->op),
 		       (unsigned long long)c->bytes, plan_path_used_name(c->path),
 		       c->time_us, p->coll[i].time_us, err,
-		       verdict_names[judge(err, a->tolerance)]);
+		       verdict_names[judge_coll(c, &p->coll[i], a->tolerance)]);
+		if (c->data_errors)
+			printf(" (%llu bytes wrong)", (unsigned long long)c->data_errors);
+		printf("\n");
 	}
 	printf("\ncomm per iteration: measured %.1f us, predicted %.1f us (%+.1f%%)\n",
 	       m->comm_time_us, p->comm_time_us, o->err);
@@ -311,12 +323,14 @@ static json_t *to_json(const struct validate_args *a, const struct records *m,
 		double err = error_pct(c->time_us, p->coll[i].time_us);
 
 		json_array_append_new(colls, json_pack(
-			"{s:i, s:i, s:s, s:I, s:i, s:s, s:f, s:f, s:f, s:s}",
+			"{s:i, s:i, s:s, s:I, s:i, s:s, s:f, s:f, s:f, s:s, s:I}",
 			"iteration", (int)c->iteration, "index", (int)c->entry,
 			"op", trace_op_name(c->op), "bytes", (json_int_t)c->bytes,
 			"ranks", (int)c->nranks, "path", plan_path_used_name(c->path),
 			"measured_us", c->time_us, "predicted_us", p->coll[i].time_us,
-			"error_pct", err, "verdict", verdict_names[judge(err, a->tolerance)]));
+			"error_pct", err,
+			"verdict", verdict_names[judge_coll(c, &p->coll[i], a->tolerance)],
+			"data_errors", (json_int_t)c->data_errors));
 	}
 	json_object_set_new(doc, "collectives", colls);
 	return doc;

@@ -14,6 +14,7 @@
 #ifndef GDRLAB_EMU_COLLECTIVES_H
 #define GDRLAB_EMU_COLLECTIVES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "plan.h"
@@ -27,6 +28,8 @@ struct emu_coll {
 	unsigned salt;    /* changes the data from one collective to the next */
 	unsigned rank;    /* this process */
 	uint64_t half;    /* offset of the output half of the data region */
+	bool corrupt;     /* fault injection: spoil one output byte before
+			   * the check (GDRLAB_EMU_CORRUPT, emu_rank.c) */
 };
 
 /* Data region bytes that a collective of @bytes needs. */

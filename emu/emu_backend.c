@@ -136,6 +136,7 @@ static void merge(const struct plan *p, unsigned nranks,
 		struct coll_record *c = &rec->coll[i];
 		const struct emu_rank_coll *slow = NULL;
 
+		c->data_errors = 0;
 		for (unsigned r = 0; r < nranks; r++) {
 			const struct emu_rank_coll *x = &all[r * n + i];
 
@@ -143,6 +144,7 @@ static void merge(const struct plan *p, unsigned nranks,
 				slow = x;
 			rec->verified_bytes += x->verified;
 			rec->data_errors += x->errors;
+			c->data_errors += x->errors;
 		}
 		if (!rec->gpu_registration)
 			rec->gpu_registration = registration_name(slow->registration);

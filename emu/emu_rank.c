@@ -88,6 +88,15 @@ static void note(struct emu_rank_coll *o, double t0, double t1,
 	o->errors = errors;
 }
 
+/* Fault injection for the tests of the data check: GDRLAB_EMU_CORRUPT=K
+ * spoils one output byte of collective K on every rank that checks it. */
+static long corrupt_index(void)
+{
+	const char *s = getenv("GDRLAB_EMU_CORRUPT");
+
+	return s && *s ? strtol(s, NULL, 10) : -1;
+}
+
 int emu_rank_main(const struct emu_rank_args *a, struct boot *b,
 		  struct emu_rank_coll *out, struct diag *d)
 {
@@ -95,6 +104,7 @@ int emu_rank_main(const struct emu_rank_args *a, struct boot *b,
 	struct vp_ctx *c = NULL;
 	void *mem_ctx = NULL;
 	struct diag ld = { "" };
+	long corrupt = corrupt_index();
 	int err;
 
 	err = rank_open(a, b, &mem_ctx, &c, d);
@@ -113,6 +123,7 @@ int emu_rank_main(const struct emu_rank_args *a, struct boot *b,
 			.salt = (unsigned)i,
 			.rank = b->rank,
 			.half = emu_coll_region(max_bytes(p)) / 2,
+			.corrupt = corrupt == (long)i,
 		};
 		struct vp_times t;
 		uint64_t verified = 0, errors = 0;

@@ -52,3 +52,13 @@ void records_destroy(struct records *r)
 	free(r->iter);
 	memset(r, 0, sizeof(*r));
 }
+
+long records_first_corrupted(const struct records *r)
+{
+	if (!r->data_checked || !r->data_errors)
+		return -1;
+	for (size_t i = 0; i < r->ncoll; i++)
+		if (r->coll[i].data_errors)
+			return (long)i;
+	return -1;
+}

@@ -41,6 +41,9 @@ struct coll_record {
 	uint64_t stage_bytes[STAGE_KIND_COUNT];
 	unsigned nspans;
 	struct stage_span spans[PLAN_MAX_STAGES];
+	/* Backends that check data (records.data_checked): bytes of this
+	 * collective that arrived wrong, summed over ranks. */
+	uint64_t data_errors;
 };
 
 struct iter_record {
@@ -92,5 +95,9 @@ static inline void records_progress(const struct records *r, size_t done)
  * collective have ended; the next starts then.
  */
 void records_schedule(struct records *r);
+
+/* The index of the first collective with data errors, or -1 (also when
+ * the backend does not check data). */
+long records_first_corrupted(const struct records *r);
 
 #endif

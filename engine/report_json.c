@@ -80,8 +80,14 @@ json_t *report_json(const struct report_context *ctx, const struct records *r)
 				  "compute_us", r->iter[i].compute_us,
 				  "comm_us", r->iter[i].comm_us,
 				  "exposed_comm_us", r->iter[i].exposed_us));
-	for (size_t i = 0; i < r->ncoll; i++)
-		json_array_append_new(colls, collective_json(&r->coll[i]));
+	for (size_t i = 0; i < r->ncoll; i++) {
+		json_t *c = collective_json(&r->coll[i]);
+
+		if (c && r->data_checked)
+			json_object_set_new(c, "data_errors",
+					    json_integer((json_int_t)r->coll[i].data_errors));
+		json_array_append_new(colls, c);
+	}
 	json_object_set_new(doc, "iterations", iters);
 	json_object_set_new(doc, "collectives", colls);
 	return doc;

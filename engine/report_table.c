@@ -113,7 +113,12 @@ void report_table(FILE *out, const struct report_context *ctx,
 	fprintf(out, "path       %s requested", plan_path_name(r->path));
 	if (why)
 		fprintf(out, "; %u collectives fell back to staged: %s", nfb, why);
-	fprintf(out, "\n\n");
+	fprintf(out, "\n");
+	if (r->data_checked)
+		fprintf(out, "data       %llu bytes verified, %llu wrong\n",
+			(unsigned long long)r->verified_bytes,
+			(unsigned long long)r->data_errors);
+	fprintf(out, "\n");
 	fprintf(out, "iteration time       %12.1f us\n", r->iteration_time_us);
 	fprintf(out, "communication time   %12.1f us\n", r->comm_time_us);
 	fprintf(out, "exposed comm         %12.1f us\n\n", r->exposed_comm_us);
