@@ -10,34 +10,38 @@
 #      8 MiB on the direct path (slots of the config, then 8 x 1 MiB)
 #   2. small: ib_write_lat (8 B, typical) vs emu send/recv of 8 B (median)
 #   (each three times, interleaved; the best of each is compared)
-#   3. traces/emu-small.jsonl: staged vs direct, emu vs analytic
+#   3. NIC loopback on A: ib_write_bw with server and client on A
+#      (1 MiB writes) vs gdrlab calibrate's loopback host -> host figure
+#   4. traces/emu-small.jsonl: staged vs direct, emu vs analytic
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
+# shellcheck source=../tests/emu/lib.sh
+. "$here/../tests/emu/lib.sh"
 bin=$(realpath "${1:?usage: bench_emu.sh GDRLAB}")
-if [ -z "${GDRLAB_RXE_MODE:-}" ]; then
-    exec "$top/emu/vm/run" "$here/bench_emu.sh" "$bin"
-fi
-cd "$top"
+in_vm "$0" "$bin"
 A=$GDRLAB_RXE_A B=$GDRLAB_RXE_B
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 gid_a=$(emu/vm/rxe-setup gid "$A" "$GDRLAB_IP_A")
 gid_b=$(emu/vm/rxe-setup gid "$B" "$GDRLAB_IP_B")
 
-# perftest CLIENT_ARGS...: server on B, client on A; client output on stdout
-perftest() {
-    local tool=$1
-    shift
-    timeout 120 "$tool" -d "$B" -x "$gid_b" "$@" >"$out/server" 2>&1 &
+# on SERVER_DEV SERVER_GID CLIENT_DEV CLIENT_GID SERVER_IP TOOL ARGS...:
+# perftest's server and client; the client's output on stdout
+on() {
+    local sdev=$1 sgid=$2 cdev=$3 cgid=$4 ip=$5 tool=$6
+    shift 6
+    timeout 120 "$tool" -d "$sdev" -x "$sgid" "$@" >"$out/server" 2>&1 &
     for _ in $(seq 200); do
         ss -ltn 2>/dev/null | grep -q ':18515 ' && break
         sleep 0.1
     done
-    timeout 120 "$tool" -d "$A" -x "$gid_a" "$@" "$GDRLAB_IP_B" 2>&1
+    timeout 120 "$tool" -d "$cdev" -x "$cgid" "$@" "$ip" 2>&1
     wait
 }
+# A -> B over the veth pair; A alone, to itself (loopback)
+perftest() { on "$B" "$gid_b" "$A" "$gid_a" "$GDRLAB_IP_B" "$@"; }
+perftest_loop() { on "$A" "$gid_a" "$A" "$gid_a" "$GDRLAB_IP_A" "$@"; }
 
 # emu_sendrecv BYTES COUNT [run options]: median time (us) of COUNT send/recv
 emu_sendrecv() {
@@ -80,7 +84,19 @@ printf 'small  emu send/recv 8 B, median of 50  %7.1f us     (%s) ratio %.1f\n' 
 
 echo
 echo "# gdrlab calibrate: this VM as a topology, analytic vs emu"
-"$bin" calibrate --devices "$A,$B" -o "$out/calibrated.yaml" | sed 's/^/  /'
+"$bin" calibrate --devices "$A,$B" -o "$out/calibrated.yaml" | tee "$out/cal.txt" | sed 's/^/  /'
+
+# perftest prints MB/sec of 2^20 bytes; calibrate prints MB/s of 10^6.
+lb=()
+for round in 1 2 3; do
+    lb+=("$(perftest_loop ib_write_bw -s 1048576 -n 100 -F | awk '$1 == 1048576 && NF >= 5 { print $4 }')")
+done
+g=$(sed -n 's/.*host -> host \([0-9.]*\) MB\/s.*/\1/p' "$out/cal.txt")
+g=$(echo "${g:-0} * 1000000 / 1048576" | bc -l)
+l=$(best "${lb[@]}")
+echo
+printf 'loopback  ib_write_bw on %s, 1 MiB writes   %7.1f MiB/s  (%s)\n' "$A" "$l" "$(all "${lb[@]}")"
+printf 'loopback  gdrlab calibrate host -> host      %7.1f MiB/s  ratio %.2f\n' "$g" "$(echo "$g / $l" | bc -l)"
 
 echo
 echo "# traces/emu-small.jsonl on configs/emu-vm.yaml: communication time per iteration (us)"

@@ -15,13 +15,10 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 bin=$(realpath "${1:?usage: test_emu_faults.sh GDRLAB}")
-
-if [ -z "${GDRLAB_RXE_MODE:-}" ]; then
-    exec "$top/emu/vm/run" "$here/test_emu_faults.sh" "$bin"
-fi
-cd "$top"
+in_vm "$0" "$bin"
 # Only the standard three descriptors, so that valgrind's fd report shows
 # what gdrlab leaves open, not what the harness handed down (serial ports).
 for fd in /proc/$$/fd/*; do
@@ -29,9 +26,6 @@ for fd in /proc/$$/fd/*; do
     [ "$fd" -gt 2 ] && eval "exec $fd>&-"
 done 2>/dev/null
 
-failed=0 n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; failed=1; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 out=$(mktemp -d)
 trap 'ip link set va up 2>/dev/null; rm -rf "$out"' EXIT

@@ -23,7 +23,8 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 bin=$(realpath "${1:?usage: test_emu_srun.sh GDRLAB}")
 
 for t in slurmctld slurmd srun sbatch scontrol sinfo; do
@@ -32,9 +33,7 @@ for t in slurmctld slurmd srun sbatch scontrol sinfo; do
         exit 77
     fi
 done
-if [ -z "${GDRLAB_RXE_MODE:-}" ]; then
-    exec "$top/emu/vm/run" "$here/test_emu_srun.sh" "$bin"
-fi
+in_vm "$0" "$bin"
 if [ "$GDRLAB_RXE_MODE" != vm ]; then
     # Slurm daemons and a cgroup scope are for a throwaway guest only.
     echo "skipped: starts Slurm daemons, which it does only in the VM guest (GDRLAB_VM_MODE=vm)"
@@ -45,14 +44,7 @@ if [ "$plugins" = . ]; then
     echo "skipped: this Slurm has no auth/none plugin (Debian 12's slurm-wlm-basic-plugins has)"
     exit 77
 fi
-cd "$top"
 
-# verified_bytes of traces/emu-small.jsonl on N ranks: as in test_emu_run.sh
-expect() { echo $(( $1 * (3 * 1048576 + 3 * 262144) + 262144 + 131072 )); }
-
-failed=0 n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; failed=1; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
@@ -138,18 +130,6 @@ ok "Slurm $(sinfo -V | cut -d' ' -f2) up in $(since "$t0") s: node $node idle"
 common=(--topology configs/emu-vm.yaml --trace traces/emu-small.jsonl
         --backend emu --devices "$GDRLAB_RXE_A,$GDRLAB_RXE_B")
 
-# check NAME FILE RANKS: data_errors, verified_bytes
-check() {
-    local name=$1 json=$2 want
-    want=$(expect "$3")
-    if ! grep -q '"data_errors": 0,\?$' "$json"; then
-        notok "$name: data_errors not 0: $(grep -E 'data_errors|verified' "$json" | tr -d ' \n')"
-    elif ! grep -q "\"verified_bytes\": $want,\?\$" "$json"; then
-        notok "$name: verified_bytes $(grep verified_bytes "$json" | tr -dc 0-9), expected $want"
-    else
-        ok "$name: $want bytes verified, 0 errors"
-    fi
-}
 
 # 1. two tasks; the report once
 t0=$(now)

@@ -12,21 +12,13 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 bin=$(realpath "${1:?usage: test_emu_validate.sh GDRLAB}")
+in_vm "$0" "$bin"
 
-if [ -z "${GDRLAB_RXE_MODE:-}" ]; then
-    exec "$top/emu/vm/run" "$here/test_emu_validate.sh" "$bin"
-fi
-cd "$top" || exit 1
+want=$(emu_small_verified 2)
 
-# verified_bytes of traces/emu-small.jsonl on 2 ranks (test_emu_run.sh):
-# N x 3 MiB + N x 768 KiB + 256 KiB + 128 KiB
-want=$(( 2 * (3 * 1048576 + 3 * 262144) + 262144 + 131072 ))
-
-failed=0 n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; failed=1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 devices="$GDRLAB_RXE_A,$GDRLAB_RXE_B"
@@ -64,6 +56,25 @@ if "$bin" validate --backend emu --devices "$devices" --topology "$out/cal.yaml"
     grep -q '^verdict: ' "$out/v.txt" || notok "validate: no verdict line in the table"
 else
     notok "validate: exit $?: $(head -3 "$out/err")"
+fi
+# One spoiled byte per checking rank in collective 2 (a reduce_scatter:
+# both ranks check a block): that collective's verdict and the overall
+# one say data_corrupted, the others keep their time verdicts.
+if GDRLAB_EMU_CORRUPT=2 "$bin" validate --backend emu --devices "$devices" \
+    --topology "$out/cal.yaml" --trace traces/emu-small.jsonl --quiet \
+    --json "$out/bad.json" >"$out/bad.txt" 2>"$out/err"; then
+    verdicts=$(sed -n 's/^      "verdict": "\(.*\)",\{0,1\}$/\1/p' "$out/bad.json" | tr '\n' ' ')
+    errs=$(sed -n 's/^      "data_errors": \([0-9]*\),\{0,1\}$/\1/p' "$out/bad.json" | tr '\n' ' ')
+    if grep -q '^  "verdict": "data_corrupted"' "$out/bad.json" &&
+        [ "$(echo "$verdicts" | cut -d' ' -f3)" = data_corrupted ] &&
+        [ "$(echo "$verdicts" | tr ' ' '\n' | grep -c data_corrupted)" = 1 ] &&
+        [ "$errs" = "0 0 2 0 0 0 0 0 0 " ]; then
+        ok "validate, a spoiled byte: collective 2 data_corrupted, per collective data_errors $errs"
+    else
+        notok "validate, a spoiled byte: verdicts '$verdicts', data_errors '$errs'"
+    fi
+else
+    notok "validate, a spoiled byte: exit $?: $(head -3 "$out/err")"
 fi
 echo "1..$n"
 exit $failed

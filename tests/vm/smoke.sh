@@ -13,18 +13,11 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+# shellcheck source=../emu/lib.sh
+. "$here/../emu/lib.sh"
 rcw=${1:-}
 [ -z "$rcw" ] || rcw=$(cd "$(dirname "$rcw")" && pwd)/$(basename "$rcw")
-
-if [ -z "${GDRLAB_RXE_MODE:-}" ]; then
-    exec "$top/emu/vm/run" "$here/smoke.sh" ${rcw:+"$rcw"}
-fi
-
-failed=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; failed=1; }
+in_vm "$0" ${rcw:+"$rcw"}
 
 A=$GDRLAB_RXE_A B=$GDRLAB_RXE_B
 echo "# mode $GDRLAB_RXE_MODE: $A on $GDRLAB_IP_A, $B on $GDRLAB_IP_B"
