@@ -22,6 +22,7 @@
 #include "collectives.h"
 #include "emu_rank.h"
 #include "launch.h"
+#include "topo_path.h"
 #include "verbs_path.h"
 
 #define EMU_TIMEOUT_S 10 /* default: no RDMA progress for this long fails */
@@ -178,10 +179,22 @@ static int check_plan(const struct plan *p, struct diag *d)
 	return 0;
 }
 
+/*
+ * The RDMA device of @rank. On one host (forked ranks, or a launch whose
+ * ranks all share this host) each plan node stands for a server of its
+ * own: node i takes device i mod count, so that traffic crosses between
+ * devices (rxe0 and rxe1 in the VM). Across hosts every host has its own
+ * devices: a rank takes the NIC the plan gives its GPU (the nearest, as
+ * NCCL picks), so that GPU k of every host uses the same rail.
+ */
 static const char *device_of(const struct plan *p, const struct devices *v,
-			     unsigned rank)
+			     unsigned rank, bool one_host)
 {
-	return v->names[(rank / p->gpus_per_node) % v->count];
+	unsigned gpn = p->gpus_per_node;
+
+	if (one_host)
+		return v->names[(rank / gpn) % v->count];
+	return v->names[(unsigned)topo_nearest_nic(&p->topo, (int)(rank % gpn)) % v->count];
 }
 
 /* One report per run: the other ranks have the same records and write
@@ -227,7 +240,7 @@ static int run_launched(const struct emu_launch *l,
 		b.ops->close(&b);
 		return diag_set(d, -ENOMEM, "out of memory");
 	}
-	ra.device = device_of(p, v, b.rank);
+	ra.device = device_of(p, v, b.rank, l->one_host);
 	ra.launched = true;
 	ra.local_rank = l->local_rank;
 	if (b.rank != 0)
@@ -268,7 +281,7 @@ int emu_run_with(const struct plan *p, struct records *rec,
 		goto out;
 	}
 	for (unsigned r = 0; r < p->nranks; r++)
-		devs[r] = device_of(p, &v, r);
+		devs[r] = device_of(p, &v, r, true);
 	if (l.kind != EMU_LAUNCH_NONE)
 		err = run_launched(&l, &a, &v, all, d);
 	else

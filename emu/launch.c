@@ -27,19 +27,22 @@ static int env_unsigned(const char *name, unsigned long fallback,
 
 static int detect_mpirun(struct emu_launch *l, struct diag *d)
 {
-	unsigned long size, rank, local;
+	unsigned long size, rank, local, local_size;
 	int err = env_unsigned("OMPI_COMM_WORLD_SIZE", 0, &size, d);
 
 	if (!err)
 		err = env_unsigned("OMPI_COMM_WORLD_RANK", 0, &rank, d);
 	if (!err)
 		err = env_unsigned("OMPI_COMM_WORLD_LOCAL_RANK", rank, &local, d);
+	if (!err)
+		err = env_unsigned("OMPI_COMM_WORLD_LOCAL_SIZE", size, &local_size, d);
 	if (err)
 		return err;
 	*l = (struct emu_launch){ .kind = EMU_LAUNCH_MPIRUN, .name = "mpirun",
 				  .count_opt = "-np", .unit = "ranks",
 				  .rank = (unsigned)rank, .size = (unsigned)size,
-				  .local_rank = (unsigned)local };
+				  .local_rank = (unsigned)local,
+				  .one_host = local_size >= size };
 	return 0;
 }
 
@@ -47,7 +50,7 @@ static int detect_mpirun(struct emu_launch *l, struct diag *d)
  * (batch script, salloc shell, one-task step) leaves @l as it is. */
 static int detect_srun(struct emu_launch *l, struct diag *d)
 {
-	unsigned long ntasks, rank, local;
+	unsigned long ntasks, rank, local, nodes;
 	int err;
 
 	if (!getenv("SLURM_STEP_ID") || !getenv("SLURM_PROCID"))
@@ -59,12 +62,14 @@ static int detect_srun(struct emu_launch *l, struct diag *d)
 		err = env_unsigned("SLURM_PROCID", 0, &rank, d);
 	if (!err)
 		err = env_unsigned("SLURM_LOCALID", 0, &local, d);
+	if (!err)
+		err = env_unsigned("SLURM_STEP_NUM_NODES", 1, &nodes, d);
 	if (err || ntasks < 2)
 		return err;
 	*l = (struct emu_launch){ .kind = EMU_LAUNCH_SRUN, .name = "srun",
 				  .count_opt = "-n", .unit = "tasks",
 				  .rank = (unsigned)rank, .size = (unsigned)ntasks,
-				  .local_rank = (unsigned)local };
+				  .local_rank = (unsigned)local, .one_host = nodes <= 1 };
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #ifndef GDRLAB_EMU_LAUNCH_H
 #define GDRLAB_EMU_LAUNCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "boot.h"
@@ -37,6 +38,7 @@ struct emu_launch {
 	const char *unit;      /* what it calls them: "ranks", "tasks" */
 	unsigned rank, size;
 	unsigned local_rank;   /* this process's index on its host */
+	bool one_host;         /* every rank runs on this host */
 };
 
 /* Read the environment; kind EMU_LAUNCH_NONE when no launcher. */

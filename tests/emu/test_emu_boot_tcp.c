@@ -84,6 +84,7 @@ static void clear_env(void)
 		"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK",
 		"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_STEP_ID", "SLURM_PROCID",
 		"SLURM_NTASKS", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID",
+		"OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_STEP_NUM_NODES",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -120,6 +121,10 @@ Test(emu_launch, detect, .init = clear_env)
 	cr_assert_eq(l.rank, 3);
 	cr_assert_eq(l.size, 4);
 	cr_assert_eq(l.local_rank, 1);
+	cr_assert(l.one_host, "no SLURM_STEP_NUM_NODES: one node");
+	setenv("SLURM_STEP_NUM_NODES", "2", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert(!l.one_host, "srun -N 2");
 
 	/* mpirun inside an allocation: its ranks see the step of its daemons */
 	setenv("OMPI_COMM_WORLD_SIZE", "8", 1);
@@ -130,6 +135,13 @@ Test(emu_launch, detect, .init = clear_env)
 	cr_assert_eq(l.rank, 5);
 	cr_assert_eq(l.size, 8);
 	cr_assert_eq(l.local_rank, 2);
+	cr_assert(l.one_host, "no OMPI_COMM_WORLD_LOCAL_SIZE: all local");
+	setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "4", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert(!l.one_host, "8 ranks, 4 on this host");
+	setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "8", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert(l.one_host, "8 ranks, all on this host");
 
 	unsetenv("OMPI_COMM_WORLD_SIZE");
 	setenv("SLURM_PROCID", "x", 1);
