@@ -137,6 +137,9 @@ static void print_loopback(const struct nic_loopback *lb)
 		       lb->gpu_write / 1e6, 100 * lb->gpu_write / lb->host,
 		       lb->registration);
 	printf("\n");
+	if (lb->gpu_error[0])
+		printf("           GPU memory not measured: the NIC cannot register it, so no GPUDirect RDMA here: %s\n",
+		       lb->gpu_error);
 }
 
 /* Host memory as the "GPU": memcpy, then the NIC from and to host memory. */

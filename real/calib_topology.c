@@ -27,7 +27,14 @@ static void comment_measured(FILE *f, const struct calib_result *r)
 			"# the backend's send/recv times), host memcpy bandwidth and per-copy\n"
 			"# cost; PCIe links are given the copy bandwidth, since the NIC and the\n"
 			"# copies read the same host memory.\n");
-	if (lb->host > 0 && r->gpu[0])
+	if (lb->host > 0 && lb->gpu_error[0])
+		fprintf(f,
+			"# NIC loopback on %s (RDMA WRITE, %u KiB x %u in flight, median of 3):\n"
+			"# host -> host %.3f MB/s (the NIC's link). GPU memory not measured, the\n"
+			"# NIC cannot register it (no GPUDirect RDMA here): %s\n",
+			lb->device, NIC_MEASURE_MSG >> 10, NIC_MEASURE_DEPTH,
+			lb->host / 1e6, lb->gpu_error);
+	else if (lb->host > 0 && r->gpu[0])
 		fprintf(f,
 			"# NIC loopback on %s (RDMA WRITE, %u KiB x %u in flight, median of 3):\n"
 			"# host -> host %.3f MB/s (the NIC's link), GPU -> host %.3f MB/s\n"

@@ -32,6 +32,7 @@ struct nic_loopback {
 	double host;           /* bytes/s host -> host */
 	double gpu_read;       /* GPU -> host; 0: not measured */
 	double gpu_write;      /* host -> GPU; 0: not measured */
+	char gpu_error[256];   /* why GPU memory was not measured ("" if it was) */
 };
 
 #ifdef GDRLAB_HAVE_REAL
@@ -40,7 +41,8 @@ struct nic_loopback {
 int nic_measure_device(char *name, size_t len, struct diag *d);
 
 /* Measure on out->device; GPU memory too when @gpu (through @mem; NULL:
- * host memory, emu's). */
+ * host memory, emu's). GPU memory the NIC cannot register is not an error:
+ * host -> host is measured alone and gpu_error says why. */
 int nic_measure_loopback(struct nic_loopback *out, const struct vp_mem_ops *mem,
 			 void *mem_ctx, bool gpu, struct diag *d);
 #else

@@ -137,3 +137,28 @@ Test(calib_topology, gpu_without_nic_has_no_caps)
 	cr_assert(isinf(t.gpus[0].p2p_read_bw) && isinf(t.gpus[0].p2p_write_bw));
 	assert_rel(t.nics[0].dev.link.bw_down, 20e9, 1e-6);
 }
+
+/* real where the NIC cannot register GPU memory: host -> host is the
+ * NIC's link, no GPU caps, and the file says why GPU memory was not
+ * measured. */
+Test(calib_topology, gpu_memory_not_registrable)
+{
+	struct calib_result r = {
+		.backend = "real", .reference = "configs/a100-pcie4-200g.yaml",
+		.copy_bw = 20e9, .h2d = 21e9, .d2h = 20e9, .lat = 1e-6,
+		.link_bw = 23e9,
+		.lb = { .device = "mlx5_0", .host = 22e9,
+			.gpu_error = "registering 25165824 bytes of cuda memory: no dma-buf, no peermem" },
+		.staging = staging,
+	};
+	struct topology t;
+	char *yaml;
+
+	snprintf(r.gpu, sizeof(r.gpu), "NVIDIA Test GPU");
+	load(&r, &t);
+	cr_assert(isinf(t.gpus[0].p2p_read_bw) && isinf(t.gpus[0].p2p_write_bw));
+	assert_rel(t.nics[0].dev.link.bw_down, 22e9, 1e-6);
+	yaml = calib_topology_yaml(&r);
+	cr_assert(strstr(yaml, "(no GPUDirect RDMA here): registering 25165824 bytes"), "%s", yaml);
+	free(yaml);
+}
