@@ -4,6 +4,8 @@
 # tests/emu/test_emu_faults.sh GDRLAB: the emu backend's failures, on real
 # SoftRoCE in one boot of the harness (emu/vm/run re-runs it inside).
 #   1. a wrong device name: a one-line error naming what exists
+#   1b. the rxe provider missing (libibverbs' config hidden in a mount
+#      namespace): the kernel's device is named, and the package to install
 #   2. a rank killed (SIGKILL) mid-collective: the run ends within a bound,
 #      naming the rank and the signal
 #   2b. the same under mpirun: mpirun ends the job
@@ -64,6 +66,24 @@ if [ $rc -eq 1 ] && grep -q "RDMA device 'nosuch' not found (have: .*$A" "$out/e
     ok "wrong device: $(cat "$out/err")"
 else
     notok "wrong device: exit $rc: $(head -3 "$out/err")"
+fi
+
+# 1b. provider missing: an empty /etc/libibverbs.d over the real one, in a
+# mount namespace of this command only
+if [ "$GDRLAB_RXE_MODE" = vm ] && command -v unshare >/dev/null; then
+    mkdir -p "$out/no-providers"
+    unshare -m sh -c 'mount --bind "$1" /etc/libibverbs.d && shift && exec "$@"' sh \
+        "$out/no-providers" "$bin" "${run[@]}" --trace traces/emu-small.jsonl \
+        >/dev/null 2>"$out/err"
+    rc=$?
+    if [ $rc -eq 1 ] && [ "$(wc -l <"$out/err")" -eq 1 ] &&
+        grep -q "the kernel has RDMA device rxe[0-9_a-z]* but libibverbs lists none: is its provider installed? (Debian: ibverbs-providers)" "$out/err"; then
+        ok "provider missing: $(cat "$out/err")"
+    else
+        notok "provider missing: exit $rc: $(head -3 "$out/err")"
+    fi
+else
+    skip "provider missing" "needs the VM guest (a mount namespace over /etc/libibverbs.d)"
 fi
 
 # kill_mid GDRLAB_PREFIX... : start the long run, SIGKILL rank 1 after 3 s,
