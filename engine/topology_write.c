@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topology_write: a struct topology as the YAML topology_load() reads
+ * (docs/topology-format.md), so that a program can change a topology and
+ * hand it on: `gdrlab calibrate --layout` puts what it measured into a
+ * machine's own layout. Every value is written in base units with ten
+ * significant digits (bandwidths in GB/s, times in us), links as explicit
+ * bandwidth_up/bandwidth_down (the loader's PCIe efficiency is already in
+ * them), absent caps (INFINITY) as absent keys.
+ */
+#include "topology_write.h"
+
+#include <errno.h>
+#include <math.h>
+
+static const char *parent_name(const struct topology *t, int socket, int sw)
+{
+	return sw != TOPO_NONE ? t->switches[sw].name : t->sockets[socket].name;
+}
+
+static void bw(FILE *f, const char *key, double v)
+{
+	fprintf(f, "%s: %.10g GB/s", key, v / 1e9);
+}
+
+static void link(FILE *f, const struct topo_link *l)
+{
+	fprintf(f, "{ ");
+	bw(f, "bandwidth_up", l->bw_up);
+	fprintf(f, ", ");
+	bw(f, "bandwidth_down", l->bw_down);
+	fprintf(f, ", latency: %.10g us }", l->latency * 1e6);
+}
+
+/* ", p2p_read: ..., p2p_write: ..." for the caps that are set. */
+static void caps(FILE *f, double read, double write)
+{
+	if (isfinite(read)) {
+		fprintf(f, ", ");
+		bw(f, "p2p_read", read);
+	}
+	if (isfinite(write)) {
+		fprintf(f, ", ");
+		bw(f, "p2p_write", write);
+	}
+}
+
+/* A YAML double-quoted scalar: the name may hold anything. */
+static void quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void devices(FILE *f, const struct topology *t)
+{
+	fprintf(f, "gpus:\n");
+	for (unsigned i = 0; i < t->ngpus; i++) {
+		const struct topo_device *g = &t->gpus[i];
+
+		fprintf(f, "  - { name: %s, parent: %s, link: ", g->name,
+			parent_name(t, g->socket, g->parent_switch));
+		link(f, &g->link);
+		caps(f, g->p2p_read_bw, g->p2p_write_bw);
+		fprintf(f, " }\n");
+	}
+	fprintf(f, "nics:\n");
+	for (unsigned i = 0; i < t->nnics; i++) {
+		const struct topo_nic *n = &t->nics[i];
+
+		fprintf(f, "  - { name: %s, parent: %s, link: ", n->dev.name,
+			parent_name(t, n->dev.socket, n->dev.parent_switch));
+		link(f, &n->dev.link);
+		fprintf(f, ", ");
+		bw(f, "rate", n->line_rate);
+		fprintf(f, ", efficiency: %.10g, latency: %.10g us }\n",
+			n->efficiency, n->latency * 1e6);
+	}
+}
+
+int topology_write(FILE *f, const struct topology *t)
+{
+	fprintf(f, "name: ");
+	quoted(f, t->name);
+	fprintf(f, "\nnodes: %u\nsockets:\n", t->nodes);
+	for (unsigned i = 0; i < t->nsockets; i++) {
+		const struct topo_socket *s = &t->sockets[i];
+
+		fprintf(f, "  - { name: %s, ", s->name);
+		bw(f, "memory_bandwidth", s->mem_bw);
+		caps(f, s->p2p_read_bw, s->p2p_write_bw);
+		fprintf(f, " }\n");
+	}
+	if (t->nsockets > 1) {
+		fprintf(f, "inter_socket: ");
+		link(f, &t->inter_socket);
+		fprintf(f, "\n");
+	}
+	if (t->nswitches)
+		fprintf(f, "switches:\n");
+	for (unsigned i = 0; i < t->nswitches; i++) {
+		const struct topo_switch *s = &t->switches[i];
+
+		fprintf(f, "  - { name: %s, parent: %s, link: ", s->name,
+			parent_name(t, s->socket, s->parent_switch));
+		link(f, &s->uplink);
+		fprintf(f, " }\n");
+	}
+	devices(f, t);
+	if (t->gpu_fabric.kind == TOPO_GPU_FABRIC_NVLINK) {
+		fprintf(f, "gpu_fabric: { kind: nvlink, ");
+		bw(f, "bandwidth", t->gpu_fabric.bw);
+		fprintf(f, ", latency: %.10g us }\n", t->gpu_fabric.latency * 1e6);
+	} else {
+		fprintf(f, "gpu_fabric: { kind: pcie }\n");
+	}
+	fprintf(f, "fabric: { switch_latency: %.10g us, hops: %u, oversubscription: %.10g }\n",
+		t->fabric.switch_latency * 1e6, t->fabric.hops,
+		t->fabric.oversubscription);
+	fprintf(f, "staging: { chunk: %llu B, buffers: %u, ",
+		(unsigned long long)t->staging.chunk_bytes, t->staging.buffers);
+	bw(f, "copy_bandwidth", t->staging.copy_bw);
+	fprintf(f, ", chunk_overhead: %.10g us }\n", t->staging.chunk_overhead * 1e6);
+	return ferror(f) ? -EIO : 0;
+}
