@@ -50,7 +50,7 @@
 #include "units.h"
 
 struct calib {
-	const char *topology, *trace, *output, *devices, *backend;
+	const char *topology, *trace, *output, *devices, *backend, *layout;
 	uint64_t size;
 	struct calib_result r; /* what is measured, and the file it gives */
 };
@@ -72,6 +72,9 @@ static const char calib_usage[] =
 	"  -T, --trace FILE        trace for the prediction check\n"
 	"                          (default traces/emu-small.jsonl)\n"
 	"  -o, --output FILE       topology file to write (default calibrated.yaml)\n"
+	"      --layout FILE       write the measured figures into this machine's own\n"
+	"                          layout (gdrlab probe --emit-topology, or a preset)\n"
+	"                          instead of two nodes of one GPU and one NIC\n"
 	"      --size SIZE         bytes for the bandwidth transfer (default 8MiB)\n"
 	"      --devices LIST      RDMA devices of the two nodes (e.g. rxe0,rxe1)\n"
 	"  -h, --help              this help\n"
@@ -379,6 +382,7 @@ static int parse(int argc, char **argv, struct calib *c)
 		{ "output", required_argument, NULL, 'o' },
 		{ "size", required_argument, NULL, 's' },
 		{ "devices", required_argument, NULL, 'D' },
+		{ "layout", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -410,6 +414,9 @@ static int parse(int argc, char **argv, struct calib *c)
 		case 'D':
 			c->devices = optarg;
 			break;
+		case 'L':
+			c->layout = optarg;
+			break;
 		case 'h':
 			fputs(calib_usage, stdout);
 			return 0;
@@ -435,7 +442,7 @@ int cmd_calibrate(int argc, char **argv)
 			   .output = "calibrated.yaml", .size = 8u << 20 };
 	const struct backend_ops *b;
 	struct output_file out;
-	struct topology ref, topo;
+	struct topology ref, topo, layout;
 	struct diag d = { "" };
 	char *yaml = NULL, why[256] = "";
 	bool no_nic = false;
@@ -455,6 +462,8 @@ int cmd_calibrate(int argc, char **argv)
 	if (c.devices && setenv("GDRLAB_EMU_DEVICES", c.devices, 1))
 		return EXIT_RUNTIME;
 	err = topology_load(c.topology, &ref, &d);
+	if (!err && c.layout)
+		err = topology_load(c.layout, &layout, &d);
 	if (err) {
 		fprintf(stderr, "gdrlab calibrate: %s\n", d.msg);
 		return EXIT_USAGE;
@@ -476,7 +485,8 @@ int cmd_calibrate(int argc, char **argv)
 	if (!err && !no_nic)
 		err = measure_link(b, &c, &d);
 	if (!err) {
-		yaml = calib_topology_yaml(&c.r);
+		yaml = c.layout ? calib_layout_yaml(&c.r, &layout, c.layout) :
+				  calib_topology_yaml(&c.r);
 		err = yaml ? load_yaml(yaml, &topo, &d) : diag_set(&d, -ENOMEM, "out of memory");
 	}
 	if (!err)

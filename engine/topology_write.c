@@ -4,7 +4,8 @@
  * (docs/topology-format.md), so that a program can change a topology and
  * hand it on: `gdrlab calibrate --layout` puts what it measured into a
  * machine's own layout. Every value is written in base units with ten
- * significant digits (bandwidths in GB/s, times in us), links as explicit
+ * significant digits (bandwidths in GB/s, or MB/s below 1 GB/s; times in
+ * us), links as explicit
  * bandwidth_up/bandwidth_down (the loader's PCIe efficiency is already in
  * them), absent caps (INFINITY) as absent keys.
  */
@@ -20,7 +21,10 @@ static const char *parent_name(const struct topology *t, int socket, int sw)
 
 static void bw(FILE *f, const char *key, double v)
 {
-	fprintf(f, "%s: %.10g GB/s", key, v / 1e9);
+	if (v >= 1e9)
+		fprintf(f, "%s: %.10g GB/s", key, v / 1e9);
+	else
+		fprintf(f, "%s: %.10g MB/s", key, v / 1e6);
 }
 
 static void link(FILE *f, const struct topo_link *l)

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "calib_topology.h"
 
+#include "topology_write.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +108,65 @@ char *calib_topology_yaml(const struct calib_result *r)
 		(unsigned long long)r->staging.chunk_bytes, r->staging.buffers,
 		copy / 1e6, fmax(r->copy_overhead, 1e-8) * 1e6);
 	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+void calib_apply(const struct calib_result *r, struct topology *t)
+{
+	bool gpu = r->gpu[0] != '\0';
+
+	t->staging.copy_bw = r->copy_bw;
+	t->staging.chunk_overhead = fmax(r->copy_overhead, 1e-8);
+	for (unsigned i = 0; i < t->nnics; i++) {
+		struct topo_nic *n = &t->nics[i];
+
+		n->line_rate = r->link_bw;
+		n->efficiency = 1;
+		n->latency = r->lat;
+		/* emu's NIC is software: its DMA is the CPU's, in the rate */
+		if (gpu && r->lb.host > 0)
+			n->dev.link.bw_up = n->dev.link.bw_down = r->lb.host;
+	}
+	for (unsigned i = 0; gpu && i < t->ngpus; i++) {
+		if (r->lb.gpu_read > 0)
+			t->gpus[i].p2p_read_bw = r->lb.gpu_read;
+		if (r->lb.gpu_write > 0)
+			t->gpus[i].p2p_write_bw = r->lb.gpu_write;
+	}
+}
+
+char *calib_layout_yaml(const struct calib_result *r,
+			const struct topology *layout, const char *layout_file)
+{
+	struct topology t = *layout;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		return NULL;
+	calib_apply(r, &t);
+	fprintf(f, "# calibrated: written by `gdrlab calibrate --backend %s --layout %s` on %s.\n"
+		   "# The layout is %s's; measured on %s and put into every GPU and NIC\n"
+		   "# of it: NIC rate %.3f MB/s and latency %.4f us (fitted to send/recv),\n"
+		   "# staging copy_bandwidth %.3f MB/s and chunk_overhead %.4f us%s.\n",
+		r->backend, layout_file, r->hostname[0] ? r->hostname : "this host",
+		layout_file, r->gpu[0] ? r->gpu : "host memory", r->link_bw / 1e6,
+		r->lat * 1e6, r->copy_bw / 1e6, fmax(r->copy_overhead, 1e-8) * 1e6,
+		r->gpu[0] && r->lb.host > 0 ? "; NIC links from the host loopback" : "");
+	if (r->gpu[0] && r->lb.gpu_read > 0)
+		fprintf(f, "# GPU p2p_read %.3f MB/s, p2p_write %.3f MB/s: the NIC reading and\n"
+			   "# writing GPU memory over loopback (%s).\n",
+			r->lb.gpu_read / 1e6, r->lb.gpu_write / 1e6, r->lb.registration);
+	else if (r->lb.gpu_error[0])
+		fprintf(f, "# GPU memory not measured, no GPUDirect RDMA here: %s\n",
+			r->lb.gpu_error);
+	err = topology_write(f, &t);
+	if (fclose(f) || err) {
 		free(buf);
 		return NULL;
 	}

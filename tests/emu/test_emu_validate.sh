@@ -5,9 +5,11 @@
 # validate on real SoftRoCE, in one boot of the harness (emu/vm/run re-runs
 # this script inside it). On configs/emu-vm.yaml + traces/emu-small.jsonl:
 #   1. calibrate writes a topology file
-#   2. validate --backend emu on it: exit 0, JSON with every collective's
+#   2. calibrate --layout configs/emu-vm.yaml: the printed rate in that layout
+#   3. validate --backend emu on it: exit 0, JSON with every collective's
 #      measured and predicted time > 0, data_errors 0, verified_bytes as
-#      test_emu_run.sh derives it, and a verdict
+#      tests/emu/lib.sh derives it, and a verdict
+#   4. a spoiled byte: that collective's verdict is data_corrupted
 # Exit: 0 passed, 1 failed, 77 skipped (no SoftRoCE, or a tool missing).
 set -uo pipefail
 
@@ -28,6 +30,25 @@ if "$bin" calibrate --devices "$devices" --size 1MiB -o "$out/cal.yaml" \
     ok "calibrate: $(grep -m1 'link' "$out/cal.txt" | sed 's/^ *//')"
 else
     notok "calibrate: $(head -3 "$out/err")"
+fi
+
+# --layout: the same figures in the layout of configs/emu-vm.yaml, which
+# the analytic backend then reads; its NIC rate is the one printed.
+if "$bin" calibrate --devices "$devices" --size 1MiB --layout configs/emu-vm.yaml \
+    -o "$out/layout.yaml" >"$out/cal2.txt" 2>"$out/err" &&
+    "$bin" run --topology "$out/layout.yaml" --trace traces/emu-small.jsonl --quiet \
+    >/dev/null 2>>"$out/err"; then
+    printed=$(sed -n 's/.*measured   link \([0-9.]*\) MB\/s.*/\1/p' "$out/cal2.txt")
+    written=$(sed -n 's/.*rate: \([0-9.e+-]*\) MB\/s.*/\1/p' "$out/layout.yaml" | head -1)
+    # printed to 0.1 MB/s
+    if awk -v p="$printed" -v w="$written" 'BEGIN { d = p - w; exit !(p > 0 && d <= 0.051 && d >= -0.051) }' &&
+        grep -q "^# The layout is configs/emu-vm.yaml's" "$out/layout.yaml"; then
+        ok "calibrate --layout: rate $written MB/s in configs/emu-vm.yaml's layout"
+    else
+        notok "calibrate --layout: printed $printed MB/s, written '$written' MB/s"
+    fi
+else
+    notok "calibrate --layout: $(head -3 "$out/err")"
 fi
 
 if "$bin" validate --backend emu --devices "$devices" --topology "$out/cal.yaml" \

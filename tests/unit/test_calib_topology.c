@@ -22,7 +22,8 @@ static void load(const struct calib_result *r, struct topology *t)
 	free(yaml);
 }
 
-/* Time (us) of one direct send/recv of @bytes on @t through analytic. */
+/* Time (us) of one send/recv of @bytes on @t through analytic, from GPU 0
+ * of node 0 to GPU 0 of node 1. */
 static double sendrecv_us(const struct topology *t, unsigned long long bytes,
 			  enum plan_path path)
 {
@@ -37,11 +38,12 @@ static double sendrecv_us(const struct topology *t, unsigned long long bytes,
 
 	snprintf(jsonl, sizeof(jsonl),
 		 "{\"iteration\": 0, \"op\": \"sendrecv\", \"bytes\": %llu, \"dtype\": \"fp32\", "
-		 "\"src\": 0, \"dst\": 1, \"ready_us\": 0}\n", bytes);
+		 "\"src\": 0, \"dst\": %u, \"ready_us\": 0}\n", bytes, t->ngpus);
 	cr_assert_eq(trace_load_buffer(jsonl, strlen(jsonl), "inline.jsonl", &trace, &d), 0,
 		     "%s", d.msg);
 	plan_options_default(&o);
 	o.path = path;
+	o.nodes = 2;
 	cr_assert_eq(backend_execute(b, t, &trace, &o, NULL, &plan, &rec, &d), 0, "%s", d.msg);
 	us = rec.coll[0].time_us;
 	records_destroy(&rec);
@@ -161,4 +163,65 @@ Test(calib_topology, gpu_memory_not_registrable)
 	yaml = calib_topology_yaml(&r);
 	cr_assert(strstr(yaml, "(no GPUDirect RDMA here): registering 25165824 bytes"), "%s", yaml);
 	free(yaml);
+}
+
+/* --layout: the figures go into every GPU and NIC of the machine's own
+ * layout (an 8-GPU, 4-NIC A100 server here); a large direct transfer then
+ * runs at the GPU read cap, 11 GB/s, below every link of that layout. */
+Test(calib_topology, layout_gets_the_figures_everywhere)
+{
+	const double B = 1 << 30;
+	struct calib_result r = {
+		.backend = "real", .reference = "configs/a100-pcie4-200g.yaml",
+		.copy_bw = 20e9, .copy_overhead = 4e-6, .h2d = 21e9, .d2h = 20e9,
+		.lat = 1.5e-6, .link_bw = 23e9,
+		.lb = { .device = "mlx5_0", .registration = "dmabuf", .host = 22e9,
+			.gpu_read = 11e9, .gpu_write = 21e9 },
+		.staging = staging,
+	};
+	struct topology layout, t;
+	struct diag d = { "" };
+	char *yaml;
+
+	snprintf(r.gpu, sizeof(r.gpu), "NVIDIA Test GPU");
+	cr_assert_eq(topology_load(CONFIG("a100-pcie4-200g.yaml"), &layout, &d), 0, "%s", d.msg);
+	yaml = calib_layout_yaml(&r, &layout, "a100.yaml");
+	cr_assert_not_null(yaml);
+	cr_assert_eq(topology_load_buffer(yaml, strlen(yaml), "cal.yaml", &t, &d), 0,
+		     "%s\n%s", d.msg, yaml);
+	free(yaml);
+	cr_assert_eq(t.ngpus, layout.ngpus);
+	cr_assert_eq(t.nnics, layout.nnics);
+	cr_assert_eq(t.staging.chunk_bytes, layout.staging.chunk_bytes);
+	assert_rel(t.staging.copy_bw, 20e9, 1e-9);
+	for (unsigned i = 0; i < t.nnics; i++) {
+		assert_rel(t.nics[i].line_rate * t.nics[i].efficiency, 23e9, 1e-9);
+		assert_rel(t.nics[i].latency, 1.5e-6, 1e-9);
+		assert_rel(t.nics[i].dev.link.bw_up, 22e9, 1e-9);
+	}
+	for (unsigned i = 0; i < t.ngpus; i++) {
+		assert_rel(t.gpus[i].p2p_read_bw, 11e9, 1e-9);
+		assert_rel(t.gpus[i].p2p_write_bw, 21e9, 1e-9);
+	}
+	assert_rel(sendrecv_us(&t, (unsigned long long)B, PLAN_PATH_DIRECT),
+		   B / 11e9 * 1e6, 1e-3);
+}
+
+/* emu into its own layout: a software NIC keeps its links, no GPU caps. */
+Test(calib_topology, emu_layout_keeps_nic_links)
+{
+	struct calib_result r = {
+		.backend = "emu", .reference = "configs/emu-vm.yaml",
+		.copy_bw = 1.5e9, .copy_overhead = 1e-8, .lat = 1e-4, .link_bw = 2.4e7,
+		.lb = { .device = "rxe0", .host = 3.3e7 },
+		.staging = staging,
+	};
+	struct topology layout, t;
+
+	cr_assert_eq(topology_load(CONFIG("emu-vm.yaml"), &layout, NULL), 0);
+	t = layout;
+	calib_apply(&r, &t);
+	assert_rel(t.nics[0].line_rate, 2.4e7, 1e-12);
+	cr_assert_eq(t.nics[0].dev.link.bw_up, layout.nics[0].dev.link.bw_up);
+	cr_assert(isinf(t.gpus[0].p2p_read_bw));
 }
