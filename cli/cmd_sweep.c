@@ -7,10 +7,12 @@
  *    "trace": "../traces/llama2-7b-ddp.jsonl", "nodes": 8,
  *    "path": "direct", "backend": "model", "gdr_level": "pxb"}
  * Relative file names are taken from the sweep file's folder. Each point
- * runs in a forked process (a model point forks again for SimGrid), at
- * most -j at a time, and sends one fixed-size row back over a pipe; rows
- * are printed in file order. A point that fails gives a row with its
- * error; the exit status is then 1.
+ * runs in a forked process, at most -j at a time (sweep_run.c); under
+ * mpirun or srun each rank runs its share (sweep_spread.c). Rows are
+ * printed in file order. A point that fails gives a row with its error;
+ * the exit status is then 1.
+ *
+ * This file: reading the sweep file, printing the rows, the command.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,43 +20,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "backend.h"
 #include "cli.h"
 #include "cmd_sweep.h"
+#include "launch.h"
+#include "sweep.h"
 
-#define SWEEP_MAX_POINTS 100000
-
-struct point {
-	char name[64], topology[1024], trace[1024], backend[32];
-	struct plan_options opts;
-	unsigned line;
-};
-
-struct row {
-	int err;                    /* 0 or a negative errno */
-	char error[512];    /* as struct diag's message */
-	char topo_name[64];
-	unsigned nodes, gpus;
-	char path_used[16];
-	double iteration_us, comm_us, exposed_us, wall_s;
-};
-
-struct sweep {
-	size_t n;
-	struct point *pts;  /* owned */
-	struct row *rows;   /* owned */
-};
-
-static int sweep_error(const char *fmt, const char *a, unsigned line, const char *b)
+static int sweep_error(struct diag *d, const char *fmt, const char *a,
+		       unsigned line, const char *b)
 {
-	fprintf(stderr, "gdrlab sweep: ");
-	fprintf(stderr, fmt, a, line, b);
-	fprintf(stderr, "\n");
+	diag_set(d, -EINVAL, fmt, a, line, b);
 	return EXIT_USAGE;
 }
 
@@ -68,7 +44,7 @@ static int join_path(char *out, size_t len, const char *dir, const char *name)
 }
 
 static int point_parse(json_t *o, const char *file, unsigned line,
-		       const char *dir, struct point *pt)
+		       const char *dir, struct point *pt, struct diag *d)
 {
 	const char *key;
 	json_t *v;
@@ -79,7 +55,7 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 	pt->line = line;
 	snprintf(pt->name, sizeof(pt->name), "line%u", line);
 	if (!json_is_object(o))
-		return sweep_error("%s:%u: expected one JSON object per line%s", file, line, "");
+		return sweep_error(d, "%s:%u: expected one JSON object per line%s", file, line, "");
 	json_object_foreach(o, key, v) {
 		const char *s = json_string_value(v);
 		int bad = 0;
@@ -88,13 +64,13 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 			json_int_t n = json_integer_value(v);
 
 			if (!json_is_integer(v) || n < 1 || n > TOPO_MAX_NODES)
-				return sweep_error("%s:%u: nodes: expected a whole number from 1 to 65536%s",
+				return sweep_error(d, "%s:%u: nodes: expected a whole number from 1 to 65536%s",
 						   file, line, "");
 			pt->opts.nodes = (unsigned)n;
 			continue;
 		}
 		if (!s)
-			return sweep_error("%s:%u: %s: expected a string", file, line, key);
+			return sweep_error(d, "%s:%u: %s: expected a string", file, line, key);
 		if (!strcmp(key, "name"))
 			snprintf(pt->name, sizeof(pt->name), "%s", s);
 		else if (!strcmp(key, "topology"))
@@ -109,17 +85,17 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 		else if (!strcmp(key, "gdr_level"))
 			bad = topo_path_parse(s, &pt->opts.gdr_level);
 		else
-			return sweep_error("%s:%u: unknown key '%s' (name, topology, trace, nodes, path, backend, gdr_level)",
+			return sweep_error(d, "%s:%u: unknown key '%s' (name, topology, trace, nodes, path, backend, gdr_level)",
 					   file, line, key);
 		if (bad)
-			return sweep_error("%s:%u: %s: bad value", file, line, key);
+			return sweep_error(d, "%s:%u: %s: bad value", file, line, key);
 	}
 	if (!pt->topology[0] || !pt->trace[0])
-		return sweep_error("%s:%u: %s are required", file, line, "topology and trace");
+		return sweep_error(d, "%s:%u: %s are required", file, line, "topology and trace");
 	return 0;
 }
 
-static int sweep_load(const char *file, struct sweep *sw)
+int sweep_load(const char *file, struct sweep *sw, struct diag *d)
 {
 	char *dir, *nl, *slash, *buf = NULL;
 	size_t cap = 0, np = 0;
@@ -129,12 +105,13 @@ static int sweep_load(const char *file, struct sweep *sw)
 
 	memset(sw, 0, sizeof(*sw));
 	if (!f) {
-		fprintf(stderr, "gdrlab sweep: %s: %s\n", file, strerror(errno));
+		diag_set(d, -errno, "%s: %s", file, strerror(errno));
 		return EXIT_USAGE;
 	}
 	dir = strdup(file);
 	if (!dir) {
 		fclose(f);
+		diag_set(d, -ENOMEM, "out of memory");
 		return EXIT_RUNTIME;
 	}
 	slash = strrchr(dir, '/');
@@ -153,7 +130,7 @@ static int sweep_load(const char *file, struct sweep *sw)
 			continue;
 		o = json_loads(buf, 0, &je);
 		if (!o) {
-			rc = sweep_error("%s:%u: %s", file, line, je.text);
+			rc = sweep_error(d, "%s:%u: %s", file, line, je.text);
 			break;
 		}
 		if (sw->n == np) {
@@ -161,12 +138,12 @@ static int sweep_load(const char *file, struct sweep *sw)
 			p = np <= SWEEP_MAX_POINTS ? realloc(sw->pts, np * sizeof(*p)) : NULL;
 			if (!p) {
 				json_decref(o);
-				rc = sweep_error("%s:%u: too many points%s", file, line, "");
+				rc = sweep_error(d, "%s:%u: too many points%s", file, line, "");
 				break;
 			}
 			sw->pts = p;
 		}
-		rc = point_parse(o, file, line, dir, &sw->pts[sw->n]);
+		rc = point_parse(o, file, line, dir, &sw->pts[sw->n], d);
 		json_decref(o);
 		if (!rc)
 			sw->n++;
@@ -175,201 +152,15 @@ static int sweep_load(const char *file, struct sweep *sw)
 	free(dir);
 	fclose(f);
 	if (!rc && !sw->n)
-		rc = sweep_error("%s:%u: no points%s", file, line, "");
+		rc = sweep_error(d, "%s:%u: no points%s", file, line, "");
 	if (!rc) {
 		sw->rows = calloc(sw->n, sizeof(*sw->rows));
-		if (!sw->rows)
+		if (!sw->rows) {
+			diag_set(d, -ENOMEM, "out of memory");
 			rc = EXIT_RUNTIME;
+		}
 	}
 	return rc;
-}
-
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static const char *path_used(const struct records *rec)
-{
-	enum plan_path_used u = PLAN_USED_NONE;
-
-	for (size_t i = 0; i < rec->ncoll; i++) {
-		enum plan_path_used c = rec->coll[i].path;
-
-		if (c == PLAN_USED_NONE || c == u)
-			continue;
-		u = u == PLAN_USED_NONE ? c : PLAN_USED_MIXED;
-	}
-	return plan_path_used_name(u);
-}
-
-/* In the point's process: run it and fill @r. */
-static void point_run(const struct point *pt, struct row *r)
-{
-	const struct backend_ops *b;
-	struct topology topo;
-	struct trace trace = { 0 };
-	struct plan plan;
-	struct records rec;
-	struct diag d = { "" };
-	double t0 = wall_now();
-	int err;
-
-	memset(r, 0, sizeof(*r));
-	b = cli_lookup_backend(pt->backend, r->error, sizeof(r->error));
-	if (!b) {
-		r->err = -EINVAL;
-		return;
-	}
-	err = topology_load(pt->topology, &topo, &d);
-	if (!err)
-		err = trace_load(pt->trace, &trace, &d);
-	if (!err)
-		err = backend_execute(b, &topo, &trace, &pt->opts, NULL, &plan, &rec, &d);
-	if (err) {
-		r->err = err;
-		snprintf(r->error, sizeof(r->error), "%s", d.msg[0] ? d.msg : strerror(-err));
-		trace_destroy(&trace);
-		return;
-	}
-	snprintf(r->topo_name, sizeof(r->topo_name), "%s", topo.name);
-	r->nodes = plan.nodes;
-	r->gpus = plan.nranks;
-	snprintf(r->path_used, sizeof(r->path_used), "%s", path_used(&rec));
-	r->iteration_us = rec.iteration_time_us;
-	r->comm_us = rec.comm_time_us;
-	r->exposed_us = rec.exposed_comm_us;
-	r->wall_s = wall_now() - t0;
-	records_destroy(&rec);
-	plan_destroy(&plan);
-	trace_destroy(&trace);
-}
-
-struct running {
-	pid_t pid;
-	int fd;
-	size_t idx;
-};
-
-static int point_start(const struct sweep *sw, size_t i, struct running *r)
-{
-	int fds[2];
-
-	if (pipe(fds))
-		return -errno;
-	fflush(NULL);
-	r->pid = fork();
-	if (r->pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -errno;
-	}
-	if (r->pid == 0) {
-		struct row row;
-		const char *b = (const char *)&row;
-		size_t left = sizeof(row);
-
-		close(fds[0]);
-		point_run(&sw->pts[i], &row);
-		while (left) {
-			ssize_t w = write(fds[1], b, left);
-
-			if (w <= 0)
-				_exit(1);
-			b += w;
-			left -= (size_t)w;
-		}
-		_exit(0);
-	}
-	close(fds[1]);
-	r->fd = fds[0];
-	r->idx = i;
-	return 0;
-}
-
-/* Read the row of a finished point (or make one saying why there is none). */
-static void point_finish(struct sweep *sw, struct running *r)
-{
-	struct row *row = &sw->rows[r->idx];
-	size_t got = 0;
-	int status = 0;
-
-	while (got < sizeof(*row)) {
-		ssize_t n = read(r->fd, (char *)row + got, sizeof(*row) - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(r->fd);
-	while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (got != sizeof(*row)) {
-		memset(row, 0, sizeof(*row));
-		row->err = -EIO;
-		if (WIFSIGNALED(status))
-			snprintf(row->error, sizeof(row->error),
-				 "the point's process died of signal %d", WTERMSIG(status));
-		else
-			snprintf(row->error, sizeof(row->error),
-				 "the point's process gave no result");
-	}
-}
-
-static int sweep_run(struct sweep *sw, unsigned jobs)
-{
-	struct running *run = calloc(jobs, sizeof(*run));
-	size_t next = 0, active = 0;
-
-	if (!run)
-		return -ENOMEM;
-	while (next < sw->n || active) {
-		pid_t pid;
-		bool ours = false;
-
-		while (active < jobs && next < sw->n) {
-			int err = point_start(sw, next, &run[active]);
-
-			if (err) {
-				sw->rows[next].err = err;
-				snprintf(sw->rows[next].error, sizeof(sw->rows[next].error),
-					 "cannot start: %s", strerror(-err));
-				next++;
-				continue;
-			}
-			next++;
-			active++;
-		}
-		if (!active)
-			break;
-		/* Wait for any point to end, without reaping it: its row is
-		 * read first, then it is reaped in point_finish. */
-		{
-			siginfo_t si;
-
-			memset(&si, 0, sizeof(si));
-			if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) < 0 && errno != EINTR)
-				break;
-			pid = si.si_pid;
-		}
-		for (size_t k = 0; k < active; k++) {
-			if (run[k].pid != pid)
-				continue;
-			point_finish(sw, &run[k]);
-			run[k] = run[--active];
-			ours = true;
-			break;
-		}
-		if (!ours && pid > 0)
-			waitpid(pid, NULL, 0); /* not a point: reap it, go on */
-	}
-	free(run);
-	return 0;
 }
 
 static void print_table(const struct sweep *sw)
@@ -441,12 +232,60 @@ static int print_json(const struct sweep *sw)
 	return err;
 }
 
+enum sweep_fmt { TABLE, JSON, CSV };
+
+static int sweep_print(const struct sweep *sw, enum sweep_fmt fmt)
+{
+	if (fmt == JSON)
+		return print_json(sw) ? EXIT_RUNTIME : 0;
+	if (fmt == CSV)
+		print_csv(sw);
+	else
+		print_table(sw);
+	return 0;
+}
+
+/* Run, or under a launcher run this rank's share, and print (rank 0). */
+static int sweep_cmd(const char *file, unsigned jobs, enum sweep_fmt fmt)
+{
+	struct diag d = { "" };
+	struct emu_launch l;
+	struct sweep sw;
+	bool report = true;
+	int rc;
+
+	if (emu_launch_detect(&l, &d)) {
+		fprintf(stderr, "gdrlab sweep: %s\n", d.msg);
+		return EXIT_USAGE;
+	}
+	rc = sweep_load(file, &sw, &d);
+	if (l.kind != EMU_LAUNCH_NONE) {
+		rc = sweep_spread(&l, file, &sw, jobs, rc, &d, &report);
+	} else if (rc) {
+		fprintf(stderr, "gdrlab sweep: %s\n", d.msg);
+	} else if (sweep_run(&sw, jobs, 0, 1, NULL)) {
+		fprintf(stderr, "gdrlab sweep: out of memory\n");
+		rc = EXIT_RUNTIME;
+	}
+	if (!rc) {
+		rc = report ? sweep_print(&sw, fmt) : 0;
+		for (size_t i = 0; !rc && i < sw.n; i++)
+			if (sw.rows[i].err)
+				rc = EXIT_RUNTIME;
+	}
+	free(sw.pts);
+	free(sw.rows);
+	return rc;
+}
+
 static const char sweep_usage[] =
 	"usage: gdrlab sweep FILE [-j N] [--json | --csv]\n"
 	"\n"
 	"Run every point of a sweep file (JSON Lines, one point a line: name,\n"
 	"topology, trace, nodes, path, backend, gdr_level; docs/sweep-format.md)\n"
 	"in parallel processes and print one row per point, in file order.\n"
+	"Under mpirun -np N or srun -n N, the N ranks share the points and rank 0\n"
+	"prints the rows.\n"
 	"\n"
 	"  -j, --jobs N   points run at once (default 2)\n"
 	"      --json     rows as a JSON array on stdout\n"
@@ -466,10 +305,9 @@ int cmd_sweep(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum { TABLE, JSON, CSV } fmt = TABLE;
+	enum sweep_fmt fmt = TABLE;
 	unsigned jobs = 2;
-	struct sweep sw;
-	int c, rc;
+	int c;
 
 	optind = 1;
 	opterr = 0;
@@ -510,21 +348,5 @@ int cmd_sweep(int argc, char **argv)
 	if (optind + 1 != argc) {
 		return cli_usage_error("sweep", "expected one sweep file");
 	}
-	rc = sweep_load(argv[optind], &sw);
-	if (!rc && sweep_run(&sw, jobs))
-		rc = EXIT_RUNTIME;
-	if (!rc) {
-		if (fmt == JSON)
-			rc = print_json(&sw) ? EXIT_RUNTIME : 0;
-		else if (fmt == CSV)
-			print_csv(&sw);
-		else
-			print_table(&sw);
-		for (size_t i = 0; !rc && i < sw.n; i++)
-			if (sw.rows[i].err)
-				rc = EXIT_RUNTIME;
-	}
-	free(sw.pts);
-	free(sw.rows);
-	return rc;
+	return sweep_cmd(argv[optind], jobs, fmt);
 }

@@ -13,7 +13,7 @@ struct child_header {
 	char msg[DIAG_MSG_MAX];
 };
 
-static int write_all(int fd, const void *buf, size_t len)
+int child_write_all(int fd, const void *buf, size_t len)
 {
 	const char *b = buf;
 
@@ -30,8 +30,7 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* Bytes read before EOF or an error. */
-static size_t read_all(int fd, void *buf, size_t len)
+size_t child_read_all(int fd, void *buf, size_t len)
 {
 	char *b = buf;
 	size_t got = 0;
@@ -56,8 +55,8 @@ static void child_main(int fd, child_fn fn, void *arg, void *answer,
 
 	h.err = fn(arg, answer, len, &d);
 	memcpy(h.msg, d.msg, sizeof(h.msg));
-	if (write_all(fd, &h, sizeof(h)) ||
-	    (!h.err && write_all(fd, answer, len)))
+	if (child_write_all(fd, &h, sizeof(h)) ||
+	    (!h.err && child_write_all(fd, answer, len)))
 		_exit(1);
 	_exit(h.err ? 1 : 0);
 }
@@ -103,9 +102,9 @@ int child_call(const char *what, child_fn fn, void *arg, void *answer,
 	}
 	close(fds[1]);
 	memset(&h, 0, sizeof(h));
-	got = read_all(fds[0], &h, sizeof(h));
+	got = child_read_all(fds[0], &h, sizeof(h));
 	if (got == sizeof(h) && !h.err)
-		got += read_all(fds[0], answer, len);
+		got += child_read_all(fds[0], answer, len);
 	close(fds[0]);
 	werr = wait_child(what, pid, d);
 	if (werr < 0)

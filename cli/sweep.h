@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside gdrlab sweep: cmd_sweep.c reads the file and prints the rows,
+ * sweep_run.c runs the points in forked processes, sweep_spread.c spreads
+ * them over the ranks of an mpirun or srun launch. cmd_sweep.h is the API.
+ */
+#ifndef GDRLAB_SWEEP_H
+#define GDRLAB_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag.h"
+#include "plan.h"
+
+#define SWEEP_MAX_POINTS 100000
+#define SWEEP_TICK_MS 1000 /* launched ranks line up this often */
+
+struct point {
+	char name[64], topology[1024], trace[1024], backend[32];
+	struct plan_options opts;
+	unsigned line;
+};
+
+/* One point's outcome, fixed-size: sent whole over a pipe from the point's
+ * process, and between ranks. */
+struct row {
+	int err;                    /* 0 or a negative errno */
+	char error[512];    /* as struct diag's message */
+	char topo_name[64];
+	unsigned nodes, gpus;
+	char path_used[16];
+	double iteration_us, comm_us, exposed_us, wall_s;
+};
+
+struct sweep {
+	size_t n;
+	struct point *pts;  /* owned */
+	struct row *rows;   /* owned */
+};
+
+/* Read @file: 0, or an exit status (EXIT_USAGE, EXIT_RUNTIME) with the
+ * one-line reason in @d. */
+int sweep_load(const char *file, struct sweep *sw, struct diag *d);
+
+/*
+ * A launched rank's line-up with the others while its points run: called
+ * every SWEEP_TICK_MS, and at once when this rank's last point ends (@done).
+ * It returns 1 when every rank is done, 0 to go on, or a negative errno to
+ * stop (running points are then killed).
+ */
+struct sweep_tick {
+	int (*fn)(void *arg, bool done);
+	void *arg;
+};
+
+/*
+ * Run points @first, @first + @stride, ... at most @jobs at a time, each
+ * in a forked process, and fill their rows; with @tick, until it says that
+ * every rank is done. 0, -ENOMEM, or @tick's error.
+ */
+int sweep_run(struct sweep *sw, unsigned jobs, size_t first, size_t stride,
+	      const struct sweep_tick *tick);
+
+struct emu_launch;
+/*
+ * Under a launcher: this rank's share of the points (@load_rc, @load_d:
+ * how reading the file went here), then every row gathered to every rank.
+ * 0 when the rows are there, on every rank; else the exit status, the same
+ * on every rank, after a one-line error: from rank 0 alone when every rank
+ * knows it (a bad sweep file), from each rank when the bootstrap fails.
+ * @report is true on rank 0 only, which prints the rows.
+ */
+int sweep_spread(const struct emu_launch *l, const char *file, struct sweep *sw,
+		 unsigned jobs, int load_rc, const struct diag *load_d,
+		 bool *report);
+
+#endif

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gdrlab sweep's points, each in a forked process (a model point forks
+ * again for SimGrid), at most -j at a time. A point's process sends one
+ * fixed-size struct row back over a pipe and exits; the pipe turning
+ * readable (the row, or end of file when the process died) is what the
+ * loop waits for, so that a launched rank can also wake up to line up
+ * with the others (struct sweep_tick).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "child_call.h"
+#include "cli.h"
+#include "sweep.h"
+
+#define ROW_FD 3 /* the pipe's write end, in a point's process */
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static const char *path_used(const struct records *rec)
+{
+	enum plan_path_used u = PLAN_USED_NONE;
+
+	for (size_t i = 0; i < rec->ncoll; i++) {
+		enum plan_path_used c = rec->coll[i].path;
+
+		if (c == PLAN_USED_NONE || c == u)
+			continue;
+		u = u == PLAN_USED_NONE ? c : PLAN_USED_MIXED;
+	}
+	return plan_path_used_name(u);
+}
+
+/* In the point's process: run it and fill @r. */
+static void point_run(const struct point *pt, struct row *r)
+{
+	const struct backend_ops *b;
+	struct topology topo;
+	struct trace trace = { 0 };
+	struct plan plan;
+	struct records rec;
+	struct diag d = { "" };
+	double t0 = wall_now();
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	b = cli_lookup_backend(pt->backend, r->error, sizeof(r->error));
+	if (!b) {
+		r->err = -EINVAL;
+		return;
+	}
+	err = topology_load(pt->topology, &topo, &d);
+	if (!err)
+		err = trace_load(pt->trace, &trace, &d);
+	if (!err)
+		err = backend_execute(b, &topo, &trace, &pt->opts, NULL, &plan, &rec, &d);
+	if (err) {
+		r->err = err;
+		snprintf(r->error, sizeof(r->error), "%s", d.msg[0] ? d.msg : strerror(-err));
+		trace_destroy(&trace);
+		return;
+	}
+	snprintf(r->topo_name, sizeof(r->topo_name), "%s", topo.name);
+	r->nodes = plan.nodes;
+	r->gpus = plan.nranks;
+	snprintf(r->path_used, sizeof(r->path_used), "%s", path_used(&rec));
+	r->iteration_us = rec.iteration_time_us;
+	r->comm_us = rec.comm_time_us;
+	r->exposed_us = rec.exposed_comm_us;
+	r->wall_s = wall_now() - t0;
+	records_destroy(&rec);
+	plan_destroy(&plan);
+	trace_destroy(&trace);
+}
+
+/* The point's process keeps stdio and its pipe, nothing else of its
+ * parent's: a launched rank's bootstrap connection held open by a point
+ * would hide that rank's death from the others until the point ends. */
+static void point_fds(int fd)
+{
+	if (fd != ROW_FD && dup2(fd, ROW_FD) < 0)
+		_exit(1);
+	close_range(ROW_FD + 1, ~0U, 0); /* best effort: an old kernel keeps them */
+}
+
+struct running {
+	pid_t pid;
+	int fd;
+	size_t idx;
+};
+
+static int point_start(const struct sweep *sw, size_t i, struct running *r)
+{
+	int fds[2];
+
+	if (pipe(fds))
+		return -errno;
+	fflush(NULL);
+	r->pid = fork();
+	if (r->pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -errno;
+	}
+	if (r->pid == 0) {
+		struct row row;
+
+		point_fds(fds[1]);
+		point_run(&sw->pts[i], &row);
+		_exit(child_write_all(ROW_FD, &row, sizeof(row)) ? 1 : 0);
+	}
+	close(fds[1]);
+	r->fd = fds[0];
+	r->idx = i;
+	return 0;
+}
+
+/* Read the row of a finished point (or make one saying why there is none). */
+static void point_finish(struct sweep *sw, struct running *r)
+{
+	struct row *row = &sw->rows[r->idx];
+	size_t got = child_read_all(r->fd, row, sizeof(*row));
+	int status = 0;
+
+	close(r->fd);
+	while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got != sizeof(*row)) {
+		memset(row, 0, sizeof(*row));
+		row->err = -EIO;
+		if (WIFSIGNALED(status))
+			snprintf(row->error, sizeof(row->error),
+				 "the point's process died of signal %d", WTERMSIG(status));
+		else
+			snprintf(row->error, sizeof(row->error),
+				 "the point's process gave no result");
+	}
+}
+
+/* The sweep stops early (another rank failed): end what still runs. */
+static void point_kill(struct running *r)
+{
+	kill(r->pid, SIGKILL);
+	close(r->fd);
+	while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+static int64_t now_ms(void)
+{
+	return (int64_t)(wall_now() * 1000);
+}
+
+/* Wait until a point ends or @until_ms (-1: until a point ends); finish
+ * those that ended. */
+static void points_wait(struct sweep *sw, struct running *run, struct pollfd *pfd,
+			size_t *active, int64_t until_ms)
+{
+	int timeout = -1, n;
+
+	if (until_ms >= 0) {
+		int64_t left = until_ms - now_ms();
+
+		timeout = left < 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
+	}
+	for (size_t k = 0; k < *active; k++)
+		pfd[k] = (struct pollfd){ .fd = run[k].fd, .events = POLLIN };
+	n = poll(pfd, *active, timeout);
+	/* backwards: a finished slot takes the last one's place */
+	for (size_t k = *active; n > 0 && k-- > 0;) {
+		if (!pfd[k].revents)
+			continue;
+		point_finish(sw, &run[k]);
+		run[k] = run[--*active];
+	}
+}
+
+int sweep_run(struct sweep *sw, unsigned jobs, size_t first, size_t stride,
+	      const struct sweep_tick *tick)
+{
+	struct running *run = calloc(jobs, sizeof(*run));
+	struct pollfd *pfd = calloc(jobs, sizeof(*pfd));
+	int64_t due = now_ms() + SWEEP_TICK_MS;
+	size_t next = first, active = 0;
+	bool was_done = false;
+	int err = 0;
+
+	if (!run || !pfd) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		bool done;
+
+		while (active < jobs && next < sw->n) {
+			err = point_start(sw, next, &run[active]);
+			if (err) {
+				sw->rows[next].err = err;
+				snprintf(sw->rows[next].error, sizeof(sw->rows[next].error),
+					 "cannot start: %s", strerror(-err));
+			} else {
+				active++;
+			}
+			next += stride;
+		}
+		err = 0;
+		done = next >= sw->n && !active;
+		if (done && !tick)
+			break;
+		if (tick && (now_ms() >= due || (done && !was_done))) {
+			err = tick->fn(tick->arg, done);
+			if (err)
+				break;
+			was_done = done;
+			due = now_ms() + SWEEP_TICK_MS;
+			continue;
+		}
+		points_wait(sw, run, pfd, &active, tick ? due : -1);
+	}
+	if (err > 0)
+		err = 0; /* every rank is done */
+	while (active)
+		point_kill(&run[--active]);
+out:
+	free(pfd);
+	free(run);
+	return err;
+}
