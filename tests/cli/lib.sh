@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Sourced by the tests/cli/test_*.sh scripts: arguments, a scratch folder,
-# and the two checks they share.   usage: . lib.sh GDRLAB SOURCE_DIR
+# the checks they share, and the spread sweep tests' points.
+#   usage: . lib.sh GDRLAB SOURCE_DIR
 # shellcheck shell=bash
 gdrlab=$1 src=$2 fail=0 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -14,3 +15,27 @@ expect() { # expect STATUS DESCRIPTION -- command...
     fi
 }
 has() { grep -q -- "$2" "$1" || { echo "FAIL: '$2' not in $1:"; cat "$1"; fail=1; }; }
+
+# The spread sweep tests' points: seven analytic points on the shipped
+# configs and traces (and, with "bad", an eighth whose files do not exist).
+spread_points() { # spread_points FILE [bad]
+    local c=$src/configs t=$src/traces
+    cat >"$1" <<EOP
+{"name": "p1", "topology": "$c/a100-pcie4-200g.yaml", "trace": "$t/resnet50-ddp.jsonl", "path": "staged"}
+{"name": "p2", "topology": "$c/a100-pcie4-200g.yaml", "trace": "$t/resnet50-ddp.jsonl", "path": "direct", "nodes": 4}
+{"name": "p3", "topology": "$c/two-socket-commodity.yaml", "trace": "$t/bert-large-ddp.jsonl", "gdr_level": "sys", "path": "direct"}
+{"name": "p4", "topology": "$c/h100-pcie5-400g.yaml", "trace": "$t/llama2-7b-ddp.jsonl", "nodes": 16}
+{"name": "p5", "topology": "$c/h100-pcie5-400g.yaml", "trace": "$t/llama2-7b-ddp.jsonl", "nodes": 2, "path": "staged"}
+{"name": "p6", "topology": "$c/a100-pcie4-200g.yaml", "trace": "$t/bert-large-ddp.jsonl", "gdr_level": "phb"}
+{"name": "p7", "topology": "$c/two-socket-commodity.yaml", "trace": "$t/resnet50-ddp.jsonl", "nodes": 8}
+EOP
+    [ "${2:-}" != bad ] ||
+        echo '{"name": "gone", "topology": "nope.yaml", "trace": "nope.jsonl"}' >>"$1"
+}
+# same_rows WHAT A B: two sweep --csv outputs, equal but for wall_s (13th)
+same_rows() {
+    diff <(cut -d, -f1-12,14- "$2") <(cut -d, -f1-12,14- "$3") >"$tmp/diff" ||
+        { echo "FAIL: $1: rows differ from a plain sweep's:"; cat "$tmp/diff"; fail=1; }
+    [ "$(grep -c '^point,' "$3")" = 1 ] ||
+        { echo "FAIL: $1: not exactly one report:"; cat "$3"; fail=1; }
+}
