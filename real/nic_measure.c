@@ -73,7 +73,8 @@ int nic_measure_loopback(struct nic_loopback *out, const struct vp_mem_ops *mem,
 		/* GPU memory the NIC cannot register (no dma-buf, no peermem):
 		 * no GPUDirect here, which is a finding, not a failure; the
 		 * NIC is still measured on host memory. */
-		snprintf(out->gpu_error, sizeof(out->gpu_error), "%s", gd.msg);
+		snprintf(out->gpu_error, sizeof(out->gpu_error), "%.*s",
+			 (int)sizeof(out->gpu_error) - 1, gd.msg);
 		gpu = false;
 		config(&cfg, out->device, &vp_host_mem_ops, NULL);
 		err = vp_loopback_open(&lb, &cfg, d);
