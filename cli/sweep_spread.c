@@ -84,7 +84,8 @@ static int spread_hello(struct boot *b, const char *file, const struct sweep *sw
 /* Step 2's state: the ticks' boot_sync, and who is done. */
 struct spread {
 	struct boot *b;
-	unsigned char *done; /* one per rank, from the last tick */
+	uint32_t *done; /* one per rank, from the last tick; 4 bytes, so that
+			 * boot_sync's records (a header and this) stay aligned */
 	struct diag *d;
 };
 
@@ -92,9 +93,9 @@ struct spread {
  * stops every rank. 1 when all are done, 0 when not, or an error. */
 static int spread_sync(struct spread *s, int err, const struct diag *why, bool done)
 {
-	unsigned char mine = done;
+	uint32_t mine = done;
 
-	err = boot_sync(s->b, err, why, &mine, s->done, 1, s->d);
+	err = boot_sync(s->b, err, why, &mine, s->done, sizeof(mine), s->d);
 	for (unsigned r = 0; !err && r < s->b->size; r++)
 		if (!s->done[r])
 			return 0;
@@ -130,7 +131,8 @@ static int spread_run(struct boot *b, struct sweep *sw, unsigned jobs,
 	size_t per = (sw->n + b->size - 1) / b->size;
 	struct row *mine = calloc(per, sizeof(*mine));
 	struct row *all = calloc(per * b->size, sizeof(*all));
-	struct spread s = { .b = b, .done = calloc(b->size, 1), .d = d };
+	struct spread s = { .b = b, .done = calloc(b->size, sizeof(uint32_t)),
+			   .d = d };
 	struct sweep_tick tick = { .fn = spread_tick, .arg = &s };
 	struct diag oom = { "out of memory" };
 	int err = -ENOMEM;
