@@ -56,7 +56,10 @@ const char *boot_strip_rank(const char *msg, unsigned rank)
 int boot_sync(struct boot *b, int err, const struct diag *mine_d,
 	      const void *mine, void *all, size_t len, struct diag *d)
 {
-	size_t rec = sizeof(struct boot_sync_hdr) + len;
+	/* Every record, and the payload in it, 16-byte aligned: the hubs
+	 * read each header in place, the caller's payload may hold any type. */
+	size_t off = (sizeof(struct boot_sync_hdr) + 15) & ~(size_t)15;
+	size_t rec = off + ((len + 15) & ~(size_t)15);
 	char *in = calloc(1, rec), *out = calloc(b->size, rec);
 	int ret;
 
@@ -69,7 +72,7 @@ int boot_sync(struct boot *b, int err, const struct diag *mine_d,
 	if (err && mine_d)
 		memcpy(((struct boot_sync_hdr *)in)->msg, mine_d->msg, DIAG_MSG_MAX);
 	if (len && mine)
-		memcpy(in + sizeof(struct boot_sync_hdr), mine, len);
+		memcpy(in + off, mine, len);
 	ret = b->ops->allgather(b, in, out, rec, d);
 	for (unsigned r = 0; !ret && r < b->size; r++) {
 		const struct boot_sync_hdr *h = (const void *)(out + r * rec);
@@ -81,8 +84,7 @@ int boot_sync(struct boot *b, int err, const struct diag *mine_d,
 		}
 	}
 	for (unsigned r = 0; !ret && all && r < b->size; r++)
-		memcpy((char *)all + r * len, out + r * rec + sizeof(struct boot_sync_hdr),
-		       len);
+		memcpy((char *)all + r * len, out + r * rec + off, len);
 	free(in);
 	free(out);
 	return ret;
