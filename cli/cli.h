@@ -17,6 +17,18 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* A whole number in 1..@max: 0, or -EINVAL. */
 int cli_parse_unsigned(const char *s, unsigned max, unsigned *out);
 
+struct plan_options;
+/*
+ * The options of a run that several commands take alike (run, compare,
+ * validate): -n/--nodes, -p/--path, -g/--gdr-level, --chunk ('C'),
+ * --buffers ('B'), --devices ('D', which sets GDRLAB_EMU_DEVICES for the
+ * ranks to inherit); getopt's ':' (a value missing) and anything else is
+ * an unknown option. 0 when @c was handled, else the exit status after a
+ * one-line usage error. The default case of a command's getopt loop.
+ */
+int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
+		    struct plan_options *o);
+
 struct backend_ops;
 /* The built backend called @name, or NULL with why not in @why: absent
  * from this build (with the reason) or unknown. */

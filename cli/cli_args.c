@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What the subcommands share in reading their command lines. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "units.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -61,4 +63,45 @@ const struct backend_ops *cli_find_backend(const char *cmd, const char *opt,
 		fprintf(stderr, "gdrlab %s: %s%s%s\n", cmd, opt ? opt : "",
 			opt ? ": " : "", why);
 	return b;
+}
+
+int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
+		    struct plan_options *o)
+{
+	const char *why;
+	uint64_t bytes;
+
+	switch (c) {
+	case 'n':
+		if (cli_parse_unsigned(arg, TOPO_MAX_NODES, &o->nodes))
+			return cli_usage_error(cmd, "--nodes: expected a whole number from 1 to 65536, got '%s'", arg);
+		return 0;
+	case 'p':
+		if (plan_path_parse(arg, &o->path))
+			return cli_usage_error(cmd, "--path: expected staged, direct or auto, got '%s'", arg);
+		return 0;
+	case 'g':
+		if (topo_path_parse(arg, &o->gdr_level))
+			return cli_usage_error(cmd, "--gdr-level: expected pix, pxb, phb or sys, got '%s'", arg);
+		return 0;
+	case 'C':
+		if (units_parse_size(arg, &bytes, &why))
+			return cli_usage_error(cmd, "--chunk: expected a size like '1MiB', got '%s'", arg);
+		o->chunk_bytes = bytes;
+		return 0;
+	case 'B':
+		if (cli_parse_unsigned(arg, 64, &o->buffers))
+			return cli_usage_error(cmd, "--buffers: expected a whole number from 1 to 64, got '%s'", arg);
+		return 0;
+	case 'D':
+		/* the emu backend reads it; the ranks it forks or that a
+		 * launcher starts inherit it */
+		if (!*arg || setenv("GDRLAB_EMU_DEVICES", arg, 1))
+			return cli_usage_error(cmd, "--devices: expected a list like 'rxe0,rxe1', got '%s'", arg);
+		return 0;
+	case ':':
+		return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
+	default:
+		return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+	}
 }

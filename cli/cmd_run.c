@@ -80,8 +80,7 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = compare ? "compare" : "run";
-	const char *why;
-	int c;
+	int c, rc;
 
 	memset(a, 0, sizeof(*a));
 	a->backend = "analytic";
@@ -96,47 +95,22 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 		case 'T':
 			a->trace = optarg;
 			break;
-		case 'n':
-			if (cli_parse_unsigned(optarg, TOPO_MAX_NODES, &a->opts.nodes))
-				return cli_usage_error(cmd, "--nodes: expected a whole number from 1 to 65536, got '%s'", optarg);
-			break;
 		case 'b':
 			a->backend = optarg;
 			break;
 		case 'p':
 			if (compare)
 				return cli_usage_error(cmd, "%s: compare runs both paths; --path is for 'gdrlab run'", "--path");
-			if (plan_path_parse(optarg, &a->opts.path))
-				return cli_usage_error(cmd, "--path: expected staged, direct or auto, got '%s'", optarg);
 			a->path_given = true;
-			break;
-		case 'g':
-			if (topo_path_parse(optarg, &a->opts.gdr_level))
-				return cli_usage_error(cmd, "--gdr-level: expected pix, pxb, phb or sys, got '%s'", optarg);
-			break;
-		case 'C': {
-			uint64_t b;
-
-			if (units_parse_size(optarg, &b, &why))
-				return cli_usage_error(cmd, "--chunk: expected a size like '1MiB', got '%s'", optarg);
-			a->opts.chunk_bytes = b;
-			break;
-		}
-		case 'B':
-			if (cli_parse_unsigned(optarg, 64, &a->opts.buffers))
-				return cli_usage_error(cmd, "--buffers: expected a whole number from 1 to 64, got '%s'", optarg);
+			rc = cli_plan_option(cmd, c, optarg, argv, &a->opts);
+			if (rc)
+				return rc;
 			break;
 		case 'j':
 			a->json = optarg;
 			break;
 		case 'c':
 			a->csv = optarg;
-			break;
-		case 'D':
-			/* the emu backend reads it; the ranks it forks or that
-			 * mpirun starts inherit it */
-			if (!*optarg || setenv("GDRLAB_EMU_DEVICES", optarg, 1))
-				return cli_usage_error(cmd, "--devices: expected a list like 'rxe0,rxe1', got '%s'", optarg);
 			break;
 		case 'l':
 			if (compare)
@@ -149,10 +123,10 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 		case 'h':
 			print_usage(stdout, compare);
 			return 0;
-		case ':':
-			return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+			rc = cli_plan_option(cmd, c, optarg, argv, &a->opts);
+			if (rc)
+				return rc;
 		}
 	}
 	if (optind < argc)

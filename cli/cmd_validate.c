@@ -82,7 +82,7 @@ static int parse(int argc, char **argv, struct validate_args *a)
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
-	int c;
+	int c, rc;
 
 	memset(a, 0, sizeof(*a));
 	a->predict = "analytic";
@@ -104,14 +104,6 @@ static int parse(int argc, char **argv, struct validate_args *a)
 		case 'T':
 			a->trace = optarg;
 			break;
-		case 'n':
-			if (cli_parse_unsigned(optarg, TOPO_MAX_NODES, &a->opts.nodes))
-				return cli_usage_error("validate", "--nodes: expected a whole number from 1 to 65536, got '%s'", optarg);
-			break;
-		case 'p':
-			if (plan_path_parse(optarg, &a->opts.path))
-				return cli_usage_error("validate", "--path: expected staged, direct or auto, got '%s'", optarg);
-			break;
 		case 'o':
 			a->tolerance = strtod(optarg, &end);
 			if (end == optarg || *end || !(a->tolerance > 0) || a->tolerance > 1000)
@@ -120,20 +112,16 @@ static int parse(int argc, char **argv, struct validate_args *a)
 		case 'j':
 			a->json = optarg;
 			break;
-		case 'D':
-			if (!*optarg || setenv("GDRLAB_EMU_DEVICES", optarg, 1))
-				return cli_usage_error("validate", "--devices: expected a list like 'rxe0,rxe1', got '%s'", optarg);
-			break;
 		case 'q':
 			a->quiet = true;
 			break;
 		case 'h':
 			fputs(validate_usage, stdout);
 			return 0;
-		case ':':
-			return cli_usage_error("validate", "%s needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error("validate", "unknown option '%s'", argv[optind - 1]);
+			rc = cli_plan_option("validate", c, optarg, argv, &a->opts);
+			if (rc)
+				return rc;
 		}
 	}
 	if (optind < argc)
