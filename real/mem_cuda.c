@@ -97,7 +97,13 @@ static int cuda_alloc(void *ctx, size_t len, void **ptr)
 		return diag_set(&m->err, -ENOMEM,
 				"CUDA arena full: %zu of %zu bytes used, %zu more asked (one arena is registered, for BAR1's sake: raise arena_min)",
 				m->arena_used, m->arena_len, len);
+	/* cuMemsetD8 is asynchronous for device memory and runs on the
+	 * legacy default stream, which our non-blocking stream does not wait
+	 * for (CUDA driver API, "API synchronization behavior"): wait here,
+	 * or the zeroing could land after the first copy or NIC write. */
 	err = check(m, m->cu->MemsetD8(m->arena + at, 0, len), "cuMemsetD8");
+	if (!err)
+		err = check(m, m->cu->StreamSynchronize(NULL), "cuMemsetD8 (waiting)");
 	if (err)
 		return err;
 	m->arena_used = at + len;
@@ -203,20 +209,25 @@ void mem_cuda_host_free(void *ctx, void *ptr, size_t len)
 {
 	struct mem_cuda *m = ctx;
 
-	if (ptr)
+	if (ptr && !make_current(m))
 		m->cu->MemFreeHost(ptr);
 }
 
 int mem_cuda_recv_flush(void *ctx)
 {
 	struct mem_cuda *m = ctx;
+	int err;
 
 	if (!m->flush_needed)
 		return 0;
-	return check(m, m->cu->FlushGPUDirectRDMAWrites(
-				CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
-				CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER),
-		     "cuFlushGPUDirectRDMAWrites");
+	/* the target is the context current on this thread: make it ours */
+	err = make_current(m);
+	if (!err)
+		err = check(m, m->cu->FlushGPUDirectRDMAWrites(
+				       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+				       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER),
+			    "cuFlushGPUDirectRDMAWrites");
+	return err;
 }
 
 int mem_cuda_dmabuf_export(struct mem_cuda *m, void *ptr, size_t len,
