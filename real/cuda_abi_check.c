@@ -20,38 +20,26 @@ CU_DRIVER_CONSTANTS(SAME_VALUE)
 			       __typeof__(&fn)),                               \
 		       #field " does not match cuda.h's " #fn);
 
+/* cu_open resolves these before the table below (init_driver). */
 SAME_TYPE(Init, cuInit)
 SAME_TYPE(DriverGetVersion, cuDriverGetVersion)
 SAME_TYPE(GetErrorName, cuGetErrorName)
 SAME_TYPE(GetErrorString, cuGetErrorString)
 SAME_TYPE(DeviceGetCount, cuDeviceGetCount)
-SAME_TYPE(DeviceGet, cuDeviceGet)
-SAME_TYPE(DeviceGetName, cuDeviceGetName)
-SAME_TYPE(DeviceGetAttribute, cuDeviceGetAttribute)
-SAME_TYPE(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain)
-SAME_TYPE(DevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease)
-SAME_TYPE(CtxSetCurrent, cuCtxSetCurrent)
-SAME_TYPE(MemGetInfo, cuMemGetInfo)
-SAME_TYPE(MemAlloc, cuMemAlloc)
-SAME_TYPE(MemFree, cuMemFree)
-SAME_TYPE(MemHostAlloc, cuMemHostAlloc)
-SAME_TYPE(MemFreeHost, cuMemFreeHost)
-SAME_TYPE(MemsetD8, cuMemsetD8)
-SAME_TYPE(MemcpyHtoDAsync, cuMemcpyHtoDAsync)
-SAME_TYPE(MemcpyDtoHAsync, cuMemcpyDtoHAsync)
-SAME_TYPE(MemcpyDtoDAsync, cuMemcpyDtoDAsync)
-SAME_TYPE(StreamCreate, cuStreamCreate)
-SAME_TYPE(StreamDestroy, cuStreamDestroy)
-SAME_TYPE(StreamSynchronize, cuStreamSynchronize)
-SAME_TYPE(EventCreate, cuEventCreate)
-SAME_TYPE(EventDestroy, cuEventDestroy)
-SAME_TYPE(EventRecord, cuEventRecord)
-SAME_TYPE(EventSynchronize, cuEventSynchronize)
-SAME_TYPE(EventElapsedTime, cuEventElapsedTime)
-SAME_TYPE(ModuleLoadData, cuModuleLoadData)
-SAME_TYPE(ModuleUnload, cuModuleUnload)
-SAME_TYPE(ModuleGetFunction, cuModuleGetFunction)
-SAME_TYPE(LaunchKernel, cuLaunchKernel)
-SAME_TYPE(PointerSetAttribute, cuPointerSetAttribute)
-SAME_TYPE(MemGetHandleForAddressRange, cuMemGetHandleForAddressRange)
-SAME_TYPE(FlushGPUDirectRDMAWrites, cuFlushGPUDirectRDMAWrites)
+
+/*
+ * Every row of CU_DRIVER_SYMBOLS: the prototype, and the symbol name.
+ * The row's symbol and fallback become enumerators as written; the name
+ * cuda.h declares (@api) goes through XCAT, so it is macro-expanded to
+ * what cuda.h maps it to (cuMemAlloc -> cuMemAlloc_v2). Unless that is
+ * one of the two, the compiler stops on an undeclared identifier that
+ * names the symbol cuda.h wants (gdrlab_sym_MemAlloc_cuMemAlloc_v3).
+ */
+#define CAT(a, b) a##b
+#define XCAT(a, b) CAT(a, b)
+#define ROW(field, api, sym, old, opt)                                         \
+	SAME_TYPE(field, api)                                                  \
+	enum { gdrlab_sym_##field##_##sym = 1, gdrlab_sym_##field##_##old = 1 }; \
+	_Static_assert(XCAT(gdrlab_sym_##field##_, api) == 1,                  \
+		       #field ": cuda.h maps " #api " to another symbol");
+CU_DRIVER_SYMBOLS(ROW)

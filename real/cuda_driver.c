@@ -16,81 +16,35 @@
 #define NO_GPU "no NVIDIA GPU: "
 
 struct sym {
-	size_t off;        /* of the function pointer in struct cu_api */
-	const char *names; /* candidates, newest first, '|' separated */
+	size_t off;           /* of the function pointer in struct cu_api */
+	const char *name;     /* the symbol cuda.h maps the API's name to */
+	const char *fallback; /* an older one, or "none" */
 	bool optional;
 };
 
-#define SYM(field, names) { offsetof(struct cu_api, field), names, false }
-#define OPT(field, names) { offsetof(struct cu_api, field), names, true }
+#define SYM(field, api, sym, old, opt)                                         \
+	{ offsetof(struct cu_api, field), #sym, #old, opt },
 
-/* Resolved after cuInit succeeded. The _v2 names are what cuda.h maps the
- * plain names to; cuEventElapsedTime_v2 is new in 12.8, hence the
- * fallback. */
-static const struct sym syms[] = {
-	SYM(DeviceGet, "cuDeviceGet"),
-	SYM(DeviceGetName, "cuDeviceGetName"),
-	SYM(DeviceGetAttribute, "cuDeviceGetAttribute"),
-	SYM(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
-	SYM(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
-	SYM(CtxSetCurrent, "cuCtxSetCurrent"),
-	SYM(MemGetInfo, "cuMemGetInfo_v2"),
-	SYM(MemAlloc, "cuMemAlloc_v2"),
-	SYM(MemFree, "cuMemFree_v2"),
-	SYM(MemHostAlloc, "cuMemHostAlloc"),
-	SYM(MemFreeHost, "cuMemFreeHost"),
-	SYM(MemsetD8, "cuMemsetD8_v2"),
-	SYM(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
-	SYM(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
-	SYM(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
-	SYM(StreamCreate, "cuStreamCreate"),
-	SYM(StreamDestroy, "cuStreamDestroy_v2"),
-	SYM(StreamSynchronize, "cuStreamSynchronize"),
-	SYM(EventCreate, "cuEventCreate"),
-	SYM(EventDestroy, "cuEventDestroy_v2"),
-	SYM(EventRecord, "cuEventRecord"),
-	SYM(EventSynchronize, "cuEventSynchronize"),
-	SYM(EventElapsedTime, "cuEventElapsedTime_v2|cuEventElapsedTime"),
-	SYM(ModuleLoadData, "cuModuleLoadData"),
-	SYM(ModuleUnload, "cuModuleUnload"),
-	SYM(ModuleGetFunction, "cuModuleGetFunction"),
-	SYM(LaunchKernel, "cuLaunchKernel"),
-	SYM(PointerSetAttribute, "cuPointerSetAttribute"),
-	OPT(MemGetHandleForAddressRange, "cuMemGetHandleForAddressRange"),
-	OPT(FlushGPUDirectRDMAWrites, "cuFlushGPUDirectRDMAWrites"),
-};
+/* Resolved after cuInit succeeded (the list is in cuda_driver.h). */
+static const struct sym syms[] = { CU_DRIVER_SYMBOLS(SYM) };
 
-/* The first of @names that @lib exports, or NULL. */
-static void *find(void *lib, const char *names)
+/* @name as @lib exports it, or NULL. */
+static void *find(void *lib, const char *name)
 {
-	char buf[128];
-	const char *p = names;
-
-	while (*p) {
-		size_t n = strcspn(p, "|");
-		void *f;
-
-		if (n >= sizeof(buf))
-			return NULL;
-		memcpy(buf, p, n);
-		buf[n] = '\0';
-		f = dlsym(lib, buf);
-		if (f)
-			return f;
-		p += n + (p[n] == '|');
-	}
-	return NULL;
+	return dlsym(lib, name);
 }
 
 /* Function pointers come back from dlsym as void *: POSIX guarantees the
  * round trip, and memcpy keeps -Wpedantic quiet about the cast. */
 static int resolve(struct cu_api *cu, const struct sym *s, struct diag *d)
 {
-	void *f = find(cu->lib, s->names);
+	void *f = find(cu->lib, s->name);
 
+	if (!f && strcmp(s->fallback, "none"))
+		f = find(cu->lib, s->fallback);
 	if (!f && !s->optional)
 		return diag_set(d, -ENOSYS, "libcuda.so.1 lacks %s (driver too old?)",
-				s->names);
+				s->name);
 	memcpy((char *)cu + s->off, &f, sizeof(f));
 	return 0;
 }
@@ -208,6 +162,19 @@ err_close:
 	dlclose(cu->lib);
 err_free:
 	free(cu);
+	return err;
+}
+
+int cu_check_symbols(const char *path, struct diag *d)
+{
+	struct cu_api cu = { .lib = dlopen(path, RTLD_NOW | RTLD_LOCAL) };
+	int err = 0;
+
+	if (!cu.lib)
+		return diag_set(d, -ENOENT, "%s: %s", path, dlerror());
+	for (size_t i = 0; !err && i < sizeof(syms) / sizeof(syms[0]); i++)
+		err = resolve(&cu, &syms[i], d);
+	dlclose(cu.lib);
 	return err;
 }
 

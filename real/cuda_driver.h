@@ -77,6 +77,55 @@ enum { CU_DRIVER_CONSTANTS(CU_ENUM_ENTRY) };
 #undef CU_ENUM_ENTRY
 #endif
 
+/*
+ * The entry points cu_open resolves after cuInit, one list so that
+ * cuda_abi_check.c can check each row against cuda.h: X(field of struct
+ * cu_api, the name cuda.h declares, the symbol libcuda.so.1 exports for
+ * it (what cuda.h's #define maps the name to: cuMemAlloc -> cuMemAlloc_v2),
+ * an older symbol to try when that one is missing or `none`, optional).
+ * dlsym sees no macros: a missing _v2 here finds an old ABI or nothing.
+ */
+#define CU_DRIVER_SYMBOLS(X)                                                   \
+	X(DeviceGet, cuDeviceGet, cuDeviceGet, none, 0)                        \
+	X(DeviceGetName, cuDeviceGetName, cuDeviceGetName, none, 0)            \
+	X(DeviceGetAttribute, cuDeviceGetAttribute, cuDeviceGetAttribute,     \
+	  none, 0)                                                             \
+	X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain,                    \
+	  cuDevicePrimaryCtxRetain, none, 0)                                   \
+	X(DevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease,                  \
+	  cuDevicePrimaryCtxRelease_v2, none, 0)                               \
+	X(CtxSetCurrent, cuCtxSetCurrent, cuCtxSetCurrent, none, 0)            \
+	X(MemGetInfo, cuMemGetInfo, cuMemGetInfo_v2, none, 0)                  \
+	X(MemAlloc, cuMemAlloc, cuMemAlloc_v2, none, 0)                        \
+	X(MemFree, cuMemFree, cuMemFree_v2, none, 0)                           \
+	X(MemHostAlloc, cuMemHostAlloc, cuMemHostAlloc, none, 0)               \
+	X(MemFreeHost, cuMemFreeHost, cuMemFreeHost, none, 0)                  \
+	X(MemsetD8, cuMemsetD8, cuMemsetD8_v2, none, 0)                        \
+	X(MemcpyHtoDAsync, cuMemcpyHtoDAsync, cuMemcpyHtoDAsync_v2, none, 0)   \
+	X(MemcpyDtoHAsync, cuMemcpyDtoHAsync, cuMemcpyDtoHAsync_v2, none, 0)   \
+	X(MemcpyDtoDAsync, cuMemcpyDtoDAsync, cuMemcpyDtoDAsync_v2, none, 0)   \
+	X(StreamCreate, cuStreamCreate, cuStreamCreate, none, 0)               \
+	X(StreamDestroy, cuStreamDestroy, cuStreamDestroy_v2, none, 0)         \
+	X(StreamSynchronize, cuStreamSynchronize, cuStreamSynchronize, none, 0) \
+	X(EventCreate, cuEventCreate, cuEventCreate, none, 0)                  \
+	X(EventDestroy, cuEventDestroy, cuEventDestroy_v2, none, 0)            \
+	X(EventRecord, cuEventRecord, cuEventRecord, none, 0)                  \
+	X(EventSynchronize, cuEventSynchronize, cuEventSynchronize, none, 0)   \
+	/* _v2 is new in 12.8: older drivers and toolkits have the plain one */ \
+	X(EventElapsedTime, cuEventElapsedTime, cuEventElapsedTime_v2,         \
+	  cuEventElapsedTime, 0)                                               \
+	X(ModuleLoadData, cuModuleLoadData, cuModuleLoadData, none, 0)         \
+	X(ModuleUnload, cuModuleUnload, cuModuleUnload, none, 0)               \
+	X(ModuleGetFunction, cuModuleGetFunction, cuModuleGetFunction, none, 0) \
+	X(LaunchKernel, cuLaunchKernel, cuLaunchKernel, none, 0)               \
+	X(PointerSetAttribute, cuPointerSetAttribute, cuPointerSetAttribute,   \
+	  none, 0)                                                             \
+	/* optional (NULL on drivers that lack them): CUDA >= 11.7, 11.3 */    \
+	X(MemGetHandleForAddressRange, cuMemGetHandleForAddressRange,          \
+	  cuMemGetHandleForAddressRange, none, 1)                              \
+	X(FlushGPUDirectRDMAWrites, cuFlushGPUDirectRDMAWrites,                \
+	  cuFlushGPUDirectRDMAWrites, none, 1)
+
 /* The entry points gdrlab uses; every one is resolved by cu_open. */
 struct cu_api {
 	void *lib; /* dlopen handle; owned */
@@ -150,5 +199,13 @@ int cu_errno(CUresult rc);
  */
 int cu_check(const struct cu_api *cu, CUresult rc, const char *what,
 	     struct diag *d);
+
+/*
+ * Whether the library at @path exports every required entry point of
+ * CU_DRIVER_SYMBOLS by the name cu_open looks up, calling none of them:
+ * 0, or -ENOSYS naming the first missing one. For the tests, on the
+ * toolkit's stub libcuda, whose exports are the driver's.
+ */
+int cu_check_symbols(const char *path, struct diag *d);
 
 #endif

@@ -81,6 +81,24 @@ Test(real, stub_driver_says_no_gpu)
 	cr_assert(strstr(d.msg, "no NVIDIA GPU: cuInit: CUDA_ERROR_STUB_LIBRARY"), "%s", d.msg);
 }
 
+/* Every entry point is looked up by a name libcuda.so.1 exports (the
+ * stub's exports are the driver's): a missing _v2 would fail here, not on
+ * the first machine with a GPU. */
+Test(real, driver_symbols_exist_in_libcuda)
+{
+	struct diag d = { "" };
+	FILE *f = fopen(STUB, "r");
+
+	if (!f) {
+		printf("test_real: driver_symbols_exist_in_libcuda skipped: no %s (CUDA toolkit)\n", STUB);
+		cr_skip_test("no CUDA toolkit stub");
+	}
+	fclose(f);
+	cr_assert_eq(cu_check_symbols(STUB, &d), 0, "%s", d.msg);
+	cr_assert_eq(cu_check_symbols("libc.so.6", &d), -ENOSYS);
+	cr_assert_str_eq(d.msg, "libcuda.so.1 lacks cuDeviceGet (driver too old?)");
+}
+
 /* The kernels are embedded when nvcc was found; the image is a fatbin
  * (its header's magic is 0xba55ed50, little endian). */
 Test(real, kernels_embedded_when_built)
