@@ -146,7 +146,10 @@ int cu_open(struct cu_api **out, struct diag *d)
 	cu = calloc(1, sizeof(*cu));
 	if (!cu)
 		return diag_set(d, -ENOMEM, "out of memory");
-	cu->lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	/* Never unloaded once initialised: the driver keeps threads and
+	 * exit handlers of its own (NCCL never dlcloses it either); a
+	 * later cu_open finds the same copy, already initialised. */
+	cu->lib = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!cu->lib) {
 		err = diag_set(d, -ENODEV, NO_GPU "%s not found (no NVIDIA driver)", name);
 		goto err_free;
