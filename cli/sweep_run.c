@@ -24,6 +24,7 @@
 #include "backend.h"
 #include "child_call.h"
 #include "cli.h"
+#include "launch.h"
 #include "sweep.h"
 
 #define ROW_FD 3 /* the pipe's write end, in a point's process */
@@ -125,6 +126,8 @@ static int point_start(const struct sweep *sw, size_t i, struct running *r)
 		struct row row;
 
 		point_fds(fds[1]);
+		/* the sweep may be a launched rank; its points are not */
+		emu_launch_forget();
 		point_run(&sw->pts[i], &row);
 		_exit(child_write_all(ROW_FD, &row, sizeof(row)) ? 1 : 0);
 	}

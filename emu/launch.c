@@ -73,6 +73,12 @@ static int detect_srun(struct emu_launch *l, struct diag *d)
 	return 0;
 }
 
+void emu_launch_forget(void)
+{
+	unsetenv("OMPI_COMM_WORLD_SIZE");
+	unsetenv("SLURM_STEP_ID");
+}
+
 int emu_launch_detect(struct emu_launch *l, struct diag *d)
 {
 	*l = (struct emu_launch){ .kind = EMU_LAUNCH_NONE };

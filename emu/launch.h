@@ -44,6 +44,12 @@ struct emu_launch {
 /* Read the environment; kind EMU_LAUNCH_NONE when no launcher. */
 int emu_launch_detect(struct emu_launch *l, struct diag *d);
 
+/* Make this process, and what it starts, no launched rank: a sweep's
+ * point processes, whose emu or real runs fork their own ranks even
+ * when the sweep itself was launched (the variables detection reads are
+ * removed from the environment). */
+void emu_launch_forget(void);
+
 /* Start the launcher's bootstrap: MPI under mpirun, TCP under srun. */
 int emu_launch_boot(const struct emu_launch *l, struct boot *b, struct diag *d);
 

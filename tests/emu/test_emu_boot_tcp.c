@@ -143,6 +143,12 @@ Test(emu_launch, detect, .init = clear_env)
 	cr_assert_eq(emu_launch_detect(&l, &d), 0);
 	cr_assert(l.one_host, "8 ranks, all on this host");
 
+	/* a sweep's point process forgets it: its runs fork their ranks */
+	emu_launch_forget();
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert_eq(l.kind, EMU_LAUNCH_NONE);
+	setenv("SLURM_STEP_ID", "0", 1);
+
 	unsetenv("OMPI_COMM_WORLD_SIZE");
 	setenv("SLURM_PROCID", "x", 1);
 	cr_assert_eq(emu_launch_detect(&l, &d), -EINVAL);

@@ -7,7 +7,8 @@
 #        exit 0, data_errors 0, verified_bytes as derived below
 #   3.   gdrlab compare --backend emu
 #   4.   four forked ranks over two devices (--nodes 4)
-#   5.   mpirun -np 4 (Open MPI), MPI only for the bootstrap; 6. the wrong -np
+#   5.   mpirun -np 4 (Open MPI), MPI only for the bootstrap; 6. the wrong -np;
+#        a sweep of emu points over mpirun -np 2 (each point forks its ranks)
 #   7.   two GPUs per node: intra-node transfers beside staged ones
 #   8.   gdrlab calibrate writes a topology the analytic backend reads
 #   9.   ... with the NIC's loopback bandwidth from host memory
@@ -78,6 +79,20 @@ else
         ok "mpirun -np 3 for 2 ranks: $(grep -m1 'mpirun started' "$out/err")"
     else
         notok "mpirun -np 3: $(head -3 "$out/err")"
+    fi
+    # A sweep of emu points spread over 2 mpirun ranks: each point forks
+    # its own 2 emu ranks (its process is no launched rank), no error row.
+    for p in staged direct; do
+        echo "{\"name\": \"emu-$p\", \"topology\": \"$top/configs/emu-vm.yaml\", \"trace\": \"$top/traces/emu-small.jsonl\", \"backend\": \"emu\", \"path\": \"$p\"}"
+    done >"$out/points.jsonl"
+    if timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 \
+        --mca pml ob1 --mca btl self,vader,tcp --mca osc '^ucx' \
+        -x GDRLAB_EMU_DEVICES="$GDRLAB_RXE_A,$GDRLAB_RXE_B" \
+        "$bin" sweep --csv "$out/points.jsonl" >"$out/sweep.csv" 2>"$out/err" &&
+        [ "$(grep -c '^"emu-[a-z]*",[0-9]*,"emu-vm",2,2,emu,[a-z]*,[a-z]*,[A-Z]*,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*,""$' "$out/sweep.csv")" = 2 ]; then
+        ok "mpirun -np 2 sweep of 2 emu points: $(cut -d, -f1,7,11 "$out/sweep.csv" | tail -2 | tr '\n' ' ')"
+    else
+        notok "mpirun -np 2 sweep of emu points: $(cat "$out/sweep.csv" "$out/err" | head -5)"
     fi
 fi
 
