@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "child_call.h"
 #include "cli.h"
+#include "fd_io.h"
 #include "launch.h"
 #include "sweep.h"
 
@@ -129,7 +129,7 @@ static int point_start(const struct sweep *sw, size_t i, struct running *r)
 		/* the sweep may be a launched rank; its points are not */
 		emu_launch_forget();
 		point_run(&sw->pts[i], &row);
-		_exit(child_write_all(ROW_FD, &row, sizeof(row)) ? 1 : 0);
+		_exit(fd_write_full(ROW_FD, &row, sizeof(row)) ? 1 : 0);
 	}
 	close(fds[1]);
 	r->fd = fds[0];
@@ -141,13 +141,13 @@ static int point_start(const struct sweep *sw, size_t i, struct running *r)
 static void point_finish(struct sweep *sw, struct running *r)
 {
 	struct row *row = &sw->rows[r->idx];
-	size_t got = child_read_all(r->fd, row, sizeof(*row));
+	int err = fd_read_full(r->fd, row, sizeof(*row));
 	int status = 0;
 
 	close(r->fd);
 	while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (got != sizeof(*row)) {
+	if (err) {
 		memset(row, 0, sizeof(*row));
 		row->err = -EIO;
 		if (WIFSIGNALED(status))

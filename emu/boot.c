@@ -2,48 +2,14 @@
 /* boot_sync, and the child side of the fork hub. */
 #include "boot.h"
 
+#include "fd_io.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
-
-int boot_write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		/* never SIGPIPE: a rank that died is reported, not fatal */
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EPIPE;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-int boot_read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -ECONNRESET;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 const char *boot_strip_rank(const char *msg, unsigned rank)
 {
@@ -96,20 +62,20 @@ static int fork_wait_reply(struct boot *b, void *all, size_t len,
 {
 	struct boot_hdr h;
 	char *msg;
-	int err = boot_read_full(b->fd, &h, sizeof(h));
+	int err = fd_read_full(b->fd, &h, sizeof(h));
 
 	if (err)
 		return diag_set(d, err, "rank %u: lost the parent gdrlab process",
 				b->rank);
 	if (h.type == BOOT_MSG_ALL && h.len == len * b->size)
-		return boot_read_full(b->fd, all, h.len);
+		return fd_read_full(b->fd, all, h.len);
 	if (h.type != BOOT_MSG_ABORT || h.len >= DIAG_MSG_MAX)
 		return diag_set(d, -EPROTO, "rank %u: bad message %u from the parent",
 				b->rank, h.type);
 	msg = calloc(1, h.len + 1);
 	if (!msg)
 		return diag_set(d, -ENOMEM, "out of memory");
-	err = boot_read_full(b->fd, msg, h.len);
+	err = fd_read_full(b->fd, msg, h.len);
 	diag_set(d, -ECONNABORTED, "%s", err ? "aborted" : msg);
 	free(msg);
 	return -ECONNABORTED;
@@ -120,10 +86,10 @@ static int fork_send(struct boot *b, unsigned type, const void *buf,
 		     size_t len, struct diag *d)
 {
 	struct boot_hdr h = { type, (unsigned)len };
-	int err = boot_write_full(b->fd, &h, sizeof(h));
+	int err = fd_write_full(b->fd, &h, sizeof(h));
 
 	if (!err)
-		err = boot_write_full(b->fd, buf, len);
+		err = fd_write_full(b->fd, buf, len);
 	if (err)
 		return diag_set(d, err, "rank %u: lost the parent gdrlab process",
 				b->rank);

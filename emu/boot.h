@@ -75,11 +75,8 @@ enum boot_msg {
 
 struct boot_hdr {
 	unsigned type;
-	unsigned len; /* payload bytes that follow */
+	unsigned len; /* payload bytes that follow (fd_io.h moves them) */
 };
-
-int boot_write_full(int fd, const void *buf, size_t len);
-int boot_read_full(int fd, void *buf, size_t len);
 
 /* Where the TCP bootstrap's rank 0 listens, and how long anyone waits. */
 struct boot_tcp_cfg {

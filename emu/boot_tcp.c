@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "boot_tcp_internal.h"
+#include "fd_io.h"
 
 int64_t tcp_now_ms(void)
 {
@@ -88,9 +89,9 @@ int tcp_read_by(int fd, void *buf, size_t len, int64_t deadline)
 int tcp_send_msg(int fd, unsigned type, const void *buf, size_t len)
 {
 	struct boot_hdr h = { type, (unsigned)len };
-	int err = boot_write_full(fd, &h, sizeof(h));
+	int err = fd_write_full(fd, &h, sizeof(h));
 
-	return err ? err : boot_write_full(fd, buf, len);
+	return err ? err : fd_write_full(fd, buf, len);
 }
 
 void tcp_tune_socket(int fd, int ms)
@@ -199,7 +200,7 @@ static int peer_hello(struct tcp *t, struct boot *b, struct diag *d)
 
 	tcp_hello_fill(&h, t, b->rank, b->size);
 	tcp_tune_socket(z->fd, t->cfg.timeout_ms);
-	err = boot_write_full(z->fd, &h, sizeof(h));
+	err = fd_write_full(z->fd, &h, sizeof(h));
 	if (!err)
 		err = tcp_read_by(z->fd, &h, sizeof(h), tcp_now_ms() + 2 * (int64_t)t->cfg.timeout_ms);
 	if (err == -ETIMEDOUT)

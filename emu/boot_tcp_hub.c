@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "boot_tcp_internal.h"
+#include "fd_io.h"
 
 #define TCP_HELLO_MS 2000 /* for a new connection to say who it is */
 
@@ -171,7 +172,7 @@ int tcp_hub_welcome(struct tcp *t, struct boot *b, struct diag *d)
 	for (unsigned r = 1; r < b->size; r++) {
 		struct epoll_event ev = { .events = EPOLLRDHUP, .data.u32 = r };
 
-		if (boot_write_full(t->peers[r].fd, &h, sizeof(h)) ||
+		if (fd_write_full(t->peers[r].fd, &h, sizeof(h)) ||
 		    epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->peers[r].fd, &ev))
 			return tcp_fail(t, d, -ECONNRESET,
 					"rank 0: lost rank %u (pid %d on %s) while setting up",

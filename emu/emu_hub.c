@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "emu_rank.h"
+#include "fd_io.h"
 #include "vp_internal.h"
 
 #define HUB_GRACE_MS 10000
@@ -89,8 +90,8 @@ static void hub_abort(struct hub *h, int err, const char *fmt, ...)
 	hdr.len = (unsigned)strlen(msg);
 	for (unsigned r = 0; r < h->n; r++)
 		if (h->kids[r].fd >= 0 &&
-		    (boot_write_full(h->kids[r].fd, &hdr, sizeof(hdr)) ||
-		     boot_write_full(h->kids[r].fd, msg, hdr.len)))
+		    (fd_write_full(h->kids[r].fd, &hdr, sizeof(hdr)) ||
+		     fd_write_full(h->kids[r].fd, msg, hdr.len)))
 			continue; /* that one is gone already; reaped later */
 }
 
@@ -120,10 +121,10 @@ static void hub_send_all(struct hub *h)
 		if (h->kids[r].glen != len)
 			return hub_abort(h, -EPROTO, "ranks disagree on a bootstrap message size");
 	for (unsigned r = 0; r < h->n; r++) {
-		if (boot_write_full(h->kids[r].fd, &hdr, sizeof(hdr)))
+		if (fd_write_full(h->kids[r].fd, &hdr, sizeof(hdr)))
 			continue; /* dead: its EOF reports it */
 		for (unsigned q = 0; q < h->n; q++)
-			if (boot_write_full(h->kids[r].fd, h->kids[q].gather, len))
+			if (fd_write_full(h->kids[r].fd, h->kids[q].gather, len))
 				break;
 	}
 	for (unsigned r = 0; r < h->n; r++) {
@@ -140,10 +141,10 @@ static void kid_message(struct hub *h, unsigned r)
 	struct boot_hdr hdr;
 	char *buf;
 
-	if (boot_read_full(k->fd, &hdr, sizeof(hdr)))
+	if (fd_read_full(k->fd, &hdr, sizeof(hdr)))
 		return kid_closed(h, r);
 	buf = malloc(hdr.len ? hdr.len : 1);
-	if (!buf || boot_read_full(k->fd, buf, hdr.len)) {
+	if (!buf || fd_read_full(k->fd, buf, hdr.len)) {
 		free(buf);
 		return kid_closed(h, r);
 	}

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "child_call.h"
 
+#include "fd_io.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,40 +15,6 @@ struct child_header {
 	char msg[DIAG_MSG_MAX];
 };
 
-int child_write_all(int fd, const void *buf, size_t len)
-{
-	const char *b = buf;
-
-	while (len) {
-		ssize_t w = write(fd, b, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -EIO;
-		b += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-size_t child_read_all(int fd, void *buf, size_t len)
-{
-	char *b = buf;
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t r = read(fd, b + got, len - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	return got;
-}
-
 static void child_main(int fd, child_fn fn, void *arg, void *answer,
 		       size_t len)
 {
@@ -55,8 +23,8 @@ static void child_main(int fd, child_fn fn, void *arg, void *answer,
 
 	h.err = fn(arg, answer, len, &d);
 	memcpy(h.msg, d.msg, sizeof(h.msg));
-	if (child_write_all(fd, &h, sizeof(h)) ||
-	    (!h.err && child_write_all(fd, answer, len)))
+	if (fd_write_full(fd, &h, sizeof(h)) ||
+	    (!h.err && fd_write_full(fd, answer, len)))
 		_exit(1);
 	_exit(h.err ? 1 : 0);
 }
@@ -81,8 +49,7 @@ int child_call(const char *what, child_fn fn, void *arg, void *answer,
 	       size_t len, struct diag *d)
 {
 	struct child_header h;
-	size_t got;
-	int fds[2], werr;
+	int fds[2], werr, herr, aerr = 0;
 	pid_t pid;
 
 	if (pipe(fds))
@@ -102,16 +69,16 @@ int child_call(const char *what, child_fn fn, void *arg, void *answer,
 	}
 	close(fds[1]);
 	memset(&h, 0, sizeof(h));
-	got = child_read_all(fds[0], &h, sizeof(h));
-	if (got == sizeof(h) && !h.err)
-		got += child_read_all(fds[0], answer, len);
+	herr = fd_read_full(fds[0], &h, sizeof(h));
+	if (!herr && !h.err)
+		aerr = fd_read_full(fds[0], answer, len);
 	close(fds[0]);
 	werr = wait_child(what, pid, d);
 	if (werr < 0)
 		return werr;
-	if (got >= sizeof(h) && h.err)
+	if (!herr && h.err)
 		return diag_set(d, h.err, "%s", h.msg[0] ? h.msg : strerror(-h.err));
-	if (werr || got != sizeof(h) + len)
+	if (werr || herr || aerr)
 		return diag_set(d, -EIO, "%s: the process ended without an answer%s",
 				what, werr ? " (exit status 1)" : "");
 	return 0;

@@ -29,10 +29,4 @@ typedef int (*child_fn)(void *arg, void *answer, size_t len, struct diag *d);
 int child_call(const char *what, child_fn fn, void *arg, void *answer,
 	       size_t len, struct diag *d);
 
-/* The pipe between a child and its parent (gdrlab sweep's points use it
- * too): all of @buf, retrying on EINTR: 0 or -EIO; the bytes read before
- * end of file or an error. */
-int child_write_all(int fd, const void *buf, size_t len);
-size_t child_read_all(int fd, void *buf, size_t len);
-
 #endif
