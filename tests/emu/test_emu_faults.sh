@@ -36,10 +36,17 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
-# A long trace (about 10 s of allreduces under TCG) to break in the middle.
-for i in $(seq 0 29); do
-    echo "{\"iteration\": $i, \"op\": \"allreduce\", \"bytes\": 1048576, \"dtype\": \"fp32\", \"ready_us\": 0}"
-done >"$out/long.jsonl"
+# A long trace (about 10 s of allreduces under TCG) to break in the middle,
+# and one the kill tests cut short whatever the machine's speed: a run that
+# finished before its kill would prove nothing (a fast guest did, at 30).
+allreduces() {
+    local i
+    for i in $(seq 0 $(($1 - 1))); do
+        echo "{\"iteration\": $i, \"op\": \"allreduce\", \"bytes\": $2, \"dtype\": \"fp32\", \"ready_us\": 0}"
+    done
+}
+allreduces 30 1048576 >"$out/long.jsonl"
+allreduces 3000 1048576 >"$out/endless.jsonl"
 printf '%s\n' \
     '{"iteration": 0, "op": "allreduce", "bytes": 65536, "dtype": "bf16", "ready_us": 0}' \
     '{"iteration": 0, "op": "alltoall", "bytes": 65536, "dtype": "fp32", "ready_us": 0}' \
@@ -89,7 +96,7 @@ fi
 # kill_mid GDRLAB_PREFIX... : start the long run, SIGKILL rank 1 after 3 s,
 # leave the exit status in $rc and the seconds from kill to exit in $took
 kill_mid() {
-    "$@" "$bin" "${run[@]}" --trace "${KILL_TRACE:-$out/long.jsonl}" --devices "$A,$B" \
+    "$@" "$bin" "${run[@]}" --trace "${KILL_TRACE:-$out/endless.jsonl}" --devices "$A,$B" \
         >/dev/null 2>"$out/err" &
     local pid=$! kid= t0 i
     for i in $(seq 300); do
@@ -118,12 +125,9 @@ fi
 # 2b. a rank killed under mpirun (each rank a child of mpirun)
 if command -v mpirun >/dev/null; then
     [ "$GDRLAB_RXE_MODE" = vm ] && [ "$(hostname)" = "(none)" ] && hostname gdrlab-vm
-    for i in $(seq 0 99); do
-        echo "{\"iteration\": $i, \"op\": \"allreduce\", \"bytes\": 1048576, \"dtype\": \"fp32\", \"ready_us\": 0}"
-    done >"$out/longer.jsonl"
     mpirun --allow-run-as-root --oversubscribe -np 2 --mca pml ob1 \
         --mca btl self,vader,tcp -x GDRLAB_EMU_DEVICES="$A,$B" \
-        "$bin" "${run[@]}" --trace "$out/longer.jsonl" >/dev/null 2>"$out/err" &
+        "$bin" "${run[@]}" --trace "$out/endless.jsonl" >/dev/null 2>"$out/err" &
     pid=$!
     sleep 4
     kid=$(pgrep -P "$pid" | tail -1)
@@ -214,10 +218,9 @@ else
         notok "good run under valgrind: $(head -3 "$out/err")"
         rm -f "$out"/vg.*
     fi
-    # valgrind runs a rank some 50 times slower: a shorter trace
-    for i in $(seq 0 9); do
-        echo "{\"iteration\": $i, \"op\": \"allreduce\", \"bytes\": 262144, \"dtype\": \"fp32\", \"ready_us\": 0}"
-    done >"$out/medium.jsonl"
+    # valgrind runs a rank some 50 times slower: smaller collectives (as
+    # many as the kill leaves undone)
+    allreduces 1000 262144 >"$out/medium.jsonl"
     KILL_AFTER=4 KILL_TRACE=$out/medium.jsonl kill_mid "${vg[@]}"
     if [ $rc -eq 1 ]; then
         # the killed rank's own log is cut short: leave it out
