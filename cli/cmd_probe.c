@@ -204,7 +204,7 @@ static void print_verdicts(const struct probe *p)
 			printf("  %-16s %-4s", pair, probe_class_name(p->pairs[g][n].cls));
 			for (l = 0; l <= 4; l++) {
 				v[l] = probe_gdr_verdict(p, g, n,
-							 l < 4 ? (enum topo_path_type)l : TOPO_PATH_PXB,
+							 l < 4 ? topo_pcie_levels[l] : TOPO_PATH_PXB,
 							 l == 4, why[l], sizeof(why[l]));
 				printf(" %-5s", probe_gdr_name(v[l]));
 			}

@@ -3,9 +3,10 @@
 
 #include <stdio.h>
 
-static const char *const path_meaning[] = {
+static const char *const path_meaning[TOPO_PATH_COUNT] = {
 	[TOPO_PATH_PIX] = "behind one PCIe switch",
 	[TOPO_PATH_PXB] = "across PCIe switches",
+	[TOPO_PATH_P2C] = "over NVLink-C2C and the CPU's PCIe",
 	[TOPO_PATH_PHB] = "through the CPU root complex",
 	[TOPO_PATH_SYS] = "across CPU sockets",
 };

@@ -4,8 +4,9 @@
  *
  * As NCCL decides (src/graph/paths.cc, NCCL_NET_GDR_LEVEL): GPUDirect RDMA
  * is used between a GPU and a NIC only when their path class is no farther
- * than the GDR level; the default level is PXB (through PCIe switches only,
- * never through the CPU).
+ * than the GDR level; the default level is P2C (NCCL 2.27 and later:
+ * through PCIe switches, or a GPU's NVLink-C2C to its own CPU; never
+ * through a CPU's PCIe root complex).
  */
 #ifndef GDRLAB_GDR_POLICY_H
 #define GDRLAB_GDR_POLICY_H
@@ -15,7 +16,7 @@
 
 #include "topo_path.h"
 
-#define GDR_LEVEL_DEFAULT TOPO_PATH_PXB
+#define GDR_LEVEL_DEFAULT TOPO_PATH_P2C
 
 /*
  * Whether direct is allowed for @gpu with @nic at @level. When it is not and

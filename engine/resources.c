@@ -78,8 +78,7 @@ double res_capacity(const struct topology *topo, enum res_kind kind,
 		return topo->inter_socket.bw_down;
 	case RES_NVLINK_TX:
 	case RES_NVLINK_RX:
-		return topo->gpu_fabric.kind == TOPO_GPU_FABRIC_NVLINK ?
-			       topo->gpu_fabric.bw : INFINITY;
+		return topo_has_nvlink(topo) ? topo->gpu_fabric.bw : INFINITY;
 	case RES_PORT_TX:
 	case RES_PORT_RX:
 		nic = &topo->nics[i];

@@ -9,11 +9,16 @@
 #include <errno.h>
 #include <stdint.h>
 
-static const char *const path_names[] = {
+static const char *const path_names[TOPO_PATH_COUNT] = {
 	[TOPO_PATH_PIX] = "PIX",
 	[TOPO_PATH_PXB] = "PXB",
+	[TOPO_PATH_P2C] = "P2C",
 	[TOPO_PATH_PHB] = "PHB",
 	[TOPO_PATH_SYS] = "SYS",
+};
+
+const enum topo_path_type topo_pcie_levels[4] = {
+	TOPO_PATH_PIX, TOPO_PATH_PXB, TOPO_PATH_PHB, TOPO_PATH_SYS,
 };
 
 #define NPATHS (sizeof(path_names) / sizeof(path_names[0]))
@@ -68,10 +73,12 @@ static bool switch_is_ancestor(const struct topology *topo, int anc, int sw)
 
 /*
  * PIX: same parent switch. PXB: different parents under a common switch.
- * PHB: same socket, and the lowest common ancestor is the root complex
- * (which includes a device sitting directly on a root port). SYS: the
- * inter-socket link is crossed. Out-of-range indices give SYS, the class
- * that no GDR level short of SYS allows.
+ * P2C: the GPU reaches its socket over NVLink-C2C and the NIC is under
+ * that socket (NCCL's PATH_P2C, src/graph/paths.cc). PHB: same socket,
+ * and the lowest common ancestor is the root complex (which includes a
+ * device sitting directly on a root port). SYS: the inter-socket link is
+ * crossed. Out-of-range indices give SYS, the class that no GDR level
+ * short of SYS allows.
  */
 enum topo_path_type topo_gpu_nic_path(const struct topology *topo, int gpu,
 				      int nic)
@@ -87,6 +94,8 @@ enum topo_path_type topo_gpu_nic_path(const struct topology *topo, int gpu,
 	n = &topo->nics[nic].dev;
 	if (g->socket != n->socket)
 		return TOPO_PATH_SYS;
+	if (g->link.kind == TOPO_LINK_C2C)
+		return TOPO_PATH_P2C;
 	if (!switch_ok(topo, g->parent_switch) ||
 	    !switch_ok(topo, n->parent_switch))
 		return TOPO_PATH_PHB;

@@ -15,9 +15,15 @@
 enum topo_path_type {
 	TOPO_PATH_PIX, /* at most one PCIe switch between them */
 	TOPO_PATH_PXB, /* several switches, not through the CPU */
+	TOPO_PATH_P2C, /* the GPU's NVLink-C2C to its CPU, then PCIe to the
+			* NIC (Grace Hopper) */
 	TOPO_PATH_PHB, /* through the root complex of one CPU */
 	TOPO_PATH_SYS, /* across the inter-socket link */
+	TOPO_PATH_COUNT,
 };
+
+/* The PCIe levels `gdrlab probe` tabulates, nearest first. */
+extern const enum topo_path_type topo_pcie_levels[4];
 
 const char *topo_path_name(enum topo_path_type t); /* "PIX", ... */
 /* "pix"... (case-insensitive) -> 0 and *t, or -EINVAL. */

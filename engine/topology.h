@@ -35,10 +35,17 @@
 #define TOPO_MAX_NODES 65536
 #define TOPO_NONE (-1)
 
+enum topo_link_kind {
+	TOPO_LINK_PCIE,
+	TOPO_LINK_C2C, /* a GPU's coherent link to its CPU (Grace Hopper's
+			* NVLink-C2C): NCCL's C2C link, P2C path to a NIC */
+};
+
 struct topo_link {
 	double bw_up;   /* bytes/s, child -> parent (toward the CPU) */
 	double bw_down; /* bytes/s, parent -> child */
 	double latency; /* seconds, one way; never zero */
+	enum topo_link_kind kind;
 };
 
 struct topo_socket {
@@ -78,33 +85,63 @@ struct topo_nic {
 };
 
 enum topo_gpu_fabric_kind {
-	TOPO_GPU_FABRIC_PCIE,   /* GPU to GPU over PCIe peer-to-peer */
-	TOPO_GPU_FABRIC_NVLINK, /* NVLink or NVSwitch */
+	TOPO_GPU_FABRIC_PCIE,     /* GPU to GPU over PCIe peer-to-peer */
+	TOPO_GPU_FABRIC_NVLINK,   /* NVLink, GPU to GPU (DGX-1's mesh) */
+	TOPO_GPU_FABRIC_NVSWITCH, /* NVLink through NVSwitches: any pair */
 };
 
 struct topo_gpu_fabric {
 	enum topo_gpu_fabric_kind kind;
 	double bw;      /* NVLink: per GPU per direction, bytes/s */
 	double latency; /* NVLink: seconds per hop */
+	unsigned links; /* NVLink links per GPU when given as links x
+			 * link_bandwidth (0: bandwidth given whole) */
+	bool nvls;      /* NVSwitch with NVLink SHARP (multicast and
+			 * in-switch reduction, third-generation NVSwitch) */
 };
 
 struct topo_fabric {
 	double switch_latency;   /* seconds per switch crossed */
 	unsigned hops;           /* switches between two NICs */
 	double oversubscription; /* >= 1; divides what a NIC port gets from the fabric */
+	bool in_network_reduction; /* the switches reduce (SHARP): CollNet */
 };
 
 struct topo_staging {
 	uint64_t chunk_bytes;  /* staged path: bytes per bounce buffer */
 	unsigned buffers;      /* bounce buffers per side */
-	double copy_bw;        /* CPU/copy-engine copy bandwidth cap, bytes/s */
+	double copy_bw;        /* one copy engine's GPU<->host copy, bytes/s */
 	double chunk_overhead; /* seconds of CPU work per chunk copied */
+	unsigned copy_engines; /* per GPU and direction: that many copies
+				* run at copy_bw at once, more share them */
 };
+
+/* The GPU generation: NCCL's tuning constants are per generation. */
+enum topo_gpu_arch {
+	TOPO_GPU_VOLTA,     /* sm70 */
+	TOPO_GPU_AMPERE,    /* sm80 */
+	TOPO_GPU_HOPPER,    /* sm90 */
+	TOPO_GPU_BLACKWELL, /* sm100 */
+	TOPO_GPU_ARCH_COUNT,
+};
+
+/* The CPU vendor: NCCL's network overhead and LL limits depend on it. */
+enum topo_cpu_vendor {
+	TOPO_CPU_INTEL,
+	TOPO_CPU_AMD,
+	TOPO_CPU_ARM,
+	TOPO_CPU_VENDOR_COUNT,
+};
+
+const char *topo_gpu_arch_name(enum topo_gpu_arch a);     /* "hopper" */
+const char *topo_cpu_vendor_name(enum topo_cpu_vendor v); /* "amd" */
 
 struct topology {
 	char name[64];
 	char file[256]; /* path it was read from, for messages */
 	unsigned nodes;
+	enum topo_gpu_arch gpu_arch;
+	enum topo_cpu_vendor cpu_vendor;
 
 	unsigned nsockets, nswitches, ngpus, nnics;
 	struct topo_socket sockets[TOPO_MAX_SOCKETS];
@@ -117,6 +154,12 @@ struct topology {
 	struct topo_fabric fabric;
 	struct topo_staging staging;
 };
+
+/* GPUs of a node reach each other over NVLink (a mesh or NVSwitches). */
+static inline bool topo_has_nvlink(const struct topology *t)
+{
+	return t->gpu_fabric.kind != TOPO_GPU_FABRIC_PCIE;
+}
 
 /*
  * Read a topology file. On failure returns a negative errno and fills @d

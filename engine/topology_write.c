@@ -33,7 +33,8 @@ static void link(FILE *f, const struct topo_link *l)
 	bw(f, "bandwidth_up", l->bw_up);
 	fprintf(f, ", ");
 	bw(f, "bandwidth_down", l->bw_down);
-	fprintf(f, ", latency: %.10g us }", l->latency * 1e6);
+	fprintf(f, ", latency: %.10g us%s }", l->latency * 1e6,
+		l->kind == TOPO_LINK_C2C ? ", kind: c2c" : "");
 }
 
 /* ", p2p_read: ..., p2p_write: ..." for the caps that are set. */
@@ -119,19 +120,35 @@ int topology_write(FILE *f, const struct topology *t)
 		fprintf(f, " }\n");
 	}
 	devices(f, t);
-	if (t->gpu_fabric.kind == TOPO_GPU_FABRIC_NVLINK) {
-		fprintf(f, "gpu_fabric: { kind: nvlink, ");
-		bw(f, "bandwidth", t->gpu_fabric.bw);
-		fprintf(f, ", latency: %.10g us }\n", t->gpu_fabric.latency * 1e6);
+	if (topo_has_nvlink(t)) {
+		const struct topo_gpu_fabric *g = &t->gpu_fabric;
+
+		fprintf(f, "gpu_fabric: { kind: %s, ",
+			g->kind == TOPO_GPU_FABRIC_NVSWITCH ? "nvswitch" : "nvlink");
+		if (g->links) {
+			fprintf(f, "links: %u, ", g->links);
+			bw(f, "link_bandwidth", g->bw / g->links);
+		} else {
+			bw(f, "bandwidth", g->bw);
+		}
+		fprintf(f, ", latency: %.10g us", g->latency * 1e6);
+		if (g->kind == TOPO_GPU_FABRIC_NVSWITCH)
+			fprintf(f, ", nvls: %s", g->nvls ? "true" : "false");
+		fprintf(f, " }\n");
 	} else {
 		fprintf(f, "gpu_fabric: { kind: pcie }\n");
 	}
-	fprintf(f, "fabric: { switch_latency: %.10g us, hops: %u, oversubscription: %.10g }\n",
+	fprintf(f, "fabric: { switch_latency: %.10g us, hops: %u, oversubscription: %.10g, "
+		"in_network_reduction: %s }\n",
 		t->fabric.switch_latency * 1e6, t->fabric.hops,
-		t->fabric.oversubscription);
+		t->fabric.oversubscription,
+		t->fabric.in_network_reduction ? "true" : "false");
 	fprintf(f, "staging: { chunk: %llu B, buffers: %u, ",
 		(unsigned long long)t->staging.chunk_bytes, t->staging.buffers);
 	bw(f, "copy_bandwidth", t->staging.copy_bw);
-	fprintf(f, ", chunk_overhead: %.10g us }\n", t->staging.chunk_overhead * 1e6);
+	fprintf(f, ", chunk_overhead: %.10g us, copy_engines: %u }\n",
+		t->staging.chunk_overhead * 1e6, t->staging.copy_engines);
+	fprintf(f, "gpu_arch: %s\ncpu_vendor: %s\n", topo_gpu_arch_name(t->gpu_arch),
+		topo_cpu_vendor_name(t->cpu_vendor));
 	return ferror(f) ? -EIO : 0;
 }

@@ -79,6 +79,7 @@ enum {
 	L_UP,
 	L_DOWN,
 	L_LATENCY,
+	L_KIND,
 	L_NKEYS,
 };
 
@@ -90,6 +91,12 @@ static const struct yaml_doc_key link_keys[L_NKEYS] = {
 	[L_UP] = { "bandwidth_up", false },
 	[L_DOWN] = { "bandwidth_down", false },
 	[L_LATENCY] = { "latency", true },
+	[L_KIND] = { "kind", false },
+};
+
+static const char *const link_kind_names[] = {
+	[TOPO_LINK_PCIE] = "pcie",
+	[TOPO_LINK_C2C] = "c2c",
 };
 
 static int read_pcie_link(const struct yaml_doc *y, yaml_node_t *n,
@@ -171,6 +178,18 @@ static int read_link(const struct yaml_doc *y, yaml_node_t *n,
 	} else {
 		return yaml_doc_fail(y, n, key,
 				     "needs gen and width, or bandwidth, or bandwidth_up and bandwidth_down");
+	}
+	l->kind = TOPO_LINK_PCIE;
+	if (!err && f[L_KIND].val) {
+		unsigned k;
+
+		err = yaml_doc_read_choice(y, f[L_KIND].val, "kind",
+					   link_kind_names, 2, &k);
+		l->kind = k;
+		/* NVLink-C2C is no PCIe link: lanes and generations are not its. */
+		if (!err && l->kind == TOPO_LINK_C2C && f[L_GEN].val)
+			err = yaml_doc_fail(y, f[L_KIND].key, "kind",
+					    "a c2c link takes bandwidth, not gen and width");
 	}
 	if (err)
 		return err;
@@ -272,6 +291,15 @@ static int resolve_parent(const struct ctx *c, const yaml_node_t *n,
 			     yaml_doc_show(buf, sizeof(buf), s));
 }
 
+/* Only a GPU's own link can be NVLink-C2C. */
+static int refuse_c2c(const struct ctx *c, const yaml_node_t *n,
+		      const struct topo_link *l)
+{
+	if (l->kind != TOPO_LINK_C2C)
+		return 0;
+	return yaml_doc_fail(&c->y, n, "kind", "only a GPU's link can be c2c");
+}
+
 static int read_switch(void *arg, yaml_node_t *n, unsigned i)
 {
 	struct ctx *c = arg;
@@ -285,6 +313,8 @@ static int read_switch(void *arg, yaml_node_t *n, unsigned i)
 		err = read_unique_name(c, f[D_NAME].val, sw->name);
 	if (!err)
 		err = read_link(&c->y, f[D_LINK].val, "link", &sw->uplink);
+	if (!err)
+		err = refuse_c2c(c, f[D_LINK].val, &sw->uplink);
 	if (!err) {
 		/* Parents are resolved once all switches are known. */
 		c->switch_parent[i] = f[D_PARENT].val;
@@ -391,6 +421,11 @@ static int read_gpu(void *arg, yaml_node_t *n, unsigned i)
 	int err;
 
 	err = read_device(c, n, "gpus", gpu_keys, U_NKEYS, gpu, f);
+	/* NVLink-C2C joins a GPU to its CPU, never to a PCIe switch. */
+	if (!err && gpu->link.kind == TOPO_LINK_C2C && gpu->parent_switch != TOPO_NONE)
+		err = yaml_doc_fail(&c->y, f[D_PARENT].val, "parent",
+				    "a GPU with a c2c link hangs under its socket, not under switch '%s'",
+				    c->t->switches[gpu->parent_switch].name);
 	/* What a peer gets reading or writing this GPU's memory through its
 	 * BAR, as calibrate --backend real measures it; absent: no cap. */
 	if (!err && f[U_P2P_READ].val)
@@ -415,6 +450,8 @@ static int read_nic(void *arg, yaml_node_t *n, unsigned i)
 
 	err = read_device(c, n, "nics", device_keys, D_NKEYS, &nic->dev, f);
 	if (!err)
+		err = refuse_c2c(c, f[D_LINK].val, &nic->dev.link);
+	if (!err)
 		err = yaml_doc_read_unit(&c->y, f[D_RATE].val, "rate",
 					 units_parse_bandwidth,
 					 &nic->line_rate);
@@ -432,55 +469,95 @@ static int read_nic(void *arg, yaml_node_t *n, unsigned i)
 	return err;
 }
 
-enum { G_KIND, G_BANDWIDTH, G_LATENCY, G_NKEYS };
+enum { G_KIND, G_BANDWIDTH, G_LINKS, G_LINK_BW, G_LATENCY, G_NVLS, G_NKEYS };
 
 static const struct yaml_doc_key gpu_fabric_keys[G_NKEYS] = {
 	[G_KIND] = { "kind", true },
 	[G_BANDWIDTH] = { "bandwidth", false },
+	[G_LINKS] = { "links", false },
+	[G_LINK_BW] = { "link_bandwidth", false },
 	[G_LATENCY] = { "latency", false },
+	[G_NVLS] = { "nvls", false },
 };
+
+static const char *const gpu_fabric_names[] = {
+	[TOPO_GPU_FABRIC_PCIE] = "pcie",
+	[TOPO_GPU_FABRIC_NVLINK] = "nvlink",
+	[TOPO_GPU_FABRIC_NVSWITCH] = "nvswitch",
+};
+
+/* NVLink bandwidth: the whole per GPU, or links x per-link bandwidth. */
+static int read_nvlink_bw(const struct yaml_doc *y, yaml_node_t *n,
+			  const struct yaml_doc_found *f,
+			  struct topo_gpu_fabric *g)
+{
+	double per_link;
+	int err;
+
+	if (f[G_BANDWIDTH].val) {
+		err = yaml_doc_refuse_keys(y, gpu_fabric_keys, f, G_LINKS, G_LINK_BW,
+					   "cannot be combined with bandwidth");
+		if (!err)
+			err = yaml_doc_read_unit(y, f[G_BANDWIDTH].val, "bandwidth",
+						 units_parse_bandwidth, &g->bw);
+		return err;
+	}
+	if (!f[G_LINKS].val && !f[G_LINK_BW].val)
+		return yaml_doc_fail(y, n, "bandwidth",
+				     "missing required key (NVLink needs bandwidth, or links and link_bandwidth)");
+	if (!f[G_LINKS].val)
+		return yaml_doc_fail(y, n, "links", "missing required key (link_bandwidth needs it)");
+	if (!f[G_LINK_BW].val)
+		return yaml_doc_fail(y, n, "link_bandwidth", "missing required key (links needs it)");
+	err = yaml_doc_read_uint(y, f[G_LINKS].val, "links", 1, 64, &g->links);
+	if (!err)
+		err = yaml_doc_read_unit(y, f[G_LINK_BW].val, "link_bandwidth",
+					 units_parse_bandwidth, &per_link);
+	g->bw = g->links * per_link;
+	return err;
+}
 
 static int read_gpu_fabric(const struct yaml_doc *y, yaml_node_t *n,
 			   struct topo_gpu_fabric *g)
 {
 	struct yaml_doc_found f[G_NKEYS];
-	const char *kind;
-	int err, i;
+	unsigned kind;
+	int err;
 
 	err = yaml_doc_read_map(y, n, "gpu_fabric", gpu_fabric_keys, G_NKEYS,
 				f);
 	if (!err)
-		err = yaml_doc_scalar(y, f[G_KIND].val, "kind", &kind);
+		err = yaml_doc_read_choice(y, f[G_KIND].val, "kind", gpu_fabric_names,
+					   3, &kind);
 	if (err)
 		return err;
-	if (strcmp(kind, "pcie") == 0) {
-		g->kind = TOPO_GPU_FABRIC_PCIE;
-		return yaml_doc_refuse_keys(y, gpu_fabric_keys, f,
-					    G_BANDWIDTH, G_LATENCY,
-					    "only allowed with kind: nvlink");
-	}
-	if (strcmp(kind, "nvlink") != 0)
-		return yaml_doc_fail_got(y, f[G_KIND].val, "kind",
-					 "expected 'nvlink' or 'pcie'");
-	g->kind = TOPO_GPU_FABRIC_NVLINK;
-	for (i = G_BANDWIDTH; i <= G_LATENCY; i++)
-		if (!f[i].val)
-			return yaml_doc_fail(y, n, gpu_fabric_keys[i].key,
-					     "missing required key (kind: nvlink needs it)");
-	err = yaml_doc_read_unit(y, f[G_BANDWIDTH].val, "bandwidth",
-				 units_parse_bandwidth, &g->bw);
+	g->kind = kind;
+	if (g->kind == TOPO_GPU_FABRIC_PCIE)
+		return yaml_doc_refuse_keys(y, gpu_fabric_keys, f, G_BANDWIDTH,
+					    G_NVLS, "only allowed with kind: nvlink or nvswitch");
+	/* NVLink SHARP lives in the switch. */
+	if (g->kind == TOPO_GPU_FABRIC_NVLINK && f[G_NVLS].key)
+		return yaml_doc_fail(y, f[G_NVLS].key, "nvls",
+				     "only allowed with kind: nvswitch");
+	if (!f[G_LATENCY].val)
+		return yaml_doc_fail(y, n, "latency",
+				     "missing required key (NVLink needs it)");
+	err = read_nvlink_bw(y, n, f, g);
 	if (!err)
 		err = yaml_doc_read_unit(y, f[G_LATENCY].val, "latency",
 					 units_parse_time, &g->latency);
+	if (!err && f[G_NVLS].val)
+		err = yaml_doc_read_bool(y, f[G_NVLS].val, "nvls", &g->nvls);
 	return err;
 }
 
-enum { F_SWITCH_LATENCY, F_HOPS, F_OVERSUB, F_NKEYS };
+enum { F_SWITCH_LATENCY, F_HOPS, F_OVERSUB, F_INR, F_NKEYS };
 
 static const struct yaml_doc_key fabric_keys[F_NKEYS] = {
 	[F_SWITCH_LATENCY] = { "switch_latency", true },
 	[F_HOPS] = { "hops", false },
 	[F_OVERSUB] = { "oversubscription", false },
+	[F_INR] = { "in_network_reduction", false },
 };
 
 static int read_fabric(const struct yaml_doc *y, yaml_node_t *n,
@@ -511,16 +588,20 @@ static int read_fabric(const struct yaml_doc *y, yaml_node_t *n,
 						"oversubscription",
 						"must be at least 1");
 	}
+	if (!err && f[F_INR].val)
+		err = yaml_doc_read_bool(y, f[F_INR].val, "in_network_reduction",
+					 &fab->in_network_reduction);
 	return err;
 }
 
-enum { T_CHUNK, T_BUFFERS, T_COPY_BW, T_OVERHEAD, T_NKEYS };
+enum { T_CHUNK, T_BUFFERS, T_COPY_BW, T_OVERHEAD, T_ENGINES, T_NKEYS };
 
 static const struct yaml_doc_key staging_keys[T_NKEYS] = {
 	[T_CHUNK] = { "chunk", true },
 	[T_BUFFERS] = { "buffers", true },
 	[T_COPY_BW] = { "copy_bandwidth", true },
 	[T_OVERHEAD] = { "chunk_overhead", true },
+	[T_ENGINES] = { "copy_engines", false },
 };
 
 static int read_staging(const struct yaml_doc *y, yaml_node_t *n,
@@ -543,6 +624,11 @@ static int read_staging(const struct yaml_doc *y, yaml_node_t *n,
 		err = yaml_doc_read_unit(y, f[T_OVERHEAD].val,
 					 "chunk_overhead", units_parse_time,
 					 &s->chunk_overhead);
+	/* cudaMemcpyAsync on one stream uses one engine per direction. */
+	s->copy_engines = 1;
+	if (!err && f[T_ENGINES].val)
+		err = yaml_doc_read_uint(y, f[T_ENGINES].val, "copy_engines", 1,
+					 64, &s->copy_engines);
 	return err;
 }
 
@@ -557,6 +643,8 @@ enum {
 	K_GPU_FABRIC,
 	K_FABRIC,
 	K_STAGING,
+	K_GPU_ARCH,
+	K_CPU_VENDOR,
 	K_NKEYS,
 };
 
@@ -571,7 +659,57 @@ static const struct yaml_doc_key top_keys[K_NKEYS] = {
 	[K_GPU_FABRIC] = { "gpu_fabric", false },
 	[K_FABRIC] = { "fabric", true },
 	[K_STAGING] = { "staging", true },
+	[K_GPU_ARCH] = { "gpu_arch", false },
+	[K_CPU_VENDOR] = { "cpu_vendor", false },
 };
+
+static const char *const gpu_arch_names[TOPO_GPU_ARCH_COUNT] = {
+	[TOPO_GPU_VOLTA] = "volta",
+	[TOPO_GPU_AMPERE] = "ampere",
+	[TOPO_GPU_HOPPER] = "hopper",
+	[TOPO_GPU_BLACKWELL] = "blackwell",
+};
+
+static const char *const cpu_vendor_names[TOPO_CPU_VENDOR_COUNT] = {
+	[TOPO_CPU_INTEL] = "intel",
+	[TOPO_CPU_AMD] = "amd",
+	[TOPO_CPU_ARM] = "arm",
+};
+
+const char *topo_gpu_arch_name(enum topo_gpu_arch a)
+{
+	return (unsigned)a < TOPO_GPU_ARCH_COUNT ? gpu_arch_names[a] : "?";
+}
+
+const char *topo_cpu_vendor_name(enum topo_cpu_vendor v)
+{
+	return (unsigned)v < TOPO_CPU_VENDOR_COUNT ? cpu_vendor_names[v] : "?";
+}
+
+/* gpu_arch and cpu_vendor: NCCL's tuning tables are indexed by both. */
+static int read_platform(const struct yaml_doc *y,
+			 const struct yaml_doc_found *f, struct topology *t)
+{
+	unsigned v;
+	int err = 0;
+
+	/* Defaults: the generation and CPU of most presets (A100, EPYC
+	 * aside) and of NCCL's own first column of each table. */
+	t->gpu_arch = TOPO_GPU_AMPERE;
+	t->cpu_vendor = TOPO_CPU_INTEL;
+	if (f[K_GPU_ARCH].val) {
+		err = yaml_doc_read_choice(y, f[K_GPU_ARCH].val, "gpu_arch",
+					   gpu_arch_names, TOPO_GPU_ARCH_COUNT, &v);
+		t->gpu_arch = v;
+	}
+	if (!err && f[K_CPU_VENDOR].val) {
+		err = yaml_doc_read_choice(y, f[K_CPU_VENDOR].val, "cpu_vendor",
+					   cpu_vendor_names, TOPO_CPU_VENDOR_COUNT,
+					   &v);
+		t->cpu_vendor = v;
+	}
+	return err;
+}
 
 /* The sections in dependency order: parents before their children. */
 static int read_top(struct ctx *c, yaml_node_t *root)
@@ -617,6 +755,8 @@ static int read_top(struct ctx *c, yaml_node_t *root)
 		err = read_fabric(y, f[K_FABRIC].val, &t->fabric);
 	if (!err)
 		err = read_staging(y, f[K_STAGING].val, &t->staging);
+	if (!err)
+		err = read_platform(y, f, t);
 	return err;
 }
 

@@ -311,6 +311,45 @@ int yaml_doc_read_uint(const struct yaml_doc *y, const yaml_node_t *n,
 	return 0;
 }
 
+int yaml_doc_read_choice(const struct yaml_doc *y, const yaml_node_t *n,
+			 const char *key, const char *const *names,
+			 unsigned count, unsigned *out)
+{
+	char list[256];
+	size_t len = 0;
+	const char *s;
+	unsigned i;
+	int err;
+
+	err = yaml_doc_scalar(y, n, key, &s);
+	if (err)
+		return err;
+	for (i = 0; i < count; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	list[0] = '\0';
+	for (i = 0; i < count && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s'%s'",
+					i == 0 ? "" : i + 1 == count ? " or " : ", ",
+					names[i]);
+	return yaml_doc_fail_got(y, n, key, "expected %s", list);
+}
+
+int yaml_doc_read_bool(const struct yaml_doc *y, const yaml_node_t *n,
+		       const char *key, bool *out)
+{
+	static const char *const names[] = { "false", "true" };
+	unsigned v;
+	int err;
+
+	err = yaml_doc_read_choice(y, n, key, names, 2, &v);
+	if (!err)
+		*out = v;
+	return err;
+}
+
 /* The strict set is safe in SimGrid host names, CSV cells and file names. */
 int yaml_doc_read_name(const struct yaml_doc *y, const yaml_node_t *n,
 		       const char *key, char *dst, size_t cap, bool strict)

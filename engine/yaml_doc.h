@@ -123,6 +123,17 @@ int yaml_doc_read_uint(const struct yaml_doc *y, const yaml_node_t *n,
 		       unsigned *out);
 
 /*
+ * One of @names[0..@count) (exact, case-sensitive), its index in @out;
+ * anything else is "expected one of 'a', 'b' or 'c'".
+ */
+int yaml_doc_read_choice(const struct yaml_doc *y, const yaml_node_t *n,
+			 const char *key, const char *const *names,
+			 unsigned count, unsigned *out);
+/* true or false, as YAML 1.2's core schema spells them. */
+int yaml_doc_read_bool(const struct yaml_doc *y, const yaml_node_t *n,
+		       const char *key, bool *out);
+
+/*
  * A name copied into @dst: non-empty, shorter than @cap, and made of
  * letters, digits, '_', '-' and '.' when @strict, printable ASCII if not.
  */

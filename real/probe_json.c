@@ -103,7 +103,7 @@ static json_t *pair_json(const struct probe *p, unsigned g, unsigned n)
 				      json_string(p->bridges[pr->bridges[i]].bdf));
 	for (i = 0; i < 4; i++)
 		json_object_set_new(gdr, level_keys[i],
-				    verdict_json(p, g, n, (enum topo_path_type)i, false));
+				    verdict_json(p, g, n, topo_pcie_levels[i], false));
 	json_object_set_new(gdr, "nccl_default",
 			    verdict_json(p, g, n, TOPO_PATH_PXB, true));
 	return json_pack("{s:s, s:s, s:s, s:o, s:s, s:o}", "gpu", p->gpus[g].name,

@@ -26,7 +26,7 @@ bool probe_class_within(struct probe_class c, enum topo_path_type level,
 			bool allow_p2c)
 {
 	if (c.p2c)
-		return allow_p2c || level >= TOPO_PATH_PHB;
+		return allow_p2c || level >= TOPO_PATH_P2C;
 	return c.type <= level;
 }
 

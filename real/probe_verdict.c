@@ -19,6 +19,7 @@
 static const char *const meaning[] = {
 	[TOPO_PATH_PIX] = "behind one PCIe switch",
 	[TOPO_PATH_PXB] = "across PCIe switches",
+	[TOPO_PATH_P2C] = "over NVLink-C2C and the CPU's PCIe",
 	[TOPO_PATH_PHB] = "through the CPU root complex",
 	[TOPO_PATH_SYS] = "across CPU sockets",
 };

@@ -57,7 +57,7 @@ static void check_verdicts(const struct probe *p, const char *const *want)
 		for (n = 0; n < p->nnics; n++, k++) {
 			for (l = 0; l < 5; l++)
 				got[l] = letter[probe_gdr_verdict(p, g, n,
-					l < 4 ? (enum topo_path_type)l : TOPO_PATH_PXB,
+					l < 4 ? topo_pcie_levels[l] : TOPO_PATH_PXB,
 					l == 4, why, sizeof(why))];
 			got[5] = '\0';
 			cr_expect_str_eq(got, want[k], "%s: %s-%s", p->sysfs,

@@ -294,6 +294,32 @@ Test(topo_path, names_and_parse)
 	cr_assert_str_eq(topo_path_name((enum topo_path_type)7), "?");
 	/* Nearest first: a level allows every class up to itself. */
 	cr_assert(TOPO_PATH_PIX < TOPO_PATH_PXB &&
-		  TOPO_PATH_PXB < TOPO_PATH_PHB &&
+		  TOPO_PATH_PXB < TOPO_PATH_P2C &&
+		  TOPO_PATH_P2C < TOPO_PATH_PHB &&
 		  TOPO_PATH_PHB < TOPO_PATH_SYS);
+	cr_assert_str_eq(topo_path_name(TOPO_PATH_P2C), "P2C");
+}
+
+/* A Grace Hopper node: the GPU on its CPU over NVLink-C2C, four NICs on
+ * that CPU's PCIe. Every NIC is P2C, within NCCL's default GDR level. */
+Test(topo_path, c2c_gpu_is_p2c_to_its_cpus_nics)
+{
+	static const char yaml[] =
+		"name: gh\n"
+		"sockets: [ { name: grace, memory_bandwidth: 400 GB/s } ]\n"
+		"gpus: [ { name: h100, parent: grace, link: { bandwidth: 450 GB/s, latency: 0.2 us, kind: c2c } } ]\n"
+		"nics:\n"
+		"  - { name: nic0, parent: grace, link: { gen: 5, width: 16, latency: 0.1 us }, rate: 400 Gbit/s, latency: 0.6 us }\n"
+		"  - { name: nic1, parent: grace, link: { gen: 5, width: 16, latency: 0.1 us }, rate: 400 Gbit/s, latency: 0.6 us }\n"
+		"fabric: { switch_latency: 0.2 us }\n"
+		"staging: { chunk: 512 KiB, buffers: 8, copy_bandwidth: 25 GB/s, chunk_overhead: 2 us }\n";
+	struct topology t;
+	struct diag d = { "" };
+
+	cr_assert_eq(topology_load_buffer(yaml, sizeof(yaml) - 1, "gh", &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.gpus[0].link.kind, TOPO_LINK_C2C);
+	cr_assert_eq(topo_gpu_nic_path(&t, 0, 0), TOPO_PATH_P2C);
+	cr_assert_eq(topo_gpu_nic_path(&t, 0, 1), TOPO_PATH_P2C);
+	cr_assert(gdr_allowed(&t, 0, 1, GDR_LEVEL_DEFAULT, NULL, 0));
+	cr_assert(!gdr_allowed(&t, 0, 1, TOPO_PATH_PXB, NULL, 0));
 }

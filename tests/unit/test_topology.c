@@ -433,7 +433,7 @@ Test(bad_topology, oversubscription_below_one)
 Test(bad_topology, nvlink_needs_bandwidth)
 {
 	check_bad("nvlink-needs-bandwidth", 10, 13, "bandwidth",
-		  "missing required key (kind: nvlink needs it)");
+		  "missing required key (NVLink needs bandwidth, or links and link_bandwidth)");
 }
 
 Test(bad_topology, bad_fraction)
@@ -507,4 +507,65 @@ Test(bad_topology, buffer_edge_cases)
 	cr_assert_eq(topology_load_buffer(minimal, strlen(minimal) - 20, "b",
 					  &t, &d),
 		     -EINVAL);
+}
+
+/* The schema of issue 9: NVLink given per link, NVSwitch and NVLS, C2C,
+ * in-network reduction, copy engines, GPU generation. */
+Test(bad_topology, nvlink_links_need_link_bandwidth)
+{
+	check_bad("nvlink-links-need-bandwidth", 10, 13, "link_bandwidth",
+		  "missing required key (links needs it)");
+}
+
+Test(bad_topology, nvls_needs_nvswitch)
+{
+	check_bad("nvls-without-nvswitch", 10, 67, "nvls",
+		  "only allowed with kind: nvswitch");
+}
+
+Test(bad_topology, nvls_is_a_bool)
+{
+	check_bad("nvls-not-bool", 10, 75, "nvls",
+		  "expected 'false' or 'true', got 'yes'");
+}
+
+Test(bad_topology, gpu_fabric_kind)
+{
+	check_bad("gpu-fabric-kind", 10, 21, "kind",
+		  "expected 'pcie', 'nvlink' or 'nvswitch', got 'nvsw'");
+}
+
+Test(bad_topology, c2c_gpu_under_a_switch)
+{
+	check_bad("c2c-under-switch", 7, 27, "parent",
+		  "a GPU with a c2c link hangs under its socket, not under switch 'sw0'");
+}
+
+Test(bad_topology, c2c_only_for_gpus)
+{
+	check_bad("c2c-nic", 9, 38, "kind", "only a GPU's link can be c2c");
+}
+
+Test(bad_topology, c2c_is_no_pcie_link)
+{
+	check_bad("c2c-with-gen", 7, 77, "kind",
+		  "a c2c link takes bandwidth, not gen and width");
+}
+
+Test(bad_topology, gpu_arch_by_name)
+{
+	check_bad("gpu-arch", 12, 11, "gpu_arch",
+		  "expected 'volta', 'ampere', 'hopper' or 'blackwell', got 'sm90'");
+}
+
+Test(bad_topology, in_network_reduction_is_a_bool)
+{
+	check_bad("inr-not-bool", 10, 57, "in_network_reduction",
+		  "expected 'false' or 'true', got '1'");
+}
+
+Test(bad_topology, copy_engines_at_least_one)
+{
+	check_bad("copy-engines-zero", 11, 99, "copy_engines",
+		  "must be between 1 and 64, got '0'");
 }

@@ -24,6 +24,7 @@ static void same_link(const struct topo_link *a, const struct topo_link *b,
 	same(a->bw_up, b->bw_up, what, i);
 	same(a->bw_down, b->bw_down, what, i);
 	same(a->latency, b->latency, what, i);
+	cr_assert_eq(a->kind, b->kind, "%s[%u] link kind", what, i);
 }
 
 static void same_device(const struct topo_device *a, const struct topo_device *b,
@@ -69,10 +70,16 @@ static void assert_same(const struct topology *a, const struct topology *b)
 	if (a->nsockets > 1)
 		same_link(&a->inter_socket, &b->inter_socket, "inter_socket", 0);
 	cr_assert_eq(a->gpu_fabric.kind, b->gpu_fabric.kind);
-	if (a->gpu_fabric.kind == TOPO_GPU_FABRIC_NVLINK) {
+	if (topo_has_nvlink(a)) {
 		same(a->gpu_fabric.bw, b->gpu_fabric.bw, "nvlink", 0);
 		same(a->gpu_fabric.latency, b->gpu_fabric.latency, "nvlink", 0);
+		cr_assert_eq(a->gpu_fabric.links, b->gpu_fabric.links);
+		cr_assert_eq(a->gpu_fabric.nvls, b->gpu_fabric.nvls);
 	}
+	cr_assert_eq(a->gpu_arch, b->gpu_arch);
+	cr_assert_eq(a->cpu_vendor, b->cpu_vendor);
+	cr_assert_eq(a->fabric.in_network_reduction, b->fabric.in_network_reduction);
+	cr_assert_eq(a->staging.copy_engines, b->staging.copy_engines);
 	same(a->fabric.switch_latency, b->fabric.switch_latency, "fabric", 0);
 	cr_assert_eq(a->fabric.hops, b->fabric.hops);
 	same(a->fabric.oversubscription, b->fabric.oversubscription, "fabric", 0);
