@@ -18,12 +18,29 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 int cli_parse_unsigned(const char *s, unsigned max, unsigned *out);
 
 struct plan_options;
+
+/* NCCL's knobs, long options only: NCCL_ALGO, NCCL_PROTO, the channel
+ * count (NCCL_MIN/MAX_NCHANNELS) and PXN (NCCL_PXN_DISABLE). */
+enum {
+	CLI_OPT_ALGO = 256,
+	CLI_OPT_PROTO,
+	CLI_OPT_CHANNELS,
+	CLI_OPT_PXN,
+};
+#define CLI_NCCL_LONGOPTS                                                     \
+	{ "algo", required_argument, NULL, CLI_OPT_ALGO },                    \
+	{ "proto", required_argument, NULL, CLI_OPT_PROTO },                  \
+	{ "channels", required_argument, NULL, CLI_OPT_CHANNELS },            \
+	{ "pxn", required_argument, NULL, CLI_OPT_PXN },
+/* Their lines of --help. */
+extern const char cli_nccl_usage[];
+
 /*
  * The options of a run that several commands take alike (run, compare,
- * validate): -n/--nodes, -p/--path, -g/--gdr-level, --chunk ('C'),
+ * validate, busbw): -n/--nodes, -p/--path, -g/--gdr-level, --chunk ('C'),
  * --buffers ('B'), --devices ('D', which sets GDRLAB_EMU_DEVICES for the
- * ranks to inherit); getopt's ':' (a value missing) and anything else is
- * an unknown option. 0 when @c was handled, else the exit status after a
+ * ranks to inherit), and CLI_NCCL_LONGOPTS; getopt's ':' (a value
+ * missing) and anything else is an unknown option. 0 when @c was handled, else the exit status after a
  * one-line usage error. The default case of a command's getopt loop.
  */
 int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,

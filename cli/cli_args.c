@@ -9,6 +9,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "tuner.h"
 #include "units.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -65,24 +66,58 @@ const struct backend_ops *cli_find_backend(const char *cmd, const char *opt,
 	return b;
 }
 
+const char cli_nccl_usage[] =
+	"      --algo LIST         NCCL_ALGO syntax: ring,tree,nvls,nvlstree,pat,\n"
+	"                          collnetdirect,collnetchain, '^' to exclude, and\n"
+	"                          'allreduce:tree;broadcast:ring' (default: all,\n"
+	"                          the fastest by NCCL's own cost model)\n"
+	"      --proto LIST        NCCL_PROTO syntax: LL,LL128,Simple (default: all;\n"
+	"                          LL128 where NCCL enables it)\n"
+	"      --channels N        channels a collective uses (default: NCCL's count)\n"
+	"      --pxn on|off        PXN: send through a peer GPU's NIC over NVLink\n"
+	"                          where NCCL would (default on)\n";
+
 int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 		    struct plan_options *o)
 {
+	struct tune_enable scratch;
+	struct diag d = { "" };
 	const char *why;
 	uint64_t bytes;
 
 	switch (c) {
+	case CLI_OPT_ALGO:
+	case CLI_OPT_PROTO:
+		tune_enable_default(&scratch);
+		if (tune_enable_parse(&scratch, c == CLI_OPT_ALGO ? arg : NULL,
+				      c == CLI_OPT_PROTO ? arg : NULL, &d))
+			return cli_usage_error(cmd, "%s", d.msg);
+		if (c == CLI_OPT_ALGO)
+			o->algo = arg;
+		else
+			o->proto = arg;
+		return 0;
+	case CLI_OPT_CHANNELS:
+		if (cli_parse_unsigned(arg, NCCL_MAX_CHANNELS, &o->nchannels))
+			return cli_usage_error(cmd, "--channels: expected a whole number from 1 to %d, got '%s'",
+					       NCCL_MAX_CHANNELS, arg);
+		return 0;
+	case CLI_OPT_PXN:
+		if (strcmp(arg, "on") && strcmp(arg, "off"))
+			return cli_usage_error(cmd, "--pxn: expected on or off, got '%s'", arg);
+		o->pxn_off = !strcmp(arg, "off");
+		return 0;
 	case 'n':
 		if (cli_parse_unsigned(arg, TOPO_MAX_NODES, &o->nodes))
 			return cli_usage_error(cmd, "--nodes: expected a whole number from 1 to 65536, got '%s'", arg);
 		return 0;
 	case 'p':
 		if (plan_path_parse(arg, &o->path))
-			return cli_usage_error(cmd, "--path: expected staged, direct or auto, got '%s'", arg);
+			return cli_usage_error(cmd, "--path: expected direct, staged, staged-memcpy or auto, got '%s'", arg);
 		return 0;
 	case 'g':
 		if (topo_path_parse(arg, &o->gdr_level))
-			return cli_usage_error(cmd, "--gdr-level: expected pix, pxb, phb or sys, got '%s'", arg);
+			return cli_usage_error(cmd, "--gdr-level: expected pix, pxb, p2c, phb or sys, got '%s'", arg);
 		return 0;
 	case 'C':
 		if (units_parse_size(arg, &bytes, &why))

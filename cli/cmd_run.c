@@ -33,9 +33,11 @@ static const char run_usage[] =
 	"  -b, --backend NAME      analytic (default); see 'gdrlab backends'\n"
 	"%s"
 	"  -g, --gdr-level LEVEL   farthest GPU-NIC distance where GPUDirect RDMA is\n"
-	"                          still used: pix, pxb (default, as NCCL), phb, sys\n"
-	"      --chunk SIZE        staged path: bounce buffer size (e.g. 1MiB)\n"
-	"      --buffers N         staged path: bounce buffers per side\n"
+	"                          still used: pix, pxb, p2c (default, as NCCL 2.27+),\n"
+	"                          phb, sys\n"
+	"%s"
+	"      --chunk SIZE        staged-memcpy: bounce buffer size (e.g. 1MiB)\n"
+	"      --buffers N         staged-memcpy: bounce buffers per side\n"
 	"      --json FILE|-       write the results as JSON ('-': stdout, no table)\n"
 	"      --csv FILE|-        write one CSV row per collective\n"
 	"%s"
@@ -50,12 +52,17 @@ static const char run_usage[] =
 static void print_usage(FILE *out, bool compare)
 {
 	fprintf(out, run_usage, compare ? "compare" : "run",
-		compare ? "Replay the trace over the host-staged and the direct (GPUDirect RDMA)\n"
-			  "path and print them side by side with the speedup." :
+		compare ? "Replay the trace over the direct (GPUDirect RDMA) path, NCCL's host\n"
+			  "staging and MPI-style memcpy staging, and print them side by side with\n"
+			  "the speedups of direct." :
 			  "Replay the trace through one backend on one data path.",
 		compare ? "" :
-			  "  -p, --path PATH         staged, direct, or auto (default): direct where\n"
-			  "                          the GDR level allows it, staged elsewhere\n",
+			  "  -p, --path PATH         auto (default): direct where the GDR level\n"
+			  "                          allows it, NCCL's staging elsewhere; direct;\n"
+			  "                          staged (NCCL's: GPU threads write pinned host\n"
+			  "                          memory, the NIC reads it); staged-memcpy (MPI's:\n"
+			  "                          cudaMemcpy through bounce buffers)\n",
+		cli_nccl_usage,
 		compare ? "" : "      --timeline FILE|-   write a Chrome/Perfetto trace (ui.perfetto.dev)\n");
 }
 
@@ -75,6 +82,7 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 		{ "csv", required_argument, NULL, 'c' },
 		{ "timeline", required_argument, NULL, 'l' },
 		{ "devices", required_argument, NULL, 'D' },
+		CLI_NCCL_LONGOPTS
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -314,13 +322,13 @@ int cmd_compare(int argc, char **argv)
 {
 	struct run_args a;
 	struct session s;
-	struct plan plan_s, plan_d;
-	struct records rec_s, rec_d;
+	struct plan plans[REPORT_PATHS];
+	struct records recs[REPORT_PATHS];
+	const struct records *rp[REPORT_PATHS];
 	struct outputs out;
 	struct report_context ctx;
-	struct plan_options opts;
 	struct diag d = { "" };
-	int rc, err;
+	int rc = 0, err = 0, done = 0;
 
 	rc = parse_args(argc, argv, true, &a);
 	if (rc >= 0)
@@ -328,51 +336,45 @@ int cmd_compare(int argc, char **argv)
 	rc = session_load(&s, "compare", &a);
 	if (rc)
 		goto out_trace;
-	opts = a.opts;
-	opts.path = PLAN_PATH_STAGED;
-	err = execute(&s, &opts, &plan_s, &rec_s, &d);
-	if (err) {
-		rc = fail("compare", err, &d);
-		goto out_trace;
+	/* The same trace on each path: direct, NCCL's staging, memcpy's. */
+	for (; done < REPORT_PATHS; done++) {
+		struct plan_options opts = a.opts;
+
+		opts.path = report_path_plan[done];
+		err = execute(&s, &opts, &plans[done], &recs[done], &d);
+		if (err) {
+			rc = fail("compare", err, &d);
+			goto out_runs;
+		}
+		rp[done] = &recs[done];
 	}
-	opts.path = PLAN_PATH_DIRECT;
-	err = execute(&s, &opts, &plan_d, &rec_d, &d);
-	if (err) {
-		rc = fail("compare", err, &d);
-		goto out_staged;
-	}
-	ctx = (struct report_context){ &plan_d, a.topology, a.trace };
+	ctx = (struct report_context){ &plans[REPORT_DIRECT], a.topology, a.trace };
 	err = outputs_open(&out, &a, &d);
 	if (err) {
 		rc = fail("compare", err, &d);
-		goto out_direct;
+		goto out_runs;
 	}
 	if (out.json.fp)
-		err = report_json_write(out.json.fp,
-					report_compare_json(&ctx, &rec_s, &rec_d));
-	if (!err && out.csv.fp)
-		err = report_csv(out.csv.fp, &rec_s, true);
-	if (!err && out.csv.fp)
-		err = report_csv(out.csv.fp, &rec_d, false);
+		err = report_json_write(out.json.fp, report_compare_json(&ctx, rp));
+	for (int k = 0; k < REPORT_PATHS && !err && out.csv.fp; k++)
+		err = report_csv(out.csv.fp, rp[k], k == 0);
 	if (!err)
 		err = outputs_commit(&out, &d);
 	else
 		outputs_abort(&out);
 	if (err) {
 		rc = fail("compare", err, &d);
-		goto out_direct;
+		goto out_runs;
 	}
 	if (!stdout_taken(&a))
-		report_compare_table(stdout, &ctx, &rec_s, &rec_d);
-	rc = data_status("compare", &rec_s);
-	if (!rc)
-		rc = data_status("compare", &rec_d);
-out_direct:
-	records_destroy(&rec_d);
-	plan_destroy(&plan_d);
-out_staged:
-	records_destroy(&rec_s);
-	plan_destroy(&plan_s);
+		report_compare_table(stdout, &ctx, rp);
+	for (int k = 0; k < REPORT_PATHS && !rc; k++)
+		rc = data_status("compare", rp[k]);
+out_runs:
+	while (done-- > 0) {
+		records_destroy(&recs[done]);
+		plan_destroy(&plans[done]);
+	}
 out_trace:
 	trace_destroy(&s.trace);
 	return rc;

@@ -77,6 +77,7 @@ static int parse(int argc, char **argv, struct validate_args *a)
 		{ "tolerance", required_argument, NULL, 'o' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "devices", required_argument, NULL, 'D' },
+		CLI_NCCL_LONGOPTS
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },

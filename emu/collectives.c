@@ -63,27 +63,6 @@ static uint64_t block_off(const struct emu_coll *ec, unsigned b, unsigned n)
 	return count * b / n * esize(ec);
 }
 
-/* The plan's channel-0 order: the ring, or the chain from the root. */
-static void ring_of(const struct plan_pattern *pat, unsigned *order)
-{
-	const struct plan_transfer *t;
-
-	if (pat->nranks < 2 || !pat->nsteps || pat->op == TRACE_OP_ALLTOALL ||
-	    pat->op == TRACE_OP_SENDRECV) {
-		memcpy(order, pat->ranks, pat->nranks * sizeof(*order));
-		return;
-	}
-	t = &pat->transfers[pat->steps[0].first_transfer];
-	if (pat->op == TRACE_OP_BROADCAST) {
-		order[0] = t[0].src_rank;
-		for (unsigned i = 0; i + 1 < pat->nranks; i++)
-			order[i + 1] = t[i].dst_rank;
-	} else {
-		for (unsigned i = 0; i < pat->nranks; i++)
-			order[i] = t[i].src_rank;
-	}
-}
-
 static int pos_of(const unsigned *order, unsigned n, unsigned rank)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -92,38 +71,18 @@ static int pos_of(const unsigned *order, unsigned n, unsigned rank)
 	return -1;
 }
 
-/* The plan's path of each side of src -> dst. */
-static void pair_path(const struct plan_pattern *pat, unsigned src,
-		      unsigned dst, bool *send_staged, bool *recv_staged,
-		      bool *intra)
-{
-	*send_staged = *recv_staged = *intra = false;
-	for (size_t i = 0; i < pat->ntransfers; i++) {
-		const struct plan_transfer *t = &pat->transfers[i];
-
-		if (t->src_rank != src || t->dst_rank != dst)
-			continue;
-		for (unsigned k = 0; k < t->nstages; k++) {
-			*send_staged |= t->stages[k].kind == STAGE_D2H;
-			*recv_staged |= t->stages[k].kind == STAGE_H2D;
-			*intra |= t->stages[k].kind == STAGE_INTRA;
-		}
-		return;
-	}
-}
-
 static void step_paths(const struct emu_coll *ec, struct vp_step *s)
 {
 	bool ss, sr, in;
 
 	if (s->send_to >= 0) {
-		pair_path(ec->pat, ec->rank, (unsigned)s->send_to, &ss, &sr, &in);
+		plan_pair_sides(ec->pat, ec->rank, (unsigned)s->send_to, &ss, &sr, &in);
 		s->staged_send = ss;
 		s->staged_send_remote = sr;
 		s->intra_send = in;
 	}
 	if (s->recv_from >= 0) {
-		pair_path(ec->pat, (unsigned)s->recv_from, ec->rank, &ss, &sr, &in);
+		plan_pair_sides(ec->pat, (unsigned)s->recv_from, ec->rank, &ss, &sr, &in);
 		s->staged_recv = sr;
 		s->intra_recv = in;
 	}
@@ -210,7 +169,7 @@ int emu_coll_prepare(struct vp_ctx *c, const struct emu_coll *ec,
 		err = diag_set(d, -ENOMEM, "out of memory");
 		goto out;
 	}
-	ring_of(pat, order);
+	plan_pattern_ring(pat, order);
 	pos = pos_of(order, n, ec->rank);
 	if (pos < 0)
 		goto out; /* not in the group */
@@ -267,7 +226,7 @@ int emu_coll_run(struct vp_ctx *c, const struct emu_coll *ec,
 	order = malloc(n * sizeof(*order));
 	if (!order)
 		return diag_set(d, -ENOMEM, "out of memory");
-	ring_of(pat, order);
+	plan_pattern_ring(pat, order);
 	pos = pos_of(order, n, ec->rank);
 	if (pos < 0)
 		goto out;
@@ -406,7 +365,7 @@ int emu_coll_check(struct vp_ctx *c, const struct emu_coll *ec,
 	order = malloc(n * sizeof(*order));
 	if (!order)
 		return diag_set(d, -ENOMEM, "out of memory");
-	ring_of(pat, order);
+	plan_pattern_ring(pat, order);
 	pos = pos_of(order, n, ec->rank);
 	/* send/recv: only the receiver has something to check */
 	if (pos < 0 || (pat->op == TRACE_OP_SENDRECV && ec->rank != (unsigned)pat->peer))

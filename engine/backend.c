@@ -33,6 +33,7 @@ int backend_execute(const struct backend_ops *b, const struct topology *topo,
 		    const struct backend_hooks *hooks, struct plan *plan,
 		    struct records *rec, struct diag *d)
 {
+	struct plan_options o = *opts;
 	char why[256] = "";
 	int err;
 
@@ -42,7 +43,8 @@ int backend_execute(const struct backend_ops *b, const struct topology *topo,
 	if (err)
 		return diag_set(d, err, "backend %s cannot run here: %s",
 				b->name, why[0] ? why : strerror(-err));
-	err = plan_build(plan, topo, trace, opts, d);
+	o.ring_only = !(b->caps & BACKEND_CAP_ALGORITHMS);
+	err = plan_build(plan, topo, trace, &o, d);
 	if (err)
 		return err;
 	err = records_init(rec, plan, b->name);

@@ -25,6 +25,10 @@ enum backend_cap {
 					   * truths hold to rounding */
 	BACKEND_CAP_GPU_MEMORY = 1u << 3, /* moves real GPU memory */
 	BACKEND_CAP_DATA_CHECK = 1u << 4, /* verifies every byte it moves */
+	BACKEND_CAP_ALGORITHMS = 1u << 5, /* times NCCL's algorithms as the
+					   * tuner chose them; without it the
+					   * plan is one ring (Simple) and the
+					   * backend runs that ring itself */
 };
 
 struct backend_ops {

@@ -3,7 +3,7 @@
  * maxmin: max-min fair sharing of capacities among flows (progressive
  * filling, Bertsekas & Gallager, "Data Networks", 6.5.2).
  *
- * A flow uses each resource with an integer weight: a pipelined staged
+ * A flow uses each resource with a weight: a pipelined staged
  * transfer whose copy writes host memory while its NIC reads it uses host
  * memory twice per byte. A flow may also carry a private cap (a copy
  * engine's speed) that no other flow shares.
@@ -16,7 +16,7 @@
 
 struct maxmin_use {
 	uint32_t resource; /* index into the capacity array */
-	uint32_t weight;   /* bytes of this resource per byte of the flow */
+	double weight;     /* bytes of this resource per byte of the flow */
 };
 
 struct maxmin_flow {

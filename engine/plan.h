@@ -1,19 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * plan: what a trace asks of a cluster, down to the links.
+ * plan: what a trace asks of a cluster, down to the links, as NCCL would
+ * run it.
  *
- * Each collective becomes algorithm steps (ring, chain, pairwise exchange),
- * each step point-to-point transfers between GPUs that run at the same
- * time, and each transfer a list of stages on its path:
+ * For each collective the tuner (tuner.h) picks an algorithm, a protocol
+ * and a channel count as NCCL's does. The algorithm (algo.h, one file
+ * each) turns the collective into connections, each a directed pair of
+ * ranks on one channel with its route through the node and the fabric,
+ * and pipes: the connections of one channel that pass the same slices
+ * along, with the chain of hops a slice crosses. There is no step: a
+ * slice moves on as soon as it has arrived and a slot of the next
+ * connection is free (docs/model.md). Timing is the backend's.
  *
- *   direct: [NIC reads GPU (P2P)] [wire] [NIC writes GPU (P2P)]
- *   staged: [copy GPU->host] [NIC reads host] [wire] [NIC writes host]
- *           [copy host->GPU], chunked through bounce buffers
- *   inside a node: [NVLink or PCIe P2P]
+ * A route is a list of stages on its path:
  *
- * Collectives of the same shape (op, group, root) share one "pattern": the
- * steps and transfers with each transfer's share of the collective's bytes.
- * A backend times a pattern once per size, not once per bucket.
+ *   direct:         [NIC reads GPU (P2P)] [wire] [NIC writes GPU (P2P)]
+ *   staged (NCCL):  [GPU threads write host] [NIC reads host] [wire]
+ *                   [NIC writes host] [GPU threads read host]
+ *   staged-memcpy:  [copy GPU->host] [NIC reads host] [wire]
+ *                   [NIC writes host] [copy host->GPU], per-slice copies
+ *   inside a node:  [NVLink] or [PCIe P2P]
+ *
+ * Routes are written relative to the two nodes they join, so the
+ * connections of a homogeneous collective share a handful of them.
+ * Collectives of one shape (op, group, root, algorithm, protocol) share one
+ * pattern, built for the most channels any of them uses.
  */
 #ifndef GDRLAB_PLAN_H
 #define GDRLAB_PLAN_H
@@ -24,6 +35,8 @@
 
 #include "diag.h"
 #include "maxmin.h"
+#include "nccl_tuning.h"
+#include "proto.h"
 #include "resources.h"
 #include "topo_path.h"
 #include "topology.h"
@@ -31,20 +44,23 @@
 
 enum stage_kind {
 	STAGE_INTRA,     /* GPU to GPU inside a node: NVLink or PCIe P2P */
-	STAGE_D2H,       /* copy GPU -> host bounce buffer */
+	STAGE_D2H,       /* GPU -> host buffer: GPU threads' stores (NCCL)
+			  * or a copy engine's copy (memcpy) */
 	STAGE_NIC_READ,  /* the NIC reads the data (GPU or host memory) */
 	STAGE_WIRE,      /* NIC to NIC through the fabric */
 	STAGE_NIC_WRITE, /* the NIC writes the data (GPU or host memory) */
-	STAGE_H2D,       /* copy host bounce buffer -> GPU */
+	STAGE_H2D,       /* host buffer -> GPU: loads or a copy */
 	STAGE_KIND_COUNT,
 };
 
 const char *stage_kind_name(enum stage_kind k); /* "copy_to_host", ... */
 
 enum plan_path {
-	PLAN_PATH_STAGED,
+	PLAN_PATH_STAGED,        /* NCCL's own host staging */
+	PLAN_PATH_STAGED_MEMCPY, /* MPI/UCX's: copies through bounce buffers */
 	PLAN_PATH_DIRECT,
-	PLAN_PATH_AUTO, /* as NCCL: direct where the GDR level allows it */
+	PLAN_PATH_AUTO,          /* as NCCL: direct where the GDR level allows */
+	PLAN_PATH_COUNT,
 };
 const char *plan_path_name(enum plan_path p);
 int plan_path_parse(const char *s, enum plan_path *p);
@@ -53,6 +69,7 @@ int plan_path_parse(const char *s, enum plan_path *p);
 enum plan_path_used {
 	PLAN_USED_NONE,   /* never left a node */
 	PLAN_USED_STAGED,
+	PLAN_USED_STAGED_MEMCPY,
 	PLAN_USED_DIRECT,
 	PLAN_USED_MIXED,  /* some NIC sides direct, some staged */
 };
@@ -60,76 +77,139 @@ const char *plan_path_used_name(enum plan_path_used p);
 
 #define PLAN_MAX_STAGES 6
 #define PLAN_MAX_USES 48
+#define PLAN_MAX_DEPS 3
 
 struct plan_stage {
 	enum stage_kind kind;
-	unsigned segment;      /* stages in one segment pass each chunk through
-				* cut-through; segments hand over whole chunks */
+	unsigned segment;      /* stages of one segment pass a slice through
+				* cut-through; segments hand over whole slices */
 	bool gpu_memory;       /* NIC stages: the NIC touches GPU memory */
-	double latency;        /* seconds, paid once per transfer */
-	double chunk_overhead; /* seconds of work per chunk (copies) */
+	double latency;        /* seconds, the links' own (physical) */
+	double chunk_overhead; /* seconds of work per slice (memcpy copies) */
 	double bandwidth;      /* bytes/s alone on the links, private cap included */
-	double private_cap;    /* bytes/s no other transfer shares (a copy
-				* engine); INFINITY when none */
-	unsigned first_use, nuses; /* this stage's entries in the transfer's uses */
+	double private_cap;    /* bytes/s no other flow shares; INFINITY when none */
+	unsigned first_use, nuses; /* this stage's entries in the route's uses */
 };
 
-struct plan_transfer {
-	unsigned src_rank, dst_rank;
-	double share;  /* fraction of the collective's bytes it carries */
-	bool chunked;  /* pipelined through bounce buffers (a side is staged) */
+/* A resource a route crosses: a per-node id (resources.h) on its source
+ * node or on its destination node. */
+struct plan_use {
+	uint32_t res;
+	bool at_dst;
+	double weight;  /* bytes on it per payload byte (NVLS's owner share) */
+};
+
+struct plan_route {
+	enum hop_class hop;    /* NCCL's latency class of the hop */
+	bool intra;            /* inside one node */
+	bool send_direct, recv_direct; /* NIC sides on GPU memory */
+	bool memcpy;           /* staged the memcpy way */
+	bool cut_through;      /* the receiver passes each grain on as it
+				* arrives (LL, LL128 between GPUs of a node:
+				* a flag per line); across the network the
+				* proxy sends whole slots, and Simple waits
+				* for a slot's flag */
+	unsigned pxn_gpu;      /* PXN: the peer GPU whose NIC sends; else the
+				* source GPU */
+	int nic_src, nic_dst;  /* NICs of an inter-node hop, else -1 */
+	double latency;        /* seconds: the links' latencies, all stages */
+	double private_cap;    /* smallest private cap (a copy engine) */
 	unsigned nstages;
 	struct plan_stage stages[PLAN_MAX_STAGES];
-	/* Stage resources, in stage order, each with weight 1. */
-	unsigned nuses;
-	struct maxmin_use uses[PLAN_MAX_USES];
-	/* The same, merged: one entry per resource with summed weights. */
-	unsigned nflow_uses;
-	struct maxmin_use flow_uses[PLAN_MAX_USES];
-	double cap; /* private cap: the smallest copy bandwidth on the path */
+	unsigned nuses;        /* in stage order */
+	struct plan_use uses[PLAN_MAX_USES];
 };
 
-enum plan_step_kind {
-	PLAN_STEP_PARALLEL, /* transfers run side by side; the slowest ends it */
-	PLAN_STEP_CHAIN,    /* a pipelined chain (broadcast): latencies add up */
+/* One connection: slices from one rank to another on one channel. */
+struct plan_conn {
+	uint32_t src_rank, dst_rank;
+	uint32_t route;        /* into plan_pattern.routes */
+	uint32_t pipe;         /* into plan_pattern.pipes */
+	double volume;         /* payload bytes per byte of the collective */
+	double latency;        /* seconds a slice spends on the hop beyond its
+				* bytes: NCCL's per-hop latency for the
+				* algorithm and protocol, or the links' own if
+				* longer */
+	unsigned ndeps;        /* connections whose slice it forwards or
+				* reduces: its slice q needs their slice q */
+	uint32_t deps[PLAN_MAX_DEPS];
 };
 
-struct plan_step {
-	enum plan_step_kind kind;
-	unsigned repeat;       /* identical steps in a row (ring symmetry) */
-	size_t first_transfer; /* into plan_pattern.transfers */
-	size_t ntransfers;
+enum pipe_shape {
+	/* Every rank starts with data of its own; a chunk travels `steps`
+	 * connections of the ring per loop (ring algorithms). */
+	PIPE_RING,
+	/* Slices start at the leaves of a dependency tree and flow through
+	 * a fixed chain (trees, NVLS, CollNet, PAT, p2p). */
+	PIPE_CHAIN,
+};
+
+struct plan_pipe {
+	enum pipe_shape shape;
+	unsigned channel;
+	unsigned ranks;          /* PIPE_RING: chunks per loop (ranks in it) */
+	unsigned steps;          /* PIPE_RING: connections a chunk crosses a loop */
+	unsigned slices_per_chunk;
+	unsigned slice_steps;    /* slots a slice takes (NCCL_STEPS in all) */
+	uint64_t chunk_bytes;    /* payload of a full chunk (the protocol's) */
+	double share;            /* of the collective's bytes: this pipe's */
+	double conn_cap;         /* payload bytes/s a connection's threads
+				  * move at most (the protocol's per-channel
+				  * limit); INFINITY for none */
+	double efficiency;       /* of the links' share it gets (NVLS, PAT) */
+	size_t first_conn, nconns;
+	/* The connections a slice crosses, in order: the critical path. */
+	size_t first_hop, nhops;
 };
 
 struct plan_pattern {
 	enum trace_op op;
-	unsigned nranks;
-	unsigned *ranks;         /* owned; the group in ring order */
+	enum algo_id algo;
+	enum proto_id proto;
+	unsigned nranks, nnodes;     /* of its group */
+	unsigned *ranks;             /* owned; the group, sorted */
 	int root, peer;
-	size_t nsteps;
-	struct plan_step *steps; /* owned */
-	size_t ntransfers;
-	struct plan_transfer *transfers; /* owned */
+	unsigned nchannels;          /* channels built; a call uses a prefix */
+	size_t nroutes;
+	struct plan_route *routes;   /* owned */
+	size_t nconns;
+	struct plan_conn *conns;     /* owned, channel by channel */
+	size_t npipes;
+	struct plan_pipe *pipes;     /* owned, channel by channel */
+	size_t nhops;
+	uint32_t *hops;              /* owned; pipes' chains, conn indices */
+	double base_latency;         /* seconds per collective (launch) */
+	double total_cap;            /* payload bytes/s all channels of a call
+				      * move at most (LL's limit), shared
+				      * evenly; INFINITY for none */
 	enum plan_path_used path;
-	char fallback[256];      /* why direct was not used; "" if it was */
-	unsigned nfallback;      /* NIC sides that fell back to staged */
-	double bus_factor;       /* nccl-tests busbw = algbw * bus_factor */
+	char fallback[256];          /* why direct was not used; "" if it was */
+	unsigned nfallback;          /* NIC sides that fell back to staged */
+	double bus_factor;           /* nccl-tests busbw = algbw * bus_factor */
 };
 
 struct plan_options {
 	enum plan_path path;
 	enum topo_path_type gdr_level;
 	unsigned nodes;         /* 0: the topology's own */
-	uint64_t chunk_bytes;   /* 0: the topology's own */
-	unsigned buffers;       /* 0: the topology's own */
+	uint64_t chunk_bytes;   /* 0: the topology's own (memcpy staging) */
+	unsigned buffers;       /* 0: the topology's own (memcpy staging) */
+	const char *algo;       /* NCCL_ALGO syntax; NULL: all */
+	const char *proto;      /* NCCL_PROTO syntax; NULL: all */
+	unsigned nchannels;     /* 0: as NCCL; else a fixed channel count */
+	bool pxn_off;           /* NCCL_PXN_DISABLE=1 */
+	bool ring_only;         /* the backend runs its own ring (emu, real) */
 };
 
 void plan_options_default(struct plan_options *o);
 
+/* One collective of the trace, with what the tuner chose for it. */
 struct plan_collective {
-	size_t entry;   /* index into the trace */
-	size_t pattern; /* index into plan.patterns */
+	size_t entry;       /* index into the trace */
+	size_t pattern;     /* index into plan.patterns */
 	uint64_t bytes;
+	unsigned nchannels; /* channels this call uses (a prefix) */
+	double nccl_estimate_us; /* NCCL's own cost model for the choice */
 };
 
 struct plan {
@@ -137,7 +217,6 @@ struct plan {
 	const struct trace *trace; /* borrowed; must outlive the plan */
 	struct plan_options opts;
 	unsigned nodes, gpus_per_node, nranks;
-	unsigned nchannels;      /* rings per collective: one per NIC */
 	struct res_layout layout;
 	size_t npatterns;
 	struct plan_pattern *patterns; /* owned */
@@ -147,7 +226,8 @@ struct plan {
 
 /*
  * Build the plan for @trace on @topo. Errors that are the input's (a rank
- * outside the cluster, too many nodes) return -EINVAL with @d filled.
+ * outside the cluster, too many nodes, an --algo that cannot run) return
+ * -EINVAL with @d filled.
  */
 int plan_build(struct plan *p, const struct topology *topo,
 	       const struct trace *trace, const struct plan_options *opts,
@@ -160,5 +240,56 @@ double plan_bus_factor(enum trace_op op, unsigned n);
 
 /* Capacities of every resource of the plan's cluster; caller frees. */
 double *plan_capacities(const struct plan *p);
+
+/* The global id of use @u of a route joining @src_node to @dst_node. */
+static inline uint32_t plan_use_id(const struct plan *p,
+				   const struct plan_use *u,
+				   unsigned src_node, unsigned dst_node)
+{
+	return (u->at_dst ? dst_node : src_node) * p->layout.per_node + u->res;
+}
+
+static inline unsigned plan_node_of(const struct plan *p, unsigned rank)
+{
+	return rank / p->gpus_per_node;
+}
+
+/*
+ * How a call of @bytes on the first @nchannels channels of @pat cuts pipe
+ * @pp's data into slices (plan_slicing.c): what both timing backends pace
+ * a pipe by.
+ */
+struct plan_slicing {
+	bool active;        /* the call uses this pipe's channel */
+	double scale;       /* the call's bytes per byte of the pattern's
+			     * volumes (all channels built / channels used) */
+	double chunk;       /* payload bytes of a chunk */
+	double slices;      /* K: slices each connection carries */
+	double per_loop;    /* P: slices a connection carries in a loop */
+	double per_stream;  /* m: slices one chunk's stream has in the last loop */
+	unsigned slots;     /* slices a connection has in flight at most */
+};
+
+void plan_slicing(const struct plan *p, const struct plan_pattern *pat,
+		  const struct plan_pipe *pp, uint64_t bytes,
+		  unsigned nchannels, struct plan_slicing *s);
+
+/* Payload bytes one slice of connection @c carries in that call. */
+static inline double plan_slice_bytes(const struct plan_conn *c,
+				      const struct plan_slicing *s,
+				      uint64_t bytes)
+{
+	return c->volume * (double)bytes * s->scale / s->slices;
+}
+
+/*
+ * For backends that run their own ring over real bytes (emu, real): the
+ * ring of channel 0 (broadcast: from the root), and how each side of the
+ * pair src -> dst moves its data.
+ */
+void plan_pattern_ring(const struct plan_pattern *pat, unsigned *order);
+void plan_pair_sides(const struct plan_pattern *pat, unsigned src,
+		     unsigned dst, bool *send_staged, bool *recv_staged,
+		     bool *intra);
 
 #endif

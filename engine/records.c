@@ -36,6 +36,10 @@ int records_init(struct records *r, const struct plan *p, const char *backend)
 		c->ready_us = e->ready_us;
 		c->path = pat->path;
 		c->fallback = pat->fallback[0] ? pat->fallback : NULL;
+		c->algo = pat->algo;
+		c->proto = pat->proto;
+		c->nchannels = pc->nchannels;
+		c->nccl_estimate_us = pc->nccl_estimate_us;
 	}
 	for (unsigned i = 0; i < r->niter; i++)
 		r->iter[i].iteration = i;

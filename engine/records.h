@@ -34,9 +34,15 @@ struct coll_record {
 	double start_us, end_us; /* absolute, from the start of the run */
 	enum plan_path_used path;
 	const char *fallback;  /* NULL, or a reason borrowed from the plan */
+	/* What ran, as NCCL's tuner chose it, and NCCL's own estimate of
+	 * it (NAN for p2p, which NCCL's tuner does not model). */
+	enum algo_id algo;
+	enum proto_id proto;
+	unsigned nchannels;
+	double nccl_estimate_us;
 	double algbw_gbps, busbw_gbps;
-	/* The slowest transfer: busy time and bytes per stage kind, summed
-	 * over all steps, and the spans of its first step. */
+	/* The bottleneck connection: busy time and bytes per stage kind,
+	 * and when its stages were busy. */
 	double stage_us[STAGE_KIND_COUNT];
 	uint64_t stage_bytes[STAGE_KIND_COUNT];
 	unsigned nspans;

@@ -20,17 +20,24 @@ struct report_context {
 	const char *trace_file;
 };
 
+/* What `compare` runs: the same trace on each data path. */
+enum report_path {
+	REPORT_DIRECT,        /* GPUDirect RDMA where the GDR level allows */
+	REPORT_STAGED,        /* NCCL's host staging */
+	REPORT_STAGED_MEMCPY, /* MPI/UCX's: copies through bounce buffers */
+	REPORT_PATHS,
+};
+extern const enum plan_path report_path_plan[REPORT_PATHS];
+
 void report_table(FILE *out, const struct report_context *ctx,
 		  const struct records *r);
 void report_compare_table(FILE *out, const struct report_context *ctx,
-			  const struct records *staged,
-			  const struct records *direct);
+			  const struct records *const r[REPORT_PATHS]);
 
 /* New references; NULL on allocation failure. */
 json_t *report_json(const struct report_context *ctx, const struct records *r);
 json_t *report_compare_json(const struct report_context *ctx,
-			    const struct records *staged,
-			    const struct records *direct);
+			    const struct records *const r[REPORT_PATHS]);
 /* Writes @doc and drops the reference (as json_object_set_new steals it),
  * so report_json_write(f, report_json(...)) leaks nothing. */
 int report_json_write(FILE *out, json_t *doc);
@@ -39,7 +46,8 @@ int report_json_write(FILE *out, json_t *doc);
 int report_csv(FILE *out, const struct records *r, bool header);
 int report_timeline(FILE *out, const struct records *r);
 
-/* Iteration-time speedup of direct over staged (staged / direct). */
-double report_speedup(const struct records *staged, const struct records *direct);
+/* Speedup of @fast over @slow: iteration time, or communication time. */
+double report_speedup(const struct records *slow, const struct records *fast);
+double report_comm_speedup(const struct records *slow, const struct records *fast);
 
 #endif

@@ -3,6 +3,9 @@
 #include "report.h"
 
 #include <errno.h>
+#include <math.h>
+
+#include "algo.h"
 
 /* RFC 4180: quote the field, double any quote inside (device names come
  * from the user's topology file). */
@@ -25,7 +28,7 @@ int report_csv(FILE *out, const struct records *r, bool header)
 		     "end_us,time_us,algbw_gbps,busbw_gbps,path,fallback");
 	for (int k = 0; k < STAGE_KIND_COUNT; k++)
 		fprintf(out, ",%s_us", stage_kind_name(k));
-	fputc('\n', out);
+	fprintf(out, ",algo,proto,channels,nccl_estimate_us\n");
 rows:
 	for (size_t i = 0; i < r->ncoll; i++) {
 		const struct coll_record *c = &r->coll[i];
@@ -38,6 +41,10 @@ rows:
 		put_quoted(out, c->fallback ? c->fallback : "");
 		for (int k = 0; k < STAGE_KIND_COUNT; k++)
 			fprintf(out, ",%.3f", c->stage_us[k]);
+		fprintf(out, ",%s,%s,%u,", algo_name(c->algo), proto_name(c->proto),
+			c->nchannels);
+		if (isfinite(c->nccl_estimate_us))
+			fprintf(out, "%.3f", c->nccl_estimate_us);
 		fputc('\n', out);
 	}
 	return ferror(out) ? -EIO : 0;

@@ -6,6 +6,9 @@
 #include "report.h"
 
 #include <errno.h>
+#include <math.h>
+
+#include "algo.h"
 
 static json_t *stages_json(const struct coll_record *c)
 {
@@ -22,7 +25,8 @@ static json_t *stages_json(const struct coll_record *c)
 
 static json_t *collective_json(const struct coll_record *c)
 {
-	return json_pack("{s:I,s:s,s:I,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:s,s:o,s:o}",
+	return json_pack("{s:I,s:s,s:I,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:s,s:o,s:o,"
+			 "s:s,s:s,s:i,s:o}",
 			 "iteration", (json_int_t)c->iteration,
 			 "op", trace_op_name(c->op),
 			 "bytes", (json_int_t)c->bytes,
@@ -35,7 +39,12 @@ static json_t *collective_json(const struct coll_record *c)
 			 "busbw_gbps", c->busbw_gbps,
 			 "path", plan_path_used_name(c->path),
 			 "fallback", c->fallback ? json_string(c->fallback) : json_null(),
-			 "stages", stages_json(c));
+			 "stages", stages_json(c),
+			 "algo", algo_name(c->algo),
+			 "proto", proto_name(c->proto),
+			 "channels", (int)c->nchannels,
+			 "nccl_estimate_us", isfinite(c->nccl_estimate_us) ?
+				 json_real(c->nccl_estimate_us) : json_null());
 }
 
 json_t *report_json(const struct report_context *ctx, const struct records *r)
@@ -98,14 +107,26 @@ err:
 	return NULL;
 }
 
-json_t *report_compare_json(const struct report_context *ctx,
-			    const struct records *staged,
-			    const struct records *direct)
+/* Speedups of direct over one staged path, under explicit names. */
+static json_t *speedups_json(const struct records *slow, const struct records *fast)
 {
-	return json_pack("{s:o,s:o,s:f}",
-			 "staged", report_json(ctx, staged),
-			 "direct", report_json(ctx, direct),
-			 "speedup", report_speedup(staged, direct));
+	return json_pack("{s:f,s:f}", "communication", report_comm_speedup(slow, fast),
+			 "iteration", report_speedup(slow, fast));
+}
+
+json_t *report_compare_json(const struct report_context *ctx,
+			    const struct records *const r[REPORT_PATHS])
+{
+	/* "speedup" (iteration, direct over staged) is the old key, kept. */
+	return json_pack("{s:o,s:o,s:o,s:f,s:{s:o,s:o}}",
+			 "direct", report_json(ctx, r[REPORT_DIRECT]),
+			 "staged", report_json(ctx, r[REPORT_STAGED]),
+			 "staged_memcpy", report_json(ctx, r[REPORT_STAGED_MEMCPY]),
+			 "speedup", report_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]),
+			 "speedups",
+			 "direct_vs_staged", speedups_json(r[REPORT_STAGED], r[REPORT_DIRECT]),
+			 "direct_vs_staged_memcpy",
+			 speedups_json(r[REPORT_STAGED_MEMCPY], r[REPORT_DIRECT]));
 }
 
 int report_json_write(FILE *out, json_t *doc)

@@ -7,6 +7,8 @@
 #include "report.h"
 
 #include <math.h>
+
+#include "algo.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +101,45 @@ static void print_header(FILE *out, const struct report_context *ctx,
 		p->topo.staging.buffers);
 }
 
+/* "Ring/Simple x10, Tree/LL x2": what NCCL's tuner chose, most used first. */
+static void print_algorithms(FILE *out, const char *label, const struct records *r)
+{
+	struct algo_use {
+		enum algo_id a;
+		enum proto_id p;
+		unsigned n, ch;
+	} seen[ALGO_COUNT * PROTO_COUNT];
+	size_t ns = 0;
+
+	for (size_t i = 0; i < r->ncoll; i++) {
+		size_t k;
+
+		for (k = 0; k < ns; k++)
+			if (seen[k].a == r->coll[i].algo && seen[k].p == r->coll[i].proto)
+				break;
+		if (k == ns)
+			seen[ns++] = (struct algo_use){ r->coll[i].algo, r->coll[i].proto,
+							0, r->coll[i].nchannels };
+		seen[k].n++;
+		if (r->coll[i].nchannels > seen[k].ch)
+			seen[k].ch = r->coll[i].nchannels;
+	}
+	if (!ns)
+		return;
+	fprintf(out, "%s", label);
+	for (unsigned done = 0; done < ns; done++) {
+		size_t best = 0;
+
+		for (size_t k = 1; k < ns; k++)
+			if (seen[k].n > seen[best].n)
+				best = k;
+		fprintf(out, "%s%s/%s x%u (%u ch)", done ? ", " : "", algo_name(seen[best].a),
+			proto_name(seen[best].p), seen[best].n, seen[best].ch);
+		seen[best].n = 0;
+	}
+	fprintf(out, "\n");
+}
+
 void report_table(FILE *out, const struct report_context *ctx,
 		  const struct records *r)
 {
@@ -121,7 +162,9 @@ void report_table(FILE *out, const struct report_context *ctx,
 	fprintf(out, "\n");
 	fprintf(out, "iteration time       %12.1f us\n", r->iteration_time_us);
 	fprintf(out, "communication time   %12.1f us\n", r->comm_time_us);
-	fprintf(out, "exposed comm         %12.1f us\n\n", r->exposed_comm_us);
+	fprintf(out, "exposed comm         %12.1f us\n", r->exposed_comm_us);
+	print_algorithms(out, "algorithms           ", r);
+	fprintf(out, "\n");
 
 	qsort(groups, ng, sizeof(groups[0]), cmp_group);
 	fprintf(out, "%-15s %12s %6s %6s %12s %11s  %s\n", "op", "bytes", "ranks",
@@ -143,7 +186,7 @@ void report_table(FILE *out, const struct report_context *ctx,
 		stage_total += stage_us[k];
 	if (stage_total <= 0)
 		return;
-	fprintf(out, "\nstage busy time of the slowest transfer, per iteration "
+	fprintf(out, "\nstage busy time of the bottleneck connection, per iteration "
 		     "(stages overlap when pipelined)\n");
 	for (int k = 0; k < STAGE_KIND_COUNT; k++)
 		if (stage_us[k] > 0)
@@ -151,63 +194,111 @@ void report_table(FILE *out, const struct report_context *ctx,
 				stage_us[k] / (r->niter ? r->niter : 1));
 }
 
-static void print_verdict(FILE *out, const struct records *staged,
-			  const struct records *direct)
+const enum plan_path report_path_plan[REPORT_PATHS] = {
+	[REPORT_DIRECT] = PLAN_PATH_DIRECT,
+	[REPORT_STAGED] = PLAN_PATH_STAGED,
+	[REPORT_STAGED_MEMCPY] = PLAN_PATH_STAGED_MEMCPY,
+};
+
+static const char *const path_titles[REPORT_PATHS] = {
+	[REPORT_DIRECT] = "direct",
+	[REPORT_STAGED] = "staged",
+	[REPORT_STAGED_MEMCPY] = "staged-memcpy",
+};
+
+static void print_verdict(FILE *out, const struct records *const r[REPORT_PATHS])
 {
-	double comm = direct->comm_time_us > 0 ?
-			      staged->comm_time_us / direct->comm_time_us : 0;
-	double iter = report_speedup(staged, direct);
+	double comm = report_comm_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]);
+	double memcpy_comm = report_comm_speedup(r[REPORT_STAGED_MEMCPY], r[REPORT_DIRECT]);
+	double iter = report_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]);
 
 	if (comm <= 0 || iter <= 0)
 		return;
 	fprintf(out, "\nverdict: direct (GPUDirect RDMA) communication is %.2fx %s than "
-		     "staged;\n         with compute overlap the iteration is %.1f%% %s\n",
-		comm >= 1 ? comm : 1 / comm, comm >= 1 ? "faster" : "slower",
+		     "NCCL's host staging",
+		comm >= 1 ? comm : 1 / comm, comm >= 1 ? "faster" : "slower");
+	if (memcpy_comm > 0)
+		fprintf(out, "\n         (%.2fx %s than staging with memcpy, as MPI does)",
+			memcpy_comm >= 1 ? memcpy_comm : 1 / memcpy_comm,
+			memcpy_comm >= 1 ? "faster" : "slower");
+	fprintf(out, ";\n         with compute overlap the iteration is %.1f%% %s\n",
 		100 * fabs(1 - 1 / iter), iter >= 1 ? "shorter" : "longer");
 }
 
-static void compare_row(FILE *out, const char *what, double s, double d)
+static void compare_row(FILE *out, const char *what,
+			const struct records *const r[REPORT_PATHS],
+			double (*get)(const struct records *))
 {
-	fprintf(out, "%-22s %14.1f %14.1f %9.2fx\n", what, s, d,
-		d > 0 ? s / d : 0);
+	fprintf(out, "%-22s", what);
+	for (int k = 0; k < REPORT_PATHS; k++)
+		fprintf(out, " %15.1f", get(r[k]));
+	fprintf(out, "\n");
+}
+
+static double iteration_of(const struct records *r)
+{
+	return r->iteration_time_us;
+}
+
+static double comm_of(const struct records *r)
+{
+	return r->comm_time_us;
+}
+
+static double exposed_of(const struct records *r)
+{
+	return r->exposed_comm_us;
 }
 
 void report_compare_table(FILE *out, const struct report_context *ctx,
-			  const struct records *staged,
-			  const struct records *direct)
+			  const struct records *const r[REPORT_PATHS])
 {
-	double ss[STAGE_KIND_COUNT] = { 0 }, ds[STAGE_KIND_COUNT] = { 0 };
-	unsigned nfb;
-	const char *why = first_fallback(direct, &nfb);
-	unsigned ni = staged->niter ? staged->niter : 1;
+	double st[REPORT_PATHS][STAGE_KIND_COUNT] = { { 0 } };
+	unsigned nfb, ni = r[REPORT_DIRECT]->niter ? r[REPORT_DIRECT]->niter : 1;
+	const char *why = first_fallback(r[REPORT_DIRECT], &nfb);
 
-	print_header(out, ctx, staged);
+	print_header(out, ctx, r[REPORT_DIRECT]);
 	if (why)
 		fprintf(out, "fallback   %u collectives could not go direct: %s\n",
 			nfb, why);
-	fprintf(out, "\n%-22s %14s %14s %10s\n", "per iteration", "staged",
-		"direct", "speedup");
-	compare_row(out, "iteration time (us)", staged->iteration_time_us,
-		    direct->iteration_time_us);
-	compare_row(out, "communication (us)", staged->comm_time_us,
-		    direct->comm_time_us);
-	compare_row(out, "exposed comm (us)", staged->exposed_comm_us,
-		    direct->exposed_comm_us);
-	for (size_t i = 0; i < staged->ncoll; i++)
-		for (int k = 0; k < STAGE_KIND_COUNT; k++) {
-			ss[k] += staged->coll[i].stage_us[k];
-			ds[k] += direct->coll[i].stage_us[k];
-		}
-	fprintf(out, "\nstage busy time of the slowest transfer (us per iteration)\n");
-	for (int k = 0; k < STAGE_KIND_COUNT; k++)
-		if (ss[k] > 0 || ds[k] > 0)
-			fprintf(out, "  %-20s %14.1f %14.1f\n", stage_kind_name(k),
-				ss[k] / ni, ds[k] / ni);
-	print_verdict(out, staged, direct);
+	print_algorithms(out, "algorithm  ", r[REPORT_DIRECT]);
+	fprintf(out, "\n%-22s", "per iteration");
+	for (int k = 0; k < REPORT_PATHS; k++)
+		fprintf(out, " %15s", path_titles[k]);
+	fprintf(out, "\n");
+	compare_row(out, "iteration time (us)", r, iteration_of);
+	compare_row(out, "communication (us)", r, comm_of);
+	compare_row(out, "exposed comm (us)", r, exposed_of);
+	fprintf(out, "\n%-22s %15s %15s\n", "speedup of direct over", "staged", "staged-memcpy");
+	fprintf(out, "%-22s %14.2fx %14.2fx\n", "  communication",
+		report_comm_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]),
+		report_comm_speedup(r[REPORT_STAGED_MEMCPY], r[REPORT_DIRECT]));
+	fprintf(out, "%-22s %14.2fx %14.2fx\n", "  iteration",
+		report_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]),
+		report_speedup(r[REPORT_STAGED_MEMCPY], r[REPORT_DIRECT]));
+	for (int p = 0; p < REPORT_PATHS; p++)
+		for (size_t i = 0; i < r[p]->ncoll; i++)
+			for (int k = 0; k < STAGE_KIND_COUNT; k++)
+				st[p][k] += r[p]->coll[i].stage_us[k];
+	fprintf(out, "\nstage busy time of the bottleneck connection (us per iteration)\n");
+	for (int k = 0; k < STAGE_KIND_COUNT; k++) {
+		if (st[0][k] <= 0 && st[1][k] <= 0 && st[2][k] <= 0)
+			continue;
+		fprintf(out, "  %-20s", stage_kind_name(k));
+		for (int p = 0; p < REPORT_PATHS; p++)
+			fprintf(out, " %15.1f", st[p][k] / ni);
+		fprintf(out, "\n");
+	}
+	print_verdict(out, r);
 }
 
-double report_speedup(const struct records *staged, const struct records *direct)
+double report_speedup(const struct records *slow, const struct records *fast)
 {
-	return direct->iteration_time_us > 0 ?
-		       staged->iteration_time_us / direct->iteration_time_us : 0;
+	return fast->iteration_time_us > 0 ?
+		       slow->iteration_time_us / fast->iteration_time_us : 0;
+}
+
+double report_comm_speedup(const struct records *slow, const struct records *fast)
+{
+	return fast->comm_time_us > 0 ? slow->comm_time_us / fast->comm_time_us : 0;
 }

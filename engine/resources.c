@@ -16,6 +16,8 @@ static unsigned res_count(const struct topology *topo, enum res_kind kind)
 	case RES_NVLINK_RX:
 	case RES_GPU_P2P_READ:
 	case RES_GPU_P2P_WRITE:
+	case RES_CE_D2H:
+	case RES_CE_H2D:
 		return topo->ngpus;
 	case RES_NIC_UP:
 	case RES_NIC_DOWN:
@@ -89,6 +91,11 @@ double res_capacity(const struct topology *topo, enum res_kind kind,
 		return topo->gpus[i].p2p_read_bw;
 	case RES_GPU_P2P_WRITE:
 		return topo->gpus[i].p2p_write_bw;
+	case RES_CE_D2H:
+	case RES_CE_H2D:
+		/* copy_engines copies at once, each at copy_bw. */
+		return topo->staging.copy_bw * (topo->staging.copy_engines ?
+						       topo->staging.copy_engines : 1);
 	case RES_KIND_COUNT:
 		break;
 	}
@@ -117,6 +124,7 @@ static const char *const res_kind_names[RES_KIND_COUNT] = {
 	[RES_NVLINK_RX] = "nvlink_rx",   [RES_PORT_TX] = "port_tx",
 	[RES_PORT_RX] = "port_rx",
 	[RES_GPU_P2P_READ] = "p2p_read", [RES_GPU_P2P_WRITE] = "p2p_write",
+	[RES_CE_D2H] = "copy_engines_d2h", [RES_CE_H2D] = "copy_engines_h2d",
 };
 
 void res_locate(const struct res_layout *l, uint32_t id, unsigned *node,
@@ -163,6 +171,8 @@ void res_name(const struct res_layout *l, const struct topology *topo,
 	case RES_NVLINK_RX:
 	case RES_GPU_P2P_READ:
 	case RES_GPU_P2P_WRITE:
+	case RES_CE_D2H:
+	case RES_CE_H2D:
 		owner = topo->gpus[index].name;
 		break;
 	case RES_NIC_UP:

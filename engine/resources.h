@@ -36,6 +36,8 @@ enum res_kind {
 	RES_GPU_P2P_READ,  /* per GPU: peers reading its memory (a NIC sending) */
 	RES_GPU_P2P_WRITE, /* per GPU: peers writing its memory (a NIC
 			    * receiving, a GPU copying into it over PCIe) */
+	RES_CE_D2H,        /* per GPU: its copy engines, GPU -> host */
+	RES_CE_H2D,        /* per GPU: its copy engines, host -> GPU */
 	RES_KIND_COUNT,
 };
 

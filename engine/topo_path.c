@@ -135,6 +135,12 @@ static uint64_t nearest_set(const struct topology *topo, int gpu)
  */
 int topo_nearest_nic(const struct topology *topo, int gpu)
 {
+	return topo_nearest_nic_rotated(topo, gpu, 0);
+}
+
+int topo_nearest_nic_rotated(const struct topology *topo, int gpu,
+			     unsigned rotation)
+{
 	uint64_t set;
 	unsigned i, k = 0, ncand = 0, pick;
 	int g;
@@ -150,7 +156,7 @@ int topo_nearest_nic(const struct topology *topo, int gpu)
 	for (i = 0; i < TOPO_MAX_NICS; i++)
 		if (set & (UINT64_C(1) << i))
 			ncand++;
-	pick = k % ncand;
+	pick = (unsigned)(((uint64_t)k + rotation) % ncand);
 	for (i = 0; i < TOPO_MAX_NICS; i++) {
 		if (!(set & (UINT64_C(1) << i)))
 			continue;

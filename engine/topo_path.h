@@ -39,4 +39,12 @@ enum topo_path_type topo_gpu_nic_path(const struct topology *topo, int gpu,
  */
 int topo_nearest_nic(const struct topology *topo, int gpu);
 
+/*
+ * The same, turned @rotation places along the GPU's equally near NICs:
+ * NCCL's channels rotate over the NICs, so a GPU with four equally near
+ * NICs sends channel c through the (k + c) mod 4-th, k its own place.
+ */
+int topo_nearest_nic_rotated(const struct topology *topo, int gpu,
+			     unsigned rotation);
+
 #endif

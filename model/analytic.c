@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The analytic backend: every collective is timed in closed form.
+ * The analytic backend: every collective in closed form.
  *
- * The transfers of one algorithm step run at the same time and share links
- * max-min fairly (maxmin.h); each transfer then takes the pipeline time of
- * its stages at its share (pipeline.h). A step ends with its slowest
- * transfer (a chain, as broadcast, adds the hops' latencies instead). The
- * rates depend only on the pattern, not on the bytes, so each pattern is
- * solved once and each size timed once.
+ * The connections of the channels a call uses run at once and share the
+ * links max-min fairly (maxmin.h), each link use weighted by the
+ * protocol's bytes on the wire per payload byte. A pipe cannot run faster
+ * than its slowest connection, so a second pass caps every connection at
+ * its pipe's pace and lets others take what that frees. Each pipe is then
+ * timed in closed form (pipeline.h) and the collective ends with its
+ * slowest pipe, after NCCL's launch latency. Rates depend on the pattern
+ * and the channel count only: they are solved once per pair.
  */
 #include "analytic.h"
 
@@ -19,161 +21,399 @@
 #include "maxmin.h"
 #include "pipeline.h"
 
+/* What sharing leaves one connection, in payload bytes/s. */
+struct conn_rate {
+	double rate;                       /* all its segments busy at once */
+	double seg_bw[PLAN_MAX_STAGES];    /* per segment, competing only with
+					    * the same segment of the others
+					    * (while slices fill the pipe) */
+	double seg_ovh[PLAN_MAX_STAGES];   /* per-slice work per segment */
+	unsigned nseg;
+};
+
+struct rates {
+	unsigned nchannels;
+	struct conn_rate *c; /* per connection of the pattern */
+};
+
 struct pattern_state {
-	struct pipeline_share *shares; /* per transfer: what sharing leaves it */
-	uint64_t last_bytes;  /* memo: the last size timed */
+	struct rates *r;     /* solved channel counts */
+	size_t nr;
+	uint64_t last_bytes; /* memo: the last call timed */
+	unsigned last_nch;
 	struct coll_record last;
 };
 
-/*
- * Per segment: the step's transfers each as a flow over only the links of
- * that segment (each link once per use, the segment's private caps).
- */
-static int segment_shares(const struct plan_step *st,
-			  const struct plan_pattern *pat, const double *cap,
-			  size_t nres, struct maxmin_flow *flows,
-			  struct maxmin_use *uses, struct pipeline_share *sh)
+struct solver {
+	const struct plan *p;
+	const double *cap;
+	size_t nres;
+};
+
+/* The links of conn @c's stages of segment @seg (all of them for -1),
+ * merged, weighted; returns how many. */
+static unsigned conn_uses(const struct plan *p, const struct plan_pattern *pat,
+			  const struct plan_conn *c, int seg, double *private_cap,
+			  struct maxmin_use *out)
 {
-	for (unsigned k = 0; k < PLAN_MAX_STAGES; k++) {
-		bool any = false;
-		int err;
+	const struct plan_route *r = &pat->routes[c->route];
+	const struct plan_pipe *pp = &pat->pipes[c->pipe];
+	double w = proto_get(pat->proto)->wire_ratio / pp->efficiency;
+	unsigned src = plan_node_of(p, c->src_rank), dst = plan_node_of(p, c->dst_rank);
+	unsigned n = 0;
 
-		for (size_t i = 0; i < st->ntransfers; i++) {
-			const struct plan_transfer *t =
-				&pat->transfers[st->first_transfer + i];
-			struct maxmin_use *u = &uses[i * PLAN_MAX_USES];
-			unsigned n = 0;
+	*private_cap = INFINITY;
+	for (unsigned s = 0; s < r->nstages; s++) {
+		const struct plan_stage *st = &r->stages[s];
 
-			flows[i].cap = INFINITY;
-			for (unsigned s = 0; s < t->nstages; s++) {
-				const struct plan_stage *sg = &t->stages[s];
+		if (seg >= 0 && st->segment != (unsigned)seg)
+			continue;
+		if (st->private_cap < *private_cap)
+			*private_cap = st->private_cap;
+		for (unsigned u = st->first_use; u < st->first_use + st->nuses; u++) {
+			uint32_t id = plan_use_id(p, &r->uses[u], src, dst);
+			unsigned j;
 
-				if (sg->segment != k)
-					continue;
-				any = true;
-				if (sg->private_cap < flows[i].cap)
-					flows[i].cap = sg->private_cap;
-				for (unsigned j = 0; j < sg->nuses; j++)
-					u[n++] = t->uses[sg->first_use + j];
-			}
-			flows[i].uses = u;
-			flows[i].nuses = n;
+			for (j = 0; j < n && out[j].resource != id; j++)
+				;
+			if (j == n)
+				out[n++] = (struct maxmin_use){ id, 0 };
+			out[j].weight += r->uses[u].weight * w;
 		}
-		if (!any)
-			break;
-		err = maxmin_solve(cap, nres, flows, st->ntransfers);
-		if (err)
-			return err;
-		for (size_t i = 0; i < st->ntransfers; i++)
-			sh[i].segment_bw[k] = flows[i].rate;
 	}
-	return 0;
+	return n;
 }
 
-static int solve_shares(const struct plan_pattern *pat, const double *cap,
-			size_t nres, struct pipeline_share *shares)
+/* A connection's own limits: its copy engine, its channel's threads, its
+ * share of the call's whole limit. */
+static double conn_cap(const struct plan_pattern *pat, const struct plan_conn *c,
+		       unsigned nch, double private_cap)
 {
-	size_t nt = pat->ntransfers ? pat->ntransfers : 1;
-	struct maxmin_flow *flows;
-	struct maxmin_use *uses;
-	int err = 0;
+	double cap = private_cap, pc = pat->pipes[c->pipe].conn_cap;
 
-	flows = calloc(nt, sizeof(*flows));
-	uses = calloc(nt * PLAN_MAX_USES, sizeof(*uses));
-	if (!flows || !uses) {
-		err = -ENOMEM;
+	if (pc < cap)
+		cap = pc;
+	if (isfinite(pat->total_cap) && pat->total_cap / nch < cap)
+		cap = pat->total_cap / nch;
+	return cap;
+}
+
+static bool conn_active(const struct plan_pattern *pat, const struct plan_conn *c,
+			unsigned nch)
+{
+	return pat->pipes[c->pipe].channel < nch;
+}
+
+/*
+ * Max-min over the active connections, restricted to segment @seg (-1:
+ * all) and, with @phase, to the connections of phase @want. With @pace,
+ * each connection is first capped at its pipe's pace from @pace[]
+ * (payload bytes/s per byte of volume).
+ */
+static int share(const struct solver *sv, const struct plan_pattern *pat,
+		 unsigned nch, int seg, const uint32_t *phase, uint32_t want,
+		 const double *pace, double *rate)
+{
+	size_t n = pat->nconns, total = 0, at = 0;
+	struct maxmin_flow *flows = calloc(n ? n : 1, sizeof(*flows));
+	struct maxmin_use tmp[PLAN_MAX_USES], *pool = NULL;
+	int err = -ENOMEM;
+
+	if (!flows)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		double pcap;
+
+		if (conn_active(pat, &pat->conns[i], nch) && (!phase || phase[i] == want))
+			total += conn_uses(sv->p, pat, &pat->conns[i], seg, &pcap, tmp);
+	}
+	pool = malloc((total ? total : 1) * sizeof(*pool));
+	if (!pool)
 		goto out;
-	}
-	for (size_t s = 0; s < pat->nsteps && !err; s++) {
-		const struct plan_step *st = &pat->steps[s];
-		struct pipeline_share *sh = &shares[st->first_transfer];
+	for (size_t i = 0; i < n; i++) {
+		const struct plan_conn *c = &pat->conns[i];
+		double pcap;
+		unsigned k;
 
-		for (size_t i = 0; i < st->ntransfers; i++) {
-			const struct plan_transfer *t =
-				&pat->transfers[st->first_transfer + i];
-
-			flows[i].uses = t->flow_uses;
-			flows[i].nuses = t->nflow_uses;
-			flows[i].cap = t->cap;
-		}
-		err = maxmin_solve(cap, nres, flows, st->ntransfers);
-		if (err)
-			break;
-		for (size_t i = 0; i < st->ntransfers; i++)
-			sh[i].rate = flows[i].rate;
-		err = segment_shares(st, pat, cap, nres, flows, uses, sh);
+		if (!conn_active(pat, c, nch) || (phase && phase[i] != want))
+			continue;
+		k = conn_uses(sv->p, pat, c, seg, &pcap, pool + at);
+		flows[i].uses = pool + at;
+		flows[i].nuses = k;
+		flows[i].cap = conn_cap(pat, c, nch, pcap);
+		if (pace && pace[c->pipe] * c->volume < flows[i].cap)
+			flows[i].cap = pace[c->pipe] * c->volume;
+		at += k;
 	}
+	err = maxmin_solve(sv->cap, sv->nres, flows, n);
+	for (size_t i = 0; !err && i < n; i++)
+		if (!phase || phase[i] == want)
+			rate[i] = flows[i].nuses || isfinite(flows[i].cap) ? flows[i].rate :
+									     INFINITY;
 out:
-	free(uses);
+	free(pool);
 	free(flows);
 	return err;
 }
 
-static double transfer_latency(const struct plan_transfer *t)
+/* Each pipe's pace: the slowest rate per byte of volume among its
+ * connections. */
+static void pipe_pace(const struct plan_pattern *pat, const double *rate,
+		      unsigned nch, double *pace)
 {
-	double l = 0;
+	for (size_t i = 0; i < pat->npipes; i++)
+		pace[i] = INFINITY;
+	for (size_t i = 0; i < pat->nconns; i++) {
+		const struct plan_conn *c = &pat->conns[i];
 
-	for (unsigned i = 0; i < t->nstages; i++)
-		l += t->stages[i].latency;
-	return l;
+		if (conn_active(pat, c, nch) && c->volume > 0 &&
+		    rate[i] / c->volume < pace[c->pipe])
+			pace[c->pipe] = rate[i] / c->volume;
+	}
 }
 
-static void time_collective(const struct plan *p, const struct plan_pattern *pat,
-			    const struct pipeline_share *shares, uint64_t bytes,
-			    struct coll_record *c)
+/*
+ * Phases: which connections move at once while a pipe fills. A ring's
+ * connections all start at once (every rank has a chunk of its own), so
+ * they are one phase. A chain's slice crosses its hops one after another
+ * and, the channels being alike, every channel's slice is at the same
+ * depth at the same time: a connection's phase is its depth in the
+ * dependency graph (sources 0, then one more than its deepest input).
+ */
+static int phases(const struct plan_pattern *pat, unsigned nch, uint32_t *phase,
+		  uint32_t *nphases)
 {
-	const struct topo_staging *stg = &p->topo.staging;
-	double total = 0;
+	bool changed = true;
 
-	memset(c->stage_us, 0, sizeof(c->stage_us));
-	memset(c->stage_bytes, 0, sizeof(c->stage_bytes));
-	c->nspans = 0;
-	for (size_t s = 0; s < pat->nsteps; s++) {
-		const struct plan_step *st = &pat->steps[s];
-		struct pipeline_result res, worst = { 0 };
-		const struct plan_transfer *slow = NULL;
-		double lat_sum = 0, step_time;
+	*nphases = 1;
+	for (size_t i = 0; i < pat->nconns; i++)
+		phase[i] = 0;
+	for (unsigned pass = 0; changed && pass <= pat->nconns; pass++) {
+		changed = false;
+		for (size_t i = 0; i < pat->nconns; i++) {
+			const struct plan_conn *c = &pat->conns[i];
 
-		for (size_t i = 0; i < st->ntransfers; i++) {
-			const struct plan_transfer *t =
-				&pat->transfers[st->first_transfer + i];
-			double tb = (double)bytes * t->share;
-
-			pipeline_time(t, tb, &shares[st->first_transfer + i],
-				      stg->chunk_bytes, stg->buffers, &res);
-			if (st->kind == PLAN_STEP_CHAIN) {
-				double l = transfer_latency(t);
-
-				lat_sum += l;
-				res.time -= l;
-			}
-			if (!slow || res.time > worst.time) {
-				slow = t;
-				worst = res;
-			}
-		}
-		if (!slow)
-			continue;
-		step_time = worst.time + lat_sum;
-		total += st->repeat * step_time;
-		for (unsigned k = 0; k < slow->nstages; k++) {
-			enum stage_kind kind = slow->stages[k].kind;
-
-			c->stage_us[kind] += st->repeat * 1e6 *
-					     (worst.stage_end[k] - worst.stage_start[k]);
-			c->stage_bytes[kind] += st->repeat *
-						(uint64_t)llround(bytes * slow->share);
-			if (s == 0 && c->nspans < PLAN_MAX_STAGES) {
-				struct stage_span *sp = &c->spans[c->nspans++];
-
-				sp->kind = kind;
-				sp->start_us = 1e6 * worst.stage_start[k];
-				sp->end_us = 1e6 * worst.stage_end[k];
-				sp->bytes = (uint64_t)llround(bytes * slow->share);
-			}
+			if (!conn_active(pat, c, nch) || pat->pipes[c->pipe].shape == PIPE_RING)
+				continue;
+			for (unsigned d = 0; d < c->ndeps; d++)
+				if (phase[c->deps[d]] + 1 > phase[i]) {
+					phase[i] = phase[c->deps[d]] + 1;
+					changed = true;
+				}
+			if (phase[i] + 1 > *nphases)
+				*nphases = phase[i] + 1;
 		}
 	}
-	c->time_us = total * 1e6;
+	return changed ? -ELOOP : 0; /* a chain with a cycle: a bad plan */
+}
+
+static int solve(const struct solver *sv, const struct plan_pattern *pat,
+		 unsigned nch, struct conn_rate *cr)
+{
+	size_t n = pat->nconns ? pat->nconns : 1;
+	double *rate = calloc(n, sizeof(*rate));
+	double *pace = calloc(pat->npipes ? pat->npipes : 1, sizeof(*pace));
+	uint32_t *phase = calloc(n, sizeof(*phase)), nphases = 0;
+	unsigned nseg = 0;
+	int err = -ENOMEM;
+
+	if (!rate || !pace || !phase)
+		goto out;
+	err = share(sv, pat, nch, -1, NULL, 0, NULL, rate);
+	if (!err) {
+		pipe_pace(pat, rate, nch, pace);
+		err = share(sv, pat, nch, -1, NULL, 0, pace, rate);
+	}
+	for (size_t i = 0; !err && i < pat->nconns; i++) {
+		const struct plan_route *r = &pat->routes[pat->conns[i].route];
+
+		cr[i].rate = rate[i];
+		cr[i].nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
+		if (cr[i].nseg > nseg)
+			nseg = cr[i].nseg;
+		for (unsigned s = 0; s < r->nstages; s++)
+			cr[i].seg_ovh[r->stages[s].segment] += r->stages[s].chunk_overhead;
+	}
+	if (!err)
+		err = phases(pat, nch, phase, &nphases);
+	/* While a pipe fills, a slice's segments take turns, and only the
+	 * connections of its phase move with it. */
+	for (uint32_t ph = 0; !err && ph < nphases; ph++)
+		for (unsigned k = 0; !err && k < nseg; k++) {
+			err = share(sv, pat, nch, (int)k, phase, ph, NULL, rate);
+			for (size_t i = 0; !err && i < pat->nconns; i++)
+				if (phase[i] == ph && k < cr[i].nseg)
+					cr[i].seg_bw[k] = rate[i];
+		}
+out:
+	free(phase);
+	free(pace);
+	free(rate);
+	return err;
+}
+
+static const struct conn_rate *rates_for(const struct solver *sv,
+					 const struct plan_pattern *pat,
+					 struct pattern_state *ps, unsigned nch,
+					 int *err)
+{
+	struct rates *nr;
+
+	for (size_t i = 0; i < ps->nr; i++)
+		if (ps->r[i].nchannels == nch)
+			return ps->r[i].c;
+	nr = realloc(ps->r, (ps->nr + 1) * sizeof(*nr));
+	if (!nr) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	ps->r = nr;
+	nr = &ps->r[ps->nr];
+	nr->nchannels = nch;
+	nr->c = calloc(pat->nconns ? pat->nconns : 1, sizeof(*nr->c));
+	if (!nr->c) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	ps->nr++;
+	*err = solve(sv, pat, nch, nr->c);
+	return *err ? NULL : nr->c;
+}
+
+/* One connection's slice times in a call. */
+struct conn_time {
+	double tau;    /* through all its segments, store and forward */
+	double period; /* between slices, steady */
+	double seg_tau[PLAN_MAX_STAGES];
+};
+
+/*
+ * @rho: the share of a chain's hops that carry a slice at once once the
+ * pipe runs (K slices over H hops: min(1, K/H); 1 for a ring). With few
+ * slices the links are shared by few connections: a connection gets its
+ * steady share over rho, but never more than while the pipe fills.
+ */
+static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
+		      double latency, double rho, struct conn_time *t)
+{
+	double eff = rho > 0 ? r->rate / rho : r->rate, steady;
+
+	t->tau = 0;
+	for (unsigned k = 0; k < r->nseg; k++) {
+		double bw = r->seg_bw[k];
+
+		t->seg_tau[k] = r->seg_ovh[k] + (isfinite(bw) && bw > 0 ? slice / bw : 0);
+		t->tau += t->seg_tau[k];
+		if (bw < eff)
+			eff = bw;
+	}
+	steady = isfinite(eff) && eff > 0 ? slice / eff : 0;
+	t->period = steady;
+	/* In steady state each segment takes a slice at a time. */
+	for (unsigned k = 0; k < r->nseg; k++)
+		if (r->seg_ovh[k] + steady > t->period)
+			t->period = r->seg_ovh[k] + steady;
+	if (pipeline_slot_period(latency, t->tau, slots) > t->period)
+		t->period = pipeline_slot_period(latency, t->tau, slots);
+}
+
+/* The stage busy times and spans of the bottleneck connection. */
+static void record_stages(const struct plan_pattern *pat, const struct plan_conn *c,
+			  const struct conn_time *ct, double slices, double payload,
+			  double end, struct coll_record *rec)
+{
+	const struct plan_route *r = &pat->routes[c->route];
+	double at = 0;
+	unsigned seg = 0;
+
+	rec->nspans = 0;
+	for (unsigned s = 0; s < r->nstages; s++) {
+		const struct plan_stage *st = &r->stages[s];
+		struct stage_span *sp;
+
+		for (; seg < st->segment; seg++)
+			at += ct->seg_tau[seg];
+		rec->stage_us[st->kind] += 1e6 * slices * ct->seg_tau[st->segment];
+		rec->stage_bytes[st->kind] += (uint64_t)llround(payload);
+		if (rec->nspans >= PLAN_MAX_STAGES)
+			continue;
+		sp = &rec->spans[rec->nspans++];
+		sp->kind = st->kind;
+		sp->start_us = 1e6 * at;
+		sp->end_us = 1e6 * end;
+		sp->bytes = (uint64_t)llround(payload);
+	}
+}
+
+static int time_call(const struct solver *sv, const struct plan_pattern *pat,
+		     struct pattern_state *ps, uint64_t bytes, unsigned nch,
+		     struct coll_record *rec)
+{
+	const struct plan *p = sv->p;
+	const struct conn_rate *cr;
+	const struct plan_conn *worst_conn = NULL;
+	struct conn_time worst_ct = { 0 };
+	double worst = 0, worst_slices = 0, grain = proto_get(pat->proto)->grain;
+	int err = 0;
+
+	memset(rec->stage_us, 0, sizeof(rec->stage_us));
+	memset(rec->stage_bytes, 0, sizeof(rec->stage_bytes));
+	rec->nspans = 0;
+	rec->time_us = 0;
+	if (!pat->npipes || !bytes)
+		return 0;
+	cr = rates_for(sv, pat, ps, nch, &err);
+	if (!cr)
+		return err;
+	for (size_t i = 0; i < pat->npipes; i++) {
+		const struct plan_pipe *pp = &pat->pipes[i];
+		const struct plan_conn *bott = NULL;
+		struct conn_time bott_ct = { 0 };
+		struct plan_slicing s;
+		double chain = 0, pi = 0, t, rho;
+
+		plan_slicing(p, pat, pp, bytes, nch, &s);
+		if (!s.active)
+			continue;
+		rho = pp->shape == PIPE_RING || !pp->nhops ? 1 :
+		      s.slices < pp->nhops ? s.slices / pp->nhops : 1;
+		for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
+			const struct plan_conn *c = &pat->conns[k];
+			struct conn_time ct;
+
+			conn_time(&cr[k], plan_slice_bytes(c, &s, bytes), s.slots, c->latency,
+				  rho, &ct);
+			if (!bott || ct.period > pi) {
+				pi = ct.period;
+				bott = c;
+				bott_ct = ct;
+			}
+		}
+		for (size_t h = pp->first_hop; h < pp->first_hop + pp->nhops; h++) {
+			const struct plan_conn *c = &pat->conns[pat->hops[h]];
+			double slice = plan_slice_bytes(c, &s, bytes);
+			struct conn_time ct;
+
+			/* A cut-through hop holds a slice back by one grain. */
+			if (pat->routes[c->route].cut_through && slice > grain)
+				slice = grain;
+			conn_time(&cr[pat->hops[h]], slice, s.slots, c->latency, rho, &ct);
+			chain += c->latency + ct.tau;
+		}
+		t = pipeline_time(&s, chain, pi, bott ? bott->latency : 0);
+		if (!worst_conn || t > worst) {
+			worst = t;
+			worst_conn = bott;
+			worst_ct = bott_ct;
+			worst_slices = s.slices;
+		}
+	}
+	rec->time_us = 1e6 * (pat->base_latency + worst);
+	if (worst_conn)
+		record_stages(pat, worst_conn, &worst_ct, worst_slices,
+			      worst_conn->volume * (double)bytes * (double)pat->nchannels / nch,
+			      rec->time_us * 1e-6, rec);
+	return 0;
 }
 
 static void copy_timing(struct coll_record *dst, const struct coll_record *src)
@@ -188,7 +428,7 @@ static void copy_timing(struct coll_record *dst, const struct coll_record *src)
 static int analytic_run(const struct plan *p, struct records *rec,
 			struct diag *d)
 {
-	size_t nres = (size_t)p->layout.per_node * p->nodes;
+	struct solver sv = { .p = p, .nres = (size_t)p->layout.per_node * p->nodes };
 	struct pattern_state *st;
 	double *cap;
 	int err = -ENOMEM;
@@ -197,40 +437,32 @@ static int analytic_run(const struct plan *p, struct records *rec,
 	st = calloc(p->npatterns ? p->npatterns : 1, sizeof(*st));
 	if (!cap || !st)
 		goto out;
-	for (size_t i = 0; i < p->npatterns; i++) {
-		const struct plan_pattern *pat = &p->patterns[i];
-
-		st[i].shares = calloc(pat->ntransfers ? pat->ntransfers : 1,
-				      sizeof(*st[i].shares));
-		if (!st[i].shares) {
-			err = -ENOMEM;
-			goto out;
-		}
-		err = solve_shares(pat, cap, nres, st[i].shares);
-		if (err)
-			goto out;
-		st[i].last_bytes = 0;
-	}
-	for (size_t i = 0; i < p->ncollectives; i++) {
+	sv.cap = cap;
+	err = 0;
+	for (size_t i = 0; i < p->ncollectives && !err; i++) {
 		const struct plan_collective *pc = &p->collectives[i];
 		struct pattern_state *ps = &st[pc->pattern];
 
-		if (ps->last_bytes != pc->bytes) {
-			time_collective(p, &p->patterns[pc->pattern], ps->shares,
-					pc->bytes, &ps->last);
+		if (ps->last_bytes != pc->bytes || ps->last_nch != pc->nchannels ||
+		    !ps->last_bytes) {
+			err = time_call(&sv, &p->patterns[pc->pattern], ps, pc->bytes,
+					pc->nchannels, &ps->last);
 			ps->last_bytes = pc->bytes;
+			ps->last_nch = pc->nchannels;
 		}
 		copy_timing(&rec->coll[i], &ps->last);
 		records_progress(rec, i + 1);
 	}
-	err = 0;
 out:
 	if (err)
 		diag_set(d, err, "analytic backend: %s",
 			 err == -ENOMEM ? "out of memory" : "internal error");
 	if (st)
-		for (size_t i = 0; i < p->npatterns; i++)
-			free(st[i].shares);
+		for (size_t i = 0; i < p->npatterns; i++) {
+			for (size_t k = 0; k < st[i].nr; k++)
+				free(st[i].r[k].c);
+			free(st[i].r);
+		}
 	free(st);
 	free(cap);
 	return err;
@@ -239,7 +471,7 @@ out:
 const struct backend_ops analytic_backend_ops = {
 	.size = sizeof(struct backend_ops),
 	.name = "analytic",
-	.description = "closed form: alpha-beta per stage, pipelined, max-min shared",
-	.caps = BACKEND_CAP_SIM_CLOCK | BACKEND_CAP_EXACT,
+	.description = "closed form: NCCL's algorithms as slice pipelines, max-min shared",
+	.caps = BACKEND_CAP_SIM_CLOCK | BACKEND_CAP_EXACT | BACKEND_CAP_ALGORITHMS,
 	.run = analytic_run,
 };

@@ -1,55 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pipeline: the closed-form time of one transfer along its stages.
+ * pipeline: the closed-form time of one pipe (plan.h): slices flowing
+ * through connections, each slice moving on as soon as it has arrived
+ * and the next connection has a free slot. No step, no barrier.
  *
- * Stages of one segment pass data through cut-through (the NIC streams what
- * it reads onto the wire while the far NIC writes it), so one segment costs
- * its latencies plus bytes over its slowest stage. A staged transfer is cut
- * into chunks that go from segment to segment (copy, then RDMA, then copy)
- * through a fixed number of bounce buffers, so with n chunks:
+ * Connection c passes a slice in tau_c (its segments store and forward
+ * it: sum over segments of per-slice work + slice / bandwidth) plus its
+ * latency l_c, and in steady state takes one slice every pi_c (its
+ * slowest segment, its share of the links, or its slots' round trip
+ * (tau_c + 2 l_c) / slots: a slot is free again once its slice has
+ * arrived and the credit has come back, whichever is longest). The pipe's slowest
+ * connection sets the period pi. A connection carries K slices, P of them
+ * per loop; a slice of the last loop's slowest chunk crosses the chain,
+ * with m - 1 more of its stream behind it. The last slice then ends at
  *
- *   T = sum of latencies + sum_k s_k + (n - 1) * P
+ *   T = max( (K - P) pi + sum over the chain (l + tau) + (m - 1) pi,
+ *            K pi + l_b )
  *
- * where s_k = overhead_k + chunk / bandwidth_k is the time a chunk spends in
- * segment k and P, the period at which chunks leave, is the largest s_k, or
- * chunk / rate when sharing gives the transfer less than its slowest stage,
- * or a buffer's round trip over the number of buffers when buffers run out.
- * Unchunked (direct) transfers reduce to T = latencies + bytes / rate.
+ * the latest of the two ways it can be late: waiting behind the loops
+ * before it and then crossing the chain (latency-bound), or behind every
+ * slice of the slowest connection (bandwidth-bound). For a chain of h
+ * equal hops and K = P = m slices this is h (l + tau) + (K - 1) tau, the
+ * textbook pipeline; for a ring of n ranks with many slices it is
+ * V / B + l, the per-link volume over the bottleneck.
  */
 #ifndef GDRLAB_PIPELINE_H
 #define GDRLAB_PIPELINE_H
 
-#include <stdint.h>
-
 #include "plan.h"
 
-struct pipeline_result {
-	double time;                          /* seconds */
-	double stage_start[PLAN_MAX_STAGES];  /* seconds from the start */
-	double stage_end[PLAN_MAX_STAGES];
-};
+double pipeline_time(const struct plan_slicing *s, double chain,
+		     double period, double last_latency);
 
-/*
- * What a transfer gets while the others of its step run.
- * @rate: its max-min share with all its segments busy at once (the steady
- * state of a long pipeline); INFINITY when nothing limits it.
- * @segment_bw: per segment, its max-min share when each transfer's segment
- * competes only with the same segment of the others: the transfers of a
- * step move in phase, so while chunks fill or drain the pipeline (and for a
- * transfer of one chunk) the copies of a step contend with each other, not
- * with the RDMA of the next chunk.
- */
-struct pipeline_share {
-	double rate;
-	double segment_bw[PLAN_MAX_STAGES];
-};
-
-/*
- * Time @t carrying @bytes with @share, with @chunk-byte bounce buffers,
- * @buffers of them per side. @share may be NULL: uncontended.
- */
-void pipeline_time(const struct plan_transfer *t, double bytes,
-		   const struct pipeline_share *share, uint64_t chunk,
-		   unsigned buffers, struct pipeline_result *out);
+/* The slots' round trip over the slots: a slice's slot comes back once
+ * the slice has arrived and the credit has come back. */
+double pipeline_slot_period(double latency, double tau, unsigned slots);
 
 #endif

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The SimGrid model backend: the plan's transfers run as SimGrid parallel
- * tasks (ptask_L07, exact max-min sharing) over one SimGrid link per plan
- * resource, staged transfers chunked through bounce buffers, each
- * simulation in a forked child (SimGrid cannot be initialised twice in one
- * process). docs/model.md, "The SimGrid backend", says why.
+ * The SimGrid model backend: the plan's connections move their slices as
+ * SimGrid parallel tasks (ptask_L07, exact max-min sharing) over one
+ * SimGrid link per plan resource, each slice when its inputs have arrived
+ * and a slot is free, each simulation in a forked child (SimGrid cannot
+ * be initialised twice in one process). docs/model.md, "The SimGrid
+ * backend", says why.
  *
  * Without SimGrid the backend is left out of the build (cli/all_backends.c
  * lists it as absent) and model_simulate() is a stub giving -ENOSYS, so that
@@ -20,15 +21,17 @@
 #include "backend.h"
 
 struct model_options {
-	/* Simulate every node and every repetition of a step instead of one
-	 * representative neighbourhood of a homogeneous step, once. */
+	/* Simulate every node of the cluster instead of a folded
+	 * neighbourhood of a symmetric ring, or a smaller cluster extended
+	 * linearly (simgrid_internal.h). */
 	bool replay;
 };
 
 struct model_stats {
-	uint64_t ptasks;      /* SimGrid parallel tasks (comms) executed */
-	unsigned sim_nodes;   /* nodes in the generated platform */
-	unsigned folded_steps; /* steps simulated on a folded neighbourhood */
+	uint64_t ptasks;       /* SimGrid parallel tasks (comms) executed */
+	unsigned sim_nodes;    /* nodes in the generated platform */
+	unsigned folded_steps; /* calls simulated on a folded neighbourhood */
+	unsigned scaled_jobs;  /* calls simulated smaller and extended */
 };
 
 #ifdef GDRLAB_HAVE_SIMGRID

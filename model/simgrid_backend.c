@@ -23,10 +23,12 @@ static int cmp_job(const void *a, const void *b)
 
 	if (x->pattern != y->pattern)
 		return (x->pattern > y->pattern) - (x->pattern < y->pattern);
+	if (x->nchannels != y->nchannels)
+		return (x->nchannels > y->nchannels) - (x->nchannels < y->nchannels);
 	return (x->bytes > y->bytes) - (x->bytes < y->bytes);
 }
 
-/* One job per distinct (pattern, bytes), sorted. */
+/* One job per distinct (pattern, channels, bytes), sorted. */
 static int jobs_build(const struct plan *p, struct sgm_job **out, size_t *n)
 {
 	struct sgm_job *j = malloc((p->ncollectives ? p->ncollectives : 1) * sizeof(*j));
@@ -37,6 +39,7 @@ static int jobs_build(const struct plan *p, struct sgm_job **out, size_t *n)
 	for (size_t i = 0; i < p->ncollectives; i++) {
 		j[i].pattern = p->collectives[i].pattern;
 		j[i].bytes = p->collectives[i].bytes;
+		j[i].nchannels = p->collectives[i].nchannels;
 	}
 	qsort(j, p->ncollectives, sizeof(*j), cmp_job);
 	for (size_t i = 0; i < p->ncollectives; i++)
@@ -116,7 +119,8 @@ int model_simulate(const struct plan *p, const struct model_options *o,
 		goto out_free;
 	for (size_t i = 0; i < p->ncollectives; i++) {
 		struct sgm_job key = { p->collectives[i].pattern,
-				       p->collectives[i].bytes };
+				       p->collectives[i].bytes,
+				       p->collectives[i].nchannels };
 		struct sgm_job *j = bsearch(&key, jobs, call.njobs, sizeof(*jobs), cmp_job);
 
 		fill_record(&rec->coll[i], &answer->res[j - jobs]);
@@ -138,7 +142,7 @@ static int model_run(const struct plan *p, struct records *rec, struct diag *d)
 const struct backend_ops model_backend_ops = {
 	.size = sizeof(struct backend_ops),
 	.name = "model",
-	.description = "SimGrid: flows over PCIe and network links, max-min shared",
-	.caps = BACKEND_CAP_SIM_CLOCK,
+	.description = "SimGrid: NCCL's algorithms slice by slice over PCIe, NVLink and network links",
+	.caps = BACKEND_CAP_SIM_CLOCK | BACKEND_CAP_ALGORITHMS,
 	.run = model_run,
 };

@@ -1,191 +1,192 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Symmetry: fold a homogeneous step onto a small neighbourhood of nodes.
- *
- * A step is homogeneous when every node sends the same transfers, seen from
- * the sender: same local GPUs, same stages, same resources at the same node
- * offsets (relative to the sender, modulo the node count). The ring steps
- * of a collective over the whole cluster are (every node is a link of every
- * ring). Then node x of a cluster of N nodes carries its own transfers'
- * sending side and, for each offset d, the receiving side of the transfers
- * of node x - d. Keep the transfers of nodes 0..M-1 and wrap every resource
- * to node (src + offset) mod M: node x of the fold carries exactly the same
- * load, as long as no two distinct offsets wrap onto the same node. The
- * step then costs the same on M nodes as on N. A ring needs M = 2.
- *
- * The test tests/unit/test_model.c checks the fold against the replay of
- * every node at 8, 16 and 64 nodes.
+ * What the simulation runs instead of the whole cluster, where symmetry or
+ * linearity allow (simgrid_internal.h): a ring folded onto the smallest
+ * neighbourhood of nodes that sees the same load, and a collective over
+ * many nodes run on fewer and extended. tests/unit/test_model.c checks the
+ * fold against a replay of every node, and the scaling against full runs.
  */
 #include "simgrid_internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct sig {
-	unsigned node;
-	uint64_t hash;
-};
+#include "algo.h"
 
-static uint64_t fnv(uint64_t h, const void *data, size_t len)
+static unsigned offset_of(const struct plan *p, unsigned from, unsigned to)
 {
-	const unsigned char *b = data;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= 1099511628211ull;
-	}
-	return h;
+	return (to + p->nodes - from) % p->nodes;
 }
 
-static unsigned node_of(const struct plan *p, uint32_t res)
+/* Every node's connections, seen from it, the same as node 0's? A ring
+ * over whole identical nodes is (its layout is the same on every node);
+ * the check is on what timing depends on. */
+static bool homogeneous(const struct plan *p, const struct plan_pattern *pat,
+			unsigned nch)
 {
-	return res / p->layout.per_node;
-}
+	unsigned G = p->gpus_per_node;
 
-static unsigned offset_of(const struct plan *p, unsigned src_node, uint32_t res)
-{
-	return (node_of(p, res) + p->nodes - src_node) % p->nodes;
-}
-
-/* What a transfer looks like from its sender's node. */
-static uint64_t transfer_signature(const struct plan *p,
-				   const struct plan_transfer *t)
-{
-	unsigned G = p->gpus_per_node, src = t->src_rank / G;
-	uint64_t h = 14695981039346656037ull;
-	unsigned v[4] = { t->src_rank % G, t->dst_rank % G,
-			  (t->dst_rank / G + p->nodes - src) % p->nodes,
-			  t->chunked };
-
-	h = fnv(h, v, sizeof(v));
-	h = fnv(h, &t->share, sizeof(t->share));
-	h = fnv(h, &t->nstages, sizeof(t->nstages));
-	for (unsigned i = 0; i < t->nstages; i++) {
-		const struct plan_stage *s = &t->stages[i];
-
-		h = fnv(h, &s->kind, sizeof(s->kind));
-		h = fnv(h, &s->segment, sizeof(s->segment));
-		h = fnv(h, &s->latency, sizeof(s->latency));
-		h = fnv(h, &s->nuses, sizeof(s->nuses));
-	}
-	for (unsigned i = 0; i < t->nuses; i++) {
-		uint32_t r = t->uses[i].resource;
-		uint32_t u[3] = { offset_of(p, src, r), r % p->layout.per_node,
-				  t->uses[i].weight };
-
-		h = fnv(h, u, sizeof(u));
-	}
-	return h;
-}
-
-static int cmp_sig(const void *a, const void *b)
-{
-	const struct sig *x = a, *y = b;
-
-	if (x->node != y->node)
-		return (x->node > y->node) - (x->node < y->node);
-	return (x->hash > y->hash) - (x->hash < y->hash);
-}
-
-/* Every node's sorted signatures equal node 0's? */
-static bool homogeneous(const struct plan *p, struct sig *s, size_t n)
-{
-	size_t per;
-
-	if (n % p->nodes)
+	if (pat->nranks != p->nranks || p->nodes < 3)
 		return false;
-	per = n / p->nodes;
-	qsort(s, n, sizeof(*s), cmp_sig);
-	for (size_t i = 0; i < n; i++)
-		if (s[i].node != i / per || s[i].hash != s[i % per].hash)
+	for (size_t i = 0; i < pat->npipes; i++)
+		if (pat->pipes[i].shape != PIPE_RING)
 			return false;
+	for (size_t i = 0; i < pat->nconns; i++) {
+		const struct plan_conn *c = &pat->conns[i];
+		const struct plan_conn *ref;
+		const struct plan_pipe *pp = &pat->pipes[c->pipe];
+		size_t k = i - pp->first_conn;
+
+		if (pp->channel >= nch)
+			continue;
+		/* Node x's k-th connection of a channel against node 0's. */
+		ref = &pat->conns[pp->first_conn + k % G];
+		if (c->route != ref->route || c->volume != ref->volume ||
+		    c->latency != ref->latency || c->src_rank % G != ref->src_rank % G ||
+		    c->dst_rank % G != ref->dst_rank % G ||
+		    offset_of(p, plan_node_of(p, c->src_rank), plan_node_of(p, c->dst_rank)) !=
+			    offset_of(p, plan_node_of(p, ref->src_rank),
+				      plan_node_of(p, ref->dst_rank)))
+			return false;
+	}
 	return true;
 }
 
-/* The smallest M that keeps distinct node offsets distinct. */
-static unsigned fold_nodes(const struct plan *p, const struct plan_pattern *pat,
-			   const struct plan_step *st)
+/* The smallest neighbourhood keeping a connection's two nodes apart. */
+static unsigned fold_nodes(const struct plan *p, const struct plan_pattern *pat)
 {
-	bool *used = calloc(p->nodes, sizeof(*used));
-	unsigned m;
+	unsigned m = 1;
 
-	if (!used)
-		return p->nodes;
-	for (size_t i = 0; i < st->ntransfers; i++) {
-		const struct plan_transfer *t = &pat->transfers[st->first_transfer + i];
-		unsigned src = t->src_rank / p->gpus_per_node;
+	for (size_t i = 0; i < pat->nconns; i++) {
+		unsigned off = offset_of(p, plan_node_of(p, pat->conns[i].src_rank),
+					 plan_node_of(p, pat->conns[i].dst_rank));
 
-		for (unsigned k = 0; k < t->nuses; k++)
-			used[offset_of(p, src, t->uses[k].resource)] = true;
+		if (off + 1 > m)
+			m = off + 1;
 	}
-	for (m = 2; m < p->nodes; m++) {
-		bool *seen = calloc(m, sizeof(*seen));
-		bool ok = seen != NULL;
-
-		for (unsigned o = 0; o < p->nodes && ok; o++) {
-			if (!used[o])
-				continue;
-			ok = !seen[o % m];
-			seen[o % m] = true;
-		}
-		free(seen);
-		if (ok)
-			break;
-	}
-	free(used);
-	return m < p->nodes ? m : p->nodes;
+	return m < 2 ? 2 : m;
 }
 
-int sgm_fold_step(const struct plan *p, const struct plan_pattern *pat,
-		  const struct plan_step *st, bool replay, struct sgm_fold *f)
+unsigned sgm_fold_node(const struct plan *p, const struct sgm_fold *f,
+		       const struct plan_conn *c, bool at_dst)
 {
-	struct sig *s = NULL;
-	unsigned G = p->gpus_per_node;
+	unsigned src = plan_node_of(p, c->src_rank), dst = plan_node_of(p, c->dst_rank);
+
+	if (f->nodes == p->nodes)
+		return at_dst ? dst : src;
+	return at_dst ? (src + offset_of(p, src, dst)) % f->nodes : src % f->nodes;
+}
+
+/* The folded rank a connection delivers to. */
+static unsigned folded_dst(const struct plan *p, const struct sgm_fold *f,
+			   const struct plan_conn *c)
+{
+	return sgm_fold_node(p, f, c, true) * p->gpus_per_node +
+	       c->dst_rank % p->gpus_per_node;
+}
+
+int sgm_fold_pattern(const struct plan *p, const struct plan_pattern *pat,
+		     unsigned nchannels, bool replay, struct sgm_fold *f)
+{
+	size_t n = pat->nconns ? pat->nconns : 1;
+	uint32_t *index = NULL;
+	int err = -ENOMEM;
 
 	memset(f, 0, sizeof(*f));
 	f->nodes = p->nodes;
-	if (!replay && p->nodes > 2 && st->kind == PLAN_STEP_PARALLEL &&
-	    st->ntransfers) {
-		s = malloc(st->ntransfers * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		for (size_t i = 0; i < st->ntransfers; i++) {
-			const struct plan_transfer *t =
-				&pat->transfers[st->first_transfer + i];
+	if (!replay && homogeneous(p, pat, nchannels)) {
+		unsigned m = fold_nodes(p, pat);
 
-			s[i].node = t->src_rank / G;
-			s[i].hash = transfer_signature(p, t);
+		if (m < p->nodes)
+			f->nodes = m;
+	}
+	f->kept = malloc(n * sizeof(*f->kept));
+	f->dep = malloc(n * PLAN_MAX_DEPS * sizeof(*f->dep));
+	index = malloc(n * sizeof(*index));
+	if (!f->kept || !f->dep || !index)
+		goto fail;
+	for (size_t i = 0; i < pat->nconns; i++) {
+		const struct plan_conn *c = &pat->conns[i];
+
+		index[i] = UINT32_MAX;
+		if (pat->pipes[c->pipe].channel >= nchannels ||
+		    plan_node_of(p, c->src_rank) >= f->nodes)
+			continue;
+		index[i] = (uint32_t)f->nkept;
+		f->kept[f->nkept++] = i;
+	}
+	for (size_t k = 0; k < f->nkept; k++) {
+		const struct plan_conn *c = &pat->conns[f->kept[k]];
+		const struct plan_pipe *pp = &pat->pipes[c->pipe];
+
+		for (unsigned d = 0; d < c->ndeps; d++) {
+			uint32_t dep = index[c->deps[d]];
+
+			/* Folded away: the kept connection of the same pipe
+			 * that delivers to this one's source in the view. */
+			for (size_t j = pp->first_conn; dep == UINT32_MAX &&
+			     j < pp->first_conn + pp->nconns; j++)
+				if (index[j] != UINT32_MAX &&
+				    folded_dst(p, f, &pat->conns[j]) == c->src_rank)
+					dep = index[j];
+			if (dep == UINT32_MAX) {
+				err = -EINVAL; /* a fold that lost a dependency */
+				goto fail;
+			}
+			f->dep[k * PLAN_MAX_DEPS + d] = dep;
 		}
-		if (homogeneous(p, s, st->ntransfers))
-			f->nodes = fold_nodes(p, pat, st);
-		free(s);
 	}
-	f->kept = malloc((st->ntransfers ? st->ntransfers : 1) * sizeof(*f->kept));
-	if (!f->kept)
-		return -ENOMEM;
-	for (size_t i = 0; i < st->ntransfers; i++) {
-		size_t k = st->first_transfer + i;
-
-		if (pat->transfers[k].src_rank / G < f->nodes)
-			f->kept[f->nkept++] = k;
-	}
+	free(index);
 	return 0;
+fail:
+	free(index);
+	sgm_fold_destroy(f);
+	return err;
 }
 
 void sgm_fold_destroy(struct sgm_fold *f)
 {
 	free(f->kept);
+	free(f->dep);
 	memset(f, 0, sizeof(*f));
 }
 
-uint32_t sgm_fold_resource(const struct plan *p, const struct sgm_fold *f,
-			   unsigned src_node, uint32_t res)
+bool sgm_scales(const struct plan *p, const struct plan_pattern *pat,
+		bool replay)
 {
-	unsigned node;
+	return !replay && pat->algo != ALGO_P2P && pat->nranks == p->nranks &&
+	       p->nodes > SGM_SCALE_NODES;
+}
 
-	if (f->nodes == p->nodes)
-		return res;
-	node = (src_node + offset_of(p, src_node, res)) % f->nodes;
-	return node * p->layout.per_node + res % p->layout.per_node;
+double sgm_scale_variable(const struct plan_pattern *pat, unsigned nodes)
+{
+	/* A ring's steps grow with its ranks; a tree's hops with its depth. */
+	return pat->algo == ALGO_RING ? (double)nodes : log2((double)nodes);
+}
+
+int sgm_scaled_plan(const struct plan *p, const struct plan_pattern *pat,
+		    uint64_t bytes, unsigned nchannels, unsigned nodes,
+		    struct trace *t, struct plan *out)
+{
+	struct plan_options o = p->opts;
+	struct diag d = { "" };
+
+	memset(t, 0, sizeof(*t));
+	t->entries = calloc(1, sizeof(*t->entries));
+	if (!t->entries)
+		return -ENOMEM;
+	t->nentries = 1;
+	t->niterations = 1;
+	t->entries[0].op = pat->op;
+	t->entries[0].bytes = bytes;
+	t->entries[0].root = pat->root >= 0 ? pat->root % (int)(nodes * p->gpus_per_node) : -1;
+	t->entries[0].peer = -1;
+	t->entries[0].compute_us = -1;
+	o.nodes = nodes;
+	o.algo = algo_name(pat->algo);
+	o.proto = proto_name(pat->proto);
+	o.nchannels = nchannels;
+	return plan_build(out, &p->topo, t, &o, &d);
 }

@@ -2,7 +2,8 @@
 /*
  * Inside the SimGrid backend: what the parent process hands the simulation
  * child (jobs) and what comes back over the pipe (results), the platform
- * generator and the symmetry fold. Nothing here is used outside model/.
+ * generator, the folds and the slice program. Nothing here is used
+ * outside model/.
  */
 #ifndef GDRLAB_SIMGRID_INTERNAL_H
 #define GDRLAB_SIMGRID_INTERNAL_H
@@ -12,11 +13,12 @@
 
 #include "simgrid.h"
 
-/* One collective shape at one size: simulated once, copied to every
- * collective of the trace that has it. */
+/* One collective shape at one size on one channel count: simulated once,
+ * copied to every collective of the trace that has it. */
 struct sgm_job {
 	size_t pattern;
 	uint64_t bytes;
+	unsigned nchannels;
 };
 
 /* Plain data, written to the pipe as is (same binary on both ends). */
@@ -35,34 +37,55 @@ struct sgm_header {
 };
 
 /*
- * Symmetry: the transfers of a step of a homogeneous ring look the same
- * from every node, so a neighbourhood of @nodes nodes (the kept transfers,
- * their resources' nodes taken relative to the sender and wrapped) sees
- * the same load as the whole cluster. nodes == plan nodes: no fold.
+ * Symmetry. A ring over whole, identical nodes looks the same from every
+ * node: each node's connections, seen from it, cross the same resources
+ * at the same node offsets. A neighbourhood of `nodes` nodes then carries
+ * the same load as the whole cluster once resources wrap modulo `nodes`
+ * (the smallest count that keeps distinct offsets distinct: 2 for a
+ * ring), and by the same symmetry it runs in step with it: the folded
+ * ring's connections carry as many slices as the full ring's, so its
+ * time is the full ring's. `nodes` == the pattern's: no fold.
  */
 struct sgm_fold {
-	unsigned nodes;  /* nodes of the folded view */
+	unsigned nodes;   /* nodes of the folded view */
 	size_t nkept;
-	size_t *kept;    /* owned; transfer indices into the pattern */
+	size_t *kept;     /* owned; connection indices into the pattern */
+	uint32_t *dep;    /* owned; per kept connection and dependency: the
+			   * kept connection standing for it (index into
+			   * kept), PLAN_MAX_DEPS each */
 };
 
-int sgm_fold_step(const struct plan *p, const struct plan_pattern *pat,
-		  const struct plan_step *st, bool replay, struct sgm_fold *f);
+int sgm_fold_pattern(const struct plan *p, const struct plan_pattern *pat,
+		     unsigned nchannels, bool replay, struct sgm_fold *f);
 void sgm_fold_destroy(struct sgm_fold *f);
-/* The folded-view id of resource @res used by a transfer from @src_node. */
-uint32_t sgm_fold_resource(const struct plan *p, const struct sgm_fold *f,
-			   unsigned src_node, uint32_t res);
+/* The folded-view node of a resource of @c's route. */
+unsigned sgm_fold_node(const struct plan *p, const struct sgm_fold *f,
+		       const struct plan_conn *c, bool at_dst);
 
 /* SimGrid names of the platform's objects. */
 #define SGM_NAME_MAX 48
 void sgm_link_host_name(char *buf, size_t len, uint32_t res, char end);
-void sgm_copy_engine_name(char *buf, size_t len, unsigned node, unsigned gpu,
-			  enum stage_kind kind);
 #define SGM_CONTROL_HOST "ctl"
 #define SGM_LINK_LATENCY 1e-9 /* never zero: a zero-latency flow starves */
 
 /* Write the platform of @nodes nodes of @p's node type as SimGrid XML. */
 int sgm_platform_write(FILE *f, const struct plan *p, unsigned nodes);
+
+/*
+ * Scale: a collective over more than SGM_SCALE_NODES whole nodes is
+ * simulated on SGM_SCALE_NODES and SGM_SCALE_NODES / 2 nodes, with the
+ * same algorithm, protocol and channels, and extended along what its
+ * time is linear in: the nodes of a ring (its steps), the levels of a
+ * tree. sgm_scaled_plans builds the two plans; the caller destroys them.
+ */
+#define SGM_SCALE_NODES 16
+bool sgm_scales(const struct plan *p, const struct plan_pattern *pat,
+		bool replay);
+int sgm_scaled_plan(const struct plan *p, const struct plan_pattern *pat,
+		    uint64_t bytes, unsigned nchannels, unsigned nodes,
+		    struct trace *t, struct plan *out);
+/* Where the collective's time is linear: nodes (ring) or log2 nodes. */
+double sgm_scale_variable(const struct plan_pattern *pat, unsigned nodes);
 
 /* In the child: simulate @jobs, fill @res (njobs) and @h. */
 void sgm_simulate(const struct plan *p, const struct model_options *o,

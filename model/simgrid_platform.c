@@ -12,9 +12,9 @@
  * (Full routing inside a node only), so that routing tables grow with the
  * node type, not with the cluster.
  *
- * Copies (GPU <-> host bounce buffer) are also capped by the copy engine:
- * one host per GPU and direction whose speed is the topology's copy
- * bandwidth, computing one "flop" per byte copied.
+ * Copy engines are resources like the links (engine/resources.h
+ * RES_CE_*): a GPU's engines of one direction are one link of their
+ * summed bandwidth; each copy's own cap is a bound on its task.
  */
 #include "simgrid_internal.h"
 
@@ -26,12 +26,6 @@ void sgm_link_host_name(char *buf, size_t len, uint32_t res, char end)
 	snprintf(buf, len, "%c%u", end, (unsigned)res);
 }
 
-void sgm_copy_engine_name(char *buf, size_t len, unsigned node, unsigned gpu,
-			  enum stage_kind kind)
-{
-	snprintf(buf, len, "ce%ug%u%c", node, gpu, kind == STAGE_D2H ? 'd' : 'h');
-}
-
 static void write_node(FILE *f, const struct plan *p, unsigned node)
 {
 	const struct res_layout *l = &p->layout;
@@ -40,15 +34,6 @@ static void write_node(FILE *f, const struct plan *p, unsigned node)
 	fprintf(f, " <zone id=\"node%u\" routing=\"Full\">\n", node);
 	if (node == 0)
 		fprintf(f, "  <host id=\"" SGM_CONTROL_HOST "\" speed=\"1Gf\"/>\n");
-	if (isfinite(p->topo.staging.copy_bw) && p->topo.staging.copy_bw > 0)
-		for (unsigned g = 0; g < p->gpus_per_node; g++) {
-			sgm_copy_engine_name(a, sizeof(a), node, g, STAGE_D2H);
-			sgm_copy_engine_name(b, sizeof(b), node, g, STAGE_H2D);
-			fprintf(f, "  <host id=\"%s\" speed=\"%.17gf\"/>\n", a,
-				p->topo.staging.copy_bw);
-			fprintf(f, "  <host id=\"%s\" speed=\"%.17gf\"/>\n", b,
-				p->topo.staging.copy_bw);
-		}
 	/* SimGrid's DTD wants every host and link before the routes. */
 	for (int pass = 0; pass < 2; pass++)
 		for (uint32_t i = 0; i < l->per_node; i++) {

@@ -1,22 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The simulation itself, run in the forked child: load the platform, then
- * one controller actor times every job, step by step.
+ * one controller actor runs every job, one after another.
  *
- * A transfer is one actor per segment of its stages (plan.h: stages of one
- * segment are cut-through, segments hand over whole chunks). A segment
- * moves each chunk as one parallel task over exactly its stages' links
- * (simgrid_platform.c), after its CPU work per chunk; the chunk reaches the
- * next segment the segment's latency later (latency is propagation: the
- * links are free again as soon as the bytes are sent). Bounce buffers are
- * semaphores: a sender buffer is held from the copy into it until the RDMA
- * that drains it has landed, a receiver buffer from the RDMA into it until
- * the copy out is done. Direct transfers are one segment and one chunk:
- * cut-through, bytes over the shared links then the path's latency.
- *
- * The transfers of a step start together and really share links (max-min,
- * ptask_L07); the step ends with the last of them. Steps run one after
- * another, as the plan says; a chain's hops start their latency later.
+ * A job is one collective at one size: every connection of the channels it
+ * uses becomes one SimGrid actor per segment of its route (plan.h: stages
+ * of a segment pass a slice cut-through, segments hand over whole
+ * slices), each moving the connection's slices in order as parallel tasks
+ * over exactly its links (simgrid_platform.c). A slice starts when the
+ * slices it forwards or reduces have arrived (the connections it depends
+ * on) and a slot of the connection is free: slot q is free again once
+ * slice q - slots has arrived and its credit has come back (one latency
+ * later). A slice arrives the connection's latency after its last byte
+ * left (latency is propagation: the links are free meanwhile); a
+ * cut-through connection (LL, LL128 between GPUs of a node) lets the next
+ * one start as soon as the first grain has arrived. Nothing waits for a
+ * step: the slices move as their dependencies allow, and the links are
+ * shared for real among whatever is in flight (ptask_L07, max-min).
+ * A job ends with its last arrival, plus NCCL's launch latency.
  */
 #include "simgrid_internal.h"
 
@@ -32,55 +33,68 @@
 #include <simgrid/host.h>
 #include <simgrid/semaphore.h>
 
-#define SEG_MAX_HOSTS (2 * PLAN_MAX_USES + 2)
+#include "algo.h"
 
-struct sim;
+#define SEG_MAX_HOSTS (2 * PLAN_MAX_USES)
+
+struct sim {
+	const struct model_options *o;
+	struct sgm_header *h;
+	unsigned nodes;               /* of the platform */
+	uint32_t per_node;
+	sg_host_t *link_a, *link_b;   /* per platform resource; NULL: unlimited */
+	sg_host_t ctl;
+};
+
+struct sconn;
+
+/* A dependency: the connection it waits for, and the tokens it took. */
+struct edge {
+	struct sconn *from;
+	sg_sem_t sem;   /* one token per slice of @from that arrived */
+	unsigned taken;
+};
 
 struct seg {
 	unsigned nh;
 	sg_host_t hosts[SEG_MAX_HOSTS];
-	double weight[SEG_MAX_HOSTS]; /* bytes (link pair start) or flops per byte */
-	bool is_cpu[SEG_MAX_HOSTS];
-	double latency, overhead, bandwidth;
-	unsigned first_stage, nstages;
-	double *ready_at;    /* per chunk: when it reaches this segment */
-	sg_sem_t ready;      /* one token per chunk handed over */
-	double start, end;   /* first chunk in, last chunk out + latency */
+	double weight[SEG_MAX_HOSTS]; /* bytes per payload byte, link pair start */
+	double overhead;              /* work per slice */
+	double cap;                   /* payload bytes/s the segment may not pass */
+	sg_sem_t ready;               /* a slice handed over from the one before */
+	double *ready_at;
 };
 
-struct xfer {
-	struct sim *sim;
-	const struct plan_transfer *t;
-	unsigned nseg, nchunks;
-	double bytes, chunk, delay;
+/* One connection of the job. */
+struct sconn {
+	struct job_run *run;
+	const struct plan_conn *c;
+	bool ring;                   /* a ring pipe: fresh data every loop */
+	unsigned per_stream, steps;  /* ring: slices a step, steps a loop */
+	unsigned nslices, slots;
+	double slice, grain, latency;
+	bool cut_through;
+	unsigned nseg;
 	struct seg seg[PLAN_MAX_STAGES];
-	/* Bounce buffers: sender side between segments 0 and 1, receiver
-	 * side between the last two. */
-	sg_sem_t sbuf, rbuf;
-	double *sbuf_free;
-	unsigned buffers;
-	sg_sem_t done;       /* the step's: released once at the end */
-	double begin, end;
+	unsigned nin, nout;
+	struct edge in[PLAN_MAX_DEPS];
+	struct edge **out;           /* edges that wait for this one */
+	sg_sem_t slot;               /* slices that may be in flight */
+	double *arrival;             /* per slice */
+};
+
+struct job_run {
+	struct sim *sim;
+	size_t nconns;
+	struct sconn *conns;
+	sg_sem_t done;
+	double start, end;
+	int err;
 };
 
 struct seg_actor {
-	struct xfer *x;
+	struct sconn *c;
 	unsigned k;
-};
-
-struct sim {
-	const struct plan *p;
-	const struct model_options *o;
-	const struct sgm_job *jobs;
-	size_t njobs;
-	struct sgm_result *res;
-	struct sgm_header *h;
-	struct sgm_fold **folds;      /* per pattern, per step */
-	unsigned nodes;               /* of the platform */
-	sg_host_t *link_a, *link_b;   /* per platform resource; NULL: unlimited */
-	sg_host_t *ce_d2h, *ce_h2d;   /* per platform node x GPU; NULL: none */
-	sg_host_t ctl;
-	int err;
 };
 
 static void fail(struct sim *s, int err, const char *msg)
@@ -104,426 +118,470 @@ static void sleep_until(double t)
 		sg_actor_sleep_for(d);
 }
 
-/* Move @bytes through segment @g as one parallel task. */
-static void seg_move(struct sim *s, struct seg *g, double bytes)
+/*
+ * Move @bytes through segment @g as one parallel task over its links. A
+ * cap SimGrid's parallel tasks cannot bound (ptask_L07 ignores bounds) is
+ * kept by waiting out the rest of bytes / cap: exact when the cap binds
+ * alone, an approximation of the links' sharing when it binds together
+ * with contention.
+ */
+static void seg_move(struct job_run *run, struct seg *g, double bytes)
 {
-	double *flops, *amounts;
-	bool any_cpu = false;
+	double t0 = now(), *amounts;
 	unsigned n = g->nh;
 	sg_exec_t e;
 
-	if (n == 0) {
-		/* No finite link on the way: only a private cap, if any. */
-		if (isfinite(g->bandwidth) && g->bandwidth > 0)
-			sg_actor_sleep_for(bytes / g->bandwidth);
+	if (bytes <= 0)
 		return;
-	}
-	flops = calloc(n, sizeof(*flops));
-	amounts = calloc((size_t)n * n, sizeof(*amounts));
-	if (!flops || !amounts) {
-		fail(s, -ENOMEM, "model backend: out of memory");
-		free(flops);
-		free(amounts);
-		return;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		if (g->is_cpu[i]) {
-			flops[i] = bytes * g->weight[i];
-			any_cpu = true;
-		} else if (g->weight[i] > 0) {
-			amounts[(size_t)i * n + i + 1] = bytes * g->weight[i];
+	if (n) {
+		amounts = calloc((size_t)n * n, sizeof(*amounts));
+		if (!amounts) {
+			run->err = -ENOMEM;
+			return;
 		}
+		for (unsigned i = 0; i + 1 < n; i += 2)
+			amounts[(size_t)i * n + i + 1] = bytes * g->weight[i];
+		e = sg_actor_parallel_exec_init((int)n, g->hosts, NULL, amounts);
+		sg_exec_start(e);
+		sg_exec_wait(e);
+		run->sim->h->stats.ptasks++;
+		free(amounts);
 	}
-	e = sg_actor_parallel_exec_init((int)n, g->hosts, any_cpu ? flops : NULL,
-					amounts);
-	sg_exec_start(e);
-	sg_exec_wait(e);
-	s->h->stats.ptasks++;
-	free(flops);
-	free(amounts);
+	if (isfinite(g->cap) && g->cap > 0)
+		sleep_until(t0 + bytes / g->cap);
+}
+
+/* The slice of @e's source that slice @q needs; -1 for none (fresh). */
+static long needed(const struct sconn *c, unsigned q)
+{
+	if (!c->ring)
+		return (long)q;
+	if ((q / c->per_stream) % c->steps == 0)
+		return -1; /* a loop's first step: the rank's own data */
+	return (long)q - c->per_stream;
+}
+
+static void wait_inputs(struct sconn *c, unsigned q)
+{
+	for (unsigned i = 0; i < c->nin; i++) {
+		struct edge *e = &c->in[i];
+		long j = needed(c, q);
+
+		if (j < 0)
+			continue;
+		while (e->taken <= (unsigned)j) {
+			sg_sem_acquire(e->sem);
+			e->taken++;
+		}
+		sleep_until(e->from->arrival[j]);
+	}
+}
+
+static void arrived(struct sconn *c, unsigned q, double at)
+{
+	c->arrival[q] = at;
+	for (unsigned i = 0; i < c->nout; i++)
+		sg_sem_release(c->out[i]->sem);
 }
 
 static void seg_actor_main(int argc, char **argv)
 {
 	struct seg_actor *a = sg_actor_self_get_data();
-	struct xfer *x = a->x;
-	unsigned k = a->k, last = x->nseg - 1;
-	struct seg *g = &x->seg[k];
-	bool send_buf = x->sbuf && k == 0;
-	bool recv_buf = x->rbuf && k + 2 == x->nseg;
+	struct sconn *c = a->c;
+	unsigned k = a->k, last = c->nseg - 1;
+	struct seg *g = &c->seg[k];
 
-	if (k == 0)
-		sg_actor_sleep_for(x->delay);
-	for (unsigned i = 0; i < x->nchunks; i++) {
-		double c = i + 1 < x->nchunks ? x->chunk :
-						x->bytes - x->chunk * (x->nchunks - 1);
-		double t;
-
-		if (k > 0) {
+	(void)argc;
+	(void)argv;
+	for (unsigned q = 0; q < c->nslices && !c->run->err; q++) {
+		if (k == 0) {
+			wait_inputs(c, q);
+			sg_sem_acquire(c->slot);
+			if (q >= c->slots)
+				sleep_until(c->arrival[q - c->slots] + c->latency);
+		} else {
 			sg_sem_acquire(g->ready);
-			sleep_until(g->ready_at[i]);
+			sleep_until(g->ready_at[q]);
 		}
-		if (send_buf) {
-			sg_sem_acquire(x->sbuf);
-			if (i >= x->buffers)
-				sleep_until(x->sbuf_free[i - x->buffers]);
-		}
-		if (recv_buf)
-			sg_sem_acquire(x->rbuf);
-		if (i == 0)
-			g->start = now();
 		if (g->overhead > 0)
 			sg_actor_sleep_for(g->overhead);
-		seg_move(x->sim, g, c);
-		t = now();
-		if (x->sbuf && k == 1) {
-			x->sbuf_free[i] = t + g->latency;
-			sg_sem_release(x->sbuf);
+		if (c->cut_through && c->grain < c->slice) {
+			seg_move(c->run, g, c->grain);
+			arrived(c, q, now() + c->latency);
+			seg_move(c->run, g, c->slice - c->grain);
+		} else {
+			seg_move(c->run, g, c->slice);
+			if (k == last)
+				arrived(c, q, now() + c->latency);
 		}
-		if (x->rbuf && k == last)
-			sg_sem_release(x->rbuf);
 		if (k < last) {
-			x->seg[k + 1].ready_at[i] = t + g->latency;
-			sg_sem_release(x->seg[k + 1].ready);
+			c->seg[k + 1].ready_at[q] = now();
+			sg_sem_release(c->seg[k + 1].ready);
+		} else {
+			sg_sem_release(c->slot);
 		}
 	}
-	g->end = now() + g->latency;
-	free(a);
 	if (k == last) {
-		sg_actor_sleep_for(g->latency);
-		x->end = now();
-		sg_sem_release(x->done);
+		double end = c->nslices ? c->arrival[c->nslices - 1] : now();
+
+		if (end > c->run->end)
+			c->run->end = end;
+		sg_sem_release(c->run->done);
 	}
+	free(a);
 }
 
-/* Fill segment @g of transfer @t (folded from @src_node). */
-static int seg_build(struct sim *s, const struct sgm_fold *f,
-		     const struct plan_transfer *t, unsigned first,
-		     unsigned count, struct seg *g)
+/* Segment @k of @c: its links in the platform, folded. */
+static int seg_build(struct sim *s, const struct plan *p, const struct plan_pattern *pat,
+		     const struct sgm_fold *f, struct sconn *sc, unsigned k)
 {
-	const struct plan *p = s->p;
-	unsigned G = p->gpus_per_node, src = t->src_rank / G;
-	double links_bw = INFINITY;
+	const struct plan_conn *c = sc->c;
+	const struct plan_route *r = &pat->routes[c->route];
+	const struct plan_pipe *pp = &pat->pipes[c->pipe];
+	double w = proto_get(pat->proto)->wire_ratio / pp->efficiency;
+	struct seg *g = &sc->seg[k];
 
-	g->first_stage = first;
-	g->nstages = count;
-	g->bandwidth = INFINITY;
-	for (unsigned i = first; i < first + count; i++) {
-		const struct plan_stage *st = &t->stages[i];
+	g->cap = INFINITY;
+	for (unsigned i = 0; i < r->nstages; i++) {
+		const struct plan_stage *st = &r->stages[i];
 
-		g->latency += st->latency;
+		if (st->segment != k)
+			continue;
 		g->overhead += st->chunk_overhead;
-		if (st->bandwidth < g->bandwidth)
-			g->bandwidth = st->bandwidth;
+		if (st->private_cap < g->cap)
+			g->cap = st->private_cap;
 		for (unsigned u = st->first_use; u < st->first_use + st->nuses; u++) {
-			uint32_t r = sgm_fold_resource(p, f, src, t->uses[u].resource);
-			double cap = res_capacity_of(&p->layout, &p->topo, r);
+			const struct plan_use *use = &r->uses[u];
+			uint32_t id = sgm_fold_node(p, f, c, use->at_dst) * s->per_node + use->res;
 			unsigned j;
 
-			if (!s->link_a[r])
+			if (!s->link_a[id])
 				continue;
-			if (cap < links_bw)
-				links_bw = cap;
 			for (j = 0; j < g->nh; j += 2)
-				if (g->hosts[j] == s->link_a[r])
+				if (g->hosts[j] == s->link_a[id])
 					break;
 			if (j < g->nh) {
-				g->weight[j] += t->uses[u].weight;
+				g->weight[j] += use->weight * w;
 				continue;
 			}
 			if (g->nh + 2 > SEG_MAX_HOSTS)
 				return -E2BIG;
-			g->hosts[g->nh] = s->link_a[r];
-			g->weight[g->nh] = t->uses[u].weight;
-			g->hosts[g->nh + 1] = s->link_b[r];
+			g->hosts[g->nh] = s->link_a[id];
+			g->weight[g->nh] = use->weight * w;
+			g->hosts[g->nh + 1] = s->link_b[id];
 			g->nh += 2;
 		}
 	}
-	/* A copy is also capped by its GPU's copy engine. */
-	for (unsigned i = first; i < first + count; i++) {
-		enum stage_kind kind = t->stages[i].kind;
-		unsigned node, gpu;
-		sg_host_t ce;
-
-		if (kind != STAGE_D2H && kind != STAGE_H2D)
-			continue;
-		if (kind == STAGE_D2H) {
-			node = src % f->nodes;
-			gpu = t->src_rank % G;
-		} else {
-			node = (src + (t->dst_rank / G + p->nodes - src) % p->nodes) %
-			       f->nodes;
-			gpu = t->dst_rank % G;
-		}
-		ce = (kind == STAGE_D2H ? s->ce_d2h : s->ce_h2d)[node * G + gpu];
-		if (!ce || g->nh + 1 > SEG_MAX_HOSTS)
-			continue;
-		g->hosts[g->nh] = ce;
-		g->weight[g->nh] = 1;
-		g->is_cpu[g->nh] = true;
-		g->nh++;
-	}
-	(void)links_bw;
 	return 0;
 }
 
-static void xfer_destroy(struct xfer *x)
+static void job_destroy(struct job_run *run)
 {
-	for (unsigned k = 0; k < x->nseg; k++) {
-		free(x->seg[k].ready_at);
-		if (x->seg[k].ready)
-			sg_sem_destroy(x->seg[k].ready);
+	for (size_t i = 0; i < run->nconns; i++) {
+		struct sconn *c = &run->conns[i];
+
+		for (unsigned k = 0; k < c->nseg; k++) {
+			free(c->seg[k].ready_at);
+			if (c->seg[k].ready)
+				sg_sem_destroy(c->seg[k].ready);
+		}
+		for (unsigned k = 0; k < c->nin; k++)
+			if (c->in[k].sem)
+				sg_sem_destroy(c->in[k].sem);
+		if (c->slot)
+			sg_sem_destroy(c->slot);
+		free(c->out);
+		free(c->arrival);
 	}
-	if (x->sbuf)
-		sg_sem_destroy(x->sbuf);
-	if (x->rbuf)
-		sg_sem_destroy(x->rbuf);
-	free(x->sbuf_free);
+	free(run->conns);
+	if (run->done)
+		sg_sem_destroy(run->done);
 }
 
-static int xfer_init(struct sim *s, const struct sgm_fold *f,
-		     const struct plan_transfer *t, double bytes, double delay,
-		     sg_sem_t done, struct xfer *x)
+/* The pattern's call limits on one connection, in payload bytes/s. */
+static double conn_cap(const struct plan_pattern *pat, const struct plan_conn *c,
+		       unsigned nch)
 {
-	const struct topo_staging *stg = &s->p->topo.staging;
-	unsigned first = 0;
+	double cap = pat->pipes[c->pipe].conn_cap;
+
+	if (isfinite(pat->total_cap) && pat->total_cap / nch < cap)
+		cap = pat->total_cap / nch;
+	return cap;
+}
+
+static int conn_init(struct sim *s, const struct plan *p, const struct plan_pattern *pat,
+		     const struct sgm_fold *f, size_t k, uint64_t bytes, unsigned nch,
+		     struct job_run *run)
+{
+	struct sconn *sc = &run->conns[k];
+	const struct plan_conn *c = &pat->conns[f->kept[k]];
+	const struct plan_route *r = &pat->routes[c->route];
+	const struct plan_pipe *pp = &pat->pipes[c->pipe];
+	struct plan_slicing sl;
+	double cap = conn_cap(pat, c, nch);
+	int err = 0;
+
+	plan_slicing(p, pat, pp, bytes, nch, &sl);
+	sc->run = run;
+	sc->c = c;
+	sc->ring = pp->shape == PIPE_RING;
+	sc->per_stream = (unsigned)sl.per_stream;
+	sc->steps = pp->steps ? pp->steps : 1;
+	sc->nslices = (unsigned)llround(sl.slices);
+	sc->slots = sl.slots ? sl.slots : 1;
+	sc->slice = plan_slice_bytes(c, &sl, bytes);
+	sc->grain = proto_get(pat->proto)->grain;
+	sc->cut_through = r->cut_through;
+	sc->latency = c->latency;
+	sc->nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
+	sc->arrival = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->arrival));
+	sc->slot = sg_sem_init((int)sc->slots);
+	if (!sc->arrival)
+		return -ENOMEM;
+	for (unsigned g = 0; g < sc->nseg && !err; g++) {
+		err = seg_build(s, p, pat, f, sc, g);
+		if (cap < sc->seg[g].cap)
+			sc->seg[g].cap = cap;
+		if (!err && g > 0) {
+			sc->seg[g].ready = sg_sem_init(0);
+			sc->seg[g].ready_at = calloc(sc->nslices ? sc->nslices : 1, sizeof(double));
+			if (!sc->seg[g].ready_at)
+				err = -ENOMEM;
+		}
+	}
+	return err;
+}
+
+/* Wire each connection's inputs to the connections it waits for. */
+static int edges_build(const struct plan_pattern *pat, const struct sgm_fold *f,
+		       struct job_run *run)
+{
+	unsigned *nout = calloc(run->nconns ? run->nconns : 1, sizeof(*nout));
+
+	if (!nout)
+		return -ENOMEM;
+	for (size_t k = 0; k < run->nconns; k++) {
+		const struct plan_conn *c = &pat->conns[f->kept[k]];
+
+		for (unsigned d = 0; d < c->ndeps; d++)
+			nout[f->dep[k * PLAN_MAX_DEPS + d]]++;
+	}
+	for (size_t k = 0; k < run->nconns; k++) {
+		run->conns[k].out = calloc(nout[k] ? nout[k] : 1, sizeof(struct edge *));
+		if (!run->conns[k].out) {
+			free(nout);
+			return -ENOMEM;
+		}
+	}
+	for (size_t k = 0; k < run->nconns; k++) {
+		struct sconn *sc = &run->conns[k];
+
+		for (unsigned d = 0; d < sc->c->ndeps; d++) {
+			struct sconn *from = &run->conns[f->dep[k * PLAN_MAX_DEPS + d]];
+			struct edge *e = &sc->in[sc->nin++];
+
+			e->from = from;
+			e->sem = sg_sem_init(0);
+			from->out[from->nout++] = e;
+		}
+	}
+	free(nout);
+	return 0;
+}
+
+static int start_actors(struct job_run *run)
+{
+	for (size_t k = 0; k < run->nconns; k++)
+		for (unsigned g = 0; g < run->conns[k].nseg; g++) {
+			struct seg_actor *a = malloc(sizeof(*a));
+			sg_actor_t act;
+
+			if (!a)
+				return -ENOMEM;
+			a->c = &run->conns[k];
+			a->k = g;
+			act = sg_actor_init("seg", run->sim->ctl);
+			sg_actor_set_data(act, a);
+			sg_actor_start(act, seg_actor_main, 0, NULL);
+		}
+	return 0;
+}
+
+/* The bottleneck connection's stages, as the analytic backend reports. */
+static void record_stages(const struct plan_pattern *pat, const struct job_run *run,
+			  double begin, struct sgm_result *r)
+{
+	const struct sconn *worst = NULL;
+	double end = 0;
+
+	for (size_t k = 0; k < run->nconns; k++) {
+		const struct sconn *c = &run->conns[k];
+		double e = c->nslices ? c->arrival[c->nslices - 1] : 0;
+
+		if (!worst || e > end) {
+			worst = c;
+			end = e;
+		}
+	}
+	if (!worst)
+		return;
+	for (unsigned s = 0; s < pat->routes[worst->c->route].nstages; s++) {
+		const struct plan_stage *st = &pat->routes[worst->c->route].stages[s];
+		double bytes = worst->slice * worst->nslices;
+
+		r->stage_us[st->kind] += 1e6 * (end - begin);
+		r->stage_bytes[st->kind] += (uint64_t)llround(bytes);
+		if (r->nspans < PLAN_MAX_STAGES)
+			r->spans[r->nspans++] = (struct stage_span){ st->kind, 0,
+								    1e6 * (end - begin),
+								    (uint64_t)llround(bytes) };
+	}
+}
+
+/* Simulate one call of @pat; its time in seconds, launch included. */
+static int simulate_call(struct sim *s, const struct plan *p, size_t pattern,
+			 uint64_t bytes, unsigned nch, double *time,
+			 struct sgm_result *res)
+{
+	const struct plan_pattern *pat = &p->patterns[pattern];
+	struct job_run run = { .sim = s };
+	struct sgm_fold f;
 	int err;
 
-	memset(x, 0, sizeof(*x));
-	x->sim = s;
-	x->t = t;
-	x->bytes = bytes;
-	x->delay = delay;
-	x->done = done;
-	x->buffers = stg->buffers ? stg->buffers : 1;
-	if (t->chunked && stg->chunk_bytes && bytes > stg->chunk_bytes) {
-		x->chunk = (double)stg->chunk_bytes;
-		x->nchunks = (unsigned)ceil(bytes / x->chunk - 1e-9);
-	} else {
-		x->chunk = bytes;
-		x->nchunks = 1;
+	*time = pat->base_latency;
+	if (!pat->nconns || !bytes)
+		return 0;
+	err = sgm_fold_pattern(p, pat, nch, s->o->replay, &f);
+	if (err)
+		return err;
+	if (f.nodes > s->nodes) {
+		sgm_fold_destroy(&f);
+		return -ERANGE;
 	}
-	for (unsigned i = 1; i <= t->nstages; i++) {
-		if (i < t->nstages && t->stages[i].segment == t->stages[first].segment)
-			continue;
-		err = seg_build(s, f, t, first, i - first, &x->seg[x->nseg]);
-		x->nseg++;
-		if (err)
-			return err;
-		first = i;
-	}
-	for (unsigned k = 1; k < x->nseg; k++) {
-		x->seg[k].ready_at = calloc(x->nchunks, sizeof(double));
-		if (!x->seg[k].ready_at)
-			return -ENOMEM;
-		x->seg[k].ready = sg_sem_init(0);
-	}
-	if (t->chunked && x->nseg >= 2 && t->stages[0].kind == STAGE_D2H) {
-		x->sbuf = sg_sem_init((int)x->buffers);
-		x->sbuf_free = calloc(x->nchunks, sizeof(double));
-		if (!x->sbuf_free)
-			return -ENOMEM;
-	}
-	if (t->chunked && x->nseg >= 2 &&
-	    t->stages[t->nstages - 1].kind == STAGE_H2D)
-		x->rbuf = sg_sem_init((int)x->buffers);
-	return 0;
-}
-
-static int xfer_start(struct xfer *x)
-{
-	x->begin = now();
-	for (unsigned k = 0; k < x->nseg; k++) {
-		struct seg_actor *a = malloc(sizeof(*a));
-		sg_actor_t act;
-
-		if (!a)
-			return -ENOMEM;
-		a->x = x;
-		a->k = k;
-		act = sg_actor_init("seg", x->sim->ctl);
-		sg_actor_set_data(act, a);
-		sg_actor_start(act, seg_actor_main, 0, NULL);
-	}
-	return 0;
-}
-
-static double transfer_latency(const struct plan_transfer *t)
-{
-	double l = 0;
-
-	for (unsigned i = 0; i < t->nstages; i++)
-		l += t->stages[i].latency;
-	return l;
-}
-
-/* Run one step once; its duration, and the slowest transfer's timings. */
-static int step_run(struct sim *s, const struct plan_pattern *pat,
-		    const struct plan_step *st, const struct sgm_fold *f,
-		    uint64_t bytes, double *time, struct xfer **slowest,
-		    struct xfer **xs_out)
-{
-	struct xfer *xs;
-	sg_sem_t done = sg_sem_init(0);
-	double t0 = now(), lat_sum = 0, end = t0;
-	size_t started = 0;
-	int err = 0;
-
-	*slowest = NULL;
-	xs = calloc(f->nkept ? f->nkept : 1, sizeof(*xs));
-	if (!xs) {
-		sg_sem_destroy(done);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < f->nkept && !err; i++) {
-		const struct plan_transfer *t = &pat->transfers[f->kept[i]];
-		double delay = 0;
-
-		if (st->kind == PLAN_STEP_CHAIN) {
-			/* A pipelined chain: each hop's data arrives the
-			 * previous hops' latency later. */
-			if (i > 0 && pat->transfers[f->kept[i - 1]].dst_rank != t->src_rank)
-				lat_sum = 0;
-			delay = lat_sum;
-			lat_sum += transfer_latency(t);
-		}
-		err = xfer_init(s, f, t, (double)bytes * t->share, delay, done, &xs[i]);
-		if (!err && xs[i].bytes > 0) {
-			err = xfer_start(&xs[i]);
-			started++;
-		}
-	}
-	for (size_t i = 0; i < started; i++)
-		sg_sem_acquire(done);
-	for (size_t i = 0; i < f->nkept; i++) {
-		if (xs[i].bytes <= 0)
-			continue;
-		if (!*slowest || xs[i].end > end) {
-			end = xs[i].end;
-			*slowest = &xs[i];
-		}
-	}
-	sg_sem_destroy(done);
-	*time = end - t0;
-	*xs_out = xs;
+	if (f.nodes < p->nodes)
+		s->h->stats.folded_steps++;
+	run.nconns = f.nkept;
+	run.conns = calloc(f.nkept ? f.nkept : 1, sizeof(*run.conns));
+	run.done = sg_sem_init(0);
+	err = run.conns ? 0 : -ENOMEM;
+	for (size_t k = 0; k < f.nkept && !err; k++)
+		err = conn_init(s, p, pat, &f, k, bytes, nch, &run);
+	if (!err)
+		err = edges_build(pat, &f, &run);
+	run.start = run.end = now();
+	if (!err)
+		err = start_actors(&run);
+	for (size_t k = 0; k < f.nkept && !err; k++)
+		sg_sem_acquire(run.done);
+	if (!err)
+		err = run.err;
+	*time = pat->base_latency + (run.end - run.start);
+	if (!err && res)
+		record_stages(pat, &run, run.start, res);
+	job_destroy(&run);
+	sgm_fold_destroy(&f);
 	return err;
 }
 
-static void record_slowest(const struct xfer *x, const struct plan_step *st,
-			   unsigned repeat, bool first, struct sgm_result *r)
+/* A call over many nodes: two smaller runs, extended linearly. */
+static int simulate_scaled(struct sim *s, const struct plan *p, const struct sgm_job *job,
+			   struct sgm_result *res, double *time)
 {
-	const struct plan_transfer *t = x->t;
+	const struct plan_pattern *pat = &p->patterns[job->pattern];
+	unsigned n1 = SGM_SCALE_NODES, n2 = SGM_SCALE_NODES / 2;
+	double t1 = 0, t2 = 0, x, x1, x2;
+	int err = 0;
 
-	for (unsigned k = 0; k < x->nseg; k++) {
-		const struct seg *g = &x->seg[k];
-		double lat_in = 0;
+	for (unsigned i = 0; i < 2 && !err; i++) {
+		struct plan sub;
+		struct trace t;
 
-		for (unsigned i = g->first_stage; i < g->first_stage + g->nstages; i++) {
-			enum stage_kind kind = t->stages[i].kind;
-			double start = g->start + lat_in - x->begin;
-			double stop = g->end - x->begin;
-
-			lat_in += t->stages[i].latency;
-			r->stage_us[kind] += repeat * 1e6 * (stop - start);
-			r->stage_bytes[kind] += repeat * (uint64_t)llround(x->bytes);
-			if (first && r->nspans < PLAN_MAX_STAGES) {
-				struct stage_span *sp = &r->spans[r->nspans++];
-
-				sp->kind = kind;
-				sp->start_us = 1e6 * start;
-				sp->end_us = 1e6 * stop;
-				sp->bytes = (uint64_t)llround(x->bytes);
-			}
+		err = sgm_scaled_plan(p, pat, job->bytes, job->nchannels, i ? n2 : n1, &t, &sub);
+		if (!err) {
+			err = simulate_call(s, &sub, 0, job->bytes, sub.collectives[0].nchannels,
+					    i ? &t2 : &t1, i ? NULL : res);
+			plan_destroy(&sub);
 		}
+		free(t.entries);
 	}
-	(void)st;
+	x = sgm_scale_variable(pat, p->nodes);
+	x1 = sgm_scale_variable(pat, n1);
+	x2 = sgm_scale_variable(pat, n2);
+	*time = t1 + (x - x1) * (t1 - t2) / (x1 - x2);
+	s->h->stats.scaled_jobs++;
+	return err;
 }
 
-static void xfers_free(struct xfer *xs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		xfer_destroy(&xs[i]);
-	free(xs);
-}
-
-static int job_run(struct sim *s, const struct sgm_job *job,
+static int job_run(struct sim *s, const struct plan *p, const struct sgm_job *job,
 		   struct sgm_result *r)
 {
-	const struct plan_pattern *pat = &s->p->patterns[job->pattern];
-	double total = 0;
-	int err = 0;
+	const struct plan_pattern *pat = &p->patterns[job->pattern];
+	double t = 0;
+	int err;
 
 	memset(r, 0, sizeof(*r));
-	for (size_t k = 0; k < pat->nsteps && !err; k++) {
-		const struct plan_step *st = &pat->steps[k];
-		const struct sgm_fold *f = &s->folds[job->pattern][k];
-		unsigned reps = s->o->replay ? st->repeat : 1;
-		unsigned mult = s->o->replay ? 1 : st->repeat;
-
-		for (unsigned rep = 0; rep < reps && !err; rep++) {
-			struct xfer *xs = NULL, *slow;
-			double t;
-
-			err = step_run(s, pat, st, f, job->bytes, &t, &slow, &xs);
-			if (!err) {
-				total += mult * t;
-				if (slow && rep == 0)
-					record_slowest(slow, st, st->repeat, k == 0, r);
-			}
-			if (xs)
-				xfers_free(xs, f->nkept);
-		}
-	}
-	r->time_us = total * 1e6;
+	if (sgm_scales(p, pat, s->o->replay))
+		err = simulate_scaled(s, p, job, r, &t);
+	else
+		err = simulate_call(s, p, job->pattern, job->bytes, job->nchannels, &t, r);
+	r->time_us = t * 1e6;
 	return err;
 }
+
+struct controller {
+	struct sim *sim;
+	const struct plan *p;
+	const struct sgm_job *jobs;
+	size_t njobs;
+	struct sgm_result *res;
+};
 
 static void controller_main(int argc, char **argv)
 {
-	struct sim *s = sg_actor_self_get_data();
+	struct controller *c = sg_actor_self_get_data();
 
-	for (size_t j = 0; j < s->njobs && !s->h->err; j++) {
-		int err = job_run(s, &s->jobs[j], &s->res[j]);
+	(void)argc;
+	(void)argv;
+	for (size_t j = 0; j < c->njobs && !c->sim->h->err; j++) {
+		int err = job_run(c->sim, c->p, &c->jobs[j], &c->res[j]);
 
 		if (err)
-			fail(s, err, err == -E2BIG ?
+			fail(c->sim, err, err == -E2BIG ?
 				     "model backend: a stage crosses too many links" :
+				     err == -ERANGE ? "model backend: internal error (platform too small)" :
 				     "model backend: out of memory");
 	}
 }
 
-static int folds_build(struct sim *s)
+/* The nodes the platform needs: the largest folded or scaled view. */
+static int platform_nodes(const struct plan *p, const struct model_options *o,
+			  const struct sgm_job *jobs, size_t njobs, unsigned *out)
 {
-	const struct plan *p = s->p;
+	unsigned nodes = 1;
 
-	s->folds = calloc(p->npatterns ? p->npatterns : 1, sizeof(*s->folds));
-	if (!s->folds)
-		return -ENOMEM;
-	s->nodes = 1;
-	for (size_t i = 0; i < p->npatterns; i++) {
-		const struct plan_pattern *pat = &p->patterns[i];
+	for (size_t j = 0; j < njobs; j++) {
+		const struct plan_pattern *pat = &p->patterns[jobs[j].pattern];
+		struct sgm_fold f;
+		int err;
 
-		s->folds[i] = calloc(pat->nsteps ? pat->nsteps : 1, sizeof(**s->folds));
-		if (!s->folds[i])
-			return -ENOMEM;
-		for (size_t k = 0; k < pat->nsteps; k++) {
-			struct sgm_fold *f = &s->folds[i][k];
-			int err = sgm_fold_step(p, pat, &pat->steps[k], s->o->replay, f);
-
-			if (err)
-				return err;
-			if (f->nodes > s->nodes)
-				s->nodes = f->nodes;
-			if (f->nodes < p->nodes)
-				s->h->stats.folded_steps++;
+		if (sgm_scales(p, pat, o->replay)) {
+			if (nodes < SGM_SCALE_NODES)
+				nodes = SGM_SCALE_NODES;
+			continue;
 		}
+		err = sgm_fold_pattern(p, pat, jobs[j].nchannels, o->replay, &f);
+		if (err)
+			return err;
+		if (f.nodes > nodes)
+			nodes = f.nodes;
+		sgm_fold_destroy(&f);
 	}
-	s->h->stats.sim_nodes = s->nodes;
+	*out = nodes < p->nodes ? nodes : p->nodes;
 	return 0;
 }
 
 /* Write the platform to an unlinked temporary file and load it. */
-static int platform_load(struct sim *s)
+static int platform_load(struct sim *s, const struct plan *p)
 {
 	char path[] = "/tmp/gdrlab-model-XXXXXX", proc[64];
 	int fd = mkstemp(path), err;
@@ -537,7 +595,7 @@ static int platform_load(struct sim *s)
 		close(fd);
 		return -errno;
 	}
-	err = sgm_platform_write(f, s->p, s->nodes);
+	err = sgm_platform_write(f, p, s->nodes);
 	if (!err && fflush(f))
 		err = -errno;
 	if (!err) {
@@ -548,18 +606,14 @@ static int platform_load(struct sim *s)
 	return err;
 }
 
-static int hosts_lookup(struct sim *s)
+static int hosts_lookup(struct sim *s, const struct plan *p)
 {
-	const struct plan *p = s->p;
-	size_t nres = (size_t)p->layout.per_node * s->nodes;
-	size_t nce = (size_t)p->gpus_per_node * s->nodes;
+	size_t nres = (size_t)s->per_node * s->nodes;
 	char name[SGM_NAME_MAX];
 
 	s->link_a = calloc(nres ? nres : 1, sizeof(*s->link_a));
 	s->link_b = calloc(nres ? nres : 1, sizeof(*s->link_b));
-	s->ce_d2h = calloc(nce ? nce : 1, sizeof(*s->ce_d2h));
-	s->ce_h2d = calloc(nce ? nce : 1, sizeof(*s->ce_h2d));
-	if (!s->link_a || !s->link_b || !s->ce_d2h || !s->ce_h2d)
+	if (!s->link_a || !s->link_b)
 		return -ENOMEM;
 	for (size_t r = 0; r < nres; r++) {
 		double cap = res_capacity_of(&p->layout, &p->topo, (uint32_t)r);
@@ -571,16 +625,6 @@ static int hosts_lookup(struct sim *s)
 		sgm_link_host_name(name, sizeof(name), (uint32_t)r, 'b');
 		s->link_b[r] = sg_host_by_name(name);
 	}
-	if (isfinite(p->topo.staging.copy_bw) && p->topo.staging.copy_bw > 0)
-		for (size_t i = 0; i < nce; i++) {
-			unsigned node = (unsigned)(i / p->gpus_per_node);
-			unsigned gpu = (unsigned)(i % p->gpus_per_node);
-
-			sgm_copy_engine_name(name, sizeof(name), node, gpu, STAGE_D2H);
-			s->ce_d2h[i] = sg_host_by_name(name);
-			sgm_copy_engine_name(name, sizeof(name), node, gpu, STAGE_H2D);
-			s->ce_h2d[i] = sg_host_by_name(name);
-		}
 	s->ctl = sg_host_by_name(SGM_CONTROL_HOST);
 	return s->ctl ? 0 : -ENOENT;
 }
@@ -590,29 +634,31 @@ void sgm_simulate(const struct plan *p, const struct model_options *o,
 		  struct sgm_result *res, struct sgm_header *h)
 {
 	/* ptask_L07: plain max-min sharing, no correction factors, and
-	 * parallel tasks over several links (docs/model.md says why). */
+	 * parallel tasks over several links (docs/model.md says why). Small
+	 * actor stacks: a job may have thousands of connections. */
 	char a0[] = "gdrlab-model", a1[] = "--cfg=host/model:ptask_L07",
 	     a2[] = "--log=root.thres:critical",
-	     a3[] = "--cfg=contexts/stack-size:256";
+	     a3[] = "--cfg=contexts/stack-size:64";
 	char *argv[] = { a0, a1, a2, a3, NULL };
 	int argc = 4, err;
-	struct sim s = { .p = p, .o = o, .jobs = jobs, .njobs = njobs,
-			 .res = res, .h = h };
-	sg_actor_t ctl;
+	struct sim s = { .o = o, .h = h, .per_node = p->layout.per_node };
+	struct controller ctl = { &s, p, jobs, njobs, res };
+	sg_actor_t actor;
 
-	err = folds_build(&s);
+	err = platform_nodes(p, o, jobs, njobs, &s.nodes);
+	h->stats.sim_nodes = s.nodes;
 	if (!err) {
 		simgrid_init(&argc, argv);
-		err = platform_load(&s);
+		err = platform_load(&s, p);
 	}
 	if (!err)
-		err = hosts_lookup(&s);
+		err = hosts_lookup(&s, p);
 	if (err) {
 		fail(&s, err, "model backend: cannot build the SimGrid platform");
 		return; /* the child exits: nothing to free */
 	}
-	ctl = sg_actor_init("controller", s.ctl);
-	sg_actor_set_data(ctl, &s);
-	sg_actor_start(ctl, controller_main, 0, NULL);
+	actor = sg_actor_init("controller", s.ctl);
+	sg_actor_set_data(actor, &ctl);
+	sg_actor_start(actor, controller_main, 0, NULL);
 	simgrid_run();
 }

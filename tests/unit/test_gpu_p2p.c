@@ -4,18 +4,23 @@
  * tests/data/gpu-p2p.yaml: tests/data/round-numbers.yaml with three GPUs
  * under the switch. Ranks are node * 3 + GPU.
  *
- * Every inter-node hop is as in test_analytic.c: direct 9 us of latency
- * (NIC reads GPU 2 us, wire 5 us, NIC writes GPU 2 us) at the 10 GB/s NIC
- * port; staged 13 us at 10 GB/s plus one 1 MiB chunk's fill through each
- * copy segment (2 us + 1 MiB / 16 GB/s). A GPU-to-GPU hop inside a node is
- * PCIe P2P: GPU link up and GPU link down, 2 us at 20 GB/s.
+ * A send of S = 64 MiB between nodes is NCCL's p2p path: one channel (the
+ * node has one 10 GB/s NIC: max(1 NIC, ceil(10 / 14)), NCCL 2.29+), the
+ * Simple protocol, 128 KiB chunks (NCCL_P2P_NET_CHUNKSIZE), 512 of them.
+ * A hop costs NCCL's Simple network latency, 14 us (longer than the
+ * links' own 9 us), after the ring's 8.4 us launch; with 8 slots a chunk
+ * every S / B: T = 8.4 + 14 + S / B, B the slowest share on the way.
+ * Staged the NCCL way the chunk also crosses GPU -> host and host -> GPU
+ * at the GPU's 20 GB/s link, once each before the pipe runs: + 2 x
+ * 128 KiB / 20 GB/s. Inside a node a send is two channels over PCIe
+ * (NCCL_NCHANNELS_PER_PEER), 14.1 us: 8.4 + NCCL's Simple PCIe hop 5.7.
  *
  * gpu0 serves peer reads at 4 GB/s, so a direct send from it takes
- * 9 us + S / 4 GB/s; gpu1 takes peer writes at 5 GB/s, so a direct receive
- * into it, or a PCIe copy into it from another GPU, runs at 5 GB/s. Copies
- * through bounce buffers are the GPU's own copy engines, not a peer's
- * access: the staged path keeps its 10 GB/s. gpu2's caps (1 TB/s) are
- * above everything else and change nothing.
+ * S / 4 GB/s; gpu1 takes peer writes at 5 GB/s, so a direct receive into
+ * it, or a PCIe copy into it from another GPU, runs at 5 GB/s. Host
+ * staging is the GPU's own threads writing and reading host memory, not a
+ * peer's access: the staged path keeps its 10 GB/s. gpu2's caps (1 TB/s)
+ * are above everything else and change nothing.
  *
  * The model backend must give the same times within the 1% the
  * conformance suite allows (test_conformance.c); skipped, with the reason,
@@ -29,7 +34,9 @@
 #define MiB 1048576.0
 #define S (64 * MiB)
 #define TOL 0.01
-#define FILL_US (2 * (2 + MiB / 16e9 * 1e6))
+#define NET_US (8.4 + 14)
+#define PCI_US (8.4 + 5.7)
+#define FILL_US (2 * 131072 / 20e9 * 1e6)
 
 struct p2p_case {
 	const char *what;
@@ -40,21 +47,21 @@ struct p2p_case {
 
 static const struct p2p_case cases[] = {
 	{ "direct send from gpu0: its p2p_read", 0, 3, PLAN_PATH_DIRECT,
-	  9 + S / 4e9 * 1e6 },
+	  NET_US + S / 4e9 * 1e6 },
 	{ "direct receive into gpu1: its p2p_write", 1, 4, PLAN_PATH_DIRECT,
-	  9 + S / 5e9 * 1e6 },
+	  NET_US + S / 5e9 * 1e6 },
 	{ "gpu1 sends, gpu0 receives: neither cap is in the way", 1, 3,
-	  PLAN_PATH_DIRECT, 9 + S / 10e9 * 1e6 },
+	  PLAN_PATH_DIRECT, NET_US + S / 10e9 * 1e6 },
 	{ "caps above every other capacity", 2, 5, PLAN_PATH_DIRECT,
-	  9 + S / 10e9 * 1e6 },
+	  NET_US + S / 10e9 * 1e6 },
 	{ "staged send from gpu0", 0, 3, PLAN_PATH_STAGED,
-	  13 + S / 10e9 * 1e6 + FILL_US },
+	  NET_US + S / 10e9 * 1e6 + FILL_US },
 	{ "staged receive into gpu1", 1, 4, PLAN_PATH_STAGED,
-	  13 + S / 10e9 * 1e6 + FILL_US },
+	  NET_US + S / 10e9 * 1e6 + FILL_US },
 	{ "PCIe copy gpu0 -> gpu1: gpu1's p2p_write", 0, 1, PLAN_PATH_DIRECT,
-	  2 + S / 5e9 * 1e6 },
+	  PCI_US + S / 5e9 * 1e6 },
 	{ "PCIe copy gpu1 -> gpu0: a copy writes, gpu0's p2p_read stays out",
-	  1, 0, PLAN_PATH_DIRECT, 2 + S / 20e9 * 1e6 },
+	  1, 0, PLAN_PATH_DIRECT, PCI_US + S / 20e9 * 1e6 },
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -145,33 +152,43 @@ Test(gpu_p2p, model_agrees_with_analytic)
 	}
 }
 
-/* Whether stage @sk of transfer @t uses resource (@node, @kind, @gpu). */
-static bool stage_uses(const struct plan *p, const struct plan_transfer *t,
-		       enum stage_kind sk, unsigned node, enum res_kind kind,
+/* The route of the pattern's first connection. */
+static const struct plan_route *first_route(const struct plan *p)
+{
+	const struct plan_pattern *pat = &p->patterns[0];
+
+	cr_assert(pat->nconns > 0);
+	return &pat->routes[pat->conns[0].route];
+}
+
+/* Whether stage @sk of @r uses resource (@kind, @gpu) on the source's
+ * node, or on the destination's with @at_dst. */
+static bool stage_uses(const struct plan *p, const struct plan_route *r,
+		       enum stage_kind sk, bool at_dst, enum res_kind kind,
 		       unsigned gpu)
 {
-	uint32_t want = res_id(&p->layout, node, kind, gpu);
+	uint32_t want = res_id(&p->layout, 0, kind, gpu);
 
-	for (unsigned s = 0; s < t->nstages; s++) {
-		const struct plan_stage *st = &t->stages[s];
+	for (unsigned s = 0; s < r->nstages; s++) {
+		const struct plan_stage *st = &r->stages[s];
 
 		if (st->kind != sk)
 			continue;
 		for (unsigned u = st->first_use; u < st->first_use + st->nuses; u++)
-			if (t->uses[u].resource == want)
+			if (r->uses[u].res == want && r->uses[u].at_dst == at_dst)
 				return true;
 	}
 	return false;
 }
 
-/* Whether any stage of @t uses a GPU peer-to-peer cap. */
-static bool uses_gpu_p2p(const struct plan *p, const struct plan_transfer *t)
+/* Whether any stage of @r uses a GPU peer-to-peer cap. */
+static bool uses_gpu_p2p(const struct plan *p, const struct plan_route *r)
 {
-	for (unsigned u = 0; u < t->nuses; u++) {
+	for (unsigned u = 0; u < r->nuses; u++) {
 		unsigned node, index;
 		enum res_kind kind;
 
-		res_locate(&p->layout, t->uses[u].resource, &node, &kind, &index);
+		res_locate(&p->layout, r->uses[u].res, &node, &kind, &index);
 		if (kind == RES_GPU_P2P_READ || kind == RES_GPU_P2P_WRITE)
 			return true;
 	}
@@ -183,25 +200,26 @@ Test(gpu_p2p, direct_stages_use_the_gpus_caps)
 {
 	struct run r;
 	const struct plan *p;
-	const struct plan_transfer *t;
+	const struct plan_route *t;
 
 	run_sendrecv(&r, "analytic", DATA("gpu-p2p.yaml"), 0, 4, PLAN_PATH_DIRECT);
 	p = &r.plan;
-	t = &p->patterns[0].transfers[0];
-	cr_assert(stage_uses(p, t, STAGE_NIC_READ, 0, RES_GPU_P2P_READ, 0));
-	cr_assert(stage_uses(p, t, STAGE_NIC_WRITE, 1, RES_GPU_P2P_WRITE, 1));
-	cr_assert(!stage_uses(p, t, STAGE_NIC_READ, 0, RES_GPU_P2P_WRITE, 0));
-	cr_assert(!stage_uses(p, t, STAGE_NIC_WRITE, 1, RES_GPU_P2P_READ, 1));
+	t = first_route(p);
+	cr_assert(stage_uses(p, t, STAGE_NIC_READ, false, RES_GPU_P2P_READ, 0));
+	cr_assert(stage_uses(p, t, STAGE_NIC_WRITE, true, RES_GPU_P2P_WRITE, 1));
+	cr_assert(!stage_uses(p, t, STAGE_NIC_READ, false, RES_GPU_P2P_WRITE, 0));
+	cr_assert(!stage_uses(p, t, STAGE_NIC_WRITE, true, RES_GPU_P2P_READ, 1));
 	run_destroy(&r);
 }
 
-/* Staged: copy engines and host memory only, no peer touches a GPU. */
+/* Staged: the GPUs' own threads and host memory only, no peer touches a
+ * GPU. */
 Test(gpu_p2p, staged_stages_do_not)
 {
 	struct run r;
 
 	run_sendrecv(&r, "analytic", DATA("gpu-p2p.yaml"), 0, 4, PLAN_PATH_STAGED);
-	cr_assert(!uses_gpu_p2p(&r.plan, &r.plan.patterns[0].transfers[0]));
+	cr_assert(!uses_gpu_p2p(&r.plan, first_route(&r.plan)));
 	run_destroy(&r);
 }
 
@@ -210,14 +228,14 @@ Test(gpu_p2p, intra_node_pcie_uses_the_destination_write_cap)
 {
 	struct run r;
 	const struct plan *p;
-	const struct plan_transfer *t;
+	const struct plan_route *t;
 
 	run_sendrecv(&r, "analytic", DATA("gpu-p2p.yaml"), 0, 1, PLAN_PATH_DIRECT);
 	p = &r.plan;
-	t = &p->patterns[0].transfers[0];
-	cr_assert(stage_uses(p, t, STAGE_INTRA, 0, RES_GPU_P2P_WRITE, 1));
-	cr_assert(!stage_uses(p, t, STAGE_INTRA, 0, RES_GPU_P2P_READ, 0));
-	cr_assert(!stage_uses(p, t, STAGE_INTRA, 0, RES_GPU_P2P_WRITE, 0));
+	t = first_route(p);
+	cr_assert(stage_uses(p, t, STAGE_INTRA, false, RES_GPU_P2P_WRITE, 1));
+	cr_assert(!stage_uses(p, t, STAGE_INTRA, false, RES_GPU_P2P_READ, 0));
+	cr_assert(!stage_uses(p, t, STAGE_INTRA, false, RES_GPU_P2P_WRITE, 0));
 	run_destroy(&r);
 }
 
@@ -228,8 +246,8 @@ Test(gpu_p2p, nvlink_uses_no_cap)
 
 	run_sendrecv(&r, "analytic", CONFIG("a100-pcie4-200g.yaml"), 0, 1,
 		     PLAN_PATH_DIRECT);
-	cr_assert_eq(r.plan.topo.gpu_fabric.kind, TOPO_GPU_FABRIC_NVLINK);
-	cr_assert(!uses_gpu_p2p(&r.plan, &r.plan.patterns[0].transfers[0]));
+	cr_assert(topo_has_nvlink(&r.plan.topo));
+	cr_assert(!uses_gpu_p2p(&r.plan, first_route(&r.plan)));
 	run_destroy(&r);
 }
 
@@ -258,6 +276,6 @@ Test(gpu_p2p, resource_names_and_capacities)
 		 name, sizeof(name));
 	cr_assert_str_eq(name, "node0/cpu0.p2p_read");
 	cr_assert_eq(p->layout.per_node,
-		     res_id(&p->layout, 0, RES_GPU_P2P_WRITE, 2) + 1);
+		     res_id(&p->layout, 0, RES_CE_H2D, 2) + 1);
 	run_destroy(&r);
 }

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * algo_build: what every algorithm uses to write its pattern: pipes,
+ * connections with their routes (shared by every connection whose two
+ * GPUs, NICs and kind are the same), dependencies and hop chains.
+ */
+#include "algo.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "route.h"
+
+void algo_build_init(struct algo_build *b, const struct plan *p,
+		     const struct tune_ctx *t, struct plan_pattern *pat,
+		     unsigned nch)
+{
+	memset(b, 0, sizeof(*b));
+	b->p = p;
+	b->t = t;
+	b->pat = pat;
+	b->nch = nch;
+}
+
+int algo_build_end(struct algo_build *b, int err)
+{
+	free(b->slots);
+	free(b->reqs);
+	b->slots = NULL;
+	b->reqs = NULL;
+	if (err) {
+		free(b->pat->routes);
+		free(b->pat->conns);
+		free(b->pat->pipes);
+		free(b->pat->hops);
+		b->pat->routes = NULL;
+		b->pat->conns = NULL;
+		b->pat->pipes = NULL;
+		b->pat->hops = NULL;
+	}
+	return err;
+}
+
+/* Make room for one more of @n elements of @size in *@arr. */
+static int grow(void **arr, size_t n, size_t *cap, size_t size)
+{
+	void *na;
+	size_t nc;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? 2 * *cap : 16;
+	na = realloc(*arr, nc * size);
+	if (!na)
+		return -ENOMEM;
+	*arr = na;
+	*cap = nc;
+	return 0;
+}
+
+int algo_pipe_begin(struct algo_build *b, enum pipe_shape shape,
+		    unsigned channel, double share)
+{
+	struct plan_pattern *pat = b->pat;
+	struct plan_pipe *pp;
+
+	if (grow((void **)&pat->pipes, pat->npipes, &b->cap_pipes, sizeof(*pp)))
+		return -ENOMEM;
+	pp = &pat->pipes[pat->npipes++];
+	memset(pp, 0, sizeof(*pp));
+	pp->shape = shape;
+	pp->channel = channel;
+	pp->share = share;
+	pp->slices_per_chunk = 1;
+	pp->slice_steps = 1;
+	pp->chunk_bytes = proto_step_bytes(pat->proto);
+	pp->conn_cap = INFINITY;
+	pp->efficiency = 1;
+	pp->first_conn = pat->nconns;
+	pp->first_hop = pat->nhops;
+	return 0;
+}
+
+struct plan_pipe *algo_pipe(struct algo_build *b)
+{
+	return &b->pat->pipes[b->pat->npipes - 1];
+}
+
+static uint64_t req_hash(const struct route_req *q)
+{
+	uint64_t v[7] = { q->kind, q->src_gpu, q->dst_gpu, q->intra,
+			  (uint64_t)(q->nic_src + 1), (uint64_t)(q->nic_dst + 1),
+			  (uint64_t)(q->relay_gpu + 1) };
+	uint64_t h = 14695981039346656037ull;
+
+	for (unsigned i = 0; i < 7; i++) {
+		h ^= v[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static bool req_equal(const struct route_req *q, const struct route_req *rq)
+{
+	return q->kind == rq->kind && q->src_gpu == rq->src_gpu &&
+	       q->dst_gpu == rq->dst_gpu && q->intra == rq->intra &&
+	       q->nic_src == rq->nic_src && q->nic_dst == rq->nic_dst &&
+	       q->relay_gpu == rq->relay_gpu;
+}
+
+static int rehash(struct algo_build *b)
+{
+	size_t n = b->nslots ? 2 * b->nslots : 64;
+	uint32_t *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->pat->nroutes; i++) {
+		size_t k = req_hash(&b->reqs[i]) & (n - 1);
+
+		while (s[k])
+			k = (k + 1) & (n - 1);
+		s[k] = (uint32_t)i + 1;
+	}
+	free(b->slots);
+	b->slots = s;
+	b->nslots = n;
+	return 0;
+}
+
+/* The route for @q: found by its request, or made and added. */
+static int route_for(struct algo_build *b, const struct route_req *q,
+		     uint32_t *out)
+{
+	struct plan_pattern *pat = b->pat;
+	size_t k;
+	int err;
+
+	if (2 * (pat->nroutes + 1) > b->nslots) {
+		err = rehash(b);
+		if (err)
+			return err;
+	}
+	for (k = req_hash(q) & (b->nslots - 1); b->slots[k];
+	     k = (k + 1) & (b->nslots - 1)) {
+		uint32_t i = b->slots[k] - 1;
+
+		if (req_equal(q, &b->reqs[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	if (grow((void **)&pat->routes, pat->nroutes, &b->cap_routes, sizeof(*pat->routes)) ||
+	    grow((void **)&b->reqs, pat->nroutes, &b->cap_reqs, sizeof(*b->reqs)))
+		return -ENOMEM;
+	route_make(b->p, pat->proto, q, &pat->routes[pat->nroutes], &b->notes);
+	b->reqs[pat->nroutes] = *q;
+	b->slots[k] = (uint32_t)pat->nroutes + 1;
+	*out = (uint32_t)pat->nroutes++;
+	return 0;
+}
+
+double algo_hop_latency(const struct algo_build *b, enum hop_class h)
+{
+	const struct plan_pattern *pat = b->pat;
+	double lat = nccl_hw_latency(h, pat->algo, pat->proto);
+
+	/*
+	 * tuning.cc: "Inter-node rings still have to launch nsteps * net
+	 * overhead": a ring's intra-node hops cost at least NCCL_NET_OVERHEAD
+	 * (x3 for Simple) once the ring leaves the node.
+	 */
+	if (pat->algo == ALGO_RING && h != HOP_NET && b->t->nnodes > 1) {
+		double ovh = nccl_net_overhead_us(b->p->topo.cpu_vendor) *
+			     (pat->proto == PROTO_SIMPLE ? 3 : 1);
+
+		if (ovh > lat)
+			lat = ovh;
+	}
+	/* With one GPU a node every hop is a network hop, whose latency NCCL
+	 * takes from its tree row ("latencies are fully exposed"). */
+	if (h == HOP_NET && b->t->ppn == 1 && pat->algo < ALGO_NCCL_COUNT)
+		lat = nccl_hw_latency(HOP_NET, ALGO_TREE, pat->proto);
+	return lat;
+}
+
+int algo_conn(struct algo_build *b, enum conn_kind kind, unsigned src,
+	      unsigned dst, unsigned channel, double volume,
+	      double latency_us, uint32_t *out)
+{
+	return algo_conn_via(b, kind, src, dst, channel, -1, -1, volume,
+			     latency_us, out);
+}
+
+void algo_layout(const struct algo_build *b, unsigned node, unsigned c,
+		 struct channel_layout *l)
+{
+	const struct plan_pattern *pat = b->pat;
+	unsigned gpus[TOPO_MAX_GPUS], G = b->t->ppn;
+
+	for (unsigned k = 0; k < G; k++)
+		gpus[k] = pat->ranks[node * G + k] % b->p->gpus_per_node;
+	channels_layout(&b->p->topo, gpus, G, c, b->t->nnodes > 1, l);
+}
+
+unsigned algo_layout_rank(const struct algo_build *b, unsigned node,
+			  const struct channel_layout *l, unsigned k)
+{
+	return algo_rank(b, node, l->order[k]);
+}
+
+int algo_conn_via(struct algo_build *b, enum conn_kind kind, unsigned src,
+		  unsigned dst, unsigned channel, int nic_src, int nic_dst,
+		  double volume, double latency_us, uint32_t *out)
+{
+	struct plan_pattern *pat = b->pat;
+	const struct plan *p = b->p;
+	struct route_req q = {
+		.kind = kind,
+		.src_gpu = src % p->gpus_per_node,
+		.dst_gpu = dst % p->gpus_per_node,
+		.intra = plan_node_of(p, src) == plan_node_of(p, dst),
+		.nic_src = nic_src,
+		.nic_dst = nic_dst,
+	};
+	const struct plan_route *r;
+	struct plan_conn *c;
+	uint32_t route;
+	double lat;
+	int err;
+
+	route_pick_nics(p, &q, channel);
+	err = route_for(b, &q, &route);
+	if (err)
+		return err;
+	if (grow((void **)&pat->conns, pat->nconns, &b->cap_conns, sizeof(*c)))
+		return -ENOMEM;
+	r = &pat->routes[route];
+	c = &pat->conns[pat->nconns];
+	memset(c, 0, sizeof(*c));
+	c->src_rank = src;
+	c->dst_rank = dst;
+	c->route = route;
+	c->pipe = (uint32_t)(pat->npipes - 1);
+	c->volume = volume;
+	lat = latency_us >= 0 ? latency_us : algo_hop_latency(b, r->hop);
+	/* NCCL's per-hop latency is measured software and hardware
+	 * together; a path whose links alone take longer takes that. */
+	c->latency = lat * 1e-6 > r->latency ? lat * 1e-6 : r->latency;
+	*out = (uint32_t)pat->nconns++;
+	algo_pipe(b)->nconns++;
+	return 0;
+}
+
+int algo_dep(struct algo_build *b, uint32_t conn, uint32_t dep)
+{
+	struct plan_conn *c = &b->pat->conns[conn];
+
+	if (c->ndeps >= PLAN_MAX_DEPS)
+		return -E2BIG;
+	c->deps[c->ndeps++] = dep;
+	return 0;
+}
+
+int algo_hop(struct algo_build *b, uint32_t conn)
+{
+	struct plan_pattern *pat = b->pat;
+
+	if (grow((void **)&pat->hops, pat->nhops, &b->cap_hops, sizeof(*pat->hops)))
+		return -ENOMEM;
+	pat->hops[pat->nhops++] = conn;
+	algo_pipe(b)->nhops++;
+	return 0;
+}
+
+unsigned algo_log2(unsigned n)
+{
+	unsigned l = 0;
+
+	while (n >= 2) {
+		n >>= 1;
+		l++;
+	}
+	return l;
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NVLS (NCCL_ALGO_NVLS): all-reduce, all-gather and reduce-scatter inside
+ * one node through NVLink SHARP: the third-generation NVSwitch reduces
+ * what the GPUs load from a multicast address and multicasts what they
+ * store (multimem.ld_reduce / multimem.st; src/device/all_reduce.h
+ * runNvls). Across nodes NCCL runs NVLS only together with CollNet, which
+ * is not modelled here; NVLS-tree (algo_nvls_tree.c) is the multi-node
+ * form.
+ *
+ * Per channel each GPU's slice goes into the switch (reduce) and comes
+ * back reduced (multicast): two hops, half the NVLink bytes of a ring
+ * (route.c). The switch's efficiency is NCCL's nvlsEfficiency.
+ */
+#include "algo.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+
+bool algo_nvls_available(const struct tune_ctx *t, char *why, size_t len)
+{
+	const struct topology *topo = &t->p->topo;
+
+	if (topo->gpu_fabric.kind != TOPO_GPU_FABRIC_NVSWITCH || !topo->gpu_fabric.nvls) {
+		snprintf(why, len, "needs NVSwitches with NVLink SHARP (gpu_fabric: nvswitch, nvls: true)");
+		return false;
+	}
+	if (topo->gpu_arch < TOPO_GPU_HOPPER) {
+		snprintf(why, len, "needs Hopper or later");
+		return false;
+	}
+	if (t->ch.nvls.nchannels < 2 || t->ppn < 2) {
+		snprintf(why, len, "needs two GPUs or more per node");
+		return false;
+	}
+	return true;
+}
+
+/* tuning.cc: NVLS bus bandwidth per channel. */
+double algo_nvls_bw(const struct tune_ctx *t, bool tree)
+{
+	const struct topology *topo = &t->p->topo;
+	const struct nccl_graph *g = &t->ch.nvls;
+	double intra = g->bw_intra * nccl_nvls_efficiency(topo->gpu_arch) *
+		       (g->nchannels - 1) / g->nchannels;
+	double inter = g->bw_inter * (t->nnodes <= 2 && tree ? 2 : 1);
+
+	intra *= t->op == TRACE_OP_ALLREDUCE ? 2.0 : (t->ppn - 1.0) / t->ppn;
+	return fmin(fmin(intra, inter),
+		    tree ? nccl_nvls_tree_per_channel(topo->gpu_arch, t->nnodes) : INFINITY);
+}
+
+static void nvls_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
+		      double *bw, char *why, size_t len)
+{
+	unsigned n = t->nranks;
+	unsigned nsteps = t->op == TRACE_OP_ALLREDUCE ? 2 * (n - 1) : n - 1;
+
+	*bw = 0;
+	*lat = 0;
+	if (p != PROTO_SIMPLE) {
+		snprintf(why, len, "NVLS runs Simple only");
+		return;
+	}
+	if (!algo_nvls_available(t, why, len))
+		return;
+	if (t->nnodes > 1) {
+		snprintf(why, len, "across nodes NCCL runs NVLS with CollNet only (see NVLSTree)");
+		return;
+	}
+	*bw = t->ch.nvls.nchannels * algo_nvls_bw(t, false) * n / nsteps;
+	*lat = nccl_hw_latency(HOP_NVLINK, ALGO_NVLS, p);
+}
+
+/* nvlsChunkSize (128 KiB), smaller for calls that fill few chunks. */
+uint64_t algo_nvls_chunk(const struct plan *p, const struct plan_pattern *pat,
+			 uint64_t bytes, unsigned nchannels)
+{
+	uint64_t chunk = 131072, ops = (uint64_t)nchannels * p->gpus_per_node;
+
+	(void)pat;
+	if (bytes < 64 * ops * chunk && chunk > 65536)
+		chunk = 65536;
+	if (bytes < 8 * ops * chunk && chunk > 32768)
+		chunk = 32768;
+	if (bytes < 2 * ops * chunk && chunk > 16384)
+		chunk = 16384;
+	return chunk;
+}
+
+static int nvls_build(struct algo_build *b)
+{
+	struct plan_pattern *pat = b->pat;
+	unsigned G = b->t->ppn;
+	double vol = 1.0 / b->nch;
+	bool reduce = pat->op != TRACE_OP_ALL_GATHER;
+	bool mcast = pat->op != TRACE_OP_REDUCE_SCATTER;
+	int err = 0;
+
+	pat->base_latency = 0;
+	for (unsigned c = 0; c < b->nch && !err; c++) {
+		uint32_t red = 0, mc = 0;
+
+		err = algo_pipe_begin(b, PIPE_CHAIN, c, vol);
+		if (err)
+			break;
+		algo_pipe(b)->efficiency = nccl_nvls_efficiency(b->p->topo.gpu_arch);
+		for (unsigned g = 0; g < G && !err; g++) {
+			unsigned r = algo_rank(b, 0, g);
+			uint32_t cr = 0, cm = 0;
+
+			/* NCCL's NVLS latency is one figure; it is the
+			 * reduction's, the multicast adds the link's. */
+			if (reduce)
+				err = algo_conn(b, CONN_NVLS_REDUCE, r, r, c, vol,
+						nccl_hw_latency(HOP_NVLINK, ALGO_NVLS, PROTO_SIMPLE),
+						&cr);
+			if (!err && mcast)
+				err = algo_conn(b, CONN_NVLS_MCAST, r, r, c, vol,
+						reduce ? 0 : nccl_hw_latency(HOP_NVLINK, ALGO_NVLS,
+									     PROTO_SIMPLE),
+						&cm);
+			/* By symmetry every GPU's reduction ends at once: the
+			 * multicast waits for its own. */
+			if (!err && reduce && mcast)
+				err = algo_dep(b, cm, cr);
+			if (g == 0) {
+				red = cr;
+				mc = cm;
+			}
+		}
+		if (!err && reduce)
+			err = algo_hop(b, red);
+		if (!err && mcast)
+			err = algo_hop(b, mc);
+	}
+	return err;
+}
+
+const struct algo_ops algo_nvls = {
+	.name = "NVLS",
+	.cost = nvls_cost,
+	.build = nvls_build,
+	.chunk = algo_nvls_chunk,
+};

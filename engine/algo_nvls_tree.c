@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NVLS-tree (NCCL_ALGO_NVLS_TREE): all-reduce across nodes, NVLink SHARP
+ * inside each node and NCCL's double binary tree between the nodes'
+ * heads (src/device/all_reduce.h runNvlsTree). Per channel one GPU of
+ * each node is the head: the node's slices are reduced in the NVSwitch
+ * into it, go up and down the tree over its NIC, and the switch
+ * multicasts the result to every GPU.
+ */
+#include "algo.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void nvls_tree_cost(const struct tune_ctx *t, enum proto_id p,
+			   double *lat, double *bw, char *why, size_t len)
+{
+	unsigned n = t->nranks;
+
+	*bw = 0;
+	*lat = 0;
+	if (p != PROTO_SIMPLE) {
+		snprintf(why, len, "NVLSTree runs Simple only");
+		return;
+	}
+	if (t->op != TRACE_OP_ALLREDUCE) {
+		snprintf(why, len, "NCCL's NVLSTree runs all-reduce only");
+		return;
+	}
+	if (!algo_nvls_available(t, why, len))
+		return;
+	if (t->nnodes < 2) {
+		snprintf(why, len, "NCCL disables NVLSTree on one node");
+		return;
+	}
+	*bw = t->ch.nvls.nchannels * algo_nvls_bw(t, true) * n / (2.0 * (n - 1));
+	*lat = nccl_hw_latency(HOP_NVLINK, ALGO_NVLS_TREE, p) +
+	       2 * algo_log2(t->nnodes) * nccl_hw_latency(HOP_NET, ALGO_NVLS_TREE, p);
+}
+
+struct head {
+	uint32_t reduce, up, down_in, *mcast;
+	int parent, child[2];
+};
+
+static int nvls_tree_channel(struct algo_build *b, unsigned c, unsigned which,
+			     struct head *h, uint32_t *mcast)
+{
+	unsigned N = b->t->nnodes, G = b->t->ppn, hg, deepest = 0, dmax = 0;
+	struct channel_layout lay;
+	double vol = 1.0 / b->nch;
+	double nvls_us = nccl_hw_latency(HOP_NVLINK, ALGO_NVLS_TREE, PROTO_SIMPLE);
+	int err;
+
+	err = algo_pipe_begin(b, PIPE_CHAIN, c, vol);
+	if (err)
+		return err;
+	/* The head: where the channel's layout enters the node, at its NIC. */
+	algo_layout(b, 0, c, &lay);
+	hg = lay.order[0];
+	for (unsigned i = 0; i < N; i++) {
+		h[i].mcast = mcast + (size_t)i * G;
+		algo_dtree((int)N, (int)i, (int)which, &h[i].parent, &h[i].child[0],
+			   &h[i].child[1]);
+	}
+	for (unsigned i = 0; i < N && !err; i++) {
+		unsigned head = algo_rank(b, i, hg);
+
+		/* By symmetry the head's own reduction ends with the others'. */
+		err = algo_conn(b, CONN_NVLS_REDUCE, head, head, c, vol, nvls_us,
+				&h[i].reduce);
+		for (unsigned g = 0; g < G && !err; g++) {
+			uint32_t other;
+
+			if (g != hg)
+				err = algo_conn(b, CONN_NVLS_REDUCE, algo_rank(b, i, g),
+						algo_rank(b, i, g), c, vol, nvls_us, &other);
+		}
+		if (!err && h[i].parent >= 0)
+			err = algo_conn_via(b, CONN_P2P, head, algo_rank(b, (unsigned)h[i].parent, hg),
+					    c, lay.nic_in, lay.nic_in, vol, -1, &h[i].up);
+	}
+	for (unsigned i = 0; i < N && !err; i++) {
+		unsigned d = 0;
+
+		for (int at = (int)i; h[at].parent >= 0 && d <= N; at = h[at].parent)
+			d++;
+		if (d > dmax) {
+			dmax = d;
+			deepest = i;
+		}
+		if (h[i].parent >= 0) {
+			err = algo_dep(b, h[i].up, h[i].reduce);
+			for (int k = 0; k < 2 && !err; k++)
+				if (h[i].child[k] >= 0)
+					err = algo_dep(b, h[i].up, h[h[i].child[k]].up);
+		}
+		for (int k = 0; k < 2 && !err; k++)
+			if (h[i].child[k] >= 0)
+				err = algo_conn_via(b, CONN_P2P, algo_rank(b, i, hg),
+						    algo_rank(b, (unsigned)h[i].child[k], hg), c,
+						    lay.nic_in, lay.nic_in, vol, -1,
+						    &h[h[i].child[k]].down_in);
+		for (unsigned g = 0; g < G && !err; g++)
+			err = algo_conn(b, CONN_NVLS_MCAST, algo_rank(b, i, g),
+					algo_rank(b, i, g), c, vol, 0, &h[i].mcast[g]);
+	}
+	/* Down the tree and out of each node: what came down, or at the
+	 * root what came up. */
+	for (unsigned i = 0; i < N && !err; i++) {
+		unsigned nout = 0;
+		uint32_t *outs = malloc((G + 2) * sizeof(*outs));
+
+		if (!outs)
+			return -ENOMEM;
+		for (int k = 0; k < 2; k++)
+			if (h[i].child[k] >= 0)
+				outs[nout++] = h[h[i].child[k]].down_in;
+		for (unsigned g = 0; g < G; g++)
+			outs[nout++] = h[i].mcast[g];
+		for (unsigned o = 0; o < nout && !err; o++) {
+			if (h[i].parent >= 0) {
+				err = algo_dep(b, outs[o], h[i].down_in);
+				continue;
+			}
+			err = algo_dep(b, outs[o], h[i].reduce);
+			for (int k = 0; k < 2 && !err; k++)
+				if (h[i].child[k] >= 0)
+					err = algo_dep(b, outs[o], h[h[i].child[k]].up);
+		}
+		free(outs);
+	}
+	if (err)
+		return err;
+	{
+		unsigned path[64], np = 0;
+
+		err = algo_hop(b, h[deepest].reduce);
+		for (int at = (int)deepest; !err && h[at].parent >= 0 && np < 64; at = h[at].parent) {
+			err = algo_hop(b, h[at].up);
+			path[np++] = (unsigned)at;
+		}
+		while (!err && np)
+			err = algo_hop(b, h[path[--np]].down_in);
+		if (!err)
+			err = algo_hop(b, h[deepest].mcast[hg]);
+	}
+	return err;
+}
+
+static int nvls_tree_build(struct algo_build *b)
+{
+	unsigned N = b->t->nnodes, G = b->t->ppn;
+	unsigned half = b->nch / 2 ? b->nch / 2 : 1;
+	struct head *h = calloc(N, sizeof(*h));
+	uint32_t *mcast = calloc((size_t)N * G, sizeof(*mcast));
+	int err = 0;
+
+	if (!h || !mcast)
+		err = -ENOMEM;
+	b->pat->base_latency = 0;
+	for (unsigned c = 0; c < b->nch && !err; c++)
+		err = nvls_tree_channel(b, c, (c / half) % 2, h, mcast);
+	free(mcast);
+	free(h);
+	return err;
+}
+
+const struct algo_ops algo_nvls_tree = {
+	.name = "NVLSTree",
+	.cost = nvls_tree_cost,
+	.build = nvls_tree_build,
+	.chunk = algo_nvls_chunk,
+};

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tree (NCCL_ALGO_TREE): all-reduce over a chain inside each node and a
+ * double binary tree across nodes.
+ *
+ * Structure (src/graph/trees.cc, connect.cc, src/device/all_reduce.h
+ * runTreeSplit): in each node the channel's GPUs form a chain whose head
+ * talks to the network; the heads form a binary tree (ncclGetBtree), and
+ * half the channels use its mirror or shift (ncclGetDtree), so that every
+ * node is an inner node of one tree and a leaf of the other. Slices are
+ * reduced up the chain and the tree to the root and broadcast back down
+ * at once; a chunk is one slot (calcCollChunking).
+ */
+#include "algo.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+static void tree_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
+		      double *bw, char *why, size_t len)
+{
+	const struct topology *topo = &t->p->topo;
+	const struct nccl_graph *g = &t->ch.ring;
+	enum hop_class intra_hw = g->nvlink ? HOP_NVLINK : HOP_PCI;
+	double bus = g->nchannels * (t->nnodes <= 2 ? g->bw_intra : g->bw_inter);
+	double intra = nccl_hw_latency(intra_hw, ALGO_TREE, p);
+	double inter = nccl_hw_latency(HOP_NET, ALGO_TREE, p);
+
+	*bw = 0;
+	*lat = 0;
+	if (t->op != TRACE_OP_ALLREDUCE) {
+		snprintf(why, len, "NCCL's tree runs all-reduce only");
+		return;
+	}
+	bus = fmin(bus * 0.92, g->nchannels * nccl_tree_per_channel(topo->gpu_arch, t->nnodes));
+	if (p == PROTO_LL)
+		bus = fmin(bus / 3.8, nccl_ll_max_bw(topo->gpu_arch, topo->cpu_vendor, t->nnodes));
+	if (p == PROTO_LL128)
+		bus = fmin(bus * (t->nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+			   g->nchannels * nccl_tree_ll128_per_channel(topo->gpu_arch, t->nnodes));
+	*bw = bus * 0.5;
+	*lat = nccl_base_latency(ALGO_TREE, p) +
+	       2 * ((t->ppn - 1) * intra + algo_log2(t->nnodes) * inter);
+}
+
+/* "Trees are not perfectly sticking to the model for medium sizes". */
+static void tree_refine(const struct tune_ctx *t, enum proto_id p,
+			uint64_t bytes, unsigned nchannels, double *lat,
+			double *bw)
+{
+	(void)t;
+	(void)nchannels;
+	(void)lat;
+	*bw *= nccl_tree_correction(p, bytes);
+}
+
+/* LL128 trees shrink their chunk for calls that would fill few of them
+ * (calcCollChunking). */
+static uint64_t tree_chunk(const struct plan *p, const struct plan_pattern *pat,
+			   uint64_t bytes, unsigned nchannels)
+{
+	uint64_t chunk = proto_step_bytes(pat->proto);
+	double ppn = (double)pat->nranks / pat->nnodes;
+	double steps = 1 + algo_log2(pat->nnodes) + 0.1 * ppn;
+
+	(void)p;
+	if (pat->proto != PROTO_LL128)
+		return chunk;
+	while (bytes / (nchannels * chunk) < steps * 64 / ppn && chunk > 131072)
+		chunk /= 2;
+	while (bytes / (nchannels * chunk) < steps * 16 / ppn && chunk > 32768)
+		chunk /= 2;
+	return chunk;
+}
+
+/* ncclGetBtree: parent and children of @r in a tree of @n, -1 for none. */
+static void btree(int n, int r, int *up, int *d0, int *d1)
+{
+	int bit;
+
+	for (bit = 1; bit < n; bit <<= 1)
+		if (bit & r)
+			break;
+	*d0 = *d1 = -1;
+	if (r == 0) {
+		*up = -1;
+		*d1 = n > 1 ? bit >> 1 : -1;
+		return;
+	}
+	*up = (r ^ bit) | (bit << 1);
+	if (*up >= n)
+		*up = r ^ bit;
+	bit >>= 1;
+	if (!bit)
+		return;
+	*d0 = r - bit;
+	*d1 = r + bit;
+	while (*d1 >= n && bit) {
+		bit >>= 1;
+		*d1 = bit ? r + bit : -1;
+	}
+}
+
+/* ncclGetDtree's second tree: the mirror for even @n, the shift for odd. */
+void algo_dtree(int n, int r, int which, int *up, int *d0, int *d1)
+{
+	int m = which == 0 ? r : n % 2 ? (r - 1 + n) % n : n - 1 - r;
+
+	btree(n, m, up, d0, d1);
+	if (which == 0)
+		return;
+	int *v[3] = { up, d0, d1 };
+
+	for (int i = 0; i < 3; i++)
+		if (*v[i] >= 0)
+			*v[i] = n % 2 ? (*v[i] + 1) % n : n - 1 - *v[i];
+}
+
+/* Per node of a channel: its chain's connections, up and down. */
+struct node_conns {
+	uint32_t up_net, down_in; /* to the parent; from the parent (or, at
+				   * the root, its own) */
+	uint32_t *up, *down;      /* intra chain: up[k] is GPU k+1 -> k,
+				   * down[k] is GPU k -> k+1 */
+	int parent, child[2];
+	unsigned depth;
+};
+
+static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
+			struct node_conns *nc, uint32_t *chain_buf)
+{
+	struct plan_pattern *pat = b->pat;
+	unsigned N = b->t->nnodes, G = b->t->ppn;
+	double vol = 1.0 / b->nch;
+	unsigned deepest = 0;
+	int err;
+
+	err = algo_pipe_begin(b, PIPE_CHAIN, c, vol);
+	if (err)
+		return err;
+	algo_pipe(b)->conn_cap = 1e9 * (pat->proto == PROTO_LL128 ?
+		nccl_tree_ll128_per_channel(b->p->topo.gpu_arch, N) :
+		pat->proto == PROTO_SIMPLE ? nccl_tree_per_channel(b->p->topo.gpu_arch, N) :
+		INFINITY) / 2;
+	/* Structure first, then connections: up the chains and the tree. */
+	for (unsigned i = 0; i < N; i++) {
+		algo_dtree((int)N, (int)i, (int)which, &nc[i].parent, &nc[i].child[0],
+			   &nc[i].child[1]);
+		nc[i].depth = 0;
+	}
+	for (unsigned i = 0; i < N; i++) {
+		unsigned d = 0;
+
+		for (int at = (int)i; nc[at].parent >= 0 && d <= N; at = nc[at].parent)
+			d++;
+		nc[i].depth = d;
+		if (d > nc[deepest].depth)
+			deepest = i;
+	}
+	/* Every node of a regular group has the same GPUs, so one layout. */
+	struct channel_layout lay;
+	int nic;
+
+	algo_layout(b, 0, c, &lay);
+	nic = lay.nic_in;
+#define RANK(i, k) algo_layout_rank(b, (i), &lay, (k))
+	for (unsigned i = 0; i < N && !err; i++) {
+		for (unsigned k = G - 1; k >= 1 && !err; k--) {
+			err = algo_conn(b, CONN_P2P, RANK(i, k), RANK(i, k - 1), c, vol, -1,
+					&nc[i].up[k - 1]);
+			if (!err && k + 1 < G)
+				err = algo_dep(b, nc[i].up[k - 1], nc[i].up[k]);
+		}
+		if (!err && nc[i].parent >= 0)
+			err = algo_conn_via(b, CONN_P2P, RANK(i, 0), RANK((unsigned)nc[i].parent, 0),
+					    c, nic, nic, vol, -1, &nc[i].up_net);
+	}
+	/* The head's send up waits for its chain and its children. */
+	for (unsigned i = 0; i < N && !err; i++) {
+		if (nc[i].parent < 0)
+			continue;
+		if (G > 1)
+			err = algo_dep(b, nc[i].up_net, nc[i].up[0]);
+		for (int k = 0; k < 2 && !err; k++)
+			if (nc[i].child[k] >= 0)
+				err = algo_dep(b, nc[i].up_net, nc[nc[i].child[k]].up_net);
+	}
+	/* Down: from the parent to each head, then along each chain. */
+	for (unsigned i = 0; i < N && !err; i++) {
+		for (int k = 0; k < 2 && !err; k++) {
+			unsigned ch = (unsigned)nc[i].child[k];
+
+			if (nc[i].child[k] < 0)
+				continue;
+			err = algo_conn_via(b, CONN_P2P, RANK(i, 0), RANK(ch, 0), c, nic, nic,
+					    vol, -1, &nc[ch].down_in);
+		}
+		for (unsigned k = 0; k + 1 < G && !err; k++)
+			err = algo_conn(b, CONN_P2P, RANK(i, k), RANK(i, k + 1), c, vol, -1,
+					&nc[i].down[k]);
+	}
+#undef RANK
+	for (unsigned i = 0; i < N && !err; i++) {
+		/* What a head sends down: at the root, what came up to it;
+		 * elsewhere, what came down from its parent. */
+		uint32_t outs[3];
+		unsigned nout = 0;
+
+		for (int k = 0; k < 2; k++)
+			if (nc[i].child[k] >= 0)
+				outs[nout++] = nc[nc[i].child[k]].down_in;
+		if (G > 1)
+			outs[nout++] = nc[i].down[0];
+		for (unsigned o = 0; o < nout && !err; o++) {
+			if (nc[i].parent >= 0) {
+				err = algo_dep(b, outs[o], nc[i].down_in);
+				continue;
+			}
+			if (G > 1)
+				err = algo_dep(b, outs[o], nc[i].up[0]);
+			for (int k = 0; k < 2 && !err; k++)
+				if (nc[i].child[k] >= 0)
+					err = algo_dep(b, outs[o], nc[nc[i].child[k]].up_net);
+		}
+		for (unsigned k = 1; k + 1 < G && !err; k++)
+			err = algo_dep(b, nc[i].down[k], nc[i].down[k - 1]);
+	}
+	if (err)
+		return err;
+	/* The chain: the deepest node's last GPU up to the root, and back. */
+	{
+		unsigned n = 0, path[64], np = 0;
+
+		for (unsigned k = G - 1; k >= 1; k--)
+			chain_buf[n++] = nc[deepest].up[k - 1];
+		for (int at = (int)deepest; nc[at].parent >= 0 && np < 64; at = nc[at].parent) {
+			chain_buf[n++] = nc[at].up_net;
+			path[np++] = (unsigned)at;
+		}
+		while (np)
+			chain_buf[n++] = nc[path[--np]].down_in;
+		for (unsigned k = 0; k + 1 < G; k++)
+			chain_buf[n++] = nc[deepest].down[k];
+		for (unsigned i = 0; i < n && !err; i++)
+			err = algo_hop(b, chain_buf[i]);
+	}
+	return err;
+}
+
+static int tree_build(struct algo_build *b)
+{
+	struct plan_pattern *pat = b->pat;
+	const struct topology *topo = &b->p->topo;
+	unsigned N = b->t->nnodes, G = b->t->ppn;
+	unsigned half = b->t->ch.comm_channels / 2 ? b->t->ch.comm_channels / 2 : 1;
+	struct node_conns *nc = calloc(N, sizeof(*nc));
+	uint32_t *links = calloc((size_t)N * 2 * (G ? G : 1), sizeof(*links));
+	uint32_t *chain = calloc(2 * (G + 64), sizeof(*chain));
+	int err = 0;
+
+	if (!nc || !links || !chain) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < N; i++) {
+		nc[i].up = links + (size_t)i * 2 * G;
+		nc[i].down = nc[i].up + G;
+	}
+	pat->base_latency = 1e-6 * nccl_base_latency(ALGO_TREE, pat->proto);
+	if (pat->proto == PROTO_LL)
+		pat->total_cap = 1e9 * nccl_ll_max_bw(topo->gpu_arch, topo->cpu_vendor, N) / 2;
+	/* Channels c and c + comm/2 are one graph channel on tree 0 and 1. */
+	for (unsigned c = 0; c < b->nch && !err; c++)
+		err = tree_channel(b, c, (c / half) % 2, nc, chain);
+out:
+	free(chain);
+	free(links);
+	free(nc);
+	return err;
+}
+
+const struct algo_ops algo_tree = {
+	.name = "Tree",
+	.cost = tree_cost,
+	.refine = tree_refine,
+	.build = tree_build,
+	.chunk = tree_chunk,
+};

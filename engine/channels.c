@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+#include "channels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nccl_tuning.h"
+#include "resources.h"
+
+/* NVLS: NCCL_NVLS_NCHANNELS' default on Hopper and later (src/transport/
+ * nvls.cc); NVLS heads are one per GPU, at most NCCL_MAX_NVLS_ARITY (32). */
+#define NVLS_CHANNELS 16
+
+int channels_nic(const struct topology *t, unsigned gpu, unsigned channel)
+{
+	return topo_nearest_nic_rotated(t, (int)gpu, channel);
+}
+
+static double gbs(double bytes_per_s)
+{
+	return bytes_per_s / 1e9;
+}
+
+static void add_route(const struct res_layout *l, const struct topology *t,
+		      struct route_end from, struct route_end to,
+		      enum res_kind p2p, double *use)
+{
+	struct route r;
+
+	route_build(l, t, from, to, p2p, &r);
+	for (unsigned i = 0; i < r.n; i++)
+		use[r.res[i]] += 1;
+}
+
+/* Whether @nic is among the NICs nearest to @gpu. */
+static bool near(const struct topology *t, unsigned gpu, int nic)
+{
+	enum topo_path_type best = TOPO_PATH_COUNT;
+
+	for (unsigned i = 0; i < t->nnics; i++) {
+		enum topo_path_type p = topo_gpu_nic_path(t, (int)gpu, (int)i);
+
+		if (p < best)
+			best = p;
+	}
+	return topo_gpu_nic_path(t, (int)gpu, nic) == best;
+}
+
+void channels_layout(const struct topology *t, const unsigned *gpus,
+		     unsigned n, unsigned channel, bool network,
+		     struct channel_layout *l)
+{
+	unsigned nics[TOPO_MAX_NICS], nn = 0, near_gpus[TOPO_MAX_GPUS], ng = 0;
+	unsigned entry, exit, at = 0;
+	int nic;
+
+	l->nic_in = l->nic_out = -1;
+	if (!network || !t->nnics || !n) {
+		for (unsigned k = 0; k < n; k++)
+			l->order[k] = (k + channel) % n;
+		return;
+	}
+	/* The NICs some GPU of the node is nearest to. */
+	for (unsigned i = 0; i < t->nnics; i++)
+		for (unsigned g = 0; g < n; g++)
+			if (near(t, gpus[g], (int)i)) {
+				nics[nn++] = i;
+				break;
+			}
+	nic = (int)nics[channel % nn];
+	for (unsigned g = 0; g < n; g++)
+		if (near(t, gpus[g], nic))
+			near_gpus[ng++] = g;
+	entry = near_gpus[(channel / nn) % ng];
+	exit = ng > 1 ? near_gpus[((channel / nn) + 1) % ng] : (entry + n - 1) % n;
+	l->order[at++] = entry;
+	for (unsigned k = 1; k < n; k++) {
+		unsigned g = (entry + k) % n;
+
+		if (g != exit)
+			l->order[at++] = g;
+	}
+	if (n > 1)
+		l->order[at++] = exit;
+	l->nic_in = nic;
+	l->nic_out = near(t, gpus[exit], nic) ? nic : channels_nic(t, gpus[exit], channel);
+}
+
+/* GPUs 0..n-1: the node's first GPUs, which a communicator searches. */
+static const unsigned identity[TOPO_MAX_GPUS] = {
+	0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+	16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+	32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+	48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
+};
+
+/*
+ * How many channels of @speed GB/s fit: the links each channel's ring
+ * crosses inside the node (NVLink, or PCIe P2P between consecutive GPUs),
+ * and with a network the NICs and PCIe paths of its entry and exit GPUs.
+ * Channels are added one at a time, as their NICs rotate.
+ */
+static unsigned fit_channels(const struct topology *t,
+			     const struct res_layout *l, unsigned ppn,
+			     bool network, double speed, double *use)
+{
+	unsigned c;
+
+	memset(use, 0, l->per_node * sizeof(*use));
+	for (c = 0; c < NCCL_GRAPH_MAX_CHANNELS; c++) {
+		struct channel_layout lay;
+		bool ok = true;
+
+		channels_layout(t, identity, ppn, c, network, &lay);
+		if (topo_has_nvlink(t)) {
+			for (unsigned g = 0; g < ppn && ppn > 1; g++) {
+				use[l->base[RES_NVLINK_TX] + g] += 1;
+				use[l->base[RES_NVLINK_RX] + g] += 1;
+			}
+		} else {
+			for (unsigned k = 0; ppn > 1 && k + (network ? 1 : 0) < ppn; k++) {
+				struct route_end a = { ROUTE_GPU, (int)lay.order[k] };
+				struct route_end b = { ROUTE_GPU, (int)lay.order[(k + 1) % ppn] };
+
+				add_route(l, t, a, b, RES_P2P_WRITE, use);
+			}
+		}
+		if (network) {
+			unsigned in = lay.order[0], out = lay.order[ppn - 1];
+			struct route_end gi = { ROUTE_GPU, (int)in }, go = { ROUTE_GPU, (int)out };
+			struct route_end ni = { ROUTE_NIC, lay.nic_in }, no = { ROUTE_NIC, lay.nic_out };
+
+			if (lay.nic_in < 0 || lay.nic_out < 0)
+				return c;
+			use[l->base[RES_PORT_RX] + lay.nic_in] += 1;
+			use[l->base[RES_PORT_TX] + lay.nic_out] += 1;
+			add_route(l, t, ni, gi, RES_P2P_WRITE, use);
+			add_route(l, t, go, no, RES_P2P_READ, use);
+		}
+		for (uint32_t r = 0; r < l->per_node && ok; r++) {
+			enum res_kind kind;
+			unsigned node, idx;
+			double cap;
+
+			if (!use[r])
+				continue;
+			res_locate(l, r, &node, &kind, &idx);
+			/* NCCL counts a NIC at its line rate, whatever RDMA
+			 * then achieves. */
+			cap = kind == RES_PORT_TX || kind == RES_PORT_RX ?
+				      t->nics[idx].line_rate :
+				      res_capacity(t, kind, idx);
+			ok = !isfinite(cap) || use[r] * speed <= gbs(cap) * (1 + 1e-9);
+		}
+		if (!ok)
+			return c;
+	}
+	return c;
+}
+
+static void search_ring(const struct topology *t, unsigned nnodes,
+			unsigned ppn, struct nccl_graph *g)
+{
+	struct res_layout l;
+	double *use;
+	bool network = nnodes > 1;
+	const double *speeds;
+	size_t nspeeds;
+	double best = 0;
+
+	res_layout_init(&l, t, 1);
+	speeds = nccl_search_speeds(t->gpu_arch, network, &nspeeds);
+	memset(g, 0, sizeof(*g));
+	g->nvlink = topo_has_nvlink(t) && ppn > 1;
+	/* Per-node loads of the channels so far, in multiples of a speed. */
+	use = calloc(l.per_node ? l.per_node : 1, sizeof(*use));
+	for (size_t i = 0; use && i < nspeeds; i++) {
+		unsigned c = fit_channels(t, &l, ppn, network, speeds[i], use);
+
+		/* Most bandwidth wins; at a tie the faster channels (NCCL
+		 * tries speeds fastest first and keeps a solution). */
+		if (c && c * speeds[i] > best * (1 + 1e-9)) {
+			best = c * speeds[i];
+			g->nchannels = c;
+			g->bw_intra = g->bw_inter = speeds[i];
+		}
+	}
+	free(use);
+	if (!g->nchannels) {
+		/* NCCL's fallback: one channel in GPU order at 0.1 GB/s. */
+		g->nchannels = 1;
+		g->bw_intra = g->bw_inter = 0.1;
+	}
+	g->type_inter = TOPO_PATH_PIX;
+	for (unsigned c = 0; network && c < g->nchannels; c++) {
+		struct channel_layout lay;
+		enum topo_path_type pin, pout;
+
+		channels_layout(t, identity, ppn, c, network, &lay);
+		pin = topo_gpu_nic_path(t, (int)lay.order[0], lay.nic_in);
+		pout = topo_gpu_nic_path(t, (int)lay.order[ppn - 1], lay.nic_out);
+		if (pin > g->type_inter)
+			g->type_inter = pin;
+		if (pout > g->type_inter)
+			g->type_inter = pout;
+	}
+}
+
+/* ncclTopoDupChannels: twice the channels at half the speed, when a
+ * channel is fast (not on Hopper+ with 4+ channels under 50 GB/s). */
+static void dup_channels(enum topo_gpu_arch arch, struct nccl_graph *g)
+{
+	unsigned dup;
+
+	if (g->bw_intra < 25.0)
+		return;
+	if (arch > TOPO_GPU_AMPERE && g->bw_intra < 50.0 && g->nchannels > 4)
+		return;
+	dup = 2 * g->nchannels < NCCL_GRAPH_MAX_CHANNELS ? 2 * g->nchannels :
+							    NCCL_GRAPH_MAX_CHANNELS;
+	g->bw_intra /= (dup + g->nchannels - 1) / g->nchannels;
+	g->bw_inter /= (dup + g->nchannels - 1) / g->nchannels;
+	g->nchannels = dup;
+}
+
+/* NVLS: one head a GPU, the NVLink bandwidth shared among them. */
+static void search_nvls(const struct topology *t, unsigned ppn,
+			struct nccl_graph *g)
+{
+	const double *speeds;
+	size_t n;
+
+	memset(g, 0, sizeof(*g));
+	if (t->gpu_fabric.kind != TOPO_GPU_FABRIC_NVSWITCH || !t->gpu_fabric.nvls ||
+	    t->gpu_arch < TOPO_GPU_HOPPER || ppn < 2)
+		return;
+	speeds = nccl_search_speeds(t->gpu_arch, 0, &n);
+	for (size_t i = 0; i < n; i++)
+		if (ppn * speeds[i] <= gbs(t->gpu_fabric.bw) * (1 + 1e-9)) {
+			g->nchannels = ppn;
+			g->bw_intra = g->bw_inter = speeds[i];
+			break;
+		}
+	g->nvlink = true;
+}
+
+void channels_search(const struct topology *t, unsigned nnodes,
+		     unsigned ppn, struct nccl_channels *out)
+{
+	unsigned comm;
+
+	if (ppn < 1)
+		ppn = 1;
+	if (ppn > t->ngpus)
+		ppn = t->ngpus;
+	memset(out, 0, sizeof(*out));
+	search_ring(t, nnodes, ppn, &out->ring);
+	dup_channels(t->gpu_arch, &out->ring);
+	/* connect.cc: every graph channel twice (tree 0 and tree 1), then on
+	 * Hopper and later across nodes twice again when channels are fast
+	 * and few. */
+	comm = 2 * out->ring.nchannels;
+	if (t->gpu_arch >= TOPO_GPU_HOPPER && nnodes > 1 && out->ring.bw_intra > 45.0 &&
+	    comm < 16)
+		comm *= 2;
+	out->comm_channels = comm < NCCL_MAX_CHANNELS ? comm : NCCL_MAX_CHANNELS;
+	search_nvls(t, ppn, &out->nvls);
+	out->nvls_channels = out->nvls.nchannels ? NVLS_CHANNELS : 0;
+}

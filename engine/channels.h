@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * channels: how many channels NCCL gives a communicator on this node type,
+ * at what bandwidth each, and which NIC each channel uses.
+ *
+ * NCCL's channel search (src/graph/search.cc, ncclTopoCompute) tries the
+ * speeds of a fixed list, fastest first, and keeps the most channels x
+ * speed that the node's links carry: NVLink or PCIe between the GPUs, and
+ * with a network one NIC in and out per channel, channels rotating over
+ * the NICs. It then duplicates channels (ncclTopoDupChannels, connect.cc)
+ * and, per call, drops channels while a call has fewer bytes than its
+ * threads want (enqueue.cc, topoGetAlgoInfo; tuner.c does that part).
+ * This is a simplified search over gdrlab's topology: it counts, for each
+ * speed, how many channels fit the GPU links and the NICs, without NCCL's
+ * backtracking over GPU orders. docs/model.md says where it differs.
+ */
+#ifndef GDRLAB_CHANNELS_H
+#define GDRLAB_CHANNELS_H
+
+#include <stdbool.h>
+
+#include "topo_path.h"
+#include "topology.h"
+
+/* A graph as NCCL's search returns it (struct ncclTopoGraph). */
+struct nccl_graph {
+	unsigned nchannels;        /* the graph's channels */
+	double bw_intra, bw_inter; /* GB/s per channel, as NCCL counts */
+	bool nvlink;               /* hops inside a node over NVLink */
+	enum topo_path_type type_inter; /* farthest GPU-NIC class it uses */
+};
+
+struct nccl_channels {
+	struct nccl_graph ring;    /* also the tree's, CollNet's and PAT's */
+	struct nccl_graph nvls;    /* nchannels 0: no NVLS here */
+	unsigned comm_channels;    /* the communicator's (after duplication) */
+	unsigned nvls_channels;    /* NCCL_NVLS_NCHANNELS' default */
+};
+
+/*
+ * The graphs of a communicator of @ppn GPUs per node (GPUs 0..ppn-1 of
+ * the node type) over @nnodes nodes.
+ */
+void channels_search(const struct topology *t, unsigned nnodes,
+		     unsigned ppn, struct nccl_channels *out);
+
+/*
+ * A channel's way through a node, as NCCL's ring search lays it out: the
+ * channel takes the NICs in turn (channel c the (c mod nics)-th NIC that
+ * is nearest to some GPU); it enters the node at a GPU near that NIC and,
+ * where another GPU shares the NIC, leaves from that one, so that it goes
+ * in and out through one NIC; the other GPUs lie between, in order.
+ * Without a network the GPUs are only turned by the channel.
+ */
+struct channel_layout {
+	unsigned order[TOPO_MAX_GPUS]; /* indices into the GPUs, entry first */
+	int nic_in, nic_out;           /* -1 without a network */
+};
+
+/* The layout of channel @channel over the @n local GPUs @gpus of a node. */
+void channels_layout(const struct topology *t, const unsigned *gpus,
+		     unsigned n, unsigned channel, bool network,
+		     struct channel_layout *l);
+
+/*
+ * The NIC channel @channel uses at local GPU @gpu: one of the NICs
+ * nearest to it, the channels rotating over all of them (so that a GPU
+ * with four equally near NICs drives all four).
+ */
+int channels_nic(const struct topology *t, unsigned gpu, unsigned channel);
+
+#endif

@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nccl_tests: the rules both nccl-tests readers apply (nccl_tests_text.c,
+ * nccl_tests_json.c), the collectives and data types nccl-tests names, and
+ * the public entry points. Sizes, counts and names below are those of
+ * NVIDIA/nccl-tests src/common.cu and src/<collective>.cu.
+ */
+#include "nccl_tests.h"
+#include "nccl_tests_read.h"
+#include "trace.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * How the size nccl-tests prints relates to its count: the larger of the
+ * send and receive buffers over the elements each rank passes to NCCL.
+ * A gather-like collective moves count x nranks elements into one buffer;
+ * alltoallv sizes its buffers from a random pattern, so nothing is fixed.
+ */
+enum nt_factor { NT_ONE, NT_RANKS, NT_ANY };
+
+struct nt_coll {
+	const char *name;   /* as in "<name>_perf" */
+	enum trace_op op;   /* TRACE_OP_COUNT: the trace has no such op */
+	enum nt_factor factor;
+};
+
+static const struct nt_coll colls[] = {
+	{ "all_reduce", TRACE_OP_ALLREDUCE, NT_ONE },
+	{ "all_gather", TRACE_OP_ALL_GATHER, NT_RANKS },
+	{ "reduce_scatter", TRACE_OP_REDUCE_SCATTER, NT_RANKS },
+	{ "broadcast", TRACE_OP_BROADCAST, NT_ONE },
+	{ "alltoall", TRACE_OP_ALLTOALL, NT_RANKS },
+	{ "sendrecv", TRACE_OP_SENDRECV, NT_ONE },
+	{ "reduce", TRACE_OP_COUNT, NT_ONE },
+	{ "gather", TRACE_OP_COUNT, NT_RANKS },
+	{ "scatter", TRACE_OP_COUNT, NT_RANKS },
+	{ "hypercube", TRACE_OP_COUNT, NT_RANKS },
+	{ "alltoallv", TRACE_OP_COUNT, NT_ANY },
+};
+
+/* test_typenames[] of both branches of common.cu (NCCL 1 and NCCL 2). */
+static const struct {
+	const char *name;
+	unsigned size;
+} types[] = {
+	{ "int8", 1 },	   { "uint8", 1 },  { "int32", 4 },	{ "uint32", 4 },
+	{ "int64", 8 },	   { "uint64", 8 }, { "half", 2 },	{ "float", 4 },
+	{ "double", 8 },   { "bfloat16", 2 }, { "f8e4m3", 1 }, { "f8e5m2", 1 },
+	{ "char", 1 },	   { "int", 4 },
+};
+
+#define TYPE_NAMES "int8, uint8, int32, uint32, int64, uint64, half, float, " \
+		   "double, bfloat16, f8e4m3, f8e5m2"
+
+static const struct nt_coll *coll_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(colls); i++)
+		if (strcmp(colls[i].name, name) == 0)
+			return &colls[i];
+	return NULL;
+}
+
+static unsigned type_size(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++)
+		if (strcmp(types[i].name, name) == 0)
+			return types[i].size;
+	return 0;
+}
+
+const char *nccl_tests_op_to_trace(const char *op)
+{
+	const struct nt_coll *c = op ? coll_find(op) : NULL;
+
+	if (!c || c->op == TRACE_OP_COUNT)
+		return NULL;
+	return trace_op_name(c->op);
+}
+
+const char *nt_printable(const char *s, char *buf, size_t n)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 4 < n; i++) {
+		bool ctl = (unsigned char)s[i] < 0x20 || s[i] == 0x7f;
+
+		buf[i] = ctl ? '?' : s[i];
+	}
+	if (s[i]) {
+		memcpy(buf + i, "...", 3);
+		i += 3;
+	}
+	buf[i] = '\0';
+	return buf;
+}
+
+void nt_program_op(const char *program, char *out, size_t n)
+{
+	const char *base = program, *p, *end;
+	size_t len, i;
+
+	out[0] = '\0';
+	for (p = program; *p; p++)
+		if (*p == '/' || *p == '\\')
+			base = p + 1;
+	/* all_reduce_perf, all_reduce_perf_mpi, ... */
+	end = strstr(base, "_perf");
+	len = end ? (size_t)(end - base) : strlen(base);
+	if (!len || len >= n)
+		return;
+	for (i = 0; i < len; i++) {
+		char c = base[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      c == '_'))
+			return; /* not a collective's name: say nothing */
+	}
+	memcpy(out, base, len);
+	out[len] = '\0';
+}
+
+void nt_init(struct nt_reader *r, const char *name, struct nccl_tests_file *f,
+	     enum nccl_tests_format format)
+{
+	memset(r, 0, sizeof(*r));
+	memset(f, 0, sizeof(*f));
+	r->name = name;
+	r->f = f;
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	f->format = format;
+	f->avg_busbw = NAN;
+}
+
+void nt_set_program(struct nt_reader *r, const char *program)
+{
+	nt_program_op(program, r->f->op, sizeof(r->f->op));
+	r->coll = coll_find(r->f->op);
+}
+
+int nt_add_device(struct nt_reader *r, long long rank, const char *host,
+		  const char *gpu, unsigned line, unsigned col, const char *key,
+		  struct diag *d)
+{
+	struct nccl_tests_file *f = r->f;
+	char **n;
+	size_t cap;
+
+	if (f->nranks >= NCCL_TESTS_DEVICES_MAX)
+		return diag_at(d, -EINVAL, r->name, line, col, key,
+			       "more than %u devices", NCCL_TESTS_DEVICES_MAX);
+	/* nccl-tests lists ranks once, in order: a restart is a second run. */
+	if (rank >= 0 && rank != f->nranks)
+		return diag_at(d, -EINVAL, r->name, line, col, key,
+			       "rank %lld where rank %u was due (each rank once, in order; one run per file)",
+			       rank, f->nranks);
+	if (!r->nhost_runs || strcmp(r->hosts[r->nhost_runs - 1], host)) {
+		if (r->nhost_runs == r->hosts_cap) {
+			cap = r->hosts_cap ? 2 * r->hosts_cap : 16;
+			n = realloc(r->hosts, cap * sizeof(*n));
+			if (!n)
+				goto nomem;
+			r->hosts = n;
+			r->hosts_cap = cap;
+		}
+		r->hosts[r->nhost_runs] = strdup(host);
+		if (!r->hosts[r->nhost_runs])
+			goto nomem;
+		r->nhost_runs++;
+	}
+	if (!f->nranks)
+		snprintf(f->gpu, sizeof(f->gpu), "%s", gpu);
+	f->nranks++;
+	return 0;
+nomem:
+	return diag_set(d, -ENOMEM, "%s:%u: out of memory", r->name, line);
+}
+
+/* "file:line:col: key: what" for a field of a row. */
+static int row_err(const struct nt_reader *r, const struct nt_at *at,
+		   enum nt_field fld, struct diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int row_err(const struct nt_reader *r, const struct nt_at *at,
+		   enum nt_field fld, struct diag *d, const char *fmt, ...)
+{
+	static const char *const names[NT_F_N] = {
+		[NT_F_SIZE] = "size", [NT_F_COUNT] = "count",
+		[NT_F_TYPE] = "type", [NT_F_REDOP] = "redop",
+		[NT_F_ROOT] = "root",
+	};
+	char key[64], what[DIAG_MSG_MAX];
+	va_list ap;
+
+	snprintf(key, sizeof(key), "%s%s", at->prefix, names[fld]);
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return diag_at(d, -EINVAL, r->name, at->line, at->col[fld], key, "%s",
+		       what);
+}
+
+/* "on line 12" or "in results[0]", for a message about an earlier row. */
+static const char *place(const struct nt_place *p, char *buf, size_t n)
+{
+	if (p->index >= 0)
+		snprintf(buf, n, "in results[%ld]", p->index);
+	else
+		snprintf(buf, n, "on line %u", p->line);
+	return buf;
+}
+
+/*
+ * -d all, -o all and a rootless -r run one series after another, sizes
+ * starting over each time: say so rather than "size out of order".
+ */
+static int check_series(const struct nt_reader *r,
+			const struct nccl_tests_row *row,
+			const struct nt_at *at, struct diag *d)
+{
+	const struct nccl_tests_row *first = r->f->rows;
+	char a[32], b[32], p[40];
+
+	if (!r->f->nrows)
+		return 0;
+	place(&r->first, p, sizeof(p));
+	if (strcmp(row->type, first->type))
+		return row_err(r, at, NT_F_TYPE, d,
+			       "'%s' after '%s' %s: one data type per file (run nccl-tests with one -d)",
+			       nt_printable(row->type, a, sizeof(a)),
+			       first->type, p);
+	if (strcmp(row->redop, first->redop))
+		return row_err(r, at, NT_F_REDOP, d,
+			       "'%s' after '%s' %s: one reduction per file (run nccl-tests with one -o)",
+			       nt_printable(row->redop, a, sizeof(a)),
+			       nt_printable(first->redop, b, sizeof(b)), p);
+	if (row->root != first->root)
+		return row_err(r, at, NT_F_ROOT, d,
+			       "%d after %d %s: one root per file (run nccl-tests with one -r)",
+			       row->root, first->root, p);
+	return 0;
+}
+
+/*
+ * size = count x type size x k, where k is 1 or the number of ranks as
+ * the collective goes, and the same for every row of the file.
+ */
+static int check_size(struct nt_reader *r, const struct nccl_tests_row *row,
+		      unsigned tsize, const struct nt_at *at, struct diag *d)
+{
+	const struct nt_coll *c = r->coll;
+	unsigned long long size = row->size, count = row->count, unit, k;
+	unsigned long long want = 0;
+	unsigned n = r->f->nranks;
+	char how[96] = "", p[40];
+
+	if (c && c->factor == NT_ANY)
+		return 0;
+	if (!count)
+		return row_err(r, at, NT_F_COUNT, d,
+			       "0 elements in a row of %llu bytes", size);
+	if (count > UINT64_MAX / tsize)
+		return row_err(r, at, NT_F_COUNT, d,
+			       "%llu elements of %u bytes are more than 2^64 bytes",
+			       count, tsize);
+	unit = count * tsize;
+	if (size % unit)
+		return row_err(r, at, NT_F_SIZE, d,
+			       "%llu bytes is not a whole multiple of count %llu x %u-byte %s (%llu bytes)",
+			       size, count, tsize, row->type, unit);
+	k = size / unit;
+	if (c && c->factor == NT_ONE) {
+		want = 1;
+	} else if (c && n) {
+		want = n;
+		snprintf(how, sizeof(how), " x %u ranks", n);
+	} else if (r->factor) {
+		want = r->factor;
+		snprintf(how, sizeof(how), " x %llu as %s",
+			 (unsigned long long)r->factor,
+			 place(&r->first, p, sizeof(p)));
+	} else if (n && k != 1 && k != n) {
+		return row_err(r, at, NT_F_SIZE, d,
+			       "%llu bytes disagrees with count %llu x %u-byte %s: neither %llu bytes nor that x %u ranks",
+			       size, count, tsize, row->type, unit, n);
+	}
+	if (want && k != want)
+		return row_err(r, at, NT_F_SIZE, d,
+			       "%llu bytes disagrees with count %llu x %u-byte %s%s (%llu bytes%s)",
+			       size, count, tsize, row->type, how,
+			       unit <= UINT64_MAX / want ? unit * want : 0,
+			       unit <= UINT64_MAX / want ? "" : " overflowed");
+	r->factor = k;
+	return 0;
+}
+
+static int check_order(const struct nt_reader *r,
+		       const struct nccl_tests_row *row,
+		       const struct nt_at *at, struct diag *d)
+{
+	const struct nccl_tests_row *last;
+	char p[40];
+
+	if (!r->f->nrows)
+		return 0;
+	last = &r->f->rows[r->f->nrows - 1];
+	place(&r->last, p, sizeof(p));
+	if (row->size == last->size)
+		return row_err(r, at, NT_F_SIZE, d,
+			       "%llu bytes again (as %s): sizes must increase (one run per file, no -N)",
+			       (unsigned long long)row->size, p);
+	if (row->size < last->size)
+		return row_err(r, at, NT_F_SIZE, d,
+			       "%llu bytes after %llu %s: sizes must increase",
+			       (unsigned long long)row->size,
+			       (unsigned long long)last->size, p);
+	if (r->f->nrows >= NCCL_TESTS_ROWS_MAX)
+		return row_err(r, at, NT_F_SIZE, d, "more than %d rows",
+			       NCCL_TESTS_ROWS_MAX);
+	return 0;
+}
+
+static int append(struct nt_reader *r, const struct nccl_tests_row *row,
+		  struct diag *d)
+{
+	struct nccl_tests_file *f = r->f;
+	struct nccl_tests_row *n;
+	size_t cap;
+
+	if (f->nrows == r->cap) {
+		cap = r->cap ? 2 * r->cap : 32;
+		n = realloc(f->rows, cap * sizeof(*n));
+		if (!n)
+			return diag_set(d, -ENOMEM, "%s:%u: out of memory",
+					r->name, row->line);
+		f->rows = n;
+		r->cap = cap;
+	}
+	f->rows[f->nrows++] = *row;
+	return 0;
+}
+
+int nt_add_row(struct nt_reader *r, const struct nccl_tests_row *row,
+	       const struct nt_at *at, struct diag *d)
+{
+	char buf[32];
+	unsigned tsize = type_size(row->type);
+	int err;
+
+	if (!tsize)
+		return row_err(r, at, NT_F_TYPE, d,
+			       "unknown data type '%s' (" TYPE_NAMES ")",
+			       nt_printable(row->type, buf, sizeof(buf)));
+	err = check_series(r, row, at, d);
+	if (err)
+		return err;
+	if (!row->size) {
+		if (row->count)
+			return row_err(r, at, NT_F_COUNT, d,
+				       "%llu elements in a row of 0 bytes",
+				       (unsigned long long)row->count);
+		r->skipped_empty = true;
+		return 0;
+	}
+	err = check_size(r, row, tsize, at, d);
+	if (!err)
+		err = check_order(r, row, at, d);
+	if (err)
+		return err;
+	err = append(r, row, d);
+	if (err)
+		return err;
+	r->last.line = at->line;
+	r->last.index = at->index;
+	if (r->f->nrows == 1)
+		r->first = r->last;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int nt_finish(struct nt_reader *r, int err)
+{
+	size_t i;
+
+	if (!err && r->nhost_runs) {
+		qsort(r->hosts, r->nhost_runs, sizeof(*r->hosts), cmp_str);
+		r->f->nhosts = 1;
+		for (i = 1; i < r->nhost_runs; i++)
+			if (strcmp(r->hosts[i], r->hosts[i - 1]))
+				r->f->nhosts++;
+	}
+	for (i = 0; i < r->nhost_runs; i++)
+		free(r->hosts[i]);
+	free(r->hosts);
+	r->hosts = NULL;
+	r->nhost_runs = 0;
+	if (err)
+		nccl_tests_destroy(r->f);
+	return err;
+}
+
+void nccl_tests_destroy(struct nccl_tests_file *f)
+{
+	free(f->rows);
+	memset(f, 0, sizeof(*f));
+}
+
+/* JSON starts with '{' after blanks (and a UTF-8 byte-order mark). */
+static bool looks_json(const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+		i = 3;
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' ||
+			   buf[i] == '\r'))
+		i++;
+	return i < len && buf[i] == '{';
+}
+
+int nccl_tests_load_buffer(const char *buf, size_t len, const char *name,
+			   struct nccl_tests_file *f, struct diag *d)
+{
+	struct nt_reader r;
+	bool json;
+	int err;
+
+	if (!len)
+		buf = ""; /* no arithmetic on a NULL buffer */
+	json = looks_json(buf, len);
+
+	nt_init(&r, name ? name : "<nccl-tests>", f,
+		json ? NCCL_TESTS_JSON : NCCL_TESTS_TEXT);
+	if (len > NCCL_TESTS_FILE_MAX)
+		err = diag_set(d, -EINVAL,
+			       "%s: file: larger than %u MiB, not an nccl-tests output",
+			       r.name, NCCL_TESTS_FILE_MAX >> 20);
+	else if (json)
+		err = nt_load_json(&r, buf, len, d);
+	else
+		err = nt_load_text(&r, buf, len, d);
+	return nt_finish(&r, err);
+}
+
+/* All of @path, up to one byte more than the loaders take. */
+static int read_all(const char *path, char **out, size_t *len,
+		    struct diag *d)
+{
+	size_t cap = 0, n = 0, got;
+	char *buf = NULL, *nb;
+	FILE *fp;
+	int err = 0;
+
+	fp = fopen(path, "rb");
+	if (!fp)
+		return diag_set(d, -errno, "%s: cannot open: %s", path,
+				strerror(errno));
+	do {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64 << 10;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				err = diag_set(d, -ENOMEM, "%s: out of memory",
+					       path);
+				goto out;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, fp);
+		n += got;
+	} while (got && n <= NCCL_TESTS_FILE_MAX);
+	if (ferror(fp))
+		err = diag_set(d, -EIO, "%s: read error", path);
+out:
+	fclose(fp);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+int nccl_tests_load(const char *path, struct nccl_tests_file *f,
+		    struct diag *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	err = read_all(path, &buf, &len, d);
+	if (err)
+		return err;
+	err = nccl_tests_load_buffer(buf ? buf : "", len, path, f, d);
+	free(buf);
+	return err;
+}

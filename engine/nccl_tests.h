@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nccl_tests: what NVIDIA/nccl-tests' *_perf programs measured, read back
+ * so that measured curves can stand beside predicted ones. Two formats:
+ *
+ *  - the table printed on stdout, any version since 2017. Old ones print
+ *    no root column (before v2.13.0) and a largest-error column where
+ *    newer ones count wrong elements; a column the run did not check reads
+ *    N/A (in place for alltoall and sendrecv, everything with -c 0);
+ *  - the JSON file written with -J (v2.17.3 and later, one line).
+ *
+ * Noise around the table (UCX and NCCL warnings, a job's own prints) is
+ * skipped. A file holds one run of one collective over one data type,
+ * reduction and root: -d all, -o all, -r -1 (several roots) and -N
+ * repeats make several series and are refused, as are two runs in one log.
+ */
+#ifndef GDRLAB_NCCL_TESTS_H
+#define GDRLAB_NCCL_TESTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+/* More sizes than -b 1 -e 64G -f 2 gives by far; a bigger file is wrong. */
+#define NCCL_TESTS_ROWS_MAX 65536
+#define NCCL_TESTS_DEVICES_MAX (1u << 20)
+#define NCCL_TESTS_FILE_MAX (64u << 20)
+
+/* One half of a row: out of place or in place. */
+struct nccl_tests_result {
+	double time_us;    /* nccl-tests' time (cputime with -C) */
+	double algbw_gbps; /* size / time */
+	double busbw_gbps; /* algbw x the collective's bus factor */
+	long long wrong;   /* wrong elements; -1 when N/A or not counted */
+	double max_err;    /* old versions' "error" column; NAN otherwise */
+	bool valid;        /* measured: false only where JSON gives null */
+};
+
+struct nccl_tests_row {
+	uint64_t size;  /* bytes, as nccl-tests prints it (the larger buffer) */
+	uint64_t count; /* elements, as nccl-tests prints it */
+	char type[16];  /* "float", "bfloat16", ... */
+	char redop[16]; /* "sum", ...; "none" or "" when the op reduces nothing */
+	int root;       /* -1 when no root column, or none */
+	struct nccl_tests_result oop, ip;
+	unsigned line; /* source line (JSON: where its results entry starts) */
+};
+
+enum nccl_tests_format { NCCL_TESTS_TEXT, NCCL_TESTS_JSON };
+
+struct nccl_tests_file {
+	char name[256];
+	enum nccl_tests_format format;
+	/*
+	 * The collective as nccl-tests names it ("all_reduce"), from the
+	 * "# Collective test starting: all_reduce_perf" line (v2.16.7 and
+	 * later) or the JSON's args[0]; "" when the file does not say.
+	 */
+	char op[32];
+	unsigned nranks; /* devices listed; 0 if not listed */
+	unsigned nhosts; /* distinct host names among them; 0 if not listed */
+	char gpu[64];    /* rank 0's device name (cut to fit); "" if absent */
+	size_t nrows;
+	/*
+	 * Owned; strictly ascending size, in file order. Rows of 0 bytes are
+	 * left out: all_gather and its kin round small sizes down to nothing.
+	 */
+	struct nccl_tests_row *rows;
+	double avg_busbw; /* the "Avg bus bandwidth" figure, or NAN */
+};
+
+/*
+ * Read an nccl-tests output, text or JSON (told apart by the first
+ * character that is not blank). On failure return a negative errno, fill
+ * @d with one line "file:line[:col]: key: problem" and leave @f empty
+ * (nothing to destroy). @name is used in messages and copied to f->name.
+ */
+int nccl_tests_load(const char *path, struct nccl_tests_file *f,
+		    struct diag *d);
+int nccl_tests_load_buffer(const char *buf, size_t len, const char *name,
+			   struct nccl_tests_file *f, struct diag *d);
+
+void nccl_tests_destroy(struct nccl_tests_file *f);
+
+/*
+ * The trace op (trace.h's names: "allreduce", "all_gather", ...) for an
+ * nccl-tests collective ("all_reduce"); NULL for ones the trace has no op
+ * for (reduce, gather, scatter, hypercube, alltoallv) and unknown names.
+ */
+const char *nccl_tests_op_to_trace(const char *op);
+
+#endif

@@ -1,0 +1,616 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nccl_tests_text: the table nccl-tests prints on stdout. The header line
+ * ("#  size  count  type  redop  root  time  algbw ...") says which
+ * columns the rows have, for every version:
+ *
+ *   size count type [redop] [root]          redop and root come and go
+ *     {time|cputime algbw busbw {#wrong|error} [i_min i_max i_p99 i_cv%]}
+ *     twice, out of place then in place     error: versions before 2.13
+ *   [timestamp]                             a date and a time (-S)
+ *
+ * Lines that are not the table (UCX and NCCL warnings, a job's echo) are
+ * skipped, as are the comment lines we have no use for. Only a line
+ * between the header and the footer that starts with a number is a row.
+ */
+#include "nccl_tests_read.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* nccl-tests prints at most 2048 bytes a line; room for longer noise. */
+#define LINE_MAX_LEN 4096
+#define TOKENS_MAX 40
+#define COLS_MAX 32
+
+struct tok {
+	char *s;
+	unsigned col; /* 1-based byte column in the line */
+};
+
+/*
+ * What each column of a row holds, from the header; the first five are
+ * numbered as the fields nt_add_row names in its messages.
+ */
+enum col_kind {
+	C_SIZE = NT_F_SIZE,
+	C_COUNT = NT_F_COUNT,
+	C_TYPE = NT_F_TYPE,
+	C_REDOP = NT_F_REDOP,
+	C_ROOT = NT_F_ROOT,
+	C_TIME,
+	C_ALGBW,
+	C_BUSBW,
+	C_WRONG,
+	C_ERROR,
+	C_ITER,
+	C_STAMP,
+};
+
+struct layout {
+	unsigned ncols;
+	enum col_kind kind[COLS_MAX];
+	const char *name[COLS_MAX]; /* the header's word, for messages */
+	signed char half[COLS_MAX]; /* 0 out of place, 1 in place, -1 none */
+	bool redop;
+	unsigned line; /* of the header */
+};
+
+struct text {
+	struct nt_reader *r;
+	struct diag *d;
+	struct layout lay;
+	bool have_header, closed, have_avg;
+	unsigned line, avg_line;
+	bool cut;  /* the line is longer than LINE_MAX_LEN - 1 */
+	bool last; /* no newline after it: the file ends inside the line */
+	bool many; /* more than TOKENS_MAX tokens */
+	char orig[LINE_MAX_LEN]; /* the line as written, trailing blanks cut */
+	char buf[LINE_MAX_LEN];  /* the same, cut into tokens */
+	struct tok tok[TOKENS_MAX];
+	unsigned ntok;
+};
+
+static const char *const half_name[] = { "out-of-place", "in-place" };
+
+static int line_err(const struct text *t, unsigned col, const char *key,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int line_err(const struct text *t, unsigned col, const char *key,
+		    const char *fmt, ...)
+{
+	char what[DIAG_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return diag_at(t->d, -EINVAL, t->r->name, t->line, col, key, "%s",
+		       what);
+}
+
+/* NUL counts as a blank, so that no token hides bytes after one. */
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' ||
+	       c == '\0';
+}
+
+static void tokenize(struct text *t, const char *s, size_t len)
+{
+	size_t n = len < LINE_MAX_LEN - 1 ? len : LINE_MAX_LEN - 1;
+	size_t i = 0;
+
+	t->cut = n < len;
+	memcpy(t->orig, s, n);
+	while (n && is_blank(t->orig[n - 1]))
+		n--;
+	t->orig[n] = '\0';
+	memcpy(t->buf, t->orig, n + 1);
+	t->ntok = 0;
+	t->many = false;
+	while (i < n) {
+		while (i < n && is_blank(t->buf[i]))
+			t->buf[i++] = '\0';
+		if (i >= n)
+			break;
+		if (t->ntok == TOKENS_MAX) {
+			t->many = true;
+			break;
+		}
+		t->tok[t->ntok].s = t->buf + i;
+		t->tok[t->ntok].col = (unsigned)i + 1;
+		t->ntok++;
+		while (i < n && !is_blank(t->buf[i]))
+			i++;
+		if (i < n)
+			t->buf[i++] = '\0';
+	}
+}
+
+static bool word_is(const struct tok *w, const char *s)
+{
+	return strcmp(w->s, s) == 0;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!all_digits(s))
+		return false;
+	for (; *s; s++) {
+		unsigned digit = (unsigned)(*s - '0');
+
+		if (v > (UINT64_MAX - digit) / 10)
+			return false;
+		v = v * 10 + digit;
+	}
+	*out = v;
+	return true;
+}
+
+static bool parse_ll(const char *s, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return end != s && !*end && !errno;
+}
+
+/* A finite number; nccl-tests prints "%.2f", "%.1f", "%.0f" or "%.1e". */
+static bool parse_num(const char *s, double *out)
+{
+	char *end;
+
+	*out = strtod(s, &end);
+	return end != s && !*end && isfinite(*out);
+}
+
+/* Append a column to the layout the header describes. */
+static int add_col(struct text *t, enum col_kind kind, const char *name,
+		   int half)
+{
+	struct layout *l = &t->lay;
+
+	if (l->ncols >= COLS_MAX)
+		return line_err(t, 0, "header", "more than %d columns",
+				COLS_MAX);
+	l->kind[l->ncols] = kind;
+	l->name[l->ncols] = name;
+	l->half[l->ncols] = (signed char)half;
+	l->ncols++;
+	return 0;
+}
+
+/* The next header word must be @a or @b (which may be NULL). */
+static int expect(struct text *t, const struct tok *w, unsigned nw,
+		  unsigned *i, const char *a, const char *b, const char **got)
+{
+	char buf[40];
+
+	if (*i >= nw)
+		return line_err(t, 0, "header", "ends where '%s' was expected",
+				a);
+	if (word_is(&w[*i], a))
+		*got = a;
+	else if (b && word_is(&w[*i], b))
+		*got = b;
+	else
+		return line_err(t, w[*i].col, "header",
+				"'%s' where '%s' was expected",
+				nt_printable(w[*i].s, buf, sizeof(buf)), a);
+	(*i)++;
+	return 0;
+}
+
+/* One half's columns: time algbw busbw #wrong [i_min i_max i_p99 i_cv%]. */
+static int parse_half(struct text *t, const struct tok *w, unsigned nw,
+		      unsigned *i, int half)
+{
+	static const char *const iter[] = { "i_min", "i_max", "i_p99", "i_cv%" };
+	const char *got = NULL;
+	size_t k;
+	int err;
+
+	err = expect(t, w, nw, i, "time", "cputime", &got);
+	if (!err)
+		err = add_col(t, C_TIME, got, half);
+	if (!err)
+		err = expect(t, w, nw, i, "algbw", NULL, &got);
+	if (!err)
+		err = add_col(t, C_ALGBW, got, half);
+	if (!err)
+		err = expect(t, w, nw, i, "busbw", NULL, &got);
+	if (!err)
+		err = add_col(t, C_BUSBW, got, half);
+	if (!err)
+		err = expect(t, w, nw, i, "#wrong", "error", &got);
+	if (!err)
+		err = add_col(t, got[0] == '#' ? C_WRONG : C_ERROR, got, half);
+	if (err || *i >= nw || !word_is(&w[*i], iter[0]))
+		return err;
+	for (k = 0; k < sizeof(iter) / sizeof(iter[0]) && !err; k++) {
+		err = expect(t, w, nw, i, iter[k], NULL, &got);
+		if (!err)
+			err = add_col(t, C_ITER, got, half);
+	}
+	return err;
+}
+
+static int parse_header(struct text *t, const struct tok *w, unsigned nw)
+{
+	const char *got = NULL;
+	unsigned i = 2;
+	char buf[40];
+	int err = 0;
+
+	if (t->have_header)
+		return line_err(t, w[0].col, "header",
+				"a second results table (the first began on line %u): one nccl-tests run per file",
+				t->lay.line);
+	memset(&t->lay, 0, sizeof(t->lay));
+	t->lay.line = t->line;
+	if (t->many)
+		return line_err(t, 0, "header", "more than %d columns",
+				TOKENS_MAX);
+	err = add_col(t, C_SIZE, "size", -1);
+	if (!err)
+		err = add_col(t, C_COUNT, "count", -1);
+	if (!err)
+		err = expect(t, w, nw, &i, "type", NULL, &got);
+	if (!err)
+		err = add_col(t, C_TYPE, "type", -1);
+	if (!err && i < nw && word_is(&w[i], "redop")) {
+		i++;
+		t->lay.redop = true;
+		err = add_col(t, C_REDOP, "redop", -1);
+	}
+	if (!err && i < nw && word_is(&w[i], "root")) {
+		i++;
+		err = add_col(t, C_ROOT, "root", -1);
+	}
+	if (!err)
+		err = parse_half(t, w, nw, &i, 0);
+	if (!err)
+		err = parse_half(t, w, nw, &i, 1);
+	if (!err && i < nw && word_is(&w[i], "timestamp")) {
+		i++;
+		err = add_col(t, C_STAMP, "timestamp", -1); /* date */
+		if (!err)
+			err = add_col(t, C_STAMP, "timestamp", -1); /* time */
+	}
+	if (!err && i < nw)
+		err = line_err(t, w[i].col, "header",
+			       "unknown column '%s' after the last one",
+			       nt_printable(w[i].s, buf, sizeof(buf)));
+	if (!err)
+		t->have_header = true;
+	return err;
+}
+
+/* "#  Rank  0 Group  0 Pid 1234 on host device  0 [0000:3d:00] NAME" */
+static int parse_device(struct text *t, const struct tok *w, unsigned nw)
+{
+	long long rank = 0, x;
+	const char *host, *gpu = "";
+	unsigned i = 1;
+
+	if (i >= nw || !parse_ll(w[i].s, &rank) || rank < 0)
+		goto bad;
+	i++;
+	if (i < nw && word_is(&w[i], "Group")) {
+		if (i + 1 >= nw || !parse_ll(w[i + 1].s, &x))
+			goto bad;
+		i += 2;
+	}
+	if (i + 1 >= nw || !word_is(&w[i], "Pid") || !parse_ll(w[i + 1].s, &x))
+		goto bad;
+	i += 2;
+	if (i + 1 >= nw || !word_is(&w[i], "on"))
+		goto bad;
+	host = w[i + 1].s;
+	i += 2;
+	if (i + 1 >= nw || !word_is(&w[i], "device") ||
+	    !parse_ll(w[i + 1].s, &x))
+		goto bad;
+	i += 2;
+	if (i >= nw || w[i].s[0] != '[' || w[i].s[strlen(w[i].s) - 1] != ']')
+		goto bad;
+	i++;
+	if (i < nw)
+		gpu = t->orig + w[i].col - 1; /* the rest of the line */
+	return nt_add_device(t->r, rank, host, gpu, t->line, w[0].col, "Rank",
+			     t->d);
+bad:
+	return line_err(t, i < nw ? w[i].col : 0, "Rank",
+			"expected 'Rank N [Group G] Pid P on HOST device D [BUS] NAME'");
+}
+
+/* "# Avg bus bandwidth    : 4.85188 [OK|FAILED]" */
+static int parse_avg(struct text *t, const struct tok *w, unsigned nw)
+{
+	static const char key[] = "Avg bus bandwidth";
+	char buf[40], *end;
+	double v;
+
+	if (t->have_avg)
+		return line_err(t, w[0].col, key, "given twice (first on line %u)",
+				t->avg_line);
+	if (nw < 5 || !word_is(&w[3], ":"))
+		return line_err(t, nw > 3 ? w[3].col : 0, key,
+				"expected ': <GB/s>'");
+	/* With no rows nccl-tests averages nothing and prints nan. */
+	v = strtod(w[4].s, &end);
+	if (end == w[4].s || *end || isinf(v))
+		return line_err(t, w[4].col, key, "'%s' is not a number",
+				nt_printable(w[4].s, buf, sizeof(buf)));
+	if (v < 0)
+		return line_err(t, w[4].col, key, "must be >= 0, got %s",
+				nt_printable(w[4].s, buf, sizeof(buf)));
+	t->r->f->avg_busbw = v;
+	t->have_avg = true;
+	t->avg_line = t->line;
+	return 0;
+}
+
+/* The key of column @c in messages: "size", "in-place busbw". */
+static const char *col_key(const struct layout *l, unsigned c, char *buf,
+			   size_t n)
+{
+	if (l->half[c] < 0)
+		return l->name[c];
+	snprintf(buf, n, "%s %s", half_name[(int)l->half[c]], l->name[c]);
+	return buf;
+}
+
+/* One cell of a half: time, bandwidths, wrong elements or error. */
+static int parse_cell(struct text *t, unsigned c, const struct tok *tok,
+		      struct nccl_tests_result *res)
+{
+	const struct layout *l = &t->lay;
+	char key[48], buf[40];
+	double v = 0;
+
+	col_key(l, c, key, sizeof(key));
+	nt_printable(tok->s, buf, sizeof(buf));
+	if ((l->kind[c] == C_WRONG || l->kind[c] == C_ERROR) &&
+	    word_is(tok, "N/A"))
+		return 0; /* not checked: wrong stays -1, max_err NAN */
+	if (!parse_num(tok->s, &v))
+		return line_err(t, tok->col, key, "'%s' is not a number", buf);
+	if (l->kind[c] == C_ITER)
+		return 0;
+	if (v < 0)
+		return line_err(t, tok->col, key, "must be >= 0, got %s", buf);
+	switch (l->kind[c]) {
+	case C_TIME:
+		res->time_us = v;
+		break;
+	case C_ALGBW:
+		res->algbw_gbps = v;
+		break;
+	case C_BUSBW:
+		res->busbw_gbps = v;
+		break;
+	case C_WRONG:
+		/* "%6g": a whole count, perhaps in exponent form */
+		if (v != floor(v) || v >= 0x1p63)
+			return line_err(t, tok->col, key,
+					"'%s' is not a count of wrong elements",
+					buf);
+		res->wrong = (long long)v;
+		break;
+	default: /* C_ERROR */
+		res->max_err = v;
+		break;
+	}
+	return 0;
+}
+
+static int parse_field(struct text *t, unsigned c, const struct tok *tok,
+		       struct nccl_tests_row *row)
+{
+	const struct layout *l = &t->lay;
+	char buf[40];
+	long long x = 0;
+	size_t i, n;
+
+	nt_printable(tok->s, buf, sizeof(buf));
+	switch (l->kind[c]) {
+	case C_SIZE:
+		if (!parse_u64(tok->s, &row->size))
+			return line_err(t, tok->col, "size",
+					"'%s' is not a byte count", buf);
+		return 0;
+	case C_COUNT:
+		if (!parse_u64(tok->s, &row->count))
+			return line_err(t, tok->col, "count",
+					"'%s' is not an element count", buf);
+		return 0;
+	case C_TYPE:
+		snprintf(row->type, sizeof(row->type), "%s", tok->s);
+		return 0;
+	case C_REDOP:
+		/* a word, so that a shifted number is not taken for one */
+		n = strlen(tok->s);
+		for (i = 0; i < n; i++) {
+			char ch = tok->s[i];
+			bool letter = (ch >= 'a' && ch <= 'z') ||
+				      (ch >= 'A' && ch <= 'Z') || ch == '_';
+
+			if (!letter && !(i && ch >= '0' && ch <= '9'))
+				break;
+		}
+		if (i < n || n >= sizeof(row->redop))
+			return line_err(t, tok->col, "redop",
+					"'%s' is not a reduction name", buf);
+		memcpy(row->redop, tok->s, n + 1);
+		return 0;
+	case C_ROOT:
+		if (!parse_ll(tok->s, &x) || x < -1 || x > INT_MAX)
+			return line_err(t, tok->col, "root",
+					"'%s' is not a rank", buf);
+		row->root = (int)x;
+		return 0;
+	case C_STAMP:
+		return 0;
+	default:
+		return parse_cell(t, c, tok,
+				  l->half[c] ? &row->ip : &row->oop);
+	}
+}
+
+static void init_result(struct nccl_tests_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->wrong = -1;
+	res->max_err = NAN;
+	res->valid = true;
+}
+
+/*
+ * A row has a token per column, except one quirk: alltoall before 2.13
+ * and hypercube print an empty redop under a redop header, so a row one
+ * token short whose redop cell is a number has no redop.
+ */
+static int parse_row(struct text *t)
+{
+	const struct layout *l = &t->lay;
+	struct nccl_tests_row row;
+	struct nt_at at = { .line = t->line, .prefix = "", .index = -1 };
+	unsigned c, j = 0, n = t->ntok;
+	double v;
+	char key[48];
+	bool no_redop = false;
+	int err;
+
+	if (t->cut)
+		return line_err(t, 0, "row", "line longer than %d bytes",
+				LINE_MAX_LEN - 1);
+	if (t->many || n > l->ncols)
+		return line_err(t, t->tok[t->many ? n - 1 : l->ncols].col, "row",
+				"%s%u columns where the header on line %u has %u",
+				t->many ? "more than " : "", n, l->line,
+				l->ncols);
+	if (n < l->ncols) {
+		/* size count type, then where redop would be */
+		no_redop = l->redop && n == l->ncols - 1 &&
+			   parse_num(t->tok[3].s, &v);
+		if (!no_redop)
+			return line_err(t, 0, col_key(l, n, key, sizeof(key)),
+					t->last ? "the file ends in the middle of a row (%u of %u columns)"
+						: "missing: the row has %u of the %u columns of the header",
+					n, l->ncols);
+	}
+	memset(&row, 0, sizeof(row));
+	row.root = -1;
+	row.line = t->line;
+	init_result(&row.oop);
+	init_result(&row.ip);
+	for (c = 0; c < l->ncols; c++) {
+		if (no_redop && l->kind[c] == C_REDOP)
+			continue;
+		if (l->kind[c] <= C_ROOT)
+			at.col[l->kind[c]] = t->tok[j].col; /* same numbering */
+		err = parse_field(t, c, &t->tok[j++], &row);
+		if (err)
+			return err;
+	}
+	return nt_add_row(t->r, &row, &at, t->d);
+}
+
+/* A comment line: the header, a device, the footer, or nothing to us. */
+static int parse_comment(struct text *t)
+{
+	const struct tok *w = t->tok + 1;
+	unsigned nw = t->ntok - 1;
+	int (*parse)(struct text *, const struct tok *, unsigned) = NULL;
+
+	if (!word_is(&t->tok[0], "#") || !nw)
+		return 0; /* "#" glued to a word: nccl-tests never prints it */
+	if (nw >= 2 && word_is(&w[0], "size") && word_is(&w[1], "count")) {
+		parse = parse_header;
+	} else if (word_is(&w[0], "Rank")) {
+		parse = parse_device;
+	} else if (nw >= 3 && word_is(&w[0], "Avg") && word_is(&w[1], "bus") &&
+		   word_is(&w[2], "bandwidth")) {
+		parse = parse_avg;
+		t->closed = t->have_header;
+	} else if (nw >= 3 && word_is(&w[0], "Out") && word_is(&w[1], "of") &&
+		   word_is(&w[2], "bounds")) {
+		t->closed = t->have_header;
+	} else if (nw >= 4 && word_is(&w[0], "Collective") &&
+		   word_is(&w[1], "test") && word_is(&w[2], "starting:")) {
+		nt_set_program(t->r, w[3].s);
+	}
+	if (!parse)
+		return 0;
+	if (t->cut)
+		return line_err(t, 0, w[0].s, "line longer than %d bytes",
+				LINE_MAX_LEN - 1);
+	return parse(t, w, nw);
+}
+
+static int parse_line(struct text *t, const char *s, size_t len)
+{
+	tokenize(t, s, len);
+	if (!t->ntok)
+		return 0;
+	if (t->tok[0].s[0] == '#')
+		return parse_comment(t);
+	if (t->have_header && !t->closed && all_digits(t->tok[0].s))
+		return parse_row(t);
+	return 0; /* noise: warnings, a job's prints, what follows the table */
+}
+
+int nt_load_text(struct nt_reader *r, const char *buf, size_t len,
+		 struct diag *d)
+{
+	const char *end = buf + len, *nl;
+	struct text *t;
+	int err = 0;
+
+	t = calloc(1, sizeof(*t)); /* 8 KiB of line buffers: not the stack */
+	if (!t)
+		return diag_set(d, -ENOMEM, "%s: out of memory", r->name);
+	t->r = r;
+	t->d = d;
+	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+		buf += 3; /* a byte-order mark an editor may add */
+	while (!err && buf < end) {
+		nl = memchr(buf, '\n', (size_t)(end - buf));
+		t->last = !nl;
+		if (!nl)
+			nl = end;
+		t->line++;
+		err = parse_line(t, buf, (size_t)(nl - buf));
+		buf = nl + 1;
+	}
+	if (!err && !t->have_header)
+		err = diag_set(d, -EINVAL,
+			       "%s: table: no nccl-tests results table (no '#  size  count  type ...' header line)",
+			       r->name);
+	else if (!err && !r->f->nrows)
+		err = diag_at(d, -EINVAL, r->name, t->lay.line, 0, "table",
+			      "no result rows after the header%s",
+			      r->skipped_empty ? " (only rows of 0 bytes)" : "");
+	free(t);
+	return err;
+}

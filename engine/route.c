@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * route: one connection's stages, each a list of the node's resources
+ * (resources.h) on the source's or the destination's node.
+ *
+ * Across nodes the send side is the NIC reading GPU memory (direct), or
+ * the GPU putting the data in host memory first: with its own threads'
+ * stores over PCIe, as NCCL does without GPUDirect RDMA (its kernels
+ * write the proxy's host FIFO, transport/net.cc), or with a copy engine,
+ * as MPI and UCX pipeline cudaMemcpyAsync through bounce buffers
+ * (../shared/notes/nccl-algorithms.md §3). The receive side mirrors it.
+ * Host buffers live in the NIC's NUMA node, where NCCL's proxy allocates
+ * them. Each hand-over between GPU and host memory ends a segment: the
+ * next segment starts once the whole slice is there.
+ */
+#include "route.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "channels.h"
+#include "gdr_policy.h"
+
+_Static_assert(4 * TOPO_MAX_SWITCH_DEPTH + 16 <= PLAN_MAX_USES,
+	       "a connection through the deepest switch tree must fit its uses");
+
+struct rb {
+	const struct plan *p;
+	struct plan_route *r;
+	unsigned segment;
+};
+
+static void stage_begin(struct rb *b, enum stage_kind kind)
+{
+	struct plan_route *r = b->r;
+	struct plan_stage *s = &r->stages[r->nstages++];
+
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->segment = b->segment;
+	s->bandwidth = INFINITY;
+	s->private_cap = INFINITY;
+	s->first_use = r->nuses;
+}
+
+/* The stage being built. */
+static struct plan_stage *stage(struct rb *b)
+{
+	return &b->r->stages[b->r->nstages - 1];
+}
+
+static void use_weighted(struct rb *b, uint32_t res, bool at_dst, double weight)
+{
+	struct plan_route *r = b->r;
+	struct plan_stage *s = stage(b);
+	double c = res_capacity_of(&b->p->layout, &b->p->topo, res) / weight;
+
+	if (r->nuses >= PLAN_MAX_USES)
+		return;
+	r->uses[r->nuses++] = (struct plan_use){ res, at_dst, weight };
+	s->nuses++;
+	if (c < s->bandwidth)
+		s->bandwidth = c;
+}
+
+static void use(struct rb *b, enum res_kind kind, unsigned index, bool at_dst)
+{
+	use_weighted(b, b->p->layout.base[kind] + index, at_dst, 1);
+}
+
+static void use_route(struct rb *b, bool at_dst, struct route_end from,
+		      struct route_end to, enum res_kind p2p)
+{
+	struct route rt;
+
+	route_build(&b->p->layout, &b->p->topo, from, to, p2p, &rt);
+	for (unsigned i = 0; i < rt.n; i++)
+		use_weighted(b, rt.res[i], at_dst, 1);
+	stage(b)->latency += rt.latency;
+}
+
+/* A copy engine's copy: shared engines, a private cap, per-slice work. */
+static void use_copy_engine(struct rb *b, enum res_kind kind, unsigned gpu,
+			    bool at_dst)
+{
+	const struct topo_staging *stg = &b->p->topo.staging;
+	struct plan_stage *s;
+
+	use(b, kind, gpu, at_dst);
+	s = stage(b);
+	s->chunk_overhead = stg->chunk_overhead;
+	if (stg->copy_bw > 0)
+		s->private_cap = stg->copy_bw;
+	if (s->private_cap < s->bandwidth)
+		s->bandwidth = s->private_cap;
+	if (s->private_cap < b->r->private_cap)
+		b->r->private_cap = s->private_cap;
+}
+
+static void note(struct route_notes *n, bool direct, const char *why)
+{
+	if (direct) {
+		n->direct_sides++;
+		return;
+	}
+	n->staged_sides++;
+	if (why && why[0] && !n->why[0])
+		snprintf(n->why, sizeof(n->why), "%s", why);
+}
+
+/*
+ * May this side move GPU memory directly? The path option first, then
+ * NCCL's GDR level, and for sends NCCL_NET_GDR_READ's default: off
+ * before Ampere unless the GPUs have NVLink (paths.cc ncclTopoCheckGdr).
+ */
+static bool side_direct(const struct plan *p, unsigned gpu, int nic, bool send,
+			struct route_notes *n)
+{
+	char why[200];
+
+	if (p->opts.path == PLAN_PATH_STAGED || p->opts.path == PLAN_PATH_STAGED_MEMCPY) {
+		note(n, false, NULL);
+		return false;
+	}
+	if (!gdr_allowed(&p->topo, (int)gpu, nic, p->opts.gdr_level, why, sizeof(why))) {
+		note(n, false, why);
+		return false;
+	}
+	if (send && p->topo.gpu_arch < TOPO_GPU_AMPERE && !topo_has_nvlink(&p->topo)) {
+		snprintf(why, sizeof(why),
+			 "GPUDirect RDMA reads are off before Ampere without NVLink (NCCL_NET_GDR_READ)");
+		note(n, false, why);
+		return false;
+	}
+	note(n, true, NULL);
+	return true;
+}
+
+static struct route_end gpu_end(unsigned g)
+{
+	return (struct route_end){ ROUTE_GPU, (int)g };
+}
+
+static struct route_end nic_end(int n)
+{
+	return (struct route_end){ ROUTE_NIC, n };
+}
+
+static struct route_end mem_end(const struct plan *p, int nic)
+{
+	return (struct route_end){ ROUTE_MEM, p->topo.nics[nic].dev.socket };
+}
+
+/* GPU memory into the NIC: read directly, or through host memory. */
+static void send_side(struct rb *b, unsigned gpu, int nic, bool direct,
+		      bool host_fifo)
+{
+	bool memcpy_way = b->p->opts.path == PLAN_PATH_STAGED_MEMCPY;
+
+	if (direct && !host_fifo) {
+		stage_begin(b, STAGE_NIC_READ);
+		use(b, RES_GPU_P2P_READ, gpu, false);
+		use_route(b, false, gpu_end(gpu), nic_end(nic), RES_P2P_READ);
+		stage(b)->gpu_memory = true;
+		return;
+	}
+	stage_begin(b, STAGE_D2H);
+	use_route(b, false, gpu_end(gpu), mem_end(b->p, nic), RES_P2P_WRITE);
+	if (memcpy_way)
+		use_copy_engine(b, RES_CE_D2H, gpu, false);
+	b->segment++;
+	stage_begin(b, STAGE_NIC_READ);
+	use_route(b, false, mem_end(b->p, nic), nic_end(nic), RES_P2P_READ);
+}
+
+/* The NIC into GPU memory, directly or through host memory. */
+static void recv_side(struct rb *b, unsigned gpu, int nic, bool direct,
+		      bool at_dst)
+{
+	if (direct) {
+		stage_begin(b, STAGE_NIC_WRITE);
+		use_route(b, at_dst, nic_end(nic), gpu_end(gpu), RES_P2P_WRITE);
+		use(b, RES_GPU_P2P_WRITE, gpu, at_dst);
+		stage(b)->gpu_memory = true;
+		return;
+	}
+	stage_begin(b, STAGE_NIC_WRITE);
+	use_route(b, at_dst, nic_end(nic), mem_end(b->p, nic), RES_P2P_WRITE);
+	b->segment++;
+	stage_begin(b, STAGE_H2D);
+	use_route(b, at_dst, mem_end(b->p, nic), gpu_end(gpu), RES_P2P_WRITE);
+	if (b->p->opts.path == PLAN_PATH_STAGED_MEMCPY)
+		use_copy_engine(b, RES_CE_H2D, gpu, at_dst);
+}
+
+/* The NIC ports: out of @nic_src on the source node, into @nic_dst on
+ * the node @rx_at_dst says (the source's own for CollNet's way back). */
+static void wire(struct rb *b, bool tx, bool rx, int nic_src, int nic_dst,
+		 bool rx_at_dst)
+{
+	const struct topology *t = &b->p->topo;
+	struct plan_stage *s;
+
+	stage_begin(b, STAGE_WIRE);
+	s = stage(b);
+	if (tx) {
+		use(b, RES_PORT_TX, (unsigned)nic_src, false);
+		s->latency += t->nics[nic_src].latency;
+	}
+	if (rx) {
+		use(b, RES_PORT_RX, (unsigned)nic_dst, rx_at_dst);
+		s->latency += t->nics[nic_dst].latency;
+	}
+	s->latency += t->fabric.hops * t->fabric.switch_latency;
+}
+
+static void intra(struct rb *b, unsigned src, unsigned dst)
+{
+	const struct topology *t = &b->p->topo;
+
+	stage_begin(b, STAGE_INTRA);
+	if (topo_has_nvlink(t)) {
+		use(b, RES_NVLINK_TX, src, false);
+		use(b, RES_NVLINK_RX, dst, false);
+		stage(b)->latency += t->gpu_fabric.latency;
+	} else {
+		/* A GPU copies to a peer over PCIe by writing into it. */
+		use_route(b, false, gpu_end(src), gpu_end(dst), RES_P2P_WRITE);
+		use(b, RES_GPU_P2P_WRITE, dst, false);
+	}
+}
+
+static void network(struct rb *b, enum proto_id proto,
+		    const struct route_req *q, struct route_notes *n)
+{
+	struct plan_route *r = b->r;
+	unsigned sender = q->relay_gpu >= 0 ? (unsigned)q->relay_gpu : q->src_gpu;
+	bool sd, rd;
+
+	if (q->relay_gpu >= 0) {
+		/* PXN: over NVLink into the relay GPU's buffer; its proxy
+		 * sends from there. */
+		intra(b, q->src_gpu, sender);
+		b->segment++;
+	}
+	sd = side_direct(b->p, sender, q->nic_src, true, n);
+	rd = side_direct(b->p, q->dst_gpu, q->nic_dst, false, n);
+	/* LL's send FIFO stays in host memory even with GPUDirect RDMA:
+	 * the proxy polls its flags there (transport/net.cc). */
+	send_side(b, sender, q->nic_src, sd,
+		  proto == PROTO_LL && b->p->opts.path != PLAN_PATH_STAGED_MEMCPY);
+	wire(b, true, true, q->nic_src, q->nic_dst, true);
+	recv_side(b, q->dst_gpu, q->nic_dst, rd, true);
+	r->send_direct = sd;
+	r->recv_direct = rd;
+}
+
+/* A head GPU's slice to the reducing switches and the result back. */
+static void collnet(struct rb *b, const struct route_req *q,
+		    struct route_notes *n)
+{
+	struct plan_route *r = b->r;
+	bool sd = side_direct(b->p, q->src_gpu, q->nic_src, true, n);
+	bool rd = side_direct(b->p, q->src_gpu, q->nic_src, false, n);
+
+	send_side(b, q->src_gpu, q->nic_src, sd, false);
+	wire(b, true, false, q->nic_src, q->nic_src, false);
+	/* The fabric reduces a slice once all nodes' have arrived. */
+	b->segment++;
+	wire(b, false, true, q->nic_src, q->nic_src, false);
+	recv_side(b, q->src_gpu, q->nic_src, rd, false);
+	r->send_direct = sd;
+	r->recv_direct = rd;
+}
+
+/*
+ * NVLS: a GPU's slice goes into the NVSwitch, which reduces it with the
+ * others' (multimem.ld_reduce) and hands the owner its 1/ppn part; the
+ * owner's result goes back in (multimem.st) and the switch multicasts it
+ * to every GPU. Per payload byte a GPU sends 1 + 1/ppn and receives as
+ * much: the NVLink traffic is half a ring's.
+ */
+static void nvls(struct rb *b, const struct route_req *q, bool reduce)
+{
+	double ppn = b->p->gpus_per_node;
+	unsigned g = q->src_gpu;
+
+	stage_begin(b, STAGE_INTRA);
+	use_weighted(b, b->p->layout.base[reduce ? RES_NVLINK_TX : RES_NVLINK_RX] + g,
+		     false, 1);
+	use_weighted(b, b->p->layout.base[reduce ? RES_NVLINK_RX : RES_NVLINK_TX] + g,
+		     false, 1 / ppn);
+	stage(b)->latency += b->p->topo.gpu_fabric.latency;
+}
+
+void route_pick_nics(const struct plan *p, struct route_req *q,
+		     unsigned channel)
+{
+	const struct topology *t = &p->topo;
+
+	bool chosen = q->nic_src >= 0;
+
+	q->relay_gpu = -1;
+	if (q->kind == CONN_COLLNET) {
+		if (!chosen)
+			q->nic_src = channels_nic(t, q->src_gpu, channel);
+		q->nic_dst = q->nic_src;
+		return;
+	}
+	if (q->intra || q->kind != CONN_P2P) {
+		q->nic_src = q->nic_dst = -1;
+		return;
+	}
+	if (q->nic_src < 0)
+		q->nic_src = channels_nic(t, q->src_gpu, channel);
+	if (q->nic_dst < 0)
+		q->nic_dst = channels_nic(t, q->dst_gpu, channel);
+	/* A collective's layout put its channels on their NICs already. */
+	if (!chosen && !p->opts.pxn_off && topo_has_nvlink(t) && q->dst_gpu != q->src_gpu &&
+	    q->dst_gpu < t->ngpus && q->nic_src >= 0 &&
+	    topo_gpu_nic_path(t, (int)q->src_gpu, q->nic_src) > TOPO_PATH_PXB) {
+		int rail = channels_nic(t, q->dst_gpu, channel);
+
+		if (rail >= 0 && topo_gpu_nic_path(t, (int)q->dst_gpu, rail) <= TOPO_PATH_PXB) {
+			q->relay_gpu = (int)q->dst_gpu;
+			q->nic_src = rail;
+		}
+	}
+}
+
+void route_make(const struct plan *p, enum proto_id proto,
+		const struct route_req *q, struct plan_route *r,
+		struct route_notes *notes)
+{
+	struct rb b = { .p = p, .r = r };
+
+	memset(r, 0, sizeof(*r));
+	r->private_cap = INFINITY;
+	r->nic_src = q->nic_src;
+	r->nic_dst = q->nic_dst;
+	r->pxn_gpu = q->relay_gpu >= 0 ? (unsigned)q->relay_gpu : q->src_gpu;
+	switch (q->kind) {
+	case CONN_NVLS_REDUCE:
+	case CONN_NVLS_MCAST:
+		r->intra = true;
+		r->hop = HOP_NVLINK;
+		nvls(&b, q, q->kind == CONN_NVLS_REDUCE);
+		break;
+	case CONN_COLLNET:
+		r->hop = HOP_NET;
+		collnet(&b, q, notes);
+		break;
+	case CONN_P2P:
+		if (q->intra) {
+			r->intra = true;
+			r->hop = topo_has_nvlink(&p->topo) ? HOP_NVLINK : HOP_PCI;
+			intra(&b, q->src_gpu, q->dst_gpu);
+		} else {
+			r->hop = HOP_NET;
+			network(&b, proto, q, notes);
+		}
+		break;
+	}
+	r->cut_through = q->kind == CONN_P2P && q->intra && proto != PROTO_SIMPLE;
+	for (unsigned i = 0; i < r->nstages; i++) {
+		r->latency += r->stages[i].latency;
+		/* Staged the memcpy way where a side copies. */
+		r->memcpy |= r->stages[i].chunk_overhead > 0 ||
+			     isfinite(r->stages[i].private_cap);
+	}
+}

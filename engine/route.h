@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * route: the stages and links of one connection, inside a node or across
+ * the fabric, on the path the options and NCCL's GDR policy allow.
+ */
+#ifndef GDRLAB_ROUTE_H
+#define GDRLAB_ROUTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "algo.h"
+#include "plan.h"
+
+/* What determines a route; equal requests give equal routes. */
+struct route_req {
+	enum conn_kind kind;
+	unsigned src_gpu, dst_gpu; /* local GPU indices */
+	bool intra;                /* both ends on one node */
+	int nic_src, nic_dst;      /* NICs of the channel (inter-node) */
+	int relay_gpu;             /* PXN: the local GPU whose NIC sends, the
+				    * data reaching it over NVLink; or -1 */
+};
+
+
+/*
+ * The NICs channel @channel uses for @q's GPUs where the caller left
+ * them -1 (a collective's channel layout chooses its own), and for p2p a
+ * PXN relay (NCCL
+ * 2.12+, sends only): when the sender's own path to its NIC is beyond
+ * PXB and NVLink joins it to the GPU of the receiver's rail, whose path
+ * to that rail's NIC is within PXB, the data goes over NVLink to that GPU
+ * and leaves through its NIC (paths.cc; NVIDIA's "Doubling all2all
+ * performance with NCCL 2.12"). Fills q->nic_* and q->relay_gpu.
+ */
+void route_pick_nics(const struct plan *p, struct route_req *q,
+		     unsigned channel);
+
+/* Fill @r for @q on pattern protocol @proto. */
+void route_make(const struct plan *p, enum proto_id proto,
+		const struct route_req *q, struct plan_route *r,
+		struct route_notes *notes);
+
+#endif

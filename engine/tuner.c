@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+#include "tuner.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gdr_policy.h"
+
+/* NCCL_SIMPLE_MAX_NTHREADS etc. (src/include/device.h): threads a
+ * channel runs per algorithm and protocol, and PCI_BW (topo.h). */
+#define NCCL_MAX_NTHREADS 640
+#define PCI_BW 12.0
+/* NCCL_P2P_LL_THRESHOLD */
+#define P2P_LL_THRESHOLD 16384
+
+void tune_enable_default(struct tune_enable *e)
+{
+	for (unsigned o = 0; o < TRACE_OP_COUNT; o++) {
+		for (unsigned a = 0; a < ALGO_NCCL_COUNT; a++)
+			e->algo[o][a] = true;
+		for (unsigned p = 0; p < PROTO_COUNT; p++)
+			e->proto[o][p] = p == PROTO_LL128 ? 2 : 1;
+	}
+}
+
+/* NCCL's function names as NCCL_ALGO prefixes take them, and ours. */
+static int op_prefix(const char *s, size_t len, enum trace_op *op)
+{
+	static const struct {
+		const char *name;
+		enum trace_op op;
+	} names[] = {
+		{ "allreduce", TRACE_OP_ALLREDUCE },
+		{ "allgather", TRACE_OP_ALL_GATHER },
+		{ "all_gather", TRACE_OP_ALL_GATHER },
+		{ "reducescatter", TRACE_OP_REDUCE_SCATTER },
+		{ "reduce_scatter", TRACE_OP_REDUCE_SCATTER },
+		{ "broadcast", TRACE_OP_BROADCAST },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].name) == len && !strncasecmp(s, names[i].name, len)) {
+			*op = names[i].op;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* Set one element by name in the rows @ops of @e. */
+static int set_elem(struct tune_enable *e, bool proto, const bool *ops,
+		    const char *name, int value)
+{
+	enum algo_id a;
+	enum proto_id p;
+
+	if (proto ? proto_parse(name, &p) : algo_parse(name, &a))
+		return -EINVAL;
+	for (unsigned o = 0; o < TRACE_OP_COUNT; o++) {
+		if (!ops[o])
+			continue;
+		if (proto)
+			e->proto[o][p] = value;
+		else
+			e->algo[o][a] = value;
+	}
+	return 0;
+}
+
+/* One "prefix:list" of NCCL_ALGO or NCCL_PROTO. */
+static int parse_entry(struct tune_enable *e, bool proto, const char *opt,
+		       char *entry, bool first, struct diag *d)
+{
+	char *colon = strchr(entry, ':'), *list = entry, *tok, *save;
+	bool ops[TRACE_OP_COUNT];
+	int on = 1;
+
+	for (unsigned o = 0; o < TRACE_OP_COUNT; o++)
+		ops[o] = true;
+	if (colon) {
+		enum trace_op op;
+
+		if (op_prefix(entry, (size_t)(colon - entry), &op))
+			return diag_set(d, -EINVAL, "%s: unknown collective '%.*s' (allreduce, allgather, reducescatter, broadcast)",
+					opt, (int)(colon - entry), entry);
+		for (unsigned o = 0; o < TRACE_OP_COUNT; o++)
+			ops[o] = o == op;
+		list = colon + 1;
+	} else if (!first) {
+		return diag_set(d, -EINVAL, "%s: every list after the first needs a 'collective:' prefix, got '%s'",
+				opt, entry);
+	}
+	if (*list == '^') {
+		on = 0;
+		list++;
+	}
+	/* Those named get @on, the others of these ops the opposite. */
+	for (unsigned o = 0; o < TRACE_OP_COUNT; o++) {
+		if (!ops[o])
+			continue;
+		for (unsigned i = 0; !proto && i < ALGO_NCCL_COUNT; i++)
+			e->algo[o][i] = !on;
+		for (unsigned i = 0; proto && i < PROTO_COUNT; i++)
+			e->proto[o][i] = !on;
+	}
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		while (isspace((unsigned char)*tok))
+			tok++;
+		if (set_elem(e, proto, ops, tok, on))
+			return diag_set(d, -EINVAL, proto ?
+					"%s: unknown protocol '%s' (LL, LL128, Simple)" :
+					"%s: unknown algorithm '%s' (Tree, Ring, CollnetDirect, CollnetChain, NVLS, NVLSTree, PAT)",
+					opt, tok);
+	}
+	return 0;
+}
+
+static int parse_spec(struct tune_enable *e, bool proto, const char *opt,
+		      const char *spec, struct diag *d)
+{
+	char *copy, *entry, *save;
+	bool first = true;
+	int err = 0;
+
+	if (!spec)
+		return 0;
+	if (!*spec)
+		return diag_set(d, -EINVAL, "%s: empty list", opt);
+	copy = strdup(spec);
+	if (!copy)
+		return -ENOMEM;
+	for (entry = strtok_r(copy, ";", &save); entry && !err;
+	     entry = strtok_r(NULL, ";", &save), first = false)
+		err = parse_entry(e, proto, opt, entry, first, d);
+	free(copy);
+	return err;
+}
+
+int tune_enable_parse(struct tune_enable *e, const char *algo,
+		      const char *proto, struct diag *d)
+{
+	int err = parse_spec(e, false, "--algo", algo, d);
+
+	return err ? err : parse_spec(e, true, "--proto", proto, d);
+}
+
+/* Whether every GPU of the group would read and write GPU memory at its
+ * channels' NICs. */
+static bool network_gdr(const struct plan *p, const struct tune_ctx *t)
+{
+	if (p->opts.path == PLAN_PATH_STAGED || p->opts.path == PLAN_PATH_STAGED_MEMCPY)
+		return false;
+	for (unsigned g = 0; g < t->ppn; g++)
+		for (unsigned c = 0; c < p->topo.nnics || c == 0; c++) {
+			int nic = channels_nic(&p->topo, g, c);
+
+			if (nic < 0 || !gdr_allowed(&p->topo, (int)g, nic, p->opts.gdr_level,
+						    NULL, 0))
+				return false;
+		}
+	return true;
+}
+
+void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
+		   const unsigned *ranks, unsigned n)
+{
+	unsigned most = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->p = p;
+	t->op = op;
+	t->nranks = n;
+	t->regular = true;
+	for (unsigned i = 0; i < n;) {
+		unsigned node = plan_node_of(p, ranks[i]), j = i;
+
+		while (j < n && plan_node_of(p, ranks[j]) == node)
+			j++;
+		if (t->nnodes && j - i != most)
+			t->regular = false;
+		if (j - i > most)
+			most = j - i;
+		t->nnodes++;
+		i = j;
+	}
+	t->ppn = t->regular && t->nnodes ? n / t->nnodes : most;
+	channels_search(&p->topo, t->nnodes, t->ppn, &t->ch);
+	t->net_gdr = t->nnodes > 1 && network_gdr(p, t);
+	t->in_network = p->topo.fabric.in_network_reduction;
+}
+
+/* tuning.cc: LL128 by default only where NCCL has validated it. */
+static bool ll128_default(const struct tune_ctx *t)
+{
+	const struct nccl_channels *ch = &t->ch;
+
+	if (t->ppn > 1 && !ch->ring.nvlink)
+		return false; /* typeIntra <= PATH_NVB */
+	if (t->nnodes > 1 && (ch->ring.type_inter > TOPO_PATH_PXB || !t->net_gdr))
+		return false; /* typeInter <= PXB (PXN on Hopper+) */
+	return true;
+}
+
+double tune_entry(const struct tune_ctx *t, const struct tune_enable *e,
+		  enum algo_id a, enum proto_id p, uint64_t bytes, char *why,
+		  size_t len)
+{
+	const struct algo_ops *ops = algo_table[a];
+	double lat, bw;
+
+	why[0] = '\0';
+	if (!algo_serves(a, t->op)) {
+		snprintf(why, len, "does not run %s", trace_op_name(t->op));
+		return -1;
+	}
+	if (!e->algo[t->op][a] || !e->proto[t->op][p]) {
+		snprintf(why, len, "disabled by --%s", e->algo[t->op][a] ? "proto" : "algo");
+		return -1;
+	}
+	if (a != ALGO_RING && !t->regular) {
+		snprintf(why, len, "needs the same number of ranks on every node");
+		return -1;
+	}
+	if (p == PROTO_LL128 && e->proto[t->op][p] == 2 && !ll128_default(t)) {
+		snprintf(why, len, "NCCL enables LL128 only with NVLink inside nodes and GPUDirect RDMA within PXB");
+		return -1;
+	}
+	ops->cost(t, p, &lat, &bw, why, len);
+	if (bw <= 0) {
+		if (!why[0])
+			snprintf(why, len, "not available here");
+		return -1;
+	}
+	if (ops->refine)
+		ops->refine(t, p, bytes, t->ch.comm_channels, &lat, &bw);
+	return lat + bytes / (1000.0 * bw);
+}
+
+/* topoGetAlgoInfo: threads a channel runs for the choice. */
+static unsigned max_threads(const struct tune_ctx *t, enum algo_id a,
+			    enum proto_id p)
+{
+	if (a != ALGO_RING && a != ALGO_TREE)
+		return NCCL_MAX_NTHREADS;
+	if (p == PROTO_SIMPLE && a == ALGO_RING &&
+	    t->ch.ring.bw_intra * t->ch.ring.nchannels <= PCI_BW)
+		return 256;
+	return proto_get(p)->max_threads;
+}
+
+static unsigned call_channels(const struct tune_ctx *t, enum algo_id a,
+			      enum proto_id p, uint64_t bytes)
+{
+	unsigned nc = t->ch.comm_channels, nt = max_threads(t, a, p);
+	uint64_t thr = proto_get(p)->thread_threshold;
+
+	if (a == ALGO_NVLS || a == ALGO_NVLS_TREE)
+		return t->ch.nvls_channels;
+	if (a == ALGO_RING && p == PROTO_LL)
+		thr *= t->nranks;
+	if (a == ALGO_COLLNET_DIRECT || a == ALGO_COLLNET_CHAIN)
+		thr = 512;
+	while (bytes < (uint64_t)nc * nt * thr && nc >= 2)
+		nc--;
+	return nc;
+}
+
+/* Send/receive and alltoall: NCCL's p2p path, LL for small sends. */
+static int choose_p2p(const struct tune_ctx *t, uint64_t bytes,
+		      struct tune_choice *c)
+{
+	const struct plan *p = t->p;
+	uint64_t per_peer = t->op == TRACE_OP_ALLTOALL && t->nranks ? bytes / t->nranks : bytes;
+	unsigned per_peer_channels;
+
+	c->algo = ALGO_P2P;
+	c->estimate_us = NAN;
+	if (t->op == TRACE_OP_SENDRECV) {
+		c->nchannels = algo_p2p_channels(p, (unsigned)t->src, (unsigned)t->dst);
+		per_peer_channels = c->nchannels;
+	} else {
+		c->nchannels = t->ch.comm_channels;
+		per_peer_channels = 1;
+	}
+	if (p->opts.nchannels)
+		c->nchannels = p->opts.nchannels;
+	c->proto = per_peer <= (uint64_t)per_peer_channels * P2P_LL_THRESHOLD ? PROTO_LL :
+									      PROTO_SIMPLE;
+	if (p->opts.ring_only) {
+		c->nchannels = 1;
+		c->proto = PROTO_SIMPLE;
+	}
+	return 0;
+}
+
+int tune_choose(const struct tune_ctx *t, const struct tune_enable *e,
+		uint64_t bytes, struct tune_choice *c, struct diag *d)
+{
+	const struct plan *p = t->p;
+	double best = INFINITY;
+	char why[200];
+
+	memset(c, 0, sizeof(*c));
+	if (t->op == TRACE_OP_SENDRECV || t->op == TRACE_OP_ALLTOALL)
+		return choose_p2p(t, bytes, c);
+	if (p->opts.ring_only) {
+		/* The backend runs one ring of its own (emu, real). */
+		c->algo = ALGO_RING;
+		c->proto = PROTO_SIMPLE;
+		c->nchannels = 1;
+		c->estimate_us = tune_entry(t, e, ALGO_RING, PROTO_SIMPLE, bytes, why,
+					    sizeof(why));
+		return 0;
+	}
+	for (unsigned a = 0; a < ALGO_NCCL_COUNT; a++)
+		for (unsigned pr = 0; pr < PROTO_COUNT; pr++) {
+			double time = tune_entry(t, e, a, pr, bytes, why, sizeof(why));
+
+			if (time >= 0 && time < best) {
+				best = time;
+				c->algo = a;
+				c->proto = pr;
+			}
+		}
+	if (!isfinite(best))
+		return diag_set(d, -EINVAL,
+				"--algo/--proto allow no algorithm and protocol that can run %s here",
+				trace_op_name(t->op));
+	c->estimate_us = best;
+	c->nchannels = p->opts.nchannels ? p->opts.nchannels :
+					   call_channels(t, c->algo, c->proto, bytes);
+	return 0;
+}
