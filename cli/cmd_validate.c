@@ -380,6 +380,10 @@ int cmd_validate(int argc, char **argv)
 	if (!measure || !predict)
 		return EXIT_USAGE;
 	a.host_memory = !(measure->caps & BACKEND_CAP_GPU_MEMORY);
+	/* emu and real run gdrlab's own ring, not NCCL's algorithms: predict
+	 * that ring (plan.h, ring_only). */
+	if (!(measure->caps & BACKEND_CAP_ALGORITHMS))
+		a.opts.ring_only = true;
 	err = topology_load(a.topology, &topo, &d);
 	if (!err)
 		err = trace_load(a.trace, &trace, &d);

@@ -98,7 +98,10 @@ static int nvls_build(struct algo_build *b)
 	bool mcast = pat->op != TRACE_OP_REDUCE_SCATTER;
 	int err = 0;
 
-	pat->base_latency = 0;
+	/* NCCL's NVLS latency is one figure for the whole call (the
+	 * multicast group's synchronisation, not a hop a slice pays):
+	 * the launch; the hops pay the NVLink's own latency. */
+	pat->base_latency = 1e-6 * nccl_hw_latency(HOP_NVLINK, ALGO_NVLS, PROTO_SIMPLE);
 	for (unsigned c = 0; c < b->nch && !err; c++) {
 		uint32_t red = 0, mc = 0;
 
@@ -110,17 +113,10 @@ static int nvls_build(struct algo_build *b)
 			unsigned r = algo_rank(b, 0, g);
 			uint32_t cr = 0, cm = 0;
 
-			/* NCCL's NVLS latency is one figure; it is the
-			 * reduction's, the multicast adds the link's. */
 			if (reduce)
-				err = algo_conn(b, CONN_NVLS_REDUCE, r, r, c, vol,
-						nccl_hw_latency(HOP_NVLINK, ALGO_NVLS, PROTO_SIMPLE),
-						&cr);
+				err = algo_conn(b, CONN_NVLS_REDUCE, r, r, c, vol, 0, &cr);
 			if (!err && mcast)
-				err = algo_conn(b, CONN_NVLS_MCAST, r, r, c, vol,
-						reduce ? 0 : nccl_hw_latency(HOP_NVLINK, ALGO_NVLS,
-									     PROTO_SIMPLE),
-						&cm);
+				err = algo_conn(b, CONN_NVLS_MCAST, r, r, c, vol, 0, &cm);
 			/* By symmetry every GPU's reduction ends at once: the
 			 * multicast waits for its own. */
 			if (!err && reduce && mcast)

@@ -51,7 +51,6 @@ static int nvls_tree_channel(struct algo_build *b, unsigned c, unsigned which,
 	unsigned N = b->t->nnodes, G = b->t->ppn, hg, deepest = 0, dmax = 0;
 	struct channel_layout lay;
 	double vol = 1.0 / b->nch;
-	double nvls_us = nccl_hw_latency(HOP_NVLINK, ALGO_NVLS_TREE, PROTO_SIMPLE);
 	int err;
 
 	err = algo_pipe_begin(b, PIPE_CHAIN, c, vol);
@@ -69,14 +68,13 @@ static int nvls_tree_channel(struct algo_build *b, unsigned c, unsigned which,
 		unsigned head = algo_rank(b, i, hg);
 
 		/* By symmetry the head's own reduction ends with the others'. */
-		err = algo_conn(b, CONN_NVLS_REDUCE, head, head, c, vol, nvls_us,
-				&h[i].reduce);
+		err = algo_conn(b, CONN_NVLS_REDUCE, head, head, c, vol, 0, &h[i].reduce);
 		for (unsigned g = 0; g < G && !err; g++) {
 			uint32_t other;
 
 			if (g != hg)
 				err = algo_conn(b, CONN_NVLS_REDUCE, algo_rank(b, i, g),
-						algo_rank(b, i, g), c, vol, nvls_us, &other);
+						algo_rank(b, i, g), c, vol, 0, &other);
 		}
 		if (!err && h[i].parent >= 0)
 			err = algo_conn_via(b, CONN_P2P, head, algo_rank(b, (unsigned)h[i].parent, hg),
@@ -160,7 +158,9 @@ static int nvls_tree_build(struct algo_build *b)
 
 	if (!h || !mcast)
 		err = -ENOMEM;
-	b->pat->base_latency = 0;
+	/* NVLS's intra-node latency is the call's, once (algo_nvls.c); the
+	 * tree's network hops pay NCCL's NVLSTree hop each. */
+	b->pat->base_latency = 1e-6 * nccl_hw_latency(HOP_NVLINK, ALGO_NVLS_TREE, PROTO_SIMPLE);
 	for (unsigned c = 0; c < b->nch && !err; c++)
 		err = nvls_tree_channel(b, c, (c / half) % 2, h, mcast);
 	free(mcast);

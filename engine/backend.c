@@ -43,7 +43,8 @@ int backend_execute(const struct backend_ops *b, const struct topology *topo,
 	if (err)
 		return diag_set(d, err, "backend %s cannot run here: %s",
 				b->name, why[0] ? why : strerror(-err));
-	o.ring_only = !(b->caps & BACKEND_CAP_ALGORITHMS);
+	if (!(b->caps & BACKEND_CAP_ALGORITHMS))
+		o.ring_only = true;
 	err = plan_build(plan, topo, trace, &o, d);
 	if (err)
 		return err;

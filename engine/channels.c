@@ -72,8 +72,9 @@ void channels_layout(const struct topology *t, const unsigned *gpus,
 	for (unsigned g = 0; g < n; g++)
 		if (near(t, gpus[g], nic))
 			near_gpus[ng++] = g;
-	entry = near_gpus[(channel / nn) % ng];
-	exit = ng > 1 ? near_gpus[((channel / nn) + 1) % ng] : (entry + n - 1) % n;
+	/* NICs that share their near GPUs take turns at them too. */
+	entry = near_gpus[(channel / nn + channel) % ng];
+	exit = ng > 1 ? near_gpus[(channel / nn + channel + 1) % ng] : (entry + n - 1) % n;
 	l->order[at++] = entry;
 	for (unsigned k = 1; k < n; k++) {
 		unsigned g = (entry + k) % n;
@@ -175,11 +176,18 @@ static void search_ring(const struct topology *t, unsigned nnodes,
 	g->nvlink = topo_has_nvlink(t) && ppn > 1;
 	/* Per-node loads of the channels so far, in multiples of a speed. */
 	use = calloc(l.per_node ? l.per_node : 1, sizeof(*use));
+	/*
+	 * NCCL tries the speeds fastest first and, once it has a solution,
+	 * goes on down only while the next speed is above half of the
+	 * solution's (speedArray[i + 1] / bwInter > .49), keeping the most
+	 * bandwidth and, at a tie, the faster channels.
+	 */
 	for (size_t i = 0; use && i < nspeeds; i++) {
-		unsigned c = fit_channels(t, &l, ppn, network, speeds[i], use);
+		unsigned c;
 
-		/* Most bandwidth wins; at a tie the faster channels (NCCL
-		 * tries speeds fastest first and keeps a solution). */
+		if (g->nchannels && speeds[i] / g->bw_inter <= 0.49)
+			break;
+		c = fit_channels(t, &l, ppn, network, speeds[i], use);
 		if (c && c * speeds[i] > best * (1 + 1e-9)) {
 			best = c * speeds[i];
 			g->nchannels = c;

@@ -208,6 +208,36 @@ static unsigned channels_to_build(const struct plan *p, const struct tune_ctx *t
 	return c->nchannels > n ? c->nchannels : n;
 }
 
+/*
+ * gdrlab's own ring (plan_options.ring_only): vp_step.c sends a rank's
+ * block whole (staged: through its bounce buffers, chunk by chunk) and
+ * starts the next step once its block has arrived, with no launch or
+ * proxy costs but the links' (which calibrate fits).
+ */
+static void verbs_ring(const struct plan *p, struct plan_pattern *pat)
+{
+	pat->base_latency = 0;
+	pat->total_cap = INFINITY;
+	for (size_t i = 0; i < pat->npipes; i++) {
+		struct plan_pipe *pp = &pat->pipes[i];
+		bool staged = false;
+
+		for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++)
+			staged |= pat->routes[pat->conns[k].route].memcpy;
+		/* Staged blocks go through the bounce buffers chunk by chunk
+		 * (plan_slicing gives them the buffers' count of slots). */
+		pp->chunk_bytes = staged ? p->topo.staging.chunk_bytes : UINT64_MAX / 2;
+		pp->slices_per_chunk = 1;
+		/* Two in flight: a step waits for its input, not for the
+		 * credit of the one before. */
+		pp->slice_steps = PROTO_STEPS / 2;
+		pp->conn_cap = INFINITY;
+		pp->efficiency = 1;
+	}
+	for (size_t i = 0; i < pat->nconns; i++)
+		pat->conns[i].latency = pat->routes[pat->conns[i].route].latency;
+}
+
 static int pattern_build(struct plan *p, struct plan_pattern *pat,
 			 const struct tune_ctx *t, const struct trace_entry *e,
 			 unsigned *ranks, unsigned n,
@@ -231,6 +261,8 @@ static int pattern_build(struct plan *p, struct plan_pattern *pat,
 	algo_build_init(&b, p, t, pat, pat->nchannels);
 	err = n < 2 ? 0 : algo_table[c->algo]->build(&b);
 	err = algo_build_end(&b, err);
+	if (!err && p->opts.ring_only)
+		verbs_ring(p, pat);
 	if (err) {
 		pat->ranks = NULL;
 		pattern_destroy(pat);

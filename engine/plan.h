@@ -198,7 +198,12 @@ struct plan_options {
 	const char *proto;      /* NCCL_PROTO syntax; NULL: all */
 	unsigned nchannels;     /* 0: as NCCL; else a fixed channel count */
 	bool pxn_off;           /* NCCL_PXN_DISABLE=1 */
-	bool ring_only;         /* the backend runs its own ring (emu, real) */
+	/* The collectives of gdrlab's own verbs ring, as emu and real run
+	 * them: one ring channel, each rank's block sent whole, a step as
+	 * soon as the last one arrived, no NCCL software costs (the links'
+	 * latencies only). Backends without BACKEND_CAP_ALGORITHMS get it,
+	 * and `validate` predicts them with it. */
+	bool ring_only;
 };
 
 void plan_options_default(struct plan_options *o);

@@ -21,7 +21,9 @@ void plan_slicing(const struct plan *p, const struct plan_pattern *pat,
 {
 	const struct algo_ops *ops = algo_table[pat->algo];
 	unsigned nch = nchannels ? nchannels : 1;
-	double full = (double)(ops->chunk ? ops->chunk(p, pat, bytes, nch) : pp->chunk_bytes);
+	/* gdrlab's own ring keeps the chunk plan.c gave it, not NCCL's. */
+	double full = (double)(ops->chunk && !p->opts.ring_only ?
+				       ops->chunk(p, pat, bytes, nch) : pp->chunk_bytes);
 	double data;
 	bool memcpy_way = false;
 

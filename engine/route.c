@@ -153,11 +153,16 @@ static struct route_end mem_end(const struct plan *p, int nic)
 }
 
 /* GPU memory into the NIC: read directly, or through host memory. */
+/* Staging with copies: MPI's way, and gdrlab's own verbs path (emu and
+ * real copy into their bounce buffers). */
+static bool memcpy_way(const struct plan *p)
+{
+	return p->opts.path == PLAN_PATH_STAGED_MEMCPY || p->opts.ring_only;
+}
+
 static void send_side(struct rb *b, unsigned gpu, int nic, bool direct,
 		      bool host_fifo)
 {
-	bool memcpy_way = b->p->opts.path == PLAN_PATH_STAGED_MEMCPY;
-
 	if (direct && !host_fifo) {
 		stage_begin(b, STAGE_NIC_READ);
 		use(b, RES_GPU_P2P_READ, gpu, false);
@@ -167,7 +172,7 @@ static void send_side(struct rb *b, unsigned gpu, int nic, bool direct,
 	}
 	stage_begin(b, STAGE_D2H);
 	use_route(b, false, gpu_end(gpu), mem_end(b->p, nic), RES_P2P_WRITE);
-	if (memcpy_way)
+	if (memcpy_way(b->p))
 		use_copy_engine(b, RES_CE_D2H, gpu, false);
 	b->segment++;
 	stage_begin(b, STAGE_NIC_READ);
@@ -190,7 +195,7 @@ static void recv_side(struct rb *b, unsigned gpu, int nic, bool direct,
 	b->segment++;
 	stage_begin(b, STAGE_H2D);
 	use_route(b, at_dst, mem_end(b->p, nic), gpu_end(gpu), RES_P2P_WRITE);
-	if (b->p->opts.path == PLAN_PATH_STAGED_MEMCPY)
+	if (memcpy_way(b->p))
 		use_copy_engine(b, RES_CE_H2D, gpu, at_dst);
 }
 
@@ -248,8 +253,7 @@ static void network(struct rb *b, enum proto_id proto,
 	rd = side_direct(b->p, q->dst_gpu, q->nic_dst, false, n);
 	/* LL's send FIFO stays in host memory even with GPUDirect RDMA:
 	 * the proxy polls its flags there (transport/net.cc). */
-	send_side(b, sender, q->nic_src, sd,
-		  proto == PROTO_LL && b->p->opts.path != PLAN_PATH_STAGED_MEMCPY);
+	send_side(b, sender, q->nic_src, sd, proto == PROTO_LL && !memcpy_way(b->p));
 	wire(b, true, true, q->nic_src, q->nic_dst, true);
 	recv_side(b, q->dst_gpu, q->nic_dst, rd, true);
 	r->send_direct = sd;

@@ -283,7 +283,8 @@ static const struct conn_rate *rates_for(const struct solver *sv,
 /* One connection's slice times in a call. */
 struct conn_time {
 	double tau;    /* through all its segments, store and forward */
-	double period; /* between slices, steady */
+	double period; /* between slices, steady, slots aside */
+	double slot;   /* between slices, paced by the slots */
 	double seg_tau[PLAN_MAX_STAGES];
 };
 
@@ -294,7 +295,7 @@ struct conn_time {
  * steady share over rho, but never more than while the pipe fills.
  */
 static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
-		      double latency, double rho, struct conn_time *t)
+		      double links, double rho, struct conn_time *t)
 {
 	double eff = rho > 0 ? r->rate / rho : r->rate, steady;
 
@@ -308,13 +309,13 @@ static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
 			eff = bw;
 	}
 	steady = isfinite(eff) && eff > 0 ? slice / eff : 0;
+	/* In steady state the flow passes a slice every slice / its share,
+	 * and each segment takes one at a time with its own work. */
 	t->period = steady;
-	/* In steady state each segment takes a slice at a time. */
 	for (unsigned k = 0; k < r->nseg; k++)
-		if (r->seg_ovh[k] + steady > t->period)
-			t->period = r->seg_ovh[k] + steady;
-	if (pipeline_slot_period(latency, t->tau, slots) > t->period)
-		t->period = pipeline_slot_period(latency, t->tau, slots);
+		if (t->seg_tau[k] > t->period)
+			t->period = t->seg_tau[k];
+	t->slot = pipeline_slot_period(links, t->tau, slots);
 }
 
 /* The stage busy times and spans of the bottleneck connection. */
@@ -370,7 +371,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		const struct plan_conn *bott = NULL;
 		struct conn_time bott_ct = { 0 };
 		struct plan_slicing s;
-		double chain = 0, pi = 0, t, rho;
+		double chain = 0, pi = 0, pi_slot = 0, t, rho;
 
 		plan_slicing(p, pat, pp, bytes, nch, &s);
 		if (!s.active)
@@ -381,10 +382,11 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 			const struct plan_conn *c = &pat->conns[k];
 			struct conn_time ct;
 
-			conn_time(&cr[k], plan_slice_bytes(c, &s, bytes), s.slots, c->latency,
-				  rho, &ct);
-			if (!bott || ct.period > pi) {
+			conn_time(&cr[k], plan_slice_bytes(c, &s, bytes), s.slots,
+				  pat->routes[c->route].latency, rho, &ct);
+			if (!bott || fmax(ct.period, ct.slot) > fmax(pi, pi_slot)) {
 				pi = ct.period;
+				pi_slot = ct.slot;
 				bott = c;
 				bott_ct = ct;
 			}
@@ -397,10 +399,11 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 			/* A cut-through hop holds a slice back by one grain. */
 			if (pat->routes[c->route].cut_through && slice > grain)
 				slice = grain;
-			conn_time(&cr[pat->hops[h]], slice, s.slots, c->latency, rho, &ct);
+			conn_time(&cr[pat->hops[h]], slice, s.slots,
+				  pat->routes[c->route].latency, rho, &ct);
 			chain += c->latency + ct.tau;
 		}
-		t = pipeline_time(&s, chain, pi, bott ? bott->latency : 0);
+		t = pipeline_time(&s, chain, pi, pi_slot, bott ? bott->latency : 0);
 		if (!worst_conn || t > worst) {
 			worst = t;
 			worst_conn = bott;

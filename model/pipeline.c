@@ -1,17 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 #include "pipeline.h"
 
-double pipeline_time(const struct plan_slicing *s, double chain,
-		     double period, double last_latency)
+/* The pace of a run of @n slices: its slots' only once it has more
+ * slices than slots (the first slots' worth goes without waiting). */
+static double pace(double n, double period, double slot_period, unsigned slots)
 {
-	double lat_bound = (s->slices - s->per_loop) * period + chain +
-			   (s->per_stream - 1) * period;
-	double bw_bound = s->slices * period + last_latency;
+	return n > slots && slot_period > period ? slot_period : period;
+}
+
+double pipeline_time(const struct plan_slicing *s, double chain,
+		     double period, double slot_period, double last_latency)
+{
+	double all = pace(s->slices, period, slot_period, s->slots);
+	double lat_bound = (s->slices - s->per_loop) * all + chain +
+			   (s->per_stream - 1) *
+				   pace(s->per_stream, period, slot_period, s->slots);
+	double bw_bound = s->slices * all + last_latency;
 
 	return lat_bound > bw_bound ? lat_bound : bw_bound;
 }
 
-double pipeline_slot_period(double latency, double tau, unsigned slots)
+double pipeline_slot_period(double links, double tau, unsigned slots)
 {
-	return slots ? (2 * latency + tau) / slots : 0;
+	return slots ? (tau + 2 * links) / slots : 0;
 }

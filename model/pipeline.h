@@ -8,8 +8,8 @@
  * it: sum over segments of per-slice work + slice / bandwidth) plus its
  * latency l_c, and in steady state takes one slice every pi_c (its
  * slowest segment, its share of the links, or its slots' round trip
- * (tau_c + 2 l_c) / slots: a slot is free again once its slice has
- * arrived and the credit has come back, whichever is longest). The pipe's slowest
+ * (tau_c + 2 x the links' latency) / slots, whichever is longest; the
+ * slots pace only runs of more slices than there are slots). The pipe's slowest
  * connection sets the period pi. A connection carries K slices, P of them
  * per loop; a slice of the last loop's slowest chunk crosses the chain,
  * with m - 1 more of its stream behind it. The last slice then ends at
@@ -30,10 +30,16 @@
 #include "plan.h"
 
 double pipeline_time(const struct plan_slicing *s, double chain,
-		     double period, double last_latency);
+		     double period, double slot_period, double last_latency);
 
-/* The slots' round trip over the slots: a slice's slot comes back once
- * the slice has arrived and the credit has come back. */
-double pipeline_slot_period(double latency, double tau, unsigned slots);
+/*
+ * The slots' round trip over the slots: a slice's slot comes back once the
+ * slice has landed and the credit has come back, each the links' own
+ * latency (@links). NCCL's per-hop latency (its proxy and kernel waking
+ * up to pass a slice on) delays when the next hop can forward a slice,
+ * not when a slot turns over: the slots run at the links' pace, which is
+ * what lets NCCL's small chunks still stream.
+ */
+double pipeline_slot_period(double links, double tau, unsigned slots);
 
 #endif

@@ -153,17 +153,25 @@ void sgm_fold_destroy(struct sgm_fold *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/*
+ * A ring needs no scaling: folded onto two nodes it carries the whole
+ * ring's slices, exactly (its time is no line in the nodes: bandwidth-
+ * bound rings keep 2(n-1)/n S/B, latency-bound ones grow with n). Trees,
+ * NVLS-trees, CollNet and PAT grow by levels: each level adds its hops'
+ * latency and fill, and every node above the leaves carries the same
+ * load, so their time is a line in log2 of the nodes.
+ */
 bool sgm_scales(const struct plan *p, const struct plan_pattern *pat,
 		bool replay)
 {
-	return !replay && pat->algo != ALGO_P2P && pat->nranks == p->nranks &&
-	       p->nodes > SGM_SCALE_NODES;
+	return !replay && pat->algo != ALGO_P2P && pat->algo != ALGO_RING &&
+	       pat->nranks == p->nranks && p->nodes > SGM_SCALE_NODES;
 }
 
 double sgm_scale_variable(const struct plan_pattern *pat, unsigned nodes)
 {
-	/* A ring's steps grow with its ranks; a tree's hops with its depth. */
-	return pat->algo == ALGO_RING ? (double)nodes : log2((double)nodes);
+	(void)pat;
+	return log2((double)nodes);
 }
 
 int sgm_scaled_plan(const struct plan *p, const struct plan_pattern *pat,

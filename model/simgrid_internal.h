@@ -72,11 +72,12 @@ void sgm_link_host_name(char *buf, size_t len, uint32_t res, char end);
 int sgm_platform_write(FILE *f, const struct plan *p, unsigned nodes);
 
 /*
- * Scale: a collective over more than SGM_SCALE_NODES whole nodes is
- * simulated on SGM_SCALE_NODES and SGM_SCALE_NODES / 2 nodes, with the
- * same algorithm, protocol and channels, and extended along what its
- * time is linear in: the nodes of a ring (its steps), the levels of a
- * tree. sgm_scaled_plans builds the two plans; the caller destroys them.
+ * Scale: a tree-like collective (not a ring: it folds) over more than
+ * SGM_SCALE_NODES whole nodes is simulated on SGM_SCALE_NODES and
+ * SGM_SCALE_NODES / 2 nodes, with the same algorithm, protocol and
+ * channels, and extended along what its time is linear in: the levels of
+ * the tree, log2 of the nodes. sgm_scaled_plan builds one such plan; the
+ * caller destroys it.
  */
 #define SGM_SCALE_NODES 16
 bool sgm_scales(const struct plan *p, const struct plan_pattern *pat,
@@ -84,7 +85,7 @@ bool sgm_scales(const struct plan *p, const struct plan_pattern *pat,
 int sgm_scaled_plan(const struct plan *p, const struct plan_pattern *pat,
 		    uint64_t bytes, unsigned nchannels, unsigned nodes,
 		    struct trace *t, struct plan *out);
-/* Where the collective's time is linear: nodes (ring) or log2 nodes. */
+/* Where the collective's time is linear: log2 of the nodes. */
 double sgm_scale_variable(const struct plan_pattern *pat, unsigned nodes);
 
 /* In the child: simulate @jobs, fill @res (njobs) and @h. */

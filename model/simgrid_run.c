@@ -10,8 +10,8 @@
  * over exactly its links (simgrid_platform.c). A slice starts when the
  * slices it forwards or reduces have arrived (the connections it depends
  * on) and a slot of the connection is free: slot q is free again once
- * slice q - slots has arrived and its credit has come back (one latency
- * later). A slice arrives the connection's latency after its last byte
+ * slice q - slots has landed and its credit has come back, each the
+ * links' own latency (model/pipeline.h says why). A slice arrives the connection's latency after its last byte
  * left (latency is propagation: the links are free meanwhile); a
  * cut-through connection (LL, LL128 between GPUs of a node) lets the next
  * one start as soon as the first grain has arrived. Nothing waits for a
@@ -73,6 +73,7 @@ struct sconn {
 	unsigned per_stream, steps;  /* ring: slices a step, steps a loop */
 	unsigned nslices, slots;
 	double slice, grain, latency;
+	double links;                /* the route's own latency */
 	bool cut_through;
 	unsigned nseg;
 	struct seg seg[PLAN_MAX_STAGES];
@@ -80,7 +81,8 @@ struct sconn {
 	struct edge in[PLAN_MAX_DEPS];
 	struct edge **out;           /* edges that wait for this one */
 	sg_sem_t slot;               /* slices that may be in flight */
-	double *arrival;             /* per slice */
+	double *arrival;             /* per slice: when its receiver can pass it on */
+	double *sent;                /* per slice: when its last byte left */
 };
 
 struct job_run {
@@ -198,7 +200,7 @@ static void seg_actor_main(int argc, char **argv)
 			wait_inputs(c, q);
 			sg_sem_acquire(c->slot);
 			if (q >= c->slots)
-				sleep_until(c->arrival[q - c->slots] + c->latency);
+				sleep_until(c->sent[q - c->slots] + 2 * c->links);
 		} else {
 			sg_sem_acquire(g->ready);
 			sleep_until(g->ready_at[q]);
@@ -218,6 +220,7 @@ static void seg_actor_main(int argc, char **argv)
 			c->seg[k + 1].ready_at[q] = now();
 			sg_sem_release(c->seg[k + 1].ready);
 		} else {
+			c->sent[q] = now();
 			sg_sem_release(c->slot);
 		}
 	}
@@ -292,6 +295,7 @@ static void job_destroy(struct job_run *run)
 			sg_sem_destroy(c->slot);
 		free(c->out);
 		free(c->arrival);
+		free(c->sent);
 	}
 	free(run->conns);
 	if (run->done)
@@ -333,10 +337,12 @@ static int conn_init(struct sim *s, const struct plan *p, const struct plan_patt
 	sc->grain = proto_get(pat->proto)->grain;
 	sc->cut_through = r->cut_through;
 	sc->latency = c->latency;
+	sc->links = r->latency;
 	sc->nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
 	sc->arrival = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->arrival));
+	sc->sent = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->sent));
 	sc->slot = sg_sem_init((int)sc->slots);
-	if (!sc->arrival)
+	if (!sc->arrival || !sc->sent)
 		return -ENOMEM;
 	for (unsigned g = 0; g < sc->nseg && !err; g++) {
 		err = seg_build(s, p, pat, f, sc, g);

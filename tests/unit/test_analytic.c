@@ -1,19 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The analytic backend against ground truths worked out by hand on
- * tests/data/round-numbers.yaml (one GPU and one NIC per node under one
- * switch; every number round):
+ * The analytic backend against ground truths worked out by hand from the
+ * model's rules (docs/model.md) on tests/data/round-numbers.yaml (one GPU
+ * and one NIC per node under one switch; GPU link 20 GB/s, NIC port
+ * 10 GB/s, every link 1 us; NCCL's Ampere/Intel constants). The closed
+ * form must hold to 1e-3: these are its exact cases. The contended cases
+ * and the model backend are in test_conformance.c.
  *
- *   GPU link 20 GB/s, switch uplink 100 GB/s, NIC link 20 GB/s, every link
- *   1 us; NIC port 80 Gbit/s = 10 GB/s, NIC latency 2 us, one fabric switch
- *   of 1 us; copies 16 GB/s with 2 us of CPU work per 1 MiB chunk.
- *
- * Direct hop: NIC reads GPU (gpu link + nic link: 2 us, 20 GB/s), wire
- * (2 + 1 + 2 = 5 us, 10 GB/s), NIC writes GPU (2 us): 9 us, 10 GB/s.
- * Staged hop: copy to host (gpu link + uplink: 2 us, 16 GB/s), NIC reads
- * host (2 us), wire (5 us), NIC writes host (2 us), copy to GPU (2 us):
- * 13 us, bottleneck 10 GB/s, and a pipeline fill of one chunk through each
- * copy segment (2 us + 1 MiB / 16 GB/s each).
+ * Constants used below (NVIDIA/nccl v2.30.7-1, src/graph/tuning.cc): ring
+ * launch 8.4 us (Simple), tree 6.8 us (LL); per network hop 14 us
+ * (Simple) and, with one GPU a node, the tree row's 5 us (LL); 8 slots a
+ * connection, Simple slices of 2 slots.
  */
 #include <math.h>
 
@@ -21,132 +18,154 @@
 
 #define MiB 1048576.0
 
-static struct plan_options opts_path(enum plan_path path)
+static struct plan_options opts(enum plan_path path, unsigned nodes,
+				const char *algo, const char *proto)
 {
 	struct plan_options o;
 
 	plan_options_default(&o);
 	o.path = path;
+	o.nodes = nodes;
+	o.algo = algo;
+	o.proto = proto;
 	return o;
 }
 
+static double one_time(const char *line, const struct plan_options *o,
+		       struct coll_record *out)
+{
+	struct run r;
+	double t;
+
+	run_trace(&r, "analytic", DATA("round-numbers.yaml"), line, o);
+	t = r.rec.coll[0].time_us;
+	if (out)
+		*out = r.rec.coll[0];
+	run_destroy(&r);
+	return t;
+}
+
+/* 512 chunks of 128 KiB at 10 GB/s, after the launch and one hop. */
 Test(analytic, uncontended_direct_is_latency_plus_bytes_over_bottleneck)
 {
-	struct plan_options o = opts_path(PLAN_PATH_DIRECT);
-	struct run r;
-	double S = 64 * MiB, want_us = 9 + S / 10e9 * 1e6;
+	struct plan_options o = opts(PLAN_PATH_DIRECT, 0, NULL, NULL);
+	struct coll_record c;
+	double S = 64 * MiB;
 
-	run_trace(&r, "analytic", DATA("round-numbers.yaml"),
-		  "{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":67108864,"
-		  "\"dtype\":\"fp32\",\"src\":0,\"dst\":1}\n", &o);
-	assert_rel(r.rec.coll[0].time_us, want_us, 1e-3);
-	cr_assert_str_eq(plan_path_used_name(r.rec.coll[0].path), "direct");
-	run_destroy(&r);
+	assert_rel(one_time("{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":67108864,"
+			    "\"dtype\":\"fp32\",\"src\":0,\"dst\":1}\n", &o, &c),
+		   8.4 + 14 + S / 10e9 * 1e6, 1e-3);
+	cr_assert_str_eq(plan_path_used_name(c.path), "direct");
+	cr_assert_eq(c.algo, ALGO_P2P);
+	cr_assert_eq(c.proto, PROTO_SIMPLE);
 }
 
+/* NCCL's staging: the first chunk crosses GPU -> host and host -> GPU
+ * (20 GB/s each) besides the 10 GB/s network segment. */
 Test(analytic, uncontended_staged_is_pipelined)
 {
-	struct plan_options o = opts_path(PLAN_PATH_STAGED);
-	struct run r;
-	double S = 64 * MiB, c = MiB;
-	double fill_us = 2 * (2 + c / 16e9 * 1e6); /* both copy segments, once */
-	double want_us = 13 + S / 10e9 * 1e6 + fill_us;
+	struct plan_options o = opts(PLAN_PATH_STAGED, 0, NULL, NULL);
+	struct coll_record c;
+	double S = 64 * MiB;
 
-	run_trace(&r, "analytic", DATA("round-numbers.yaml"),
-		  "{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":67108864,"
-		  "\"dtype\":\"fp32\",\"src\":0,\"dst\":1}\n", &o);
-	assert_rel(r.rec.coll[0].time_us, want_us, 1e-3);
-	cr_assert_str_eq(plan_path_used_name(r.rec.coll[0].path), "staged");
-	run_destroy(&r);
-}
-
-/* Ring all-reduce on n ranks: 2(n-1)/n * S/B + 2(n-1) * alpha. */
-Test(analytic, ring_allreduce_alpha_beta)
-{
-	struct plan_options o = opts_path(PLAN_PATH_DIRECT);
-	struct run r;
-	unsigned n = 4;
-	double S = 32 * MiB, B = 10e9, alpha_us = 9;
-	double want_us = 2.0 * (n - 1) / n * S / B * 1e6 + 2 * (n - 1) * alpha_us;
-
-	o.nodes = n;
-	run_trace(&r, "analytic", DATA("round-numbers.yaml"),
-		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":33554432,"
-		  "\"dtype\":\"fp32\"}\n", &o);
-	assert_rel(r.rec.coll[0].time_us, want_us, 1e-3);
-	/* nccl-tests: algbw = S/t, busbw = algbw * 2(n-1)/n, GB = 1e9 B */
-	assert_rel(r.rec.coll[0].algbw_gbps, S / (want_us * 1e3), 1e-3);
-	assert_rel(r.rec.coll[0].busbw_gbps,
-		   S / (want_us * 1e3) * 2.0 * (n - 1) / n, 1e-3);
-	run_destroy(&r);
-}
-
-/* Ring reduce-scatter and all-gather: (n-1)/n * S/B + (n-1) * alpha. */
-Test(analytic, ring_reduce_scatter_and_all_gather)
-{
-	struct plan_options o = opts_path(PLAN_PATH_DIRECT);
-	struct run r;
-	unsigned n = 8;
-	double S = 16 * MiB, want_us = (n - 1.0) / n * S / 10e9 * 1e6 + (n - 1) * 9.0;
-
-	o.nodes = n;
-	run_trace(&r, "analytic", DATA("round-numbers.yaml"),
-		  "{\"iteration\":0,\"op\":\"reduce_scatter\",\"bytes\":16777216}\n"
-		  "{\"iteration\":0,\"op\":\"all_gather\",\"bytes\":16777216}\n", &o);
-	assert_rel(r.rec.coll[0].time_us, want_us, 1e-3);
-	assert_rel(r.rec.coll[1].time_us, want_us, 1e-3);
-	assert_rel(r.rec.coll[0].busbw_gbps, S / (want_us * 1e3) * (n - 1.0) / n, 1e-3);
-	run_destroy(&r);
-}
-
-/* Pipelined broadcast along a chain: (n-1) * alpha + S/B. */
-Test(analytic, chain_broadcast)
-{
-	struct plan_options o = opts_path(PLAN_PATH_DIRECT);
-	struct run r;
-	unsigned n = 4;
-	double S = 8 * MiB, want_us = (n - 1) * 9.0 + S / 10e9 * 1e6;
-
-	o.nodes = n;
-	run_trace(&r, "analytic", DATA("round-numbers.yaml"),
-		  "{\"iteration\":0,\"op\":\"broadcast\",\"bytes\":8388608,\"root\":0}\n",
-		  &o);
-	assert_rel(r.rec.coll[0].time_us, want_us, 1e-3);
-	assert_rel(r.rec.coll[0].busbw_gbps, S / (want_us * 1e3), 1e-3);
-	run_destroy(&r);
+	assert_rel(one_time("{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":67108864,"
+			    "\"dtype\":\"fp32\",\"src\":0,\"dst\":1}\n", &o, &c),
+		   8.4 + 14 + 2 * 131072 / 20e9 * 1e6 + S / 10e9 * 1e6, 1e-3);
+	cr_assert_str_eq(plan_path_used_name(c.path), "staged");
 }
 
 /*
- * tests/data/two-gpus-one-nic.yaml: two GPUs per node behind one switch
- * whose 10 GB/s uplink leads to a NIC on the root complex (PHB, so direct
- * needs --gdr-level phb). Alltoall of S on 2 nodes x 2 GPUs, S/4 per pair:
- *  step 1 (i -> i+1): one send leaves each node: 10 GB/s each;
- *  step 2 (i -> i+2): both GPUs of a node send through the one uplink:
- *                     5 GB/s each (two flows on one link get half);
- *  step 3 (i -> i+3): one send leaves each node again: 10 GB/s.
- * An inter-node hop costs 3 + 5 + 3 = 11 us of latency.
+ * A ring too small to fill its pipe: all-reduce of 64 KiB over 4 nodes,
+ * Ring/Simple, 2 channels (no channel dropped: 64 KiB = 2 channels x 512
+ * threads x 64 B). A channel's 32 KiB is one loop of 8 KiB chunks in 2
+ * slices of 4 KiB: K = 12 slices a connection at 5 GB/s (two channels on
+ * the NIC): tau = 0.8192 us. A connection has 4 slices in flight (8
+ * slots of 2), a slot back every (tau + 2 x 9 us of links) / 4 = 4.7048 us.
+ * The 12 slices at that pace and the last hop: 12 x 4.7048 + 14 =
+ * 70.46 us. But a chunk crosses 6 hops of NCCL's 14 us, with its second
+ * slice behind: 6 x (14 + tau) + tau = 89.73 us, the later: the ring is
+ * latency-bound, T = 8.4 + 89.73 us.
  */
-Test(analytic, two_flows_share_an_uplink)
+Test(analytic, small_ring_is_latency_bound)
 {
-	struct plan_options o = opts_path(PLAN_PATH_DIRECT);
-	struct run r;
-	double q = 40e6 / 4;
-	double want_us = 3 * 11 + (q / 10e9 + q / 5e9 + q / 10e9) * 1e6;
+	struct plan_options o = opts(PLAN_PATH_DIRECT, 4, "ring", "simple");
+	double tau = 4096 / 5e9 * 1e6;
 
-	o.gdr_level = TOPO_PATH_PHB;
-	run_trace(&r, "analytic", DATA("two-gpus-one-nic.yaml"),
-		  "{\"iteration\":0,\"op\":\"alltoall\",\"bytes\":40000000,\"dtype\":\"int8\"}\n",
-		  &o);
-	assert_rel(r.rec.coll[0].time_us, want_us, 1e-3);
-	run_destroy(&r);
+	assert_rel(one_time("{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":65536,"
+			    "\"dtype\":\"fp32\"}\n", &o, NULL),
+		   8.4 + 6 * (14 + tau) + tau, 1e-3);
+}
+
+/*
+ * A ring that streams: all-reduce of 256 MiB over 4 nodes, Ring/Simple.
+ * 128 MiB a channel in loops of 4 chunks of 2 MiB: 16 loops, 2 slices of
+ * 1 MiB a step, 6 steps: K = 192 slices a connection, every one passed
+ * at 5 GB/s: T = 8.4 + 192 x 1 MiB / 5 GB/s + 14, and the busbw nccl-tests
+ * would print is the NIC's 10 GB/s less the latencies.
+ */
+Test(analytic, ring_streams_at_the_bottleneck)
+{
+	struct plan_options o = opts(PLAN_PATH_DIRECT, 4, "ring", "simple");
+	double S = 256 * MiB, want = 8.4 + 192 * MiB / 5e9 * 1e6 + 14;
+	struct coll_record c;
+
+	assert_rel(one_time("{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":268435456,"
+			    "\"dtype\":\"fp32\"}\n", &o, &c), want, 1e-3);
+	/* nccl-tests: algbw = S / t, busbw = algbw x 2(n-1)/n, GB = 1e9 B */
+	assert_rel(c.algbw_gbps, S / (want * 1e3), 1e-3);
+	assert_rel(c.busbw_gbps, S / (want * 1e3) * 1.5, 1e-3);
+}
+
+/*
+ * A broadcast is a chain from the root: 8 MiB over 4 nodes, Simple, 2
+ * channels of 4 MiB in chunks of one slot (512 KiB): 8 slices at 5 GB/s,
+ * tau = 104.8576 us. The first slice crosses 3 hops, 7 follow one tau
+ * apart: T = 8.4 + 3 x (14 + tau) + 7 x tau.
+ */
+Test(analytic, chain_broadcast)
+{
+	struct plan_options o = opts(PLAN_PATH_DIRECT, 4, NULL, "simple");
+	double tau = 524288 / 5e9 * 1e6;
+	struct coll_record c;
+
+	assert_rel(one_time("{\"iteration\":0,\"op\":\"broadcast\",\"bytes\":8388608,"
+			    "\"root\":0}\n", &o, &c),
+		   8.4 + 3 * (14 + tau) + 7 * tau, 1e-3);
+	cr_assert_eq(c.algo, ALGO_RING);
+}
+
+/*
+ * NCCL's double binary tree: with one GPU a node, an 8-byte all-reduce
+ * on Tree/LL goes up log2 N levels and down again. NCCL's tree LL network
+ * hop is 5 us, but round-numbers' links take longer: LL's send FIFO lives
+ * in host memory (transport/net.cc), so the data goes GPU -> host (2 us of
+ * links) -> NIC (2 us), the wire (5 us) and NIC -> GPU (2 us): 11 us a
+ * hop. T = 6.8 + 2 log2(N) x 11 us, 22 us more for every doubling of the
+ * nodes (a ring's latency grows with N instead). NCCL's own estimate
+ * keeps its 5 us: 6.8 + 2 log2(N) x 5.
+ */
+Test(analytic, tree_latency_grows_with_log2_nodes)
+{
+	for (unsigned n = 2; n <= 64; n *= 2) {
+		struct plan_options o = opts(PLAN_PATH_DIRECT, n, "tree", "ll");
+		struct coll_record c;
+
+		assert_rel(one_time("{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":8,"
+				    "\"dtype\":\"fp32\"}\n", &o, &c),
+			   6.8 + 2 * log2(n) * 11, 1e-3);
+		/* (8 bytes add well under a nanosecond to either) */
+		assert_rel(c.nccl_estimate_us, 6.8 + 2 * log2(n) * 5, 1e-3);
+		cr_assert_eq(c.algo, ALGO_TREE);
+		cr_assert_eq(c.nchannels, 1, "8 bytes keep one channel");
+	}
 }
 
 /* Collectives run one after another once ready; compute hides what it can. */
 Test(analytic, schedule_and_exposed_communication)
 {
-	struct plan_options o = opts_path(PLAN_PATH_DIRECT);
+	struct plan_options o = opts(PLAN_PATH_DIRECT, 0, NULL, NULL);
 	struct run r;
-	double t1 = 9 + 10e6 / 10e9 * 1e6; /* one sendrecv of 10 MB: 1009 us */
+	double t1 = 8.4 + 14 + 10e6 / 10e9 * 1e6; /* one sendrecv of 10 MB */
 
 	run_trace(&r, "analytic", DATA("round-numbers.yaml"),
 		  "{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":10000000,\"dtype\":\"int8\","
@@ -155,6 +174,7 @@ Test(analytic, schedule_and_exposed_communication)
 		  "\"src\":0,\"dst\":1,\"ready_us\":200,\"compute_us\":1500}\n"
 		  "{\"iteration\":1,\"op\":\"sendrecv\",\"bytes\":10000000,\"dtype\":\"int8\","
 		  "\"src\":0,\"dst\":1,\"ready_us\":0,\"compute_us\":1500}\n", &o);
+	assert_rel(r.rec.coll[0].time_us, t1, 1e-9);
 	/* first starts when ready; the second waits for the first */
 	assert_rel(r.rec.coll[0].start_us, 100, 1e-9);
 	assert_rel(r.rec.coll[1].start_us, 100 + t1, 1e-9);

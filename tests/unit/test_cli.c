@@ -13,6 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* |got - want| <= rel * |want| */
+#define assert_rel(got, want, rel)                                            \
+	cr_assert(fabs((double)(got) - (double)(want)) <= (rel) * fabs((double)(want)), \
+		  "%s = %.12g, expected %.12g", #got, (double)(got), (double)(want))
+
 #define GDRLAB GDRLAB_BINARY_DIR "/cli/gdrlab"
 #define SRC GDRLAB_SOURCE_DIR
 #define A100 SRC "/configs/a100-pcie4-200g.yaml"
@@ -168,7 +173,8 @@ static void check_run_json(json_t *run, const char *path)
 	static const char *const numbers[] = { "iteration_time_us", "comm_time_us",
 					       "exposed_comm_us" };
 	static const char *const coll_keys[] = { "op", "bytes", "ranks", "time_us",
-						 "algbw_gbps", "busbw_gbps", "path" };
+						 "algbw_gbps", "busbw_gbps", "path", "algo",
+						 "proto", "channels", "nccl_estimate_us" };
 	json_t *colls = json_object_get(run, "collectives");
 
 	cr_assert_str_eq(json_string_value(json_object_get(run, "backend")), "analytic");
@@ -184,6 +190,11 @@ static void check_run_json(json_t *run, const char *path)
 		for (size_t k = 0; k < sizeof(coll_keys) / sizeof(coll_keys[0]); k++)
 			cr_assert_not_null(json_object_get(c, coll_keys[k]), "%s", coll_keys[k]);
 		cr_assert(json_is_null(fb) || json_is_string(fb));
+		/* what NCCL's tuner chose, in NCCL_ALGO / NCCL_PROTO spelling */
+		cr_assert(strstr("Tree Ring CollnetDirect CollnetChain NVLS NVLSTree PAT",
+				 json_string_value(json_object_get(c, "algo"))));
+		cr_assert(strstr("LL LL128 Simple", json_string_value(json_object_get(c, "proto"))));
+		cr_assert_geq(json_integer_value(json_object_get(c, "channels")), 1);
 		/* busbw = algbw * 2(n-1)/n for all-reduce (nccl-tests) */
 		cr_assert_float_eq(json_number_value(json_object_get(c, "busbw_gbps")),
 				   json_number_value(json_object_get(c, "algbw_gbps")) * 2 * 15 / 16,
@@ -213,10 +224,27 @@ Test(cli, compare_json_contract)
 	d = json_object_get(j, "direct");
 	check_run_json(s, "staged");
 	check_run_json(d, "direct");
-	cr_assert_float_eq(json_number_value(json_object_get(j, "speedup")),
-			   json_number_value(json_object_get(s, "iteration_time_us")) /
+	check_run_json(json_object_get(j, "staged_memcpy"), "staged-memcpy");
+	/* written with 10 significant digits */
+	assert_rel(json_number_value(json_object_get(j, "speedup")),
+		   json_number_value(json_object_get(s, "iteration_time_us")) /
+			   json_number_value(json_object_get(d, "iteration_time_us")),
+		   1e-8);
+	for (int k = 0; k < 2; k++) {
+		const char *vs = k ? "direct_vs_staged_memcpy" : "direct_vs_staged";
+		json_t *slow = json_object_get(j, k ? "staged_memcpy" : "staged");
+		json_t *sp = json_object_get(json_object_get(j, "speedups"), vs);
+
+		cr_assert(json_is_object(sp), "speedups.%s", vs);
+		assert_rel(json_number_value(json_object_get(sp, "communication")),
+			   json_number_value(json_object_get(slow, "comm_time_us")) /
+				   json_number_value(json_object_get(d, "comm_time_us")),
+			   1e-8);
+		assert_rel(json_number_value(json_object_get(sp, "iteration")),
+			   json_number_value(json_object_get(slow, "iteration_time_us")) /
 				   json_number_value(json_object_get(d, "iteration_time_us")),
-			   1e-9);
+			   1e-8);
+	}
 	json_decref(j);
 }
 

@@ -1,11 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One conformance suite, run over every backend with a simulated clock
- * (UCX's UCT_INSTANTIATE_TEST_CASE, in Criterion): the ground truths worked
- * out by hand in test_analytic.c (tests/data/round-numbers.yaml and
- * two-gpus-one-nic.yaml; the derivations are there) must hold within 1% on
- * each. A backend left out of this build, or without a simulated clock, is
- * reported skipped with its reason, never passed.
+ * (UCX's UCT_INSTANTIATE_TEST_CASE, in Criterion): ground truths worked
+ * out by hand from the model's rules (docs/model.md) on
+ * tests/data/round-numbers.yaml and two-gpus-one-nic.yaml must hold
+ * within 1% on each. A backend left out of this build, or without a
+ * simulated clock, is reported skipped with its reason, never passed.
+ *
+ * round-numbers: one GPU and one NIC a node under one switch; GPU link
+ * 20 GB/s, NIC port 80 Gbit/s = 10 GB/s, every link 1 us (a direct hop's
+ * links add up to 9 us); Ampere, Intel (the defaults).
+ *
+ * A send across nodes is NCCL's p2p path: one channel (one 10 GB/s NIC:
+ * max(1, ceil(10 / 14))), Simple, 128 KiB chunks (NCCL_P2P_NET_CHUNKSIZE),
+ * 8 slots, the ring's launch latency 8.4 us and NCCL's Simple network hop
+ * 14 us (above the links' 9): T = 8.4 + 14 + K x tau with K chunks of
+ * tau = chunk / B each once the pipe runs (tests/unit/test_gpu_p2p.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +24,8 @@
 
 #define MiB 1048576.0
 #define TOL 0.01
+#define CHUNK 131072.0
+#define NET_US (8.4 + 14)
 
 /* NULL with the reason printed (Criterion shows skips only with
  * --verbose) when @name cannot be tested here. */
@@ -60,6 +72,7 @@ static const char sendrecv_64mib[] =
 	"{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":67108864,"
 	"\"dtype\":\"fp32\",\"src\":0,\"dst\":1}\n";
 
+/* 512 chunks at 10 GB/s after one hop's latency. */
 static void uncontended_direct(const char *backend)
 {
 	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 0);
@@ -67,54 +80,95 @@ static void uncontended_direct(const char *backend)
 
 	NEED_BACKEND(backend);
 	run_trace(&r, backend, DATA("round-numbers.yaml"), sendrecv_64mib, &o);
-	assert_rel(r.rec.coll[0].time_us, 9 + 64 * MiB / 10e9 * 1e6, TOL);
+	assert_rel(r.rec.coll[0].time_us, NET_US + 64 * MiB / 10e9 * 1e6, TOL);
 	run_destroy(&r);
 }
 
+/* NCCL's staging: the first chunk also crosses GPU -> host and host ->
+ * GPU at the 20 GB/s GPU link before the 10 GB/s pipe runs. */
 static void uncontended_staged(const char *backend)
 {
 	struct plan_options o = opts_path(PLAN_PATH_STAGED, 0);
 	struct run r;
-	double fill_us = 2 * (2 + MiB / 16e9 * 1e6);
 
 	NEED_BACKEND(backend);
 	run_trace(&r, backend, DATA("round-numbers.yaml"), sendrecv_64mib, &o);
-	assert_rel(r.rec.coll[0].time_us, 13 + 64 * MiB / 10e9 * 1e6 + fill_us, TOL);
+	assert_rel(r.rec.coll[0].time_us,
+		   NET_US + 64 * MiB / 10e9 * 1e6 + 2 * CHUNK / 20e9 * 1e6, TOL);
 	run_destroy(&r);
 }
 
-/* 2(n-1)/n * S/B + 2(n-1) * alpha */
+/*
+ * MPI's staging through round-numbers' 4 bounce buffers: a copy is 2 us
+ * of work + chunk / 16 GB/s, so a chunk takes tau = 2 x 10.192 + 13.107 =
+ * 33.491 us through its three segments. A buffer comes back once its
+ * chunk has landed and the credit returned, each the staged route's links'
+ * 13 us (GPU -> host 2, host -> NIC 2, wire 5, NIC -> host 2, host -> GPU
+ * 2): every (33.491 + 2 x 13) / 4 = 14.873 us, slower than the 13.107 us
+ * the NIC needs. T = 8.4 + 14 + tau + 511 x 14.873.
+ */
+static void uncontended_memcpy(const char *backend)
+{
+	struct plan_options o = opts_path(PLAN_PATH_STAGED_MEMCPY, 0);
+	double copy = 2 + CHUNK / 16e9 * 1e6, net = CHUNK / 10e9 * 1e6;
+	double tau = 2 * copy + net, slot = (tau + 2 * 13) / 4;
+	struct run r;
+
+	NEED_BACKEND(backend);
+	run_trace(&r, backend, DATA("round-numbers.yaml"), sendrecv_64mib, &o);
+	assert_rel(r.rec.coll[0].time_us, NET_US + tau + 511 * slot, TOL);
+	cr_assert_eq(r.rec.coll[0].path, PLAN_USED_STAGED_MEMCPY);
+	run_destroy(&r);
+}
+
+/*
+ * A pipelined ring: all-reduce of S = 32 MiB over 4 nodes, Ring/Simple.
+ * NCCL's search finds one channel at 10 GB/s (the NIC), the communicator
+ * has twice that: 2 channels of 16 MiB, each on the one NIC (5 GB/s a
+ * connection). A loop is one chunk of 4 slots (2 MiB) per rank: 2 loops
+ * of 6 steps of 2 slices of 1 MiB, K = 24 slices a connection, none
+ * waiting on a step: the bottleneck passes them back to back, then the
+ * last one's latency: T = 8.4 + 24 x 1 MiB / 5 GB/s + 14, i.e. NCCL's
+ * launch + 2(n-1)/n S / B + one hop. The latency-bound way (12 slices of
+ * the first loop, the last loop's chain of 6 hops, the slice behind) is
+ * shorter: 12 x 209.7 + 6 x (14 + 209.7) + 209.7 = 4069 < 5047 us.
+ */
 static void ring_allreduce(const char *backend)
 {
 	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 4);
+	double tau = MiB / 5e9 * 1e6;
 	struct run r;
-	unsigned n = 4;
-	double S = 32 * MiB;
 
 	NEED_BACKEND(backend);
+	o.algo = "ring";
+	o.proto = "simple";
 	run_trace(&r, backend, DATA("round-numbers.yaml"),
 		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":33554432,"
 		  "\"dtype\":\"fp32\"}\n", &o);
-	assert_rel(r.rec.coll[0].time_us,
-		   2.0 * (n - 1) / n * S / 10e9 * 1e6 + 2 * (n - 1) * 9.0, TOL);
+	cr_assert_eq(r.rec.coll[0].nchannels, 2);
+	assert_rel(r.rec.coll[0].time_us, 8.4 + 24 * tau + 14, TOL);
 	run_destroy(&r);
 }
 
-/* Alltoall, 2 nodes x 2 GPUs: the middle step's two flows share a 10 GB/s
- * uplink, 5 GB/s each. */
-static void two_flows_get_half(const char *backend)
+/*
+ * Contention: alltoall of 40 MB on 2 nodes x 2 GPUs of
+ * two-gpus-one-nic.yaml (direct at --gdr-level phb). Every rank sends
+ * 10 MB to each of the three others at once; a node's four sends to the
+ * other node (and the four that come in) share its one 10 GB/s switch
+ * uplink: 2.5 GB/s each, 77 chunks of 129,870 B (the 128 KiB chunk cut
+ * to a whole number), far slower than the two sends inside the node.
+ */
+static void four_flows_share_an_uplink(const char *backend)
 {
 	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 0);
 	struct run r;
-	double q = 40e6 / 4;
 
 	NEED_BACKEND(backend);
 	o.gdr_level = TOPO_PATH_PHB;
 	run_trace(&r, backend, DATA("two-gpus-one-nic.yaml"),
 		  "{\"iteration\":0,\"op\":\"alltoall\",\"bytes\":40000000,\"dtype\":\"int8\"}\n",
 		  &o);
-	assert_rel(r.rec.coll[0].time_us,
-		   3 * 11 + (q / 10e9 + q / 5e9 + q / 10e9) * 1e6, TOL);
+	assert_rel(r.rec.coll[0].time_us, NET_US + 10e6 / 2.5e9 * 1e6, TOL);
 	run_destroy(&r);
 }
 
@@ -123,17 +177,21 @@ static void two_flows_get_half(const char *backend)
 	{                                                                     \
 		uncontended_direct(#backend);                                 \
 	}                                                                     \
-	Test(conformance_##backend, uncontended_staged_pipelined)            \
+	Test(conformance_##backend, uncontended_staged_nccl)                  \
 	{                                                                     \
 		uncontended_staged(#backend);                                 \
 	}                                                                     \
-	Test(conformance_##backend, ring_allreduce_alpha_beta)                \
+	Test(conformance_##backend, uncontended_staged_memcpy)                \
+	{                                                                     \
+		uncontended_memcpy(#backend);                                 \
+	}                                                                     \
+	Test(conformance_##backend, pipelined_ring_allreduce)                 \
 	{                                                                     \
 		ring_allreduce(#backend);                                     \
 	}                                                                     \
-	Test(conformance_##backend, two_flows_on_one_link_get_half)           \
+	Test(conformance_##backend, four_flows_on_one_link_get_a_quarter)     \
 	{                                                                     \
-		two_flows_get_half(#backend);                                 \
+		four_flows_share_an_uplink(#backend);                         \
 	}
 
 /* Every backend with a simulated clock gdrlab knows, built or not. */

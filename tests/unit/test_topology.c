@@ -88,8 +88,13 @@ Test(topology, a100_preset)
 		cr_assert(close_to(t.nics[i].efficiency, 0.95));
 		cr_assert(close_to(t.nics[i].latency, 0.6e-6));
 	}
-	cr_assert_eq(t.gpu_fabric.kind, TOPO_GPU_FABRIC_NVLINK);
-	cr_assert_eq(t.gpu_fabric.bw, 300e9); /* 600 GB/s both ways */
+	/* NVSwitch, 12 links at NCCL's 20 GB/s (src/graph/topo.h), no SHARP */
+	cr_assert_eq(t.gpu_fabric.kind, TOPO_GPU_FABRIC_NVSWITCH);
+	cr_assert_eq(t.gpu_fabric.links, 12);
+	cr_assert(close_to(t.gpu_fabric.bw, 240e9));
+	cr_assert(!t.gpu_fabric.nvls);
+	cr_assert_eq(t.gpu_arch, TOPO_GPU_AMPERE);
+	cr_assert_eq(t.cpu_vendor, TOPO_CPU_AMD);
 	cr_assert(close_to(t.fabric.switch_latency, 0.2e-6));
 	cr_assert_eq(t.fabric.hops, 1);
 	cr_assert_eq(t.fabric.oversubscription, 1);
@@ -121,8 +126,12 @@ Test(topology, h100_preset)
 		cr_assert_eq(t.nics[i].line_rate, 50e9); /* 400 Gbit/s */
 	}
 	check_link(&t.switches[3].uplink, GEN5_X16, 0.15e-6);
-	cr_assert_eq(t.gpu_fabric.kind, TOPO_GPU_FABRIC_NVLINK);
-	cr_assert_eq(t.gpu_fabric.bw, 450e9); /* 900 GB/s both ways */
+	/* NVSwitch with NVLink SHARP, 18 links at NCCL's 20.6 GB/s */
+	cr_assert_eq(t.gpu_fabric.kind, TOPO_GPU_FABRIC_NVSWITCH);
+	cr_assert_eq(t.gpu_fabric.links, 18);
+	cr_assert(close_to(t.gpu_fabric.bw, 18 * 20.6e9));
+	cr_assert(t.gpu_fabric.nvls);
+	cr_assert_eq(t.gpu_arch, TOPO_GPU_HOPPER);
 	cr_assert_eq(t.staging.copy_bw, 35e9);
 }
 
