@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gdr_policy.h"
 #include "nccl_tuning.h"
 #include "resources.h"
 
@@ -96,6 +97,18 @@ static const unsigned identity[TOPO_MAX_GPUS] = {
 	48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
 };
 
+struct pxn_policy {
+	bool on;
+	enum topo_path_type gdr_level;
+};
+
+/* The PXN relay a channel leaving from @gpu through @nic sends by, or -1. */
+static int exit_relay(const struct topology *t, const struct pxn_policy *pxn,
+		      unsigned gpu, int nic)
+{
+	return pxn->on ? gdr_pxn_relay(t, (int)gpu, nic, pxn->gdr_level) : -1;
+}
+
 /*
  * How many channels of @speed GB/s fit: the links each channel's ring
  * crosses inside the node (NVLink, or PCIe P2P between consecutive GPUs),
@@ -104,7 +117,8 @@ static const unsigned identity[TOPO_MAX_GPUS] = {
  */
 static unsigned fit_channels(const struct topology *t,
 			     const struct res_layout *l, unsigned ppn,
-			     bool network, double speed, double *use)
+			     bool network, const struct pxn_policy *pxn,
+			     double speed, double *use)
 {
 	unsigned c;
 
@@ -134,9 +148,17 @@ static unsigned fit_channels(const struct topology *t,
 
 			if (lay.nic_in < 0 || lay.nic_out < 0)
 				return c;
+			int relay = exit_relay(t, pxn, out, lay.nic_out);
+
 			use[l->base[RES_PORT_RX] + lay.nic_in] += 1;
 			use[l->base[RES_PORT_TX] + lay.nic_out] += 1;
 			add_route(l, t, ni, gi, RES_P2P_WRITE, use);
+			if (relay >= 0) {
+				/* over NVLink into the relay, read from there */
+				use[l->base[RES_NVLINK_TX] + out] += 1;
+				use[l->base[RES_NVLINK_RX] + (unsigned)relay] += 1;
+				go.index = relay;
+			}
 			add_route(l, t, go, no, RES_P2P_READ, use);
 		}
 		for (uint32_t r = 0; r < l->per_node && ok; r++) {
@@ -161,7 +183,8 @@ static unsigned fit_channels(const struct topology *t,
 }
 
 static void search_ring(const struct topology *t, unsigned nnodes,
-			unsigned ppn, struct nccl_graph *g)
+			unsigned ppn, const struct pxn_policy *pxn,
+			struct nccl_graph *g)
 {
 	struct res_layout l;
 	double *use;
@@ -187,7 +210,7 @@ static void search_ring(const struct topology *t, unsigned nnodes,
 
 		if (g->nchannels && speeds[i] / g->bw_inter <= 0.49)
 			break;
-		c = fit_channels(t, &l, ppn, network, speeds[i], use);
+		c = fit_channels(t, &l, ppn, network, pxn, speeds[i], use);
 		if (c && c * speeds[i] > best * (1 + 1e-9)) {
 			best = c * speeds[i];
 			g->nchannels = c;
@@ -208,6 +231,11 @@ static void search_ring(const struct topology *t, unsigned nnodes,
 		channels_layout(t, identity, ppn, c, network, &lay);
 		pin = topo_gpu_nic_path(t, (int)lay.order[0], lay.nic_in);
 		pout = topo_gpu_nic_path(t, (int)lay.order[ppn - 1], lay.nic_out);
+		if (exit_relay(t, pxn, lay.order[ppn - 1], lay.nic_out) >= 0) {
+			/* PATH_PXN: NVLink, then the relay's own path */
+			g->pxn = true;
+			pout = TOPO_PATH_PIX;
+		}
 		if (pin > g->type_inter)
 			g->type_inter = pin;
 		if (pout > g->type_inter)
@@ -254,8 +282,10 @@ static void search_nvls(const struct topology *t, unsigned ppn,
 }
 
 void channels_search(const struct topology *t, unsigned nnodes,
-		     unsigned ppn, struct nccl_channels *out)
+		     unsigned ppn, bool pxn, enum topo_path_type gdr_level,
+		     struct nccl_channels *out)
 {
+	struct pxn_policy policy = { pxn, gdr_level };
 	unsigned comm;
 
 	if (ppn < 1)
@@ -263,7 +293,7 @@ void channels_search(const struct topology *t, unsigned nnodes,
 	if (ppn > t->ngpus)
 		ppn = t->ngpus;
 	memset(out, 0, sizeof(*out));
-	search_ring(t, nnodes, ppn, &out->ring);
+	search_ring(t, nnodes, ppn, &policy, &out->ring);
 	dup_channels(t->gpu_arch, &out->ring);
 	/* connect.cc: every graph channel twice (tree 0 and tree 1), then on
 	 * Hopper and later across nodes twice again when channels are fast

@@ -20,7 +20,6 @@
 #include <stdbool.h>
 
 #include "topo_path.h"
-#include "topology.h"
 
 /* A graph as NCCL's search returns it (struct ncclTopoGraph). */
 struct nccl_graph {
@@ -28,6 +27,8 @@ struct nccl_graph {
 	double bw_intra, bw_inter; /* GB/s per channel, as NCCL counts */
 	bool nvlink;               /* hops inside a node over NVLink */
 	enum topo_path_type type_inter; /* farthest GPU-NIC class it uses */
+	bool pxn;                  /* some channel leaves through a PXN relay
+				    * (NCCL's typeInter PATH_PXN) */
 };
 
 struct nccl_channels {
@@ -39,10 +40,13 @@ struct nccl_channels {
 
 /*
  * The graphs of a communicator of @ppn GPUs per node (GPUs 0..ppn-1 of
- * the node type) over @nnodes nodes.
+ * the node type) over @nnodes nodes. @pxn: NCCL_PXN_DISABLE is 0, and a
+ * GPU beyond its NIC's reach sends through a relay (gdr_policy.h) judged
+ * at @gdr_level.
  */
 void channels_search(const struct topology *t, unsigned nnodes,
-		     unsigned ppn, struct nccl_channels *out);
+		     unsigned ppn, bool pxn, enum topo_path_type gdr_level,
+		     struct nccl_channels *out);
 
 /*
  * A channel's way through a node, as NCCL's ring search lays it out: the

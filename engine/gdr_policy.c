@@ -31,3 +31,35 @@ bool gdr_allowed(const struct topology *topo, int gpu, int nic,
 			 topo_path_name(level));
 	return false;
 }
+
+/* ncclTopoGetLocalGpu: the first of the GPUs nearest to @nic. */
+static int nic_local_gpu(const struct topology *topo, int nic)
+{
+	enum topo_path_type best = TOPO_PATH_COUNT;
+	int local = -1;
+
+	for (unsigned g = 0; g < topo->ngpus; g++) {
+		enum topo_path_type p = topo_gpu_nic_path(topo, (int)g, nic);
+
+		if (p < best) {
+			best = p;
+			local = (int)g;
+		}
+	}
+	return local;
+}
+
+int gdr_pxn_relay(const struct topology *topo, int gpu, int nic,
+		  enum topo_path_type level)
+{
+	int relay;
+
+	if (!topo_has_nvlink(topo) || gpu < 0 || (unsigned)gpu >= topo->ngpus || nic < 0 ||
+	    (unsigned)nic >= topo->nnics || topo_gpu_nic_path(topo, gpu, nic) < TOPO_PATH_PHB)
+		return -1;
+	relay = nic_local_gpu(topo, nic);
+	if (relay < 0 || relay == gpu || topo_gpu_nic_path(topo, relay, nic) > TOPO_PATH_P2C ||
+	    !gdr_allowed(topo, relay, nic, level, NULL, 0))
+		return -1;
+	return relay;
+}

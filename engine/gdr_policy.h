@@ -25,4 +25,17 @@
 bool gdr_allowed(const struct topology *topo, int gpu, int nic,
 		 enum topo_path_type level, char *why, size_t len);
 
+/*
+ * PXN (NCCL 2.12+, src/graph/paths.cc, "Update paths for NICs"): the GPU
+ * whose NIC @gpu sends through over NVLink, or -1. NCCL relays a GPU's
+ * sends through the NIC's own GPU when NVLink joins the two, that GPU is
+ * within P2C of the NIC with GPUDirect RDMA allowed at @level, and @gpu's
+ * own path to the NIC goes through a CPU (PHB, SYS). NCCL then also judges
+ * @gpu's receives from that NIC by the relay's distance: the NIC writes
+ * into @gpu's memory directly. (NCCL's other case, a relay with more
+ * bandwidth to the NIC over an equally near path, is not modelled.)
+ */
+int gdr_pxn_relay(const struct topology *topo, int gpu, int nic,
+		  enum topo_path_type level);
+
 #endif

@@ -254,6 +254,14 @@ static inline uint32_t plan_use_id(const struct plan *p,
 	return (u->at_dst ? dst_node : src_node) * p->layout.per_node + u->res;
 }
 
+/* Whether sends may go through a PXN relay (gdr_policy.h): NCCL's way,
+ * with GPUDirect RDMA possible and NCCL_PXN_DISABLE unset. */
+static inline bool plan_uses_pxn(const struct plan *p)
+{
+	return !p->opts.pxn_off && !p->opts.ring_only && p->opts.path != PLAN_PATH_STAGED &&
+	       p->opts.path != PLAN_PATH_STAGED_MEMCPY;
+}
+
 static inline unsigned plan_node_of(const struct plan *p, unsigned rank)
 {
 	return rank / p->gpus_per_node;

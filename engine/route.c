@@ -236,6 +236,14 @@ static void intra(struct rb *b, unsigned src, unsigned dst)
 	}
 }
 
+static unsigned recv_judged_gpu(const struct plan *p, unsigned gpu, int nic)
+{
+	int relay = plan_uses_pxn(p) ? gdr_pxn_relay(&p->topo, (int)gpu, nic, p->opts.gdr_level) :
+				       -1;
+
+	return relay >= 0 ? (unsigned)relay : gpu;
+}
+
 static void network(struct rb *b, enum proto_id proto,
 		    const struct route_req *q, struct route_notes *n)
 {
@@ -250,7 +258,10 @@ static void network(struct rb *b, enum proto_id proto,
 		b->segment++;
 	}
 	sd = side_direct(b->p, sender, q->nic_src, true, n);
-	rd = side_direct(b->p, q->dst_gpu, q->nic_dst, false, n);
+	/* Receives stay local; NCCL judges their GPUDirect RDMA by the
+	 * receiver's PXN relay, when it has one, and lets the NIC write. */
+	rd = side_direct(b->p, recv_judged_gpu(b->p, q->dst_gpu, q->nic_dst), q->nic_dst,
+			 false, n);
 	/* LL's send FIFO stays in host memory even with GPUDirect RDMA:
 	 * the proxy polls its flags there (transport/net.cc). */
 	send_side(b, sender, q->nic_src, sd, proto == PROTO_LL && !memcpy_way(b->p));
@@ -320,17 +331,20 @@ void route_pick_nics(const struct plan *p, struct route_req *q,
 		q->nic_src = channels_nic(t, q->src_gpu, channel);
 	if (q->nic_dst < 0)
 		q->nic_dst = channels_nic(t, q->dst_gpu, channel);
-	/* A collective's layout put its channels on their NICs already. */
-	if (!chosen && !p->opts.pxn_off && topo_has_nvlink(t) && q->dst_gpu != q->src_gpu &&
-	    q->dst_gpu < t->ngpus && q->nic_src >= 0 &&
+	if (!plan_uses_pxn(p) || q->nic_src < 0)
+		return;
+	/* A send/receive leaves by the receiver's rail when the sender's
+	 * own NIC is beyond PXB and that rail's is not (a collective's
+	 * layout put its channels on their NICs already). */
+	if (!chosen && topo_has_nvlink(t) && q->dst_gpu != q->src_gpu &&
+	    q->dst_gpu < t->ngpus &&
 	    topo_gpu_nic_path(t, (int)q->src_gpu, q->nic_src) > TOPO_PATH_PXB) {
 		int rail = channels_nic(t, q->dst_gpu, channel);
 
-		if (rail >= 0 && topo_gpu_nic_path(t, (int)q->dst_gpu, rail) <= TOPO_PATH_PXB) {
-			q->relay_gpu = (int)q->dst_gpu;
+		if (rail >= 0 && topo_gpu_nic_path(t, (int)q->dst_gpu, rail) <= TOPO_PATH_PXB)
 			q->nic_src = rail;
-		}
 	}
+	q->relay_gpu = gdr_pxn_relay(t, (int)q->src_gpu, q->nic_src, p->opts.gdr_level);
 }
 
 void route_make(const struct plan *p, enum proto_id proto,

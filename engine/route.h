@@ -22,16 +22,15 @@ struct route_req {
 				    * data reaching it over NVLink; or -1 */
 };
 
-
 /*
  * The NICs channel @channel uses for @q's GPUs where the caller left
- * them -1 (a collective's channel layout chooses its own), and for p2p a
- * PXN relay (NCCL
- * 2.12+, sends only): when the sender's own path to its NIC is beyond
- * PXB and NVLink joins it to the GPU of the receiver's rail, whose path
- * to that rail's NIC is within PXB, the data goes over NVLink to that GPU
- * and leaves through its NIC (paths.cc; NVIDIA's "Doubling all2all
- * performance with NCCL 2.12"). Fills q->nic_* and q->relay_gpu.
+ * them -1 (a collective's channel layout chooses its own), and the PXN
+ * relay of the send (gdr_policy.h: NCCL 2.12+, collectives and p2p
+ * alike). A send/receive whose sender is beyond PXB of its NIC leaves by
+ * the receiver's rail when that rail's NIC is within PXB of the
+ * receiver's local index (NVIDIA's "Doubling all2all performance with
+ * NCCL 2.12"). Fills q->nic_* and q->relay_gpu; --pxn off leaves the
+ * sender's own NIC and no relay.
  */
 void route_pick_nics(const struct plan *p, struct route_req *q,
 		     unsigned channel);

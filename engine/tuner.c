@@ -158,8 +158,11 @@ static bool network_gdr(const struct plan *p, const struct tune_ctx *t)
 		for (unsigned c = 0; c < p->topo.nnics || c == 0; c++) {
 			int nic = channels_nic(&p->topo, g, c);
 
-			if (nic < 0 || !gdr_allowed(&p->topo, (int)g, nic, p->opts.gdr_level,
-						    NULL, 0))
+			if (nic < 0)
+				return false;
+			if (!gdr_allowed(&p->topo, (int)g, nic, p->opts.gdr_level, NULL, 0) &&
+			    (!plan_uses_pxn(p) ||
+			     gdr_pxn_relay(&p->topo, (int)g, nic, p->opts.gdr_level) < 0))
 				return false;
 		}
 	return true;
@@ -188,7 +191,8 @@ void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
 		i = j;
 	}
 	t->ppn = t->regular && t->nnodes ? n / t->nnodes : most;
-	channels_search(&p->topo, t->nnodes, t->ppn, &t->ch);
+	channels_search(&p->topo, t->nnodes, t->ppn, plan_uses_pxn(p), p->opts.gdr_level,
+			&t->ch);
 	t->net_gdr = t->nnodes > 1 && network_gdr(p, t);
 	t->in_network = p->topo.fabric.in_network_reduction;
 }
@@ -201,7 +205,9 @@ static bool ll128_default(const struct tune_ctx *t)
 	if (t->ppn > 1 && !ch->ring.nvlink)
 		return false; /* typeIntra <= PATH_NVB */
 	if (t->nnodes > 1 && (ch->ring.type_inter > TOPO_PATH_PXB || !t->net_gdr))
-		return false; /* typeInter <= PXB (PXN on Hopper+) */
+		return false; /* typeInter <= PXB */
+	if (t->nnodes > 1 && ch->ring.pxn && t->p->topo.gpu_arch < TOPO_GPU_HOPPER)
+		return false; /* PATH_PXN on Hopper and later only */
 	return true;
 }
 

@@ -107,9 +107,12 @@ static void round_trip(const struct topology *in, struct topology *out)
 static const char *const files[] = {
 	CONFIG("a100-pcie4-200g.yaml"), CONFIG("h100-pcie5-400g.yaml"),
 	CONFIG("two-socket-commodity.yaml"), CONFIG("emu-vm.yaml"),
-	CONFIG("validation/dgx1-v100-4xedr.yaml"), DATA("round-numbers.yaml"),
+	CONFIG("gh200-grace-hopper.yaml"), CONFIG("validation/dgx1-v100-4xedr.yaml"),
+	CONFIG("validation/abci-v100-2xedr.yaml"), DATA("round-numbers.yaml"),
 	DATA("two-gpus-one-nic.yaml"), DATA("gpu-p2p.yaml"),
 	DATA("mixed-gdr.yaml"), DATA("ring-400g.yaml"),
+	DATA("one-gpu-four-nics.yaml"), DATA("one-gpu-two-nics.yaml"),
+	DATA("pxn-two-gpus.yaml"), DATA("eight-gpus-one-socket.yaml"),
 };
 
 Test(topology_write, every_shipped_topology_round_trips)

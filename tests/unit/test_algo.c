@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How NCCL's channels use a node, on small made-up nodes whose answer is
+ * a line of arithmetic (each file in tests/data says it): several NICs a
+ * GPU, PXN, and what NCCL's host staging costs when memory is or is not
+ * the bottleneck. One large all-reduce or send/receive each, where the
+ * latencies are under 0.1% of the time: the bandwidth is the answer.
+ */
+#include <math.h>
+
+#include "helpers.h"
+
+#define GiB 1073741824.0
+
+static const char allreduce_1g[] =
+	"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1073741824,\"dtype\":\"fp32\"}\n";
+
+static struct coll_record run_one(const char *topo, const char *line,
+				  enum plan_path path, bool pxn_off)
+{
+	struct plan_options o;
+	struct coll_record c;
+	struct run r;
+
+	plan_options_default(&o);
+	o.path = path;
+	o.pxn_off = pxn_off;
+	run_trace(&r, "analytic", topo, line, &o);
+	c = r.rec.coll[0];
+	c.fallback = NULL; /* borrowed from the plan */
+	run_destroy(&r);
+	return c;
+}
+
+/*
+ * One GPU and four NICs of 12.5 GB/s: NCCL's channels rotate over the
+ * NICs, so the GPU drives all four. Two ranks, so the ring's busbw is
+ * what each node sends: 4 x 12.5 = 50 GB/s. With two NICs, 25.
+ */
+Test(algo, one_gpu_drives_every_nic)
+{
+	struct coll_record four = run_one(DATA("one-gpu-four-nics.yaml"), allreduce_1g,
+					  PLAN_PATH_AUTO, false);
+	struct coll_record two = run_one(DATA("one-gpu-two-nics.yaml"), allreduce_1g,
+					 PLAN_PATH_AUTO, false);
+
+	assert_rel(four.busbw_gbps, 50, 0.002);
+	assert_rel(two.busbw_gbps, 25, 0.002);
+	cr_assert_eq(four.path, PLAN_USED_DIRECT);
+	cr_assert_geq(four.nchannels, 4, "a channel a NIC at least");
+}
+
+/*
+ * PXN (tests/data/pxn-two-gpus.yaml): gpu1 is PHB from the node's only
+ * NIC, gpu0 PIX, NVLink between them. gpu1's sends go over NVLink to
+ * gpu0 and out of the NIC with GPUDirect RDMA; NCCL judges gpu1's
+ * receives by gpu0's distance too, so nothing touches host memory and the
+ * NIC's 12.5 GB/s is the limit. With --pxn off gpu1's sends and receives
+ * are staged, and host memory's 20 GB/s carries each byte twice: 10 GB/s.
+ */
+Test(algo, pxn_sends_through_the_nics_own_gpu)
+{
+	static const char sendrecv[] = "{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":1073741824,"
+				       "\"dtype\":\"fp32\",\"src\":1,\"dst\":3}\n";
+	struct coll_record on = run_one(DATA("pxn-two-gpus.yaml"), sendrecv, PLAN_PATH_AUTO, false);
+	struct coll_record off = run_one(DATA("pxn-two-gpus.yaml"), sendrecv, PLAN_PATH_AUTO, true);
+
+	cr_assert_eq(on.path, PLAN_USED_DIRECT);
+	assert_rel(on.time_us, GiB / 12.5e3, 0.002);
+	cr_assert_eq(off.path, PLAN_USED_STAGED);
+	assert_rel(off.time_us, GiB / 10e3, 0.002);
+}
+
+/* The same for a collective: the ring leaves each node from gpu1. */
+Test(algo, pxn_carries_a_rings_exit)
+{
+	struct coll_record on = run_one(DATA("pxn-two-gpus.yaml"), allreduce_1g, PLAN_PATH_AUTO,
+					false);
+	struct coll_record off = run_one(DATA("pxn-two-gpus.yaml"), allreduce_1g, PLAN_PATH_AUTO,
+					 true);
+
+	cr_assert_eq(on.path, PLAN_USED_DIRECT);
+	assert_rel(on.busbw_gbps, 12.5, 0.002);
+	cr_assert_eq(off.path, PLAN_USED_MIXED);
+	assert_rel(off.busbw_gbps, 10, 0.002);
+}
+
+/*
+ * NCCL's staging (the GPU's threads store into host memory, the NIC reads
+ * it) costs nothing at large sizes where memory and PCIe have room: the
+ * same NIC-bound 50 GB/s as direct, within the pipeline's fill. MPI's
+ * copy-engine staging adds a copy's overhead per chunk, still within 1%.
+ */
+Test(algo, staging_is_free_where_memory_has_room)
+{
+	struct coll_record direct = run_one(DATA("one-gpu-four-nics.yaml"), allreduce_1g,
+					    PLAN_PATH_DIRECT, false);
+	struct coll_record staged = run_one(DATA("one-gpu-four-nics.yaml"), allreduce_1g,
+					    PLAN_PATH_STAGED, false);
+	struct coll_record memcpy_ = run_one(DATA("one-gpu-four-nics.yaml"), allreduce_1g,
+					     PLAN_PATH_STAGED_MEMCPY, false);
+
+	cr_assert_eq(staged.path, PLAN_USED_STAGED);
+	assert_rel(staged.time_us, direct.time_us, 0.002);
+	cr_assert_geq(staged.time_us, direct.time_us);
+	assert_rel(memcpy_.time_us, direct.time_us, 0.01);
+}
+
+/*
+ * Eight GPUs and eight NICs of 12.5 GB/s on one socket of 100 GB/s
+ * (tests/data/eight-gpus-one-socket.yaml): direct, the ring's busbw is
+ * the node's 8 x 12.5 = 100 GB/s of NICs. Staged, each byte a node sends
+ * and receives crosses its memory twice each way: 4 x busbw <= 100 GB/s,
+ * a quarter: 25 GB/s.
+ */
+Test(algo, staging_is_memory_bound_when_gpus_share_a_socket)
+{
+	struct coll_record direct = run_one(DATA("eight-gpus-one-socket.yaml"), allreduce_1g,
+					    PLAN_PATH_DIRECT, false);
+	struct coll_record staged = run_one(DATA("eight-gpus-one-socket.yaml"), allreduce_1g,
+					    PLAN_PATH_STAGED, false);
+
+	cr_assert_eq(direct.nranks, 16);
+	assert_rel(direct.busbw_gbps, 100, 0.002);
+	assert_rel(staged.busbw_gbps, 25, 0.002);
+}

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tuner against NCCL's own formulas worked by hand (NVIDIA/nccl
+ * v2.30.7-1, src/graph/tuning.cc; ../shared/notes/nccl-algorithms.md §1),
+ * and NCCL_ALGO / NCCL_PROTO's syntax.
+ *
+ * tests/data/round-numbers.yaml on 4 nodes: one GPU a node, its NIC at
+ * 10 GB/s under the same switch (PIX, so GPUDirect and LL128 are NCCL's
+ * defaults). The ring graph is one channel at the NIC's 10 GB/s (NCCL
+ * counts a NIC at its line rate). For an all-reduce over n = 4 ranks,
+ * nsteps = 2(n-1) = 6, all of them network steps; with one GPU a node
+ * NCCL takes the tree row's network latency for the ring (ppn 1):
+ *
+ *   LL:     lat = 6.6 + 6 x 5.0  = 36.6 us, bw = min(20.4, 10 x 0.5) x 4/6
+ *   LL128:  lat = 14  + 6 x 8.5  = 65.0 us, bw = min(10 x 0.92, 20) x 4/6
+ *   Simple: lat = (8.4 + 6 x 14) x 1.4 = 129.36 us (the ring's "plateau"
+ *           factor on Ampere once a channel has 64 bytes a rank),
+ *           bw = 10 x 4/6
+ *
+ * LL against Simple: 36.6 + B / 3333.3 = 129.36 + B / 6666.7 at
+ * B = 92.76 x 6666.7 = 618,400 bytes.
+ */
+#include <errno.h>
+#include <math.h>
+
+#include "helpers.h"
+#include "tuner.h"
+
+#define KiB 1024ull
+#define MiB (1024ull * 1024)
+
+struct tuned {
+	struct topology topo;
+	struct trace trace;
+	struct plan plan;
+	struct tune_ctx t;
+	struct tune_enable e;
+};
+
+static const char allreduce_line[] =
+	"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,\"dtype\":\"fp32\"}\n";
+
+/* The tuner's view of @op over every rank of @topo_path. */
+static void tuned_init_op(struct tuned *x, const char *topo_path, unsigned nodes,
+			  enum plan_path path, const char *algo, const char *proto,
+			  enum trace_op op)
+{
+	struct plan_options o;
+	struct diag d = { "" };
+	unsigned ranks[256];
+
+	plan_options_default(&o);
+	o.nodes = nodes;
+	o.path = path;
+	cr_assert_eq(topology_load(topo_path, &x->topo, &d), 0, "%s", d.msg);
+	cr_assert_eq(trace_load_buffer(allreduce_line, strlen(allreduce_line), "inline.jsonl",
+				       &x->trace, &d), 0, "%s", d.msg);
+	cr_assert_eq(plan_build(&x->plan, &x->topo, &x->trace, &o, &d), 0, "%s", d.msg);
+	cr_assert_leq(x->plan.nranks, 256);
+	for (unsigned i = 0; i < x->plan.nranks; i++)
+		ranks[i] = i;
+	tune_ctx_init(&x->t, &x->plan, op, ranks, x->plan.nranks);
+	tune_enable_default(&x->e);
+	cr_assert_eq(tune_enable_parse(&x->e, algo, proto, &d), 0, "%s", d.msg);
+}
+
+static void tuned_init(struct tuned *x, const char *topo_path, unsigned nodes,
+		       enum plan_path path, const char *algo, const char *proto)
+{
+	tuned_init_op(x, topo_path, nodes, path, algo, proto, TRACE_OP_ALLREDUCE);
+}
+
+static void tuned_destroy(struct tuned *x)
+{
+	plan_destroy(&x->plan);
+	trace_destroy(&x->trace);
+}
+
+static double entry(const struct tuned *x, enum algo_id a, enum proto_id p,
+		    uint64_t bytes)
+{
+	char why[200];
+
+	return tune_entry(&x->t, &x->e, a, p, bytes, why, sizeof(why));
+}
+
+static struct tune_choice choose(const struct tuned *x, uint64_t bytes)
+{
+	struct tune_choice c;
+	struct diag d = { "" };
+
+	cr_assert_eq(tune_choose(&x->t, &x->e, bytes, &c, &d), 0, "%s", d.msg);
+	return c;
+}
+
+Test(tuner, ring_estimates_are_nccls_formulas)
+{
+	struct tuned x;
+
+	tuned_init(&x, DATA("round-numbers.yaml"), 4, PLAN_PATH_DIRECT, NULL, NULL);
+	cr_assert_eq(x.t.nnodes, 4);
+	cr_assert_eq(x.t.ppn, 1);
+	cr_assert_eq(x.t.ch.ring.nchannels, 1);
+	assert_rel(x.t.ch.ring.bw_inter, 10, 1e-9);
+	cr_assert(x.t.net_gdr, "GPU and NIC share a switch: GPUDirect");
+	for (uint64_t b = 4 * KiB; b <= 64 * MiB; b *= 16) {
+		assert_rel(entry(&x, ALGO_RING, PROTO_LL, b), 36.6 + b / (1000 * 10 * 0.5 * 4 / 6.0), 1e-9);
+		assert_rel(entry(&x, ALGO_RING, PROTO_LL128, b), 65 + b / (1000 * 9.2 * 4 / 6.0), 1e-9);
+		assert_rel(entry(&x, ALGO_RING, PROTO_SIMPLE, b), 129.36 + b / (1000 * 10 * 4 / 6.0),
+			   1e-9);
+	}
+	/* Under 64 bytes a channel and rank, no plateau factor. */
+	assert_rel(entry(&x, ALGO_RING, PROTO_SIMPLE, 128), 92.4 + 128 / (1000 * 10 * 4 / 6.0), 1e-9);
+	tuned_destroy(&x);
+}
+
+/* Either side of the 618,400-byte crossover worked out above. */
+Test(tuner, ll_below_the_crossover_simple_above)
+{
+	struct tuned x;
+
+	tuned_init(&x, DATA("round-numbers.yaml"), 4, PLAN_PATH_DIRECT, "ring", "^ll128");
+	cr_assert_eq(choose(&x, 512 * KiB).proto, PROTO_LL);
+	cr_assert_eq(choose(&x, 600 * 1000).proto, PROTO_LL);
+	cr_assert_eq(choose(&x, 640 * 1000).proto, PROTO_SIMPLE);
+	cr_assert_eq(choose(&x, 1 * MiB).proto, PROTO_SIMPLE);
+	cr_assert_eq(choose(&x, 1 * MiB).algo, ALGO_RING);
+	tuned_destroy(&x);
+}
+
+/*
+ * With LL128 allowed it takes the middle: LL at 4 KiB (37.8 against 65.6
+ * us), LL128 at 512 KiB (150.5 against 193.9 LL and 208.0 Simple), Simple
+ * at 64 MiB (10,196 against 11,008 LL128).
+ */
+Test(tuner, ll128_between_ll_and_simple)
+{
+	struct tuned x;
+
+	tuned_init(&x, DATA("round-numbers.yaml"), 4, PLAN_PATH_DIRECT, "ring", NULL);
+	cr_assert_eq(choose(&x, 4 * KiB).proto, PROTO_LL);
+	cr_assert_eq(choose(&x, 512 * KiB).proto, PROTO_LL128);
+	cr_assert_eq(choose(&x, 64 * MiB).proto, PROTO_SIMPLE);
+	assert_rel(choose(&x, 64 * MiB).estimate_us, 129.36 + 64.0 * MiB / (1000 * 10 * 4 / 6.0),
+		   1e-9);
+	tuned_destroy(&x);
+}
+
+/* NCCL enables LL128 by default only where the network reads and writes
+ * GPU memory; staged, only if asked for. */
+Test(tuner, ll128_needs_gpudirect_unless_asked)
+{
+	struct tuned x;
+	char why[200];
+
+	tuned_init(&x, DATA("round-numbers.yaml"), 4, PLAN_PATH_STAGED, NULL, NULL);
+	cr_assert_not(x.t.net_gdr);
+	cr_assert_lt(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL128, MiB, why, sizeof(why)), 0);
+	cr_assert_not_null(strstr(why, "GPUDirect RDMA"), "%s", why);
+	tuned_destroy(&x);
+	tuned_init(&x, DATA("round-numbers.yaml"), 4, PLAN_PATH_STAGED, NULL, "ll128");
+	assert_rel(entry(&x, ALGO_RING, PROTO_LL128, MiB), 65 + MiB / (1000 * 9.2 * 4 / 6.0), 1e-9);
+	cr_assert_eq(choose(&x, MiB).proto, PROTO_LL128);
+	tuned_destroy(&x);
+}
+
+/*
+ * NCCL's tree on one GPU a node: up and down log2(4) levels of 5 us
+ * network hops (LL), lat = 6.8 + 2 x 2 x 5 = 26.8 us, against the ring's
+ * 36.6: the tree wins tiny all-reduces.
+ */
+Test(tuner, tree_wins_tiny_allreduces)
+{
+	struct tuned x;
+	struct tune_choice c;
+
+	tuned_init(&x, DATA("round-numbers.yaml"), 4, PLAN_PATH_DIRECT, NULL, NULL);
+	c = choose(&x, 8);
+	cr_assert_eq(c.algo, ALGO_TREE);
+	cr_assert_eq(c.proto, PROTO_LL);
+	cr_assert_float_eq(entry(&x, ALGO_TREE, PROTO_LL, 0), 6.8 + 2 * 2 * 5, 1e-9);
+	tuned_destroy(&x);
+}
+
+/*
+ * topoGetAlgoInfo drops channels while the call has fewer bytes than
+ * channels x threads x the protocol's threshold (Simple: 64 B a thread,
+ * at most 512 threads): 4 KiB is below 2 x 64 x 64 and keeps one channel
+ * of the communicator's two; 1 MiB keeps both.
+ */
+Test(tuner, small_calls_use_fewer_channels)
+{
+	struct tuned x;
+
+	tuned_init(&x, DATA("round-numbers.yaml"), 4, PLAN_PATH_DIRECT, "ring", "simple");
+	cr_assert_eq(x.t.ch.comm_channels, 2);
+	cr_assert_eq(choose(&x, 4 * KiB).nchannels, 1);
+	cr_assert_eq(choose(&x, MiB).nchannels, 2);
+	tuned_destroy(&x);
+}
+
+static int parse(struct tune_enable *e, const char *algo, const char *proto,
+		 struct diag *d)
+{
+	tune_enable_default(e);
+	d->msg[0] = '\0';
+	return tune_enable_parse(e, algo, proto, d);
+}
+
+Test(tuner, nccl_algo_syntax)
+{
+	struct tune_enable e;
+	struct diag d;
+
+	cr_assert_eq(parse(&e, "Ring,TREE", NULL, &d), 0, "%s", d.msg);
+	for (unsigned o = 0; o < TRACE_OP_COUNT; o++)
+		for (unsigned a = 0; a < ALGO_NCCL_COUNT; a++)
+			cr_assert_eq(e.algo[o][a], a == ALGO_RING || a == ALGO_TREE);
+
+	cr_assert_eq(parse(&e, "^nvls,nvlstree", NULL, &d), 0, "%s", d.msg);
+	cr_assert_not(e.algo[TRACE_OP_ALLREDUCE][ALGO_NVLS]);
+	cr_assert_not(e.algo[TRACE_OP_ALLREDUCE][ALGO_NVLS_TREE]);
+	cr_assert(e.algo[TRACE_OP_ALLREDUCE][ALGO_RING]);
+	cr_assert(e.algo[TRACE_OP_ALLREDUCE][ALGO_PAT]);
+
+	/* A list per collective; those not named keep everything. */
+	cr_assert_eq(parse(&e, "allreduce:tree;broadcast:ring", NULL, &d), 0, "%s", d.msg);
+	cr_assert(e.algo[TRACE_OP_ALLREDUCE][ALGO_TREE]);
+	cr_assert_not(e.algo[TRACE_OP_ALLREDUCE][ALGO_RING]);
+	cr_assert(e.algo[TRACE_OP_BROADCAST][ALGO_RING]);
+	cr_assert_not(e.algo[TRACE_OP_BROADCAST][ALGO_TREE]);
+	cr_assert(e.algo[TRACE_OP_ALL_GATHER][ALGO_PAT]);
+	cr_assert(e.algo[TRACE_OP_ALL_GATHER][ALGO_RING]);
+
+	cr_assert_eq(parse(&e, NULL, "^LL128", &d), 0, "%s", d.msg);
+	cr_assert_eq(e.proto[TRACE_OP_ALLREDUCE][PROTO_LL128], 0);
+	cr_assert_eq(e.proto[TRACE_OP_ALLREDUCE][PROTO_LL], 1);
+	cr_assert_eq(parse(&e, NULL, "simple", &d), 0, "%s", d.msg);
+	cr_assert_eq(e.proto[TRACE_OP_REDUCE_SCATTER][PROTO_SIMPLE], 1);
+	cr_assert_eq(e.proto[TRACE_OP_REDUCE_SCATTER][PROTO_LL], 0);
+}
+
+Test(tuner, nccl_algo_syntax_errors)
+{
+	struct tune_enable e;
+	struct diag d;
+
+	cr_assert_eq(parse(&e, "ring,bogus", NULL, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "--algo: unknown algorithm 'bogus' (Tree, Ring, CollnetDirect, CollnetChain, NVLS, NVLSTree, PAT)");
+	cr_assert_eq(parse(&e, "tree;ring", NULL, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "--algo: every list after the first needs a 'collective:' prefix, got 'ring'");
+	cr_assert_eq(parse(&e, "gather:ring", NULL, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "--algo: unknown collective 'gather' (allreduce, allgather, reducescatter, broadcast)");
+	cr_assert_eq(parse(&e, "", NULL, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "--algo: empty list");
+	cr_assert_eq(parse(&e, NULL, "LL256", &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "--proto: unknown protocol 'LL256' (LL, LL128, Simple)");
+}
+
+/* An --algo that nothing here can run is the input's error, named at the
+ * trace line of the collective. */
+Test(tuner, algo_that_cannot_run_is_an_error)
+{
+	struct topology topo;
+	struct trace trace;
+	struct plan plan;
+	struct plan_options o;
+	struct diag d = { "" };
+
+	plan_options_default(&o);
+	o.nodes = 4;
+	o.algo = "nvls";
+	cr_assert_eq(topology_load(DATA("round-numbers.yaml"), &topo, &d), 0, "%s", d.msg);
+	cr_assert_eq(trace_load_buffer(allreduce_line, strlen(allreduce_line), "inline.jsonl",
+				       &trace, &d), 0, "%s", d.msg);
+	cr_assert_eq(plan_build(&plan, &topo, &trace, &o, &d), -EINVAL);
+	cr_assert_not_null(strstr(d.msg, "inline.jsonl:1"), "%s", d.msg);
+	cr_assert_not_null(strstr(d.msg, "allow no algorithm and protocol that can run allreduce"),
+			   "%s", d.msg);
+	trace_destroy(&trace);
+}
+
+/* --channels fixes the count whatever the size. */
+Test(tuner, fixed_channels)
+{
+	struct tuned x;
+
+	tuned_init(&x, DATA("round-numbers.yaml"), 4, PLAN_PATH_DIRECT, NULL, NULL);
+	x.plan.opts.nchannels = 3;
+	cr_assert_eq(choose(&x, 4 * KiB).nchannels, 3);
+	cr_assert_eq(choose(&x, 64 * MiB).nchannels, 3);
+	tuned_destroy(&x);
+}
+
+/* Whether (@a, Simple) is in NCCL's table for @op here; @why if not. */
+static bool available(const char *topo_path, unsigned nodes, enum trace_op op,
+		      enum algo_id a, char *why, size_t len)
+{
+	struct tuned x;
+	double t;
+
+	tuned_init_op(&x, topo_path, nodes, PLAN_PATH_AUTO, NULL, NULL, op);
+	t = tune_entry(&x.t, &x.e, a, PROTO_SIMPLE, MiB, why, len);
+	tuned_destroy(&x);
+	return t >= 0;
+}
+
+/* NVLS needs NVSwitches that reduce (Hopper's NVLink SHARP): inside one
+ * node on its own, across nodes as NVLSTree. */
+Test(tuner, nvls_only_where_the_switches_reduce)
+{
+	char why[200];
+
+	cr_assert(available(CONFIG("h100-pcie5-400g.yaml"), 1, TRACE_OP_ALLREDUCE, ALGO_NVLS,
+			    why, sizeof(why)), "%s", why);
+	cr_assert_not(available(CONFIG("h100-pcie5-400g.yaml"), 2, TRACE_OP_ALLREDUCE, ALGO_NVLS,
+				why, sizeof(why)));
+	cr_assert_not_null(strstr(why, "CollNet"), "%s", why);
+	cr_assert(available(CONFIG("h100-pcie5-400g.yaml"), 2, TRACE_OP_ALLREDUCE,
+			    ALGO_NVLS_TREE, why, sizeof(why)), "%s", why);
+	cr_assert_not(available(CONFIG("a100-pcie4-200g.yaml"), 1, TRACE_OP_ALLREDUCE, ALGO_NVLS,
+				why, sizeof(why)));
+	cr_assert_not_null(strstr(why, "NVLink SHARP"), "%s", why);
+	cr_assert_not(available(CONFIG("a100-pcie4-200g.yaml"), 2, TRACE_OP_ALLREDUCE,
+				ALGO_NVLS_TREE, why, sizeof(why)));
+}
+
+/* PAT: all-gather and reduce-scatter with one GPU a node (NCCL 2.23+). */
+Test(tuner, pat_only_with_one_gpu_a_node)
+{
+	char why[200];
+
+	cr_assert(available(DATA("round-numbers.yaml"), 4, TRACE_OP_ALL_GATHER, ALGO_PAT, why,
+			    sizeof(why)), "%s", why);
+	cr_assert(available(DATA("round-numbers.yaml"), 4, TRACE_OP_REDUCE_SCATTER, ALGO_PAT, why,
+			    sizeof(why)), "%s", why);
+	cr_assert_not(available(DATA("round-numbers.yaml"), 4, TRACE_OP_ALLREDUCE, ALGO_PAT, why,
+				sizeof(why)));
+	cr_assert_not(available(DATA("eight-gpus-one-socket.yaml"), 2, TRACE_OP_ALL_GATHER,
+				ALGO_PAT, why, sizeof(why)));
+	cr_assert_not_null(strstr(why, "one GPU a node"), "%s", why);
+}
+
+/* CollNet needs a fabric that reduces (SHARP). */
+Test(tuner, collnet_only_where_the_fabric_reduces)
+{
+	char why[200];
+
+	cr_assert_not(available(DATA("eight-gpus-one-socket.yaml"), 2, TRACE_OP_ALLREDUCE,
+				ALGO_COLLNET_CHAIN, why, sizeof(why)));
+	cr_assert_not_null(strstr(why, "in_network_reduction"), "%s", why);
+}
