@@ -63,6 +63,15 @@ int cmd_backends(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_busbw(int argc, char **argv);
+/* validate's help, both modes, on stdout; returns 0. */
+int cmd_validate_help(void);
+/* validate --nccl-tests FILE (validate_nccl_tests.c), the mode chosen by
+ * that option anywhere before "--"; its part of validate's help is a
+ * printf format that takes cli_nccl_usage. */
+bool validate_nccl_tests_wanted(int argc, char **argv);
+int validate_nccl_tests(int argc, char **argv);
+extern const char validate_nccl_tests_usage[];
 int cmd_default(const char *argv0);
 
 /* Where configs/, traces/ and scenarios/ are: $GDRLAB_DATA_DIR, else the

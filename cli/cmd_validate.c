@@ -10,6 +10,9 @@
  * check for the path the collective took), below it "faster" (the
  * topology file underestimates this machine). Any byte that arrived wrong
  * makes the overall verdict "data corrupted", whatever the times say.
+ *
+ * With --nccl-tests FILE the measurement is a real nccl-tests output
+ * instead: that mode is validate_nccl_tests.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -64,6 +67,14 @@ static const char validate_usage[] =
 	"Exit status: 0 it ran (whatever the verdict), 1 runtime failure (also: the\n"
 	"measuring backend cannot run here), 2 bad input or usage.\n";
 
+int cmd_validate_help(void)
+{
+	fputs(validate_usage, stdout);
+	printf("\n");
+	printf(validate_nccl_tests_usage, cli_nccl_usage);
+	return 0;
+}
+
 /* Returns -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, struct validate_args *a)
 {
@@ -117,8 +128,7 @@ static int parse(int argc, char **argv, struct validate_args *a)
 			a->quiet = true;
 			break;
 		case 'h':
-			fputs(validate_usage, stdout);
-			return 0;
+			return cmd_validate_help();
 		default:
 			rc = cli_plan_option("validate", c, optarg, argv, &a->opts);
 			if (rc)
@@ -372,6 +382,9 @@ int cmd_validate(int argc, char **argv)
 	char why[256] = "";
 	int rc, err;
 
+	/* a measured nccl-tests file instead of a measuring backend */
+	if (validate_nccl_tests_wanted(argc, argv))
+		return validate_nccl_tests(argc, argv);
 	rc = parse(argc, argv, &a);
 	if (rc >= 0)
 		return rc;

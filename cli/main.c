@@ -37,6 +37,8 @@ static const char usage[] =
 	"  sweep      run a file of points (topology, nodes, path, backend) in parallel\n"
 	"  calibrate  measure this host (--backend emu or real), write its topology file\n"
 	"  validate   measured vs predicted per collective: is this bandwidth normal?\n"
+	"             (--nccl-tests FILE: a real nccl-tests output against the model)\n"
+	"  busbw      the nccl-tests table (all_reduce_perf, ...) predicted for a topology\n"
 	"\n"
 	"options:\n"
 	"  -h, --help     this help\n"
@@ -125,6 +127,8 @@ int main(int argc, char **argv)
 		return cmd_calibrate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "validate"))
 		return cmd_validate(argc - 1, argv + 1);
+	if (!strcmp(cmd, "busbw"))
+		return cmd_busbw(argc - 1, argv + 1);
 	fprintf(stderr, "gdrlab: unknown command '%s' (see 'gdrlab --help')\n", cmd);
 	return EXIT_USAGE;
 }

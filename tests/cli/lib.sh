@@ -15,6 +15,8 @@ expect() { # expect STATUS DESCRIPTION -- command...
     fi
 }
 has() { grep -q -- "$2" "$1" || { echo "FAIL: '$2' not in $1:"; cat "$1"; fail=1; }; }
+# json_ok FILE: one JSON value, by tests/cli/json_valid.awk (no jq or python)
+json_ok() { awk -f "$src/tests/cli/json_valid.awk" "$1" || { echo "FAIL: $1 is not JSON"; fail=1; }; }
 
 # The spread sweep tests' points: seven analytic points on the shipped
 # configs and traces (and, with "bad", an eighth whose files do not exist).

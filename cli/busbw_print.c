@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * busbw's outputs: nccl-tests' table (util.cu writeResultHeader,
+ * writeBenchmarkLinePreamble, writeBenchmarkLineBody, writeResultFooter
+ * of 2.19: the same widths and number formats, so the two can be read
+ * side by side) with gdrlab's columns after it; JSON; CSV.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "algo.h"
+#include "busbw.h"
+#include "report.h"
+
+#define PREAMBLE "%12llu  %12llu  %8s  %6s  %6i"
+
+static bool predicted(const struct predict_point *p)
+{
+	return p->size != 0;
+}
+
+static void print_half(FILE *out, const struct predict_point *p)
+{
+	char t[8], a[7], b[7];
+
+	if (predicted(p))
+		nccl_format_float(t, p->time_us, 7);
+	else
+		snprintf(t, sizeof(t), "N/A");
+	fprintf(out, "  %7s  %6s  %6s  %6s", t, nccl_format_float(a, p->algbw_gbps, 6),
+		nccl_format_float(b, p->busbw_gbps, 6), "N/A");
+}
+
+static void print_choice(FILE *out, const struct predict_point *p)
+{
+	char e[9];
+
+	if (!predicted(p)) {
+		fprintf(out, "  %-13s  %-6s  %3s  %8s  %s\n", "-", "-", "-", "-", "-");
+		return;
+	}
+	if (isfinite(p->nccl_estimate_us))
+		nccl_format_float(e, p->nccl_estimate_us, 8);
+	else
+		snprintf(e, sizeof(e), "N/A");
+	fprintf(out, "  %-13s  %-6s  %3u  %8s  %s\n", algo_name(p->algo),
+		proto_name(p->proto), p->nchannels, e, plan_path_used_name(p->path));
+}
+
+static void print_header(FILE *out, const struct busbw_run *r)
+{
+	const struct busbw_args *a = r->a;
+	const struct plan_options *o = &a->opts;
+
+	fprintf(out, "# gdrlab busbw: %s_perf as the %s backend predicts it (nothing was run)\n",
+		a->coll->name, r->backend);
+	if (a->stepfactor > 1)
+		fprintf(out, "# minBytes %llu maxBytes %llu step: %u(factor) type %s\n",
+			(unsigned long long)a->minbytes, (unsigned long long)a->maxbytes,
+			a->stepfactor, a->type->name);
+	else
+		fprintf(out, "# minBytes %llu maxBytes %llu step: %llu(bytes) type %s\n",
+			(unsigned long long)a->minbytes, (unsigned long long)a->maxbytes,
+			(unsigned long long)a->stepbytes, a->type->name);
+	fprintf(out, "# topology %s (%s): %u nodes x %u GPUs = %u ranks, %u NICs per node\n",
+		r->topo->name, a->topology, r->nodes, r->topo->ngpus, r->nranks,
+		r->topo->nnics);
+	fprintf(out, "# path %s, GDR level %s%s%s%s%s%s\n", plan_path_name(o->path),
+		topo_path_name(o->gdr_level), o->algo ? ", NCCL_ALGO " : "",
+		o->algo ? o->algo : "", o->proto ? ", NCCL_PROTO " : "",
+		o->proto ? o->proto : "", o->pxn_off ? ", PXN off" : "");
+	fprintf(out, "# algo, proto, nch: NCCL's choice; nccl_est: NCCL's own estimate (its TUNING lines)\n");
+	fprintf(out, "#\n");
+	fprintf(out, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          "
+		"  %s\n", "", "", "", "", "", "gdrlab: what NCCL runs");
+	fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %-13s  %-6s  %3s  %8s  %s\n",
+		"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
+		"time", "algbw", "busbw", "#wrong", "algo", "proto", "nch", "nccl_est", "path");
+	fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %-13s  %-6s  %3s  %8s\n",
+		"(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
+		"(GB/s)", "(GB/s)", "", "", "", "", "(us)");
+}
+
+void busbw_print_table(FILE *out, const struct busbw_run *r)
+{
+	const struct busbw_args *a = r->a;
+
+	print_header(out, r);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct predict_point *p = &r->pts[i];
+
+		fprintf(out, PREAMBLE, (unsigned long long)p->size,
+			(unsigned long long)r->counts[i], a->type->name,
+			a->coll->redop, a->coll->root);
+		/* out of place, in place: NCCL runs both alike */
+		print_half(out, p);
+		print_half(out, p);
+		print_choice(out, p);
+	}
+	fprintf(out, "# %-20s : %g\n", "Avg bus bandwidth", r->avg_busbw);
+	fprintf(out, "#\n");
+}
+
+static json_t *real_or_null(bool ok, double v)
+{
+	return ok && isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *string_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *row_json(const struct busbw_run *r, size_t i)
+{
+	const struct predict_point *p = &r->pts[i];
+	bool ok = predicted(p);
+
+	return json_pack("{s:I, s:I, s:o, s:f, s:f, s:o, s:o, s:o, s:o, s:o}",
+			 "size", (json_int_t)p->size, "count", (json_int_t)r->counts[i],
+			 "time_us", real_or_null(ok, p->time_us),
+			 "algbw_gbps", p->algbw_gbps, "busbw_gbps", p->busbw_gbps,
+			 "algo", string_or_null(ok ? algo_name(p->algo) : NULL),
+			 "proto", string_or_null(ok ? proto_name(p->proto) : NULL),
+			 "channels", ok ? json_integer(p->nchannels) : json_null(),
+			 "nccl_estimate_us", real_or_null(ok, p->nccl_estimate_us),
+			 "path", string_or_null(ok ? plan_path_used_name(p->path) : NULL));
+}
+
+static json_t *run_json(const struct busbw_run *r)
+{
+	const struct busbw_args *a = r->a;
+	const struct plan_options *o = &a->opts;
+	json_t *doc = json_object(), *rows = json_array();
+	char test[48];
+
+	if (!doc || !rows)
+		goto err;
+	snprintf(test, sizeof(test), "%s_perf", a->coll->name);
+	json_object_set_new(doc, "backend", json_string(r->backend));
+	json_object_set_new(doc, "topology", json_string(r->topo->name));
+	json_object_set_new(doc, "topology_file", json_string(a->topology));
+	json_object_set_new(doc, "test", json_string(test));
+	json_object_set_new(doc, "op", json_string(trace_op_name(a->coll->op)));
+	json_object_set_new(doc, "type", json_string(a->type->name));
+	json_object_set_new(doc, "dtype", json_string(trace_dtype_name(a->type->dtype)));
+	json_object_set_new(doc, "redop", json_string(a->coll->redop));
+	json_object_set_new(doc, "root", json_integer(a->coll->root));
+	json_object_set_new(doc, "nodes", json_integer(r->nodes));
+	json_object_set_new(doc, "gpus_per_node", json_integer(r->topo->ngpus));
+	json_object_set_new(doc, "ranks", json_integer(r->nranks));
+	json_object_set_new(doc, "path", json_string(plan_path_name(o->path)));
+	json_object_set_new(doc, "gdr_level", json_string(topo_path_name(o->gdr_level)));
+	json_object_set_new(doc, "nccl_algo", string_or_null(o->algo));
+	json_object_set_new(doc, "nccl_proto", string_or_null(o->proto));
+	json_object_set_new(doc, "nchannels", o->nchannels ? json_integer(o->nchannels) : json_null());
+	json_object_set_new(doc, "pxn", json_boolean(!o->pxn_off));
+	json_object_set_new(doc, "min_bytes", json_integer((json_int_t)a->minbytes));
+	json_object_set_new(doc, "max_bytes", json_integer((json_int_t)a->maxbytes));
+	json_object_set_new(doc, "step_factor", json_integer(a->stepfactor));
+	json_object_set_new(doc, "step_bytes", a->stepfactor > 1 ? json_null() :
+				 json_integer((json_int_t)a->stepbytes));
+	for (size_t i = 0; i < r->n; i++) {
+		json_t *row = row_json(r, i);
+
+		if (!row || json_array_append_new(rows, row))
+			goto err;
+	}
+	json_object_set_new(doc, "rows", rows);
+	json_object_set_new(doc, "avg_busbw_gbps", json_real(r->avg_busbw));
+	return doc;
+err:
+	json_decref(rows);
+	json_decref(doc);
+	return NULL;
+}
+
+int busbw_write_json(FILE *out, const struct busbw_run *r)
+{
+	return report_json_write(out, run_json(r));
+}
+
+int busbw_write_csv(FILE *out, const struct busbw_run *r)
+{
+	const struct busbw_args *a = r->a;
+
+	fprintf(out, "size,count,type,redop,root,time_us,algbw_gbps,busbw_gbps,algo,proto,"
+		"channels,nccl_estimate_us,path\n");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct predict_point *p = &r->pts[i];
+
+		fprintf(out, "%llu,%llu,%s,%s,%d,", (unsigned long long)p->size,
+			(unsigned long long)r->counts[i], a->type->name, a->coll->redop,
+			a->coll->root);
+		if (!predicted(p)) {
+			fprintf(out, ",0,0,,,,,\n");
+			continue;
+		}
+		fprintf(out, "%.3f,%.4f,%.4f,%s,%s,%u,", p->time_us, p->algbw_gbps,
+			p->busbw_gbps, algo_name(p->algo), proto_name(p->proto),
+			p->nchannels);
+		if (isfinite(p->nccl_estimate_us))
+			fprintf(out, "%.3f", p->nccl_estimate_us);
+		fprintf(out, ",%s\n", plan_path_used_name(p->path));
+	}
+	return ferror(out) ? -EIO : 0;
+}

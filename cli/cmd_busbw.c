@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gdrlab busbw: the table an nccl-tests *_perf program should print on a
+ * described cluster. The sizes come as nccl-tests makes them (-b, -e, -f
+ * or -i), each rounded to what that test really runs; every size is then
+ * predicted by a model backend (predict_sizes.c) and printed in
+ * nccl-tests' columns, with NCCL's choice and estimate beside them.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "busbw.h"
+#include "cli.h"
+#include "output_file.h"
+
+static const char busbw_usage[] =
+	"usage: gdrlab busbw --topology FILE [options]\n"
+	"\n"
+	"What should nccl-tests print on this hardware? The table of an\n"
+	"all_reduce_perf (or another of its tests) run, every size predicted by a\n"
+	"model backend, with the algorithm, protocol and channels NCCL's tuner\n"
+	"picks and NCCL's own estimate of the time beside each row.\n"
+	"\n"
+	"  -t, --topology FILE     node and cluster description (YAML; see configs/)\n"
+	"  -n, --nodes N           number of nodes (default: the topology's)\n"
+	"  -b, --minbytes SIZE     smallest size (default 8); K, M, G: powers of 1024\n"
+	"  -e, --maxbytes SIZE     largest size (default 8G)\n"
+	"  -f, --stepfactor N      multiply the size by N each step (default 2)\n"
+	"  -i, --stepbytes SIZE    add SIZE each step instead (not with -f)\n"
+	"      --op OP             allreduce (default), all_gather, reduce_scatter,\n"
+	"                          broadcast (root 0), alltoall, sendrecv; nccl-tests'\n"
+	"                          names (all_reduce, ...) too\n"
+	"  -d, --datatype TYPE     nccl-tests' type names: float (default), half,\n"
+	"                          bfloat16, double, int8, uint8, int32, uint32, int64,\n"
+	"                          uint64, f8e4m3, f8e5m2; the model times bytes, so\n"
+	"                          each runs as the trace dtype of its size (int32 as\n"
+	"                          fp32, int64 as fp64, uint8 and fp8 as int8);\n"
+	"                          gdrlab's fp32, fp16, bf16, fp64 too\n"
+	"      --backend NAME      analytic (default) or model: the predicting backend\n"
+	"  -p, --path PATH         auto (default), direct, staged, staged-memcpy\n"
+	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default), phb, sys\n"
+	"%s"
+	"      --chunk SIZE        staged-memcpy: bounce buffer size (e.g. 1MiB)\n"
+	"      --buffers N         staged-memcpy: bounce buffers per side\n"
+	"      --json FILE|-       write the rows as JSON ('-': stdout, no table)\n"
+	"      --csv FILE|-        write one CSV row per size\n"
+	"  -q, --quiet             no progress on stderr\n"
+	"  -h, --help              this help\n"
+	"\n"
+	"-b, -e, -f, -i, -d as nccl-tests takes them; -n and -g are gdrlab's (nodes,\n"
+	"GDR level), not nccl-tests' (iterations, GPUs a thread). Sizes that are not\n"
+	"a whole number of elements, or for all_gather, reduce_scatter and alltoall\n"
+	"of 16-byte shares a rank, are rounded down as nccl-tests rounds them; a\n"
+	"size rounded to nothing prints as a 0-byte row, not predicted (NCCL runs\n"
+	"nothing). Out of place and in place are the same prediction; #wrong is\n"
+	"N/A (nothing is checked). sendrecv: the pair from the last GPU of node 0\n"
+	"to the first of node 1, the one of nccl-tests' ring that crosses nodes.\n"
+	"\n"
+	"Exit status: 0 ok, 1 runtime failure (an output that could not be\n"
+	"written), 2 bad input or usage.\n";
+
+enum {
+	OPT_OP = 512,
+	OPT_BACKEND,
+	OPT_JSON,
+	OPT_CSV,
+};
+
+/* nccl-tests' loop: for (size = min; size <= max; size = next). */
+static uint64_t next_size(const struct busbw_args *a, uint64_t size)
+{
+	return a->stepfactor > 1 ? size * a->stepfactor : size + a->stepbytes;
+}
+
+/* How many sizes the loop makes, or BUSBW_SIZES_MAX + 1 for too many.
+ * Sizes stay below 2^40 and factors 2^10: nothing overflows. */
+static size_t count_sizes(const struct busbw_args *a)
+{
+	size_t n = 0;
+
+	for (uint64_t size = a->minbytes; size <= a->maxbytes && n <= BUSBW_SIZES_MAX;
+	     size = next_size(a, size))
+		n++;
+	return n;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse(int argc, char **argv, struct busbw_args *a)
+{
+	static const struct option longopts[] = {
+		{ "topology", required_argument, NULL, 't' },
+		{ "nodes", required_argument, NULL, 'n' },
+		{ "minbytes", required_argument, NULL, 'b' },
+		{ "maxbytes", required_argument, NULL, 'e' },
+		{ "stepfactor", required_argument, NULL, 'f' },
+		{ "stepbytes", required_argument, NULL, 'i' },
+		{ "op", required_argument, NULL, OPT_OP },
+		{ "datatype", required_argument, NULL, 'd' },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "path", required_argument, NULL, 'p' },
+		{ "gdr-level", required_argument, NULL, 'g' },
+		{ "chunk", required_argument, NULL, 'C' },
+		{ "buffers", required_argument, NULL, 'B' },
+		CLI_NCCL_LONGOPTS
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool factor_given = false, step_given = false;
+	int c, rc;
+
+	memset(a, 0, sizeof(*a));
+	a->backend = "analytic";
+	a->coll = nccl_coll_of(TRACE_OP_ALLREDUCE);
+	a->type = nccl_type_find("float");
+	a->minbytes = 8;
+	a->maxbytes = 8ull << 30;
+	a->stepfactor = 2;
+	a->stepbytes = 1 << 20; /* nccl-tests' default -i */
+	plan_options_default(&a->opts);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:n:b:e:f:i:d:p:g:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			a->topology = optarg;
+			break;
+		case 'b':
+		case 'e':
+			if (nccl_parse_size(optarg, c == 'b' ? &a->minbytes : &a->maxbytes))
+				return cli_usage_error("busbw", "%s: expected a size like 8, 1K, 8M or 8G (at most 1024G), got '%s'",
+						       c == 'b' ? "--minbytes" : "--maxbytes", optarg);
+			break;
+		case 'f':
+			if (cli_parse_unsigned(optarg, 1024, &a->stepfactor))
+				return cli_usage_error("busbw", "--stepfactor: expected a whole number from 1 to 1024, got '%s'", optarg);
+			factor_given = true;
+			break;
+		case 'i':
+			if (nccl_parse_size(optarg, &a->stepbytes) || !a->stepbytes)
+				return cli_usage_error("busbw", "--stepbytes: expected a size above 0 like 1M, got '%s'", optarg);
+			step_given = true;
+			break;
+		case OPT_OP:
+			a->coll = nccl_coll_find(optarg);
+			if (!a->coll)
+				return cli_usage_error("busbw", "--op: expected " NCCL_COLL_NAMES ", got '%s'", optarg);
+			break;
+		case 'd':
+			a->type = nccl_type_find(optarg);
+			if (!a->type)
+				return cli_usage_error("busbw", "--datatype: expected " NCCL_TYPE_NAMES ", got '%s'", optarg);
+			break;
+		case OPT_BACKEND:
+			a->backend = optarg;
+			break;
+		case OPT_JSON:
+			a->json = optarg;
+			break;
+		case OPT_CSV:
+			a->csv = optarg;
+			break;
+		case 'q':
+			a->quiet = true;
+			break;
+		case 'h':
+			printf(busbw_usage, cli_nccl_usage);
+			return 0;
+		default:
+			rc = cli_plan_option("busbw", c, optarg, argv, &a->opts);
+			if (rc)
+				return rc;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("busbw", "unexpected argument '%s'", argv[optind]);
+	if (!a->topology)
+		return cli_usage_error("busbw", "%s is required", "--topology");
+	/* nccl-tests adds -i only when -f is 1; asked for both, one is a mistake */
+	if (factor_given && step_given)
+		return cli_usage_error("busbw", "--stepfactor and --stepbytes exclude each other (-f multiplies, -i adds)");
+	if (step_given)
+		a->stepfactor = 1;
+	if (a->minbytes > a->maxbytes)
+		return cli_usage_error("busbw", "--minbytes %llu is above --maxbytes %llu",
+				       (unsigned long long)a->minbytes,
+				       (unsigned long long)a->maxbytes);
+	if (!a->minbytes && a->stepfactor > 1)
+		return cli_usage_error("busbw", "--minbytes 0 with --stepfactor: the size would stay 0 (use --stepbytes)");
+	if (count_sizes(a) > BUSBW_SIZES_MAX)
+		return cli_usage_error("busbw", "--minbytes %llu to --maxbytes %llu %s %llu makes more than %d sizes",
+				       (unsigned long long)a->minbytes,
+				       (unsigned long long)a->maxbytes,
+				       a->stepfactor > 1 ? "by a factor of" : "in steps of",
+				       (unsigned long long)(a->stepfactor > 1 ? a->stepfactor : a->stepbytes),
+				       BUSBW_SIZES_MAX);
+	return -1;
+}
+
+/* The rows: each size of the loop as the test rounds it. */
+static int make_rows(struct busbw_run *r, struct diag *d)
+{
+	const struct busbw_args *a = r->a;
+	size_t n = count_sizes(a), i = 0;
+
+	r->counts = calloc(n, sizeof(*r->counts));
+	r->pts = calloc(n, sizeof(*r->pts));
+	if (!r->counts || !r->pts)
+		return diag_set(d, -ENOMEM, "out of memory for %zu sizes", n);
+	for (uint64_t size = a->minbytes; i < n; size = next_size(a, size), i++) {
+		nccl_coll_size(a->coll, a->type->size, r->nranks, size,
+			       &r->pts[i].size, &r->counts[i]);
+		r->pts[i].line = (unsigned)i + 1;
+	}
+	r->n = n;
+	return 0;
+}
+
+static void run_destroy(struct busbw_run *r)
+{
+	free(r->counts);
+	free(r->pts);
+}
+
+/* Exit status for an error from the engine: the input's fault or not. */
+static int fail(int err, const struct diag *d)
+{
+	fprintf(stderr, "gdrlab busbw: %s\n", d->msg[0] ? d->msg : strerror(-err));
+	return err == -EINVAL || err == -ERANGE ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+/*
+ * The engine names the trace's file and line in its messages; busbw's
+ * trace has neither, so "busbw:3: op: ..." becomes "size 32: op: ...".
+ */
+static void name_size(const struct busbw_run *r, struct diag *d)
+{
+	char rest[DIAG_MSG_MAX - 32]; /* room for "size N: " */
+	unsigned line;
+	int at = 0;
+
+	if (sscanf(d->msg, "busbw:%u: %n", &line, &at) != 1 || !at || !line ||
+	    line > r->n)
+		return;
+	snprintf(rest, sizeof(rest), "%s", d->msg + at);
+	snprintf(d->msg, sizeof(d->msg), "size %llu: %s",
+		 (unsigned long long)r->pts[line - 1].size, rest);
+}
+
+static int predict(struct busbw_run *r, const struct backend_ops *b,
+		   struct diag *d)
+{
+	struct progress progress;
+	struct backend_hooks hooks = { progress_update, &progress };
+	struct predict_setup s = {
+		.backend = b, .topo = r->topo, .opts = &r->a->opts,
+		.op = r->a->coll->op, .dtype = r->a->type->dtype,
+		.root = r->a->coll->root, .name = "busbw", .hooks = &hooks,
+	};
+	double sum = 0;
+	int err;
+
+	progress_init(&progress, "busbw", r->a->quiet);
+	err = predict_sizes(&s, r->pts, r->n, d);
+	progress_done(&progress);
+	if (err) {
+		name_size(r, d);
+		return err;
+	}
+	/* nccl-tests averages every half it printed, 0-byte rows too */
+	for (size_t i = 0; i < r->n; i++)
+		sum += r->pts[i].busbw_gbps;
+	r->avg_busbw = r->n ? sum / r->n : 0;
+	return 0;
+}
+
+static int write_outputs(const struct busbw_run *r, struct diag *d)
+{
+	const struct busbw_args *a = r->a;
+	struct output_file json = { 0 }, csv = { 0 };
+	int err = 0;
+
+	if (a->json)
+		err = output_file_open(&json, a->json, d);
+	if (!err && a->csv)
+		err = output_file_open(&csv, a->csv, d);
+	if (!err && json.fp)
+		err = busbw_write_json(json.fp, r);
+	if (!err && csv.fp)
+		err = busbw_write_csv(csv.fp, r);
+	if (!err && json.fp)
+		err = output_file_commit(&json, d);
+	if (!err && csv.fp)
+		err = output_file_commit(&csv, d);
+	output_file_abort(&json);
+	output_file_abort(&csv);
+	return err;
+}
+
+int cmd_busbw(int argc, char **argv)
+{
+	const struct backend_ops *b;
+	struct busbw_args a;
+	struct topology topo;
+	struct busbw_run r = { 0 };
+	struct diag d = { "" };
+	int rc, err;
+
+	rc = parse(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	b = cli_find_backend("busbw", "--backend", a.backend);
+	if (!b)
+		return EXIT_USAGE;
+	if (!(b->caps & BACKEND_CAP_SIM_CLOCK))
+		return cli_usage_error("busbw", "--backend: '%s' measures, it does not predict (analytic or model)",
+				       a.backend);
+	err = topology_load(a.topology, &topo, &d);
+	if (err) {
+		fprintf(stderr, "gdrlab busbw: %s\n", d.msg[0] ? d.msg : strerror(-err));
+		return err == -ENOENT || err == -EACCES || err == -EINVAL ? EXIT_USAGE :
+									    EXIT_RUNTIME;
+	}
+	r.a = &a;
+	r.topo = &topo;
+	r.backend = b->name;
+	r.nodes = predict_nodes(&topo, &a.opts);
+	r.nranks = predict_ranks(&topo, &a.opts);
+	err = make_rows(&r, &d);
+	if (!err)
+		err = predict(&r, b, &d);
+	if (!err)
+		err = write_outputs(&r, &d);
+	if (err) {
+		rc = fail(err, &d);
+		goto out;
+	}
+	if ((!a.json || strcmp(a.json, "-")) && (!a.csv || strcmp(a.csv, "-")))
+		busbw_print_table(stdout, &r);
+	rc = 0;
+out:
+	run_destroy(&r);
+	return rc;
+}

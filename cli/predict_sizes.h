@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * predict_sizes: one collective at a list of sizes, predicted by a
+ * backend on a topology, as nccl-tests would time it size after size.
+ * What `gdrlab busbw` prints and `gdrlab validate --nccl-tests` holds
+ * against a measured file, computed in one place so both agree.
+ */
+#ifndef GDRLAB_PREDICT_SIZES_H
+#define GDRLAB_PREDICT_SIZES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+
+struct predict_point {
+	/* In: nccl-tests' size (the larger buffer, trace.h's bytes); 0 for
+	 * a row of no elements, which NCCL returns from at once: it is
+	 * left unpredicted (time 0). */
+	uint64_t size;
+	unsigned line; /* for messages about it: where it came from */
+	/* Out: the backend's time and nccl-tests' bandwidths of it, and what
+	 * NCCL's tuner chose (estimate NAN for p2p: NCCL does not model it). */
+	double time_us;
+	double algbw_gbps, busbw_gbps;
+	enum algo_id algo;
+	enum proto_id proto;
+	unsigned nchannels;
+	double nccl_estimate_us;
+	enum plan_path_used path;
+};
+
+struct predict_setup {
+	const struct backend_ops *backend;
+	const struct topology *topo;
+	const struct plan_options *opts; /* nodes: 0 for the topology's */
+	enum trace_op op;
+	enum trace_dtype dtype;
+	int root;                 /* broadcast's; -1 for 0 */
+	const char *name;         /* file (or command) named in messages */
+	const struct backend_hooks *hooks; /* progress; may be NULL */
+};
+
+/* The nodes and ranks a prediction with @o runs on. */
+unsigned predict_nodes(const struct topology *topo, const struct plan_options *o);
+unsigned predict_ranks(const struct topology *topo, const struct plan_options *o);
+
+/*
+ * Predict every point of @pts (@n of them) with @s, one collective each,
+ * one after another as nccl-tests runs them. Send/receive is the one
+ * pair that crosses between the first two nodes (rank G-1 to rank G, G
+ * GPUs a node; 0 to 1 on one node): nccl-tests' ring of sends moves one
+ * such pair per NIC direction at once, each about as fast as one alone.
+ * On failure a negative errno and @d filled (-EINVAL: the input's fault,
+ * as plan_build's).
+ */
+int predict_sizes(const struct predict_setup *s, struct predict_point *pts,
+		  size_t n, struct diag *d);
+
+#endif

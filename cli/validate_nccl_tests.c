@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gdrlab validate --nccl-tests FILE: a real nccl-tests output held against
+ * the model. Every size of the file is predicted on the topology, as
+ * `gdrlab busbw` predicts it (predict_sizes.c), for the cluster the file
+ * ran on: its hosts are the nodes, its ranks per host must be the
+ * topology's GPUs per node. Per size the measured and predicted times and
+ * the error; then a verdict per regime, because a model is usually off
+ * in one of them and not the other: latency-bound sizes (launch and hop
+ * latencies, NCCL's LL protocols) and bandwidth-bound ones (links, NICs,
+ * PCIe, GPUDirect).
+ *
+ * The regime is the prediction's, not the measurement's, so that a slow
+ * measurement does not move the border: a size is latency-bound when its
+ * predicted busbw is below half the highest predicted busbw of the file.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "nccl_conv.h"
+#include "nccl_tests.h"
+#include "output_file.h"
+#include "report.h"
+#include "validate_nccl_tests.h"
+
+const char validate_nccl_tests_usage[] =
+	"usage: gdrlab validate --nccl-tests FILE --topology FILE [options]\n"
+	"\n"
+	"Is what nccl-tests measured normal for this hardware? Read an nccl-tests\n"
+	"output (its table, or the JSON of -J), predict each of its sizes on the\n"
+	"topology as 'gdrlab busbw' does, and print per size the measured and\n"
+	"predicted time, the error and busbw, and a verdict for the latency-bound\n"
+	"and the bandwidth-bound sizes.\n"
+	"\n"
+	"      --nccl-tests FILE   nccl-tests output: the collective, type and\n"
+	"                          sizes are the file's; its out-of-place times\n"
+	"                          (in place where it has none) are the measurement\n"
+	"  -t, --topology FILE     the measured nodes: as many GPUs per node as the\n"
+	"                          file has ranks per host\n"
+	"  -n, --nodes N           nodes to predict (default: the file's hosts)\n"
+	"      --op OP             the collective, for files that do not name it\n"
+	"                          (nccl-tests before 2.16.7): allreduce, all_gather,\n"
+	"                          reduce_scatter, broadcast, alltoall, sendrecv\n"
+	"  -b, --backend NAME      the predicting backend: analytic (default) or\n"
+	"                          model (-P, --predict: the same)\n"
+	"  -p, --path PATH         auto (default), direct, staged, staged-memcpy\n"
+	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default), phb, sys\n"
+	"%s"
+	"      --tolerance PCT     mean error still called normal (default 15)\n"
+	"      --json FILE|-       write the comparison as JSON ('-': stdout, no table)\n"
+	"  -q, --quiet             no progress on stderr\n"
+	"\n"
+	"A size is latency-bound when its predicted busbw is below half the\n"
+	"highest predicted busbw of the file, else bandwidth-bound; each regime's\n"
+	"verdict is its mean error, (measured - predicted) / predicted, against\n"
+	"the tolerance: normal, slower or faster than expected.\n"
+	"\n"
+	"Exit status: 0 it ran (whatever the verdict), 1 runtime failure, 2 bad\n"
+	"input or usage (also a malformed nccl-tests file: one line, file:line).\n";
+
+bool validate_nccl_tests_wanted(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--nccl-tests") ||
+		    !strncmp(argv[i], "--nccl-tests=", 13))
+			return true;
+	return false;
+}
+
+enum {
+	OPT_NCCL_TESTS = 512,
+	OPT_OP,
+	OPT_TOLERANCE,
+	OPT_JSON,
+};
+
+/* Returns -1 to go on, else the exit status. */
+static int parse(int argc, char **argv, struct vnt_args *a)
+{
+	static const struct option longopts[] = {
+		{ "nccl-tests", required_argument, NULL, OPT_NCCL_TESTS },
+		{ "topology", required_argument, NULL, 't' },
+		{ "nodes", required_argument, NULL, 'n' },
+		{ "op", required_argument, NULL, OPT_OP },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "predict", required_argument, NULL, 'P' },
+		{ "path", required_argument, NULL, 'p' },
+		{ "gdr-level", required_argument, NULL, 'g' },
+		{ "chunk", required_argument, NULL, 'C' },
+		{ "buffers", required_argument, NULL, 'B' },
+		CLI_NCCL_LONGOPTS
+		{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c, rc;
+
+	memset(a, 0, sizeof(*a));
+	a->tolerance = 15;
+	plan_options_default(&a->opts);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:n:b:P:p:g:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_NCCL_TESTS:
+			a->file = optarg;
+			break;
+		case 't':
+			a->topology = optarg;
+			break;
+		case OPT_OP:
+			if (!nccl_coll_find(optarg))
+				return cli_usage_error("validate", "--op: expected " NCCL_COLL_NAMES ", got '%s'", optarg);
+			a->op = optarg;
+			break;
+		case 'b':
+		case 'P':
+			/* the file is the measurement: either names the predictor */
+			if (a->backend && strcmp(a->backend, optarg))
+				return cli_usage_error("validate", "--backend %s and --predict %s: with --nccl-tests both name the predicting backend",
+						       a->backend, optarg);
+			a->backend = optarg;
+			break;
+		case OPT_TOLERANCE:
+			a->tolerance = strtod(optarg, &end);
+			if (end == optarg || *end || !(a->tolerance > 0) || a->tolerance > 1000)
+				return cli_usage_error("validate", "--tolerance: expected a percentage above 0, got '%s'", optarg);
+			break;
+		case OPT_JSON:
+			a->json = optarg;
+			break;
+		case 'q':
+			a->quiet = true;
+			break;
+		case 'h':
+			return cmd_validate_help();
+		default:
+			rc = cli_plan_option("validate", c, optarg, argv, &a->opts);
+			if (rc)
+				return rc;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("validate", "unexpected argument '%s'", argv[optind]);
+	if (!a->file)
+		return cli_usage_error("validate", "%s is required", "--nccl-tests");
+	if (!a->topology)
+		return cli_usage_error("validate", "%s is required", "--topology");
+	if (!a->backend)
+		a->backend = "analytic";
+	return -1;
+}
+
+/* An error about the file, at its line when there is one, as the reader
+ * writes its own. */
+static int file_error(const char *file, unsigned line, const char *key,
+		      struct diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int file_error(const char *file, unsigned line, const char *key,
+		      struct diag *d, const char *fmt, ...)
+{
+	char what[DIAG_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (line)
+		return diag_at(d, -EINVAL, file, line, 0, key, "%s", what);
+	return diag_set(d, -EINVAL, "%s: %s: %s", file, key, what);
+}
+
+/* The collective: the file's, or --op for a file that does not say. */
+static int resolve_op(struct vnt_run *r, struct diag *d)
+{
+	const struct nccl_tests_file *f = r->f;
+	const char *op = r->a->op;
+
+	if (f->op[0]) {
+		r->coll = nccl_coll_find(f->op);
+		if (!r->coll || strcmp(r->coll->name, f->op))
+			return file_error(f->name, 0, "collective", d,
+					  "%s_perf: gdrlab predicts no such collective (" NCCL_COLL_NAMES ")",
+					  f->op);
+		if (op && nccl_coll_find(op) != r->coll)
+			return file_error(f->name, 0, "collective", d,
+					  "the file is %s_perf, --op says %s", f->op, op);
+		return 0;
+	}
+	if (!op)
+		return file_error(f->name, 0, "collective", d,
+				  "the file does not name its collective (nccl-tests before 2.16.7 print no 'Collective test starting' line): give --op");
+	r->coll = nccl_coll_find(op);
+	return 0;
+}
+
+/*
+ * The cluster: nodes from the hosts (or --nodes), and as many ranks per
+ * host as the topology has GPUs per node, or the prediction is of
+ * another machine.
+ */
+static int resolve_cluster(struct vnt_run *r, struct plan_options *o,
+			   struct diag *d)
+{
+	const struct nccl_tests_file *f = r->f;
+	unsigned gpn = r->topo->ngpus;
+
+	if (f->nhosts) {
+		if (f->nranks % f->nhosts)
+			return file_error(f->name, 0, "devices", d,
+					  "%u ranks on %u hosts: not as many on every host, which gdrlab cannot model",
+					  f->nranks, f->nhosts);
+		if (f->nranks / f->nhosts != gpn)
+			return file_error(f->name, 0, "devices", d,
+					  "%u ranks per host (%u on %u host%s), but %s has %u GPUs per node: predict on a topology of the measured nodes",
+					  f->nranks / f->nhosts, f->nranks, f->nhosts,
+					  f->nhosts == 1 ? "" : "s", r->a->topology, gpn);
+		if (!o->nodes)
+			o->nodes = f->nhosts;
+	} else if (!o->nodes) {
+		return file_error(f->name, 0, "devices", d,
+				  "the file lists no devices, so not its hosts: give --nodes");
+	}
+	r->nodes = predict_nodes(r->topo, o);
+	r->nranks = predict_ranks(r->topo, o);
+	return 0;
+}
+
+/*
+ * The data type, and for a collective given by --op a check that the
+ * sizes are that collective's: the reader checked them only against
+ * the collective the file names.
+ */
+static int resolve_rows(struct vnt_run *r, struct diag *d)
+{
+	const struct nccl_tests_file *f = r->f;
+	const struct nccl_tests_row *row0 = f->rows;
+	unsigned ranks = f->nranks ? f->nranks : r->nranks;
+	uint64_t want;
+
+	if (!f->nrows) /* every row had 0 bytes */
+		return file_error(f->name, 0, "table", d, "no row of more than 0 bytes to compare");
+	r->type = nccl_type_find(row0->type);
+	if (!r->type)
+		return file_error(f->name, row0->line, "type", d,
+				  "'%s' has no dtype in gdrlab", row0->type);
+	want = row0->count * r->type->size * (r->coll->per_rank ? ranks : 1);
+	if (!f->op[0] && row0->size != want)
+		return file_error(f->name, row0->line, "size", d,
+				  "%llu bytes for count %llu x %u-byte %s is not %s_perf's %llu%s: is --op right?",
+				  (unsigned long long)row0->size,
+				  (unsigned long long)row0->count, r->type->size,
+				  row0->type, r->coll->name, (unsigned long long)want,
+				  r->coll->per_rank ? " (count x ranks)" : "");
+	return 0;
+}
+
+static enum vnt_verdict judge(double err, double tolerance)
+{
+	if (err > tolerance)
+		return VNT_SLOWER;
+	if (err < -tolerance)
+		return VNT_FASTER;
+	return VNT_NORMAL;
+}
+
+static int predict(struct vnt_run *r, const struct backend_ops *b,
+		   const struct plan_options *o, struct diag *d)
+{
+	const struct nccl_tests_file *f = r->f;
+	struct progress progress;
+	struct backend_hooks hooks = { progress_update, &progress };
+	struct predict_setup s = {
+		.backend = b, .topo = r->topo, .opts = o, .op = r->coll->op,
+		.dtype = r->type->dtype, .root = f->rows[0].root,
+		.name = f->name, .hooks = &hooks,
+	};
+	int err;
+
+	r->rows = calloc(f->nrows, sizeof(*r->rows));
+	r->pts = calloc(f->nrows, sizeof(*r->pts));
+	if (!r->rows || !r->pts)
+		return diag_set(d, -ENOMEM, "out of memory for %zu sizes", f->nrows);
+	for (size_t i = 0; i < f->nrows; i++) {
+		const struct nccl_tests_row *row = &f->rows[i];
+		const struct nccl_tests_result *m = row->oop.valid ? &row->oop :
+						    row->ip.valid ? &row->ip : NULL;
+
+		if (!m) {
+			r->unmeasured++;
+			continue;
+		}
+		r->rows[r->n] = (struct vnt_row){ .row = row, .measured = m };
+		r->pts[r->n].size = row->size;
+		r->pts[r->n].line = row->line;
+		r->n++;
+	}
+	progress_init(&progress, "validate", r->a->quiet);
+	err = predict_sizes(&s, r->pts, r->n, d);
+	progress_done(&progress);
+	return err;
+}
+
+/* Errors, regimes and their verdicts. */
+static void conclude(struct vnt_run *r)
+{
+	double sum[VNT_REGIMES] = { 0 };
+
+	for (size_t i = 0; i < r->n; i++)
+		r->peak_busbw = fmax(r->peak_busbw, r->pts[i].busbw_gbps);
+	for (size_t i = 0; i < r->n; i++) {
+		struct vnt_row *v = &r->rows[i];
+		const struct predict_point *p = &r->pts[i];
+		struct vnt_regime *g;
+
+		v->error_pct = p->time_us > 0 ?
+				       100 * (v->measured->time_us - p->time_us) / p->time_us : 0;
+		v->regime = p->busbw_gbps < r->peak_busbw / 2 ? VNT_LATENCY :
+								 VNT_BANDWIDTH;
+		g = &r->regimes[v->regime];
+		if (!g->n++)
+			g->min_size = p->size;
+		g->max_size = p->size;
+		sum[v->regime] += v->error_pct;
+	}
+	for (int k = 0; k < VNT_REGIMES; k++) {
+		struct vnt_regime *g = &r->regimes[k];
+
+		if (!g->n)
+			continue;
+		g->mean_error_pct = sum[k] / g->n;
+		g->verdict = judge(g->mean_error_pct, r->a->tolerance);
+	}
+}
+
+static int write_json(const struct vnt_run *r, struct diag *d)
+{
+	struct output_file out;
+	int err;
+
+	err = output_file_open(&out, r->a->json, d);
+	if (err)
+		return err;
+	err = report_json_write(out.fp, vnt_json(r));
+	if (err) {
+		output_file_abort(&out);
+		return diag_set(d, err, "%s: %s", r->a->json, strerror(-err));
+	}
+	return output_file_commit(&out, d);
+}
+
+/* An error's exit status: the input's fault (2) or not (1). */
+static int fail(int err, const struct diag *d)
+{
+	fprintf(stderr, "gdrlab validate: %s\n", d->msg[0] ? d->msg : strerror(-err));
+	return err == -EINVAL || err == -ERANGE || err == -ENOENT || err == -EACCES ?
+		       EXIT_USAGE : EXIT_RUNTIME;
+}
+
+int validate_nccl_tests(int argc, char **argv)
+{
+	const struct backend_ops *b;
+	struct vnt_args a;
+	struct topology topo;
+	struct nccl_tests_file f;
+	struct plan_options opts;
+	struct vnt_run r = { 0 };
+	struct diag d = { "" };
+	int rc, err;
+
+	rc = parse(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	b = cli_find_backend("validate", "--backend", a.backend);
+	if (!b)
+		return EXIT_USAGE;
+	if (!(b->caps & BACKEND_CAP_SIM_CLOCK))
+		return cli_usage_error("validate", "--backend: '%s' measures, it does not predict; with --nccl-tests the file is the measurement (analytic or model)",
+				       a.backend);
+	err = topology_load(a.topology, &topo, &d);
+	if (err)
+		return fail(err, &d);
+	err = nccl_tests_load(a.file, &f, &d);
+	if (err)
+		return fail(err, &d);
+	opts = a.opts;
+	r.a = &a;
+	r.f = &f;
+	r.topo = &topo;
+	r.backend = b->name;
+	err = resolve_op(&r, &d);
+	if (!err)
+		err = resolve_cluster(&r, &opts, &d);
+	if (!err)
+		err = resolve_rows(&r, &d);
+	if (!err)
+		err = predict(&r, b, &opts, &d);
+	if (!err)
+		conclude(&r);
+	if (!err && a.json)
+		err = write_json(&r, &d);
+	if (err) {
+		rc = fail(err, &d);
+		goto out;
+	}
+	if (!a.json || strcmp(a.json, "-"))
+		vnt_print_table(stdout, &r);
+	rc = 0;
+out:
+	free(r.rows);
+	free(r.pts);
+	nccl_tests_destroy(&f);
+	return rc;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * validate_nccl_tests: between validate_nccl_tests.c (the command line,
+ * the file, the prediction, the verdicts) and validate_nccl_tests_print.c
+ * (the table and the JSON). Not used elsewhere.
+ */
+#ifndef GDRLAB_VALIDATE_NCCL_TESTS_H
+#define GDRLAB_VALIDATE_NCCL_TESTS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nccl_conv.h"
+#include "nccl_tests.h"
+#include "predict_sizes.h"
+
+enum vnt_regime_kind { VNT_LATENCY, VNT_BANDWIDTH, VNT_REGIMES };
+
+enum vnt_verdict { VNT_NORMAL, VNT_SLOWER, VNT_FASTER };
+
+struct vnt_args {
+	const char *file, *topology, *backend, *json, *op;
+	struct plan_options opts;
+	double tolerance; /* percent */
+	bool quiet;
+};
+
+/* One size of the file, measured and predicted. */
+struct vnt_row {
+	const struct nccl_tests_row *row;
+	const struct nccl_tests_result *measured; /* the half used */
+	double error_pct;
+	enum vnt_regime_kind regime;
+};
+
+struct vnt_regime {
+	size_t n;
+	uint64_t min_size, max_size;
+	double mean_error_pct;
+	enum vnt_verdict verdict;
+};
+
+struct vnt_run {
+	const struct vnt_args *a;
+	const struct nccl_tests_file *f;
+	const struct topology *topo;
+	const struct nccl_coll *coll;
+	const struct nccl_type *type;
+	const char *backend;
+	unsigned nodes, nranks;
+	size_t n, unmeasured; /* rows compared; rows with no time in either half */
+	struct vnt_row *rows;       /* owned */
+	struct predict_point *pts;  /* owned, one per row */
+	double peak_busbw;          /* highest predicted busbw */
+	struct vnt_regime regimes[VNT_REGIMES];
+};
+
+void vnt_print_table(FILE *out, const struct vnt_run *r);
+/* A new reference; NULL on allocation failure. */
+json_t *vnt_json(const struct vnt_run *r);
+
+#endif

@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# gdrlab busbw: nccl-tests' table predicted for a topology. The expected
+# values come from nccl-tests' own rules (src/common.cu, src/<test>.cu,
+# src/util.cu of 2.19), recomputed here with awk, not from gdrlab's code:
+# the header lines, the sizes of -b/-e/-f/-i, the count and size per
+# collective, busbw = algbw x the bus factor from the printed time, the
+# average; then --json and --csv, and the usage errors.
+# usage: test_busbw.sh GDRLAB SOURCE_DIR
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+abci=$src/configs/validation/abci-v100-2xedr.yaml  # 2 nodes x 4 GPUs: 8 ranks
+h100=$src/configs/h100-pcie5-400g.yaml              # 8 GPUs a node
+
+one_line() { [ "$(wc -l <"$1")" -eq 1 ] || { echo "FAIL: not one line:"; cat "$1"; fail=1; }; }
+rows() { grep -v '^#' "$1"; }
+# same WHAT GOT WANT: two files equal
+same() {
+    diff "$2" "$3" >"$tmp/diff" || { echo "FAIL: $1:"; cat "$tmp/diff"; fail=1; }
+}
+
+expect 0 "help" -- "$gdrlab" busbw --help
+has "$tmp/out" "usage: gdrlab busbw --topology FILE"
+has "$tmp/out" "f8e4m3"
+expect 0 "in the command list" -- "$gdrlab" --help
+has "$tmp/out" "busbw"
+
+# --- the header: nccl-tests 2.19 util.cu writeResultHeader's formats
+expect 0 "allreduce on abci" -- "$gdrlab" busbw -t "$abci" -b 8 -e 8G -f 2
+cp "$tmp/out" "$tmp/ar.txt"
+starts() { # starts FILE LINE: some line of FILE begins with LINE
+    awk -v w="$2" 'index($0, w) == 1 { found = 1 } END { exit !found }' "$1" ||
+        { echo "FAIL: no line starting '$2' in $1"; fail=1; }
+}
+starts "$tmp/ar.txt" "$(printf '# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place' '' '' '' '' '')"
+starts "$tmp/ar.txt" "$(printf '# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s' \
+    size count type redop root time algbw busbw '#wrong' time algbw busbw '#wrong')"
+starts "$tmp/ar.txt" "$(printf '# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s' \
+    '(B)' '(elements)' '' '' '' '(us)' '(GB/s)' '(GB/s)' '' '(us)' '(GB/s)' '(GB/s)')"
+starts "$tmp/ar.txt" "# Avg bus bandwidth    : "
+has "$tmp/ar.txt" "#wrong  algo  *proto  *nch  nccl_est  path$"
+has "$tmp/ar.txt" "2 nodes x 4 GPUs = 8 ranks"
+# every row: 18 columns, the two halves the same, gdrlab's choice sane
+rows "$tmp/ar.txt" | awk '
+    NF != 18 { print "FAIL: " NF " columns: " $0; bad = 1 }
+    $6 != $10 || $7 != $11 || $8 != $12 || $9 != "N/A" || $13 != "N/A" {
+        print "FAIL: the halves differ: " $0; bad = 1 }
+    $14 !~ /^(Tree|Ring|NVLS|NVLSTree|PAT|CollNetDirect|CollNetChain)$/ ||
+    $15 !~ /^(LL|LL128|Simple)$/ || $16 !~ /^[1-9][0-9]*$/ || $17 !~ /^[0-9.]+$/ {
+        print "FAIL: algo/proto/nch/nccl_est: " $0; bad = 1 }
+    END { exit bad }' || fail=1
+
+# --- the sizes of -b -e -f, and the defaults (-b 8 -e 8G -f 2); %.0f, as
+# awk's %d stops at 2^31
+awk 'BEGIN { for (s = 8; s <= 8 * 1024 * 1024 * 1024; s *= 2) printf "%.0f\n", s }' >"$tmp/want"
+rows "$tmp/ar.txt" | awk '{ print $1 }' >"$tmp/got"
+same "-b 8 -e 8G -f 2 sizes" "$tmp/got" "$tmp/want"
+expect 0 "defaults" -- "$gdrlab" busbw -t "$abci"
+rows "$tmp/out" | awk '{ print $1 }' >"$tmp/got"
+same "default sizes" "$tmp/got" "$tmp/want"
+# -i adds; K is 1024
+expect 0 "-i" -- "$gdrlab" busbw -t "$abci" -b 1K -e 10K -i 3K
+rows "$tmp/out" | awk '{ print $1, $2 }' >"$tmp/got"
+printf '1024 256\n4096 1024\n7168 1792\n10240 2560\n' >"$tmp/want"
+same "-b 1K -e 10K -i 3K" "$tmp/got" "$tmp/want"
+# sizes that are not whole elements round down: 10, 30, 90 bytes of float
+expect 0 "rounding" -- "$gdrlab" busbw -t "$abci" -b 10 -e 100 -f 3
+rows "$tmp/out" | awk '{ print $1, $2 }' >"$tmp/got"
+printf '8 2\n28 7\n88 22\n' >"$tmp/want"
+same "-b 10 -e 100 -f 3" "$tmp/got" "$tmp/want"
+# fractions, and a type of 8 bytes: 1536, 1792, 2048 bytes of double
+expect 0 "fraction" -- "$gdrlab" busbw -t "$abci" -b 1.5K -e 2K -i 0.25K -d double
+rows "$tmp/out" | awk '{ print $1, $2, $3 }' >"$tmp/got"
+printf '1536 192 double\n1792 224 double\n2048 256 double\n' >"$tmp/want"
+same "-b 1.5K -e 2K -i 0.25K -d double" "$tmp/got" "$tmp/want"
+
+# --- per op: count, size, redop, root as nccl-tests prints them, and
+# busbw = algbw x its factor, recomputed from the printed time. 8 ranks.
+# check_op OP TYPE TSIZE PER_RANK REDOP ROOT FACTOR
+check_op() {
+    local op=$1 type=$2 tsize=$3 per_rank=$4 redop=$5 root=$6 factor=$7
+    expect 0 "$op $type" -- "$gdrlab" busbw -t "$abci" --op "$op" -d "$type" -b 1000 -e 100M -f 10
+    awk -v t="$tsize" -v pr="$per_rank" -v ty="$type" -v ro="$redop" -v rt="$root" '
+        BEGIN { for (s = 1000; s <= 100 * 1024 * 1024; s *= 10) {
+            c = int(s / t)
+            if (pr) { c = int(c / 8); c -= c % (16 / t); printf "%.0f %.0f", c * 8 * t, c }
+            else printf "%.0f %.0f", c * t, c
+            printf " %s %s %s\n", ty, ro, rt } }' >"$tmp/want"
+    rows "$tmp/out" | awk '{ print $1, $2, $3, $4, $5 }' >"$tmp/got"
+    same "$op $type: size count type redop root" "$tmp/got" "$tmp/want"
+    rows "$tmp/out" | awk -v f="$factor" -v op="$op" '
+        function off(x, y) { return x - y > 0.006 + 0.002 * y || y - x > 0.006 + 0.002 * y }
+        $6 == "N/A" { next }
+        { alg = $1 / $6 / 1000; bus = alg * f
+          if (off($7, alg) || off($8, bus)) {
+              printf "FAIL: %s: algbw %s busbw %s, from the time %s: %.4f %.4f\n", op, $7, $8, $6, alg, bus
+              bad = 1 } }
+        END { exit bad }' || fail=1
+}
+check_op allreduce float 4 0 sum -1 1.75
+check_op all_reduce half 2 0 sum -1 1.75
+check_op all_gather float 4 1 none -1 0.875
+check_op reduce_scatter bfloat16 2 1 sum -1 0.875
+check_op alltoall int8 1 1 none -1 0.875
+check_op broadcast double 8 0 none 0 1
+check_op sendrecv int32 4 0 sum -1 1
+# p2p: no NCCL estimate; the pair crosses the nodes
+expect 0 "sendrecv" -- "$gdrlab" busbw -t "$abci" --op sendrecv -b 1M -e 1M
+rows "$tmp/out" | awk '$14 != "P2P" || $17 != "N/A" || $18 == "intra_node" { print "FAIL: " $0; bad = 1 } END { exit bad }' || fail=1
+# 16 ranks: the factor follows the cluster (2 x 15 / 16)
+expect 0 "h100 -n 2" -- "$gdrlab" busbw -t "$h100" -n 2 -b 1M -e 1G -f 4
+has "$tmp/out" "2 nodes x 8 GPUs = 16 ranks"
+rows "$tmp/out" | awk '{ alg = $1 / $6 / 1000; bus = alg * 1.875
+    if ($8 - bus > 0.006 + 0.002 * bus || bus - $8 > 0.006 + 0.002 * bus) { print "FAIL: " $0; bad = 1 } }
+    END { exit bad }' || fail=1
+
+# --- rows rounded to nothing: all_gather of 8..64 B over 8 ranks (16 B
+# a rank at least), printed as 0-byte rows, not predicted; the average
+# counts them, as nccl-tests' does
+expect 0 "empty rows" -- "$gdrlab" busbw -t "$abci" --op all_gather -b 8 -e 256
+rows "$tmp/out" | awk '{ print $1, $2, $6, $8 }' >"$tmp/got"
+head -4 "$tmp/got" >"$tmp/empty"
+printf '0 0 N/A 0.00\n0 0 N/A 0.00\n0 0 N/A 0.00\n0 0 N/A 0.00\n' >"$tmp/want"
+same "0-byte rows" "$tmp/empty" "$tmp/want"
+awk 'NR > 4 { print $1, $2 }' "$tmp/got" >"$tmp/rest"
+printf '128 4\n256 8\n' >"$tmp/want"
+same "all_gather 128, 256" "$tmp/rest" "$tmp/want"
+
+# --- the average: the mean of the printed busbw (nccl-tests: of every half)
+awk '!/^#/ { sum += $8 + $12; n += 2 }
+    /^# Avg bus bandwidth/ { avg = $NF }
+    END { m = sum / n; if (avg - m > 0.006 + 1e-5 * m || m - avg > 0.006 + 1e-5 * m) {
+        print "FAIL: Avg bus bandwidth " avg ", mean of the rows " m; exit 1 } }' "$tmp/ar.txt" || fail=1
+
+# --- --algo/--proto/--channels reach the tuner
+expect 0 "forced" -- "$gdrlab" busbw -t "$abci" -b 1K -e 1G -f 32 --algo ring --proto Simple --channels 2
+rows "$tmp/out" | awk '$14 != "Ring" || $15 != "Simple" || $16 != 2 { print "FAIL: " $0; bad = 1 } END { exit bad }' || fail=1
+has "$tmp/out" "NCCL_ALGO ring, NCCL_PROTO Simple"
+
+# --- JSON: parses; the same rows; exact relations in full precision
+expect 0 "json" -- "$gdrlab" busbw -t "$abci" --json "$tmp/ar.json"
+json_ok "$tmp/ar.json"
+same "json to a file keeps the table" "$tmp/out" "$tmp/ar.txt"
+expect 0 "json -" -- "$gdrlab" busbw -t "$abci" --json -
+json_ok "$tmp/out"
+grep -q '^#' "$tmp/out" && { echo "FAIL: --json - printed the table too"; fail=1; }
+has "$tmp/ar.json" '"ranks": 8'
+has "$tmp/ar.json" '"test": "all_reduce_perf"'
+awk '{ gsub(/[",]/, "") }
+    $1 == "size:" { s = $2 } $1 == "count:" { c = $2 } $1 == "time_us:" { t = $2 }
+    $1 == "algbw_gbps:" { a = $2 }
+    $1 == "busbw_gbps:" { b = $2; n++; sum += b; print s, c
+        if (a - s / t / 1000 > 1e-6 * a || s / t / 1000 - a > 1e-6 * a ||
+            b - a * 1.75 > 1e-6 * b || a * 1.75 - b > 1e-6 * b) { print "FAIL: json row " s ": " t " " a " " b > "/dev/stderr"; bad = 1 } }
+    $1 == "avg_busbw_gbps:" { avg = $2 }
+    END { if (avg - sum / n > 1e-6 * avg || sum / n - avg > 1e-6 * avg) { print "FAIL: json avg" > "/dev/stderr"; bad = 1 }
+          exit bad }' "$tmp/ar.json" >"$tmp/got" || fail=1
+rows "$tmp/ar.txt" | awk '{ print $1, $2 }' >"$tmp/want"
+same "json rows = table rows" "$tmp/got" "$tmp/want"
+
+# --- CSV
+expect 0 "csv" -- "$gdrlab" busbw -t "$abci" -b 1M -e 8M --csv -
+head -1 "$tmp/out" >"$tmp/got"
+echo "size,count,type,redop,root,time_us,algbw_gbps,busbw_gbps,algo,proto,channels,nccl_estimate_us,path" >"$tmp/want"
+same "csv header" "$tmp/got" "$tmp/want"
+awk -F, 'NR > 1 { print $1 }' "$tmp/out" >"$tmp/got"
+printf '1048576\n2097152\n4194304\n8388608\n' >"$tmp/want"
+same "csv rows" "$tmp/got" "$tmp/want"
+
+# --- usage errors: exit 2, one line
+bad_usage() { # bad_usage WHAT MESSAGE -- args...
+    local what=$1 msg=$2
+    shift 3
+    expect 2 "$what" -- "$gdrlab" busbw "$@"
+    has "$tmp/err" "gdrlab busbw: $msg"
+    one_line "$tmp/err"
+}
+bad_usage "no topology" "--topology is required" -- -b 8
+bad_usage "bad -b" "--minbytes: expected a size like 8, 1K, 8M or 8G" -- -t "$abci" -b 8X
+bad_usage "negative -e" "--maxbytes: expected a size" -- -t "$abci" -e -8
+bad_usage "huge -e" "--maxbytes: expected a size" -- -t "$abci" -e 2000G
+bad_usage "-f 0" "--stepfactor: expected a whole number from 1 to 1024, got '0'" -- -t "$abci" -f 0
+bad_usage "-i 0" "--stepbytes: expected a size above 0" -- -t "$abci" -i 0
+bad_usage "-f and -i" "--stepfactor and --stepbytes exclude each other" -- -t "$abci" -f 2 -i 1M
+bad_usage "-b above -e" "--minbytes 2147483648 is above --maxbytes 1073741824" -- -t "$abci" -b 2G -e 1G
+bad_usage "-b 0 -f 2" "--minbytes 0 with --stepfactor" -- -t "$abci" -b 0
+bad_usage "too many sizes" "--minbytes 1 to --maxbytes 1073741824 in steps of 1 makes more than 65536 sizes" -- -t "$abci" -b 1 -e 1G -i 1
+bad_usage "unknown op" "--op: expected allreduce, all_gather" -- -t "$abci" --op reduce
+bad_usage "unknown type" "--datatype: expected float, half" -- -t "$abci" -d float8
+bad_usage "unknown option" "unknown option '--frobnicate'" -- -t "$abci" --frobnicate
+bad_usage "missing value" "-b needs a value" -- -t "$abci" -b
+bad_usage "stray argument" "unexpected argument 'extra'" -- -t "$abci" extra
+bad_usage "bad nodes" "--nodes: expected a whole number" -- -t "$abci" -n 0
+bad_usage "bad path" "--path: expected" -- -t "$abci" -p sideways
+bad_usage "bad algo" "" -- -t "$abci" --algo sideways
+bad_usage "unknown backend" "--backend: unknown backend 'nope'" -- -t "$abci" --backend nope
+if ! "$gdrlab" backends | grep -q '^emu  *absent'; then
+    bad_usage "a measuring backend" "--backend: 'emu' measures, it does not predict" -- -t "$abci" --backend emu
+fi
+bad_usage "no algorithm left" "size 8: op: --algo/--proto allow no algorithm" -- -t "$abci" --algo nvls
+expect 2 "missing topology file" -- "$gdrlab" busbw -t "$tmp/none.yaml" --json "$tmp/no.json"
+has "$tmp/err" "none.yaml"
+one_line "$tmp/err"
+[ ! -e "$tmp/no.json" ] || { echo "FAIL: no.json written"; fail=1; }
+expect 1 "unwritable json" -- "$gdrlab" busbw -t "$abci" -e 1K --json "$tmp/no/dir.json"
+one_line "$tmp/err"
+exit $fail

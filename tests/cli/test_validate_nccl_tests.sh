@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# gdrlab validate --nccl-tests: a real nccl-tests output (ABCI, 2 nodes x 4
+# V100, tests/data/nccl-tests/all_reduce_2nodes.txt) against its validation
+# topology. Every size of the file, with the file's time; the prediction
+# the same as `gdrlab busbw` prints; the error and the regimes recomputed
+# here; the cluster taken from the file and checked against the topology;
+# every bad file refused with the reader's one line, and no output file.
+# usage: test_validate_nccl_tests.sh GDRLAB SOURCE_DIR
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+data=$src/tests/data/nccl-tests
+file=$data/all_reduce_2nodes.txt
+abci=$src/configs/validation/abci-v100-2xedr.yaml
+
+one_line() { [ "$(wc -l <"$1")" -eq 1 ] || { echo "FAIL: not one line:"; cat "$1"; fail=1; }; }
+same() {
+    diff "$2" "$3" >"$tmp/diff" || { echo "FAIL: $1:"; cat "$tmp/diff"; fail=1; }
+}
+# the rows of validate's table: lines that start with a size
+vrows() { awk '$1 ~ /^[0-9]+$/' "$1"; }
+
+expect 0 "help" -- "$gdrlab" validate --help
+has "$tmp/out" "usage: gdrlab validate --backend emu|real"
+has "$tmp/out" "usage: gdrlab validate --nccl-tests FILE --topology FILE"
+
+# The file (nccl-tests of 2021) does not name its collective: --op.
+expect 2 "no --op" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci"
+has "$tmp/err" "all_reduce_2nodes.txt: collective: the file does not name its collective"
+one_line "$tmp/err"
+
+# A topology that says 8 nodes: the file's 2 hosts win.
+sed 's/^nodes: 2$/nodes: 8/' "$abci" >"$tmp/abci8.yaml"
+grep -q '^nodes: 8$' "$tmp/abci8.yaml" || { echo "FAIL: could not make abci8.yaml"; fail=1; }
+expect 0 "all_reduce 2 nodes" -- "$gdrlab" validate --nccl-tests "$file" -t "$tmp/abci8.yaml" --op allreduce
+cp "$tmp/out" "$tmp/v.txt"
+has "$tmp/v.txt" "8 ranks on 2 hosts"
+has "$tmp/v.txt" ": 2 nodes x 4 GPUs"
+
+# Every size of the file, in order, with its out-of-place time (the
+# 2021 layout: size count type redop time algbw busbw error ...).
+awk '/^ *[0-9]/ { printf "%s %.2f %.2f\n", $1, $5, $7 }' "$file" >"$tmp/want"
+[ "$(wc -l <"$tmp/want")" -eq 24 ] || { echo "FAIL: not the 24 rows of the file"; fail=1; }
+vrows "$tmp/v.txt" | awk '{ printf "%s %.2f %.2f\n", $1, $2, $5 }' >"$tmp/got"
+same "sizes and measured times and busbw" "$tmp/got" "$tmp/want"
+
+# The predicted time is busbw's for the same sizes, op and nodes.
+expect 0 "busbw of the same" -- "$gdrlab" busbw -t "$abci" -n 2 -b 4 -e 32M -f 2
+awk '!/^#/ { print $1, $6, $8, $14, $15 }' "$tmp/out" >"$tmp/want"
+vrows "$tmp/v.txt" | awk '{ print $1, $3, $6, $7, $8 }' >"$tmp/got"
+same "predicted = busbw's (size time busbw algo proto)" "$tmp/got" "$tmp/want"
+
+# error = (measured - predicted) / predicted, from the printed columns
+vrows "$tmp/v.txt" | awk '{
+    e = $4; sub(/%$/, "", e); want = 100 * ($2 - $3) / $3
+    if (e - want > 0.15 || want - e > 0.15) { print "FAIL: error " $4 " for " $2 " vs " $3 ": " want; bad = 1 } }
+    END { exit bad }' || fail=1
+
+# JSON: parses; the regimes and verdicts follow the rule from the sizes
+expect 0 "json" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" --op all_reduce --json "$tmp/v.json"
+json_ok "$tmp/v.json"
+has "$tmp/v.json" '"nodes": 2'
+has "$tmp/v.json" '"hosts": 2'
+has "$tmp/v.json" '"tolerance_pct": 15'
+awk -v tol=15 '{ gsub(/[",]/, "") }
+    $1 == "size:" { s = $2 } $1 == "measured_us:" { m = $2 } $1 == "predicted_us:" { p = $2 }
+    $1 == "error_pct:" { e = $2 } $1 == "predicted_busbw_gbps:" { b[++n] = $2 }
+    $1 == "regime:" { r[n] = $2; want = 100 * (m - p) / p
+        if (e - want > 1e-6 || want - e > 1e-6) { print "FAIL: error_pct " e " of " s; bad = 1 }
+        err[n] = e }
+    $1 == "peak_predicted_busbw_gbps:" { peak = $2 }
+    $1 == "latency:" || $1 == "bandwidth:" { k = $1; sub(/:/, "", k) }
+    $1 == "mean_error_pct:" { mean[k] = $2 } $1 == "verdict:" { verdict[k] = $2 }
+    END {
+        for (i = 1; i <= n; i++) {
+            if (b[i] > top) top = b[i]
+        }
+        if (top - peak > 1e-6 * top || peak - top > 1e-6 * top) { print "FAIL: peak " peak " is not " top; bad = 1 }
+        for (i = 1; i <= n; i++) {
+            g = b[i] < top / 2 ? "latency" : "bandwidth"
+            if (r[i] != g) { print "FAIL: row " i " is " r[i] ", busbw " b[i] " of " top " says " g; bad = 1 }
+            sum[g] += err[i]; cnt[g]++
+        }
+        for (g in cnt) {
+            m = sum[g] / cnt[g]
+            v = m > tol ? "slower" : m < -tol ? "faster" : "normal"
+            if (mean[g] - m > 1e-6 || m - mean[g] > 1e-6 || verdict[g] != v) {
+                print "FAIL: " g ": mean " mean[g] " verdict " verdict[g] ", recomputed " m " " v; bad = 1 }
+        }
+        if (!cnt["latency"] || !cnt["bandwidth"]) { print "FAIL: a regime has no sizes"; bad = 1 }
+        exit bad }' "$tmp/v.json" || fail=1
+# the table says the same verdicts
+awk '{ gsub(/[",]/, "") } $1 == "latency:" || $1 == "bandwidth:" { k = $1; sub(/:/, "", k) }
+    $1 == "verdict:" { w = $2 == "normal" ? "normal" : $2 " than expected"; print k, w }' \
+    "$tmp/v.json" >"$tmp/want"
+awk '$1 == "latency" || $1 == "bandwidth" { v = $0; sub(/.*: /, "", v); sub(/ \(tolerance.*/, "", v); print $1, v }' \
+    "$tmp/v.txt" >"$tmp/got"
+same "verdicts in the table" "$tmp/got" "$tmp/want"
+# a tolerance wide enough calls everything normal
+expect 0 "wide tolerance" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" --op allreduce --tolerance 1000
+[ "$(grep -c ': normal (tolerance 1000%)' "$tmp/out")" -eq 2 ] || { echo "FAIL: not normal at 1000%:"; cat "$tmp/out"; fail=1; }
+expect 0 "json -" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" --op allreduce --json -
+json_ok "$tmp/out"
+
+# A file whose ranks per host are not the topology's GPUs per node.
+expect 2 "8 ranks a host on a 4-GPU node" -- "$gdrlab" validate \
+    --nccl-tests "$data/all_reduce_a100_2nodes.txt" -t "$abci" --json "$tmp/m.json"
+has "$tmp/err" "all_reduce_a100_2nodes.txt: devices: 8 ranks per host (16 on 2 hosts), but $abci has 4 GPUs per node"
+one_line "$tmp/err"
+[ ! -e "$tmp/m.json" ] || { echo "FAIL: m.json written"; fail=1; }
+# --op against a file that names its collective
+expect 2 "--op disagrees" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
+    -t "$src/configs/a100-pcie4-200g.yaml" --op all_gather
+has "$tmp/err" "the file is all_reduce_perf, --op says all_gather"
+one_line "$tmp/err"
+# --op whose sizes are not the file's: all_gather's are count x ranks
+expect 2 "--op of other sizes" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" --op all_gather
+first=$(awk '/^ *[0-9]/ { print NR; exit }' "$file")
+has "$tmp/err" "all_reduce_2nodes.txt:$first: size: 4 bytes for count 1 x 4-byte float is not all_gather_perf's 32 (count x ranks)"
+one_line "$tmp/err"
+# the -J JSON of nccl-tests, and a collective it names
+expect 0 "a -J file" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.json" \
+    -t "$src/configs/a100-pcie4-200g.yaml"
+[ "$(vrows "$tmp/out" | wc -l)" -eq 11 ] || { echo "FAIL: not 11 sizes:"; cat "$tmp/out"; fail=1; }
+
+# Every bad file: exit 2, one line naming the file and (where there is
+# one: a file with no table has none) the line; no output file.
+for bad in "$data"/bad/*; do
+    name=${bad##*/}
+    rm -f "$tmp/bad.json"
+    expect 2 "bad file $name" -- "$gdrlab" validate --nccl-tests "$bad" -t "$abci" \
+        --op allreduce --json "$tmp/bad.json"
+    one_line "$tmp/err"
+    has "$tmp/err" "^gdrlab validate: $bad:"
+    [ "$name" = no-table.txt ] || has "$tmp/err" "^gdrlab validate: $bad:[0-9][0-9]*:"
+    [ ! -e "$tmp/bad.json" ] || { echo "FAIL: $name: bad.json written"; fail=1; }
+    [ ! -s "$tmp/out" ] || { echo "FAIL: $name: a table on stdout"; fail=1; }
+done
+[ -e "$data/bad/no-table.txt" ] || { echo "FAIL: no bad files"; fail=1; }
+
+# usage
+expect 2 "no topology" -- "$gdrlab" validate --nccl-tests "$file" --op allreduce
+has "$tmp/err" "gdrlab validate: --topology is required"
+one_line "$tmp/err"
+expect 2 "missing file" -- "$gdrlab" validate --nccl-tests "$tmp/none.txt" -t "$abci" --op allreduce
+has "$tmp/err" "none.txt"
+one_line "$tmp/err"
+expect 2 "bad tolerance" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" --tolerance 0
+one_line "$tmp/err"
+expect 2 "bad op" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" --op reduce
+has "$tmp/err" "--op: expected allreduce"
+one_line "$tmp/err"
+expect 2 "two predictors" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" -b analytic -P model
+one_line "$tmp/err"
+if ! "$gdrlab" backends | grep -q '^emu  *absent'; then
+    expect 2 "a measuring backend" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" --backend emu
+    has "$tmp/err" "'emu' measures, it does not predict"
+    one_line "$tmp/err"
+fi
+exit $fail
