@@ -356,8 +356,15 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (out.json.fp)
 		err = report_json_write(out.json.fp, report_compare_json(&ctx, rp));
-	for (int k = 0; k < REPORT_PATHS && !err && out.csv.fp; k++)
-		err = report_csv(out.csv.fp, rp[k], k == 0);
+	/* CSV rows: staged, then direct (as before there were three paths),
+	 * then staged-memcpy. */
+	for (int k = 0; k < REPORT_PATHS && !err && out.csv.fp; k++) {
+		static const enum report_path csv_order[REPORT_PATHS] = {
+			REPORT_STAGED, REPORT_DIRECT, REPORT_STAGED_MEMCPY
+		};
+
+		err = report_csv(out.csv.fp, rp[csv_order[k]], k == 0);
+	}
 	if (!err)
 		err = outputs_commit(&out, &d);
 	else
