@@ -40,7 +40,7 @@ for path in staged direct; do
 done
 
 if "$bin" compare "${common[@]}" >"$out/compare.txt" 2>"$out/err" &&
-    grep -q 'staged.*direct' "$out/compare.txt"; then
+    grep -q 'direct.*staged.*staged-memcpy' "$out/compare.txt"; then
     ok "compare --backend emu"
 else
     notok "compare --backend emu: $(head -3 "$out/err")"
@@ -89,7 +89,7 @@ else
         --mca pml ob1 --mca btl self,vader,tcp --mca osc '^ucx' \
         -x GDRLAB_EMU_DEVICES="$GDRLAB_RXE_A,$GDRLAB_RXE_B" \
         "$bin" sweep --csv "$out/points.jsonl" >"$out/sweep.csv" 2>"$out/err" &&
-        [ "$(grep -c '^"emu-[a-z]*",[0-9]*,"emu-vm",2,2,emu,[a-z]*,[a-z]*,[A-Z]*,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*,""$' "$out/sweep.csv")" = 2 ]; then
+        [ "$(grep -c '^"emu-[a-z]*",[0-9]*,"emu-vm",2,2,emu,[a-z]*,[a-z]*,[A-Z0-9]*,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*,""$' "$out/sweep.csv")" = 2 ]; then
         ok "mpirun -np 2 sweep of 2 emu points: $(cut -d, -f1,7,11 "$out/sweep.csv" | tail -2 | tr '\n' ' ')"
     else
         notok "mpirun -np 2 sweep of emu points: $(cat "$out/sweep.csv" "$out/err" | head -5)"

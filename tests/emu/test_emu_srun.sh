@@ -8,7 +8,8 @@
 #   1. srun -n 2: data_errors 0, verified_bytes as derived below, one
 #      report on stdout (rank 1 keeps quiet)
 #   2. srun -n 4 over two devices (--nodes 4)
-#   3. gdrlab compare under srun -n 2: two runs, one port, in each process
+#   3. gdrlab compare under srun -n 2: three runs (direct, staged,
+#      staged-memcpy), one port, in each process
 #   4. srun -n 3 for a 2-rank plan: "srun started 3 tasks but the plan has
 #      2 ... use srun -n 2"
 #   5. a rank killed (SIGKILL) mid-run: every rank ends within seconds and
@@ -154,9 +155,10 @@ else
     notok "srun -n 4: exit $?: $(grep -v '^\s*$' "$out/err" | head -5)"
 fi
 
-# 3. compare: the backend runs twice in each process, on one port
+# 3. compare: the backend runs three times in each process, on one port
 if timeout 300 srun -n 2 "$bin" compare "${common[@]}" --quiet \
-    >"$out/compare.txt" 2>"$out/err" && grep -q 'staged.*direct' "$out/compare.txt"; then
+    >"$out/compare.txt" 2>"$out/err" &&
+    grep -q 'direct.*staged.*staged-memcpy' "$out/compare.txt"; then
     ok "compare --backend emu under srun -n 2"
 else
     notok "compare under srun: $(grep -v '^\s*$' "$out/err" | head -5)"
