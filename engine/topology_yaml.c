@@ -513,7 +513,8 @@ static int read_nvlink_bw(const struct yaml_doc *y, yaml_node_t *n,
 	if (!err)
 		err = yaml_doc_read_unit(y, f[G_LINK_BW].val, "link_bandwidth",
 					 units_parse_bandwidth, &per_link);
-	g->bw = g->links * per_link;
+	if (!err)
+		g->bw = g->links * per_link;
 	return err;
 }
 
