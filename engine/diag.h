@@ -10,6 +10,7 @@
 #ifndef GDRLAB_DIAG_H
 #define GDRLAB_DIAG_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define DIAG_MSG_MAX 512
@@ -29,5 +30,15 @@ int diag_set(struct diag *d, int err, const char *fmt, ...)
 int diag_at(struct diag *d, int err, const char *file, unsigned line,
 	    unsigned col, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
+int diag_vat(struct diag *d, int err, const char *file, unsigned line,
+	     unsigned col, const char *key, const char *fmt, va_list ap)
+	__attribute__((format(printf, 7, 0)));
+
+/*
+ * @s copied into @buf (@n bytes) for a message: control bytes become '?'
+ * and a long string is cut with "...", so a hostile value can neither
+ * break the one-line rule nor flood it. Returns @buf.
+ */
+const char *diag_printable(const char *s, char *buf, size_t n);
 
 #endif

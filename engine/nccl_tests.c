@@ -89,23 +89,6 @@ const char *nccl_tests_op_to_trace(const char *op)
 	return trace_op_name(c->op);
 }
 
-const char *nt_printable(const char *s, char *buf, size_t n)
-{
-	size_t i;
-
-	for (i = 0; s[i] && i + 4 < n; i++) {
-		bool ctl = (unsigned char)s[i] < 0x20 || s[i] == 0x7f;
-
-		buf[i] = ctl ? '?' : s[i];
-	}
-	if (s[i]) {
-		memcpy(buf + i, "...", 3);
-		i += 3;
-	}
-	buf[i] = '\0';
-	return buf;
-}
-
 void nt_program_op(const char *program, char *out, size_t n)
 {
 	const char *base = program, *p, *end;
@@ -200,15 +183,15 @@ static int row_err(const struct nt_reader *r, const struct nt_at *at,
 		[NT_F_TYPE] = "type", [NT_F_REDOP] = "redop",
 		[NT_F_ROOT] = "root",
 	};
-	char key[64], what[DIAG_MSG_MAX];
+	char key[64];
 	va_list ap;
+	int err;
 
 	snprintf(key, sizeof(key), "%s%s", at->prefix, names[fld]);
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	err = diag_vat(d, -EINVAL, r->name, at->line, at->col[fld], key, fmt, ap);
 	va_end(ap);
-	return diag_at(d, -EINVAL, r->name, at->line, at->col[fld], key, "%s",
-		       what);
+	return err;
 }
 
 /* "on line 12" or "in results[0]", for a message about an earlier row. */
@@ -238,13 +221,13 @@ static int check_series(const struct nt_reader *r,
 	if (strcmp(row->type, first->type))
 		return row_err(r, at, NT_F_TYPE, d,
 			       "'%s' after '%s' %s: one data type per file (run nccl-tests with one -d)",
-			       nt_printable(row->type, a, sizeof(a)),
+			       diag_printable(row->type, a, sizeof(a)),
 			       first->type, p);
 	if (strcmp(row->redop, first->redop))
 		return row_err(r, at, NT_F_REDOP, d,
 			       "'%s' after '%s' %s: one reduction per file (run nccl-tests with one -o)",
-			       nt_printable(row->redop, a, sizeof(a)),
-			       nt_printable(first->redop, b, sizeof(b)), p);
+			       diag_printable(row->redop, a, sizeof(a)),
+			       diag_printable(first->redop, b, sizeof(b)), p);
 	if (row->root != first->root)
 		return row_err(r, at, NT_F_ROOT, d,
 			       "%d after %d %s: one root per file (run nccl-tests with one -r)",
@@ -361,7 +344,7 @@ int nt_add_row(struct nt_reader *r, const struct nccl_tests_row *row,
 	if (!tsize)
 		return row_err(r, at, NT_F_TYPE, d,
 			       "unknown data type '%s' (" TYPE_NAMES ")",
-			       nt_printable(row->type, buf, sizeof(buf)));
+			       diag_printable(row->type, buf, sizeof(buf)));
 	err = check_series(r, row, at, d);
 	if (err)
 		return err;

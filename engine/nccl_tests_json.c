@@ -35,6 +35,8 @@
 
 #include <jansson.h>
 
+#include "json_util.h"
+
 enum top_key { K_VERSION, K_ARGS, K_CONFIG, K_RESULTS, K_AVG, K_AVG_OLD, K_N };
 
 static const char *const top_keys[K_N] = {
@@ -85,37 +87,15 @@ static int json_fail(struct json_rd *j, size_t off, const char *key,
 static int json_fail(struct json_rd *j, size_t off, const char *key,
 		     const char *fmt, ...)
 {
-	char what[DIAG_MSG_MAX];
 	unsigned line, col;
 	va_list ap;
+	int err;
 
 	where(j, off, &line, &col);
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	err = diag_vat(j->d, -EINVAL, j->r->name, line, col, key, fmt, ap);
 	va_end(ap);
-	return diag_at(j->d, -EINVAL, j->r->name, line, col, key, "%s", what);
-}
-
-static const char *json_kind(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-		return "an integer";
-	case JSON_REAL:
-		return "a real number";
-	case JSON_TRUE:
-		return "true";
-	case JSON_FALSE:
-		return "false";
-	default:
-		return "null";
-	}
+	return err;
 }
 
 /* @i is at a string's opening quote: the index of its closing one. */
@@ -345,7 +325,7 @@ static int read_root(struct json_rd *j, size_t off, const json_t *row,
 			end++;
 		if (end == s || *end || errno)
 			return json_fail(j, off, key, "'%s' is not a rank",
-					 nt_printable(s, buf, sizeof(buf)));
+					 diag_printable(s, buf, sizeof(buf)));
 	} else {
 		return json_fail(j, off, key, "expected a string or an integer, got %s",
 				 json_kind(v));
@@ -392,7 +372,7 @@ static int read_result(struct json_rd *j, size_t i, const json_t *v)
 	if (strlen(s) >= sizeof(row.redop)) {
 		snprintf(key, sizeof(key), "%sredop", prefix);
 		return json_fail(j, off, key, "'%s' is not a reduction name",
-				 nt_printable(s, buf, sizeof(buf)));
+				 diag_printable(s, buf, sizeof(buf)));
 	}
 	strcpy(row.redop, s);
 	err = read_root(j, off, v, prefix, &row.root);
@@ -555,7 +535,7 @@ static int syntax_error(const struct nt_reader *r, const json_error_t *jerr,
 	unsigned col = jerr->column > 0 ? (unsigned)jerr->column : 0;
 
 	return diag_at(d, -EINVAL, r->name, line, col, "json", "%s",
-		       nt_printable(jerr->text, text, sizeof(text)));
+		       diag_printable(jerr->text, text, sizeof(text)));
 }
 
 int nt_load_json(struct nt_reader *r, const char *buf, size_t len,

@@ -79,9 +79,6 @@ int nt_add_row(struct nt_reader *r, const struct nccl_tests_row *row,
 /* Count the hosts; on @err (or a later failure) empty the file. */
 int nt_finish(struct nt_reader *r, int err);
 
-/* @s made safe for a one-line message (control bytes -> '?', cut). */
-const char *nt_printable(const char *s, char *buf, size_t n);
-
 /* "collective" from "/path/collective_perf[_mpi]", in @out; "" if none. */
 void nt_program_op(const char *program, char *out, size_t n);
 

@@ -84,14 +84,13 @@ static int line_err(const struct text *t, unsigned col, const char *key,
 static int line_err(const struct text *t, unsigned col, const char *key,
 		    const char *fmt, ...)
 {
-	char what[DIAG_MSG_MAX];
 	va_list ap;
+	int err;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	err = diag_vat(t->d, -EINVAL, t->r->name, t->line, col, key, fmt, ap);
 	va_end(ap);
-	return diag_at(t->d, -EINVAL, t->r->name, t->line, col, key, "%s",
-		       what);
+	return err;
 }
 
 /* NUL counts as a blank, so that no token hides bytes after one. */
@@ -215,7 +214,7 @@ static int expect(struct text *t, const struct tok *w, unsigned nw,
 	else
 		return line_err(t, w[*i].col, "header",
 				"'%s' where '%s' was expected",
-				nt_printable(w[*i].s, buf, sizeof(buf)), a);
+				diag_printable(w[*i].s, buf, sizeof(buf)), a);
 	(*i)++;
 	return 0;
 }
@@ -299,7 +298,7 @@ static int parse_header(struct text *t, const struct tok *w, unsigned nw)
 	if (!err && i < nw)
 		err = line_err(t, w[i].col, "header",
 			       "unknown column '%s' after the last one",
-			       nt_printable(w[i].s, buf, sizeof(buf)));
+			       diag_printable(w[i].s, buf, sizeof(buf)));
 	if (!err)
 		t->have_header = true;
 	return err;
@@ -360,10 +359,10 @@ static int parse_avg(struct text *t, const struct tok *w, unsigned nw)
 	v = strtod(w[4].s, &end);
 	if (end == w[4].s || *end || isinf(v))
 		return line_err(t, w[4].col, key, "'%s' is not a number",
-				nt_printable(w[4].s, buf, sizeof(buf)));
+				diag_printable(w[4].s, buf, sizeof(buf)));
 	if (v < 0)
 		return line_err(t, w[4].col, key, "must be >= 0, got %s",
-				nt_printable(w[4].s, buf, sizeof(buf)));
+				diag_printable(w[4].s, buf, sizeof(buf)));
 	t->r->f->avg_busbw = v;
 	t->have_avg = true;
 	t->avg_line = t->line;
@@ -389,7 +388,7 @@ static int parse_cell(struct text *t, unsigned c, const struct tok *tok,
 	double v = 0;
 
 	col_key(l, c, key, sizeof(key));
-	nt_printable(tok->s, buf, sizeof(buf));
+	diag_printable(tok->s, buf, sizeof(buf));
 	if ((l->kind[c] == C_WRONG || l->kind[c] == C_ERROR) &&
 	    word_is(tok, "N/A"))
 		return 0; /* not checked: wrong stays -1, max_err NAN */
@@ -432,7 +431,7 @@ static int parse_field(struct text *t, unsigned c, const struct tok *tok,
 	long long x = 0;
 	size_t i, n;
 
-	nt_printable(tok->s, buf, sizeof(buf));
+	diag_printable(tok->s, buf, sizeof(buf));
 	switch (l->kind[c]) {
 	case C_SIZE:
 		if (!parse_u64(tok->s, &row->size))

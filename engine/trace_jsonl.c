@@ -18,6 +18,8 @@
 
 #include <jansson.h>
 
+#include "json_util.h"
+
 #define TRACE_GROUP_MAX 65536
 #define TRACE_ITERATION_MAX INT_MAX
 #define TRACE_RANK_MAX INT_MAX
@@ -40,27 +42,6 @@ struct reader {
 	unsigned compute_line;
 };
 
-/*
- * Copy @s for a message: control bytes become '?' and long strings are cut,
- * so a hostile value can neither break the one-line rule nor flood it.
- */
-static const char *printable(const char *s, char *buf, size_t n)
-{
-	size_t i;
-
-	for (i = 0; s[i] && i + 4 < n; i++) {
-		bool ctl = (unsigned char)s[i] < 0x20 || s[i] == 0x7f;
-
-		buf[i] = ctl ? '?' : s[i];
-	}
-	if (s[i]) {
-		memcpy(buf + i, "...", 3);
-		i += 3;
-	}
-	buf[i] = '\0';
-	return buf;
-}
-
 /* "file:line: key: problem" for an error found after parsing. */
 static int rd_err(const struct reader *r, struct diag *d, const char *key,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -68,35 +49,13 @@ static int rd_err(const struct reader *r, struct diag *d, const char *key,
 static int rd_err(const struct reader *r, struct diag *d, const char *key,
 		  const char *fmt, ...)
 {
-	char what[DIAG_MSG_MAX];
 	va_list ap;
+	int err;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	err = diag_vat(d, -EINVAL, r->name, r->line, 0, key, fmt, ap);
 	va_end(ap);
-	return diag_at(d, -EINVAL, r->name, r->line, 0, key, "%s", what);
-}
-
-static const char *json_kind(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-		return "an integer";
-	case JSON_REAL:
-		return "a real number";
-	case JSON_TRUE:
-		return "true";
-	case JSON_FALSE:
-		return "false";
-	default:
-		return "null";
-	}
+	return err;
 }
 
 static bool key_known(const char *key)
@@ -298,7 +257,7 @@ static int parse_fields(struct reader *r, const json_t *obj,
 
 	json_object_foreach((json_t *)obj, key, v) {
 		if (!key_known(key))
-			return rd_err(r, d, printable(key, buf, sizeof(buf)),
+			return rd_err(r, d, diag_printable(key, buf, sizeof(buf)),
 				      "unknown key");
 	}
 	for (i = 0; i < ARRAY_SIZE(required); i++)
@@ -321,7 +280,7 @@ static int parse_fields(struct reader *r, const json_t *obj,
 	if (trace_op_parse(s, &e->op))
 		return rd_err(r, d, "op",
 			      "unknown op '%s' (allreduce, reduce_scatter, all_gather, broadcast, alltoall, sendrecv)",
-			      printable(s, buf, sizeof(buf)));
+			      diag_printable(s, buf, sizeof(buf)));
 
 	e->dtype = TRACE_DTYPE_BF16;
 	v = json_object_get(obj, "dtype");
@@ -332,7 +291,7 @@ static int parse_fields(struct reader *r, const json_t *obj,
 		if (trace_dtype_parse(s, &e->dtype))
 			return rd_err(r, d, "dtype",
 				      "unknown dtype '%s' (fp32, fp16, bf16, fp64, int8)",
-				      printable(s, buf, sizeof(buf)));
+				      diag_printable(s, buf, sizeof(buf)));
 	}
 
 	v = json_object_get(obj, "bytes");
@@ -427,7 +386,7 @@ static int syntax_error(const struct reader *r, const json_error_t *jerr,
 	char text[JSON_ERROR_TEXT_LENGTH];
 	size_t n;
 
-	printable(jerr->text, text, sizeof(text));
+	diag_printable(jerr->text, text, sizeof(text));
 	n = strlen(text);
 	if (jerr->position >= 0 && (size_t)jerr->position >= len &&
 	    n >= neof && strcmp(text + n - neof, eof) == 0) {
