@@ -17,6 +17,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* A whole number in 1..@max: 0, or -EINVAL. */
 int cli_parse_unsigned(const char *s, unsigned max, unsigned *out);
 
+/* validate's --tolerance PCT, above 0 and at most 1000: 0, or the exit
+ * status after a one-line usage error of @cmd. */
+int cli_parse_tolerance(const char *cmd, const char *arg, double *pct);
+
 struct plan_options;
 
 /* NCCL's knobs, long options only: NCCL_ALGO, NCCL_PROTO, the channel

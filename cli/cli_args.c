@@ -37,6 +37,16 @@ int cli_parse_unsigned(const char *s, unsigned max, unsigned *out)
 	return 0;
 }
 
+int cli_parse_tolerance(const char *cmd, const char *arg, double *pct)
+{
+	char *end;
+
+	*pct = strtod(arg, &end);
+	if (end == arg || *end || !(*pct > 0) || *pct > 1000)
+		return cli_usage_error(cmd, "--tolerance: expected a percentage above 0, got '%s'", arg);
+	return 0;
+}
+
 const struct backend_ops *cli_lookup_backend(const char *name, char *why,
 					     size_t len)
 {

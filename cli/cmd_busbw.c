@@ -314,12 +314,9 @@ int cmd_busbw(int argc, char **argv)
 	rc = parse(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
-	b = cli_find_backend("busbw", "--backend", a.backend);
+	b = predict_backend("busbw", a.backend, "");
 	if (!b)
 		return EXIT_USAGE;
-	if (!(b->caps & BACKEND_CAP_SIM_CLOCK))
-		return cli_usage_error("busbw", "--backend: '%s' measures, it does not predict (analytic or model)",
-				       a.backend);
 	err = topology_load(a.topology, &topo, &d);
 	if (err) {
 		fprintf(stderr, "gdrlab busbw: %s\n", d.msg[0] ? d.msg : strerror(-err));

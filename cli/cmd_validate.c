@@ -93,7 +93,6 @@ static int parse(int argc, char **argv, struct validate_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
 	int c, rc;
 
 	memset(a, 0, sizeof(*a));
@@ -117,9 +116,9 @@ static int parse(int argc, char **argv, struct validate_args *a)
 			a->trace = optarg;
 			break;
 		case 'o':
-			a->tolerance = strtod(optarg, &end);
-			if (end == optarg || *end || !(a->tolerance > 0) || a->tolerance > 1000)
-				return cli_usage_error("validate", "--tolerance: expected a percentage above 0, got '%s'", optarg);
+			rc = cli_parse_tolerance("validate", optarg, &a->tolerance);
+			if (rc)
+				return rc;
 			break;
 		case 'j':
 			a->json = optarg;

@@ -13,6 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+
+const struct backend_ops *predict_backend(const char *cmd, const char *name,
+					  const char *measures)
+{
+	const struct backend_ops *b = cli_find_backend(cmd, "--backend", name);
+
+	if (b && !(b->caps & BACKEND_CAP_SIM_CLOCK)) {
+		cli_usage_error(cmd, "--backend: '%s' measures, it does not predict%s (analytic or model)",
+				name, measures);
+		return NULL;
+	}
+	return b;
+}
+
 unsigned predict_nodes(const struct topology *topo, const struct plan_options *o)
 {
 	return o->nodes ? o->nodes : topo->nodes;

@@ -41,6 +41,15 @@ struct predict_setup {
 	const struct backend_hooks *hooks; /* progress; may be NULL */
 };
 
+/*
+ * The predicting backend called @name (one with a simulated clock:
+ * analytic, model), or NULL after a one-line usage error of @cmd
+ * (gdrlab's exit status is then EXIT_USAGE); @measures ends the message
+ * for a backend that measures instead ("", or "; ..." saying why).
+ */
+const struct backend_ops *predict_backend(const char *cmd, const char *name,
+					  const char *measures);
+
 /* The nodes and ranks a prediction with @o runs on. */
 unsigned predict_nodes(const struct topology *topo, const struct plan_options *o);
 unsigned predict_ranks(const struct topology *topo, const struct plan_options *o);

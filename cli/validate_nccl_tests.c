@@ -101,7 +101,6 @@ static int parse(int argc, char **argv, struct vnt_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
 	int c, rc;
 
 	memset(a, 0, sizeof(*a));
@@ -131,9 +130,9 @@ static int parse(int argc, char **argv, struct vnt_args *a)
 			a->backend = optarg;
 			break;
 		case OPT_TOLERANCE:
-			a->tolerance = strtod(optarg, &end);
-			if (end == optarg || *end || !(a->tolerance > 0) || a->tolerance > 1000)
-				return cli_usage_error("validate", "--tolerance: expected a percentage above 0, got '%s'", optarg);
+			rc = cli_parse_tolerance("validate", optarg, &a->tolerance);
+			if (rc)
+				return rc;
 			break;
 		case OPT_JSON:
 			a->json = optarg;
@@ -381,12 +380,10 @@ int validate_nccl_tests(int argc, char **argv)
 	rc = parse(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
-	b = cli_find_backend("validate", "--backend", a.backend);
+	b = predict_backend("validate", a.backend,
+			    "; with --nccl-tests the file is the measurement");
 	if (!b)
 		return EXIT_USAGE;
-	if (!(b->caps & BACKEND_CAP_SIM_CLOCK))
-		return cli_usage_error("validate", "--backend: '%s' measures, it does not predict; with --nccl-tests the file is the measurement (analytic or model)",
-				       a.backend);
 	err = topology_load(a.topology, &topo, &d);
 	if (err)
 		return fail(err, &d);
