@@ -2,9 +2,9 @@
 /*
  * NCCL's tuning constants, NVIDIA/nccl v2.30.7-1 (commit 73cf112): the
  * ncclTunerConstantsDefaults table, nvlsEfficiency and
- * treeCorrectionFactor of src/graph/tuning.cc, getNetOverhead() there, the
- * speed arrays of src/graph/search.cc and the NVLink bandwidths of
- * src/graph/topo.h. NCCL carries no source or version next to them and
+ * treeCorrectionFactor of src/graph/tuning.cc, getNetOverhead() there and
+ * the speed arrays of src/graph/search.cc (NCCL's NVLink bandwidths per
+ * link, src/graph/topo.h, are in the presets' link_bandwidth). NCCL carries no source or version next to them and
  * they drift between releases (v2.12.12-1 had Tree base latencies
  * 4.4/4.4/0, ../shared/notes/nccl-algorithms.md §1): this file pins one
  * release. Tables are written in NCCL's index order: protocols LL, LL128,
@@ -194,12 +194,4 @@ const double *nccl_search_speeds(enum topo_gpu_arch a, int with_network,
 	}
 	*n = with_network ? N(speeds_inter) : N(speeds_intra);
 	return with_network ? speeds_inter : speeds_intra;
-}
-
-/* SM70_NVLINK_BW 20, SM80 20, SM90 20.6, SM100 40.1 (GB/s a link). */
-double nccl_nvlink_link_bw(enum topo_gpu_arch a)
-{
-	static const double bw[TOPO_GPU_ARCH_COUNT] = { 20.0, 20.0, 20.6, 40.1 };
-
-	return bw[a];
 }

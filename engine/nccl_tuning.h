@@ -67,9 +67,6 @@ double nccl_tree_correction(enum proto_id p, uint64_t bytes);
  * (src/graph/search.cc): within a node, or with a network. */
 const double *nccl_search_speeds(enum topo_gpu_arch a, int with_network,
 				 size_t *n);
-/* NVLink bandwidth per link NCCL assumes (src/graph/topo.h). */
-double nccl_nvlink_link_bw(enum topo_gpu_arch a);
-
 /* The search's and the communicator's channel limits (MAXCHANNELS 64;
  * a graph searches at most half of them). */
 #define NCCL_MAX_CHANNELS 64
