@@ -133,15 +133,19 @@ json_t *probe_json(const struct probe *p)
 	a = json_array();
 	for (i = 0; i < p->nswitches; i++) {
 		const struct probe_switch *s = &p->switches[i];
-		char vendor[8], device[8];
+		char vendor[8], device[8], svendor[8], sdevice[8];
 
 		snprintf(vendor, sizeof(vendor), "0x%04x", s->vendor);
 		snprintf(device, sizeof(device), "0x%04x", s->device);
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o}",
+		snprintf(svendor, sizeof(svendor), "0x%04x", s->subsys_vendor);
+		snprintf(sdevice, sizeof(sdevice), "0x%04x", s->subsys_device);
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:o}",
 			"name", s->name, "bdf", s->bdf, "cpu", p->cpus[s->cpu].name,
 			"parent", s->parent >= 0 ? p->switches[s->parent].name :
 						   p->cpus[s->cpu].name,
-			"vendor", vendor, "device", device, "link", link_json(&s->link)));
+			"vendor", vendor, "device", device,
+			"subsystem_vendor", svendor, "subsystem_device", sdevice,
+			"folded", (int)s->folded, "link", link_json(&s->link)));
 	}
 	json_object_set_new(root, "switches", a);
 	a = json_array();

@@ -25,6 +25,9 @@ long probe_read_bytes(const char *path, uint8_t *buf, size_t len);
 /* "16.0 GT/s PCIe" -> 4; 0 when not a known PCIe rate. */
 int probe_speed_gen(const char *speed);
 
+/* Fold two-level Broadcom PEX switches into one, as NCCL (probe_bcm.c). */
+void probe_flatten_bcm(struct probe *p);
+
 /* Pair classes, bridges on each pair's path, their ACS (probe_path.c). */
 void probe_classify(struct probe *p, const char *real_root);
 

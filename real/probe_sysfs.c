@@ -413,6 +413,12 @@ static void link_switches(struct probe *p, const char *real_root,
 			s->vendor = (unsigned)v;
 		if (!probe_read_long(dir, "device", 16, &v))
 			s->device = (unsigned)v;
+		/* NCCL's switch id has them too (topo.cc, ncclTopoGetIntDevice):
+		 * they tell a Broadcom PEX switch's levels apart. */
+		if (!probe_read_long(dir, "subsystem_vendor", 16, &v))
+			s->subsys_vendor = (unsigned)v;
+		if (!probe_read_long(dir, "subsystem_device", 16, &v))
+			s->subsys_device = (unsigned)v;
 		read_link(dir, &s->link);
 	}
 }
@@ -447,6 +453,9 @@ static void build_tree(struct probe *p, const char *real_root)
 					 sizeof(p->switches[i].name), "sw%u", i);
 		}
 	}
+	/* NCCL flattens before it computes paths (topo.cc,
+	 * ncclTopoGetSystemFromXml). */
+	probe_flatten_bcm(p);
 }
 
 static void guess_c2c(struct probe_gpu *g)

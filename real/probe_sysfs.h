@@ -91,7 +91,9 @@ struct probe_nic {
 /*
  * A PCIe switch as NCCL sees it: it walks up two sysfs levels at a time
  * (xml.cc, ncclTopoGetXmlFromSys), so a switch is keyed by its upstream
- * port and the downstream port is folded into it.
+ * port and the downstream port is folded into it. A Broadcom PEX switch
+ * that shows itself as two levels is then flattened into one, as NCCL's
+ * ncclTopoFlattenBcmSwitches does (probe_bcm.c).
  */
 struct probe_switch {
 	char name[PROBE_NAME_MAX]; /* sw0, ... */
@@ -99,6 +101,8 @@ struct probe_switch {
 	int cpu;
 	int parent; /* switch index, or -1: on the CPU */
 	unsigned vendor, device;
+	unsigned subsys_vendor, subsys_device; /* 0 when sysfs has none */
+	unsigned folded; /* Broadcom sub-switches flattened into this one */
 	struct probe_link link; /* the upstream port's link */
 };
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * probe: the four captured sysfs trees of tests/data/sysfs (built by
+ * probe: the six captured sysfs trees of tests/data/sysfs (built by
  * make-fixtures.sh, whose comments describe each layout), worked out by
  * hand from those layouts: path classes, ACS findings, verdicts, and the
  * emitted topology; then the real /sys of whatever machine runs the test.
@@ -238,6 +238,176 @@ Test(probe, gh200_c2c)
 	cr_expect_not(p->pairs[0][0].acs_redirect); /* root ports only */
 	cr_expect_eq(p->nics[0].ports[0].gbit, 400.0);
 	check_emit(p, 2, 0);
+	probe_destroy(p);
+}
+
+/* NCCL's switch id of switch @bdf, or the test fails. */
+static const struct probe_switch *sw(const struct probe *p, const char *bdf)
+{
+	unsigned i;
+
+	for (i = 0; i < p->nswitches; i++)
+		if (!strcmp(p->switches[i].bdf, bdf))
+			return &p->switches[i];
+	cr_assert_fail("%s: no switch %s", p->sysfs, bdf);
+	return NULL;
+}
+
+/*
+ * bcm-pex (make-fixtures.sh, 5): with NCCL's flattening the sub-switches
+ * 03:00.0 and 07:00.0 (socket 0, PEX88096) go into 01:00.0, and 83:00.0
+ * and 86:00.0 (socket 1, PEX89144, subsystem 100b) into 81:00.0; 89:00.0
+ * has the upper-level subsystem 0144 and stays. By hand:
+ *   gpu0 05:00.0, gpu1 06:00.0  under 01:00.0 (was 03:00.0), as mlx5_0
+ *                               (09:00.0, was 07:00.0): PIX; mlx5_1 SYS
+ *   gpu2 85:00.0                under 81:00.0 (was 83:00.0), as mlx5_1
+ *                               (88:00.0, was 86:00.0): PIX; mlx5_0 SYS
+ *   gpu3 8b:00.0                under 89:00.0, itself under 81:00.0:
+ *                               PXB to mlx5_1; mlx5_0 SYS
+ * Unflattened (the next test) the three PIX pairs would be PXB.
+ */
+Test(probe, bcm_pex_flattened_as_nccl)
+{
+	static const char *const rows[] = { "PIX SYS", "PIX SYS", "SYS PIX", "SYS PXB" };
+	/* PIX: at every level; PXB: not at pix; SYS: only at sys. Peermem
+	 * loaded, ACS cleared on the switch ports. */
+	static const char *const v[] = {
+		"yyyyy", "nnnyn", "yyyyy", "nnnyn", "nnnyn", "yyyyy", "nnnyn", "nyyyy",
+	};
+	struct probe *p = load(SYSFS("bcm-pex"));
+	json_t *j, *js;
+	char why[PROBE_WHY_MAX];
+
+	cr_assert_eq(p->ngpus, 4);
+	cr_assert_eq(p->nnics, 2);
+	cr_expect_eq(p->ncpus, 2);
+	cr_assert_eq(p->nswitches, 3); /* 7 before: 01 03 07 81 83 86 89 */
+	cr_expect_str_eq(p->switches[0].bdf, "0000:01:00.0");
+	cr_expect_str_eq(p->switches[1].bdf, "0000:81:00.0");
+	cr_expect_str_eq(p->switches[2].bdf, "0000:89:00.0");
+	cr_expect_str_eq(p->switches[2].name, "sw2");
+	cr_expect_eq(p->switches[0].folded, 2);
+	cr_expect_eq(p->switches[1].folded, 2);
+	cr_expect_eq(p->switches[2].folded, 0);
+	cr_expect_eq(p->switches[2].parent, 1); /* 89:00.0 now hangs from 81:00.0 */
+	cr_expect_eq(p->switches[0].parent, -1);
+	cr_expect_eq(p->switches[1].subsys_device, 0x0144);
+	cr_expect_eq(p->gpus[0].pci.parent, 0);
+	cr_expect_eq(p->gpus[2].pci.parent, 1);
+	cr_expect_eq(p->gpus[3].pci.parent, 2);
+	cr_expect_eq(p->nics[0].pci.parent, 0);
+	cr_expect_eq(p->nics[1].pci.parent, 1);
+	check_matrix(p, rows);
+	check_verdicts(p, v);
+	/* The bridges stay the physical ones: gpu0-mlx5_0 turns around in
+	 * 01:00.0, crossing 02:00.0 03:00.0 04:00.0 and 02:01.0 07:00.0
+	 * 08:00.0 on the way; 9 bridges on socket 0, 11 on socket 1. */
+	cr_expect_eq(p->nbridges, 20);
+	cr_expect_eq(p->pairs[0][0].nbridges, 7);
+	cr_expect_not(p->pairs[0][0].acs_redirect);
+	why_of(p, 0, 0, TOPO_PATH_PIX, why);
+	cr_expect_str_eq(why, "via nvidia-peermem");
+	why_of(p, 3, 1, TOPO_PATH_PIX, why);
+	cr_expect(strstr(why, "path PXB"), "%s", why);
+	cr_expect_eq(p->nwarnings, 1);
+	cr_expect_str_eq(p->warnings[0],
+			 "4 Broadcom PEX sub-switches folded into 2 switches, as NCCL does (topo.cc ncclTopoFlattenBcmSwitches)");
+	/* What --json prints: the PIX pair and the folded count. */
+	j = probe_json(p);
+	cr_assert_not_null(j);
+	cr_expect_str_eq(json_string_value(json_object_get(
+		json_array_get(json_object_get(j, "pairs"), 0), "path")), "PIX");
+	js = json_array_get(json_object_get(j, "switches"), 0);
+	cr_expect_eq(json_integer_value(json_object_get(js, "folded")), 2);
+	cr_expect_str_eq(json_string_value(json_object_get(js, "subsystem_device")), "0xa096");
+	json_decref(j);
+	check_emit(p, 2, 3);
+	probe_destroy(p);
+}
+
+/*
+ * The same tree without subsystem ids, as a kernel that hides them (or a
+ * capture that left them out) would show it: NCCL's ids no longer match,
+ * nothing is folded, and the pairs are PXB as the raw tree says (each GPU
+ * and its NIC hang from different sub-switches of one chip).
+ */
+Test(probe, bcm_pex_without_subsystem_ids_stays_pxb)
+{
+	static const char *const rows[] = { "PXB SYS", "PXB SYS", "SYS PXB", "SYS PXB" };
+	char dir[] = "/tmp/gdrlab-bcm-XXXXXX", cmd[512], tree[64];
+	struct probe *p;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(tree, sizeof(tree), "%s/t", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cp -a '%s' '%s' && find '%s' -name 'subsystem_*' -delete",
+		 SYSFS("bcm-pex"), tree, tree);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	p = load(tree);
+	cr_expect_eq(p->nswitches, 7);
+	cr_expect_eq(p->nwarnings, 0);
+	cr_expect_str_eq(sw(p, "0000:03:00.0")->name, "sw1");
+	cr_expect_str_eq(p->switches[p->gpus[0].pci.parent].bdf, "0000:03:00.0");
+	check_matrix(p, rows);
+	cr_expect_eq(probe_gdr_verdict(p, 0, 0, TOPO_PATH_PIX, false, cmd, sizeof(cmd)),
+		     PROBE_GDR_NO);
+	probe_destroy(p);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+/*
+ * pxb-8gpu (make-fixtures.sh, 6): every root port has a switch T whose
+ * ports lead to a switch G with two GPUs and to the NIC, through a third
+ * switch N (shape A) or directly (shape B). Switchtec (11f8) and PLX
+ * (10b5): not Broadcom, nothing folded, 10 switches. By hand, with NCCL's
+ * nodes (every other sysfs level from the device up):
+ *   gpu0 05 gpu1 06   under G 03:00.0 < T 01:00.0; mlx5_0 (09) under
+ *                     N 07:00.0 < T 01:00.0: common T, not the parent: PXB
+ *   gpu2 15 gpu3 16   under G 13:00.0 < T 11:00.0; mlx5_1 (17) under
+ *                     T 11:00.0 itself: PXB
+ *   gpu4..7           the same on socket 1 with mlx5_2 (89), mlx5_3 (97)
+ *   other root port of the socket: PHB; other socket: SYS.
+ */
+Test(probe, pxb_8gpu_two_levels_not_broadcom)
+{
+	static const char *const rows[] = {
+		"PXB PHB SYS SYS", "PXB PHB SYS SYS", "PHB PXB SYS SYS", "PHB PXB SYS SYS",
+		"SYS SYS PXB PHB", "SYS SYS PXB PHB", "SYS SYS PHB PXB", "SYS SYS PHB PXB",
+	};
+	/* PXB: from pxb and at NCCL's default; PHB: from phb; SYS: at sys. */
+	static const char *const v[] = {
+		"nyyyy", "nnyyn", "nnnyn", "nnnyn", "nyyyy", "nnyyn", "nnnyn", "nnnyn",
+		"nnyyn", "nyyyy", "nnnyn", "nnnyn", "nnyyn", "nyyyy", "nnnyn", "nnnyn",
+		"nnnyn", "nnnyn", "nyyyy", "nnyyn", "nnnyn", "nnnyn", "nyyyy", "nnyyn",
+		"nnnyn", "nnnyn", "nnyyn", "nyyyy", "nnnyn", "nnnyn", "nnyyn", "nyyyy",
+	};
+	struct probe *p = load(SYSFS("pxb-8gpu"));
+	char why[PROBE_WHY_MAX];
+
+	cr_assert_eq(p->ngpus, 8);
+	cr_assert_eq(p->nnics, 4);
+	cr_expect_eq(p->ncpus, 2);
+	cr_expect_eq(p->nswitches, 10); /* T G N, T G per socket */
+	cr_expect_eq(p->nwarnings, 0);
+	cr_expect_str_eq(p->gpus[2].pci.bdf, "0000:15:00.0");
+	cr_expect_str_eq(p->switches[p->gpus[2].pci.parent].bdf, "0000:13:00.0");
+	cr_expect_str_eq(p->switches[p->nics[1].pci.parent].bdf, "0000:11:00.0");
+	cr_expect_str_eq(p->switches[p->nics[2].pci.parent].bdf, "0000:87:00.0");
+	cr_expect_eq(sw(p, "0000:83:00.0")->parent, p->switches[p->nics[2].pci.parent].parent);
+	cr_expect_eq(sw(p, "0000:81:00.0")->vendor, 0x10b5);
+	cr_expect_eq(sw(p, "0000:01:00.0")->folded, 0);
+	check_matrix(p, rows);
+	check_verdicts(p, v);
+	/* 9 bridges per shape A root port, 7 per shape B; gpu0-mlx5_0 turns
+	 * around in T: 01:00.0 02:00.0 03:00.0 04:00.0 + 02:01.0 07:00.0
+	 * 08:00.0; gpu2-mlx5_1: 11:00.0 12:00.0 13:00.0 14:00.0 + 12:01.0. */
+	cr_expect_eq(p->nbridges, 32);
+	cr_expect_eq(p->pairs[0][0].nbridges, 7);
+	cr_expect_eq(p->pairs[2][1].nbridges, 5);
+	why_of(p, 0, 0, TOPO_PATH_PIX, why);
+	cr_expect_str_eq(why, "path PXB (across PCIe switches) is beyond GDR level PIX");
+	check_emit(p, 2, 10);
 	probe_destroy(p);
 }
 
