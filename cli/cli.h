@@ -30,6 +30,10 @@ enum {
 	CLI_OPT_PROTO,
 	CLI_OPT_CHANNELS,
 	CLI_OPT_PXN,
+	CLI_OPT_IB_GID_INDEX,
+	CLI_OPT_IB_TC,
+	CLI_OPT_IB_SL,
+	CLI_OPT_IB_PORT,
 };
 #define CLI_NCCL_LONGOPTS                                                     \
 	{ "algo", required_argument, NULL, CLI_OPT_ALGO },                    \
@@ -39,11 +43,20 @@ enum {
 /* Their lines of --help. */
 extern const char cli_nccl_usage[];
 
+/* How emu and real address the fabric, long options only: each sets the
+ * variable the ranks read (emu/ib_config.h), which they inherit. */
+#define CLI_IB_LONGOPTS                                                       \
+	{ "ib-gid-index", required_argument, NULL, CLI_OPT_IB_GID_INDEX },    \
+	{ "ib-tc", required_argument, NULL, CLI_OPT_IB_TC },                  \
+	{ "ib-sl", required_argument, NULL, CLI_OPT_IB_SL },                  \
+	{ "ib-port", required_argument, NULL, CLI_OPT_IB_PORT },
+extern const char cli_ib_usage[];
+
 /*
  * The options of a run that several commands take alike (run, compare,
  * validate, busbw): -n/--nodes, -p/--path, -g/--gdr-level, --chunk ('C'),
  * --buffers ('B'), --devices ('D', which sets GDRLAB_EMU_DEVICES for the
- * ranks to inherit), and CLI_NCCL_LONGOPTS; getopt's ':' (a value
+ * ranks to inherit), CLI_NCCL_LONGOPTS and CLI_IB_LONGOPTS; getopt's ':' (a value
  * missing) and anything else is an unknown option. 0 when @c was handled, else the exit status after a
  * one-line usage error. The default case of a command's getopt loop.
  */

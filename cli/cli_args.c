@@ -87,6 +87,40 @@ const char cli_nccl_usage[] =
 	"      --pxn on|off        PXN: send through a peer GPU's NIC over NVLink\n"
 	"                          where NCCL would (default on)\n";
 
+const char cli_ib_usage[] =
+	"      --ib-gid-index N    emu, real: RoCE GID index (NCCL_IB_GID_INDEX;\n"
+	"                          default: a RoCEv2 IPv4 GID, as NCCL picks)\n"
+	"      --ib-tc N           traffic class 0-255 (NCCL_IB_TC; default 0)\n"
+	"      --ib-sl N           service level 0-15 (NCCL_IB_SL; default 0)\n"
+	"      --ib-port N         port of every device (default: the first active;\n"
+	"                          NCCL_IB_HCA=mlx5_0:1,... chooses devices and ports)\n";
+
+/* --ib-*: checked here, then handed to the ranks as the variable. */
+static int ib_option(const char *cmd, int c, const char *arg)
+{
+	static const struct ib_opt {
+		const char *opt, *env;
+		unsigned lo, hi;
+	} ib[] = {
+		[CLI_OPT_IB_GID_INDEX - CLI_OPT_IB_GID_INDEX] = { "--ib-gid-index", "NCCL_IB_GID_INDEX", 0, 255 },
+		[CLI_OPT_IB_TC - CLI_OPT_IB_GID_INDEX] = { "--ib-tc", "NCCL_IB_TC", 0, 255 },
+		[CLI_OPT_IB_SL - CLI_OPT_IB_GID_INDEX] = { "--ib-sl", "NCCL_IB_SL", 0, 15 },
+		[CLI_OPT_IB_PORT - CLI_OPT_IB_GID_INDEX] = { "--ib-port", "GDRLAB_IB_PORT", 1, 255 },
+	};
+	const struct ib_opt *o = &ib[c - CLI_OPT_IB_GID_INDEX];
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v < o->lo || v > o->hi)
+		return cli_usage_error(cmd, "%s: expected a whole number from %u to %u, got '%s'",
+				       o->opt, o->lo, o->hi, arg);
+	if (setenv(o->env, arg, 1))
+		return cli_usage_error(cmd, "%s: cannot set %s", o->opt, o->env);
+	return 0;
+}
+
 int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 		    struct plan_options *o)
 {
@@ -112,6 +146,11 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 			return cli_usage_error(cmd, "--channels: expected a whole number from 1 to %d, got '%s'",
 					       NCCL_MAX_CHANNELS, arg);
 		return 0;
+	case CLI_OPT_IB_GID_INDEX:
+	case CLI_OPT_IB_TC:
+	case CLI_OPT_IB_SL:
+	case CLI_OPT_IB_PORT:
+		return ib_option(cmd, c, arg);
 	case CLI_OPT_PXN:
 		if (strcmp(arg, "on") && strcmp(arg, "off"))
 			return cli_usage_error(cmd, "--pxn: expected on or off, got '%s'", arg);

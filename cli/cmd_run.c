@@ -43,6 +43,7 @@ static const char run_usage[] =
 	"%s"
 	"      --devices LIST      emu: RDMA devices, node i on device i mod count\n"
 	"                          (e.g. rxe0,rxe1; default $GDRLAB_EMU_DEVICES, else all)\n"
+	"%s"
 	"  -q, --quiet             no progress on stderr\n"
 	"  -h, --help              this help\n"
 	"\n"
@@ -63,7 +64,8 @@ static void print_usage(FILE *out, bool compare)
 			  "                          memory, the NIC reads it); staged-memcpy (MPI's:\n"
 			  "                          cudaMemcpy through bounce buffers)\n",
 		cli_nccl_usage,
-		compare ? "" : "      --timeline FILE|-   write a Chrome/Perfetto trace (ui.perfetto.dev)\n");
+		compare ? "" : "      --timeline FILE|-   write a Chrome/Perfetto trace (ui.perfetto.dev)\n",
+		cli_ib_usage);
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -83,6 +85,7 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 		{ "timeline", required_argument, NULL, 'l' },
 		{ "devices", required_argument, NULL, 'D' },
 		CLI_NCCL_LONGOPTS
+		CLI_IB_LONGOPTS
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },

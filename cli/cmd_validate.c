@@ -61,6 +61,7 @@ static const char validate_usage[] =
 	"      --tolerance PCT     error still called normal (default 15)\n"
 	"      --json FILE|-       write the comparison as JSON ('-': stdout, no table)\n"
 	"      --devices LIST      emu/real: RDMA devices (e.g. rxe0,rxe1)\n"
+	"%s"
 	"  -q, --quiet             no progress on stderr\n"
 	"  -h, --help              this help\n"
 	"\n"
@@ -69,7 +70,7 @@ static const char validate_usage[] =
 
 int cmd_validate_help(void)
 {
-	fputs(validate_usage, stdout);
+	printf(validate_usage, cli_ib_usage);
 	printf("\n");
 	printf(validate_nccl_tests_usage, cli_nccl_usage);
 	return 0;
@@ -89,6 +90,7 @@ static int parse(int argc, char **argv, struct validate_args *a)
 		{ "json", required_argument, NULL, 'j' },
 		{ "devices", required_argument, NULL, 'D' },
 		CLI_NCCL_LONGOPTS
+		CLI_IB_LONGOPTS
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },

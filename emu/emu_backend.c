@@ -20,12 +20,16 @@
 #include <unistd.h>
 
 #include "collectives.h"
+#include "emu_memory.h"
 #include "emu_rank.h"
 #include "launch.h"
 #include "topo_path.h"
 #include "verbs_path.h"
 
 #define EMU_TIMEOUT_S 10 /* default: no RDMA progress for this long fails */
+/* default busy-poll before sleeping: longer than any small message's
+ * round trip under TCG (tens of us), short against a run */
+#define EMU_SPIN_US 10000
 
 struct devices {
 	char **names;
@@ -39,8 +43,32 @@ static void devices_free(struct devices *v)
 	v->count = 0;
 }
 
+/* Leave out what NCCL_IB_HCA leaves out; none left is an error. */
+static int devices_filter(char **have, unsigned *nhave,
+			  const struct ib_config *ib, struct diag *d)
+{
+	unsigned k = 0;
+	int port;
+
+	for (unsigned i = 0; i < *nhave; i++)
+		k += ib_config_device_ok(ib, have[i], &port);
+	if (!k)
+		return diag_set(d, -ENODEV, "NCCL_IB_HCA=%s leaves none of the RDMA devices (%s%s)",
+				getenv("NCCL_IB_HCA"), have[0], *nhave > 1 ? ", ..." : "");
+	k = 0;
+	for (unsigned i = 0; i < *nhave; i++) {
+		if (ib_config_device_ok(ib, have[i], &port))
+			have[k++] = have[i];
+		else
+			free(have[i]);
+	}
+	*nhave = k;
+	return 0;
+}
+
 /* The devices to use, each checked to exist. */
-static int devices_get(struct devices *v, struct diag *d)
+static int devices_get(struct devices *v, const struct ib_config *ib,
+		       struct diag *d)
 {
 	const char *env = getenv("GDRLAB_EMU_DEVICES");
 	char **have;
@@ -52,11 +80,17 @@ static int devices_get(struct devices *v, struct diag *d)
 	err = vp_list_devices(&have, &nhave, d);
 	if (err)
 		return err;
+	err = devices_filter(have, &nhave, ib, d);
+	if (err) {
+		vp_free_names(have, nhave);
+		return err;
+	}
 	if (!env || !*env) {
 		v->names = have;
 		v->count = nhave;
 		return 0;
 	}
+
 	list = strdup(env);
 	v->names = calloc(strlen(env) / 2 + 1, sizeof(char *));
 	if (!list || !v->names) {
@@ -95,9 +129,13 @@ out:
 
 static int emu_probe(char *why, size_t len)
 {
-	struct devices v;
+	struct devices v = { 0 };
+	struct ib_config ib;
 	struct diag d = { "" };
-	int err = devices_get(&v, &d);
+	int err = ib_config_from_env(&ib, &d);
+
+	if (!err)
+		err = devices_get(&v, &ib, &d);
 
 	if (err)
 		snprintf(why, len, "%s", d.msg);
@@ -111,6 +149,17 @@ static int timeout_ms(void)
 	double v = s && *s ? atof(s) : 0;
 
 	return v > 0 ? (int)(v * 1000) : EMU_TIMEOUT_S * 1000;
+}
+
+/* GDRLAB_EMU_SPIN_US: 0 sleeps as soon as nothing moves (many ranks on
+ * few CPUs); bad values keep the default, as GDRLAB_EMU_TIMEOUT's do. */
+static int spin_us(void)
+{
+	const char *s = getenv("GDRLAB_EMU_SPIN_US");
+	char *end;
+	long v = s && *s ? strtol(s, &end, 10) : -1;
+
+	return v >= 0 && v <= 60000000 && s && !*end ? (int)v : EMU_SPIN_US;
 }
 
 /* The records hold static strings: map what a rank sent back to one. */
@@ -149,11 +198,41 @@ static void merge(const struct plan *p, unsigned nranks,
 		}
 		if (!rec->gpu_registration)
 			rec->gpu_registration = registration_name(slow->registration);
+		if (i == 0)
+			rec->link = all[0].link; /* rank 0's */
 		c->time_us = slow->time_us;
 		memcpy(c->stage_us, slow->stage_us, sizeof(c->stage_us));
 		memcpy(c->stage_bytes, slow->stage_bytes, sizeof(c->stage_bytes));
 		c->nspans = 0;
 	}
+}
+
+/*
+ * The chunk is what one RDMA write carries and what a receiver reduces
+ * at once: a whole number of elements of every dtype it carries (a
+ * fraction of one would be summed as garbage), and below 4 GiB, since a
+ * work request's scatter/gather length is 32 bits (struct ibv_sge). The
+ * device's own limit (max_msg_sz) is checked when it is opened.
+ */
+static int check_chunk(const struct plan *p, struct diag *d)
+{
+	uint64_t chunk = p->topo.staging.chunk_bytes;
+
+	if (chunk > UINT32_MAX)
+		return diag_set(d, -EINVAL,
+				"emu: a staging chunk of %llu bytes (--chunk, or the topology's staging.chunk) is 4 GiB or more: one RDMA write carries at most 4 GiB - 1 (ibv_sge.length is 32 bits)",
+				(unsigned long long)chunk);
+	for (size_t i = 0; i < p->ncollectives; i++) {
+		enum trace_dtype t = p->trace->entries[p->collectives[i].entry].dtype;
+		unsigned esize = trace_dtype_size(t);
+
+		if (esize && chunk % esize)
+			return diag_set(d, -EINVAL,
+					"emu: a staging chunk of %llu bytes (--chunk, or the topology's staging.chunk) is not a whole number of %s elements (%u bytes each): collective %zu would be summed from split elements",
+					(unsigned long long)chunk, trace_dtype_name(t),
+					esize, i);
+	}
+	return 0;
 }
 
 static int check_plan(const struct plan *p, struct diag *d)
@@ -176,7 +255,7 @@ static int check_plan(const struct plan *p, struct diag *d)
 				p->nranks);
 	if (!p->topo.staging.chunk_bytes || !p->topo.staging.buffers)
 		return diag_set(d, -EINVAL, "emu: the staging chunk and buffers must be set");
-	return 0;
+	return check_chunk(p, d);
 }
 
 /*
@@ -259,7 +338,9 @@ int emu_run_with(const struct plan *p, struct records *rec,
 		 const struct emu_mem *mem, struct diag *d)
 {
 	struct emu_rank_args a = { .plan = p, .mem = mem,
-				   .timeout_ms = timeout_ms(), .progress = rec };
+				   .timeout_ms = timeout_ms(), .spin_us = spin_us(),
+				   .progress = rec };
+	struct ib_config ib;
 	struct emu_rank_coll *all = NULL;
 	const char **devs = NULL;
 	struct emu_launch l;
@@ -268,10 +349,13 @@ int emu_run_with(const struct plan *p, struct records *rec,
 
 	err = check_plan(p, d);
 	if (!err)
+		err = ib_config_from_env(&ib, d);
+	if (!err)
 		err = emu_launch_detect(&l, d);
 	if (err)
 		return err;
-	err = devices_get(&v, d);
+	a.ib = &ib;
+	err = devices_get(&v, &ib, d);
 	if (err)
 		return err;
 	all = calloc((size_t)p->nranks * p->ncollectives + 1, sizeof(*all));
@@ -282,6 +366,12 @@ int emu_run_with(const struct plan *p, struct records *rec,
 	}
 	for (unsigned r = 0; r < p->nranks; r++)
 		devs[r] = device_of(p, &v, r, true);
+	/* forked, or launched all on this host: every rank is here (each
+	 * launched rank checks alike, so that none waits for another) */
+	if (l.kind == EMU_LAUNCH_NONE || l.one_host)
+		err = emu_memory_check(p, p->nranks, d);
+	if (err)
+		goto out;
 	if (l.kind != EMU_LAUNCH_NONE)
 		err = run_launched(&l, &a, &v, all, d);
 	else

@@ -39,12 +39,14 @@ static int rank_open(const struct emu_rank_args *a, struct boot *b,
 	const struct plan *p = a->plan;
 	struct vp_config cfg = {
 		.device = a->device,
+		.ib = a->ib,
 		.rank = b->rank,
 		.nranks = b->size,
 		.data_bytes = emu_coll_region(max_bytes(p)),
 		.chunk = p->topo.staging.chunk_bytes,
 		.slots = p->topo.staging.buffers,
 		.timeout_ms = a->timeout_ms,
+		.spin_us = a->spin_us,
 		.abort_fd = b->abort_fd,
 		.mem = &vp_host_mem_ops,
 	};
@@ -57,6 +59,8 @@ static int rank_open(const struct emu_rank_args *a, struct boot *b,
 
 	if (!mine || !all || !ptrs)
 		err = diag_set(&ld, -ENOMEM, "out of memory");
+	if (a->ib)
+		ib_config_device_ok(a->ib, a->device, &cfg.port);
 	if (!err && a->mem && a->mem->open)
 		err = a->mem->open(a->mem->arg, b->rank, local_rank(a, b),
 				   &cfg.mem, mem_ctx, &ld);
@@ -144,6 +148,7 @@ int emu_rank_main(const struct emu_rank_args *a, struct boot *b,
 		note(&out[i], t0, t1, &t, verified, errors);
 		snprintf(out[i].registration, sizeof(out[i].registration), "%s",
 			 vp_registration(c));
+		out[i].link = *vp_link(c);
 		if (a->progress)
 			records_progress(a->progress, i + 1);
 		if (lerr) {

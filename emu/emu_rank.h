@@ -17,6 +17,7 @@ struct emu_rank_coll {
 	uint64_t stage_bytes[STAGE_KIND_COUNT];
 	uint64_t verified, errors;
 	char registration[16]; /* vp_registration(): "host", "dmabuf", ... */
+	struct records_link link; /* vp_link() */
 };
 
 /*
@@ -35,11 +36,13 @@ struct emu_rank_args {
 	const struct plan *plan;
 	const struct emu_mem *mem; /* NULL: host memory */
 	const char *device; /* this rank's RDMA device */
+	const struct ib_config *ib; /* port, GID, TC, SL (NCCL_IB_*) */
 	/* Started by a launcher (mpirun, srun): its index of this process on
 	 * its host picks the GPU. Forked: the plan's rank % GPUs per node. */
 	bool launched;
 	unsigned local_rank;
 	int timeout_ms;
+	int spin_us;        /* vp_config.spin_us */
 	/* rank 0 under a launcher reports progress here (may be NULL) */
 	struct records *progress;
 };

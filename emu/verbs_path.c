@@ -8,11 +8,13 @@
 #define _GNU_SOURCE
 #include "vp_internal.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,6 +54,11 @@ int vp_data_copy(struct vp_ctx *c, uint64_t dst, uint64_t src, size_t len)
 bool vp_aborted(const struct vp_ctx *c)
 {
 	return c->aborted;
+}
+
+const struct records_link *vp_link(const struct vp_ctx *c)
+{
+	return &c->link;
 }
 
 const char *vp_registration(const struct vp_ctx *c)
@@ -180,28 +187,70 @@ static bool gid_is_ipv4(const union ibv_gid *g)
 	return !memcmp(g->raw, prefix, sizeof(prefix));
 }
 
-/* The RoCEv2 IPv4 GID, looked up by value, not by a fixed index. */
+/* NCCL's validGid(): configured (not all zero, not the bare fe80::
+ * prefix) and not link-local, whose packets no router forwards. */
+static bool gid_routable(const union ibv_gid *g)
+{
+	static const uint8_t link_local[8] = { 0xfe, 0x80 };
+	static const uint8_t zero[16];
+
+	return memcmp(g->raw, zero, sizeof(zero)) &&
+	       memcmp(g->raw, link_local, sizeof(link_local));
+}
+
+static const char *gid_type_name(enum ibv_gid_type t, bool roce)
+{
+	if (!roce)
+		return "IB";
+	return t == IBV_GID_TYPE_ROCE_V2 ? "RoCEv2" : "RoCEv1";
+}
+
+static void note_gid(struct vp_ctx *c, const struct ibv_gid_entry *e, bool roce)
+{
+	c->gid_index = (int)e->gid_index;
+	c->link.gid_index = c->gid_index;
+	if (!inet_ntop(AF_INET6, e->gid.raw, c->link.gid, sizeof(c->link.gid)))
+		c->link.gid[0] = '\0';
+	snprintf(c->link.gid_type, sizeof(c->link.gid_type), "%s",
+		 gid_type_name(e->gid_type, roce));
+}
+
+/*
+ * RoCE: the GID the user named (NCCL_IB_GID_INDEX), else NCCL's choice
+ * (ncclIbGetGidIndex): a routable RoCEv2 GID of the address family asked
+ * for, IPv4 unless NCCL_IB_ADDR_FAMILY=AF_INET6. Looked up by value, not
+ * by a fixed index, and waited for: rxe fills its table asynchronously
+ * after `rdma link add` (notes/softroce-vm.md). InfiniBand: index 0.
+ */
 static int find_gid(struct vp_ctx *c, const struct ibv_port_attr *pa,
 		    union ibv_gid *gid, struct diag *d)
 {
+	const struct ib_config *ib = c->cfg.ib;
+	bool want_v6 = ib && ib->addr_family == AF_INET6;
+	int fixed = ib ? ib->gid_index : -1;
+	bool roce = pa->link_layer == IBV_LINK_LAYER_ETHERNET;
+	struct ibv_gid_entry e;
 	double t0 = vp_now_us();
 
-	if (pa->link_layer != IBV_LINK_LAYER_ETHERNET) {
-		c->gid_index = 0;
-		if (ibv_query_gid(c->ctx, c->port, 0, gid))
-			return diag_set(d, -EIO, "ibv_query_gid(%s): %s",
-					c->cfg.device, strerror(errno));
+	if (!roce || fixed >= 0) {
+		int i = roce ? fixed : 0;
+
+		if (i >= pa->gid_tbl_len || ibv_query_gid_ex(c->ctx, c->port, (uint32_t)i, &e, 0))
+			return diag_set(d, -EADDRNOTAVAIL,
+					"%s port %u: GID index %d (NCCL_IB_GID_INDEX) is empty or beyond its table of %d",
+					c->cfg.device, c->port, i, pa->gid_tbl_len);
+		*gid = e.gid;
+		note_gid(c, &e, roce);
 		return 0;
 	}
 	for (;;) {
 		for (int i = 0; i < pa->gid_tbl_len; i++) {
-			struct ibv_gid_entry e;
-
 			if (ibv_query_gid_ex(c->ctx, c->port, (uint32_t)i, &e, 0))
 				continue; /* empty entry: ENODATA */
-			if (e.gid_type == IBV_GID_TYPE_ROCE_V2 && gid_is_ipv4(&e.gid)) {
-				c->gid_index = i;
+			if (e.gid_type == IBV_GID_TYPE_ROCE_V2 && gid_routable(&e.gid) &&
+			    gid_is_ipv4(&e.gid) != want_v6) {
 				*gid = e.gid;
+				note_gid(c, &e, roce);
 				return 0;
 			}
 		}
@@ -210,8 +259,46 @@ static int find_gid(struct vp_ctx *c, const struct ibv_port_attr *pa,
 		usleep(50000);
 	}
 	return diag_set(d, -EADDRNOTAVAIL,
-			"%s port %u has no RoCEv2 IPv4 GID after %d s (no IPv4 address on its netdev?)",
-			c->cfg.device, c->port, VP_GID_WAIT_MS / 1000);
+			"%s port %u has no RoCEv2 %s GID after %d s (no %s address on its netdev? NCCL_IB_GID_INDEX picks one by hand)",
+			c->cfg.device, c->port, want_v6 ? "IPv6" : "IPv4",
+			VP_GID_WAIT_MS / 1000, want_v6 ? "global IPv6" : "IPv4");
+}
+
+/* The port asked for (NCCL_IB_HCA's, GDRLAB_IB_PORT), else the first
+ * active one; it must exist and be active. */
+static int pick_port(struct vp_ctx *c, struct ibv_port_attr *pa,
+		     struct diag *d)
+{
+	const struct ib_config *ib = c->cfg.ib;
+	int want = c->cfg.port ? c->cfg.port : ib ? ib->port : 0;
+	struct ibv_device_attr da;
+	int ret = ibv_query_device(c->ctx, &da);
+
+	if (ret)
+		return diag_set(d, -ret, "ibv_query_device(%s): %s", c->cfg.device,
+				strerror(ret));
+	if (want > da.phys_port_cnt)
+		return diag_set(d, -ENODEV, "%s has %u port%s, no port %d (NCCL_IB_HCA or GDRLAB_IB_PORT)",
+				c->cfg.device, da.phys_port_cnt,
+				da.phys_port_cnt == 1 ? "" : "s", want);
+	for (int p = want ? want : 1; p <= (want ? want : da.phys_port_cnt); p++) {
+		ret = ibv_query_port(c->ctx, (uint8_t)p, pa);
+		if (ret)
+			return diag_set(d, -ret, "ibv_query_port(%s, %d): %s",
+					c->cfg.device, p, strerror(ret));
+		c->port = (uint8_t)p;
+		if (pa->state == IBV_PORT_ACTIVE)
+			break;
+	}
+	if (pa->state != IBV_PORT_ACTIVE)
+		return diag_set(d, -ENETDOWN,
+				"%s port %u is %s, not active: is its network link up? (ip link)",
+				c->cfg.device, c->port, ibv_port_state_str(pa->state));
+	snprintf(c->link.device, sizeof(c->link.device), "%s", c->cfg.device);
+	c->link.port = c->port;
+	c->link.tc = ib ? (unsigned)ib->tc : 0;
+	c->link.sl = ib ? (unsigned)ib->sl : 0;
+	return 0;
 }
 
 static int alloc_arenas(struct vp_ctx *c, struct diag *d)
@@ -268,7 +355,7 @@ static int alloc_arenas(struct vp_ctx *c, struct diag *d)
 
 int vp_post_recv(struct vp_ctx *c, unsigned peer, struct diag *d)
 {
-	struct ibv_recv_wr wr = { .wr_id = peer }, *bad;
+	struct ibv_recv_wr wr = { .wr_id = vp_wr_id(VP_WR_RECV, peer) }, *bad;
 	int ret = ibv_post_recv(c->qp[peer], &wr, &bad);
 
 	if (ret)
@@ -325,17 +412,16 @@ int vp_open(struct vp_ctx **out, const struct vp_config *cfg,
 	    struct vp_peer_info *mine, struct diag *d)
 {
 	struct ibv_port_attr pa;
-	union ibv_gid gid;
+	union ibv_gid gid = { .raw = { 0 } };
 	struct vp_ctx *c;
 	unsigned n = cfg->nranks;
-	int err, ret;
+	int err;
 
 	*out = NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return diag_set(d, -ENOMEM, "out of memory");
 	c->cfg = *cfg;
-	c->port = 1;
 	c->qp = calloc(n, sizeof(*c->qp));
 	c->remote = calloc(n, sizeof(*c->remote));
 	c->out = calloc(n, sizeof(*c->out));
@@ -347,19 +433,17 @@ int vp_open(struct vp_ctx **out, const struct vp_config *cfg,
 	err = open_device(c, d);
 	if (err)
 		goto err_close;
-	ret = ibv_query_port(c->ctx, c->port, &pa);
-	if (ret) {
-		err = diag_set(d, -ret, "ibv_query_port(%s, 1): %s", cfg->device,
-			       strerror(ret));
+	err = pick_port(c, &pa, d);
+	if (err)
 		goto err_close;
-	}
-	if (pa.state != IBV_PORT_ACTIVE) {
-		err = diag_set(d, -ENETDOWN,
-			       "%s port 1 is %s, not active: is its network link up? (ip link)",
-			       cfg->device, ibv_port_state_str(pa.state));
-		goto err_close;
-	}
 	c->mtu = pa.active_mtu;
+	if (cfg->chunk > pa.max_msg_sz) {
+		err = diag_set(d, -EMSGSIZE,
+			       "a chunk of %llu bytes is more than %s port %u carries in one message (max_msg_sz %u): use a smaller --chunk",
+			       (unsigned long long)cfg->chunk, cfg->device, c->port,
+			       pa.max_msg_sz);
+		goto err_close;
+	}
 	err = find_gid(c, &pa, &gid, d);
 	if (err)
 		goto err_close;
@@ -392,6 +476,7 @@ int vp_open(struct vp_ctx **out, const struct vp_config *cfg,
 	c->psn = (uint32_t)(cfg->rank * 7919 + 1) & 0xffffff;
 	memcpy(mine->gid, gid.raw, sizeof(mine->gid));
 	mine->lid = pa.lid;
+	mine->mtu = (uint8_t)c->mtu;
 	/* RoCE has no LIDs; InfiniBand routes by LID inside a subnet, as
 	 * rc_pingpong does without -g */
 	mine->global = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
@@ -408,12 +493,27 @@ err_close:
 	return err;
 }
 
+/* The smaller of both ports' active MTUs, as NCCL's net_ib and perftest
+ * take it: a larger one than the peer's port can receive is dropped. */
+static enum ibv_mtu path_mtu(const struct vp_ctx *c,
+			     const struct vp_peer_info *peer)
+{
+	enum ibv_mtu m = (enum ibv_mtu)peer->mtu;
+
+	return m && m < c->mtu ? m : c->mtu;
+}
+
+static unsigned mtu_bytes(enum ibv_mtu m)
+{
+	return m >= IBV_MTU_256 && m <= IBV_MTU_4096 ? 128u << m : 0;
+}
+
 static int qp_to_rts(struct vp_ctx *c, unsigned r,
 		     const struct vp_peer_info *peer, struct diag *d)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR,
-		.path_mtu = c->mtu,
+		.path_mtu = path_mtu(c, peer),
 		.dest_qp_num = peer->qpn[c->cfg.rank],
 		.rq_psn = peer->psn,
 		.max_dest_rd_atomic = 1,
@@ -426,8 +526,12 @@ static int qp_to_rts(struct vp_ctx *c, unsigned r,
 	};
 	int ret;
 
+	a.ah_attr.sl = (uint8_t)c->link.sl;
 	if (peer->global) {
-		a.ah_attr.grh.hop_limit = 1;
+		/* routed RoCEv2 crosses L3 switches: 1 would drop the
+		 * packets at the first (NCCL's ncclIbQpRtr: 255) */
+		a.ah_attr.grh.hop_limit = 255;
+		a.ah_attr.grh.traffic_class = (uint8_t)c->link.tc;
 		a.ah_attr.grh.sgid_index = (uint8_t)c->gid_index;
 		memcpy(a.ah_attr.grh.dgid.raw, peer->gid, sizeof(peer->gid));
 	}
@@ -460,6 +564,7 @@ static int qp_to_rts(struct vp_ctx *c, unsigned r,
 int vp_connect(struct vp_ctx *c, const struct vp_peer_info *const *all,
 	       struct diag *d)
 {
+	unsigned path = 0;
 	int ret;
 
 	for (unsigned r = 0; r < c->cfg.nranks; r++) {
@@ -473,7 +578,10 @@ int vp_connect(struct vp_ctx *c, const struct vp_peer_info *const *all,
 		ret = qp_to_rts(c, r, all[r], d);
 		if (ret)
 			return ret;
+		if (!path || mtu_bytes(path_mtu(c, all[r])) < path)
+			path = mtu_bytes(path_mtu(c, all[r]));
 	}
+	c->link.mtu = path ? path : mtu_bytes(c->mtu);
 	if (ibv_req_notify_cq(c->cq, 0))
 		return diag_set(d, -EIO, "ibv_req_notify_cq: %s", strerror(errno));
 	return 0;

@@ -27,7 +27,9 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "ib_config.h"
 #include "plan.h"
+#include "records.h"
 #include "trace.h"
 
 struct ibv_pd;
@@ -70,6 +72,8 @@ struct vp_peer_info {
 	uint8_t gid[16];
 	uint16_t lid;      /* InfiniBand: the port's LID (0 on RoCE) */
 	uint8_t global;    /* address by GID (RoCE: always) */
+	uint8_t mtu;       /* enum ibv_mtu of its port: the path takes the
+			    * smaller of both, as NCCL's net_ib does */
 	uint32_t psn;
 	uint64_t gpu_addr, host_addr;
 	uint32_t gpu_rkey, host_rkey;
@@ -80,11 +84,16 @@ size_t vp_peer_info_size(unsigned nranks);
 
 struct vp_config {
 	const char *device;   /* "rxe0" */
+	const struct ib_config *ib; /* port, GID, TC, SL; NULL: defaults */
+	int port;             /* 0: ib->port, else the first active port */
 	unsigned rank, nranks;
 	uint64_t data_bytes;  /* "GPU" data region (inputs and outputs) */
 	uint64_t chunk;       /* bytes per slot */
 	unsigned slots;       /* slots per peer and direction */
 	int timeout_ms;       /* no progress for this long: -ETIMEDOUT */
+	int spin_us;          /* busy-poll this long with nothing moving
+			       * before sleeping on the completion channel;
+			       * 0: sleep at once (CPUs shared by many ranks) */
 	int abort_fd;         /* readable when the run is aborted, or -1 */
 	const struct vp_mem_ops *mem;
 	void *mem_ctx;
@@ -147,6 +156,9 @@ int vp_step_run(struct vp_ctx *c, const struct vp_step *s, struct vp_times *t,
 /* Which rank's abort message ended the run (set by vp_step_run when
  * abort_fd fired); the caller reads the message itself. */
 bool vp_aborted(const struct vp_ctx *c);
+
+/* The port, GID and path MTU in use (the MTU once vp_connect ran). */
+const struct records_link *vp_link(const struct vp_ctx *c);
 
 /* How the "GPU" arena was registered: "host", or what reg_mr said. */
 const char *vp_registration(const struct vp_ctx *c);

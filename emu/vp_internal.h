@@ -10,7 +10,14 @@
 #define VP_IMM_CREDIT 0x80000000u /* imm flag: a slot handed back */
 #define VP_IMM_SEQ 0x7fffffffu
 
-enum vp_wr_kind { VP_WR_DATA = 1, VP_WR_CREDIT = 2 };
+/* wr_id = kind << 32 | peer, for sends and receives alike: an error
+ * completion's opcode is undefined (ibv_poll_cq(3)), its wr_id is not. */
+enum vp_wr_kind { VP_WR_DATA = 1, VP_WR_CREDIT = 2, VP_WR_RECV = 3 };
+
+static inline uint64_t vp_wr_id(enum vp_wr_kind kind, unsigned peer)
+{
+	return (uint64_t)kind << 32 | peer;
+}
 
 /* Counters of one direction of one peer; they run across steps. */
 struct vp_out {
@@ -38,7 +45,8 @@ struct vp_ctx {
 	struct ibv_qp **qp;          /* [nranks]; NULL for this rank */
 	uint8_t port;
 	int gid_index;
-	enum ibv_mtu mtu;
+	enum ibv_mtu mtu;            /* the port's, then the path's */
+	struct records_link link;
 	uint32_t psn;
 	unsigned rq_depth;           /* receives kept posted per QP */
 	/* "GPU" arena: data region, then slots[peer][slot] of scratch */

@@ -60,6 +60,18 @@ struct iter_record {
 	double exposed_us; /* iteration time not hidden behind compute */
 };
 
+/* How a backend's queue pairs addressed the fabric (emu, real): rank 0's.
+ * device[0] == 0 for backends that move no bytes. */
+struct records_link {
+	char device[32];
+	unsigned port;
+	int gid_index;
+	char gid[46];          /* as inet_ntop writes it: IPv4-mapped or IPv6 */
+	char gid_type[12];     /* "RoCEv2", "RoCEv1", "IB" */
+	unsigned mtu;          /* path MTU in bytes: every peer's accounted */
+	unsigned tc, sl;       /* traffic class, service level */
+};
+
 struct records {
 	const char *backend;   /* static name of the backend that ran */
 	enum plan_path path;   /* path requested */
@@ -79,6 +91,7 @@ struct records {
 	 * "peermem" (real); NULL for backends that register nothing. Static
 	 * storage. */
 	const char *gpu_registration;
+	struct records_link link;
 	/* Backends that move real bytes check them. */
 	bool data_checked;
 	uint64_t verified_bytes, data_errors;

@@ -74,6 +74,17 @@ json_t *report_json(const struct report_context *ctx, const struct records *r)
 	if (r->gpu_registration)
 		json_object_set_new(doc, "gpu_registration",
 				    json_string(r->gpu_registration));
+	if (r->link.device[0])
+		json_object_set_new(doc, "rdma",
+			json_pack("{s:s,s:i,s:i,s:s,s:s,s:i,s:i,s:i}",
+				  "device", r->link.device,
+				  "port", (int)r->link.port,
+				  "gid_index", r->link.gid_index,
+				  "gid", r->link.gid,
+				  "gid_type", r->link.gid_type,
+				  "mtu", (int)r->link.mtu,
+				  "traffic_class", (int)r->link.tc,
+				  "service_level", (int)r->link.sl));
 	if (r->data_checked) {
 		json_object_set_new(doc, "verified_bytes",
 				    json_integer((json_int_t)r->verified_bytes));

@@ -102,6 +102,10 @@ Test(cli, usage_errors_exit_2_with_one_line)
 		"run --topology " A100 " --trace " RESNET " --backend nope",
 		"compare --topology " A100 " --trace " RESNET " --path direct",
 		"run --topology /nonexistent.yaml --trace " RESNET,
+		"run --topology " A100 " --trace " RESNET " --ib-sl 16",
+		"run --topology " A100 " --trace " RESNET " --ib-tc -1",
+		"run --topology " A100 " --trace " RESNET " --ib-port 0",
+		"compare --topology " A100 " --trace " RESNET " --ib-gid-index x",
 	};
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+#include "emu_memory.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives.h"
+
+/* An allowance for a rank process before its buffers (libc, libibverbs
+ * and its provider, the queue pairs' rings): a few MiB, with headroom. */
+#define EMU_RANK_BASE (16ull << 20)
+
+static uint64_t max_bytes(const struct plan *p)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < p->ncollectives; i++)
+		if (p->collectives[i].bytes > m)
+			m = p->collectives[i].bytes;
+	return m;
+}
+
+uint64_t emu_rank_memory(const struct plan *p)
+{
+	uint64_t ring = (uint64_t)p->nranks * p->topo.staging.buffers *
+			p->topo.staging.chunk_bytes;
+	uint64_t data = emu_coll_region(max_bytes(p));
+
+	/* verbs_path.c alloc_arenas: data + ring, then 2 x ring of bounce
+	 * buffers; collectives.c: two host copies of a collective to check */
+	return EMU_RANK_BASE + data + ring + 2 * ring + 2 * max_bytes(p);
+}
+
+/* A /proc file's "KEY value" line, value into *v. */
+static int proc_value(const char *path, const char *key, uint64_t *v)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	size_t klen = strlen(key);
+	int err = -ENOENT;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && (line[klen] == ' ' || line[klen] == ':')) {
+			*v = strtoull(line + klen + 1, NULL, 10);
+			err = 0;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return err;
+}
+
+uint64_t emu_oom_kills(void)
+{
+	uint64_t v;
+
+	return proc_value("/proc/vmstat", "oom_kill", &v) ? UINT64_MAX : v;
+}
+
+void emu_memory_advice(char *buf, size_t len)
+{
+	const char *guest = getenv("GDRLAB_VM_GUEST_MEM");
+	uint64_t kib;
+
+	if (guest && *guest)
+		snprintf(buf, len, "the VM guest has %s of memory: GDRLAB_VM_MEM=8G (say) gives it more",
+			 guest);
+	else if (!proc_value("/proc/meminfo", "MemAvailable", &kib))
+		snprintf(buf, len, "this machine has %" PRIu64 " MiB available (MemAvailable): run fewer ranks or a smaller trace",
+			 kib >> 10);
+	else
+		snprintf(buf, len, "run fewer ranks or a smaller trace");
+}
+
+int emu_memory_check(const struct plan *p, unsigned ranks, struct diag *d)
+{
+	uint64_t per = emu_rank_memory(p), kib, need = per * ranks;
+	char advice[160];
+
+	if (proc_value("/proc/meminfo", "MemAvailable", &kib) || need <= kib << 10)
+		return 0; /* unknown: the run finds out */
+	emu_memory_advice(advice, sizeof(advice));
+	return diag_set(d, -ENOMEM,
+			"emu: %u ranks need about %" PRIu64 " MiB (%" PRIu64 " MiB each: data, slots, bounce buffers) and %" PRIu64 " MiB is available; %s",
+			ranks, need >> 20, per >> 20, kib >> 10, advice);
+}

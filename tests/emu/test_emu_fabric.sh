@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# tests/emu/test_emu_fabric.sh GDRLAB: how the emu backend addresses the
+# fabric (emu/ib_config.c, emu/verbs_path.c), on real SoftRoCE in one boot
+# of the harness. Expected values come from the harness's own set-up
+# (emu/vm/rxe-setup: rxe0 on veth va 10.3.0.1, rxe1 on vb 10.3.0.2, MTU
+# 1500) and rxe's rules, not from gdrlab:
+#   1. the run's JSON: port 1, the RoCEv2 GID of 10.3.0.1 at the index
+#      rxe-setup finds by reading sysfs, path MTU 1024 (rxe's largest IB
+#      MTU that fits a 1500-byte Ethernet frame: 1024 + 58 bytes of RoCEv2
+#      headers; 2048 would not)
+#   2. vb's MTU raised to 9000: rxe1's port goes to 4096, rxe0's stays at
+#      1024, and veth drops frames longer than the receiver's MTU, so only
+#      the smaller of both (exchanged at connect) moves data
+#   3. --ib-gid-index of that GID works; an empty index is a clear error
+#   4. --ib-tc / --ib-sl land in the JSON
+#   5. NCCL_IB_HCA: a port the device lacks, a list that leaves nothing
+#   6. chunks: not a whole number of elements, 4 GiB, more than rxe's
+#      max_msg_sz (8 MiB, RXE_PORT_MAX_MSG_SZ): each refused before any
+#      queue pair exists, naming the value
+#   7. a plan larger than the guest's memory: refused before the ranks
+#      start, with GDRLAB_VM_MEM named
+# Exit: 0 passed, 1 failed, 77 skipped.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+bin=$(realpath "${1:?usage: test_emu_fabric.sh GDRLAB}")
+in_vm "$0" "$bin"
+
+out=$(mktemp -d)
+trap 'ip link set vb mtu 1500 2>/dev/null; rm -rf "$out"' EXIT
+A=$GDRLAB_RXE_A B=$GDRLAB_RXE_B
+common=(--topology configs/emu-vm.yaml --trace traces/emu-small.jsonl
+        --backend emu --devices "$A,$B" --path direct --quiet)
+gid_a=$(emu/vm/rxe-setup gid "$A" "$GDRLAB_IP_A")
+
+# field JSON KEY: the value of "KEY" in the run's "rdma" object
+field() {
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rdma"][sys.argv[2]])' "$1" "$2"
+}
+# expect_fail NAME PATTERN ARGS...: exit non-zero, one line matching PATTERN
+expect_fail() {
+    local name=$1 pat=$2 rc
+    shift 2
+    "$bin" run "$@" >/dev/null 2>"$out/err"
+    rc=$?
+    if [ $rc -ne 0 ] && [ "$(wc -l <"$out/err")" -eq 1 ] && grep -Eq "$pat" "$out/err"; then
+        ok "$name: exit $rc: $(cat "$out/err")"
+    else
+        notok "$name: exit $rc, wanted /$pat/: $(head -3 "$out/err")"
+    fi
+}
+
+# 1. what the JSON says
+if "$bin" run "${common[@]}" --json "$out/run.json" >/dev/null 2>"$out/err"; then
+    got="$(field "$out/run.json" port) $(field "$out/run.json" gid_type) $(field "$out/run.json" gid) $(field "$out/run.json" gid_index) $(field "$out/run.json" mtu)"
+    want="1 RoCEv2 ::ffff:$GDRLAB_IP_A $gid_a 1024"
+    [ "$got" = "$want" ] && ok "rdma in the JSON: $got" ||
+        notok "rdma in the JSON: '$got', want '$want'"
+else
+    notok "run: exit $?: $(head -3 "$out/err")"
+fi
+
+# 2. different MTUs at the two ends
+ip link set vb mtu 9000
+mtu_b=
+for _ in $(seq 50); do
+    mtu_b=$(ibv_devinfo -d "$B" 2>/dev/null | awk '/active_mtu/ { print $2; exit }')
+    [ "$mtu_b" = 4096 ] && break
+    sleep 0.1
+done
+if [ "$mtu_b" != 4096 ]; then
+    notok "MTU: $B's port did not go to 4096 with vb at 9000 (active_mtu '$mtu_b')"
+elif GDRLAB_EMU_TIMEOUT=5 "$bin" run "${common[@]}" --json "$out/mtu.json" >/dev/null 2>"$out/err"; then
+    check "MTU 1024 at $A, $mtu_b at $B" "$out/mtu.json" 2
+    [ "$(field "$out/mtu.json" mtu)" = 1024 ] && ok "path MTU: the smaller, 1024" ||
+        notok "path MTU: $(field "$out/mtu.json" mtu), want 1024"
+else
+    notok "MTU 1024 at $A, $mtu_b at $B: exit $?: $(head -3 "$out/err")"
+fi
+ip link set vb mtu 1500
+
+# 3. GID index by hand
+if "$bin" run "${common[@]}" --ib-gid-index "$gid_a" --json "$out/gid.json" >/dev/null 2>"$out/err" &&
+    [ "$(field "$out/gid.json" gid_index)" = "$gid_a" ]; then
+    ok "--ib-gid-index $gid_a"
+else
+    notok "--ib-gid-index $gid_a: $(head -3 "$out/err")"
+fi
+# rxe-setup gives each device one IPv4 address: the last entry is empty
+expect_fail "an empty GID index" "GID index 255 \(NCCL_IB_GID_INDEX\) is empty or beyond its table" \
+    "${common[@]}" --ib-gid-index 255
+
+# 4. traffic class and service level
+if "$bin" run "${common[@]}" --ib-tc 106 --ib-sl 3 --json "$out/tc.json" >/dev/null 2>"$out/err" &&
+    [ "$(field "$out/tc.json" traffic_class) $(field "$out/tc.json" service_level)" = "106 3" ]; then
+    check "--ib-tc 106 --ib-sl 3" "$out/tc.json" 2
+else
+    notok "--ib-tc 106 --ib-sl 3: $(head -3 "$out/err")"
+fi
+
+# 5. NCCL_IB_HCA
+NCCL_IB_HCA="$A:2,$B:2" expect_fail "NCCL_IB_HCA port 2" "$A has 1 port, no port 2|$B has 1 port, no port 2" \
+    "${common[@]}"
+NCCL_IB_HCA=nosuch expect_fail "NCCL_IB_HCA=nosuch" "NCCL_IB_HCA=nosuch leaves none of the RDMA devices" \
+    --topology configs/emu-vm.yaml --trace traces/emu-small.jsonl --backend emu --quiet
+
+# 6. chunks the data path cannot carry
+expect_fail "a 6-byte chunk of fp32" "staging chunk of 6 bytes .* is not a whole number of fp32 elements \(4 bytes each\)" \
+    "${common[@]}" --chunk 6B
+expect_fail "a 4 GiB chunk" "staging chunk of 4294967296 bytes .* is 4 GiB or more" \
+    "${common[@]}" --chunk 4GiB
+expect_fail "a chunk above max_msg_sz" "a chunk of 16777216 bytes is more than .* carries in one message \(max_msg_sz 8388608\)" \
+    "${common[@]}" --chunk 16MiB --buffers 1
+
+# 7. a plan the guest's memory cannot hold: refused before any rank starts
+echo '{"iteration": 0, "op": "allreduce", "bytes": 4294967296, "dtype": "fp32", "ready_us": 0}' >"$out/huge.jsonl"
+expect_fail "a plan larger than memory" "emu: 2 ranks need about [0-9]+ MiB .* MiB is available; the VM guest has [0-9]+[GMK] of memory: GDRLAB_VM_MEM=" \
+    --topology configs/emu-vm.yaml --trace "$out/huge.jsonl" --backend emu --devices "$A,$B" --quiet
+echo "1..$n"
+exit $failed
