@@ -602,10 +602,11 @@ int nt_load_text(struct nt_reader *r, const char *buf, size_t len,
 		err = parse_line(t, buf, (size_t)(nl - buf));
 		buf = nl + 1;
 	}
+	/* where the reader ran out of lines: the last one (1 for nothing) */
 	if (!err && !t->have_header)
-		err = diag_set(d, -EINVAL,
-			       "%s: table: no nccl-tests results table (no '#  size  count  type ...' header line)",
-			       r->name);
+		err = diag_at(d, -EINVAL, r->name, t->line ? t->line : 1, 0, "table",
+			      "no nccl-tests results table in its %u line%s (no '#  size  count  type ...' header line)",
+			      t->line, t->line == 1 ? "" : "s");
 	else if (!err && !r->f->nrows)
 		err = diag_at(d, -EINVAL, r->name, t->lay.line, 0, "table",
 			      "no result rows after the header%s",
