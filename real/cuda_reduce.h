@@ -25,7 +25,24 @@ bool cuda_reduce_built(void);
 /* The embedded image (@len 0 when not built), for tests. */
 const void *cuda_reduce_image(size_t *len);
 
-/* Load the module on @dev's current context; -ENOSYS when not built. */
+/* What the image holds, "sm_75 sm_80 sm_90 compute_90" ("none" when not
+ * built), and the toolkit that built it. */
+const char *cuda_reduce_archs(char *buf, size_t len);
+const char *cuda_reduce_toolkit(void);
+/* The image's SASS list (0-ended) and, in *@ptx, its PTX arch; for tests. */
+const unsigned *cuda_reduce_sass(unsigned *ptx);
+
+/*
+ * Whether a GPU of compute capability @cc (major * 10 + minor) can load an
+ * image with SASS for @sass (0-ended) and PTX for @ptx (0: none). SASS for
+ * X.y runs on X.z, z >= y; PTX for X.Y is JIT-compiled for any cc >= X.Y
+ * (CUDA C++ Programming Guide, "Binary Compatibility", "PTX
+ * Compatibility"). Asks nothing of the driver.
+ */
+bool cuda_reduce_loads_on(const unsigned *sass, unsigned ptx, unsigned cc);
+
+/* Load the module on @dev's current context; -ENOSYS when not built,
+ * -ENOEXEC, naming both sides, when @dev can load nothing in the image. */
 int cuda_reduce_open(struct cuda_reduce *r, const struct cu_api *cu,
 		     CUdevice dev, struct diag *d);
 void cuda_reduce_close(struct cuda_reduce *r);

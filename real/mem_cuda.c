@@ -336,8 +336,8 @@ int mem_cuda_open(struct mem_cuda **out, int ordinal, size_t arena_min,
 	/* Without the kernels copies still work; sums say why they cannot. */
 	m->red_ok = !cuda_reduce_open(&m->red, m->cu, m->dev, &rd);
 	if (!m->red_ok && cuda_reduce_built()) {
-		err = diag_set(d, -ENOEXEC, "%s (%s, sm_%d%d)", rd.msg, m->name,
-			       m->cc_major, m->cc_minor);
+		/* rd names the GPU's arch and the image's */
+		err = diag_set(d, -ENOEXEC, "%s (%s)", rd.msg, m->name);
 		goto err_close;
 	}
 	*out = m;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * The reduction kernels: dst[i] += src[i], one per element type the traces
- * name. nvcc turns this file into a fatbin at build time (sm_80, sm_90 and
- * compute_90 PTX, which newer GPUs JIT), embedded in the library and loaded
- * with cuModuleLoadData (cuda_reduce.c): no cudart, so gdrlab starts where
- * CUDA is absent. extern "C" keeps the names plain for cuModuleGetFunction.
+ * name. nvcc turns this file into a fatbin at build time (SASS for sm_75,
+ * sm_80, sm_90, and sm_70 with a toolkit older than CUDA 13; compute_90
+ * PTX, which newer GPUs JIT: real/CMakeLists.txt), embedded in the library
+ * and loaded with cuModuleLoadData (cuda_reduce.c): no cudart, so gdrlab
+ * starts where CUDA is absent. extern "C" keeps the names plain for
+ * cuModuleGetFunction.
  *
  * bf16 and fp16 are summed in fp32 and rounded once, to nearest even, as
  * the host's dtype_sum does (emu/dtype.c), so both give the same bits.

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "cuda_driver.h"
@@ -115,6 +116,174 @@ Test(real, kernels_embedded_when_built)
 	cr_assert_eq(img[1], 0xed);
 	cr_assert_eq(img[2], 0x55);
 	cr_assert_eq(img[3], 0xba);
+}
+
+/* SASS runs on the same major and a minor at least as high; PTX on any
+ * GPU at least as new (CUDA's binary and PTX compatibility rules). */
+Test(real, kernels_load_where_cuda_compatibility_says)
+{
+	static const unsigned cuda13[] = { 75, 80, 90, 0 }, cuda12[] = { 70, 75, 80, 90, 0 };
+	static const unsigned none[] = { 0 };
+
+	cr_expect_not(cuda_reduce_loads_on(cuda13, 90, 70)); /* V100 */
+	cr_expect_not(cuda_reduce_loads_on(cuda13, 90, 72)); /* Xavier */
+	cr_expect(cuda_reduce_loads_on(cuda13, 90, 75));     /* T4: sm_75 */
+	cr_expect(cuda_reduce_loads_on(cuda13, 90, 80));     /* A100 */
+	cr_expect(cuda_reduce_loads_on(cuda13, 90, 86));     /* A10: sm_80 */
+	cr_expect(cuda_reduce_loads_on(cuda13, 90, 89));     /* L40: sm_80 */
+	cr_expect(cuda_reduce_loads_on(cuda13, 90, 90));     /* H100 */
+	cr_expect(cuda_reduce_loads_on(cuda13, 90, 100));    /* B200: PTX */
+	cr_expect(cuda_reduce_loads_on(cuda13, 90, 120));    /* RTX 50: PTX */
+	cr_expect_not(cuda_reduce_loads_on(cuda13, 0, 100)); /* no PTX */
+	cr_expect_not(cuda_reduce_loads_on(cuda13, 90, 61)); /* Pascal */
+	cr_expect(cuda_reduce_loads_on(cuda12, 90, 70));
+	cr_expect(cuda_reduce_loads_on(cuda12, 90, 72));
+	cr_expect_not(cuda_reduce_loads_on(none, 90, 89));   /* PTX only: 9.0 up */
+	cr_expect(cuda_reduce_loads_on(none, 90, 90));
+}
+
+/*
+ * The fatbin's entries as public fatbin readers take them (no NVIDIA
+ * header has the layout; checked against what nvcc 13.0 writes): a
+ * 16-byte header (magic 0xba55ed50, u16 version, u16 header size, u64
+ * size of the entries), then entries of u16 kind (1 PTX, 2 ELF), u16,
+ * u32 header size, u64 payload size, ..., u32 arch at +28.
+ */
+static unsigned fatbin_archs(const unsigned char *img, size_t len, unsigned kind,
+			     unsigned *arch, unsigned max)
+{
+	uint32_t magic;
+	uint16_t hs;
+	uint64_t size, off;
+	unsigned n = 0;
+
+	cr_assert_geq(len, 16);
+	memcpy(&magic, img, 4);
+	memcpy(&hs, img + 6, 2);
+	memcpy(&size, img + 8, 8);
+	cr_assert_eq(magic, 0xba55ed50);
+	cr_assert_leq(hs + size, len);
+	for (off = hs; off + 32 <= hs + size;) {
+		uint16_t k;
+		uint32_t ehs, a;
+		uint64_t payload;
+
+		memcpy(&k, img + off, 2);
+		memcpy(&ehs, img + off + 4, 4);
+		memcpy(&payload, img + off + 8, 8);
+		memcpy(&a, img + off + 28, 4);
+		if (k == kind && n < max)
+			arch[n++] = a;
+		cr_assert_gt(ehs, 0);
+		off += ehs + payload;
+	}
+	return n;
+}
+
+static bool has(const unsigned *v, unsigned n, unsigned a)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v[i] == a)
+			return true;
+	return false;
+}
+
+static unsigned count0(const unsigned *v)
+{
+	unsigned n = 0;
+
+	while (v[n])
+		n++;
+	return n;
+}
+
+static const char *find_cuobjdump(void)
+{
+	static const char *const tools[] = { "cuobjdump", "/usr/local/cuda/bin/cuobjdump" };
+	char cmd[128];
+
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null", tools[i]);
+		if (!system(cmd))
+			return tools[i];
+	}
+	return NULL;
+}
+
+/* cuobjdump's own listing of the image, where the toolkit has it. */
+static void cuobjdump_agrees(const void *img, size_t len, const unsigned *sass,
+			     unsigned ptx)
+{
+	const char *tool = find_cuobjdump();
+	char path[] = "/tmp/gdrlab-fatbin-XXXXXX", cmd[256], line[256];
+	unsigned elf = 0, nptx = 0;
+	FILE *f, *p;
+	int fd;
+
+	if (!tool) {
+		printf("test_real: cuobjdump not found: the image's archs were checked by its headers only\n");
+		return;
+	}
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(img, 1, len, f), len);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s --list-elf --list-ptx %s", tool, path);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	/* "ELF file    1: gdrlab-fatbin-XXXXXX.1.sm_75.cubin", "PTX file ..." */
+	while (fgets(line, sizeof(line), p)) {
+		const char *sm = strstr(line, ".sm_");
+		unsigned a = sm ? (unsigned)atoi(sm + 4) : 0;
+
+		if (!strncmp(line, "ELF file", 8)) {
+			elf++;
+			cr_expect(has(sass, count0(sass), a), "cuobjdump lists sm_%u, not configured", a);
+		} else if (!strncmp(line, "PTX file", 8)) {
+			nptx++;
+			cr_expect_eq(a, ptx, "cuobjdump lists PTX for %u", a);
+		}
+	}
+	cr_expect_eq(pclose(p), 0, "%s", cmd);
+	unlink(path);
+	cr_expect_eq(elf, count0(sass), "cuobjdump: %u ELF images", elf);
+	cr_expect_eq(nptx, 1);
+}
+
+/*
+ * The image holds what real/CMakeLists.txt asked nvcc for, no more, no
+ * less: SASS sm_75 sm_80 sm_90 (and sm_70 with a toolkit that still
+ * builds it: CUDA 12) and compute_90 PTX for newer GPUs.
+ */
+Test(real, kernels_image_has_the_configured_archs)
+{
+	size_t len;
+	const unsigned char *img = cuda_reduce_image(&len);
+	unsigned ptx, elf[16], ptxs[4], n, k, i;
+	const unsigned *sass = cuda_reduce_sass(&ptx);
+	unsigned nsass = count0(sass);
+	char archs[96];
+
+	if (!cuda_reduce_built()) {
+		printf("test_real: kernels_image_has_the_configured_archs skipped: built without nvcc (GDRLAB_CUDA=OFF)\n");
+		cr_skip_test("built without nvcc");
+	}
+	cr_expect(has(sass, nsass, 75) && has(sass, nsass, 80) && has(sass, nsass, 90),
+		  "configured: %s", cuda_reduce_archs(archs, sizeof(archs)));
+	cr_expect_eq(ptx, 90);
+	n = fatbin_archs(img, len, 2, elf, 16);
+	k = fatbin_archs(img, len, 1, ptxs, 4);
+	for (i = 0; i < nsass; i++)
+		cr_expect(has(elf, n, sass[i]), "no sm_%u ELF in the image", sass[i]);
+	cr_expect_eq(n, nsass, "%u ELF images for %u configured archs", n, nsass);
+	cr_assert_eq(k, 1);
+	cr_expect_eq(ptxs[0], 90);
+	cr_expect_str_eq(cuda_reduce_archs(archs, sizeof(archs)),
+			 has(sass, nsass, 70) ? "sm_70 sm_75 sm_80 sm_90 compute_90" :
+						"sm_75 sm_80 sm_90 compute_90");
+	cuobjdump_agrees(img, len, sass, ptx);
 }
 
 /* The backend is listed with GPU memory and data checks, and where it
