@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "emu_memory.h"
 #include "emu_rank.h"
 #include "fd_io.h"
 #include "vp_internal.h"
@@ -44,6 +45,7 @@ struct hub {
 	unsigned ngathered;
 	bool aborted;
 	double abort_at;
+	uint64_t oom_kills; /* emu_oom_kills() before the first fork */
 	int err;
 	struct diag *d;
 };
@@ -95,6 +97,16 @@ static void hub_abort(struct hub *h, int err, const char *fmt, ...)
 			continue; /* that one is gone already; reaped later */
 }
 
+/* Whether the kernel OOM-killed something since the ranks started: a
+ * SIGKILL then is its (the count is system-wide; nothing else here
+ * allocates while a run waits on its ranks). */
+static bool oom_killed(const struct hub *h)
+{
+	uint64_t now = emu_oom_kills();
+
+	return h->oom_kills != UINT64_MAX && now != UINT64_MAX && now > h->oom_kills;
+}
+
 static void kid_closed(struct hub *h, unsigned r)
 {
 	struct kid *k = &h->kids[r];
@@ -104,7 +116,15 @@ static void kid_closed(struct hub *h, unsigned r)
 	k->fd = -1;
 	if (waitpid(k->pid, &st, 0) == k->pid)
 		k->reaped = true;
-	if (WIFSIGNALED(st))
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && oom_killed(h)) {
+		char advice[160];
+
+		emu_memory_advice(advice, sizeof(advice));
+		hub_abort(h, -ENOMEM,
+			  "rank %u (pid %d) was killed by the kernel's OOM killer: out of memory (each rank needs about %llu MiB; %s)",
+			  r, (int)k->pid,
+			  (unsigned long long)(emu_rank_memory(h->a->plan) >> 20), advice);
+	} else if (WIFSIGNALED(st))
 		hub_abort(h, -ECONNRESET, "rank %u (pid %d) was killed by signal %d (%s)",
 			  r, (int)k->pid, WTERMSIG(st), strsignal(WTERMSIG(st)));
 	else if (!k->result && WIFEXITED(st))
@@ -222,7 +242,8 @@ int emu_hub_run(const struct emu_rank_args *a, const char *const *devices,
 		struct emu_rank_coll *all, struct diag *d)
 {
 	struct hub h = { .a = a, .n = a->plan->nranks,
-			 .ncoll = a->plan->ncollectives, .all = all, .d = d };
+			 .ncoll = a->plan->ncollectives, .all = all, .d = d,
+			 .oom_kills = emu_oom_kills() };
 	unsigned started = 0;
 
 	h.kids = calloc(h.n, sizeof(*h.kids));
