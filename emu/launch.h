@@ -1,17 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * launch: did a launcher start this process as one rank of an emu run
- * (mpirun, srun), or does gdrlab fork the ranks itself? And the bootstrap
- * that goes with each launcher (boot.h).
+ * (mpirun, srun, mpiexec), or does gdrlab fork the ranks itself? And the
+ * bootstrap that goes with each launcher (boot.h).
  *
- *   mpirun  OMPI_COMM_WORLD_SIZE is set. First, because mpirun's ranks
- *           inside a Slurm allocation also inherit the SLURM_* variables
- *           of the step that started Open MPI's daemons.
- *   srun    a step of two tasks or more: SLURM_STEP_ID, SLURM_PROCID and
- *           SLURM_STEP_NUM_TASKS > 1. An sbatch script (SLURM_PROCID=0 and
- *           SLURM_NTASKS=N, but no step), an salloc shell or a one-task
- *           step (srun --pty bash) is not one: gdrlab forks its ranks there
- *           as anywhere else.
+ *   mpirun   Open MPI's: OMPI_COMM_WORLD_SIZE is set. First, because
+ *            mpirun's ranks inside a Slurm allocation also inherit the
+ *            SLURM_* variables of the step that started Open MPI's daemons.
+ *   srun     a step of two tasks or more: SLURM_STEP_ID, SLURM_PROCID and
+ *            SLURM_STEP_NUM_TASKS > 1. An sbatch script (SLURM_PROCID=0 and
+ *            SLURM_NTASKS=N, but no step), an salloc shell or a one-task
+ *            step (srun --pty bash) is not one: gdrlab forks its ranks there
+ *            as anywhere else.
+ *   mpiexec  MPICH's or Intel MPI's (Hydra), or another PMI launcher:
+ *            PMI_RANK and PMI_SIZE > 1, and GDRLAB_BOOT_ADDR for the TCP
+ *            bootstrap (the MPI one is Open MPI's). Over Slurm's variables,
+ *            unless they agree (srun --mpi=pmi2). A PMI launch without a
+ *            size (PMIX_RANK alone, Hydra's -pmi-port) or without
+ *            GDRLAB_BOOT_ADDR is refused, with the variables seen: each
+ *            process would otherwise fork a whole job of its own.
+ *
+ * Any launch whose rank is not below its size is refused.
  */
 #ifndef GDRLAB_EMU_LAUNCH_H
 #define GDRLAB_EMU_LAUNCH_H
@@ -29,11 +38,12 @@ enum emu_launcher {
 	EMU_LAUNCH_NONE,   /* gdrlab forks the ranks */
 	EMU_LAUNCH_MPIRUN,
 	EMU_LAUNCH_SRUN,
+	EMU_LAUNCH_MPIEXEC, /* Hydra's PMI: TCP at GDRLAB_BOOT_ADDR */
 };
 
 struct emu_launch {
 	enum emu_launcher kind;
-	const char *name;      /* "mpirun", "srun" (static strings) */
+	const char *name;      /* "mpirun", "srun", "mpiexec" (static strings) */
 	const char *count_opt; /* how to ask it for N ranks: "-np", "-n" */
 	const char *unit;      /* what it calls them: "ranks", "tasks" */
 	unsigned rank, size;
@@ -50,7 +60,8 @@ int emu_launch_detect(struct emu_launch *l, struct diag *d);
  * removed from the environment). */
 void emu_launch_forget(void);
 
-/* Start the launcher's bootstrap: MPI under mpirun, TCP under srun. */
+/* Start the launcher's bootstrap: MPI under mpirun, TCP under srun and
+ * mpiexec. */
 int emu_launch_boot(const struct emu_launch *l, struct boot *b, struct diag *d);
 
 /* The first host of a Slurm host list: "gpu[003-010,012],login1" gives

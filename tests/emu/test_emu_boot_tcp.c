@@ -85,6 +85,8 @@ static void clear_env(void)
 		"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_STEP_ID", "SLURM_PROCID",
 		"SLURM_NTASKS", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID",
 		"OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_STEP_NUM_NODES",
+		"PMI_RANK", "PMI_SIZE", "PMI_ID", "PMI_PORT", "PMIX_RANK",
+		"MPI_LOCALRANKID", "MPI_LOCALNRANKS", "GDRLAB_BOOT_ADDR",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -153,6 +155,202 @@ Test(emu_launch, detect, .init = clear_env)
 	setenv("SLURM_PROCID", "x", 1);
 	cr_assert_eq(emu_launch_detect(&l, &d), -EINVAL);
 	cr_assert_str_eq(d.msg, "SLURM_PROCID is 'x', not a number");
+}
+
+/* What a launcher says of itself must hold together: a rank below the
+ * size, numbers that are numbers. */
+Test(emu_launch, inconsistent_is_refused, .init = clear_env)
+{
+	struct emu_launch l;
+	struct diag d = { "" };
+
+	setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+	setenv("OMPI_COMM_WORLD_RANK", "4", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "OMPI_COMM_WORLD_RANK is 4, not below OMPI_COMM_WORLD_SIZE 4");
+	setenv("OMPI_COMM_WORLD_SIZE", "99999999999", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "OMPI_COMM_WORLD_SIZE is '99999999999', more than 4294967295");
+	unsetenv("OMPI_COMM_WORLD_SIZE");
+
+	setenv("SLURM_STEP_ID", "0", 1);
+	setenv("SLURM_PROCID", "2", 1);
+	setenv("SLURM_STEP_NUM_TASKS", "2", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "SLURM_PROCID is 2, not below SLURM_STEP_NUM_TASKS 2");
+	unsetenv("SLURM_STEP_ID");
+
+	setenv("GDRLAB_BOOT_ADDR", "127.0.0.1:29400", 1);
+	setenv("PMI_RANK", "4", 1);
+	setenv("PMI_SIZE", "4", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "PMI_RANK is 4, not below PMI_SIZE 4");
+	setenv("PMI_SIZE", "0", 1);
+	setenv("PMI_RANK", "0", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "PMI_RANK is 0, not below PMI_SIZE 0");
+	setenv("PMI_RANK", "one", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "PMI_RANK is 'one', not a number");
+	setenv("PMI_RANK", "1", 1);
+	setenv("PMI_SIZE", "-4", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "PMI_SIZE is '-4', not a number");
+	setenv("PMI_SIZE", "4", 1);
+	setenv("MPI_LOCALRANKID", "2", 1);
+	setenv("MPI_LOCALNRANKS", "2", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "MPI_LOCALRANKID is 2, not below MPI_LOCALNRANKS 2");
+	setenv("MPI_LOCALRANKID", "1", 1);
+	setenv("MPI_LOCALNRANKS", "5", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "MPI_LOCALNRANKS is 5, more than PMI_SIZE 4");
+	setenv("MPI_LOCALNRANKS", "2", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert_eq(l.kind, EMU_LAUNCH_MPIEXEC);
+}
+
+/*
+ * MPICH's and Intel MPI's mpiexec (Hydra) set PMI_RANK, PMI_SIZE,
+ * MPI_LOCALRANKID and MPI_LOCALNRANKS for each process (MPICH
+ * src/pm/hydra/proxy/pmip_cb.c; Intel MPI's Hydra is MPICH's), and with
+ * -pmi-port PMI_ID and PMI_PORT instead of the first two: so MPICH 4.0.2's
+ * mpiexec.hydra -n 3 and -pmi-port -n 2, printing their environment. Their
+ * MPI is not Open MPI's, so the TCP bootstrap serves, at GDRLAB_BOOT_ADDR.
+ */
+Test(emu_launch, detect_hydra, .init = clear_env)
+{
+	struct emu_launch l;
+	struct diag d = { "" };
+
+	/* mpiexec -n 4 -ppn 2, rank 2, first on the second host */
+	setenv("PMI_RANK", "2", 1);
+	setenv("PMI_SIZE", "4", 1);
+	setenv("MPI_LOCALRANKID", "0", 1);
+	setenv("MPI_LOCALNRANKS", "2", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), -ENOTSUP);
+	cr_assert_eq(l.kind, EMU_LAUNCH_NONE);
+	cr_assert_str_eq(d.msg,
+			 "PMI_RANK=2 PMI_SIZE=4: started by a PMI launcher (MPICH's or Intel MPI's mpiexec), which gdrlab's MPI bootstrap (Open MPI's) cannot join: set GDRLAB_BOOT_ADDR=host:port, rank 0's host and a free port, for the TCP bootstrap, or launch with Open MPI's mpirun or srun");
+	setenv("GDRLAB_BOOT_ADDR", "node1:29400", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert_eq(l.kind, EMU_LAUNCH_MPIEXEC);
+	cr_assert_str_eq(l.name, "mpiexec");
+	cr_assert_str_eq(l.count_opt, "-n");
+	cr_assert_eq(l.rank, 2);
+	cr_assert_eq(l.size, 4);
+	cr_assert_eq(l.local_rank, 0);
+	cr_assert(!l.one_host, "2 of 4 ranks on this host");
+	setenv("MPI_LOCALRANKID", "2", 1);
+	setenv("MPI_LOCALNRANKS", "4", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert_eq(l.local_rank, 2);
+	cr_assert(l.one_host, "4 of 4 ranks on this host");
+	unsetenv("MPI_LOCALRANKID");
+	unsetenv("MPI_LOCALNRANKS");
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert_eq(l.local_rank, 2, "no MPI_LOCALRANKID: the rank");
+	cr_assert(l.one_host, "no MPI_LOCALNRANKS: all local");
+
+	/* Hydra inside a Slurm allocation starts one proxy per node with
+	 * srun: its ranks see the proxies' step (task 1 of 2), not theirs */
+	setenv("SLURM_STEP_ID", "0", 1);
+	setenv("SLURM_PROCID", "1", 1);
+	setenv("SLURM_STEP_NUM_TASKS", "2", 1);
+	setenv("PMI_RANK", "5", 1);
+	setenv("PMI_SIZE", "8", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert_eq(l.kind, EMU_LAUNCH_MPIEXEC);
+	cr_assert_eq(l.rank, 5);
+	cr_assert_eq(l.size, 8);
+
+	/* srun --mpi=pmi2 says the same as its step: srun, which needs no
+	 * address (Slurm's mpi_pmi2.c sets PMI_RANK and PMI_SIZE) */
+	unsetenv("GDRLAB_BOOT_ADDR");
+	setenv("PMI_RANK", "1", 1);
+	setenv("PMI_SIZE", "2", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert_eq(l.kind, EMU_LAUNCH_SRUN);
+	cr_assert_eq(l.rank, 1);
+	cr_assert_eq(l.size, 2);
+	unsetenv("SLURM_STEP_ID");
+
+	/* one process: it forks its ranks, as under srun -n 1 */
+	setenv("PMI_RANK", "0", 1);
+	setenv("PMI_SIZE", "1", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert_eq(l.kind, EMU_LAUNCH_NONE);
+
+	/* Open MPI comes first (Open MPI 5's ranks have PMIX_RANK too) */
+	setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+	setenv("OMPI_COMM_WORLD_RANK", "1", 1);
+	setenv("PMIX_RANK", "1", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert_eq(l.kind, EMU_LAUNCH_MPIRUN);
+
+	/* a sweep's point process forgets the PMI launch too */
+	setenv("PMI_SIZE", "4", 1);
+	setenv("GDRLAB_BOOT_ADDR", "node1:29400", 1);
+	emu_launch_forget();
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert_eq(l.kind, EMU_LAUNCH_NONE);
+}
+
+/* A rank with no size in the environment: PMIx keeps it in its server's
+ * store (PMIX_JOB_SIZE), Hydra's -pmi-port sets PMI_ID and PMI_PORT only. */
+Test(emu_launch, detect_pmi_without_size, .init = clear_env)
+{
+	struct emu_launch l;
+	struct diag d = { "" };
+
+	setenv("GDRLAB_BOOT_ADDR", "node1:29400", 1);
+	setenv("PMIX_RANK", "3", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), -ENOTSUP);
+	cr_assert_eq(l.kind, EMU_LAUNCH_NONE);
+	cr_assert_str_eq(d.msg,
+			 "PMIX_RANK=3: started by a PMIx launcher, but nothing in the environment says how many ranks (PMI_SIZE, OMPI_COMM_WORLD_SIZE, a Slurm step's SLURM_STEP_NUM_TASKS): launch with mpiexec (Hydra, without -pmi-port), Open MPI's mpirun or srun");
+
+	/* srun --pty bash where Slurm's MPI default is pmix: a one-task
+	 * step, PMIX_RANK=0; it forks, as any one-task step */
+	setenv("SLURM_STEP_ID", "7", 1);
+	setenv("SLURM_PROCID", "0", 1);
+	setenv("SLURM_STEP_NUM_TASKS", "1", 1);
+	setenv("PMIX_RANK", "0", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), 0, "%s", d.msg);
+	cr_assert_eq(l.kind, EMU_LAUNCH_NONE);
+	setenv("PMIX_RANK", "3", 1);
+
+	/* srun --mpi=pmix: the step gives the size */
+	setenv("SLURM_STEP_ID", "7", 1);
+	setenv("SLURM_PROCID", "3", 1);
+	setenv("SLURM_STEP_NUM_TASKS", "4", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert_eq(l.kind, EMU_LAUNCH_SRUN);
+	cr_assert_eq(l.rank, 3);
+	cr_assert_eq(l.size, 4);
+	/* a PMIx rank that is not the step's task: the step is someone else's */
+	setenv("SLURM_PROCID", "1", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), -ENOTSUP);
+	cr_assert(strstr(d.msg, "PMIX_RANK=3: started by a PMIx launcher"), "%s", d.msg);
+	unsetenv("SLURM_STEP_ID");
+
+	/* a PMIx rank with PMI_SIZE (OpenPMIx's MPICH personality sets it,
+	 * with PMI_RANK): a size, so the address is all it needs */
+	setenv("PMI_SIZE", "4", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), 0);
+	cr_assert_eq(l.kind, EMU_LAUNCH_MPIEXEC);
+	cr_assert_eq(l.rank, 3);
+	cr_assert_eq(l.size, 4);
+	unsetenv("PMI_SIZE");
+	unsetenv("PMIX_RANK");
+
+	setenv("PMI_ID", "1", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), 0, "PMI_ID alone is no launch");
+	cr_assert_eq(l.kind, EMU_LAUNCH_NONE);
+	setenv("PMI_PORT", "node1:41234", 1);
+	cr_assert_eq(emu_launch_detect(&l, &d), -ENOTSUP);
+	cr_assert_str_eq(d.msg,
+			 "PMI_ID=1 PMI_PORT=node1:41234: started by a PMI launcher (Hydra's mpiexec -pmi-port), but nothing in the environment says how many ranks (PMI_SIZE, OMPI_COMM_WORLD_SIZE, a Slurm step's SLURM_STEP_NUM_TASKS): launch with mpiexec (Hydra, without -pmi-port), Open MPI's mpirun or srun");
 }
 
 /* ---- the TCP bootstrap ---- */
@@ -248,6 +446,52 @@ Test(emu_boot_tcp, allgather_four_ranks)
 	usleep(300000);
 	cr_assert_eq(good_rank(0, 4, port), 0);
 	for (unsigned r = 1; r < 4; r++)
+		cr_assert_eq(exit_of(kids[r - 1]), 0, "rank %u", r);
+}
+
+/* A rank as mpiexec (Hydra) starts it: its environment, then detection
+ * and the launch's own bootstrap, TCP at GDRLAB_BOOT_ADDR. */
+static int hydra_rank(unsigned rank, unsigned size, unsigned port)
+{
+	struct diag d = { "" };
+	unsigned all[8] = { 0 }, mine = rank * 100;
+	struct emu_launch l;
+	char v[32];
+	struct boot b;
+
+	snprintf(v, sizeof(v), "%u", rank);
+	setenv("PMI_RANK", v, 1);
+	setenv("MPI_LOCALRANKID", v, 1);
+	snprintf(v, sizeof(v), "%u", size);
+	setenv("PMI_SIZE", v, 1);
+	setenv("MPI_LOCALNRANKS", v, 1);
+	snprintf(v, sizeof(v), "127.0.0.1:%u", port);
+	setenv("GDRLAB_BOOT_ADDR", v, 1);
+	setenv("GDRLAB_BOOT_TIMEOUT", "5", 1);
+	if (emu_launch_detect(&l, &d) || l.kind != EMU_LAUNCH_MPIEXEC ||
+	    l.rank != rank || l.size != size)
+		return 20;
+	if (emu_launch_boot(&l, &b, &d))
+		return 21;
+	if (b.rank != rank || b.size != size ||
+	    boot_sync(&b, 0, NULL, &mine, all, sizeof(mine), &d))
+		return 22;
+	for (unsigned r = 0; r < size; r++)
+		if (all[r] != r * 100)
+			return 23;
+	b.ops->close(&b);
+	return 0;
+}
+
+Test(emu_boot_tcp, mpiexec_ranks_boot_at_the_address, .init = clear_env)
+{
+	unsigned port = free_port();
+	pid_t kids[2];
+
+	for (unsigned r = 1; r < 3; r++)
+		kids[r - 1] = spawn(hydra_rank, r, 3, port);
+	cr_assert_eq(hydra_rank(0, 3, port), 0);
+	for (unsigned r = 1; r < 3; r++)
 		cr_assert_eq(exit_of(kids[r - 1]), 0, "rank %u", r);
 }
 
