@@ -14,6 +14,24 @@ enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+struct diag;
+
+/* Where an engine error came from, for its exit status. */
+enum cli_stage {
+	CLI_LOADING, /* reading the user's files: a missing or unreadable one
+		      * is bad input too */
+	CLI_RUNNING, /* planning, running, writing: only a bad value is */
+};
+
+/*
+ * "gdrlab CMD: <message>" on stderr (the diag's, else strerror) and the
+ * exit status of @err: EXIT_USAGE for the input's fault (-EINVAL, -ERANGE;
+ * while loading also -ENOENT, -EACCES), else EXIT_RUNTIME. One mapping for
+ * every command, so that a script sees the same status for the same fault.
+ */
+int cli_fail(const char *cmd, enum cli_stage stage, int err,
+	     const struct diag *d);
+
 /* A whole number in 1..@max: 0, or -EINVAL. */
 int cli_parse_unsigned(const char *s, unsigned max, unsigned *out);
 

@@ -24,6 +24,16 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int cli_fail(const char *cmd, enum cli_stage stage, int err,
+	     const struct diag *d)
+{
+	bool input = err == -EINVAL || err == -ERANGE ||
+		     (stage == CLI_LOADING && (err == -ENOENT || err == -EACCES));
+
+	fprintf(stderr, "gdrlab %s: %s\n", cmd, d->msg[0] ? d->msg : strerror(-err));
+	return input ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
 int cli_parse_unsigned(const char *s, unsigned max, unsigned *out)
 {
 	char *end;

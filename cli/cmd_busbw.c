@@ -227,13 +227,6 @@ static void run_destroy(struct busbw_run *r)
 	free(r->pts);
 }
 
-/* Exit status for an error from the engine: the input's fault or not. */
-static int fail(int err, const struct diag *d)
-{
-	fprintf(stderr, "gdrlab busbw: %s\n", d->msg[0] ? d->msg : strerror(-err));
-	return err == -EINVAL || err == -ERANGE ? EXIT_USAGE : EXIT_RUNTIME;
-}
-
 /*
  * The engine names the trace's file and line in its messages; busbw's
  * trace has neither, so "busbw:3: op: ..." becomes "size 32: op: ...".
@@ -318,11 +311,8 @@ int cmd_busbw(int argc, char **argv)
 	if (!b)
 		return EXIT_USAGE;
 	err = topology_load(a.topology, &topo, &d);
-	if (err) {
-		fprintf(stderr, "gdrlab busbw: %s\n", d.msg[0] ? d.msg : strerror(-err));
-		return err == -ENOENT || err == -EACCES || err == -EINVAL ? EXIT_USAGE :
-									    EXIT_RUNTIME;
-	}
+	if (err)
+		return cli_fail("busbw", CLI_LOADING, err, &d);
 	r.a = &a;
 	r.topo = &topo;
 	r.backend = b->name;
@@ -334,7 +324,7 @@ int cmd_busbw(int argc, char **argv)
 	if (!err)
 		err = write_outputs(&r, &d);
 	if (err) {
-		rc = fail(err, &d);
+		rc = cli_fail("busbw", CLI_RUNNING, err, &d);
 		goto out;
 	}
 	if ((!a.json || strcmp(a.json, "-")) && (!a.csv || strcmp(a.csv, "-")))

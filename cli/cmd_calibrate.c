@@ -51,6 +51,7 @@
 
 struct calib {
 	const char *topology, *trace, *output, *devices, *backend, *layout;
+	bool trace_given; /* --trace: loaded before measuring */
 	uint64_t size;
 	struct calib_result r; /* what is measured, and the file it gives */
 };
@@ -334,16 +335,13 @@ static int measure_link(const struct backend_ops *b, struct calib *c,
 
 /* Analytic vs measured, per path, for the trace. */
 static int compare_paths(const struct backend_ops *b, const struct calib *c,
-			 const struct topology *topo, struct diag *d)
+			 const struct topology *topo, const struct trace *trace,
+			 struct diag *d)
 {
 	const struct backend_ops *model = backend_find("analytic");
 	static const enum plan_path paths[] = { PLAN_PATH_STAGED, PLAN_PATH_DIRECT };
-	struct trace trace;
-	int err;
+	int err = 0;
 
-	err = trace_load(c->trace, &trace, d);
-	if (err)
-		return err;
 	printf("\nprediction for %s (communication time per iteration)\n", c->trace);
 	printf("%-8s %14s %14s %10s\n", "path", "measured_us", "analytic_us", "error");
 	for (size_t i = 0; !err && i < 2; i++) {
@@ -353,10 +351,10 @@ static int compare_paths(const struct backend_ops *b, const struct calib *c,
 
 		plan_options_default(&o);
 		o.path = paths[i];
-		err = backend_execute(b, topo, &trace, &o, NULL, &pm, &rm, d);
+		err = backend_execute(b, topo, trace, &o, NULL, &pm, &rm, d);
 		if (err)
 			break;
-		err = backend_execute(model, topo, &trace, &o, NULL, &pa, &ra, d);
+		err = backend_execute(model, topo, trace, &o, NULL, &pa, &ra, d);
 		if (!err)
 			printf("%-8s %14.1f %14.1f %+9.1f%%%s\n", plan_path_name(paths[i]),
 			       rm.comm_time_us, ra.comm_time_us,
@@ -369,7 +367,6 @@ static int compare_paths(const struct backend_ops *b, const struct calib *c,
 		records_destroy(&rm);
 		plan_destroy(&pm);
 	}
-	trace_destroy(&trace);
 	return err;
 }
 
@@ -401,6 +398,7 @@ static int parse(int argc, char **argv, struct calib *c)
 			break;
 		case 'T':
 			c->trace = optarg;
+			c->trace_given = true;
 			break;
 		case 'o':
 			c->output = optarg;
@@ -443,9 +441,10 @@ int cmd_calibrate(int argc, char **argv)
 	const struct backend_ops *b;
 	struct output_file out;
 	struct topology ref, topo, layout;
+	struct trace trace;
 	struct diag d = { "" };
 	char *yaml = NULL, why[256] = "";
-	bool no_nic = false;
+	bool no_nic = false, have_trace = false;
 	int rc, err;
 
 	rc = parse(argc, argv, &c);
@@ -461,13 +460,18 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	if (c.devices && setenv("GDRLAB_EMU_DEVICES", c.devices, 1))
 		return EXIT_RUNTIME;
+	/* every input file before any measuring, which takes a while */
 	err = topology_load(c.topology, &ref, &d);
 	if (!err && c.layout)
 		err = topology_load(c.layout, &layout, &d);
-	if (err) {
-		fprintf(stderr, "gdrlab calibrate: %s\n", d.msg);
-		return EXIT_USAGE;
+	/* a --trace given; the default (relative to the shipped tree) only
+	 * where it is needed, after the measurements */
+	if (!err && c.trace_given) {
+		err = trace_load(c.trace, &trace, &d);
+		have_trace = !err;
 	}
+	if (err)
+		return cli_fail("calibrate", CLI_LOADING, err, &d);
 	c.r.backend = c.backend;
 	c.r.reference = c.topology;
 	c.r.staging = ref.staging;
@@ -497,13 +501,17 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	if (!err) {
 		printf("wrote      %s\n", c.output);
-		if (!no_nic)
-			err = compare_paths(b, &c, &topo, &d);
+		if (!no_nic && !have_trace) {
+			err = trace_load(c.trace, &trace, &d);
+			have_trace = !err;
+		}
+		if (!err && !no_nic)
+			err = compare_paths(b, &c, &topo, &trace, &d);
 	}
 	free(yaml);
-	if (err) {
-		fprintf(stderr, "gdrlab calibrate: %s\n", d.msg[0] ? d.msg : strerror(-err));
-		return err == -EINVAL || err == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME;
-	}
+	if (have_trace)
+		trace_destroy(&trace);
+	if (err)
+		return cli_fail("calibrate", CLI_RUNNING, err, &d);
 	return 0;
 }

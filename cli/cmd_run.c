@@ -149,14 +149,6 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 	return -1;
 }
 
-/* Exit status for an error from the engine: the input's fault or not. */
-static int fail(const char *cmd, int err, const struct diag *d)
-{
-	fprintf(stderr, "gdrlab %s: %s\n", cmd,
-		d->msg[0] ? d->msg : strerror(-err));
-	return err == -EINVAL || err == -ERANGE ? EXIT_USAGE : EXIT_RUNTIME;
-}
-
 /* Bytes that arrived wrong fail the run, after its report is out: the
  * report (and --json's per-collective data_errors) is the evidence. */
 static int data_status(const char *cmd, const struct records *r)
@@ -245,11 +237,8 @@ static int session_load(struct session *s, const char *cmd,
 	err = topology_load(a->topology, &s->topo, &d);
 	if (!err)
 		err = trace_load(a->trace, &s->trace, &d);
-	if (err) {
-		fprintf(stderr, "gdrlab %s: %s\n", cmd, d.msg[0] ? d.msg : strerror(-err));
-		return err == -ENOENT || err == -EACCES || err == -EINVAL ? EXIT_USAGE :
-									    EXIT_RUNTIME;
-	}
+	if (err)
+		return cli_fail(cmd, CLI_LOADING, err, &d);
 	progress_init(&s->progress, cmd, a->quiet);
 	return 0;
 }
@@ -285,13 +274,13 @@ int cmd_run(int argc, char **argv)
 		goto out_trace;
 	err = execute(&s, &a.opts, &plan, &rec, &d);
 	if (err) {
-		rc = fail("run", err, &d);
+		rc = cli_fail("run", CLI_RUNNING, err, &d);
 		goto out_trace;
 	}
 	ctx = (struct report_context){ &plan, a.topology, a.trace };
 	err = outputs_open(&out, &a, &d);
 	if (err) {
-		rc = fail("run", err, &d);
+		rc = cli_fail("run", CLI_RUNNING, err, &d);
 		goto out_records;
 	}
 	if (out.json.fp)
@@ -302,12 +291,12 @@ int cmd_run(int argc, char **argv)
 		err = report_timeline(out.timeline.fp, &rec);
 	if (err) {
 		outputs_abort(&out);
-		rc = fail("run", err, &d);
+		rc = cli_fail("run", CLI_RUNNING, err, &d);
 		goto out_records;
 	}
 	err = outputs_commit(&out, &d);
 	if (err) {
-		rc = fail("run", err, &d);
+		rc = cli_fail("run", CLI_RUNNING, err, &d);
 		goto out_records;
 	}
 	if (!stdout_taken(&a))
@@ -346,7 +335,7 @@ int cmd_compare(int argc, char **argv)
 		opts.path = report_path_plan[done];
 		err = execute(&s, &opts, &plans[done], &recs[done], &d);
 		if (err) {
-			rc = fail("compare", err, &d);
+			rc = cli_fail("compare", CLI_RUNNING, err, &d);
 			goto out_runs;
 		}
 		rp[done] = &recs[done];
@@ -354,7 +343,7 @@ int cmd_compare(int argc, char **argv)
 	ctx = (struct report_context){ &plans[REPORT_DIRECT], a.topology, a.trace };
 	err = outputs_open(&out, &a, &d);
 	if (err) {
-		rc = fail("compare", err, &d);
+		rc = cli_fail("compare", CLI_RUNNING, err, &d);
 		goto out_runs;
 	}
 	if (out.json.fp)
@@ -373,7 +362,7 @@ int cmd_compare(int argc, char **argv)
 	else
 		outputs_abort(&out);
 	if (err) {
-		rc = fail("compare", err, &d);
+		rc = cli_fail("compare", CLI_RUNNING, err, &d);
 		goto out_runs;
 	}
 	if (!stdout_taken(&a))

@@ -336,12 +336,6 @@ static json_t *to_json(const struct validate_args *a, const struct records *m,
 	return doc;
 }
 
-static int runtime_error(const struct diag *d, int err)
-{
-	fprintf(stderr, "gdrlab validate: %s\n", d->msg[0] ? d->msg : strerror(-err));
-	return err == -EINVAL || err == -ERANGE ? EXIT_USAGE : EXIT_RUNTIME;
-}
-
 static int report(const struct validate_args *a, const struct records *m,
 		  const struct records *p)
 {
@@ -354,15 +348,15 @@ static int report(const struct validate_args *a, const struct records *m,
 	if (a->json) {
 		err = output_file_open(&out, a->json, &d);
 		if (err)
-			return runtime_error(&d, err);
+			return cli_fail("validate", CLI_RUNNING, err, &d);
 		err = report_json_write(out.fp, to_json(a, m, p, &o));
 		if (err) {
 			output_file_abort(&out);
-			return runtime_error(&d, err);
+			return cli_fail("validate", CLI_RUNNING, err, &d);
 		}
 		err = output_file_commit(&out, &d);
 		if (err)
-			return runtime_error(&d, err);
+			return cli_fail("validate", CLI_RUNNING, err, &d);
 	}
 	if (!a->json || strcmp(a->json, "-"))
 		print_table(a, m, p, &o);
@@ -401,11 +395,8 @@ int cmd_validate(int argc, char **argv)
 	err = topology_load(a.topology, &topo, &d);
 	if (!err)
 		err = trace_load(a.trace, &trace, &d);
-	if (err) {
-		fprintf(stderr, "gdrlab validate: %s\n", d.msg[0] ? d.msg : strerror(-err));
-		return err == -ENOENT || err == -EACCES || err == -EINVAL ? EXIT_USAGE :
-									    EXIT_RUNTIME;
-	}
+	if (err)
+		return cli_fail("validate", CLI_LOADING, err, &d);
 	err = backend_probe(measure, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "gdrlab validate: backend %s cannot run here: %s\n",
@@ -416,14 +407,14 @@ int cmd_validate(int argc, char **argv)
 	/* the prediction first: it is quick, and finds a bad plan early */
 	err = backend_execute(predict, &topo, &trace, &a.opts, NULL, &plan_p, &rec_p, &d);
 	if (err) {
-		rc = runtime_error(&d, err);
+		rc = cli_fail("validate", CLI_RUNNING, err, &d);
 		goto out_trace;
 	}
 	progress_init(&progress, "validate", a.quiet);
 	err = backend_execute(measure, &topo, &trace, &a.opts, &hooks, &plan_m, &rec_m, &d);
 	progress_done(&progress);
 	if (err) {
-		rc = runtime_error(&d, err);
+		rc = cli_fail("validate", CLI_RUNNING, err, &d);
 		goto out_predicted;
 	}
 	if (rec_m.ncoll != rec_p.ncoll) {

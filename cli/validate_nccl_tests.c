@@ -358,14 +358,6 @@ static int write_json(const struct vnt_run *r, struct diag *d)
 	return output_file_commit(&out, d);
 }
 
-/* An error's exit status: the input's fault (2) or not (1). */
-static int fail(int err, const struct diag *d)
-{
-	fprintf(stderr, "gdrlab validate: %s\n", d->msg[0] ? d->msg : strerror(-err));
-	return err == -EINVAL || err == -ERANGE || err == -ENOENT || err == -EACCES ?
-		       EXIT_USAGE : EXIT_RUNTIME;
-}
-
 int validate_nccl_tests(int argc, char **argv)
 {
 	const struct backend_ops *b;
@@ -386,10 +378,10 @@ int validate_nccl_tests(int argc, char **argv)
 		return EXIT_USAGE;
 	err = topology_load(a.topology, &topo, &d);
 	if (err)
-		return fail(err, &d);
+		return cli_fail("validate", CLI_LOADING, err, &d);
 	err = nccl_tests_load(a.file, &f, &d);
 	if (err)
-		return fail(err, &d);
+		return cli_fail("validate", CLI_LOADING, err, &d);
 	opts = a.opts;
 	r.a = &a;
 	r.f = &f;
@@ -407,7 +399,7 @@ int validate_nccl_tests(int argc, char **argv)
 	if (!err && a.json)
 		err = write_json(&r, &d);
 	if (err) {
-		rc = fail(err, &d);
+		rc = cli_fail("validate", CLI_RUNNING, err, &d);
 		goto out;
 	}
 	if (!a.json || strcmp(a.json, "-"))

@@ -64,4 +64,9 @@ expect 1 "calibrate --backend real without a GPU" -- "$gdrlab" calibrate --backe
 has "$tmp/err" "gdrlab calibrate: no NVIDIA GPU: "
 one_line "$tmp/err"
 [ ! -e "$tmp/cal.yaml" ] || { echo "FAIL: cal.yaml written"; fail=1; }
+# a --trace that is not there: bad input (2), said before any measuring
+expect 2 "calibrate --trace missing" -- "$gdrlab" calibrate --backend real --topology "$topo" \
+    --trace "$tmp/nothere.jsonl" -o "$tmp/cal.yaml"
+has "$tmp/err" "gdrlab calibrate: $tmp/nothere.jsonl: cannot open: No such file or directory"
+one_line "$tmp/err"
 exit $fail
