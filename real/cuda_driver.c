@@ -66,6 +66,8 @@ int cu_errno(CUresult rc)
 		return -ENOEXEC;
 	case CUDA_ERROR_NOT_FOUND:
 		return -ENOENT;
+	case CUDA_ERROR_NOT_READY:
+		return -EAGAIN;
 	case CUDA_ERROR_NOT_SUPPORTED:
 		return -EOPNOTSUPP;
 	default:

@@ -36,6 +36,7 @@
 	X(CUDA_ERROR_INVALID_DEVICE, 101)                                      \
 	X(CUDA_ERROR_NO_BINARY_FOR_GPU, 209)                                   \
 	X(CUDA_ERROR_NOT_FOUND, 500)                                           \
+	X(CUDA_ERROR_NOT_READY, 600)                                           \
 	X(CUDA_ERROR_NOT_SUPPORTED, 801)                                       \
 	X(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 16)                        \
 	X(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 75)                    \
@@ -111,6 +112,8 @@ enum { CU_DRIVER_CONSTANTS(CU_ENUM_ENTRY) };
 	X(EventDestroy, cuEventDestroy, cuEventDestroy_v2, none, 0)            \
 	X(EventRecord, cuEventRecord, cuEventRecord, none, 0)                  \
 	X(EventSynchronize, cuEventSynchronize, cuEventSynchronize, none, 0)   \
+	X(EventQuery, cuEventQuery, cuEventQuery, none, 0)                     \
+	X(StreamWaitEvent, cuStreamWaitEvent, cuStreamWaitEvent, none, 0)      \
 	/* _v2 is new in 12.8: older drivers and toolkits have the plain one */ \
 	X(EventElapsedTime, cuEventElapsedTime, cuEventElapsedTime_v2,         \
 	  cuEventElapsedTime, 0)                                               \
@@ -161,6 +164,8 @@ struct cu_api {
 	CUresult (*EventDestroy)(CUevent e);
 	CUresult (*EventRecord)(CUevent e, CUstream s);
 	CUresult (*EventSynchronize)(CUevent e);
+	CUresult (*EventQuery)(CUevent e); /* CUDA_ERROR_NOT_READY: not yet */
+	CUresult (*StreamWaitEvent)(CUstream s, CUevent e, unsigned flags);
 	CUresult (*EventElapsedTime)(float *ms, CUevent start, CUevent end);
 	CUresult (*ModuleLoadData)(CUmodule *m, const void *image);
 	CUresult (*ModuleUnload)(CUmodule m);
