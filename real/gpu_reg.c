@@ -84,6 +84,11 @@ int gpu_reg_mr(struct mem_cuda *m, struct ibv_pd *pd, void *ptr, size_t len,
 
 	*mr = NULL;
 	*how = NULL;
+	/* The READ flush reads this memory back over a loopback QP
+	 * (rdma_flush.c); NCCL registers every buffer with REMOTE_READ
+	 * (net_ib/reg.cc), gdrlab only when it flushes that way. */
+	if (m->flush == MEM_CUDA_FLUSH_READ)
+		access |= IBV_ACCESS_REMOTE_READ;
 	err = cu_check(m->cu, m->cu->CtxSetCurrent(m->ctx), "cuCtxSetCurrent", d);
 	if (!err)
 		err = cu_check(m->cu,

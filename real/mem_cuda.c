@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mem_cuda: CUDA memory behind struct vp_mem_ops (see mem_cuda.h).
- * Every op makes the context current first: the data path may call from a
- * thread that did not open it.
+ * mem_cuda: CUDA memory behind struct vp_mem_ops (see mem_cuda.h): the
+ * device, the arena, kernels and device-to-device copies on the main
+ * stream, pinned host memory, dma-buf export. Staged copies are in
+ * mem_cuda_copy.c, the receive-side flush in mem_cuda_flush.c.
  */
-#include "mem_cuda.h"
+#include "mem_cuda_priv.h"
 #include "gpu_reg.h"
 
 #include <errno.h>
@@ -21,43 +22,35 @@ static size_t round_up(size_t v, size_t a)
 	return (v + a - 1) / a * a;
 }
 
-static CUdeviceptr dptr(const void *p)
-{
-	return (CUdeviceptr)(uintptr_t)p;
-}
-
-static int check(struct mem_cuda *m, CUresult rc, const char *what)
-{
-	return cu_check(m->cu, rc, what, &m->err);
-}
-
-static int make_current(struct mem_cuda *m)
-{
-	return check(m, m->cu->CtxSetCurrent(m->ctx), "cuCtxSetCurrent");
-}
-
 /* Wait for the end event; keep the time between the two events. */
 static int finish(struct mem_cuda *m, const char *what)
 {
 	float ms = 0;
 	int err;
 
-	err = check(m, m->cu->EventRecord(m->ev_end, m->stream), "cuEventRecord");
+	err = mem_cuda_check(m, m->cu->EventRecord(m->ev_end, m->stream), "cuEventRecord");
 	if (!err)
-		err = check(m, m->cu->EventSynchronize(m->ev_end), what);
+		err = mem_cuda_check(m, m->cu->EventSynchronize(m->ev_end), what);
 	if (!err)
-		err = check(m, m->cu->EventElapsedTime(&ms, m->ev_start, m->ev_end),
-			    "cuEventElapsedTime");
+		err = mem_cuda_check(m, m->cu->EventElapsedTime(&ms, m->ev_start, m->ev_end),
+				     "cuEventElapsedTime");
 	m->last_copy_us = err ? 0 : ms * 1e3;
 	return err;
 }
 
-static int start(struct mem_cuda *m)
+/* Main-stream work on [@a, +@alen) and [@b, +@blen) begins: after the
+ * staged copies in flight on those ranges, between two events. */
+static int start(struct mem_cuda *m, const void *a, size_t alen, const void *b,
+		 size_t blen)
 {
-	int err = make_current(m);
+	int err = mem_cuda_current(m);
 
 	if (!err)
-		err = check(m, m->cu->EventRecord(m->ev_start, m->stream), "cuEventRecord");
+		err = mem_cuda_order_after(m, m->stream, mem_cuda_dptr(a), alen, -1);
+	if (!err)
+		err = mem_cuda_order_after(m, m->stream, mem_cuda_dptr(b), blen, -1);
+	if (!err)
+		err = mem_cuda_check(m, m->cu->EventRecord(m->ev_start, m->stream), "cuEventRecord");
 	return err;
 }
 
@@ -66,7 +59,7 @@ static int arena_create(struct mem_cuda *m, size_t len)
 	size_t want = round_up(len > m->arena_min ? len : m->arena_min, ARENA_ROUND);
 	int err;
 
-	err = check(m, m->cu->MemAlloc(&m->arena, want), "cuMemAlloc (arena)");
+	err = mem_cuda_check(m, m->cu->MemAlloc(&m->arena, want), "cuMemAlloc (arena)");
 	if (err) {
 		snprintf(m->err.msg + strlen(m->err.msg),
 			 sizeof(m->err.msg) - strlen(m->err.msg),
@@ -83,7 +76,7 @@ static int cuda_alloc(void *ctx, size_t len, void **ptr)
 {
 	struct mem_cuda *m = ctx;
 	size_t at;
-	int err = make_current(m);
+	int err = mem_cuda_current(m);
 
 	if (err)
 		return err;
@@ -101,9 +94,9 @@ static int cuda_alloc(void *ctx, size_t len, void **ptr)
 	 * legacy default stream, which our non-blocking stream does not wait
 	 * for (CUDA driver API, "API synchronization behavior"): wait here,
 	 * or the zeroing could land after the first copy or NIC write. */
-	err = check(m, m->cu->MemsetD8(m->arena + at, 0, len), "cuMemsetD8");
+	err = mem_cuda_check(m, m->cu->MemsetD8(m->arena + at, 0, len), "cuMemsetD8");
 	if (!err)
-		err = check(m, m->cu->StreamSynchronize(NULL), "cuMemsetD8 (waiting)");
+		err = mem_cuda_check(m, m->cu->StreamSynchronize(NULL), "cuMemsetD8 (waiting)");
 	if (err)
 		return err;
 	m->arena_used = at + len;
@@ -116,42 +109,22 @@ static int cuda_alloc(void *ctx, size_t len, void **ptr)
 static void cuda_free(void *ctx, void *ptr, size_t len)
 {
 	struct mem_cuda *m = ctx;
-	CUdeviceptr p = dptr(ptr);
+	CUdeviceptr p = mem_cuda_dptr(ptr);
 
 	if (p >= m->arena && p + len == m->arena + m->arena_used)
 		m->arena_used = p - m->arena;
 }
 
-static int cuda_copy_in(void *ctx, void *gpu, const void *host, size_t len)
-{
-	struct mem_cuda *m = ctx;
-	int err = start(m);
-
-	if (!err)
-		err = check(m, m->cu->MemcpyHtoDAsync(dptr(gpu), host, len, m->stream),
-			    "cuMemcpyHtoDAsync");
-	return err ? err : finish(m, "cuMemcpyHtoDAsync");
-}
-
-static int cuda_copy_out(void *ctx, void *host, const void *gpu, size_t len)
-{
-	struct mem_cuda *m = ctx;
-	int err = start(m);
-
-	if (!err)
-		err = check(m, m->cu->MemcpyDtoHAsync(host, dptr(gpu), len, m->stream),
-			    "cuMemcpyDtoHAsync");
-	return err ? err : finish(m, "cuMemcpyDtoHAsync");
-}
-
 static int cuda_copy_dev(void *ctx, void *dst, const void *src, size_t len)
 {
 	struct mem_cuda *m = ctx;
-	int err = start(m);
+	int err = start(m, dst, len, src, len);
 
 	if (!err)
-		err = check(m, m->cu->MemcpyDtoDAsync(dptr(dst), dptr(src), len, m->stream),
-			    "cuMemcpyDtoDAsync");
+		err = mem_cuda_check(m, m->cu->MemcpyDtoDAsync(mem_cuda_dptr(dst),
+							       mem_cuda_dptr(src), len,
+							       m->stream),
+				     "cuMemcpyDtoDAsync");
 	return err ? err : finish(m, "cuMemcpyDtoDAsync");
 }
 
@@ -159,15 +132,17 @@ static int cuda_reduce(void *ctx, void *dst, const void *src, size_t count,
 		       enum trace_dtype dtype)
 {
 	struct mem_cuda *m = ctx;
+	size_t len;
 	int err;
 
 	if (!m->red_ok)
 		return diag_set(&m->err, -ENOSYS,
 				"gdrlab was built without the CUDA toolkit: no reduction kernels");
-	err = start(m);
+	len = count * trace_dtype_size(dtype);
+	err = start(m, dst, len, src, len);
 	if (!err)
-		err = cuda_reduce_launch(&m->red, dptr(dst), dptr(src), count, dtype,
-					 m->stream, &m->err);
+		err = cuda_reduce_launch(&m->red, mem_cuda_dptr(dst), mem_cuda_dptr(src),
+					 count, dtype, m->stream, &m->err);
 	return err ? err : finish(m, "reduction kernel");
 }
 
@@ -180,8 +155,8 @@ const struct vp_mem_ops mem_cuda_ops = {
 	.name = "cuda",
 	.alloc = cuda_alloc,
 	.free = cuda_free,
-	.copy_in = cuda_copy_in,
-	.copy_out = cuda_copy_out,
+	.copy_in = mem_cuda_copy_in,
+	.copy_out = mem_cuda_copy_out,
 	.copy_dev = cuda_copy_dev,
 	.reduce = cuda_reduce,
 	.reg_mr = GPU_REG_MR_OP,
@@ -194,12 +169,12 @@ const struct vp_mem_ops mem_cuda_ops = {
 int mem_cuda_host_alloc(void *ctx, size_t len, void **ptr)
 {
 	struct mem_cuda *m = ctx;
-	int err = make_current(m);
+	int err = mem_cuda_current(m);
 
 	if (!err)
-		err = check(m, m->cu->MemHostAlloc(ptr, len ? len : 1,
-						   CU_MEMHOSTALLOC_PORTABLE),
-			    "cuMemHostAlloc");
+		err = mem_cuda_check(m, m->cu->MemHostAlloc(ptr, len ? len : 1,
+							    CU_MEMHOSTALLOC_PORTABLE),
+				     "cuMemHostAlloc");
 	if (!err)
 		memset(*ptr, 0, len);
 	return err;
@@ -209,25 +184,8 @@ void mem_cuda_host_free(void *ctx, void *ptr, size_t len)
 {
 	struct mem_cuda *m = ctx;
 
-	if (ptr && !make_current(m))
+	if (ptr && !mem_cuda_current(m))
 		m->cu->MemFreeHost(ptr);
-}
-
-int mem_cuda_recv_flush(void *ctx)
-{
-	struct mem_cuda *m = ctx;
-	int err;
-
-	if (!m->flush_needed)
-		return 0;
-	/* the target is the context current on this thread: make it ours */
-	err = make_current(m);
-	if (!err)
-		err = check(m, m->cu->FlushGPUDirectRDMAWrites(
-				       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
-				       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER),
-			    "cuFlushGPUDirectRDMAWrites");
-	return err;
 }
 
 int mem_cuda_dmabuf_export(struct mem_cuda *m, void *ptr, size_t len,
@@ -235,7 +193,7 @@ int mem_cuda_dmabuf_export(struct mem_cuda *m, void *ptr, size_t len,
 {
 	/* the host page size, as NCCL takes it (64 KiB on some arm64) */
 	long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
-	CUdeviceptr p = dptr(ptr);
+	CUdeviceptr p = mem_cuda_dptr(ptr);
 	CUdeviceptr aligned = p / (CUdeviceptr)page * (CUdeviceptr)page;
 	size_t alen = round_up(len + (size_t)(p - aligned), (size_t)page);
 	int v = 0, err;
@@ -249,7 +207,7 @@ int mem_cuda_dmabuf_export(struct mem_cuda *m, void *ptr, size_t len,
 	    !v)
 		return diag_set(d, -EOPNOTSUPP,
 				"dma-buf: not supported by this GPU/driver (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 0: needs the open kernel modules >= 515)");
-	err = make_current(m);
+	err = mem_cuda_current(m);
 	if (!err)
 		err = cu_check(m->cu,
 			       m->cu->MemGetHandleForAddressRange(fd, aligned, alen,
@@ -263,24 +221,6 @@ int mem_cuda_dmabuf_export(struct mem_cuda *m, void *ptr, size_t len,
 const char *mem_cuda_error(const struct mem_cuda *m)
 {
 	return m->err.msg;
-}
-
-/* Does the device need cuFlushGPUDirectRDMAWrites before consuming NIC
- * writes? Not when it orders them natively for its own context. */
-static bool needs_flush(struct mem_cuda *m)
-{
-	int opts = 0, order = 0;
-
-	if (!m->cu->FlushGPUDirectRDMAWrites)
-		return false;
-	if (m->cu->DeviceGetAttribute(&opts, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS,
-				      m->dev) ||
-	    !(opts & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST))
-		return false;
-	if (m->cu->DeviceGetAttribute(&order, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING,
-				      m->dev))
-		order = 0;
-	return order < CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER;
 }
 
 static int open_device(struct mem_cuda *m, struct diag *d)
@@ -309,9 +249,11 @@ static int open_device(struct mem_cuda *m, struct diag *d)
 	if (!err)
 		err = cu_check(cu, cu->EventCreate(&m->ev_end, CU_EVENT_DEFAULT),
 			       "cuEventCreate", d);
+	if (!err)
+		err = mem_cuda_copies_open(m, d);
 	cu->DeviceGetAttribute(&m->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, m->dev);
 	cu->DeviceGetAttribute(&m->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, m->dev);
-	m->flush_needed = needs_flush(m);
+	mem_cuda_flush_init(m);
 	return err;
 }
 
@@ -355,8 +297,10 @@ void mem_cuda_close(struct mem_cuda *m)
 	if (!m)
 		return;
 	cu = m->cu;
+	mem_cuda_flush_close(m);
 	if (cu && m->ctx) {
 		cu->CtxSetCurrent(m->ctx);
+		mem_cuda_copies_close(m);
 		if (m->stream)
 			cu->StreamSynchronize(m->stream);
 		cuda_reduce_close(&m->red);

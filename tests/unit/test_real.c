@@ -2,10 +2,11 @@
 /*
  * real: the CUDA side of the real backend. Without a GPU (CI) the driver
  * loader's "no GPU" paths, the CUresult translation and the backend's
- * probe are tested, and every test that needs a GPU is reported skipped
- * with the reason, printed here because Criterion shows skips only with
- * --verbose. With a GPU they run: arena, copies, kernels (as
- * real/gpu-check does, smaller).
+ * probe are tested, the kernels' image and the archs it loads on, and
+ * mem_cuda's two copy streams and flush rule over a fake driver; every
+ * test that needs a GPU is reported skipped with the reason, printed here
+ * because Criterion shows skips only with --verbose. With a GPU they run:
+ * arena, copies, kernels (as real/gpu-check does, smaller).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include "cuda_driver.h"
 #include "cuda_reduce.h"
 #include "mem_cuda.h"
+#include "mem_cuda_priv.h" /* the fake driver tests reach inside */
 
 #define STUB "/usr/local/cuda/lib64/stubs/libcuda.so"
 
@@ -395,5 +397,279 @@ Test(real, kernels_sum_fp32_and_bf16)
 		memcpy(&u, &want, 4);
 		cr_assert_eq(bf[i], (uint16_t)(u >> 16), "bf16 element %d", i);
 	}
+	mem_cuda_close(m);
+}
+
+/*
+ * A fake driver, so that mem_cuda's two copy streams and its flush rule
+ * are tested without a GPU: a copy happens when it is enqueued (host
+ * memory stands in for the GPU's), the one event the test holds is "not
+ * ready", and every cuStreamWaitEvent is written down.
+ */
+static struct {
+	unsigned nwaits;
+	CUstream wait_stream[8];
+	CUevent wait_event[8];
+	CUevent held;  /* cuEventQuery: CUDA_ERROR_NOT_READY */
+	int order;     /* GPU_DIRECT_RDMA_WRITES_ORDERING; -1: no attribute */
+	int opts;      /* GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS */
+	unsigned flushes;
+} fake;
+
+static CUresult f_ctx(CUcontext c)
+{
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_record(CUevent e, CUstream s)
+{
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s)
+{
+	memcpy((void *)(uintptr_t)dst, src, n);
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s)
+{
+	memcpy(dst, (const void *)(uintptr_t)src, n);
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+	memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_wait(CUstream s, CUevent e, unsigned flags)
+{
+	if (fake.nwaits < 8) {
+		fake.wait_stream[fake.nwaits] = s;
+		fake.wait_event[fake.nwaits] = e;
+	}
+	fake.nwaits++;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_query(CUevent e)
+{
+	return e == fake.held ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+}
+
+static CUresult f_sync(CUevent e)
+{
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_elapsed(float *ms, CUevent a, CUevent b)
+{
+	*ms = 0.5f;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_attr(int *v, CUdevice_attribute a, CUdevice dev)
+{
+	if (a == CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING) {
+		if (fake.order < 0)
+			return CUDA_ERROR_INVALID_VALUE;
+		*v = fake.order;
+	} else if (a == CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS) {
+		*v = fake.opts;
+	}
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_flush(CUflushGPUDirectRDMAWritesTarget t,
+			CUflushGPUDirectRDMAWritesScope s)
+{
+	fake.flushes++;
+	return CUDA_SUCCESS;
+}
+
+static struct cu_api fake_cu = {
+	.CtxSetCurrent = f_ctx, .EventRecord = f_record,
+	.MemcpyHtoDAsync = f_htod, .MemcpyDtoHAsync = f_dtoh,
+	.MemcpyDtoDAsync = f_dtod, .StreamWaitEvent = f_wait,
+	.EventQuery = f_query, .EventSynchronize = f_sync,
+	.EventElapsedTime = f_elapsed, .DeviceGetAttribute = f_attr,
+	.FlushGPUDirectRDMAWrites = f_flush,
+};
+
+#define FAKE_HANDLE(type, v) ((type)(uintptr_t)(v))
+
+static void fake_mem(struct mem_cuda *m, int cc_major)
+{
+	memset(m, 0, sizeof(*m));
+	memset(&fake, 0, sizeof(fake));
+	m->cu = &fake_cu;
+	m->cc_major = cc_major;
+	snprintf(m->name, sizeof(m->name), "fake GPU");
+	m->stream = FAKE_HANDLE(CUstream, 0x30);
+	m->copy_stream[0] = FAKE_HANDLE(CUstream, 0x10);
+	m->copy_stream[1] = FAKE_HANDLE(CUstream, 0x20);
+	for (unsigned i = 0; i < MEM_CUDA_COPIES; i++) {
+		m->copies[i].start = FAKE_HANDLE(CUevent, 0x1000 + 2 * i);
+		m->copies[i].done = FAKE_HANDLE(CUevent, 0x1001 + 2 * i);
+	}
+}
+
+/*
+ * Copies alternate between the two streams; one waits, on the GPU, only
+ * for an in-flight copy on the other stream whose GPU range it overlaps
+ * (and device work on the main stream likewise); a copy is in flight
+ * until its end event says done, and then its ticket is free.
+ */
+Test(real, staged_copies_take_two_streams_in_turn_and_keep_order)
+{
+	static unsigned char gpu[3 << 12], h1[4096], h2[4096], back[4096];
+	struct mem_cuda *m = malloc(sizeof(*m));
+	unsigned a, b, c, d, t[MEM_CUDA_COPIES];
+
+	cr_assert_not_null(m);
+	fake_mem(m, 8);
+	memset(h1, 1, sizeof(h1));
+	memset(h2, 2, sizeof(h2));
+	/* A: H2D into the first page; B: into the second; no overlap */
+	cr_assert_eq(mem_cuda_copy_in_start(m, gpu, h1, 4096, &a), 0);
+	cr_assert_eq(mem_cuda_copy_in_start(m, gpu + 4096, h2, 4096, &b), 0);
+	cr_expect_eq(m->copies[a].stream, 0);
+	cr_expect_eq(m->copies[b].stream, 1);
+	cr_expect_eq(fake.nwaits, 0);
+	/* C: D2H of B's page, on stream 0, while B is in flight on stream 1 */
+	cr_assert_eq(mem_cuda_copy_out_start(m, back, gpu + 4096, 4096, &c), 0);
+	cr_expect_eq(m->copies[c].stream, 0);
+	cr_assert_eq(fake.nwaits, 1);
+	cr_expect_eq(fake.wait_stream[0], m->copy_stream[0]);
+	cr_expect_eq(fake.wait_event[0], m->copies[b].done);
+	cr_expect_eq(memcmp(back, h2, 4096), 0);
+	/* D: D2H of the third page, on stream 1: nothing to wait for (A's
+	 * range is elsewhere, and C on stream 0 only reads B's) */
+	cr_assert_eq(mem_cuda_copy_out_start(m, back, gpu + 8192, 4096, &d), 0);
+	cr_expect_eq(m->copies[d].stream, 1);
+	cr_expect_eq(fake.nwaits, 1);
+	/* device work on the main stream: its destination (D's page, which
+	 * D still reads) waits for D, its source (A's page) for A */
+	cr_assert_eq(mem_cuda_ops.copy_dev(m, gpu + 8192, gpu, 4096), 0, "%s", mem_cuda_error(m));
+	cr_assert_eq(fake.nwaits, 3);
+	cr_expect_eq(fake.wait_stream[1], m->stream);
+	cr_expect_eq(fake.wait_event[1], m->copies[d].done);
+	cr_expect_eq(fake.wait_stream[2], m->stream);
+	cr_expect_eq(fake.wait_event[2], m->copies[a].done);
+	/* B runs until its end event is done; then its ticket is free */
+	fake.held = m->copies[b].done;
+	cr_expect_eq(mem_cuda_copy_test(m, b), -EAGAIN);
+	cr_expect(m->copies[b].busy);
+	fake.held = NULL;
+	cr_expect_eq(mem_cuda_copy_test(m, b), 0);
+	cr_expect_not(m->copies[b].busy);
+	cr_expect_eq(m->last_copy_us, 500.0);
+	cr_expect_eq(mem_cuda_copy_test(m, b), -EINVAL);
+	cr_expect_eq(mem_cuda_copy_wait(m, a), 0);
+	cr_expect_eq(mem_cuda_copy_wait(m, c), 0);
+	cr_expect_eq(mem_cuda_copy_wait(m, d), 0);
+	/* MEM_CUDA_COPIES in flight at most */
+	for (unsigned i = 0; i < MEM_CUDA_COPIES; i++)
+		cr_assert_eq(mem_cuda_copy_in_start(m, gpu, h1, 16, &t[i]), 0);
+	cr_expect_eq(mem_cuda_copy_in_start(m, gpu, h1, 16, &a), -EBUSY);
+	cr_expect(strstr(mem_cuda_error(m), "staged copies in flight"), "%s", mem_cuda_error(m));
+	for (unsigned i = 0; i < MEM_CUDA_COPIES; i++)
+		cr_expect_eq(mem_cuda_copy_wait(m, t[i]), 0);
+	/* the vp ops' copies are a copy started and waited for */
+	cr_expect_eq(mem_cuda_ops.copy_out(m, back, gpu, 4096), 0);
+	for (unsigned i = 0; i < MEM_CUDA_COPIES; i++)
+		cr_expect_not(m->copies[i].busy, "copy %u still in flight", i);
+	free(m);
+}
+
+/*
+ * How NIC writes are ordered, per what the driver says: nothing where
+ * the GPU orders them; cuFlushGPUDirectRDMAWrites where it is offered for
+ * the host; else NCCL's RDMA READ, which without a QP attached is counted
+ * (and said once on stderr) rather than silently skipped. Without the
+ * ordering attribute NCCL's rule decides: no flush from compute
+ * capability 9.0 up.
+ */
+Test(real, receive_flush_follows_the_driver_then_nccl)
+{
+	struct mem_cuda *m = malloc(sizeof(*m));
+
+	cr_assert_not_null(m);
+	fake_mem(m, 8);
+	fake.order = CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER;
+	mem_cuda_flush_init(m);
+	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_NONE);
+	cr_expect_eq(mem_cuda_recv_flush(m), 0);
+	cr_expect_eq(fake.flushes, 0);
+	cr_expect(!strncmp(mem_cuda_flush_name(m), "none: the GPU orders", 20), "%s",
+		  mem_cuda_flush_name(m));
+
+	fake.order = 0;
+	fake.opts = CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST;
+	mem_cuda_flush_init(m);
+	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_CUDA);
+	cr_expect_eq(mem_cuda_recv_flush_at(m, NULL, 0), 0);
+	cr_expect_eq(fake.flushes, 1);
+	/* attaching a QP is for the READ flush only: nothing to build here */
+	cr_expect_eq(mem_cuda_flush_attach(m, NULL, NULL, 1, 0), 0);
+	cr_expect_null(m->flushers[0]);
+
+	fake.opts = 0;
+	mem_cuda_flush_init(m);
+	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_READ);
+	cr_expect(strstr(mem_cuda_flush_name(m), "RDMA READ"), "%s", mem_cuda_flush_name(m));
+	cr_expect_eq(mem_cuda_recv_flush(m), 0);
+	cr_expect_eq(mem_cuda_recv_flush_at(m, m, 64), 0);
+	cr_expect_eq(m->unflushed, 2);
+	cr_expect_eq(m->flushes, 0);
+	cr_expect_eq(fake.flushes, 1);
+
+	fake.opts = CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST;
+	fake_cu.FlushGPUDirectRDMAWrites = NULL; /* a driver older than 11.3 */
+	mem_cuda_flush_init(m);
+	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_READ);
+	fake_cu.FlushGPUDirectRDMAWrites = f_flush;
+
+	fake.order = -1; /* no ordering attribute: NCCL's compute-capability rule */
+	mem_cuda_flush_init(m);
+	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_CUDA);
+	m->cc_major = 9;
+	mem_cuda_flush_init(m);
+	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_NONE);
+	cr_expect(strstr(mem_cuda_flush_name(m), "NCCL's rule"), "%s", mem_cuda_flush_name(m));
+	mem_cuda_flush_close(m);
+	free(m);
+}
+
+/* On a GPU: copies on both streams at once, each D2H behind the H2D of
+ * its range on the other stream, every byte checked. */
+Test(real, staged_copies_overlap_on_a_gpu)
+{
+	struct mem_cuda *m = gpu_or_skip("staged_copies_overlap_on_a_gpu");
+	enum { N = 8, LEN = 1 << 20 };
+	unsigned char *h, *back;
+	unsigned in[N], out[N];
+	void *g;
+
+	cr_assert_eq(mem_cuda_host_alloc(m, N * LEN, (void **)&h), 0, "%s", mem_cuda_error(m));
+	cr_assert_eq(mem_cuda_host_alloc(m, N * LEN, (void **)&back), 0);
+	cr_assert_eq(mem_cuda_ops.alloc(m, N * LEN, &g), 0, "%s", mem_cuda_error(m));
+	for (size_t i = 0; i < (size_t)N * LEN; i++)
+		h[i] = (unsigned char)(i * 29 + 1);
+	for (int k = 0; k < N; k++) {
+		cr_assert_eq(mem_cuda_copy_in_start(m, (char *)g + k * LEN, h + k * LEN,
+						    LEN, &in[k]), 0, "%s", mem_cuda_error(m));
+		cr_assert_eq(mem_cuda_copy_out_start(m, back + k * LEN, (char *)g + k * LEN,
+						     LEN, &out[k]), 0, "%s", mem_cuda_error(m));
+	}
+	for (int k = 0; k < N; k++) {
+		cr_assert_eq(mem_cuda_copy_wait(m, out[k]), 0, "%s", mem_cuda_error(m));
+		cr_assert_eq(mem_cuda_copy_wait(m, in[k]), 0, "%s", mem_cuda_error(m));
+	}
+	cr_assert_eq(memcmp(h, back, (size_t)N * LEN), 0);
+	mem_cuda_host_free(m, h, N * LEN);
+	mem_cuda_host_free(m, back, N * LEN);
 	mem_cuda_close(m);
 }
