@@ -5,10 +5,13 @@
 #include "fd_io.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *boot_strip_rank(const char *msg, unsigned rank)
@@ -56,13 +59,45 @@ int boot_sync(struct boot *b, int err, const struct diag *mine_d,
 	return ret;
 }
 
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/*
+ * Poll the socket until the parent's reply is there (or it closed), at
+ * most @spin_us, yielding each turn. The reply is the barrier's release
+ * before each collective: a rank asleep in read() wakes up 100-500 us
+ * after another under qemu TCG, and a collective timed from the release
+ * would count that skew, not the data path (bench_emu.sh's 8 B send/recv).
+ */
+static void fork_spin(int fd, int spin_us)
+{
+	double t0 = now_us();
+	char c;
+
+	while (now_us() - t0 < spin_us) {
+		ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+		if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+			return; /* data, the parent gone, or an error: read sees it */
+		sched_yield();
+	}
+}
+
 /* The parent answers a GATHER with ALL, or with ABORT and a reason. */
 static int fork_wait_reply(struct boot *b, void *all, size_t len,
 			   struct diag *d)
 {
 	struct boot_hdr h;
 	char *msg;
-	int err = fd_read_full(b->fd, &h, sizeof(h));
+	int err;
+
+	fork_spin(b->fd, b->spin_us);
+	err = fd_read_full(b->fd, &h, sizeof(h));
 
 	if (err)
 		return diag_set(d, err, "rank %u: lost the parent gdrlab process",
@@ -130,6 +165,7 @@ void boot_fork_init(struct boot *b, unsigned rank, unsigned size, int fd)
 	b->rank = rank;
 	b->size = size;
 	b->fd = fd;
+	b->spin_us = 0;
 	b->priv = NULL;
 	b->abort_fd = fd; /* the parent writes nothing else mid-collective */
 }

@@ -41,6 +41,8 @@ struct boot {
 	unsigned rank, size;
 	int abort_fd; /* readable when the run is being aborted; -1: none */
 	int fd;       /* fork: the socket to the parent */
+	int spin_us;  /* fork: poll for the parent's reply this long before
+		       * blocking in read (0: block at once) */
 	void *priv;   /* tcp: its own state, freed by close */
 };
 

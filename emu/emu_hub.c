@@ -62,6 +62,7 @@ static int child_main(const struct emu_rank_args *a, const char *device,
 	ca.device = device;
 	ca.progress = NULL;
 	boot_fork_init(&b, rank, n, fd);
+	b.spin_us = a->spin_us;
 	out = calloc(a->plan->ncollectives + 1, sizeof(*out));
 	err = out ? emu_rank_main(&ca, &b, out, &d) : -ENOMEM;
 	if (!err)
