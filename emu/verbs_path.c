@@ -468,6 +468,15 @@ int vp_open(struct vp_ctx **out, const struct vp_config *cfg,
 		goto err_close;
 	}
 	err = alloc_arenas(c, d);
+	if (!err && cfg->mem->flush_attach) {
+		err = cfg->mem->flush_attach(cfg->mem_ctx, c->pd, c->gpu_mr, c->port,
+					     c->gid_index);
+		if (err)
+			err = diag_set(d, err, "%s memory: the receive flush's queue pair on %s: %s",
+				       cfg->mem->name, cfg->device,
+				       vp_mem_strerror(cfg->mem, cfg->mem_ctx, err));
+		c->flush_attached = !err;
+	}
 	if (err)
 		goto err_close;
 	err = create_qps(c, mine, d);
@@ -591,6 +600,9 @@ void vp_close(struct vp_ctx *c)
 {
 	if (!c)
 		return;
+	/* its QP lives on our PD and reads our MR: first */
+	if (c->flush_attached && c->cfg.mem->flush_detach)
+		c->cfg.mem->flush_detach(c->cfg.mem_ctx, c->pd);
 	for (unsigned r = 0; c->qp && r < c->cfg.nranks; r++)
 		if (c->qp[r] && ibv_destroy_qp(c->qp[r]))
 			fprintf(stderr, "gdrlab: ibv_destroy_qp: %s\n", strerror(errno));

@@ -44,6 +44,16 @@ struct vp_mem_ops {
 	/* host -> "GPU" and "GPU" -> host (cudaMemcpy in real/) */
 	int (*copy_in)(void *ctx, void *gpu, const void *host, size_t len);
 	int (*copy_out)(void *ctx, void *host, const void *gpu, size_t len);
+	/* Optional: the same copies started, to be tested for completion,
+	 * so that several are in flight (one per bounce slot; CUDA's run on
+	 * two streams). *ticket names the copy; copy_test is 0 once it is
+	 * done with both buffers (the ticket is then free), -EAGAIN while it
+	 * runs, or its error. NULL: copy_in/copy_out, one at a time. */
+	int (*copy_in_start)(void *ctx, void *gpu, const void *host, size_t len,
+			     unsigned *ticket);
+	int (*copy_out_start)(void *ctx, void *host, const void *gpu, size_t len,
+			      unsigned *ticket);
+	int (*copy_test)(void *ctx, unsigned ticket);
 	/* "GPU" -> "GPU" (a device-to-device copy in real/) */
 	int (*copy_dev)(void *ctx, void *dst, const void *src, size_t len);
 	/* "GPU" dst[i] += src[i] for @count elements of @dtype (a kernel in
@@ -58,9 +68,16 @@ struct vp_mem_ops {
 	/* the bounce arena (pinned host memory; default posix_memalign); */
 	int (*host_alloc)(void *ctx, size_t len, void **ptr);
 	void (*host_free)(void *ctx, void *ptr, size_t len);
-	/* make chunks the NIC wrote into "GPU" memory visible to copy_dev
-	 * and reduce (GPUDirect RDMA's flush); */
-	int (*recv_flush)(void *ctx);
+	/* make the chunk the NIC just wrote at [ptr, ptr + len) of "GPU"
+	 * memory visible to copy_dev and reduce (GPUDirect RDMA's flush); */
+	int (*recv_flush)(void *ctx, const void *ptr, size_t len);
+	/* the flush's own resources on the data path's PD (NCCL's is an RC
+	 * QP connected to itself, on the port and GID the data QPs use):
+	 * attached once the "GPU" arena is registered as @gpu_mr, detached
+	 * before any QP, MR or the PD goes; */
+	int (*flush_attach)(void *ctx, struct ibv_pd *pd, struct ibv_mr *gpu_mr,
+			    uint8_t port, int gid_index);
+	void (*flush_detach)(void *ctx, struct ibv_pd *pd);
 	/* the vendor's message for the last failure (default strerror). */
 	const char *(*last_error)(void *ctx);
 };

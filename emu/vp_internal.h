@@ -53,6 +53,7 @@ struct vp_ctx {
 	void *gpu;
 	size_t gpu_len, scratch_off;
 	struct ibv_mr *gpu_mr;
+	bool flush_attached;         /* mem->flush_attach succeeded */
 	const char *reg_how;         /* static string from reg_mr, or "host" */
 	/* host arena: send slots[peer][slot], then receive slots[peer][slot] */
 	void *host;

@@ -117,7 +117,7 @@ static int read_back(struct vp_ctx *c, enum vp_side side, uint8_t *dst,
 	}
 	/* the NIC wrote GPU memory: order it before the GPU reads it */
 	if (m->recv_flush)
-		err = m->recv_flush(c->cfg.mem_ctx);
+		err = m->recv_flush(c->cfg.mem_ctx, (uint8_t *)c->gpu + off, len);
 	return err ? err : vp_data_read(c, dst, off, len);
 }
 

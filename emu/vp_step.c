@@ -22,11 +22,22 @@
 #include <stdio.h>
 #include <string.h>
 
+#define VP_MAX_SLOTS 64 /* staging.buffers is at most 64 (topology_yaml.c) */
+
+/* Started staged copies of one direction, and their busy span. */
+struct copies {
+	uint64_t started;            /* chunks whose copy was started */
+	unsigned ticket[VP_MAX_SLOTS]; /* [chunk % VP_MAX_SLOTS] */
+	unsigned running;
+	double t0;                   /* when running went from 0 to 1 */
+};
+
 struct step_state {
 	const struct vp_step *s;
 	uint64_t nsend, nrecv; /* chunks */
 	uint64_t sent, got;
 	uint64_t send_base;    /* out[send_to].posted at the start */
+	struct copies out, in; /* staged: GPU -> bounce, bounce -> GPU */
 	struct vp_times *t;
 };
 
@@ -40,6 +51,109 @@ static uint64_t chunk_len(uint64_t len, uint64_t chunk, uint64_t k)
 	uint64_t left = len - k * chunk;
 
 	return left < chunk ? left : chunk;
+}
+
+static bool async_copies(const struct vp_mem_ops *m)
+{
+	return m->copy_in_start && m->copy_out_start && m->copy_test;
+}
+
+static void copy_started(struct copies *q, unsigned ticket)
+{
+	q->ticket[q->started % VP_MAX_SLOTS] = ticket;
+	if (q->running++ == 0)
+		q->t0 = vp_now_us();
+	q->started++;
+}
+
+/*
+ * Whether the copy of chunk @k is done: 0, -EAGAIN while it runs, or its
+ * error. The stage's time is the span with any copy of it running, not
+ * the sum of the copies, which overlap.
+ */
+static int copy_done(struct vp_ctx *c, struct copies *q, uint64_t k,
+		     enum stage_kind stage, uint64_t len, struct vp_times *t)
+{
+	int err = c->cfg.mem->copy_test(c->cfg.mem_ctx, q->ticket[k % VP_MAX_SLOTS]);
+
+	if (err == -EAGAIN)
+		return err;
+	if (--q->running == 0)
+		t->us[stage] += vp_now_us() - q->t0;
+	t->bytes[stage] += len;
+	return err;
+}
+
+static uint64_t send_src(const struct vp_ctx *c, const struct vp_step *s,
+			 uint64_t k)
+{
+	return (s->forward ? s->recv_off : s->send_off) + k * c->cfg.chunk;
+}
+
+/*
+ * Start the copies into bounce slots of every chunk that could be posted
+ * once copied: a credit for its slot at the receiver, a bounce slot whose
+ * write has completed, and (a chain) its data arrived.
+ */
+static int stage_out(struct vp_ctx *c, struct step_state *st, bool *moved,
+		     struct diag *d)
+{
+	const struct vp_step *s = st->s;
+	unsigned peer = (unsigned)s->send_to;
+	struct vp_out *o = &c->out[peer];
+	const struct vp_mem_ops *m = c->cfg.mem;
+
+	while (st->out.started < st->nsend) {
+		uint64_t k = st->out.started, seq = o->posted + (k - st->sent);
+		uint64_t len = chunk_len(s->send_len, c->cfg.chunk, k);
+		unsigned ticket;
+		int err;
+
+		if (seq >= o->credits || seq - o->completed >= c->cfg.slots ||
+		    (s->forward && k >= st->got))
+			break;
+		err = m->copy_out_start(c->cfg.mem_ctx,
+					(uint8_t *)c->host + vp_slot_off(c, peer, seq),
+					(uint8_t *)c->gpu + send_src(c, s, k), len, &ticket);
+		if (err == -EBUSY)
+			break; /* the memory's own limit: one finishes first */
+		if (err)
+			return diag_set(d, err, "rank %u: %s copy to host: %s", c->cfg.rank,
+					m->name, vp_mem_strerror(m, c->cfg.mem_ctx, err));
+		copy_started(&st->out, ticket);
+		*moved = true;
+	}
+	return 0;
+}
+
+/* The bounce slot of chunk st->sent, filled: 0, -EAGAIN, or an error. */
+static int bounce_ready(struct vp_ctx *c, struct step_state *st, uint64_t len,
+			uint8_t *bounce, bool *moved, struct diag *d)
+{
+	const struct vp_mem_ops *m = c->cfg.mem;
+	int err;
+
+	if (!async_copies(m)) {
+		double t0 = vp_now_us();
+
+		err = m->copy_out(c->cfg.mem_ctx, bounce,
+				  (uint8_t *)c->gpu + send_src(c, st->s, st->sent), len);
+		st->t->us[STAGE_D2H] += vp_now_us() - t0;
+		st->t->bytes[STAGE_D2H] += len;
+	} else {
+		err = stage_out(c, st, moved, d);
+		if (err)
+			return err;
+		if (st->out.started == st->sent)
+			return -EAGAIN;
+		err = copy_done(c, &st->out, st->sent, STAGE_D2H, len, st->t);
+		if (err == -EAGAIN)
+			return err;
+	}
+	if (err)
+		return diag_set(d, err, "rank %u: %s copy to host: %s", c->cfg.rank,
+				m->name, vp_mem_strerror(m, c->cfg.mem_ctx, err));
+	return 0;
 }
 
 static int post_write(struct vp_ctx *c, unsigned peer, enum vp_wr_kind kind,
@@ -78,10 +192,8 @@ static int try_send(struct vp_ctx *c, struct step_state *st, bool *moved,
 
 	while (st->sent < st->nsend) {
 		uint64_t len = chunk_len(s->send_len, chunk, st->sent);
-		uint64_t src_off = (s->forward ? s->recv_off : s->send_off) +
-				   st->sent * chunk;
 		size_t slot = vp_slot_off(c, c->cfg.rank, o->posted);
-		uint8_t *src = (uint8_t *)c->gpu + src_off;
+		uint8_t *src = (uint8_t *)c->gpu + send_src(c, s, st->sent);
 		uint32_t lkey = c->gpu_mr->lkey, rkey;
 		uint64_t raddr;
 		int err;
@@ -96,15 +208,12 @@ static int try_send(struct vp_ctx *c, struct step_state *st, bool *moved,
 		if (s->staged_send) {
 			uint8_t *bounce = (uint8_t *)c->host +
 					  vp_slot_off(c, peer, o->posted);
-			double t0 = vp_now_us();
 
-			err = c->cfg.mem->copy_out(c->cfg.mem_ctx, bounce, src, len);
+			err = bounce_ready(c, st, len, bounce, moved, d);
+			if (err == -EAGAIN)
+				break; /* its copy is still running */
 			if (err)
-				return diag_set(d, err, "rank %u: %s copy to host: %s",
-						c->cfg.rank, c->cfg.mem->name,
-						vp_mem_strerror(c->cfg.mem, c->cfg.mem_ctx, err));
-			st->t->us[STAGE_D2H] += vp_now_us() - t0;
-			st->t->bytes[STAGE_D2H] += len;
+				return err;
 			src = bounce;
 			lkey = c->host_mr->lkey;
 		}
@@ -124,9 +233,85 @@ static int try_send(struct vp_ctx *c, struct step_state *st, bool *moved,
 		st->t->bytes[s->intra_send ? STAGE_INTRA : STAGE_WIRE] += len;
 		o->posted++;
 		st->sent++;
+		if (st->out.started < st->sent)
+			st->out.started = st->sent; /* copied in line, or not staged */
 		*moved = true;
 	}
 	return 0;
+}
+
+/* Where chunk @k of the step lands: its place in the data region, or
+ * (a sum) the scratch slot of its sequence number @seq. */
+static uint8_t *recv_dst(const struct vp_ctx *c, const struct vp_step *s,
+			 unsigned peer, uint64_t k, uint64_t seq)
+{
+	if (s->consume == VP_COPY)
+		return (uint8_t *)c->gpu + s->recv_off + k * c->cfg.chunk;
+	return (uint8_t *)c->gpu + c->scratch_off + vp_slot_off(c, peer, seq);
+}
+
+/* Start the copies out of the host slots of every chunk that arrived. */
+static int stage_in(struct vp_ctx *c, struct step_state *st, bool *moved,
+		    struct diag *d)
+{
+	const struct vp_step *s = st->s;
+	unsigned peer = (unsigned)s->recv_from;
+	struct vp_in *in = &c->in[peer];
+	const struct vp_mem_ops *m = c->cfg.mem;
+
+	while (st->in.started < st->nrecv &&
+	       in->consumed + (st->in.started - st->got) < in->arrived) {
+		uint64_t k = st->in.started, seq = in->consumed + (k - st->got);
+		uint64_t len = chunk_len(s->recv_len, c->cfg.chunk, k);
+		uint8_t *hslot = (uint8_t *)c->host + c->host_len / 2 +
+				 vp_slot_off(c, peer, seq);
+		unsigned ticket;
+		int err;
+
+		err = m->copy_in_start(c->cfg.mem_ctx, recv_dst(c, s, peer, k, seq),
+				       hslot, len, &ticket);
+		if (err == -EBUSY)
+			break;
+		if (err)
+			return diag_set(d, err, "rank %u: %s copy from host of a chunk from rank %u: %s",
+					c->cfg.rank, m->name, peer,
+					vp_mem_strerror(m, c->cfg.mem_ctx, err));
+		copy_started(&st->in, ticket);
+		*moved = true;
+	}
+	return 0;
+}
+
+/* Chunk st->got in place in "GPU" memory: 0, -EAGAIN, or an error. */
+static int landed(struct vp_ctx *c, struct step_state *st, uint64_t len,
+		  uint8_t *scratch, uint8_t *dst, uint8_t *hslot, bool *moved,
+		  struct diag *d)
+{
+	const struct vp_step *s = st->s;
+	const struct vp_mem_ops *m = c->cfg.mem;
+	double t0;
+	int err;
+
+	if (!s->staged_recv) {
+		/* the NIC wrote the "GPU" slot: make it visible first */
+		err = m->recv_flush ? m->recv_flush(c->cfg.mem_ctx, scratch, len) : 0;
+		if (!err && s->consume == VP_COPY)
+			err = m->copy_dev(c->cfg.mem_ctx, dst, scratch, len);
+		return err;
+	}
+	if (async_copies(m)) {
+		err = stage_in(c, st, moved, d);
+		if (err)
+			return err;
+		return st->in.started == st->got ? -EAGAIN :
+			copy_done(c, &st->in, st->got, STAGE_H2D, len, st->t);
+	}
+	t0 = vp_now_us();
+	err = m->copy_in(c->cfg.mem_ctx, s->consume == VP_COPY ? dst : scratch,
+			 hslot, len);
+	st->t->us[STAGE_H2D] += vp_now_us() - t0;
+	st->t->bytes[STAGE_H2D] += len;
+	return err;
 }
 
 /* Take arrived chunks out of their slots, and hand the slots back. */
@@ -146,22 +331,10 @@ static int consume(struct vp_ctx *c, struct step_state *st, bool *moved,
 		uint8_t *dst = (uint8_t *)c->gpu + s->recv_off + st->got * chunk;
 		uint8_t *scratch = (uint8_t *)c->gpu + c->scratch_off + slot;
 		uint8_t *hslot = (uint8_t *)c->host + c->host_len / 2 + slot;
-		int err = 0;
+		int err = landed(c, st, len, scratch, dst, hslot, moved, d);
 
-		/* the NIC wrote the "GPU" slot: make it visible first */
-		if (!s->staged_recv && m->recv_flush)
-			err = m->recv_flush(c->cfg.mem_ctx);
-		if (!err && s->staged_recv) {
-			double t0 = vp_now_us();
-
-			err = m->copy_in(c->cfg.mem_ctx,
-					 s->consume == VP_COPY ? dst : scratch,
-					 hslot, len);
-			st->t->us[STAGE_H2D] += vp_now_us() - t0;
-			st->t->bytes[STAGE_H2D] += len;
-		} else if (!err && s->consume == VP_COPY) {
-			err = m->copy_dev(c->cfg.mem_ctx, dst, scratch, len);
-		}
+		if (err == -EAGAIN)
+			break; /* its copy is still running */
 		if (!err && s->consume == VP_REDUCE)
 			err = m->reduce(c->cfg.mem_ctx, dst, scratch, len / esize,
 					s->dtype);
@@ -177,6 +350,8 @@ static int consume(struct vp_ctx *c, struct step_state *st, bool *moved,
 			return err;
 		in->consumed++;
 		st->got++;
+		if (st->in.started < st->got)
+			st->in.started = st->got;
 		*moved = true;
 	}
 	return 0;
@@ -331,13 +506,16 @@ int vp_step_run(struct vp_ctx *c, const struct vp_step *s, struct vp_times *t,
 			last = now;
 			continue;
 		}
-		if (now - last < c->cfg.spin_us) {
+		/* a copy in flight ends without a completion event: poll */
+		if (now - last < c->cfg.spin_us || st.out.running || st.in.running) {
 			sched_yield();
-			continue;
+			if (now - last <= c->cfg.timeout_ms * 1e3)
+				continue;
+		} else {
+			err = wait_event(c, 100, d);
+			if (err)
+				return err;
 		}
-		err = wait_event(c, 100, d);
-		if (err)
-			return err;
 		if (vp_now_us() - last > c->cfg.timeout_ms * 1e3)
 			return diag_set(d, -ETIMEDOUT,
 					"rank %u: no RDMA progress for %.0f s on %s (sent %llu/%llu chunks to rank %d, received %llu/%llu from rank %d): peer gone or link down?",

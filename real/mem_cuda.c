@@ -157,12 +157,17 @@ const struct vp_mem_ops mem_cuda_ops = {
 	.free = cuda_free,
 	.copy_in = mem_cuda_copy_in,
 	.copy_out = mem_cuda_copy_out,
+	.copy_in_start = mem_cuda_copy_in_start,
+	.copy_out_start = mem_cuda_copy_out_start,
+	.copy_test = mem_cuda_copy_test,
 	.copy_dev = cuda_copy_dev,
 	.reduce = cuda_reduce,
 	.reg_mr = GPU_REG_MR_OP,
 	.host_alloc = mem_cuda_host_alloc,
 	.host_free = mem_cuda_host_free,
-	.recv_flush = mem_cuda_recv_flush,
+	.recv_flush = mem_cuda_recv_flush_at,
+	.flush_attach = mem_cuda_flush_attach,
+	.flush_detach = mem_cuda_flush_detach,
 	.last_error = cuda_last_error,
 };
 
