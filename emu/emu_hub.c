@@ -27,6 +27,15 @@
 #include "vp_internal.h"
 
 #define HUB_GRACE_MS 10000
+/*
+ * How long a rank polls for the barrier's release before it sleeps: as
+ * long as the other ranks may take to check the last collective's bytes
+ * and prepare the next. Longer than the data path's spin (which would
+ * take CPU from rxe's kernel work), since no RDMA runs during a barrier:
+ * a receiver released while its sender sleeps would time the sender's
+ * wake-up (300 us under TCG; bench_emu.sh's 8 B medians of 77 and 397).
+ */
+#define HUB_BARRIER_SPIN_US 50000
 
 struct kid {
 	pid_t pid;
@@ -62,7 +71,7 @@ static int child_main(const struct emu_rank_args *a, const char *device,
 	ca.device = device;
 	ca.progress = NULL;
 	boot_fork_init(&b, rank, n, fd);
-	b.spin_us = a->spin_us;
+	b.spin_us = a->spin_us ? HUB_BARRIER_SPIN_US : 0;
 	out = calloc(a->plan->ncollectives + 1, sizeof(*out));
 	err = out ? emu_rank_main(&ca, &b, out, &d) : -ENOMEM;
 	if (!err)
