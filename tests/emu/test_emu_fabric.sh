@@ -21,6 +21,8 @@
 #      queue pair exists, naming the value
 #   7. a plan larger than the guest's memory: refused before the ranks
 #      start, with GDRLAB_VM_MEM named
+#   8. RoCEv2 over IPv6 (NCCL_IB_ADDR_FAMILY=AF_INET6): the global GID,
+#      not the link-local one, and the data across
 # Exit: 0 passed, 1 failed, 77 skipped.
 set -uo pipefail
 
@@ -120,5 +122,30 @@ expect_fail "a chunk above max_msg_sz" "a chunk of 16777216 bytes is more than .
 echo '{"iteration": 0, "op": "allreduce", "bytes": 4294967296, "dtype": "fp32", "ready_us": 0}' >"$out/huge.jsonl"
 expect_fail "a plan larger than memory" "emu: 2 ranks need about [0-9]+ MiB .* MiB is available; the VM guest has [0-9]+[GMK] of memory: GDRLAB_VM_MEM=" \
     --topology configs/emu-vm.yaml --trace "$out/huge.jsonl" --backend emu --devices "$A,$B" --quiet
+
+# 8. IPv6: a global address on each veth end, routed across it as
+# rxe-setup routes the IPv4 ones (table 100 for traffic from lo), gives
+# each device a RoCEv2 IPv6 GID beside its link-local fe80:: one, which
+# NCCL's rule skips; NCCL_IB_ADDR_FAMILY=AF_INET6 picks the global one
+if [ "$GDRLAB_RXE_MODE" = vm ]; then
+    ip -6 -batch - <<'IP'
+addr add fd00:3::1/64 dev va nodad
+addr add fd00:3::2/64 dev vb nodad
+rule add pref 10 iif lo lookup 100
+rule add pref 20 lookup local
+rule del pref 0 lookup local
+route add fd00:3::2 dev va src fd00:3::1 table 100
+route add fd00:3::1 dev vb src fd00:3::2 table 100
+IP
+    if NCCL_IB_ADDR_FAMILY=AF_INET6 "$bin" run "${common[@]}" --json "$out/v6.json" >/dev/null 2>"$out/err" &&
+        [ "$(field "$out/v6.json" gid) $(field "$out/v6.json" gid_type)" = "fd00:3::1 RoCEv2" ]; then
+        check "RoCEv2 over IPv6 (fd00:3::1 -> fd00:3::2)" "$out/v6.json" 2
+    else
+        notok "RoCEv2 over IPv6: $(head -3 "$out/err") $(grep -o '"gid": "[^"]*"' "$out/v6.json" 2>/dev/null)"
+    fi
+else
+    n=$((n + 1))
+    echo "ok $n - RoCEv2 over IPv6 # SKIP changes routing rules: in the VM guest only"
+fi
 echo "1..$n"
 exit $failed
