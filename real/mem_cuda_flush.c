@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rdma_flush.h"
@@ -23,9 +24,21 @@
 void mem_cuda_flush_init(struct mem_cuda *m)
 {
 	const struct cu_api *cu = m->cu;
+	const char *off = getenv("NCCL_GDR_FLUSH_DISABLE");
 	int order = 0, opts = 0;
-	bool have = !cu->DeviceGetAttribute(&order, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING,
-					    m->dev);
+	bool have;
+
+	/* NCCL's switch (net_ib/connect.cc, IbGdrFlushDisable): a user who
+	 * runs NCCL so gets the same here, and is told what it means */
+	if (off && *off && strtol(off, NULL, 10) != 0) {
+		m->flush = MEM_CUDA_FLUSH_NONE;
+		snprintf(m->flush_why, sizeof(m->flush_why),
+			 "none: NCCL_GDR_FLUSH_DISABLE=%s (the GPU may read a chunk before the NIC's writes land)",
+			 off);
+		return;
+	}
+	have = !cu->DeviceGetAttribute(&order, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING,
+				       m->dev);
 
 	if (have ? order >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER : m->cc_major >= 9) {
 		m->flush = MEM_CUDA_FLUSH_NONE;

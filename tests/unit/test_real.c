@@ -639,6 +639,21 @@ Test(real, receive_flush_follows_the_driver_then_nccl)
 	mem_cuda_flush_init(m);
 	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_NONE);
 	cr_expect(strstr(mem_cuda_flush_name(m), "NCCL's rule"), "%s", mem_cuda_flush_name(m));
+
+	/* NCCL's switch wins over a GPU that would need the READ */
+	m->cc_major = 8;
+	fake.order = 0;
+	fake.opts = 0;
+	setenv("NCCL_GDR_FLUSH_DISABLE", "1", 1);
+	mem_cuda_flush_init(m);
+	unsetenv("NCCL_GDR_FLUSH_DISABLE");
+	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_NONE);
+	cr_expect(strstr(mem_cuda_flush_name(m), "NCCL_GDR_FLUSH_DISABLE=1"), "%s",
+		  mem_cuda_flush_name(m));
+	setenv("NCCL_GDR_FLUSH_DISABLE", "0", 1);
+	mem_cuda_flush_init(m);
+	unsetenv("NCCL_GDR_FLUSH_DISABLE");
+	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_READ);
 	mem_cuda_flush_close(m);
 	free(m);
 }
