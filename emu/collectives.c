@@ -45,6 +45,16 @@ static bool is_reduction(enum trace_op op)
 	return op == TRACE_OP_ALLREDUCE || op == TRACE_OP_REDUCE_SCATTER;
 }
 
+uint64_t emu_coll_max_bytes(const struct plan *p)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < p->ncollectives; i++)
+		if (p->collectives[i].bytes > m)
+			m = p->collectives[i].bytes;
+	return m;
+}
+
 uint64_t emu_coll_region(uint64_t max_bytes)
 {
 	return 2 * ((max_bytes + 4095) & ~(uint64_t)4095);

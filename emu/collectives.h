@@ -34,6 +34,8 @@ struct emu_coll {
 
 /* Data region bytes that a collective of @bytes needs. */
 uint64_t emu_coll_region(uint64_t max_bytes);
+/* The largest collective of @p, in bytes: what the region is sized by. */
+uint64_t emu_coll_max_bytes(const struct plan *p);
 
 /* -EINVAL with a reason when emu cannot run it (sizes, dtype range). */
 int emu_coll_validate(const struct emu_coll *ec, struct diag *d);

@@ -13,25 +13,15 @@
  * and its provider, the queue pairs' rings): a few MiB, with headroom. */
 #define EMU_RANK_BASE (16ull << 20)
 
-static uint64_t max_bytes(const struct plan *p)
-{
-	uint64_t m = 0;
-
-	for (size_t i = 0; i < p->ncollectives; i++)
-		if (p->collectives[i].bytes > m)
-			m = p->collectives[i].bytes;
-	return m;
-}
-
 uint64_t emu_rank_memory(const struct plan *p)
 {
 	uint64_t ring = (uint64_t)p->nranks * p->topo.staging.buffers *
 			p->topo.staging.chunk_bytes;
-	uint64_t data = emu_coll_region(max_bytes(p));
+	uint64_t data = emu_coll_region(emu_coll_max_bytes(p));
 
 	/* verbs_path.c alloc_arenas: data + ring, then 2 x ring of bounce
 	 * buffers; collectives.c: two host copies of a collective to check */
-	return EMU_RANK_BASE + data + ring + 2 * ring + 2 * max_bytes(p);
+	return EMU_RANK_BASE + data + ring + 2 * ring + 2 * emu_coll_max_bytes(p);
 }
 
 /* A /proc file's "KEY value" line, value into *v. */

@@ -9,16 +9,6 @@
 #include "records.h"
 #include "verbs_path.h"
 
-static uint64_t max_bytes(const struct plan *p)
-{
-	uint64_t m = 0;
-
-	for (size_t i = 0; i < p->ncollectives; i++)
-		if (p->collectives[i].bytes > m)
-			m = p->collectives[i].bytes;
-	return m;
-}
-
 /*
  * Which GPU of its host a rank takes (real/ opens local_rank mod the GPUs
  * it sees). Under a launcher, the launcher knows which processes share a
@@ -42,7 +32,7 @@ static int rank_open(const struct emu_rank_args *a, struct boot *b,
 		.ib = a->ib,
 		.rank = b->rank,
 		.nranks = b->size,
-		.data_bytes = emu_coll_region(max_bytes(p)),
+		.data_bytes = emu_coll_region(emu_coll_max_bytes(p)),
 		.chunk = p->topo.staging.chunk_bytes,
 		.slots = p->topo.staging.buffers,
 		.timeout_ms = a->timeout_ms,
@@ -126,7 +116,7 @@ int emu_rank_main(const struct emu_rank_args *a, struct boot *b,
 			.bytes = pc->bytes,
 			.salt = (unsigned)i,
 			.rank = b->rank,
-			.half = emu_coll_region(max_bytes(p)) / 2,
+			.half = emu_coll_region(emu_coll_max_bytes(p)) / 2,
 			.corrupt = corrupt == (long)i,
 		};
 		struct vp_times t;
