@@ -108,7 +108,6 @@ static int nvls_build(struct algo_build *b)
 		err = algo_pipe_begin(b, PIPE_CHAIN, c, vol);
 		if (err)
 			break;
-		algo_pipe(b)->efficiency = nccl_nvls_efficiency(b->p->topo.gpu_arch);
 		for (unsigned g = 0; g < G && !err; g++) {
 			unsigned r = algo_rank(b, 0, g);
 			uint32_t cr = 0, cm = 0;

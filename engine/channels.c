@@ -260,24 +260,45 @@ static void dup_channels(enum topo_gpu_arch arch, struct nccl_graph *g)
 	g->nchannels = dup;
 }
 
-/* NVLS: one head a GPU, the NVLink bandwidth shared among them. */
-static void search_nvls(const struct topology *t, unsigned ppn,
-			struct nccl_graph *g)
+/*
+ * NVLS (search.cc, ncclTopoSearchTryNvls and ncclTopoCompute): one channel
+ * a GPU, its head. Each channel loads every GPU's NVLink with its speed
+ * and the head's twice, both ways, so a GPU carries (ppn + 1) x the speed
+ * each way; across nodes each head also sends to its NIC at bwInter.
+ * Then pass 2 raises bwInter alone while it is under twice bwIntra and
+ * the search still succeeds: across nodes while the heads' NICs carry it,
+ * on one node (nothing checks it there) to the top of the speed list.
+ * The tuner takes min(bwIntra-based, bwInter) per channel (algo_nvls.c),
+ * so on one node NVLS is bounded by the NVLink speed, not held at it.
+ */
+static void search_nvls(const struct topology *t, unsigned nnodes,
+			unsigned ppn, struct nccl_graph *g)
 {
 	const double *speeds;
-	size_t n;
+	double nic = INFINITY;
+	size_t n, i;
 
 	memset(g, 0, sizeof(*g));
 	if (t->gpu_fabric.kind != TOPO_GPU_FABRIC_NVSWITCH || !t->gpu_fabric.nvls ||
 	    t->gpu_arch < TOPO_GPU_HOPPER || ppn < 2)
 		return;
-	speeds = nccl_search_speeds(t->gpu_arch, 0, &n);
-	for (size_t i = 0; i < n; i++)
-		if (ppn * speeds[i] <= gbs(t->gpu_fabric.bw) * (1 + 1e-9)) {
-			g->nchannels = ppn;
-			g->bw_intra = g->bw_inter = speeds[i];
+	speeds = nccl_search_speeds(t->gpu_arch, nnodes > 1, &n);
+	for (unsigned k = 0; nnodes > 1 && k < ppn; k++) {
+		int h = topo_nearest_nic(t, (int)k);
+
+		if (h >= 0 && gbs(t->nics[h].line_rate) < nic)
+			nic = gbs(t->nics[h].line_rate);
+	}
+	for (i = 0; i < n; i++)
+		if ((ppn + 1) * speeds[i] <= gbs(t->gpu_fabric.bw) * (1 + 1e-9) &&
+		    speeds[i] <= nic * (1 + 1e-9))
 			break;
-		}
+	if (i == n)
+		return;
+	g->nchannels = ppn;
+	g->bw_intra = g->bw_inter = speeds[i];
+	while (i > 0 && g->bw_inter < 2 * g->bw_intra && speeds[i - 1] <= nic * (1 + 1e-9))
+		g->bw_inter = speeds[--i];
 	g->nvlink = true;
 }
 
@@ -303,6 +324,6 @@ void channels_search(const struct topology *t, unsigned nnodes,
 	    comm < 16)
 		comm *= 2;
 	out->comm_channels = comm < NCCL_MAX_CHANNELS ? comm : NCCL_MAX_CHANNELS;
-	search_nvls(t, ppn, &out->nvls);
+	search_nvls(t, nnodes, ppn, &out->nvls);
 	out->nvls_channels = out->nvls.nchannels ? NVLS_CHANNELS : 0;
 }

@@ -21,6 +21,7 @@
 
 #include "channels.h"
 #include "gdr_policy.h"
+#include "nccl_tuning.h"
 
 _Static_assert(4 * TOPO_MAX_SWITCH_DEPTH + 16 <= PLAN_MAX_USES,
 	       "a connection through the deepest switch tree must fit its uses");
@@ -299,13 +300,17 @@ static void collnet(struct rb *b, const struct route_req *q,
 static void nvls(struct rb *b, const struct route_req *q, bool reduce)
 {
 	double ppn = b->p->gpus_per_node;
+	/* the switch moves NVLS bytes at NCCL's nvlsEfficiency of the
+	 * links' rate, in NVLS and NVLS-tree alike (the tree's NIC hops are
+	 * not NVLS and run at the links' own) */
+	double w = 1 / nccl_nvls_efficiency(b->p->topo.gpu_arch);
 	unsigned g = q->src_gpu;
 
 	stage_begin(b, STAGE_INTRA);
 	use_weighted(b, b->p->layout.base[reduce ? RES_NVLINK_TX : RES_NVLINK_RX] + g,
-		     false, 1);
+		     false, w);
 	use_weighted(b, b->p->layout.base[reduce ? RES_NVLINK_RX : RES_NVLINK_TX] + g,
-		     false, 1 / ppn);
+		     false, w / ppn);
 	stage(b)->latency += b->p->topo.gpu_fabric.latency;
 }
 

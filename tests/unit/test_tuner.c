@@ -325,6 +325,39 @@ Test(tuner, nvls_only_where_the_switches_reduce)
 				ALGO_NVLS_TREE, why, sizeof(why)));
 }
 
+/*
+ * The NVLS graph as NCCL's search finds it on 8 H100s (18 NVLinks of
+ * 20.6 GB/s = 370.8 GB/s a GPU, search.cc ncclTopoSearchTryNvls): each of
+ * the 8 channels loads every GPU with its speed and its head twice, 9 x
+ * speed a GPU: 9 x 40 = 360 fits, 9 x 50 does not, so bwIntra = 40 (of
+ * sm90's 60, 50, 40, ...). Pass 2 raises bwInter alone while under 2 x 40:
+ * on one node nothing checks it, 50 then 60 (the top); across nodes the
+ * inter list (48, 45, 42, 40, ...) up to what a head's 400 Gbit/s NIC
+ * carries (50 GB/s): 48. NCCL's NVLS estimate per channel is then
+ * min(40 x 0.85 x 7/8 x 2 = 59.5, bwInter): 59.5 on one node (476 GB/s
+ * busbw over 8 channels), which beats Ring's there, as NCCL picks NVLS
+ * for large all-reduces on an H100 node.
+ */
+Test(tuner, nvls_graph_as_nccl_searches_it)
+{
+	struct tuned x;
+	struct tune_choice c;
+
+	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), 1, PLAN_PATH_AUTO, NULL, NULL);
+	cr_expect_eq(x.t.ch.nvls.nchannels, 8);
+	cr_expect_float_eq(x.t.ch.nvls.bw_intra, 40.0, 1e-9);
+	cr_expect_float_eq(x.t.ch.nvls.bw_inter, 60.0, 1e-9);
+	cr_expect_float_eq(algo_nvls_bw(&x.t, false), 40 * 0.85 * 7 / 8 * 2, 1e-6);
+	c = choose(&x, 8ull << 30);
+	cr_expect_eq(c.algo, ALGO_NVLS, "%s", algo_name(c.algo));
+	tuned_destroy(&x);
+
+	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), 4, PLAN_PATH_AUTO, NULL, NULL);
+	cr_expect_float_eq(x.t.ch.nvls.bw_intra, 40.0, 1e-9);
+	cr_expect_float_eq(x.t.ch.nvls.bw_inter, 48.0, 1e-9);
+	tuned_destroy(&x);
+}
+
 /* PAT: all-gather and reduce-scatter with one GPU a node (NCCL 2.23+). */
 Test(tuner, pat_only_with_one_gpu_a_node)
 {
