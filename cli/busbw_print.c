@@ -27,11 +27,11 @@ static void print_half(FILE *out, const struct predict_point *p)
 	char t[8], a[7], b[7];
 
 	if (predicted(p))
-		nccl_format_float(t, p->time_us, 7);
+		nccl_format_float(t, p->rec.time_us, 7);
 	else
 		snprintf(t, sizeof(t), "N/A");
-	fprintf(out, "  %7s  %6s  %6s  %6s", t, nccl_format_float(a, p->algbw_gbps, 6),
-		nccl_format_float(b, p->busbw_gbps, 6), "N/A");
+	fprintf(out, "  %7s  %6s  %6s  %6s", t, nccl_format_float(a, p->rec.algbw_gbps, 6),
+		nccl_format_float(b, p->rec.busbw_gbps, 6), "N/A");
 }
 
 static void print_choice(FILE *out, const struct predict_point *p)
@@ -42,12 +42,12 @@ static void print_choice(FILE *out, const struct predict_point *p)
 		fprintf(out, "  %-13s  %-6s  %3s  %8s  %s\n", "-", "-", "-", "-", "-");
 		return;
 	}
-	if (isfinite(p->nccl_estimate_us))
-		nccl_format_float(e, p->nccl_estimate_us, 8);
+	if (isfinite(p->rec.nccl_estimate_us))
+		nccl_format_float(e, p->rec.nccl_estimate_us, 8);
 	else
 		snprintf(e, sizeof(e), "N/A");
-	fprintf(out, "  %-13s  %-6s  %3u  %8s  %s\n", algo_name(p->algo),
-		proto_name(p->proto), p->nchannels, e, plan_path_used_name(p->path));
+	fprintf(out, "  %-13s  %-6s  %3u  %8s  %s\n", algo_name(p->rec.algo),
+		proto_name(p->rec.proto), p->rec.nchannels, e, plan_path_used_name(p->rec.path));
 }
 
 static void print_header(FILE *out, const struct busbw_run *r)
@@ -121,13 +121,13 @@ static json_t *row_json(const struct busbw_run *r, size_t i)
 
 	return json_pack("{s:I, s:I, s:o, s:f, s:f, s:o, s:o, s:o, s:o, s:o}",
 			 "size", (json_int_t)p->size, "count", (json_int_t)r->counts[i],
-			 "time_us", real_or_null(ok, p->time_us),
-			 "algbw_gbps", p->algbw_gbps, "busbw_gbps", p->busbw_gbps,
-			 "algo", string_or_null(ok ? algo_name(p->algo) : NULL),
-			 "proto", string_or_null(ok ? proto_name(p->proto) : NULL),
-			 "channels", ok ? json_integer(p->nchannels) : json_null(),
-			 "nccl_estimate_us", real_or_null(ok, p->nccl_estimate_us),
-			 "path", string_or_null(ok ? plan_path_used_name(p->path) : NULL));
+			 "time_us", real_or_null(ok, p->rec.time_us),
+			 "algbw_gbps", p->rec.algbw_gbps, "busbw_gbps", p->rec.busbw_gbps,
+			 "algo", string_or_null(ok ? algo_name(p->rec.algo) : NULL),
+			 "proto", string_or_null(ok ? proto_name(p->rec.proto) : NULL),
+			 "channels", ok ? json_integer(p->rec.nchannels) : json_null(),
+			 "nccl_estimate_us", real_or_null(ok, p->rec.nccl_estimate_us),
+			 "path", string_or_null(ok ? plan_path_used_name(p->rec.path) : NULL));
 }
 
 static json_t *run_json(const struct busbw_run *r)
@@ -199,12 +199,12 @@ int busbw_write_csv(FILE *out, const struct busbw_run *r)
 			fprintf(out, ",0,0,,,,,\n");
 			continue;
 		}
-		fprintf(out, "%.3f,%.4f,%.4f,%s,%s,%u,", p->time_us, p->algbw_gbps,
-			p->busbw_gbps, algo_name(p->algo), proto_name(p->proto),
-			p->nchannels);
-		if (isfinite(p->nccl_estimate_us))
-			fprintf(out, "%.3f", p->nccl_estimate_us);
-		fprintf(out, ",%s\n", plan_path_used_name(p->path));
+		fprintf(out, "%.3f,%.4f,%.4f,%s,%s,%u,", p->rec.time_us, p->rec.algbw_gbps,
+			p->rec.busbw_gbps, algo_name(p->rec.algo), proto_name(p->rec.proto),
+			p->rec.nchannels);
+		if (isfinite(p->rec.nccl_estimate_us))
+			fprintf(out, "%.3f", p->rec.nccl_estimate_us);
+		fprintf(out, ",%s\n", plan_path_used_name(p->rec.path));
 	}
 	return ferror(out) ? -EIO : 0;
 }

@@ -267,7 +267,7 @@ static int predict(struct busbw_run *r, const struct backend_ops *b,
 	}
 	/* nccl-tests averages every half it printed, 0-byte rows too */
 	for (size_t i = 0; i < r->n; i++)
-		sum += r->pts[i].busbw_gbps;
+		sum += r->pts[i].rec.busbw_gbps;
 	r->avg_busbw = r->n ? sum / r->n : 0;
 	return 0;
 }

@@ -91,9 +91,8 @@ int predict_sizes(const struct predict_setup *s, struct predict_point *pts,
 	int err;
 
 	for (size_t i = 0; i < n; i++) {
-		memset(&pts[i].time_us, 0,
-		       sizeof(pts[i]) - offsetof(struct predict_point, time_us));
-		pts[i].nccl_estimate_us = NAN;
+		memset(&pts[i].rec, 0, sizeof(pts[i].rec));
+		pts[i].rec.nccl_estimate_us = NAN;
 	}
 	index = calloc(n ? n : 1, sizeof(*index));
 	if (!index)
@@ -111,14 +110,8 @@ int predict_sizes(const struct predict_setup *s, struct predict_point *pts,
 		const struct coll_record *c = &rec.coll[i];
 		struct predict_point *p = &pts[index[c->entry]];
 
-		p->time_us = c->time_us;
-		p->algbw_gbps = c->algbw_gbps;
-		p->busbw_gbps = c->busbw_gbps;
-		p->algo = c->algo;
-		p->proto = c->proto;
-		p->nchannels = c->nchannels;
-		p->nccl_estimate_us = c->nccl_estimate_us;
-		p->path = c->path;
+		p->rec = *c;
+		p->rec.fallback = NULL;
 	}
 	records_destroy(&rec);
 	plan_destroy(&plan);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "records.h"
 
 struct predict_point {
 	/* In: nccl-tests' size (the larger buffer, trace.h's bytes); 0 for
@@ -19,15 +20,11 @@ struct predict_point {
 	 * left unpredicted (time 0). */
 	uint64_t size;
 	unsigned line; /* for messages about it: where it came from */
-	/* Out: the backend's time and nccl-tests' bandwidths of it, and what
-	 * NCCL's tuner chose (estimate NAN for p2p: NCCL does not model it). */
-	double time_us;
-	double algbw_gbps, busbw_gbps;
-	enum algo_id algo;
-	enum proto_id proto;
-	unsigned nchannels;
-	double nccl_estimate_us;
-	enum plan_path_used path;
+	/* Out: the backend's record of it: time, nccl-tests' bandwidths, the
+	 * path, and what NCCL's tuner chose (estimate NAN for p2p: NCCL does
+	 * not model it); zero, estimate NAN, for an unpredicted row. Its
+	 * fallback reason is not kept (it was the plan's). */
+	struct coll_record rec;
 };
 
 struct predict_setup {

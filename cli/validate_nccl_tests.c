@@ -316,15 +316,15 @@ static void conclude(struct vnt_run *r)
 	double sum[VNT_REGIMES] = { 0 };
 
 	for (size_t i = 0; i < r->n; i++)
-		r->peak_busbw = fmax(r->peak_busbw, r->pts[i].busbw_gbps);
+		r->peak_busbw = fmax(r->peak_busbw, r->pts[i].rec.busbw_gbps);
 	for (size_t i = 0; i < r->n; i++) {
 		struct vnt_row *v = &r->rows[i];
 		const struct predict_point *p = &r->pts[i];
 		struct vnt_regime *g;
 
-		v->error_pct = p->time_us > 0 ?
-				       100 * (v->measured->time_us - p->time_us) / p->time_us : 0;
-		v->regime = p->busbw_gbps < r->peak_busbw / 2 ? VNT_LATENCY :
+		v->error_pct = p->rec.time_us > 0 ?
+				       100 * (v->measured->time_us - p->rec.time_us) / p->rec.time_us : 0;
+		v->regime = p->rec.busbw_gbps < r->peak_busbw / 2 ? VNT_LATENCY :
 								 VNT_BANDWIDTH;
 		g = &r->regimes[v->regime];
 		if (!g->n++)

@@ -48,10 +48,10 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 		fprintf(out, "%12llu  %7s  %7s  %+6.1f%%  %10s  %10s  %-13s  %-6s  %s\n",
 			(unsigned long long)p->size,
 			nccl_format_float(t[0], v->measured->time_us, 7),
-			nccl_format_float(t[1], p->time_us, 7), v->error_pct,
+			nccl_format_float(t[1], p->rec.time_us, 7), v->error_pct,
 			nccl_format_float(bw[0], v->measured->busbw_gbps, 6),
-			nccl_format_float(bw[1], p->busbw_gbps, 6), algo_name(p->algo),
-			proto_name(p->proto), regime_names[v->regime]);
+			nccl_format_float(bw[1], p->rec.busbw_gbps, 6), algo_name(p->rec.algo),
+			proto_name(p->rec.proto), regime_names[v->regime]);
 	}
 	fprintf(out, "\nregimes (latency-bound: predicted busbw below half its peak of %.2f GB/s):\n",
 		r->peak_busbw);
@@ -78,14 +78,14 @@ static json_t *row_json(const struct vnt_run *r, size_t i)
 			 "size", (json_int_t)p->size, "count", (json_int_t)v->row->count,
 			 "line", (int)v->row->line,
 			 "measured_half", v->measured == &v->row->oop ? "out_of_place" : "in_place",
-			 "measured_us", v->measured->time_us, "predicted_us", p->time_us,
+			 "measured_us", v->measured->time_us, "predicted_us", p->rec.time_us,
 			 "error_pct", v->error_pct,
 			 "measured_busbw_gbps", v->measured->busbw_gbps,
-			 "predicted_busbw_gbps", p->busbw_gbps, "algo", algo_name(p->algo),
-			 "proto", proto_name(p->proto), "channels", (int)p->nchannels,
-			 "nccl_estimate_us", isfinite(p->nccl_estimate_us) ?
-				 json_real(p->nccl_estimate_us) : json_null(),
-			 "path", plan_path_used_name(p->path),
+			 "predicted_busbw_gbps", p->rec.busbw_gbps, "algo", algo_name(p->rec.algo),
+			 "proto", proto_name(p->rec.proto), "channels", (int)p->rec.nchannels,
+			 "nccl_estimate_us", isfinite(p->rec.nccl_estimate_us) ?
+				 json_real(p->rec.nccl_estimate_us) : json_null(),
+			 "path", plan_path_used_name(p->rec.path),
 			 "regime", regime_names[v->regime]);
 }
 
