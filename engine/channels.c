@@ -264,7 +264,8 @@ static void dup_channels(enum topo_gpu_arch arch, struct nccl_graph *g)
  * NVLS (search.cc, ncclTopoSearchTryNvls and ncclTopoCompute): one channel
  * a GPU, its head. Each channel loads every GPU's NVLink with its speed
  * and the head's twice, both ways, so a GPU carries (ppn + 1) x the speed
- * each way; across nodes each head also sends to its NIC at bwInter.
+ * each way; across nodes each head also sends to its NIC at bwInter (the
+ * heads of one NIC together).
  * Then pass 2 raises bwInter alone while it is under twice bwIntra and
  * the search still succeeds: across nodes while the heads' NICs carry it,
  * on one node (nothing checks it there) to the top of the speed list.
@@ -276,6 +277,7 @@ static void search_nvls(const struct topology *t, unsigned nnodes,
 {
 	const double *speeds;
 	double nic = INFINITY;
+	unsigned heads[TOPO_MAX_NICS] = { 0 };
 	size_t n, i;
 
 	memset(g, 0, sizeof(*g));
@@ -283,12 +285,17 @@ static void search_nvls(const struct topology *t, unsigned nnodes,
 	    t->gpu_arch < TOPO_GPU_HOPPER || ppn < 2)
 		return;
 	speeds = nccl_search_speeds(t->gpu_arch, nnodes > 1, &n);
+	/* each head's channel takes bwInter from its NIC: heads sharing
+	 * one (8 GPUs, 4 NICs) share its speed */
 	for (unsigned k = 0; nnodes > 1 && k < ppn; k++) {
 		int h = topo_nearest_nic(t, (int)k);
 
-		if (h >= 0 && gbs(t->nics[h].line_rate) < nic)
-			nic = gbs(t->nics[h].line_rate);
+		if (h >= 0)
+			heads[h]++;
 	}
+	for (unsigned h = 0; h < t->nnics && h < TOPO_MAX_NICS; h++)
+		if (heads[h] && gbs(t->nics[h].line_rate) / heads[h] < nic)
+			nic = gbs(t->nics[h].line_rate) / heads[h];
 	for (i = 0; i < n; i++)
 		if ((ppn + 1) * speeds[i] <= gbs(t->gpu_fabric.bw) * (1 + 1e-9) &&
 		    speeds[i] <= nic * (1 + 1e-9))

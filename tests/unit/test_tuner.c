@@ -332,8 +332,9 @@ Test(tuner, nvls_only_where_the_switches_reduce)
  * speed a GPU: 9 x 40 = 360 fits, 9 x 50 does not, so bwIntra = 40 (of
  * sm90's 60, 50, 40, ...). Pass 2 raises bwInter alone while under 2 x 40:
  * on one node nothing checks it, 50 then 60 (the top); across nodes the
- * inter list (48, 45, 42, 40, ...) up to what a head's 400 Gbit/s NIC
- * carries (50 GB/s): 48. NCCL's NVLS estimate per channel is then
+ * inter list (48, 45, 42, 40, 30, 24, ...) up to what a head's share of
+ * its 400 Gbit/s NIC carries: 48 of 50 GB/s with a NIC a GPU, 24 of 25
+ * with a NIC for two. NCCL's NVLS estimate per channel is then
  * min(40 x 0.85 x 7/8 x 2 = 59.5, bwInter): 59.5 on one node (476 GB/s
  * busbw over 8 channels), which beats Ring's there, as NCCL picks NVLS
  * for large all-reduces on an H100 node.
@@ -355,6 +356,13 @@ Test(tuner, nvls_graph_as_nccl_searches_it)
 	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), 4, PLAN_PATH_AUTO, NULL, NULL);
 	cr_expect_float_eq(x.t.ch.nvls.bw_intra, 40.0, 1e-9);
 	cr_expect_float_eq(x.t.ch.nvls.bw_inter, 48.0, 1e-9);
+	tuned_destroy(&x);
+
+	/* four NICs for eight heads: two heads share 50 GB/s, so bwInter
+	 * stops at 24 (30 > 25) */
+	tuned_init(&x, CONFIG("validation/h100-4x400g-roce.yaml"), 5, PLAN_PATH_AUTO, NULL,
+		   NULL);
+	cr_expect_float_eq(x.t.ch.nvls.bw_inter, 24.0, 1e-9);
 	tuned_destroy(&x);
 }
 
