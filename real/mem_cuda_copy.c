@@ -119,26 +119,26 @@ static int finished(struct mem_cuda *m, struct mem_cuda_copy *c, CUresult rc)
 	return err;
 }
 
-static struct mem_cuda_copy *busy_copy(struct mem_cuda *m, unsigned ticket)
+/* Copy @ticket, in flight, with the device's context current; NULL with
+ * the error in *@err otherwise. */
+static struct mem_cuda_copy *busy_copy(struct mem_cuda *m, unsigned ticket, int *err)
 {
 	if (ticket >= MEM_CUDA_COPIES || !m->copies[ticket].busy) {
-		diag_set(&m->err, -EINVAL, "no staged copy %u in flight", ticket);
+		*err = diag_set(&m->err, -EINVAL, "no staged copy %u in flight", ticket);
 		return NULL;
 	}
-	return &m->copies[ticket];
+	*err = mem_cuda_current(m);
+	return *err ? NULL : &m->copies[ticket];
 }
 
 int mem_cuda_copy_test(void *ctx, unsigned ticket)
 {
 	struct mem_cuda *m = ctx;
-	struct mem_cuda_copy *c = busy_copy(m, ticket);
-	CUresult rc;
 	int err;
+	struct mem_cuda_copy *c = busy_copy(m, ticket, &err);
+	CUresult rc;
 
 	if (!c)
-		return -EINVAL;
-	err = mem_cuda_current(m);
-	if (err)
 		return err;
 	rc = m->cu->EventQuery(c->done);
 	if (rc == CUDA_ERROR_NOT_READY)
@@ -149,13 +149,10 @@ int mem_cuda_copy_test(void *ctx, unsigned ticket)
 int mem_cuda_copy_wait(void *ctx, unsigned ticket)
 {
 	struct mem_cuda *m = ctx;
-	struct mem_cuda_copy *c = busy_copy(m, ticket);
 	int err;
+	struct mem_cuda_copy *c = busy_copy(m, ticket, &err);
 
 	if (!c)
-		return -EINVAL;
-	err = mem_cuda_current(m);
-	if (err)
 		return err;
 	return finished(m, c, m->cu->EventSynchronize(c->done));
 }
