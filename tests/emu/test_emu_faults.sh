@@ -12,6 +12,7 @@
 #   3. the link of rxe0 set down before the run: "port 1 is DOWN"
 #   4. the link set down mid-run: the completion error, decoded from its
 #      work request (not the no-progress time-out)
+#   4b. a rank the OOM killer ends (a memory cgroup): named as such
 #   5-6. nothing leaked, under valgrind (memcheck, fds), on a good run and
 #      on the killed-rank path (QPs, MRs, CQs, PDs, bounce buffers, fds)
 # Exit: 0 passed, 1 failed, 77 skipped.
@@ -183,6 +184,34 @@ else
     notok "link down mid-run: exit $rc after ${took} s, no completion error: $(head -3 "$out/err")"
 fi
 wait_port "$A" ACTIVE || notok "rxe0 did not come back ACTIVE"
+
+# 4b. a rank the kernel's OOM killer ends: in a memory cgroup smaller than
+# the ranks' buffers (MemAvailable still has room, so the plan's memory
+# check lets them start), the message must say OOM, not just signal 9
+if [ "$GDRLAB_RXE_MODE" = vm ]; then
+    cg=/sys/fs/cgroup/gdrlab-oom
+    { mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup; } 2>/dev/null
+    echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+    mkdir -p "$cg" 2>/dev/null
+    if [ -w "$cg/memory.max" ]; then
+        echo 100M >"$cg/memory.max"
+        echo 0 >"$cg/memory.swap.max" 2>/dev/null
+        allreduces 1 33554432 >"$out/oom.jsonl"
+        sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
+            "$bin" "${run[@]}" --trace "$out/oom.jsonl" --devices "$A,$B" >/dev/null 2>"$out/err"
+        rc=$?
+        if [ $rc -eq 1 ] && grep -q "rank [01] (pid [0-9]*) was killed by the kernel's OOM killer: out of memory (each rank needs about [0-9]* MiB; the VM guest has" "$out/err"; then
+            ok "OOM-killed rank: $(head -1 "$out/err")"
+        else
+            notok "OOM-killed rank: exit $rc: $(head -3 "$out/err")"
+        fi
+        rmdir "$cg" 2>/dev/null
+    else
+        skip "OOM-killed rank" "no memory cgroup in this guest"
+    fi
+else
+    skip "OOM-killed rank" "needs the VM guest (a memory cgroup)"
+fi
 
 # 5-6. leaks, under valgrind: every process (the ranks are forked) must end
 # with no definite or indirect leak, no memcheck error, and no fd but the
