@@ -10,8 +10,8 @@
 #      naming the rank and the signal
 #   2b. the same under mpirun: mpirun ends the job
 #   3. the link of rxe0 set down before the run: "port 1 is DOWN"
-#   4. the link set down mid-run: the completion error, decoded from its
-#      work request (not the no-progress time-out)
+#   4. the cable pulled mid-run (both veth ends down): the completion
+#      error, decoded from its work request (not the no-progress time-out)
 #   4b. a rank the OOM killer ends (a memory cgroup): named as such
 #   5-6. nothing leaked, under valgrind (memcheck, fds), on a good run and
 #      on the killed-rank path (QPs, MRs, CQs, PDs, bounce buffers, fds)
@@ -32,7 +32,7 @@ done 2>/dev/null
 
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 out=$(mktemp -d)
-trap 'ip link set va up 2>/dev/null; rm -rf "$out"' EXIT
+trap 'ip link set va up 2>/dev/null; ip link set vb up 2>/dev/null; rm -rf "$out"' EXIT
 A=$GDRLAB_RXE_A B=$GDRLAB_RXE_B
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -163,26 +163,32 @@ fi
 ip link set va up
 wait_port "$A" ACTIVE || notok "rxe0 did not come back ACTIVE"
 
-# 4. link down mid-run: the endless trace cannot finish first, and the
-# error must be the completion error's (a retry of the write to the peer
-# exhausted, decoded from its work request), not the no-progress time-out
-# nor any line that happens to say "failed"
+# 4. the cable pulled mid-run: both ends of the veth go down, so whichever
+# rank is sending, or waiting for an acknowledgement that its next retry
+# cannot send, gets an error completion (with one end down, the far rank
+# sometimes only saw the no-progress time-out: rxe1 retransmitting into a
+# carrier-less vb reported nothing for 10 s). The endless trace cannot
+# finish first, and the error must be the completion error's, decoded
+# from its work request, not the time-out nor any line saying "failed".
 "$bin" "${run[@]}" --trace "$out/endless.jsonl" --devices "$A,$B" \
     >/dev/null 2>"$out/err" &
 pid=$!
 sleep 4
 t0=$(now)
 ip link set va down
+ip link set vb down
 wait "$pid"
 rc=$?
 took=$(since "$t0")
 ip link set va up
+ip link set vb up
 if [ $rc -eq 1 ] && lt "$took" 30 &&
     grep -Eq "rank [01]( failed)?: RDMA (write of a chunk|credit) to rank [01] failed on ($A|$B): .* \(ibv_poll_cq wc status [0-9]+, vendor error" "$out/err"; then
     ok "link down mid-run: ended ${took} s later: $(head -1 "$out/err")"
 else
     notok "link down mid-run: exit $rc after ${took} s, no completion error: $(head -3 "$out/err")"
 fi
+wait_port "$B" ACTIVE || notok "rxe1 did not come back ACTIVE"
 wait_port "$A" ACTIVE || notok "rxe0 did not come back ACTIVE"
 
 # 4b. a rank the kernel's OOM killer ends: in a memory cgroup smaller than
