@@ -49,8 +49,6 @@ static int rank_open(const struct emu_rank_args *a, struct boot *b,
 
 	if (!mine || !all || !ptrs)
 		err = diag_set(&ld, -ENOMEM, "out of memory");
-	if (a->ib)
-		ib_config_device_ok(a->ib, a->device, &cfg.port);
 	if (!err && a->mem && a->mem->open)
 		err = a->mem->open(a->mem->arg, b->rank, local_rank(a, b),
 				   &cfg.mem, mem_ctx, &ld);

@@ -270,10 +270,12 @@ static int pick_port(struct vp_ctx *c, struct ibv_port_attr *pa,
 		     struct diag *d)
 {
 	const struct ib_config *ib = c->cfg.ib;
-	int want = c->cfg.port ? c->cfg.port : ib ? ib->port : 0;
+	int want = 0;
 	struct ibv_device_attr da;
 	int ret = ibv_query_device(c->ctx, &da);
 
+	if (ib)
+		ib_config_device_ok(ib, c->cfg.device, &want);
 	if (ret)
 		return diag_set(d, -ret, "ibv_query_device(%s): %s", c->cfg.device,
 				strerror(ret));

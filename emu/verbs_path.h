@@ -102,7 +102,6 @@ size_t vp_peer_info_size(unsigned nranks);
 struct vp_config {
 	const char *device;   /* "rxe0" */
 	const struct ib_config *ib; /* port, GID, TC, SL; NULL: defaults */
-	int port;             /* 0: ib->port, else the first active port */
 	unsigned rank, nranks;
 	uint64_t data_bytes;  /* "GPU" data region (inputs and outputs) */
 	uint64_t chunk;       /* bytes per slot */

@@ -22,7 +22,6 @@ struct vp_loopback {
 	struct vp_peer_info *info[2];
 	uint8_t *pattern, *check;       /* host copies of one message */
 	struct ib_config ib;            /* port and GID, as a run's */
-	int port;
 };
 
 /* Where a message starts on each side: the data region of the "GPU"
@@ -58,14 +57,11 @@ int vp_loopback_open(struct vp_loopback **out,
 	/* the port and GID a run of the job would use (NCCL_IB_*) */
 	if (!err)
 		err = ib_config_from_env(&lb->ib, d);
-	if (!err)
-		ib_config_device_ok(&lb->ib, cfg->device, &lb->port);
 	/* Each end's data region and host arena hold depth messages: every
 	 * write in flight lands in a place of its own. */
 	for (unsigned i = 0; !err && i < 2; i++) {
 		struct vp_config vc = {
-			.device = cfg->device, .ib = &lb->ib, .port = lb->port,
-			.rank = i, .nranks = 2,
+			.device = cfg->device, .ib = &lb->ib, .rank = i, .nranks = 2,
 			.data_bytes = (uint64_t)cfg->depth * cfg->msg,
 			.chunk = cfg->msg, .slots = cfg->depth,
 			.timeout_ms = cfg->timeout_ms, .abort_fd = -1,
