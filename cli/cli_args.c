@@ -9,6 +9,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "ib_config.h"
 #include "tuner.h"
 #include "units.h"
 
@@ -109,25 +110,27 @@ const char cli_ib_usage[] =
 static int ib_option(const char *cmd, int c, const char *arg)
 {
 	static const struct ib_opt {
-		const char *opt, *env;
-		unsigned lo, hi;
+		const char *opt;
+		const struct ib_var *var; /* its variable and range */
 	} ib[] = {
-		[CLI_OPT_IB_GID_INDEX - CLI_OPT_IB_GID_INDEX] = { "--ib-gid-index", "NCCL_IB_GID_INDEX", 0, 255 },
-		[CLI_OPT_IB_TC - CLI_OPT_IB_GID_INDEX] = { "--ib-tc", "NCCL_IB_TC", 0, 255 },
-		[CLI_OPT_IB_SL - CLI_OPT_IB_GID_INDEX] = { "--ib-sl", "NCCL_IB_SL", 0, 15 },
-		[CLI_OPT_IB_PORT - CLI_OPT_IB_GID_INDEX] = { "--ib-port", "GDRLAB_IB_PORT", 1, 255 },
+		[CLI_OPT_IB_GID_INDEX - CLI_OPT_IB_GID_INDEX] = { "--ib-gid-index", &ib_var_gid_index },
+		[CLI_OPT_IB_TC - CLI_OPT_IB_GID_INDEX] = { "--ib-tc", &ib_var_tc },
+		[CLI_OPT_IB_SL - CLI_OPT_IB_GID_INDEX] = { "--ib-sl", &ib_var_sl },
+		[CLI_OPT_IB_PORT - CLI_OPT_IB_GID_INDEX] = { "--ib-port", &ib_var_port },
 	};
 	const struct ib_opt *o = &ib[c - CLI_OPT_IB_GID_INDEX];
+	long lo = o->var->lo, hi = o->var->hi;
 	unsigned long v;
 	char *end;
 
 	errno = 0;
 	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || v < o->lo || v > o->hi)
-		return cli_usage_error(cmd, "%s: expected a whole number from %u to %u, got '%s'",
-				       o->opt, o->lo, o->hi, arg);
-	if (setenv(o->env, arg, 1))
-		return cli_usage_error(cmd, "%s: cannot set %s", o->opt, o->env);
+	if (errno || end == arg || *end || arg[0] == '-' || v < (unsigned long)lo ||
+	    v > (unsigned long)hi)
+		return cli_usage_error(cmd, "%s: expected a whole number from %ld to %ld, got '%s'",
+				       o->opt, lo, hi, arg);
+	if (setenv(o->var->env, arg, 1))
+		return cli_usage_error(cmd, "%s: cannot set %s", o->opt, o->var->env);
 	return 0;
 }
 

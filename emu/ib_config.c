@@ -7,10 +7,16 @@
 #include <string.h>
 #include <sys/socket.h>
 
-/* @name's whole number in [lo, hi] into *v; unset or empty leaves *v. */
-static int env_int(const char *name, long lo, long hi, const char *what,
-		   int *v, struct diag *d)
+const struct ib_var ib_var_gid_index = { "NCCL_IB_GID_INDEX", "a GID table index", 0, 255 };
+const struct ib_var ib_var_tc = { "NCCL_IB_TC", "a traffic class", 0, 255 };
+const struct ib_var ib_var_sl = { "NCCL_IB_SL", "a service level", 0, 15 };
+const struct ib_var ib_var_port = { "GDRLAB_IB_PORT", "a port number", 1, 255 };
+
+/* @var's whole number into *v; unset or empty leaves *v. */
+static int env_int(const struct ib_var *var, int *v, struct diag *d)
 {
+	const char *name = var->env, *what = var->what;
+	long lo = var->lo, hi = var->hi;
 	const char *s = getenv(name);
 	char *end;
 	long x;
@@ -115,13 +121,13 @@ int ib_config_from_env(struct ib_config *c, struct diag *d)
 	memset(c, 0, sizeof(*c));
 	c->gid_index = -1;
 	c->addr_family = AF_INET;
-	err = env_int("NCCL_IB_GID_INDEX", 0, 255, "a GID table index", &c->gid_index, d);
+	err = env_int(&ib_var_gid_index, &c->gid_index, d);
 	if (!err)
-		err = env_int("NCCL_IB_TC", 0, 255, "a traffic class", &c->tc, d);
+		err = env_int(&ib_var_tc, &c->tc, d);
 	if (!err)
-		err = env_int("NCCL_IB_SL", 0, 15, "a service level", &c->sl, d);
+		err = env_int(&ib_var_sl, &c->sl, d);
 	if (!err)
-		err = env_int("GDRLAB_IB_PORT", 1, 255, "a port number", &c->port, d);
+		err = env_int(&ib_var_port, &c->port, d);
 	if (!err)
 		err = addr_family(c, d);
 	if (!err)

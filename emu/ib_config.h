@@ -43,6 +43,14 @@ struct ib_config {
 	struct ib_hca hca[IB_HCA_MAX];
 };
 
+/* The whole-number variables and what they take, one table for the
+ * reader and for the command line's --ib-* options. */
+struct ib_var {
+	const char *env, *what;
+	long lo, hi;
+};
+extern const struct ib_var ib_var_gid_index, ib_var_tc, ib_var_sl, ib_var_port;
+
 /* Read the environment into @c; a bad value is an error that names the
  * variable and what it takes. */
 int ib_config_from_env(struct ib_config *c, struct diag *d);
