@@ -48,7 +48,9 @@ static void devices_free(struct devices *v)
 	v->count = 0;
 }
 
-/* Leave out what NCCL_IB_HCA leaves out; none left is an error. */
+/* Leave out what NCCL_IB_HCA leaves out; none left is an error. The kept
+ * names move to the front, the others are freed once the error (which
+ * names the first device) is no longer possible. */
 static int devices_filter(char **have, unsigned *nhave,
 			  const struct ib_config *ib, struct diag *d)
 {
@@ -56,17 +58,17 @@ static int devices_filter(char **have, unsigned *nhave,
 	int port;
 
 	for (unsigned i = 0; i < *nhave; i++)
-		k += ib_config_device_ok(ib, have[i], &port);
+		if (ib_config_device_ok(ib, have[i], &port)) {
+			char *keep = have[i];
+
+			have[i] = have[k];
+			have[k++] = keep;
+		}
 	if (!k)
 		return diag_set(d, -ENODEV, "NCCL_IB_HCA=%s leaves none of the RDMA devices (%s%s)",
 				getenv("NCCL_IB_HCA"), have[0], *nhave > 1 ? ", ..." : "");
-	k = 0;
-	for (unsigned i = 0; i < *nhave; i++) {
-		if (ib_config_device_ok(ib, have[i], &port))
-			have[k++] = have[i];
-		else
-			free(have[i]);
-	}
+	for (unsigned i = k; i < *nhave; i++)
+		free(have[i]);
 	*nhave = k;
 	return 0;
 }

@@ -86,6 +86,15 @@ static int copy_done(struct vp_ctx *c, struct copies *q, uint64_t k,
 	return err;
 }
 
+/* A staged send's copy into its bounce slot failed, starting or done. */
+static int copy_out_failed(struct vp_ctx *c, int err, struct diag *d)
+{
+	const struct vp_mem_ops *m = c->cfg.mem;
+
+	return diag_set(d, err, "rank %u: %s copy to host: %s", c->cfg.rank, m->name,
+			vp_mem_strerror(m, c->cfg.mem_ctx, err));
+}
+
 static uint64_t send_src(const struct vp_ctx *c, const struct vp_step *s,
 			 uint64_t k)
 {
@@ -120,8 +129,7 @@ static int stage_out(struct vp_ctx *c, struct step_state *st, bool *moved,
 		if (err == -EBUSY)
 			break; /* the memory's own limit: one finishes first */
 		if (err)
-			return diag_set(d, err, "rank %u: %s copy to host: %s", c->cfg.rank,
-					m->name, vp_mem_strerror(m, c->cfg.mem_ctx, err));
+			return copy_out_failed(c, err, d);
 		copy_started(&st->out, ticket);
 		*moved = true;
 	}
@@ -152,10 +160,7 @@ static int bounce_ready(struct vp_ctx *c, struct step_state *st, uint64_t len,
 		if (err == -EAGAIN)
 			return err;
 	}
-	if (err)
-		return diag_set(d, err, "rank %u: %s copy to host: %s", c->cfg.rank,
-				m->name, vp_mem_strerror(m, c->cfg.mem_ctx, err));
-	return 0;
+	return err ? copy_out_failed(c, err, d) : 0;
 }
 
 static int post_write(struct vp_ctx *c, unsigned peer, enum vp_wr_kind kind,
