@@ -68,8 +68,8 @@ static void print_header(FILE *out, const struct busbw_run *r)
 	fprintf(out, "# topology %s (%s): %u nodes x %u GPUs = %u ranks, %u NICs per node\n",
 		r->topo->name, a->topology, r->nodes, r->topo->ngpus, r->nranks,
 		r->topo->nnics);
-	fprintf(out, "# path %s, GDR level %s%s%s%s%s%s\n", plan_path_name(o->path),
-		topo_path_name(o->gdr_level), o->algo ? ", NCCL_ALGO " : "",
+	fprintf(out, "# path %s, GDR level %s, NCCL %s%s%s%s%s%s\n", plan_path_name(o->path),
+		topo_path_name(o->gdr_level), nccl_releases[o->nccl]->version, o->algo ? ", NCCL_ALGO " : "",
 		o->algo ? o->algo : "", o->proto ? ", NCCL_PROTO " : "",
 		o->proto ? o->proto : "", o->pxn_off ? ", PXN off" : "");
 	fprintf(out, "# algo, proto, nch: NCCL's choice; nccl_est: NCCL's own estimate (its TUNING lines)\n");
@@ -154,6 +154,7 @@ static json_t *run_json(const struct busbw_run *r)
 	json_object_set_new(doc, "ranks", json_integer(r->nranks));
 	json_object_set_new(doc, "path", json_string(plan_path_name(o->path)));
 	json_object_set_new(doc, "gdr_level", json_string(topo_path_name(o->gdr_level)));
+	json_object_set_new(doc, "nccl", json_string(nccl_releases[o->nccl]->version));
 	json_object_set_new(doc, "nccl_algo", string_or_null(o->algo));
 	json_object_set_new(doc, "nccl_proto", string_or_null(o->proto));
 	json_object_set_new(doc, "nchannels", o->nchannels ? json_integer(o->nchannels) : json_null());

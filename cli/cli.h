@@ -42,12 +42,14 @@ int cli_parse_tolerance(const char *cmd, const char *arg, double *pct);
 struct plan_options;
 
 /* NCCL's knobs, long options only: NCCL_ALGO, NCCL_PROTO, the channel
- * count (NCCL_MIN/MAX_NCHANNELS) and PXN (NCCL_PXN_DISABLE). */
+ * count (NCCL_MIN/MAX_NCHANNELS), PXN (NCCL_PXN_DISABLE) and the release
+ * whose tuner and constants apply. */
 enum {
 	CLI_OPT_ALGO = 256,
 	CLI_OPT_PROTO,
 	CLI_OPT_CHANNELS,
 	CLI_OPT_PXN,
+	CLI_OPT_NCCL,
 	CLI_OPT_IB_GID_INDEX,
 	CLI_OPT_IB_TC,
 	CLI_OPT_IB_SL,
@@ -57,7 +59,8 @@ enum {
 	{ "algo", required_argument, NULL, CLI_OPT_ALGO },                    \
 	{ "proto", required_argument, NULL, CLI_OPT_PROTO },                  \
 	{ "channels", required_argument, NULL, CLI_OPT_CHANNELS },            \
-	{ "pxn", required_argument, NULL, CLI_OPT_PXN },
+	{ "pxn", required_argument, NULL, CLI_OPT_PXN },                      \
+	{ "nccl", required_argument, NULL, CLI_OPT_NCCL },
 /* Their lines of --help. */
 extern const char cli_nccl_usage[];
 

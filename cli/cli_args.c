@@ -96,7 +96,10 @@ const char cli_nccl_usage[] =
 	"                          LL128 where NCCL enables it)\n"
 	"      --channels N        channels a collective uses (default: NCCL's count)\n"
 	"      --pxn on|off        PXN: send through a peer GPU's NIC over NVLink\n"
-	"                          where NCCL would (default on)\n";
+	"                          where NCCL would (default on)\n"
+	"      --nccl VERSION      the NCCL release whose tuner, constants and\n"
+	"                          defaults apply: 2.30.7 (default) or 2.8.4\n"
+	"                          (its GDR level default is PXB, no PXN or NVLS)\n";
 
 const char cli_ib_usage[] =
 	"      --ib-gid-index N    emu, real: RoCE GID index (NCCL_IB_GID_INDEX;\n"
@@ -169,6 +172,16 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 			return cli_usage_error(cmd, "--pxn: expected on or off, got '%s'", arg);
 		o->pxn_off = !strcmp(arg, "off");
 		return 0;
+	case CLI_OPT_NCCL:
+		for (o->nccl = 0; o->nccl < nccl_release_count; o->nccl++)
+			if (nccl_releases[o->nccl] == nccl_release_find(arg))
+				break;
+		if (o->nccl == nccl_release_count)
+			return cli_usage_error(cmd, "--nccl: no tables for NCCL '%s' in this build (%s)",
+					       arg, nccl_release_list());
+		if (!o->gdr_level_set)
+			o->gdr_level = nccl_releases[o->nccl]->default_gdr_level;
+		return 0;
 	case 'n':
 		if (cli_parse_unsigned(arg, TOPO_MAX_NODES, &o->nodes))
 			return cli_usage_error(cmd, "--nodes: expected a whole number from 1 to 65536, got '%s'", arg);
@@ -180,6 +193,7 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 	case 'g':
 		if (topo_path_parse(arg, &o->gdr_level))
 			return cli_usage_error(cmd, "--gdr-level: expected pix, pxb, p2c, phb or sys, got '%s'", arg);
+		o->gdr_level_set = true;
 		return 0;
 	case 'C':
 		if (units_parse_size(arg, &bytes, &why))

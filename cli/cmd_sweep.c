@@ -5,7 +5,8 @@
  * The sweep file is JSON Lines, one point a line (docs/sweep-format.md):
  *   {"name": "a100-8", "topology": "../configs/a100-pcie4-200g.yaml",
  *    "trace": "../traces/llama2-7b-ddp.jsonl", "nodes": 8,
- *    "path": "direct", "backend": "model", "gdr_level": "pxb"}
+ *    "path": "direct", "backend": "model", "gdr_level": "pxb",
+ *    "nccl": "2.8.4"}
  * Relative file names are taken from the sweep file's folder. Each point
  * runs in a forked process, at most -j at a time (sweep_run.c); under
  * mpirun or srun each rank runs its share (sweep_spread.c). Rows are
@@ -41,6 +42,20 @@ static int join_path(char *out, size_t len, const char *dir, const char *name)
 				 snprintf(out, len, "%s/%s", dir, name);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* "nccl": a release of nccl_tuning.h; its GDR level unless one is given. */
+static int sweep_nccl(struct point *pt, const char *version)
+{
+	const struct nccl_release *r = nccl_release_find(version);
+
+	for (pt->opts.nccl = 0; r && nccl_releases[pt->opts.nccl] != r; pt->opts.nccl++)
+		;
+	if (!r)
+		return -1;
+	if (!pt->opts.gdr_level_set)
+		pt->opts.gdr_level = r->default_gdr_level;
+	return 0;
 }
 
 static int point_parse(json_t *o, const char *file, unsigned line,
@@ -82,10 +97,17 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 			      (int)sizeof(pt->backend);
 		else if (!strcmp(key, "path"))
 			bad = plan_path_parse(s, &pt->opts.path);
-		else if (!strcmp(key, "gdr_level"))
+		else if (!strcmp(key, "gdr_level")) {
 			bad = topo_path_parse(s, &pt->opts.gdr_level);
-		else
-			return sweep_error(d, "%s:%u: unknown key '%s' (name, topology, trace, nodes, path, backend, gdr_level)",
+			pt->opts.gdr_level_set = true;
+		} else if (!strcmp(key, "nccl")) {
+			if (sweep_nccl(pt, s)) {
+				diag_set(d, -EINVAL, "%s:%u: nccl: no tables for NCCL '%s' in this build (%s)",
+					 file, line, s, nccl_release_list());
+				return EXIT_USAGE;
+			}
+		} else
+			return sweep_error(d, "%s:%u: unknown key '%s' (name, topology, trace, nodes, path, backend, gdr_level, nccl)",
 					   file, line, key);
 		if (bad)
 			return sweep_error(d, "%s:%u: %s: bad value", file, line, key);
@@ -207,11 +229,12 @@ static int print_json(const struct sweep *sw)
 	for (size_t i = 0; arr && i < sw->n; i++) {
 		const struct point *p = &sw->pts[i];
 		const struct row *r = &sw->rows[i];
-		json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s}",
+		json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s}",
 				      "point", p->name, "line", (int)p->line,
 				      "topology_file", p->topology, "trace_file", p->trace,
 				      "backend", p->backend, "path", plan_path_name(p->opts.path),
-				      "gdr_level", topo_path_name(p->opts.gdr_level));
+				      "gdr_level", topo_path_name(p->opts.gdr_level),
+				      "nccl", nccl_releases[p->opts.nccl]->version);
 
 		if (!o)
 			continue;
@@ -282,7 +305,8 @@ static const char sweep_usage[] =
 	"usage: gdrlab sweep FILE [-j N] [--json | --csv]\n"
 	"\n"
 	"Run every point of a sweep file (JSON Lines, one point a line: name,\n"
-	"topology, trace, nodes, path, backend, gdr_level; docs/sweep-format.md)\n"
+	"topology, trace, nodes, path, backend, gdr_level, nccl;\n"
+	"docs/sweep-format.md)\n"
 	"in parallel processes and print one row per point, in file order.\n"
 	"Under mpirun -np N, srun -n N or mpiexec -n N (MPICH, Intel MPI: with\n"
 	"GDRLAB_BOOT_ADDR=host:port), the N ranks share the points and rank 0\n"

@@ -29,9 +29,10 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 			 f->nhosts, f->nhosts == 1 ? "" : "s");
 	fprintf(out, "validate: %s (%s_perf, %s, %s) measured vs %s predicted\n",
 		f->name, r->coll->name, r->type->name, ranks, r->backend);
-	fprintf(out, "topology %s (%s): %u nodes x %u GPUs, path %s, GDR level %s\n",
+	fprintf(out, "topology %s (%s): %u nodes x %u GPUs, path %s, GDR level %s, NCCL %s\n",
 		r->topo->name, a->topology, r->nodes, r->topo->ngpus,
-		plan_path_name(a->opts.path), topo_path_name(a->opts.gdr_level));
+		plan_path_name(a->opts.path), topo_path_name(a->opts.gdr_level),
+		nccl_releases[a->opts.nccl]->version);
 	for (size_t i = 0; i < r->n; i++)
 		in_place += r->rows[i].measured != &r->rows[i].row->oop;
 	fprintf(out, "error = (measured - predicted) / predicted; measured: out-of-place%s%s\n",
@@ -125,6 +126,7 @@ json_t *vnt_json(const struct vnt_run *r)
 	json_object_set_new(doc, "ranks", json_integer(r->nranks));
 	json_object_set_new(doc, "path", json_string(plan_path_name(a->opts.path)));
 	json_object_set_new(doc, "gdr_level", json_string(topo_path_name(a->opts.gdr_level)));
+	json_object_set_new(doc, "nccl", json_string(nccl_releases[a->opts.nccl]->version));
 	json_object_set_new(doc, "tolerance_pct", json_real(a->tolerance));
 	json_object_set_new(doc, "peak_predicted_busbw_gbps", json_real(r->peak_busbw));
 	json_object_set_new(doc, "unmeasured_rows", json_integer((json_int_t)r->unmeasured));

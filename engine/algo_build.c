@@ -165,7 +165,8 @@ static int route_for(struct algo_build *b, const struct route_req *q,
 double algo_hop_latency(const struct algo_build *b, enum hop_class h)
 {
 	const struct plan_pattern *pat = b->pat;
-	double lat = nccl_hw_latency(h, pat->algo, pat->proto);
+	const struct nccl_release *r = b->p->nccl;
+	double lat = nccl_hop_latency(r, h, pat->algo, pat->proto);
 
 	/*
 	 * tuning.cc: "Inter-node rings still have to launch nsteps * net
@@ -173,7 +174,7 @@ double algo_hop_latency(const struct algo_build *b, enum hop_class h)
 	 * (x3 for Simple) once the ring leaves the node.
 	 */
 	if (pat->algo == ALGO_RING && h != HOP_NET && b->t->nnodes > 1) {
-		double ovh = nccl_net_overhead_us(b->p->topo.cpu_vendor) *
+		double ovh = nccl_net_overhead_us(r, b->p->topo.cpu_vendor) *
 			     (pat->proto == PROTO_SIMPLE ? 3 : 1);
 
 		if (ovh > lat)
@@ -181,8 +182,22 @@ double algo_hop_latency(const struct algo_build *b, enum hop_class h)
 	}
 	/* With one GPU a node every hop is a network hop, whose latency NCCL
 	 * takes from its tree row ("latencies are fully exposed"). */
-	if (h == HOP_NET && b->t->ppn == 1 && pat->algo < ALGO_NCCL_COUNT)
-		lat = nccl_hw_latency(HOP_NET, ALGO_TREE, pat->proto);
+	if (h == HOP_NET && b->t->ppn == 1 && pat->algo < ALGO_NCCL_COUNT && r->ppn1_tree_net_lat)
+		lat = nccl_hop_latency(r, HOP_NET, ALGO_TREE, pat->proto);
+	/* The release's LL intra hops across nodes (2.8.4: x1.8). */
+	if (pat->proto == PROTO_LL && h != HOP_NET && b->t->nnodes > 1 &&
+	    (pat->algo == ALGO_RING || pat->algo == ALGO_TREE))
+		lat *= r->ll_intra_factor;
+	/*
+	 * "Plateau effect of ring": a Simple all-reduce ring across nodes
+	 * pays its hops' latency 1.9 times (1.4 from Ampere on in later
+	 * releases) once a call has more than a few bytes a rank (tuning.cc,
+	 * ncclTopoGetAlgoTime). Every call Simple is chosen for has; one
+	 * forced on fewer bytes pays it too.
+	 */
+	if (pat->algo == ALGO_RING && pat->proto == PROTO_SIMPLE && pat->op == TRACE_OP_ALLREDUCE &&
+	    b->t->nnodes > 1)
+		lat *= r->plateau[b->p->topo.gpu_arch < TOPO_GPU_AMPERE ? 0 : 1];
 	return lat;
 }
 

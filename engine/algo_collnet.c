@@ -51,7 +51,7 @@ static void direct_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 			double *bw, char *why, size_t len)
 {
 	const struct nccl_graph *g = &t->ch.ring;
-	double intra = nccl_hw_latency(g->nvlink ? HOP_NVLINK : HOP_PCI, ALGO_COLLNET_DIRECT, p);
+	double intra = nccl_hw_latency(t->p->nccl, g->nvlink ? HOP_NVLINK : HOP_PCI, ALGO_COLLNET_DIRECT, p);
 	double factor, bus;
 
 	*bw = 0;
@@ -72,21 +72,21 @@ static void direct_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		bus *= .85;
 	*bw = bus * 0.5;
 	*lat = 2 * (fmin(1, t->ppn - 1) * intra + (t->ppn - 1) * 0.4) +
-	       nccl_hw_latency(HOP_NET, ALGO_COLLNET_DIRECT, p);
+	       nccl_hw_latency(t->p->nccl, HOP_NET, ALGO_COLLNET_DIRECT, p);
 }
 
 static void chain_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		       double *bw, char *why, size_t len)
 {
 	const struct nccl_graph *g = &t->ch.ring;
-	double intra = nccl_hw_latency(g->nvlink ? HOP_NVLINK : HOP_PCI, ALGO_COLLNET_CHAIN, p);
+	double intra = nccl_hw_latency(t->p->nccl, g->nvlink ? HOP_NVLINK : HOP_PCI, ALGO_COLLNET_CHAIN, p);
 
 	*bw = 0;
 	*lat = 0;
 	if (!collnet_available(t, p, why, len))
 		return;
 	*bw = g->nchannels * g->bw_intra * 0.5;
-	*lat = 2 * (t->ppn - 1) * intra + nccl_hw_latency(HOP_NET, ALGO_COLLNET_CHAIN, p);
+	*lat = 2 * (t->ppn - 1) * intra + nccl_hw_latency(t->p->nccl, HOP_NET, ALGO_COLLNET_CHAIN, p);
 }
 
 /*
@@ -104,7 +104,8 @@ static int direct_build(struct algo_build *b)
 
 	/* NCCL: 2 (min(1, ppn-1) intra + (ppn-1) 0.4 us) + inter: each
 	 * intra-node exchange pays a hop and 0.4 us per peer. */
-	intra_us = fmin(1, G - 1) * nccl_hw_latency(h, ALGO_COLLNET_DIRECT, PROTO_SIMPLE) +
+	intra_us = fmin(1, G - 1) *
+			   nccl_hop_latency(b->p->nccl, h, ALGO_COLLNET_DIRECT, PROTO_SIMPLE) +
 		   (G - 1) * 0.4;
 	b->pat->base_latency = 0;
 	for (unsigned c = 0; c < b->nch && !err; c++) {

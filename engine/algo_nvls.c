@@ -42,13 +42,13 @@ double algo_nvls_bw(const struct tune_ctx *t, bool tree)
 {
 	const struct topology *topo = &t->p->topo;
 	const struct nccl_graph *g = &t->ch.nvls;
-	double intra = g->bw_intra * nccl_nvls_efficiency(topo->gpu_arch) *
+	double intra = g->bw_intra * nccl_nvls_efficiency(t->p->nccl, topo->gpu_arch) *
 		       (g->nchannels - 1) / g->nchannels;
 	double inter = g->bw_inter * (t->nnodes <= 2 && tree ? 2 : 1);
 
 	intra *= t->op == TRACE_OP_ALLREDUCE ? 2.0 : (t->ppn - 1.0) / t->ppn;
 	return fmin(fmin(intra, inter),
-		    tree ? nccl_nvls_tree_per_channel(topo->gpu_arch, t->nnodes) : INFINITY);
+		    tree ? nccl_nvls_tree_per_channel(t->p->nccl, topo->gpu_arch, t->nnodes) : INFINITY);
 }
 
 static void nvls_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
@@ -70,7 +70,7 @@ static void nvls_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		return;
 	}
 	*bw = t->ch.nvls.nchannels * algo_nvls_bw(t, false) * n / nsteps;
-	*lat = nccl_hw_latency(HOP_NVLINK, ALGO_NVLS, p);
+	*lat = nccl_hw_latency(t->p->nccl, HOP_NVLINK, ALGO_NVLS, p);
 }
 
 /* nvlsChunkSize (128 KiB), smaller for calls that fill few chunks. */
@@ -101,7 +101,8 @@ static int nvls_build(struct algo_build *b)
 	/* NCCL's NVLS latency is one figure for the whole call (the
 	 * multicast group's synchronisation, not a hop a slice pays):
 	 * the launch; the hops pay the NVLink's own latency. */
-	pat->base_latency = 1e-6 * nccl_hw_latency(HOP_NVLINK, ALGO_NVLS, PROTO_SIMPLE);
+	pat->base_latency = 1e-6 * nccl_hop_latency(b->p->nccl, HOP_NVLINK, ALGO_NVLS,
+						     PROTO_SIMPLE);
 	for (unsigned c = 0; c < b->nch && !err; c++) {
 		uint32_t red = 0, mc = 0;
 

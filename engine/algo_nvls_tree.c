@@ -36,8 +36,9 @@ static void nvls_tree_cost(const struct tune_ctx *t, enum proto_id p,
 		return;
 	}
 	*bw = t->ch.nvls.nchannels * algo_nvls_bw(t, true) * n / (2.0 * (n - 1));
-	*lat = nccl_hw_latency(HOP_NVLINK, ALGO_NVLS_TREE, p) +
-	       2 * algo_log2(t->nnodes) * nccl_hw_latency(HOP_NET, ALGO_NVLS_TREE, p);
+	*lat = nccl_hw_latency(t->p->nccl, HOP_NVLINK, ALGO_NVLS_TREE, p) +
+	       2 * algo_log2(t->nnodes) *
+		       nccl_hw_latency(t->p->nccl, HOP_NET, ALGO_NVLS_TREE, p);
 }
 
 struct head {
@@ -160,7 +161,8 @@ static int nvls_tree_build(struct algo_build *b)
 		err = -ENOMEM;
 	/* NVLS's intra-node latency is the call's, once (algo_nvls.c); the
 	 * tree's network hops pay NCCL's NVLSTree hop each. */
-	b->pat->base_latency = 1e-6 * nccl_hw_latency(HOP_NVLINK, ALGO_NVLS_TREE, PROTO_SIMPLE);
+	b->pat->base_latency = 1e-6 * nccl_hop_latency(b->p->nccl, HOP_NVLINK,
+							 ALGO_NVLS_TREE, PROTO_SIMPLE);
 	for (unsigned c = 0; c < b->nch && !err; c++)
 		err = nvls_tree_channel(b, c, (c / half) % 2, h, mcast);
 	free(mcast);

@@ -73,7 +73,7 @@ static int p2p_build(struct algo_build *b)
 	unsigned n = pat->nranks;
 	int err = 0;
 
-	pat->base_latency = 1e-6 * nccl_base_latency(ALGO_RING, pat->proto);
+	pat->base_latency = 1e-6 * nccl_launch_latency(b->p->nccl, ALGO_RING, pat->proto);
 	if (pat->op == TRACE_OP_SENDRECV) {
 		for (unsigned c = 0; c < b->nch && !err; c++)
 			err = p2p_pair(b, (unsigned)pat->root, (unsigned)pat->peer, c,

@@ -38,8 +38,8 @@ static void pat_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 	}
 	/* No algorithm-bandwidth ratio for PAT's all-gather/reduce-scatter. */
 	*bw = g->nchannels * (t->nnodes <= 2 ? g->bw_intra : g->bw_inter) * PAT_EFFICIENCY;
-	*lat = nccl_base_latency(ALGO_PAT, p) +
-	       algo_log2(t->nnodes) * (nccl_hw_latency(HOP_NET, ALGO_TREE, p) / 3.5) +
+	*lat = nccl_base_latency(t->p->nccl, ALGO_PAT, p) +
+	       algo_log2(t->nnodes) * (nccl_hw_latency(t->p->nccl, HOP_NET, ALGO_TREE, p) / 3.5) +
 	       t->nranks * 2.8;
 }
 
@@ -68,7 +68,7 @@ static int pat_build(struct algo_build *b)
 	unsigned n = pat->nranks, rounds = 0;
 	double vol = 1.0 / b->nch;
 	/* NCCL: log2(n) x inter / 3.5 + 2.8 us per rank. */
-	double hop_us = nccl_hw_latency(HOP_NET, ALGO_TREE, PROTO_SIMPLE) / 3.5;
+	double hop_us = nccl_hop_latency(b->p->nccl, HOP_NET, ALGO_TREE, PROTO_SIMPLE) / 3.5;
 	uint32_t *prev = malloc(n * sizeof(*prev)), *cur = malloc(n * sizeof(*cur));
 	int err = 0;
 
@@ -78,7 +78,8 @@ static int pat_build(struct algo_build *b)
 	}
 	while ((1u << rounds) < n)
 		rounds++;
-	pat->base_latency = 1e-6 * (nccl_base_latency(ALGO_PAT, PROTO_SIMPLE) + 2.8 * n);
+	pat->base_latency = 1e-6 * (nccl_launch_latency(b->p->nccl, ALGO_PAT, PROTO_SIMPLE) +
+				     2.8 * n);
 	for (unsigned c = 0; c < b->nch && !err; c++) {
 		unsigned at = 0; /* where rank 0's data is: the chain */
 

@@ -25,39 +25,53 @@ static unsigned ring_steps(enum trace_op op, unsigned n)
 	return op == TRACE_OP_ALLREDUCE ? 2 * (n - 1) : n - 1;
 }
 
+/* The share of a channel's speed a ring's LL gets (2.8.4: a quarter
+ * across nodes or for all-reduce, else a third; later a half). */
+static double ring_ll_share(const struct nccl_release *r, const struct tune_ctx *t)
+{
+	return t->nnodes > 1 || t->op == TRACE_OP_ALLREDUCE ? r->ring_ll_share :
+							      r->ring_ll_share_one_node;
+}
+
 static void ring_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		      double *bw, char *why, size_t len)
 {
 	const struct topology *topo = &t->p->topo;
+	const struct nccl_release *r = t->p->nccl;
 	const struct nccl_graph *g = &t->ch.ring;
 	unsigned n = t->nranks, nsteps = t->op == TRACE_OP_BROADCAST ? n : ring_steps(t->op, n);
 	enum hop_class intra_hw = g->nvlink ? HOP_NVLINK : HOP_PCI;
 	enum hop_class hw = t->nnodes == 1 ? intra_hw : HOP_NET;
 	double bus = g->nchannels * (t->nnodes <= 2 ? g->bw_intra : g->bw_inter);
-	double intra = nccl_hw_latency(intra_hw, ALGO_RING, p);
-	double inter = t->ppn == 1 ? nccl_hw_latency(HOP_NET, ALGO_TREE, p) :
-				     nccl_hw_latency(HOP_NET, ALGO_RING, p);
+	double intra = nccl_hw_latency(r, intra_hw, ALGO_RING, p);
+	double inter = t->ppn == 1 && r->ppn1_tree_net_lat ?
+			       nccl_hw_latency(r, HOP_NET, ALGO_TREE, p) :
+			       nccl_hw_latency(r, HOP_NET, ALGO_RING, p);
 
 	(void)why;
 	(void)len;
-	if (p == PROTO_LL)
-		bus = fmin(nccl_ll_max_bw(topo->gpu_arch, topo->cpu_vendor, t->nnodes),
-			   bus * 0.5);
+	if (p == PROTO_LL) {
+		bus = fmin(nccl_ll_max_bw(r, topo->gpu_arch, topo->cpu_vendor, t->nnodes),
+			   bus * ring_ll_share(r, t));
+		if (t->nnodes > 1)
+			intra *= r->ll_intra_factor;
+	}
 	if (p == PROTO_LL128)
-		bus = fmin(bus * 0.92,
-			   g->nchannels * nccl_ring_ll128_per_channel(topo->gpu_arch, t->nnodes));
+		bus = fmin(bus * (t->ppn < 2 ? r->ring_ll128_one_ppn : 0.92),
+			   g->nchannels * nccl_ring_ll128_per_channel(r, topo->gpu_arch, t->op,
+								      t->nnodes));
 	*bw = bus * n / nsteps;
-	*lat = nccl_base_latency(ALGO_RING, p);
+	*lat = nccl_base_latency(r, ALGO_RING, p);
 	if (t->op == TRACE_OP_BROADCAST) {
 		/* graphs[RING]->sameChannels: one hop's latency. */
-		*lat += nccl_hw_latency(hw, ALGO_RING, p);
+		*lat += nccl_hw_latency(r, hw, ALGO_RING, p);
 	} else {
 		unsigned ninter = t->nnodes == 1 ? 0 :
 				  t->op == TRACE_OP_ALLREDUCE ? 2 * (t->nnodes - 1) :
 								t->nnodes - 1;
 
 		if (t->nnodes > 1) {
-			double ovh = nccl_net_overhead_us(topo->cpu_vendor) *
+			double ovh = nccl_net_overhead_us(r, topo->cpu_vendor) *
 				     (p == PROTO_SIMPLE ? 3 : 1);
 
 			intra = fmax(intra, ovh);
@@ -71,10 +85,13 @@ static void ring_refine(const struct tune_ctx *t, enum proto_id p,
 			uint64_t bytes, unsigned nchannels, double *lat,
 			double *bw)
 {
+	const struct nccl_release *r = t->p->nccl;
+	uint64_t per = bytes / ((uint64_t)(r->plateau_per_channel ? nchannels : 1) * t->nranks);
+
 	(void)bw;
 	if (p == PROTO_SIMPLE && t->nnodes > 1 && t->op == TRACE_OP_ALLREDUCE &&
-	    bytes / ((uint64_t)nchannels * t->nranks) >= 64)
-		*lat *= t->p->topo.gpu_arch < TOPO_GPU_AMPERE ? 1.9 : 1.4;
+	    per >= r->plateau_bytes_per_rank)
+		*lat *= r->plateau[t->p->topo.gpu_arch < TOPO_GPU_AMPERE ? 0 : 1];
 }
 
 /* One place of a channel's ring: its rank and, at a node's edge, the NIC
@@ -140,6 +157,7 @@ static int ring_channel(struct algo_build *b, unsigned c, struct ring_pos *order
 	const struct topology *topo = &b->p->topo;
 	unsigned n = pat->nranks, steps = ring_steps(pat->op, n);
 	bool simple = pat->proto == PROTO_SIMPLE;
+	const struct nccl_graph *ring = &b->t->ch.ring;
 	struct plan_pipe *pp;
 	size_t first;
 	uint32_t conn;
@@ -154,8 +172,19 @@ static int ring_channel(struct algo_build *b, unsigned c, struct ring_pos *order
 	pp->slices_per_chunk = simple ? 2 : 1;
 	pp->slice_steps = simple ? 2 : 1;
 	pp->chunk_bytes = proto_step_bytes(pat->proto) * (simple ? 4 : 1);
+	/* A channel's LL and LL128 move at most what NCCL's tuner gives one:
+	 * its kernel's pace, not the links'. LL: the release's share of the
+	 * graph's speed, NCCL's bus bandwidth for it spread over the
+	 * communicator's channels; LL128: its limit per graph channel, spread
+	 * so too (tuning.cc multiplies both by the graph's channels). */
+	if (pat->proto == PROTO_LL)
+		pp->conn_cap = 1e9 * ring_ll_share(b->p->nccl, b->t) * ring->nchannels *
+			       (b->t->nnodes <= 2 ? ring->bw_intra : ring->bw_inter) /
+			       b->t->ch.comm_channels;
 	if (pat->proto == PROTO_LL128)
-		pp->conn_cap = 1e9 * nccl_ring_ll128_per_channel(topo->gpu_arch, b->t->nnodes);
+		pp->conn_cap = 1e9 * nccl_ring_ll128_per_channel(b->p->nccl, topo->gpu_arch,
+								  pat->op, b->t->nnodes) *
+			       ring->nchannels / b->t->ch.comm_channels;
 	first = pat->nconns;
 	ring_order(b, c, order);
 	for (unsigned i = 0; i < n; i++) {
@@ -211,9 +240,9 @@ static int ring_build(struct algo_build *b)
 
 	if (!order)
 		return -ENOMEM;
-	pat->base_latency = 1e-6 * nccl_base_latency(ALGO_RING, pat->proto);
+	pat->base_latency = 1e-6 * nccl_launch_latency(b->p->nccl, ALGO_RING, pat->proto);
 	if (pat->proto == PROTO_LL)
-		pat->total_cap = 1e9 * nccl_ll_max_bw(topo->gpu_arch, topo->cpu_vendor,
+		pat->total_cap = 1e9 * nccl_ll_max_bw(b->p->nccl, topo->gpu_arch, topo->cpu_vendor,
 						      b->t->nnodes);
 	for (unsigned c = 0; c < b->nch && !err; c++)
 		err = pat->op == TRACE_OP_BROADCAST ? chain_channel(b, c, order) :

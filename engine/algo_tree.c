@@ -21,11 +21,12 @@ static void tree_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		      double *bw, char *why, size_t len)
 {
 	const struct topology *topo = &t->p->topo;
+	const struct nccl_release *r = t->p->nccl;
 	const struct nccl_graph *g = &t->ch.ring;
 	enum hop_class intra_hw = g->nvlink ? HOP_NVLINK : HOP_PCI;
 	double bus = g->nchannels * (t->nnodes <= 2 ? g->bw_intra : g->bw_inter);
-	double intra = nccl_hw_latency(intra_hw, ALGO_TREE, p);
-	double inter = nccl_hw_latency(HOP_NET, ALGO_TREE, p);
+	double intra = nccl_hw_latency(r, intra_hw, ALGO_TREE, p);
+	double inter = nccl_hw_latency(r, HOP_NET, ALGO_TREE, p);
 
 	*bw = 0;
 	*lat = 0;
@@ -33,14 +34,18 @@ static void tree_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		snprintf(why, len, "NCCL's tree runs all-reduce only");
 		return;
 	}
-	bus = fmin(bus * 0.92, g->nchannels * nccl_tree_per_channel(topo->gpu_arch, t->nnodes));
-	if (p == PROTO_LL)
-		bus = fmin(bus / 3.8, nccl_ll_max_bw(topo->gpu_arch, topo->cpu_vendor, t->nnodes));
+	bus = fmin(bus * 0.92, g->nchannels * nccl_tree_per_channel(r, topo->gpu_arch, t->nnodes));
+	if (p == PROTO_LL) {
+		bus = fmin(bus / 3.8, nccl_ll_max_bw(r, topo->gpu_arch, topo->cpu_vendor, t->nnodes));
+		if (t->nnodes > 1)
+			intra *= r->ll_intra_factor;
+	}
 	if (p == PROTO_LL128)
-		bus = fmin(bus * (t->nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-			   g->nchannels * nccl_tree_ll128_per_channel(topo->gpu_arch, t->nnodes));
+		bus = fmin(bus * (t->nnodes == 1 ? 7.0 / 9.0 : r->tree_ll128_factor),
+			   g->nchannels * nccl_tree_ll128_per_channel(r, topo->gpu_arch, t->op,
+								      t->nnodes));
 	*bw = bus * 0.5;
-	*lat = nccl_base_latency(ALGO_TREE, p) +
+	*lat = nccl_base_latency(r, ALGO_TREE, p) +
 	       2 * ((t->ppn - 1) * intra + algo_log2(t->nnodes) * inter);
 }
 
@@ -49,14 +54,17 @@ static void tree_refine(const struct tune_ctx *t, enum proto_id p,
 			uint64_t bytes, unsigned nchannels, double *lat,
 			double *bw)
 {
-	(void)t;
 	(void)nchannels;
 	(void)lat;
-	*bw *= nccl_tree_correction(p, bytes);
+	*bw *= nccl_tree_correction(t->p->nccl, p, bytes);
 }
 
-/* LL128 trees shrink their chunk for calls that would fill few of them
- * (calcCollChunking). */
+/*
+ * The chunk of a tree call (enqueue.cc): LL128 trees shrink theirs for
+ * calls that would fill few of them (calcCollChunking); 2.8.4 shrank
+ * Simple's too, by the tree's depth (computeColl; connect.cc's depth
+ * "nRanks/nNodes - 1 + log2i(nNodes)"), which later releases do not.
+ */
 static uint64_t tree_chunk(const struct plan *p, const struct plan_pattern *pat,
 			   uint64_t bytes, unsigned nchannels)
 {
@@ -64,7 +72,17 @@ static uint64_t tree_chunk(const struct plan *p, const struct plan_pattern *pat,
 	double ppn = (double)pat->nranks / pat->nnodes;
 	double steps = 1 + algo_log2(pat->nnodes) + 0.1 * ppn;
 
-	(void)p;
+	if (pat->proto == PROTO_SIMPLE && p->nccl->tree_simple_chunk_by_depth) {
+		uint64_t depth = pat->nranks / pat->nnodes - 1 + (uint64_t)algo_log2(pat->nnodes);
+
+		while (bytes / (nchannels * chunk) < depth * 8 && chunk > 131072)
+			chunk /= 2;
+		while (bytes / (nchannels * chunk) < depth * 4 && chunk > 65536)
+			chunk /= 2;
+		while (bytes / (nchannels * chunk) < depth && chunk > 32768)
+			chunk /= 2;
+		return chunk;
+	}
 	if (pat->proto != PROTO_LL128)
 		return chunk;
 	while (bytes / (nchannels * chunk) < steps * 64 / ppn && chunk > 131072)
@@ -140,9 +158,10 @@ static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
 	if (err)
 		return err;
 	algo_pipe(b)->conn_cap = 1e9 * (pat->proto == PROTO_LL128 ?
-		nccl_tree_ll128_per_channel(b->p->topo.gpu_arch, N) :
-		pat->proto == PROTO_SIMPLE ? nccl_tree_per_channel(b->p->topo.gpu_arch, N) :
-		INFINITY) / 2;
+		nccl_tree_ll128_per_channel(b->p->nccl, b->p->topo.gpu_arch, pat->op, N) :
+		pat->proto == PROTO_SIMPLE ?
+		nccl_tree_per_channel(b->p->nccl, b->p->topo.gpu_arch, N) :
+		INFINITY) / 2 * b->t->ch.ring.nchannels / b->t->ch.comm_channels;
 	/* Structure first, then connections: up the chains and the tree. */
 	for (unsigned i = 0; i < N; i++) {
 		algo_dtree((int)N, (int)i, (int)which, &nc[i].parent, &nc[i].child[0],
@@ -267,9 +286,10 @@ static int tree_build(struct algo_build *b)
 		nc[i].up = links + (size_t)i * 2 * G;
 		nc[i].down = nc[i].up + G;
 	}
-	pat->base_latency = 1e-6 * nccl_base_latency(ALGO_TREE, pat->proto);
+	pat->base_latency = 1e-6 * nccl_launch_latency(b->p->nccl, ALGO_TREE, pat->proto);
 	if (pat->proto == PROTO_LL)
-		pat->total_cap = 1e9 * nccl_ll_max_bw(topo->gpu_arch, topo->cpu_vendor, N) / 2;
+		pat->total_cap = 1e9 * nccl_ll_max_bw(b->p->nccl, topo->gpu_arch,
+						      topo->cpu_vendor, N) / 2;
 	/* Channels c and c + comm/2 are one graph channel on tree 0 and 1. */
 	for (unsigned c = 0; c < b->nch && !err; c++)
 		err = tree_channel(b, c, (c / half) % 2, nc, chain);

@@ -169,8 +169,11 @@ static unsigned fit_channels(const struct topology *t,
 			if (!use[r])
 				continue;
 			res_locate(l, r, &node, &kind, &idx);
-			/* NCCL counts a NIC at its line rate, whatever RDMA
-			 * then achieves. */
+			/* NCCL's search knows links, not a root complex's
+			 * P2P limits (topo.h has none), and counts a NIC at
+			 * its line rate, whatever RDMA then achieves. */
+			if (kind == RES_P2P_READ || kind == RES_P2P_WRITE)
+				continue;
 			cap = kind == RES_PORT_TX || kind == RES_PORT_RX ?
 				      t->nics[idx].line_rate :
 				      res_capacity(t, kind, idx);
@@ -182,8 +185,8 @@ static unsigned fit_channels(const struct topology *t,
 	return c;
 }
 
-static void search_ring(const struct topology *t, unsigned nnodes,
-			unsigned ppn, const struct pxn_policy *pxn,
+static void search_ring(const struct nccl_release *r, const struct topology *t,
+			unsigned nnodes, unsigned ppn, const struct pxn_policy *pxn,
 			struct nccl_graph *g)
 {
 	struct res_layout l;
@@ -194,7 +197,7 @@ static void search_ring(const struct topology *t, unsigned nnodes,
 	double best = 0;
 
 	res_layout_init(&l, t, 1);
-	speeds = nccl_search_speeds(t->gpu_arch, network, &nspeeds);
+	speeds = nccl_search_speeds(r, t->gpu_arch, network, &nspeeds);
 	memset(g, 0, sizeof(*g));
 	g->nvlink = topo_has_nvlink(t) && ppn > 1;
 	/* Per-node loads of the channels so far, in multiples of a speed. */
@@ -244,14 +247,17 @@ static void search_ring(const struct topology *t, unsigned nnodes,
 }
 
 /* ncclTopoDupChannels: twice the channels at half the speed, when a
- * channel is fast (not on Hopper+ with 4+ channels under 50 GB/s). */
-static void dup_channels(enum topo_gpu_arch arch, struct nccl_graph *g)
+ * channel is fast (since 2.1x not on Hopper+ with 4+ channels under 50
+ * GB/s). */
+static void dup_channels(const struct nccl_release *r, enum topo_gpu_arch arch,
+			 struct nccl_graph *g)
 {
 	unsigned dup;
 
 	if (g->bw_intra < 25.0)
 		return;
-	if (arch > TOPO_GPU_AMPERE && g->bw_intra < 50.0 && g->nchannels > 4)
+	if (r->dup_skips_hopper && arch > TOPO_GPU_AMPERE && g->bw_intra < 50.0 &&
+	    g->nchannels > 4)
 		return;
 	dup = 2 * g->nchannels < NCCL_GRAPH_MAX_CHANNELS ? 2 * g->nchannels :
 							    NCCL_GRAPH_MAX_CHANNELS;
@@ -272,8 +278,8 @@ static void dup_channels(enum topo_gpu_arch arch, struct nccl_graph *g)
  * The tuner takes min(bwIntra-based, bwInter) per channel (algo_nvls.c),
  * so on one node NVLS is bounded by the NVLink speed, not held at it.
  */
-static void search_nvls(const struct topology *t, unsigned nnodes,
-			unsigned ppn, struct nccl_graph *g)
+static void search_nvls(const struct nccl_release *r, const struct topology *t,
+			unsigned nnodes, unsigned ppn, struct nccl_graph *g)
 {
 	const double *speeds;
 	double nic = INFINITY;
@@ -281,10 +287,10 @@ static void search_nvls(const struct topology *t, unsigned nnodes,
 	size_t n, i;
 
 	memset(g, 0, sizeof(*g));
-	if (t->gpu_fabric.kind != TOPO_GPU_FABRIC_NVSWITCH || !t->gpu_fabric.nvls ||
+	if (!r->nvls || t->gpu_fabric.kind != TOPO_GPU_FABRIC_NVSWITCH || !t->gpu_fabric.nvls ||
 	    t->gpu_arch < TOPO_GPU_HOPPER || ppn < 2)
 		return;
-	speeds = nccl_search_speeds(t->gpu_arch, nnodes > 1, &n);
+	speeds = nccl_search_speeds(r, t->gpu_arch, nnodes > 1, &n);
 	/* each head's channel takes bwInter from its NIC: heads sharing
 	 * one (8 GPUs, 4 NICs) share its speed */
 	for (unsigned k = 0; nnodes > 1 && k < ppn; k++) {
@@ -309,11 +315,11 @@ static void search_nvls(const struct topology *t, unsigned nnodes,
 	g->nvlink = true;
 }
 
-void channels_search(const struct topology *t, unsigned nnodes,
-		     unsigned ppn, bool pxn, enum topo_path_type gdr_level,
-		     struct nccl_channels *out)
+void channels_search(const struct nccl_release *r, const struct topology *t,
+		     unsigned nnodes, unsigned ppn, bool pxn,
+		     enum topo_path_type gdr_level, struct nccl_channels *out)
 {
-	struct pxn_policy policy = { pxn, gdr_level };
+	struct pxn_policy policy = { pxn && r->pxn, gdr_level };
 	unsigned comm;
 
 	if (ppn < 1)
@@ -321,16 +327,16 @@ void channels_search(const struct topology *t, unsigned nnodes,
 	if (ppn > t->ngpus)
 		ppn = t->ngpus;
 	memset(out, 0, sizeof(*out));
-	search_ring(t, nnodes, ppn, &policy, &out->ring);
-	dup_channels(t->gpu_arch, &out->ring);
+	search_ring(r, t, nnodes, ppn, &policy, &out->ring);
+	dup_channels(r, t->gpu_arch, &out->ring);
 	/* connect.cc: every graph channel twice (tree 0 and tree 1), then on
 	 * Hopper and later across nodes twice again when channels are fast
-	 * and few. */
+	 * and few (releases that do). */
 	comm = 2 * out->ring.nchannels;
-	if (t->gpu_arch >= TOPO_GPU_HOPPER && nnodes > 1 && out->ring.bw_intra > 45.0 &&
-	    comm < 16)
+	if (r->comm_x2_hopper && t->gpu_arch >= TOPO_GPU_HOPPER && nnodes > 1 &&
+	    out->ring.bw_intra > 45.0 && comm < 16)
 		comm *= 2;
 	out->comm_channels = comm < NCCL_MAX_CHANNELS ? comm : NCCL_MAX_CHANNELS;
-	search_nvls(t, nnodes, ppn, &out->nvls);
+	search_nvls(r, t, nnodes, ppn, &out->nvls);
 	out->nvls_channels = out->nvls.nchannels ? NVLS_CHANNELS : 0;
 }

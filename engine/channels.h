@@ -21,6 +21,8 @@
 
 #include "topo_path.h"
 
+struct nccl_release;
+
 /* A graph as NCCL's search returns it (struct ncclTopoGraph). */
 struct nccl_graph {
 	unsigned nchannels;        /* the graph's channels */
@@ -40,13 +42,13 @@ struct nccl_channels {
 
 /*
  * The graphs of a communicator of @ppn GPUs per node (GPUs 0..ppn-1 of
- * the node type) over @nnodes nodes. @pxn: NCCL_PXN_DISABLE is 0, and a
+ * the node type) over @nnodes nodes, as NCCL release @r searches them. @pxn: NCCL_PXN_DISABLE is 0, and a
  * GPU beyond its NIC's reach sends through a relay (gdr_policy.h) judged
  * at @gdr_level.
  */
-void channels_search(const struct topology *t, unsigned nnodes,
-		     unsigned ppn, bool pxn, enum topo_path_type gdr_level,
-		     struct nccl_channels *out);
+void channels_search(const struct nccl_release *r, const struct topology *t,
+		     unsigned nnodes, unsigned ppn, bool pxn,
+		     enum topo_path_type gdr_level, struct nccl_channels *out);
 
 /*
  * A channel's way through a node, as NCCL's ring search lays it out: the

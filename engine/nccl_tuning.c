@@ -1,75 +1,309 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * NCCL's tuning constants, NVIDIA/nccl v2.30.7-1 (commit 73cf112): the
- * ncclTunerConstantsDefaults table, nvlsEfficiency and
- * treeCorrectionFactor of src/graph/tuning.cc, getNetOverhead() there and
- * the speed arrays of src/graph/search.cc (NCCL's NVLink bandwidths per
- * link, src/graph/topo.h, are in the presets' link_bandwidth). NCCL carries no source or version next to them and
- * they drift between releases (v2.12.12-1 had Tree base latencies
- * 4.4/4.4/0, ../shared/notes/nccl-algorithms.md §1): this file pins one
- * release. Tables are written in NCCL's index order: protocols LL, LL128,
- * Simple; node counts 1, 2, more than 2.
+ * NCCL's tuning constants, one table per release, each read from that
+ * release's source (NVIDIA/nccl; NCCL carries no provenance next to them):
+ *
+ * - v2.30.7-1 (commit 73cf112): ncclTunerConstantsDefaults,
+ *   nvlsEfficiency, treeCorrectionFactor and getNetOverhead() of
+ *   src/graph/tuning.cc; the speed arrays of src/graph/search.cc; the
+ *   duplication of search.cc (ncclTopoDupChannels) and connect.cc.
+ * - v2.8.4-1: baseLat, hwLat, ll128MaxBwPerCh, llMaxBws, perChMaxTreeBws
+ *   and treeCorrectionFactor of src/graph/tuning.cc; speedArray and the
+ *   duplication at speedIntra >= 25 of search.cc; the tree chunk of
+ *   enqueue.cc (computeColl); NCCL_NET_GDR_LEVEL's default PXB of
+ *   src/graph/paths.cc.
+ *
+ * NCCL's NVLink bandwidths per link (src/graph/topo.h) are in the
+ * presets' link_bandwidth. Tables are written in NCCL's index order:
+ * protocols LL, LL128, Simple; node counts 1, 2, more than 2.
  */
 #include "nccl_tuning.h"
 
-static const double base_lat[ALGO_NCCL_COUNT][PROTO_COUNT] = {
-	[ALGO_TREE] = { 6.8, 14.0, 8.4 },
-	[ALGO_RING] = { 6.6, 14.0, 8.4 },
-	[ALGO_COLLNET_DIRECT] = { 0, 0, 0 },
-	[ALGO_COLLNET_CHAIN] = { 0, 0, 0 },
-	[ALGO_NVLS] = { 0, 0, 0 },
-	[ALGO_NVLS_TREE] = { 0, 0, 0 },
-	[ALGO_PAT] = { 8.0, 8.0, 8.0 },
+#include <stdio.h>
+#include <string.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const double v2_30_intra[] = { 40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
+				      9.0, 7.0, 6.0, 5.0, 4.0, 3.0 };
+static const double v2_30_inter[] = { 48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0,
+				      12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0,
+				      3.0, 2.4, 1.2, 0.24, 0.12 };
+static const double v2_30_sm90_intra[] = { 60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
+					   15.0, 12.0, 11.0, 6.0, 3.0 };
+static const double v2_30_sm90_inter[] = { 48.0, 45.0, 42.0, 40.0, 30.0, 24.0,
+					   22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
+					   3.0, 2.4, 1.2, 0.24, 0.12 };
+static const double v2_30_sm100_intra[] = { 90.0, 80.0, 70.0, 60.0, 50.0, 45.0,
+					    40.0, 30.0, 24.0, 20.0, 19.0, 18.0 };
+static const double v2_30_sm100_inter[] = { 96.0, 86.0, 80.0, 48.0, 45.1, 42.0,
+					    40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+					    15.0, 12.0, 6.0, 3.0, 2.4, 1.2,
+					    0.24, 0.12 };
+
+static const struct nccl_release v2_30_7 = {
+	.version = "2.30.7",
+	.source = "NVIDIA/nccl v2.30.7-1 (commit 73cf112)",
+	.has = { [ALGO_TREE] = true, [ALGO_RING] = true,
+		 [ALGO_COLLNET_DIRECT] = true, [ALGO_COLLNET_CHAIN] = true,
+		 [ALGO_NVLS] = true, [ALGO_NVLS_TREE] = true, [ALGO_PAT] = true },
+	.pxn = true,
+	.nvls = true,
+	/* 2.27 moved the default to P2C (GDR over C2C on Grace) */
+	.default_gdr_level = TOPO_PATH_P2C,
+	.base_lat = {
+		[ALGO_TREE] = { 6.8, 14.0, 8.4 },
+		[ALGO_RING] = { 6.6, 14.0, 8.4 },
+		[ALGO_PAT] = { 8.0, 8.0, 8.0 },
+	},
+	.hw_lat = {
+		[HOP_NVLINK] = {
+			[ALGO_TREE] = { 0.6, 1.25, 4.0 },
+			[ALGO_RING] = { 0.6, 1.9, 3.4 },
+			[ALGO_COLLNET_DIRECT] = { 0, 0, 3.7 },
+			[ALGO_COLLNET_CHAIN] = { 0, 0, 2.8 },
+			[ALGO_NVLS] = { 0, 0, 25 },
+			[ALGO_NVLS_TREE] = { 0, 0, 25 },
+			[ALGO_PAT] = { 0, 0, 4.0 },
+		},
+		[HOP_PCI] = {
+			[ALGO_TREE] = { 1.0, 1.9, 4.0 },
+			[ALGO_RING] = { 1.0, 2.5, 5.7 },
+			[ALGO_COLLNET_DIRECT] = { 0, 0, 3.7 },
+			[ALGO_COLLNET_CHAIN] = { 0, 0, 2.8 },
+			[ALGO_PAT] = { 0, 0, 4.0 },
+		},
+		[HOP_NET] = {
+			[ALGO_TREE] = { 5.0, 8.5, 14 },
+			[ALGO_RING] = { 2.7, 4.0, 14.0 },
+			[ALGO_COLLNET_DIRECT] = { 0, 0, 31 },
+			[ALGO_COLLNET_CHAIN] = { 0, 0, 30 },
+			[ALGO_NVLS] = { 0, 0, 18 },
+			[ALGO_NVLS_TREE] = { 0, 0, 20.9 },
+			[ALGO_PAT] = { 0, 0, 14 },
+		},
+	},
+	/* llMaxBws: Volta|Intel, Ampere|AMD, Hopper, Blackwell */
+	.ll_max = {
+		{ 39.0, 39.0, 20.4 },
+		{ 87.7, 22.5, 19.0 },
+		{ 141.0, 45.0, 35.0 },
+		{ 2 * 141.0, 2 * 45.0, 2 * 35.0 },
+	},
+	.ring_ll128 = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
+			{ 36.7, 36.7, 36.7 }, { 40.0, 40.0, 40.0 } },
+	.tree_ll128 = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
+			{ 36.7, 36.7, 29.0 }, { 55.6, 31.67, 20.0 } },
+	.tree_simple = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
+			 { 38.7, 41.4, 36.0 }, { 70.0, 42.8, 24.0 } },
+	.nvls_tree = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
+		       { 0.0, 57.7, 45.5 }, { 0.0, 96.0, 80.0 } },
+	.nvls_efficiency = { 0, 0, 0.85, 0.74 },
+	.ring_ll_share = 0.5,
+	.ring_ll_share_one_node = 0.5,
+	.ring_ll128_one_ppn = 0.92,
+	.tree_ll128_factor = 120.0 / 128.0,
+	.ll_intra_factor = 1.0,
+	.net_overhead = true,
+	.ppn1_tree_net_lat = true,
+	/* lat *= minCompCap < 80 ? 1.9 : 1.4 once nBytes / (nChannels *
+	 * nRanks) >= 64 */
+	.plateau = { 1.9, 1.4 },
+	.plateau_bytes_per_rank = 64,
+	.plateau_per_channel = true,
+	.tree_corr = {
+		{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,
+		  .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0 },
+		{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,
+		  .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0 },
+		{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+		  .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9 },
+	},
+	.speeds = {
+		[TOPO_GPU_VOLTA] = { v2_30_intra, v2_30_inter },
+		[TOPO_GPU_AMPERE] = { v2_30_intra, v2_30_inter },
+		[TOPO_GPU_HOPPER] = { v2_30_sm90_intra, v2_30_sm90_inter },
+		[TOPO_GPU_BLACKWELL] = { v2_30_sm100_intra, v2_30_sm100_inter },
+	},
+	.nspeeds = {
+		[TOPO_GPU_VOLTA] = { N(v2_30_intra), N(v2_30_inter) },
+		[TOPO_GPU_AMPERE] = { N(v2_30_intra), N(v2_30_inter) },
+		[TOPO_GPU_HOPPER] = { N(v2_30_sm90_intra), N(v2_30_sm90_inter) },
+		[TOPO_GPU_BLACKWELL] = { N(v2_30_sm100_intra), N(v2_30_sm100_inter) },
+	},
+	.dup_skips_hopper = true,
+	.comm_x2_hopper = true,
 };
 
-static const double hw_lat[HOP_CLASS_COUNT][ALGO_NCCL_COUNT][PROTO_COUNT] = {
-	[HOP_NVLINK] = {
-		[ALGO_TREE] = { 0.6, 1.25, 4.0 },
-		[ALGO_RING] = { 0.6, 1.9, 3.4 },
-		[ALGO_COLLNET_DIRECT] = { 0, 0, 3.7 },
-		[ALGO_COLLNET_CHAIN] = { 0, 0, 2.8 },
-		[ALGO_NVLS] = { 0, 0, 25 },
-		[ALGO_NVLS_TREE] = { 0, 0, 25 },
-		[ALGO_PAT] = { 0, 0, 4.0 },
+/* One list for every GPU, inside a node and across nodes alike. */
+static const double v2_8_speeds[] = { 42.0, 30.0, 24.0, 21.0, 18.0, 15.0, 12.0,
+				      10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.4,
+				      1.2, 0.24, 0.12 };
+
+/*
+ * 2.8.4 predates PXN (2.12), NVLS (2.17), PAT (2.23) and CollNet chain;
+ * its CollNet needs a SHARP plugin and is left out. Its tables index GPUs
+ * by "compCap80 or not": Hopper and Blackwell take the Volta rows, as
+ * that release would on them. LL128's per-channel limit is one per
+ * collective (ll128MaxBwPerCh), for rings and trees alike.
+ */
+static const struct nccl_release v2_8_4 = {
+	.version = "2.8.4",
+	.source = "NVIDIA/nccl v2.8.4-1",
+	.has = { [ALGO_TREE] = true, [ALGO_RING] = true },
+	.default_gdr_level = TOPO_PATH_PXB,
+	/* "Enable LL128 by default only on Volta/Ampere+NVLink" */
+	.ll128_volta_ampere_only = true,
+	.base_lat = {
+		[ALGO_TREE] = { 4.4, 4.4, 0 },
+		[ALGO_RING] = { 3.6, 10.0, 8.4 },
 	},
-	[HOP_PCI] = {
-		[ALGO_TREE] = { 1.0, 1.9, 4.0 },
-		[ALGO_RING] = { 1.0, 2.5, 5.7 },
-		[ALGO_COLLNET_DIRECT] = { 0, 0, 3.7 },
-		[ALGO_COLLNET_CHAIN] = { 0, 0, 2.8 },
-		[ALGO_NVLS] = { 0, 0, 0 },
-		[ALGO_NVLS_TREE] = { 0, 0, 0 },
-		[ALGO_PAT] = { 0, 0, 4.0 },
+	.hw_lat = {
+		[HOP_NVLINK] = {
+			[ALGO_TREE] = { .52, 1.25, 28 },
+			[ALGO_RING] = { .47, 1.9, 3.4 },
+		},
+		[HOP_PCI] = {
+			[ALGO_TREE] = { 1.0, 1.9, 28 },
+			[ALGO_RING] = { 1.0, 2.5, 5.7 },
+		},
+		[HOP_NET] = {
+			[ALGO_TREE] = { 5.0, 8.5, 28 },
+			[ALGO_RING] = { 2.7, 4.0, 9.6 },
+		},
 	},
-	[HOP_NET] = {
-		[ALGO_TREE] = { 5.0, 8.5, 14 },
-		[ALGO_RING] = { 2.7, 4.0, 14.0 },
-		[ALGO_COLLNET_DIRECT] = { 0, 0, 31 },
-		[ALGO_COLLNET_CHAIN] = { 0, 0, 30 },
-		[ALGO_NVLS] = { 0, 0, 18 },
-		[ALGO_NVLS_TREE] = { 0, 0, 20.9 },
-		[ALGO_PAT] = { 0, 0, 14 },
+	/* "Tree/Simple is the latency a 256kB chunk, which is ~ base lat +
+	 * 256k/12GB/s (+ 256k/12GB/s for the network)." */
+	.tree_simple_lat_is_chunk = true,
+	.ll_max = {
+		{ 39.0, 39.0, 20.4 },
+		{ 87.7, 22.5, 19.0 },
+		{ 39.0, 39.0, 20.4 },
+		{ 39.0, 39.0, 20.4 },
+	},
+	/* ncclFuncBroadcast, Reduce, AllGather, ReduceScatter, AllReduce:
+	 * 18.8, 12.0, 18.3, 15.2, 16.9 */
+	.ll128_by_op = {
+		[TRACE_OP_ALLREDUCE] = 16.9,
+		[TRACE_OP_REDUCE_SCATTER] = 15.2,
+		[TRACE_OP_ALL_GATHER] = 18.3,
+		[TRACE_OP_BROADCAST] = 18.8,
+	},
+	.tree_simple = { { 26.5, 18.5, 10.0 }, { 24.0, 22.5, 16.0 },
+			 { 26.5, 18.5, 10.0 }, { 26.5, 18.5, 10.0 } },
+	.ring_ll_share = 0.25,
+	.ring_ll_share_one_node = 1.0 / 3.0,
+	.ring_ll128_one_ppn = 0.7,
+	.tree_ll128_factor = 0.915,
+	.ll_intra_factor = 1.8,
+	/* nBytes >= nRanks / 16.0 * 65536, always 1.9 */
+	.plateau = { 1.9, 1.9 },
+	.plateau_bytes_per_rank = 4096,
+	.tree_simple_chunk_by_depth = true,
+	.tree_corr = {
+		{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,
+		  .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0 },
+		{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,
+		  .6, .5, .6, .6, .7, .7, .8, .9, .9, .92, .92 },
+		{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+		  .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9 },
+	},
+	.speeds = {
+		[TOPO_GPU_VOLTA] = { v2_8_speeds, v2_8_speeds },
+		[TOPO_GPU_AMPERE] = { v2_8_speeds, v2_8_speeds },
+		[TOPO_GPU_HOPPER] = { v2_8_speeds, v2_8_speeds },
+		[TOPO_GPU_BLACKWELL] = { v2_8_speeds, v2_8_speeds },
+	},
+	.nspeeds = {
+		[TOPO_GPU_VOLTA] = { N(v2_8_speeds), N(v2_8_speeds) },
+		[TOPO_GPU_AMPERE] = { N(v2_8_speeds), N(v2_8_speeds) },
+		[TOPO_GPU_HOPPER] = { N(v2_8_speeds), N(v2_8_speeds) },
+		[TOPO_GPU_BLACKWELL] = { N(v2_8_speeds), N(v2_8_speeds) },
 	},
 };
 
-double nccl_base_latency(enum algo_id a, enum proto_id p)
+const struct nccl_release *const nccl_releases[] = { &v2_30_7, &v2_8_4 };
+const size_t nccl_release_count = N(nccl_releases);
+
+const struct nccl_release *nccl_release_newest(void)
 {
-	if (a >= ALGO_NCCL_COUNT)
-		a = ALGO_RING; /* p2p: one ring hop's launch, as NCCL's
-				* tuner has no entry for it */
-	return base_lat[a][p];
+	return nccl_releases[0];
 }
 
-double nccl_hw_latency(enum hop_class h, enum algo_id a, enum proto_id p)
+const struct nccl_release *nccl_release_find(const char *version)
 {
-	if (a >= ALGO_NCCL_COUNT)
-		a = ALGO_RING;
-	return hw_lat[h][a][p];
+	size_t len;
+
+	if (!version)
+		return NULL;
+	if (version[0] == 'v')
+		version++;
+	len = strlen(version);
+	if (len > 2 && !strcmp(version + len - 2, "-1"))
+		len -= 2;
+	for (size_t i = 0; i < nccl_release_count; i++)
+		if (strlen(nccl_releases[i]->version) == len &&
+		    !strncmp(nccl_releases[i]->version, version, len))
+			return nccl_releases[i];
+	return NULL;
+}
+
+const char *nccl_release_list(void)
+{
+	static char list[64];
+
+	if (!list[0])
+		for (size_t i = 0; i < nccl_release_count; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? ", " : "", nccl_releases[i]->version);
+	return list;
+}
+
+/* p2p has no entry of its own: one ring hop's, as NCCL's tuner has none. */
+static enum algo_id tunable(enum algo_id a)
+{
+	return a >= ALGO_NCCL_COUNT ? ALGO_RING : a;
+}
+
+double nccl_base_latency(const struct nccl_release *r, enum algo_id a,
+			 enum proto_id p)
+{
+	return r->base_lat[tunable(a)][p];
+}
+
+double nccl_hw_latency(const struct nccl_release *r, enum hop_class h,
+		       enum algo_id a, enum proto_id p)
+{
+	return r->hw_lat[h][tunable(a)][p];
+}
+
+/* The release whose figures time @a with @p. */
+static const struct nccl_release *timing(const struct nccl_release *r,
+					 enum algo_id a, enum proto_id p)
+{
+	if (r->tree_simple_lat_is_chunk && tunable(a) == ALGO_TREE && p == PROTO_SIMPLE)
+		return nccl_release_newest();
+	return r;
+}
+
+double nccl_launch_latency(const struct nccl_release *r, enum algo_id a,
+			   enum proto_id p)
+{
+	return nccl_base_latency(timing(r, a, p), a, p);
+}
+
+double nccl_hop_latency(const struct nccl_release *r, enum hop_class h,
+			enum algo_id a, enum proto_id p)
+{
+	return nccl_hw_latency(timing(r, a, p), h, a, p);
 }
 
 /* getNetOverhead(): 1 us on Intel, 2 on AMD, 1 otherwise. */
-double nccl_net_overhead_us(enum topo_cpu_vendor v)
+double nccl_net_overhead_us(const struct nccl_release *r,
+			    enum topo_cpu_vendor v)
 {
+	if (!r->net_overhead)
+		return 0;
 	return v == TOPO_CPU_AMD ? 2.0 : 1.0;
 }
 
@@ -78,78 +312,52 @@ static unsigned node_index(unsigned nnodes)
 	return nnodes <= 2 ? (nnodes ? nnodes - 1 : 0) : 2;
 }
 
-/* llMaxBws: rows by GPU generation on one node, by CPU across nodes
- * (Volta|Intel, Ampere|AMD, Hopper, Blackwell). */
-static const double ll_max[4][3] = {
-	{ 39.0, 39.0, 20.4 },
-	{ 87.7, 22.5, 19.0 },
-	{ 141.0, 45.0, 35.0 },
-	{ 2 * 141.0, 2 * 45.0, 2 * 35.0 },
-};
-
-double nccl_ll_max_bw(enum topo_gpu_arch a, enum topo_cpu_vendor v,
-		      unsigned nnodes)
+double nccl_ll_max_bw(const struct nccl_release *r, enum topo_gpu_arch a,
+		      enum topo_cpu_vendor v, unsigned nnodes)
 {
 	unsigned row = nnodes == 1 ? (unsigned)a : v == TOPO_CPU_AMD ? 1 : 0;
 
-	return ll_max[row][node_index(nnodes)];
+	return r->ll_max[row][node_index(nnodes)];
 }
 
-static const double ring_ll128[TOPO_GPU_ARCH_COUNT][3] = {
-	{ 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
-	{ 36.7, 36.7, 36.7 }, { 40.0, 40.0, 40.0 },
-};
-static const double tree_ll128[TOPO_GPU_ARCH_COUNT][3] = {
-	{ 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
-	{ 36.7, 36.7, 29.0 }, { 55.6, 31.67, 20.0 },
-};
-static const double tree_simple[TOPO_GPU_ARCH_COUNT][3] = {
-	{ 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
-	{ 38.7, 41.4, 36.0 }, { 70.0, 42.8, 24.0 },
-};
-static const double nvls_tree[TOPO_GPU_ARCH_COUNT][3] = {
-	{ 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
-	{ 0.0, 57.7, 45.5 }, { 0.0, 96.0, 80.0 },
-};
-
-double nccl_ring_ll128_per_channel(enum topo_gpu_arch a, unsigned nnodes)
+double nccl_ring_ll128_per_channel(const struct nccl_release *r,
+				   enum topo_gpu_arch a, enum trace_op op,
+				   unsigned nnodes)
 {
-	return ring_ll128[a][node_index(nnodes)];
+	if (r->ll128_by_op[op] > 0)
+		return r->ll128_by_op[op];
+	return r->ring_ll128[a][node_index(nnodes)];
 }
 
-double nccl_tree_per_channel(enum topo_gpu_arch a, unsigned nnodes)
+double nccl_tree_per_channel(const struct nccl_release *r,
+			     enum topo_gpu_arch a, unsigned nnodes)
 {
-	return tree_simple[a][node_index(nnodes)];
+	return r->tree_simple[a][node_index(nnodes)];
 }
 
-double nccl_tree_ll128_per_channel(enum topo_gpu_arch a, unsigned nnodes)
+double nccl_tree_ll128_per_channel(const struct nccl_release *r,
+				   enum topo_gpu_arch a, enum trace_op op,
+				   unsigned nnodes)
 {
-	return tree_ll128[a][node_index(nnodes)];
+	if (r->ll128_by_op[op] > 0)
+		return r->ll128_by_op[op];
+	return r->tree_ll128[a][node_index(nnodes)];
 }
 
-double nccl_nvls_tree_per_channel(enum topo_gpu_arch a, unsigned nnodes)
+double nccl_nvls_tree_per_channel(const struct nccl_release *r,
+				  enum topo_gpu_arch a, unsigned nnodes)
 {
-	return nvls_tree[a][node_index(nnodes)];
+	return r->nvls_tree[a][node_index(nnodes)];
 }
 
-double nccl_nvls_efficiency(enum topo_gpu_arch a)
+double nccl_nvls_efficiency(const struct nccl_release *r,
+			    enum topo_gpu_arch a)
 {
-	static const double eff[TOPO_GPU_ARCH_COUNT] = { 0, 0, 0.85, 0.74 };
-
-	return eff[a];
+	return r->nvls_efficiency[a];
 }
 
-/* treeCorrectionFactor, by log2(bytes / 64) from 0 to 23. */
-static const double tree_corr[PROTO_COUNT][24] = {
-	{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,
-	  .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0 },
-	{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,
-	  .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0 },
-	{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
-	  .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9 },
-};
-
-double nccl_tree_correction(enum proto_id p, uint64_t bytes)
+double nccl_tree_correction(const struct nccl_release *r, enum proto_id p,
+			    uint64_t bytes)
 {
 	uint64_t v = bytes >> 6;
 	int log = -1;
@@ -159,39 +367,13 @@ double nccl_tree_correction(enum proto_id p, uint64_t bytes)
 		log++;
 	}
 	/* NCCL applies it for logSize in [0, 23) only. */
-	return log >= 0 && log < 23 ? tree_corr[p][log] : 1.0;
+	return log >= 0 && log < 23 ? r->tree_corr[p][log] : 1.0;
 }
 
-static const double speeds_intra[] = { 40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
-				       9.0, 7.0, 6.0, 5.0, 4.0, 3.0 };
-static const double speeds_inter[] = { 48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0,
-				       12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0,
-				       3.0, 2.4, 1.2, 0.24, 0.12 };
-static const double sm90_intra[] = { 60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
-				     15.0, 12.0, 11.0, 6.0, 3.0 };
-static const double sm90_inter[] = { 48.0, 45.0, 42.0, 40.0, 30.0, 24.0,
-				     22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
-				     3.0, 2.4, 1.2, 0.24, 0.12 };
-static const double sm100_intra[] = { 90.0, 80.0, 70.0, 60.0, 50.0, 45.0,
-				      40.0, 30.0, 24.0, 20.0, 19.0, 18.0 };
-static const double sm100_inter[] = { 96.0, 86.0, 80.0, 48.0, 45.1, 42.0,
-				      40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
-				      15.0, 12.0, 6.0, 3.0, 2.4, 1.2,
-				      0.24, 0.12 };
-
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
-const double *nccl_search_speeds(enum topo_gpu_arch a, int with_network,
+const double *nccl_search_speeds(const struct nccl_release *r,
+				 enum topo_gpu_arch a, int with_network,
 				 size_t *n)
 {
-	if (a >= TOPO_GPU_BLACKWELL) {
-		*n = with_network ? N(sm100_inter) : N(sm100_intra);
-		return with_network ? sm100_inter : sm100_intra;
-	}
-	if (a == TOPO_GPU_HOPPER) {
-		*n = with_network ? N(sm90_inter) : N(sm90_intra);
-		return with_network ? sm90_inter : sm90_intra;
-	}
-	*n = with_network ? N(speeds_inter) : N(speeds_intra);
-	return with_network ? speeds_inter : speeds_intra;
+	*n = r->nspeeds[a][with_network ? 1 : 0];
+	return r->speeds[a][with_network ? 1 : 0];
 }

@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nccl_tuning: the constants of NCCL's cost model, each with where it is
- * written in NCCL (NVIDIA/nccl v2.30.7-1, src/graph/tuning.cc unless
- * said otherwise; ../shared/notes/nccl-algorithms.md §1). The tuner uses
- * them as NCCL does to choose (algorithm, protocol, channels); the timing
- * model uses the per-hop latencies and per-channel limits as what a hop
- * and a channel cost.
+ * nccl_tuning: NCCL's cost model and its search's constants, one table per
+ * NCCL release, each value with where NCCL has it (src/graph/tuning.cc
+ * unless said otherwise; ../shared/notes/nccl-algorithms.md §1).
+ *
+ * NCCL's constants and a few of its decisions drift between releases
+ * (LL's share of a channel, the chunk a tree moves, which algorithms
+ * exist, the default GPUDirect level), and measurements are made with
+ * the release of their day: the ABCI curves with 2.8.4. A plan carries
+ * one release (plan_options.nccl, `--nccl`); the tuner chooses and
+ * estimates with it, and the timing takes its launch and per-hop costs
+ * from it (nccl_hop_latency). Releases this build has: nccl_releases[].
  */
 #ifndef GDRLAB_NCCL_TUNING_H
 #define GDRLAB_NCCL_TUNING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "proto.h"
+#include "topo_path.h"
 #include "topology.h"
+#include "trace.h"
 
 /* NCCL's algorithms, in its order (NCCL_ALGO_TREE = 0, ...). */
 enum algo_id {
@@ -40,32 +48,112 @@ enum hop_class {
 	HOP_CLASS_COUNT,
 };
 
-/* Microseconds, as NCCL writes them. */
-double nccl_base_latency(enum algo_id a, enum proto_id p);
-double nccl_hw_latency(enum hop_class h, enum algo_id a, enum proto_id p);
+/* Node-count columns of NCCL's tables: 1, 2, more than 2. */
+#define NCCL_NODE_COLUMNS 3
+
+/* What one release of NCCL puts in its cost model and search. */
+struct nccl_release {
+	const char *version;   /* "2.30.7" */
+	const char *source;    /* the tag and files the numbers are from */
+	bool has[ALGO_NCCL_COUNT]; /* the algorithms it has */
+	bool pxn;              /* PXN (2.12 and later) */
+	bool nvls;             /* NVLink SHARP (2.17 and later) */
+	enum topo_path_type default_gdr_level; /* NCCL_NET_GDR_LEVEL unset */
+	bool ll128_volta_ampere_only; /* LL128 on sm70 or sm80 alone (2.8.4) */
+	/* Microseconds, NCCL's baseLat and hwLat. */
+	double base_lat[ALGO_NCCL_COUNT][PROTO_COUNT];
+	double hw_lat[HOP_CLASS_COUNT][ALGO_NCCL_COUNT][PROTO_COUNT];
+	/* hw_lat's Tree/Simple entries are a whole chunk's time, not a
+	 * hop's (2.8.4: "the latency a 256kB chunk"): the timing, which moves
+	 * the chunk itself, takes the newest release's per-hop figure. */
+	bool tree_simple_lat_is_chunk;
+	/* GB/s: LL's whole limit, rows by GPU generation on one node and
+	 * (Volta|Intel, Ampere|AMD) across nodes; per-channel limits by GPU
+	 * generation, or for LL128 by collective where the release has it
+	 * so (ll128_by_op[op] > 0). */
+	double ll_max[TOPO_GPU_ARCH_COUNT][NCCL_NODE_COLUMNS];
+	double ring_ll128[TOPO_GPU_ARCH_COUNT][NCCL_NODE_COLUMNS];
+	double tree_ll128[TOPO_GPU_ARCH_COUNT][NCCL_NODE_COLUMNS];
+	double ll128_by_op[TRACE_OP_COUNT];
+	double tree_simple[TOPO_GPU_ARCH_COUNT][NCCL_NODE_COLUMNS];
+	double nvls_tree[TOPO_GPU_ARCH_COUNT][NCCL_NODE_COLUMNS];
+	double nvls_efficiency[TOPO_GPU_ARCH_COUNT];
+	/* The share of a channel's speed a ring's LL gets (2.30.7: .5;
+	 * 2.8.4: 1/4 across nodes or for all-reduce, else 1/3). */
+	double ring_ll_share, ring_ll_share_one_node;
+	/* Ring LL128 at one GPU a node (2.8.4: .7, else its usual .92). */
+	double ring_ll128_one_ppn;
+	double tree_ll128_factor;  /* across nodes: 120/128, 2.8.4 .915 */
+	double ll_intra_factor;    /* LL's intra hops across nodes: x1.8 in 2.8.4 */
+	bool net_overhead;         /* ring intra hops pay NCCL_NET_OVERHEAD */
+	bool ppn1_tree_net_lat;    /* one GPU a node: the tree's network row */
+	/* "Plateau effect of ring": Simple all-reduce latency x
+	 * plateau[Volta or not] from plateau_bytes_per_rank on (per channel
+	 * when plateau_per_channel). */
+	double plateau[2];
+	uint64_t plateau_bytes_per_rank;
+	bool plateau_per_channel;
+	/* Tree/Simple shrinks its chunk by the tree's depth (2.8.4). */
+	bool tree_simple_chunk_by_depth;
+	/* treeCorrectionFactor by protocol and log2(bytes / 64), 0 to 22. */
+	double tree_corr[PROTO_COUNT][23];
+	/* The channel search (search.cc): speeds tried, fastest first, by
+	 * GPU generation, within a node and with a network. */
+	const double *speeds[TOPO_GPU_ARCH_COUNT][2];
+	size_t nspeeds[TOPO_GPU_ARCH_COUNT][2];
+	bool dup_skips_hopper;  /* no duplication on Hopper+ with 4+ slow channels */
+	bool comm_x2_hopper;    /* connect.cc: twice again on Hopper+ across nodes */
+};
+
+/* The releases of this build, newest first (plan_options.nccl indexes
+ * them), and the newest. */
+extern const struct nccl_release *const nccl_releases[];
+extern const size_t nccl_release_count;
+const struct nccl_release *nccl_release_newest(void);
+/* "2.8.4", "2.30.7" (a "v" in front and a "-1" behind are taken);
+ * NULL when this build has no table for it. */
+const struct nccl_release *nccl_release_find(const char *version);
+/* "2.30.7, 2.8.4" */
+const char *nccl_release_list(void);
+
+/* Microseconds, as NCCL writes them: the tuner's. */
+double nccl_base_latency(const struct nccl_release *r, enum algo_id a,
+			 enum proto_id p);
+double nccl_hw_latency(const struct nccl_release *r, enum hop_class h,
+		       enum algo_id a, enum proto_id p);
+/* The timing's launch and per-hop latencies: the tuner's, but for
+ * entries that are a chunk's time (tree_simple_lat_is_chunk). */
+double nccl_launch_latency(const struct nccl_release *r, enum algo_id a,
+			   enum proto_id p);
+double nccl_hop_latency(const struct nccl_release *r, enum hop_class h,
+			enum algo_id a, enum proto_id p);
 /* NCCL_NET_OVERHEAD's default: what posting a network send costs. */
-double nccl_net_overhead_us(enum topo_cpu_vendor v);
+double nccl_net_overhead_us(const struct nccl_release *r,
+			    enum topo_cpu_vendor v);
 
-/*
- * Bandwidth limits, GB/s, indexed by GPU generation and node count
- * (1, 2, more) as NCCL's tables are: LL's whole limit (by GPU on one
- * node, by CPU vendor across nodes), and per-channel limits of ring
- * LL128, tree Simple, tree LL128 and NVLS-tree.
- */
-double nccl_ll_max_bw(enum topo_gpu_arch a, enum topo_cpu_vendor v,
-		      unsigned nnodes);
-double nccl_ring_ll128_per_channel(enum topo_gpu_arch a, unsigned nnodes);
-double nccl_tree_per_channel(enum topo_gpu_arch a, unsigned nnodes);
-double nccl_tree_ll128_per_channel(enum topo_gpu_arch a, unsigned nnodes);
-double nccl_nvls_tree_per_channel(enum topo_gpu_arch a, unsigned nnodes);
+/* Bandwidth limits, GB/s (see struct nccl_release). */
+double nccl_ll_max_bw(const struct nccl_release *r, enum topo_gpu_arch a,
+		      enum topo_cpu_vendor v, unsigned nnodes);
+double nccl_ring_ll128_per_channel(const struct nccl_release *r,
+				   enum topo_gpu_arch a, enum trace_op op,
+				   unsigned nnodes);
+double nccl_tree_per_channel(const struct nccl_release *r,
+			     enum topo_gpu_arch a, unsigned nnodes);
+double nccl_tree_ll128_per_channel(const struct nccl_release *r,
+				   enum topo_gpu_arch a, enum trace_op op,
+				   unsigned nnodes);
+double nccl_nvls_tree_per_channel(const struct nccl_release *r,
+				  enum topo_gpu_arch a, unsigned nnodes);
 /* How much of NVLink an NVLS reduction gets (0: no NVLS before Hopper). */
-double nccl_nvls_efficiency(enum topo_gpu_arch a);
+double nccl_nvls_efficiency(const struct nccl_release *r,
+			    enum topo_gpu_arch a);
 /* Tree all-reduce bandwidth correction for mid sizes (64 B .. 256 MiB). */
-double nccl_tree_correction(enum proto_id p, uint64_t bytes);
+double nccl_tree_correction(const struct nccl_release *r, enum proto_id p,
+			    uint64_t bytes);
 
-/* The channel search's speeds per channel, GB/s, fastest first
- * (src/graph/search.cc): within a node, or with a network. */
-const double *nccl_search_speeds(enum topo_gpu_arch a, int with_network,
+/* The channel search's speeds per channel, GB/s, fastest first. */
+const double *nccl_search_speeds(const struct nccl_release *r,
+				 enum topo_gpu_arch a, int with_network,
 				 size_t *n);
 /* The search's and the communicator's channel limits (MAXCHANNELS 64;
  * a graph searches at most half of them). */

@@ -359,6 +359,7 @@ int plan_build(struct plan *p, const struct topology *topo,
 	p->topo = *topo;
 	p->trace = trace;
 	p->opts = *opts;
+	p->nccl = nccl_releases[opts->nccl < nccl_release_count ? opts->nccl : 0];
 	if (opts->nodes)
 		p->topo.nodes = opts->nodes;
 	if (opts->chunk_bytes)

@@ -198,6 +198,10 @@ struct plan_options {
 	const char *proto;      /* NCCL_PROTO syntax; NULL: all */
 	unsigned nchannels;     /* 0: as NCCL; else a fixed channel count */
 	bool pxn_off;           /* NCCL_PXN_DISABLE=1 */
+	/* The NCCL release whose tuner and constants the plan follows:
+	 * an index into nccl_releases[] (nccl_tuning.h), 0 the newest. */
+	unsigned nccl;
+	bool gdr_level_set;     /* gdr_level given, not the release's default */
 	/* The collectives of gdrlab's own verbs ring, as emu and real run
 	 * them: one ring channel, each rank's block sent whole, a step as
 	 * soon as the last one arrived, no NCCL software costs (the links'
@@ -221,6 +225,7 @@ struct plan {
 	struct topology topo;    /* copy, with the options applied */
 	const struct trace *trace; /* borrowed; must outlive the plan */
 	struct plan_options opts;
+	const struct nccl_release *nccl; /* opts.nccl's */
 	unsigned nodes, gpus_per_node, nranks;
 	struct res_layout layout;
 	size_t npatterns;
@@ -258,7 +263,8 @@ static inline uint32_t plan_use_id(const struct plan *p,
  * with GPUDirect RDMA possible and NCCL_PXN_DISABLE unset. */
 static inline bool plan_uses_pxn(const struct plan *p)
 {
-	return !p->opts.pxn_off && !p->opts.ring_only && p->opts.path != PLAN_PATH_STAGED &&
+	return !p->opts.pxn_off && !p->opts.ring_only && (!p->nccl || p->nccl->pxn) &&
+	       p->opts.path != PLAN_PATH_STAGED &&
 	       p->opts.path != PLAN_PATH_STAGED_MEMCPY;
 }
 

@@ -52,7 +52,7 @@ json_t *report_json(const struct report_context *ctx, const struct records *r)
 	const struct plan *p = ctx->plan;
 	json_t *doc, *colls, *iters;
 
-	doc = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:f,s:f,s:s,s:I,s:i}",
+	doc = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:f,s:f,s:s,s:s,s:I,s:i}",
 			"backend", r->backend,
 			"path", plan_path_name(r->path),
 			"topology", p->topo.name,
@@ -64,6 +64,7 @@ json_t *report_json(const struct report_context *ctx, const struct records *r)
 			"iteration_time_us", r->iteration_time_us,
 			"comm_time_us", r->comm_time_us,
 			"exposed_comm_us", r->exposed_comm_us,
+			"nccl", p->nccl->version,
 			"gdr_level", topo_path_name(p->opts.gdr_level),
 			"chunk_bytes", (json_int_t)p->topo.staging.chunk_bytes,
 			"buffers", (int)p->topo.staging.buffers);

@@ -95,8 +95,8 @@ static void print_header(FILE *out, const struct report_context *ctx,
 		r->nodes, r->nodes == 1 ? "" : "s", r->gpus_per_node,
 		r->gpus_per_node == 1 ? "" : "s", p->topo.nnics,
 		p->topo.nnics == 1 ? "" : "s");
-	fprintf(out, "backend    %s; GDR level %s; staging %llu KiB x %u buffers\n",
-		r->backend, topo_path_name(p->opts.gdr_level),
+	fprintf(out, "backend    %s; NCCL %s; GDR level %s; staging %llu KiB x %u buffers\n",
+		r->backend, p->nccl->version, topo_path_name(p->opts.gdr_level),
 		(unsigned long long)(p->topo.staging.chunk_bytes / 1024),
 		p->topo.staging.buffers);
 }

@@ -303,7 +303,7 @@ static void nvls(struct rb *b, const struct route_req *q, bool reduce)
 	/* the switch moves NVLS bytes at NCCL's nvlsEfficiency of the
 	 * links' rate, in NVLS and NVLS-tree alike (the tree's NIC hops are
 	 * not NVLS and run at the links' own) */
-	double w = 1 / nccl_nvls_efficiency(b->p->topo.gpu_arch);
+	double w = 1 / nccl_nvls_efficiency(b->p->nccl, b->p->topo.gpu_arch);
 	unsigned g = q->src_gpu;
 
 	stage_begin(b, STAGE_INTRA);

@@ -191,7 +191,7 @@ void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
 		i = j;
 	}
 	t->ppn = t->regular && t->nnodes ? n / t->nnodes : most;
-	channels_search(&p->topo, t->nnodes, t->ppn, plan_uses_pxn(p), p->opts.gdr_level,
+	channels_search(p->nccl, &p->topo, t->nnodes, t->ppn, plan_uses_pxn(p), p->opts.gdr_level,
 			&t->ch);
 	t->net_gdr = t->nnodes > 1 && network_gdr(p, t);
 	t->in_network = p->topo.fabric.in_network_reduction;
@@ -208,6 +208,9 @@ static bool ll128_default(const struct tune_ctx *t)
 		return false; /* typeInter <= PXB */
 	if (t->nnodes > 1 && ch->ring.pxn && t->p->topo.gpu_arch < TOPO_GPU_HOPPER)
 		return false; /* PATH_PXN on Hopper and later only */
+	if (t->p->nccl->ll128_volta_ampere_only && t->p->topo.gpu_arch != TOPO_GPU_VOLTA &&
+	    t->p->topo.gpu_arch != TOPO_GPU_AMPERE)
+		return false;
 	return true;
 }
 
@@ -221,6 +224,10 @@ double tune_entry(const struct tune_ctx *t, const struct tune_enable *e,
 	why[0] = '\0';
 	if (!algo_serves(a, t->op)) {
 		snprintf(why, len, "does not run %s", trace_op_name(t->op));
+		return -1;
+	}
+	if (!t->p->nccl->has[a]) {
+		snprintf(why, len, "not in NCCL %s", t->p->nccl->version);
 		return -1;
 	}
 	if (!e->algo[t->op][a] || !e->proto[t->op][p]) {

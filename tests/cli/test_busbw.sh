@@ -195,6 +195,20 @@ bad_usage "bad nodes" "--nodes: expected a whole number" -- -t "$abci" -n 0
 bad_usage "bad path" "--path: expected" -- -t "$abci" -p sideways
 bad_usage "bad algo" "" -- -t "$abci" --algo sideways
 bad_usage "unknown backend" "--backend: unknown backend 'nope'" -- -t "$abci" --backend nope
+bad_usage "unknown NCCL" "--nccl: no tables for NCCL '2.9' in this build (2.30.7, 2.8.4)" -- -t "$abci" --nccl 2.9
+
+# --- --nccl: the release in the header and the JSON; 2.8.4's GDR level
+# default (PXB) unless -g says otherwise, before or after it
+expect 0 "nccl default" -- "$gdrlab" busbw -t "$abci" -b 1M -e 1M
+has "$tmp/out" "^# path auto, GDR level P2C, NCCL 2.30.7$"
+expect 0 "nccl 2.8.4" -- "$gdrlab" busbw -t "$abci" -b 1M -e 1M --nccl 2.8.4
+has "$tmp/out" "^# path auto, GDR level PXB, NCCL 2.8.4$"
+expect 0 "-g before --nccl" -- "$gdrlab" busbw -t "$abci" -b 1M -e 1M -g phb --nccl v2.8.4-1
+has "$tmp/out" "^# path auto, GDR level PHB, NCCL 2.8.4$"
+expect 0 "-g after --nccl" -- "$gdrlab" busbw -t "$abci" -b 1M -e 1M --nccl 2.8.4 -g sys --json -
+json_ok "$tmp/out"
+has "$tmp/out" '"nccl": "2.8.4"'
+has "$tmp/out" '"gdr_level": "SYS"'
 if ! "$gdrlab" backends | grep -q '^emu  *absent'; then
     bad_usage "a measuring backend" "--backend: 'emu' measures, it does not predict" -- -t "$abci" --backend emu
 fi

@@ -14,6 +14,9 @@ expect 2 "bad jobs" -- "$gdrlab" sweep -j 0 x.jsonl
 printf '{"topology": "a.yaml", "trace": "b.jsonl", "colour": "red"}\n' >"$tmp/bad.jsonl"
 expect 2 "unknown key" -- "$gdrlab" sweep "$tmp/bad.jsonl"
 has "$tmp/err" "bad.jsonl:1: unknown key 'colour'"
+printf '{"topology": "a.yaml", "trace": "b.jsonl", "nccl": "2.9"}\n' >"$tmp/badnccl.jsonl"
+expect 2 "unknown NCCL" -- "$gdrlab" sweep "$tmp/badnccl.jsonl"
+has "$tmp/err" "badnccl.jsonl:1: nccl: no tables for NCCL '2.9' in this build (2.30.7, 2.8.4)"
 printf '{"topology": "a.yaml"}\n' >"$tmp/bad2.jsonl"
 expect 2 "missing trace" -- "$gdrlab" sweep "$tmp/bad2.jsonl"
 printf '{"name": "gone", "topology": "nope.yaml", "trace": "nope.jsonl"}\n' >"$tmp/gone.jsonl"
@@ -31,9 +34,10 @@ cat >"$tmp/s/points.jsonl" <<EOP
 {"name": "p2", "topology": "$src/configs/a100-pcie4-200g.yaml", "trace": "$src/traces/resnet50-ddp.jsonl", "path": "direct", "nodes": 4}
 
 {"name": "p3", "topology": "$src/configs/two-socket-commodity.yaml", "trace": "$src/traces/bert-large-ddp.jsonl", "gdr_level": "sys", "path": "direct"}
+{"name": "p4", "topology": "$src/configs/a100-pcie4-200g.yaml", "trace": "$src/traces/resnet50-ddp.jsonl", "nccl": "2.8.4"}
 EOP
 expect 0 "csv" -- "$gdrlab" sweep -j 3 --csv "$tmp/s/points.jsonl"
-[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = 'point "p1" "p2" "p3" ' ] ||
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = 'point "p1" "p2" "p3" "p4" ' ] ||
     { echo "FAIL: rows out of order:"; cat "$tmp/out"; fail=1; }
 cp "$tmp/out" "$tmp/sweep.csv"
 check() { # check ROW run-args...: the row's iteration time is run's
@@ -48,6 +52,10 @@ check() { # check ROW run-args...: the row's iteration time is run's
 check 1 -t "$src/configs/a100-pcie4-200g.yaml" -T "$src/traces/resnet50-ddp.jsonl" -p staged
 check 2 -t "$src/configs/a100-pcie4-200g.yaml" -T "$src/traces/resnet50-ddp.jsonl" -p direct -n 4
 check 3 -t "$src/configs/two-socket-commodity.yaml" -T "$src/traces/bert-large-ddp.jsonl" -g sys -p direct
+# "nccl" alone brings its release's GDR level (PXB), as --nccl does
+check 4 -t "$src/configs/a100-pcie4-200g.yaml" -T "$src/traces/resnet50-ddp.jsonl" --nccl 2.8.4
+[ "$(sed -n 5p "$tmp/sweep.csv" | cut -d, -f9)" = PXB ] ||
+    { echo "FAIL: p4's GDR level: $(sed -n 5p "$tmp/sweep.csv")"; fail=1; }
 expect 0 "json" -- "$gdrlab" sweep --json "$tmp/s/points.jsonl"
 has "$tmp/out" '"path_used": "direct"'
 expect 0 "table" -- "$gdrlab" sweep "$tmp/s/points.jsonl"

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NCCL releases (engine/nccl_tuning.[ch]): the tuner and the timing of
+ * NCCL 2.8.4 against its own source worked by hand (NVIDIA/nccl v2.8.4-1,
+ * src/graph/tuning.cc, search.cc, enqueue.cc), beside 2.30.7's.
+ *
+ * tests/data/volta-nics-at-cpu.yaml on 2 nodes: 4 V100 a node over NVLink,
+ * two EDR NICs (12.5 GB/s line rate) each on a CPU, PHB from every GPU.
+ * At GDR level PXB the network is staged and LL128 is off. 2.8.4's ring
+ * graph: its speeds 42, 30, 24, 21, 18, 15, 12: one channel a NIC at 12
+ * (in and out through it), 2 channels, no duplication below 25 GB/s, so
+ * the communicator has 4. An all-reduce over 8 ranks: nsteps = 14, of them
+ * 2 (nNodes - 1) = 2 network steps, busBw = 2 x 12 = 24 GB/s, algbw =
+ * busBw x 8/14.
+ *
+ *   Simple: lat = (8.4 + 12 x 3.4 + 2 x 9.6) x 1.9 ("plateau effect of
+ *           ring", once nBytes >= nRanks / 16 x 65536) = 129.96 us,
+ *           bw = 24 x 8/14 = 13.714 GB/s
+ *   LL:     lat = 3.6 + 12 x 0.47 x 1.8 + 2 x 2.7 = 19.152 us,
+ *           bw = min(39, 24 / 4) x 8/14 = 3.4286 GB/s
+ *   Tree LL: lat = 4.4 + 2 (3 x 0.52 x 1.8 + 1 x 5.0) = 20.016 us,
+ *           bw = min(24 x .92, 2 x 18.5) / 3.8 x .5 = 2.905 GB/s, x .6
+ *           (treeCorrectionFactor at 64 KiB) = 1.743 GB/s
+ *
+ * 2.30.7 on the same machine: Simple lat = (8.4 + 12 x max(3.4, 3 x 1.0
+ * net overhead) + 2 x 14) x 1.9 (Volta) = 146.68 us, the same bw; LL lat
+ * = 6.6 + 12 x max(0.6, 1.0) + 2 x 2.7 = 24 us, bw = min(39, 24 / 2) x 8/14.
+ */
+#include <math.h>
+
+#include "algo.h"
+#include "helpers.h"
+#include "tuner.h"
+
+#define KiB 1024ull
+#define MiB (1024ull * 1024)
+
+static const char one_allreduce[] =
+	"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,\"dtype\":\"fp32\"}\n";
+
+static unsigned release_index(const char *version)
+{
+	const struct nccl_release *r = nccl_release_find(version);
+
+	cr_assert_not_null(r, "%s", version);
+	for (unsigned i = 0; i < nccl_release_count; i++)
+		if (nccl_releases[i] == r)
+			return i;
+	cr_assert_fail("%s is not in nccl_releases", version);
+	return 0;
+}
+
+static struct plan_options release_opts(const char *version, unsigned nodes,
+					const char *algo, const char *proto)
+{
+	struct plan_options o;
+
+	plan_options_default(&o);
+	o.nccl = release_index(version);
+	o.nodes = nodes;
+	o.gdr_level = TOPO_PATH_PXB;
+	o.algo = algo;
+	o.proto = proto;
+	return o;
+}
+
+struct tuned {
+	struct topology topo;
+	struct trace trace;
+	struct plan plan;
+	struct tune_ctx t;
+	struct tune_enable e;
+};
+
+static void tuned_init(struct tuned *x, const char *topo, const struct plan_options *o)
+{
+	struct diag d = { "" };
+	unsigned ranks[256];
+
+	cr_assert_eq(topology_load(topo, &x->topo, &d), 0, "%s", d.msg);
+	cr_assert_eq(trace_load_buffer(one_allreduce, strlen(one_allreduce), "inline.jsonl",
+				       &x->trace, &d), 0, "%s", d.msg);
+	cr_assert_eq(plan_build(&x->plan, &x->topo, &x->trace, o, &d), 0, "%s", d.msg);
+	for (unsigned i = 0; i < x->plan.nranks; i++)
+		ranks[i] = i;
+	tune_ctx_init(&x->t, &x->plan, TRACE_OP_ALLREDUCE, ranks, x->plan.nranks);
+	tune_enable_default(&x->e);
+	cr_assert_eq(tune_enable_parse(&x->e, o->algo, o->proto, &d), 0, "%s", d.msg);
+}
+
+static void tuned_destroy(struct tuned *x)
+{
+	plan_destroy(&x->plan);
+	trace_destroy(&x->trace);
+}
+
+static struct tune_choice choose(const struct tuned *x, uint64_t bytes)
+{
+	struct tune_choice c;
+	struct diag d = { "" };
+
+	cr_assert_eq(tune_choose(&x->t, &x->e, bytes, &c, &d), 0, "%s", d.msg);
+	return c;
+}
+
+Test(nccl_release, versions_by_name)
+{
+	cr_assert_eq(nccl_releases[0], nccl_release_newest());
+	cr_assert_str_eq(nccl_release_newest()->version, "2.30.7");
+	cr_assert_str_eq(nccl_release_find("2.8.4")->version, "2.8.4");
+	cr_assert_eq(nccl_release_find("v2.8.4-1"), nccl_release_find("2.8.4"));
+	cr_assert_null(nccl_release_find("2.8"));
+	cr_assert_null(nccl_release_find("2.9.0"));
+	cr_assert_null(nccl_release_find(""));
+	cr_assert_null(nccl_release_find(NULL));
+	cr_assert_str_eq(nccl_release_list(), "2.30.7, 2.8.4");
+	cr_assert_eq(nccl_release_find("2.8.4")->default_gdr_level, TOPO_PATH_PXB);
+	cr_assert_eq(nccl_release_newest()->default_gdr_level, TOPO_PATH_P2C);
+}
+
+Test(nccl_release, v2_8_4_ring_graph_and_simple_estimate)
+{
+	struct plan_options o = release_opts("2.8.4", 2, NULL, NULL);
+	struct tuned x;
+	struct tune_choice c;
+	char why[200];
+
+	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
+	cr_assert_eq(x.t.ch.ring.nchannels, 2);
+	assert_rel(x.t.ch.ring.bw_inter, 12.0, 1e-9);
+	cr_assert_eq(x.t.ch.comm_channels, 4);
+	cr_assert_not(x.t.net_gdr);
+	c = choose(&x, 1 * MiB);
+	cr_assert_eq(c.algo, ALGO_RING);
+	cr_assert_eq(c.proto, PROTO_SIMPLE, "LL128 is off at PHB");
+	assert_rel(c.estimate_us, 129.96 + 1048576 / (1000 * 24 * 8.0 / 14), 1e-6);
+	tuned_destroy(&x);
+
+	/* 2.30.7 gives LL half, not a quarter: 24 + 1 MiB / 6.857 GB/s =
+	 * 176.9 us, under its Simple's 223.1, so it runs LL here. */
+	o = release_opts("2.30.7", 2, NULL, NULL);
+	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
+	c = choose(&x, 1 * MiB);
+	cr_assert_eq(c.proto, PROTO_LL);
+	assert_rel(c.estimate_us, 6.6 + 12 * 1.0 + 2 * 2.7 + 1048576 / (1000 * 12 * 8.0 / 14), 1e-6);
+	assert_rel(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_SIMPLE, 1 * MiB, why, sizeof(why)),
+		   146.68 + 1048576 / (1000 * 24 * 8.0 / 14), 1e-6);
+	tuned_destroy(&x);
+}
+
+/* 2.8.4's ring LL gets a quarter of the graph's speed: it beats the tree
+ * and Simple at 64 KiB. */
+Test(nccl_release, v2_8_4_ring_ll_is_a_quarter)
+{
+	struct plan_options o = release_opts("2.8.4", 2, NULL, NULL);
+	struct tuned x;
+	struct tune_choice c;
+	char why[200];
+
+	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
+	c = choose(&x, 64 * KiB);
+	cr_assert_eq(c.algo, ALGO_RING);
+	cr_assert_eq(c.proto, PROTO_LL);
+	assert_rel(c.estimate_us, 19.152 + 65536 / (1000 * 6 * 8.0 / 14), 1e-6);
+	assert_rel(tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_LL, 64 * KiB, why, sizeof(why)),
+		   20.016 + 65536 / (1000 * fmin(24 * .92, 37) / 3.8 * .5 * .6), 1e-6);
+	tuned_destroy(&x);
+}
+
+/* What 2.8.4 does not have: NVLS, PAT, CollNet, PXN. */
+Test(nccl_release, v2_8_4_has_no_nvls_pat_or_pxn)
+{
+	struct plan_options o = release_opts("2.8.4", 2, NULL, NULL);
+	struct tuned x;
+	char why[200];
+
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
+	cr_assert_eq(x.t.ch.nvls.nchannels, 0);
+	cr_assert_lt(tune_entry(&x.t, &x.e, ALGO_NVLS, PROTO_SIMPLE, 1 * MiB, why, sizeof(why)), 0);
+	cr_assert_str_eq(why, "not in NCCL 2.8.4");
+	cr_assert_lt(tune_entry(&x.t, &x.e, ALGO_PAT, PROTO_SIMPLE, 1 * MiB, why, sizeof(why)), 0);
+	cr_assert_not(plan_uses_pxn(&x.plan));
+	cr_assert_neq(choose(&x, 1 * MiB).proto, PROTO_LL128, "2.8.4: LL128 on sm70/sm80 only");
+	tuned_destroy(&x);
+
+	o = release_opts("2.30.7", 2, NULL, NULL);
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
+	cr_assert_gt(x.t.ch.nvls.nchannels, 0);
+	cr_assert(plan_uses_pxn(&x.plan));
+	tuned_destroy(&x);
+}
+
+/*
+ * 2.8.4 shrinks a Simple tree's chunk by the tree's depth (enqueue.cc,
+ * depth = nRanks/nNodes - 1 + log2(nNodes) = 3 + 3 at 8 nodes of 4): a
+ * 4 MiB call on 4 channels halves 512 KiB while it has fewer than 48
+ * chunks a channel, down to 128 KiB (not past 131072); then fewer than 24,
+ * down to 64 KiB; 16 >= 6 stops it. 32 MiB keeps 128 KiB (64 >= 24).
+ * 2.30.7 moves the whole slot, 512 KiB.
+ */
+Test(nccl_release, v2_8_4_tree_simple_chunk_by_depth)
+{
+	const struct algo_ops *tree = algo_table[ALGO_TREE];
+	struct plan_options o = release_opts("2.8.4", 8, "tree", "simple");
+	struct tuned x;
+
+	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
+	cr_assert_eq(x.plan.patterns[0].algo, ALGO_TREE);
+	cr_assert_eq(tree->chunk(&x.plan, &x.plan.patterns[0], 4 * MiB, 4), 64 * KiB);
+	cr_assert_eq(tree->chunk(&x.plan, &x.plan.patterns[0], 32 * MiB, 4), 128 * KiB);
+	tuned_destroy(&x);
+
+	o = release_opts("2.30.7", 8, "tree", "simple");
+	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
+	cr_assert_eq(tree->chunk(&x.plan, &x.plan.patterns[0], 4 * MiB, 4), 512 * KiB);
+	tuned_destroy(&x);
+}
+
+/*
+ * The timing follows the release's LL: a 64 MiB all-reduce forced to
+ * Ring/LL streams at NCCL's LL bus bandwidth spread over the 4 channels.
+ * 2.8.4: 24 / 4 = 6 GB/s, 1.5 a channel, each connection moving 14/8 of
+ * its 16 MiB. 2.30.7: half of 24, 3 a channel, more than the wire gives:
+ * each NIC carries two channels' LL lines, twice their payload, at its
+ * 100 Gbit/s x 0.95 = 11.875 GB/s.
+ */
+Test(nccl_release, ll_streams_at_the_releases_share)
+{
+	const char line[] = "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":67108864,"
+			    "\"dtype\":\"fp32\"}\n";
+	double per_conn = 67108864.0 / 4 * 14 / 8;
+	struct plan_options o = release_opts("2.8.4", 2, "ring", "ll");
+	struct run r;
+
+	run_trace(&r, "analytic", DATA("volta-nics-at-cpu.yaml"), line, &o);
+	cr_assert_eq(r.rec.coll[0].nchannels, 4);
+	assert_rel(r.rec.coll[0].time_us, per_conn / 1.5e9 * 1e6, 0.01);
+	run_destroy(&r);
+
+	o = release_opts("2.30.7", 2, "ring", "ll");
+	run_trace(&r, "analytic", DATA("volta-nics-at-cpu.yaml"), line, &o);
+	assert_rel(r.rec.coll[0].time_us, 2 * per_conn * 2 / 11.875e9 * 1e6, 0.01);
+	run_destroy(&r);
+}
