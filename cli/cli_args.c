@@ -179,6 +179,7 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 		if (o->nccl == nccl_release_count)
 			return cli_usage_error(cmd, "--nccl: no tables for NCCL '%s' in this build (%s)",
 					       arg, nccl_release_list());
+		o->nccl_set = true;
 		if (!o->gdr_level_set)
 			o->gdr_level = nccl_releases[o->nccl]->default_gdr_level;
 		return 0;

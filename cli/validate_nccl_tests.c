@@ -358,6 +358,18 @@ static int write_json(const struct vnt_run *r, struct diag *d)
 	return output_file_commit(&out, d);
 }
 
+/* No --nccl: the release of the NCCL the file ran with, or the nearest
+ * this build has tables for (said in the header), and its GDR default. */
+static void file_release(struct plan_options *o, unsigned code, char *name, size_t len)
+{
+	const struct nccl_release *rel = nccl_release_nearest(code, name, len);
+
+	for (o->nccl = 0; nccl_releases[o->nccl] != rel; o->nccl++)
+		;
+	if (!o->gdr_level_set)
+		o->gdr_level = rel->default_gdr_level;
+}
+
 int validate_nccl_tests(int argc, char **argv)
 {
 	const struct backend_ops *b;
@@ -382,6 +394,8 @@ int validate_nccl_tests(int argc, char **argv)
 	err = nccl_tests_load(a.file, &f, &d);
 	if (err)
 		return cli_fail("validate", CLI_LOADING, err, &d);
+	if (f.nccl_version && !a.opts.nccl_set)
+		file_release(&a.opts, f.nccl_version, r.file_nccl, sizeof(r.file_nccl));
 	opts = a.opts;
 	r.a = &a;
 	r.f = &f;

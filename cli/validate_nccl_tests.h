@@ -55,6 +55,9 @@ struct vnt_run {
 	struct vnt_row *rows;       /* owned */
 	struct predict_point *pts;  /* owned, one per row */
 	double peak_busbw;          /* highest predicted busbw */
+	/* The NCCL the file says it ran with ("2.27.3"), when that chose
+	 * the release (no --nccl); "" otherwise. */
+	char file_nccl[16];
 	struct vnt_regime regimes[VNT_REGIMES];
 };
 

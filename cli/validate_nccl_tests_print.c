@@ -29,10 +29,15 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 			 f->nhosts, f->nhosts == 1 ? "" : "s");
 	fprintf(out, "validate: %s (%s_perf, %s, %s) measured vs %s predicted\n",
 		f->name, r->coll->name, r->type->name, ranks, r->backend);
-	fprintf(out, "topology %s (%s): %u nodes x %u GPUs, path %s, GDR level %s, NCCL %s\n",
+	fprintf(out, "topology %s (%s): %u nodes x %u GPUs, path %s, GDR level %s, NCCL %s",
 		r->topo->name, a->topology, r->nodes, r->topo->ngpus,
 		plan_path_name(a->opts.path), topo_path_name(a->opts.gdr_level),
 		nccl_releases[a->opts.nccl]->version);
+	if (r->file_nccl[0] && strcmp(r->file_nccl, nccl_releases[a->opts.nccl]->version))
+		fprintf(out, " (the file ran %s: the nearest release with tables)", r->file_nccl);
+	else if (r->file_nccl[0])
+		fprintf(out, " (the file's)");
+	fputc('\n', out);
 	for (size_t i = 0; i < r->n; i++)
 		in_place += r->rows[i].measured != &r->rows[i].row->oop;
 	fprintf(out, "error = (measured - predicted) / predicted; measured: out-of-place%s%s\n",
@@ -127,6 +132,7 @@ json_t *vnt_json(const struct vnt_run *r)
 	json_object_set_new(doc, "path", json_string(plan_path_name(a->opts.path)));
 	json_object_set_new(doc, "gdr_level", json_string(topo_path_name(a->opts.gdr_level)));
 	json_object_set_new(doc, "nccl", json_string(nccl_releases[a->opts.nccl]->version));
+	json_object_set_new(doc, "nccl_file", r->file_nccl[0] ? json_string(r->file_nccl) : json_null());
 	json_object_set_new(doc, "tolerance_pct", json_real(a->tolerance));
 	json_object_set_new(doc, "peak_predicted_busbw_gbps", json_real(r->peak_busbw));
 	json_object_set_new(doc, "unmeasured_rows", json_integer((json_int_t)r->unmeasured));

@@ -62,6 +62,9 @@ struct nccl_tests_file {
 	unsigned nranks; /* devices listed; 0 if not listed */
 	unsigned nhosts; /* distinct host names among them; 0 if not listed */
 	char gpu[64];    /* rank 0's device name (cut to fit); "" if absent */
+	/* The NCCL library's NCCL_VERSION_CODE, from "# nccl-tests version
+	 * ... nccl-library=22703" (nccl-tests 2.13 and later); 0 if not said. */
+	unsigned nccl_version;
 	size_t nrows;
 	/*
 	 * Owned; strictly ascending size, in file order. Rows of 0 bytes are

@@ -15,6 +15,7 @@
  */
 #include "nccl_tests_read.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -535,6 +536,26 @@ static int parse_row(struct text *t)
 	return nt_add_row(t->r, &row, &at, t->d);
 }
 
+/* "nccl-library=22703" among @w: the NCCL the test ran with. A value that
+ * is not a version code is noise, as the rest of the line is. */
+static void library_version(struct text *t, const struct tok *w, unsigned nw)
+{
+	static const char key[] = "nccl-library=";
+
+	for (unsigned i = 0; i < nw; i++) {
+		const char *v = w[i].s + sizeof(key) - 1;
+		char *end;
+		unsigned long code;
+
+		if (strncmp(w[i].s, key, sizeof(key) - 1) || !isdigit((unsigned char)*v))
+			continue;
+		errno = 0;
+		code = strtoul(v, &end, 10);
+		if (!errno && !*end && code >= 1000 && code < 1000000)
+			t->r->f->nccl_version = (unsigned)code;
+	}
+}
+
 /* A comment line: the header, a device, the footer, or nothing to us. */
 static int parse_comment(struct text *t)
 {
@@ -558,6 +579,8 @@ static int parse_comment(struct text *t)
 	} else if (nw >= 4 && word_is(&w[0], "Collective") &&
 		   word_is(&w[1], "test") && word_is(&w[2], "starting:")) {
 		nt_set_program(t->r, w[3].s);
+	} else if (nw >= 3 && word_is(&w[0], "nccl-tests") && word_is(&w[1], "version")) {
+		library_version(t, w + 2, nw - 2);
 	}
 	if (!parse)
 		return 0;

@@ -259,6 +259,39 @@ const char *nccl_release_list(void)
 	return list;
 }
 
+/* NCCL_VERSION(X,Y,Z): X*1000 + Y*100 + Z before 2.9, X*10000 + Y*100 + Z
+ * since (src/nccl.h.in). */
+static void version_of(unsigned code, unsigned *x, unsigned *y, unsigned *z)
+{
+	unsigned k = code < 20900 ? 1000 : 10000;
+
+	*x = code / k;
+	*y = code % k / 100;
+	*z = code % 100;
+}
+
+const struct nccl_release *nccl_release_nearest(unsigned code, char *name,
+						size_t len)
+{
+	const struct nccl_release *best = NULL;
+	unsigned x, y, z, gap = 0;
+
+	version_of(code, &x, &y, &z);
+	snprintf(name, len, "%u.%u.%u", x, y, z);
+	/* newest first: a tie keeps the newer */
+	for (size_t i = 0; i < nccl_release_count; i++) {
+		unsigned rx = 0, ry = 0, d;
+
+		sscanf(nccl_releases[i]->version, "%u.%u", &rx, &ry);
+		d = (rx == x ? 0 : 1000) + (ry > y ? ry - y : y - ry);
+		if (!best || d < gap) {
+			best = nccl_releases[i];
+			gap = d;
+		}
+	}
+	return best;
+}
+
 /* p2p has no entry of its own: one ring hop's, as NCCL's tuner has none. */
 static enum algo_id tunable(enum algo_id a)
 {

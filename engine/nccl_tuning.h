@@ -115,6 +115,13 @@ const struct nccl_release *nccl_release_newest(void);
 const struct nccl_release *nccl_release_find(const char *version);
 /* "2.30.7, 2.8.4" */
 const char *nccl_release_list(void);
+/*
+ * The release whose tables stand for NCCL_VERSION_CODE @code (22703 for
+ * 2.27.3; before 2.9, 2804 for 2.8.4): the one nearest in minor version,
+ * the newer at a tie. @name gets the code's version, "2.27.3".
+ */
+const struct nccl_release *nccl_release_nearest(unsigned code, char *name,
+						size_t len);
 
 /* Microseconds, as NCCL writes them: the tuner's. */
 double nccl_base_latency(const struct nccl_release *r, enum algo_id a,

@@ -201,6 +201,7 @@ struct plan_options {
 	/* The NCCL release whose tuner and constants the plan follows:
 	 * an index into nccl_releases[] (nccl_tuning.h), 0 the newest. */
 	unsigned nccl;
+	bool nccl_set;          /* nccl given, not the default */
 	bool gdr_level_set;     /* gdr_level given, not the release's default */
 	/* The collectives of gdrlab's own verbs ring, as emu and real run
 	 * them: one ring channel, each rank's block sent whole, a step as

@@ -119,6 +119,15 @@ expect 2 "--op of other sizes" -- "$gdrlab" validate --nccl-tests "$file" -t "$a
 first=$(awk '/^ *[0-9]/ { print NR; exit }' "$file")
 has "$tmp/err" "all_reduce_2nodes.txt:$first: size: 4 bytes for count 1 x 4-byte float is not all_gather_perf's 32 (count x ranks)"
 one_line "$tmp/err"
+# the NCCL the file ran with (nccl-library=22703: 2.27.3) picks the nearest
+# release with tables, said so; --nccl overrides it, and its GDR default
+expect 0 "the file's NCCL" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
+    -t "$src/configs/a100-pcie4-200g.yaml" --json "$tmp/v.json"
+has "$tmp/out" "GDR level P2C, NCCL 2.30.7 (the file ran 2.27.3: the nearest release with tables)$"
+has "$tmp/v.json" '"nccl_file": "2.27.3"'
+expect 0 "--nccl over the file's" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
+    -t "$src/configs/a100-pcie4-200g.yaml" --nccl 2.8.4
+has "$tmp/out" "GDR level PXB, NCCL 2.8.4$"
 # the -J JSON of nccl-tests, and a collective it names
 expect 0 "a -J file" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.json" \
     -t "$src/configs/a100-pcie4-200g.yaml"

@@ -118,6 +118,22 @@ Test(nccl_release, versions_by_name)
 	cr_assert_eq(nccl_release_newest()->default_gdr_level, TOPO_PATH_P2C);
 }
 
+/* nccl-tests' "nccl-library=" codes to the tables that stand for them:
+ * the nearest minor version, the newer at a tie. */
+Test(nccl_release, nearest_to_a_version_code)
+{
+	char name[16];
+
+	cr_assert_str_eq(nccl_release_nearest(22703, name, sizeof(name))->version, "2.30.7");
+	cr_assert_str_eq(name, "2.27.3");
+	cr_assert_str_eq(nccl_release_nearest(2804, name, sizeof(name))->version, "2.8.4");
+	cr_assert_str_eq(name, "2.8.4"); /* before 2.9: X*1000 + Y*100 + Z */
+	cr_assert_str_eq(nccl_release_nearest(21204, name, sizeof(name))->version, "2.8.4");
+	cr_assert_str_eq(name, "2.12.4");
+	cr_assert_str_eq(nccl_release_nearest(21903, name, sizeof(name))->version, "2.30.7");
+	cr_assert_str_eq(nccl_release_nearest(23007, name, sizeof(name))->version, "2.30.7");
+}
+
 Test(nccl_release, v2_8_4_ring_graph_and_simple_estimate)
 {
 	struct plan_options o = release_opts("2.8.4", 2, NULL, NULL);

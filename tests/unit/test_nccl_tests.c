@@ -74,6 +74,7 @@ Test(nccl_tests, abci_2nodes_copy)
 	cr_expect_eq(f.nranks, 8);
 	cr_expect_eq(f.nhosts, 2);  /* g0185, g0186 */
 	cr_expect_str_eq(f.gpu, "Tesla V100-SXM2-16GB");
+	cr_expect_eq(f.nccl_version, 0); /* nccl-tests 0b30de5 prints no version line */
 	cr_expect_eq(f.avg_busbw, 4.85188);
 	cr_assert_eq(f.nrows, 24);  /* 4 B to 32 MiB, -f 2 */
 
@@ -175,6 +176,7 @@ Test(nccl_tests, newer_text_with_root_and_noise)
 	cr_expect_eq(f.nranks, 16);
 	cr_expect_eq(f.nhosts, 2);
 	cr_expect_str_eq(f.gpu, "NVIDIA A100-SXM4-80GB");
+	cr_expect_eq(f.nccl_version, 22703); /* "nccl-library=22703" */
 	cr_expect_eq(f.avg_busbw, 71.9137);
 	cr_assert_eq(f.nrows, 11); /* 1 MiB to 1 GiB, past an NCCL INFO line */
 	r = &f.rows[0];
