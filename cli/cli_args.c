@@ -173,9 +173,7 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 		o->pxn_off = !strcmp(arg, "off");
 		return 0;
 	case CLI_OPT_NCCL:
-		for (o->nccl = 0; o->nccl < nccl_release_count; o->nccl++)
-			if (nccl_releases[o->nccl] == nccl_release_find(arg))
-				break;
+		o->nccl = nccl_release_index(nccl_release_find(arg));
 		if (o->nccl == nccl_release_count)
 			return cli_usage_error(cmd, "--nccl: no tables for NCCL '%s' in this build (%s)",
 					       arg, nccl_release_list());

@@ -49,10 +49,9 @@ static int sweep_nccl(struct point *pt, const char *version)
 {
 	const struct nccl_release *r = nccl_release_find(version);
 
-	for (pt->opts.nccl = 0; r && nccl_releases[pt->opts.nccl] != r; pt->opts.nccl++)
-		;
 	if (!r)
 		return -1;
+	pt->opts.nccl = nccl_release_index(r);
 	if (!pt->opts.gdr_level_set)
 		pt->opts.gdr_level = r->default_gdr_level;
 	return 0;

@@ -364,8 +364,7 @@ static void file_release(struct plan_options *o, unsigned code, char *name, size
 {
 	const struct nccl_release *rel = nccl_release_nearest(code, name, len);
 
-	for (o->nccl = 0; nccl_releases[o->nccl] != rel; o->nccl++)
-		;
+	o->nccl = nccl_release_index(rel);
 	if (!o->gdr_level_set)
 		o->gdr_level = rel->default_gdr_level;
 }

@@ -248,6 +248,15 @@ const struct nccl_release *nccl_release_find(const char *version)
 	return NULL;
 }
 
+unsigned nccl_release_index(const struct nccl_release *r)
+{
+	unsigned i = 0;
+
+	while (i < nccl_release_count && nccl_releases[i] != r)
+		i++;
+	return i;
+}
+
 const char *nccl_release_list(void)
 {
 	static char list[64];

@@ -115,6 +115,9 @@ const struct nccl_release *nccl_release_newest(void);
 const struct nccl_release *nccl_release_find(const char *version);
 /* "2.30.7, 2.8.4" */
 const char *nccl_release_list(void);
+/* @r's index in nccl_releases (plan_options.nccl); nccl_release_count
+ * for NULL or a release not in the table. */
+unsigned nccl_release_index(const struct nccl_release *r);
 /*
  * The release whose tables stand for NCCL_VERSION_CODE @code (22703 for
  * 2.27.3; before 2.9, 2804 for 2.8.4): the one nearest in minor version,
