@@ -102,6 +102,7 @@ int cmd_probe(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_busbw(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 /* validate's help, both modes, on stdout; returns 0. */
 int cmd_validate_help(void);
 /* validate --nccl-tests FILE (validate_nccl_tests.c), the mode chosen by

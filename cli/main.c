@@ -32,6 +32,7 @@ static const char usage[] =
 	"  run        replay a trace on one path        (gdrlab run --help)\n"
 	"  compare    replay it on both paths, side by side with the speedup\n"
 	"  gen        make traces (gen ddp: PyTorch DDP buckets of a model)\n"
+	"  import     a real job's trace into gdrlab's (import nccl-log: NCCL_DEBUG)\n"
 	"  backends   list the backends and whether each can run here\n"
 	"  probe      this machine's GPUs, RDMA NICs, paths and GPUDirect verdicts\n"
 	"  sweep      run a file of points (topology, nodes, path, backend) in parallel\n"
@@ -129,6 +130,8 @@ int main(int argc, char **argv)
 		return cmd_validate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "busbw"))
 		return cmd_busbw(argc - 1, argv + 1);
+	if (!strcmp(cmd, "import"))
+		return cmd_import(argc - 1, argv + 1);
 	fprintf(stderr, "gdrlab: unknown command '%s' (see 'gdrlab --help')\n", cmd);
 	return EXIT_USAGE;
 }

@@ -43,7 +43,8 @@ struct trace_entry {
 	unsigned iteration;
 	enum trace_op op;
 	enum trace_dtype dtype;
-	uint64_t bytes;     /* bytes per rank: the buffer each rank contributes */
+	uint64_t bytes;     /* the buffer as nccl-tests sizes it: all-gather,
+			     * reduce-scatter, alltoall: all ranks' shares */
 	double ready_us;    /* when the bucket is ready, from iteration start */
 	double compute_us;  /* compute time of the iteration; < 0 when absent */
 	int root;           /* broadcast root, send/recv source; -1 when absent */

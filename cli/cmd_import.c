@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gdrlab import FORMAT FILE... -o TRACE: a real job's trace into gdrlab's
+ * (engine/importer.h has the table of formats). The output is written
+ * whole or not at all (output_file.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "importer.h"
+#include "output_file.h"
+
+#define IMPORT_MAX_FILES 65536
+
+static void usage(FILE *out)
+{
+	fputs("usage: gdrlab import FORMAT FILE... -o TRACE\n"
+	      "\n"
+	      "Read a real job's trace and write it as a gdrlab trace (JSON Lines,\n"
+	      "docs/trace-format.md): its collectives, their sizes, types and\n"
+	      "communicators' ranks. The files are one run: one per rank, or one\n"
+	      "for all ranks.\n"
+	      "\n"
+	      "formats:\n", out);
+	for (size_t i = 0; importer_table[i]; i++)
+		fprintf(out, "  %-10s %s\n", importer_table[i]->name, importer_table[i]->what);
+	fputs("\n"
+	      "  -o, --output FILE   the trace to write ('-': stdout; required)\n"
+	      "  -h, --help          this help\n"
+	      "\n"
+	      "docs/import.md says what each format must contain and how it maps.\n"
+	      "Exit status: 0 ok, 1 runtime failure (an output that could not be\n"
+	      "written), 2 bad usage or input (file:line: key: problem; nothing is\n"
+	      "written).\n", out);
+}
+
+static int write_trace(const char *output, const struct importer_ops *imp,
+		       char **files, int nfiles, const struct trace *t)
+{
+	struct output_file of;
+	struct diag d = { "" };
+	int err;
+
+	err = output_file_open(&of, output, &d);
+	if (err)
+		return cli_fail("import", CLI_RUNNING, err, &d);
+	fprintf(of.fp, "# made by: gdrlab import %s", imp->name);
+	for (int i = 0; i < nfiles; i++)
+		fprintf(of.fp, " %s", files[i]);
+	fprintf(of.fp, "\n# %zu collectives\n", t->nentries);
+	err = trace_write(of.fp, t);
+	if (err) {
+		output_file_abort(&of);
+		fprintf(stderr, "gdrlab import: %s: cannot write the trace: %s\n", output,
+			strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	err = output_file_commit(&of, &d);
+	return err ? cli_fail("import", CLI_RUNNING, err, &d) : 0;
+}
+
+int cmd_import(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const struct importer_ops *imp;
+	struct import_options io = { 0 };
+	struct import_input *in;
+	const char *output = NULL;
+	struct diag d = { "" };
+	struct trace t;
+	int c, n, rc, err = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			return cli_usage_error("import", "%s needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("import", "a FORMAT is required (%s)", importer_table[0]->name);
+	imp = importer_find(argv[optind]);
+	if (!imp)
+		return cli_usage_error("import", "unknown format '%s' (%s)", argv[optind],
+				       importer_table[0]->name);
+	n = argc - optind - 1;
+	if (n < 1)
+		return cli_usage_error("import", "no input FILE");
+	if (n > IMPORT_MAX_FILES)
+		return cli_usage_error("import", "%d files, at most %d", n, IMPORT_MAX_FILES);
+	if (!output)
+		return cli_usage_error("import", "--output is required");
+	in = calloc((size_t)n, sizeof(*in));
+	if (!in)
+		return cli_fail("import", CLI_RUNNING, -ENOMEM, NULL);
+	for (int i = 0; i < n && !err; i++) {
+		in[i].name = argv[optind + 1 + i];
+		in[i].fp = strcmp(in[i].name, "-") ? fopen(in[i].name, "r") : stdin;
+		if (!in[i].fp)
+			err = diag_set(&d, -errno, "%s: cannot read: %s", in[i].name, strerror(errno));
+	}
+	if (!err)
+		err = imp->import(in, (size_t)n, &io, &t, &d);
+	for (int i = 0; i < n; i++)
+		if (in[i].fp && in[i].fp != stdin)
+			fclose(in[i].fp);
+	free(in);
+	if (err)
+		return cli_fail("import", CLI_LOADING, err, &d);
+	rc = write_trace(output, imp, argv + optind + 1, n, &t);
+	trace_destroy(&t);
+	return rc;
+}

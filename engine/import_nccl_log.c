@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nccl-log: NCCL_DEBUG=INFO output (NCCL_DEBUG_SUBSYS including INIT and
+ * COLL), from one rank or many, in one file or one per rank.
+ *
+ * NCCL prints, per process ("host:pid:tid [cudaDev] NCCL INFO ...",
+ * src/debug.cc; a timestamp may come first):
+ *
+ *   comm 0x5581 rank 3 nranks 16 cudaDev 3 nvmlDev 3 busId 1b000
+ *     commId 0x8f1e... - Init COMPLETE              (src/init.cc)
+ *   AllReduce: opCount 2a sendbuff 0x7f.. recvbuff 0x7f.. count 262144
+ *     datatype 7 op 0 root 0 comm 0x5581 [nranks=16] stream 0x55..
+ *                                                   (src/enqueue.cc)
+ *
+ * A communicator is a commId across processes (the comm pointer is only
+ * a process's own); before 2.9 the Init line has no commId, and only
+ * communicators of every rank can be told apart. The communicator with
+ * the most ranks is the job's world: a process's rank in it is its
+ * global rank. A collective is one (communicator, opCount, function);
+ * every rank logs it, and the ranks must agree on its count and type.
+ * Sends become sendrecv from the sender to its peer (Recv lines are the
+ * same transfers, seen from the other end). NCCL's log has no times:
+ * every collective is in iteration 0, ready at 0.
+ */
+#include "importer.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LINE_MAX_LEN 4096
+
+struct proc {
+	char id[128]; /* "host:pid" */
+	int world;    /* global rank; -1 until known */
+};
+
+/* One communicator as one process sees it. */
+struct comm_view {
+	size_t proc;
+	uint64_t ptr;     /* the process's comm pointer */
+	uint64_t id;      /* commId; 0 before 2.9 */
+	int rank, nranks;
+};
+
+struct coll {
+	enum trace_op op;
+	const char *func; /* as NCCL names it */
+	uint64_t comm_id, op_count;
+	int nranks;
+	uint64_t count;
+	int datatype;
+	int root;         /* comm rank: broadcast root, send's peer */
+	size_t proc;      /* sender (send) or first rank seen */
+	int comm_rank;    /* the first rank seen's rank in the communicator */
+	unsigned line;
+	size_t file;
+};
+
+struct state {
+	const struct import_input *in;
+	size_t file;
+	unsigned line;
+	struct proc *procs;
+	size_t nprocs, cap_procs;
+	struct comm_view *views;
+	size_t nviews, cap_views;
+	struct coll *colls;
+	size_t ncolls, cap_colls;
+	/* collectives by (communicator, opCount): index + 1, 0 free; open
+	 * addressing, at most half full */
+	uint32_t *slots;
+	size_t nslots;
+	struct diag *d;
+};
+
+static int grow(void **arr, size_t n, size_t *cap, size_t size)
+{
+	size_t nc;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? 2 * *cap : 16;
+	p = realloc(*arr, nc * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = nc;
+	return 0;
+}
+
+static int fail(struct state *s, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct state *s, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = diag_vat(s->d, -EINVAL, s->in[s->file].name, s->line, 0, key, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* The process of "host:pid:tid" (its host and pid). */
+static int proc_of(struct state *s, const char *hpt, size_t len, size_t *out)
+{
+	const char *colon = memchr(hpt, ':', len);
+	const char *second = colon ? memchr(colon + 1, ':', len - (size_t)(colon + 1 - hpt)) : NULL;
+	size_t n = second ? (size_t)(second - hpt) : len;
+
+	if (!colon || n >= sizeof(s->procs[0].id))
+		return fail(s, "prefix", "expected 'host:pid:tid' before '[device] NCCL INFO'");
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (strlen(s->procs[i].id) == n && !memcmp(s->procs[i].id, hpt, n)) {
+			*out = i;
+			return 0;
+		}
+	if (grow((void **)&s->procs, s->nprocs, &s->cap_procs, sizeof(*s->procs)))
+		return -ENOMEM;
+	memcpy(s->procs[s->nprocs].id, hpt, n);
+	s->procs[s->nprocs].id[n] = '\0';
+	s->procs[s->nprocs].world = -1;
+	*out = s->nprocs++;
+	return 0;
+}
+
+/* "key value" among @msg's words: the value's start, or NULL. */
+static const char *value_of(const char *msg, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (const char *p = msg; (p = strstr(p, key)); p += k)
+		if ((p == msg || p[-1] == ' ') && p[k] == ' ')
+			return p + k + 1;
+	return NULL;
+}
+
+static int number(struct state *s, const char *msg, const char *key, int base,
+		  uint64_t max, uint64_t *out)
+{
+	const char *v = value_of(msg, key);
+	char *end;
+	unsigned long long x;
+
+	if (!v)
+		return fail(s, key, "missing from the line");
+	if (base == 16 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X'))
+		v += 2;
+	errno = 0;
+	x = strtoull(v, &end, base);
+	if (errno || end == v || (*end && *end != ' ') || x > max || v[0] == '-')
+		return fail(s, key, "expected a number up to %" PRIu64, max);
+	*out = x;
+	return 0;
+}
+
+static int small_int(struct state *s, const char *msg, const char *key, int *out)
+{
+	const char *v = value_of(msg, key);
+	uint64_t x;
+	int err;
+
+	if (v && *v == '-') { /* root -1 of collectives without one */
+		if (strncmp(v, "-1", 2) || (v[2] && v[2] != ' '))
+			return fail(s, key, "expected a rank or -1");
+		*out = -1;
+		return 0;
+	}
+	err = number(s, msg, key, 10, 1u << 30, &x);
+	if (!err)
+		*out = (int)x;
+	return err;
+}
+
+/* "comm 0x.. rank R nranks N ... [commId 0x..] - Init COMPLETE" */
+static int init_line(struct state *s, size_t proc, const char *msg)
+{
+	struct comm_view v = { .proc = proc };
+	int err;
+
+	err = number(s, msg, "comm", 16, UINT64_MAX, &v.ptr);
+	if (!err)
+		err = small_int(s, msg, "rank", &v.rank);
+	if (!err)
+		err = small_int(s, msg, "nranks", &v.nranks);
+	if (!err && value_of(msg, "commId"))
+		err = number(s, msg, "commId", 16, UINT64_MAX, &v.id);
+	if (err)
+		return err;
+	if (v.nranks < 1 || v.rank < 0 || v.rank >= v.nranks)
+		return fail(s, "rank", "rank %d of %d ranks", v.rank, v.nranks);
+	for (size_t i = 0; i < s->nviews; i++) {
+		struct comm_view *w = &s->views[i];
+
+		if (w->id == v.id && w->nranks == v.nranks && w->rank == v.rank && w->proc != proc &&
+		    v.id)
+			return fail(s, "rank", "rank %d of communicator 0x%" PRIx64 " is in two processes, %s and %s",
+				    v.rank, v.id, s->procs[w->proc].id, s->procs[proc].id);
+		if (w->proc == proc && w->ptr == v.ptr) { /* a comm pointer reused */
+			*w = v;
+			return 0;
+		}
+	}
+	if (grow((void **)&s->views, s->nviews, &s->cap_views, sizeof(*s->views)))
+		return -ENOMEM;
+	s->views[s->nviews++] = v;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	enum trace_op op;
+	bool skip; /* the other end of a transfer logged elsewhere */
+} funcs[] = {
+	{ "AllReduce", TRACE_OP_ALLREDUCE, false },
+	{ "AllGather", TRACE_OP_ALL_GATHER, false },
+	{ "ReduceScatter", TRACE_OP_REDUCE_SCATTER, false },
+	{ "Broadcast", TRACE_OP_BROADCAST, false },
+	{ "Send", TRACE_OP_SENDRECV, false },
+	{ "Recv", TRACE_OP_SENDRECV, true },
+};
+
+/* ncclDataType_t (src/nccl.h.in), as the trace's types of that size:
+ * the models time bytes. */
+static int dtype_of(int code, enum trace_dtype *t)
+{
+	static const int map[] = {
+		[0] = TRACE_DTYPE_INT8, [1] = TRACE_DTYPE_INT8,  /* int8, uint8 */
+		[2] = TRACE_DTYPE_FP32, [3] = TRACE_DTYPE_FP32,  /* int32, uint32 */
+		[4] = TRACE_DTYPE_FP64, [5] = TRACE_DTYPE_FP64,  /* int64, uint64 */
+		[6] = TRACE_DTYPE_FP16, [7] = TRACE_DTYPE_FP32,  /* half, float */
+		[8] = TRACE_DTYPE_FP64, [9] = TRACE_DTYPE_BF16,  /* double, bfloat16 */
+		[10] = TRACE_DTYPE_INT8, [11] = TRACE_DTYPE_INT8, /* fp8 e4m3, e5m2 */
+	};
+
+	if (code < 0 || code >= (int)(sizeof(map) / sizeof(map[0])))
+		return -EINVAL;
+	*t = (enum trace_dtype)map[code];
+	return 0;
+}
+
+static const struct comm_view *view_of(const struct state *s, size_t proc, uint64_t ptr)
+{
+	for (size_t i = s->nviews; i-- > 0;)
+		if (s->views[i].proc == proc && s->views[i].ptr == ptr)
+			return &s->views[i];
+	return NULL;
+}
+
+static size_t coll_hash(uint64_t comm_id, int nranks, uint64_t op_count, size_t nslots)
+{
+	uint64_t h = comm_id * 0x9e3779b97f4a7c15ull ^ op_count * 0xc2b2ae3d27d4eb4full ^
+		     (uint64_t)nranks;
+
+	return (size_t)(h ^ h >> 29) & (nslots - 1);
+}
+
+/* The slot of (@comm_id, @nranks, @op_count): its collective's, or the
+ * free one it would take. */
+static uint32_t *coll_slot(struct state *s, uint64_t comm_id, int nranks, uint64_t op_count)
+{
+	size_t i = coll_hash(comm_id, nranks, op_count, s->nslots);
+
+	for (;; i = (i + 1) & (s->nslots - 1)) {
+		const struct coll *o;
+
+		if (!s->slots[i])
+			return &s->slots[i];
+		o = &s->colls[s->slots[i] - 1];
+		if (o->comm_id == comm_id && o->nranks == nranks && o->op_count == op_count)
+			return &s->slots[i];
+	}
+}
+
+/* Room for one more collective in the table, twice the slots when half full. */
+static int coll_room(struct state *s)
+{
+	uint32_t *old = s->slots;
+	size_t n = s->nslots;
+
+	if (2 * (s->ncolls + 1) <= s->nslots)
+		return 0;
+	if (s->ncolls >= UINT32_MAX / 2)
+		return -ENOMEM;
+	s->nslots = n ? 2 * n : 64;
+	s->slots = calloc(s->nslots, sizeof(*s->slots));
+	if (!s->slots) {
+		s->slots = old;
+		s->nslots = n;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->ncolls; i++) {
+		const struct coll *c = &s->colls[i];
+
+		if (c->op != TRACE_OP_SENDRECV)
+			*coll_slot(s, c->comm_id, c->nranks, c->op_count) = (uint32_t)i + 1;
+	}
+	free(old);
+	return 0;
+}
+
+/* "Func: opCount .. count .. datatype .. root .. comm 0x.. [nranks=N]" */
+static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
+{
+	struct coll c = { .op = funcs[f].op, .func = funcs[f].name, .proc = proc,
+			  .line = s->line, .file = s->file };
+	const struct comm_view *v;
+	enum trace_dtype dt;
+	uint64_t ptr;
+	int err;
+
+	err = number(s, msg, "opCount", 16, UINT64_MAX, &c.op_count);
+	if (!err)
+		err = number(s, msg, "count", 10, UINT64_MAX / 16, &c.count);
+	if (!err)
+		err = small_int(s, msg, "datatype", &c.datatype);
+	if (!err)
+		err = small_int(s, msg, "root", &c.root);
+	if (!err)
+		err = number(s, msg, "comm", 16, UINT64_MAX, &ptr);
+	if (err)
+		return err;
+	if (dtype_of(c.datatype, &dt))
+		return fail(s, "datatype", "unknown NCCL datatype %d (0-11: ncclInt8 .. ncclFloat8e5m2)",
+			    c.datatype);
+	if (!c.count)
+		return 0; /* NCCL returns at once: nothing moves */
+	v = view_of(s, proc, ptr);
+	if (!v)
+		return fail(s, "comm", "communicator 0x%" PRIx64 " of %s has no 'Init COMPLETE' line before it (NCCL_DEBUG_SUBSYS must include INIT)",
+			    ptr, s->procs[proc].id);
+	c.comm_id = v->id;
+	c.nranks = v->nranks;
+	c.comm_rank = v->rank;
+	if (funcs[f].skip)
+		return 0;
+	if (c.op == TRACE_OP_BROADCAST && (c.root < 0 || c.root >= c.nranks))
+		return fail(s, "root", "%d is not a rank of the %d", c.root, c.nranks);
+	if (c.op == TRACE_OP_SENDRECV && (c.root < 0 || c.root >= c.nranks || c.root == v->rank))
+		return fail(s, "root", "a send's peer must be another of the %d ranks, got %d",
+			    c.nranks, c.root);
+	if (coll_room(s) || grow((void **)&s->colls, s->ncolls, &s->cap_colls, sizeof(*s->colls)))
+		return -ENOMEM;
+	/* every rank logs a collective; the first stands for all (sends are
+	 * each their own) */
+	if (c.op != TRACE_OP_SENDRECV) {
+		uint32_t *slot = coll_slot(s, c.comm_id, c.nranks, c.op_count);
+		const struct coll *o = *slot ? &s->colls[*slot - 1] : NULL;
+
+		if (o && (o->op != c.op || o->count != c.count || o->datatype != c.datatype ||
+			  o->root != c.root))
+			return fail(s, "opCount", "%s opCount %" PRIx64 " disagrees with %s:%u's %s (count %" PRIu64 " datatype %d root %d against %" PRIu64 " %d %d)",
+				    c.func, c.op_count, s->in[o->file].name, o->line, o->func, c.count,
+				    c.datatype, c.root, o->count, o->datatype, o->root);
+		if (o)
+			return 0;
+		*slot = (uint32_t)s->ncolls + 1;
+	}
+	s->colls[s->ncolls++] = c;
+	return 0;
+}
+
+static int parse_line(struct state *s, char *line)
+{
+	char *info = strstr(line, " NCCL INFO "), *msg, *dev, *hpt;
+	size_t proc, len;
+
+	if (!strncmp(line, "NCCL INFO ", 10))
+		return fail(s, "prefix", "expected 'host:pid:tid [device] NCCL INFO'");
+	if (!info)
+		return 0; /* the application's own output, other levels */
+	msg = info + strlen(" NCCL INFO ");
+	*info = '\0';
+	/* "... host:pid:tid [dev]": the last two words before NCCL INFO */
+	dev = strrchr(line, ' ');
+	if (!dev || dev[1] != '[')
+		return fail(s, "prefix", "expected 'host:pid:tid [device] NCCL INFO'");
+	*dev = '\0';
+	hpt = strrchr(line, ' ');
+	hpt = hpt ? hpt + 1 : line;
+	len = strlen(hpt);
+	if (strstr(msg, " - Init COMPLETE")) {
+		int err = proc_of(s, hpt, len, &proc);
+
+		return err ? err : init_line(s, proc, msg);
+	}
+	for (size_t f = 0; f < sizeof(funcs) / sizeof(funcs[0]); f++) {
+		size_t n = strlen(funcs[f].name);
+
+		if (!strncmp(msg, funcs[f].name, n) && !strncmp(msg + n, ": opCount ", 10)) {
+			int err = proc_of(s, hpt, len, &proc);
+
+			return err ? err : coll_line(s, proc, msg, f);
+		}
+	}
+	/* another of NCCL's functions (Reduce, AllToAll, Gather, ...) */
+	info = strstr(msg, ": opCount ");
+	if (info && info > msg && info - msg < 32 && !memchr(msg, ' ', (size_t)(info - msg)))
+		return fail(s, "collective", "'%.*s' is not one gdrlab's trace has (AllReduce, AllGather, ReduceScatter, Broadcast, Send/Recv)",
+			    (int)(info - msg), msg);
+	return 0;
+}
+
+static int read_input(struct state *s)
+{
+	char buf[LINE_MAX_LEN];
+
+	s->line = 0;
+	while (fgets(buf, sizeof(buf), s->in[s->file].fp)) {
+		size_t n = strlen(buf);
+		int err;
+
+		s->line++;
+		if (n && buf[n - 1] == '\n')
+			buf[--n] = '\0';
+		else if (n == sizeof(buf) - 1)
+			return fail(s, "line", "longer than %d bytes", LINE_MAX_LEN - 1);
+		if (n && buf[n - 1] == '\r')
+			buf[--n] = '\0';
+		if (memchr(buf, '\0', n) != NULL && strlen(buf) != n)
+			return fail(s, "line", "a NUL byte");
+		err = parse_line(s, buf);
+		if (err)
+			return err;
+	}
+	if (ferror(s->in[s->file].fp))
+		return diag_set(s->d, -EIO, "%s: read error", s->in[s->file].name);
+	return 0;
+}
+
+/* The world: the communicator with the most ranks; each process's rank
+ * in it is its global rank. */
+static int world_ranks(struct state *s, uint64_t *world_id, int *world_n)
+{
+	const struct comm_view *best = NULL;
+
+	for (size_t i = 0; i < s->nviews; i++)
+		if (!best || s->views[i].nranks > best->nranks)
+			best = &s->views[i];
+	if (!best)
+		return diag_set(s->d, -EINVAL, "%s: nccl-log: no 'Init COMPLETE' line (NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=INIT,COLL)",
+				s->in[0].name);
+	*world_id = best->id;
+	*world_n = best->nranks;
+	for (size_t i = 0; i < s->nviews; i++) {
+		const struct comm_view *v = &s->views[i];
+
+		if (v->id != best->id || v->nranks != best->nranks)
+			continue;
+		if (s->procs[v->proc].world >= 0 && s->procs[v->proc].world != v->rank)
+			return diag_set(s->d, -EINVAL, "%s: nccl-log: process %s has ranks %d and %d in the world communicator",
+					s->in[0].name, s->procs[v->proc].id, s->procs[v->proc].world, v->rank);
+		s->procs[v->proc].world = v->rank;
+	}
+	return 0;
+}
+
+/* The global rank of rank @r of communicator (@id, @n); -1 if unseen. */
+static int global_of(const struct state *s, uint64_t id, int n, int r)
+{
+	for (size_t i = 0; i < s->nviews; i++) {
+		const struct comm_view *v = &s->views[i];
+
+		if (v->id == id && v->nranks == n && v->rank == r)
+			return s->procs[v->proc].world;
+	}
+	return -1;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int make_entry(struct state *s, const struct coll *c, uint64_t world_id,
+		      int world_n, struct trace_entry *e)
+{
+	bool world = c->comm_id == world_id && c->nranks == world_n;
+	const char *file = s->in[c->file].name;
+	enum trace_dtype dt = TRACE_DTYPE_FP32;
+	uint64_t mult;
+
+	dtype_of(c->datatype, &dt); /* checked when the line was read */
+	memset(e, 0, sizeof(*e));
+	e->line = c->line;
+	e->op = c->op;
+	e->dtype = dt;
+	e->compute_us = -1;
+	e->root = e->peer = -1;
+	/* the trace's bytes: NCCL's count a rank; all-gather and
+	 * reduce-scatter take the whole buffer, count x ranks */
+	mult = trace_dtype_size(dt) * (c->op == TRACE_OP_ALL_GATHER ||
+						       c->op == TRACE_OP_REDUCE_SCATTER ?
+					       (uint64_t)c->nranks : 1);
+	if (c->count > (uint64_t)INT64_MAX / mult)
+		return diag_at(s->d, -EINVAL, file, c->line, 0, "count",
+			       "%" PRIu64 " elements of %u bytes is more than a trace holds",
+			       c->count, trace_dtype_size(dt));
+	e->bytes = c->count * mult;
+	if (!world && !c->comm_id)
+		return diag_at(s->d, -EINVAL, file, c->line, 0, "comm",
+			       "a communicator of %d of the world's %d ranks, and this NCCL's log has no commId to find its other ranks by (NCCL 2.9 and later print it)",
+			       c->nranks, world_n);
+	if (!world) {
+		e->group = malloc((size_t)c->nranks * sizeof(*e->group));
+		if (!e->group)
+			return -ENOMEM;
+		e->ngroup = (unsigned)c->nranks;
+		for (int r = 0; r < c->nranks; r++) {
+			int g = global_of(s, c->comm_id, c->nranks, r);
+
+			if (g < 0)
+				return diag_at(s->d, -EINVAL, file, c->line, 0, "comm",
+					       "communicator 0x%" PRIx64 " has %d ranks, the logs show no 'Init COMPLETE' of its rank %d with a world rank: import every rank's log",
+					       c->comm_id, c->nranks, r);
+			e->group[r] = (unsigned)g;
+		}
+	}
+	/* comm ranks to global ones: the group is in comm rank order here */
+	if (c->op == TRACE_OP_BROADCAST)
+		e->root = world ? c->root : (int)e->group[c->root];
+	if (c->op == TRACE_OP_SENDRECV) {
+		e->root = s->procs[c->proc].world;
+		e->peer = world ? c->root : (int)e->group[c->root];
+	}
+	if (c->op == TRACE_OP_SENDRECV && e->root < 0)
+		return diag_at(s->d, -EINVAL, file, c->line, 0, "comm",
+			       "the sender %s has no rank in the world communicator", s->procs[c->proc].id);
+	if (c->op == TRACE_OP_SENDRECV && e->root == e->peer)
+		return diag_at(s->d, -EINVAL, file, c->line, 0, "root",
+			       "the send's peer is world rank %d, the sender's own", e->peer);
+	if (e->ngroup)
+		qsort(e->group, e->ngroup, sizeof(*e->group), cmp_unsigned);
+	for (unsigned i = 1; i < e->ngroup; i++)
+		if (e->group[i] == e->group[i - 1])
+			return diag_at(s->d, -EINVAL, file, c->line, 0, "comm",
+				       "world rank %u holds two ranks of communicator 0x%" PRIx64,
+				       e->group[i], c->comm_id);
+	return 0;
+}
+
+struct order_key {
+	uint64_t op_count;
+	unsigned first_rank, nranks; /* the communicator's */
+	size_t seen;                 /* the order lines were read in */
+};
+
+static int cmp_order(const void *pa, const void *pb)
+{
+	const struct order_key *a = pa, *b = pb;
+
+	if (a->op_count != b->op_count)
+		return a->op_count < b->op_count ? -1 : 1;
+	if (a->first_rank != b->first_rank)
+		return a->first_rank < b->first_rank ? -1 : 1;
+	if (a->nranks != b->nranks)
+		return a->nranks > b->nranks ? -1 : 1;
+	return (a->seen > b->seen) - (a->seen < b->seen);
+}
+
+/*
+ * The log says each communicator's order (its opCount) but not how
+ * communicators interleave: entries go by opCount, then by their
+ * communicator's lowest global rank, larger communicators first, so that
+ * one run gives one trace whether its ranks logged to one file or many,
+ * in any order.
+ */
+static int issue_order(const struct state *s, struct trace *t)
+{
+	struct order_key *k = malloc(t->nentries * sizeof(*k));
+	struct trace_entry *e = malloc(t->nentries * sizeof(*e));
+
+	if (!k || !e) {
+		free(k);
+		free(e);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->nentries; i++) {
+		const struct trace_entry *x = &t->entries[i];
+
+		k[i].op_count = s->colls[i].op_count;
+		k[i].first_rank = x->ngroup ? x->group[0] : 0;
+		k[i].nranks = (unsigned)s->colls[i].nranks;
+		k[i].seen = i;
+	}
+	qsort(k, t->nentries, sizeof(*k), cmp_order);
+	for (size_t i = 0; i < t->nentries; i++)
+		e[i] = t->entries[k[i].seen];
+	memcpy(t->entries, e, t->nentries * sizeof(*e));
+	free(e);
+	free(k);
+	return 0;
+}
+
+static int build(struct state *s, struct trace *t)
+{
+	uint64_t world_id = 0;
+	int world_n = 0, err;
+
+	err = world_ranks(s, &world_id, &world_n);
+	if (err)
+		return err;
+	if (!s->ncolls)
+		return diag_set(s->d, -EINVAL, "%s: nccl-log: no collectives (NCCL_DEBUG_SUBSYS must include COLL)",
+				s->in[0].name);
+	t->entries = calloc(s->ncolls, sizeof(*t->entries));
+	if (!t->entries)
+		return -ENOMEM;
+	t->nentries = s->ncolls;
+	t->niterations = 1;
+	snprintf(t->file, sizeof(t->file), "%s", s->in[0].name);
+	for (size_t i = 0; i < s->ncolls && !err; i++)
+		err = make_entry(s, &s->colls[i], world_id, world_n, &t->entries[i]);
+	if (!err)
+		err = issue_order(s, t);
+	return err;
+}
+
+static int nccl_log_import(const struct import_input *in, size_t n,
+			   const struct import_options *o, struct trace *t,
+			   struct diag *d)
+{
+	struct state s = { .in = in, .d = d };
+	int err = 0;
+
+	(void)o;
+	memset(t, 0, sizeof(*t));
+	for (s.file = 0; s.file < n && !err; s.file++)
+		err = read_input(&s);
+	s.file = 0;
+	if (!err)
+		err = build(&s, t);
+	if (err == -ENOMEM)
+		diag_set(d, err, "%s: out of memory", in[0].name);
+	if (err)
+		trace_destroy(t);
+	free(s.procs);
+	free(s.views);
+	free(s.colls);
+	free(s.slots);
+	return err;
+}
+
+const struct importer_ops importer_nccl_log = {
+	.name = "nccl-log",
+	.what = "NCCL_DEBUG=INFO output (INIT and COLL lines), one rank's or many",
+	.import = nccl_log_import,
+};

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# gdrlab import: the command around the importers (engine/importer.h),
+# whose parsing tests/unit/test_import_nccl_log.c checks: usage errors,
+# all-or-nothing output, the header, and the imported trace replayed.
+# usage: test_import.sh GDRLAB SOURCE_DIR
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+logs=$src/tests/data/nccl-log
+
+one_line() { [ "$(wc -l <"$1")" -eq 1 ] || { echo "FAIL: not one line:"; cat "$1"; fail=1; }; }
+bad_usage() { # bad_usage WHAT MESSAGE -- args...
+    local what=$1 msg=$2
+    shift 3
+    expect 2 "$what" -- "$gdrlab" import "$@"
+    has "$tmp/err" "gdrlab import: $msg"
+    one_line "$tmp/err"
+}
+
+expect 0 "help" -- "$gdrlab" import --help
+has "$tmp/out" "usage: gdrlab import FORMAT FILE... -o TRACE"
+has "$tmp/out" "^  nccl-log "
+expect 0 "in the command list" -- "$gdrlab" --help
+has "$tmp/out" "^  import "
+
+bad_usage "no format" "a FORMAT is required (nccl-log)" --
+bad_usage "unknown format" "unknown format 'kineto2' (nccl-log)" -- kineto2 x.log -o x
+bad_usage "no file" "no input FILE" -- nccl-log -o "$tmp/t.jsonl"
+bad_usage "no output" "--output is required" -- nccl-log "$logs/job-4ranks.log"
+bad_usage "missing value" "-o needs a value" -- nccl-log "$logs/job-4ranks.log" -o
+bad_usage "unknown option" "unknown option '--frobnicate'" -- nccl-log --frobnicate
+expect 2 "a missing file" -- "$gdrlab" import nccl-log "$tmp/nope.log" -o "$tmp/t.jsonl"
+has "$tmp/err" "gdrlab import: $tmp/nope.log: cannot read: No such file or directory"
+one_line "$tmp/err"
+
+# a bad log: its line, exit 2, and no output file (not even an empty one)
+expect 2 "a bad log" -- "$gdrlab" import nccl-log "$logs/bad/disagree.log" -o "$tmp/t.jsonl"
+has "$tmp/err" "disagree.log:4: opCount: AllReduce opCount 0 disagrees"
+one_line "$tmp/err"
+[ ! -e "$tmp/t.jsonl" ] || { echo "FAIL: an output was written for a bad log"; fail=1; }
+
+# the good ones: a header naming the files, then the trace, which reads
+# back and replays; one file or one a rank, the same entries
+expect 0 "one file" -- "$gdrlab" import nccl-log "$logs/job-4ranks.log" -o "$tmp/one.jsonl"
+has "$tmp/one.jsonl" "^# made by: gdrlab import nccl-log $logs/job-4ranks.log$"
+has "$tmp/one.jsonl" "^# 6 collectives$"
+expect 0 "a file a rank, to stdout" -- "$gdrlab" import nccl-log "$logs"/rank-*.log -o -
+grep -v '^#' "$tmp/out" >"$tmp/ranks.body"
+grep -v '^#' "$tmp/one.jsonl" >"$tmp/one.body"
+diff "$tmp/one.body" "$tmp/ranks.body" >/dev/null ||
+    { echo "FAIL: per-rank files import differently:"; diff "$tmp/one.body" "$tmp/ranks.body"; fail=1; }
+[ "$(wc -l <"$tmp/one.body")" -eq 6 ] || { echo "FAIL: not 6 entries"; fail=1; }
+expect 0 "replayed" -- "$gdrlab" run -t "$src/tests/data/two-gpus-one-nic.yaml" -n 2 \
+    -T "$tmp/one.jsonl" --json "$tmp/run.json" -q
+has "$tmp/run.json" '"op": "broadcast"'
+has "$tmp/run.json" '"op": "sendrecv"'
+exit $fail
