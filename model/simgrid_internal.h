@@ -66,7 +66,15 @@ unsigned sgm_fold_node(const struct plan *p, const struct sgm_fold *f,
 #define SGM_NAME_MAX 48
 void sgm_link_host_name(char *buf, size_t len, uint32_t res, char end);
 #define SGM_CONTROL_HOST "ctl"
-#define SGM_LINK_LATENCY 1e-9 /* never zero: a zero-latency flow starves */
+/*
+ * Links carry no latency of their own (a segment's planned latency is
+ * added after its bytes, simgrid_run.c). Under ptask_L07 a task over
+ * links with latency first waits that latency out as an event of its
+ * own, doubling the events per slice; with none it starts sharing at
+ * once. (The starving zero-latency flow of ../shared/notes/simgrid.md is
+ * CM02/LV08's latency-weighted sharing, not ptask_L07's.)
+ */
+#define SGM_LINK_LATENCY 0.0
 
 /* Write the platform of @nodes nodes of @p's node type as SimGrid XML. */
 int sgm_platform_write(FILE *f, const struct plan *p, unsigned nodes);

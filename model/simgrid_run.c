@@ -63,6 +63,8 @@ struct seg {
 	double cap;                   /* payload bytes/s the segment may not pass */
 	sg_sem_t ready;               /* a slice handed over from the one before */
 	double *ready_at;
+	double *amounts;              /* nh x nh bytes matrix, reused by every
+				       * slice: SimGrid copies it at init */
 };
 
 /* One connection of the job. */
@@ -129,25 +131,20 @@ static void sleep_until(double t)
  */
 static void seg_move(struct job_run *run, struct seg *g, double bytes)
 {
-	double t0 = now(), *amounts;
+	double t0 = now();
 	unsigned n = g->nh;
 	sg_exec_t e;
 
 	if (bytes <= 0)
 		return;
 	if (n) {
-		amounts = calloc((size_t)n * n, sizeof(*amounts));
-		if (!amounts) {
-			run->err = -ENOMEM;
-			return;
-		}
+		/* Only the link pairs' (a -> b) entries are ever non-zero. */
 		for (unsigned i = 0; i + 1 < n; i += 2)
-			amounts[(size_t)i * n + i + 1] = bytes * g->weight[i];
-		e = sg_actor_parallel_exec_init((int)n, g->hosts, NULL, amounts);
+			g->amounts[(size_t)i * n + i + 1] = bytes * g->weight[i];
+		e = sg_actor_parallel_exec_init((int)n, g->hosts, NULL, g->amounts);
 		sg_exec_start(e);
 		sg_exec_wait(e);
 		run->sim->h->stats.ptasks++;
-		free(amounts);
 	}
 	if (isfinite(g->cap) && g->cap > 0)
 		sleep_until(t0 + bytes / g->cap);
@@ -285,6 +282,7 @@ static void job_destroy(struct job_run *run)
 
 		for (unsigned k = 0; k < c->nseg; k++) {
 			free(c->seg[k].ready_at);
+			free(c->seg[k].amounts);
 			if (c->seg[k].ready)
 				sg_sem_destroy(c->seg[k].ready);
 		}
@@ -346,6 +344,13 @@ static int conn_init(struct sim *s, const struct plan *p, const struct plan_patt
 		return -ENOMEM;
 	for (unsigned g = 0; g < sc->nseg && !err; g++) {
 		err = seg_build(s, p, pat, f, sc, g);
+		if (!err && sc->seg[g].nh) {
+			size_t nh = sc->seg[g].nh;
+
+			sc->seg[g].amounts = calloc(nh * nh, sizeof(double));
+			if (!sc->seg[g].amounts)
+				err = -ENOMEM;
+		}
 		if (cap < sc->seg[g].cap)
 			sc->seg[g].cap = cap;
 		if (!err && g > 0) {
