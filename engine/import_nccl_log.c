@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nccl-log: NCCL_DEBUG=INFO output (NCCL_DEBUG_SUBSYS including INIT and
- * COLL), from one rank or many, in one file or one per rank.
+ * COLL, and TUNING for what NCCL ran), from one rank or many, in one file
+ * or one per rank.
  *
  * NCCL prints, per process ("host:pid:tid [cudaDev] NCCL INFO ...",
- * src/debug.cc; a timestamp may come first):
+ * src/debug.cc; a timestamp may come first), among others:
  *
  *   comm 0x5581 rank 3 nranks 16 cudaDev 3 nvmlDev 3 busId 1b000
  *     commId 0x8f1e... - Init COMPLETE              (src/init.cc)
@@ -19,8 +20,12 @@
  * global rank. A collective is one (communicator, opCount, function);
  * every rank logs it, and the ranks must agree on its count and type.
  * Sends become sendrecv from the sender to its peer (Recv lines are the
- * same transfers, seen from the other end). NCCL's log has no times:
- * every collective is in iteration 0, ready at 0.
+ * same transfers, seen from the other end). A communicator's rank 0 also
+ * prints what NCCL ran, with TUNING ("AllReduce: 1048576 Bytes -> Algo
+ * RING proto SIMPLE ..."), naming no communicator: it goes to that
+ * process's oldest unmatched call of the function and size, as the
+ * entry's algo and proto. NCCL's log has no times: every collective is
+ * in iteration 0, ready at 0.
  */
 #include "importer.h"
 
@@ -37,6 +42,11 @@
 struct proc {
 	char id[128]; /* "host:pid" */
 	int world;    /* global rank; -1 until known */
+	/* its collectives as some communicator's rank 0, which alone prints
+	 * TUNING lines, in order: indices into colls, the first head ones
+	 * matched */
+	size_t *tuned;
+	size_t ntuned, cap_tuned, head;
 };
 
 /* One communicator as one process sees it. */
@@ -59,6 +69,7 @@ struct coll {
 	int comm_rank;    /* the first rank seen's rank in the communicator */
 	unsigned line;
 	size_t file;
+	char algo[TRACE_NAME_MAX], proto[TRACE_NAME_MAX]; /* from TUNING */
 };
 
 struct state {
@@ -123,8 +134,8 @@ static int proc_of(struct state *s, const char *hpt, size_t len, size_t *out)
 		}
 	if (grow((void **)&s->procs, s->nprocs, &s->cap_procs, sizeof(*s->procs)))
 		return -ENOMEM;
+	memset(&s->procs[s->nprocs], 0, sizeof(s->procs[0]));
 	memcpy(s->procs[s->nprocs].id, hpt, n);
-	s->procs[s->nprocs].id[n] = '\0';
 	s->procs[s->nprocs].world = -1;
 	*out = s->nprocs++;
 	return 0;
@@ -305,6 +316,80 @@ static int coll_room(struct state *s)
 	return 0;
 }
 
+/* Collective @i, of which @proc is rank 0, may get a TUNING line. */
+static int await_tuning(struct state *s, size_t proc, size_t i)
+{
+	struct proc *p = &s->procs[proc];
+
+	if (grow((void **)&p->tuned, p->ntuned, &p->cap_tuned, sizeof(*p->tuned)))
+		return -ENOMEM;
+	p->tuned[p->ntuned++] = i;
+	return 0;
+}
+
+/* NCCL's names in TUNING lines (src/collectives.cc ncclAlgoToString,
+ * ncclProtoToString) as NCCL_ALGO / NCCL_PROTO spell them. */
+static const char *const tuning_names[][2] = {
+	{ "TREE", "Tree" },	   { "RING", "Ring" },
+	{ "COLLNET_DIRECT", "CollnetDirect" }, { "COLLNET_CHAIN", "CollnetChain" },
+	{ "NVLS", "NVLS" },	   { "NVLS_TREE", "NVLSTree" },
+	{ "PAT", "PAT" },	   { "LL", "LL" },
+	{ "LL128", "LL128" },	   { "SIMPLE", "Simple" },
+};
+
+static const char *tuning_name(const char *w, size_t n)
+{
+	for (size_t i = 0; i < sizeof(tuning_names) / sizeof(tuning_names[0]); i++)
+		if (strlen(tuning_names[i][0]) == n && !strncmp(w, tuning_names[i][0], n))
+			return tuning_names[i][1];
+	return NULL;
+}
+
+/*
+ * "AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}=
+ * {0..7}" (2.19 and later, a communicator's rank 0 only): what NCCL ran
+ * for this process's oldest unmatched collective of that function and
+ * size, which the TUNING line does not name otherwise.
+ */
+static int tuning_line(struct state *s, size_t proc, const char *msg, size_t f)
+{
+	struct proc *p = &s->procs[proc];
+	const char *a = strstr(msg, " -> Algo "), *pr = a ? strstr(a, " proto ") : NULL;
+	const char *an, *pn;
+	unsigned long long bytes;
+	size_t alen, plen;
+	char *end;
+
+	errno = 0;
+	bytes = strtoull(msg + strlen(funcs[f].name) + 2, &end, 10);
+	if (errno || strncmp(end, " Bytes", 6) || !a || !pr)
+		return fail(s, "tuning", "expected '%s: N Bytes -> Algo A proto P'", funcs[f].name);
+	a += strlen(" -> Algo ");
+	alen = strcspn(a, " ");
+	pr += strlen(" proto ");
+	plen = strcspn(pr, " ");
+	an = tuning_name(a, alen);
+	pn = tuning_name(pr, plen);
+	if (!an || !pn)
+		return fail(s, "tuning", "unknown algorithm or protocol '%.*s' / '%.*s'",
+			    (int)alen, a, (int)plen, pr);
+	for (size_t k = p->head; k < p->ntuned; k++) {
+		struct coll *c = &s->colls[p->tuned[k]];
+		enum trace_dtype dt = TRACE_DTYPE_FP32;
+
+		dtype_of(c->datatype, &dt);
+		if (c->func != funcs[f].name || c->algo[0] || c->count * trace_dtype_size(dt) != bytes)
+			continue;
+		snprintf(c->algo, sizeof(c->algo), "%s", an);
+		snprintf(c->proto, sizeof(c->proto), "%s", pn);
+		while (p->head < p->ntuned && s->colls[p->tuned[p->head]].algo[0])
+			p->head++;
+		return 0;
+	}
+	return fail(s, "tuning", "no %s of %llu bytes of %s is waiting for it (its collective line must come first)",
+		    funcs[f].name, bytes, p->id);
+}
+
 /* "Func: opCount .. count .. datatype .. root .. comm 0x.. [nranks=N]" */
 static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 {
@@ -359,11 +444,11 @@ static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 				    c.func, c.op_count, s->in[o->file].name, o->line, o->func, c.count,
 				    c.datatype, c.root, o->count, o->datatype, o->root);
 		if (o)
-			return 0;
+			return v->rank ? 0 : await_tuning(s, proc, (size_t)(*slot - 1));
 		*slot = (uint32_t)s->ncolls + 1;
 	}
 	s->colls[s->ncolls++] = c;
-	return 0;
+	return v->rank || c.op == TRACE_OP_SENDRECV ? 0 : await_tuning(s, proc, s->ncolls - 1);
 }
 
 static int parse_line(struct state *s, char *line)
@@ -397,6 +482,12 @@ static int parse_line(struct state *s, char *line)
 			int err = proc_of(s, hpt, len, &proc);
 
 			return err ? err : coll_line(s, proc, msg, f);
+		}
+		if (!strncmp(msg, funcs[f].name, n) && !strncmp(msg + n, ": ", 2) &&
+		    isdigit((unsigned char)msg[n + 2]) && strstr(msg, " Bytes -> Algo ")) {
+			int err = proc_of(s, hpt, len, &proc);
+
+			return err ? err : tuning_line(s, proc, msg, f);
 		}
 	}
 	/* another of NCCL's functions (Reduce, AllToAll, Gather, ...) */
@@ -495,6 +586,8 @@ static int make_entry(struct state *s, const struct coll *c, uint64_t world_id,
 	e->dtype = dt;
 	e->compute_us = -1;
 	e->root = e->peer = -1;
+	memcpy(e->algo, c->algo, sizeof(e->algo));
+	memcpy(e->proto, c->proto, sizeof(e->proto));
 	/* the trace's bytes: NCCL's count a rank; all-gather and
 	 * reduce-scatter take the whole buffer, count x ranks */
 	mult = trace_dtype_size(dt) * (c->op == TRACE_OP_ALL_GATHER ||
@@ -642,6 +735,8 @@ static int nccl_log_import(const struct import_input *in, size_t n,
 		diag_set(d, err, "%s: out of memory", in[0].name);
 	if (err)
 		trace_destroy(t);
+	for (size_t i = 0; i < s.nprocs; i++)
+		free(s.procs[i].tuned);
 	free(s.procs);
 	free(s.views);
 	free(s.colls);
@@ -651,6 +746,6 @@ static int nccl_log_import(const struct import_input *in, size_t n,
 
 const struct importer_ops importer_nccl_log = {
 	.name = "nccl-log",
-	.what = "NCCL_DEBUG=INFO output (INIT and COLL lines), one rank's or many",
+	.what = "NCCL_DEBUG=INFO output (INIT, COLL, TUNING lines), one rank's or many",
 	.import = nccl_log_import,
 };

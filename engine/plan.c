@@ -283,6 +283,35 @@ static int pattern_build(struct plan *p, struct plan_pattern *pat,
 	return 0;
 }
 
+/*
+ * What NCCL ran, where the trace says it (its "algo", "proto"): the
+ * entry's choice is the tuner's only one, unless --algo or --proto ask
+ * for another (a what-if over a recorded run). *@en points at @own then.
+ */
+static int entry_enable(const struct build_ctx *bc, const struct trace_entry *e,
+			struct tune_enable *own, const struct tune_enable **en,
+			struct diag *d)
+{
+	const struct plan *p = bc->p;
+	enum algo_id a;
+	enum proto_id pr;
+
+	if ((!e->algo[0] && !e->proto[0]) || p->opts.algo || p->opts.proto)
+		return 0;
+	if (e->algo[0] && algo_parse(e->algo, &a))
+		return diag_at(d, -EINVAL, p->trace->file, e->line, 0, "algo",
+			       "unknown algorithm '%s' (Tree, Ring, CollnetDirect, CollnetChain, NVLS, NVLSTree, PAT)",
+			       e->algo);
+	if (e->proto[0] && proto_parse(e->proto, &pr))
+		return diag_at(d, -EINVAL, p->trace->file, e->line, 0, "proto",
+			       "unknown protocol '%s' (LL, LL128, Simple)", e->proto);
+	tune_enable_default(own);
+	if (tune_enable_parse(own, e->algo[0] ? e->algo : NULL, e->proto[0] ? e->proto : NULL, d))
+		return diag_at(d, -EINVAL, p->trace->file, e->line, 0, "algo", "%s", d->msg);
+	*en = own;
+	return 0;
+}
+
 static int plan_add_entry(struct build_ctx *bc, size_t idx, struct diag *d)
 {
 	struct plan *p = bc->p;
@@ -291,6 +320,8 @@ static int plan_add_entry(struct build_ctx *bc, size_t idx, struct diag *d)
 			   e->root : -1;
 	int peer = e->op == TRACE_OP_SENDRECV ? e->peer : -1;
 	const struct tune_ctx *t;
+	const struct tune_enable *en = &bc->enable;
+	struct tune_enable own;
 	struct tune_choice c;
 	unsigned *ranks = NULL, n = 0;
 	size_t k;
@@ -304,7 +335,19 @@ static int plan_add_entry(struct build_ctx *bc, size_t idx, struct diag *d)
 		free(ranks);
 		return -ENOMEM;
 	}
-	err = tune_choose(t, &bc->enable, e->bytes, &c, d);
+	err = entry_enable(bc, e, &own, &en, d);
+	if (err) {
+		free(ranks);
+		return err;
+	}
+	err = tune_choose(t, en, e->bytes, &c, d);
+	if (err && en == &own) {
+		free(ranks);
+		return diag_at(d, err, p->trace->file, e->line, 0, e->algo[0] ? "algo" : "proto",
+			       "NCCL ran %s%s%s, which cannot run %s here",
+			       e->algo, e->algo[0] && e->proto[0] ? "/" : "", e->proto,
+			       trace_op_name(e->op));
+	}
 	if (err) {
 		char why[DIAG_MSG_MAX];
 

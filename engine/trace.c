@@ -130,7 +130,8 @@ static bool entry_writable(const struct trace_entry *e)
 	       !isinf(e->compute_us) && (e->ngroup == 0 || e->group) &&
 	       (e->op != TRACE_OP_BROADCAST || e->root >= 0) &&
 	       (e->op != TRACE_OP_SENDRECV ||
-		(e->root >= 0 && e->peer >= 0 && e->root != e->peer));
+		(e->root >= 0 && e->peer >= 0 && e->root != e->peer)) &&
+	       memchr(e->algo, '\0', sizeof(e->algo)) && memchr(e->proto, '\0', sizeof(e->proto));
 }
 
 static void write_entry(FILE *out, const struct trace_entry *e)
@@ -156,6 +157,10 @@ static void write_entry(FILE *out, const struct trace_entry *e)
 		fprintf(out, ", \"root\": %d", e->root);
 	if (e->op == TRACE_OP_SENDRECV)
 		fprintf(out, ", \"src\": %d, \"dst\": %d", e->root, e->peer);
+	if (e->algo[0])
+		fprintf(out, ", \"algo\": \"%s\"", e->algo);
+	if (e->proto[0])
+		fprintf(out, ", \"proto\": \"%s\"", e->proto);
 	fputs("}\n", out);
 }
 

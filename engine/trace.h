@@ -38,6 +38,8 @@ enum trace_dtype {
 	TRACE_DTYPE_COUNT,
 };
 
+#define TRACE_NAME_MAX 16
+
 struct trace_entry {
 	unsigned line;      /* line in the file, for messages */
 	unsigned iteration;
@@ -51,6 +53,10 @@ struct trace_entry {
 	int peer;           /* send/recv destination; -1 when absent */
 	unsigned ngroup;    /* 0 = every rank */
 	unsigned *group;    /* owned by the entry; NULL when ngroup == 0 */
+	/* What NCCL ran, when the trace knows it (its TUNING lines): an
+	 * algorithm and a protocol as NCCL_ALGO / NCCL_PROTO name them;
+	 * "" when not said. The planner checks the names. */
+	char algo[TRACE_NAME_MAX], proto[TRACE_NAME_MAX];
 };
 
 struct trace {

@@ -8,6 +8,7 @@
  */
 #include "trace.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -27,6 +28,7 @@
 static const char *const known_keys[] = {
 	"iteration", "op",	   "bytes", "dtype", "ready_us",
 	"compute_us", "group", "root",	"src",	 "dst",
+	"algo",	      "proto",
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -111,6 +113,36 @@ static int get_name(const struct reader *r, const json_t *v, const char *key,
 		return rd_err(r, d, key, "expected a string, got %s",
 			      json_kind(v));
 	*out = json_string_value(v);
+	return 0;
+}
+
+/*
+ * "algo", "proto": what NCCL ran, a name of letters and digits (the
+ * planner knows which are NCCL's and says so with this line).
+ */
+static int parse_choice(const struct reader *r, const json_t *obj,
+			const char *key, char *out, struct diag *d)
+{
+	const json_t *v = json_object_get(obj, key);
+	const char *s = NULL;
+	char buf[40];
+	size_t n;
+	int err;
+
+	if (!v)
+		return 0;
+	err = get_name(r, v, key, &s, d);
+	if (err)
+		return err;
+	n = strlen(s);
+	if (!n || n >= TRACE_NAME_MAX)
+		return rd_err(r, d, key, "expected a name of 1 to %d characters, got '%s'",
+			      TRACE_NAME_MAX - 1, diag_printable(s, buf, sizeof(buf)));
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]))
+			return rd_err(r, d, key, "'%s' is not a name (letters and digits)",
+				      diag_printable(s, buf, sizeof(buf)));
+	memcpy(out, s, n + 1);
 	return 0;
 }
 
@@ -334,6 +366,10 @@ static int parse_fields(struct reader *r, const json_t *obj,
 	if (!err && e->op == TRACE_OP_SENDRECV && e->root == e->peer)
 		err = rd_err(r, d, "dst", "must differ from src (both %d)",
 			     e->root);
+	if (!err)
+		err = parse_choice(r, obj, "algo", e->algo, d);
+	if (!err)
+		err = parse_choice(r, obj, "proto", e->proto, d);
 	return err;
 }
 

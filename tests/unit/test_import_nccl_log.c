@@ -44,6 +44,8 @@ static void assert_same(const struct trace *got, const struct trace *want)
 		cr_expect_eq(a->root, b->root, "entry %zu", i);
 		cr_expect_eq(a->peer, b->peer, "entry %zu", i);
 		cr_expect_eq(a->iteration, b->iteration, "entry %zu", i);
+		cr_expect_str_eq(a->algo, b->algo, "entry %zu", i);
+		cr_expect_str_eq(a->proto, b->proto, "entry %zu", i);
 		cr_assert_eq(a->ngroup, b->ngroup, "entry %zu", i);
 		for (unsigned g = 0; g < a->ngroup; g++)
 			cr_expect_eq(a->group[g], b->group[g], "entry %zu", i);
@@ -133,6 +135,8 @@ Test(import_nccl_log, every_fault_its_line)
 		{ "long-line.log", "long-line.log:2: line: longer than 4095 bytes" },
 		{ "send-to-self.log", "send-to-self.log:2: root: a send's peer must be another of the 2 ranks, got 0" },
 		{ "rank-out-of-range.log", "rank-out-of-range.log:1: rank: rank 2 of 2 ranks" },
+		{ "tuning-unmatched.log", "tuning-unmatched.log:2: tuning: no AllReduce of 4096 bytes of node0:1001 is waiting for it (its collective line must come first)" },
+		{ "tuning-unknown.log", "tuning-unknown.log:3: tuning: unknown algorithm or protocol 'RINGS' / 'LL'" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -158,3 +158,48 @@ Test(plan, equal_shapes_share_a_pattern)
 	cr_assert_eq(r.plan.collectives[1].pattern, r.plan.collectives[0].pattern);
 	run_destroy(&r);
 }
+
+/*
+ * What NCCL ran, recorded in the trace ("algo", "proto": its TUNING
+ * lines, by gdrlab import nccl-log), is what the plan runs: here a 256 MiB
+ * all-reduce the tuner would put on Ring/Simple runs Tree/LL, a second
+ * entry with only a protocol keeps the tuner's algorithm. --algo/--proto
+ * overrule the trace (a what-if); a choice that cannot run here is the
+ * trace line's error.
+ */
+Test(plan, trace_says_what_nccl_ran)
+{
+	static const char lines[] =
+		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":268435456,\"algo\":\"Tree\",\"proto\":\"LL\"}\n"
+		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":268435456,\"proto\":\"LL128\"}\n"
+		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":268435456}\n";
+	static const char nvls[] =
+		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":4096,\"algo\":\"NVLS\"}\n";
+	struct plan_options o;
+	struct topology topo;
+	struct trace t;
+	struct plan p;
+	struct diag d = { "" };
+	struct run r;
+
+	plan_options_default(&o);
+	run_trace(&r, "analytic", CONFIG("a100-pcie4-200g.yaml"), lines, &o);
+	cr_assert_eq(r.rec.coll[0].algo, ALGO_TREE);
+	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
+	cr_assert_eq(r.rec.coll[1].proto, PROTO_LL128);
+	cr_assert_eq(r.rec.coll[1].algo, r.rec.coll[2].algo, "the tuner's algorithm");
+	cr_assert_eq(r.rec.coll[2].proto, PROTO_SIMPLE, "the tuner's own choice");
+	run_destroy(&r);
+
+	o.algo = "ring";
+	run_trace(&r, "analytic", CONFIG("a100-pcie4-200g.yaml"), lines, &o);
+	cr_assert_eq(r.rec.coll[0].algo, ALGO_RING, "--algo overrules the trace");
+	run_destroy(&r);
+
+	plan_options_default(&o);
+	cr_assert_eq(topology_load(CONFIG("a100-pcie4-200g.yaml"), &topo, &d), 0, "%s", d.msg);
+	cr_assert_eq(trace_load_buffer(nvls, strlen(nvls), "nvls.jsonl", &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(plan_build(&p, &topo, &t, &o, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "nvls.jsonl:1: algo: NCCL ran NVLS, which cannot run allreduce here");
+	trace_destroy(&t);
+}

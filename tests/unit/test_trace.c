@@ -166,6 +166,9 @@ ParameterizedTestParameters(trace, bad_file)
 		{ "truncated", ":2:47: json: ", "truncated line" },
 		{ "not-object", ":2: json: ", "expected an object, got an array" },
 		{ "unknown-op", ":1: op: ", "unknown op 'allreduse'" },
+		{ "algo-not-a-name", ":1: algo: ", "'Ring;Tree' is not a name (letters and digits)" },
+		{ "algo-number", ":1: algo: ", "expected a string, got an integer" },
+		{ "proto-too-long", ":1: proto: ", "expected a name of 1 to 15 characters" },
 		{ "bytes-string", ":1: bytes: ", "expected an integer, got a string" },
 		{ "bytes-float", ":1: bytes: ", "expected an integer, got a real number" },
 		{ "bytes-zero", ":1: bytes: ", "must be > 0, got 0" },
@@ -240,6 +243,8 @@ static void expect_equal(const struct trace *a, const struct trace *b)
 				     i);
 		cr_expect_eq(x->root, y->root, "entry %zu", i);
 		cr_expect_eq(x->peer, y->peer, "entry %zu", i);
+		cr_expect_str_eq(x->algo, y->algo, "entry %zu", i);
+		cr_expect_str_eq(x->proto, y->proto, "entry %zu", i);
 		cr_assert_eq(x->ngroup, y->ngroup, "entry %zu", i);
 		for (g = 0; g < x->ngroup; g++)
 			cr_expect_eq(x->group[g], y->group[g], "entry %zu", i);
@@ -260,6 +265,9 @@ Test(trace, write_reads_back_equal)
 	a.entries[0].ready_us = 0.1 + 0.2;
 	a.entries[1].ready_us = 1e-7;
 	a.entries[0].compute_us = 123456789.123456789;
+	/* what NCCL ran, when known, goes out and comes back */
+	snprintf(a.entries[1].algo, sizeof(a.entries[1].algo), "NVLSTree");
+	snprintf(a.entries[1].proto, sizeof(a.entries[1].proto), "LL128");
 	f = open_memstream(&buf, &len);
 	cr_assert_not_null(f);
 	cr_assert_eq(trace_write(f, &a), 0);
