@@ -39,7 +39,8 @@ static void usage(FILE *out)
 }
 
 static int write_trace(const char *output, const struct importer_ops *imp,
-		       char **files, int nfiles, const struct trace *t)
+		       char **files, int nfiles, const struct trace *t,
+		       const struct import_notes *notes)
 {
 	struct output_file of;
 	struct diag d = { "" };
@@ -52,6 +53,8 @@ static int write_trace(const char *output, const struct importer_ops *imp,
 	for (int i = 0; i < nfiles; i++)
 		fprintf(of.fp, " %s", files[i]);
 	fprintf(of.fp, "\n# %zu collectives\n", t->nentries);
+	if (notes->line[0])
+		fprintf(of.fp, "# %s\n", notes->line);
 	err = trace_write(of.fp, t);
 	if (err) {
 		output_file_abort(&of);
@@ -72,6 +75,7 @@ int cmd_import(int argc, char **argv)
 	};
 	const struct importer_ops *imp;
 	struct import_options io = { 0 };
+	struct import_notes notes = { "" };
 	struct import_input *in;
 	const char *output = NULL;
 	struct diag d = { "" };
@@ -116,14 +120,14 @@ int cmd_import(int argc, char **argv)
 			err = diag_set(&d, -errno, "%s: cannot read: %s", in[i].name, strerror(errno));
 	}
 	if (!err)
-		err = imp->import(in, (size_t)n, &io, &t, &d);
+		err = imp->import(in, (size_t)n, &io, &t, &notes, &d);
 	for (int i = 0; i < n; i++)
 		if (in[i].fp && in[i].fp != stdin)
 			fclose(in[i].fp);
 	free(in);
 	if (err)
 		return cli_fail("import", CLI_LOADING, err, &d);
-	rc = write_trace(output, imp, argv + optind + 1, n, &t);
+	rc = write_trace(output, imp, argv + optind + 1, n, &t, &notes);
 	trace_destroy(&t);
 	return rc;
 }

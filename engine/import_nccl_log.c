@@ -82,6 +82,9 @@ struct state {
 	size_t nviews, cap_views;
 	struct coll *colls;
 	size_t ncolls, cap_colls;
+	/* network connections by their Channel lines: sends and receives,
+	 * those of them with GPUDirect RDMA, sends through a PXN proxy */
+	unsigned net[2], gdr[2], pxn;
 	/* collectives by (communicator, opCount): index + 1, 0 free; open
 	 * addressing, at most half full */
 	uint32_t *slots;
@@ -451,6 +454,38 @@ static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 	return v->rank || c.op == TRACE_OP_SENDRECV ? 0 : await_tuning(s, proc, s->ncolls - 1);
 }
 
+/*
+ * "Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA" (transport/
+ * net.cc; "NET/IB/0(3)/GDRDMA" when rank 3 sends for it, PXN): whether
+ * NCCL put this connection's network side on GPU memory.
+ */
+static void channel_line(struct state *s, const char *msg)
+{
+	const char *via = strstr(msg, " via NET/");
+	bool send = strstr(msg, " [send] ") != NULL;
+
+	if (!via || (!send && !strstr(msg, " [receive] ")))
+		return; /* P2P, SHM, CollNet: not the network's */
+	s->net[send]++;
+	if (strstr(via, "/GDRDMA"))
+		s->gdr[send]++;
+	if (send && strchr(via, '('))
+		s->pxn += strchr(via, '(')[1] != 'P'; /* "(PCI)" is GDR's mode */
+}
+
+/* The header line of what the Channel lines said. */
+static void notes_of(const struct state *s, struct import_notes *notes)
+{
+	const char *path = s->gdr[0] + s->gdr[1] == 0 ? "staged" :
+			   s->gdr[0] == s->net[0] && s->gdr[1] == s->net[1] ? "direct" : "auto";
+
+	notes->line[0] = '\0';
+	if (s->net[0] + s->net[1])
+		snprintf(notes->line, sizeof(notes->line),
+			 "NCCL's network connections: %u sends, %u of them GPUDirect RDMA, %u through a PXN proxy; %u receives, %u GPUDirect RDMA (replay with --path %s)",
+			 s->net[1], s->gdr[1], s->pxn, s->net[0], s->gdr[0], path);
+}
+
 static int parse_line(struct state *s, char *line)
 {
 	char *info = strstr(line, " NCCL INFO "), *msg, *dev, *hpt;
@@ -470,6 +505,10 @@ static int parse_line(struct state *s, char *line)
 	hpt = strrchr(line, ' ');
 	hpt = hpt ? hpt + 1 : line;
 	len = strlen(hpt);
+	if (!strncmp(msg, "Channel ", 8)) {
+		channel_line(s, msg);
+		return 0;
+	}
 	if (strstr(msg, " - Init COMPLETE")) {
 		int err = proc_of(s, hpt, len, &proc);
 
@@ -719,7 +758,7 @@ static int build(struct state *s, struct trace *t)
 
 static int nccl_log_import(const struct import_input *in, size_t n,
 			   const struct import_options *o, struct trace *t,
-			   struct diag *d)
+			   struct import_notes *notes, struct diag *d)
 {
 	struct state s = { .in = in, .d = d };
 	int err = 0;
@@ -731,6 +770,8 @@ static int nccl_log_import(const struct import_input *in, size_t n,
 	s.file = 0;
 	if (!err)
 		err = build(&s, t);
+	if (!err)
+		notes_of(&s, notes);
 	if (err == -ENOMEM)
 		diag_set(d, err, "%s: out of memory", in[0].name);
 	if (err)

@@ -25,6 +25,12 @@ struct import_options {
 	int reserved;
 };
 
+/* What an input says about the run beyond its collectives, for the
+ * trace's header: one line, "" when nothing. */
+struct import_notes {
+	char line[256];
+};
+
 struct import_input {
 	FILE *fp;
 	const char *name; /* for messages */
@@ -34,12 +40,13 @@ struct importer_ops {
 	const char *name; /* as `gdrlab import` takes it: "nccl-log" */
 	const char *what; /* one line for --help */
 	/*
-	 * Read @n inputs of one run into @t. 0, or a negative errno with @d
-	 * "file:line: key: problem" and @t left empty (nothing to destroy).
+	 * Read @n inputs of one run into @t (and @notes). 0, or a negative
+	 * errno with @d "file:line: key: problem" and @t left empty
+	 * (nothing to destroy).
 	 */
 	int (*import)(const struct import_input *in, size_t n,
 		      const struct import_options *o, struct trace *t,
-		      struct diag *d);
+		      struct import_notes *notes, struct diag *d);
 };
 
 /* The table, NULL-terminated (all_importers.c). */

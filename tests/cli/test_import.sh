@@ -45,6 +45,7 @@ one_line "$tmp/err"
 expect 0 "one file" -- "$gdrlab" import nccl-log "$logs/job-4ranks.log" -o "$tmp/one.jsonl"
 has "$tmp/one.jsonl" "^# made by: gdrlab import nccl-log $logs/job-4ranks.log$"
 has "$tmp/one.jsonl" "^# 6 collectives$"
+has "$tmp/one.jsonl" "^# NCCL's network connections: 2 sends, 2 of them GPUDirect RDMA, 1 through a PXN proxy; 2 receives, 1 GPUDirect RDMA (replay with --path auto)$"
 expect 0 "a file a rank, to stdout" -- "$gdrlab" import nccl-log "$logs"/rank-*.log -o -
 grep -v '^#' "$tmp/out" >"$tmp/ranks.body"
 grep -v '^#' "$tmp/one.jsonl" >"$tmp/one.body"

@@ -37,6 +37,7 @@ static void one(const uint8_t *data, size_t size, size_t split)
 {
 	struct import_input in[2];
 	struct import_options o = { 0 };
+	struct import_notes notes;
 	struct trace t;
 	struct diag d;
 	size_t n = split ? 2 : 1;
@@ -48,7 +49,7 @@ static void one(const uint8_t *data, size_t size, size_t split)
 	if (!in[0].fp || (split && !in[1].fp))
 		goto out;
 	d.msg[0] = '\0';
-	if (importer_nccl_log.import(in, n, &o, &t, &d)) {
+	if (importer_nccl_log.import(in, n, &o, &t, &notes, &d)) {
 		if (!d.msg[0] || strchr(d.msg, '\n') || t.entries)
 			abort();
 	} else {

@@ -12,6 +12,8 @@
 
 #define LOG(name) DATA("nccl-log/" name)
 
+static struct import_notes notes;
+
 static int import(const char *const *files, size_t n, struct trace *t, struct diag *d)
 {
 	struct import_input in[8];
@@ -24,7 +26,7 @@ static int import(const char *const *files, size_t n, struct trace *t, struct di
 		in[i].fp = fopen(files[i], "r");
 		cr_assert_not_null(in[i].fp, "%s", files[i]);
 	}
-	err = importer_find("nccl-log")->import(in, n, &o, t, d);
+	err = importer_find("nccl-log")->import(in, n, &o, t, &notes, d);
 	for (size_t i = 0; i < n; i++)
 		fclose(in[i].fp);
 	return err;
@@ -68,6 +70,9 @@ Test(import_nccl_log, one_file_of_four_ranks)
 	cr_assert_eq(import(files, 1, &got, &d), 0, "%s", d.msg);
 	load_expected(&want);
 	assert_same(&got, &want);
+	/* its Channel lines: sends 1->2 and 3->0 (through rank 2's NIC, PXN)
+	 * on GPU memory, receive 1->2 on GPU memory, 3->0 staged */
+	cr_expect_str_eq(notes.line, "NCCL's network connections: 2 sends, 2 of them GPUDirect RDMA, 1 through a PXN proxy; 2 receives, 1 GPUDirect RDMA (replay with --path auto)");
 	trace_destroy(&got);
 	trace_destroy(&want);
 }
@@ -85,6 +90,7 @@ Test(import_nccl_log, one_file_a_rank_in_any_order)
 	load_expected(&want);
 	cr_assert_eq(import(a, 4, &got, &d), 0, "%s", d.msg);
 	assert_same(&got, &want);
+	cr_expect_not_null(strstr(notes.line, "2 sends, 2 of them"), "%s", notes.line);
 	trace_destroy(&got);
 	cr_assert_eq(import(b, 4, &got, &d), 0, "%s", d.msg);
 	assert_same(&got, &want);
@@ -104,6 +110,7 @@ Test(import_nccl_log, one_rank_of_nccl_2_8)
 	struct diag d = { "" };
 
 	cr_assert_eq(import(files, 1, &t, &d), 0, "%s", d.msg);
+	cr_expect_str_eq(notes.line, "", "no Channel lines, nothing said");
 	cr_assert_eq(t.nentries, 2);
 	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLREDUCE);
 	cr_expect_eq(t.entries[0].dtype, TRACE_DTYPE_FP16);
