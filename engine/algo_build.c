@@ -6,11 +6,13 @@
  */
 #include "algo.h"
 
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_grow.h"
 #include "route.h"
 
 void algo_build_init(struct algo_build *b, const struct plan *p,
@@ -43,30 +45,13 @@ int algo_build_end(struct algo_build *b, int err)
 	return err;
 }
 
-/* Make room for one more of @n elements of @size in *@arr. */
-static int grow(void **arr, size_t n, size_t *cap, size_t size)
-{
-	void *na;
-	size_t nc;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? 2 * *cap : 16;
-	na = realloc(*arr, nc * size);
-	if (!na)
-		return -ENOMEM;
-	*arr = na;
-	*cap = nc;
-	return 0;
-}
-
 int algo_pipe_begin(struct algo_build *b, enum pipe_shape shape,
 		    unsigned channel, double share)
 {
 	struct plan_pattern *pat = b->pat;
 	struct plan_pipe *pp;
 
-	if (grow((void **)&pat->pipes, pat->npipes, &b->cap_pipes, sizeof(*pp)))
+	if (array_grow((void **)&pat->pipes, pat->npipes, &b->cap_pipes, sizeof(*pp)))
 		return -ENOMEM;
 	pp = &pat->pipes[pat->npipes++];
 	memset(pp, 0, sizeof(*pp));
@@ -152,8 +137,8 @@ static int route_for(struct algo_build *b, const struct route_req *q,
 			return 0;
 		}
 	}
-	if (grow((void **)&pat->routes, pat->nroutes, &b->cap_routes, sizeof(*pat->routes)) ||
-	    grow((void **)&b->reqs, pat->nroutes, &b->cap_reqs, sizeof(*b->reqs)))
+	if (array_grow((void **)&pat->routes, pat->nroutes, &b->cap_routes, sizeof(*pat->routes)) ||
+	    array_grow((void **)&b->reqs, pat->nroutes, &b->cap_reqs, sizeof(*b->reqs)))
 		return -ENOMEM;
 	route_make(b->p, pat->proto, q, &pat->routes[pat->nroutes], &b->notes);
 	b->reqs[pat->nroutes] = *q;
@@ -250,7 +235,7 @@ int algo_conn_via(struct algo_build *b, enum conn_kind kind, unsigned src,
 	err = route_for(b, &q, &route);
 	if (err)
 		return err;
-	if (grow((void **)&pat->conns, pat->nconns, &b->cap_conns, sizeof(*c)))
+	if (array_grow((void **)&pat->conns, pat->nconns, &b->cap_conns, sizeof(*c)))
 		return -ENOMEM;
 	r = &pat->routes[route];
 	c = &pat->conns[pat->nconns];
@@ -283,7 +268,7 @@ int algo_hop(struct algo_build *b, uint32_t conn)
 {
 	struct plan_pattern *pat = b->pat;
 
-	if (grow((void **)&pat->hops, pat->nhops, &b->cap_hops, sizeof(*pat->hops)))
+	if (array_grow((void **)&pat->hops, pat->nhops, &b->cap_hops, sizeof(*pat->hops)))
 		return -ENOMEM;
 	pat->hops[pat->nhops++] = conn;
 	algo_pipe(b)->nhops++;

@@ -29,6 +29,7 @@
  */
 #include "importer.h"
 
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -36,6 +37,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "array_grow.h"
 
 #define LINE_MAX_LEN 4096
 
@@ -92,22 +95,6 @@ struct state {
 	struct diag *d;
 };
 
-static int grow(void **arr, size_t n, size_t *cap, size_t size)
-{
-	size_t nc;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? 2 * *cap : 16;
-	p = realloc(*arr, nc * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = nc;
-	return 0;
-}
-
 static int fail(struct state *s, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int fail(struct state *s, const char *key, const char *fmt, ...)
@@ -135,7 +122,7 @@ static int proc_of(struct state *s, const char *hpt, size_t len, size_t *out)
 			*out = i;
 			return 0;
 		}
-	if (grow((void **)&s->procs, s->nprocs, &s->cap_procs, sizeof(*s->procs)))
+	if (array_grow((void **)&s->procs, s->nprocs, &s->cap_procs, sizeof(*s->procs)))
 		return -ENOMEM;
 	memset(&s->procs[s->nprocs], 0, sizeof(s->procs[0]));
 	memcpy(s->procs[s->nprocs].id, hpt, n);
@@ -221,7 +208,7 @@ static int init_line(struct state *s, size_t proc, const char *msg)
 			return 0;
 		}
 	}
-	if (grow((void **)&s->views, s->nviews, &s->cap_views, sizeof(*s->views)))
+	if (array_grow((void **)&s->views, s->nviews, &s->cap_views, sizeof(*s->views)))
 		return -ENOMEM;
 	s->views[s->nviews++] = v;
 	return 0;
@@ -324,7 +311,7 @@ static int await_tuning(struct state *s, size_t proc, size_t i)
 {
 	struct proc *p = &s->procs[proc];
 
-	if (grow((void **)&p->tuned, p->ntuned, &p->cap_tuned, sizeof(*p->tuned)))
+	if (array_grow((void **)&p->tuned, p->ntuned, &p->cap_tuned, sizeof(*p->tuned)))
 		return -ENOMEM;
 	p->tuned[p->ntuned++] = i;
 	return 0;
@@ -433,7 +420,7 @@ static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 	if (c.op == TRACE_OP_SENDRECV && (c.root < 0 || c.root >= c.nranks || c.root == v->rank))
 		return fail(s, "root", "a send's peer must be another of the %d ranks, got %d",
 			    c.nranks, c.root);
-	if (coll_room(s) || grow((void **)&s->colls, s->ncolls, &s->cap_colls, sizeof(*s->colls)))
+	if (coll_room(s) || array_grow((void **)&s->colls, s->ncolls, &s->cap_colls, sizeof(*s->colls)))
 		return -ENOMEM;
 	/* every rank logs a collective; the first stands for all (sends are
 	 * each their own) */

@@ -9,29 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_round_trip.h"
 #include "trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check_round_trip(const struct trace *t)
-{
-	struct trace back;
-	struct diag d;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return;
-	if (trace_write(f, t))
-		abort(); /* everything the reader accepts must be writable */
-	fclose(f);
-	if (trace_load_buffer(buf, len, "written", &back, &d) ||
-	    back.nentries != t->nentries || back.niterations != t->niterations)
-		abort();
-	trace_destroy(&back);
-	free(buf);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

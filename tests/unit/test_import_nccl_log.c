@@ -5,32 +5,9 @@
  * the same run in one file and in one file a rank, in any order, gives one
  * trace; each fault gives its one line.
  */
-#include <errno.h>
-
-#include "helpers.h"
-#include "importer.h"
+#include "import_helpers.h"
 
 #define LOG(name) DATA("nccl-log/" name)
-
-static struct import_notes notes;
-
-static int import(const char *const *files, size_t n, struct trace *t, struct diag *d)
-{
-	struct import_input in[8];
-	struct import_options o = { 0 };
-	int err;
-
-	cr_assert_leq(n, 8);
-	for (size_t i = 0; i < n; i++) {
-		in[i].name = files[i];
-		in[i].fp = fopen(files[i], "r");
-		cr_assert_not_null(in[i].fp, "%s", files[i]);
-	}
-	err = importer_find("nccl-log")->import(in, n, &o, t, &notes, d);
-	for (size_t i = 0; i < n; i++)
-		fclose(in[i].fp);
-	return err;
-}
 
 /* Every field of two traces' entries. */
 static void assert_same(const struct trace *got, const struct trace *want)
@@ -67,7 +44,7 @@ Test(import_nccl_log, one_file_of_four_ranks)
 	struct trace got, want;
 	struct diag d = { "" };
 
-	cr_assert_eq(import(files, 1, &got, &d), 0, "%s", d.msg);
+	cr_assert_eq(import_as("nccl-log", files, 1, &got, &d), 0, "%s", d.msg);
 	load_expected(&want);
 	assert_same(&got, &want);
 	/* its Channel lines: sends 1->2 and 3->0 (through rank 2's NIC, PXN)
@@ -88,11 +65,11 @@ Test(import_nccl_log, one_file_a_rank_in_any_order)
 	struct diag d = { "" };
 
 	load_expected(&want);
-	cr_assert_eq(import(a, 4, &got, &d), 0, "%s", d.msg);
+	cr_assert_eq(import_as("nccl-log", a, 4, &got, &d), 0, "%s", d.msg);
 	assert_same(&got, &want);
 	cr_expect_not_null(strstr(notes.line, "2 sends, 2 of them"), "%s", notes.line);
 	trace_destroy(&got);
-	cr_assert_eq(import(b, 4, &got, &d), 0, "%s", d.msg);
+	cr_assert_eq(import_as("nccl-log", b, 4, &got, &d), 0, "%s", d.msg);
 	assert_same(&got, &want);
 	trace_destroy(&got);
 	trace_destroy(&want);
@@ -109,7 +86,7 @@ Test(import_nccl_log, one_rank_of_nccl_2_8)
 	struct trace t;
 	struct diag d = { "" };
 
-	cr_assert_eq(import(files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
 	cr_expect_str_eq(notes.line, "", "no Channel lines, nothing said");
 	cr_assert_eq(t.nentries, 2);
 	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLREDUCE);
@@ -120,10 +97,6 @@ Test(import_nccl_log, one_rank_of_nccl_2_8)
 	cr_expect_eq(t.entries[1].bytes, 16384);
 	trace_destroy(&t);
 }
-
-struct bad_case {
-	const char *file, *msg;
-};
 
 Test(import_nccl_log, every_fault_its_line)
 {
@@ -146,17 +119,5 @@ Test(import_nccl_log, every_fault_its_line)
 		{ "tuning-unknown.log", "tuning-unknown.log:3: tuning: unknown algorithm or protocol 'RINGS' / 'LL'" },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char path[512];
-		const char *files[] = { path };
-		struct trace t;
-		struct diag d = { "" };
-
-		snprintf(path, sizeof(path), "%s", LOG("bad/"));
-		strncat(path, cases[i].file, sizeof(path) - strlen(path) - 1);
-		cr_expect_eq(import(files, 1, &t, &d), -EINVAL, "%s", cases[i].file);
-		cr_expect_not_null(strstr(d.msg, cases[i].msg), "%s: got '%s'", cases[i].file, d.msg);
-		cr_expect_null(strchr(d.msg, '\n'), "%s: one line", cases[i].file);
-		cr_expect_null(t.entries, "%s: nothing kept", cases[i].file);
-	}
+	expect_bad_imports("nccl-log", LOG("bad/"), cases, sizeof(cases) / sizeof(cases[0]));
 }

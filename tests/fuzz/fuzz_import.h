@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the importers' libFuzzer targets share: any input, read as one
+ * file and as two (split at its half), must import or fail with a
+ * one-line message and nothing kept, never crash or leak; what imports
+ * must be a trace that writes and reads back with as many entries.
+ */
+#ifndef GDRLAB_FUZZ_IMPORT_H
+#define GDRLAB_FUZZ_IMPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_round_trip.h"
+#include "importer.h"
+
+static void fuzz_one(const struct importer_ops *imp, const uint8_t *data, size_t size,
+		     size_t split)
+{
+	struct import_input in[2];
+	struct import_options o = { 0 };
+	struct import_notes notes;
+	struct trace t;
+	struct diag d;
+	size_t n = split ? 2 : 1;
+
+	in[0].name = "a.log";
+	in[0].fp = fmemopen((void *)data, split ? split : size, "r");
+	in[1].name = "b.log";
+	in[1].fp = split ? fmemopen((void *)(data + split), size - split, "r") : NULL;
+	if (!in[0].fp || (split && !in[1].fp))
+		goto out;
+	d.msg[0] = '\0';
+	if (imp->import(in, n, &o, &t, &notes, &d)) {
+		if (!d.msg[0] || strchr(d.msg, '\n') || t.entries)
+			abort();
+	} else {
+		check_round_trip(&t);
+		trace_destroy(&t);
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		if (in[i].fp)
+			fclose(in[i].fp);
+}
+
+static void fuzz_importer(const struct importer_ops *imp, const uint8_t *data, size_t size)
+{
+	if (!size)
+		return; /* fmemopen wants a buffer */
+	fuzz_one(imp, data, size, 0);
+	if (size > 1)
+		fuzz_one(imp, data, size, size / 2);
+}
+
+#endif
