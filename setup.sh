@@ -24,8 +24,9 @@ FUZZ_SECONDS=${GDRLAB_FUZZ_SECONDS:-30}
 # The emu backend and its SoftRoCE VM harness need rdma-core, Open MPI and
 # qemu (the list of emu/vm/deps; ibverbs-providers must be named because
 # libibverbs1 only recommends it). Slurm's daemons and client are for the
-# srun test, which starts a one-node cluster inside the VM guest.
-PACKAGES=(build-essential cmake pkg-config libyaml-dev libjansson-dev
+# srun test, which starts a one-node cluster inside the VM guest. zlib
+# reads gzip profiler traces (gdrlab import kineto).
+PACKAGES=(build-essential cmake pkg-config libyaml-dev libjansson-dev zlib1g-dev
           libcriterion-dev clang libclang-rt-14-dev libsimgrid-dev
           libibverbs-dev librdmacm-dev ibverbs-providers rdma-core
           ibverbs-utils rdmacm-utils perftest openmpi-bin libopenmpi-dev

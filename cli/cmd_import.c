@@ -80,6 +80,7 @@ int cmd_import(int argc, char **argv)
 	const char *output = NULL;
 	struct diag d = { "" };
 	struct trace t;
+	char names[128] = "";
 	int c, n, rc, err = 0;
 
 	optind = 1;
@@ -97,12 +98,14 @@ int cmd_import(int argc, char **argv)
 			return cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	for (size_t i = 0; importer_table[i]; i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
+			 importer_table[i]->name);
 	if (optind >= argc)
-		return cli_usage_error("import", "a FORMAT is required (%s)", importer_table[0]->name);
+		return cli_usage_error("import", "a FORMAT is required (%s)", names);
 	imp = importer_find(argv[optind]);
 	if (!imp)
-		return cli_usage_error("import", "unknown format '%s' (%s)", argv[optind],
-				       importer_table[0]->name);
+		return cli_usage_error("import", "unknown format '%s' (%s)", argv[optind], names);
 	n = argc - optind - 1;
 	if (n < 1)
 		return cli_usage_error("import", "no input FILE");

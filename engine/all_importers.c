@@ -6,6 +6,7 @@
 
 const struct importer_ops *const importer_table[] = {
 	&importer_nccl_log,
+	&importer_kineto,
 	NULL,
 };
 

@@ -54,5 +54,6 @@ extern const struct importer_ops *const importer_table[];
 const struct importer_ops *importer_find(const char *name);
 
 extern const struct importer_ops importer_nccl_log;
+extern const struct importer_ops importer_kineto;
 
 #endif

@@ -21,11 +21,12 @@ bad_usage() { # bad_usage WHAT MESSAGE -- args...
 expect 0 "help" -- "$gdrlab" import --help
 has "$tmp/out" "usage: gdrlab import FORMAT FILE... -o TRACE"
 has "$tmp/out" "^  nccl-log "
+has "$tmp/out" "^  kineto "
 expect 0 "in the command list" -- "$gdrlab" --help
 has "$tmp/out" "^  import "
 
-bad_usage "no format" "a FORMAT is required (nccl-log)" --
-bad_usage "unknown format" "unknown format 'kineto2' (nccl-log)" -- kineto2 x.log -o x
+bad_usage "no format" "a FORMAT is required (nccl-log, kineto)" --
+bad_usage "unknown format" "unknown format 'kineto2' (nccl-log, kineto)" -- kineto2 x.log -o x
 bad_usage "no file" "no input FILE" -- nccl-log -o "$tmp/t.jsonl"
 bad_usage "no output" "--output is required" -- nccl-log "$logs/job-4ranks.log"
 bad_usage "missing value" "-o needs a value" -- nccl-log "$logs/job-4ranks.log" -o
@@ -56,4 +57,16 @@ expect 0 "replayed" -- "$gdrlab" run -t "$src/tests/data/two-gpus-one-nic.yaml" 
     -T "$tmp/one.jsonl" --json "$tmp/run.json" -q
 has "$tmp/run.json" '"op": "broadcast"'
 has "$tmp/run.json" '"op": "sendrecv"'
+# kineto: the 4 ranks' profiler files (one gzip), what was left out said
+kt=$src/tests/data/kineto
+expect 0 "kineto" -- "$gdrlab" import kineto "$kt/rank0.json" "$kt/rank1.json.gz" \
+    "$kt/rank2.json" "$kt/rank3.json" -o "$tmp/k.jsonl"
+has "$tmp/k.jsonl" "^# 4 collectives$"
+has "$tmp/k.jsonl" "^# left out: 2 point-to-point calls and 2 broadcasts"
+expect 2 "a cut gzip" -- "$gdrlab" import kineto "$kt/bad/cut.json.gz" -o "$tmp/k2.jsonl"
+has "$tmp/err" "cut.json.gz:16: gzip: the stream is cut short (byte 233)"
+one_line "$tmp/err"
+[ ! -e "$tmp/k2.jsonl" ] || { echo "FAIL: an output was written for a bad trace"; fail=1; }
+expect 0 "kineto replayed" -- "$gdrlab" run -t "$src/tests/data/two-gpus-one-nic.yaml" -n 2 \
+    -T "$tmp/k.jsonl" -q
 exit $fail

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kineto importer (engine/import_kineto.c) on PyTorch profiler traces
+ * written by a script (tests/data/kineto/README.md): the 4 ranks' files of
+ * the made-up run of tests/data/nccl-log/job-4ranks.log, one of them gzip,
+ * give the trace worked out by hand, and the same op, bytes and group as
+ * the NCCL-log importer for every call both can say; each fault its line.
+ */
+#include "import_helpers.h"
+
+#define KT(name) DATA("kineto/" name)
+
+static const char *const ranks[] = { KT("rank0.json"), KT("rank1.json.gz"), KT("rank2.json"),
+				     KT("rank3.json") };
+
+/*
+ * By hand from the files: in ProfilerStep#5 (from 1000 us on each rank's
+ * clock) the world all-reduce of 262144 floats at 1100 + rank (1 MiB, the
+ * lowest rank's 100 us in), each pair's 1048576 bfloat16 at 1200 (2 MiB,
+ * group [0, 1] and [2, 3]), the world all-gather of 1024 halves a rank
+ * into 4096 (the whole 8 KiB) at 1300; the broadcast and the send are left
+ * out, and so are the barrier and the kernels' copies.
+ */
+Test(import_kineto, four_ranks_one_gzip)
+{
+	struct trace t;
+	struct diag d = { "" };
+	const struct trace_entry *e;
+
+	cr_assert_eq(import_as("kineto", ranks, 4, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 4);
+	e = t.entries;
+	cr_expect_eq(e[0].op, TRACE_OP_ALLREDUCE);
+	cr_expect_eq(e[0].bytes, 1048576);
+	cr_expect_eq(e[0].dtype, TRACE_DTYPE_FP32);
+	cr_expect_eq(e[0].ngroup, 0);
+	cr_expect_eq(e[0].ready_us, 100);
+	cr_expect_eq(e[1].bytes, 2097152);
+	cr_expect_eq(e[1].dtype, TRACE_DTYPE_BF16);
+	cr_assert_eq(e[1].ngroup, 2);
+	cr_expect_eq(e[1].group[0], 0);
+	cr_expect_eq(e[1].group[1], 1);
+	cr_expect_eq(e[1].ready_us, 200);
+	cr_assert_eq(e[2].ngroup, 2);
+	cr_expect_eq(e[2].group[0], 2);
+	cr_expect_eq(e[3].op, TRACE_OP_ALL_GATHER);
+	cr_expect_eq(e[3].bytes, 8192);
+	cr_expect_eq(e[3].dtype, TRACE_DTYPE_FP16);
+	cr_expect_eq(e[3].ready_us, 300);
+	for (size_t i = 0; i < t.nentries; i++)
+		cr_expect_eq(t.entries[i].iteration, 0);
+	cr_expect_str_eq(notes.line, "left out: 2 point-to-point calls and 2 broadcasts (the profiler records no peer or root), 4 barriers, waits and empty calls");
+	trace_destroy(&t);
+}
+
+/* The two formats of one run: the same op, bytes and group for each call
+ * the profiler can say (all but the broadcast and the send). */
+Test(import_kineto, agrees_with_the_nccl_log)
+{
+	const char *logs[] = { DATA("nccl-log/job-4ranks.log") };
+	struct trace k, n;
+	struct diag d = { "" };
+	size_t j = 0;
+
+	cr_assert_eq(import_as("kineto", ranks, 4, &k, &d), 0, "%s", d.msg);
+	cr_assert_eq(import_as("nccl-log", logs, 1, &n, &d), 0, "%s", d.msg);
+	for (size_t i = 0; i < n.nentries; i++) {
+		const struct trace_entry *a = &n.entries[i], *b;
+
+		if (a->op == TRACE_OP_BROADCAST || a->op == TRACE_OP_SENDRECV)
+			continue;
+		cr_assert_lt(j, k.nentries);
+		b = &k.entries[j++];
+		cr_expect_eq(a->op, b->op, "call %zu", i);
+		cr_expect_eq(a->bytes, b->bytes, "call %zu", i);
+		cr_expect_eq(a->dtype, b->dtype, "call %zu", i);
+		cr_assert_eq(a->ngroup, b->ngroup, "call %zu", i);
+		for (unsigned g = 0; g < a->ngroup; g++)
+			cr_expect_eq(a->group[g], b->group[g], "call %zu", i);
+	}
+	cr_expect_eq(j, k.nentries);
+	trace_destroy(&k);
+	trace_destroy(&n);
+}
+
+/* One rank's file alone: its own calls, the world's without a group. */
+Test(import_kineto, one_rank)
+{
+	const char *files[] = { KT("rank2.json") };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 3);
+	cr_expect_eq(t.entries[0].ready_us, 102);
+	cr_expect_eq(t.entries[1].group[0], 2);
+	trace_destroy(&t);
+}
+
+Test(import_kineto, every_fault_its_line)
+{
+	static const struct bad_case cases[] = {
+		{ "truncated.json", "truncated.json:16: json: the file ends inside an object or array (byte 226)" },
+		{ "cut.json.gz", "cut.json.gz:16: gzip: the stream is cut short (byte 233)" },
+		{ "corrupt.json.gz", "corrupt.json.gz:1: gzip: corrupt data: " },
+		{ "not-an-object.json", "not-an-object.json:1: json: expected a JSON object (a PyTorch profiler trace)" },
+		{ "no-events.json", "no-events.json:1: traceEvents: missing: not a PyTorch profiler trace" },
+		{ "unknown-dtype.json", "unknown-dtype.json:8: dtype: 'ComplexFloat' is not a type gdrlab knows" },
+		{ "unknown-collective.json", "unknown-collective.json:8: Collective name: 'gather' is not one gdrlab's trace has" },
+		{ "no-rank.json", "no-rank.json:4: Rank: neither distributedInfo nor the event says this file's rank" },
+		{ "repeated-rank.json", "repeated-rank.json:8: Process Group Ranks: expected distinct ranks" },
+		{ "no-collectives.json", "no-collectives.json: kineto: no collectives" },
+		{ "event-not-object.json", "event-not-object.json:1: traceEvents: expected an event object" },
+	};
+
+	expect_bad_imports("kineto", KT("bad/"), cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* Ranks that disagree on a call: both files named. */
+Test(import_kineto, ranks_that_disagree)
+{
+	const char *files[] = { KT("bad/disagree-rank0.json"), KT("bad/disagree-rank1.json") };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", files, 2, &t, &d), -EINVAL);
+	cr_expect_not_null(strstr(d.msg, "disagree-rank1.json:8: Collective name: rank 1's call 0 of group '0' is allreduce of 8192 bytes, rank 0's ("),
+			   "%s", d.msg);
+	cr_expect_not_null(strstr(d.msg, "disagree-rank0.json:8) allreduce of 4096"), "%s", d.msg);
+}
