@@ -265,7 +265,8 @@ static const struct {
 	const char *name;
 	enum trace_op op;
 	int kind; /* 0 a collective, 1 point-to-point, 2 nothing to time,
-		   * 3 a broadcast, whose root the arguments do not name */
+		   * 3 a rooted call (broadcast, reduce, gather, scatter), whose
+		   * root the arguments do not name */
 } colls[] = {
 	{ "allreduce", TRACE_OP_ALLREDUCE, 0 },
 	{ "all_reduce", TRACE_OP_ALLREDUCE, 0 },
@@ -287,6 +288,9 @@ static const struct {
 	{ "recv", TRACE_OP_SENDRECV, 1 },
 	{ "recvAnysource", TRACE_OP_SENDRECV, 1 },
 	{ "broadcast", TRACE_OP_BROADCAST, 3 },
+	{ "reduce", TRACE_OP_BROADCAST, 3 },
+	{ "gather", TRACE_OP_BROADCAST, 3 },
+	{ "scatter", TRACE_OP_BROADCAST, 3 },
 	{ "barrier", TRACE_OP_ALLREDUCE, 2 },
 	{ "wait", TRACE_OP_ALLREDUCE, 2 },
 };
@@ -334,7 +338,7 @@ struct kstate {
 	struct { char pg[64]; unsigned calls; } *groups; /* the file's, so far */
 	size_t ngroups, cap_groups;
 	int rank, world;      /* the file's distributedInfo; -1 when absent */
-	unsigned skipped[3]; /* point-to-point, nothing to time, broadcasts */
+	unsigned skipped[3]; /* point-to-point, nothing to time, rooted calls */
 	size_t file;
 	struct diag *d;
 };
@@ -496,7 +500,7 @@ static int on_event(struct kstate *k, struct src *s, const char *text, size_t le
 	json_error_t je;
 	json_t *e = json_loadb(text, len, 0, &je);
 	const json_t *args;
-	const char *name, *cat;
+	const char *name;
 	double ts;
 	int err = 0;
 
@@ -506,7 +510,6 @@ static int on_event(struct kstate *k, struct src *s, const char *text, size_t le
 				e ? "" : ": ", e ? "" : je.text);
 	}
 	name = json_string_value(json_object_get(e, "name"));
-	cat = json_string_value(json_object_get(e, "cat"));
 	ts = json_number_value(json_object_get(e, "ts"));
 	args = json_object_get(e, "args");
 	if (name && !strncmp(name, "ProfilerStep#", 13)) {
@@ -519,12 +522,9 @@ static int on_event(struct kstate *k, struct src *s, const char *text, size_t le
 	} else if (name && !strcmp(name, "record_param_comms") && json_is_object(args) &&
 		   json_is_string(json_object_get(args, "Collective name"))) {
 		err = on_collective(k, s, args, ts);
-	} else if (name && (!cat || strcmp(cat, "kernel")) && json_is_object(args) &&
-		   json_object_get(args, "Collective name") && strncmp(name, "ncclDevKernel", 13) &&
-		   strncmp(name, "ncclKernel", 10)) {
-		err = src_fail(s, "name", "'%.40s' carries 'Collective name' but is not record_param_comms",
-			       name);
 	}
+	/* other events with the same arguments (the NCCL kernels, PyTorch's
+	 * own annotations) are copies of a record_param_comms call */
 	json_decref(e);
 	return err;
 }
@@ -793,7 +793,7 @@ static int kineto_import(const struct import_input *in, size_t n,
 		notes->line[0] = '\0';
 		if (k.skipped[0] || k.skipped[1] || k.skipped[2])
 			snprintf(notes->line, sizeof(notes->line),
-				 "left out: %u point-to-point calls and %u broadcasts (the profiler records no peer or root), %u barriers, waits and empty calls",
+				 "left out: %u point-to-point calls and %u broadcasts, reduces, gathers and scatters (the profiler records no peer or root), %u barriers, waits and empty calls",
 				 k.skipped[0], k.skipped[2], k.skipped[1]);
 	}
 	if (err)

@@ -62,7 +62,7 @@ kt=$src/tests/data/kineto
 expect 0 "kineto" -- "$gdrlab" import kineto "$kt/rank0.json" "$kt/rank1.json.gz" \
     "$kt/rank2.json" "$kt/rank3.json" -o "$tmp/k.jsonl"
 has "$tmp/k.jsonl" "^# 4 collectives$"
-has "$tmp/k.jsonl" "^# left out: 2 point-to-point calls and 2 broadcasts"
+has "$tmp/k.jsonl" "^# left out: 2 point-to-point calls and 2 broadcasts, reduces"
 expect 2 "a cut gzip" -- "$gdrlab" import kineto "$kt/bad/cut.json.gz" -o "$tmp/k2.jsonl"
 has "$tmp/err" "cut.json.gz:16: gzip: the stream is cut short (byte 233)"
 one_line "$tmp/err"

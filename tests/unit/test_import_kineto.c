@@ -49,7 +49,7 @@ Test(import_kineto, four_ranks_one_gzip)
 	cr_expect_eq(e[3].ready_us, 300);
 	for (size_t i = 0; i < t.nentries; i++)
 		cr_expect_eq(t.entries[i].iteration, 0);
-	cr_expect_str_eq(notes.line, "left out: 2 point-to-point calls and 2 broadcasts (the profiler records no peer or root), 4 barriers, waits and empty calls");
+	cr_expect_str_eq(notes.line, "left out: 2 point-to-point calls and 2 broadcasts, reduces, gathers and scatters (the profiler records no peer or root), 4 barriers, waits and empty calls");
 	trace_destroy(&t);
 }
 
@@ -106,7 +106,7 @@ Test(import_kineto, every_fault_its_line)
 		{ "not-an-object.json", "not-an-object.json:1: json: expected a JSON object (a PyTorch profiler trace)" },
 		{ "no-events.json", "no-events.json:1: traceEvents: missing: not a PyTorch profiler trace" },
 		{ "unknown-dtype.json", "unknown-dtype.json:8: dtype: 'ComplexFloat' is not a type gdrlab knows" },
-		{ "unknown-collective.json", "unknown-collective.json:8: Collective name: 'gather' is not one gdrlab's trace has" },
+		{ "unknown-collective.json", "unknown-collective.json:8: Collective name: 'allgatherv2' is not one gdrlab's trace has" },
 		{ "no-rank.json", "no-rank.json:4: Rank: neither distributedInfo nor the event says this file's rank" },
 		{ "repeated-rank.json", "repeated-rank.json:8: Process Group Ranks: expected distinct ranks" },
 		{ "no-collectives.json", "no-collectives.json: kineto: no collectives" },
