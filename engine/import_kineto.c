@@ -633,11 +633,18 @@ static void place_in_steps(struct kstate *k)
 
 	for (size_t i = k->first_of_file; i < k->n; i++) {
 		struct kcoll *c = &k->c[i];
-		unsigned it = 0;
+		size_t lo = 0, hi = k->nsteps; /* the last step starting by c */
+		unsigned it;
 
-		for (size_t j = 0; j < k->nsteps; j++)
-			if (k->steps[j].ts <= c->ts)
-				it = (unsigned)j;
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (k->steps[mid].ts <= c->ts)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		it = (unsigned)lo;
 		c->iteration = it;
 		c->ready_us = k->nsteps ? c->ts - k->steps[it].ts : c->ts - first;
 		if (c->ready_us < 0)

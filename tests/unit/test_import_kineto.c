@@ -97,6 +97,32 @@ Test(import_kineto, one_rank)
 	trace_destroy(&t);
 }
 
+/*
+ * Two steps, their events out of order in the file: the steps sorted by
+ * start (ProfilerStep#7 at 10000 us, #8 at 20000), each call in the last
+ * step that starts by it and ready from that step's start, the entries by
+ * iteration then time into it.
+ */
+Test(import_kineto, calls_go_to_their_steps)
+{
+	const char *files[] = { KT("two-steps.json") };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 4);
+	cr_expect_eq(t.niterations, 2);
+	cr_expect_eq(t.entries[0].iteration, 0);
+	cr_expect_eq(t.entries[0].ready_us, 2500);
+	cr_expect_eq(t.entries[0].bytes, 4096);
+	cr_expect_eq(t.entries[1].ready_us, 6000.5);
+	cr_expect_eq(t.entries[1].bytes, 1024);
+	cr_expect_eq(t.entries[2].iteration, 1);
+	cr_expect_eq(t.entries[2].ready_us, 1000);
+	cr_expect_eq(t.entries[3].ready_us, 6000.5);
+	trace_destroy(&t);
+}
+
 Test(import_kineto, every_fault_its_line)
 {
 	static const struct bad_case cases[] = {
