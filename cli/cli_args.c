@@ -172,15 +172,16 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 			return cli_usage_error(cmd, "--pxn: expected on or off, got '%s'", arg);
 		o->pxn_off = !strcmp(arg, "off");
 		return 0;
-	case CLI_OPT_NCCL:
-		o->nccl = nccl_release_index(nccl_release_find(arg));
-		if (o->nccl == nccl_release_count)
+	case CLI_OPT_NCCL: {
+		const struct nccl_release *r = nccl_release_find(arg);
+
+		if (!r)
 			return cli_usage_error(cmd, "--nccl: no tables for NCCL '%s' in this build (%s)",
 					       arg, nccl_release_list());
+		plan_options_set_nccl(o, r);
 		o->nccl_set = true;
-		if (!o->gdr_level_set)
-			o->gdr_level = nccl_releases[o->nccl]->default_gdr_level;
 		return 0;
+	}
 	case 'n':
 		if (cli_parse_unsigned(arg, TOPO_MAX_NODES, &o->nodes))
 			return cli_usage_error(cmd, "--nodes: expected a whole number from 1 to 65536, got '%s'", arg);

@@ -51,9 +51,8 @@ static int sweep_nccl(struct point *pt, const char *version)
 
 	if (!r)
 		return -1;
-	pt->opts.nccl = nccl_release_index(r);
-	if (!pt->opts.gdr_level_set)
-		pt->opts.gdr_level = r->default_gdr_level;
+	plan_options_set_nccl(&pt->opts, r);
+	pt->opts.nccl_set = true;
 	return 0;
 }
 

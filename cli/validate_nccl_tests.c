@@ -362,11 +362,7 @@ static int write_json(const struct vnt_run *r, struct diag *d)
  * this build has tables for (said in the header), and its GDR default. */
 static void file_release(struct plan_options *o, unsigned code, char *name, size_t len)
 {
-	const struct nccl_release *rel = nccl_release_nearest(code, name, len);
-
-	o->nccl = nccl_release_index(rel);
-	if (!o->gdr_level_set)
-		o->gdr_level = rel->default_gdr_level;
+	plan_options_set_nccl(o, nccl_release_nearest(code, name, len));
 }
 
 int validate_nccl_tests(int argc, char **argv)

@@ -319,7 +319,7 @@ void channels_search(const struct nccl_release *r, const struct topology *t,
 		     unsigned nnodes, unsigned ppn, bool pxn,
 		     enum topo_path_type gdr_level, struct nccl_channels *out)
 {
-	struct pxn_policy policy = { pxn && r->pxn, gdr_level };
+	struct pxn_policy policy = { pxn, gdr_level };
 	unsigned comm;
 
 	if (ppn < 1)

@@ -445,7 +445,7 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 	const char *dt = json_string_value(json_object_get(args, "dtype"));
 	const char *pg = json_string_value(json_object_get(args, "Process Group Name"));
 	struct kcoll c = { .ts = ts, .rank = k->rank, .file = k->file, .line = s->line };
-	uint64_t in = 0, out = 0, rank;
+	uint64_t in = 0, out = 0, nelems, rank;
 	size_t i;
 	int err;
 
@@ -468,9 +468,10 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 		return src_fail(s, "In msg nelems", "expected whole numbers in 'In msg nelems' and 'Out msg nelems'");
 	/* the trace's bytes are the whole buffer: an all-gather's output,
 	 * the others' input */
-	c.bytes = (c.op == TRACE_OP_ALL_GATHER ? out : in) * trace_dtype_size(c.dtype);
-	if ((c.op == TRACE_OP_ALL_GATHER ? out : in) > (uint64_t)INT64_MAX / 8)
+	nelems = c.op == TRACE_OP_ALL_GATHER ? out : in;
+	if (nelems > (uint64_t)INT64_MAX / 8) /* the largest element */
 		return src_fail(s, "In msg nelems", "too many elements");
+	c.bytes = nelems * trace_dtype_size(c.dtype);
 	if (!c.bytes) {
 		k->skipped[1]++;
 		return 0;

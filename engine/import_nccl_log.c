@@ -754,7 +754,6 @@ static int nccl_log_import(const struct import_input *in, size_t n,
 	memset(t, 0, sizeof(*t));
 	for (s.file = 0; s.file < n && !err; s.file++)
 		err = read_input(&s);
-	s.file = 0;
 	if (!err)
 		err = build(&s, t);
 	if (!err)

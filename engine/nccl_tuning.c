@@ -362,13 +362,22 @@ double nccl_ll_max_bw(const struct nccl_release *r, enum topo_gpu_arch a,
 	return r->ll_max[row][node_index(nnodes)];
 }
 
+/* LL128's limit a channel: one per collective where the release has it
+ * so (2.8.4's ll128MaxBwPerCh, rings and trees alike), else @table's. */
+static double ll128_limit(const struct nccl_release *r,
+			  const double table[TOPO_GPU_ARCH_COUNT][NCCL_NODE_COLUMNS],
+			  enum topo_gpu_arch a, enum trace_op op, unsigned nnodes)
+{
+	if (r->ll128_by_op[op] > 0)
+		return r->ll128_by_op[op];
+	return table[a][node_index(nnodes)];
+}
+
 double nccl_ring_ll128_per_channel(const struct nccl_release *r,
 				   enum topo_gpu_arch a, enum trace_op op,
 				   unsigned nnodes)
 {
-	if (r->ll128_by_op[op] > 0)
-		return r->ll128_by_op[op];
-	return r->ring_ll128[a][node_index(nnodes)];
+	return ll128_limit(r, r->ring_ll128, a, op, nnodes);
 }
 
 double nccl_tree_per_channel(const struct nccl_release *r,
@@ -381,9 +390,7 @@ double nccl_tree_ll128_per_channel(const struct nccl_release *r,
 				   enum topo_gpu_arch a, enum trace_op op,
 				   unsigned nnodes)
 {
-	if (r->ll128_by_op[op] > 0)
-		return r->ll128_by_op[op];
-	return r->tree_ll128[a][node_index(nnodes)];
+	return ll128_limit(r, r->tree_ll128, a, op, nnodes);
 }
 
 double nccl_nvls_tree_per_channel(const struct nccl_release *r,

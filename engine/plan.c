@@ -71,6 +71,13 @@ void plan_options_default(struct plan_options *o)
 	o->gdr_level = GDR_LEVEL_DEFAULT;
 }
 
+void plan_options_set_nccl(struct plan_options *o, const struct nccl_release *r)
+{
+	o->nccl = nccl_release_index(r);
+	if (!o->gdr_level_set)
+		o->gdr_level = r->default_gdr_level;
+}
+
 double plan_bus_factor(enum trace_op op, unsigned n)
 {
 	/* nccl-tests doc/PERFORMANCE.md */
@@ -305,9 +312,12 @@ static int entry_enable(const struct build_ctx *bc, const struct trace_entry *e,
 	if (e->proto[0] && proto_parse(e->proto, &pr))
 		return diag_at(d, -EINVAL, p->trace->file, e->line, 0, "proto",
 			       "unknown protocol '%s' (LL, LL128, Simple)", e->proto);
+	/* the names are parsed: this op's row takes that one alone */
 	tune_enable_default(own);
-	if (tune_enable_parse(own, e->algo[0] ? e->algo : NULL, e->proto[0] ? e->proto : NULL, d))
-		return diag_at(d, -EINVAL, p->trace->file, e->line, 0, "algo", "%s", d->msg);
+	for (unsigned i = 0; e->algo[0] && i < ALGO_NCCL_COUNT; i++)
+		own->algo[e->op][i] = i == (unsigned)a;
+	for (unsigned i = 0; e->proto[0] && i < PROTO_COUNT; i++)
+		own->proto[e->op][i] = i == (unsigned)pr;
 	*en = own;
 	return 0;
 }

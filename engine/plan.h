@@ -212,6 +212,9 @@ struct plan_options {
 };
 
 void plan_options_default(struct plan_options *o);
+/* Follow NCCL release @r (nccl_tuning.h): its tables, and its GDR level
+ * default unless a level was given (before or after). */
+void plan_options_set_nccl(struct plan_options *o, const struct nccl_release *r);
 
 /* One collective of the trace, with what the tuner chose for it. */
 struct plan_collective {
