@@ -29,14 +29,10 @@
 #include <math.h>
 
 #include "algo.h"
-#include "helpers.h"
-#include "tuner.h"
+#include "tuned_helpers.h"
 
 #define KiB 1024ull
 #define MiB (1024ull * 1024)
-
-static const char one_allreduce[] =
-	"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,\"dtype\":\"fp32\"}\n";
 
 static unsigned release_index(const char *version)
 {
@@ -60,43 +56,9 @@ static struct plan_options release_opts(const char *version, unsigned nodes,
 	return o;
 }
 
-struct tuned {
-	struct topology topo;
-	struct trace trace;
-	struct plan plan;
-	struct tune_ctx t;
-	struct tune_enable e;
-};
-
 static void tuned_init(struct tuned *x, const char *topo, const struct plan_options *o)
 {
-	struct diag d = { "" };
-	unsigned ranks[256];
-
-	cr_assert_eq(topology_load(topo, &x->topo, &d), 0, "%s", d.msg);
-	cr_assert_eq(trace_load_buffer(one_allreduce, strlen(one_allreduce), "inline.jsonl",
-				       &x->trace, &d), 0, "%s", d.msg);
-	cr_assert_eq(plan_build(&x->plan, &x->topo, &x->trace, o, &d), 0, "%s", d.msg);
-	for (unsigned i = 0; i < x->plan.nranks; i++)
-		ranks[i] = i;
-	tune_ctx_init(&x->t, &x->plan, TRACE_OP_ALLREDUCE, ranks, x->plan.nranks);
-	tune_enable_default(&x->e);
-	cr_assert_eq(tune_enable_parse(&x->e, o->algo, o->proto, &d), 0, "%s", d.msg);
-}
-
-static void tuned_destroy(struct tuned *x)
-{
-	plan_destroy(&x->plan);
-	trace_destroy(&x->trace);
-}
-
-static struct tune_choice choose(const struct tuned *x, uint64_t bytes)
-{
-	struct tune_choice c;
-	struct diag d = { "" };
-
-	cr_assert_eq(tune_choose(&x->t, &x->e, bytes, &c, &d), 0, "%s", d.msg);
-	return c;
+	tuned_init_opts(x, topo, o, TRACE_OP_ALLREDUCE);
 }
 
 Test(nccl_release, versions_by_name)

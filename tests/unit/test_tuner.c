@@ -23,19 +23,10 @@
 #include <errno.h>
 #include <math.h>
 
-#include "helpers.h"
-#include "tuner.h"
+#include "tuned_helpers.h"
 
 #define KiB 1024ull
 #define MiB (1024ull * 1024)
-
-struct tuned {
-	struct topology topo;
-	struct trace trace;
-	struct plan plan;
-	struct tune_ctx t;
-	struct tune_enable e;
-};
 
 static const char allreduce_line[] =
 	"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,\"dtype\":\"fp32\"}\n";
@@ -46,51 +37,19 @@ static void tuned_init_op(struct tuned *x, const char *topo_path, unsigned nodes
 			  enum trace_op op)
 {
 	struct plan_options o;
-	struct diag d = { "" };
-	unsigned ranks[256];
 
 	plan_options_default(&o);
 	o.nodes = nodes;
 	o.path = path;
-	cr_assert_eq(topology_load(topo_path, &x->topo, &d), 0, "%s", d.msg);
-	cr_assert_eq(trace_load_buffer(allreduce_line, strlen(allreduce_line), "inline.jsonl",
-				       &x->trace, &d), 0, "%s", d.msg);
-	cr_assert_eq(plan_build(&x->plan, &x->topo, &x->trace, &o, &d), 0, "%s", d.msg);
-	cr_assert_leq(x->plan.nranks, 256);
-	for (unsigned i = 0; i < x->plan.nranks; i++)
-		ranks[i] = i;
-	tune_ctx_init(&x->t, &x->plan, op, ranks, x->plan.nranks);
-	tune_enable_default(&x->e);
-	cr_assert_eq(tune_enable_parse(&x->e, algo, proto, &d), 0, "%s", d.msg);
+	o.algo = algo;
+	o.proto = proto;
+	tuned_init_opts(x, topo_path, &o, op);
 }
 
 static void tuned_init(struct tuned *x, const char *topo_path, unsigned nodes,
 		       enum plan_path path, const char *algo, const char *proto)
 {
 	tuned_init_op(x, topo_path, nodes, path, algo, proto, TRACE_OP_ALLREDUCE);
-}
-
-static void tuned_destroy(struct tuned *x)
-{
-	plan_destroy(&x->plan);
-	trace_destroy(&x->trace);
-}
-
-static double entry(const struct tuned *x, enum algo_id a, enum proto_id p,
-		    uint64_t bytes)
-{
-	char why[200];
-
-	return tune_entry(&x->t, &x->e, a, p, bytes, why, sizeof(why));
-}
-
-static struct tune_choice choose(const struct tuned *x, uint64_t bytes)
-{
-	struct tune_choice c;
-	struct diag d = { "" };
-
-	cr_assert_eq(tune_choose(&x->t, &x->e, bytes, &c, &d), 0, "%s", d.msg);
-	return c;
 }
 
 Test(tuner, ring_estimates_are_nccls_formulas)
