@@ -15,6 +15,16 @@ expect() { # expect STATUS DESCRIPTION -- command...
     fi
 }
 has() { grep -q -- "$2" "$1" || { echo "FAIL: '$2' not in $1:"; cat "$1"; fail=1; }; }
+one_line() { [ "$(wc -l <"$1")" -eq 1 ] || { echo "FAIL: not one line:"; cat "$1"; fail=1; }; }
+# bad_usage_of CMD WHAT MESSAGE -- args...: gdrlab CMD args exits 2 with
+# the one line "gdrlab CMD: MESSAGE..."
+bad_usage_of() {
+    local cmd=$1 what=$2 msg=$3
+    shift 4
+    expect 2 "$what" -- "$gdrlab" "$cmd" "$@"
+    has "$tmp/err" "gdrlab $cmd: $msg"
+    one_line "$tmp/err"
+}
 # json_ok FILE: one JSON value, by tests/cli/json_valid.awk (no jq or python)
 json_ok() { awk -f "$src/tests/cli/json_valid.awk" "$1" || { echo "FAIL: $1 is not JSON"; fail=1; }; }
 

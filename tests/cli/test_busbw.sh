@@ -13,7 +13,6 @@ set -u
 abci=$src/configs/validation/abci-v100-2xedr.yaml  # 2 nodes x 4 GPUs: 8 ranks
 h100=$src/configs/h100-pcie5-400g.yaml              # 8 GPUs a node
 
-one_line() { [ "$(wc -l <"$1")" -eq 1 ] || { echo "FAIL: not one line:"; cat "$1"; fail=1; }; }
 rows() { grep -v '^#' "$1"; }
 # same WHAT GOT WANT: two files equal
 same() {
@@ -169,13 +168,7 @@ printf '1048576\n2097152\n4194304\n8388608\n' >"$tmp/want"
 same "csv rows" "$tmp/got" "$tmp/want"
 
 # --- usage errors: exit 2, one line
-bad_usage() { # bad_usage WHAT MESSAGE -- args...
-    local what=$1 msg=$2
-    shift 3
-    expect 2 "$what" -- "$gdrlab" busbw "$@"
-    has "$tmp/err" "gdrlab busbw: $msg"
-    one_line "$tmp/err"
-}
+bad_usage() { bad_usage_of busbw "$@"; } # bad_usage WHAT MESSAGE -- args...
 bad_usage "no topology" "--topology is required" -- -b 8
 bad_usage "bad -b" "--minbytes: expected a size like 8, 1K, 8M or 8G" -- -t "$abci" -b 8X
 bad_usage "negative -e" "--maxbytes: expected a size" -- -t "$abci" -e -8

@@ -9,14 +9,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 logs=$src/tests/data/nccl-log
 
-one_line() { [ "$(wc -l <"$1")" -eq 1 ] || { echo "FAIL: not one line:"; cat "$1"; fail=1; }; }
-bad_usage() { # bad_usage WHAT MESSAGE -- args...
-    local what=$1 msg=$2
-    shift 3
-    expect 2 "$what" -- "$gdrlab" import "$@"
-    has "$tmp/err" "gdrlab import: $msg"
-    one_line "$tmp/err"
-}
+bad_usage() { bad_usage_of import "$@"; } # bad_usage WHAT MESSAGE -- args...
 
 expect 0 "help" -- "$gdrlab" import --help
 has "$tmp/out" "usage: gdrlab import FORMAT FILE... -o TRACE"

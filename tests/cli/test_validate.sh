@@ -11,7 +11,6 @@ topo=$src/configs/emu-vm.yaml trace=$src/traces/emu-small.jsonl
 # a libcuda that is not there: "no NVIDIA GPU" on every machine
 export GDRLAB_LIBCUDA=$tmp/no-libcuda.so
 
-one_line() { [ "$(wc -l <"$1")" -eq 1 ] || { echo "FAIL: not one line:"; cat "$1"; fail=1; }; }
 
 expect 0 "help" -- "$gdrlab" validate --help
 has "$tmp/out" "usage: gdrlab validate --backend emu|real"

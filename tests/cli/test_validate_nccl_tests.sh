@@ -14,7 +14,6 @@ data=$src/tests/data/nccl-tests
 file=$data/all_reduce_2nodes.txt
 abci=$src/configs/validation/abci-v100-2xedr.yaml
 
-one_line() { [ "$(wc -l <"$1")" -eq 1 ] || { echo "FAIL: not one line:"; cat "$1"; fail=1; }; }
 same() {
     diff "$2" "$3" >"$tmp/diff" || { echo "FAIL: $1:"; cat "$tmp/diff"; fail=1; }
 }
