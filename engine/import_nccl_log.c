@@ -578,16 +578,26 @@ static int world_ranks(struct state *s, uint64_t *world_id, int *world_n)
 	return 0;
 }
 
-/* The global rank of rank @r of communicator (@id, @n); -1 if unseen. */
+/* Views by (commId, ranks, rank), for global_of's search. */
+static int cmp_view(const void *pa, const void *pb)
+{
+	const struct comm_view *a = pa, *b = pb;
+
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	if (a->nranks != b->nranks)
+		return a->nranks < b->nranks ? -1 : 1;
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* The global rank of rank @r of communicator (@id, @n); -1 if unseen.
+ * The views are sorted by cmp_view once the logs are read. */
 static int global_of(const struct state *s, uint64_t id, int n, int r)
 {
-	for (size_t i = 0; i < s->nviews; i++) {
-		const struct comm_view *v = &s->views[i];
+	const struct comm_view key = { .id = id, .nranks = n, .rank = r };
+	const struct comm_view *v = bsearch(&key, s->views, s->nviews, sizeof(*s->views), cmp_view);
 
-		if (v->id == id && v->nranks == n && v->rank == r)
-			return s->procs[v->proc].world;
-	}
-	return -1;
+	return v ? s->procs[v->proc].world : -1;
 }
 
 static int cmp_unsigned(const void *a, const void *b)
@@ -727,6 +737,8 @@ static int build(struct state *s, struct trace *t)
 	err = world_ranks(s, &world_id, &world_n);
 	if (err)
 		return err;
+	/* a group's members are looked up once per rank of every entry */
+	qsort(s->views, s->nviews, sizeof(*s->views), cmp_view);
 	if (!s->ncolls)
 		return diag_set(s->d, -EINVAL, "%s: nccl-log: no collectives (NCCL_DEBUG_SUBSYS must include COLL)",
 				s->in[0].name);
