@@ -506,9 +506,12 @@ static int on_event(struct kstate *k, struct src *s, const char *text, size_t le
 	int err = 0;
 
 	if (!e || !json_is_object(e)) {
+		char why[sizeof(je.text)];
+
 		json_decref(e);
+		/* jansson quotes the text near the fault, newlines and all */
 		return src_fail(s, "traceEvents", "an event that is not a JSON object%s%s",
-				e ? "" : ": ", e ? "" : je.text);
+				e ? "" : ": ", e ? "" : diag_printable(je.text, why, sizeof(why)));
 	}
 	name = json_string_value(json_object_get(e, "name"));
 	ts = json_number_value(json_object_get(e, "ts"));

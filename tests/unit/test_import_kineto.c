@@ -137,6 +137,8 @@ Test(import_kineto, every_fault_its_line)
 		{ "repeated-rank.json", "repeated-rank.json:8: Process Group Ranks: expected distinct ranks" },
 		{ "no-collectives.json", "no-collectives.json: kineto: no collectives" },
 		{ "event-not-object.json", "event-not-object.json:1: traceEvents: expected an event object" },
+		/* jansson's quote of the text near a bad escape holds the newline */
+		{ "bad-escape.json", "bad-escape.json:1: traceEvents: an event that is not a JSON object: invalid escape near" },
 	};
 
 	expect_bad_imports("kineto", KT("bad/"), cases, sizeof(cases) / sizeof(cases[0]));
