@@ -56,8 +56,10 @@ static int measure(const struct topology *topo, const struct trace *trace,
 			if (err) {
 				records_destroy(&r);
 				plan_destroy(&p);
-			} else {
-				records_schedule(&r);
+			} else if ((err = records_schedule(&r, &p))) {
+				diag_set(&d, err, "schedule: out of memory");
+				records_destroy(&r);
+				plan_destroy(&p);
 			}
 		}
 	}

@@ -58,7 +58,12 @@ int backend_execute(const struct backend_ops *b, const struct topology *topo,
 	err = backend_run(b, plan, rec, d);
 	if (err)
 		goto err_records;
-	records_schedule(rec);
+	/* Backends that moved real bytes ran the collectives one by one. */
+	err = records_schedule(rec, b->caps & BACKEND_CAP_SIM_CLOCK ? plan : NULL);
+	if (err) {
+		diag_set(d, err, "schedule: out of memory");
+		goto err_records;
+	}
 	return 0;
 
 err_records:

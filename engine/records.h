@@ -30,7 +30,12 @@ struct coll_record {
 	uint64_t bytes;
 	unsigned nranks;
 	double ready_us;       /* from the start of its iteration */
-	double time_us;        /* duration: filled by the backend */
+	unsigned comm, stream; /* its communicator (records.comms) and stream */
+	unsigned queue;        /* the (communicator, stream) it waits in line on */
+	double time_us;        /* duration: filled by the backend, alone;
+				* stretched by the schedule where other
+				* communicators shared its links */
+	double alone_us;       /* the backend's duration, alone */
 	double start_us, end_us; /* absolute, from the start of the run */
 	enum plan_path_used path;
 	const char *fallback;  /* NULL, or a reason borrowed from the plan */
@@ -79,6 +84,12 @@ struct records {
 	bool scheduled;        /* the backend placed collectives itself */
 	size_t ncoll;
 	struct coll_record *coll;  /* owned */
+	/* The trace's communicators (borrowed: the trace outlives these
+	 * records); none when the trace keeps none (one, "world"). */
+	size_t ncomms;
+	const struct trace_comm *comms;
+	unsigned nqueues;          /* distinct (communicator, stream) */
+	bool overlapped;           /* collectives shared links at once */
 	unsigned niter;
 	struct iter_record *iter;  /* owned */
 	/* Means over iterations. */
@@ -108,12 +119,19 @@ static inline void records_progress(const struct records *r, size_t done)
 
 /*
  * Place collectives and compute bandwidths and iteration summaries.
- * Collectives of one process group run one after another, as on one NCCL
- * communicator: each starts when its bucket is ready and the previous one
- * has ended. An iteration ends when both its compute and its last
- * collective have ended; the next starts then.
+ * Collectives of one communicator and stream run one after another, as
+ * on one CUDA stream: each starts when its bucket is ready and the
+ * previous one has ended. With @p (the plan a model backend timed),
+ * those of different communicators or streams run at the same time and
+ * share the links they both use (overlap.h). Without it every collective
+ * waits for the one before it in the trace, as the backends that move
+ * real bytes ran them. An iteration ends when both its compute and its
+ * last collective have ended; the next starts then. 0 or -ENOMEM.
  */
-void records_schedule(struct records *r);
+int records_schedule(struct records *r, const struct plan *p);
+
+/* The name of collective @c's communicator. */
+const char *records_comm_name(const struct records *r, const struct coll_record *c);
 
 /* The index of the first collective with data errors, or -1 (also when
  * the backend does not check data). */

@@ -28,7 +28,7 @@ int report_csv(FILE *out, const struct records *r, bool header)
 		     "end_us,time_us,algbw_gbps,busbw_gbps,path,fallback");
 	for (int k = 0; k < STAGE_KIND_COUNT; k++)
 		fprintf(out, ",%s_us", stage_kind_name(k));
-	fprintf(out, ",algo,proto,channels,nccl_estimate_us\n");
+	fprintf(out, ",algo,proto,channels,nccl_estimate_us,comm,stream,alone_us\n");
 rows:
 	for (size_t i = 0; i < r->ncoll; i++) {
 		const struct coll_record *c = &r->coll[i];
@@ -45,7 +45,9 @@ rows:
 			c->nchannels);
 		if (isfinite(c->nccl_estimate_us))
 			fprintf(out, "%.3f", c->nccl_estimate_us);
-		fputc('\n', out);
+		/* Names are letters, digits and _.:/- (trace_comm_name_valid):
+		 * nothing to quote. */
+		fprintf(out, ",%s,%u,%.3f\n", records_comm_name(r, c), c->stream, c->alone_us);
 	}
 	return ferror(out) ? -EIO : 0;
 }

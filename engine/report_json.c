@@ -23,10 +23,10 @@ static json_t *stages_json(const struct coll_record *c)
 	return o;
 }
 
-static json_t *collective_json(const struct coll_record *c)
+static json_t *collective_json(const struct records *r, const struct coll_record *c)
 {
 	return json_pack("{s:I,s:s,s:I,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:s,s:o,s:o,"
-			 "s:s,s:s,s:i,s:o}",
+			 "s:s,s:s,s:i,s:o,s:s,s:i,s:f}",
 			 "iteration", (json_int_t)c->iteration,
 			 "op", trace_op_name(c->op),
 			 "bytes", (json_int_t)c->bytes,
@@ -44,7 +44,10 @@ static json_t *collective_json(const struct coll_record *c)
 			 "proto", proto_name(c->proto),
 			 "channels", (int)c->nchannels,
 			 "nccl_estimate_us", isfinite(c->nccl_estimate_us) ?
-				 json_real(c->nccl_estimate_us) : json_null());
+				 json_real(c->nccl_estimate_us) : json_null(),
+			 "comm", records_comm_name(r, c),
+			 "stream", (int)c->stream,
+			 "alone_us", c->alone_us);
 }
 
 json_t *report_json(const struct report_context *ctx, const struct records *r)
@@ -102,7 +105,7 @@ json_t *report_json(const struct report_context *ctx, const struct records *r)
 				  "comm_us", r->iter[i].comm_us,
 				  "exposed_comm_us", r->iter[i].exposed_us));
 	for (size_t i = 0; i < r->ncoll; i++) {
-		json_t *c = collective_json(&r->coll[i]);
+		json_t *c = collective_json(r, &r->coll[i]);
 
 		if (c && r->data_checked)
 			json_object_set_new(c, "data_errors",

@@ -140,6 +140,27 @@ static void print_algorithms(FILE *out, const char *label, const struct records 
 	fprintf(out, "\n");
 }
 
+/* "communicators  3 (tp0, tp1, dp0) on 4 streams; ...": only when
+ * collectives could run at once. */
+static void print_comms(FILE *out, const struct records *r)
+{
+	double stretch = 1;
+
+	if (r->nqueues < 2)
+		return;
+	fprintf(out, "communicators        %zu (", r->ncomms);
+	for (size_t k = 0; k < r->ncomms && k < 6; k++)
+		fprintf(out, "%s%s", k ? ", " : "", r->comms[k].name);
+	fprintf(out, "%s) on %u streams", r->ncomms > 6 ? ", ..." : "", r->nqueues);
+	for (size_t i = 0; i < r->ncoll; i++)
+		if (r->coll[i].alone_us > 0 && r->coll[i].time_us / r->coll[i].alone_us > stretch)
+			stretch = r->coll[i].time_us / r->coll[i].alone_us;
+	if (r->overlapped)
+		fprintf(out, "; sharing links at once, up to %.2fx their time alone\n", stretch);
+	else
+		fprintf(out, "; none slowed another\n");
+}
+
 void report_table(FILE *out, const struct report_context *ctx,
 		  const struct records *r)
 {
@@ -164,6 +185,7 @@ void report_table(FILE *out, const struct report_context *ctx,
 	fprintf(out, "communication time   %12.1f us\n", r->comm_time_us);
 	fprintf(out, "exposed comm         %12.1f us\n", r->exposed_comm_us);
 	print_algorithms(out, "algorithms           ", r);
+	print_comms(out, r);
 	fprintf(out, "\n");
 
 	qsort(groups, ng, sizeof(groups[0]), cmp_group);

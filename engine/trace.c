@@ -131,10 +131,11 @@ static bool entry_writable(const struct trace_entry *e)
 	       (e->op != TRACE_OP_BROADCAST || e->root >= 0) &&
 	       (e->op != TRACE_OP_SENDRECV ||
 		(e->root >= 0 && e->peer >= 0 && e->root != e->peer)) &&
-	       memchr(e->algo, '\0', sizeof(e->algo)) && memchr(e->proto, '\0', sizeof(e->proto));
+	       memchr(e->algo, '\0', sizeof(e->algo)) && memchr(e->proto, '\0', sizeof(e->proto)) &&
+	       e->stream <= TRACE_STREAM_MAX;
 }
 
-static void write_entry(FILE *out, const struct trace_entry *e)
+static void write_entry(FILE *out, const struct trace *t, const struct trace_entry *e)
 {
 	char num[32];
 	unsigned i;
@@ -157,6 +158,10 @@ static void write_entry(FILE *out, const struct trace_entry *e)
 		fprintf(out, ", \"root\": %d", e->root);
 	if (e->op == TRACE_OP_SENDRECV)
 		fprintf(out, ", \"src\": %d, \"dst\": %d", e->root, e->peer);
+	if (e->comm < t->ncomms && t->comms[e->comm].named)
+		fprintf(out, ", \"comm\": \"%s\"", t->comms[e->comm].name);
+	if (e->stream)
+		fprintf(out, ", \"stream\": %u", e->stream);
 	if (e->algo[0])
 		fprintf(out, ", \"algo\": \"%s\"", e->algo);
 	if (e->proto[0])
@@ -172,7 +177,7 @@ int trace_write(FILE *out, const struct trace *t)
 		if (!entry_writable(&t->entries[i]))
 			return -EINVAL;
 	for (i = 0; i < t->nentries; i++)
-		write_entry(out, &t->entries[i]);
+		write_entry(out, t, &t->entries[i]);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -185,5 +190,8 @@ void trace_destroy(struct trace *t)
 	for (i = 0; i < t->nentries; i++)
 		free(t->entries[i].group);
 	free(t->entries);
+	for (i = 0; i < t->ncomms; i++)
+		free(t->comms[i].group);
+	free(t->comms);
 	memset(t, 0, sizeof(*t));
 }

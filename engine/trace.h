@@ -8,11 +8,15 @@
  *
  * "group" (a list of global ranks) is optional and means every rank when
  * absent; broadcast takes "root", send/recv "src" and "dst", each of which
- * must be a member of the group.
+ * must be a member of the group. "comm" names the communicator and
+ * "stream" the stream a collective runs on: collectives of one
+ * communicator and stream run one after another, those of different ones
+ * at the same time (docs/trace-format.md).
  */
 #ifndef GDRLAB_TRACE_H
 #define GDRLAB_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +43,8 @@ enum trace_dtype {
 };
 
 #define TRACE_NAME_MAX 16
+#define TRACE_COMM_NAME_MAX 64
+#define TRACE_STREAM_MAX 65535
 
 struct trace_entry {
 	unsigned line;      /* line in the file, for messages */
@@ -57,6 +63,23 @@ struct trace_entry {
 	 * algorithm and a protocol as NCCL_ALGO / NCCL_PROTO name them;
 	 * "" when not said. The planner checks the names. */
 	char algo[TRACE_NAME_MAX], proto[TRACE_NAME_MAX];
+	unsigned comm;      /* index into trace.comms (0 when it has none) */
+	unsigned stream;    /* the stream on that communicator, 0 by default */
+};
+
+/*
+ * A communicator: a set of ranks with a name. A trace names them with
+ * "comm"; a line without one is on the communicator of its group,
+ * "world" for every rank, "group1", "group2", ... for the others in the
+ * order they first appear. One name is one set of ranks.
+ */
+struct trace_comm {
+	char name[TRACE_COMM_NAME_MAX];
+	bool named;         /* some line gave the name (written back) */
+	unsigned line;      /* where it first appears */
+	unsigned ngroup;    /* 0 = every rank */
+	unsigned *group;    /* owned; NULL when ngroup == 0 */
+	uint64_t hash;      /* of the rank set, to find it again */
 };
 
 struct trace {
@@ -64,6 +87,11 @@ struct trace {
 	size_t nentries;
 	struct trace_entry *entries; /* owned; in file order */
 	unsigned niterations;       /* highest iteration + 1 */
+	size_t ncomms;
+	struct trace_comm *comms;   /* owned; in order of first appearance;
+				     * none when a producer left every entry
+				     * on one communicator */
+	size_t ncomm_groups;        /* implicit ones named so far */
 };
 
 /* The inverse of trace_op_parse; "allreduce", "reduce_scatter", ... */
@@ -81,6 +109,19 @@ unsigned trace_dtype_size(enum trace_dtype t);
 int trace_load(const char *path, struct trace *t, struct diag *d);
 int trace_load_buffer(const char *buf, size_t len, const char *name,
 		      struct trace *t, struct diag *d);
+
+/*
+ * Put entry @e (already appended to @t, its group set) on communicator
+ * @name ("" or NULL: its group's own) and stream @stream. An entry with no
+ * group on a communicator that has one gets a copy of it; a group that
+ * differs from the communicator's is an error naming both lines.
+ */
+int trace_comm_assign(struct trace *t, struct trace_entry *e, const char *name,
+		      unsigned stream, struct diag *d);
+/* The name of @e's communicator ("world" when @t keeps none). */
+const char *trace_entry_comm(const struct trace *t, const struct trace_entry *e);
+/* Whether @s may name a communicator: 1-63 of [A-Za-z0-9_.:/-]. */
+bool trace_comm_name_valid(const char *s);
 
 /* Write @t as JSON Lines; the output reads back to an equal trace. */
 int trace_write(FILE *out, const struct trace *t);

@@ -28,7 +28,7 @@
 static const char *const known_keys[] = {
 	"iteration", "op",	   "bytes", "dtype", "ready_us",
 	"compute_us", "group", "root",	"src",	 "dst",
-	"algo",	      "proto",
+	"algo",	      "proto", "comm",	"stream",
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -373,6 +373,27 @@ static int parse_fields(struct reader *r, const json_t *obj,
 	return err;
 }
 
+/* "comm" and "stream": the entry's place among the communicators. */
+static int parse_comm(struct reader *r, const json_t *obj, struct trace_entry *e,
+		      struct diag *d)
+{
+	const json_t *v = json_object_get(obj, "comm");
+	const char *name = NULL;
+	char buf[TRACE_COMM_NAME_MAX + 8];
+	long long stream = 0;
+	int err = 0;
+
+	if (v && !(err = get_name(r, v, "comm", &name, d)) && !trace_comm_name_valid(name))
+		err = rd_err(r, d, "comm", "'%s' is not a name of 1 to %d letters, digits or _.:/-",
+			     diag_printable(name, buf, sizeof(buf)), TRACE_COMM_NAME_MAX - 1);
+	v = json_object_get(obj, "stream");
+	if (!err && v)
+		err = get_count(r, v, "stream", "stream", TRACE_STREAM_MAX, &stream, d);
+	if (!err)
+		err = trace_comm_assign(r->t, e, name, (unsigned)stream, d);
+	return err;
+}
+
 static int append(struct reader *r, const struct trace_entry *e,
 		  struct diag *d)
 {
@@ -445,6 +466,7 @@ static int parse_line(struct reader *r, const char *s, size_t len,
 		.line = r->line, .compute_us = -1, .root = -1, .peer = -1,
 	};
 	json_error_t jerr;
+	bool appended = false;
 	json_t *obj;
 	int err;
 
@@ -464,8 +486,12 @@ static int parse_line(struct reader *r, const char *s, size_t len,
 	err = parse_fields(r, obj, &e, d);
 	if (!err)
 		err = append(r, &e, d);
+	if (!err) { /* the trace owns the entry (and its group) now */
+		appended = true;
+		err = parse_comm(r, obj, &r->t->entries[r->t->nentries - 1], d);
+	}
 out:
-	if (err)
+	if (err && !appended)
 		free(e.group);
 	json_decref(obj);
 	return err;
