@@ -149,9 +149,14 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 				k++;
 				continue;
 			}
-			/* Alone all along: its own time, not a sum of steps. */
-			c->end_us = s->slowed[k] || s->speed[k] < 1 ? end : c->start_us + c->alone_us;
-			c->time_us = c->end_us - c->start_us;
+			/* Never slowed: its own time to the bit, not a sum of steps. */
+			if (s->slowed[k] || s->speed[k] < 1) {
+				c->end_us = end;
+				c->time_us = end - c->start_us;
+			} else {
+				c->end_us = c->start_us + c->alone_us;
+				c->time_us = c->alone_us;
+			}
 			s->queue_free[queue_of(s, c)] = c->end_us;
 			busy[queue_of(s, c)] = false;
 			s->head[queue_of(s, c)] = s->next[s->live[k]];

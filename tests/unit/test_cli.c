@@ -279,6 +279,79 @@ Test(cli, csv_and_timeline_files)
 	rmdir(dir);
 }
 
+/*
+ * Two communicators, one of them on two streams: the timeline gives each
+ * (communicator, stream) a track of its own, with its stage tracks, and
+ * every collective lands on its own queue's; CSV and JSON name both.
+ */
+Test(cli, communicators_get_tracks_of_their_own)
+{
+	char dir[] = "/tmp/gdrlab-comm-XXXXXX", args[2048], trace[600], tl[600], csv[600];
+	static const char lines[] =
+		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,\"comm\":\"tp\",\"group\":[0,1,2,3]}\n"
+		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,\"comm\":\"tp\",\"stream\":2}\n"
+		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,\"comm\":\"dp\",\"group\":[0,8]}\n";
+	static char buf[1 << 20];
+	const char *want_tracks[] = { "tp", "tp stream 2", "dp" };
+	int want_tid[3] = { -1, -1, -1 };
+	struct result *r;
+	json_t *j, *ev, *e;
+	size_t i;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(trace, sizeof(trace), "%s/t.jsonl", dir);
+	snprintf(tl, sizeof(tl), "%s/tl.json", dir);
+	snprintf(csv, sizeof(csv), "%s/r.csv", dir);
+	f = fopen(trace, "w");
+	cr_assert_not_null(f);
+	fputs(lines, f);
+	fclose(f);
+	snprintf(args, sizeof(args), "run --topology %s --trace %s -n 2 --timeline %s --csv %s",
+		 A100, trace, tl, csv);
+	r = gdrlab(args);
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	cr_expect_not_null(strstr(r->out, "communicators        2 (tp, dp) on 3 streams"), "%s", r->out);
+	slurp(tl, buf, sizeof(buf));
+	j = parse(buf);
+	ev = json_object_get(j, "traceEvents");
+	json_array_foreach(ev, i, e) {
+		const char *name = json_string_value(json_object_get(e, "name"));
+		const char *track = json_string_value(json_object_get(json_object_get(e, "args"), "name"));
+
+		for (int k = 0; k < 3 && name && !strcmp(name, "thread_name"); k++)
+			if (track && !strcmp(track, want_tracks[k]))
+				want_tid[k] = (int)json_integer_value(json_object_get(e, "tid"));
+	}
+	for (int k = 0; k < 3; k++)
+		cr_expect_geq(want_tid[k], 0, "no track named '%s'", want_tracks[k]);
+	cr_expect_neq(want_tid[0], want_tid[1]);
+	cr_expect_neq(want_tid[1], want_tid[2]);
+	/* the collectives, in trace order, each on its own queue's track */
+	{
+		int k = 0;
+
+		json_array_foreach(ev, i, e)
+			if (!strcmp(json_string_value(json_object_get(e, "cat")) ?
+					    json_string_value(json_object_get(e, "cat")) : "", "collective")) {
+				cr_assert_lt(k, 3);
+				cr_expect_eq(json_integer_value(json_object_get(e, "tid")), want_tid[k],
+					     "collective %d", k);
+				k++;
+			}
+		cr_expect_eq(k, 3);
+	}
+	json_decref(j);
+	slurp(csv, buf, sizeof(buf));
+	cr_expect_not_null(strstr(buf, ",comm,stream,alone_us\n"), "%s", buf);
+	cr_expect_not_null(strstr(buf, ",tp,2,"), "%s", buf);
+	cr_expect_not_null(strstr(buf, ",dp,0,"), "%s", buf);
+	unlink(trace);
+	unlink(tl);
+	unlink(csv);
+	rmdir(dir);
+}
+
 /* No arguments: the default scenario, exactly as stored. */
 Test(cli, no_arguments_runs_default_scenario)
 {

@@ -192,6 +192,13 @@ ParameterizedTestParameters(trace, bad_file)
 		{ "group-empty", ":1: group: ", "must list 1 to 65536 ranks" },
 		{ "root-not-broadcast", ":1: root: ", "not allowed for allreduce" },
 		{ "duplicate-key", ":1:58: json: ", "duplicate object key" },
+		{ "comm-not-a-name", ":1: comm: ", "'tp 0' is not a name of 1 to 63" },
+		{ "comm-number", ":1: comm: ", "expected a string, got an integer" },
+		{ "comm-other-ranks", ":2: group: ", "communicator 'tp0' has 2 ranks from line 1" },
+		{ "comm-subset-of-world", ":2: group: ", "'dp' has every rank from line 1" },
+		{ "comm-world-taken", ":2: group: ", "but 'world' (line 1) has other ranks" },
+		{ "stream-too-large", ":1: stream: ", "65536 is too large (max 65535)" },
+		{ "stream-negative", ":1: stream: ", "negative stream -1" },
 	};
 
 	return cr_make_param_array(struct bad_case, cases,
@@ -248,7 +255,58 @@ static void expect_equal(const struct trace *a, const struct trace *b)
 		cr_assert_eq(x->ngroup, y->ngroup, "entry %zu", i);
 		for (g = 0; g < x->ngroup; g++)
 			cr_expect_eq(x->group[g], y->group[g], "entry %zu", i);
+		cr_expect_str_eq(trace_entry_comm(a, x), trace_entry_comm(b, y), "entry %zu", i);
+		cr_expect_eq(x->stream, y->stream, "entry %zu", i);
 	}
+	cr_expect_eq(a->ncomms, b->ncomms);
+}
+
+/*
+ * Communicators: a line without "comm" is on its group's ("world" for all
+ * ranks, group1, group2, ... in order), a named one keeps its ranks for
+ * the lines that leave them out, and two names may hold the same ranks.
+ */
+Test(trace, communicators)
+{
+	static const char text[] =
+		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096}\n"
+		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [2, 3]}\n"
+		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"comm\": \"tp0\", \"group\": [0, 1]}\n"
+		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"comm\": \"tp0\", \"stream\": 3}\n"
+		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [0, 1]}\n"
+		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"comm\": \"tp0-copy\", \"group\": [0, 1]}\n"
+		"{\"iteration\": 1, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [2, 3]}\n";
+	static const char *const want[] = { "world", "group1", "tp0", "tp0", "tp0", "tp0-copy", "group1" };
+	struct diag d = { "" };
+	struct trace t, u;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	cr_assert_eq(trace_load_buffer(text, strlen(text), "comms", &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 7);
+	cr_expect_eq(t.ncomms, 4);
+	for (size_t i = 0; i < t.nentries; i++)
+		cr_expect_str_eq(trace_entry_comm(&t, &t.entries[i]), want[i], "line %zu", i + 1);
+	/* tp0's ranks on the line that left them out, and its stream */
+	cr_assert_eq(t.entries[3].ngroup, 2);
+	cr_expect_eq(t.entries[3].group[0], 0);
+	cr_expect_eq(t.entries[3].group[1], 1);
+	cr_expect_eq(t.entries[3].stream, 3);
+	cr_expect_eq(t.entries[0].stream, 0);
+	/* an unnamed line with tp0's ranks is on tp0: one set, one name */
+	cr_expect_eq(t.entries[4].comm, t.entries[2].comm);
+	f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	cr_assert_eq(trace_write(f, &t), 0);
+	cr_assert_eq(fclose(f), 0);
+	cr_expect_null(strstr(buf, "\"comm\": \"world\""), "implicit names stay implicit:\n%s", buf);
+	cr_assert_eq(trace_load_buffer(buf, len, "written", &u, &d), 0, "%s\n%s", d.msg, buf);
+	expect_equal(&t, &u);
+	free(buf);
+	trace_destroy(&t);
+	trace_destroy(&u);
+	expect_no_leaks();
 }
 
 Test(trace, write_reads_back_equal)
