@@ -750,6 +750,18 @@ static int build(struct state *s, struct trace *t)
 	snprintf(t->file, sizeof(t->file), "%s", s->in[0].name);
 	for (size_t i = 0; i < s->ncolls && !err; i++)
 		err = make_entry(s, &s->colls[i], world_id, world_n, &t->entries[i]);
+	/* Each NCCL communicator is one of the trace's, named by its commId
+	 * (the world's "world"), so that two of the same ranks stay two. */
+	for (size_t i = 0; i < s->ncolls && !err; i++) {
+		const struct coll *c = &s->colls[i];
+		char name[TRACE_COMM_NAME_MAX];
+
+		if (c->comm_id == world_id && c->nranks == world_n)
+			snprintf(name, sizeof(name), "world");
+		else
+			snprintf(name, sizeof(name), "comm-%016" PRIx64, c->comm_id);
+		err = trace_comm_assign(t, &t->entries[i], name, 0, s->d);
+	}
 	if (!err)
 		err = issue_order(s, t);
 	return err;

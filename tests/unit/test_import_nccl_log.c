@@ -28,6 +28,8 @@ static void assert_same(const struct trace *got, const struct trace *want)
 		cr_assert_eq(a->ngroup, b->ngroup, "entry %zu", i);
 		for (unsigned g = 0; g < a->ngroup; g++)
 			cr_expect_eq(a->group[g], b->group[g], "entry %zu", i);
+		cr_expect_str_eq(trace_entry_comm(got, a), trace_entry_comm(want, b), "entry %zu", i);
+		cr_expect_eq(a->stream, b->stream, "entry %zu", i);
 	}
 }
 
