@@ -74,6 +74,9 @@ static void print_gen_help(FILE *out)
 	      "Generators:\n"
 	      "  ddp    PyTorch DistributedDataParallel: one allreduce per gradient\n"
 	      "         bucket per iteration ('gdrlab gen ddp --help')\n"
+	      "  llm    an LLM iteration under tensor, pipeline, data (ZeRO 0-3) and\n"
+	      "         expert parallelism, each group a communicator of its own\n"
+	      "         ('gdrlab gen llm --help')\n"
 	      "\n",
 	      out);
 	print_models(out);
@@ -370,6 +373,8 @@ int cmd_gen(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "ddp") == 0)
 		return gen_ddp_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "llm") == 0)
+		return cmd_gen_llm(argc - 1, argv + 1);
 	return fail(EXIT_USAGE, "unknown generator '%s' (see 'gdrlab gen --help')",
 		    argv[1]);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd_gen: the "gdrlab gen" subcommand, which writes synthetic traces
- * (docs/trace-format.md). Today one generator: "ddp".
+ * (docs/trace-format.md): "ddp" (cmd_gen.c) and "llm" (cmd_gen_llm.c).
  */
 #ifndef GDRLAB_CMD_GEN_H
 #define GDRLAB_CMD_GEN_H
@@ -12,5 +12,7 @@
  * one line on stderr, prefixed "gdrlab gen: ".
  */
 int cmd_gen(int argc, char **argv);
+/* "gen llm": argv[0] is "llm"; the same statuses. */
+int cmd_gen_llm(int argc, char **argv);
 
 #endif

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_gen_llm: "gdrlab gen llm", an LLM training iteration under tensor,
+ * pipeline, data and expert parallelism (engine/gen_llm.h), written
+ * all-or-nothing.
+ */
+#include "cmd_gen.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "gen_llm.h"
+#include "output_file.h"
+#include "trace.h"
+#include "units.h"
+
+#define EXIT_USAGE 2
+#define EXIT_RUNTIME 1
+
+static void print_llm_help(FILE *out)
+{
+	fputs("usage: gdrlab gen llm --model NAME [options]\n"
+	      "\n"
+	      "Write the collectives of an LLM training iteration as Megatron-LM and\n"
+	      "ZeRO run them (docs/gen-llm.md), every group on a communicator of its\n"
+	      "own so that they overlap when replayed. Ranks: t + tp (d + dp s)\n"
+	      "(Megatron-Core's tp-cp-ep-dp-pp order); tp x pp x dp ranks in all.\n"
+	      "\n"
+	      "  --model NAME           a model of the zoo (below)\n"
+	      "  --tp N                 tensor parallel ranks (default 1)\n"
+	      "  --pp N                 pipeline stages, 1F1B schedule (default 1)\n"
+	      "  --dp N                 data parallel replicas (default 1)\n"
+	      "  --ep N                 expert parallel ranks within dp (MoE; default 1)\n"
+	      "  --zero N               0: gradients all-reduced; 1, 2: reduce-scattered\n"
+	      "                         and parameters all-gathered after the step; 3:\n"
+	      "                         every layer gathered forward and backward and its\n"
+	      "                         gradients reduce-scattered (default 0)\n"
+	      "  --sequence-parallel    tensor parallel all-gathers and reduce-scatters\n"
+	      "                         instead of all-reduces\n"
+	      "  --micro-batches N      per iteration (default 1)\n"
+	      "  --micro-batch-size N   sequences per micro-batch (default 1)\n"
+	      "  --seq N                tokens per sequence (default: the model's)\n"
+	      "  --dtype T              parameters and activations (default bf16)\n"
+	      "  --grad-dtype T         gradients as reduced (default bf16)\n"
+	      "  --gpu-tflops X         one GPU's dense peak, TFLOP/s (default 989.5,\n"
+	      "                         H100 SXM BF16)\n"
+	      "  --efficiency X         of that peak the model reaches, (0, 1]\n"
+	      "                         (default 0.4)\n"
+	      "  --bucket-cap SIZE      gradient buckets (default 25MiB)\n"
+	      "  --iterations N         iterations to write (default 1)\n"
+	      "  -o, --output FILE      output file, '-' for stdout (default)\n"
+	      "  -h, --help             this help\n"
+	      "\n"
+	      "Models:\n",
+	      out);
+	for (const struct llm_arch *a = llm_archs; a->name; a++)
+		fprintf(out, "  %-13s %8.1fB parameters, %3u layers, %s\n", a->name,
+			llm_total_params(a) / 1e9, a->layers, a->source);
+}
+
+enum {
+	OPT_MODEL = 256, OPT_TP, OPT_PP, OPT_DP, OPT_EP, OPT_ZERO, OPT_SP, OPT_MB, OPT_MBS,
+	OPT_SEQ, OPT_DTYPE, OPT_GRAD_DTYPE, OPT_TFLOPS, OPT_EFF, OPT_BUCKET, OPT_ITER,
+};
+
+static const struct option llm_options[] = {
+	{ "model", required_argument, NULL, OPT_MODEL },
+	{ "tp", required_argument, NULL, OPT_TP },
+	{ "pp", required_argument, NULL, OPT_PP },
+	{ "dp", required_argument, NULL, OPT_DP },
+	{ "ep", required_argument, NULL, OPT_EP },
+	{ "zero", required_argument, NULL, OPT_ZERO },
+	{ "sequence-parallel", no_argument, NULL, OPT_SP },
+	{ "micro-batches", required_argument, NULL, OPT_MB },
+	{ "micro-batch-size", required_argument, NULL, OPT_MBS },
+	{ "seq", required_argument, NULL, OPT_SEQ },
+	{ "dtype", required_argument, NULL, OPT_DTYPE },
+	{ "grad-dtype", required_argument, NULL, OPT_GRAD_DTYPE },
+	{ "gpu-tflops", required_argument, NULL, OPT_TFLOPS },
+	{ "efficiency", required_argument, NULL, OPT_EFF },
+	{ "bucket-cap", required_argument, NULL, OPT_BUCKET },
+	{ "iterations", required_argument, NULL, OPT_ITER },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int usage_err(const char *opt, const char *what, const char *got)
+{
+	char buf[64];
+
+	fprintf(stderr, "gdrlab gen: --%s: expected %s, got '%s'\n", opt, what,
+		diag_printable(got, buf, sizeof(buf)));
+	return EXIT_USAGE;
+}
+
+static int parse_count(const char *opt, const char *s, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno || v > 1000000)
+		return usage_err(opt, "a whole number up to 1000000", s);
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_real(const char *opt, const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(*out))
+		return usage_err(opt, "a number", s);
+	return 0;
+}
+
+static int parse_dtype(const char *opt, const char *s, enum trace_dtype *out)
+{
+	return trace_dtype_parse(s, out) ? usage_err(opt, "fp32, fp16, bf16, fp64 or int8", s) : 0;
+}
+
+struct llm_args {
+	const char *model, *output;
+	bool seq_set;
+	struct gen_llm_options o;
+};
+
+static int parse_one(struct llm_args *a, int c, const char *arg)
+{
+	const char *opt = NULL, *why = NULL;
+
+	for (const struct option *p = llm_options; p->name && !opt; p++)
+		if (p->val == c)
+			opt = p->name;
+	switch (c) {
+	case OPT_MODEL:
+		a->model = arg;
+		return 0;
+	case OPT_TP: return parse_count(opt, arg, &a->o.tp);
+	case OPT_PP: return parse_count(opt, arg, &a->o.pp);
+	case OPT_DP: return parse_count(opt, arg, &a->o.dp);
+	case OPT_EP: return parse_count(opt, arg, &a->o.ep);
+	case OPT_ZERO: return parse_count(opt, arg, &a->o.zero);
+	case OPT_SP:
+		a->o.sequence_parallel = true;
+		return 0;
+	case OPT_MB: return parse_count(opt, arg, &a->o.micro_batches);
+	case OPT_MBS: return parse_count(opt, arg, &a->o.micro_batch_size);
+	case OPT_SEQ:
+		a->seq_set = true;
+		return parse_count(opt, arg, &a->o.seq);
+	case OPT_DTYPE: return parse_dtype(opt, arg, &a->o.dtype);
+	case OPT_GRAD_DTYPE: return parse_dtype(opt, arg, &a->o.grad_dtype);
+	case OPT_TFLOPS: return parse_real(opt, arg, &a->o.gpu_tflops);
+	case OPT_EFF: return parse_real(opt, arg, &a->o.efficiency);
+	case OPT_BUCKET:
+		if (units_parse_size(arg, &a->o.bucket_bytes, &why))
+			return usage_err(opt, why ? why : "a size", arg);
+		return 0;
+	case OPT_ITER: return parse_count(opt, arg, &a->o.iterations);
+	case 'o':
+		a->output = arg;
+		return 0;
+	default:
+		return EXIT_USAGE;
+	}
+}
+
+static int parse_args(int argc, char **argv, struct llm_args *a)
+{
+	int c, err;
+
+	memset(a, 0, sizeof(*a));
+	gen_llm_options_default(&a->o);
+	a->output = "-";
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", llm_options, NULL)) != -1) {
+		if (c == 'h') {
+			print_llm_help(stdout);
+			return -1;
+		}
+		if (c == '?' || c == ':') {
+			fprintf(stderr, "gdrlab gen: %s '%s' (see 'gdrlab gen llm --help')\n",
+				c == '?' ? "unknown option" : "missing value for", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+		err = parse_one(a, c, optarg);
+		if (err)
+			return err;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "gdrlab gen: unexpected argument '%s'\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!a->model) {
+		fprintf(stderr, "gdrlab gen: --model: which model? (see 'gdrlab gen llm --help')\n");
+		return EXIT_USAGE;
+	}
+	a->o.arch = llm_arch_find(a->model);
+	if (!a->o.arch)
+		return usage_err("model", "a model of 'gdrlab gen llm --help'", a->model);
+	if (!a->seq_set)
+		a->o.seq = a->o.arch->default_seq;
+	return 0;
+}
+
+/* Comment lines (skipped by readers) saying how to make the file again,
+ * and what an iteration holds. */
+static void write_header(FILE *out, const struct llm_args *a, const struct trace *t)
+{
+	const struct gen_llm_options *o = &a->o;
+	uint64_t by_op[TRACE_OP_COUNT] = { 0 };
+	size_t per_it = t->nentries / o->iterations;
+
+	for (size_t i = 0; i < per_it; i++)
+		by_op[t->entries[i].op] += t->entries[i].bytes;
+	fprintf(out, "# made by: gdrlab gen llm --model %s --tp %u --pp %u --dp %u --ep %u --zero %u%s "
+		     "--micro-batches %u --micro-batch-size %u --seq %u --dtype %s --grad-dtype %s "
+		     "--gpu-tflops %.15g --efficiency %.15g --bucket-cap %" PRIu64 "B --iterations %u\n",
+		o->arch->name, o->tp, o->pp, o->dp, o->ep, o->zero,
+		o->sequence_parallel ? " --sequence-parallel" : "", o->micro_batches,
+		o->micro_batch_size, o->seq, trace_dtype_name(o->dtype),
+		trace_dtype_name(o->grad_dtype), o->gpu_tflops, o->efficiency, o->bucket_bytes,
+		o->iterations);
+	fprintf(out, "# %s: %.3fB parameters on %u ranks; %zu collectives an iteration on %zu "
+		     "communicators; compute %.1f us an iteration (1F1B, bubble included)\n",
+		o->arch->name, llm_total_params(o->arch) / 1e9, o->tp * o->pp * o->dp, per_it,
+		t->ncomms, t->entries[0].compute_us);
+	fprintf(out, "# bytes an iteration:");
+	for (int k = 0; k < TRACE_OP_COUNT; k++)
+		if (by_op[k])
+			fprintf(out, " %s %" PRIu64, trace_op_name((enum trace_op)k), by_op[k]);
+	fputc('\n', out);
+}
+
+int cmd_gen_llm(int argc, char **argv)
+{
+	struct diag d = { "" };
+	struct output_file of;
+	struct llm_args a;
+	struct trace t;
+	int err = parse_args(argc, argv, &a);
+
+	if (err)
+		return err < 0 ? 0 : err;
+	err = gen_llm_trace(&a.o, &t, &d);
+	if (err) {
+		fprintf(stderr, "gdrlab gen: %s\n", d.msg);
+		return err == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	err = output_file_open(&of, a.output, &d);
+	if (err) {
+		trace_destroy(&t);
+		fprintf(stderr, "gdrlab gen: %s\n", d.msg);
+		return EXIT_RUNTIME;
+	}
+	write_header(of.fp, &a, &t);
+	err = trace_write(of.fp, &t);
+	trace_destroy(&t);
+	if (err) {
+		output_file_abort(&of);
+		fprintf(stderr, "gdrlab gen: %s: cannot write the trace: %s\n", a.output,
+			strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	err = output_file_commit(&of, &d);
+	if (err) {
+		fprintf(stderr, "gdrlab gen: %s\n", d.msg);
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}

@@ -1,0 +1,636 @@
+/* SPDX-License-Identifier: MIT */
+#include "gen_llm.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array_grow.h"
+
+#define GEN_LLM_PAR_MAX 65536
+
+void gen_llm_options_default(struct gen_llm_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->arch = llm_arch_find("llama3-8b");
+	o->tp = o->pp = o->dp = o->ep = 1;
+	o->micro_batches = 1;
+	o->micro_batch_size = 1;
+	o->dtype = TRACE_DTYPE_BF16;
+	o->grad_dtype = TRACE_DTYPE_BF16;
+	/* H100 SXM's dense BF16 peak (NVIDIA H100 datasheet: 1979 TFLOPS
+	 * with sparsity, half without) at 40%, about what Llama 3's
+	 * training reports (38-43% BF16 MFU, Llama 3 paper table 4). */
+	o->gpu_tflops = 989.5;
+	o->efficiency = 0.4;
+	o->bucket_bytes = 25ull << 20; /* PyTorch DDP's bucket_cap_mb */
+	o->iterations = 1;
+}
+
+static int opt_err(struct diag *d, const char *opt, const char *fmt, unsigned v)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof(msg), fmt, v);
+	return diag_set(d, -EINVAL, "%s: %s", opt, msg);
+}
+
+int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
+{
+	const struct llm_arch *a = o->arch;
+
+	if (!a)
+		return diag_set(d, -EINVAL, "--model: no model");
+	if (!o->tp || o->tp > GEN_LLM_PAR_MAX || a->heads % o->tp || a->kv_heads % o->tp)
+		return opt_err(d, "--tp", "%u does not divide the model's attention heads", o->tp);
+	if (!o->pp || o->pp > a->layers)
+		return opt_err(d, "--pp", "%u stages: between 1 and the model's layers", o->pp);
+	if (!o->dp || o->dp > GEN_LLM_PAR_MAX)
+		return opt_err(d, "--dp", "%u: between 1 and 65536", o->dp);
+	if (!o->ep || o->dp % o->ep)
+		return opt_err(d, "--ep", "%u does not divide --dp", o->ep);
+	if (o->ep > 1 && (a->experts < 2 || a->experts % o->ep))
+		return opt_err(d, "--ep", "%u does not divide the model's experts", o->ep);
+	if ((unsigned long long)o->tp * o->pp * o->dp > GEN_LLM_PAR_MAX)
+		return opt_err(d, "--tp", "tp x pp x dp = %u ranks is more than 65536",
+			       o->tp * o->pp * o->dp);
+	if (o->zero > 3)
+		return opt_err(d, "--zero", "%u: 0, 1, 2 or 3", o->zero);
+	if (o->zero == 3 && o->ep > 1)
+		return opt_err(d, "--zero", "%u with expert parallelism is not modelled", o->zero);
+	if (o->sequence_parallel && o->tp < 2)
+		return diag_set(d, -EINVAL, "--sequence-parallel: needs --tp 2 or more");
+	if (!o->micro_batches || o->micro_batches > GEN_LLM_PAR_MAX)
+		return opt_err(d, "--micro-batches", "%u: between 1 and 65536", o->micro_batches);
+	if (!o->micro_batch_size || o->micro_batch_size > GEN_LLM_PAR_MAX)
+		return opt_err(d, "--micro-batch-size", "%u: between 1 and 65536",
+			       o->micro_batch_size);
+	if (!o->seq || o->seq > (1u << 24) || (o->sequence_parallel && o->seq % o->tp))
+		return opt_err(d, "--seq", "%u tokens: 1 to 16 Mi, a multiple of --tp with --sequence-parallel",
+			       o->seq);
+	if (!(o->gpu_tflops > 0) || !isfinite(o->gpu_tflops))
+		return diag_set(d, -EINVAL, "--gpu-tflops: must be > 0");
+	if (!(o->efficiency > 0 && o->efficiency <= 1))
+		return diag_set(d, -EINVAL, "--efficiency: must be in (0, 1]");
+	if (!o->bucket_bytes)
+		return diag_set(d, -EINVAL, "--bucket-cap: must be > 0");
+	if (!o->iterations)
+		return diag_set(d, -EINVAL, "--iterations: must be > 0");
+	return 0;
+}
+
+void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_stage *st)
+{
+	const struct llm_arch *a = o->arch;
+	unsigned base = a->layers / o->pp, extra = a->layers % o->pp;
+	double tokens = (double)o->micro_batch_size * o->seq, flops;
+	uint64_t dense_layer = llm_layer_params(a), dense = 0;
+
+	/* Megatron splits layers evenly; any remainder goes to the first. */
+	st->layers = base + (s < extra);
+	st->first_layer = s * base + (s < extra ? s : extra);
+	if (a->experts > 1)
+		dense_layer -= a->experts * llm_expert_params(a);
+	dense = st->layers * dense_layer;
+	if (s == 0)
+		dense += llm_embedding_params(a);
+	if (s == o->pp - 1)
+		dense += llm_head_params(a);
+	/* Tensor parallelism splits every matrix (norms are small enough to
+	 * count as split too). */
+	st->dense_params = dense / o->tp;
+	st->expert_params = a->experts > 1 ?
+		st->layers * (uint64_t)a->experts * llm_expert_params(a) / (o->tp * o->ep) : 0;
+	flops = tokens * (st->layers * llm_layer_flops_per_token(a, o->seq) +
+			  (s == o->pp - 1 ? llm_head_flops_per_token(a) : 0));
+	st->forward_us = flops / o->tp / (o->gpu_tflops * 1e12 * o->efficiency) * 1e6;
+	st->backward_us = 2 * st->forward_us;
+}
+
+/* The 1F1B schedule (Narayanan et al. 2021, figure 4; Megatron's
+ * forward_backward_pipelining_without_interleaving): stage s runs
+ * min(pp - 1 - s, m) forwards, then one forward and one backward in
+ * turn, then the backwards left. A forward waits for the previous
+ * stage's forward of that micro-batch, a backward for the next stage's
+ * backward (the last stage's for its own forward). Sends are taken as
+ * instant here: the schedule is compute's. */
+struct schedule {
+	unsigned pp, m;
+	double *f, *b;       /* starts: micro-batch i on stage s at [s * m + i]; < 0 unplaced */
+	double *fdur, *bdur; /* per stage */
+	double end;
+};
+
+static void schedule_destroy(struct schedule *sc)
+{
+	free(sc->f);
+	free(sc->b);
+	free(sc->fdur);
+	free(sc->bdur);
+}
+
+/* Stage s's op k: which micro-batch, forward or backward. */
+static unsigned op_of(unsigned pp, unsigned m, unsigned s, unsigned k, bool *fwd)
+{
+	unsigned warm = pp - 1 - s < m ? pp - 1 - s : m;
+
+	if (k < warm) {
+		*fwd = true;
+		return k;
+	}
+	if (k < warm + 2 * (m - warm)) {
+		*fwd = (k - warm) % 2 == 0;
+		return *fwd ? warm + (k - warm) / 2 : (k - warm) / 2;
+	}
+	*fwd = false;
+	return k - m; /* backwards m - warm .. m - 1 */
+}
+
+static int schedule_1f1b(const struct gen_llm_options *o, struct schedule *sc)
+{
+	unsigned pp = o->pp, m = o->micro_batches;
+	size_t n = (size_t)pp * m, left = 2 * n;
+	unsigned *next = calloc(pp, sizeof(*next));
+	double *free_at = calloc(pp, sizeof(*free_at));
+	bool progress = true;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->pp = pp;
+	sc->m = m;
+	sc->f = malloc(n * sizeof(*sc->f));
+	sc->b = malloc(n * sizeof(*sc->b));
+	sc->fdur = malloc(pp * sizeof(*sc->fdur));
+	sc->bdur = malloc(pp * sizeof(*sc->bdur));
+	if (!next || !free_at || !sc->f || !sc->b || !sc->fdur || !sc->bdur) {
+		free(next);
+		free(free_at);
+		schedule_destroy(sc);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		sc->f[i] = sc->b[i] = -1;
+	for (unsigned s = 0; s < pp; s++) {
+		struct gen_llm_stage st;
+
+		gen_llm_stage(o, s, &st);
+		sc->fdur[s] = st.forward_us;
+		sc->bdur[s] = st.backward_us;
+	}
+	while (left && progress) {
+		progress = false;
+		for (unsigned s = 0; s < pp; s++)
+			while (next[s] < 2 * m) {
+				bool fwd;
+				unsigned i = op_of(pp, m, s, next[s], &fwd);
+				double dep = 0, *at = fwd ? &sc->f[s * m + i] : &sc->b[s * m + i];
+
+				if (fwd && s) {
+					if (sc->f[(s - 1) * m + i] < 0)
+						break;
+					dep = sc->f[(s - 1) * m + i] + sc->fdur[s - 1];
+				} else if (!fwd && s + 1 < pp) {
+					if (sc->b[(s + 1) * m + i] < 0)
+						break;
+					dep = sc->b[(s + 1) * m + i] + sc->bdur[s + 1];
+				} else if (!fwd) {
+					dep = sc->f[s * m + i] + sc->fdur[s];
+				}
+				*at = fmax(dep, free_at[s]);
+				free_at[s] = *at + (fwd ? sc->fdur[s] : sc->bdur[s]);
+				sc->end = fmax(sc->end, free_at[s]);
+				next[s]++;
+				left--;
+				progress = true;
+			}
+	}
+	free(next);
+	free(free_at);
+	if (left) {
+		schedule_destroy(sc);
+		return -EDEADLK; /* 1F1B cannot deadlock: a bug */
+	}
+	return 0;
+}
+
+double gen_llm_iteration_us(const struct gen_llm_options *o)
+{
+	struct schedule sc;
+	double end;
+
+	if (schedule_1f1b(o, &sc))
+		return NAN;
+	end = sc.end;
+	schedule_destroy(&sc);
+	return end;
+}
+
+/* One communicator of the job, and its ranks. */
+struct gcomm {
+	char name[48];
+	unsigned n;
+	unsigned *ranks; /* owned */
+	long idx;        /* its index in the trace, once placed; -1 */
+};
+
+struct gev {
+	struct trace_entry e; /* group left to the comm */
+	size_t comm;
+	size_t seq;           /* the order made, to keep ties stable */
+};
+
+struct gen {
+	const struct gen_llm_options *o;
+	struct gcomm *comms;
+	size_t ncomms;
+	size_t off_dp, off_pp, off_ep, off_edp;
+	struct gev *ev;
+	size_t nev, cap;
+	unsigned iteration;
+	double compute_us;
+	int err;
+};
+
+static unsigned rank_of(const struct gen_llm_options *o, unsigned t, unsigned d, unsigned s)
+{
+	return t + o->tp * (d + o->dp * s);
+}
+
+static size_t tp_comm(const struct gen *g, unsigned s, unsigned d)
+{
+	return (size_t)s * g->o->dp + d;
+}
+
+static size_t dp_comm(const struct gen *g, unsigned s, unsigned t)
+{
+	return g->off_dp + (size_t)s * g->o->tp + t;
+}
+
+/* The pair of stages s and s + 1 of pipeline (d, t). */
+static size_t pp_comm(const struct gen *g, unsigned d, unsigned t, unsigned s)
+{
+	return g->off_pp + ((size_t)d * g->o->tp + t) * (g->o->pp - 1) + s;
+}
+
+/* Expert-parallel block b: data-parallel ranks b ep .. b ep + ep - 1. */
+static size_t ep_comm(const struct gen *g, unsigned s, unsigned t, unsigned b)
+{
+	return g->off_ep + ((size_t)s * g->o->tp + t) * (g->o->dp / g->o->ep) + b;
+}
+
+/* The ranks holding the same experts: position j of every block. */
+static size_t edp_comm(const struct gen *g, unsigned s, unsigned t, unsigned j)
+{
+	return g->off_edp + ((size_t)s * g->o->tp + t) * g->o->ep + j;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void set_comm(struct gen *g, size_t k, unsigned n, const char *fmt, unsigned a,
+		     unsigned b, unsigned c)
+{
+	struct gcomm *gc = &g->comms[k];
+
+	snprintf(gc->name, sizeof(gc->name), fmt, a, b, c);
+	gc->idx = -1;
+	gc->n = 0;
+	gc->ranks = malloc(n * sizeof(*gc->ranks));
+	if (!gc->ranks)
+		g->err = -ENOMEM;
+}
+
+static void add_rank(struct gen *g, size_t k, unsigned r)
+{
+	if (g->comms[k].ranks)
+		g->comms[k].ranks[g->comms[k].n++] = r;
+}
+
+static int make_comms(struct gen *g)
+{
+	const struct gen_llm_options *o = g->o;
+	unsigned tp = o->tp, pp = o->pp, dp = o->dp, ep = o->ep;
+
+	g->off_dp = (size_t)pp * dp;
+	g->off_pp = g->off_dp + (size_t)pp * tp;
+	g->off_ep = g->off_pp + (size_t)dp * tp * (pp - 1);
+	g->off_edp = g->off_ep + (ep > 1 ? (size_t)pp * tp * (dp / ep) : 0);
+	g->ncomms = g->off_edp + (ep > 1 ? (size_t)pp * tp * ep : 0);
+	g->comms = calloc(g->ncomms, sizeof(*g->comms));
+	if (!g->comms)
+		return -ENOMEM;
+	for (unsigned s = 0; s < pp && !g->err; s++) {
+		for (unsigned d = 0; d < dp; d++) {
+			set_comm(g, tp_comm(g, s, d), tp, "tp-s%u-d%u", s, d, 0);
+			for (unsigned t = 0; t < tp; t++)
+				add_rank(g, tp_comm(g, s, d), rank_of(o, t, d, s));
+		}
+		for (unsigned t = 0; t < tp; t++) {
+			set_comm(g, dp_comm(g, s, t), dp, "dp-s%u-t%u", s, t, 0);
+			for (unsigned d = 0; d < dp; d++)
+				add_rank(g, dp_comm(g, s, t), rank_of(o, t, d, s));
+			for (unsigned b = 0; ep > 1 && b < dp / ep; b++) {
+				set_comm(g, ep_comm(g, s, t, b), ep, "ep-s%u-t%u-b%u", s, t, b);
+				for (unsigned j = 0; j < ep; j++)
+					add_rank(g, ep_comm(g, s, t, b), rank_of(o, t, b * ep + j, s));
+			}
+			for (unsigned j = 0; ep > 1 && j < ep; j++) {
+				set_comm(g, edp_comm(g, s, t, j), dp / ep, "edp-s%u-t%u-e%u", s, t, j);
+				for (unsigned b = 0; b < dp / ep; b++)
+					add_rank(g, edp_comm(g, s, t, j), rank_of(o, t, b * ep + j, s));
+			}
+		}
+	}
+	for (unsigned d = 0; d < dp && !g->err; d++)
+		for (unsigned t = 0; t < tp; t++)
+			for (unsigned s = 0; s + 1 < pp; s++) {
+				set_comm(g, pp_comm(g, d, t, s), 2, "pp-d%u-t%u-s%u", d, t, s);
+				add_rank(g, pp_comm(g, d, t, s), rank_of(o, t, d, s));
+				add_rank(g, pp_comm(g, d, t, s), rank_of(o, t, d, s + 1));
+			}
+	for (size_t k = 0; k < g->ncomms && !g->err; k++)
+		qsort(g->comms[k].ranks, g->comms[k].n, sizeof(unsigned), cmp_unsigned);
+	return g->err;
+}
+
+static void emit(struct gen *g, size_t comm, enum trace_op op, enum trace_dtype dt,
+		 uint64_t bytes, double ready, int src, int dst)
+{
+	struct gev *v;
+
+	if (g->err || !bytes)
+		return;
+	if (array_grow((void **)&g->ev, g->nev, &g->cap, sizeof(*g->ev))) {
+		g->err = -ENOMEM;
+		return;
+	}
+	v = &g->ev[g->nev];
+	memset(v, 0, sizeof(*v));
+	v->e.iteration = g->iteration;
+	v->e.op = op;
+	v->e.dtype = dt;
+	v->e.bytes = bytes;
+	v->e.ready_us = ready;
+	v->e.compute_us = g->compute_us;
+	v->e.root = src;
+	v->e.peer = dst;
+	v->comm = comm;
+	v->seq = g->nev++;
+}
+
+/* Bytes rounded down to whole elements of @dt (at least one). */
+static uint64_t whole(uint64_t bytes, enum trace_dtype dt)
+{
+	uint64_t e = trace_dtype_size(dt);
+
+	return bytes / e * e;
+}
+
+/* The activations one layer's tensor-parallel collectives move: a
+ * micro-batch's tokens x hidden (the whole buffer, as the trace counts
+ * all-gathers and reduce-scatters too). */
+static uint64_t activation_bytes(const struct gen_llm_options *o)
+{
+	return (uint64_t)o->micro_batch_size * o->seq * o->arch->hidden *
+	       trace_dtype_size(o->dtype);
+}
+
+/* A layer's tensor-parallel collectives at @at (its start) over @dur:
+ * after attention and after the MLP, or with sequence parallelism an
+ * all-gather before each and a reduce-scatter after (Korthikanti et al.
+ * 2022, figure 5). */
+static void tp_layer(struct gen *g, unsigned s, double at, double dur)
+{
+	const struct gen_llm_options *o = g->o;
+	uint64_t act = activation_bytes(o);
+
+	if (o->tp < 2)
+		return;
+	for (unsigned d = 0; d < o->dp; d++)
+		for (int half = 0; half < 2; half++) {
+			double start = at + half * dur / 2, end = start + dur / 2;
+
+			if (o->sequence_parallel) {
+				emit(g, tp_comm(g, s, d), TRACE_OP_ALL_GATHER, o->dtype, act, start, -1, -1);
+				emit(g, tp_comm(g, s, d), TRACE_OP_REDUCE_SCATTER, o->dtype, act, end, -1, -1);
+			} else {
+				emit(g, tp_comm(g, s, d), TRACE_OP_ALLREDUCE, o->dtype, act, end, -1, -1);
+			}
+		}
+}
+
+/* A MoE layer's dispatch (before its experts, halfway) and combine
+ * (after them): each rank sends its tokens' top_k copies (Lepikhin et
+ * al. 2020, GShard; Megatron-Core's alltoall token dispatcher). */
+static void ep_layer(struct gen *g, unsigned s, double at, double dur)
+{
+	const struct gen_llm_options *o = g->o;
+	uint64_t mine = activation_bytes(o) * o->arch->top_k /
+			(o->sequence_parallel ? o->tp : 1);
+
+	if (o->ep < 2)
+		return;
+	for (unsigned t = 0; t < o->tp; t++)
+		for (unsigned b = 0; b < o->dp / o->ep; b++) {
+			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine * o->ep,
+			     at + dur / 2, -1, -1);
+			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine * o->ep,
+			     at + dur, -1, -1);
+		}
+}
+
+/* ZeRO 3: layer k's share of the stage's parameters (equal shares, the
+ * last takes the remainder), gathered before it runs. */
+static uint64_t zero3_layer(const struct gen_llm_stage *st, unsigned k)
+{
+	uint64_t each = st->dense_params / st->layers;
+
+	return k + 1 < st->layers ? each : st->dense_params - each * (st->layers - 1);
+}
+
+static void zero3_gather(struct gen *g, unsigned s, const struct gen_llm_stage *st,
+			 unsigned k, double at)
+{
+	for (unsigned t = 0; t < g->o->tp; t++)
+		emit(g, dp_comm(g, s, t), TRACE_OP_ALL_GATHER, g->o->dtype,
+		     zero3_layer(st, k) * trace_dtype_size(g->o->dtype), at, -1, -1);
+}
+
+static void pp_send(struct gen *g, unsigned s, unsigned to, double at)
+{
+	const struct gen_llm_options *o = g->o;
+	uint64_t bytes = activation_bytes(o) / (o->sequence_parallel ? o->tp : 1);
+
+	for (unsigned d = 0; d < o->dp; d++)
+		for (unsigned t = 0; t < o->tp; t++)
+			emit(g, pp_comm(g, d, t, s < to ? s : to), TRACE_OP_SENDRECV, o->dtype,
+			     bytes, at, (int)rank_of(o, t, d, s), (int)rank_of(o, t, d, to));
+}
+
+static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, unsigned i,
+			const struct gen_llm_stage *st)
+{
+	const struct gen_llm_options *o = g->o;
+	double f0 = sc->f[s * sc->m + i], b0 = sc->b[s * sc->m + i];
+	double lf = sc->fdur[s] / st->layers, lb = sc->bdur[s] / st->layers;
+
+	for (unsigned k = 0; k < st->layers; k++) {
+		if (o->zero == 3)
+			zero3_gather(g, s, st, k, f0 + k * lf);
+		tp_layer(g, s, f0 + k * lf, lf);
+		ep_layer(g, s, f0 + k * lf, lf);
+	}
+	if (s + 1 < o->pp)
+		pp_send(g, s, s + 1, f0 + sc->fdur[s]);
+	/* backward, last layer first */
+	for (unsigned k = 0; k < st->layers; k++) {
+		unsigned layer = st->layers - 1 - k;
+
+		if (o->zero == 3)
+			zero3_gather(g, s, st, layer, b0 + k * lb);
+		tp_layer(g, s, b0 + k * lb, lb);
+		ep_layer(g, s, b0 + k * lb, lb);
+		for (unsigned t = 0; o->zero == 3 && t < o->tp; t++)
+			emit(g, dp_comm(g, s, t), TRACE_OP_REDUCE_SCATTER, o->grad_dtype,
+			     zero3_layer(st, layer) * trace_dtype_size(o->grad_dtype),
+			     b0 + (k + 1) * lb, -1, -1);
+	}
+	if (s > 0)
+		pp_send(g, s, s - 1, b0 + sc->bdur[s]);
+}
+
+/*
+ * ZeRO 0-2: a stage's gradients in buckets as the last micro-batch's
+ * backward produces them (evenly over it), all-reduced (0) or
+ * reduce-scattered (1, 2); ZeRO 1, 2 then all-gather the updated
+ * parameters after the step, at the end of the stage's backward.
+ */
+static void grad_buckets(struct gen *g, size_t comm, uint64_t params, double b0, double dur)
+{
+	const struct gen_llm_options *o = g->o;
+	uint64_t total = params * trace_dtype_size(o->grad_dtype), done = 0;
+	uint64_t cap = whole(o->bucket_bytes, o->grad_dtype), pdone = 0;
+	uint64_t pcap = whole(o->bucket_bytes, o->dtype), ptotal = params * trace_dtype_size(o->dtype);
+
+	if (!cap)
+		cap = trace_dtype_size(o->grad_dtype);
+	if (!pcap)
+		pcap = trace_dtype_size(o->dtype);
+	while (done < total) {
+		uint64_t b = total - done < cap ? total - done : cap;
+
+		done += b;
+		emit(g, comm, o->zero ? TRACE_OP_REDUCE_SCATTER : TRACE_OP_ALLREDUCE, o->grad_dtype,
+		     b, b0 + dur * (double)done / (double)total, -1, -1);
+	}
+	while (o->zero && pdone < ptotal) {
+		uint64_t b = ptotal - pdone < pcap ? ptotal - pdone : pcap;
+
+		pdone += b;
+		emit(g, comm, TRACE_OP_ALL_GATHER, o->dtype, b, b0 + dur, -1, -1);
+	}
+}
+
+static int cmp_ev(const void *pa, const void *pb)
+{
+	const struct gev *a = pa, *b = pb;
+
+	if (a->e.ready_us != b->e.ready_us)
+		return a->e.ready_us < b->e.ready_us ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static void one_iteration(struct gen *g, const struct schedule *sc)
+{
+	const struct gen_llm_options *o = g->o;
+	size_t first = g->nev;
+
+	for (unsigned s = 0; s < o->pp && !g->err; s++) {
+		struct gen_llm_stage st;
+		double b0 = sc->b[s * sc->m + sc->m - 1];
+
+		gen_llm_stage(o, s, &st);
+		for (unsigned i = 0; i < o->micro_batches; i++)
+			micro_batch(g, sc, s, i, &st);
+		for (unsigned t = 0; o->zero < 3 && o->dp > 1 && t < o->tp; t++) {
+			grad_buckets(g, dp_comm(g, s, t), st.dense_params, b0, sc->bdur[s]);
+			for (unsigned j = 0; o->ep > 1 && o->dp / o->ep > 1 && j < o->ep; j++)
+				grad_buckets(g, edp_comm(g, s, t, j), st.expert_params, b0, sc->bdur[s]);
+		}
+	}
+	if (!g->err)
+		qsort(g->ev + first, g->nev - first, sizeof(*g->ev), cmp_ev);
+}
+
+/* The events into @t, each on its communicator with its ranks. */
+static int fill_trace(struct gen *g, struct trace *t, struct diag *d)
+{
+	t->entries = calloc(g->nev ? g->nev : 1, sizeof(*t->entries));
+	if (!t->entries)
+		return -ENOMEM;
+	t->niterations = g->o->iterations;
+	for (size_t i = 0; i < g->nev; i++) {
+		struct gcomm *c = &g->comms[g->ev[i].comm];
+		struct trace_entry *e = &t->entries[t->nentries++];
+		int err;
+
+		*e = g->ev[i].e;
+		e->line = (unsigned)(i + 1);
+		e->group = malloc(c->n * sizeof(*e->group));
+		if (!e->group)
+			return -ENOMEM;
+		memcpy(e->group, c->ranks, c->n * sizeof(*e->group));
+		e->ngroup = c->n;
+		if (c->idx >= 0) {
+			e->comm = (unsigned)c->idx;
+			continue;
+		}
+		err = trace_comm_assign(t, e, c->name, 0, d);
+		if (err)
+			return err;
+		c->idx = (long)e->comm;
+	}
+	return 0;
+}
+
+int gen_llm_trace(const struct gen_llm_options *o, struct trace *t, struct diag *d)
+{
+	struct gen g = { .o = o };
+	struct schedule sc;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->file, sizeof(t->file), "gen llm %s", o->arch ? o->arch->name : "");
+	err = gen_llm_check(o, d);
+	if (err)
+		return err;
+	err = schedule_1f1b(o, &sc);
+	if (!err) {
+		g.compute_us = sc.end;
+		err = make_comms(&g);
+		for (unsigned it = 0; !err && it < o->iterations; it++) {
+			g.iteration = it;
+			one_iteration(&g, &sc);
+			err = g.err;
+		}
+		if (!err && !g.nev)
+			err = diag_set(d, -EINVAL, "gen llm: no collectives (a single GPU: --tp, --pp, --dp all 1)");
+		if (!err)
+			err = fill_trace(&g, t, d);
+		schedule_destroy(&sc);
+	}
+	for (size_t k = 0; k < g.ncomms; k++)
+		free(g.comms[k].ranks);
+	free(g.comms);
+	free(g.ev);
+	if (err == -ENOMEM)
+		diag_set(d, err, "gen llm: out of memory");
+	if (err)
+		trace_destroy(t);
+	return err;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gen_llm: the collectives of one LLM training iteration under tensor,
+ * pipeline, data and expert parallelism, as Megatron-LM and ZeRO run them
+ * (docs/gen-llm.md), every group on a communicator of its own so that
+ * they overlap when replayed:
+ *
+ *   tensor (tp)   per layer and micro-batch, two all-reduces forward and
+ *                 two backward of the activations, or with sequence
+ *                 parallelism an all-gather and a reduce-scatter for each;
+ *   pipeline (pp) a send of the activations to the next stage after each
+ *                 forward and of their gradient to the previous one after
+ *                 each backward, under the 1F1B schedule;
+ *   data (dp)     the gradients: all-reduced in buckets (ZeRO 0),
+ *                 reduce-scattered and the parameters all-gathered after
+ *                 the step (ZeRO 1, 2), or every layer's parameters
+ *                 all-gathered forward and backward and its gradients
+ *                 reduce-scattered, each micro-batch (ZeRO 3);
+ *   expert (ep)   per MoE layer and micro-batch an all-to-all dispatch and
+ *                 combine forward and backward; the experts' gradients
+ *                 over the dp / ep ranks that hold the same experts.
+ *
+ * Ranks are numbered as Megatron-Core's default order "tp-cp-ep-dp-pp"
+ * (megatron/core/parallel_state.py): rank = t + tp (d + dp s). Compute
+ * times come from FLOPs over a stated GPU peak and efficiency.
+ */
+#ifndef GDRLAB_GEN_LLM_H
+#define GDRLAB_GEN_LLM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "llm_arch.h"
+#include "trace.h"
+
+struct gen_llm_options {
+	const struct llm_arch *arch;
+	unsigned tp, pp, dp, ep;     /* ep divides dp; ep > 1 needs experts */
+	unsigned zero;               /* 0 to 3 */
+	bool sequence_parallel;      /* needs tp > 1 */
+	unsigned micro_batches;      /* per iteration, per pipeline */
+	unsigned micro_batch_size;   /* sequences per micro-batch */
+	unsigned seq;                /* tokens per sequence */
+	enum trace_dtype dtype;      /* parameters and activations */
+	enum trace_dtype grad_dtype; /* gradients as reduced */
+	double gpu_tflops;           /* dense peak of one GPU, TFLOP/s */
+	double efficiency;           /* of that peak the model reaches */
+	uint64_t bucket_bytes;       /* data-parallel gradient buckets */
+	unsigned iterations;
+};
+
+void gen_llm_options_default(struct gen_llm_options *o);
+
+/* Check @o (an error names the option, as the command line spells it). */
+int gen_llm_check(const struct gen_llm_options *o, struct diag *d);
+
+/* What one stage's rank holds and computes, for the trace's header and
+ * the tests' closed forms. */
+struct gen_llm_stage {
+	unsigned first_layer, layers;
+	uint64_t dense_params;   /* per rank: its tp share of the stage's
+				  * attention, norms, embeddings, head (and
+				  * dense MLPs) */
+	uint64_t expert_params;  /* per rank: its tp and ep share of the
+				  * stage's experts (0 for a dense model) */
+	double forward_us, backward_us; /* one micro-batch */
+};
+
+void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_stage *st);
+
+/* The 1F1B schedule's length: every stage's compute, with its bubble. */
+double gen_llm_iteration_us(const struct gen_llm_options *o);
+
+/* The trace: @o->iterations iterations, every group's collectives. */
+int gen_llm_trace(const struct gen_llm_options *o, struct trace *t, struct diag *d);
+
+#endif

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gdrlab gen llm (engine/gen_llm.c, llm_arch.c): the zoo's parameter
+ * counts against the published ones, and an iteration's bytes per
+ * communicator against the closed forms of each kind of parallelism.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "gen_llm.h"
+#include "helpers.h"
+
+/* Published totals: Hugging Face's model cards / config parameter counts,
+ * and GPT-3's 175.0B (Brown et al. 2020, table 2.1: rounded). */
+Test(gen_llm, zoo_matches_published_parameter_counts)
+{
+	cr_expect_eq(llm_total_params(llm_arch_find("llama3-8b")), 8030261248ull);
+	cr_expect_eq(llm_total_params(llm_arch_find("llama3-70b")), 70553706496ull);
+	cr_expect_eq(llm_total_params(llm_arch_find("llama3-405b")), 405853388800ull);
+	cr_expect_eq(llm_total_params(llm_arch_find("mixtral-8x7b")), 46702792704ull);
+	assert_rel(llm_total_params(llm_arch_find("gpt3-175b")), 175.0e9, 0.005);
+	cr_expect_null(llm_arch_find("llama3-7b"));
+}
+
+static struct gen_llm_options base(const char *model)
+{
+	struct gen_llm_options o;
+
+	gen_llm_options_default(&o);
+	o.arch = llm_arch_find(model);
+	o.seq = 1024;
+	return o;
+}
+
+/* Bytes of @op on communicators whose name starts with @prefix. */
+static uint64_t bytes_of(const struct trace *t, const char *prefix, enum trace_op op)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < t->nentries; i++)
+		if (t->entries[i].op == op &&
+		    !strncmp(trace_entry_comm(t, &t->entries[i]), prefix, strlen(prefix)))
+			sum += t->entries[i].bytes;
+	return sum;
+}
+
+static void make(const struct gen_llm_options *o, struct trace *t)
+{
+	struct diag d = { "" };
+
+	cr_assert_eq(gen_llm_trace(o, t, &d), 0, "%s", d.msg);
+}
+
+/* ZeRO 0: each data-parallel group all-reduces its rank's whole
+ * gradient, params x 2 bytes, once an iteration. */
+Test(gen_llm, zero0_all_reduces_the_gradients)
+{
+	struct gen_llm_options o = base("llama3-8b");
+	uint64_t P = llm_total_params(o.arch);
+	struct trace t;
+
+	o.dp = 4;
+	o.micro_batches = 3;
+	make(&o, &t);
+	cr_expect_eq(bytes_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 2 * P);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), 0);
+	cr_expect_eq(t.ncomms, 1);
+	cr_expect_eq(t.entries[0].ngroup, 4);
+	trace_destroy(&t);
+}
+
+/* ZeRO 1 and 2: gradients reduce-scattered, parameters all-gathered,
+ * each params x 2 bytes (the whole buffer, as the trace counts them). */
+Test(gen_llm, zero1_reduce_scatters_and_gathers)
+{
+	struct gen_llm_options o = base("llama3-8b");
+	uint64_t P = llm_total_params(o.arch);
+	struct trace t;
+
+	o.dp = 8;
+	o.zero = 1;
+	make(&o, &t);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), 2 * P);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_ALL_GATHER), 2 * P);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_ALLREDUCE), 0);
+	trace_destroy(&t);
+}
+
+/* ZeRO 3: every micro-batch gathers the parameters forward and backward
+ * and reduce-scatters the gradients: 2 x params gathered and params
+ * reduce-scattered per micro-batch (the issue's closed form at one). */
+Test(gen_llm, zero3_gathers_twice_and_scatters_once_a_micro_batch)
+{
+	struct gen_llm_options o = base("llama3-8b");
+	uint64_t P = llm_total_params(o.arch);
+	struct trace t;
+
+	o.dp = 4;
+	o.zero = 3;
+	make(&o, &t);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_ALL_GATHER), 2 * 2 * P);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), 2 * P);
+	trace_destroy(&t);
+	o.micro_batches = 3;
+	make(&o, &t);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_ALL_GATHER), 3 * 2 * 2 * P);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), 3 * 2 * P);
+	trace_destroy(&t);
+}
+
+/* Tensor parallelism: 4 all-reduces a layer and micro-batch (2 forward,
+ * 2 backward) of micro-batch x seq x hidden x 2 bytes; with sequence
+ * parallelism an all-gather and a reduce-scatter of it in place of each.
+ * The data-parallel gradients of a rank are then its tp share. */
+Test(gen_llm, tensor_parallel_bytes)
+{
+	struct gen_llm_options o = base("llama3-8b");
+	uint64_t act = 2ull * 1024 * 4096 * 2, L = 32, m = 2;
+	struct trace t;
+
+	o.tp = 4;
+	o.dp = 2;
+	o.micro_batches = (unsigned)m;
+	o.micro_batch_size = 2;
+	make(&o, &t);
+	cr_expect_eq(bytes_of(&t, "tp-s0-d1", TRACE_OP_ALLREDUCE), 4 * L * m * act);
+	cr_expect_eq(bytes_of(&t, "tp", TRACE_OP_ALL_GATHER), 0);
+	cr_expect_eq(bytes_of(&t, "dp-s0-t3", TRACE_OP_ALLREDUCE),
+		     2 * (llm_total_params(o.arch) / 4));
+	trace_destroy(&t);
+	o.sequence_parallel = true;
+	make(&o, &t);
+	cr_expect_eq(bytes_of(&t, "tp-s0-d1", TRACE_OP_ALLREDUCE), 0);
+	cr_expect_eq(bytes_of(&t, "tp-s0-d1", TRACE_OP_ALL_GATHER), 4 * L * m * act);
+	cr_expect_eq(bytes_of(&t, "tp-s0-d1", TRACE_OP_REDUCE_SCATTER), 4 * L * m * act);
+	trace_destroy(&t);
+}
+
+/* Pipeline parallelism: between two stages, each micro-batch sends its
+ * activations forward and their gradient back; ranks t + tp (d + dp s). */
+Test(gen_llm, pipeline_sends_per_micro_batch)
+{
+	struct gen_llm_options o = base("llama3-70b");
+	uint64_t act = 1ull * 1024 * 8192 * 2;
+	struct trace t;
+	unsigned fwd = 0, bwd = 0;
+
+	o.pp = 4;
+	o.tp = 2;
+	o.dp = 2;
+	o.micro_batches = 8;
+	make(&o, &t);
+	cr_expect_eq(bytes_of(&t, "pp-d1-t0-s2", TRACE_OP_SENDRECV), 2 * 8 * act);
+	for (size_t i = 0; i < t.nentries; i++) {
+		const struct trace_entry *e = &t.entries[i];
+
+		if (strcmp(trace_entry_comm(&t, e), "pp-d1-t0-s2"))
+			continue;
+		/* stage 2 of replica 1, tp rank 0: 0 + 2 (1 + 2 x 2) = 10; stage 3: 14 */
+		fwd += e->root == 10 && e->peer == 14;
+		bwd += e->root == 14 && e->peer == 10;
+	}
+	cr_expect_eq(fwd, 8);
+	cr_expect_eq(bwd, 8);
+	trace_destroy(&t);
+}
+
+/* Experts: per MoE layer and micro-batch, 2 all-to-alls forward and 2
+ * backward, each of every rank's tokens x top_k x hidden x 2 bytes (the
+ * trace's whole buffer: that x ep); the experts' gradients over the
+ * dp / ep ranks holding the same experts, the rest over all dp. */
+Test(gen_llm, expert_parallel_bytes)
+{
+	struct gen_llm_options o = base("mixtral-8x7b");
+	const struct llm_arch *a = o.arch;
+	uint64_t mine = 1ull * 1024 * 4096 * 2 * a->top_k;
+	uint64_t experts = a->layers * (uint64_t)a->experts * llm_expert_params(a);
+	struct trace t;
+
+	o.dp = 4;
+	o.ep = 2;
+	o.micro_batches = 2;
+	make(&o, &t);
+	cr_expect_eq(bytes_of(&t, "ep-s0-t0-b1", TRACE_OP_ALLTOALL), 4 * 32 * 2 * mine * 2);
+	cr_expect_eq(bytes_of(&t, "edp-s0-t0-e1", TRACE_OP_ALLREDUCE), 2 * (experts / 2));
+	cr_expect_eq(bytes_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE),
+		     2 * (llm_total_params(a) - experts));
+	trace_destroy(&t);
+}
+
+/*
+ * Compute: one stage's forward is tokens x FLOPs a token over the peak at
+ * its efficiency, backward twice that; 1F1B over 2 stages and one
+ * micro-batch is the four in a row; over m micro-batches on one stage,
+ * m (F + B); with p stages of times F_s + B_s it lies between
+ * (m + p - 1) times the smallest and the largest.
+ */
+Test(gen_llm, compute_follows_flops_and_1f1b)
+{
+	struct gen_llm_options o = base("llama3-8b");
+	struct gen_llm_stage s0, s1;
+	double flops, lo = INFINITY, hi = 0;
+
+	o.tp = 2;
+	gen_llm_stage(&o, 0, &s0);
+	flops = 1024.0 * (32 * llm_layer_flops_per_token(o.arch, 1024) +
+			  llm_head_flops_per_token(o.arch));
+	assert_rel(s0.forward_us, flops / 2 / (989.5e12 * 0.4) * 1e6, 1e-12);
+	assert_rel(s0.backward_us, 2 * s0.forward_us, 1e-12);
+	o.micro_batches = 5;
+	assert_rel(gen_llm_iteration_us(&o), 5 * (s0.forward_us + s0.backward_us), 1e-12);
+	o.pp = 2;
+	o.micro_batches = 1;
+	gen_llm_stage(&o, 0, &s0);
+	gen_llm_stage(&o, 1, &s1);
+	cr_expect_eq(s0.layers + s1.layers, 32);
+	assert_rel(gen_llm_iteration_us(&o),
+		   s0.forward_us + s1.forward_us + s1.backward_us + s0.backward_us, 1e-12);
+	o.pp = 4;
+	o.micro_batches = 8;
+	for (unsigned s = 0; s < 4; s++) {
+		gen_llm_stage(&o, s, &s0);
+		lo = fmin(lo, s0.forward_us + s0.backward_us);
+		hi = fmax(hi, s0.forward_us + s0.backward_us);
+	}
+	cr_expect_geq(gen_llm_iteration_us(&o), (8 + 3) * lo * (1 - 1e-12));
+	cr_expect_leq(gen_llm_iteration_us(&o), (8 + 3) * hi * (1 + 1e-12));
+}
+
+/* The trace reads back equal and replays with its communicators at once. */
+Test(gen_llm, replays_with_communicators_overlapping)
+{
+	struct gen_llm_options o = base("llama3-8b");
+	struct diag d = { "" };
+	struct plan_options po;
+	struct topology topo;
+	struct trace t;
+	struct plan p;
+	struct records r;
+
+	o.tp = 2;
+	o.pp = 2;
+	o.dp = 4;
+	o.micro_batches = 2;
+	o.seq = 512;
+	make(&o, &t);
+	cr_assert_eq(topology_load(CONFIG("h100-pcie5-400g.yaml"), &topo, &d), 0, "%s", d.msg);
+	plan_options_default(&po);
+	po.nodes = 2;
+	cr_assert_eq(backend_execute(backend_find("analytic"), &topo, &t, &po, NULL, &p, &r, &d), 0,
+		     "%s", d.msg);
+	cr_expect_gt(r.nqueues, 1);
+	cr_expect_eq(r.ncomms, t.ncomms);
+	records_destroy(&r);
+	plan_destroy(&p);
+	trace_destroy(&t);
+}
