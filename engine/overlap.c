@@ -97,33 +97,38 @@ static int shape_loads(struct overlap *o, const struct plan_pattern *pat, unsign
 	return err;
 }
 
-static const struct overlap_shape *shape_of(struct overlap *o, size_t coll, int *err)
+/* The index of @coll's shape in o->shapes (which may move as it grows:
+ * keep indices, not pointers); solved the first time. */
+static int shape_of(struct overlap *o, size_t coll, size_t *out)
 {
 	const struct plan_collective *pc = &o->p->collectives[coll];
 	struct overlap_shape *sh;
+	int err;
 
 	for (size_t i = 0; i < o->nshapes; i++)
 		if (o->shapes[i].pattern == pc->pattern &&
-		    o->shapes[i].nchannels == pc->nchannels)
-			return &o->shapes[i];
-	*err = array_grow((void **)&o->shapes, o->nshapes, &o->cap_shapes, sizeof(*sh));
-	if (*err)
-		return NULL;
+		    o->shapes[i].nchannels == pc->nchannels) {
+			*out = i;
+			return 0;
+		}
+	err = array_grow((void **)&o->shapes, o->nshapes, &o->cap_shapes, sizeof(*sh));
+	if (err)
+		return err;
 	sh = &o->shapes[o->nshapes];
 	memset(sh, 0, sizeof(*sh));
 	sh->pattern = pc->pattern;
 	sh->nchannels = pc->nchannels;
-	*err = shape_loads(o, &o->p->patterns[pc->pattern], pc->nchannels, sh);
-	if (*err)
-		return NULL;
-	o->nshapes++;
-	return sh;
+	err = shape_loads(o, &o->p->patterns[pc->pattern], pc->nchannels, sh);
+	if (err)
+		return err;
+	*out = o->nshapes++;
+	return 0;
 }
 
 int overlap_speeds(struct overlap *o, const size_t *coll, const double *alone_us,
 		   size_t n, double *speed)
 {
-	const struct overlap_shape **sh = calloc(n ? n : 1, sizeof(*sh));
+	size_t *sh = calloc(n ? n : 1, sizeof(*sh));
 	struct maxmin_flow *flows = calloc(n ? n : 1, sizeof(*flows));
 	struct maxmin_use *uses = NULL;
 	double *cap = NULL;
@@ -134,11 +139,10 @@ int overlap_speeds(struct overlap *o, const size_t *coll, const double *alone_us
 	if (!sh || !flows)
 		goto out;
 	err = 0;
-	for (size_t i = 0; i < n && !err; i++) {
-		sh[i] = shape_of(o, coll[i], &err);
-		if (sh[i])
-			total += sh[i]->nloads;
-	}
+	for (size_t i = 0; i < n && !err; i++)
+		err = shape_of(o, coll[i], &sh[i]);
+	for (size_t i = 0; i < n && !err; i++)
+		total += o->shapes[sh[i]].nloads;
 	if (err)
 		goto out;
 	err = -ENOMEM;
@@ -157,8 +161,10 @@ int overlap_speeds(struct overlap *o, const size_t *coll, const double *alone_us
 
 		flows[i].uses = uses + at;
 		flows[i].cap = alone;
-		for (size_t k = 0; isfinite(alone) && k < sh[i]->nloads; k++) {
-			uint32_t id = sh[i]->loads[k].res;
+		const struct overlap_shape *shape = &o->shapes[sh[i]];
+
+		for (size_t k = 0; isfinite(alone) && k < shape->nloads; k++) {
+			uint32_t id = shape->loads[k].res;
 
 			if (o->local[id] < 0) {
 				o->local[id] = (int32_t)nlocal;
@@ -166,7 +172,7 @@ int overlap_speeds(struct overlap *o, const size_t *coll, const double *alone_us
 				cap[nlocal++] = o->cap[id];
 			}
 			uses[at++] = (struct maxmin_use){ (uint32_t)o->local[id],
-							  sh[i]->loads[k].per_byte };
+							  shape->loads[k].per_byte };
 			flows[i].nuses++;
 		}
 	}
