@@ -151,7 +151,8 @@ void import_calls_end_file(struct import_calls *k, bool timed)
 {
 	double first = k->n > k->first_of_file ? k->c[k->first_of_file].ts : 0;
 
-	qsort(k->steps, k->nsteps, sizeof(*k->steps), cmp_double);
+	if (k->nsteps)
+		qsort(k->steps, k->nsteps, sizeof(*k->steps), cmp_double);
 	for (size_t i = k->first_of_file; i < k->n; i++) {
 		struct import_call *c = &k->c[i];
 		size_t lo = 0, hi = k->nsteps; /* the last step starting by c */
