@@ -15,11 +15,16 @@ expect 0 "help" -- "$gdrlab" import --help
 has "$tmp/out" "usage: gdrlab import FORMAT FILE... -o TRACE"
 has "$tmp/out" "^  nccl-log "
 has "$tmp/out" "^  kineto "
+has "$tmp/out" "^  --group NAME=RANKS "
 expect 0 "in the command list" -- "$gdrlab" --help
 has "$tmp/out" "^  import "
 
 bad_usage "no format" "a FORMAT is required (nccl-log, kineto)" --
 bad_usage "unknown format" "unknown format 'kineto2' (nccl-log, kineto)" -- kineto2 x.log -o x
+bad_usage "an option nccl-log does not take" "nccl-log takes no --dtype, --group or --world (its input says them)" -- \
+    nccl-log --dtype fp32 "$logs/job-4ranks.log" -o "$tmp/t.jsonl"
+bad_usage "a bad --group" "--group: '0-x': expected distinct ranks" -- kineto --group 1=0-x x.json -o x
+bad_usage "a bad --dtype" "--dtype: unknown type 'fp8'" -- kineto --dtype fp8 x.json -o x
 bad_usage "no file" "no input FILE" -- nccl-log -o "$tmp/t.jsonl"
 bad_usage "no output" "--output is required" -- nccl-log "$logs/job-4ranks.log"
 bad_usage "missing value" "-o needs a value" -- nccl-log "$logs/job-4ranks.log" -o

@@ -11,11 +11,11 @@
 
 static struct import_notes notes; /* the last import's */
 
-static int import_as(const char *format, const char *const *files, size_t n,
-		     struct trace *t, struct diag *d)
+/* @files read as @format, told @o. */
+static int import_told(const char *format, const char *const *files, size_t n,
+		       const struct import_options *o, struct trace *t, struct diag *d)
 {
 	struct import_input in[8];
-	struct import_options o = { 0 };
 	int err;
 
 	cr_assert_leq(n, 8);
@@ -24,10 +24,18 @@ static int import_as(const char *format, const char *const *files, size_t n,
 		in[i].fp = fopen(files[i], "r");
 		cr_assert_not_null(in[i].fp, "%s", files[i]);
 	}
-	err = importer_find(format)->import(in, n, &o, t, &notes, d);
+	err = importer_find(format)->import(in, n, o, t, &notes, d);
 	for (size_t i = 0; i < n; i++)
 		fclose(in[i].fp);
 	return err;
+}
+
+static int import_as(const char *format, const char *const *files, size_t n,
+		     struct trace *t, struct diag *d)
+{
+	struct import_options o = { 0 };
+
+	return import_told(format, files, n, &o, t, d);
 }
 
 struct bad_case {
