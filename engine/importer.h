@@ -87,5 +87,6 @@ const struct importer_ops *importer_find(const char *name);
 
 extern const struct importer_ops importer_nccl_log;
 extern const struct importer_ops importer_kineto;
+extern const struct importer_ops importer_chakra;
 
 #endif
