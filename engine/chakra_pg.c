@@ -57,13 +57,6 @@ no:
 	return NULL;
 }
 
-static int cmp_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return (x > y) - (x < y);
-}
-
 static int add(struct chakra_pgs *pgs, struct import_calls *calls, const char *name,
 	       unsigned group, unsigned size, char *why, size_t nwhy, const char *file)
 {
@@ -116,12 +109,10 @@ static int one_pg(struct chakra_pgs *pgs, struct import_calls *calls, const json
 		}
 		r[i] = (unsigned)x;
 	}
-	qsort(r, n, sizeof(*r), cmp_unsigned);
-	for (size_t i = 1; i < n; i++)
-		if (r[i] == r[i - 1]) {
-			free(r);
-			return bad(why, nwhy, "a rank listed twice in a group");
-		}
+	if (!import_ranks_sort(r, n)) {
+		free(r);
+		return bad(why, nwhy, "a rank listed twice in a group");
+	}
 	err = import_calls_group(calls, r, (unsigned)n, &id, file);
 	free(r);
 	return err ? err : add(pgs, calls, name, id, (unsigned)n, why, nwhy, file);

@@ -102,6 +102,22 @@ int import_calls_group(struct import_calls *k, const unsigned *ranks, unsigned n
 	return 0;
 }
 
+static int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return (x > y) - (x < y);
+}
+
+bool import_ranks_sort(unsigned *ranks, size_t n)
+{
+	qsort(ranks, n, sizeof(*ranks), cmp_unsigned);
+	for (size_t i = 1; i < n; i++)
+		if (ranks[i] == ranks[i - 1])
+			return false;
+	return true;
+}
+
 int import_calls_world_group(struct import_calls *k, unsigned n, unsigned *id, const char *file)
 {
 	unsigned *r = malloc(n * sizeof(*r));

@@ -63,6 +63,8 @@ int import_calls_step(struct import_calls *k, double ts, const char *file);
 /* The id of the group of @n sorted, distinct @ranks (copied). */
 int import_calls_group(struct import_calls *k, const unsigned *ranks,
 		       unsigned n, unsigned *id, const char *file);
+/* @n ranks sorted in place: false when one is there twice. */
+bool import_ranks_sort(unsigned *ranks, size_t n);
 /* The ranks 0 .. @n-1 as a group: every rank of a world of @n. */
 int import_calls_world_group(struct import_calls *k, unsigned n, unsigned *id,
 			     const char *file);

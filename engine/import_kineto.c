@@ -317,13 +317,6 @@ struct kstate {
 	unsigned file;
 };
 
-static int cmp_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* A whole number argument: JSON integer, or a string of digits (PyTorch
  * writes some as strings). */
 static int arg_uint(const json_t *args, const char *key, uint64_t *out)
@@ -380,12 +373,8 @@ static int arg_ranks(struct src *s, const json_t *v, unsigned **out, unsigned *n
 	} else {
 		goto bad;
 	}
-	if (!cnt)
+	if (!cnt || !import_ranks_sort(r, cnt))
 		goto bad;
-	qsort(r, cnt, sizeof(*r), cmp_unsigned);
-	for (size_t i = 1; i < cnt; i++)
-		if (r[i] == r[i - 1])
-			goto bad;
 	*out = r;
 	*n = (unsigned)cnt;
 	return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "array_grow.h"
+#include "import_calls.h"
 
 #define GROUP_MAX 65536 /* ranks in a group, as the trace reads them */
 
@@ -47,13 +48,6 @@ int import_options_world(struct import_options *o, const char *arg, struct diag 
 	return 0;
 }
 
-static int cmp_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* "0-3,8,10-11" into sorted, distinct ranks. */
 static int parse_ranks(const char *s, unsigned **out, unsigned *n)
 {
@@ -78,10 +72,8 @@ static int parse_ranks(const char *s, unsigned **out, unsigned *n)
 		if (*s++ != ',')
 			goto bad;
 	}
-	qsort(r, cnt, sizeof(*r), cmp_unsigned);
-	for (size_t i = 1; i < cnt; i++)
-		if (r[i] == r[i - 1])
-			goto bad;
+	if (!import_ranks_sort(r, cnt))
+		goto bad;
 	*out = r;
 	*n = (unsigned)cnt;
 	return 0;

@@ -207,60 +207,17 @@ static void remove_scratch(void)
 	rmdir(dir);
 }
 
-/* Op, bytes, dtype and group of every entry; iteration and ready_us too
- * when @times. */
-static void assert_same_calls(const struct trace *got, const struct trace *want, bool times)
-{
-	cr_assert_eq(got->nentries, want->nentries);
-	for (size_t i = 0; i < want->nentries; i++) {
-		const struct trace_entry *a = &got->entries[i], *b = &want->entries[i];
-
-		cr_expect_eq(a->op, b->op, "entry %zu", i);
-		cr_expect_eq(a->bytes, b->bytes, "entry %zu", i);
-		cr_expect_eq(a->dtype, b->dtype, "entry %zu", i);
-		if (times) {
-			cr_expect_eq(a->iteration, b->iteration, "entry %zu", i);
-			cr_expect_eq(a->ready_us, b->ready_us, "entry %zu", i);
-		}
-		cr_assert_eq(a->ngroup, b->ngroup, "entry %zu", i);
-		for (unsigned g = 0; g < a->ngroup; g++)
-			cr_expect_eq(a->group[g], b->group[g], "entry %zu", i);
-	}
-}
-
 static const char *const kineto_files[] = { DATA("kineto/rank0.json"), DATA("kineto/rank1.json.gz"),
 					    DATA("kineto/rank2.json"), DATA("kineto/rank3.json") };
 
-/* By hand (as test_import_kineto.c's): the world all-reduce of 1 MiB at
- * 100 us into the step, each pair's 2 MiB at 200, the world all-gather's
- * whole 8 KiB (2 KiB from each of 4) at 300. */
-static void assert_the_run(const struct trace *t)
+/* The run written as @st, imported: its 4 calls. */
+static void import_run(const struct style *st, struct trace *t)
 {
-	const struct trace_entry *e = t->entries;
+	struct diag d = { "" };
 
+	write_run(st);
+	cr_assert_eq(import_as("chakra", run_files, 4, t, &d), 0, "%s", d.msg);
 	cr_assert_eq(t->nentries, 4);
-	cr_expect_eq(t->niterations, 1);
-	cr_expect_eq(e[0].op, TRACE_OP_ALLREDUCE);
-	cr_expect_eq(e[0].bytes, 1048576);
-	cr_expect_eq(e[0].dtype, TRACE_DTYPE_FP32);
-	cr_expect_eq(e[0].ngroup, 0);
-	cr_expect_eq(e[0].ready_us, 100);
-	cr_expect_eq(e[1].bytes, 2097152);
-	cr_expect_eq(e[1].dtype, TRACE_DTYPE_BF16);
-	cr_assert_eq(e[1].ngroup, 2);
-	cr_expect_eq(e[1].group[0], 0);
-	cr_expect_eq(e[1].group[1], 1);
-	cr_expect_eq(e[1].ready_us, 200);
-	cr_assert_eq(e[2].ngroup, 2);
-	cr_expect_eq(e[2].group[0], 2);
-	cr_expect_eq(e[2].group[1], 3);
-	cr_expect_eq(e[3].op, TRACE_OP_ALL_GATHER);
-	cr_expect_eq(e[3].bytes, 8192);
-	cr_expect_eq(e[3].dtype, TRACE_DTYPE_FP16);
-	cr_expect_eq(e[3].ngroup, 0);
-	cr_expect_eq(e[3].ready_us, 300);
-	for (size_t i = 0; i < t->nentries; i++)
-		cr_expect_eq(e[i].compute_us, -1);
 }
 
 #define LEFT_OUT "left out: 2 point-to-point calls, 2 broadcasts, reduces, gathers and scatters (no peer or root), 4 barriers and empty calls"
@@ -268,11 +225,9 @@ static void assert_the_run(const struct trace *t)
 Test(import_chakra, four_ranks)
 {
 	struct trace t;
-	struct diag d = { "" };
 
-	write_run(&(struct style){ 0 });
-	cr_assert_eq(import_as("chakra", run_files, 4, &t, &d), 0, "%s", d.msg);
-	assert_the_run(&t);
+	import_run(&(struct style){ 0 }, &t);
+	assert_the_made_up_run(&t);
 	cr_expect_str_eq(notes.line, LEFT_OUT);
 	trace_destroy(&t);
 	remove_scratch();
@@ -285,19 +240,14 @@ Test(import_chakra, four_ranks)
 Test(import_chakra, agrees_with_kineto_and_the_nccl_log)
 {
 	const char *logs[] = { DATA("nccl-log/job-4ranks.log") };
-	struct trace c, k, n, said = { .nentries = 0 };
+	struct trace c, k, n, said;
 	struct diag d = { "" };
 
-	write_run(&(struct style){ 0 });
-	cr_assert_eq(import_as("chakra", run_files, 4, &c, &d), 0, "%s", d.msg);
+	import_run(&(struct style){ 0 }, &c);
 	cr_assert_eq(import_as("kineto", kineto_files, 4, &k, &d), 0, "%s", d.msg);
 	cr_assert_eq(import_as("nccl-log", logs, 1, &n, &d), 0, "%s", d.msg);
 	assert_same_calls(&c, &k, true);
-	said.entries = calloc(n.nentries, sizeof(*said.entries));
-	cr_assert_not_null(said.entries);
-	for (size_t i = 0; i < n.nentries; i++)
-		if (n.entries[i].op != TRACE_OP_BROADCAST && n.entries[i].op != TRACE_OP_SENDRECV)
-			said.entries[said.nentries++] = n.entries[i];
+	calls_profilers_say(&n, &said);
 	assert_same_calls(&c, &said, false);
 	free(said.entries); /* its groups are n's */
 	trace_destroy(&c);
@@ -311,11 +261,8 @@ Test(import_chakra, agrees_with_kineto_and_the_nccl_log)
 Test(import_chakra, no_times_file_order)
 {
 	struct trace t;
-	struct diag d = { "" };
 
-	write_run(&(struct style){ .untimed = true });
-	cr_assert_eq(import_as("chakra", run_files, 4, &t, &d), 0, "%s", d.msg);
-	cr_assert_eq(t.nentries, 4);
+	import_run(&(struct style){ .untimed = true }, &t);
 	cr_expect_eq(t.entries[0].bytes, 1048576);
 	cr_expect_eq(t.entries[1].group[0], 0);
 	cr_expect_eq(t.entries[2].group[0], 2);
@@ -330,11 +277,8 @@ Test(import_chakra, no_times_file_order)
 Test(import_chakra, no_step_one_iteration)
 {
 	struct trace t;
-	struct diag d = { "" };
 
-	write_run(&(struct style){ .no_step = true });
-	cr_assert_eq(import_as("chakra", run_files, 4, &t, &d), 0, "%s", d.msg);
-	cr_assert_eq(t.nentries, 4);
+	import_run(&(struct style){ .no_step = true }, &t);
 	cr_expect_eq(t.niterations, 1);
 	/* from each file's first call */
 	cr_expect_eq(t.entries[0].ready_us, 0);
@@ -344,6 +288,18 @@ Test(import_chakra, no_step_one_iteration)
 	remove_scratch();
 }
 
+/* The run written as @st: rank 0's file fails with @msg, naming its byte. */
+static void expect_run_asks(const struct style *st, const char *msg)
+{
+	struct trace t;
+	struct diag d = { "" };
+
+	write_run(st);
+	cr_assert_eq(import_as("chakra", run_files, 4, &t, &d), -EINVAL);
+	cr_expect_not_null(strstr(d.msg, "job.0.et: byte "), "%s", d.msg);
+	cr_expect_not_null(strstr(d.msg, msg), "%s", d.msg);
+}
+
 /* No process_group:init: the groups are asked for, then the same trace. */
 Test(import_chakra, groups_asked_for)
 {
@@ -351,18 +307,15 @@ Test(import_chakra, groups_asked_for)
 	struct trace t;
 	struct diag d = { "" };
 
-	write_run(&(struct style){ .no_pgs = true });
-	cr_assert_eq(import_as("chakra", run_files, 4, &t, &d), -EINVAL);
-	cr_expect_not_null(strstr(d.msg, "job.0.et: byte "), "%s", d.msg);
-	cr_expect_not_null(strstr(d.msg, ": pg_name: process group '0' has no ranks in this file (no process_group:init node lists it): give --group 0=RANKS, or --world N if its calls are every rank's"),
-			   "%s", d.msg);
+	expect_run_asks(&(struct style){ .no_pgs = true },
+			": pg_name: process group '0' has no ranks in this file (no process_group:init node lists it): give --group 0=RANKS, or --world N if its calls are every rank's");
 	cr_assert_eq(import_options_group(&o, "1=0,1", &d), 0, "%s", d.msg);
 	cr_assert_eq(import_told("chakra", run_files, 4, &o, &t, &d), -EINVAL);
 	cr_expect_not_null(strstr(d.msg, "process group '0' has no ranks"), "%s", d.msg);
 	cr_assert_eq(import_options_group(&o, "2=2-3", &d), 0, "%s", d.msg);
 	cr_assert_eq(import_options_world(&o, "4", &d), 0, "%s", d.msg);
 	cr_assert_eq(import_told("chakra", run_files, 4, &o, &t, &d), 0, "%s", d.msg);
-	assert_the_run(&t);
+	assert_the_made_up_run(&t);
 	trace_destroy(&t);
 	import_options_free(&o);
 	remove_scratch();
@@ -376,11 +329,8 @@ Test(import_chakra, dtype_asked_for)
 	struct trace t;
 	struct diag d = { "" };
 
-	write_run(&(struct style){ .no_types = true });
-	cr_assert_eq(import_as("chakra", run_files, 4, &t, &d), -EINVAL);
-	cr_expect_not_null(strstr(d.msg, "job.0.et: byte "), "%s", d.msg);
-	cr_expect_not_null(strstr(d.msg, ": node 5: inputs.types: no 'Tensor(...)' to say the element type: give --dtype"),
-			   "%s", d.msg);
+	expect_run_asks(&(struct style){ .no_types = true },
+			": node 5: inputs.types: no 'Tensor(...)' to say the element type: give --dtype");
 	cr_assert_eq(import_options_dtype(&o, "bf16", &d), 0);
 	cr_assert_eq(import_told("chakra", run_files, 4, &o, &t, &d), 0, "%s", d.msg);
 	cr_assert_eq(t.nentries, 4);
