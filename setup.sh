@@ -25,8 +25,10 @@ FUZZ_SECONDS=${GDRLAB_FUZZ_SECONDS:-30}
 # qemu (the list of emu/vm/deps; ibverbs-providers must be named because
 # libibverbs1 only recommends it). Slurm's daemons and client are for the
 # srun test, which starts a one-node cluster inside the VM guest. zlib
-# reads gzip profiler traces (gdrlab import kineto).
+# reads gzip profiler traces (gdrlab import kineto). protobuf-c reads Chakra
+# execution traces (gdrlab import chakra; protoc-c compiles its schema).
 PACKAGES=(build-essential cmake pkg-config libyaml-dev libjansson-dev zlib1g-dev
+          protobuf-c-compiler libprotobuf-c-dev
           libcriterion-dev clang libclang-rt-14-dev libsimgrid-dev
           libibverbs-dev librdmacm-dev ibverbs-providers rdma-core
           ibverbs-utils rdmacm-utils perftest openmpi-bin libopenmpi-dev

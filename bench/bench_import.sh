@@ -5,10 +5,13 @@
 # input. Writes (into a scratch folder, removed at the end) a PyTorch
 # profiler trace of about MIB MiB (default 2048): 100 profiler steps of
 # compute events around 20 record_param_comms calls a step, one rank, plain
-# and gzip; and an NCCL log of as many MiB: 8 ranks' Init lines, then
-# collective lines of every rank (with noise between), then the import of
-# each, printing wall time and peak RSS (GNU time). Asserts only that each
-# import succeeds. The figures are in docs/performance.md.
+# and gzip; an NCCL log of as many MiB: 8 ranks' Init lines, then
+# collective lines of every rank (with noise between); and a Chakra trace
+# of as many MiB, one rank's as Chakra's converter writes it (100 steps of
+# 20 all-reduces among aten::mm nodes: bench_gen_chakra, built beside
+# GDRLAB's folder); then the import of each, printing wall time and peak
+# RSS (GNU time). Asserts only that each import succeeds. The figures are
+# in docs/performance.md.
 set -uo pipefail
 
 bin=$(realpath "${1:?usage: bench_import.sh GDRLAB [MIB]}")
@@ -57,6 +60,11 @@ awk -v mib="$mib" 'BEGIN {
     }
 }' >"$out/job.log"
 
+# A Chakra trace, by the program built with gdrlab (protobuf-c).
+gen=$(dirname "$bin")/../bench/bench_gen_chakra
+[ -x "$gen" ] || { echo "bench_import: $gen is not built" >&2; exit 2; }
+"$gen" "$out/job.0.et" "$mib" || exit 1
+
 run() { # run WHAT gdrlab-args...
     local what=$1
     shift
@@ -73,3 +81,4 @@ printf '%-26s %10s %10s %8s %12s\n' input in_MiB entries wall_s peak_rss_MiB
 run "kineto, plain" kineto "$out/rank0.json"
 run "kineto, gzip" kineto "$out/rank0.json.gz"
 run "nccl-log, 8 ranks" nccl-log "$out/job.log"
+run "chakra, 1 rank" chakra "$out/job.0.et"

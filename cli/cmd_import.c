@@ -32,6 +32,14 @@ static void usage(FILE *out)
 	      "  -o, --output FILE   the trace to write ('-': stdout; required)\n"
 	      "  -h, --help          this help\n"
 	      "\n"
+	      "What a trace may not say, for the formats that read it (chakra):\n"
+	      "  --dtype TYPE        the element type of calls whose trace does not say it\n"
+	      "                      (fp32, fp16, bf16, fp64, int8)\n"
+	      "  --group NAME=RANKS  the ranks of the process group NAME where the trace\n"
+	      "                      does not list them (0-3, 0,2,4,6; repeatable)\n"
+	      "  --world N           the job's N ranks: a call of a group the trace does\n"
+	      "                      not list is every rank's\n"
+	      "\n"
 	      "docs/import.md says what each format must contain and how it maps.\n"
 	      "Exit status: 0 ok, 1 runtime failure (an output that could not be\n"
 	      "written), 2 bad usage or input (file:line: key: problem; nothing is\n"
@@ -66,38 +74,18 @@ static int write_trace(const char *output, const struct importer_ops *imp,
 	return err ? cli_fail("import", CLI_RUNNING, err, &d) : 0;
 }
 
-int cmd_import(int argc, char **argv)
+/* The FORMAT and FILEs after the options: read, then write the trace. */
+static int import_files(int argc, char **argv, const struct import_options *io,
+			const char *output)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const struct importer_ops *imp;
-	struct import_options io = { 0 };
 	struct import_notes notes = { "" };
 	struct import_input *in;
-	const char *output = NULL;
 	struct diag d = { "" };
 	struct trace t;
 	char names[128] = "";
-	int c, n, rc, err = 0;
+	int n, rc, err = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case ':':
-			return cli_usage_error("import", "%s needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
 	for (size_t i = 0; importer_table[i]; i++)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
 			 importer_table[i]->name);
@@ -106,6 +94,9 @@ int cmd_import(int argc, char **argv)
 	imp = importer_find(argv[optind]);
 	if (!imp)
 		return cli_usage_error("import", "unknown format '%s' (%s)", argv[optind], names);
+	if (!imp->takes_options && (io->has_dtype || io->world || io->ngroups))
+		return cli_usage_error("import", "%s takes no --dtype, --group or --world (its input says them)",
+				       imp->name);
 	n = argc - optind - 1;
 	if (n < 1)
 		return cli_usage_error("import", "no input FILE");
@@ -123,7 +114,7 @@ int cmd_import(int argc, char **argv)
 			err = diag_set(&d, -errno, "%s: cannot read: %s", in[i].name, strerror(errno));
 	}
 	if (!err)
-		err = imp->import(in, (size_t)n, &io, &t, &notes, &d);
+		err = imp->import(in, (size_t)n, io, &t, &notes, &d);
 	for (int i = 0; i < n; i++)
 		if (in[i].fp && in[i].fp != stdin)
 			fclose(in[i].fp);
@@ -132,5 +123,55 @@ int cmd_import(int argc, char **argv)
 		return cli_fail("import", CLI_LOADING, err, &d);
 	rc = write_trace(output, imp, argv + optind + 1, n, &t, &notes);
 	trace_destroy(&t);
+	return rc;
+}
+
+int cmd_import(int argc, char **argv)
+{
+	enum { OPT_DTYPE = 256, OPT_GROUP, OPT_WORLD };
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "dtype", required_argument, NULL, OPT_DTYPE },
+		{ "group", required_argument, NULL, OPT_GROUP },
+		{ "world", required_argument, NULL, OPT_WORLD },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct import_options io = { 0 };
+	const char *output = NULL;
+	struct diag d = { "" };
+	int c, rc = -1, err = 0;
+
+	optind = 1;
+	while (rc < 0 && (c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_DTYPE:
+			err = import_options_dtype(&io, optarg, &d);
+			break;
+		case OPT_GROUP:
+			err = import_options_group(&io, optarg, &d);
+			break;
+		case OPT_WORLD:
+			err = import_options_world(&io, optarg, &d);
+			break;
+		case 'h':
+			usage(stdout);
+			rc = 0;
+			break;
+		case ':':
+			rc = cli_usage_error("import", "%s needs a value", argv[optind - 1]);
+			break;
+		default:
+			rc = cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
+		}
+		if (err)
+			rc = cli_usage_error("import", "%s", d.msg);
+	}
+	if (rc < 0)
+		rc = import_files(argc, argv, &io, output);
+	import_options_free(&io);
 	return rc;
 }

@@ -32,7 +32,7 @@ static const char usage[] =
 	"  run        replay a trace on one path        (gdrlab run --help)\n"
 	"  compare    replay it on both paths, side by side with the speedup\n"
 	"  gen        make traces (gen ddp: PyTorch DDP buckets of a model)\n"
-	"  import     a real job's trace into gdrlab's (nccl-log, kineto)\n"
+	"  import     a real job's trace into gdrlab's (nccl-log, kineto, chakra)\n"
 	"  backends   list the backends and whether each can run here\n"
 	"  probe      this machine's GPUs, RDMA NICs, paths and GPUDirect verdicts\n"
 	"  sweep      run a file of points (topology, nodes, path, backend) in parallel\n"

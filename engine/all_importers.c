@@ -7,6 +7,7 @@
 const struct importer_ops *const importer_table[] = {
 	&importer_nccl_log,
 	&importer_kineto,
+	&importer_chakra,
 	NULL,
 };
 

@@ -34,6 +34,7 @@
 #include <zlib.h>
 
 #include "array_grow.h"
+#include "import_calls.h"
 
 #define EVENT_MAX (1u << 20) /* bytes of one event's text */
 #define IO_CHUNK (1u << 16)
@@ -309,46 +310,12 @@ static const struct {
 	{ "Float8_e4m3fn", TRACE_DTYPE_INT8 }, { "Float8_e5m2", TRACE_DTYPE_INT8 },
 };
 
-struct kcoll {
-	enum trace_op op;
-	enum trace_dtype dtype;
-	uint64_t bytes;
-	double ts;          /* us, the file's clock */
-	unsigned iteration;
-	double ready_us;    /* from its step's start */
-	char pg[64];        /* "Process Group Name" */
-	unsigned seq;       /* its place among its group's calls on its rank */
-	unsigned *ranks;    /* "Process Group Ranks", sorted; owned */
-	unsigned nranks;
-	int rank;           /* the file's */
-	size_t file;
-	unsigned line;
-};
-
-struct step {
-	double ts, dur;
-};
-
 struct kstate {
-	struct kcoll *c;
-	size_t n, cap;
-	struct step *steps;
-	size_t nsteps, cap_steps;
-	size_t first_of_file; /* colls of the file being read start here */
-	struct { char pg[64]; unsigned calls; } *groups; /* the file's, so far */
-	size_t ngroups, cap_groups;
+	struct import_calls calls;
 	int rank, world;      /* the file's distributedInfo; -1 when absent */
 	unsigned skipped[3]; /* point-to-point, nothing to time, rooted calls */
-	size_t file;
-	struct diag *d;
+	unsigned file;
 };
-
-static int cmp_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* A whole number argument: JSON integer, or a string of digits (PyTorch
  * writes some as strings). */
@@ -406,12 +373,8 @@ static int arg_ranks(struct src *s, const json_t *v, unsigned **out, unsigned *n
 	} else {
 		goto bad;
 	}
-	if (!cnt)
+	if (!cnt || !import_ranks_sort(r, cnt))
 		goto bad;
-	qsort(r, cnt, sizeof(*r), cmp_unsigned);
-	for (size_t i = 1; i < cnt; i++)
-		if (r[i] == r[i - 1])
-			goto bad;
 	*out = r;
 	*n = (unsigned)cnt;
 	return 0;
@@ -420,32 +383,14 @@ bad:
 	return src_fail(s, "Process Group Ranks", "expected distinct ranks, like \"[0, 1, 2, 3]\"");
 }
 
-/* The call's place among its group's calls in this file: a count per
- * group name (a job has few groups). */
-static int place_in_group(struct kstate *k, struct src *s, const char *pg, unsigned *seq)
-{
-	size_t i;
-
-	for (i = 0; i < k->ngroups && strcmp(k->groups[i].pg, pg); i++)
-		;
-	if (i == k->ngroups) {
-		if (array_grow((void **)&k->groups, k->ngroups, &k->cap_groups, sizeof(*k->groups)))
-			return s->err = diag_set(s->d, -ENOMEM, "%s: out of memory", s->name);
-		snprintf(k->groups[i].pg, sizeof(k->groups[i].pg), "%s", pg);
-		k->groups[i].calls = 0;
-		k->ngroups++;
-	}
-	*seq = k->groups[i].calls++;
-	return 0;
-}
-
 static int on_collective(struct kstate *k, struct src *s, const json_t *args, double ts)
 {
 	const char *name = json_string_value(json_object_get(args, "Collective name"));
 	const char *dt = json_string_value(json_object_get(args, "dtype"));
 	const char *pg = json_string_value(json_object_get(args, "Process Group Name"));
-	struct kcoll c = { .ts = ts, .rank = k->rank, .file = k->file, .line = s->line };
+	struct import_call c = { .ts = ts, .rank = k->rank, .file = k->file, .where = s->line };
 	uint64_t in = 0, out = 0, nelems, rank;
+	unsigned *ranks = NULL, nranks = 0;
 	size_t i;
 	int err;
 
@@ -480,20 +425,13 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 		c.rank = (int)rank;
 	if (c.rank < 0)
 		return src_fail(s, "Rank", "neither distributedInfo nor the event says this file's rank");
-	snprintf(c.pg, sizeof(c.pg), "%s", pg ? pg : "");
-	if (arg_ranks(s, json_object_get(args, "Process Group Ranks"), &c.ranks, &c.nranks))
+	if (arg_ranks(s, json_object_get(args, "Process Group Ranks"), &ranks, &nranks))
 		return s->err;
-	err = place_in_group(k, s, c.pg, &c.seq);
-	if (err) {
-		free(c.ranks);
-		return err;
-	}
-	if (array_grow((void **)&k->c, k->n, &k->cap, sizeof(*k->c))) {
-		free(c.ranks);
-		return s->err = diag_set(s->d, -ENOMEM, "%s: out of memory", s->name);
-	}
-	k->c[k->n++] = c;
-	return 0;
+	err = import_calls_group(&k->calls, ranks, nranks, &c.group, s->name);
+	free(ranks);
+	if (!err)
+		err = import_calls_add(&k->calls, &c, pg ? pg : "", s->name);
+	return err ? (s->err = err) : 0;
 }
 
 static int on_event(struct kstate *k, struct src *s, const char *text, size_t len)
@@ -517,12 +455,9 @@ static int on_event(struct kstate *k, struct src *s, const char *text, size_t le
 	ts = json_number_value(json_object_get(e, "ts"));
 	args = json_object_get(e, "args");
 	if (name && !strncmp(name, "ProfilerStep#", 13)) {
-		double dur = json_number_value(json_object_get(e, "dur"));
-
-		if (array_grow((void **)&k->steps, k->nsteps, &k->cap_steps, sizeof(*k->steps)))
-			err = s->err = diag_set(s->d, -ENOMEM, "%s: out of memory", s->name);
-		else
-			k->steps[k->nsteps++] = (struct step){ ts, dur };
+		err = import_calls_step(&k->calls, ts, s->name);
+		if (err)
+			s->err = err;
 	} else if (name && !strcmp(name, "record_param_comms") && json_is_object(args) &&
 		   json_is_string(json_object_get(args, "Collective name"))) {
 		err = on_collective(k, s, args, ts);
@@ -629,187 +564,50 @@ static int read_file(struct kstate *k, struct src *s)
 	return err ? err : s->err;
 }
 
-/* The steps hold the file's collectives: each its iteration and ready
- * time from its step's start (no steps: one iteration from the first). */
-static void place_in_steps(struct kstate *k)
-{
-	double first = k->n > k->first_of_file ? k->c[k->first_of_file].ts : 0;
-
-	for (size_t i = k->first_of_file; i < k->n; i++) {
-		struct kcoll *c = &k->c[i];
-		size_t lo = 0, hi = k->nsteps; /* the last step starting by c */
-		unsigned it;
-
-		while (hi - lo > 1) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (k->steps[mid].ts <= c->ts)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		it = (unsigned)lo;
-		c->iteration = it;
-		c->ready_us = k->nsteps ? c->ts - k->steps[it].ts : c->ts - first;
-		if (c->ready_us < 0)
-			c->ready_us = 0;
-	}
-}
-
-static int cmp_step(const void *a, const void *b)
-{
-	const struct step *x = a, *y = b;
-
-	return (x->ts > y->ts) - (x->ts < y->ts);
-}
-
-/* By group and place, the lowest rank first: a call's copies side by side. */
-static int cmp_call(const void *a, const void *b)
-{
-	const struct kcoll *x = a, *y = b;
-	int c = strcmp(x->pg, y->pg);
-
-	if (c)
-		return c;
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
-	return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* Issue order: by iteration, then by the time into it (each rank's clock
- * counted from its own step), then by rank. */
-static int cmp_issue(const void *a, const void *b)
-{
-	const struct kcoll *x = a, *y = b;
-
-	if (x->iteration != y->iteration)
-		return x->iteration < y->iteration ? -1 : 1;
-	if (x->ready_us != y->ready_us)
-		return x->ready_us < y->ready_us ? -1 : 1;
-	return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/*
- * One entry per (group, place) over the files: the lowest rank's call
- * stands for the group's, every other rank's must agree on op and bytes.
- */
-static int build(struct kstate *k, const struct import_input *in, struct trace *t,
-		 unsigned world)
-{
-	size_t n = 0, kept = 0;
-
-	/* the copies of one call side by side: keep the first, check the rest */
-	qsort(k->c, k->n, sizeof(*k->c), cmp_call);
-	for (size_t i = 0; i < k->n; i++) {
-		const struct kcoll *c = &k->c[i], *o = kept ? &k->c[kept - 1] : NULL;
-
-		if (o && !strcmp(o->pg, c->pg) && o->seq == c->seq) {
-			if (o->rank == c->rank)
-				return diag_at(k->d, -EINVAL, in[c->file].name, c->line, 0, "Rank",
-					       "rank %d is in two files (%s, %s)", c->rank,
-					       in[o->file].name, in[c->file].name);
-			if (o->op != c->op || o->bytes != c->bytes)
-				return diag_at(k->d, -EINVAL, in[c->file].name, c->line, 0, "Collective name",
-					       "rank %d's call %u of group '%s' is %s of %" PRIu64 " bytes, rank %d's (%s:%u) %s of %" PRIu64,
-					       c->rank, c->seq, c->pg, trace_op_name(c->op), c->bytes, o->rank,
-					       in[o->file].name, o->line, trace_op_name(o->op), o->bytes);
-			free(k->c[i].ranks);
-			k->c[i].ranks = NULL;
-			continue;
-		}
-		k->c[kept++] = *c;
-	}
-	for (size_t i = kept; i < k->n; i++)
-		k->c[i].ranks = NULL; /* moved or freed above */
-	k->n = kept;
-	qsort(k->c, k->n, sizeof(*k->c), cmp_issue);
-	t->entries = calloc(k->n ? k->n : 1, sizeof(*t->entries));
-	if (!t->entries)
-		return diag_set(k->d, -ENOMEM, "%s: out of memory", in[0].name);
-	for (size_t i = 0; i < k->n; i++) {
-		const struct kcoll *c = &k->c[i];
-		struct trace_entry *e;
-
-		e = &t->entries[n++];
-		e->line = c->line;
-		e->iteration = c->iteration;
-		e->op = c->op;
-		e->dtype = c->dtype;
-		e->bytes = c->bytes;
-		e->ready_us = c->ready_us;
-		e->compute_us = -1;
-		e->root = e->peer = -1;
-		if (!(world && c->nranks == world && c->ranks[c->nranks - 1] == world - 1)) {
-			e->group = malloc(c->nranks * sizeof(*e->group));
-			if (!e->group)
-				return diag_set(k->d, -ENOMEM, "%s: out of memory", in[0].name);
-			memcpy(e->group, c->ranks, c->nranks * sizeof(*e->group));
-			e->ngroup = c->nranks;
-		}
-		if (e->iteration + 1 > t->niterations)
-			t->niterations = e->iteration + 1;
-	}
-	t->nentries = n;
-	return 0;
-}
-
-static void state_free(struct kstate *k)
-{
-	for (size_t i = 0; i < k->n; i++)
-		free(k->c[i].ranks);
-	free(k->c);
-	free(k->steps);
-	free(k->groups);
-}
-
 static int kineto_import(const struct import_input *in, size_t n,
 			 const struct import_options *o, struct trace *t,
 			 struct import_notes *notes, struct diag *d)
 {
-	struct kstate k = { .d = d };
+	struct kstate k = { .file = 0 };
 	unsigned world = 0;
 	int err = 0;
 
 	(void)o;
 	memset(t, 0, sizeof(*t));
+	import_calls_init(&k.calls, false, "Rank", "Collective name", d);
 	for (k.file = 0; k.file < n && !err; k.file++) {
 		struct src *s = malloc(sizeof(*s));
 
-		if (!s)
-			return diag_set(d, -ENOMEM, "%s: out of memory", in[k.file].name);
+		if (!s) {
+			err = diag_set(d, -ENOMEM, "%s: out of memory", in[k.file].name);
+			break;
+		}
 		k.rank = k.world = -1;
-		k.nsteps = 0;
-		k.ngroups = 0;
-		k.first_of_file = k.n;
+		import_calls_begin_file(&k.calls);
 		err = src_open(s, in[k.file].fp, in[k.file].name, d);
 		if (!err)
 			err = read_file(&k, s);
 		if (!err) {
-			if (k.nsteps)
-				qsort(k.steps, k.nsteps, sizeof(*k.steps), cmp_step);
-			place_in_steps(&k);
+			import_calls_end_file(&k.calls, true);
 			if (k.world > 0)
 				world = (unsigned)k.world;
 		}
 		src_close(s);
 		free(s);
 	}
-	if (!err && !k.n)
+	if (!err && !k.calls.n)
 		err = diag_set(d, -EINVAL, "%s: kineto: no collectives (record_param_comms events with a 'Collective name': PyTorch 2.1 and later)",
 			       in[0].name);
 	if (!err)
-		err = build(&k, in, t, world);
+		err = import_calls_build(&k.calls, in, world, t);
 	if (!err) {
-		snprintf(t->file, sizeof(t->file), "%s", in[0].name);
 		notes->line[0] = '\0';
 		if (k.skipped[0] || k.skipped[1] || k.skipped[2])
 			snprintf(notes->line, sizeof(notes->line),
 				 "left out: %u point-to-point calls and %u broadcasts, reduces, gathers and scatters (the profiler records no peer or root), %u barriers, waits and empty calls",
 				 k.skipped[0], k.skipped[2], k.skipped[1]);
 	}
-	if (err)
-		trace_destroy(t);
-	state_free(&k);
+	import_calls_free(&k.calls);
 	return err;
 }
 

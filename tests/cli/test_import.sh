@@ -15,11 +15,17 @@ expect 0 "help" -- "$gdrlab" import --help
 has "$tmp/out" "usage: gdrlab import FORMAT FILE... -o TRACE"
 has "$tmp/out" "^  nccl-log "
 has "$tmp/out" "^  kineto "
+has "$tmp/out" "^  chakra "
+has "$tmp/out" "^  --group NAME=RANKS "
 expect 0 "in the command list" -- "$gdrlab" --help
 has "$tmp/out" "^  import "
 
-bad_usage "no format" "a FORMAT is required (nccl-log, kineto)" --
-bad_usage "unknown format" "unknown format 'kineto2' (nccl-log, kineto)" -- kineto2 x.log -o x
+bad_usage "no format" "a FORMAT is required (nccl-log, kineto, chakra)" --
+bad_usage "unknown format" "unknown format 'kineto2' (nccl-log, kineto, chakra)" -- kineto2 x.log -o x
+bad_usage "an option nccl-log does not take" "nccl-log takes no --dtype, --group or --world (its input says them)" -- \
+    nccl-log --dtype fp32 "$logs/job-4ranks.log" -o "$tmp/t.jsonl"
+bad_usage "a bad --group" "--group: '0-x': expected distinct ranks" -- chakra --group 1=0-x x.et -o x
+bad_usage "a bad --dtype" "--dtype: unknown type 'fp8'" -- chakra --dtype fp8 x.et -o x
 bad_usage "no file" "no input FILE" -- nccl-log -o "$tmp/t.jsonl"
 bad_usage "no output" "--output is required" -- nccl-log "$logs/job-4ranks.log"
 bad_usage "missing value" "-o needs a value" -- nccl-log "$logs/job-4ranks.log" -o
@@ -62,4 +68,31 @@ one_line "$tmp/err"
 [ ! -e "$tmp/k2.jsonl" ] || { echo "FAIL: an output was written for a bad trace"; fail=1; }
 expect 0 "kineto replayed" -- "$gdrlab" run -t "$src/tests/data/two-gpus-one-nic.yaml" -n 2 \
     -T "$tmp/k.jsonl" -q
+# chakra: the same run's files give the kineto importer's entries
+ch=$src/tests/data/chakra
+expect 0 "chakra" -- "$gdrlab" import chakra "$ch"/job.*.et -o "$tmp/ch.jsonl"
+has "$tmp/ch.jsonl" "^# 4 collectives$"
+has "$tmp/ch.jsonl" "^# left out: 2 point-to-point calls, 2 broadcasts, reduces, gathers and scatters (no peer or root), 4 barriers and empty calls$"
+diff <(grep -v '^#' "$tmp/k.jsonl") <(grep -v '^#' "$tmp/ch.jsonl") >"$tmp/diff" ||
+    { echo "FAIL: chakra and kineto import the run differently:"; cat "$tmp/diff"; fail=1; }
+# chakra: a bad varint (11 bytes of 0xff) names its byte; nothing written
+head -c 11 /dev/zero | tr '\0' '\377' >"$tmp/bad.0.et"
+expect 2 "a bad Chakra file" -- "$gdrlab" import chakra "$tmp/bad.0.et" -o "$tmp/c.jsonl"
+has "$tmp/err" "bad.0.et: byte 0: length: a bad varint (more than 64 bits)"
+one_line "$tmp/err"
+[ ! -e "$tmp/c.jsonl" ] || { echo "FAIL: an output was written for a bad Chakra file"; fail=1; }
+# a GlobalMetadata (empty) and one node, written byte by byte: id 1,
+# type 7 (COMM_COLL_NODE), inputs.types "Tensor(float)", comm_type 0
+# (ALL_REDUCE), comm_size 4096 (varint 80 20), no pg_name: the group is
+# asked for, then given with --world
+printf '\x00\x34\x08\x01\x18\x07\x42\x0f\x1a\x0dTensor(float)\x52\x0d\x0a\x09comm_type\x48\x00\x52\x0e\x0a\x09comm_size\x48\x80\x20' \
+    >"$tmp/one.0.et"
+expect 2 "a Chakra call without a group" -- "$gdrlab" import chakra "$tmp/one.0.et" -o "$tmp/c.jsonl"
+has "$tmp/err" "one.0.et: byte 1: pg_name: missing, so the call's group is not said: give --world N"
+[ ! -e "$tmp/c.jsonl" ] || { echo "FAIL: an output was written for a Chakra call without a group"; fail=1; }
+expect 0 "chakra --world" -- "$gdrlab" import chakra --world 2 "$tmp/one.0.et" -o "$tmp/c.jsonl"
+has "$tmp/c.jsonl" "^# no ProfilerStep nodes: one iteration; no start_time_micros: calls ready at 0, in file order$"
+has "$tmp/c.jsonl" '^{"iteration": 0, "op": "allreduce", "bytes": 4096, "dtype": "fp32", "ready_us": 0}$'
+expect 0 "chakra replayed" -- "$gdrlab" run -t "$src/tests/data/two-gpus-one-nic.yaml" -n 2 \
+    -T "$tmp/c.jsonl" -q
 exit $fail

@@ -17,7 +17,7 @@
 #include "importer.h"
 
 static void fuzz_one(const struct importer_ops *imp, const uint8_t *data, size_t size,
-		     size_t split)
+		     size_t split, const char *const names[2])
 {
 	struct import_input in[2];
 	struct import_options o = { 0 };
@@ -26,9 +26,9 @@ static void fuzz_one(const struct importer_ops *imp, const uint8_t *data, size_t
 	struct diag d;
 	size_t n = split ? 2 : 1;
 
-	in[0].name = "a.log";
+	in[0].name = names[0];
 	in[0].fp = fmemopen((void *)data, split ? split : size, "r");
-	in[1].name = "b.log";
+	in[1].name = names[1];
 	in[1].fp = split ? fmemopen((void *)(data + split), size - split, "r") : NULL;
 	if (!in[0].fp || (split && !in[1].fp))
 		goto out;
@@ -46,13 +46,22 @@ out:
 			fclose(in[i].fp);
 }
 
-static void fuzz_importer(const struct importer_ops *imp, const uint8_t *data, size_t size)
+/* The files named @names (an importer may read a rank in a name). */
+static void fuzz_importer_named(const struct importer_ops *imp, const uint8_t *data, size_t size,
+				const char *const names[2])
 {
 	if (!size)
 		return; /* fmemopen wants a buffer */
-	fuzz_one(imp, data, size, 0);
+	fuzz_one(imp, data, size, 0, names);
 	if (size > 1)
-		fuzz_one(imp, data, size, size / 2);
+		fuzz_one(imp, data, size, size / 2, names);
+}
+
+static inline void fuzz_importer(const struct importer_ops *imp, const uint8_t *data, size_t size)
+{
+	static const char *const names[2] = { "a.log", "b.log" };
+
+	fuzz_importer_named(imp, data, size, names);
 }
 
 #endif

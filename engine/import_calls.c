@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/* The per-rank importers' calls, merged over the files (import_calls.h). */
+#include "import_calls.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array_grow.h"
+
+static int oom(struct import_calls *k, const char *file)
+{
+	return diag_set(k->d, -ENOMEM, "%s: out of memory", file);
+}
+
+/* "file:LINE" or "file: byte N": where a call is, for a message. */
+static const char *where(const struct import_calls *k, const char *file, uint64_t at,
+			 char *buf, size_t n)
+{
+	if (k->binary)
+		snprintf(buf, n, "%s: byte %" PRIu64, file, at);
+	else
+		snprintf(buf, n, "%s:%" PRIu64, file, at);
+	return buf;
+}
+
+static int fail_at(struct import_calls *k, const char *file, uint64_t at, const char *key,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int fail_at(struct import_calls *k, const char *file, uint64_t at, const char *key,
+		   const char *fmt, ...)
+{
+	char loc[300], msg[DIAG_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return diag_set(k->d, -EINVAL, "%s: %s: %s", where(k, file, at, loc, sizeof(loc)), key, msg);
+}
+
+void import_calls_init(struct import_calls *k, bool binary, const char *rank_key, const char *key,
+		       struct diag *d)
+{
+	memset(k, 0, sizeof(*k));
+	k->binary = binary;
+	k->rank_key = rank_key;
+	k->key = key;
+	k->d = d;
+}
+
+void import_calls_free(struct import_calls *k)
+{
+	for (size_t i = 0; i < k->ngroups; i++)
+		free(k->groups[i].ranks);
+	free(k->groups);
+	free(k->c);
+	free(k->steps);
+	free(k->pgs);
+}
+
+void import_calls_begin_file(struct import_calls *k)
+{
+	k->nsteps = 0;
+	k->first_of_file = k->n;
+	for (size_t i = 0; i < k->npgs; i++)
+		k->pgs[i].calls = 0;
+}
+
+int import_calls_step(struct import_calls *k, double ts, const char *file)
+{
+	if (array_grow((void **)&k->steps, k->nsteps, &k->cap_steps, sizeof(*k->steps)))
+		return oom(k, file);
+	k->steps[k->nsteps++] = ts;
+	return 0;
+}
+
+int import_calls_group(struct import_calls *k, const unsigned *ranks, unsigned n, unsigned *id,
+		       const char *file)
+{
+	size_t i;
+
+	for (i = 0; i < k->ngroups; i++)
+		if (k->groups[i].n == n && !memcmp(k->groups[i].ranks, ranks, n * sizeof(*ranks)))
+			break;
+	if (i == k->ngroups) {
+		unsigned *copy = malloc(n * sizeof(*copy));
+
+		if (!copy || array_grow((void **)&k->groups, k->ngroups, &k->cap_groups,
+					sizeof(*k->groups))) {
+			free(copy);
+			return oom(k, file);
+		}
+		memcpy(copy, ranks, n * sizeof(*copy));
+		k->groups[i].ranks = copy;
+		k->groups[i].n = n;
+		k->ngroups++;
+	}
+	*id = (unsigned)i;
+	return 0;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return (x > y) - (x < y);
+}
+
+bool import_ranks_sort(unsigned *ranks, size_t n)
+{
+	qsort(ranks, n, sizeof(*ranks), cmp_unsigned);
+	for (size_t i = 1; i < n; i++)
+		if (ranks[i] == ranks[i - 1])
+			return false;
+	return true;
+}
+
+int import_calls_world_group(struct import_calls *k, unsigned n, unsigned *id, const char *file)
+{
+	unsigned *r = malloc(n * sizeof(*r));
+	int err;
+
+	if (!r)
+		return oom(k, file);
+	for (unsigned i = 0; i < n; i++)
+		r[i] = i;
+	err = import_calls_group(k, r, n, id, file);
+	free(r);
+	return err;
+}
+
+/* The call's place among its group's calls in this file: a count per
+ * group name (a job has few groups). */
+int import_calls_add(struct import_calls *k, struct import_call *c, const char *pg,
+		     const char *file)
+{
+	size_t i;
+
+	for (i = 0; i < k->npgs && strcmp(k->pgs[i].name, pg); i++)
+		;
+	if (i == k->npgs) {
+		if (array_grow((void **)&k->pgs, k->npgs, &k->cap_pgs, sizeof(*k->pgs)))
+			return oom(k, file);
+		snprintf(k->pgs[i].name, sizeof(k->pgs[i].name), "%s", pg);
+		k->pgs[i].calls = 0;
+		k->npgs++;
+	}
+	if (array_grow((void **)&k->c, k->n, &k->cap, sizeof(*k->c)))
+		return oom(k, file);
+	c->pg = (unsigned)i;
+	c->seq = k->pgs[i].calls++;
+	k->c[k->n++] = *c;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void import_calls_end_file(struct import_calls *k, bool timed)
+{
+	double first = k->n > k->first_of_file ? k->c[k->first_of_file].ts : 0;
+
+	if (k->nsteps)
+		qsort(k->steps, k->nsteps, sizeof(*k->steps), cmp_double);
+	for (size_t i = k->first_of_file; i < k->n; i++) {
+		struct import_call *c = &k->c[i];
+		size_t lo = 0, hi = k->nsteps; /* the last step starting by c */
+
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (k->steps[mid] <= c->ts)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		c->iteration = (unsigned)lo;
+		c->ready_us = c->ts - (k->nsteps ? k->steps[lo] : first);
+		if (c->ready_us < 0)
+			c->ready_us = 0;
+		if (!timed) {
+			c->order = c->ready_us;
+			c->ready_us = 0;
+		}
+	}
+}
+
+/* By group and place, the lowest rank first: a call's copies side by side. */
+static int cmp_call(const void *a, const void *b)
+{
+	const struct import_call *x = a, *y = b;
+
+	if (x->pg != y->pg)
+		return x->pg < y->pg ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Issue order: by iteration, then by the time into it (each rank's clock
+ * counted from its own step), then by place, then by rank. */
+static int cmp_issue(const void *a, const void *b)
+{
+	const struct import_call *x = a, *y = b;
+
+	if (x->iteration != y->iteration)
+		return x->iteration < y->iteration ? -1 : 1;
+	if (x->ready_us != y->ready_us)
+		return x->ready_us < y->ready_us ? -1 : 1;
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* @c, a copy of @o's call from another file: the same rank is an error,
+ * and so is another op, size or group. */
+static int check_copy(struct import_calls *k, const struct import_input *in,
+		      const struct import_call *o, const struct import_call *c)
+{
+	const char *pg = k->pgs[c->pg].name;
+	char loc[300];
+
+	if (o->rank == c->rank)
+		return fail_at(k, in[c->file].name, c->where, k->rank_key, "rank %d is in two files (%s, %s)",
+			       c->rank, in[o->file].name, in[c->file].name);
+	if (o->op != c->op || o->bytes != c->bytes)
+		return fail_at(k, in[c->file].name, c->where, k->key,
+			       "rank %d's call %u of group '%s' is %s of %" PRIu64 " bytes, rank %d's (%s) %s of %" PRIu64,
+			       c->rank, c->seq, pg, trace_op_name(c->op), c->bytes, o->rank,
+			       where(k, in[o->file].name, o->where, loc, sizeof(loc)),
+			       trace_op_name(o->op), o->bytes);
+	if (o->group != c->group)
+		return fail_at(k, in[c->file].name, c->where, k->key,
+			       "rank %d's call %u of group '%s' has %u ranks from %u, rank %d's (%s) %u from %u",
+			       c->rank, c->seq, pg, k->groups[c->group].n, k->groups[c->group].ranks[0],
+			       o->rank, where(k, in[o->file].name, o->where, loc, sizeof(loc)),
+			       k->groups[o->group].n, k->groups[o->group].ranks[0]);
+	return 0;
+}
+
+static int fill_entry(struct import_calls *k, const struct import_call *c, unsigned world,
+		      struct trace_entry *e, const char *file)
+{
+	const unsigned *r = k->groups[c->group].ranks;
+	unsigned nr = k->groups[c->group].n;
+
+	e->line = k->binary || c->where > UINT32_MAX ? 0 : (unsigned)c->where;
+	e->iteration = c->iteration;
+	e->op = c->op;
+	e->dtype = c->dtype;
+	e->bytes = c->bytes;
+	e->ready_us = c->ready_us;
+	e->compute_us = -1;
+	e->root = e->peer = -1;
+	if (world && nr == world && r[nr - 1] == world - 1)
+		return 0; /* every rank: no group */
+	e->group = malloc(nr * sizeof(*e->group));
+	if (!e->group)
+		return oom(k, file);
+	memcpy(e->group, r, nr * sizeof(*e->group));
+	e->ngroup = nr;
+	return 0;
+}
+
+int import_calls_build(struct import_calls *k, const struct import_input *in, unsigned world,
+		       struct trace *t)
+{
+	struct trace out = { .nentries = 0 };
+	size_t kept = 0;
+	int err;
+
+	/* the copies of one call side by side: keep the first, check the rest */
+	qsort(k->c, k->n, sizeof(*k->c), cmp_call);
+	for (size_t i = 0; i < k->n; i++) {
+		const struct import_call *c = &k->c[i], *o = kept ? &k->c[kept - 1] : NULL;
+
+		if (o && o->pg == c->pg && o->seq == c->seq) {
+			err = check_copy(k, in, o, c);
+			if (err)
+				return err;
+			continue;
+		}
+		k->c[kept++] = *c;
+	}
+	k->n = kept;
+	qsort(k->c, k->n, sizeof(*k->c), cmp_issue);
+	out.entries = calloc(k->n ? k->n : 1, sizeof(*out.entries));
+	if (!out.entries)
+		return oom(k, in[0].name);
+	for (size_t i = 0; i < k->n; i++) {
+		err = fill_entry(k, &k->c[i], world, &out.entries[i], in[0].name);
+		out.nentries = i + 1; /* its group, if any, is the trace's to free */
+		if (err) {
+			trace_destroy(&out);
+			return err;
+		}
+		if (out.entries[i].iteration + 1 > out.niterations)
+			out.niterations = out.entries[i].iteration + 1;
+	}
+	snprintf(out.file, sizeof(out.file), "%s", in[0].name);
+	*t = out;
+	return 0;
+}

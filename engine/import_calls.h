@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * import_calls: what the importers of per-rank profiles share (kineto,
+ * chakra). Each file is one rank's: its calls are counted per process
+ * group (a call is the n-th of its group on every rank), placed in the
+ * file's profiler steps, and at the end the copies of one call from the
+ * ranks' files are merged into one trace entry: the lowest rank's stands
+ * for the group's, the others must agree on op, bytes and group.
+ *
+ * Process-group names and groups of ranks are kept once each (a job has
+ * few), so what a call costs does not grow with its group.
+ */
+#ifndef GDRLAB_IMPORT_CALLS_H
+#define GDRLAB_IMPORT_CALLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "importer.h"
+
+struct import_call {
+	double ts;         /* us on the file's clock, or its place in the
+			    * file (import_calls_end_file) */
+	double ready_us;   /* from its step's start */
+	double order;      /* between calls ready at once: their order */
+	uint64_t bytes;
+	uint64_t where;    /* its line, or its byte offset (binary) */
+	enum trace_op op;
+	enum trace_dtype dtype;
+	unsigned iteration;
+	unsigned pg;       /* in pgs */
+	unsigned seq;      /* its place among its group's calls on its rank */
+	unsigned group;    /* in groups */
+	int rank;          /* the file's; -1 when unknown (one file) */
+	unsigned file;
+};
+
+struct import_calls {
+	struct import_call *c;
+	size_t n, cap;
+	double *steps;        /* the file's steps' starts */
+	size_t nsteps, cap_steps;
+	size_t first_of_file; /* calls of the file being read start here */
+	struct { char name[64]; unsigned calls; } *pgs; /* calls: the file's */
+	size_t npgs, cap_pgs;
+	struct { unsigned *ranks, n; } *groups;         /* sorted; owned */
+	size_t ngroups, cap_groups;
+	bool binary;          /* where is a byte offset, not a line */
+	const char *rank_key; /* what a rank in two files names */
+	const char *key;      /* what a disagreement between ranks names */
+	struct diag *d;
+};
+
+void import_calls_init(struct import_calls *k, bool binary, const char *rank_key,
+		       const char *key, struct diag *d);
+void import_calls_free(struct import_calls *k);
+
+/* A new file (its steps and group counts start over). */
+void import_calls_begin_file(struct import_calls *k);
+/* A profiler step of the file starting at @ts. 0 or -ENOMEM. */
+int import_calls_step(struct import_calls *k, double ts, const char *file);
+/* The id of the group of @n sorted, distinct @ranks (copied). */
+int import_calls_group(struct import_calls *k, const unsigned *ranks,
+		       unsigned n, unsigned *id, const char *file);
+/* @n ranks sorted in place: false when one is there twice. */
+bool import_ranks_sort(unsigned *ranks, size_t n);
+/* The ranks 0 .. @n-1 as a group: every rank of a world of @n. */
+int import_calls_world_group(struct import_calls *k, unsigned n, unsigned *id,
+			     const char *file);
+/* @c (all but pg and seq filled) as the next call of process group @pg. */
+int import_calls_add(struct import_calls *k, struct import_call *c,
+		     const char *pg, const char *file);
+/*
+ * The file's calls into its steps: each in the last step that starts by
+ * it, ready from that step's start (no steps: one iteration, from the
+ * first call). With @timed false the calls' and steps' ts are places in
+ * the file: each call is then ready at 0 and goes after those before it
+ * in its step.
+ */
+void import_calls_end_file(struct import_calls *k, bool timed);
+
+/*
+ * The trace's entries, one per (group name, place) over the files; a
+ * group that is ranks 0 .. @world-1 is written as none (every rank). On
+ * failure a negative errno, @k's diag filled and @t untouched.
+ */
+int import_calls_build(struct import_calls *k, const struct import_input *in,
+		       unsigned world, struct trace *t);
+
+#endif
