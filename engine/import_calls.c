@@ -294,9 +294,23 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 	out.entries = calloc(k->n ? k->n : 1, sizeof(*out.entries));
 	if (!out.entries)
 		return oom(k, in[0].name);
+	snprintf(out.file, sizeof(out.file), "%s", in[0].name);
 	for (size_t i = 0; i < k->n; i++) {
+		const char *pg = k->pgs[k->c[i].pg].name;
+		char name[TRACE_COMM_NAME_MAX];
+
 		err = fill_entry(k, &k->c[i], world, &out.entries[i], in[0].name);
 		out.nentries = i + 1; /* its group, if any, is the trace's to free */
+		/* Each process group is a communicator of the trace, by its
+		 * name where it is one ("0", "default_pg"), else by its place;
+		 * a profile that names none leaves it to the group's ranks. */
+		name[0] = '\0';
+		if (trace_comm_name_valid(pg))
+			snprintf(name, sizeof(name), "%s", pg);
+		else if (pg[0])
+			snprintf(name, sizeof(name), "pg%u", k->c[i].pg);
+		if (!err)
+			err = trace_comm_assign(&out, &out.entries[i], name, 0, k->d);
 		if (err) {
 			trace_destroy(&out);
 			return err;
@@ -304,7 +318,6 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 		if (out.entries[i].iteration + 1 > out.niterations)
 			out.niterations = out.entries[i].iteration + 1;
 	}
-	snprintf(out.file, sizeof(out.file), "%s", in[0].name);
 	*t = out;
 	return 0;
 }
