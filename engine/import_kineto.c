@@ -35,6 +35,7 @@
 
 #include "array_grow.h"
 #include "import_calls.h"
+#include "torch_dtype.h"
 
 #define EVENT_MAX (1u << 20) /* bytes of one event's text */
 #define IO_CHUNK (1u << 16)
@@ -296,20 +297,6 @@ static const struct {
 	{ "wait", TRACE_OP_ALLREDUCE, 2 },
 };
 
-/* c10's ScalarType names ("Float", "BFloat16") as the trace types of
- * their size: the models time bytes. */
-static const struct {
-	const char *name;
-	enum trace_dtype dtype;
-} dtypes[] = {
-	{ "Float", TRACE_DTYPE_FP32 },	   { "Half", TRACE_DTYPE_FP16 },
-	{ "BFloat16", TRACE_DTYPE_BF16 },  { "Double", TRACE_DTYPE_FP64 },
-	{ "Byte", TRACE_DTYPE_INT8 },	   { "Char", TRACE_DTYPE_INT8 },
-	{ "Bool", TRACE_DTYPE_INT8 },	   { "Int", TRACE_DTYPE_FP32 },
-	{ "Long", TRACE_DTYPE_FP64 },	   { "Short", TRACE_DTYPE_FP16 },
-	{ "Float8_e4m3fn", TRACE_DTYPE_INT8 }, { "Float8_e5m2", TRACE_DTYPE_INT8 },
-};
-
 struct kstate {
 	struct import_calls calls;
 	int rank, world;      /* the file's distributedInfo; -1 when absent */
@@ -403,12 +390,9 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 		return 0;
 	}
 	c.op = colls[i].op;
-	for (i = 0; dt && i < sizeof(dtypes) / sizeof(dtypes[0]) && strcmp(dtypes[i].name, dt); i++)
-		;
-	if (!dt || i == sizeof(dtypes) / sizeof(dtypes[0]))
+	if (!dt || torch_scalar_type(dt, &c.dtype))
 		return src_fail(s, "dtype", "'%.40s' is not a type gdrlab knows (Float, Half, BFloat16, ...)",
 				dt ? dt : "(missing)");
-	c.dtype = dtypes[i].dtype;
 	if (arg_uint(args, "In msg nelems", &in) || arg_uint(args, "Out msg nelems", &out))
 		return src_fail(s, "In msg nelems", "expected whole numbers in 'In msg nelems' and 'Out msg nelems'");
 	/* the trace's bytes are the whole buffer: an all-gather's output,
