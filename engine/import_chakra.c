@@ -421,8 +421,11 @@ static int resolve_groups(struct cstate *k, const char *file)
 			err = import_calls_world_group(&k->calls, k->o->world, &c->group, file);
 			size = k->o->world;
 		} else if (*name) {
+			char q[CHAKRA_PG_NAME_MAX];
+
+			diag_printable(name, q, sizeof(q));
 			return diag_set(k->calls.d, -EINVAL, "%s: byte %" PRIu64 ": pg_name: process group '%s' has no ranks in this file (no process_group:init node lists it): give --group %s=RANKS, or --world N if its calls are every rank's",
-					file, c->where, name, name);
+					file, c->where, q, q);
 		} else {
 			return diag_set(k->calls.d, -EINVAL, "%s: byte %" PRIu64 ": pg_name: missing, so the call's group is not said: give --world N if the calls are every rank's",
 					file, c->where);

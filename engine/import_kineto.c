@@ -409,13 +409,15 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 	const char *pg = json_string_value(json_object_get(args, "Process Group Name"));
 	struct import_call c = { .ts = ts, .rank = k->rank, .file = k->file, .where = s->line };
 	uint64_t in = 0, out = 0, nelems, rank;
+	char q[44];
 	size_t i;
 	int err;
 
 	for (i = 0; i < sizeof(colls) / sizeof(colls[0]) && strcmp(colls[i].name, name); i++)
 		;
 	if (i == sizeof(colls) / sizeof(colls[0]))
-		return src_fail(s, "Collective name", "'%.40s' is not one gdrlab's trace has", name);
+		return src_fail(s, "Collective name", "'%s' is not one gdrlab's trace has",
+				diag_printable(name, q, sizeof(q)));
 	if (colls[i].kind) {
 		k->skipped[colls[i].kind - 1]++;
 		return 0;
@@ -426,7 +428,8 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 	else if (!dt)
 		return src_fail(s, "dtype", "missing: give --dtype");
 	else if (torch_scalar_type(dt, &c.dtype))
-		return src_fail(s, "dtype", "'%.40s' is not a type gdrlab knows (Float, Half, BFloat16, ...)", dt);
+		return src_fail(s, "dtype", "'%s' is not a type gdrlab knows (Float, Half, BFloat16, ...)",
+				diag_printable(dt, q, sizeof(q)));
 	if (arg_uint(args, "In msg nelems", &in) || arg_uint(args, "Out msg nelems", &out))
 		return src_fail(s, "In msg nelems", "expected whole numbers in 'In msg nelems' and 'Out msg nelems'");
 	/* the trace's bytes are the whole buffer: an all-gather's output,

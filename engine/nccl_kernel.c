@@ -68,11 +68,21 @@ static int find_type(const struct type_name *tab, size_t n, const char *s, size_
 	return -EINVAL;
 }
 
+/* The @len bytes at @s, safe to quote in a message (diag_printable). */
+static const char *quote(const char *s, size_t len, char *buf, size_t n)
+{
+	char tok[32];
+
+	snprintf(tok, sizeof(tok), "%.*s", len < sizeof(tok) ? (int)len : (int)sizeof(tok) - 1, s);
+	return diag_printable(tok, buf, n);
+}
+
 int nccl_kernel_parse(const char *name, struct nccl_kernel *k, char *why, size_t n)
 {
 	bool dev = !strncmp(name, "ncclDevKernel_", 14);
 	const char *p = name + (dev ? 14 : 11), *ty = p;
 	size_t len, i;
+	char q[32];
 	int err;
 
 	if (!dev && strncmp(name, "ncclKernel_", 11))
@@ -82,7 +92,7 @@ int nccl_kernel_parse(const char *name, struct nccl_kernel *k, char *why, size_t
 		if (strlen(funcs[i].name) == len && !strncmp(funcs[i].name, p, len))
 			break;
 	if (i == sizeof(funcs) / sizeof(funcs[0])) {
-		snprintf(why, n, "'%.*s' is not a collective NCCL has", len > 24 ? 24 : (int)len, p);
+		snprintf(why, n, "'%s' is not a collective NCCL has", quote(p, len, q, sizeof(q)));
 		return -EINVAL;
 	}
 	k->func = funcs[i].func;
@@ -111,7 +121,7 @@ int nccl_kernel_parse(const char *name, struct nccl_kernel *k, char *why, size_t
 		err = find_type(old_types, sizeof(old_types) / sizeof(old_types[0]), ty, len, &k->dtype);
 	}
 	if (err)
-		snprintf(why, n, "type suffix '%.*s' is not one NCCL writes (%s)", len > 24 ? 24 : (int)len, ty,
+		snprintf(why, n, "type suffix '%s' is not one NCCL writes (%s)", quote(ty, len, q, sizeof(q)),
 			 dev ? "f16, f32, bf16, f64, i8, u8, ..." : "half, float, __nv_bfloat16, double, int8_t, ...");
 	return err;
 }

@@ -428,6 +428,8 @@ Test(import_chakra, every_fault_its_byte)
 		{ "odd-size.et", "odd-size.et: " AFTER_META ": node 17: comm_size: 6 bytes is not a whole number of fp32 elements" },
 		{ "unknown-type.et", "unknown-type.et: " AFTER_META ": node 17: inputs.types: 'Tensor(c10::complex<float>)' is not a type gdrlab knows" },
 		{ "bad-kernel.et", "bad-kernel.et: " AFTER_META ": node 17: name: type suffix 'f128' is not one NCCL writes (f16, f32, bf16, f64, i8, u8, ...)" },
+		/* what the fuzz target found: a name's bytes quoted as they were */
+		{ "kernel-newline.et", "kernel-newline.et: " AFTER_META ": node 17: name: 'All?' is not a collective NCCL has" },
 		{ "bad-pgs.et", "bad-pgs.et: " AFTER_META ": node 17: inputs.values: the process groups are not the list PyTorch writes: a group whose 'ranks' are not 'group_size' many" },
 		{ "empty.et", "empty.et: chakra: an empty file (a Chakra trace starts with its GlobalMetadata)" },
 		{ "json.et", "json.et: byte 0: GlobalMetadata: does not unpack (not a Chakra execution trace?)" },
@@ -450,6 +452,7 @@ Test(import_chakra, every_fault_its_byte)
 	write_bad_node("unknown-type.et", &(struct node_spec){ 17, "x", COLL, 5, "['Tensor(c10::complex<float>)']", NULL, ALL_REDUCE, 8, "0" });
 	write_bad_node("bad-kernel.et", &(struct node_spec){ 17, "ncclDevKernel_AllReduce_Sum_f128_RING_LL(ncclDevKernelArgsStorage<4096ul>)", COLL, 5,
 						    NULL, NULL, ALL_REDUCE, 8, "0" });
+	write_bad_node("kernel-newline.et", &(struct node_spec){ 17, "ncclDevKernel_All\n", COLL, 5, NULL, NULL, ALL_REDUCE, 8, "0" });
 	write_bad_node("bad-pgs.et", &(struct node_spec){ 17, "## process_group:init ##", CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE, 0, NULL,
 						 "['[{\"pg_name\": \"1\", \"ranks\": [0, 1], \"group_size\": 4}]']", -1, -1, NULL });
 	snprintf(path, sizeof(path), "%s/empty.et", dir);
