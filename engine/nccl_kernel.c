@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* NCCL kernels' names (nccl_kernel.h). */
 #include "nccl_kernel.h"
+#include "torch_dtype.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,13 +22,8 @@ static const struct {
 	{ "Generic", NCCL_KERNEL_GENERIC, false },
 };
 
-struct type_name {
-	const char *name;
-	enum trace_dtype dtype;
-};
-
 /* NCCL 2.8-2.18's C++ type names (src/enqueue.cc, NCCL_FUNCS3A) */
-static const struct type_name old_types[] = {
+static const struct dtype_name old_types[] = {
 	{ "int8_t", TRACE_DTYPE_INT8 },	  { "uint8_t", TRACE_DTYPE_INT8 },
 	{ "int32_t", TRACE_DTYPE_FP32 },  { "uint32_t", TRACE_DTYPE_FP32 },
 	{ "int64_t", TRACE_DTYPE_FP64 },  { "uint64_t", TRACE_DTYPE_FP64 },
@@ -36,7 +32,7 @@ static const struct type_name old_types[] = {
 };
 
 /* NCCL 2.19 and later's (src/device/generate.py, all_tys) */
-static const struct type_name new_types[] = {
+static const struct dtype_name new_types[] = {
 	{ "i8", TRACE_DTYPE_INT8 },  { "u8", TRACE_DTYPE_INT8 },     { "i32", TRACE_DTYPE_FP32 },
 	{ "u32", TRACE_DTYPE_FP32 }, { "i64", TRACE_DTYPE_FP64 },    { "u64", TRACE_DTYPE_FP64 },
 	{ "f16", TRACE_DTYPE_FP16 }, { "f32", TRACE_DTYPE_FP32 },    { "f64", TRACE_DTYPE_FP64 },
@@ -55,17 +51,6 @@ const char *nccl_kernel_func_name(enum nccl_kernel_func f)
 static size_t token(const char *s)
 {
 	return strcspn(s, "_(");
-}
-
-static int find_type(const struct type_name *tab, size_t n, const char *s, size_t len,
-		     enum trace_dtype *t)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strlen(tab[i].name) == len && !strncmp(tab[i].name, s, len)) {
-			*t = tab[i].dtype;
-			return 0;
-		}
-	return -EINVAL;
 }
 
 /* The @len bytes at @s, safe to quote in a message (diag_printable). */
@@ -105,7 +90,7 @@ int nccl_kernel_parse(const char *name, struct nccl_kernel *k, char *why, size_t
 		ty += token(ty);
 		ty += *ty == '_';
 		len = token(ty);
-		err = find_type(new_types, sizeof(new_types) / sizeof(new_types[0]), ty, len, &k->dtype);
+		err = dtype_name_find(new_types, sizeof(new_types) / sizeof(new_types[0]), ty, len, &k->dtype);
 	} else { /* _<ALGO>_<PROTO>_<Redop>_<type>: ALGO may hold '_' */
 		static const char *const protos[] = { "_LL_", "_LL128_", "_SIMPLE_" };
 		const char *at = NULL;
@@ -118,7 +103,7 @@ int nccl_kernel_parse(const char *name, struct nccl_kernel *k, char *why, size_t
 		ty += token(ty); /* the redop */
 		ty += *ty == '_';
 		len = strcspn(ty, "(");
-		err = find_type(old_types, sizeof(old_types) / sizeof(old_types[0]), ty, len, &k->dtype);
+		err = dtype_name_find(old_types, sizeof(old_types) / sizeof(old_types[0]), ty, len, &k->dtype);
 	}
 	if (err)
 		snprintf(why, n, "type suffix '%s' is not one NCCL writes (%s)", quote(ty, len, q, sizeof(q)),

@@ -5,12 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-struct name_type {
-	const char *name;
-	enum trace_dtype dtype;
-};
-
-static const struct name_type scalar_types[] = {
+static const struct dtype_name scalar_types[] = {
 	{ "Float", TRACE_DTYPE_FP32 },	       { "Half", TRACE_DTYPE_FP16 },
 	{ "BFloat16", TRACE_DTYPE_BF16 },      { "Double", TRACE_DTYPE_FP64 },
 	{ "Byte", TRACE_DTYPE_INT8 },	       { "Char", TRACE_DTYPE_INT8 },
@@ -19,7 +14,7 @@ static const struct name_type scalar_types[] = {
 	{ "Float8_e4m3fn", TRACE_DTYPE_INT8 }, { "Float8_e5m2", TRACE_DTYPE_INT8 },
 };
 
-static const struct name_type cpp_types[] = {
+static const struct dtype_name cpp_types[] = {
 	{ "float", TRACE_DTYPE_FP32 },	       { "float32", TRACE_DTYPE_FP32 },
 	{ "double", TRACE_DTYPE_FP64 },	       { "float64", TRACE_DTYPE_FP64 },
 	{ "half", TRACE_DTYPE_FP16 },	       { "float16", TRACE_DTYPE_FP16 },
@@ -34,8 +29,8 @@ static const struct name_type cpp_types[] = {
 	{ "long int", TRACE_DTYPE_FP64 },      { "int64", TRACE_DTYPE_FP64 },
 };
 
-static int find(const struct name_type *tab, size_t n, const char *name, size_t len,
-		enum trace_dtype *t)
+int dtype_name_find(const struct dtype_name *tab, size_t n, const char *name, size_t len,
+		    enum trace_dtype *t)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strlen(tab[i].name) == len && !strncmp(tab[i].name, name, len)) {
@@ -47,11 +42,11 @@ static int find(const struct name_type *tab, size_t n, const char *name, size_t 
 
 int torch_scalar_type(const char *name, enum trace_dtype *t)
 {
-	return find(scalar_types, sizeof(scalar_types) / sizeof(scalar_types[0]), name,
+	return dtype_name_find(scalar_types, sizeof(scalar_types) / sizeof(scalar_types[0]), name,
 		    strlen(name), t);
 }
 
 int torch_cpp_type(const char *name, size_t len, enum trace_dtype *t)
 {
-	return find(cpp_types, sizeof(cpp_types) / sizeof(cpp_types[0]), name, len, t);
+	return dtype_name_find(cpp_types, sizeof(cpp_types) / sizeof(cpp_types[0]), name, len, t);
 }

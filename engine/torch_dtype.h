@@ -19,6 +19,15 @@
 
 #include "trace.h"
 
+/* A table of type names, and its lookup of the @len bytes at @name (not
+ * 0-terminated): 0, or -EINVAL. The importers' tables share it. */
+struct dtype_name {
+	const char *name;
+	enum trace_dtype dtype;
+};
+int dtype_name_find(const struct dtype_name *tab, size_t n, const char *name, size_t len,
+		    enum trace_dtype *t);
+
 /* 0, or -EINVAL for a name not known. */
 int torch_scalar_type(const char *name, enum trace_dtype *t);
 /* The @len bytes at @name (not 0-terminated). */
