@@ -70,7 +70,7 @@ one_line "$tmp/err"
 expect 0 "kineto, old style" -- "$gdrlab" import kineto --world 4 "$kt"/old-rank*.json -o "$tmp/ko.jsonl"
 has "$tmp/ko.jsonl" "^# 3 collectives$"
 expect 2 "kineto, old style, no --world" -- "$gdrlab" import kineto "$kt/old-rank0.json" -o "$tmp/ko2.jsonl"
-has "$tmp/err" "old-rank0.json:83: group: nccl:all_reduce names no process group (PyTorch before 2.1): give --world N"
+has "$tmp/err" "old-rank0.json:12: group: nccl:all_reduce names no process group (PyTorch before 2.1): give --world N"
 [ ! -e "$tmp/ko2.jsonl" ] || { echo "FAIL: an output was written for an old trace without --world"; fail=1; }
 expect 0 "kineto replayed" -- "$gdrlab" run -t "$src/tests/data/two-gpus-one-nic.yaml" -n 2 \
     -T "$tmp/k.jsonl" -q

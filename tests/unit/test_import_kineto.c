@@ -106,9 +106,9 @@ Test(import_kineto, every_fault_its_line)
 		/* jansson's quote of the text near a bad escape holds the newline */
 		{ "bad-escape.json", "bad-escape.json:1: traceEvents: an event that is not a JSON object: invalid escape near" },
 		/* PyTorch before 2.1: the call's kernel says what it is */
-		{ "old-unknown-suffix.json", "old-unknown-suffix.json:126: name: type suffix 'f128' is not one NCCL writes (f16, f32, bf16, f64, i8, u8, ...)" },
-		{ "old-no-kernel.json", "old-no-kernel.json:83: External id: no NCCL kernel has External id 11 (profile with ProfilerActivity.CUDA)" },
-		{ "old-wrong-kernel.json", "old-wrong-kernel.json:126: name: an NCCL AllGather kernel, for the nccl:all_reduce on line 83" },
+		{ "old-unknown-suffix.json", "old-unknown-suffix.json:15: name: type suffix 'f128' is not one NCCL writes (f16, f32, bf16, f64, i8, u8, ...)" },
+		{ "old-no-kernel.json", "old-no-kernel.json:12: External id: no NCCL kernel has External id 11 (profile with ProfilerActivity.CUDA)" },
+		{ "old-wrong-kernel.json", "old-wrong-kernel.json:15: name: an NCCL AllGather kernel, for the nccl:all_reduce on line 12" },
 	};
 
 	expect_bad_imports("kineto", KT("bad/"), cases, sizeof(cases) / sizeof(cases[0]));
@@ -198,16 +198,16 @@ Test(import_kineto, old_style_asks)
 	struct diag d = { "" };
 
 	cr_assert_eq(import_as("kineto", old_ranks, 1, &t, &d), -EINVAL);
-	cr_expect_str_eq(d.msg, KT("old-rank0.json") ":83: group: nccl:all_reduce names no process group (PyTorch before 2.1): give --world N if every call is every rank's");
+	cr_expect_str_eq(d.msg, KT("old-rank0.json") ":12: group: nccl:all_reduce names no process group (PyTorch before 2.1): give --world N if every call is every rank's");
 	o.world = 8;
 	cr_assert_eq(import_told("kineto", old_ranks, 1, &o, &t, &d), -EINVAL);
-	cr_expect_str_eq(d.msg, KT("old-rank0.json") ":83: group: --world 8, and distributedInfo's world_size is 4");
+	cr_expect_str_eq(d.msg, KT("old-rank0.json") ":12: group: --world 8, and distributedInfo's world_size is 4");
 	o.world = 4;
 	cr_assert_eq(import_told("kineto", two, 1, &o, &t, &d), -EINVAL);
-	cr_expect_not_null(strstr(d.msg, "old-two-streams.json:239: stream: this file's NCCL kernels run on streams 13 and 7 (line 126), one a communicator, and a trace before PyTorch 2.1 does not say whose each call is"),
+	cr_expect_not_null(strstr(d.msg, "old-two-streams.json:21: stream: this file's NCCL kernels run on streams 13 and 7 (line 15), one a communicator, and a trace before PyTorch 2.1 does not say whose each call is"),
 			   "%s", d.msg);
 	cr_assert_eq(import_told("kineto", untyped, 1, &o, &t, &d), -EINVAL);
-	cr_expect_not_null(strstr(d.msg, "old-no-type.json:196: Input type: missing, and its kernel (line 236) names no type: give --dtype"),
+	cr_expect_not_null(strstr(d.msg, "old-no-type.json:18: Input type: missing, and its kernel (line 21) names no type: give --dtype"),
 			   "%s", d.msg);
 	cr_expect_null(t.entries);
 }
