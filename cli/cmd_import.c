@@ -32,7 +32,7 @@ static void usage(FILE *out)
 	      "  -o, --output FILE   the trace to write ('-': stdout; required)\n"
 	      "  -h, --help          this help\n"
 	      "\n"
-	      "What a trace may not say, for the formats that read it (chakra):\n"
+	      "What a trace may not say, for the formats that read it (kineto, chakra):\n"
 	      "  --dtype TYPE        the element type of calls whose trace does not say it\n"
 	      "                      (fp32, fp16, bf16, fp64, int8)\n"
 	      "  --group NAME=RANKS  the ranks of the process group NAME where the trace\n"

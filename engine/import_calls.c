@@ -224,8 +224,9 @@ static int cmp_issue(const void *a, const void *b)
 static int check_copy(struct import_calls *k, const struct import_input *in,
 		      const struct import_call *o, const struct import_call *c)
 {
-	const char *pg = k->pgs[c->pg].name;
-	char loc[300];
+	char loc[300], pg[sizeof(k->pgs[0].name)];
+
+	diag_printable(k->pgs[c->pg].name, pg, sizeof(pg));
 
 	if (o->rank == c->rank)
 		return fail_at(k, in[c->file].name, c->where, k->rank_key, "rank %d is in two files (%s, %s)",

@@ -14,8 +14,8 @@
  * The collectives are the COMM_COLL_NODE nodes and their attributes
  * comm_type, comm_size (one rank's input, in bytes: Chakra's
  * src/converter/pytorch_node.py, comm_size) and pg_name; the element type
- * is in the node's inputs.types ("['Tensor(float)']"), the groups'
- * ranks in the METADATA_NODE "## process_group:init ##" that PyTorch's
+ * is in the node's inputs.types ("['Tensor(float)']") or its name (a
+ * reduction's NCCL kernel), the groups' ranks in the METADATA_NODE "## process_group:init ##" that PyTorch's
  * execution trace records and Chakra's converter keeps (inputs.values:
  * PyTorch's pg_config_info, torch/distributed/distributed_c10d.py). What
  * a file does not say is asked for (--dtype, --group, --world), never
@@ -36,6 +36,8 @@
 #include "chakra_pg.h"
 #include "et_def.pb-c.h"
 #include "import_calls.h"
+#include "nccl_kernel.h"
+#include "torch_dtype.h"
 
 typedef ChakraProtoMsg__Node et_node;
 typedef ChakraProtoMsg__AttributeProto et_attr;
@@ -156,30 +158,6 @@ static const struct {
 };
 #define NCOMM_TYPES (sizeof(comm_types) / sizeof(comm_types[0]))
 
-/*
- * The element types PyTorch's execution trace writes in "Tensor(...)"
- * (c10's type names) and those of Chakra's converter
- * (src/converter/pytorch_node.py, get_data_type_size), as the trace
- * type of their size, as the kineto importer maps c10's names.
- */
-static const struct {
-	const char *name;
-	enum trace_dtype dtype;
-} tensor_types[] = {
-	{ "float", TRACE_DTYPE_FP32 },	       { "float32", TRACE_DTYPE_FP32 },
-	{ "double", TRACE_DTYPE_FP64 },	       { "float64", TRACE_DTYPE_FP64 },
-	{ "half", TRACE_DTYPE_FP16 },	       { "float16", TRACE_DTYPE_FP16 },
-	{ "c10::Half", TRACE_DTYPE_FP16 },     { "bfloat16", TRACE_DTYPE_BF16 },
-	{ "c10::BFloat16", TRACE_DTYPE_BF16 }, { "int8", TRACE_DTYPE_INT8 },
-	{ "uint8", TRACE_DTYPE_INT8 },	       { "signed char", TRACE_DTYPE_INT8 },
-	{ "unsigned char", TRACE_DTYPE_INT8 }, { "bool", TRACE_DTYPE_INT8 },
-	{ "c10::Float8_e4m3fn", TRACE_DTYPE_INT8 }, { "c10::Float8_e5m2", TRACE_DTYPE_INT8 },
-	{ "short", TRACE_DTYPE_FP16 },	       { "short int", TRACE_DTYPE_FP16 },
-	{ "int16", TRACE_DTYPE_FP16 },	       { "int", TRACE_DTYPE_FP32 },
-	{ "int32", TRACE_DTYPE_FP32 },	       { "long", TRACE_DTYPE_FP64 },
-	{ "long int", TRACE_DTYPE_FP64 },      { "int64", TRACE_DTYPE_FP64 },
-};
-
 struct cstate {
 	struct import_calls calls;
 	const struct import_options *o;
@@ -253,30 +231,39 @@ static int attr_int(const et_attr *a, int64_t *v)
 	}
 }
 
-/* The element type in inputs.types: its first "Tensor(...)". */
+/*
+ * The element type: the first "Tensor(...)" in inputs.types, else the
+ * NCCL kernel's name a reduction's node has (nccl_kernel.h), else
+ * --dtype.
+ */
 static int node_dtype(struct cstate *k, struct et_file *f, uint64_t at, const et_node *n,
 		      enum trace_dtype *t)
 {
 	const char *types = n->inputs ? n->inputs->types : NULL;
 	const char *p = types ? strstr(types, "Tensor(") : NULL, *end;
-	char why[64];
+	struct nccl_kernel kern;
+	char why[96];
+	int r;
 
 	if (!p) {
+		r = nccl_kernel_parse(n->name ? n->name : "", &kern, why, sizeof(why));
+		if (r < 0)
+			return node_fail(f, at, n, "name", "%s", why);
+		if (!r && kern.has_dtype) {
+			*t = kern.dtype;
+			return 0;
+		}
 		if (k->o->has_dtype) {
 			*t = k->o->dtype;
 			return 0;
 		}
-		return node_fail(f, at, n, "inputs.types", "no 'Tensor(...)' to say the element type: give --dtype");
+		return node_fail(f, at, n, "inputs.types", "no 'Tensor(...)' to say the element type, nor a reduction's NCCL kernel name: give --dtype");
 	}
 	p += strlen("Tensor(");
 	end = strchr(p, ')');
-	for (size_t i = 0; end && i < sizeof(tensor_types) / sizeof(tensor_types[0]); i++)
-		if (strlen(tensor_types[i].name) == (size_t)(end - p) &&
-		    !strncmp(tensor_types[i].name, p, (size_t)(end - p))) {
-			*t = tensor_types[i].dtype;
-			return 0;
-		}
-	snprintf(why, sizeof(why), "%.*s", end ? (int)(end - p) : 40, p);
+	if (end && !torch_cpp_type(p, (size_t)(end - p), t))
+		return 0;
+	snprintf(why, sizeof(why), "%.*s", end && end - p < 64 ? (int)(end - p) : 64, p);
 	return node_fail(f, at, n, "inputs.types", "'Tensor(%s)' is not a type gdrlab knows (float, c10::Half, c10::BFloat16, double, ...)",
 			 diag_printable(why, why, sizeof(why)));
 }
@@ -434,8 +421,11 @@ static int resolve_groups(struct cstate *k, const char *file)
 			err = import_calls_world_group(&k->calls, k->o->world, &c->group, file);
 			size = k->o->world;
 		} else if (*name) {
+			char q[CHAKRA_PG_NAME_MAX];
+
+			diag_printable(name, q, sizeof(q));
 			return diag_set(k->calls.d, -EINVAL, "%s: byte %" PRIu64 ": pg_name: process group '%s' has no ranks in this file (no process_group:init node lists it): give --group %s=RANKS, or --world N if its calls are every rank's",
-					file, c->where, name, name);
+					file, c->where, q, q);
 		} else {
 			return diag_set(k->calls.d, -EINVAL, "%s: byte %" PRIu64 ": pg_name: missing, so the call's group is not said: give --world N if the calls are every rank's",
 					file, c->where);

@@ -18,7 +18,10 @@
  * any size needs the memory of one event and of the collectives found.
  * Point-to-point calls and broadcasts carry no peer or root in these
  * arguments, and barriers move nothing of the model's: they are left out
- * and counted in the notes.
+ * and counted in the notes. A missing "dtype" or "Process Group Ranks"
+ * is asked for (--dtype, --group, --world). Traces before PyTorch 2.1,
+ * whose calls carry no arguments, are read from their nccl:* events and
+ * NCCL kernels (import_kineto_old.h).
  */
 #include "importer.h"
 
@@ -35,6 +38,8 @@
 
 #include "array_grow.h"
 #include "import_calls.h"
+#include "import_kineto_old.h"
+#include "torch_dtype.h"
 
 #define EVENT_MAX (1u << 20) /* bytes of one event's text */
 #define IO_CHUNK (1u << 16)
@@ -296,22 +301,11 @@ static const struct {
 	{ "wait", TRACE_OP_ALLREDUCE, 2 },
 };
 
-/* c10's ScalarType names ("Float", "BFloat16") as the trace types of
- * their size: the models time bytes. */
-static const struct {
-	const char *name;
-	enum trace_dtype dtype;
-} dtypes[] = {
-	{ "Float", TRACE_DTYPE_FP32 },	   { "Half", TRACE_DTYPE_FP16 },
-	{ "BFloat16", TRACE_DTYPE_BF16 },  { "Double", TRACE_DTYPE_FP64 },
-	{ "Byte", TRACE_DTYPE_INT8 },	   { "Char", TRACE_DTYPE_INT8 },
-	{ "Bool", TRACE_DTYPE_INT8 },	   { "Int", TRACE_DTYPE_FP32 },
-	{ "Long", TRACE_DTYPE_FP64 },	   { "Short", TRACE_DTYPE_FP16 },
-	{ "Float8_e4m3fn", TRACE_DTYPE_INT8 }, { "Float8_e5m2", TRACE_DTYPE_INT8 },
-};
-
 struct kstate {
 	struct import_calls calls;
+	struct kold old;      /* the file's calls as PyTorch before 2.1 has them */
+	bool new_style;       /* the file has record_param_comms calls */
+	const struct import_options *o;
 	int rank, world;      /* the file's distributedInfo; -1 when absent */
 	unsigned skipped[3]; /* point-to-point, nothing to time, rooted calls */
 	unsigned file;
@@ -383,6 +377,31 @@ bad:
 	return src_fail(s, "Process Group Ranks", "expected distinct ranks, like \"[0, 1, 2, 3]\"");
 }
 
+/* The call's group: "Process Group Ranks", else what --group says of its
+ * "Process Group Name", else --world's every rank. */
+static int call_group(struct kstate *k, struct src *s, const json_t *v, const char *pg,
+		      unsigned *id)
+{
+	const struct import_group *g = import_options_find_group(k->o, pg);
+	unsigned *ranks = NULL, nranks = 0;
+	char q[48];
+	int err;
+
+	if (v) {
+		if (arg_ranks(s, v, &ranks, &nranks))
+			return s->err;
+		err = import_calls_group(&k->calls, ranks, nranks, id, s->name);
+		free(ranks);
+		return err;
+	}
+	if (g && *pg)
+		return import_calls_group(&k->calls, g->ranks, g->n, id, s->name);
+	if (k->o->world)
+		return import_calls_world_group(&k->calls, k->o->world, id, s->name);
+	return src_fail(s, "Process Group Ranks", "missing: give --group %s=RANKS, or --world N if the call is every rank's",
+			*pg ? diag_printable(pg, q, sizeof(q)) : "NAME");
+}
+
 static int on_collective(struct kstate *k, struct src *s, const json_t *args, double ts)
 {
 	const char *name = json_string_value(json_object_get(args, "Collective name"));
@@ -390,25 +409,27 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 	const char *pg = json_string_value(json_object_get(args, "Process Group Name"));
 	struct import_call c = { .ts = ts, .rank = k->rank, .file = k->file, .where = s->line };
 	uint64_t in = 0, out = 0, nelems, rank;
-	unsigned *ranks = NULL, nranks = 0;
+	char q[44];
 	size_t i;
 	int err;
 
 	for (i = 0; i < sizeof(colls) / sizeof(colls[0]) && strcmp(colls[i].name, name); i++)
 		;
 	if (i == sizeof(colls) / sizeof(colls[0]))
-		return src_fail(s, "Collective name", "'%.40s' is not one gdrlab's trace has", name);
+		return src_fail(s, "Collective name", "'%s' is not one gdrlab's trace has",
+				diag_printable(name, q, sizeof(q)));
 	if (colls[i].kind) {
 		k->skipped[colls[i].kind - 1]++;
 		return 0;
 	}
 	c.op = colls[i].op;
-	for (i = 0; dt && i < sizeof(dtypes) / sizeof(dtypes[0]) && strcmp(dtypes[i].name, dt); i++)
-		;
-	if (!dt || i == sizeof(dtypes) / sizeof(dtypes[0]))
-		return src_fail(s, "dtype", "'%.40s' is not a type gdrlab knows (Float, Half, BFloat16, ...)",
-				dt ? dt : "(missing)");
-	c.dtype = dtypes[i].dtype;
+	if (!dt && k->o->has_dtype)
+		c.dtype = k->o->dtype;
+	else if (!dt)
+		return src_fail(s, "dtype", "missing: give --dtype");
+	else if (torch_scalar_type(dt, &c.dtype))
+		return src_fail(s, "dtype", "'%s' is not a type gdrlab knows (Float, Half, BFloat16, ...)",
+				diag_printable(dt, q, sizeof(q)));
 	if (arg_uint(args, "In msg nelems", &in) || arg_uint(args, "Out msg nelems", &out))
 		return src_fail(s, "In msg nelems", "expected whole numbers in 'In msg nelems' and 'Out msg nelems'");
 	/* the trace's bytes are the whole buffer: an all-gather's output,
@@ -425,10 +446,7 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 		c.rank = (int)rank;
 	if (c.rank < 0)
 		return src_fail(s, "Rank", "neither distributedInfo nor the event says this file's rank");
-	if (arg_ranks(s, json_object_get(args, "Process Group Ranks"), &ranks, &nranks))
-		return s->err;
-	err = import_calls_group(&k->calls, ranks, nranks, &c.group, s->name);
-	free(ranks);
+	err = call_group(k, s, json_object_get(args, "Process Group Ranks"), pg ? pg : "", &c.group);
 	if (!err)
 		err = import_calls_add(&k->calls, &c, pg ? pg : "", s->name);
 	return err ? (s->err = err) : 0;
@@ -460,7 +478,15 @@ static int on_event(struct kstate *k, struct src *s, const char *text, size_t le
 			s->err = err;
 	} else if (name && !strcmp(name, "record_param_comms") && json_is_object(args) &&
 		   json_is_string(json_object_get(args, "Collective name"))) {
+		k->new_style = true;
 		err = on_collective(k, s, args, ts);
+	} else if (name && (!strncmp(name, "nccl:", 5) || !strncmp(name, "ncclKernel_", 11) ||
+			    !strncmp(name, "ncclDevKernel_", 14))) {
+		/* PyTorch before 2.1's calls and the kernels that say their
+		 * types (import_kineto_old.h) */
+		err = kold_event(&k->old, e, name, ts, s->line, s->name, s->d);
+		if (err)
+			s->err = err;
 	}
 	/* other events with the same arguments (the NCCL kernels, PyTorch's
 	 * own annotations) are copies of a record_param_comms call */
@@ -568,11 +594,10 @@ static int kineto_import(const struct import_input *in, size_t n,
 			 const struct import_options *o, struct trace *t,
 			 struct import_notes *notes, struct diag *d)
 {
-	struct kstate k = { .file = 0 };
+	struct kstate k = { .o = o };
 	unsigned world = 0;
 	int err = 0;
 
-	(void)o;
 	memset(t, 0, sizeof(*t));
 	import_calls_init(&k.calls, false, "Rank", "Collective name", d);
 	for (k.file = 0; k.file < n && !err; k.file++) {
@@ -583,10 +608,17 @@ static int kineto_import(const struct import_input *in, size_t n,
 			break;
 		}
 		k.rank = k.world = -1;
+		k.new_style = false;
+		kold_clear(&k.old);
 		import_calls_begin_file(&k.calls);
 		err = src_open(s, in[k.file].fp, in[k.file].name, d);
 		if (!err)
 			err = read_file(&k, s);
+		if (!err && !k.new_style) {
+			struct kold_file f = { in[k.file].name, k.file, k.rank, k.world, o };
+
+			err = kold_end_file(&k.old, &f, &k.calls, k.skipped);
+		}
 		if (!err) {
 			import_calls_end_file(&k.calls, true);
 			if (k.world > 0)
@@ -596,10 +628,10 @@ static int kineto_import(const struct import_input *in, size_t n,
 		free(s);
 	}
 	if (!err && !k.calls.n)
-		err = diag_set(d, -EINVAL, "%s: kineto: no collectives (record_param_comms events with a 'Collective name': PyTorch 2.1 and later)",
+		err = diag_set(d, -EINVAL, "%s: kineto: no collectives (record_param_comms events with a 'Collective name', PyTorch 2.1 and later; before, nccl:* events and their NCCL kernels)",
 			       in[0].name);
 	if (!err)
-		err = import_calls_build(&k.calls, in, world, t);
+		err = import_calls_build(&k.calls, in, world ? world : o->world, t);
 	if (!err) {
 		notes->line[0] = '\0';
 		if (k.skipped[0] || k.skipped[1] || k.skipped[2])
@@ -608,11 +640,13 @@ static int kineto_import(const struct import_input *in, size_t n,
 				 k.skipped[0], k.skipped[2], k.skipped[1]);
 	}
 	import_calls_free(&k.calls);
+	kold_free(&k.old);
 	return err;
 }
 
 const struct importer_ops importer_kineto = {
 	.name = "kineto",
-	.what = "PyTorch profiler JSON (plain or gzip), record_param_comms events",
+	.what = "PyTorch profiler JSON (plain or gzip): record_param_comms, or nccl:* and kernels",
+	.takes_options = true,
 	.import = kineto_import,
 };

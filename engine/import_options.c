@@ -14,9 +14,11 @@
 
 int import_options_dtype(struct import_options *o, const char *arg, struct diag *d)
 {
+	char q[44];
+
 	if (trace_dtype_parse(arg, &o->dtype))
-		return diag_set(d, -EINVAL, "--dtype: unknown type '%.40s' (fp32, fp16, bf16, fp64, int8)",
-				arg);
+		return diag_set(d, -EINVAL, "--dtype: unknown type '%s' (fp32, fp16, bf16, fp64, int8)",
+				diag_printable(arg, q, sizeof(q)));
 	o->has_dtype = true;
 	return 0;
 }
@@ -40,10 +42,11 @@ static int parse_uint(const char *s, const char **end, unsigned long max, unsign
 int import_options_world(struct import_options *o, const char *arg, struct diag *d)
 {
 	unsigned long n;
+	char q[44];
 
 	if (parse_uint(arg, NULL, GROUP_MAX, &n) || !n)
-		return diag_set(d, -EINVAL, "--world: expected a number of ranks, 1 to %d, got '%.40s'",
-				GROUP_MAX, arg);
+		return diag_set(d, -EINVAL, "--world: expected a number of ranks, 1 to %d, got '%s'",
+				GROUP_MAX, diag_printable(arg, q, sizeof(q)));
 	o->world = (unsigned)n;
 	return 0;
 }
@@ -86,17 +89,19 @@ int import_options_group(struct import_options *o, const char *arg, struct diag 
 {
 	const char *eq = strchr(arg, '=');
 	struct import_group g = { .n = 0 }, *more;
+	char q[68];
 	size_t len = eq ? (size_t)(eq - arg) : 0;
 
 	if (!len || len >= sizeof(g.name))
-		return diag_set(d, -EINVAL, "--group: expected NAME=RANKS (a process group's name as the trace has it, then its ranks: 0-3 or 0,2,4), got '%.40s'",
-				arg);
+		return diag_set(d, -EINVAL, "--group: expected NAME=RANKS (a process group's name as the trace has it, then its ranks: 0-3 or 0,2,4), got '%s'",
+				diag_printable(arg, q, sizeof(q)));
 	memcpy(g.name, arg, len);
 	if (import_options_find_group(o, g.name))
-		return diag_set(d, -EINVAL, "--group: '%s' is given twice", g.name);
+		return diag_set(d, -EINVAL, "--group: '%s' is given twice",
+				diag_printable(g.name, q, sizeof(q)));
 	if (parse_ranks(eq + 1, &g.ranks, &g.n))
-		return diag_set(d, -EINVAL, "--group: '%.40s': expected distinct ranks, at most %d, like 0-3 or 0,2,4",
-				eq + 1, GROUP_MAX);
+		return diag_set(d, -EINVAL, "--group: '%s': expected distinct ranks, at most %d, like 0-3 or 0,2,4",
+				diag_printable(eq + 1, q, sizeof(q)), GROUP_MAX);
 	/* one more each time: a command line names few */
 	more = realloc(o->groups, (o->ngroups + 1) * sizeof(*more));
 	if (!more) {

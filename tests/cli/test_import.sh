@@ -66,6 +66,12 @@ expect 2 "a cut gzip" -- "$gdrlab" import kineto "$kt/bad/cut.json.gz" -o "$tmp/
 has "$tmp/err" "cut.json.gz:16: gzip: the stream is cut short (byte 233)"
 one_line "$tmp/err"
 [ ! -e "$tmp/k2.jsonl" ] || { echo "FAIL: an output was written for a bad trace"; fail=1; }
+# PyTorch before 2.1: told that every call is every rank's
+expect 0 "kineto, old style" -- "$gdrlab" import kineto --world 4 "$kt"/old-rank*.json -o "$tmp/ko.jsonl"
+has "$tmp/ko.jsonl" "^# 3 collectives$"
+expect 2 "kineto, old style, no --world" -- "$gdrlab" import kineto "$kt/old-rank0.json" -o "$tmp/ko2.jsonl"
+has "$tmp/err" "old-rank0.json:12: group: nccl:all_reduce names no process group (PyTorch before 2.1): give --world N"
+[ ! -e "$tmp/ko2.jsonl" ] || { echo "FAIL: an output was written for an old trace without --world"; fail=1; }
 expect 0 "kineto replayed" -- "$gdrlab" run -t "$src/tests/data/two-gpus-one-nic.yaml" -n 2 \
     -T "$tmp/k.jsonl" -q
 # chakra: the same run's files give the kineto importer's entries

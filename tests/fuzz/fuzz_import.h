@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the importers' libFuzzer targets share: any input, read as one
- * file and as two (split at its half), must import or fail with a
- * one-line message and nothing kept, never crash or leak; what imports
- * must be a trace that writes and reads back with as many entries.
+ * file and as two (split at its half), told nothing and told what an
+ * importer may ask, must import or fail with a one-line message and
+ * nothing kept, never crash or leak; what imports must be a trace that
+ * writes and reads back with as many entries.
  */
 #ifndef GDRLAB_FUZZ_IMPORT_H
 #define GDRLAB_FUZZ_IMPORT_H
@@ -17,10 +18,9 @@
 #include "importer.h"
 
 static void fuzz_one(const struct importer_ops *imp, const uint8_t *data, size_t size,
-		     size_t split, const char *const names[2])
+		     size_t split, const char *const names[2], const struct import_options *o)
 {
 	struct import_input in[2];
-	struct import_options o = { 0 };
 	struct import_notes notes;
 	struct trace t;
 	struct diag d;
@@ -33,7 +33,7 @@ static void fuzz_one(const struct importer_ops *imp, const uint8_t *data, size_t
 	if (!in[0].fp || (split && !in[1].fp))
 		goto out;
 	d.msg[0] = '\0';
-	if (imp->import(in, n, &o, &t, &notes, &d)) {
+	if (imp->import(in, n, o, &t, &notes, &d)) {
 		if (!d.msg[0] || strchr(d.msg, '\n') || t.entries)
 			abort();
 	} else {
@@ -46,15 +46,25 @@ out:
 			fclose(in[i].fp);
 }
 
-/* The files named @names (an importer may read a rank in a name). */
+/*
+ * The files named @names (an importer may read a rank in a name), told
+ * nothing, and (for an importer that reads them) told a world of 4 ranks
+ * (the fixtures') and a type, so that what comes after asking is fuzzed
+ * too.
+ */
 static void fuzz_importer_named(const struct importer_ops *imp, const uint8_t *data, size_t size,
 				const char *const names[2])
 {
+	static const struct import_options none = { 0 },
+		told = { .world = 4, .has_dtype = true, .dtype = TRACE_DTYPE_FP32 };
+
 	if (!size)
 		return; /* fmemopen wants a buffer */
-	fuzz_one(imp, data, size, 0, names);
-	if (size > 1)
-		fuzz_one(imp, data, size, size / 2, names);
+	for (int i = 0; i < (imp->takes_options ? 2 : 1); i++) {
+		fuzz_one(imp, data, size, 0, names, i ? &told : &none);
+		if (size > 1)
+			fuzz_one(imp, data, size, size / 2, names, i ? &told : &none);
+	}
 }
 
 static inline void fuzz_importer(const struct importer_ops *imp, const uint8_t *data, size_t size)

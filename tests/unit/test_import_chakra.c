@@ -322,7 +322,8 @@ Test(import_chakra, groups_asked_for)
 	assert_no_leaks();
 }
 
-/* No element types in inputs.types: asked for with --dtype. */
+/* No element types in inputs.types: the reductions' from their kernels'
+ * names (f32, bf16), the all-gather's (its kernel has none) asked for. */
 Test(import_chakra, dtype_asked_for)
 {
 	struct import_options o = { 0 };
@@ -330,12 +331,10 @@ Test(import_chakra, dtype_asked_for)
 	struct diag d = { "" };
 
 	expect_run_asks(&(struct style){ .no_types = true },
-			": node 5: inputs.types: no 'Tensor(...)' to say the element type: give --dtype");
-	cr_assert_eq(import_options_dtype(&o, "bf16", &d), 0);
+			": node 9: inputs.types: no 'Tensor(...)' to say the element type, nor a reduction's NCCL kernel name: give --dtype");
+	cr_assert_eq(import_options_dtype(&o, "fp16", &d), 0);
 	cr_assert_eq(import_told("chakra", run_files, 4, &o, &t, &d), 0, "%s", d.msg);
-	cr_assert_eq(t.nentries, 4);
-	cr_expect_eq(t.entries[0].dtype, TRACE_DTYPE_BF16);
-	cr_expect_eq(t.entries[0].bytes, 1048576);
+	assert_the_made_up_run(&t);
 	trace_destroy(&t);
 	remove_scratch();
 }
@@ -428,6 +427,9 @@ Test(import_chakra, every_fault_its_byte)
 		{ "no-comm-type.et", "no-comm-type.et: " AFTER_META ": node 17: comm_type: missing" },
 		{ "odd-size.et", "odd-size.et: " AFTER_META ": node 17: comm_size: 6 bytes is not a whole number of fp32 elements" },
 		{ "unknown-type.et", "unknown-type.et: " AFTER_META ": node 17: inputs.types: 'Tensor(c10::complex<float>)' is not a type gdrlab knows" },
+		{ "bad-kernel.et", "bad-kernel.et: " AFTER_META ": node 17: name: type suffix 'f128' is not one NCCL writes (f16, f32, bf16, f64, i8, u8, ...)" },
+		/* what the fuzz target found: a name's bytes quoted as they were */
+		{ "kernel-newline.et", "kernel-newline.et: " AFTER_META ": node 17: name: 'All?' is not a collective NCCL has" },
 		{ "bad-pgs.et", "bad-pgs.et: " AFTER_META ": node 17: inputs.values: the process groups are not the list PyTorch writes: a group whose 'ranks' are not 'group_size' many" },
 		{ "empty.et", "empty.et: chakra: an empty file (a Chakra trace starts with its GlobalMetadata)" },
 		{ "json.et", "json.et: byte 0: GlobalMetadata: does not unpack (not a Chakra execution trace?)" },
@@ -448,6 +450,9 @@ Test(import_chakra, every_fault_its_byte)
 	write_bad_node("no-comm-type.et", &(struct node_spec){ 17, "x", COLL, 5, "['Tensor(float)']", NULL, -1, 4, "0" });
 	write_bad_node("odd-size.et", &(struct node_spec){ 17, "x", COLL, 5, "['Tensor(float)']", NULL, ALL_REDUCE, 6, "0" });
 	write_bad_node("unknown-type.et", &(struct node_spec){ 17, "x", COLL, 5, "['Tensor(c10::complex<float>)']", NULL, ALL_REDUCE, 8, "0" });
+	write_bad_node("bad-kernel.et", &(struct node_spec){ 17, "ncclDevKernel_AllReduce_Sum_f128_RING_LL(ncclDevKernelArgsStorage<4096ul>)", COLL, 5,
+						    NULL, NULL, ALL_REDUCE, 8, "0" });
+	write_bad_node("kernel-newline.et", &(struct node_spec){ 17, "ncclDevKernel_All\n", COLL, 5, NULL, NULL, ALL_REDUCE, 8, "0" });
 	write_bad_node("bad-pgs.et", &(struct node_spec){ 17, "## process_group:init ##", CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE, 0, NULL,
 						 "['[{\"pg_name\": \"1\", \"ranks\": [0, 1], \"group_size\": 4}]']", -1, -1, NULL });
 	snprintf(path, sizeof(path), "%s/empty.et", dir);

@@ -105,6 +105,10 @@ Test(import_kineto, every_fault_its_line)
 		{ "event-not-object.json", "event-not-object.json:1: traceEvents: expected an event object" },
 		/* jansson's quote of the text near a bad escape holds the newline */
 		{ "bad-escape.json", "bad-escape.json:1: traceEvents: an event that is not a JSON object: invalid escape near" },
+		/* PyTorch before 2.1: the call's kernel says what it is */
+		{ "old-unknown-suffix.json", "old-unknown-suffix.json:15: name: type suffix 'f128' is not one NCCL writes (f16, f32, bf16, f64, i8, u8, ...)" },
+		{ "old-no-kernel.json", "old-no-kernel.json:12: External id: no NCCL kernel has External id 11 (profile with ProfilerActivity.CUDA)" },
+		{ "old-wrong-kernel.json", "old-wrong-kernel.json:15: name: an NCCL AllGather kernel, for the nccl:all_reduce on line 12" },
 	};
 
 	expect_bad_imports("kineto", KT("bad/"), cases, sizeof(cases) / sizeof(cases[0]));
@@ -121,4 +125,116 @@ Test(import_kineto, ranks_that_disagree)
 	cr_expect_not_null(strstr(d.msg, "disagree-rank1.json:8: Collective name: rank 1's call 0 of group '0' is allreduce of 8192 bytes, rank 0's ("),
 			   "%s", d.msg);
 	cr_expect_not_null(strstr(d.msg, "disagree-rank0.json:8) allreduce of 4096"), "%s", d.msg);
+}
+
+static const char *const old_ranks[] = { KT("old-rank0.json"), KT("old-rank1.json"), KT("old-rank2.json"),
+					 KT("old-rank3.json") };
+
+/* The entries of @t at @idx, a view (free v->entries only). */
+static void pick(const struct trace *t, const size_t *idx, size_t n, struct trace *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->entries = calloc(n, sizeof(*v->entries));
+	cr_assert_not_null(v->entries);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_lt(idx[i], t->nentries);
+		v->entries[v->nentries++] = t->entries[idx[i]];
+	}
+}
+
+/*
+ * PyTorch before 2.1 (old-rank*.json, README): the run's world calls as
+ * nccl:* events with "Input Dims" and their kernels' types, told that
+ * every call is every rank's: the new-style files' world all-reduce and
+ * all-gather, times and all, and the barrier as NCCL ran it, an
+ * all-reduce of one byte at 3000 us.
+ */
+Test(import_kineto, old_style_is_the_same_run)
+{
+	static const size_t old_world[] = { 0, 1 }, new_world[] = { 0, 3 };
+	struct import_options o = { .world = 4 };
+	struct trace old, neu, a, b;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_told("kineto", old_ranks, 4, &o, &old, &d), 0, "%s", d.msg);
+	cr_expect_str_eq(notes.line, "left out: 2 point-to-point calls and 2 broadcasts, reduces, gathers and scatters (the profiler records no peer or root), 0 barriers, waits and empty calls");
+	cr_assert_eq(import_as("kineto", ranks, 4, &neu, &d), 0, "%s", d.msg);
+	cr_assert_eq(old.nentries, 3);
+	pick(&old, old_world, 2, &a);
+	pick(&neu, new_world, 2, &b);
+	assert_same_calls(&a, &b, true);
+	cr_expect_eq(old.entries[2].op, TRACE_OP_ALLREDUCE);
+	cr_expect_eq(old.entries[2].bytes, 1);
+	cr_expect_eq(old.entries[2].dtype, TRACE_DTYPE_INT8);
+	cr_expect_eq(old.entries[2].ready_us, 3000);
+	free(a.entries);
+	free(b.entries);
+	trace_destroy(&old);
+	trace_destroy(&neu);
+}
+
+/* NCCL 2.19's kernel names and older kineto's "external id": the same. */
+Test(import_kineto, old_style_nccl_2_19)
+{
+	const char *files[] = { KT("old-nccl-2.19.json") };
+	struct import_options o = { .world = 4 };
+	struct trace t, want;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_told("kineto", files, 1, &o, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(import_told("kineto", old_ranks, 1, &o, &want, &d), 0, "%s", d.msg);
+	assert_same_calls(&t, &want, true);
+	trace_destroy(&t);
+	trace_destroy(&want);
+}
+
+/* What an old trace does not say is asked for; calls on two streams (two
+ * communicators) cannot be every rank's. */
+Test(import_kineto, old_style_asks)
+{
+	const char *two[] = { KT("bad/old-two-streams.json") }, *untyped[] = { KT("bad/old-no-type.json") };
+	struct import_options o = { .world = 4 };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", old_ranks, 1, &t, &d), -EINVAL);
+	cr_expect_str_eq(d.msg, KT("old-rank0.json") ":12: group: nccl:all_reduce names no process group (PyTorch before 2.1): give --world N if every call is every rank's");
+	o.world = 8;
+	cr_assert_eq(import_told("kineto", old_ranks, 1, &o, &t, &d), -EINVAL);
+	cr_expect_str_eq(d.msg, KT("old-rank0.json") ":12: group: --world 8, and distributedInfo's world_size is 4");
+	o.world = 4;
+	cr_assert_eq(import_told("kineto", two, 1, &o, &t, &d), -EINVAL);
+	cr_expect_not_null(strstr(d.msg, "old-two-streams.json:21: stream: this file's NCCL kernels run on streams 13 and 7 (line 15), one a communicator, and a trace before PyTorch 2.1 does not say whose each call is"),
+			   "%s", d.msg);
+	cr_assert_eq(import_told("kineto", untyped, 1, &o, &t, &d), -EINVAL);
+	cr_expect_not_null(strstr(d.msg, "old-no-type.json:18: Input type: missing, and its kernel (line 21) names no type: give --dtype"),
+			   "%s", d.msg);
+	cr_expect_null(t.entries);
+}
+
+/* A new-style call without its type or group: asked for, then given. */
+Test(import_kineto, what_is_not_said_is_asked_for)
+{
+	const char *files[] = { KT("no-groups.json") };
+	struct import_options o = { 0 };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", files, 1, &t, &d), -EINVAL);
+	cr_expect_not_null(strstr(d.msg, "no-groups.json:6: Process Group Ranks: missing: give --group 0=RANKS, or --world N if the call is every rank's"),
+			   "%s", d.msg);
+	cr_assert_eq(import_options_world(&o, "4", &d), 0);
+	cr_assert_eq(import_told("kineto", files, 1, &o, &t, &d), -EINVAL);
+	cr_expect_not_null(strstr(d.msg, "no-groups.json:9: dtype: missing: give --dtype"), "%s", d.msg);
+	cr_assert_eq(import_options_dtype(&o, "bf16", &d), 0);
+	cr_assert_eq(import_options_group(&o, "1=0,1", &d), 0);
+	cr_assert_eq(import_told("kineto", files, 1, &o, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 2);
+	cr_expect_eq(t.entries[0].ngroup, 0); /* --world's every rank */
+	cr_expect_eq(t.entries[1].dtype, TRACE_DTYPE_BF16);
+	cr_expect_eq(t.entries[1].bytes, 2097152);
+	cr_assert_eq(t.entries[1].ngroup, 2);
+	cr_expect_eq(t.entries[1].group[1], 1);
+	trace_destroy(&t);
+	import_options_free(&o);
 }
