@@ -121,6 +121,7 @@ struct build_ctx {
 	unsigned tc_n;
 	enum trace_op tc_op;
 	bool tc_valid;
+	struct channels_cache ch_cache; /* every group's channel search */
 };
 
 /* The entry's ranks, checked against the cluster, sorted. */
@@ -182,7 +183,7 @@ static const struct tune_ctx *tuner_for(struct build_ctx *b,
 		b->tc_ranks = copy;
 		b->tc_n = n;
 		b->tc_op = e->op;
-		tune_ctx_init(&b->tc, b->p, e->op, ranks, n);
+		tune_ctx_init(&b->tc, b->p, e->op, ranks, n, &b->ch_cache);
 		b->tc_valid = true;
 	}
 	b->tc.src = src;

@@ -252,6 +252,14 @@ void plan_destroy(struct plan *p);
  * reduce-scatter, all-gather, alltoall (n-1)/n; broadcast, send/recv 1. */
 double plan_bus_factor(enum trace_op op, unsigned n);
 
+/*
+ * Patterns that are one another moved along the nodes (the same GPUs of
+ * their nodes, the same distances between nodes, the same choice), whose
+ * times alone are therefore equal: @cls[i] is pattern i's class, the
+ * lowest-numbered pattern alike (plan_classes.c). 0 or -ENOMEM.
+ */
+int plan_pattern_classes(const struct plan *p, size_t *cls);
+
 /* Capacities of every resource of the plan's cluster; caller frees. */
 double *plan_capacities(const struct plan *p);
 

@@ -193,5 +193,6 @@ void trace_destroy(struct trace *t)
 	for (i = 0; i < t->ncomms; i++)
 		free(t->comms[i].group);
 	free(t->comms);
+	free(t->comm_slots);
 	memset(t, 0, sizeof(*t));
 }

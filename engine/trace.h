@@ -87,11 +87,14 @@ struct trace {
 	size_t nentries;
 	struct trace_entry *entries; /* owned; in file order */
 	unsigned niterations;       /* highest iteration + 1 */
-	size_t ncomms;
+	size_t ncomms, cap_comms;
 	struct trace_comm *comms;   /* owned; in order of first appearance;
 				     * none when a producer left every entry
 				     * on one communicator */
 	size_t ncomm_groups;        /* implicit ones named so far */
+	uint32_t *comm_slots;       /* owned: comms by name, open addressing
+				     * (index + 1, 0 empty; trace_comm.c) */
+	size_t ncomm_slots;
 };
 
 /* The inverse of trace_op_parse; "allreduce", "reduce_scatter", ... */

@@ -53,21 +53,66 @@ static bool same_group(const struct trace_comm *c, const unsigned *g, unsigned n
 	       (!n || memcmp(c->group, g, n * sizeof(*g)) == 0);
 }
 
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return (size_t)h;
+}
+
+/* The slot of @name: its communicator's, or the empty one it would take.
+ * A generated job has thousands of communicators, each line looked up. */
+static size_t slot_of(const struct trace *t, const char *name)
+{
+	size_t mask = t->ncomm_slots - 1, i = name_hash(name) & mask;
+
+	while (t->comm_slots[i] && strcmp(t->comms[t->comm_slots[i] - 1].name, name))
+		i = (i + 1) & mask;
+	return i;
+}
+
 static long find_name(const struct trace *t, const char *name)
 {
-	for (size_t i = 0; i < t->ncomms; i++)
-		if (strcmp(t->comms[i].name, name) == 0)
-			return (long)i;
-	return -1;
+	size_t i;
+
+	if (!t->ncomm_slots)
+		return -1;
+	i = slot_of(t, name);
+	return t->comm_slots[i] ? (long)t->comm_slots[i] - 1 : -1;
+}
+
+/* Room for one more name: the table at most half full. */
+static int index_grow(struct trace *t)
+{
+	size_t n = t->ncomm_slots ? t->ncomm_slots : 16;
+	uint32_t *old = t->comm_slots;
+	size_t nold = t->ncomm_slots;
+
+	if (2 * (t->ncomms + 1) <= t->ncomm_slots)
+		return 0;
+	while (2 * (t->ncomms + 1) > n)
+		n *= 2;
+	t->comm_slots = calloc(n, sizeof(*t->comm_slots));
+	if (!t->comm_slots) {
+		t->comm_slots = old;
+		return -ENOMEM;
+	}
+	t->ncomm_slots = n;
+	for (size_t k = 0; k < nold; k++)
+		if (old[k])
+			t->comm_slots[slot_of(t, t->comms[old[k] - 1].name)] = old[k];
+	free(old);
+	return 0;
 }
 
 static int add_comm(struct trace *t, const char *name, const struct trace_entry *e,
 		    uint64_t h, struct diag *d)
 {
-	size_t cap = t->ncomms; /* grown one at a time: communicators are few */
 	struct trace_comm *c;
 
-	if (array_grow((void **)&t->comms, t->ncomms, &cap, sizeof(*c)))
+	if (index_grow(t) || array_grow((void **)&t->comms, t->ncomms, &t->cap_comms, sizeof(*c)))
 		return diag_set(d, -ENOMEM, "%s:%u: out of memory", t->file, e->line);
 	c = &t->comms[t->ncomms];
 	memset(c, 0, sizeof(*c));
@@ -81,7 +126,7 @@ static int add_comm(struct trace *t, const char *name, const struct trace_entry 
 		memcpy(c->group, e->group, e->ngroup * sizeof(*c->group));
 		c->ngroup = e->ngroup;
 	}
-	t->ncomms++;
+	t->comm_slots[slot_of(t, c->name)] = (uint32_t)++t->ncomms;
 	return 0;
 }
 

@@ -168,8 +168,24 @@ static bool network_gdr(const struct plan *p, const struct tune_ctx *t)
 	return true;
 }
 
+static void search_cached(const struct plan *p, unsigned nnodes, unsigned ppn,
+			  struct channels_cache *cache, struct nccl_channels *out)
+{
+	for (unsigned i = 0; cache && i < cache->n; i++)
+		if (cache->e[i].nnodes == nnodes && cache->e[i].ppn == ppn) {
+			*out = cache->e[i].ch;
+			return;
+		}
+	channels_search(p->nccl, &p->topo, nnodes, ppn, plan_uses_pxn(p), p->opts.gdr_level, out);
+	if (cache && cache->n < sizeof(cache->e) / sizeof(cache->e[0])) {
+		cache->e[cache->n].nnodes = nnodes;
+		cache->e[cache->n].ppn = ppn;
+		cache->e[cache->n++].ch = *out;
+	}
+}
+
 void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
-		   const unsigned *ranks, unsigned n)
+		   const unsigned *ranks, unsigned n, struct channels_cache *cache)
 {
 	unsigned most = 0;
 
@@ -191,8 +207,7 @@ void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
 		i = j;
 	}
 	t->ppn = t->regular && t->nnodes ? n / t->nnodes : most;
-	channels_search(p->nccl, &p->topo, t->nnodes, t->ppn, plan_uses_pxn(p), p->opts.gdr_level,
-			&t->ch);
+	search_cached(p, t->nnodes, t->ppn, cache, &t->ch);
 	t->net_gdr = t->nnodes > 1 && network_gdr(p, t);
 	t->in_network = p->topo.fabric.in_network_reduction;
 }

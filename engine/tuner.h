@@ -41,11 +41,26 @@ struct tune_choice {
 };
 
 /*
+ * The channel searches of a plan's groups, kept by (nodes, GPUs a node):
+ * they depend on nothing else of a group, and a job's many groups have
+ * few shapes.
+ */
+struct channels_cache {
+	unsigned n;
+	struct {
+		unsigned nnodes, ppn;
+		struct nccl_channels ch;
+	} e[16];
+};
+
+/*
  * The communicator NCCL's model sees for @op over the sorted group
- * @ranks (@n of them): nodes, GPUs a node, channel graphs, GDR.
+ * @ranks (@n of them): nodes, GPUs a node, channel graphs, GDR. @cache
+ * (may be NULL: search every time) keeps the channel searches.
  */
 void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
-		   const unsigned *ranks, unsigned n);
+		   const unsigned *ranks, unsigned n,
+		   struct channels_cache *cache);
 
 /*
  * One (algorithm, protocol) entry of NCCL's table for a call of @bytes:

@@ -28,8 +28,13 @@ static int cmp_job(const void *a, const void *b)
 	return (x->bytes > y->bytes) - (x->bytes < y->bytes);
 }
 
-/* One job per distinct (pattern, channels, bytes), sorted. */
-static int jobs_build(const struct plan *p, struct sgm_job **out, size_t *n)
+/*
+ * One job per distinct (pattern class, channels, bytes), sorted: patterns
+ * that are one another moved along the nodes take the same time alone
+ * (plan_pattern_classes), so the class's first pattern is simulated for
+ * all of them.
+ */
+static int jobs_build(const struct plan *p, const size_t *cls, struct sgm_job **out, size_t *n)
 {
 	struct sgm_job *j = malloc((p->ncollectives ? p->ncollectives : 1) * sizeof(*j));
 	size_t k = 0;
@@ -37,7 +42,7 @@ static int jobs_build(const struct plan *p, struct sgm_job **out, size_t *n)
 	if (!j)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->ncollectives; i++) {
-		j[i].pattern = p->collectives[i].pattern;
+		j[i].pattern = cls[p->collectives[i].pattern];
 		j[i].bytes = p->collectives[i].bytes;
 		j[i].nchannels = p->collectives[i].nchannels;
 	}
@@ -98,10 +103,14 @@ int model_simulate(const struct plan *p, const struct model_options *o,
 	struct sim_call call = { .p = p, .o = o ? o : &defaults };
 	struct sgm_job *jobs = NULL;
 	struct sim_answer *answer = NULL;
+	size_t *cls = NULL;
 	size_t len;
 	int err;
 
-	err = jobs_build(p, &jobs, &call.njobs);
+	cls = malloc((p->npatterns ? p->npatterns : 1) * sizeof(*cls));
+	err = cls ? plan_pattern_classes(p, cls) : -ENOMEM;
+	if (!err)
+		err = jobs_build(p, cls, &jobs, &call.njobs);
 	call.jobs = jobs;
 	len = sizeof(*answer) + call.njobs * sizeof(answer->res[0]);
 	if (!err) {
@@ -118,7 +127,7 @@ int model_simulate(const struct plan *p, const struct model_options *o,
 	if (err)
 		goto out_free;
 	for (size_t i = 0; i < p->ncollectives; i++) {
-		struct sgm_job key = { p->collectives[i].pattern,
+		struct sgm_job key = { cls[p->collectives[i].pattern],
 				       p->collectives[i].bytes,
 				       p->collectives[i].nchannels };
 		struct sgm_job *j = bsearch(&key, jobs, call.njobs, sizeof(*jobs), cmp_job);
@@ -131,6 +140,7 @@ int model_simulate(const struct plan *p, const struct model_options *o,
 out_free:
 	free(answer);
 	free(jobs);
+	free(cls);
 	return err;
 }
 

@@ -32,7 +32,7 @@ static void tuned_init_opts(struct tuned *x, const char *topo_path,
 	cr_assert_leq(x->plan.nranks, 256);
 	for (unsigned i = 0; i < x->plan.nranks; i++)
 		ranks[i] = i;
-	tune_ctx_init(&x->t, &x->plan, op, ranks, x->plan.nranks);
+	tune_ctx_init(&x->t, &x->plan, op, ranks, x->plan.nranks, NULL);
 	tune_enable_default(&x->e);
 	cr_assert_eq(tune_enable_parse(&x->e, o->algo, o->proto, &d), 0, "%s", d.msg);
 }
