@@ -143,13 +143,27 @@ static int share(const struct solver *sv, const struct plan_pattern *pat,
 		flows[i].cap = conn_cap(pat, c, nch, pcap);
 		if (pace && pace[c->pipe] * c->volume < flows[i].cap)
 			flows[i].cap = pace[c->pipe] * c->volume;
+		/*
+		 * Shared in pace, bytes per byte of volume: a pipe's slices
+		 * cross all its connections, so they move at one pace and
+		 * each connection's rate is that pace times its volume. Fair
+		 * shares of rate would starve a pipe's big connections (PAT's
+		 * last round carries half the data, its first 1/n).
+		 */
+		if (c->volume > 0) {
+			for (unsigned u = 0; u < k; u++)
+				pool[at + u].weight *= c->volume;
+			flows[i].cap /= c->volume;
+		}
 		at += k;
 	}
 	err = maxmin_solve(sv->cap, sv->nres, flows, n);
 	for (size_t i = 0; !err && i < n; i++)
 		if (!phase || phase[i] == want)
-			rate[i] = flows[i].nuses || isfinite(flows[i].cap) ? flows[i].rate :
-									     INFINITY;
+			rate[i] = flows[i].nuses || isfinite(flows[i].cap) ?
+					  flows[i].rate * (pat->conns[i].volume > 0 ?
+								   pat->conns[i].volume : 1) :
+					  INFINITY;
 out:
 	free(pool);
 	free(flows);
