@@ -172,6 +172,30 @@ static void four_flows_share_an_uplink(const char *backend)
 	run_destroy(&r);
 }
 
+/*
+ * PAT's rounds carry unequal shares: a reduce-scatter of S = 64 MiB over
+ * 8 nodes sends S/2, S/4, S/8 a rank in its three rounds, 7/8 S in all,
+ * through the one 10 GB/s NIC at NCCL's 0.75 PAT efficiency. Its slices
+ * cross every round at one pace, so the NIC carries the three at once in
+ * proportion and the call streams at 7/8 S / 7.5 GB/s (plus its launch,
+ * 2.8 us a rank, three hops and the pipe's fill: under 1%; a share that
+ * gave the rounds equal rates made it 72% slower).
+ */
+static void pat_rounds_share_the_nic_in_proportion(const char *backend)
+{
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 8);
+	struct run r;
+
+	NEED_BACKEND(backend);
+	o.algo = "pat";
+	run_trace(&r, backend, DATA("round-numbers.yaml"),
+		  "{\"iteration\":0,\"op\":\"reduce_scatter\",\"bytes\":67108864,\"dtype\":\"fp32\"}\n",
+		  &o);
+	cr_assert_eq(r.rec.coll[0].algo, ALGO_PAT);
+	assert_rel(r.rec.coll[0].time_us, 7.0 / 8 * 64 * MiB / 7.5e9 * 1e6, TOL);
+	run_destroy(&r);
+}
+
 #define CONFORMANCE(backend)                                                  \
 	Test(conformance_##backend, uncontended_direct)                       \
 	{                                                                     \
@@ -192,6 +216,10 @@ static void four_flows_share_an_uplink(const char *backend)
 	Test(conformance_##backend, four_flows_on_one_link_get_a_quarter)     \
 	{                                                                     \
 		four_flows_share_an_uplink(#backend);                         \
+	}                                                                     \
+	Test(conformance_##backend, pat_rounds_share_the_nic_in_proportion)   \
+	{                                                                     \
+		pat_rounds_share_the_nic_in_proportion(#backend);             \
 	}
 
 /* Every backend with a simulated clock gdrlab knows, built or not. */
