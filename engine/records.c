@@ -55,6 +55,13 @@ static int number_queues(struct records *r)
 	return err;
 }
 
+const char *records_sharing_name(enum records_sharing s)
+{
+	static const char *const names[] = { "none", "fluid", "simgrid", "serial" };
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
+}
+
 const char *records_comm_name(const struct records *r, const struct coll_record *c)
 {
 	return c->comm < r->ncomms ? r->comms[c->comm].name : "world";

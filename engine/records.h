@@ -77,6 +77,15 @@ struct records_link {
 	unsigned tc, sl;       /* traffic class, service level */
 };
 
+/* How collectives that ran at once shared the links. */
+enum records_sharing {
+	RECORDS_SHARED_NONE,    /* one queue: nothing ran at once */
+	RECORDS_SHARED_FLUID,   /* the engine's fluid schedule (overlap.h) */
+	RECORDS_SHARED_SIMGRID, /* simulated together (the model backend) */
+	RECORDS_SHARED_SERIAL,  /* run one by one (backends that move bytes) */
+};
+const char *records_sharing_name(enum records_sharing s); /* "fluid", ... */
+
 struct records {
 	const char *backend;   /* static name of the backend that ran */
 	enum plan_path path;   /* path requested */
@@ -90,6 +99,7 @@ struct records {
 	const struct trace_comm *comms;
 	unsigned nqueues;          /* distinct (communicator, stream) */
 	bool overlapped;           /* collectives shared links at once */
+	enum records_sharing sharing;
 	unsigned niter;
 	struct iter_record *iter;  /* owned */
 	/* Means over iterations. */

@@ -75,6 +75,8 @@ json_t *report_json(const struct report_context *ctx, const struct records *r)
 	iters = json_array();
 	if (!doc || !colls || !iters)
 		goto err;
+	json_object_set_new(doc, "communicators", json_integer((json_int_t)(r->ncomms ? r->ncomms : 1)));
+	json_object_set_new(doc, "sharing", json_string(records_sharing_name(r->sharing)));
 	if (r->gpu_registration)
 		json_object_set_new(doc, "gpu_registration",
 				    json_string(r->gpu_registration));

@@ -156,7 +156,8 @@ static void print_comms(FILE *out, const struct records *r)
 		if (r->coll[i].alone_us > 0 && r->coll[i].time_us / r->coll[i].alone_us > stretch)
 			stretch = r->coll[i].time_us / r->coll[i].alone_us;
 	if (r->overlapped)
-		fprintf(out, "; sharing links at once, up to %.2fx their time alone\n", stretch);
+		fprintf(out, "; sharing links at once (%s), up to %.2fx their time alone\n",
+			r->sharing == RECORDS_SHARED_SIMGRID ? "simulated together" : "fluid", stretch);
 	else
 		fprintf(out, "; none slowed another\n");
 }

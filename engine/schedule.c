@@ -226,9 +226,14 @@ int records_schedule(struct records *r, const struct plan *p)
 	bool with_ov = false;
 	int err = 0;
 
+	/* A backend that placed the collectives itself kept their times
+	 * alone where it knew them. */
 	for (size_t i = 0; i < r->ncoll; i++)
-		r->coll[i].alone_us = r->coll[i].time_us;
+		if (!r->scheduled || !(r->coll[i].alone_us > 0))
+			r->coll[i].alone_us = r->coll[i].time_us;
 	if (!r->scheduled) {
+		r->sharing = !p ? RECORDS_SHARED_SERIAL :
+			     r->nqueues > 1 ? RECORDS_SHARED_FLUID : RECORDS_SHARED_NONE;
 		/* Sharing matters only where two queues can run at once. */
 		if (p && r->nqueues > 1) {
 			err = overlap_init(&ov, p);

@@ -25,6 +25,10 @@ struct model_options {
 	 * neighbourhood of a symmetric ring, or a smaller cluster extended
 	 * linearly (simgrid_internal.h). */
 	bool replay;
+	/* Collectives of different communicators share links in the
+	 * engine's fluid schedule (overlap.h) even where SimGrid could run
+	 * them together (simgrid_run.c). */
+	bool fluid;
 };
 
 struct model_stats {

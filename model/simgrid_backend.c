@@ -66,7 +66,39 @@ struct sim_call {
 	const struct model_options *o;
 	const struct sgm_job *jobs;
 	size_t njobs;
+	const struct records *together; /* NULL: each job alone only */
 };
+
+/* After the jobs' results in the answer: with together, the collectives'
+ * and the iterations' spans. */
+static struct sgm_span *answer_spans(struct sim_answer *a, size_t njobs)
+{
+	return (struct sgm_span *)(void *)&a->res[njobs];
+}
+
+/* The simulation placed the collectives itself, all at once: their times
+ * alone stay in alone_us, the records are scheduled. */
+static void place_together(struct records *rec, const struct sgm_span *spans)
+{
+	const struct sgm_span *iter = spans + rec->ncoll;
+
+	for (size_t i = 0; i < rec->ncoll; i++) {
+		struct coll_record *c = &rec->coll[i];
+
+		c->alone_us = c->time_us;
+		c->start_us = spans[i].start_us;
+		c->end_us = spans[i].end_us;
+		c->time_us = c->end_us - c->start_us;
+		if (c->time_us > c->alone_us * (1 + 1e-6))
+			rec->overlapped = true;
+	}
+	for (unsigned it = 0; it < rec->niter; it++) {
+		rec->iter[it].start_us = iter[it].start_us;
+		rec->iter[it].end_us = iter[it].end_us;
+	}
+	rec->scheduled = true;
+	rec->sharing = RECORDS_SHARED_SIMGRID;
+}
 
 static int simulate_child(void *arg, void *answer, size_t len, struct diag *d)
 {
@@ -79,7 +111,13 @@ static int simulate_child(void *arg, void *answer, size_t len, struct diag *d)
 	 * when it aborts, so that the parent's error path runs. */
 	if (getenv("GDRLAB_MODEL_CRASH"))
 		abort();
-	sgm_simulate(s->p, s->o, s->jobs, s->njobs, a->res, &h);
+	struct sgm_together tg = { s->together, NULL, NULL };
+
+	if (s->together) {
+		tg.coll = answer_spans(a, s->njobs);
+		tg.iter = tg.coll + s->together->ncoll;
+	}
+	sgm_simulate(s->p, s->o, s->jobs, s->njobs, a->res, s->together ? &tg : NULL, &h);
 	if (h.err)
 		return diag_set(d, h.err, "%s", h.msg);
 	a->stats = h.stats;
@@ -112,7 +150,10 @@ int model_simulate(const struct plan *p, const struct model_options *o,
 	if (!err)
 		err = jobs_build(p, cls, &jobs, &call.njobs);
 	call.jobs = jobs;
-	len = sizeof(*answer) + call.njobs * sizeof(answer->res[0]);
+	if (sgm_together_fits(p, rec, o))
+		call.together = rec;
+	len = sizeof(*answer) + call.njobs * sizeof(answer->res[0]) +
+	      (call.together ? (rec->ncoll + rec->niter) * sizeof(struct sgm_span) : 0);
 	if (!err) {
 		answer = calloc(1, len);
 		if (!answer)
@@ -135,6 +176,8 @@ int model_simulate(const struct plan *p, const struct model_options *o,
 		fill_record(&rec->coll[i], &answer->res[j - jobs]);
 		records_progress(rec, i + 1);
 	}
+	if (call.together)
+		place_together(rec, answer_spans(answer, call.njobs));
 	if (stats)
 		*stats = answer->stats;
 out_free:

@@ -96,9 +96,33 @@ int sgm_scaled_plan(const struct plan *p, const struct plan_pattern *pat,
 /* Where the collective's time is linear: log2 of the nodes. */
 double sgm_scale_variable(const struct plan_pattern *pat, unsigned nodes);
 
-/* In the child: simulate @jobs, fill @res (njobs) and @h. */
+/*
+ * Communicators at once, in SimGrid itself: after the jobs, the trace's
+ * collectives are run again over the whole cluster (no fold), each
+ * (communicator, stream) an actor that runs its collectives in order
+ * from their ready times, all queues of an iteration at once, so that
+ * what they share SimGrid shares. Plain data back over the pipe.
+ */
+struct sgm_span {
+	double start_us, end_us; /* from the start of the run */
+};
+
+struct sgm_together {
+	const struct records *rec; /* queues, ready times, iterations, compute */
+	struct sgm_span *coll;     /* rec->ncoll: each collective's */
+	struct sgm_span *iter;     /* rec->niter: each iteration's */
+};
+
+/* Whether the model runs @rec's communicators together in SimGrid (several
+ * queues, few enough calls x nodes), else the engine's fluid schedule. */
+bool sgm_together_fits(const struct plan *p, const struct records *rec,
+		       const struct model_options *o);
+
+/* In the child: simulate @jobs, fill @res (njobs) and @h; then, with
+ * @together, place the trace's collectives together. */
 void sgm_simulate(const struct plan *p, const struct model_options *o,
 		  const struct sgm_job *jobs, size_t njobs,
-		  struct sgm_result *res, struct sgm_header *h);
+		  struct sgm_result *res, struct sgm_together *together,
+		  struct sgm_header *h);
 
 #endif

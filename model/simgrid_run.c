@@ -44,6 +44,7 @@ struct sim {
 	uint32_t per_node;
 	sg_host_t *link_a, *link_b;   /* per platform resource; NULL: unlimited */
 	sg_host_t ctl;
+	bool whole;                   /* every node as it is: no fold */
 };
 
 struct sconn;
@@ -462,7 +463,7 @@ static int simulate_call(struct sim *s, const struct plan *p, size_t pattern,
 	*time = pat->base_latency;
 	if (!pat->nconns || !bytes)
 		return 0;
-	err = sgm_fold_pattern(p, pat, nch, s->o->replay, &f);
+	err = sgm_fold_pattern(p, pat, nch, s->o->replay || s->whole, &f);
 	if (err)
 		return err;
 	if (f.nodes > s->nodes) {
@@ -545,23 +546,145 @@ struct controller {
 	const struct sgm_job *jobs;
 	size_t njobs;
 	struct sgm_result *res;
+	struct sgm_together *together;
 };
+
+static void fail_job(struct sim *s, int err)
+{
+	fail(s, err, err == -E2BIG ? "model backend: a stage crosses too many links" :
+		     err == -ERANGE ? "model backend: internal error (platform too small)" :
+		     "model backend: out of memory");
+}
+
+/*
+ * Together (simgrid_internal.h) simulates every call over every node, no
+ * fold, no scaling, where the fluid schedule costs next to nothing: worth
+ * it up to about this many calls x nodes (a few seconds here).
+ */
+#define SGM_TOGETHER_MAX_WORK 32768
+
+bool sgm_together_fits(const struct plan *p, const struct records *rec,
+		       const struct model_options *o)
+{
+	return !(o && o->fluid) && rec->nqueues > 1 &&
+	       (double)rec->ncoll * p->nodes <= SGM_TOGETHER_MAX_WORK;
+}
+
+/* One (communicator, stream) of one iteration: its calls in order. */
+struct queue_run {
+	struct sim *sim;
+	const struct plan *p;
+	struct sgm_together *tg;
+	const size_t *calls;
+	size_t ncalls;
+	double iter_start, t0; /* seconds on SimGrid's clock */
+	sg_sem_t done;
+};
+
+static void queue_main(int argc, char **argv)
+{
+	struct queue_run *q = sg_actor_self_get_data();
+	const struct records *rec = q->tg->rec;
+
+	(void)argc;
+	(void)argv;
+	for (size_t k = 0; k < q->ncalls && !q->sim->h->err; k++) {
+		size_t i = q->calls[k];
+		const struct plan_collective *pc = &q->p->collectives[i];
+		double start, t = 0;
+		int err;
+
+		sleep_until(q->iter_start + 1e-6 * rec->coll[i].ready_us);
+		start = now();
+		err = simulate_call(q->sim, q->p, pc->pattern, pc->bytes, pc->nchannels, &t, NULL);
+		if (err) {
+			fail_job(q->sim, err);
+			break;
+		}
+		/* The launch latency is part of the call: the queue's next
+		 * one waits for it. */
+		sleep_until(start + t);
+		q->tg->coll[i] = (struct sgm_span){ 1e6 * (start - q->t0), 1e6 * (start + t - q->t0) };
+	}
+	sg_sem_release(q->done);
+}
+
+/* Every iteration's queues at once; the next iteration once the last
+ * call and the compute of this one have ended. */
+static int run_together(struct sim *s, const struct plan *p, struct sgm_together *tg)
+{
+	const struct records *rec = tg->rec;
+	size_t *calls = malloc((rec->ncoll ? rec->ncoll : 1) * sizeof(*calls));
+	size_t *first = malloc((rec->nqueues + 1) * sizeof(*first));
+	struct queue_run *qs = calloc(rec->nqueues ? rec->nqueues : 1, sizeof(*qs));
+	double t0 = now(), iter_start = t0;
+	sg_sem_t done = sg_sem_init(0);
+	size_t i = 0;
+
+	if (!calls || !first || !qs) {
+		free(calls);
+		free(first);
+		free(qs);
+		sg_sem_destroy(done);
+		return -ENOMEM;
+	}
+	s->whole = true;
+	for (unsigned it = 0; it < rec->niter && !s->h->err; it++) {
+		size_t i0 = i, nq = 0;
+		double end = iter_start + 1e-6 * rec->iter[it].compute_us;
+
+		/* the iteration's calls by queue, each queue's in trace order */
+		for (unsigned q = 0; q <= rec->nqueues; q++)
+			first[q] = 0;
+		for (; i < rec->ncoll && rec->coll[i].iteration == it; i++)
+			first[rec->coll[i].queue + 1]++;
+		for (unsigned q = 0; q < rec->nqueues; q++)
+			first[q + 1] += first[q];
+		for (size_t k = i0; k < i; k++)
+			calls[first[rec->coll[k].queue]++] = k;
+		for (size_t k = 0; k < i - i0;) {
+			size_t j = k;
+			sg_actor_t a;
+
+			while (j < i - i0 && rec->coll[calls[j]].queue == rec->coll[calls[k]].queue)
+				j++;
+			qs[nq] = (struct queue_run){ s, p, tg, calls + k, j - k, iter_start, t0, done };
+			a = sg_actor_init("queue", s->ctl);
+			sg_actor_set_data(a, &qs[nq++]);
+			sg_actor_start(a, queue_main, 0, NULL);
+			k = j;
+		}
+		for (size_t k = 0; k < nq; k++)
+			sg_sem_acquire(done);
+		for (size_t k = i0; k < i; k++)
+			if (t0 + 1e-6 * tg->coll[k].end_us > end)
+				end = t0 + 1e-6 * tg->coll[k].end_us;
+		tg->iter[it] = (struct sgm_span){ 1e6 * (iter_start - t0), 1e6 * (end - t0) };
+		sleep_until(end);
+		iter_start = end;
+	}
+	s->whole = false;
+	sg_sem_destroy(done);
+	free(qs);
+	free(first);
+	free(calls);
+	return 0;
+}
 
 static void controller_main(int argc, char **argv)
 {
 	struct controller *c = sg_actor_self_get_data();
+	int err;
 
 	(void)argc;
 	(void)argv;
 	for (size_t j = 0; j < c->njobs && !c->sim->h->err; j++) {
-		int err = job_run(c->sim, c->p, &c->jobs[j], &c->res[j]);
-
+		err = job_run(c->sim, c->p, &c->jobs[j], &c->res[j]);
 		if (err)
-			fail(c->sim, err, err == -E2BIG ?
-				     "model backend: a stage crosses too many links" :
-				     err == -ERANGE ? "model backend: internal error (platform too small)" :
-				     "model backend: out of memory");
+			fail_job(c->sim, err);
 	}
+	if (c->together && !c->sim->h->err && (err = run_together(c->sim, c->p, c->together)))
+		fail_job(c->sim, err);
 }
 
 /* The nodes the platform needs: the largest folded or scaled view. */
@@ -642,7 +765,8 @@ static int hosts_lookup(struct sim *s, const struct plan *p)
 
 void sgm_simulate(const struct plan *p, const struct model_options *o,
 		  const struct sgm_job *jobs, size_t njobs,
-		  struct sgm_result *res, struct sgm_header *h)
+		  struct sgm_result *res, struct sgm_together *together,
+		  struct sgm_header *h)
 {
 	/* ptask_L07: plain max-min sharing, no correction factors, and
 	 * parallel tasks over several links (docs/model.md says why). Small
@@ -653,10 +777,12 @@ void sgm_simulate(const struct plan *p, const struct model_options *o,
 	char *argv[] = { a0, a1, a2, a3, NULL };
 	int argc = 4, err;
 	struct sim s = { .o = o, .h = h, .per_node = p->layout.per_node };
-	struct controller ctl = { &s, p, jobs, njobs, res };
+	struct controller ctl = { &s, p, jobs, njobs, res, together };
 	sg_actor_t actor;
 
 	err = platform_nodes(p, o, jobs, njobs, &s.nodes);
+	if (together)
+		s.nodes = p->nodes; /* every node, as it is */
 	h->stats.sim_nodes = s.nodes;
 	if (!err) {
 		simgrid_init(&argc, argv);

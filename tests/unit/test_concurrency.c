@@ -10,8 +10,10 @@
  * check the schedule, not the backend's timing.
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "helpers.h"
+#include "simgrid.h"
 
 #define S (64.0 * 1048576)  /* bytes of each big transfer */
 #define NIC 10e9            /* bytes/s: 80 Gbit/s, efficiency 1 */
@@ -82,46 +84,110 @@ Test(concurrency, one_communicator_is_ordered)
 
 /*
  * Two 64 MiB sends out of node 0's one NIC at once: each gets half of its
- * 10 GB/s, below its pace alone (S over its time alone, a little under
- * 10 GB/s for the latencies), so both end at S / 5 GB/s. (The fluid
- * model spreads each call's latencies over its bytes: the NIC's idle
- * 22.4 us a call alone are not added again.) Two communicators, or two
- * streams of one, alike, in both timing backends.
+ * 10 GB/s. In the fluid schedule (the analytic backend's, and the model's
+ * beyond what it simulates together) each is a flow capped at its pace
+ * alone (S over its time alone, a little under 10 GB/s for the
+ * latencies), so both end at S / 5 GB/s: the fluid spreads each call's
+ * latencies over its bytes, and the NIC's idle 22.4 us a call alone are
+ * not added again. The model backend simulates the two together in
+ * SimGrid: their slices share the NIC at 5 GB/s each, after the launch
+ * and the hop latency, as one call alone: 8.4 + 14 + S / 5 GB/s. Two
+ * communicators, or two streams of one, alike.
  */
-static void expect_halves(const char *backend, const char *jsonl)
+static void expect_halves_of(struct run *r, double extra_us)
+{
+	cr_assert_eq(r->rec.ncoll, 2);
+	for (int i = 0; i < 2; i++) {
+		cr_expect_eq(r->rec.coll[i].start_us, 0);
+		assert_rel(r->rec.coll[i].end_us, S / (NIC / 2) * 1e6 + extra_us, 1e-9);
+		cr_expect_lt(r->rec.coll[i].alone_us, r->rec.coll[i].time_us / 1.99);
+	}
+	cr_expect(r->rec.overlapped);
+}
+
+static void expect_halves(const char *backend, const char *jsonl, double extra_us)
 {
 	struct run r;
 
 	run_on(&r, backend, jsonl);
-	cr_assert_eq(r.rec.ncoll, 2);
-	for (int i = 0; i < 2; i++) {
-		cr_expect_eq(r.rec.coll[i].start_us, 0);
-		assert_rel(r.rec.coll[i].end_us, S / (NIC / 2) * 1e6, 1e-9);
-		cr_expect_lt(r.rec.coll[i].alone_us, r.rec.coll[i].time_us / 1.99);
-	}
-	cr_expect(r.rec.overlapped);
+	expect_halves_of(&r, extra_us);
 	run_destroy(&r);
 }
 
+#define TWO_SENDS SEND(67108864, 0, 1, "a", "") SEND(67108864, 0, 2, "b", "")
+
 Test(concurrency, one_shared_nic_gives_each_half)
 {
-	expect_halves("analytic", SEND(67108864, 0, 1, "a", "") SEND(67108864, 0, 2, "b", ""));
+	expect_halves("analytic", TWO_SENDS, 0);
 }
 
 Test(concurrency, two_streams_of_one_communicator_share_too)
 {
 	expect_halves("analytic", SEND(67108864, 0, 1, "a", ",\"group\":[0,1,2]")
-					  SEND(67108864, 0, 2, "a", ",\"stream\":1"));
+					  SEND(67108864, 0, 2, "a", ",\"stream\":1"), 0);
 }
 
-Test(concurrency, the_model_backend_shares_alike)
+static bool have_model(void)
 {
 	const struct backend_ops *m = backend_find("model");
 	char why[256] = "";
 
-	if (!m || backend_probe(m, why, sizeof(why)))
-		cr_skip_test("model backend: %s", m ? why : "not built");
-	expect_halves("model", SEND(67108864, 0, 1, "a", "") SEND(67108864, 0, 2, "b", ""));
+	if (!m || backend_probe(m, why, sizeof(why))) {
+		printf("concurrency: model skipped: %s\n", m ? why : "not built");
+		return false;
+	}
+	return true;
+}
+
+Test(concurrency, the_model_backend_shares_in_simgrid)
+{
+	struct run r;
+
+	if (!have_model())
+		cr_skip_test("model backend not testable here");
+	run_on(&r, "model", TWO_SENDS);
+	cr_expect_eq(r.rec.sharing, RECORDS_SHARED_SIMGRID);
+	expect_halves_of(&r, 8.4 + 14);
+	run_destroy(&r);
+}
+
+/* Simulated together on disjoint links, each takes its time alone. */
+Test(concurrency, the_model_backend_on_disjoint_links)
+{
+	struct run r;
+
+	if (!have_model())
+		cr_skip_test("model backend not testable here");
+	run_on(&r, "model", SEND(67108864, 0, 1, "a", "") SEND(16777216, 2, 3, "b", ""));
+	cr_expect_eq(r.rec.sharing, RECORDS_SHARED_SIMGRID);
+	for (int i = 0; i < 2; i++) {
+		cr_expect_eq(r.rec.coll[i].start_us, 0);
+		assert_rel(r.rec.coll[i].time_us, r.rec.coll[i].alone_us, 1e-9);
+	}
+	cr_expect_not(r.rec.overlapped);
+	run_destroy(&r);
+}
+
+/* The model's times alone through the engine's fluid schedule give the
+ * analytic backend's answer. */
+Test(concurrency, the_model_backend_fluid_is_the_analytic_answer)
+{
+	struct model_options mo = { .fluid = true };
+	struct plan_options o = four_nodes();
+	struct diag d = { "" };
+	struct run r;
+
+	if (!have_model())
+		cr_skip_test("model backend not testable here");
+	cr_assert_eq(topology_load(DATA("round-numbers.yaml"), &r.topo, &d), 0, "%s", d.msg);
+	cr_assert_eq(trace_load_buffer(TWO_SENDS, strlen(TWO_SENDS), "two.jsonl", &r.trace, &d), 0);
+	cr_assert_eq(plan_build(&r.plan, &r.topo, &r.trace, &o, &d), 0, "%s", d.msg);
+	cr_assert_eq(records_init(&r.rec, &r.plan, "model"), 0);
+	cr_assert_eq(model_simulate(&r.plan, &mo, &r.rec, NULL, &d), 0, "%s", d.msg);
+	cr_assert_eq(records_schedule(&r.rec, &r.plan), 0);
+	cr_expect_eq(r.rec.sharing, RECORDS_SHARED_FLUID);
+	expect_halves_of(&r, 0);
+	run_destroy(&r);
 }
 
 /*
