@@ -52,12 +52,17 @@ struct proc {
 	size_t ntuned, cap_tuned, head;
 };
 
+/* Streams one process uses with one communicator, told apart. */
+#define NCCL_LOG_STREAMS 16
+
 /* One communicator as one process sees it. */
 struct comm_view {
 	size_t proc;
 	uint64_t ptr;     /* the process's comm pointer */
 	uint64_t id;      /* commId; 0 before 2.9 */
 	int rank, nranks;
+	uint64_t streams[NCCL_LOG_STREAMS]; /* its COLL lines' streams, in order */
+	unsigned nstreams;
 };
 
 struct coll {
@@ -70,6 +75,7 @@ struct coll {
 	int root;         /* comm rank: broadcast root, send's peer */
 	size_t proc;      /* sender (send) or first rank seen */
 	int comm_rank;    /* the first rank seen's rank in the communicator */
+	unsigned stream;  /* the first rank seen's: its n-th stream on the comm */
 	unsigned line;
 	size_t file;
 	char algo[TRACE_NAME_MAX], proto[TRACE_NAME_MAX]; /* from TUNING */
@@ -380,6 +386,37 @@ static int tuning_line(struct state *s, size_t proc, const char *msg, size_t f)
 		    funcs[f].name, bytes, p->id);
 }
 
+/*
+ * "... stream 0x..": the stream a process issued the call on. A stream
+ * pointer is a process's own, so the trace numbers a communicator's
+ * streams by the order a process first uses them (PyTorch issues a
+ * process group's collectives on one NCCL stream: 0). Logs without the
+ * key (older NCCL) are one stream.
+ */
+static int stream_of(struct state *s, struct comm_view *v, const char *msg, unsigned *out)
+{
+	uint64_t ptr = 0;
+	unsigned k;
+	int err;
+
+	*out = 0;
+	if (!value_of(msg, "stream"))
+		return 0;
+	err = number(s, msg, "stream", 16, UINT64_MAX, &ptr);
+	if (err)
+		return err;
+	for (k = 0; k < v->nstreams && v->streams[k] != ptr; k++)
+		;
+	if (k == v->nstreams) {
+		if (k == NCCL_LOG_STREAMS)
+			return fail(s, "stream", "more than %d streams on communicator 0x%" PRIx64 " of %s",
+				    NCCL_LOG_STREAMS, v->ptr, s->procs[v->proc].id);
+		v->streams[v->nstreams++] = ptr;
+	}
+	*out = k;
+	return 0;
+}
+
 /* "Func: opCount .. count .. datatype .. root .. comm 0x.. [nranks=N]" */
 static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 {
@@ -413,6 +450,9 @@ static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 	c.comm_id = v->id;
 	c.nranks = v->nranks;
 	c.comm_rank = v->rank;
+	err = stream_of(s, &s->views[v - s->views], msg, &c.stream);
+	if (err)
+		return err;
 	if (funcs[f].skip)
 		return 0;
 	if (c.op == TRACE_OP_BROADCAST && (c.root < 0 || c.root >= c.nranks))
@@ -760,7 +800,7 @@ static int build(struct state *s, struct trace *t)
 			snprintf(name, sizeof(name), "world");
 		else
 			snprintf(name, sizeof(name), "comm-%016" PRIx64, c->comm_id);
-		err = trace_comm_assign(t, &t->entries[i], name, 0, s->d);
+		err = trace_comm_assign(t, &t->entries[i], name, c->stream, s->d);
 	}
 	if (!err)
 		err = issue_order(s, t);

@@ -93,6 +93,25 @@ Test(import_nccl_log, one_rank_of_nccl_2_8)
 	trace_destroy(&t);
 }
 
+/* One process, one communicator, two streams (0xa0 first, then 0xb0):
+ * the trace's streams 0, 1, 0, so that the call on the side stream runs
+ * beside the others when replayed. */
+Test(import_nccl_log, streams_of_one_communicator)
+{
+	const char *files[] = { LOG("two-streams.log") };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 3);
+	cr_expect_eq(t.entries[0].stream, 0);
+	cr_expect_eq(t.entries[1].stream, 1);
+	cr_expect_eq(t.entries[2].stream, 0);
+	cr_expect_eq(t.entries[1].bytes, 8192);
+	cr_expect_str_eq(trace_entry_comm(&t, &t.entries[1]), "world");
+	trace_destroy(&t);
+}
+
 Test(import_nccl_log, every_fault_its_line)
 {
 	static const struct bad_case cases[] = {
