@@ -142,13 +142,13 @@ static void print_algorithms(FILE *out, const char *label, const struct records 
 
 /* "communicators  3 (tp0, tp1, dp0) on 4 streams; ...": only when
  * collectives could run at once. */
-static void print_comms(FILE *out, const struct records *r)
+static void print_comms(FILE *out, const char *label, const struct records *r)
 {
 	double stretch = 1;
 
 	if (r->nqueues < 2)
 		return;
-	fprintf(out, "communicators        %zu (", r->ncomms);
+	fprintf(out, "%s%zu (", label, r->ncomms);
 	for (size_t k = 0; k < r->ncomms && k < 6; k++)
 		fprintf(out, "%s%s", k ? ", " : "", r->comms[k].name);
 	fprintf(out, "%s) on %u streams", r->ncomms > 6 ? ", ..." : "", r->nqueues);
@@ -186,7 +186,7 @@ void report_table(FILE *out, const struct report_context *ctx,
 	fprintf(out, "communication time   %12.1f us\n", r->comm_time_us);
 	fprintf(out, "exposed comm         %12.1f us\n", r->exposed_comm_us);
 	print_algorithms(out, "algorithms           ", r);
-	print_comms(out, r);
+	print_comms(out, "communicators        ", r);
 	fprintf(out, "\n");
 
 	qsort(groups, ng, sizeof(groups[0]), cmp_group);
@@ -285,6 +285,7 @@ void report_compare_table(FILE *out, const struct report_context *ctx,
 		fprintf(out, "fallback   %u collectives could not go direct: %s\n",
 			nfb, why);
 	print_algorithms(out, "algorithm  ", r[REPORT_DIRECT]);
+	print_comms(out, "comms      ", r[REPORT_DIRECT]);
 	fprintf(out, "\n%-22s", "per iteration");
 	for (int k = 0; k < REPORT_PATHS; k++)
 		fprintf(out, " %15s", path_titles[k]);

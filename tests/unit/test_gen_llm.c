@@ -255,3 +255,42 @@ Test(gen_llm, replays_with_communicators_overlapping)
 	plan_destroy(&p);
 	trace_destroy(&t);
 }
+
+/* traces/llama3-8b-tp8-pp2-dp2.jsonl is what the generator makes with the
+ * options its header names (traces/README.md): regenerate it after
+ * changing the generator. */
+Test(gen_llm, shipped_trace_is_the_generators)
+{
+	struct gen_llm_options o = base("llama3-8b");
+	static char want[1 << 20];
+	char *got = NULL, *line = NULL;
+	size_t len = 0, cap = 0, at = 0;
+	struct trace t;
+	ssize_t n;
+	FILE *f = fopen(GDRLAB_SOURCE_DIR "/traces/llama3-8b-tp8-pp2-dp2.jsonl", "r"), *m;
+
+	cr_assert_not_null(f);
+	while ((n = getline(&line, &cap, f)) > 0)
+		if (line[0] != '#' && at + (size_t)n < sizeof(want)) {
+			memcpy(want + at, line, (size_t)n);
+			at += (size_t)n;
+		}
+	want[at] = '\0';
+	free(line);
+	fclose(f);
+	o.tp = 8;
+	o.pp = 2;
+	o.dp = 2;
+	o.zero = 1;
+	o.sequence_parallel = true;
+	o.micro_batches = 4;
+	o.seq = 4096;
+	make(&o, &t);
+	m = open_memstream(&got, &len);
+	cr_assert_not_null(m);
+	cr_assert_eq(trace_write(m, &t), 0);
+	fclose(m);
+	cr_expect(len == at && !memcmp(got, want, len), "the shipped trace is stale");
+	free(got);
+	trace_destroy(&t);
+}
