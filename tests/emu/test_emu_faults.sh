@@ -169,27 +169,43 @@ wait_port "$A" ACTIVE || notok "rxe0 did not come back ACTIVE"
 # sometimes only saw the no-progress time-out: rxe1 retransmitting into a
 # carrier-less vb reported nothing for 10 s). The endless trace cannot
 # finish first, and the error must be the completion error's, decoded
-# from its work request, not the time-out nor any line saying "failed".
-"$bin" "${run[@]}" --trace "$out/endless.jsonl" --devices "$A,$B" \
-    >/dev/null 2>"$out/err" &
-pid=$!
-sleep 4
-t0=$(now)
-ip link set va down
-ip link set vb down
-wait "$pid"
-rc=$?
-took=$(since "$t0")
-ip link set va up
-ip link set vb up
-if [ $rc -eq 1 ] && lt "$took" 30 &&
-    grep -Eq "rank [01]( failed)?: RDMA (write of a chunk|credit) to rank [01] failed on ($A|$B): .* \(ibv_poll_cq wc status [0-9]+, vendor error" "$out/err"; then
-    ok "link down mid-run: ended ${took} s later: $(head -1 "$out/err")"
-else
-    notok "link down mid-run: exit $rc after ${took} s, no completion error: $(head -3 "$out/err")"
+# from its work request, not any line saying "failed". The cable can come
+# out between two steps, when neither rank has a send in flight: nothing
+# can complete in error then, and the no-progress time-out ends the run
+# (a loaded CI host hit that once in ~20 runs, 2026-12-01). That is a
+# right answer too, but not the path under test: up to three pulls, one
+# of which must end in the completion error.
+pulled=0 mid_ok=0 why=""
+while [ $pulled -lt 3 ] && [ $mid_ok -eq 0 ]; do
+    pulled=$((pulled + 1))
+    "$bin" "${run[@]}" --trace "$out/endless.jsonl" --devices "$A,$B" \
+        >/dev/null 2>"$out/err" &
+    pid=$!
+    sleep 4
+    t0=$(now)
+    ip link set va down
+    ip link set vb down
+    wait "$pid"
+    rc=$?
+    took=$(since "$t0")
+    ip link set va up
+    ip link set vb up
+    wait_port "$B" ACTIVE || notok "rxe1 did not come back ACTIVE"
+    wait_port "$A" ACTIVE || notok "rxe0 did not come back ACTIVE"
+    if [ $rc -eq 1 ] && lt "$took" 30 &&
+        grep -Eq "rank [01]( failed)?: RDMA (write of a chunk|credit) to rank [01] failed on ($A|$B): .* \(ibv_poll_cq wc status [0-9]+, vendor error" "$out/err"; then
+        mid_ok=1
+        ok "link down mid-run: ended ${took} s later (pull $pulled): $(head -1 "$out/err")"
+    elif [ $rc -eq 1 ] && lt "$took" 30 && grep -q "no RDMA progress for" "$out/err"; then
+        why="pull $pulled came between sends (the time-out ended it: $(head -1 "$out/err"))"
+        echo "# $why"
+    else
+        break
+    fi
+done
+if [ $mid_ok -eq 0 ]; then
+    notok "link down mid-run: exit $rc after ${took} s, no completion error in $pulled pulls: ${why:-$(head -3 "$out/err")}"
 fi
-wait_port "$B" ACTIVE || notok "rxe1 did not come back ACTIVE"
-wait_port "$A" ACTIVE || notok "rxe0 did not come back ACTIVE"
 
 # 4b. a rank the kernel's OOM killer ends: in a memory cgroup smaller than
 # the ranks' buffers (MemAvailable still has room, so the plan's memory
