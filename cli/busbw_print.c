@@ -181,7 +181,7 @@ err:
 
 int busbw_write_json(FILE *out, const struct busbw_run *r)
 {
-	return report_json_write(out, run_json(r));
+	return report_json_write_doc(out, run_json(r));
 }
 
 int busbw_write_csv(FILE *out, const struct busbw_run *r)

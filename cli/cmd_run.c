@@ -283,8 +283,11 @@ int cmd_run(int argc, char **argv)
 		rc = cli_fail("run", CLI_RUNNING, err, &d);
 		goto out_records;
 	}
-	if (out.json.fp)
-		err = report_json_write(out.json.fp, report_json(&ctx, &rec));
+	if (out.json.fp) {
+		struct report_json j;
+
+		err = report_json_write(out.json.fp, &j, report_json(&ctx, &rec, &j));
+	}
 	if (!err && out.csv.fp)
 		err = report_csv(out.csv.fp, &rec, true);
 	if (!err && out.timeline.fp)
@@ -346,8 +349,11 @@ int cmd_compare(int argc, char **argv)
 		rc = cli_fail("compare", CLI_RUNNING, err, &d);
 		goto out_runs;
 	}
-	if (out.json.fp)
-		err = report_json_write(out.json.fp, report_compare_json(&ctx, rp));
+	if (out.json.fp) {
+		struct report_json j;
+
+		err = report_json_write(out.json.fp, &j, report_compare_json(&ctx, rp, &j));
+	}
 	/* CSV rows: staged, then direct (as before there were three paths),
 	 * then staged-memcpy. */
 	for (int k = 0; k < REPORT_PATHS && !err && out.csv.fp; k++) {

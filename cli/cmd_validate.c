@@ -349,7 +349,7 @@ static int report(const struct validate_args *a, const struct records *m,
 		err = output_file_open(&out, a->json, &d);
 		if (err)
 			return cli_fail("validate", CLI_RUNNING, err, &d);
-		err = report_json_write(out.fp, to_json(a, m, p, &o));
+		err = report_json_write_doc(out.fp, to_json(a, m, p, &o));
 		if (err) {
 			output_file_abort(&out);
 			return cli_fail("validate", CLI_RUNNING, err, &d);

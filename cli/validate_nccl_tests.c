@@ -350,7 +350,7 @@ static int write_json(const struct vnt_run *r, struct diag *d)
 	err = output_file_open(&out, r->a->json, d);
 	if (err)
 		return err;
-	err = report_json_write(out.fp, vnt_json(r));
+	err = report_json_write_doc(out.fp, vnt_json(r));
 	if (err) {
 		output_file_abort(&out);
 		return diag_set(d, err, "%s: %s", r->a->json, strerror(-err));

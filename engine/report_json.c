@@ -7,6 +7,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "algo.h"
 
@@ -50,10 +53,15 @@ static json_t *collective_json(const struct records *r, const struct coll_record
 			 "alone_us", c->alone_us);
 }
 
-json_t *report_json(const struct report_context *ctx, const struct records *r)
+/* The placeholder of list @k: a string no name can hold. */
+#define LIST_MARK "\x01gdrlab collectives %u\x01"
+
+static json_t *run_json(const struct report_context *ctx, const struct records *r,
+			struct report_json *j)
 {
 	const struct plan *p = ctx->plan;
 	json_t *doc, *colls, *iters;
+	char mark[64];
 
 	doc = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:f,s:f,s:s,s:s,s:I,s:i}",
 			"backend", r->backend,
@@ -106,14 +114,11 @@ json_t *report_json(const struct report_context *ctx, const struct records *r)
 				  "compute_us", r->iter[i].compute_us,
 				  "comm_us", r->iter[i].comm_us,
 				  "exposed_comm_us", r->iter[i].exposed_us));
-	for (size_t i = 0; i < r->ncoll; i++) {
-		json_t *c = collective_json(r, &r->coll[i]);
-
-		if (c && r->data_checked)
-			json_object_set_new(c, "data_errors",
-					    json_integer((json_int_t)r->coll[i].data_errors));
-		json_array_append_new(colls, c);
-	}
+	/* the collectives: written in place of this when the report is */
+	snprintf(mark, sizeof(mark), LIST_MARK, j->nlists);
+	j->lists[j->nlists++] = r;
+	json_decref(colls);
+	colls = json_string(mark);
 	json_object_set_new(doc, "iterations", iters);
 	json_object_set_new(doc, "collectives", colls);
 	return doc;
@@ -131,31 +136,120 @@ static json_t *speedups_json(const struct records *slow, const struct records *f
 			 "iteration", report_speedup(slow, fast));
 }
 
-json_t *report_compare_json(const struct report_context *ctx,
-			    const struct records *const r[REPORT_PATHS])
+static json_t *one_collective(const struct records *r, size_t i)
 {
-	/* "speedup" (iteration, direct over staged) is the old key, kept. */
-	return json_pack("{s:o,s:o,s:o,s:f,s:{s:o,s:o}}",
-			 "direct", report_json(ctx, r[REPORT_DIRECT]),
-			 "staged", report_json(ctx, r[REPORT_STAGED]),
-			 "staged_memcpy", report_json(ctx, r[REPORT_STAGED_MEMCPY]),
-			 "speedup", report_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]),
-			 "speedups",
-			 "direct_vs_staged", speedups_json(r[REPORT_STAGED], r[REPORT_DIRECT]),
-			 "direct_vs_staged_memcpy",
-			 speedups_json(r[REPORT_STAGED_MEMCPY], r[REPORT_DIRECT]));
+	json_t *c = collective_json(r, &r->coll[i]);
+
+	if (c && r->data_checked)
+		json_object_set_new(c, "data_errors",
+				    json_integer((json_int_t)r->coll[i].data_errors));
+	return c;
 }
 
-int report_json_write(FILE *out, json_t *doc)
+int report_json(const struct report_context *ctx, const struct records *r,
+		struct report_json *j)
 {
-	int err = 0;
+	memset(j, 0, sizeof(*j));
+	j->doc = run_json(ctx, r, j);
+	return j->doc ? 0 : -ENOMEM;
+}
 
-	if (!doc)
-		return -ENOMEM;
-	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10)))
-		err = -EIO;
-	else
+int report_compare_json(const struct report_context *ctx,
+			const struct records *const r[REPORT_PATHS], struct report_json *j)
+{
+	memset(j, 0, sizeof(*j));
+	/* "speedup" (iteration, direct over staged) is the old key, kept. */
+	j->doc = json_pack("{s:o,s:o,s:o,s:f,s:{s:o,s:o}}",
+			   "direct", run_json(ctx, r[REPORT_DIRECT], j),
+			   "staged", run_json(ctx, r[REPORT_STAGED], j),
+			   "staged_memcpy", run_json(ctx, r[REPORT_STAGED_MEMCPY], j),
+			   "speedup", report_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]),
+			   "speedups",
+			   "direct_vs_staged", speedups_json(r[REPORT_STAGED], r[REPORT_DIRECT]),
+			   "direct_vs_staged_memcpy",
+			   speedups_json(r[REPORT_STAGED_MEMCPY], r[REPORT_DIRECT]));
+	return j->doc ? 0 : -ENOMEM;
+}
+
+#define JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(10))
+
+/* @s with @indent spaces after every newline, as if it sat there. */
+static void put_indented(FILE *out, const char *s, size_t indent)
+{
+	for (; *s; s++) {
+		fputc(*s, out);
+		if (*s == '\n')
+			fprintf(out, "%*s", (int)indent, "");
+	}
+}
+
+/* List @r's collectives as the array the placeholder stands for, laid
+ * out as jansson lays out its own arrays on a line indented @indent. */
+static int put_list(FILE *out, const struct records *r, size_t indent)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < r->ncoll; i++) {
+		json_t *c = one_collective(r, i);
+		char *s = c ? json_dumps(c, JSON_FLAGS) : NULL;
+
+		json_decref(c);
+		if (!s)
+			return -ENOMEM;
+		fprintf(out, "%s\n%*s", i ? "," : "", (int)indent + 2, "");
+		put_indented(out, s, indent + 2);
+		free(s);
+	}
+	if (r->ncoll)
+		fprintf(out, "\n%*s", (int)indent, "");
+	fputc(']', out);
+	return 0;
+}
+
+int report_json_write_doc(FILE *out, json_t *doc)
+{
+	struct report_json j = { .doc = doc };
+
+	return report_json_write(out, &j, 0);
+}
+
+int report_json_write(FILE *out, struct report_json *j, int err)
+{
+	char *text = NULL, *at;
+	unsigned k;
+
+	if (!err && !j->doc)
+		err = -ENOMEM;
+	if (!err)
+		text = json_dumps(j->doc, JSON_FLAGS);
+	if (!err && !text)
+		err = -ENOMEM;
+	/* The document, with each placeholder (a quoted string, escaped by
+	 * jansson as \u0001...) written as its list. */
+	for (at = text; !err && at;) {
+		char *m = strstr(at, "\"\\u0001gdrlab collectives ");
+		char *line;
+
+		if (!m) {
+			fputs(at, out);
+			break;
+		}
+		fwrite(at, 1, (size_t)(m - at), out);
+		for (line = m; line > text && line[-1] != '\n'; line--)
+			;
+		if (sscanf(m, "\"\\u0001gdrlab collectives %u", &k) != 1 || k >= j->nlists) {
+			err = -EINVAL;
+			break;
+		}
+		err = put_list(out, j->lists[k], strspn(line, " "));
+		at = strchr(m + 1, '"');
+		at = at ? at + 1 : NULL;
+	}
+	if (!err)
 		fputc('\n', out);
-	json_decref(doc);
+	if (!err && ferror(out))
+		err = -EIO;
+	free(text);
+	json_decref(j->doc);
+	memset(j, 0, sizeof(*j));
 	return err;
 }
