@@ -14,6 +14,7 @@
 #   9.   ... with the NIC's loopback bandwidth from host memory
 #   10.  a spoiled byte (GDRLAB_EMU_CORRUPT=2): exit 1, named collective,
 #        the count per collective in the JSON
+#   11.  a real job's trace (the kineto fixtures, imported) on 4 ranks
 # Exit: 0 passed, 1 failed, 77 skipped (no SoftRoCE, or a tool missing).
 set -uo pipefail
 
@@ -137,6 +138,26 @@ if [ "$rc" -eq 1 ] && [ "$per" = "$want" ] &&
     ok "a spoiled byte: exit 1, $(cat "$out/err")"
 else
     notok "a spoiled byte: exit $rc, data_errors (total, per collective) '$per', want '$want': $(head -2 "$out/err")"
+fi
+# 11. a real job's trace: the PyTorch-profiler fixtures of tests/data/kineto
+# (4 ranks, three communicators) imported and replayed on 4 forked ranks.
+# By hand: the world's 1 MiB all-reduce checked by 4 ranks, each pair's
+# 2 MiB all-reduce by its 2, the world's 8 KiB all-gather by 4.
+if "$bin" import kineto tests/data/kineto/rank0.json tests/data/kineto/rank1.json.gz \
+        tests/data/kineto/rank2.json tests/data/kineto/rank3.json -o "$out/job.jsonl" 2>"$out/err" &&
+    "$bin" run --topology configs/emu-vm.yaml --trace "$out/job.jsonl" --backend emu \
+        --devices "$GDRLAB_RXE_A,$GDRLAB_RXE_B" --nodes 4 --quiet --json "$out/job.json" \
+        >/dev/null 2>>"$out/err"; then
+    want=$((4 * 1048576 + 2 * 2 * 2097152 + 4 * 8192))
+    if grep -q '"data_errors": 0,\?$' "$out/job.json" &&
+        grep -q "\"verified_bytes\": $want,\?\$" "$out/job.json" &&
+        grep -q '"comm": "1"' "$out/job.json"; then
+        ok "an imported kineto job on 4 ranks: $want bytes verified, 0 errors, its communicators named"
+    else
+        notok "an imported kineto job: $(grep -E '"(verified_bytes|data_errors)"' "$out/job.json" | head -2 | tr -d ' \n'), want $want verified"
+    fi
+else
+    notok "an imported kineto job: $(head -3 "$out/err")"
 fi
 echo "1..$n"
 exit $failed
