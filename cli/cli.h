@@ -124,6 +124,7 @@ struct progress {
 	bool shown;
 	double t0, last;
 	const char *label;
+	const char *unit;  /* what is counted: "collectives" (the default), "points" */
 };
 
 void progress_init(struct progress *p, const char *label, bool quiet);

@@ -115,6 +115,13 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 	return 0;
 }
 
+static bool is_plan(const char *file)
+{
+	size_t n = strlen(file);
+
+	return (n > 5 && !strcmp(file + n - 5, ".yaml")) || (n > 4 && !strcmp(file + n - 4, ".yml"));
+}
+
 int sweep_load(const char *file, struct sweep *sw, struct diag *d)
 {
 	char *dir, *nl, *slash, *buf = NULL;
@@ -124,6 +131,11 @@ int sweep_load(const char *file, struct sweep *sw, struct diag *d)
 	int rc = 0;
 
 	memset(sw, 0, sizeof(*sw));
+	if (is_plan(file)) {
+		if (f)
+			fclose(f);
+		return sweep_plan_load(file, sw, d);
+	}
 	if (!f) {
 		diag_set(d, -errno, "%s: %s", file, strerror(errno));
 		return EXIT_USAGE;
@@ -191,13 +203,15 @@ static void print_table(const struct sweep *sw)
 	for (size_t i = 0; i < sw->n; i++) {
 		const struct point *p = &sw->pts[i];
 		const struct row *r = &sw->rows[i];
+		char label[512];
 
+		sweep_point_label(sw, p, label, sizeof(label));
 		if (r->err) {
-			printf("%-20s error: %s\n", p->name, r->error);
+			printf("%-20s error: %s\n", label, r->error);
 			continue;
 		}
 		printf("%-20s %-22s %6u %6u %-8s %-8s %-6s %14.3f %14.3f %12.3f %8.3f\n",
-		       p->name, r->topo_name, r->nodes, r->gpus, p->backend, r->path_used,
+		       label, r->topo_name, r->nodes, r->gpus, p->backend, r->path_used,
 		       topo_path_name(p->opts.gdr_level), r->iteration_us, r->comm_us,
 		       r->exposed_us, r->wall_s);
 	}
@@ -206,16 +220,25 @@ static void print_table(const struct sweep *sw)
 static void print_csv(const struct sweep *sw)
 {
 	printf("point,line,topology,nodes,gpus,backend,path,path_used,gdr_level,"
-	       "iteration_us,comm_us,exposed_us,wall_s,error\n");
+	       "iteration_us,comm_us,exposed_us,wall_s,error");
+	/* a plan's axes, one column each, after the others */
+	for (unsigned a = 0; a < sw->naxes; a++)
+		printf(",\"%s\"", sw->axes[a].name);
+	printf("\n");
 	for (size_t i = 0; i < sw->n; i++) {
 		const struct point *p = &sw->pts[i];
 		const struct row *r = &sw->rows[i];
+		char label[512];
 
-		printf("\"%s\",%u,\"%s\",%u,%u,%s,%s,%s,%s,%.3f,%.3f,%.3f,%.3f,\"%s\"\n",
-		       p->name, p->line, r->topo_name, r->nodes, r->gpus, p->backend,
+		sweep_point_label(sw, p, label, sizeof(label));
+		printf("\"%s\",%u,\"%s\",%u,%u,%s,%s,%s,%s,%.3f,%.3f,%.3f,%.3f,\"%s\"",
+		       label, p->line, r->topo_name, r->nodes, r->gpus, p->backend,
 		       plan_path_name(p->opts.path), r->path_used,
 		       topo_path_name(p->opts.gdr_level), r->iteration_us, r->comm_us,
 		       r->exposed_us, r->wall_s, r->error);
+		for (unsigned a = 0; a < sw->naxes; a++)
+			printf(",\"%s\"", sw->axes[a].values[p->axis_value[a]]);
+		printf("\n");
 	}
 }
 
@@ -227,8 +250,12 @@ static int print_json(const struct sweep *sw)
 	for (size_t i = 0; arr && i < sw->n; i++) {
 		const struct point *p = &sw->pts[i];
 		const struct row *r = &sw->rows[i];
-		json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s}",
-				      "point", p->name, "line", (int)p->line,
+		char label[512];
+		json_t *o, *axes;
+
+		sweep_point_label(sw, p, label, sizeof(label));
+		o = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s}",
+				      "point", label, "line", (int)p->line,
 				      "topology_file", p->topology, "trace_file", p->trace,
 				      "backend", p->backend, "path", plan_path_name(p->opts.path),
 				      "gdr_level", topo_path_name(p->opts.gdr_level),
@@ -236,6 +263,12 @@ static int print_json(const struct sweep *sw)
 
 		if (!o)
 			continue;
+		if (sw->naxes && (axes = json_object())) {
+			for (unsigned a = 0; a < sw->naxes; a++)
+				json_object_set_new(axes, sw->axes[a].name,
+						    json_string(sw->axes[a].values[p->axis_value[a]]));
+			json_object_set_new(o, "axes", axes);
+		}
 		if (r->err)
 			json_object_set_new(o, "error", json_string(r->error));
 		else
@@ -267,9 +300,10 @@ static int sweep_print(const struct sweep *sw, enum sweep_fmt fmt)
 }
 
 /* Run, or under a launcher run this rank's share, and print (rank 0). */
-static int sweep_cmd(const char *file, unsigned jobs, enum sweep_fmt fmt)
+static int sweep_cmd(const char *file, unsigned jobs, enum sweep_fmt fmt, bool quiet)
 {
 	struct diag d = { "" };
+	struct progress prog;
 	struct emu_launch l;
 	struct sweep sw;
 	bool report = true;
@@ -284,9 +318,14 @@ static int sweep_cmd(const char *file, unsigned jobs, enum sweep_fmt fmt)
 		rc = sweep_spread(&l, file, &sw, jobs, rc, &d, &report);
 	} else if (rc) {
 		fprintf(stderr, "gdrlab sweep: %s\n", d.msg);
-	} else if (sweep_run(&sw, jobs, 0, 1, NULL)) {
-		fprintf(stderr, "gdrlab sweep: out of memory\n");
-		rc = EXIT_RUNTIME;
+	} else {
+		progress_init(&prog, "gdrlab sweep", quiet);
+		prog.unit = "points";
+		sw.progress = &prog;
+		if (sweep_run(&sw, jobs, 0, 1, NULL)) {
+			fprintf(stderr, "gdrlab sweep: out of memory\n");
+			rc = EXIT_RUNTIME;
+		}
 	}
 	if (!rc) {
 		rc = report ? sweep_print(&sw, fmt) : 0;
@@ -294,18 +333,20 @@ static int sweep_cmd(const char *file, unsigned jobs, enum sweep_fmt fmt)
 			if (sw.rows[i].err)
 				rc = EXIT_RUNTIME;
 	}
-	free(sw.pts);
-	free(sw.rows);
+	sweep_free(&sw);
 	return rc;
 }
 
 static const char sweep_usage[] =
 	"usage: gdrlab sweep FILE [-j N] [--json | --csv]\n"
 	"\n"
-	"Run every point of a sweep file (JSON Lines, one point a line: name,\n"
-	"topology, trace, nodes, path, backend, gdr_level, nccl;\n"
-	"docs/sweep-format.md) in parallel processes and print one row per\n"
-	"point, in file order.\n"
+	"Run every point of a sweep file in parallel processes and print one row\n"
+	"per point, in file order. FILE is JSON Lines, one point a line (name,\n"
+	"topology, trace, nodes, path, backend, gdr_level, nccl), or a plan\n"
+	"(.yaml, .yml): a base point and axes whose cartesian product is the\n"
+	"points, the first axis slowest (nodes: 8..1024 x2, path: [direct,\n"
+	"staged], nics.rate: {values: [100, 400], unit: Gbit/s}: any value of the\n"
+	"topology by its dotted path); docs/sweep-format.md.\n"
 	"Under mpirun -np N, srun -n N or mpiexec -n N (MPICH, Intel MPI: with\n"
 	"GDRLAB_BOOT_ADDR=host:port), the N ranks share the points and rank 0\n"
 	"prints the rows.\n"
@@ -313,7 +354,8 @@ static const char sweep_usage[] =
 	"  -j, --jobs N   points run at once (default 2)\n"
 	"      --json     rows as a JSON array on stdout\n"
 	"      --csv      rows as CSV on stdout\n"
-	"  -q, --quiet    accepted for symmetry with run (a sweep shows no progress)\n"
+	"  -q, --quiet    no progress on stderr (shown on a terminal: points done,\n"
+	"                 their pace, the time left)\n"
 	"  -h, --help     this help\n"
 	"\n"
 	"Exit status: 0 ok, 1 a point failed (its row says why), 2 bad input or usage.\n";
@@ -329,6 +371,7 @@ int cmd_sweep(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	enum sweep_fmt fmt = TABLE;
+	bool quiet = false;
 	unsigned jobs = 2;
 	int c;
 
@@ -356,7 +399,8 @@ int cmd_sweep(int argc, char **argv)
 			fmt = CSV;
 			break;
 		case 'q':
-			break; /* a sweep shows no progress; accepted as run does */
+			quiet = true;
+			break;
 		case 'h':
 			fputs(sweep_usage, stdout);
 			return 0;
@@ -371,5 +415,5 @@ int cmd_sweep(int argc, char **argv)
 	if (optind + 1 != argc) {
 		return cli_usage_error("sweep", "expected one sweep file");
 	}
-	return sweep_cmd(argv[optind], jobs, fmt);
+	return sweep_cmd(argv[optind], jobs, fmt, quiet);
 }

@@ -24,6 +24,7 @@ void progress_init(struct progress *p, const char *label, bool quiet)
 	p->t0 = now();
 	p->last = 0;
 	p->label = label;
+	p->unit = "collectives";
 }
 
 void progress_update(void *ctx, size_t done, size_t total)
@@ -38,8 +39,12 @@ void progress_update(void *ctx, size_t done, size_t total)
 		return;
 	p->last = t;
 	p->shown = true;
-	fprintf(stderr, "\r%s: %zu/%zu collectives (%.0f%%), %.1f s", p->label,
-		done, total, total ? 100.0 * done / total : 100.0, t - p->t0);
+	fprintf(stderr, "\r%s: %zu/%zu %s (%.0f%%), %.1f s", p->label, done, total, p->unit,
+		total ? 100.0 * done / total : 100.0, t - p->t0);
+	/* the pace so far, and what it leaves */
+	if (done && done < total)
+		fprintf(stderr, ", %.1f a second, about %.0f s left\033[K",
+			done / (t - p->t0), (total - done) * (t - p->t0) / done);
 	fflush(stderr);
 }
 

@@ -9,17 +9,35 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "cli.h"
 #include "diag.h"
 #include "plan.h"
 
 #define SWEEP_MAX_POINTS 100000
 #define SWEEP_TICK_MS 1000 /* launched ranks line up this often */
 
+#define SWEEP_MAX_AXES 8
+#define SWEEP_AXIS_VALUES 4096
+#define SWEEP_VALUE_MAX 96
+
 struct point {
 	char name[64], topology[1024], trace[1024], backend[32];
-	struct plan_options opts;
+	char algo[64], proto[64]; /* NCCL_ALGO / NCCL_PROTO; "" for all */
+	struct plan_options opts;  /* opts.algo, opts.proto: set where it runs */
 	unsigned line;
+	/* A plan's point (sweep_plan.c): its value of each axis. */
+	uint16_t axis_value[SWEEP_MAX_AXES];
+};
+
+/* One axis of a sweep plan: a key of the point, or a dotted topology
+ * path ("nics.rate") whose values override the topology file's. */
+struct sweep_axis {
+	char name[64];
+	bool topology_path;
+	unsigned line, nvalues;
+	char (*values)[SWEEP_VALUE_MAX]; /* owned */
 };
 
 /* One point's outcome, fixed-size: sent whole over a pipe from the point's
@@ -37,7 +55,18 @@ struct sweep {
 	size_t n;
 	struct point *pts;  /* owned */
 	struct row *rows;   /* owned */
+	unsigned naxes;     /* a plan's; 0 for a file of points */
+	struct sweep_axis axes[SWEEP_MAX_AXES];
+	struct progress *progress; /* points done on stderr; NULL for none */
 };
+
+/* Read a sweep plan (YAML: a base and axes, sweep_plan.c) into @sw, as
+ * sweep_load does a file of points. */
+int sweep_plan_load(const char *file, struct sweep *sw, struct diag *d);
+void sweep_free(struct sweep *sw);
+
+/* A point's label: its name, or a plan point's axis values. */
+void sweep_point_label(const struct sweep *sw, const struct point *p, char *buf, size_t len);
 
 /* Read @file: 0, or an exit status (EXIT_USAGE, EXIT_RUNTIME) with the
  * one-line reason in @d. */

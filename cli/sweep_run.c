@@ -52,8 +52,11 @@ static const char *path_used(const struct records *rec)
 }
 
 /* In the point's process: run it and fill @r. */
-static void point_run(const struct point *pt, struct row *r)
+static void point_run(const struct sweep *sw, const struct point *pt, struct row *r)
 {
+	struct topo_override ov[SWEEP_MAX_AXES];
+	struct plan_options opts = pt->opts;
+	unsigned nov = 0;
 	const struct backend_ops *b;
 	struct topology topo;
 	struct trace trace = { 0 };
@@ -69,11 +72,21 @@ static void point_run(const struct point *pt, struct row *r)
 		r->err = -EINVAL;
 		return;
 	}
-	err = topology_load(pt->topology, &topo, &d);
+	/* a plan's topology axes: the values its file gets instead */
+	for (unsigned a = 0; a < sw->naxes; a++)
+		if (sw->axes[a].topology_path) {
+			snprintf(ov[nov].path, sizeof(ov[nov].path), "%s", sw->axes[a].name);
+			snprintf(ov[nov].value, sizeof(ov[nov].value), "%s",
+				 sw->axes[a].values[pt->axis_value[a]]);
+			nov++;
+		}
+	opts.algo = pt->algo[0] ? pt->algo : NULL;
+	opts.proto = pt->proto[0] ? pt->proto : NULL;
+	err = topology_load_with(pt->topology, ov, nov, &topo, &d);
 	if (!err)
 		err = trace_load(pt->trace, &trace, &d);
 	if (!err)
-		err = backend_execute(b, &topo, &trace, &pt->opts, NULL, &plan, &rec, &d);
+		err = backend_execute(b, &topo, &trace, &opts, NULL, &plan, &rec, &d);
 	if (err) {
 		r->err = err;
 		snprintf(r->error, sizeof(r->error), "%s", d.msg[0] ? d.msg : strerror(-err));
@@ -128,7 +141,7 @@ static int point_start(const struct sweep *sw, size_t i, struct running *r)
 		point_fds(fds[1]);
 		/* the sweep may be a launched rank; its points are not */
 		emu_launch_forget();
-		point_run(&sw->pts[i], &row);
+		point_run(sw, &sw->pts[i], &row);
 		_exit(fd_write_full(ROW_FD, &row, sizeof(row)) ? 1 : 0);
 	}
 	close(fds[1]);
@@ -238,7 +251,15 @@ int sweep_run(struct sweep *sw, unsigned jobs, size_t first, size_t stride,
 			continue;
 		}
 		points_wait(sw, run, pfd, &active, tick ? due : -1);
+		if (sw->progress) {
+			size_t share = sw->n > first ? (sw->n - first + stride - 1) / stride : 0;
+			size_t started = next > first ? (next - first + stride - 1) / stride : 0;
+
+			progress_update(sw->progress, started - active, share);
+		}
 	}
+	if (sw->progress)
+		progress_done(sw->progress);
 	if (err > 0)
 		err = 0; /* every rank is done */
 	while (active)

@@ -171,6 +171,19 @@ int topology_load(const char *path, struct topology *topo, struct diag *d);
 int topology_load_buffer(const char *buf, size_t len, const char *name,
 			 struct topology *topo, struct diag *d);
 
+/* One value of a topology file replaced before it is read (a sweep
+ * plan's axis): a dotted path ("nics.rate", "staging.chunk") and the new
+ * value ("200 Gbit/s"), checked as the file's own would be. */
+struct topo_override {
+	char path[64];
+	char value[96];
+};
+
+/* topology_load with @nov overrides applied; a path the file lacks is an
+ * error ("file: nics.rat: the topology has no 'nics.rat' to set"). */
+int topology_load_with(const char *path, const struct topo_override *ov, size_t nov,
+		       struct topology *topo, struct diag *d);
+
 /* Index of the GPU/NIC/switch/socket called @name, or TOPO_NONE. */
 int topology_find_gpu(const struct topology *topo, const char *name);
 int topology_find_nic(const struct topology *topo, const char *name);

@@ -761,8 +761,9 @@ static int read_top(struct ctx *c, yaml_node_t *root)
 	return err;
 }
 
-int topology_load_buffer(const char *buf, size_t len, const char *name,
-			 struct topology *topo, struct diag *d)
+static int load_buffer_with(const char *buf, size_t len, const char *name,
+			    const struct topo_override *ov, size_t nov,
+			    struct topology *topo, struct diag *d)
 {
 	yaml_node_t *root;
 	struct ctx *c;
@@ -779,7 +780,17 @@ int topology_load_buffer(const char *buf, size_t len, const char *name,
 	if (err)
 		goto out_free_ctx;
 	c->t = topo;
+	for (size_t i = 0; i < nov && !err; i++) {
+		char why[160];
+
+		err = yaml_doc_override(&c->y, ov[i].path, ov[i].value, why, sizeof(why));
+		if (err)
+			err = diag_set(d, err == -ENOMEM ? -ENOMEM : -EINVAL, "%s: %s: %s", name,
+				       ov[i].path, why);
+	}
 	root = yaml_doc_root(&c->y);
+	if (err)
+		goto out_doc;
 	if (!root)
 		err = diag_at(d, -EINVAL, name, 1, 1, "topology",
 			      "empty file, expected a mapping with name, sockets, gpus, nics, fabric and staging");
@@ -787,12 +798,19 @@ int topology_load_buffer(const char *buf, size_t len, const char *name,
 		err = read_top(c, root);
 	if (!err)
 		snprintf(topo->file, sizeof(topo->file), "%s", name);
+out_doc:
 	yaml_doc_destroy(&c->y);
 out_free_ctx:
 	free(c);
 	if (err)
 		memset(topo, 0, sizeof(*topo));
 	return err;
+}
+
+int topology_load_buffer(const char *buf, size_t len, const char *name,
+			 struct topology *topo, struct diag *d)
+{
+	return load_buffer_with(buf, len, name, NULL, 0, topo, d);
 }
 
 /* Read all of @path into a NUL-terminated heap buffer. */
@@ -840,6 +858,12 @@ out_close:
 
 int topology_load(const char *path, struct topology *topo, struct diag *d)
 {
+	return topology_load_with(path, NULL, 0, topo, d);
+}
+
+int topology_load_with(const char *path, const struct topo_override *ov, size_t nov,
+		       struct topology *topo, struct diag *d)
+{
 	size_t len = 0;
 	char *buf = NULL;
 	int err;
@@ -851,7 +875,7 @@ int topology_load(const char *path, struct topology *topo, struct diag *d)
 	err = read_file(path, &buf, &len, d);
 	if (err)
 		return err;
-	err = topology_load_buffer(buf, len, path, topo, d);
+	err = load_buffer_with(buf, len, path, ov, nov, topo, d);
 	free(buf);
 	return err;
 }

@@ -61,6 +61,15 @@ void yaml_doc_destroy(struct yaml_doc *y);
 /* The top node, or NULL for an empty document. */
 yaml_node_t *yaml_doc_root(struct yaml_doc *y);
 
+/*
+ * Set every value the dotted @path names to @value (yaml_override.c):
+ * mapping keys, and through a list every entry ("nics.rate": each NIC's).
+ * 0; -ENOENT when the document has no such value, -EINVAL for a bad path,
+ * -EISDIR when the path names a list or mapping: the reason in @why.
+ */
+int yaml_doc_override(struct yaml_doc *y, const char *path, const char *value,
+		      char *why, size_t whylen);
+
 /* Copy @s for a one-line message: bounded, control characters replaced. */
 const char *yaml_doc_show(char *buf, size_t cap, const char *s);
 

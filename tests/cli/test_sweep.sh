@@ -60,4 +60,56 @@ expect 0 "json" -- "$gdrlab" sweep --json "$tmp/s/points.jsonl"
 has "$tmp/out" '"path_used": "direct"'
 expect 0 "table" -- "$gdrlab" sweep "$tmp/s/points.jsonl"
 has "$tmp/out" "^p3 .*two-socket-commodity"
+# Plans: a base and axes. 3 x 4 x 2 axes give 24 points, the first axis
+# slowest, the last fastest.
+mkdir -p "$tmp/plan"
+cat >"$tmp/plan/p.yaml" <<EOP
+# three axes, one of them a value of the topology file
+base:
+  topology: $src/configs/h100-pcie5-400g.yaml
+  trace: $src/traces/resnet50-ddp.jsonl
+axes:
+  nodes: 2..8 x2
+  nics.rate: { values: [100, 200, 400, 800], unit: Gbit/s }
+  path: [direct, staged]
+EOP
+expect 0 "a plan of 3 x 4 x 2" -- "$gdrlab" sweep --csv "$tmp/plan/p.yaml"
+want=""
+for n in 2 4 8; do for r in 100 200 400 800; do for p in direct staged; do
+    want="$want\"nodes=$n nics.rate=$r Gbit/s path=$p\" "
+done; done; done
+[ "$(sed 1d "$tmp/out" | cut -d, -f1 | tr '\n' ' ')" = "$want" ] ||
+    { echo "FAIL: plan order: $(sed 1d "$tmp/out" | cut -d, -f1 | head -3)"; fail=1; }
+has "$tmp/out" ',"nodes","nics.rate","path"$'
+
+# An axis of the topology by hand: round-numbers' one NIC at 80 and 40
+# Gbit/s (efficiency 1): a 64 MiB send takes NCCL's 8.4 + 14 us and S at
+# 10 GB/s, then at 5 GB/s.
+printf '{"iteration": 0, "op": "sendrecv", "bytes": 67108864, "dtype": "fp32", "src": 0, "dst": 1}\n' \
+    >"$tmp/plan/send.jsonl"
+cat >"$tmp/plan/nic.yaml" <<EOP
+base: { topology: $src/tests/data/round-numbers.yaml, trace: send.jsonl, path: direct }
+axes:
+  nics.rate: [80 Gbit/s, 40 Gbit/s]
+EOP
+expect 0 "a topology axis" -- "$gdrlab" sweep --csv "$tmp/plan/nic.yaml"
+got=$(sed 1d "$tmp/out" | cut -d, -f11 | tr '\n' ' ')
+want=$(awk 'BEGIN { S = 67108864; printf "%.3f %.3f ", 22.4 + S / 10e3, 22.4 + S / 5e3 }')
+[ "$got" = "$want" ] || { echo "FAIL: nics.rate axis: comm_us $got, by hand $want"; fail=1; }
+
+# Bad plans: file:line:col, the axis, exit 2, one line.
+bad_plan() { # bad_plan MESSAGE AXIS-LINE
+    printf 'base:\n  topology: %s\n  trace: %s\naxes:\n%s\n' "$src/configs/h100-pcie5-400g.yaml" \
+        "$src/traces/resnet50-ddp.jsonl" "$2" >"$tmp/plan/bad.yaml"
+    bad_usage_of sweep "plan: $2" "$1" -- "$tmp/plan/bad.yaml"
+}
+bad_plan "$tmp/plan/bad.yaml:5:17: nodes: expected a whole number from 1 to 65536, got 'zero'" "  nodes: [2, 4, zero]"
+bad_plan "$tmp/plan/bad.yaml:5:14: nics.rat: '100 Gbit/s': $src/configs/h100-pcie5-400g.yaml: nics.rat: the topology has no 'nics.rat' to set" "  nics.rat: [100 Gbit/s]"
+bad_plan "$tmp/plan/bad.yaml:5:15: nics.rate: 'fast': $src/configs/h100-pcie5-400g.yaml:" "  nics.rate: [fast]"
+bad_plan "$tmp/plan/bad.yaml:5:3: nodez: not an axis" "  nodez: [1]"
+bad_plan "$tmp/plan/bad.yaml:5:10: nodes: expected a list, or a range" "  nodes: 8..2 x2"
+bad_plan "$tmp/plan/bad.yaml:5:3: nics: not an axis" "  nics: [1]"
+bad_plan "$tmp/plan/bad.yaml:5:3: staging: not an axis" "  staging: [1]"
+bad_plan "$tmp/plan/bad.yaml:5:18: path: expected direct, staged, staged-memcpy or auto, got 'sideways'" "  path: [direct, sideways]"
+bad_plan "$tmp/plan/bad.yaml:5:15: nics.link: 'x': $src/configs/h100-pcie5-400g.yaml: nics.link: 'nics.link' is a list or a mapping, not a value" "  nics.link: [x]"
 exit $fail

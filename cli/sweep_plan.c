@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sweep plans: a base point and axes whose cartesian product is the set of
+ * points (docs/sweep-format.md, "Plans"). YAML, read as the topology is,
+ * every complaint at its file, line and column:
+ *
+ *   base:
+ *     topology: ../configs/h100-pcie5-400g.yaml
+ *     trace: ../traces/llama2-7b-ddp.jsonl
+ *   axes:
+ *     nodes: 8..1024 x2
+ *     path: [direct, staged]
+ *     nics.rate: { values: [100, 200, 400, 800], unit: Gbit/s }
+ *
+ * An axis is a key of a point (nodes, path, backend, gdr_level, nccl,
+ * algo, proto, topology, trace) or a dotted path into the topology file
+ * whose values replace the file's (yaml_doc_override): each value is
+ * checked against the base topology before anything runs, so a path the
+ * topology lacks or a value it refuses is the plan's error, at the value.
+ * The points go in nested order: the first axis slowest, the last fastest.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "nccl_tuning.h"
+#include "sweep.h"
+#include "topology.h"
+#include "tuner.h"
+#include "yaml_doc.h"
+
+#define PLAN_FILE_MAX (1 << 20)
+
+struct plan_reader {
+	struct yaml_doc y;
+	const char *file;
+	char dir[1024];
+	struct point base;
+	/* per axis and value: the base with that value set */
+	struct sweep_axis *axis[SWEEP_MAX_AXES];
+	struct point *variant[SWEEP_MAX_AXES];
+	struct diag *d;
+};
+
+/* @out = the plan's folder / @name unless @name is absolute. */
+static int plan_path(const struct plan_reader *r, const yaml_node_t *n, const char *key,
+		     const char *name, char *out, size_t len)
+{
+	int k = name[0] == '/' ? snprintf(out, len, "%s", name) :
+				 snprintf(out, len, "%s/%s", r->dir, name);
+	FILE *f;
+
+	if (k < 0 || (size_t)k >= len)
+		return yaml_doc_fail(&r->y, n, key, "file name too long");
+	f = fopen(out, "r");
+	if (!f)
+		return yaml_doc_fail(&r->y, n, key, "cannot read %s: %s", out, strerror(errno));
+	fclose(f);
+	return 0;
+}
+
+/* Set @key of @pt to the text @s (at node @n for complaints). */
+static int set_key(struct plan_reader *r, struct point *pt, const char *key, const char *s,
+		   const yaml_node_t *n)
+{
+	char why[DIAG_MSG_MAX] = "";
+	struct diag d = { "" };
+	struct tune_enable en;
+	const struct nccl_release *rel;
+	char *end;
+	unsigned long v;
+
+	if (!strcmp(key, "topology"))
+		return plan_path(r, n, key, s, pt->topology, sizeof(pt->topology));
+	if (!strcmp(key, "trace"))
+		return plan_path(r, n, key, s, pt->trace, sizeof(pt->trace));
+	if (!strcmp(key, "nodes")) {
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (*s < '1' || *s > '9' || *end || errno || v > TOPO_MAX_NODES)
+			return yaml_doc_fail_got(&r->y, n, key, "expected a whole number from 1 to %d",
+						 TOPO_MAX_NODES);
+		pt->opts.nodes = (unsigned)v;
+		return 0;
+	}
+	if (!strcmp(key, "path"))
+		return plan_path_parse(s, &pt->opts.path) ?
+			       yaml_doc_fail_got(&r->y, n, key,
+						 "expected direct, staged, staged-memcpy or auto") : 0;
+	if (!strcmp(key, "gdr_level")) {
+		pt->opts.gdr_level_set = true;
+		return topo_path_parse(s, &pt->opts.gdr_level) ?
+			       yaml_doc_fail_got(&r->y, n, key, "expected pix, pxb, p2c, phb or sys") : 0;
+	}
+	if (!strcmp(key, "nccl")) {
+		rel = nccl_release_find(s);
+		if (!rel)
+			return yaml_doc_fail_got(&r->y, n, key, "no tables for this NCCL in this build (%s)",
+						 nccl_release_list());
+		plan_options_set_nccl(&pt->opts, rel);
+		pt->opts.nccl_set = true;
+		return 0;
+	}
+	if (!strcmp(key, "backend")) {
+		if (!cli_lookup_backend(s, why, sizeof(why)))
+			return yaml_doc_fail(&r->y, n, key, "%s", why);
+		snprintf(pt->backend, sizeof(pt->backend), "%s", s);
+		return 0;
+	}
+	if (!strcmp(key, "algo") || !strcmp(key, "proto")) {
+		bool algo = key[0] == 'a';
+
+		tune_enable_default(&en);
+		if (tune_enable_parse(&en, algo ? s : NULL, algo ? NULL : s, &d))
+			return yaml_doc_fail(&r->y, n, key, "%s", d.msg);
+		snprintf(algo ? pt->algo : pt->proto, sizeof(pt->algo), "%s", s);
+		return 0;
+	}
+	return yaml_doc_fail(&r->y, n, key,
+			     "unknown key (topology, trace, nodes, path, backend, gdr_level, nccl, algo, proto)");
+}
+
+static const char *const point_keys[] = {
+	"topology", "trace", "nodes", "path", "backend", "gdr_level", "nccl", "algo", "proto",
+};
+
+static int read_base(struct plan_reader *r, yaml_node_t *n)
+{
+	struct yaml_doc_key spec[sizeof(point_keys) / sizeof(point_keys[0])];
+	struct yaml_doc_found f[sizeof(point_keys) / sizeof(point_keys[0])];
+	size_t nk = sizeof(point_keys) / sizeof(point_keys[0]);
+	int err;
+
+	for (size_t i = 0; i < nk; i++)
+		spec[i] = (struct yaml_doc_key){ point_keys[i], i < 2 };
+	err = yaml_doc_read_map(&r->y, n, "base", spec, nk, f);
+	for (size_t i = 0; i < nk && !err; i++) {
+		const char *s;
+
+		if (!f[i].val)
+			continue;
+		err = yaml_doc_scalar(&r->y, f[i].val, point_keys[i], &s);
+		if (!err)
+			err = set_key(r, &r->base, point_keys[i], s, f[i].val);
+	}
+	return err;
+}
+
+/* "8..1024 x2" (times) or "8..64 +8" (plus): whole numbers. */
+static int expand_range(struct plan_reader *r, struct sweep_axis *a, const yaml_node_t *n,
+			const char *s)
+{
+	unsigned long lo, hi, step;
+	char op = 0, tail;
+
+	if (sscanf(s, "%lu..%lu %c%lu%c", &lo, &hi, &op, &step, &tail) != 4 ||
+	    (op != 'x' && op != '+') || lo < 1 || hi < lo || hi > UINT_MAX ||
+	    (op == 'x' && step < 2) || (op == '+' && step < 1))
+		return yaml_doc_fail_got(&r->y, n, a->name,
+					 "expected a list, or a range 'FIRST..LAST xFACTOR' or 'FIRST..LAST +STEP' of whole numbers");
+	a->values = malloc(SWEEP_AXIS_VALUES * sizeof(*a->values));
+	if (!a->values)
+		return -ENOMEM;
+	for (unsigned long v = lo; v <= hi; v = op == 'x' ? v * step : v + step) {
+		if (a->nvalues == SWEEP_AXIS_VALUES)
+			return yaml_doc_fail(&r->y, n, a->name, "more than %d values", SWEEP_AXIS_VALUES);
+		snprintf(a->values[a->nvalues++], SWEEP_VALUE_MAX, "%lu", v);
+		if (v > hi / (op == 'x' ? step : 1) && op == 'x')
+			break;
+	}
+	return 0;
+}
+
+struct list_ctx {
+	struct plan_reader *r;
+	struct sweep_axis *a;
+	const char *unit;
+};
+
+static int list_item(void *arg, yaml_node_t *n, unsigned i)
+{
+	struct list_ctx *c = arg;
+	const char *s;
+	int k, err = yaml_doc_scalar(&c->r->y, n, c->a->name, &s);
+
+	(void)i;
+	if (err)
+		return err;
+	k = snprintf(c->a->values[c->a->nvalues], SWEEP_VALUE_MAX, c->unit ? "%s %s" : "%s", s,
+		     c->unit ? c->unit : "");
+	if (k < 0 || k >= SWEEP_VALUE_MAX)
+		return yaml_doc_fail(&c->r->y, n, c->a->name, "value longer than %d characters",
+				     SWEEP_VALUE_MAX - 1);
+	c->a->nvalues++;
+	return 0;
+}
+
+/* An axis's values: a list, a range, or { values: [...], unit: U }. */
+static int read_values(struct plan_reader *r, struct sweep_axis *a, yaml_node_t *n)
+{
+	static const struct yaml_doc_key spec[] = { { "values", true }, { "unit", false } };
+	struct list_ctx c = { r, a, NULL };
+	struct yaml_doc_found f[2];
+	const char *s;
+	int err;
+
+	if (n->type == YAML_SCALAR_NODE) {
+		err = yaml_doc_scalar(&r->y, n, a->name, &s);
+		return err ? err : expand_range(r, a, n, s);
+	}
+	if (n->type == YAML_MAPPING_NODE) {
+		err = yaml_doc_read_map(&r->y, n, a->name, spec, 2, f);
+		if (!err && f[1].val)
+			err = yaml_doc_scalar(&r->y, f[1].val, "unit", &c.unit);
+		if (err)
+			return err;
+		n = f[0].val;
+	}
+	a->values = malloc(SWEEP_AXIS_VALUES * sizeof(*a->values));
+	if (!a->values)
+		return -ENOMEM;
+	return yaml_doc_read_list(&r->y, n, a->name, 1, SWEEP_AXIS_VALUES, list_item, &c);
+}
+
+/* The "values" list of an axis given as { values: [...], unit: U }. */
+static yaml_node_t *values_of(struct plan_reader *r, yaml_node_t *n)
+{
+	if (n->type != YAML_MAPPING_NODE)
+		return n;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(&r->y.doc, p->key);
+
+		if (k->type == YAML_SCALAR_NODE && !strcmp((const char *)k->data.scalar.value, "values"))
+			return yaml_document_get_node(&r->y.doc, p->value);
+	}
+	return n;
+}
+
+/* Each value of axis @a (the @k-th) as a point would take it: a bad one
+ * is the plan's error, at the value's node. */
+static int check_values(struct plan_reader *r, unsigned k, yaml_node_t *n)
+{
+	struct sweep_axis *a = NULL;
+	yaml_node_t *list = values_of(r, n);
+	yaml_node_item_t *it = list->type == YAML_SEQUENCE_NODE ? list->data.sequence.items.start : NULL;
+
+	a = r->axis[k];
+	r->variant[k] = calloc(a->nvalues, sizeof(*r->variant[k]));
+	if (!r->variant[k])
+		return -ENOMEM;
+	for (unsigned i = 0; i < a->nvalues; i++) {
+		/* a list's own items, or the axis's node for a range */
+		yaml_node_t *at = it ? yaml_document_get_node(&r->y.doc, it[i]) : list;
+		struct point *pt = &r->variant[k][i];
+		int err;
+
+		*pt = r->base;
+		if (a->topology_path) {
+			struct topo_override ov;
+			struct topology t;
+			struct diag d = { "" };
+
+			snprintf(ov.path, sizeof(ov.path), "%s", a->name);
+			snprintf(ov.value, sizeof(ov.value), "%s", a->values[i]);
+			err = topology_load_with(r->base.topology, &ov, 1, &t, &d);
+			if (err)
+				return yaml_doc_fail(&r->y, at, a->name, "'%s': %s", a->values[i], d.msg);
+			continue;
+		}
+		err = set_key(r, pt, a->name, a->values[i], at);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* What axis @key set in @src, into @dst. */
+static void copy_key(struct point *dst, const struct point *src, const char *key)
+{
+	if (!strcmp(key, "topology"))
+		memcpy(dst->topology, src->topology, sizeof(dst->topology));
+	else if (!strcmp(key, "trace"))
+		memcpy(dst->trace, src->trace, sizeof(dst->trace));
+	else if (!strcmp(key, "nodes"))
+		dst->opts.nodes = src->opts.nodes;
+	else if (!strcmp(key, "path"))
+		dst->opts.path = src->opts.path;
+	else if (!strcmp(key, "gdr_level")) {
+		dst->opts.gdr_level = src->opts.gdr_level;
+		dst->opts.gdr_level_set = true;
+	} else if (!strcmp(key, "nccl")) {
+		dst->opts.nccl = src->opts.nccl;
+		dst->opts.nccl_set = true;
+		/* the release's GDR level, unless a level was given */
+		if (!dst->opts.gdr_level_set)
+			dst->opts.gdr_level = src->opts.gdr_level;
+	} else if (!strcmp(key, "backend"))
+		memcpy(dst->backend, src->backend, sizeof(dst->backend));
+	else if (!strcmp(key, "algo"))
+		memcpy(dst->algo, src->algo, sizeof(dst->algo));
+	else if (!strcmp(key, "proto"))
+		memcpy(dst->proto, src->proto, sizeof(dst->proto));
+}
+
+static int read_axes(struct plan_reader *r, yaml_node_t *n, struct sweep *sw)
+{
+	if (!n || n->type != YAML_MAPPING_NODE || n->data.mapping.pairs.start == n->data.mapping.pairs.top)
+		return yaml_doc_fail(&r->y, n ? n : yaml_doc_root(&r->y), "axes",
+				     "expected a mapping of one to %d axes", SWEEP_MAX_AXES);
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(&r->y.doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(&r->y.doc, p->value);
+		struct sweep_axis *a;
+		bool known = false;
+		const char *name;
+		int err = yaml_doc_scalar(&r->y, k, "axes", &name);
+
+		if (err)
+			return err;
+		if (sw->naxes == SWEEP_MAX_AXES)
+			return yaml_doc_fail(&r->y, k, name, "more than %d axes", SWEEP_MAX_AXES);
+		for (unsigned i = 0; i < sw->naxes; i++)
+			if (!strcmp(sw->axes[i].name, name))
+				return yaml_doc_fail(&r->y, k, name, "axis given twice");
+		for (size_t i = 0; i < sizeof(point_keys) / sizeof(point_keys[0]); i++)
+			known |= !strcmp(point_keys[i], name);
+		if (!known && !strchr(name, '.'))
+			return yaml_doc_fail(&r->y, k, name,
+					     "not an axis: a key of a point (topology, trace, nodes, path, backend, gdr_level, nccl, algo, proto) or a dotted topology path (nics.rate)");
+		a = &sw->axes[sw->naxes++];
+		if (snprintf(a->name, sizeof(a->name), "%s", name) >= (int)sizeof(a->name))
+			return yaml_doc_fail(&r->y, k, name, "axis name too long");
+		a->topology_path = !known;
+		a->line = (unsigned)k->start_mark.line + 1;
+		r->axis[sw->naxes - 1] = a;
+		err = read_values(r, a, v);
+		if (!err)
+			err = check_values(r, sw->naxes - 1, v);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The cartesian product, first axis slowest. */
+static int make_points(struct plan_reader *r, struct sweep *sw, yaml_node_t *axes)
+{
+	size_t total = 1;
+
+	for (unsigned a = 0; a < sw->naxes; a++) {
+		if (total > SWEEP_MAX_POINTS / sw->axes[a].nvalues)
+			return yaml_doc_fail(&r->y, axes, "axes", "more than %d points", SWEEP_MAX_POINTS);
+		total *= sw->axes[a].nvalues;
+	}
+	sw->pts = calloc(total, sizeof(*sw->pts));
+	sw->rows = calloc(total, sizeof(*sw->rows));
+	if (!sw->pts || !sw->rows)
+		return -ENOMEM;
+	for (size_t i = 0; i < total; i++) {
+		struct point *pt = &sw->pts[i];
+		size_t rest = i;
+
+		*pt = r->base;
+		pt->line = sw->axes[0].line;
+		for (unsigned a = sw->naxes; a-- > 0;) {
+			struct sweep_axis *ax = &sw->axes[a];
+
+			pt->axis_value[a] = (uint16_t)(rest % ax->nvalues);
+			rest /= ax->nvalues;
+		}
+		/* in file order, so that nccl's GDR default yields to a level */
+		for (unsigned a = 0; a < sw->naxes; a++)
+			if (!sw->axes[a].topology_path)
+				copy_key(pt, &r->variant[a][pt->axis_value[a]], sw->axes[a].name);
+	}
+	sw->n = total;
+	return 0;
+}
+
+int sweep_plan_load(const char *file, struct sweep *sw, struct diag *d)
+{
+	static const struct yaml_doc_key top[] = { { "base", true }, { "axes", true } };
+	struct plan_reader *r = calloc(1, sizeof(*r));
+	struct yaml_doc_found f[2];
+	char *buf = NULL, *slash;
+	size_t len = 0;
+	FILE *fp;
+	int err;
+
+	memset(sw, 0, sizeof(*sw));
+	if (!r)
+		return diag_set(d, -ENOMEM, "out of memory"), EXIT_RUNTIME;
+	fp = fopen(file, "r");
+	if (!fp) {
+		free(r);
+		diag_set(d, -errno, "%s: %s", file, strerror(errno));
+		return EXIT_USAGE;
+	}
+	buf = malloc(PLAN_FILE_MAX + 1);
+	if (buf)
+		len = fread(buf, 1, PLAN_FILE_MAX + 1, fp);
+	fclose(fp);
+	if (!buf || len > PLAN_FILE_MAX) {
+		free(buf);
+		free(r);
+		diag_set(d, -EFBIG, "%s: %s", file, buf ? "larger than 1 MiB, not a sweep plan" : "out of memory");
+		return EXIT_USAGE;
+	}
+	r->file = file;
+	r->d = d;
+	snprintf(r->dir, sizeof(r->dir), "%s", file);
+	slash = strrchr(r->dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(r->dir, sizeof(r->dir), ".");
+	plan_options_default(&r->base.opts);
+	snprintf(r->base.backend, sizeof(r->base.backend), "analytic");
+	err = yaml_doc_load(&r->y, buf, len, file, d);
+	free(buf);
+	if (!err) {
+		yaml_node_t *root = yaml_doc_root(&r->y);
+
+		err = root ? yaml_doc_read_map(&r->y, root, "plan", top, 2, f) :
+			     diag_at(d, -EINVAL, file, 1, 1, "plan", "empty file, expected base and axes");
+		if (!err)
+			err = read_base(r, f[0].val);
+		if (!err)
+			err = read_axes(r, f[1].val, sw);
+		if (!err)
+			err = make_points(r, sw, f[1].val);
+		yaml_doc_destroy(&r->y);
+	}
+	for (unsigned a = 0; a < SWEEP_MAX_AXES; a++)
+		free(r->variant[a]);
+	free(r);
+	if (err) {
+		if (err == -ENOMEM)
+			diag_set(d, err, "%s: out of memory", file);
+		sweep_free(sw);
+		return err == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	return 0;
+}
+
+void sweep_free(struct sweep *sw)
+{
+	for (unsigned a = 0; a < sw->naxes; a++)
+		free(sw->axes[a].values);
+	free(sw->pts);
+	free(sw->rows);
+	memset(sw, 0, sizeof(*sw));
+}
+
+void sweep_point_label(const struct sweep *sw, const struct point *p, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	if (!sw->naxes) {
+		snprintf(buf, len, "%s", p->name);
+		return;
+	}
+	buf[0] = '\0';
+	for (unsigned a = 0; a < sw->naxes && at < len; a++) {
+		int k = snprintf(buf + at, len - at, "%s%s=%s", a ? " " : "", sw->axes[a].name,
+				 sw->axes[a].values[p->axis_value[a]]);
+
+		if (k < 0)
+			break;
+		at += (size_t)k;
+	}
+}
