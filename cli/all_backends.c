@@ -3,6 +3,7 @@
  * The explicit list of backends, as rdma-core's libibverbs/all_providers.c:
  * adding a backend is adding a line here and a library in CMake.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "analytic.h"
@@ -35,3 +36,19 @@ const struct backend_absent gdrlab_backends_absent[] = {
 	REAL_BACKEND_ABSENT_ENTRY
 	{ NULL, NULL },
 };
+
+const struct backend_ops *backend_lookup(const char *name, char *why, size_t len)
+{
+	const struct backend_ops *b = backend_find(name);
+
+	if (b)
+		return b;
+	for (size_t i = 0; gdrlab_backends_absent[i].name; i++)
+		if (strcmp(gdrlab_backends_absent[i].name, name) == 0) {
+			snprintf(why, len, "backend '%s' is not in this build: %s",
+				 name, gdrlab_backends_absent[i].why);
+			return NULL;
+		}
+	snprintf(why, len, "unknown backend '%s' (see 'gdrlab backends')", name);
+	return NULL;
+}

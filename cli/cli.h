@@ -85,10 +85,6 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 		    struct plan_options *o);
 
 struct backend_ops;
-/* The built backend called @name, or NULL with why not in @why: absent
- * from this build (with the reason) or unknown. */
-const struct backend_ops *cli_lookup_backend(const char *name, char *why,
-					     size_t len);
 /* The built backend called @name, or NULL after a one-line error that
  * says why (absent from this build, with the reason, or unknown);
  * @opt (may be NULL) names the option it came from. */

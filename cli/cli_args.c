@@ -58,28 +58,11 @@ int cli_parse_tolerance(const char *cmd, const char *arg, double *pct)
 	return 0;
 }
 
-const struct backend_ops *cli_lookup_backend(const char *name, char *why,
-					     size_t len)
-{
-	const struct backend_ops *b = backend_find(name);
-
-	if (b)
-		return b;
-	for (size_t i = 0; gdrlab_backends_absent[i].name; i++)
-		if (strcmp(gdrlab_backends_absent[i].name, name) == 0) {
-			snprintf(why, len, "backend '%s' is not in this build: %s",
-				 name, gdrlab_backends_absent[i].why);
-			return NULL;
-		}
-	snprintf(why, len, "unknown backend '%s' (see 'gdrlab backends')", name);
-	return NULL;
-}
-
 const struct backend_ops *cli_find_backend(const char *cmd, const char *opt,
 					   const char *name)
 {
 	char why[256];
-	const struct backend_ops *b = cli_lookup_backend(name, why, sizeof(why));
+	const struct backend_ops *b = backend_lookup(name, why, sizeof(why));
 
 	if (!b)
 		fprintf(stderr, "gdrlab %s: %s%s%s\n", cmd, opt ? opt : "",

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "cli.h"
 #include "nccl_tuning.h"
 #include "sweep.h"
@@ -51,13 +52,15 @@ static int plan_path(const struct plan_reader *r, const yaml_node_t *n, const ch
 {
 	int k = name[0] == '/' ? snprintf(out, len, "%s", name) :
 				 snprintf(out, len, "%s/%s", r->dir, name);
+	char shown[512];
 	FILE *f;
 
 	if (k < 0 || (size_t)k >= len)
 		return yaml_doc_fail(&r->y, n, key, "file name too long");
 	f = fopen(out, "r");
 	if (!f)
-		return yaml_doc_fail(&r->y, n, key, "cannot read %s: %s", out, strerror(errno));
+		return yaml_doc_fail(&r->y, n, key, "cannot read %s: %s",
+				     diag_printable(out, shown, sizeof(shown)), strerror(errno));
 	fclose(f);
 	return 0;
 }
@@ -105,8 +108,12 @@ static int set_key(struct plan_reader *r, struct point *pt, const char *key, con
 		return 0;
 	}
 	if (!strcmp(key, "backend")) {
-		if (!cli_lookup_backend(s, why, sizeof(why)))
-			return yaml_doc_fail(&r->y, n, key, "%s", why);
+		if (!backend_lookup(s, why, sizeof(why))) {
+			char shown[DIAG_MSG_MAX];
+
+			/* @why quotes the name as given */
+			return yaml_doc_fail(&r->y, n, key, "%s", diag_printable(why, shown, sizeof(shown)));
+		}
 		snprintf(pt->backend, sizeof(pt->backend), "%s", s);
 		return 0;
 	}
@@ -266,8 +273,12 @@ static int check_values(struct plan_reader *r, unsigned k, yaml_node_t *n)
 			snprintf(ov.path, sizeof(ov.path), "%s", a->name);
 			snprintf(ov.value, sizeof(ov.value), "%s", a->values[i]);
 			err = topology_load_with(r->base.topology, &ov, 1, &t, &d);
-			if (err)
-				return yaml_doc_fail(&r->y, at, a->name, "'%s': %s", a->values[i], d.msg);
+			if (err) {
+				char shown[SWEEP_VALUE_MAX * 4];
+
+				return yaml_doc_fail(&r->y, at, a->name, "'%s': %s",
+						     diag_printable(a->values[i], shown, sizeof(shown)), d.msg);
+			}
 			continue;
 		}
 		err = set_key(r, pt, a->name, a->values[i], at);

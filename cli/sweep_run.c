@@ -67,7 +67,7 @@ static void point_run(const struct sweep *sw, const struct point *pt, struct row
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	b = cli_lookup_backend(pt->backend, r->error, sizeof(r->error));
+	b = backend_lookup(pt->backend, r->error, sizeof(r->error));
 	if (!b) {
 		r->err = -EINVAL;
 		return;

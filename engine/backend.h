@@ -56,6 +56,10 @@ struct backend_absent {
 /* Known backends left out of this build, NULL-terminated. */
 extern const struct backend_absent gdrlab_backends_absent[];
 
+/* backend_find, or NULL with why not in @why: left out of this build (and
+ * why), or unknown. */
+const struct backend_ops *backend_lookup(const char *name, char *why, size_t len);
+
 int backend_probe(const struct backend_ops *b, char *why, size_t len);
 int backend_run(const struct backend_ops *b, const struct plan *p,
 		struct records *rec, struct diag *d);

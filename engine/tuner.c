@@ -77,6 +77,7 @@ static int parse_entry(struct tune_enable *e, bool proto, const char *opt,
 {
 	char *colon = strchr(entry, ':'), *list = entry, *tok, *save;
 	bool ops[TRACE_OP_COUNT];
+	char shown[64];
 	int on = 1;
 
 	for (unsigned o = 0; o < TRACE_OP_COUNT; o++)
@@ -84,15 +85,17 @@ static int parse_entry(struct tune_enable *e, bool proto, const char *opt,
 	if (colon) {
 		enum trace_op op;
 
-		if (op_prefix(entry, (size_t)(colon - entry), &op))
-			return diag_set(d, -EINVAL, "%s: unknown collective '%.*s' (allreduce, allgather, reducescatter, broadcast)",
-					opt, (int)(colon - entry), entry);
+		if (op_prefix(entry, (size_t)(colon - entry), &op)) {
+			*colon = '\0'; /* the name alone, quoted safely */
+			return diag_set(d, -EINVAL, "%s: unknown collective '%s' (allreduce, allgather, reducescatter, broadcast)",
+					opt, diag_printable(entry, shown, sizeof(shown)));
+		}
 		for (unsigned o = 0; o < TRACE_OP_COUNT; o++)
 			ops[o] = o == op;
 		list = colon + 1;
 	} else if (!first) {
 		return diag_set(d, -EINVAL, "%s: every list after the first needs a 'collective:' prefix, got '%s'",
-				opt, entry);
+				opt, diag_printable(entry, shown, sizeof(shown)));
 	}
 	if (*list == '^') {
 		on = 0;
@@ -114,7 +117,7 @@ static int parse_entry(struct tune_enable *e, bool proto, const char *opt,
 			return diag_set(d, -EINVAL, proto ?
 					"%s: unknown protocol '%s' (LL, LL128, Simple)" :
 					"%s: unknown algorithm '%s' (Tree, Ring, CollnetDirect, CollnetChain, NVLS, NVLSTree, PAT)",
-					opt, tok);
+					opt, diag_printable(tok, shown, sizeof(shown)));
 	}
 	return 0;
 }
