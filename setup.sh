@@ -3,8 +3,8 @@
 #
 # One entry point for a fresh Debian 12 machine:
 #
-#   ./setup.sh run    install what is missing, build, run the default scenario
-#   ./setup.sh test   install what is missing, build, run the whole test suite:
+#   ./setup.sh run    install what running needs, build, run the default scenario
+#   ./setup.sh test   install what the tests need too, build, run the whole suite:
 #                     unit/CLI/scenario tests with -Werror, the unit tests again
 #                     under ASan+UBSan, and each libFuzzer target for a while
 #   ./setup.sh deps   only install the Debian packages
@@ -19,27 +19,34 @@ cd "$(dirname "$0")"
 JOBS=${JOBS:-$(nproc)}
 FUZZ_SECONDS=${GDRLAB_FUZZ_SECONDS:-30}
 
-# What the build and the tests need. clang and libclang-rt-14-dev are for the
-# libFuzzer targets (gcc has no libFuzzer; clang only recommends the runtime).
-# The emu backend and its SoftRoCE VM harness need rdma-core, Open MPI and
-# qemu (the list of emu/vm/deps; ibverbs-providers must be named because
-# libibverbs1 only recommends it). Slurm's daemons and client are for the
-# srun test, which starts a one-node cluster inside the VM guest. zlib
-# reads gzip profiler traces (gdrlab import kineto). protobuf-c reads Chakra
-# execution traces (gdrlab import chakra; protoc-c compiles its schema).
-PACKAGES=(build-essential cmake pkg-config libyaml-dev libjansson-dev zlib1g-dev
-          protobuf-c-compiler libprotobuf-c-dev
-          libcriterion-dev clang libclang-rt-14-dev libsimgrid-dev
-          libibverbs-dev librdmacm-dev ibverbs-providers rdma-core
-          ibverbs-utils rdmacm-utils perftest openmpi-bin libopenmpi-dev
-          qemu-system-x86 busybox-static cpio kmod xz-utils iproute2
-          valgrind slurmctld slurmd slurm-client)
+# What running needs (`./setup.sh run`): the compiler and the libraries
+# the build requires (YAML, JSON, zlib for gzip profiler traces,
+# protobuf-c for Chakra traces, protoc-c compiling its schema), SimGrid for
+# the model backend, and rdma-core's headers for the emu backend (the
+# build leaves out what it cannot find). Nothing the default scenario
+# does not use: no VM, no Slurm.
+RUN_PACKAGES=(build-essential cmake pkg-config libyaml-dev libjansson-dev zlib1g-dev
+              protobuf-c-compiler libprotobuf-c-dev libsimgrid-dev
+              libibverbs-dev librdmacm-dev)
+# What the tests add (`./setup.sh test`). Criterion runs the unit tests;
+# clang and libclang-rt-14-dev are for the libFuzzer targets (gcc has no
+# libFuzzer; clang only recommends the runtime). The emu backend's
+# SoftRoCE VM harness needs rdma-core, Open MPI and qemu (the list of
+# emu/vm/deps; ibverbs-providers must be named because libibverbs1 only
+# recommends it). Slurm's daemons and client are for the srun test, which
+# starts a one-node cluster inside the VM guest; valgrind checks the fault
+# paths for leaks; perftest is the emu benchmark's yardstick.
+TEST_PACKAGES=(libcriterion-dev clang libclang-rt-14-dev
+               ibverbs-providers rdma-core ibverbs-utils rdmacm-utils perftest
+               openmpi-bin libopenmpi-dev
+               qemu-system-x86 busybox-static cpio kmod xz-utils iproute2
+               valgrind slurmctld slurmd slurm-client)
 
 say() { printf '== %s\n' "$*" >&2; }
 
-install_deps() {
+install_deps() { # install_deps PACKAGE...: those not installed yet
     local missing=() p sudo=()
-    for p in "${PACKAGES[@]}"; do
+    for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
             missing+=("$p")
     done
@@ -64,7 +71,7 @@ build() {
 }
 
 run_tests() {
-    build build
+    build build -DGDRLAB_TESTS=ON # (a run set-up may have left them off)
     say "unit, CLI and scenario tests"
     ctest --test-dir build --output-on-failure -j "$JOBS"
 
@@ -81,19 +88,20 @@ run_tests() {
 
 case "${1:-}" in
 run)
-    install_deps
-    build build
+    install_deps "${RUN_PACKAGES[@]}"
+    # no tests to build: Criterion may not be there
+    build build -DGDRLAB_TESTS=OFF
     shift
     exec ./build/cli/gdrlab "$@"
     ;;
 test)
-    install_deps
+    install_deps "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     run_tests
     ;;
-deps) install_deps ;;
+deps) install_deps "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}" ;;
 build)
-    install_deps
-    build build
+    install_deps "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+    build build -DGDRLAB_TESTS=ON
     ;;
 *)
     sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//' >&2
