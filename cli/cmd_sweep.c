@@ -279,8 +279,16 @@ static int print_json(const struct sweep *sw)
 				"exposed_comm_us", r->exposed_us, "wall_s", r->wall_s));
 		json_array_append_new(arr, o);
 	}
-	if (!arr || json_dumpf(arr, stdout, JSON_INDENT(2)))
-		err = -EIO;
+	if (arr && (sw->questions.scaling || sw->questions.speedup)) {
+		/* a plan with questions: its points and their answers */
+		json_t *doc = json_pack("{s:o}", "points", arr);
+
+		if (!doc || sweep_questions_json(sw, doc))
+			err = -ENOMEM;
+		arr = doc;
+	}
+	if (err || !arr || json_dumpf(arr, stdout, JSON_INDENT(2)))
+		err = err ? err : -EIO;
 	printf("\n");
 	json_decref(arr);
 	return err;
@@ -292,11 +300,12 @@ static int sweep_print(const struct sweep *sw, enum sweep_fmt fmt)
 {
 	if (fmt == JSON)
 		return print_json(sw) ? EXIT_RUNTIME : 0;
-	if (fmt == CSV)
+	if (fmt == CSV) {
 		print_csv(sw);
-	else
-		print_table(sw);
-	return 0;
+		return 0;
+	}
+	print_table(sw);
+	return sweep_questions_print(sw, stdout) ? EXIT_RUNTIME : 0;
 }
 
 /* Run, or under a launcher run this rank's share, and print (rank 0). */

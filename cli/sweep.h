@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli.h"
 #include "diag.h"
@@ -51,6 +52,18 @@ struct row {
 	double iteration_us, comm_us, exposed_us, wall_s;
 };
 
+/*
+ * A plan's questions (sweep_questions.c), each answered from the rows as
+ * a small table after them: how the iteration scales with nodes, and what
+ * GPUDirect RDMA buys over two axes.
+ */
+struct sweep_questions {
+	bool scaling;          /* efficiency against the smallest node count */
+	double threshold;      /* ... and where it falls below this */
+	bool speedup;          /* staged over direct iteration, rows x columns */
+	int rows, columns;     /* axes of the heat map (indices) */
+};
+
 struct sweep {
 	size_t n;
 	struct point *pts;  /* owned */
@@ -58,7 +71,18 @@ struct sweep {
 	unsigned naxes;     /* a plan's; 0 for a file of points */
 	struct sweep_axis axes[SWEEP_MAX_AXES];
 	struct progress *progress; /* points done on stderr; NULL for none */
+	struct sweep_questions questions;
 };
+
+/* The index of axis @name, or -1; of @value among an axis's, or -1. */
+int sweep_axis_index(const struct sweep *sw, const char *name);
+int sweep_value_index(const struct sweep_axis *a, const char *value);
+
+/* The plan's questions answered from @sw's rows: a table on @out, or
+ * (@json non-NULL) an object set on it. 0, or -ENOMEM. */
+struct json_t;
+int sweep_questions_print(const struct sweep *sw, FILE *out);
+int sweep_questions_json(const struct sweep *sw, struct json_t *doc);
 
 /* Read a sweep plan (YAML: a base and axes, sweep_plan.c) into @sw, as
  * sweep_load does a file of points. */

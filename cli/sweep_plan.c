@@ -356,6 +356,76 @@ static int read_axes(struct plan_reader *r, yaml_node_t *n, struct sweep *sw)
 	return 0;
 }
 
+static int axis_named(const struct plan_reader *r, const struct sweep *sw, const yaml_node_t *n,
+		      const char *key, int *out)
+{
+	const char *s;
+	int err = yaml_doc_scalar(&r->y, n, key, &s);
+
+	if (err)
+		return err;
+	for (unsigned a = 0; a < sw->naxes; a++)
+		if (!strcmp(sw->axes[a].name, s)) {
+			*out = (int)a;
+			return 0;
+		}
+	return yaml_doc_fail_got(&r->y, n, key, "expected one of the plan's axes");
+}
+
+/* Whether axis @name has @value among its values. */
+static bool axis_has(const struct sweep *sw, const char *name, const char *value)
+{
+	int a = sweep_axis_index(sw, name);
+
+	return a >= 0 && sweep_value_index(&sw->axes[a], value) >= 0;
+}
+
+/*
+ * questions:
+ *   scaling: { threshold: 0.8 }          (needs a nodes axis)
+ *   gdr_speedup: { rows: AXIS, columns: AXIS }  (needs a path axis with
+ *                                          direct and staged)
+ */
+static int read_questions(struct plan_reader *r, yaml_node_t *n, struct sweep *sw)
+{
+	static const struct yaml_doc_key qs[] = { { "scaling", false }, { "gdr_speedup", false } };
+	static const struct yaml_doc_key sc[] = { { "threshold", true } };
+	static const struct yaml_doc_key hm[] = { { "rows", true }, { "columns", true } };
+	struct yaml_doc_found f[2], g[2];
+	struct sweep_questions *q = &sw->questions;
+	int err = yaml_doc_read_map(&r->y, n, "questions", qs, 2, f);
+
+	if (!err && f[0].val) {
+		err = yaml_doc_read_map(&r->y, f[0].val, "scaling", sc, 1, g);
+		if (!err)
+			err = yaml_doc_read_decimal(&r->y, g[0].val, "threshold", "a number", &q->threshold);
+		if (!err && !(q->threshold > 0 && q->threshold <= 1))
+			err = yaml_doc_fail_got(&r->y, g[0].val, "threshold", "expected an efficiency in (0, 1]");
+		if (!err && sweep_axis_index(sw, "nodes") < 0)
+			err = yaml_doc_fail(&r->y, f[0].key, "scaling", "needs a nodes axis");
+		q->scaling = !err;
+	}
+	if (!err && f[1].val) {
+		err = yaml_doc_read_map(&r->y, f[1].val, "gdr_speedup", hm, 2, g);
+		if (!err)
+			err = axis_named(r, sw, g[0].val, "rows", &q->rows);
+		if (!err)
+			err = axis_named(r, sw, g[1].val, "columns", &q->columns);
+		if (!err && (q->rows == sweep_axis_index(sw, "path") ||
+			     q->columns == sweep_axis_index(sw, "path")))
+			err = yaml_doc_fail(&r->y, q->rows == sweep_axis_index(sw, "path") ? g[0].val :
+					    g[1].val, q->rows == sweep_axis_index(sw, "path") ? "rows" : "columns",
+					    "the heat map's axes cannot be the path: it compares the path's values");
+		if (!err && q->rows == q->columns)
+			err = yaml_doc_fail(&r->y, g[1].val, "columns", "must be another axis than rows");
+		if (!err && (!axis_has(sw, "path", "direct") || !axis_has(sw, "path", "staged")))
+			err = yaml_doc_fail(&r->y, f[1].key, "gdr_speedup",
+					    "needs a path axis with direct and staged");
+		q->speedup = !err;
+	}
+	return err;
+}
+
 /* The cartesian product, first axis slowest. */
 static int make_points(struct plan_reader *r, struct sweep *sw, yaml_node_t *axes)
 {
@@ -393,9 +463,10 @@ static int make_points(struct plan_reader *r, struct sweep *sw, yaml_node_t *axe
 
 int sweep_plan_load(const char *file, struct sweep *sw, struct diag *d)
 {
-	static const struct yaml_doc_key top[] = { { "base", true }, { "axes", true } };
+	static const struct yaml_doc_key top[] = { { "base", true }, { "axes", true },
+						   { "questions", false } };
 	struct plan_reader *r = calloc(1, sizeof(*r));
-	struct yaml_doc_found f[2];
+	struct yaml_doc_found f[3];
 	char *buf = NULL, *slash;
 	size_t len = 0;
 	FILE *fp;
@@ -435,12 +506,14 @@ int sweep_plan_load(const char *file, struct sweep *sw, struct diag *d)
 	if (!err) {
 		yaml_node_t *root = yaml_doc_root(&r->y);
 
-		err = root ? yaml_doc_read_map(&r->y, root, "plan", top, 2, f) :
+		err = root ? yaml_doc_read_map(&r->y, root, "plan", top, 3, f) :
 			     diag_at(d, -EINVAL, file, 1, 1, "plan", "empty file, expected base and axes");
 		if (!err)
 			err = read_base(r, f[0].val);
 		if (!err)
 			err = read_axes(r, f[1].val, sw);
+		if (!err && f[2].val)
+			err = read_questions(r, f[2].val, sw);
 		if (!err)
 			err = make_points(r, sw, f[1].val);
 		yaml_doc_destroy(&r->y);

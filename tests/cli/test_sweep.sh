@@ -97,6 +97,44 @@ got=$(sed 1d "$tmp/out" | cut -d, -f11 | tr '\n' ' ')
 want=$(awk 'BEGIN { S = 67108864; printf "%.3f %.3f ", 22.4 + S / 10e3, 22.4 + S / 5e3 }')
 [ "$got" = "$want" ] || { echo "FAIL: nics.rate axis: comm_us $got, by hand $want"; fail=1; }
 
+# Questions by hand: a 256 MiB Ring/Simple all-reduce on round-numbers
+# (one 10 GB/s NIC a node) is bound by its 2(n-1)/n S through the NIC, so
+# the iteration at 2 nodes over that at n is (1/2) / ((n-1)/n): 0.667 at
+# 4, 0.571 at 8; below 0.8 from 4 nodes. Direct and staged are alike
+# there (NCCL's staging at the NIC's pace).
+printf '{"iteration": 0, "op": "allreduce", "bytes": 268435456, "dtype": "fp32"}\n' >"$tmp/plan/ar.jsonl"
+cat >"$tmp/plan/q.yaml" <<EOP
+base: { topology: $src/tests/data/round-numbers.yaml, trace: ar.jsonl, algo: ring, proto: simple }
+axes:
+  path: [direct, staged]
+  nodes: [2, 4, 8]
+  fabric.switch_latency: [1 us, 2 us]
+questions:
+  scaling: { threshold: 0.8 }
+  gdr_speedup: { rows: fabric.switch_latency, columns: nodes }
+EOP
+expect 0 "a plan's questions" -- "$gdrlab" sweep "$tmp/plan/q.yaml"
+row=$(grep '^path=direct fabric.switch_latency=1 us ' "$tmp/out")
+# (the latencies, a few us of 27 ms, move the third digit at most)
+echo "$row" | tr -d '*' | awk '{ e[1] = 1; e[2] = 0.5 / (3 / 4); e[3] = 0.5 / (7 / 8)
+    for (k = 1; k <= 3; k++) if ($(k + 3) - e[k] > 0.002 || e[k] - $(k + 3) > 0.002) exit 1 }' ||
+    { echo "FAIL: scaling efficiency: $row, by hand 1, 0.667, 0.571"; fail=1; }
+echo "$row" | grep -q 'below from 4 nodes' || { echo "FAIL: crossing: $row"; fail=1; }
+has "$tmp/out" "GPUDirect RDMA speedup, iteration time staged / direct (fabric.switch_latency down, nodes across)"
+expect 0 "questions in JSON" -- "$gdrlab" sweep --json "$tmp/plan/q.yaml"
+json_ok "$tmp/out"
+has "$tmp/out" '"below_from": "4"'
+has "$tmp/out" '"column_values": \['
+bad_question() { # bad_question MESSAGE QUESTION-LINE: at line 5 of the plan
+    printf 'base: { topology: %s, trace: %s }\naxes:\n  path: [direct, staged]\nquestions:\n%s\n' \
+        "$src/tests/data/round-numbers.yaml" "$tmp/plan/ar.jsonl" "$2" >"$tmp/plan/bq.yaml"
+    bad_usage_of sweep "question: $2" "$tmp/plan/bq.yaml:$1" -- "$tmp/plan/bq.yaml"
+}
+bad_question "5:3: scaling: needs a nodes axis" "  scaling: { threshold: 0.8 }"
+bad_question "5:25: threshold: expected an efficiency in (0, 1], got '1.5'" "  scaling: { threshold: 1.5 }"
+bad_question "5:39: columns: expected one of the plan's axes, got 'nodes'" "  gdr_speedup: { rows: path, columns: nodes }"
+bad_question "5:24: rows: the heat map's axes cannot be the path" "  gdr_speedup: { rows: path, columns: path }"
+
 # Bad plans: file:line:col, the axis, exit 2, one line.
 bad_plan() { # bad_plan MESSAGE AXIS-LINE
     printf 'base:\n  topology: %s\n  trace: %s\naxes:\n%s\n' "$src/configs/h100-pcie5-400g.yaml" \

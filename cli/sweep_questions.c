@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A sweep plan's questions, answered from its rows (docs/sweep-format.md,
+ * "Questions"):
+ *
+ *   scaling      per series (every combination of the other axes), the
+ *                iteration at the fewest nodes over the iteration at each
+ *                node count: for data parallelism with a fixed batch a GPU
+ *                (weak scaling), the throughput a GPU keeps; and the node
+ *                count where it first falls below the threshold.
+ *   gdr_speedup  staged over direct, iteration and communication, on a
+ *                grid of two axes (the other axes at their first values).
+ *
+ * The plan's points are in nested order, so the point that differs from
+ * point i only in axis a is found by arithmetic on i.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#include "sweep.h"
+
+int sweep_axis_index(const struct sweep *sw, const char *name)
+{
+	for (unsigned a = 0; a < sw->naxes; a++)
+		if (!strcmp(sw->axes[a].name, name))
+			return (int)a;
+	return -1;
+}
+
+int sweep_value_index(const struct sweep_axis *a, const char *value)
+{
+	for (unsigned i = 0; i < a->nvalues; i++)
+		if (!strcmp(a->values[i], value))
+			return (int)i;
+	return -1;
+}
+
+/* Points between two values of axis @a: the product of the later axes'. */
+static size_t stride_of(const struct sweep *sw, unsigned a)
+{
+	size_t s = 1;
+
+	for (unsigned k = a + 1; k < sw->naxes; k++)
+		s *= sw->axes[k].nvalues;
+	return s;
+}
+
+/* Point @i with axis @a at value @v instead. */
+static size_t with_value(const struct sweep *sw, size_t i, unsigned a, unsigned v)
+{
+	size_t st = stride_of(sw, a);
+
+	return i - sw->pts[i].axis_value[a] * st + v * st;
+}
+
+/* @i's axis values but axis @skip's (and @skip2's), for a series' name. */
+static void series_label(const struct sweep *sw, size_t i, int skip, int skip2, char *buf,
+			 size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (unsigned a = 0; a < sw->naxes && at < len; a++) {
+		int k;
+
+		if ((int)a == skip || (int)a == skip2)
+			continue;
+		k = snprintf(buf + at, len - at, "%s%s=%s", at ? " " : "", sw->axes[a].name,
+			     sw->axes[a].values[sw->pts[i].axis_value[a]]);
+		if (k < 0)
+			break;
+		at += (size_t)k;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "all");
+}
+
+/* Efficiency of point @j against the series' first, @i; NAN on an error. */
+static double efficiency(const struct sweep *sw, size_t i, size_t j)
+{
+	const struct row *a = &sw->rows[i], *b = &sw->rows[j];
+
+	if (a->err || b->err || !(b->iteration_us > 0))
+		return NAN;
+	return a->iteration_us / b->iteration_us;
+}
+
+/* Iteration (or communication) staged over direct at point @i's cell. */
+static double speedup(const struct sweep *sw, size_t i, unsigned path, unsigned direct,
+		      unsigned staged, bool comm)
+{
+	const struct row *d = &sw->rows[with_value(sw, i, path, direct)];
+	const struct row *s = &sw->rows[with_value(sw, i, path, staged)];
+	double num = comm ? s->comm_us : s->iteration_us, den = comm ? d->comm_us : d->iteration_us;
+
+	if (d->err || s->err || !(den > 0))
+		return NAN;
+	return num / den;
+}
+
+/* The point of grid cell (@rv, @cv): the other axes at their first. */
+static size_t cell(const struct sweep *sw, unsigned rows, unsigned rv, unsigned cols, unsigned cv)
+{
+	return rv * stride_of(sw, rows) + cv * stride_of(sw, cols);
+}
+
+static void print_scaling(const struct sweep *sw, FILE *out)
+{
+	unsigned an = (unsigned)sweep_axis_index(sw, "nodes");
+	const struct sweep_axis *ax = &sw->axes[an];
+	char label[512];
+
+	fprintf(out, "\nscaling efficiency: the iteration at %s nodes over the iteration at each "
+		     "(* below %.2f)\n%-40s", ax->values[0], sw->questions.threshold, "series");
+	for (unsigned v = 0; v < ax->nvalues; v++)
+		fprintf(out, " %8s", ax->values[v]);
+	fputc('\n', out);
+	for (size_t i = 0; i < sw->n; i++) {
+		const char *below = NULL;
+
+		if (sw->pts[i].axis_value[an])
+			continue;
+		series_label(sw, i, (int)an, -1, label, sizeof(label));
+		fprintf(out, "%-40s", label);
+		for (unsigned v = 0; v < ax->nvalues; v++) {
+			double e = efficiency(sw, i, with_value(sw, i, an, v));
+			bool low = e < sw->questions.threshold;
+
+			if (isnan(e))
+				fprintf(out, " %8s", "error");
+			else
+				fprintf(out, " %7.3f%c", e, low ? '*' : ' ');
+			if (low && !below)
+				below = ax->values[v];
+		}
+		if (below)
+			fprintf(out, "  below from %s nodes\n", below);
+		else
+			fprintf(out, "  never below\n");
+	}
+}
+
+static void print_speedup(const struct sweep *sw, FILE *out)
+{
+	const struct sweep_questions *q = &sw->questions;
+	unsigned ap = (unsigned)sweep_axis_index(sw, "path");
+	unsigned direct = (unsigned)sweep_value_index(&sw->axes[ap], "direct");
+	unsigned staged = (unsigned)sweep_value_index(&sw->axes[ap], "staged");
+	const struct sweep_axis *r = &sw->axes[q->rows], *c = &sw->axes[q->columns];
+
+	fprintf(out, "\nGPUDirect RDMA speedup, iteration time staged / direct (%s down, %s across%s)\n%-16s",
+		r->name, c->name, sw->naxes > 3 ? "; other axes at their first values" : "", "");
+	for (unsigned cv = 0; cv < c->nvalues; cv++)
+		fprintf(out, " %12s", c->values[cv]);
+	fputc('\n', out);
+	for (unsigned rv = 0; rv < r->nvalues; rv++) {
+		fprintf(out, "%-16s", r->values[rv]);
+		for (unsigned cv = 0; cv < c->nvalues; cv++) {
+			double x = speedup(sw, cell(sw, (unsigned)q->rows, rv, (unsigned)q->columns, cv),
+					   ap, direct, staged, false);
+
+			if (isnan(x))
+				fprintf(out, " %12s", "error");
+			else
+				fprintf(out, " %11.3fx", x);
+		}
+		fputc('\n', out);
+	}
+}
+
+int sweep_questions_print(const struct sweep *sw, FILE *out)
+{
+	if (sw->questions.scaling)
+		print_scaling(sw, out);
+	if (sw->questions.speedup)
+		print_speedup(sw, out);
+	return ferror(out) ? -EIO : 0;
+}
+
+static json_t *number_or_null(double x)
+{
+	return isnan(x) ? json_null() : json_real(x);
+}
+
+static json_t *scaling_json(const struct sweep *sw)
+{
+	unsigned an = (unsigned)sweep_axis_index(sw, "nodes");
+	const struct sweep_axis *ax = &sw->axes[an];
+	json_t *o = json_object(), *nodes = json_array(), *series = json_array();
+	char label[512];
+
+	for (unsigned v = 0; v < ax->nvalues; v++)
+		json_array_append_new(nodes, json_string(ax->values[v]));
+	for (size_t i = 0; i < sw->n; i++) {
+		json_t *eff = json_array(), *below = json_null();
+
+		if (sw->pts[i].axis_value[an])
+			continue;
+		series_label(sw, i, (int)an, -1, label, sizeof(label));
+		for (unsigned v = 0; v < ax->nvalues; v++) {
+			double e = efficiency(sw, i, with_value(sw, i, an, v));
+
+			json_array_append_new(eff, number_or_null(e));
+			if (e < sw->questions.threshold && json_is_null(below))
+				below = json_string(ax->values[v]);
+		}
+		json_array_append_new(series, json_pack("{s:s,s:o,s:o}", "series", label,
+							"efficiency", eff, "below_from", below));
+	}
+	json_object_set_new(o, "threshold", json_real(sw->questions.threshold));
+	json_object_set_new(o, "nodes", nodes);
+	json_object_set_new(o, "series", series);
+	return o;
+}
+
+static json_t *speedup_json(const struct sweep *sw)
+{
+	const struct sweep_questions *q = &sw->questions;
+	unsigned ap = (unsigned)sweep_axis_index(sw, "path");
+	unsigned direct = (unsigned)sweep_value_index(&sw->axes[ap], "direct");
+	unsigned staged = (unsigned)sweep_value_index(&sw->axes[ap], "staged");
+	const struct sweep_axis *r = &sw->axes[q->rows], *c = &sw->axes[q->columns];
+	json_t *rows = json_array(), *cols = json_array(), *it = json_array(), *cm = json_array();
+
+	for (unsigned cv = 0; cv < c->nvalues; cv++)
+		json_array_append_new(cols, json_string(c->values[cv]));
+	for (unsigned rv = 0; rv < r->nvalues; rv++) {
+		json_t *a = json_array(), *b = json_array();
+
+		json_array_append_new(rows, json_string(r->values[rv]));
+		for (unsigned cv = 0; cv < c->nvalues; cv++) {
+			size_t i = cell(sw, (unsigned)q->rows, rv, (unsigned)q->columns, cv);
+
+			json_array_append_new(a, number_or_null(speedup(sw, i, ap, direct, staged, false)));
+			json_array_append_new(b, number_or_null(speedup(sw, i, ap, direct, staged, true)));
+		}
+		json_array_append_new(it, a);
+		json_array_append_new(cm, b);
+	}
+	return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o}", "rows", r->name, "columns", c->name,
+			 "row_values", rows, "column_values", cols, "iteration", it,
+			 "communication", cm);
+}
+
+int sweep_questions_json(const struct sweep *sw, json_t *doc)
+{
+	json_t *q = json_object();
+
+	if (!q)
+		return -ENOMEM;
+	if (sw->questions.scaling)
+		json_object_set_new(q, "scaling", scaling_json(sw));
+	if (sw->questions.speedup)
+		json_object_set_new(q, "gdr_speedup", speedup_json(sw));
+	return json_object_set_new(doc, "questions", q) ? -ENOMEM : 0;
+}
