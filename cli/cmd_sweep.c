@@ -279,7 +279,7 @@ static int print_json(const struct sweep *sw)
 				"exposed_comm_us", r->exposed_us, "wall_s", r->wall_s));
 		json_array_append_new(arr, o);
 	}
-	if (arr && (sw->questions.scaling || sw->questions.speedup)) {
+	if (arr && sweep_has_questions(sw)) {
 		/* a plan with questions: its points and their answers */
 		json_t *doc = json_pack("{s:o}", "points", arr);
 

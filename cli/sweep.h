@@ -50,6 +50,10 @@ struct row {
 	unsigned nodes, gpus;
 	char path_used[16];
 	double iteration_us, comm_us, exposed_us, wall_s;
+	unsigned nics;              /* a node's */
+	/* stage busy time of the collectives' bottleneck connections, an
+	 * iteration (the run table's last lines) */
+	double stage_us[STAGE_KIND_COUNT];
 };
 
 /*
@@ -62,6 +66,12 @@ struct sweep_questions {
 	double threshold;      /* ... and where it falls below this */
 	bool speedup;          /* staged over direct iteration, rows x columns */
 	int rows, columns;     /* axes of the heat map (indices) */
+	bool nic_speed;        /* the first value of axis @nic_axis where ... */
+	int nic_axis;
+	double exposed_share;  /* ... exposed communication is at most this */
+	bool breakdown;        /* each point's stage busy times */
+	bool cost;             /* per iteration and per million tokens */
+	double gpu_hour, nic_hour, tokens; /* prices; tokens an iteration (0: none) */
 };
 
 struct sweep {
@@ -81,6 +91,7 @@ int sweep_value_index(const struct sweep_axis *a, const char *value);
 /* The plan's questions answered from @sw's rows: a table on @out, or
  * (@json non-NULL) an object set on it. 0, or -ENOMEM. */
 struct json_t;
+bool sweep_has_questions(const struct sweep *sw);
 int sweep_questions_print(const struct sweep *sw, FILE *out);
 int sweep_questions_json(const struct sweep *sw, struct json_t *doc);
 

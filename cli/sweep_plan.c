@@ -388,12 +388,17 @@ static bool axis_has(const struct sweep *sw, const char *name, const char *value
  */
 static int read_questions(struct plan_reader *r, yaml_node_t *n, struct sweep *sw)
 {
-	static const struct yaml_doc_key qs[] = { { "scaling", false }, { "gdr_speedup", false } };
+	static const struct yaml_doc_key qs[] = { { "scaling", false }, { "gdr_speedup", false },
+						  { "nic_speed", false }, { "breakdown", false },
+						  { "cost", false } };
 	static const struct yaml_doc_key sc[] = { { "threshold", true } };
 	static const struct yaml_doc_key hm[] = { { "rows", true }, { "columns", true } };
-	struct yaml_doc_found f[2], g[2];
+	static const struct yaml_doc_key ns[] = { { "axis", true }, { "exposed_share", true } };
+	static const struct yaml_doc_key co[] = { { "gpu_hour", true }, { "nic_hour", false },
+						  { "tokens_per_iteration", false } };
+	struct yaml_doc_found f[5], g[3];
 	struct sweep_questions *q = &sw->questions;
-	int err = yaml_doc_read_map(&r->y, n, "questions", qs, 2, f);
+	int err = yaml_doc_read_map(&r->y, n, "questions", qs, 5, f);
 
 	if (!err && f[0].val) {
 		err = yaml_doc_read_map(&r->y, f[0].val, "scaling", sc, 1, g);
@@ -422,6 +427,37 @@ static int read_questions(struct plan_reader *r, yaml_node_t *n, struct sweep *s
 			err = yaml_doc_fail(&r->y, f[1].key, "gdr_speedup",
 					    "needs a path axis with direct and staged");
 		q->speedup = !err;
+	}
+	if (!err && f[2].val) {
+		err = yaml_doc_read_map(&r->y, f[2].val, "nic_speed", ns, 2, g);
+		if (!err)
+			err = axis_named(r, sw, g[0].val, "axis", &q->nic_axis);
+		if (!err)
+			err = yaml_doc_read_decimal(&r->y, g[1].val, "exposed_share", "a number",
+						    &q->exposed_share);
+		if (!err && !(q->exposed_share >= 0 && q->exposed_share < 1))
+			err = yaml_doc_fail_got(&r->y, g[1].val, "exposed_share",
+						"expected a share of the iteration in [0, 1)");
+		q->nic_speed = !err;
+	}
+	if (!err && f[3].val) {
+		const char *s;
+
+		err = yaml_doc_scalar(&r->y, f[3].val, "breakdown", &s);
+		if (!err && strcmp(s, "true") && strcmp(s, "false"))
+			err = yaml_doc_fail_got(&r->y, f[3].val, "breakdown", "expected true or false");
+		q->breakdown = !err && !strcmp(s, "true");
+	}
+	if (!err && f[4].val) {
+		err = yaml_doc_read_map(&r->y, f[4].val, "cost", co, 3, g);
+		if (!err)
+			err = yaml_doc_read_decimal(&r->y, g[0].val, "gpu_hour", "a price", &q->gpu_hour);
+		if (!err && g[1].val)
+			err = yaml_doc_read_decimal(&r->y, g[1].val, "nic_hour", "a price", &q->nic_hour);
+		if (!err && g[2].val)
+			err = yaml_doc_read_decimal(&r->y, g[2].val, "tokens_per_iteration", "a number",
+						    &q->tokens);
+		q->cost = !err;
 	}
 	return err;
 }

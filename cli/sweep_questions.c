@@ -170,12 +170,123 @@ static void print_speedup(const struct sweep *sw, FILE *out)
 	}
 }
 
+/* Series @i's first value of the NIC axis where the exposed
+ * communication is at most the share, or -1. */
+static int nic_first(const struct sweep *sw, size_t i, double *share)
+{
+	unsigned a = (unsigned)sw->questions.nic_axis;
+
+	for (unsigned v = 0; v < sw->axes[a].nvalues; v++) {
+		const struct row *r = &sw->rows[with_value(sw, i, a, v)];
+
+		if (r->err || !(r->iteration_us > 0))
+			continue;
+		*share = r->exposed_us / r->iteration_us;
+		if (*share <= sw->questions.exposed_share)
+			return (int)v;
+	}
+	return -1;
+}
+
+static void print_nic_speed(const struct sweep *sw, FILE *out)
+{
+	unsigned a = (unsigned)sw->questions.nic_axis;
+	char label[512];
+
+	fprintf(out, "\nthe first %s at which exposed communication is at most %.1f%% of the iteration\n",
+		sw->axes[a].name, 100 * sw->questions.exposed_share);
+	for (size_t i = 0; i < sw->n; i++) {
+		double share = 0;
+		int v;
+
+		if (sw->pts[i].axis_value[a])
+			continue;
+		series_label(sw, i, (int)a, -1, label, sizeof(label));
+		v = nic_first(sw, i, &share);
+		if (v < 0)
+			fprintf(out, "%-40s none of its values\n", label);
+		else
+			fprintf(out, "%-40s %s (exposed %.2f%%)\n", label, sw->axes[a].values[v],
+				100 * share);
+	}
+}
+
+static void print_breakdown(const struct sweep *sw, FILE *out)
+{
+	char label[512];
+
+	fprintf(out, "\nstage busy time of the bottleneck connections, us an iteration\n%-40s", "point");
+	for (int k = 0; k < STAGE_KIND_COUNT; k++)
+		fprintf(out, " %13s", stage_kind_name(k));
+	fputc('\n', out);
+	for (size_t i = 0; i < sw->n; i++) {
+		sweep_point_label(sw, &sw->pts[i], label, sizeof(label));
+		fprintf(out, "%-40s", label);
+		for (int k = 0; k < STAGE_KIND_COUNT; k++)
+			if (sw->rows[i].err)
+				fprintf(out, " %13s", "error");
+			else
+				fprintf(out, " %13.1f", sw->rows[i].stage_us[k]);
+		fputc('\n', out);
+	}
+}
+
+/* Cost of point @i's iteration: its GPUs (and NICs) for its time. */
+static double cost_of(const struct sweep *sw, size_t i)
+{
+	const struct row *r = &sw->rows[i];
+	const struct sweep_questions *q = &sw->questions;
+
+	if (r->err)
+		return NAN;
+	return r->iteration_us * 1e-6 / 3600 *
+	       (r->gpus * q->gpu_hour + (double)r->nodes * r->nics * q->nic_hour);
+}
+
+static void print_cost(const struct sweep *sw, FILE *out)
+{
+	const struct sweep_questions *q = &sw->questions;
+	char label[512];
+
+	fprintf(out, "\ncost at %g a GPU-hour", q->gpu_hour);
+	if (q->nic_hour > 0)
+		fprintf(out, " and %g a NIC-hour", q->nic_hour);
+	fprintf(out, "\n%-40s %16s%s\n", "point", "per iteration",
+		q->tokens > 0 ? "  per million tokens" : "");
+	for (size_t i = 0; i < sw->n; i++) {
+		double c = cost_of(sw, i);
+
+		sweep_point_label(sw, &sw->pts[i], label, sizeof(label));
+		if (isnan(c)) {
+			fprintf(out, "%-40s %16s\n", label, "error");
+			continue;
+		}
+		fprintf(out, "%-40s %16.4g", label, c);
+		if (q->tokens > 0)
+			fprintf(out, "  %18.4g", c / q->tokens * 1e6);
+		fputc('\n', out);
+	}
+}
+
+bool sweep_has_questions(const struct sweep *sw)
+{
+	const struct sweep_questions *q = &sw->questions;
+
+	return q->scaling || q->speedup || q->nic_speed || q->breakdown || q->cost;
+}
+
 int sweep_questions_print(const struct sweep *sw, FILE *out)
 {
 	if (sw->questions.scaling)
 		print_scaling(sw, out);
 	if (sw->questions.speedup)
 		print_speedup(sw, out);
+	if (sw->questions.nic_speed)
+		print_nic_speed(sw, out);
+	if (sw->questions.breakdown)
+		print_breakdown(sw, out);
+	if (sw->questions.cost)
+		print_cost(sw, out);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -244,6 +355,54 @@ static json_t *speedup_json(const struct sweep *sw)
 			 "communication", cm);
 }
 
+static json_t *nic_speed_json(const struct sweep *sw)
+{
+	unsigned a = (unsigned)sw->questions.nic_axis;
+	json_t *series = json_array();
+	char label[512];
+
+	for (size_t i = 0; i < sw->n; i++) {
+		double share = 0;
+		int v;
+
+		if (sw->pts[i].axis_value[a])
+			continue;
+		series_label(sw, i, (int)a, -1, label, sizeof(label));
+		v = nic_first(sw, i, &share);
+		json_array_append_new(series, json_pack("{s:s,s:o,s:o}", "series", label, "value",
+			v < 0 ? json_null() : json_string(sw->axes[a].values[v]),
+			"exposed_share", v < 0 ? json_null() : json_real(share)));
+	}
+	return json_pack("{s:s,s:f,s:o}", "axis", sw->axes[a].name, "exposed_share",
+			 sw->questions.exposed_share, "series", series);
+}
+
+/* Per point, in the points' order: its stage busy times, or its cost. */
+static json_t *per_point_json(const struct sweep *sw, bool cost)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < sw->n; i++) {
+		json_t *o = json_object();
+
+		if (cost) {
+			double c = cost_of(sw, i);
+
+			json_object_set_new(o, "per_iteration", number_or_null(c));
+			if (sw->questions.tokens > 0)
+				json_object_set_new(o, "per_million_tokens",
+						    number_or_null(c / sw->questions.tokens * 1e6));
+		} else {
+			for (int k = 0; k < STAGE_KIND_COUNT; k++)
+				json_object_set_new(o, stage_kind_name(k),
+						    sw->rows[i].err ? json_null() :
+								      json_real(sw->rows[i].stage_us[k]));
+		}
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 int sweep_questions_json(const struct sweep *sw, json_t *doc)
 {
 	json_t *q = json_object();
@@ -254,5 +413,11 @@ int sweep_questions_json(const struct sweep *sw, json_t *doc)
 		json_object_set_new(q, "scaling", scaling_json(sw));
 	if (sw->questions.speedup)
 		json_object_set_new(q, "gdr_speedup", speedup_json(sw));
+	if (sw->questions.nic_speed)
+		json_object_set_new(q, "nic_speed", nic_speed_json(sw));
+	if (sw->questions.breakdown)
+		json_object_set_new(q, "breakdown_us", per_point_json(sw, false));
+	if (sw->questions.cost)
+		json_object_set_new(q, "cost", per_point_json(sw, true));
 	return json_object_set_new(doc, "questions", q) ? -ENOMEM : 0;
 }

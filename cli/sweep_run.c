@@ -100,6 +100,10 @@ static void point_run(const struct sweep *sw, const struct point *pt, struct row
 	r->iteration_us = rec.iteration_time_us;
 	r->comm_us = rec.comm_time_us;
 	r->exposed_us = rec.exposed_comm_us;
+	r->nics = topo.nnics;
+	for (size_t i = 0; i < rec.ncoll; i++)
+		for (int k = 0; k < STAGE_KIND_COUNT; k++)
+			r->stage_us[k] += rec.coll[i].stage_us[k] / (rec.niter ? rec.niter : 1);
 	r->wall_s = wall_now() - t0;
 	records_destroy(&rec);
 	plan_destroy(&plan);

@@ -125,6 +125,30 @@ expect 0 "questions in JSON" -- "$gdrlab" sweep --json "$tmp/plan/q.yaml"
 json_ok "$tmp/out"
 has "$tmp/out" '"below_from": "4"'
 has "$tmp/out" '"column_values": \['
+# nic_speed, breakdown and cost by hand: a 64 MiB ring all-reduce on 2
+# round-numbers nodes moves S through each NIC; with 10 ms of compute it
+# hides at S / B <= 10 ms, i.e. from B = 6.7 GB/s: of 20, 40, 60, 80 Gbit/s
+# (2.5 .. 10 GB/s), 60 first. Its NIC stages are busy S / B; at 80 Gbit/s
+# the iteration is the compute's 10 ms, so 2 GPUs at 2.5 and 2 NICs at
+# 0.1 an hour cost 0.01 s x 5.2 / 3600.
+printf '{"iteration": 0, "op": "allreduce", "bytes": 67108864, "dtype": "fp32", "compute_us": 10000}\n' \
+    >"$tmp/plan/ar64.jsonl"
+cat >"$tmp/plan/q2.yaml" <<EOP
+base: { topology: $src/tests/data/round-numbers.yaml, trace: ar64.jsonl, algo: ring, proto: simple, path: direct }
+axes:
+  nics.rate: { values: [20, 40, 60, 80], unit: Gbit/s }
+questions:
+  nic_speed: { axis: nics.rate, exposed_share: 0 }
+  breakdown: true
+  cost: { gpu_hour: 2.5, nic_hour: 0.1, tokens_per_iteration: 4000000 }
+EOP
+expect 0 "nic_speed, breakdown, cost" -- "$gdrlab" sweep "$tmp/plan/q2.yaml"
+has "$tmp/out" "^all  *60 Gbit/s (exposed 0.00%)"
+read -r nic_read cost <<<"$(awk '/^nics.rate=80 Gbit\/s/ { if (NF == 8) r = $5; if (NF == 4) c = $3 } END { print r, c }' "$tmp/out")"
+awk -v r="$nic_read" -v c="$cost" 'BEGIN { S = 67108864
+    exit !(r - S / 10e3 < 0.1 && S / 10e3 - r < 0.1 && c / (0.01 * 5.2 / 3600) - 1 < 1e-3 && 1 - c / (0.01 * 5.2 / 3600) < 1e-3) }' ||
+    { echo "FAIL: breakdown or cost at 80 Gbit/s: nic_read $nic_read, cost $cost"; fail=1; }
+
 bad_question() { # bad_question MESSAGE QUESTION-LINE: at line 5 of the plan
     printf 'base: { topology: %s, trace: %s }\naxes:\n  path: [direct, staged]\nquestions:\n%s\n' \
         "$src/tests/data/round-numbers.yaml" "$tmp/plan/ar.jsonl" "$2" >"$tmp/plan/bq.yaml"
@@ -134,6 +158,8 @@ bad_question "5:3: scaling: needs a nodes axis" "  scaling: { threshold: 0.8 }"
 bad_question "5:25: threshold: expected an efficiency in (0, 1], got '1.5'" "  scaling: { threshold: 1.5 }"
 bad_question "5:39: columns: expected one of the plan's axes, got 'nodes'" "  gdr_speedup: { rows: path, columns: nodes }"
 bad_question "5:24: rows: the heat map's axes cannot be the path" "  gdr_speedup: { rows: path, columns: path }"
+bad_question "5:22: axis: expected one of the plan's axes, got 'nics.rate'" "  nic_speed: { axis: nics.rate, exposed_share: 0.1 }"
+bad_question "5:14: breakdown: expected true or false, got 'yes'" "  breakdown: yes"
 
 # Bad plans: file:line:col, the axis, exit 2, one line.
 bad_plan() { # bad_plan MESSAGE AXIS-LINE
