@@ -210,10 +210,14 @@ static void print_table(const struct sweep *sw)
 			printf("%-20s error: %s\n", label, r->error);
 			continue;
 		}
-		printf("%-20s %-22s %6u %6u %-8s %-8s %-6s %14.3f %14.3f %12.3f %8.3f\n",
+		printf("%-20s %-22s %6u %6u %-8s %-8s %-6s %14.3f %14.3f %12.3f ",
 		       label, r->topo_name, r->nodes, r->gpus, p->backend, r->path_used,
 		       topo_path_name(p->opts.gdr_level), r->iteration_us, r->comm_us,
-		       r->exposed_us, r->wall_s);
+		       r->exposed_us);
+		if (sw->no_wall)
+			printf("%8s\n", "-");
+		else
+			printf("%8.3f\n", r->wall_s);
 	}
 }
 
@@ -231,11 +235,15 @@ static void print_csv(const struct sweep *sw)
 		char label[512];
 
 		sweep_point_label(sw, p, label, sizeof(label));
-		printf("\"%s\",%u,\"%s\",%u,%u,%s,%s,%s,%s,%.3f,%.3f,%.3f,%.3f,\"%s\"",
+		char wall[32] = "";
+
+		if (!sw->no_wall)
+			snprintf(wall, sizeof(wall), "%.3f", r->wall_s);
+		printf("\"%s\",%u,\"%s\",%u,%u,%s,%s,%s,%s,%.3f,%.3f,%.3f,%s,\"%s\"",
 		       label, p->line, r->topo_name, r->nodes, r->gpus, p->backend,
 		       plan_path_name(p->opts.path), r->path_used,
 		       topo_path_name(p->opts.gdr_level), r->iteration_us, r->comm_us,
-		       r->exposed_us, r->wall_s, r->error);
+		       r->exposed_us, wall, r->error);
 		for (unsigned a = 0; a < sw->naxes; a++)
 			printf(",\"%s\"", sw->axes[a].values[p->axis_value[a]]);
 		printf("\n");
@@ -272,11 +280,13 @@ static int print_json(const struct sweep *sw)
 		if (r->err)
 			json_object_set_new(o, "error", json_string(r->error));
 		else
-			json_object_update_new(o, json_pack("{s:s, s:i, s:i, s:s, s:f, s:f, s:f, s:f}",
+			json_object_update_new(o, json_pack("{s:s, s:i, s:i, s:s, s:f, s:f, s:f}",
 				"topology", r->topo_name, "nodes", (int)r->nodes,
 				"gpus", (int)r->gpus, "path_used", r->path_used,
 				"iteration_time_us", r->iteration_us, "comm_time_us", r->comm_us,
-				"exposed_comm_us", r->exposed_us, "wall_s", r->wall_s));
+				"exposed_comm_us", r->exposed_us));
+		if (!r->err && !sw->no_wall)
+			json_object_set_new(o, "wall_s", json_real(r->wall_s));
 		json_array_append_new(arr, o);
 	}
 	if (arr && sweep_has_questions(sw)) {
@@ -309,7 +319,8 @@ static int sweep_print(const struct sweep *sw, enum sweep_fmt fmt)
 }
 
 /* Run, or under a launcher run this rank's share, and print (rank 0). */
-static int sweep_cmd(const char *file, unsigned jobs, enum sweep_fmt fmt, bool quiet)
+static int sweep_cmd(const char *file, unsigned jobs, enum sweep_fmt fmt, bool quiet,
+		     bool no_wall)
 {
 	struct diag d = { "" };
 	struct progress prog;
@@ -323,6 +334,7 @@ static int sweep_cmd(const char *file, unsigned jobs, enum sweep_fmt fmt, bool q
 		return EXIT_USAGE;
 	}
 	rc = sweep_load(file, &sw, &d);
+	sw.no_wall = no_wall;
 	if (l.kind != EMU_LAUNCH_NONE) {
 		rc = sweep_spread(&l, file, &sw, jobs, rc, &d, &report);
 	} else if (rc) {
@@ -365,6 +377,8 @@ static const char sweep_usage[] =
 	"      --csv      rows as CSV on stdout\n"
 	"  -q, --quiet    no progress on stderr (shown on a terminal: points done,\n"
 	"                 their pace, the time left)\n"
+	"      --no-wall  leave out each point's wall time, so that two runs of one\n"
+	"                 sweep print the same bytes (scenarios, diffs)\n"
 	"  -h, --help     this help\n"
 	"\n"
 	"Exit status: 0 ok, 1 a point failed (its row says why), 2 bad input or usage.\n";
@@ -376,11 +390,12 @@ int cmd_sweep(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "csv", no_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-wall", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum sweep_fmt fmt = TABLE;
-	bool quiet = false;
+	bool quiet = false, no_wall = false;
 	unsigned jobs = 2;
 	int c;
 
@@ -410,6 +425,9 @@ int cmd_sweep(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'W':
+			no_wall = true;
+			break;
 		case 'h':
 			fputs(sweep_usage, stdout);
 			return 0;
@@ -424,5 +442,5 @@ int cmd_sweep(int argc, char **argv)
 	if (optind + 1 != argc) {
 		return cli_usage_error("sweep", "expected one sweep file");
 	}
-	return sweep_cmd(argv[optind], jobs, fmt, quiet);
+	return sweep_cmd(argv[optind], jobs, fmt, quiet, no_wall);
 }

@@ -81,6 +81,7 @@ struct sweep {
 	unsigned naxes;     /* a plan's; 0 for a file of points */
 	struct sweep_axis axes[SWEEP_MAX_AXES];
 	struct progress *progress; /* points done on stderr; NULL for none */
+	bool no_wall;       /* leave the points' wall times out (--no-wall) */
 	struct sweep_questions questions;
 };
 
