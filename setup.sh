@@ -35,8 +35,9 @@ RUN_PACKAGES=(build-essential cmake pkg-config libyaml-dev libjansson-dev zlib1g
 # emu/vm/deps; ibverbs-providers must be named because libibverbs1 only
 # recommends it). Slurm's daemons and client are for the srun test, which
 # starts a one-node cluster inside the VM guest; valgrind checks the fault
-# paths for leaks; perftest is the emu benchmark's yardstick.
-TEST_PACKAGES=(libcriterion-dev clang libclang-rt-14-dev
+# paths for leaks; perftest is the emu benchmark's yardstick; gnuplot draws
+# `gdrlab plot`'s charts, which the tests draw.
+TEST_PACKAGES=(libcriterion-dev clang libclang-rt-14-dev gnuplot-nox
                ibverbs-providers rdma-core ibverbs-utils rdmacm-utils perftest
                openmpi-bin libopenmpi-dev
                qemu-system-x86 busybox-static cpio kmod xz-utils iproute2

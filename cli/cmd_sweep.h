@@ -4,5 +4,7 @@
 
 /* gdrlab sweep FILE: run a sweep file's points in parallel processes. */
 int cmd_sweep(int argc, char **argv);
+/* gdrlab plot (cmd_plot.c): a sweep plan's answer drawn by gnuplot. */
+int cmd_plot(int argc, char **argv);
 
 #endif

@@ -31,11 +31,12 @@ static const char usage[] =
 	"commands:\n"
 	"  run        replay a trace on one path        (gdrlab run --help)\n"
 	"  compare    replay it on both paths, side by side with the speedup\n"
-	"  gen        make traces (gen ddp: PyTorch DDP buckets of a model)\n"
+	"  gen        make traces (gen ddp: PyTorch DDP buckets; gen llm: tp/pp/dp/ep jobs)\n"
 	"  import     a real job's trace into gdrlab's (nccl-log, kineto, chakra)\n"
 	"  backends   list the backends and whether each can run here\n"
 	"  probe      this machine's GPUs, RDMA NICs, paths and GPUDirect verdicts\n"
-	"  sweep      run a file of points (topology, nodes, path, backend) in parallel\n"
+	"  sweep      run a file of points, or a plan of axes and questions, in parallel\n"
+	"  plot       a sweep plan's answer as a chart (gnuplot: SVG or PNG)\n"
 	"  calibrate  measure this host (--backend emu or real), write its topology file\n"
 	"  validate   measured vs predicted per collective: is this bandwidth normal?\n"
 	"             (--nccl-tests FILE: a real nccl-tests output against the model)\n"
@@ -124,6 +125,8 @@ int main(int argc, char **argv)
 		return cmd_probe(argc - 1, argv + 1);
 	if (!strcmp(cmd, "sweep"))
 		return cmd_sweep(argc - 1, argv + 1);
+	if (!strcmp(cmd, "plot"))
+		return cmd_plot(argc - 1, argv + 1);
 	if (!strcmp(cmd, "calibrate"))
 		return cmd_calibrate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "validate"))

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# gdrlab plot: a sweep plan's answers drawn by the real gnuplot. The
+# scaling chart has one line per series of the plan, the heat map is a
+# PNG; bad input is one line, exit 2, no chart left.
+#   usage: test_plot.sh GDRLAB SOURCE_DIR
+set -u
+. "$(dirname "$0")/lib.sh"
+
+command -v gnuplot >/dev/null || { echo "SKIP: gnuplot not installed (Debian: gnuplot-nox)"; exit 77; }
+
+printf '{"iteration": 0, "op": "allreduce", "bytes": 268435456, "dtype": "fp32"}\n' >"$tmp/ar.jsonl"
+cat >"$tmp/plan.yaml" <<EOP
+base: { topology: $src/tests/data/round-numbers.yaml, trace: ar.jsonl, algo: ring, proto: simple }
+axes:
+  path: [direct, staged]
+  nodes: [2, 4, 8]
+  fabric.switch_latency: [1 us, 2 us, 4 us]
+questions:
+  scaling: { threshold: 0.8 }
+  gdr_speedup: { rows: fabric.switch_latency, columns: nodes }
+EOP
+expect 0 "the plan's results" -- "$gdrlab" sweep --json --no-wall "$tmp/plan.yaml"
+cp "$tmp/out" "$tmp/results.json"
+
+# path x switch latency: 6 series, each a plot of gnuplot's SVG
+expect 0 "scaling chart" -- "$gdrlab" plot "$tmp/results.json" --kind scaling -o "$tmp/scaling.svg"
+n=$(grep -c 'id="gnuplot_plot_[0-9]*"' "$tmp/scaling.svg")
+[ "$n" -eq 6 ] || { echo "FAIL: scaling chart has $n series, want 6"; fail=1; }
+has "$tmp/scaling.svg" "path=staged fabric.switch_latency=4 us"
+expect 0 "speedup heat map" -- "$gdrlab" plot "$tmp/results.json" --kind speedup -o "$tmp/speedup.png"
+[ "$(head -c 8 "$tmp/speedup.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+    { echo "FAIL: speedup.png is not a PNG"; fail=1; }
+
+# bad input: one line, exit 2, nothing written
+printf '[1, 2]\n' >"$tmp/points.json"
+bad_usage_of plot "no answer" "$tmp/points.json: no scaling answer in it" -- "$tmp/points.json" --kind scaling -o "$tmp/x.svg"
+bad_usage_of plot "not JSON" "$tmp/plan.yaml:" -- "$tmp/plan.yaml" --kind scaling -o "$tmp/x.svg"
+bad_usage_of plot "extension" "-o: '$tmp/x.pdf' is not a .svg or .png file name" -- "$tmp/results.json" --kind scaling -o "$tmp/x.pdf"
+bad_usage_of plot "kind" "--kind: scaling or speedup" -- "$tmp/results.json" --kind pie -o "$tmp/x.svg"
+[ ! -e "$tmp/x.svg" ] && [ ! -e "$tmp/x.pdf" ] || { echo "FAIL: a chart was left behind"; fail=1; }
+expect 0 "help" -- "$gdrlab" plot --help
+has "$tmp/out" "usage: gdrlab plot"
+exit $fail
