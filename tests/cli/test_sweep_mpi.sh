@@ -52,4 +52,19 @@ expect 2 "mpirun -np 3, bad sweep file" -- mpi -np 3 "$gdrlab" sweep "$tmp/key.j
 [ "$(grep -c "key.jsonl:1: unknown key 'colour'" "$tmp/err")" = 1 ] ||
     { echo "FAIL: bad sweep file: not said exactly once:"; cat "$tmp/err"; fail=1; }
 [ ! -s "$tmp/out" ] || { echo "FAIL: bad sweep file: stdout:"; cat "$tmp/out"; fail=1; }
+# A plan spreads alike: its points, labelled by their axis values, and its
+# questions' answers, the same bytes as alone (--no-wall).
+cat >"$tmp/plan.yaml" <<EOP
+base: { topology: $src/configs/a100-pcie4-200g.yaml, trace: $src/traces/resnet50-ddp.jsonl }
+axes:
+  path: [direct, staged]
+  nodes: 2..16 x2
+questions:
+  scaling: { threshold: 0.9 }
+EOP
+expect 0 "a plan alone" -- "$gdrlab" sweep --no-wall "$tmp/plan.yaml"
+cp "$tmp/out" "$tmp/plan-alone.txt"
+expect 0 "a plan over mpirun -np 3" -- mpi -np 3 "$gdrlab" sweep --no-wall "$tmp/plan.yaml"
+cmp -s "$tmp/plan-alone.txt" "$tmp/out" ||
+    { echo "FAIL: the plan over mpirun prints otherwise:"; diff "$tmp/plan-alone.txt" "$tmp/out" | head; fail=1; }
 exit $fail
