@@ -26,7 +26,7 @@
 #include "output_file.h"
 
 static const char plot_usage[] =
-	"usage: gdrlab plot RESULTS --kind scaling|speedup -o FILE.svg|FILE.png\n"
+	"usage: gdrlab plot RESULTS --kind KIND -o FILE.svg|FILE.png\n"
 	"\n"
 	"Draw a sweep plan's answer as a chart with gnuplot (Debian: gnuplot-nox).\n"
 	"RESULTS is what 'gdrlab sweep PLAN --json' wrote for a plan that asks the\n"
@@ -36,6 +36,10 @@ static const char plot_usage[] =
 	"                   threshold dashed (the scaling question)\n"
 	"  --kind speedup   staged over direct iteration as a heat map over the\n"
 	"                   question's two axes (the gdr_speedup question)\n"
+	"  --kind nic_speed exposed communication against the NIC axis, a line per\n"
+	"                   series, the share asked for dashed\n"
+	"  --kind breakdown each point's stage busy times, stacked bars\n"
+	"  --kind cost      each point's cost an iteration, bars\n"
 	"  -o, --output F   the chart: SVG or PNG by its extension; written whole\n"
 	"                   or not at all\n"
 	"  -h, --help       this help\n"
@@ -163,6 +167,92 @@ static int write_speedup(FILE *data, FILE *gp, const char *data_path, json_t *q)
 	return 0;
 }
 
+/* Exposed communication against the NIC axis: a line a series, the
+ * share asked for dashed. */
+static int write_nic_speed(FILE *data, FILE *gp, const char *data_path, json_t *q)
+{
+	json_t *values = json_object_get(q, "values"), *series = json_object_get(q, "series"), *s;
+	double share = json_number_value(json_object_get(q, "exposed_share"));
+	size_t i, k;
+
+	if (!json_is_array(values) || !json_is_array(series) || !json_array_size(series) ||
+	    !json_is_string(json_object_get(q, "axis")))
+		return -EINVAL;
+	json_array_foreach(series, i, s) {
+		json_t *ex = json_object_get(s, "exposed"), *e;
+
+		if (!json_is_array(ex) || !json_is_string(json_object_get(s, "series")))
+			return -EINVAL;
+		json_array_foreach(ex, k, e)
+			if (json_is_number(e))
+				fprintf(data, "%zu %.6f\n", k, 100 * json_number_value(e));
+		fprintf(data, "\n\n");
+	}
+	fprintf(gp, "set title 'Exposed communication, share of the iteration'\nset xlabel ");
+	put_quoted(gp, json_string_value(json_object_get(q, "axis")));
+	fprintf(gp, "\nset ylabel 'exposed (%%)'\nset key outside right\nset grid\n"
+		    "set xrange [-0.2:%zu.2]\n"
+		    "set arrow from graph 0, first %.6f to graph 1, first %.6f nohead dashtype 2\n",
+		json_array_size(values) - 1, 100 * share, 100 * share);
+	put_tics(gp, "x", values);
+	fprintf(gp, "plot ");
+	json_array_foreach(series, i, s) {
+		fprintf(gp, "%s'%s' index %zu using 1:2 with linespoints title ", i ? ", " : "",
+			data_path, i);
+		put_quoted(gp, json_string_value(json_object_get(s, "series")));
+	}
+	fputc('\n', gp);
+	return 0;
+}
+
+/* Per point, one bar: its stage busy times stacked (breakdown) or its
+ * cost an iteration; the points' labels from the document. */
+static int write_bars(FILE *data, FILE *gp, const char *data_path, json_t *doc, json_t *q,
+		      bool cost)
+{
+	static const char *const stages[] = { "intra_node", "copy_to_host", "nic_read",
+					      "wire", "nic_write", "copy_to_gpu" };
+	json_t *points = json_object_get(doc, "points"), *x;
+	size_t i, nstages = sizeof(stages) / sizeof(stages[0]);
+
+	if (!json_is_array(points) || !json_is_array(q) || json_array_size(points) != json_array_size(q) ||
+	    !json_array_size(q))
+		return -EINVAL;
+	json_array_foreach(q, i, x) {
+		const char *label = json_string_value(json_object_get(json_array_get(points, i), "point"));
+
+		if (!label || !json_is_object(x))
+			return -EINVAL;
+		put_quoted(data, label);
+		if (cost) {
+			json_t *c = json_object_get(x, "per_iteration");
+
+			fprintf(data, " %.9g", json_is_number(c) ? json_number_value(c) : 0);
+		}
+		for (size_t k = 0; !cost && k < nstages; k++) {
+			json_t *v = json_object_get(x, stages[k]);
+
+			fprintf(data, " %.3f", json_is_number(v) ? json_number_value(v) : 0);
+		}
+		fputc('\n', data);
+	}
+	fprintf(gp, "set title '%s'\nset style data histograms\nset style fill solid 0.8 border -1\n"
+		    "set boxwidth 0.8\nset xtics rotate by -60 font ',8'\nset key outside right\n"
+		    "set grid ytics\nset ylabel '%s'\n",
+		cost ? "Cost of an iteration" : "Stage busy time of the bottleneck connections",
+		cost ? "cost an iteration" : "us an iteration");
+	if (cost) {
+		fprintf(gp, "plot '%s' using 2:xtic(1) notitle\n", data_path);
+		return 0;
+	}
+	fprintf(gp, "set style histogram rowstacked\nplot ");
+	for (size_t k = 0; k < nstages; k++)
+		fprintf(gp, "%s'%s' using %zu%s title '%s'", k ? ", " : "", data_path, k + 2,
+			k ? "" : ":xtic(1)", stages[k]);
+	fputc('\n', gp);
+	return 0;
+}
+
 /* Run gnuplot on @script; its first complaint in @why. */
 static int run_gnuplot(const char *script, char *why, size_t len)
 {
@@ -197,7 +287,33 @@ static int run_gnuplot(const char *script, char *why, size_t len)
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
 }
 
-static int plot(const char *results, const char *kind, const char *out)
+/* Each kind of chart: the question it draws (its key in the results'
+ * "questions") and how. */
+enum plot_kind { PLOT_SCALING, PLOT_SPEEDUP, PLOT_NIC_SPEED, PLOT_BREAKDOWN, PLOT_COST, PLOT_KINDS };
+
+static const struct {
+	const char *name, *question;
+} plot_kinds[PLOT_KINDS] = {
+	[PLOT_SCALING] = { "scaling", "scaling" },
+	[PLOT_SPEEDUP] = { "speedup", "gdr_speedup" },
+	[PLOT_NIC_SPEED] = { "nic_speed", "nic_speed" },
+	[PLOT_BREAKDOWN] = { "breakdown", "breakdown_us" },
+	[PLOT_COST] = { "cost", "cost" },
+};
+
+static int write_chart(enum plot_kind k, FILE *data, FILE *gp, const char *data_path,
+		       json_t *doc, json_t *q)
+{
+	switch (k) {
+	case PLOT_SCALING: return write_scaling(data, gp, data_path, q);
+	case PLOT_SPEEDUP: return write_speedup(data, gp, data_path, q);
+	case PLOT_NIC_SPEED: return write_nic_speed(data, gp, data_path, q);
+	case PLOT_BREAKDOWN: return write_bars(data, gp, data_path, doc, q, false);
+	default: return write_bars(data, gp, data_path, doc, q, true);
+	}
+}
+
+static int plot(const char *results, enum plot_kind kind, const char *out)
 {
 	char dir[] = "/tmp/gdrlab-plot-XXXXXX", data_path[64], script[64], why[512] = "";
 	const char *term = terminal_of(out);
@@ -213,12 +329,11 @@ static int plot(const char *results, const char *kind, const char *out)
 	doc = json_load_file(results, 0, &je);
 	if (!doc)
 		return fail(EXIT_USAGE, "%s:%s", results, je.text);
-	q = json_object_get(json_object_get(doc, "questions"),
-			    !strcmp(kind, "scaling") ? "scaling" : "gdr_speedup");
+	q = json_object_get(json_object_get(doc, "questions"), plot_kinds[kind].question);
 	if (!q) {
 		json_decref(doc);
 		return fail(EXIT_USAGE, "%s: no %s answer in it (a plan's --json with that question)",
-			    results, !strcmp(kind, "scaling") ? "scaling" : "gdr_speedup");
+			    results, plot_kinds[kind].question);
 	}
 	if (!mkdtemp(dir)) {
 		json_decref(doc);
@@ -236,10 +351,10 @@ static int plot(const char *results, const char *kind, const char *out)
 	fprintf(gp, "set terminal %s\nset output ", term);
 	put_quoted(gp, of.tmp);
 	fputc('\n', gp);
-	err = !strcmp(kind, "scaling") ? write_scaling(data, gp, data_path, q) :
-					 write_speedup(data, gp, data_path, q);
+	err = write_chart(kind, data, gp, data_path, doc, q);
 	if (err) {
-		rc = fail(EXIT_USAGE, "%s: its %s answer is not one gdrlab sweep writes", results, kind);
+		rc = fail(EXIT_USAGE, "%s: its %s answer is not one gdrlab sweep writes", results,
+			  plot_kinds[kind].question);
 		goto out;
 	}
 	fprintf(gp, "unset output\n");
@@ -279,6 +394,7 @@ int cmd_plot(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *kind = NULL, *out = NULL;
+	unsigned k = 0;
 	int c;
 
 	optind = 1;
@@ -302,9 +418,11 @@ int cmd_plot(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("plot", "expected one results file (gdrlab sweep PLAN --json)");
-	if (!kind || (strcmp(kind, "scaling") && strcmp(kind, "speedup")))
-		return cli_usage_error("plot", "--kind: scaling or speedup");
+	for (; kind && k < PLOT_KINDS && strcmp(kind, plot_kinds[k].name); k++)
+		;
+	if (!kind || k == PLOT_KINDS)
+		return cli_usage_error("plot", "--kind: scaling, speedup, nic_speed, breakdown or cost");
 	if (!out)
 		return cli_usage_error("plot", "-o: where the chart goes (.svg or .png)");
-	return plot(argv[optind], kind, out);
+	return plot(argv[optind], (enum plot_kind)k, out);
 }

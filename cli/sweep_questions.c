@@ -363,18 +363,36 @@ static json_t *nic_speed_json(const struct sweep *sw)
 
 	for (size_t i = 0; i < sw->n; i++) {
 		double share = 0;
+		json_t *each;
 		int v;
+
+		if (sw->pts[i].axis_value[a])
+			continue;
+		each = json_array();
 
 		if (sw->pts[i].axis_value[a])
 			continue;
 		series_label(sw, i, (int)a, -1, label, sizeof(label));
 		v = nic_first(sw, i, &share);
-		json_array_append_new(series, json_pack("{s:s,s:o,s:o}", "series", label, "value",
+		/* the share at every value of the axis, for the chart */
+		for (unsigned k = 0; k < sw->axes[a].nvalues; k++) {
+			const struct row *r = &sw->rows[with_value(sw, i, a, k)];
+
+			json_array_append_new(each, r->err || !(r->iteration_us > 0) ? json_null() :
+						    json_real(r->exposed_us / r->iteration_us));
+		}
+		json_array_append_new(series, json_pack("{s:s,s:o,s:o,s:o}", "series", label, "value",
 			v < 0 ? json_null() : json_string(sw->axes[a].values[v]),
-			"exposed_share", v < 0 ? json_null() : json_real(share)));
+			"exposed_share", v < 0 ? json_null() : json_real(share), "exposed", each));
 	}
-	return json_pack("{s:s,s:f,s:o}", "axis", sw->axes[a].name, "exposed_share",
-			 sw->questions.exposed_share, "series", series);
+	{
+		json_t *values = json_array();
+
+		for (unsigned k = 0; k < sw->axes[a].nvalues; k++)
+			json_array_append_new(values, json_string(sw->axes[a].values[k]));
+		return json_pack("{s:s,s:o,s:f,s:o}", "axis", sw->axes[a].name, "values", values,
+				 "exposed_share", sw->questions.exposed_share, "series", series);
+	}
 }
 
 /* Per point, in the points' order: its stage busy times, or its cost. */

@@ -32,12 +32,35 @@ expect 0 "speedup heat map" -- "$gdrlab" plot "$tmp/results.json" --kind speedup
 [ "$(head -c 8 "$tmp/speedup.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
     { echo "FAIL: speedup.png is not a PNG"; fail=1; }
 
+# the other questions: exposed share against the NIC axis (one series),
+# the stages stacked (six), the cost (one)
+printf '{"iteration": 0, "op": "allreduce", "bytes": 67108864, "dtype": "fp32", "compute_us": 10000}\n' \
+    >"$tmp/ar64.jsonl"
+cat >"$tmp/plan2.yaml" <<EOP
+base: { topology: $src/tests/data/round-numbers.yaml, trace: ar64.jsonl, algo: ring, proto: simple }
+axes:
+  nics.rate: { values: [20, 40, 60, 80], unit: Gbit/s }
+questions:
+  nic_speed: { axis: nics.rate, exposed_share: 0 }
+  breakdown: true
+  cost: { gpu_hour: 2.5 }
+EOP
+expect 0 "the second plan's results" -- "$gdrlab" sweep --json --no-wall "$tmp/plan2.yaml"
+cp "$tmp/out" "$tmp/results2.json"
+for kind in nic_speed:1 breakdown:6 cost:1; do
+    expect 0 "$kind chart" -- "$gdrlab" plot "$tmp/results2.json" --kind "${kind%:*}" -o "$tmp/${kind%:*}.svg"
+    n=$(grep -c 'id="gnuplot_plot_[0-9]*"' "$tmp/${kind%:*}.svg")
+    [ "$n" -eq "${kind#*:}" ] || { echo "FAIL: ${kind%:*} chart has $n series, want ${kind#*:}"; fail=1; }
+done
+has "$tmp/breakdown.svg" "nic_read"
+
 # bad input: one line, exit 2, nothing written
 printf '[1, 2]\n' >"$tmp/points.json"
 bad_usage_of plot "no answer" "$tmp/points.json: no scaling answer in it" -- "$tmp/points.json" --kind scaling -o "$tmp/x.svg"
 bad_usage_of plot "not JSON" "$tmp/plan.yaml:" -- "$tmp/plan.yaml" --kind scaling -o "$tmp/x.svg"
 bad_usage_of plot "extension" "-o: '$tmp/x.pdf' is not a .svg or .png file name" -- "$tmp/results.json" --kind scaling -o "$tmp/x.pdf"
-bad_usage_of plot "kind" "--kind: scaling or speedup" -- "$tmp/results.json" --kind pie -o "$tmp/x.svg"
+bad_usage_of plot "kind" "--kind: scaling, speedup, nic_speed, breakdown or cost" -- "$tmp/results.json" --kind pie -o "$tmp/x.svg"
+bad_usage_of plot "a question the plan did not ask" "$tmp/results.json: no cost answer in it" -- "$tmp/results.json" --kind cost -o "$tmp/x.svg"
 [ ! -e "$tmp/x.svg" ] && [ ! -e "$tmp/x.pdf" ] || { echo "FAIL: a chart was left behind"; fail=1; }
 expect 0 "help" -- "$gdrlab" plot --help
 has "$tmp/out" "usage: gdrlab plot"
