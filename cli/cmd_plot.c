@@ -80,6 +80,22 @@ static int fail(int status, const char *msg, const char *a, const char *b)
 	return status;
 }
 
+/* "plot" of one line per series: data block i (gnuplot's index) titled
+ * with series i's name. */
+static void put_series_plot(FILE *gp, const char *data_path, json_t *series)
+{
+	json_t *s;
+	size_t i;
+
+	fprintf(gp, "plot ");
+	json_array_foreach(series, i, s) {
+		fprintf(gp, "%s'%s' index %zu using 1:2 with linespoints title ", i ? ", " : "",
+			data_path, i);
+		put_quoted(gp, json_string_value(json_object_get(s, "series")));
+	}
+	fputc('\n', gp);
+}
+
 /* Efficiency against nodes: one data block and one line per series. */
 static int write_scaling(FILE *data, FILE *gp, const char *data_path, json_t *q)
 {
@@ -109,13 +125,7 @@ static int write_scaling(FILE *data, FILE *gp, const char *data_path, json_t *q)
 		    "set yrange [0:1.05]\nset key outside right\nset grid\n"
 		    "set arrow from graph 0, first %.6f to graph 1, first %.6f nohead dashtype 2\n",
 		threshold, threshold);
-	fprintf(gp, "plot ");
-	json_array_foreach(series, i, s) {
-		fprintf(gp, "%s'%s' index %zu using 1:2 with linespoints title ", i ? ", " : "",
-			data_path, i);
-		put_quoted(gp, json_string_value(json_object_get(s, "series")));
-	}
-	fputc('\n', gp);
+	put_series_plot(gp, data_path, series);
 	return 0;
 }
 
@@ -195,13 +205,7 @@ static int write_nic_speed(FILE *data, FILE *gp, const char *data_path, json_t *
 		    "set arrow from graph 0, first %.6f to graph 1, first %.6f nohead dashtype 2\n",
 		json_array_size(values) - 1, 100 * share, 100 * share);
 	put_tics(gp, "x", values);
-	fprintf(gp, "plot ");
-	json_array_foreach(series, i, s) {
-		fprintf(gp, "%s'%s' index %zu using 1:2 with linespoints title ", i ? ", " : "",
-			data_path, i);
-		put_quoted(gp, json_string_value(json_object_get(s, "series")));
-	}
-	fputc('\n', gp);
+	put_series_plot(gp, data_path, series);
 	return 0;
 }
 
