@@ -305,10 +305,11 @@ static json_t *scaling_json(const struct sweep *sw)
 	for (unsigned v = 0; v < ax->nvalues; v++)
 		json_array_append_new(nodes, json_string(ax->values[v]));
 	for (size_t i = 0; i < sw->n; i++) {
-		json_t *eff = json_array(), *below = json_null();
+		json_t *eff, *below = json_null();
 
 		if (sw->pts[i].axis_value[an])
 			continue;
+		eff = json_array();
 		series_label(sw, i, (int)an, -1, label, sizeof(label));
 		for (unsigned v = 0; v < ax->nvalues; v++) {
 			double e = efficiency(sw, i, with_value(sw, i, an, v));

@@ -563,7 +563,7 @@ static void one_iteration(struct gen *g, const struct schedule *sc)
 				grad_buckets(g, edp_comm(g, s, t, j), st.expert_params, b0, sc->bdur[s]);
 		}
 	}
-	if (!g->err)
+	if (!g->err && g->nev > first) /* (no events: g->ev may be NULL) */
 		qsort(g->ev + first, g->nev - first, sizeof(*g->ev), cmp_ev);
 }
 

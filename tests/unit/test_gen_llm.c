@@ -4,6 +4,7 @@
  * counts against the published ones, and an iteration's bytes per
  * communicator against the closed forms of each kind of parallelism.
  */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -293,4 +294,17 @@ Test(gen_llm, shipped_trace_is_the_generators)
 	cr_expect(len == at && !memcmp(got, want, len), "the shipped trace is stale");
 	free(got);
 	trace_destroy(&t);
+}
+
+/* One GPU has nothing to exchange: an error, not an empty trace (and,
+ * under UBSan, no sort of an array that was never allocated). */
+Test(gen_llm, a_single_gpu_is_an_error)
+{
+	struct gen_llm_options o = base("llama3-8b");
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_expect_eq(gen_llm_trace(&o, &t, &d), -EINVAL);
+	cr_expect_not_null(strstr(d.msg, "no collectives"), "%s", d.msg);
+	cr_expect_eq(t.nentries, 0);
 }
