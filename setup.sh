@@ -5,7 +5,7 @@
 #
 #   ./setup.sh run    install what running needs, build, run the default scenario
 #   ./setup.sh test   install what the tests need too, build, run the whole suite:
-#                     unit/CLI/scenario tests with -Werror, the unit tests again
+#                     unit/CLI/scenario tests with -Werror, the unit and CLI tests again
 #                     under ASan+UBSan, and each libFuzzer target for a while
 #   ./setup.sh deps   only install the Debian packages
 #   ./setup.sh build  only build (build/)
@@ -77,9 +77,11 @@ run_tests() {
     ctest --test-dir build --output-on-failure -j "$JOBS"
 
     build build-asan -DGDRLAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
-    say "unit tests under ASan+UBSan"
+    # the command-line tests too: they drive the sanitized gdrlab itself
+    # (the command's own code: sweep plans, plots, imports)
+    say "unit and CLI tests under ASan+UBSan"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-        ctest --test-dir build-asan --output-on-failure -j "$JOBS" -L unit
+        ctest --test-dir build-asan --output-on-failure -j "$JOBS" -L 'unit|cli'
 
     CC=clang build build-fuzz -DGDRLAB_FUZZ=ON -DGDRLAB_TESTS=OFF \
         -DGDRLAB_FUZZ_SECONDS="$FUZZ_SECONDS"
