@@ -21,14 +21,10 @@
 
 #include "resources.h"
 
-/* Rank @k of @pat relative to its first node. */
-static void rel(const struct plan *p, const struct plan_pattern *pat, unsigned k,
-		unsigned *node, unsigned *gpu)
+/* The node of rank @k of @pat, counted from its first rank's. */
+static unsigned rel_node(const struct plan *p, const struct plan_pattern *pat, unsigned k)
 {
-	unsigned first = plan_node_of(p, pat->ranks[0]);
-
-	*node = plan_node_of(p, pat->ranks[k]) - first;
-	*gpu = pat->ranks[k] % p->gpus_per_node;
+	return plan_node_of(p, pat->ranks[k]) - plan_node_of(p, pat->ranks[0]);
 }
 
 /* The place of @rank in @pat's sorted group, or -1 (none). */
@@ -49,12 +45,8 @@ static uint64_t signature(const struct plan *p, const struct plan_pattern *pat)
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		h = (h ^ v[i]) * 1099511628211ull;
-	for (unsigned k = 0; k < pat->nranks; k++) {
-		unsigned node, gpu;
-
-		rel(p, pat, k, &node, &gpu);
-		h = (h ^ node) * 1099511628211ull;
-	}
+	for (unsigned k = 0; k < pat->nranks; k++)
+		h = (h ^ rel_node(p, pat, k)) * 1099511628211ull;
 	return h;
 }
 
@@ -168,14 +160,9 @@ static bool alike(const struct plan *p, struct res_map *m, const struct plan_pat
 	    place(a, a->root) != place(b, b->root) || place(a, a->peer) != place(b, b->peer) ||
 	    a->path != b->path)
 		return false;
-	for (unsigned k = 0; k < a->nranks; k++) {
-		unsigned na, ga, nb, gb;
-
-		rel(p, a, k, &na, &ga);
-		rel(p, b, k, &nb, &gb);
-		if (na != nb)
+	for (unsigned k = 0; k < a->nranks; k++)
+		if (rel_node(p, a, k) != rel_node(p, b, k))
 			return false;
-	}
 	same = same_structure(p, m, a, b);
 	for (size_t i = 0; i < m->ntouched; i++)
 		m->ab[m->touched[i]] = m->ba[m->touched[i]] = -1;
