@@ -31,6 +31,8 @@ struct sched {
 	double *queue_free;    /* per queue: when its last collective ended */
 	size_t *next;          /* per collective: the next on its queue, or SIZE_MAX */
 	size_t *head;          /* per queue: its next collective, or SIZE_MAX */
+	size_t *tail;          /* per queue: its last collective of the iteration */
+	bool *busy;            /* per queue: one of its collectives runs */
 	size_t *live;          /* collectives running now */
 	double *left;          /* per live slot: microseconds of work alone left */
 	double *speed;         /* per live slot */
@@ -49,6 +51,8 @@ static int sched_init(struct sched *s, struct records *r, struct overlap *ov, bo
 	s->serial = serial;
 	s->queue_free = calloc(q, sizeof(*s->queue_free));
 	s->head = malloc(q * sizeof(*s->head));
+	s->tail = malloc(q * sizeof(*s->tail));
+	s->busy = calloc(q, sizeof(*s->busy));
 	s->next = malloc(n * sizeof(*s->next));
 	/* At most one collective of each queue runs at a time. */
 	s->live = malloc(q * sizeof(*s->live));
@@ -56,14 +60,16 @@ static int sched_init(struct sched *s, struct records *r, struct overlap *ov, bo
 	s->speed = malloc(q * sizeof(*s->speed));
 	s->alone = malloc(q * sizeof(*s->alone));
 	s->slowed = malloc(q * sizeof(*s->slowed));
-	return s->queue_free && s->head && s->next && s->live && s->left && s->speed &&
-		       s->alone && s->slowed ? 0 : -ENOMEM;
+	return s->queue_free && s->head && s->tail && s->busy && s->next && s->live && s->left &&
+		       s->speed && s->alone && s->slowed ? 0 : -ENOMEM;
 }
 
 static void sched_destroy(struct sched *s)
 {
 	free(s->queue_free);
 	free(s->head);
+	free(s->tail);
+	free(s->busy);
 	free(s->next);
 	free(s->live);
 	free(s->left);
@@ -104,18 +110,13 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 			   double *last_end)
 {
 	struct records *r = s->r;
-	bool *busy = calloc(r->nqueues ? r->nqueues : 1, sizeof(*busy));
-	size_t *tail = malloc((r->nqueues ? r->nqueues : 1) * sizeof(*tail));
+	bool *busy = s->busy; /* all false between iterations: every call ended */
+	size_t *tail = s->tail;
 	double now = iter_start;
 	size_t done = i0;
 	int err = 0;
 
 	*last_end = iter_start;
-	if (!busy || !tail) {
-		free(busy);
-		free(tail);
-		return -ENOMEM;
-	}
 	for (unsigned q = 0; q < r->nqueues; q++)
 		s->head[q] = tail[q] = SIZE_MAX;
 	for (size_t i = i0; i < i1; i++) {
@@ -191,8 +192,6 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 			if (s->speed[k] < 1)
 				r->overlapped = true;
 	}
-	free(busy);
-	free(tail);
 	return err;
 }
 
