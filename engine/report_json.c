@@ -53,8 +53,11 @@ static json_t *collective_json(const struct records *r, const struct coll_record
 			 "alone_us", c->alone_us);
 }
 
-/* The placeholder of list @k: a string no name can hold. */
-#define LIST_MARK "\x01gdrlab collectives %u\x01"
+/* The placeholder of list @k: a string no name can hold. jansson writes
+ * the control character as \u0001: LIST_MARK_OUT is how it reads back. */
+#define LIST_MARK_TEXT "gdrlab collectives "
+#define LIST_MARK "\x01" LIST_MARK_TEXT "%u\x01"
+#define LIST_MARK_OUT "\"\\u0001" LIST_MARK_TEXT
 
 static json_t *run_json(const struct report_context *ctx, const struct records *r,
 			struct report_json *j)
@@ -226,7 +229,7 @@ int report_json_write(FILE *out, struct report_json *j, int err)
 	/* The document, with each placeholder (a quoted string, escaped by
 	 * jansson as \u0001...) written as its list. */
 	for (at = text; !err && at;) {
-		char *m = strstr(at, "\"\\u0001gdrlab collectives ");
+		char *m = strstr(at, LIST_MARK_OUT);
 		char *line;
 
 		if (!m) {
@@ -236,7 +239,7 @@ int report_json_write(FILE *out, struct report_json *j, int err)
 		fwrite(at, 1, (size_t)(m - at), out);
 		for (line = m; line > text && line[-1] != '\n'; line--)
 			;
-		if (sscanf(m, "\"\\u0001gdrlab collectives %u", &k) != 1 || k >= j->nlists) {
+		if (sscanf(m + strlen(LIST_MARK_OUT), "%u", &k) != 1 || k >= j->nlists) {
 			err = -EINVAL;
 			break;
 		}

@@ -135,6 +135,7 @@ static int implicit_comm(struct trace *t, const struct trace_entry *e, uint64_t 
 			 size_t *out, struct diag *d)
 {
 	char name[TRACE_COMM_NAME_MAX];
+	long taken;
 	int err;
 
 	for (size_t i = 0; i < t->ncomms; i++)
@@ -147,11 +148,12 @@ static int implicit_comm(struct trace *t, const struct trace_entry *e, uint64_t 
 	else
 		snprintf(name, sizeof(name), WORLD);
 	/* A named communicator took the name with other ranks. */
-	if (find_name(t, name) >= 0)
+	taken = find_name(t, name);
+	if (taken >= 0)
 		return diag_at(d, -EINVAL, t->file, e->line, 0, "group",
 			       "these ranks need a communicator of their own, but '%s' "
 			       "(line %u) has other ranks: name it with \"comm\"",
-			       name, t->comms[find_name(t, name)].line);
+			       name, t->comms[taken].line);
 	err = add_comm(t, name, e, h, d);
 	if (!err && e->ngroup)
 		t->ncomm_groups++;
