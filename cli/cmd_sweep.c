@@ -44,8 +44,7 @@ static int join_path(char *out, size_t len, const char *dir, const char *name)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* "nccl": a release of nccl_tuning.h; its GDR level unless one is given. */
-static int sweep_nccl(struct point *pt, const char *version)
+int sweep_point_nccl(struct point *pt, const char *version)
 {
 	const struct nccl_release *r = nccl_release_find(version);
 
@@ -99,7 +98,7 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 			bad = topo_path_parse(s, &pt->opts.gdr_level);
 			pt->opts.gdr_level_set = true;
 		} else if (!strcmp(key, "nccl")) {
-			if (sweep_nccl(pt, s)) {
+			if (sweep_point_nccl(pt, s)) {
 				diag_set(d, -EINVAL, "%s:%u: nccl: no tables for NCCL '%s' in this build (%s)",
 					 file, line, s, nccl_release_list());
 				return EXIT_USAGE;
@@ -291,14 +290,14 @@ static int print_json(const struct sweep *sw)
 	}
 	if (arr && sweep_has_questions(sw)) {
 		/* a plan with questions: its points and their answers */
-		json_t *doc = json_pack("{s:o}", "points", arr);
-
-		if (!doc || sweep_questions_json(sw, doc))
-			err = -ENOMEM;
-		arr = doc;
+		arr = json_pack("{s:o}", "points", arr);
+		if (arr && sweep_questions_json(sw, arr)) {
+			json_decref(arr);
+			arr = NULL;
+		}
 	}
-	if (err || !arr || json_dumpf(arr, stdout, JSON_INDENT(2)))
-		err = err ? err : -EIO;
+	if (!arr || json_dumpf(arr, stdout, JSON_INDENT(2)))
+		err = -EIO;
 	printf("\n");
 	json_decref(arr);
 	return err;

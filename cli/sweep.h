@@ -96,6 +96,10 @@ bool sweep_has_questions(const struct sweep *sw);
 int sweep_questions_print(const struct sweep *sw, FILE *out);
 int sweep_questions_json(const struct sweep *sw, struct json_t *doc);
 
+/* "nccl" of a point: a release of nccl_tuning.h, and its GDR level
+ * unless one is given; -1 for a release this build has no tables for. */
+int sweep_point_nccl(struct point *pt, const char *version);
+
 /* Read a sweep plan (YAML: a base and axes, sweep_plan.c) into @sw, as
  * sweep_load does a file of points. */
 int sweep_plan_load(const char *file, struct sweep *sw, struct diag *d);

@@ -72,7 +72,6 @@ static int set_key(struct plan_reader *r, struct point *pt, const char *key, con
 	char why[DIAG_MSG_MAX] = "";
 	struct diag d = { "" };
 	struct tune_enable en;
-	const struct nccl_release *rel;
 	char *end;
 	unsigned long v;
 
@@ -98,15 +97,10 @@ static int set_key(struct plan_reader *r, struct point *pt, const char *key, con
 		return topo_path_parse(s, &pt->opts.gdr_level) ?
 			       yaml_doc_fail_got(&r->y, n, key, "expected pix, pxb, p2c, phb or sys") : 0;
 	}
-	if (!strcmp(key, "nccl")) {
-		rel = nccl_release_find(s);
-		if (!rel)
-			return yaml_doc_fail_got(&r->y, n, key, "no tables for this NCCL in this build (%s)",
-						 nccl_release_list());
-		plan_options_set_nccl(&pt->opts, rel);
-		pt->opts.nccl_set = true;
-		return 0;
-	}
+	if (!strcmp(key, "nccl"))
+		return sweep_point_nccl(pt, s) ?
+			       yaml_doc_fail_got(&r->y, n, key, "no tables for this NCCL in this build (%s)",
+						 nccl_release_list()) : 0;
 	if (!strcmp(key, "backend")) {
 		if (!backend_lookup(s, why, sizeof(why))) {
 			char shown[DIAG_MSG_MAX];
@@ -303,11 +297,9 @@ static void copy_key(struct point *dst, const struct point *src, const char *key
 		dst->opts.gdr_level = src->opts.gdr_level;
 		dst->opts.gdr_level_set = true;
 	} else if (!strcmp(key, "nccl")) {
-		dst->opts.nccl = src->opts.nccl;
-		dst->opts.nccl_set = true;
 		/* the release's GDR level, unless a level was given */
-		if (!dst->opts.gdr_level_set)
-			dst->opts.gdr_level = src->opts.gdr_level;
+		plan_options_set_nccl(&dst->opts, nccl_releases[src->opts.nccl]);
+		dst->opts.nccl_set = true;
 	} else if (!strcmp(key, "backend"))
 		memcpy(dst->backend, src->backend, sizeof(dst->backend));
 	else if (!strcmp(key, "algo"))
