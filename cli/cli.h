@@ -14,6 +14,10 @@ enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* "gdrlab CMD: <message>" on stderr; returns @status. */
+int cli_error(const char *cmd, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 struct diag;
 
 /* Where an engine error came from, for its exit status. */

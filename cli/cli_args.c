@@ -25,6 +25,18 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int cli_error(const char *cmd, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "gdrlab %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return status;
+}
+
 int cli_fail(const char *cmd, enum cli_stage stage, int err,
 	     const struct diag *d)
 {

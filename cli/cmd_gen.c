@@ -9,19 +9,17 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "diag.h"
 #include "gen_ddp.h"
 #include "output_file.h"
 #include "trace.h"
 #include "units.h"
 
-#define EXIT_USAGE 2
-#define EXIT_RUNTIME 1
 #define GEN_ITERATIONS_MAX 1000000UL
 
 struct ddp_args {
@@ -31,20 +29,8 @@ struct ddp_args {
 	struct gen_ddp_options o;
 };
 
-static int fail(int status, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int fail(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("gdrlab gen: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return status;
-}
+/* "gdrlab gen: ..." and @status. */
+#define fail(status, ...) cli_error("gen", status, __VA_ARGS__)
 
 /* One line per built-in model, computed so the help cannot go stale. */
 static void print_models(FILE *out)

@@ -72,13 +72,8 @@ static const char *terminal_of(const char *path)
 	return NULL;
 }
 
-static int fail(int status, const char *msg, const char *a, const char *b)
-{
-	fprintf(stderr, "gdrlab plot: ");
-	fprintf(stderr, msg, a, b);
-	fputc('\n', stderr);
-	return status;
-}
+/* "gdrlab plot: ..." and @status. */
+#define fail(status, ...) cli_error("plot", status, __VA_ARGS__)
 
 /* "plot" of one line per series: data block i (gnuplot's index) titled
  * with series i's name. */
@@ -341,7 +336,7 @@ static int plot(const char *results, enum plot_kind kind, const char *out)
 	}
 	if (!mkdtemp(dir)) {
 		json_decref(doc);
-		return fail(EXIT_RUNTIME, "cannot make a scratch folder: %s%s", strerror(errno), "");
+		return fail(EXIT_RUNTIME, "cannot make a scratch folder: %s", strerror(errno));
 	}
 	snprintf(data_path, sizeof(data_path), "%s/data", dir);
 	snprintf(script, sizeof(script), "%s/plot.gp", dir);
@@ -349,7 +344,7 @@ static int plot(const char *results, enum plot_kind kind, const char *out)
 	gp = fopen(script, "w");
 	err = output_file_open(&of, out, &d);
 	if (err || !data || !gp) {
-		rc = fail(EXIT_RUNTIME, "%s%s", err ? d.msg : "cannot write the scratch files", "");
+		rc = fail(EXIT_RUNTIME, "%s", err ? d.msg : "cannot write the scratch files");
 		goto out;
 	}
 	fprintf(gp, "set terminal %s\nset output ", term);
@@ -364,17 +359,17 @@ static int plot(const char *results, enum plot_kind kind, const char *out)
 	fprintf(gp, "unset output\n");
 	if (fclose(data) | fclose(gp)) {
 		data = gp = NULL;
-		rc = fail(EXIT_RUNTIME, "cannot write the scratch files%s%s", "", "");
+		rc = fail(EXIT_RUNTIME, "cannot write the scratch files");
 		goto out;
 	}
 	data = gp = NULL;
 	err = run_gnuplot(script, why, sizeof(why));
 	if (err == -ENOENT)
-		rc = fail(EXIT_RUNTIME, "gnuplot is not installed (Debian: gnuplot-nox)%s%s", "", "");
+		rc = fail(EXIT_RUNTIME, "gnuplot is not installed (Debian: gnuplot-nox)");
 	else if (err)
-		rc = fail(EXIT_RUNTIME, "gnuplot failed: %s%s", why[0] ? why : strerror(-err), "");
+		rc = fail(EXIT_RUNTIME, "gnuplot failed: %s", why[0] ? why : strerror(-err));
 	else if (output_file_commit(&of, &d))
-		rc = fail(EXIT_RUNTIME, "%s%s", d.msg, "");
+		rc = fail(EXIT_RUNTIME, "%s", d.msg);
 out:
 	if (rc)
 		output_file_abort(&of);
