@@ -44,17 +44,6 @@ static int join_path(char *out, size_t len, const char *dir, const char *name)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int sweep_point_nccl(struct point *pt, const char *version)
-{
-	const struct nccl_release *r = nccl_release_find(version);
-
-	if (!r)
-		return -1;
-	plan_options_set_nccl(&pt->opts, r);
-	pt->opts.nccl_set = true;
-	return 0;
-}
-
 static int point_parse(json_t *o, const char *file, unsigned line,
 		       const char *dir, struct point *pt, struct diag *d)
 {

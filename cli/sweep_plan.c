@@ -65,6 +65,19 @@ static int plan_path(const struct plan_reader *r, const yaml_node_t *n, const ch
 	return 0;
 }
 
+/* (declared in sweep.h: the point files' reader, cmd_sweep.c, takes it
+ * too; here, so that the plan reader's fuzz target has it) */
+int sweep_point_nccl(struct point *pt, const char *version)
+{
+	const struct nccl_release *r = nccl_release_find(version);
+
+	if (!r)
+		return -1;
+	plan_options_set_nccl(&pt->opts, r);
+	pt->opts.nccl_set = true;
+	return 0;
+}
+
 /* Set @key of @pt to the text @s (at node @n for complaints). */
 static int set_key(struct plan_reader *r, struct point *pt, const char *key, const char *s,
 		   const yaml_node_t *n)
