@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Charts drawn by gnuplot (chart.h): each kind writes gnuplot's data and
+ * script into a scratch folder from the JSON gdrlab wrote, and gnuplot
+ * draws them. The data are written by this file; the drawing is
+ * gnuplot's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "chart.h"
+
+const struct chart_kind_info chart_kinds[CHART_KINDS] = {
+	[CHART_SCALING] = { "scaling", "scaling" },
+	[CHART_SPEEDUP] = { "speedup", "gdr_speedup" },
+	[CHART_NIC_SPEED] = { "nic_speed", "nic_speed" },
+	[CHART_BREAKDOWN] = { "breakdown", "breakdown_us" },
+	[CHART_COST] = { "cost", "cost" },
+	[CHART_PATHS] = { "paths", NULL },
+	[CHART_COLLECTIVES] = { "collectives", NULL },
+};
+
+int chart_kind_parse(const char *name, enum chart_kind *k)
+{
+	for (unsigned i = 0; i < CHART_KINDS; i++)
+		if (!strcmp(name, chart_kinds[i].name)) {
+			*k = (enum chart_kind)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* @s for a gnuplot double-quoted string: quotes and backslashes escaped,
+ * control characters dropped. */
+static void put_quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20)
+			continue;
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* "plot" of one line per series: data block i (gnuplot's index) titled
+ * with series i's name. */
+static void put_series_plot(FILE *gp, const char *data_path, json_t *series)
+{
+	json_t *s;
+	size_t i;
+
+	fprintf(gp, "plot ");
+	json_array_foreach(series, i, s) {
+		fprintf(gp, "%s'%s' index %zu using 1:2 with linespoints title ", i ? ", " : "",
+			data_path, i);
+		put_quoted(gp, json_string_value(json_object_get(s, "series")));
+	}
+	fputc('\n', gp);
+}
+
+/* Efficiency against nodes: one data block and one line per series. */
+static int write_scaling(FILE *data, FILE *gp, const char *data_path, json_t *q)
+{
+	json_t *nodes = json_object_get(q, "nodes"), *series = json_object_get(q, "series"), *s;
+	double threshold = json_number_value(json_object_get(q, "threshold"));
+	size_t i, k;
+
+	if (!json_is_array(nodes) || !json_is_array(series) || !json_array_size(series))
+		return -EINVAL;
+	json_array_foreach(series, i, s) {
+		json_t *eff = json_object_get(s, "efficiency"), *e;
+
+		if (!json_is_array(eff) || !json_is_string(json_object_get(s, "series")))
+			return -EINVAL;
+		json_array_foreach(eff, k, e) {
+			const char *n = json_string_value(json_array_get(nodes, k));
+
+			if (!n)
+				return -EINVAL;
+			if (json_is_number(e))
+				fprintf(data, "%s %.6f\n", n, json_number_value(e));
+		}
+		fprintf(data, "\n\n"); /* gnuplot's index: one block a series */
+	}
+	fprintf(gp, "set title 'Scaling efficiency: the iteration at the fewest nodes over each'\n"
+		    "set xlabel 'nodes'\nset ylabel 'efficiency'\nset logscale x 2\n"
+		    "set yrange [0:1.05]\nset key outside right\nset grid\n"
+		    "set arrow from graph 0, first %.6f to graph 1, first %.6f nohead dashtype 2\n",
+		threshold, threshold);
+	put_series_plot(gp, data_path, series);
+	return 0;
+}
+
+static void put_tics(FILE *gp, const char *axis, json_t *values)
+{
+	json_t *v;
+	size_t i;
+
+	fprintf(gp, "set %stics (", axis);
+	json_array_foreach(values, i, v) {
+		fprintf(gp, "%s", i ? ", " : "");
+		put_quoted(gp, json_string_value(v) ? json_string_value(v) : "");
+		fprintf(gp, " %zu", i);
+	}
+	fprintf(gp, ")\n");
+}
+
+/* Staged over direct on the grid, each cell labelled with its value. */
+static int write_speedup(FILE *data, FILE *gp, const char *data_path, json_t *q)
+{
+	json_t *rows = json_object_get(q, "row_values"), *cols = json_object_get(q, "column_values");
+	json_t *grid = json_object_get(q, "iteration"), *row;
+	size_t r, c;
+
+	if (!json_is_array(rows) || !json_is_array(cols) || !json_is_array(grid) ||
+	    !json_is_string(json_object_get(q, "rows")) || !json_is_string(json_object_get(q, "columns")))
+		return -EINVAL;
+	json_array_foreach(grid, r, row) {
+		json_t *x;
+
+		if (!json_is_array(row))
+			return -EINVAL;
+		json_array_foreach(row, c, x)
+			if (json_is_number(x))
+				fprintf(data, "%zu %zu %.6f\n", c, r, json_number_value(x));
+	}
+	fprintf(gp, "set title 'GPUDirect RDMA speedup: iteration time staged / direct'\nset xlabel ");
+	put_quoted(gp, json_string_value(json_object_get(q, "columns")));
+	fprintf(gp, "\nset ylabel ");
+	put_quoted(gp, json_string_value(json_object_get(q, "rows")));
+	fprintf(gp, "\n");
+	put_tics(gp, "x", cols);
+	put_tics(gp, "y", rows);
+	fprintf(gp, "set cblabel 'speedup'\nset palette rgbformulae 33,13,10\n"
+		    "set xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\n"
+		    "plot '%s' using 1:2:3 with image notitle, "
+		    "'' using 1:2:(sprintf('%%.3fx', $3)) with labels notitle\n",
+		json_array_size(cols) - 1, json_array_size(rows) - 1, data_path);
+	return 0;
+}
+
+/* Exposed communication against the NIC axis: a line a series, the
+ * share asked for dashed. */
+static int write_nic_speed(FILE *data, FILE *gp, const char *data_path, json_t *q)
+{
+	json_t *values = json_object_get(q, "values"), *series = json_object_get(q, "series"), *s;
+	double share = json_number_value(json_object_get(q, "exposed_share"));
+	size_t i, k;
+
+	if (!json_is_array(values) || !json_is_array(series) || !json_array_size(series) ||
+	    !json_is_string(json_object_get(q, "axis")))
+		return -EINVAL;
+	json_array_foreach(series, i, s) {
+		json_t *ex = json_object_get(s, "exposed"), *e;
+
+		if (!json_is_array(ex) || !json_is_string(json_object_get(s, "series")))
+			return -EINVAL;
+		json_array_foreach(ex, k, e)
+			if (json_is_number(e))
+				fprintf(data, "%zu %.6f\n", k, 100 * json_number_value(e));
+		fprintf(data, "\n\n");
+	}
+	fprintf(gp, "set title 'Exposed communication, share of the iteration'\nset xlabel ");
+	put_quoted(gp, json_string_value(json_object_get(q, "axis")));
+	fprintf(gp, "\nset ylabel 'exposed (%%)'\nset key outside right\nset grid\n"
+		    "set xrange [-0.2:%zu.2]\n"
+		    "set arrow from graph 0, first %.6f to graph 1, first %.6f nohead dashtype 2\n",
+		json_array_size(values) - 1, 100 * share, 100 * share);
+	put_tics(gp, "x", values);
+	put_series_plot(gp, data_path, series);
+	return 0;
+}
+
+/* Per point, one bar: its stage busy times stacked (breakdown) or its
+ * cost an iteration; the points' labels from the document. */
+static int write_bars(FILE *data, FILE *gp, const char *data_path, json_t *doc, json_t *q,
+		      bool cost)
+{
+	static const char *const stages[] = { "intra_node", "copy_to_host", "nic_read",
+					      "wire", "nic_write", "copy_to_gpu" };
+	json_t *points = json_object_get(doc, "points"), *x;
+	size_t i, nstages = sizeof(stages) / sizeof(stages[0]);
+
+	if (!json_is_array(points) || !json_is_array(q) || json_array_size(points) != json_array_size(q) ||
+	    !json_array_size(q))
+		return -EINVAL;
+	json_array_foreach(q, i, x) {
+		const char *label = json_string_value(json_object_get(json_array_get(points, i), "point"));
+
+		if (!label || !json_is_object(x))
+			return -EINVAL;
+		put_quoted(data, label);
+		if (cost) {
+			json_t *c = json_object_get(x, "per_iteration");
+
+			fprintf(data, " %.9g", json_is_number(c) ? json_number_value(c) : 0);
+		}
+		for (size_t k = 0; !cost && k < nstages; k++) {
+			json_t *v = json_object_get(x, stages[k]);
+
+			fprintf(data, " %.3f", json_is_number(v) ? json_number_value(v) : 0);
+		}
+		fputc('\n', data);
+	}
+	fprintf(gp, "set title '%s'\nset style data histograms\nset style fill solid 0.8 border -1\n"
+		    "set boxwidth 0.8\nset xtics rotate by -60 font ',8'\nset key outside right\n"
+		    "set grid ytics\nset ylabel '%s'\n",
+		cost ? "Cost of an iteration" : "Stage busy time of the bottleneck connections",
+		cost ? "cost an iteration" : "us an iteration");
+	if (cost) {
+		fprintf(gp, "plot '%s' using 2:xtic(1) notitle\n", data_path);
+		return 0;
+	}
+	fprintf(gp, "set style histogram rowstacked\nplot ");
+	for (size_t k = 0; k < nstages; k++)
+		fprintf(gp, "%s'%s' using %zu%s title '%s'", k ? ", " : "", data_path, k + 2,
+			k ? "" : ":xtic(1)", stages[k]);
+	fputc('\n', gp);
+	return 0;
+}
+
+/* Run gnuplot on @script; its first complaint in @why. */
+static int run_gnuplot(const char *script, char *why, size_t len)
+{
+	int pipefd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	n = read(pipefd[0], why, len - 1);
+	why[n > 0 ? n : 0] = '\0';
+	why[strcspn(why, "\n")] = '\0';
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return -ENOENT;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+}
+
+
+/*
+ * The runs in a run's or compare's document: a run's is the document
+ * itself, a compare's one object per path (direct, staged,
+ * staged_memcpy) in that order. Their count; 0 when @doc is neither.
+ */
+static size_t runs_of(json_t *doc, json_t *runs[3])
+{
+	static const char *const paths[] = { "direct", "staged", "staged_memcpy" };
+	size_t n = 0;
+
+	if (json_is_array(json_object_get(doc, "collectives"))) {
+		runs[0] = doc;
+		return 1;
+	}
+	for (size_t i = 0; i < 3; i++) {
+		json_t *r = json_object_get(doc, paths[i]);
+
+		if (json_is_object(r) && json_is_array(json_object_get(r, "collectives")))
+			runs[n++] = r;
+	}
+	return n;
+}
+
+static const char *run_path(json_t *run)
+{
+	const char *p = json_string_value(json_object_get(run, "path"));
+
+	return p ? p : "?";
+}
+
+/* Per path, its iteration as two stacked bars: the time communication
+ * is hidden behind (or absent from) and the exposed communication. */
+static int write_paths(FILE *data, FILE *gp, const char *data_path, json_t *doc)
+{
+	json_t *runs[3];
+	size_t n = runs_of(doc, runs);
+
+	if (!n)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		json_t *it = json_object_get(runs[i], "iteration_time_us");
+		json_t *ex = json_object_get(runs[i], "exposed_comm_us");
+
+		if (!json_is_number(it) || !json_is_number(ex))
+			return -EINVAL;
+		put_quoted(data, run_path(runs[i]));
+		fprintf(data, " %.6f %.6f\n", (json_number_value(it) - json_number_value(ex)) / 1e3,
+			json_number_value(ex) / 1e3);
+	}
+	fprintf(gp, "set title 'An iteration per path'\nset style data histograms\n"
+		    "set style histogram rowstacked\nset style fill solid 0.8 border -1\n"
+		    "set boxwidth 0.6\nset key outside right\nset grid ytics\n"
+		    "set ylabel 'ms an iteration'\nset yrange [0:*]\n"
+		    "plot '%s' using 2:xtic(1) title 'communication hidden or none', "
+		    "'' using 3 title 'exposed communication'\n",
+		    data_path);
+	return 0;
+}
+
+/* Each collective of the first iteration, in trace order, a line per
+ * path; lines alone past a few hundred points, where marks would hide
+ * them. */
+static int write_collectives(FILE *data, FILE *gp, const char *data_path, json_t *doc)
+{
+	json_t *runs[3], *c;
+	size_t n = runs_of(doc, runs), most = 0, k;
+
+	if (!n)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		size_t x = 0;
+
+		json_array_foreach(json_object_get(runs[i], "collectives"), k, c) {
+			json_t *t = json_object_get(c, "time_us");
+
+			if (json_integer_value(json_object_get(c, "iteration")) != 0)
+				continue;
+			if (!json_is_number(t))
+				return -EINVAL;
+			fprintf(data, "%zu %.6f\n", ++x, json_number_value(t));
+		}
+		most = x > most ? x : most;
+		fprintf(data, "\n\n");
+	}
+	if (!most)
+		return -EINVAL;
+	fprintf(gp, "set title 'Each collective of the first iteration'\n"
+		    "set xlabel 'collective, in trace order'\nset ylabel 'us'\n"
+		    "set logscale y 10\nset key outside right\nset grid\nset xrange [0.5:%zu.5]\nplot ",
+		most);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(gp, "%s'%s' index %zu using 1:2 with %s title ", i ? ", " : "", data_path, i,
+			most > 300 ? "lines" : "linespoints");
+		put_quoted(gp, run_path(runs[i]));
+	}
+	fputc('\n', gp);
+	return 0;
+}
+
+static json_t *question_of(enum chart_kind k, json_t *doc)
+{
+	if (!chart_kinds[k].question)
+		return NULL;
+	return json_object_get(json_object_get(doc, "questions"), chart_kinds[k].question);
+}
+
+int chart_has_data(enum chart_kind k, json_t *doc)
+{
+	json_t *runs[3];
+
+	return chart_kinds[k].question ? question_of(k, doc) != NULL : runs_of(doc, runs) > 0;
+}
+
+size_t chart_series(enum chart_kind k, json_t *doc)
+{
+	static const size_t stages = 6; /* write_bars' */
+	json_t *runs[3];
+
+	switch (k) {
+	case CHART_SCALING:
+	case CHART_NIC_SPEED:
+		return json_array_size(json_object_get(question_of(k, doc), "series"));
+	case CHART_BREAKDOWN: return stages;
+	case CHART_PATHS: return 2;
+	case CHART_COLLECTIVES: return runs_of(doc, runs);
+	default: return 1;
+	}
+}
+
+static int write_chart(enum chart_kind k, FILE *data, FILE *gp, const char *data_path,
+		       json_t *doc)
+{
+	json_t *q = question_of(k, doc);
+
+	if (chart_kinds[k].question && !q)
+		return -EINVAL;
+	switch (k) {
+	case CHART_SCALING: return write_scaling(data, gp, data_path, q);
+	case CHART_SPEEDUP: return write_speedup(data, gp, data_path, q);
+	case CHART_NIC_SPEED: return write_nic_speed(data, gp, data_path, q);
+	case CHART_BREAKDOWN: return write_bars(data, gp, data_path, doc, q, false);
+	case CHART_COST: return write_bars(data, gp, data_path, doc, q, true);
+	case CHART_PATHS: return write_paths(data, gp, data_path, doc);
+	default: return write_collectives(data, gp, data_path, doc);
+	}
+}
+
+int chart_draw(enum chart_kind k, json_t *doc, const char *out_path, bool svg, char *why,
+	       size_t len)
+{
+	char dir[] = "/tmp/gdrlab-chart-XXXXXX", data_path[64], script[64];
+	FILE *data, *gp;
+	int err;
+
+	why[0] = '\0';
+	if (!mkdtemp(dir)) {
+		snprintf(why, len, "cannot make a scratch folder: %s", strerror(errno));
+		return -errno;
+	}
+	snprintf(data_path, sizeof(data_path), "%s/data", dir);
+	snprintf(script, sizeof(script), "%s/plot.gp", dir);
+	data = fopen(data_path, "w");
+	gp = fopen(script, "w");
+	if (!data || !gp) {
+		snprintf(why, len, "cannot write the scratch files in %s", dir);
+		err = -EIO;
+		goto out;
+	}
+	fprintf(gp, "set terminal %s\nset output ",
+		svg ? "svg size 900,540 dynamic noenhanced font 'sans,11' background rgb 'white'"
+		    : "pngcairo size 900,540 noenhanced font 'sans,10'");
+	put_quoted(gp, out_path);
+	fputc('\n', gp);
+	err = write_chart(k, data, gp, data_path, doc);
+	if (err)
+		goto out;
+	fprintf(gp, "unset output\n");
+	err = fclose(data) | fclose(gp) ? -EIO : 0;
+	data = gp = NULL;
+	if (err)
+		snprintf(why, len, "cannot write the scratch files in %s", dir);
+	else
+		err = run_gnuplot(script, why, len);
+out:
+	if (data)
+		fclose(data);
+	if (gp)
+		fclose(gp);
+	unlink(data_path);
+	unlink(script);
+	rmdir(dir);
+	return err;
+}

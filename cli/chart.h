@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Charts of gdrlab's JSON results, drawn by gnuplot (Debian's
+ * gnuplot-nox), not by hand: what 'gdrlab plot' writes to a file and
+ * 'gdrlab report' inlines into its page (docs/sweep-format.md, "Charts",
+ * says why gnuplot).
+ */
+#ifndef GDRLAB_CHART_H
+#define GDRLAB_CHART_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+enum chart_kind {
+	CHART_SCALING,     /* a plan's scaling question: efficiency vs nodes */
+	CHART_SPEEDUP,     /* gdr_speedup: staged / direct as a heat map */
+	CHART_NIC_SPEED,   /* nic_speed: exposed share vs the NIC axis */
+	CHART_BREAKDOWN,   /* breakdown: stage busy times per point */
+	CHART_COST,        /* cost: each point's iteration in money */
+	CHART_PATHS,       /* a run or compare: its iteration per path */
+	CHART_COLLECTIVES, /* a run or compare: each collective's time */
+	CHART_KINDS,
+};
+
+struct chart_kind_info {
+	const char *name;     /* --kind's value */
+	const char *question; /* its key under a plan's "questions"; NULL: a
+			       * run's or compare's chart */
+};
+
+extern const struct chart_kind_info chart_kinds[CHART_KINDS];
+
+/* The kind called @name; -EINVAL if none is. */
+int chart_kind_parse(const char *name, enum chart_kind *k);
+
+/* Whether @doc (a run's, compare's or plan's --json) has what chart @k
+ * draws. */
+int chart_has_data(enum chart_kind k, json_t *doc);
+
+/* The number of series chart @k draws from @doc (lines, bar colours, 1
+ * for a heat map), as a check can count them in the drawing. */
+size_t chart_series(enum chart_kind k, json_t *doc);
+
+/*
+ * Draw chart @k of @doc into @out_path with gnuplot, an SVG when @svg,
+ * else a PNG. 0; -EINVAL when @doc lacks the chart's data or it is not
+ * as gdrlab writes it; -ENOENT when gnuplot is not installed; another
+ * -errno when gnuplot or a scratch file failed, its first complaint in
+ * @why.
+ */
+int chart_draw(enum chart_kind k, json_t *doc, const char *out_path, bool svg, char *why,
+	       size_t len);
+
+#endif
