@@ -54,6 +54,20 @@ for kind in nic_speed:1 breakdown:6 cost:1; do
 done
 has "$tmp/breakdown.svg" "nic_read"
 
+# a compare's paths (two stacks: hidden, exposed) and its collectives (a
+# line per path: direct, staged, staged-memcpy), the trace's 2 in order
+printf '{"iteration": 0, "op": "allreduce", "bytes": 1048576, "dtype": "fp32"}\n{"iteration": 0, "op": "allgather", "bytes": 4194304, "dtype": "fp32"}\n' \
+    >"$tmp/two.jsonl"
+expect 0 "a compare's results" -- "$gdrlab" compare -q --json "$tmp/compare.json" \
+    --topology "$src/tests/data/round-numbers.yaml" --trace "$tmp/two.jsonl"
+for kind in paths:2 collectives:3; do
+    expect 0 "$kind chart" -- "$gdrlab" plot "$tmp/compare.json" --kind "${kind%:*}" -o "$tmp/${kind%:*}.svg"
+    n=$(grep -c 'id="gnuplot_plot_[0-9]*"' "$tmp/${kind%:*}.svg")
+    [ "$n" -eq "${kind#*:}" ] || { echo "FAIL: ${kind%:*} chart has $n series, want ${kind#*:}"; fail=1; }
+done
+has "$tmp/collectives.svg" "staged-memcpy"
+bad_usage_of plot "a sweep has no collectives" "$tmp/results.json: no collectives in it" -- "$tmp/results.json" --kind paths -o "$tmp/x.svg"
+
 # bad input: one line, exit 2, nothing written
 printf '[1, 2]\n' >"$tmp/points.json"
 bad_usage_of plot "no answer" "$tmp/points.json: no scaling answer in it" -- "$tmp/points.json" --kind scaling -o "$tmp/x.svg"
