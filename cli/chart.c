@@ -197,6 +197,9 @@ static int write_bars(FILE *data, FILE *gp, const char *data_path, json_t *doc, 
 
 		if (!label || !json_is_object(x))
 			return -EINVAL;
+		/* a failed point's values are null: no bar, the page says why */
+		if (!json_is_number(json_object_get(x, cost ? "per_iteration" : stages[0])))
+			continue;
 		put_quoted(data, label);
 		if (cost) {
 			json_t *c = json_object_get(x, "per_iteration");
@@ -262,12 +265,7 @@ static int run_gnuplot(const char *script, char *why, size_t len)
 }
 
 
-/*
- * The runs in a run's or compare's document: a run's is the document
- * itself, a compare's one object per path (direct, staged,
- * staged_memcpy) in that order. Their count; 0 when @doc is neither.
- */
-static size_t runs_of(json_t *doc, json_t *runs[3])
+size_t chart_runs(json_t *doc, json_t *runs[3])
 {
 	static const char *const paths[] = { "direct", "staged", "staged_memcpy" };
 	size_t n = 0;
@@ -297,7 +295,7 @@ static const char *run_path(json_t *run)
 static int write_paths(FILE *data, FILE *gp, const char *data_path, json_t *doc)
 {
 	json_t *runs[3];
-	size_t n = runs_of(doc, runs);
+	size_t n = chart_runs(doc, runs);
 
 	if (!n)
 		return -EINVAL;
@@ -327,7 +325,7 @@ static int write_paths(FILE *data, FILE *gp, const char *data_path, json_t *doc)
 static int write_collectives(FILE *data, FILE *gp, const char *data_path, json_t *doc)
 {
 	json_t *runs[3], *c;
-	size_t n = runs_of(doc, runs), most = 0, k;
+	size_t n = chart_runs(doc, runs), most = 0, k;
 
 	if (!n)
 		return -EINVAL;
@@ -372,7 +370,7 @@ int chart_has_data(enum chart_kind k, json_t *doc)
 {
 	json_t *runs[3];
 
-	return chart_kinds[k].question ? question_of(k, doc) != NULL : runs_of(doc, runs) > 0;
+	return chart_kinds[k].question ? question_of(k, doc) != NULL : chart_runs(doc, runs) > 0;
 }
 
 size_t chart_series(enum chart_kind k, json_t *doc)
@@ -386,7 +384,7 @@ size_t chart_series(enum chart_kind k, json_t *doc)
 		return json_array_size(json_object_get(question_of(k, doc), "series"));
 	case CHART_BREAKDOWN: return stages;
 	case CHART_PATHS: return 2;
-	case CHART_COLLECTIVES: return runs_of(doc, runs);
+	case CHART_COLLECTIVES: return chart_runs(doc, runs);
 	default: return 1;
 	}
 }
@@ -409,6 +407,19 @@ static int write_chart(enum chart_kind k, FILE *data, FILE *gp, const char *data
 	}
 }
 
+/* Whether @data holds a value, not only gnuplot's block separators. */
+static bool has_data(FILE *data)
+{
+	int c;
+
+	if (fflush(data) || fseek(data, 0, SEEK_SET))
+		return true; /* let gnuplot find out */
+	while ((c = fgetc(data)) != EOF)
+		if (c != '\n')
+			return true;
+	return false;
+}
+
 int chart_draw(enum chart_kind k, json_t *doc, const char *out_path, bool svg, char *why,
 	       size_t len)
 {
@@ -423,7 +434,7 @@ int chart_draw(enum chart_kind k, json_t *doc, const char *out_path, bool svg, c
 	}
 	snprintf(data_path, sizeof(data_path), "%s/data", dir);
 	snprintf(script, sizeof(script), "%s/plot.gp", dir);
-	data = fopen(data_path, "w");
+	data = fopen(data_path, "w+");
 	gp = fopen(script, "w");
 	if (!data || !gp) {
 		snprintf(why, len, "cannot write the scratch files in %s", dir);
@@ -436,6 +447,8 @@ int chart_draw(enum chart_kind k, json_t *doc, const char *out_path, bool svg, c
 	put_quoted(gp, out_path);
 	fputc('\n', gp);
 	err = write_chart(k, data, gp, data_path, doc);
+	if (!err && !has_data(data))
+		err = -ENODATA;
 	if (err)
 		goto out;
 	fprintf(gp, "unset output\n");

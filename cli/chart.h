@@ -34,6 +34,13 @@ extern const struct chart_kind_info chart_kinds[CHART_KINDS];
 /* The kind called @name; -EINVAL if none is. */
 int chart_kind_parse(const char *name, enum chart_kind *k);
 
+/*
+ * The runs in a run's or compare's document: a run's is the document
+ * itself, a compare's one object per path (direct, staged,
+ * staged_memcpy) in that order. Their count; 0 when @doc is neither.
+ */
+size_t chart_runs(json_t *doc, json_t *runs[3]);
+
 /* Whether @doc (a run's, compare's or plan's --json) has what chart @k
  * draws. */
 int chart_has_data(enum chart_kind k, json_t *doc);
@@ -45,7 +52,8 @@ size_t chart_series(enum chart_kind k, json_t *doc);
 /*
  * Draw chart @k of @doc into @out_path with gnuplot, an SVG when @svg,
  * else a PNG. 0; -EINVAL when @doc lacks the chart's data or it is not
- * as gdrlab writes it; -ENOENT when gnuplot is not installed; another
+ * as gdrlab writes it; -ENODATA when it has no value to draw (every
+ * point failed); -ENOENT when gnuplot is not installed; another
  * -errno when gnuplot or a scratch file failed, its first complaint in
  * @why.
  */

@@ -238,6 +238,30 @@ static void print_csv(const struct sweep *sw)
 	}
 }
 
+/* A plan's file, title, axes and prices: what 'gdrlab report' says it
+ * asked. */
+static json_t *plan_json(const struct sweep *sw)
+{
+	json_t *o = json_pack("{s:s}", "file", sw->plan_file), *axes = json_array();
+
+	if (sw->title[0])
+		json_object_set_new(o, "title", json_string(sw->title));
+	for (unsigned a = 0; a < sw->naxes; a++) {
+		json_t *values = json_array();
+
+		for (unsigned v = 0; v < sw->axes[a].nvalues; v++)
+			json_array_append_new(values, json_string(sw->axes[a].values[v]));
+		json_array_append_new(axes, json_pack("{s:s, s:o}", "axis", sw->axes[a].name,
+						      "values", values));
+	}
+	json_object_set_new(o, "axes", axes);
+	if (sw->questions.cost)
+		json_object_set_new(o, "prices", json_pack("{s:f, s:f, s:f}",
+			"gpu_hour", sw->questions.gpu_hour, "nic_hour", sw->questions.nic_hour,
+			"tokens_per_iteration", sw->questions.tokens));
+	return o;
+}
+
 static int print_json(const struct sweep *sw)
 {
 	json_t *arr = json_array();
@@ -278,8 +302,8 @@ static int print_json(const struct sweep *sw)
 		json_array_append_new(arr, o);
 	}
 	if (arr && sweep_has_questions(sw)) {
-		/* a plan with questions: its points and their answers */
-		arr = json_pack("{s:o}", "points", arr);
+		/* a plan with questions: what it is, its points and their answers */
+		arr = json_pack("{s:o, s:o}", "plan", plan_json(sw), "points", arr);
 		if (arr && sweep_questions_json(sw, arr)) {
 			json_decref(arr);
 			arr = NULL;

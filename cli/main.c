@@ -37,6 +37,7 @@ static const char usage[] =
 	"  probe      this machine's GPUs, RDMA NICs, paths and GPUDirect verdicts\n"
 	"  sweep      run a file of points, or a plan of axes and questions, in parallel\n"
 	"  plot       a sweep plan's answer as a chart (gnuplot: SVG or PNG)\n"
+	"  report     one self-contained HTML page of a run, compare or sweep\n"
 	"  calibrate  measure this host (--backend emu or real), write its topology file\n"
 	"  validate   measured vs predicted per collective: is this bandwidth normal?\n"
 	"             (--nccl-tests FILE: a real nccl-tests output against the model)\n"
@@ -127,6 +128,8 @@ int main(int argc, char **argv)
 		return cmd_sweep(argc - 1, argv + 1);
 	if (!strcmp(cmd, "plot"))
 		return cmd_plot(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "calibrate"))
 		return cmd_calibrate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "validate"))

@@ -83,6 +83,8 @@ struct sweep {
 	struct progress *progress; /* points done on stderr; NULL for none */
 	bool no_wall;       /* leave the points' wall times out (--no-wall) */
 	struct sweep_questions questions;
+	char plan_file[1024]; /* a plan's file, "" for a file of points */
+	char title[256];      /* a plan's title: the question it answers */
 };
 
 /* The index of axis @name, or -1; of @value among an axis's, or -1. */

@@ -505,9 +505,9 @@ static int make_points(struct plan_reader *r, struct sweep *sw, yaml_node_t *axe
 int sweep_plan_load(const char *file, struct sweep *sw, struct diag *d)
 {
 	static const struct yaml_doc_key top[] = { { "base", true }, { "axes", true },
-						   { "questions", false } };
+						   { "questions", false }, { "title", false } };
 	struct plan_reader *r = calloc(1, sizeof(*r));
-	struct yaml_doc_found f[3];
+	struct yaml_doc_found f[4];
 	char *buf = NULL, *slash;
 	size_t len = 0;
 	FILE *fp;
@@ -534,6 +534,7 @@ int sweep_plan_load(const char *file, struct sweep *sw, struct diag *d)
 	}
 	r->file = file;
 	r->d = d;
+	snprintf(sw->plan_file, sizeof(sw->plan_file), "%s", file);
 	snprintf(r->dir, sizeof(r->dir), "%s", file);
 	slash = strrchr(r->dir, '/');
 	if (slash)
@@ -547,8 +548,11 @@ int sweep_plan_load(const char *file, struct sweep *sw, struct diag *d)
 	if (!err) {
 		yaml_node_t *root = yaml_doc_root(&r->y);
 
-		err = root ? yaml_doc_read_map(&r->y, root, "plan", top, 3, f) :
+		err = root ? yaml_doc_read_map(&r->y, root, "plan", top, 4, f) :
 			     diag_at(d, -EINVAL, file, 1, 1, "plan", "empty file, expected base and axes");
+		if (!err && f[3].val)
+			err = yaml_doc_read_name(&r->y, f[3].val, "title", sw->title, sizeof(sw->title),
+						 false);
 		if (!err)
 			err = read_base(r, f[0].val);
 		if (!err)

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gdrlab report's sections for a run or a compare (report_page.h): the
+ * answer, the set-up, the charts, each path's iteration, each kind of
+ * collective with the algorithm and protocol NCCL's tuner chose for it on
+ * each path, and the node.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_html.h"
+#include "report_page.h"
+
+/* The first iteration's collectives of one kind (op, size, ranks,
+ * communicator) and, per path, their count and total time. */
+struct coll_kind {
+	size_t first;     /* index of the first one in the runs' arrays */
+	unsigned count;
+	double total_us[3];
+};
+
+#define MAX_KINDS_SHOWN 40
+
+static bool same_kind(json_t *a, json_t *b)
+{
+	static const char *const keys[] = { "op", "bytes", "ranks", "comm" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!json_equal(json_object_get(a, keys[i]), json_object_get(b, keys[i])))
+			return false;
+	return true;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	double x = ((const struct coll_kind *)a)->total_us[0];
+	double y = ((const struct coll_kind *)b)->total_us[0];
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Runs of one trace list their collectives in the same order, whatever
+ * the path: the index is the collective. */
+static size_t group_kinds(json_t *runs[3], size_t nruns, struct coll_kind **out)
+{
+	json_t *colls = json_object_get(runs[0], "collectives"), *c;
+	struct coll_kind *k = calloc(json_array_size(colls) + 1, sizeof(*k));
+	size_t n = 0, i;
+
+	*out = k;
+	if (!k)
+		return 0;
+	json_array_foreach(colls, i, c) {
+		size_t j;
+
+		if (json_integer_value(json_object_get(c, "iteration")) != 0)
+			continue;
+		for (j = 0; j < n && !same_kind(json_array_get(colls, k[j].first), c); j++)
+			;
+		if (j == n)
+			k[n++].first = i;
+		k[j].count++;
+		for (size_t r = 0; r < nruns; r++) {
+			json_t *o = json_array_get(json_object_get(runs[r], "collectives"), i);
+
+			k[j].total_us[r] += json_number_value(json_object_get(o, "time_us"));
+		}
+	}
+	qsort(k, n, sizeof(*k), by_time);
+	return n;
+}
+
+static const char *size_text(double bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned u = 0;
+
+	while (bytes >= 1024 && u + 1 < sizeof(units) / sizeof(units[0]))
+		bytes /= 1024, u++;
+	snprintf(buf, len, "%.4g %s", bytes, units[u]);
+	return buf;
+}
+
+static void collectives_table(FILE *f, json_t *runs[3], size_t nruns)
+{
+	struct coll_kind *k;
+	size_t n = group_kinds(runs, nruns, &k);
+	char a[64];
+
+	fputs("<h2 id=\"collectives\">Collectives</h2>\n<p>The first iteration's collectives by kind, the most time "
+	      "first; per path the algorithm, protocol and channels NCCL's tuner chose (its cost "
+	      "model, docs/model.md) and the time of one.</p>\n<table class=\"collectives\"><tr>"
+	      "<th>op</th><th>size</th><th>ranks</th><th>communicator</th><th>count</th>", f);
+	for (size_t r = 0; r < nruns; r++) {
+		html_cell(f, "th", "%s: algorithm", json_string_value(json_object_get(runs[r], "path")));
+		html_cell(f, "th", "%s: us each", json_string_value(json_object_get(runs[r], "path")));
+	}
+	fputs("</tr>\n", f);
+	for (size_t i = 0; i < n && i < MAX_KINDS_SHOWN; i++) {
+		json_t *c = json_array_get(json_object_get(runs[0], "collectives"), k[i].first);
+
+		fputs("<tr>", f);
+		html_cell(f, "td", "%s", json_string_value(json_object_get(c, "op")));
+		html_cell(f, "td", "%s", size_text(json_number_value(json_object_get(c, "bytes")), a,
+						   sizeof(a)));
+		fprintf(f, "<td class=\"num\">%lld</td>", json_integer_value(json_object_get(c, "ranks")));
+		html_cell(f, "td", "%s", json_is_string(json_object_get(c, "comm")) ?
+						  json_string_value(json_object_get(c, "comm")) : "world");
+		fprintf(f, "<td class=\"num\">%u</td>", k[i].count);
+		for (size_t r = 0; r < nruns; r++) {
+			json_t *o = json_array_get(json_object_get(runs[r], "collectives"), k[i].first);
+			const char *fb = json_string_value(json_object_get(o, "fallback"));
+
+			/* why it was staged: in the answer above, once */
+			html_cell(f, "td", "%s/%s x%lld%s", json_string_value(json_object_get(o, "algo")),
+				  json_string_value(json_object_get(o, "proto")),
+				  json_integer_value(json_object_get(o, "channels")), fb ? ", staged" : "");
+			fprintf(f, "<td class=\"num\">%.4g</td>", k[i].total_us[r] / k[i].count);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	if (n > MAX_KINDS_SHOWN)
+		fprintf(f, "<p>... and %zu kinds more, each in the results file.</p>\n",
+			n - MAX_KINDS_SHOWN);
+	free(k);
+}
+
+static void setup_table(FILE *f, json_t *run)
+{
+	static const struct {
+		const char *label, *key;
+	} rows[] = {
+		{ "topology", "topology_file" }, { "trace", "trace_file" }, { "backend", "backend" },
+		{ "NCCL", "nccl" }, { "GDR level", "gdr_level" }, { "links shared", "sharing" },
+	};
+
+	fputs("<h2 id=\"setup\">What ran</h2>\n<table class=\"setup\">", f);
+	fputs("<tr><th>cluster</th>", f);
+	html_cell(f, "td", "%lld nodes x %lld GPUs, %lld NICs a node",
+		  json_integer_value(json_object_get(run, "nodes")),
+		  json_integer_value(json_object_get(run, "gpus_per_node")),
+		  json_integer_value(json_object_get(run, "nics_per_node")));
+	fputs("</tr>\n", f);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		json_t *v = json_object_get(run, rows[i].key);
+
+		if (!json_is_string(v))
+			continue;
+		fputs("<tr>", f);
+		html_cell(f, "th", "%s", rows[i].label);
+		html_cell(f, "td", "%s", json_string_value(v));
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void paths_table(FILE *f, json_t *runs[3], size_t nruns)
+{
+	static const struct {
+		const char *label, *key;
+	} rows[] = {
+		{ "iteration (ms)", "iteration_time_us" },
+		{ "communication (ms)", "comm_time_us" },
+		{ "exposed communication (ms)", "exposed_comm_us" },
+	};
+	char buf[32];
+
+	fputs("<table class=\"paths\"><tr><th>an iteration</th>", f);
+	for (size_t r = 0; r < nruns; r++)
+		html_cell(f, "th", "%s", json_string_value(json_object_get(runs[r], "path")));
+	fputs("</tr>\n", f);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		fputs("<tr>", f);
+		html_cell(f, "th", "%s", rows[i].label);
+		for (size_t r = 0; r < nruns; r++)
+			fprintf(f, "<td class=\"num\">%s</td>",
+				report_num(json_object_get(runs[r], rows[i].key), 1e-3, buf, sizeof(buf)));
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+/* A collective of @run that GPUDirect RDMA could not carry, and how many. */
+static const char *first_fallback(json_t *run, size_t *count)
+{
+	json_t *c;
+	const char *why = NULL;
+	size_t i;
+
+	*count = 0;
+	json_array_foreach(json_object_get(run, "collectives"), i, c) {
+		const char *fb = json_string_value(json_object_get(c, "fallback"));
+
+		if (fb && !(*count)++)
+			why = fb;
+	}
+	return why;
+}
+
+static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
+{
+	json_t *s = json_object_get(json_object_get(doc, "speedups"), "direct_vs_staged");
+	double comm = json_number_value(json_object_get(s, "communication"));
+	double it_d = json_number_value(json_object_get(runs[0], "iteration_time_us"));
+	size_t fallbacks;
+	const char *why = first_fallback(runs[0], &fallbacks);
+
+	if (nruns == 1) {
+		fputs("<p class=\"lead\">What does an iteration cost on this path?</p>\n<p class=\"answer\">", f);
+		html_printf(f, "An iteration takes %.4g ms, %.4g ms of it communication, %.4g ms of "
+			       "that not hidden behind compute.",
+			    it_d / 1e3, json_number_value(json_object_get(runs[0], "comm_time_us")) / 1e3,
+			    json_number_value(json_object_get(runs[0], "exposed_comm_us")) / 1e3);
+	} else {
+		double it_s = json_number_value(json_object_get(runs[1], "iteration_time_us"));
+
+		fputs("<p class=\"lead\">Does GPUDirect RDMA pay here?</p>\n<p class=\"answer\">", f);
+		html_printf(f, "Direct (GPUDirect RDMA) communication is %.3gx %s than NCCL's host "
+			       "staging; with compute overlap the iteration is %.2g%% %s.",
+			    comm >= 1 ? comm : 1 / comm, comm >= 1 ? "faster" : "slower",
+			    100 * (it_s > it_d ? 1 - it_d / it_s : it_d / it_s - 1),
+			    it_s >= it_d ? "shorter" : "longer");
+	}
+	if (fallbacks)
+		html_printf(f, " %zu collectives on the direct path were staged all the same: %s.",
+			    fallbacks, why);
+	fputs("</p>\n", f);
+}
+
+void report_run_sections(struct report_page *p)
+{
+	json_t *runs[3];
+	size_t nruns = chart_runs(p->doc, runs);
+
+	answer(p->f, p->doc, runs, nruns);
+	setup_table(p->f, runs[0]);
+	fputs("<h2 id=\"iteration\">An iteration</h2>\n", p->f);
+	report_chart(p, CHART_PATHS, "Each path's iteration: the time communication is hidden "
+				     "behind compute (or there is none) and the time it is exposed.");
+	paths_table(p->f, runs, nruns);
+	report_chart(p, CHART_COLLECTIVES, "Each collective of the first iteration, in trace order, "
+					   "a line per path (log scale).");
+	collectives_table(p->f, runs, nruns);
+	report_node(p, json_string_value(json_object_get(runs[0], "topology_file")),
+		    json_string_value(json_object_get(runs[0], "gdr_level")));
+}

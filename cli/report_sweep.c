@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gdrlab report's sections for a sweep (report_page.h): what the plan
+ * asks, each question's answer in a sentence, its chart and its table,
+ * every point, the failed ones with their errors, and the node.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "report_html.h"
+#include "report_page.h"
+
+#define MAX_NODES_DRAWN 3 /* distinct topology files drawn */
+
+static json_t *points_of(json_t *doc)
+{
+	return json_is_array(doc) ? doc : json_object_get(doc, "points");
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+static size_t failed_points(json_t *doc)
+{
+	json_t *pt;
+	size_t n = 0, i;
+
+	json_array_foreach(points_of(doc), i, pt)
+		n += json_is_string(json_object_get(pt, "error"));
+	return n;
+}
+
+/* Under a chart: the points missing from it and why. */
+static void failed_note(FILE *f, json_t *doc)
+{
+	size_t n = failed_points(doc), shown = 0, i;
+	char list[1536] = "";
+	json_t *pt;
+
+	if (!n)
+		return;
+	json_array_foreach(points_of(doc), i, pt) {
+		if (!json_is_string(json_object_get(pt, "error")) || shown++ == 3)
+			continue;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "\n%s: %s", str(pt, "point"),
+			 str(pt, "error"));
+	}
+	html_error(f, "%zu of %zu points failed and are missing from this answer:%s%s", n,
+		   json_array_size(points_of(doc)), list, n > 3 ? "\n(the others: Points, below)" : "");
+}
+
+static void lead(FILE *f, json_t *doc)
+{
+	json_t *plan = json_object_get(doc, "plan"), *q = json_object_get(doc, "questions"), *ax;
+	static const struct {
+		const char *key, *text;
+	} asks[] = {
+		{ "scaling", "how the iteration scales with nodes" },
+		{ "gdr_speedup", "what GPUDirect RDMA buys" },
+		{ "nic_speed", "which NIC speed hides the communication" },
+		{ "breakdown_us", "where the bottleneck transfer spends its time" },
+		{ "cost", "what an iteration costs" },
+	};
+	size_t i, asked = 0;
+
+	fputs("<p class=\"lead\">", f);
+	html_printf(f, "%zu points", json_array_size(points_of(doc)));
+	if (plan)
+		html_printf(f, " of the plan %s", str(plan, "file"));
+	for (i = 0; i < sizeof(asks) / sizeof(asks[0]); i++)
+		if (json_object_get(q, asks[i].key))
+			html_printf(f, "%s%s", asked++ ? "; " : ", asking ", asks[i].text);
+	fputs(".</p>\n", f);
+	if (!json_array_size(json_object_get(plan, "axes")))
+		return;
+	fputs("<table class=\"axes\"><tr><th>axis</th><th>values</th></tr>\n", f);
+	json_array_foreach(json_object_get(plan, "axes"), i, ax) {
+		json_t *v;
+		size_t k;
+
+		fputs("<tr>", f);
+		html_cell(f, "th", "%s", str(ax, "axis"));
+		fputs("<td>", f);
+		json_array_foreach(json_object_get(ax, "values"), k, v)
+			html_printf(f, "%s%s", k ? ", " : "", json_string_value(v));
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+/* A table of series (rows) over values (columns); cells from each
+ * series' array @key, scaled. */
+static void series_table(FILE *f, const char *corner, json_t *columns, json_t *series,
+			 const char *key, double scale)
+{
+	json_t *c, *s;
+	size_t i, k;
+	char buf[32];
+
+	fputs("<table><tr>", f);
+	html_cell(f, "th", "%s", corner);
+	json_array_foreach(columns, i, c)
+		html_cell(f, "th", "%s", json_string_value(c));
+	fputs("</tr>\n", f);
+	json_array_foreach(series, i, s) {
+		fputs("<tr>", f);
+		html_cell(f, "th", "%s", str(s, "series"));
+		json_array_foreach(json_object_get(s, key), k, c)
+			fprintf(f, "<td class=\"num\">%s</td>", report_num(c, scale, buf, sizeof(buf)));
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void scaling(struct report_page *p, json_t *q)
+{
+	double t = json_number_value(json_object_get(q, "threshold"));
+	json_t *nodes = json_object_get(q, "nodes"), *s;
+	size_t i;
+
+	fputs("<h2 id=\"scaling\">Scaling efficiency</h2>\n<ul class=\"answer\">\n", p->f);
+	json_array_foreach(json_object_get(q, "series"), i, s) {
+		const char *below = json_string_value(json_object_get(s, "below_from"));
+
+		fputs("<li>", p->f);
+		if (below)
+			html_printf(p->f, "%s: below %.3g from %s nodes", str(s, "series"), t, below);
+		else
+			html_printf(p->f, "%s: at or above %.3g through %s nodes", str(s, "series"), t,
+				    json_string_value(json_array_get(nodes, json_array_size(nodes) - 1)));
+		fputs("</li>\n", p->f);
+	}
+	fputs("</ul>\n", p->f);
+	report_chart(p, CHART_SCALING, "Efficiency: the iteration at the fewest nodes over the "
+				       "iteration at each count (weak scaling: the same work a GPU); "
+				       "the threshold dashed.");
+	failed_note(p->f, p->doc);
+	series_table(p->f, "efficiency", nodes, json_object_get(q, "series"), "efficiency", 1);
+}
+
+/* The grid's extremes: which cell GPUDirect pays most and least in. */
+static void speedup(struct report_page *p, json_t *q)
+{
+	json_t *grid = json_object_get(q, "iteration"), *row, *x;
+	json_t *rv = json_object_get(q, "row_values"), *cv = json_object_get(q, "column_values");
+	double lo = INFINITY, hi = -INFINITY;
+	size_t r, c, lr = 0, lc = 0, hr = 0, hc = 0;
+	char buf[32];
+
+	json_array_foreach(grid, r, row)
+		json_array_foreach(row, c, x) {
+			double v = json_number_value(x);
+
+			if (!json_is_number(x))
+				continue;
+			if (v < lo)
+				lo = v, lr = r, lc = c;
+			if (v > hi)
+				hi = v, hr = r, hc = c;
+		}
+	fputs("<h2 id=\"gdr-speedup\">What GPUDirect RDMA buys</h2>\n", p->f);
+	if (isfinite(lo)) {
+		fputs("<p class=\"answer\">", p->f);
+		html_printf(p->f, "Direct over staged, the iteration: from %.3fx (%s %s, %s %s) to "
+				  "%.3fx (%s %s, %s %s).",
+			    lo, str(q, "rows"), json_string_value(json_array_get(rv, lr)), str(q, "columns"),
+			    json_string_value(json_array_get(cv, lc)), hi, str(q, "rows"),
+			    json_string_value(json_array_get(rv, hr)), str(q, "columns"),
+			    json_string_value(json_array_get(cv, hc)));
+		fputs("</p>\n", p->f);
+	}
+	report_chart(p, CHART_SPEEDUP, "The staged path's iteration over the direct path's, each cell "
+				       "a pair of the two axes' values.");
+	failed_note(p->f, p->doc);
+	fputs("<table><tr>", p->f);
+	html_cell(p->f, "th", "%s \\ %s", str(q, "rows"), str(q, "columns"));
+	json_array_foreach(cv, c, x)
+		html_cell(p->f, "th", "%s", json_string_value(x));
+	fputs("</tr>\n", p->f);
+	json_array_foreach(grid, r, row) {
+		fputs("<tr>", p->f);
+		html_cell(p->f, "th", "%s", json_string_value(json_array_get(rv, r)));
+		json_array_foreach(row, c, x)
+			fprintf(p->f, "<td class=\"num\">%s</td>", report_num(x, 1, buf, sizeof(buf)));
+		fputs("</tr>\n", p->f);
+	}
+	fputs("</table>\n", p->f);
+}
+
+static void nic_speed(struct report_page *p, json_t *q)
+{
+	double share = json_number_value(json_object_get(q, "exposed_share"));
+	json_t *s;
+	size_t i;
+
+	fputs("<h2 id=\"nic-speed\">NIC speed</h2>\n<ul class=\"answer\">\n", p->f);
+	json_array_foreach(json_object_get(q, "series"), i, s) {
+		const char *v = json_string_value(json_object_get(s, "value"));
+
+		fputs("<li>", p->f);
+		if (v)
+			html_printf(p->f, "%s: exposed communication at most %.3g%% of the iteration "
+					  "from %s", str(s, "series"), 100 * share, v);
+		else
+			html_printf(p->f, "%s: above %.3g%% at every %s swept", str(s, "series"),
+				    100 * share, str(q, "axis"));
+		fputs("</li>\n", p->f);
+	}
+	fputs("</ul>\n", p->f);
+	report_chart(p, CHART_NIC_SPEED, "Communication not hidden behind compute, as a share of the "
+					 "iteration, against the NIC axis; the share asked for dashed.");
+	failed_note(p->f, p->doc);
+	series_table(p->f, "exposed (%)", json_object_get(q, "values"), json_object_get(q, "series"),
+		     "exposed", 100);
+}
+
+/* One row a point: @keys of each answer. */
+static void per_point_table(FILE *f, json_t *doc, json_t *q, const char *const *keys,
+			    size_t nkeys)
+{
+	json_t *x;
+	size_t i;
+	char buf[32];
+
+	fputs("<table><tr><th>point</th>", f);
+	for (size_t k = 0; k < nkeys; k++)
+		html_cell(f, "th", "%s", keys[k]);
+	fputs("</tr>\n", f);
+	json_array_foreach(q, i, x) {
+		fputs("<tr>", f);
+		html_cell(f, "th", "%s", str(json_array_get(points_of(doc), i), "point"));
+		for (size_t k = 0; k < nkeys; k++)
+			fprintf(f, "<td class=\"num\">%s</td>",
+				report_num(json_object_get(x, keys[k]), 1, buf, sizeof(buf)));
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void breakdown(struct report_page *p, json_t *q)
+{
+	static const char *const stages[] = { "intra_node", "copy_to_host", "nic_read",
+					      "wire", "nic_write", "copy_to_gpu" };
+
+	fputs("<h2 id=\"breakdown\">Where the bottleneck transfer spends its time</h2>\n", p->f);
+	report_chart(p, CHART_BREAKDOWN, "Each point's stage busy times (us an iteration) on the "
+					 "connections that bound its collectives.");
+	failed_note(p->f, p->doc);
+	per_point_table(p->f, p->doc, q, stages, sizeof(stages) / sizeof(stages[0]));
+}
+
+static void cost(struct report_page *p, json_t *q)
+{
+	static const char *const keys[] = { "per_iteration", "per_million_tokens" };
+	json_t *prices = json_object_get(json_object_get(p->doc, "plan"), "prices"), *x;
+	double best = INFINITY;
+	size_t i, at = 0;
+
+	json_array_foreach(q, i, x) {
+		json_t *c = json_object_get(x, "per_iteration");
+
+		if (json_is_number(c) && json_number_value(c) < best)
+			best = json_number_value(c), at = i;
+	}
+	fputs("<h2 id=\"cost\">Cost</h2>\n", p->f);
+	if (isfinite(best)) {
+		fputs("<p class=\"answer\">", p->f);
+		html_printf(p->f, "The cheapest iteration: %s, %.4g", str(json_array_get(points_of(p->doc), at),
+									   "point"), best);
+		if (prices)
+			html_printf(p->f, " at %g a GPU-hour%s", json_number_value(json_object_get(prices, "gpu_hour")),
+				    json_number_value(json_object_get(prices, "nic_hour")) > 0 ?
+					    " and its NICs' price" : "");
+		fputs(".</p>\n", p->f);
+	}
+	report_chart(p, CHART_COST, "Each point's iteration at its GPUs' (and NICs') hourly price.");
+	failed_note(p->f, p->doc);
+	per_point_table(p->f, p->doc, q, keys, json_object_get(json_array_get(q, 0), keys[1]) ? 2 : 1);
+}
+
+static void points_table(FILE *f, json_t *doc)
+{
+	json_t *pt;
+	size_t i;
+	char a[32], b[32], c[32];
+
+	fputs("<h2 id=\"points\">Points</h2>\n<table class=\"points\"><tr><th>point</th><th>nodes</th><th>GPUs</th>"
+	      "<th>path used</th><th>iteration (ms)</th><th>communication (ms)</th>"
+	      "<th>exposed (ms)</th></tr>\n", f);
+	json_array_foreach(points_of(doc), i, pt) {
+		fputs("<tr>", f);
+		html_cell(f, "th", "%s", str(pt, "point"));
+		if (json_is_string(json_object_get(pt, "error"))) {
+			fputs("<td colspan=\"6\" class=\"staged\">", f);
+			html_printf(f, "failed: %s", str(pt, "error"));
+			fputs("</td></tr>\n", f);
+			continue;
+		}
+		fprintf(f, "<td class=\"num\">%lld</td><td class=\"num\">%lld</td>",
+			json_integer_value(json_object_get(pt, "nodes")),
+			json_integer_value(json_object_get(pt, "gpus")));
+		html_cell(f, "td", "%s", str(pt, "path_used"));
+		fprintf(f, "<td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n",
+			report_num(json_object_get(pt, "iteration_time_us"), 1e-3, a, sizeof(a)),
+			report_num(json_object_get(pt, "comm_time_us"), 1e-3, b, sizeof(b)),
+			report_num(json_object_get(pt, "exposed_comm_us"), 1e-3, c, sizeof(c)));
+	}
+	fputs("</table>\n", f);
+}
+
+/* Each topology file the points name, once (axes that override a value
+ * change numbers, not the tree). */
+static void nodes(struct report_page *p)
+{
+	json_t *pts = points_of(p->doc), *pt;
+	const char *drawn[MAX_NODES_DRAWN];
+	size_t n = 0, i;
+
+	json_array_foreach(pts, i, pt) {
+		const char *file = json_string_value(json_object_get(pt, "topology_file"));
+		size_t k;
+
+		for (k = 0; k < n && file && strcmp(drawn[k], file); k++)
+			;
+		if (!file || k < n || n == MAX_NODES_DRAWN)
+			continue;
+		drawn[n++] = file;
+		report_node(p, file, json_string_value(json_object_get(pt, "gdr_level")));
+		if (p->topology)
+			break; /* --topology: one node */
+	}
+	if (!n)
+		report_node(p, NULL, NULL);
+}
+
+void report_sweep_sections(struct report_page *p)
+{
+	json_t *q = json_object_get(p->doc, "questions"), *x;
+
+	lead(p->f, p->doc);
+	if ((x = json_object_get(q, "scaling")))
+		scaling(p, x);
+	if ((x = json_object_get(q, "gdr_speedup")))
+		speedup(p, x);
+	if ((x = json_object_get(q, "nic_speed")))
+		nic_speed(p, x);
+	if ((x = json_object_get(q, "breakdown_us")))
+		breakdown(p, x);
+	if ((x = json_object_get(q, "cost")))
+		cost(p, x);
+	points_table(p->f, p->doc);
+	nodes(p);
+}
