@@ -383,6 +383,7 @@ size_t chart_series(enum chart_kind k, json_t *doc)
 	case CHART_NIC_SPEED:
 		return json_array_size(json_object_get(question_of(k, doc), "series"));
 	case CHART_BREAKDOWN: return stages;
+	case CHART_SPEEDUP: return 2; /* the cells and their labels */
 	case CHART_PATHS: return 2;
 	case CHART_COLLECTIVES: return chart_runs(doc, runs);
 	default: return 1;

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# gdrlab report: the HTML page of a sweep, a compare and a run, checked in
+# a real browser (headless Chromium) where one is installed: every chart
+# drawn with the series the results imply, the node's tree with its
+# verdicts, no console error; a failed point shows its error, not a blank
+# chart; bad input is one line, exit 2, no page.
+#   usage: test_report.sh GDRLAB SOURCE_DIR
+set -u
+. "$(dirname "$0")/lib.sh"
+
+command -v gnuplot >/dev/null || { echo "SKIP: gnuplot not installed (Debian: gnuplot-nox)"; exit 77; }
+browser=$(command -v chromium || command -v chromium-browser || true)
+
+# browser_check PAGE: the page with a checker script put first in its
+# head, opened in headless Chromium; prints, a line each, every chart's
+# "kind series drawn|blank" (series: gnuplot's plot groups in its SVG,
+# drawn: laid out larger than 100 x 100 px), "node GDR STAGED" per tree
+# (its GPU boxes by verdict), then "console N" (messages of level error or
+# uncaught exceptions).
+browser_check() {
+    local page=$1 check=$tmp/check.html
+    {
+        sed -n '1,/<head>/p' "$page"
+        cat <<'EOS'
+<script>
+window.gdrlabErrors = 0;
+window.addEventListener('error', () => window.gdrlabErrors++);
+const consoleError = console.error;
+console.error = (...a) => { window.gdrlabErrors++; consoleError(...a); };
+window.addEventListener('load', () => {
+  const out = [];
+  for (const fig of document.querySelectorAll('figure.chart')) {
+    const n = fig.id.replace('chart', '');
+    const svg = fig.querySelector('svg');
+    const box = svg ? svg.getBoundingClientRect() : { width: 0, height: 0 };
+    const plots = fig.querySelectorAll('[id^="c' + n + '-gnuplot_plot_"]').length;
+    out.push(fig.dataset.kind + ' ' + plots + ' ' +
+             (box.width > 100 && box.height > 100 ? 'drawn' : 'blank'));
+  }
+  for (const tree of document.querySelectorAll('figure.cluster svg'))
+    out.push('node ' + tree.querySelectorAll('g.gpu.gdr').length + ' ' +
+             tree.querySelectorAll('g.gpu.staged').length);
+  out.push('console ' + window.gdrlabErrors);
+  const pre = document.createElement('pre');
+  pre.id = 'gdrlab-check';
+  pre.textContent = out.join('\n');
+  document.body.appendChild(pre);
+});
+</script>
+EOS
+        sed -n '/<head>/,$p' "$page" | sed 1d
+    } >"$check"
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+        --user-data-dir="$tmp/chromium" --enable-logging=stderr --v=0 \
+        --virtual-time-budget=5000 --dump-dom "file://$check" 2>"$tmp/browser.err" |
+        sed -n '/<pre id="gdrlab-check">/,/<\/pre>/p' |
+        sed 's/<pre id="gdrlab-check">//; s/<\/pre>.*//'
+    # what the page itself logged, beyond the checker's count
+    grep -h 'CONSOLE' "$tmp/browser.err" | grep -v 'gdrlab-check' || true
+}
+
+# same_lines WHAT GOT WANT: the checker's lines as derived by hand
+same_lines() {
+    diff <(printf '%s\n' "$3") <(printf '%s\n' "$2") >"$tmp/diff" ||
+        { echo "FAIL: $1 in the browser:"; cat "$tmp/diff"; fail=1; }
+}
+
+# A sweep asking every question: path x NIC rate x nodes = 2 x 2 x 2
+# points. Series: scaling one per (path, rate) = 4; nic_speed one per
+# (path, nodes) = 4; the speedup heat map two (its cells, their labels);
+# breakdown the six stages;
+# cost one. The round-numbers node is one GPU and one NIC under one
+# switch: PIX, GPUDirect RDMA: one GPU box green.
+printf '{"iteration": 0, "op": "allreduce", "bytes": 67108864, "dtype": "fp32", "compute_us": 10000}\n' \
+    >"$tmp/ar64.jsonl"
+cat >"$tmp/plan.yaml" <<EOP
+title: Does GPUDirect pay on round numbers?
+base: { topology: $src/tests/data/round-numbers.yaml, trace: ar64.jsonl, algo: ring, proto: simple }
+axes:
+  path: [direct, staged]
+  nics.rate: { values: [20, 40], unit: Gbit/s }
+  nodes: [2, 4]
+questions:
+  scaling: { threshold: 0.8 }
+  gdr_speedup: { rows: nics.rate, columns: nodes }
+  nic_speed: { axis: nics.rate, exposed_share: 0 }
+  breakdown: true
+  cost: { gpu_hour: 2.5 }
+EOP
+expect 0 "the plan's results" -- "$gdrlab" sweep --json --no-wall "$tmp/plan.yaml"
+cp "$tmp/out" "$tmp/plan.json"
+expect 0 "the plan's report" -- "$gdrlab" report "$tmp/plan.json" -o "$tmp/plan.html"
+has "$tmp/plan.html" "<title>Does GPUDirect pay on round numbers?</title>"
+for f in 'data-kind="scaling" data-series="4"' 'data-kind="speedup" data-series="2"' \
+         'data-kind="nic_speed" data-series="4"' 'data-kind="breakdown" data-series="6"' \
+         'data-kind="cost" data-series="1"'; do
+    has "$tmp/plan.html" "$f"
+done
+# self-contained: nothing to fetch (gnuplot's SVG names its namespaces by
+# URL; those are names, not fetches)
+if grep -E '(src|href)="(https?:)?//' "$tmp/plan.html" >/dev/null; then
+    echo "FAIL: the page fetches something:"; grep -E -o '(src|href)="(https?:)?//[^"]*' "$tmp/plan.html"; fail=1
+fi
+# a ring all-reduce moves 2 (n - 1) / n of its bytes a rank: 1.5x at 4
+# nodes what it does at 2; NIC-bound, the efficiency is 1 / 1.5 < 0.8
+has "$tmp/plan.html" "path=direct nics.rate=20 Gbit/s: below 0.8 from 4 nodes"
+
+# A compare with its timeline: the paths chart's two stacks, the
+# collectives' line per path (direct, staged, staged-memcpy); the link
+# relative to the page.
+mkdir -p "$tmp/out dir"
+expect 0 "a compare" -- "$gdrlab" compare -q --json "$tmp/compare.json" \
+    --topology "$src/tests/data/round-numbers.yaml" --trace "$tmp/ar64.jsonl"
+expect 0 "a run with its timeline" -- "$gdrlab" run -q --json "$tmp/run.json" --timeline "$tmp/tl.json" \
+    --topology "$src/configs/two-socket-commodity.yaml" --trace "$tmp/ar64.jsonl" --path direct
+expect 0 "the compare's report" -- "$gdrlab" report "$tmp/compare.json" --timeline "$tmp/tl.json" \
+    -o "$tmp/out dir/compare.html"
+has "$tmp/out dir/compare.html" 'href="../tl.json"'
+has "$tmp/out dir/compare.html" "Does GPUDirect RDMA pay here?"
+has "$tmp/out dir/compare.html" "<td>Ring/Simple x"
+expect 0 "the run's report" -- "$gdrlab" report "$tmp/run.json" -o "$tmp/run.html"
+# two-socket-commodity: its two GPUs reach the one NIC across the sockets
+# (SYS), beyond the default P2C: both staged, and said why
+has "$tmp/run.html" "staged all the same: gpu"
+
+# Every point failed: no chart but the error; some failed: the chart and
+# their errors (nvls needs NVSwitch, which round-numbers lacks).
+cat >"$tmp/failing.yaml" <<EOP
+base: { topology: $src/tests/data/round-numbers.yaml, trace: ar64.jsonl, proto: simple }
+axes:
+  algo: [ring, nvls]
+  nodes: [2, 4]
+questions:
+  scaling: { threshold: 0.8 }
+  cost: { gpu_hour: 2 }
+EOP
+expect 1 "a plan with failing points" -- "$gdrlab" sweep --json --no-wall "$tmp/failing.yaml"
+cp "$tmp/out" "$tmp/failing.json"
+expect 0 "its report" -- "$gdrlab" report "$tmp/failing.json" -o "$tmp/failing.html"
+has "$tmp/failing.html" "2 of 4 points failed and are missing from this answer:"
+has "$tmp/failing.html" "algo=nvls nodes=2: .*allow no algorithm"
+sed 's/ring, nvls/nvls/' "$tmp/failing.yaml" >"$tmp/all-failing.yaml"
+expect 1 "a plan whose every point fails" -- "$gdrlab" sweep --json --no-wall "$tmp/all-failing.yaml"
+cp "$tmp/out" "$tmp/all-failing.json"
+expect 0 "its report" -- "$gdrlab" report "$tmp/all-failing.json" -o "$tmp/all-failing.html"
+has "$tmp/all-failing.html" "No chart: every point it needs failed"
+has "$tmp/all-failing.html" 'data-kind="scaling" data-series="0"'
+if grep -q 'gnuplot_canvas' "$tmp/all-failing.html"; then
+    echo "FAIL: a chart of nothing was drawn"; fail=1
+fi
+
+# bad input: one line, exit 2, no page
+printf '{"x": 1}\n' >"$tmp/other.json"
+bad_usage_of report "not JSON" "$tmp/plan.yaml:1:" -- "$tmp/plan.yaml" -o "$tmp/x.html"
+bad_usage_of report "JSON gdrlab did not write" "$tmp/other.json: not what gdrlab run, compare or sweep write" \
+    -- "$tmp/other.json" -o "$tmp/x.html"
+bad_usage_of report "no output" "-o: where the page goes" -- "$tmp/plan.json"
+bad_usage_of report "a timeline not there" "--timeline $tmp/gone.json: No such file" \
+    -- "$tmp/plan.json" --timeline "$tmp/gone.json" -o "$tmp/x.html"
+bad_usage_of report "two results" "expected one results file" -- "$tmp/plan.json" "$tmp/plan.json" -o "$tmp/x.html"
+[ ! -e "$tmp/x.html" ] || { echo "FAIL: a page was left behind"; fail=1; }
+expect 0 "help" -- "$gdrlab" report --help
+has "$tmp/out" "usage: gdrlab report"
+
+if [ -z "$browser" ]; then
+    echo "SKIP: the browser checks: chromium not installed (Debian: chromium)"
+    [ "$fail" -ne 0 ] && exit 1
+    exit 77
+fi
+same_lines "the plan's page" "$(browser_check "$tmp/plan.html")" "scaling 4 drawn
+speedup 2 drawn
+nic_speed 4 drawn
+breakdown 6 drawn
+cost 1 drawn
+node 1 0
+console 0"
+same_lines "the compare's page" "$(browser_check "$tmp/out dir/compare.html")" "paths 2 drawn
+collectives 3 drawn
+node 1 0
+console 0"
+same_lines "the run's page" "$(browser_check "$tmp/run.html")" "paths 2 drawn
+collectives 1 drawn
+node 0 2
+console 0"
+same_lines "the page of failed points" "$(browser_check "$tmp/all-failing.html")" "scaling 0 blank
+cost 0 blank
+node 1 0
+console 0"
+# and a picture of it, as a person sees it
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+    --user-data-dir="$tmp/chromium" --window-size=1280,2400 --screenshot="$tmp/plan.png" \
+    "file://$tmp/plan.html" >/dev/null 2>&1
+[ "$(head -c 8 "$tmp/plan.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+    { echo "FAIL: no screenshot of the plan's page"; fail=1; }
+exit $fail
