@@ -256,9 +256,11 @@ static json_t *plan_json(const struct sweep *sw)
 	}
 	json_object_set_new(o, "axes", axes);
 	if (sw->questions.cost)
-		json_object_set_new(o, "prices", json_pack("{s:f, s:f, s:f}",
+		json_object_set_new(o, "prices", json_pack("{s:f, s:f, s:f, s:f, s:f}",
 			"gpu_hour", sw->questions.gpu_hour, "nic_hour", sw->questions.nic_hour,
-			"tokens_per_iteration", sw->questions.tokens));
+			"switch_port_hour", sw->questions.switch_port_hour,
+			"tokens_per_iteration", sw->questions.tokens,
+			"tokens_per_gpu", sw->questions.tokens_per_gpu));
 	return o;
 }
 

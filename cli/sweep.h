@@ -51,6 +51,7 @@ struct row {
 	char path_used[16];
 	double iteration_us, comm_us, exposed_us, wall_s;
 	unsigned nics;              /* a node's */
+	double switch_ports;        /* the fabric's switch ports a node takes */
 	/* stage busy time of the collectives' bottleneck connections, an
 	 * iteration (the run table's last lines) */
 	double stage_us[STAGE_KIND_COUNT];
@@ -71,7 +72,8 @@ struct sweep_questions {
 	double exposed_share;  /* ... exposed communication is at most this */
 	bool breakdown;        /* each point's stage busy times */
 	bool cost;             /* per iteration and per million tokens */
-	double gpu_hour, nic_hour, tokens; /* prices; tokens an iteration (0: none) */
+	double gpu_hour, nic_hour, switch_port_hour; /* prices an hour */
+	double tokens, tokens_per_gpu; /* an iteration's tokens, whole or a GPU's (0: none) */
 };
 
 struct sweep {

@@ -391,6 +391,35 @@ static bool axis_has(const struct sweep *sw, const char *name, const char *value
  *   gdr_speedup: { rows: AXIS, columns: AXIS }  (needs a path axis with
  *                                          direct and staged)
  */
+/* cost: { gpu_hour: P, nic_hour: P, switch_port_hour: P,
+ *         tokens_per_iteration: N | tokens_per_gpu: N } */
+static int read_cost(struct plan_reader *r, yaml_node_t *n, struct sweep_questions *q)
+{
+	static const struct yaml_doc_key co[] = { { "gpu_hour", true }, { "nic_hour", false },
+						  { "switch_port_hour", false },
+						  { "tokens_per_iteration", false },
+						  { "tokens_per_gpu", false } };
+	static const char *const what[] = { "a price", "a price", "a price", "a number", "a number" };
+	double *dst[] = { &q->gpu_hour, &q->nic_hour, &q->switch_port_hour, &q->tokens,
+			  &q->tokens_per_gpu };
+	struct yaml_doc_found g[5];
+	int err = yaml_doc_read_map(&r->y, n, "cost", co, 5, g);
+
+	for (size_t i = 0; i < 5 && !err; i++) {
+		if (!g[i].val)
+			continue;
+		err = yaml_doc_read_decimal(&r->y, g[i].val, co[i].key, what[i], dst[i]);
+		if (!err && *dst[i] < 0)
+			err = yaml_doc_fail_got(&r->y, g[i].val, co[i].key, "expected %s, not negative",
+						what[i]);
+	}
+	if (!err && g[3].val && g[4].val)
+		err = yaml_doc_fail(&r->y, g[4].key, "tokens_per_gpu",
+				    "give tokens_per_iteration or tokens_per_gpu, not both");
+	q->cost = !err;
+	return err;
+}
+
 static int read_questions(struct plan_reader *r, yaml_node_t *n, struct sweep *sw)
 {
 	static const struct yaml_doc_key qs[] = { { "scaling", false }, { "gdr_speedup", false },
@@ -399,9 +428,7 @@ static int read_questions(struct plan_reader *r, yaml_node_t *n, struct sweep *s
 	static const struct yaml_doc_key sc[] = { { "threshold", true } };
 	static const struct yaml_doc_key hm[] = { { "rows", true }, { "columns", true } };
 	static const struct yaml_doc_key ns[] = { { "axis", true }, { "exposed_share", true } };
-	static const struct yaml_doc_key co[] = { { "gpu_hour", true }, { "nic_hour", false },
-						  { "tokens_per_iteration", false } };
-	struct yaml_doc_found f[5], g[3];
+	struct yaml_doc_found f[5], g[2];
 	struct sweep_questions *q = &sw->questions;
 	int err = yaml_doc_read_map(&r->y, n, "questions", qs, 5, f);
 
@@ -453,17 +480,8 @@ static int read_questions(struct plan_reader *r, yaml_node_t *n, struct sweep *s
 			err = yaml_doc_fail_got(&r->y, f[3].val, "breakdown", "expected true or false");
 		q->breakdown = !err && !strcmp(s, "true");
 	}
-	if (!err && f[4].val) {
-		err = yaml_doc_read_map(&r->y, f[4].val, "cost", co, 3, g);
-		if (!err)
-			err = yaml_doc_read_decimal(&r->y, g[0].val, "gpu_hour", "a price", &q->gpu_hour);
-		if (!err && g[1].val)
-			err = yaml_doc_read_decimal(&r->y, g[1].val, "nic_hour", "a price", &q->nic_hour);
-		if (!err && g[2].val)
-			err = yaml_doc_read_decimal(&r->y, g[2].val, "tokens_per_iteration", "a number",
-						    &q->tokens);
-		q->cost = !err;
-	}
+	if (!err && f[4].val)
+		err = read_cost(r, f[4].val, q);
 	return err;
 }
 

@@ -240,7 +240,22 @@ static double cost_of(const struct sweep *sw, size_t i)
 	if (r->err)
 		return NAN;
 	return r->iteration_us * 1e-6 / 3600 *
-	       (r->gpus * q->gpu_hour + (double)r->nodes * r->nics * q->nic_hour);
+	       (r->gpus * q->gpu_hour + (double)r->nodes * r->nics * q->nic_hour +
+		r->nodes * r->switch_ports * q->switch_port_hour);
+}
+
+/* Point @i's tokens an iteration: the plan's, or its GPUs' (weak scaling:
+ * each GPU its batch); 0 when the plan gives neither. */
+static double tokens_of(const struct sweep *sw, size_t i)
+{
+	const struct sweep_questions *q = &sw->questions;
+
+	return q->tokens > 0 ? q->tokens : q->tokens_per_gpu * sw->rows[i].gpus;
+}
+
+static bool has_tokens(const struct sweep_questions *q)
+{
+	return q->tokens > 0 || q->tokens_per_gpu > 0;
 }
 
 static void print_cost(const struct sweep *sw, FILE *out)
@@ -250,9 +265,11 @@ static void print_cost(const struct sweep *sw, FILE *out)
 
 	fprintf(out, "\ncost at %g a GPU-hour", q->gpu_hour);
 	if (q->nic_hour > 0)
-		fprintf(out, " and %g a NIC-hour", q->nic_hour);
+		fprintf(out, ", %g a NIC-hour", q->nic_hour);
+	if (q->switch_port_hour > 0)
+		fprintf(out, ", %g a switch-port-hour", q->switch_port_hour);
 	fprintf(out, "\n%-40s %16s%s\n", "point", "per iteration",
-		q->tokens > 0 ? "  per million tokens" : "");
+		has_tokens(q) ? "  per million tokens" : "");
 	for (size_t i = 0; i < sw->n; i++) {
 		double c = cost_of(sw, i);
 
@@ -262,8 +279,8 @@ static void print_cost(const struct sweep *sw, FILE *out)
 			continue;
 		}
 		fprintf(out, "%-40s %16.4g", label, c);
-		if (q->tokens > 0)
-			fprintf(out, "  %18.4g", c / q->tokens * 1e6);
+		if (has_tokens(q))
+			fprintf(out, "  %18.4g", c / tokens_of(sw, i) * 1e6);
 		fputc('\n', out);
 	}
 }
@@ -408,9 +425,9 @@ static json_t *per_point_json(const struct sweep *sw, bool cost)
 			double c = cost_of(sw, i);
 
 			json_object_set_new(o, "per_iteration", number_or_null(c));
-			if (sw->questions.tokens > 0)
+			if (has_tokens(&sw->questions))
 				json_object_set_new(o, "per_million_tokens",
-						    number_or_null(c / sw->questions.tokens * 1e6));
+						    number_or_null(c / tokens_of(sw, i) * 1e6));
 		} else {
 			for (int k = 0; k < STAGE_KIND_COUNT; k++)
 				json_object_set_new(o, stage_kind_name(k),

@@ -29,6 +29,22 @@
 
 #define ROW_FD 3 /* the pipe's write end, in a point's process */
 
+/*
+ * The switch ports a node's NICs take in the fabric, as a fat tree is
+ * built (Al-Fares, Loukissas and Vahdat, "A Scalable, Commodity Data
+ * Center Network Architecture", SIGCOMM 2008): each NIC a leaf port, and
+ * each tier above the leaves (a path of @hops switches climbs (hops - 1)
+ * / 2 of them) a port up from below and one down from above for every
+ * NIC, divided by the oversubscription: 1 + (hops - 1) / o a NIC.
+ */
+static double switch_ports(const struct topology *t)
+{
+	double o = t->fabric.oversubscription >= 1 ? t->fabric.oversubscription : 1;
+	unsigned hops = t->fabric.hops ? t->fabric.hops : 1;
+
+	return t->nnics * (1 + (hops - 1) / o);
+}
+
 static double wall_now(void)
 {
 	struct timespec ts;
@@ -101,6 +117,7 @@ static void point_run(const struct sweep *sw, const struct point *pt, struct row
 	r->comm_us = rec.comm_time_us;
 	r->exposed_us = rec.exposed_comm_us;
 	r->nics = topo.nnics;
+	r->switch_ports = switch_ports(&topo);
 	for (size_t i = 0; i < rec.ncoll; i++)
 		for (int k = 0; k < STAGE_KIND_COUNT; k++)
 			r->stage_us[k] += rec.coll[i].stage_us[k] / (rec.niter ? rec.niter : 1);
