@@ -126,12 +126,22 @@ static void scaling(struct report_page *p, json_t *q)
 	json_array_foreach(json_object_get(q, "series"), i, s) {
 		const char *below = json_string_value(json_object_get(s, "below_from"));
 
+		json_t *e;
+		size_t k, failed = 0, last = 0;
+
+		json_array_foreach(json_object_get(s, "efficiency"), k, e) {
+			failed += !json_is_number(e);
+			last = json_is_number(e) ? k : last;
+		}
 		fputs("<li>", p->f);
 		if (below)
 			html_printf(p->f, "%s: below %.3g from %s nodes", str(s, "series"), t, below);
+		else if (failed == json_array_size(json_object_get(s, "efficiency")))
+			html_printf(p->f, "%s: no answer, its points failed", str(s, "series"));
 		else
-			html_printf(p->f, "%s: at or above %.3g through %s nodes", str(s, "series"), t,
-				    json_string_value(json_array_get(nodes, json_array_size(nodes) - 1)));
+			html_printf(p->f, "%s: at or above %.3g through %s nodes%s", str(s, "series"), t,
+				    json_string_value(json_array_get(nodes, last)),
+				    failed ? " (where its points ran)" : "");
 		fputs("</li>\n", p->f);
 	}
 	fputs("</ul>\n", p->f);

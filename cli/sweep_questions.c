@@ -119,6 +119,7 @@ static void print_scaling(const struct sweep *sw, FILE *out)
 	fputc('\n', out);
 	for (size_t i = 0; i < sw->n; i++) {
 		const char *below = NULL;
+		unsigned failed = 0;
 
 		if (sw->pts[i].axis_value[an])
 			continue;
@@ -128,6 +129,7 @@ static void print_scaling(const struct sweep *sw, FILE *out)
 			double e = efficiency(sw, i, with_value(sw, i, an, v));
 			bool low = e < sw->questions.threshold;
 
+			failed += isnan(e);
 			if (isnan(e))
 				fprintf(out, " %8s", "error");
 			else
@@ -137,8 +139,10 @@ static void print_scaling(const struct sweep *sw, FILE *out)
 		}
 		if (below)
 			fprintf(out, "  below from %s nodes\n", below);
+		else if (failed == ax->nvalues)
+			fprintf(out, "  no answer: its points failed\n");
 		else
-			fprintf(out, "  never below\n");
+			fprintf(out, "  never below%s\n", failed ? " where it ran" : "");
 	}
 }
 
