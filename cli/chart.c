@@ -99,6 +99,23 @@ static int write_scaling(FILE *data, FILE *gp, const char *data_path, json_t *q)
 	return 0;
 }
 
+/* An axis value as a tic: a file's name without its folder and
+ * extension (a trace or topology axis), anything else as it is. */
+static void put_tic(FILE *gp, const char *value)
+{
+	const char *slash = strrchr(value, '/'), *dot;
+	char name[256];
+
+	if (!slash) {
+		put_quoted(gp, value);
+		return;
+	}
+	dot = strrchr(slash, '.');
+	snprintf(name, sizeof(name), "%.*s", (int)(dot ? dot - slash - 1 : (long)strlen(slash + 1)),
+		 slash + 1);
+	put_quoted(gp, name);
+}
+
 static void put_tics(FILE *gp, const char *axis, json_t *values)
 {
 	json_t *v;
@@ -107,7 +124,7 @@ static void put_tics(FILE *gp, const char *axis, json_t *values)
 	fprintf(gp, "set %stics (", axis);
 	json_array_foreach(values, i, v) {
 		fprintf(gp, "%s", i ? ", " : "");
-		put_quoted(gp, json_string_value(v) ? json_string_value(v) : "");
+		put_tic(gp, json_string_value(v) ? json_string_value(v) : "");
 		fprintf(gp, " %zu", i);
 	}
 	fprintf(gp, ")\n");

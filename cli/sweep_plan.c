@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "cli.h"
@@ -65,6 +66,27 @@ static int plan_path(const struct plan_reader *r, const yaml_node_t *n, const ch
 	return 0;
 }
 
+/* A shipped topology by name ("h100-pcie5-400g"): configs/NAME.yaml in
+ * the data folder; a name of letters, digits, '-', '_' and '.', no path. */
+static int preset_path(const struct plan_reader *r, const yaml_node_t *n, const char *name,
+		       char *out, size_t len)
+{
+	char shown[128];
+	int k;
+
+	if (!name[0] || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") !=
+				strlen(name) || name[0] == '.')
+		return yaml_doc_fail(&r->y, n, "preset", "'%s': expected the name of a shipped topology "
+				     "(configs/, e.g. h100-pcie5-400g)", diag_printable(name, shown, sizeof(shown)));
+	k = snprintf(out, len, "%s/configs/%s.yaml", cli_data_dir(), name);
+	if (k < 0 || (size_t)k >= len)
+		return yaml_doc_fail(&r->y, n, "preset", "the data folder's path is too long");
+	if (access(out, R_OK))
+		return yaml_doc_fail(&r->y, n, "preset", "'%s': no such shipped topology (%s/configs/*.yaml)",
+				     name, cli_data_dir());
+	return 0;
+}
+
 /* (declared in sweep.h: the point files' reader, cmd_sweep.c, takes it
  * too; here, so that the plan reader's fuzz target has it) */
 int sweep_point_nccl(struct point *pt, const char *version)
@@ -90,6 +112,8 @@ static int set_key(struct plan_reader *r, struct point *pt, const char *key, con
 
 	if (!strcmp(key, "topology"))
 		return plan_path(r, n, key, s, pt->topology, sizeof(pt->topology));
+	if (!strcmp(key, "preset"))
+		return preset_path(r, n, s, pt->topology, sizeof(pt->topology));
 	if (!strcmp(key, "trace"))
 		return plan_path(r, n, key, s, pt->trace, sizeof(pt->trace));
 	if (!strcmp(key, "nodes")) {
@@ -134,11 +158,11 @@ static int set_key(struct plan_reader *r, struct point *pt, const char *key, con
 		return 0;
 	}
 	return yaml_doc_fail(&r->y, n, key,
-			     "unknown key (topology, trace, nodes, path, backend, gdr_level, nccl, algo, proto)");
+			     "unknown key (topology, preset, trace, nodes, path, backend, gdr_level, nccl, algo, proto)");
 }
 
 static const char *const point_keys[] = {
-	"topology", "trace", "nodes", "path", "backend", "gdr_level", "nccl", "algo", "proto",
+	"topology", "trace", "nodes", "path", "backend", "gdr_level", "nccl", "algo", "proto", "preset",
 };
 
 static int read_base(struct plan_reader *r, yaml_node_t *n)
@@ -148,9 +172,13 @@ static int read_base(struct plan_reader *r, yaml_node_t *n)
 	size_t nk = sizeof(point_keys) / sizeof(point_keys[0]);
 	int err;
 
+	/* the trace always; the topology as a file or a preset */
 	for (size_t i = 0; i < nk; i++)
-		spec[i] = (struct yaml_doc_key){ point_keys[i], i < 2 };
+		spec[i] = (struct yaml_doc_key){ point_keys[i], i == 1 };
 	err = yaml_doc_read_map(&r->y, n, "base", spec, nk, f);
+	if (!err && !f[0].val == !f[nk - 1].val)
+		return yaml_doc_fail(&r->y, f[0].val ? f[nk - 1].key : n, "base",
+				     "needs a topology file or a preset, one of them");
 	for (size_t i = 0; i < nk && !err; i++) {
 		const char *s;
 
@@ -298,7 +326,7 @@ static int check_values(struct plan_reader *r, unsigned k, yaml_node_t *n)
 /* What axis @key set in @src, into @dst. */
 static void copy_key(struct point *dst, const struct point *src, const char *key)
 {
-	if (!strcmp(key, "topology"))
+	if (!strcmp(key, "topology") || !strcmp(key, "preset"))
 		memcpy(dst->topology, src->topology, sizeof(dst->topology));
 	else if (!strcmp(key, "trace"))
 		memcpy(dst->trace, src->trace, sizeof(dst->trace));

@@ -200,4 +200,20 @@ bad_plan "$tmp/plan/bad.yaml:5:3: nics: not an axis" "  nics: [1]"
 bad_plan "$tmp/plan/bad.yaml:5:3: staging: not an axis" "  staging: [1]"
 bad_plan "$tmp/plan/bad.yaml:5:18: path: expected direct, staged, staged-memcpy or auto, got 'sideways'" "  path: [direct, sideways]"
 bad_plan "$tmp/plan/bad.yaml:5:15: nics.link: 'x': $src/configs/h100-pcie5-400g.yaml: nics.link: 'nics.link' is a list or a mapping, not a value" "  nics.link: [x]"
+# presets: shipped topologies by name, in the base or as an axis
+cat >"$tmp/plan/preset.yaml" <<EOP
+base: { preset: h100-pcie5-400g, trace: $src/traces/resnet50-ddp.jsonl }
+axes:
+  preset: [a100-pcie4-200g, gh200-grace-hopper]
+EOP
+expect 0 "a preset axis" -- "$gdrlab" sweep --csv "$tmp/plan/preset.yaml"
+has "$tmp/out" "^\"preset=a100-pcie4-200g\",3,\"a100-pcie4-200g\",2,16,"
+has "$tmp/out" "^\"preset=gh200-grace-hopper\",3,\"gh200-grace-hopper\",2,2,"
+printf 'base: { trace: %s }\naxes:\n  nodes: [1]\n' "$src/traces/resnet50-ddp.jsonl" >"$tmp/plan/np.yaml"
+bad_usage_of sweep "no topology" "$tmp/plan/np.yaml:1:7: base: needs a topology file or a preset, one of them" \
+    -- "$tmp/plan/np.yaml"
+printf 'base: { preset: a100-pcie4-200g, trace: %s }\naxes:\n  preset: [h100, ../configs/x]\n' \
+    "$src/traces/resnet50-ddp.jsonl" >"$tmp/plan/bp.yaml"
+bad_usage_of sweep "an unknown preset" "$tmp/plan/bp.yaml:3:12: preset: 'h100': no such shipped topology" \
+    -- "$tmp/plan/bp.yaml"
 exit $fail

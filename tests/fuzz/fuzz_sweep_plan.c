@@ -17,6 +17,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The data folder a plan's presets are found in (cli/main.c's, which this
+ * target does not link): the source tree. */
+const char *cli_data_dir(void)
+{
+	return GDRLAB_SOURCE_DIR;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char path[] = GDRLAB_FUZZ_DIR "/input.yaml";
