@@ -5,8 +5,10 @@
  * draws them. The data are written by this file; the drawing is
  * gnuplot's.
  */
+#define _GNU_SOURCE /* memrchr */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,8 @@
 #include <unistd.h>
 
 #include "chart.h"
+
+#define BAR_LABEL_MAX 28 /* characters under a bar, rotated */
 
 const struct chart_kind_info chart_kinds[CHART_KINDS] = {
 	[CHART_SCALING] = { "scaling", "scaling" },
@@ -50,6 +54,58 @@ static void put_quoted(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Whether @s[0..n) names a file gdrlab reads: a trace or topology axis's
+ * value, drawn by its name alone. */
+static bool is_file_name(const char *s, size_t n)
+{
+	static const char *const exts[] = { ".jsonl", ".json", ".yaml", ".yml" };
+
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t m = strlen(exts[i]);
+
+		if (n > m && !memcmp(s + n - m, exts[i], m))
+			return true;
+	}
+	return false;
+}
+
+void chart_short_label(const char *label, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	/* a label is "key=value key=value"; a file's value has no space */
+	while (*label && at + 1 < len) {
+		size_t n = strcspn(label, " ");
+		const char *eq = memchr(label, '=', n), *v = eq ? eq + 1 : label;
+		size_t vn = n - (size_t)(v - label);
+
+		if (is_file_name(v, vn)) {
+			const char *base = v + vn, *dot;
+
+			while (base > v && base[-1] != '/')
+				base--;
+			dot = memrchr(base, '.', (size_t)(v + vn - base));
+			at += (size_t)snprintf(buf + at, len - at, "%.*s%.*s", (int)(v - label), label,
+					       (int)(dot - base), base);
+		} else {
+			at += (size_t)snprintf(buf + at, len - at, "%.*s", (int)n, label);
+		}
+		label += n;
+		if (*label == ' ' && at + 1 < len)
+			buf[at++] = *label++;
+		at = at < len ? at : len - 1;
+	}
+	buf[at < len ? at : len - 1] = '\0';
+}
+
+static void put_short(FILE *gp, const char *label)
+{
+	char buf[512];
+
+	chart_short_label(label, buf, sizeof(buf));
+	put_quoted(gp, buf);
+}
+
 /* "plot" of one line per series: data block i (gnuplot's index) titled
  * with series i's name. */
 static void put_series_plot(FILE *gp, const char *data_path, json_t *series)
@@ -61,7 +117,7 @@ static void put_series_plot(FILE *gp, const char *data_path, json_t *series)
 	json_array_foreach(series, i, s) {
 		fprintf(gp, "%s'%s' index %zu using 1:2 with linespoints title ", i ? ", " : "",
 			data_path, i);
-		put_quoted(gp, json_string_value(json_object_get(s, "series")));
+		put_short(gp, json_string_value(json_object_get(s, "series")));
 	}
 	fputc('\n', gp);
 }
@@ -99,23 +155,6 @@ static int write_scaling(FILE *data, FILE *gp, const char *data_path, json_t *q)
 	return 0;
 }
 
-/* An axis value as a tic: a file's name without its folder and
- * extension (a trace or topology axis), anything else as it is. */
-static void put_tic(FILE *gp, const char *value)
-{
-	const char *slash = strrchr(value, '/'), *dot;
-	char name[256];
-
-	if (!slash) {
-		put_quoted(gp, value);
-		return;
-	}
-	dot = strrchr(slash, '.');
-	snprintf(name, sizeof(name), "%.*s", (int)(dot ? dot - slash - 1 : (long)strlen(slash + 1)),
-		 slash + 1);
-	put_quoted(gp, name);
-}
-
 static void put_tics(FILE *gp, const char *axis, json_t *values)
 {
 	json_t *v;
@@ -124,7 +163,7 @@ static void put_tics(FILE *gp, const char *axis, json_t *values)
 	fprintf(gp, "set %stics (", axis);
 	json_array_foreach(values, i, v) {
 		fprintf(gp, "%s", i ? ", " : "");
-		put_tic(gp, json_string_value(v) ? json_string_value(v) : "");
+		put_short(gp, json_string_value(v) ? json_string_value(v) : "");
 		fprintf(gp, " %zu", i);
 	}
 	fprintf(gp, ")\n");
@@ -170,6 +209,7 @@ static int write_nic_speed(FILE *data, FILE *gp, const char *data_path, json_t *
 {
 	json_t *values = json_object_get(q, "values"), *series = json_object_get(q, "series"), *s;
 	double share = json_number_value(json_object_get(q, "exposed_share"));
+	double lo = INFINITY, hi = 0;
 	size_t i, k;
 
 	if (!json_is_array(values) || !json_is_array(series) || !json_array_size(series) ||
@@ -180,11 +220,22 @@ static int write_nic_speed(FILE *data, FILE *gp, const char *data_path, json_t *
 
 		if (!json_is_array(ex) || !json_is_string(json_object_get(s, "series")))
 			return -EINVAL;
-		json_array_foreach(ex, k, e)
-			if (json_is_number(e))
-				fprintf(data, "%zu %.6f\n", k, 100 * json_number_value(e));
+		json_array_foreach(ex, k, e) {
+			double v = 100 * json_number_value(e);
+
+			if (!json_is_number(e))
+				continue;
+			fprintf(data, "%zu %.6f\n", k, v);
+			lo = v > 0 && v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
 		fprintf(data, "\n\n");
 	}
+	/* shares over decades (a slow NIC's 20%, a fast one's 0.1%): log
+	 * scale, or the small ones, where the question is, lie on the axis;
+	 * not when 0 is asked for, which a log scale cannot show */
+	if (share > 0 && hi > 20 * lo)
+		fprintf(gp, "set logscale y 10\n");
 	fprintf(gp, "set title 'Exposed communication, share of the iteration'\nset xlabel ");
 	put_quoted(gp, json_string_value(json_object_get(q, "axis")));
 	fprintf(gp, "\nset ylabel 'exposed (%%)'\nset key outside right\nset grid\n"
@@ -205,10 +256,19 @@ static int write_bars(FILE *data, FILE *gp, const char *data_path, json_t *doc, 
 					      "wire", "nic_write", "copy_to_gpu" };
 	json_t *points = json_object_get(doc, "points"), *x;
 	size_t i, nstages = sizeof(stages) / sizeof(stages[0]);
+	bool numbered = false;
+	char shown[512];
 
 	if (!json_is_array(points) || !json_is_array(q) || json_array_size(points) != json_array_size(q) ||
 	    !json_array_size(q))
 		return -EINVAL;
+	/* labels too long to stand under a bar: the points' numbers */
+	json_array_foreach(points, i, x) {
+		const char *label = json_string_value(json_object_get(x, "point"));
+
+		chart_short_label(label ? label : "", shown, sizeof(shown));
+		numbered |= strlen(shown) > BAR_LABEL_MAX;
+	}
 	json_array_foreach(q, i, x) {
 		const char *label = json_string_value(json_object_get(json_array_get(points, i), "point"));
 
@@ -217,7 +277,10 @@ static int write_bars(FILE *data, FILE *gp, const char *data_path, json_t *doc, 
 		/* a failed point's values are null: no bar, the page says why */
 		if (!json_is_number(json_object_get(x, cost ? "per_iteration" : stages[0])))
 			continue;
-		put_quoted(data, label);
+		chart_short_label(label, shown, sizeof(shown));
+		if (numbered)
+			snprintf(shown, sizeof(shown), "%zu", i + 1);
+		put_quoted(data, shown);
 		if (cost) {
 			json_t *c = json_object_get(x, "per_iteration");
 
@@ -232,9 +295,10 @@ static int write_bars(FILE *data, FILE *gp, const char *data_path, json_t *doc, 
 	}
 	fprintf(gp, "set title '%s'\nset style data histograms\nset style fill solid 0.8 border -1\n"
 		    "set boxwidth 0.8\nset xtics rotate by -60 font ',8'\nset key outside right\n"
-		    "set grid ytics\nset ylabel '%s'\n",
+		    "set grid ytics\nset ylabel '%s'\nset format y '%%g'\n%s",
 		cost ? "Cost of an iteration" : "Stage busy time of the bottleneck connections",
-		cost ? "cost an iteration" : "us an iteration");
+		cost ? "cost an iteration" : "us an iteration",
+		numbered ? "set xlabel 'point, by its number in the table'\n" : "");
 	if (cost) {
 		fprintf(gp, "plot '%s' using 2:xtic(1) notitle\n", data_path);
 		return 0;

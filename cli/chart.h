@@ -60,4 +60,9 @@ size_t chart_series(enum chart_kind k, json_t *doc);
 int chart_draw(enum chart_kind k, json_t *doc, const char *out_path, bool svg, char *why,
 	       size_t len);
 
+/* @label ("trace=../../traces/bert-large-ddp.jsonl nodes=8") with each
+ * file-valued part by the file's name alone ("trace=bert-large-ddp
+ * nodes=8"): how charts and the report's tables show a point. */
+void chart_short_label(const char *label, char *buf, size_t len);
+
 #endif

@@ -236,12 +236,12 @@ static void per_point_table(FILE *f, json_t *doc, json_t *q, const char *const *
 	size_t i;
 	char buf[32];
 
-	fputs("<table><tr><th>point</th>", f);
+	fputs("<table><tr><th>#</th><th>point</th>", f);
 	for (size_t k = 0; k < nkeys; k++)
 		html_cell(f, "th", "%s", keys[k]);
 	fputs("</tr>\n", f);
 	json_array_foreach(q, i, x) {
-		fputs("<tr>", f);
+		fprintf(f, "<tr><td class=\"num\">%zu</td>", i + 1); /* a bar's number */
 		html_cell(f, "th", "%s", str(json_array_get(points_of(doc), i), "point"));
 		for (size_t k = 0; k < nkeys; k++)
 			fprintf(f, "<td class=\"num\">%s</td>",
