@@ -22,12 +22,12 @@ FUZZ_SECONDS=${GDRLAB_FUZZ_SECONDS:-30}
 # What running needs (`./setup.sh run`): the compiler and the libraries
 # the build requires (YAML, JSON, zlib for gzip profiler traces,
 # protobuf-c for Chakra traces, protoc-c compiling its schema), SimGrid for
-# the model backend, and rdma-core's headers for the emu backend (the
-# build leaves out what it cannot find). Nothing the default scenario
-# does not use: no VM, no Slurm.
+# the model backend, rdma-core's headers for the emu backend (the build
+# leaves out what it cannot find), and gnuplot, which draws the charts of
+# `gdrlab plot` and `gdrlab report`. No VM, no Slurm, no browser.
 RUN_PACKAGES=(build-essential cmake pkg-config libyaml-dev libjansson-dev zlib1g-dev
               protobuf-c-compiler libprotobuf-c-dev libsimgrid-dev
-              libibverbs-dev librdmacm-dev)
+              libibverbs-dev librdmacm-dev gnuplot-nox)
 # What the tests add (`./setup.sh test`). Criterion runs the unit tests;
 # clang and libclang-rt-14-dev are for the libFuzzer targets (gcc has no
 # libFuzzer; clang only recommends the runtime). The emu backend's
@@ -35,9 +35,9 @@ RUN_PACKAGES=(build-essential cmake pkg-config libyaml-dev libjansson-dev zlib1g
 # emu/vm/deps; ibverbs-providers must be named because libibverbs1 only
 # recommends it). Slurm's daemons and client are for the srun test, which
 # starts a one-node cluster inside the VM guest; valgrind checks the fault
-# paths for leaks; perftest is the emu benchmark's yardstick; gnuplot draws
-# `gdrlab plot`'s charts, which the tests draw.
-TEST_PACKAGES=(libcriterion-dev clang libclang-rt-14-dev gnuplot-nox
+# paths for leaks; perftest is the emu benchmark's yardstick; Chromium
+# opens `gdrlab report`'s page headless, as a person's browser would.
+TEST_PACKAGES=(libcriterion-dev clang libclang-rt-14-dev chromium
                ibverbs-providers rdma-core ibverbs-utils rdmacm-utils perftest
                openmpi-bin libopenmpi-dev
                qemu-system-x86 busybox-static cpio kmod xz-utils iproute2
