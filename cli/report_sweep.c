@@ -10,7 +10,7 @@
 #include "report_html.h"
 #include "report_page.h"
 
-#define MAX_NODES_DRAWN 3 /* distinct topology files drawn */
+#define MAX_NODES_DRAWN 6 /* distinct topology files drawn */
 
 static json_t *points_of(json_t *doc)
 {
