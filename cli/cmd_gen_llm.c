@@ -91,16 +91,16 @@ static const struct option llm_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int usage_err(const char *opt, const char *what, const char *got)
+static int usage_err(struct diag *d, const char *opt, const char *what, const char *got)
 {
 	char buf[64];
 
-	fprintf(stderr, "gdrlab gen: --%s: expected %s, got '%s'\n", opt, what,
-		diag_printable(got, buf, sizeof(buf)));
+	diag_set(d, -EINVAL, "--%s: expected %s, got '%s'", opt, what,
+		 diag_printable(got, buf, sizeof(buf)));
 	return EXIT_USAGE;
 }
 
-static int parse_count(const char *opt, const char *s, unsigned *out)
+static int parse_count(struct diag *d, const char *opt, const char *s, unsigned *out)
 {
 	unsigned long v;
 	char *end;
@@ -108,116 +108,145 @@ static int parse_count(const char *opt, const char *s, unsigned *out)
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (*s < '0' || *s > '9' || *end || errno || v > 1000000)
-		return usage_err(opt, "a whole number up to 1000000", s);
+		return usage_err(d, opt, "a whole number up to 1000000", s);
 	*out = (unsigned)v;
 	return 0;
 }
 
-static int parse_real(const char *opt, const char *s, double *out)
+static int parse_real(struct diag *d, const char *opt, const char *s, double *out)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtod(s, &end);
 	if (end == s || *end || errno || !isfinite(*out))
-		return usage_err(opt, "a number", s);
+		return usage_err(d, opt, "a number", s);
 	return 0;
 }
 
-static int parse_dtype(const char *opt, const char *s, enum trace_dtype *out)
+static int parse_dtype(struct diag *d, const char *opt, const char *s, enum trace_dtype *out)
 {
-	return trace_dtype_parse(s, out) ? usage_err(opt, "fp32, fp16, bf16, fp64 or int8", s) : 0;
+	return trace_dtype_parse(s, out) ? usage_err(d, opt, "fp32, fp16, bf16, fp64 or int8", s) : 0;
 }
 
-struct llm_args {
-	const char *model, *output;
-	bool seq_set;
-	struct gen_llm_options o;
-};
-
-static int parse_one(struct llm_args *a, int c, const char *arg)
+static int parse_one(struct gen_llm_args *a, int c, const char *opt, const char *arg,
+		     struct diag *d)
 {
-	const char *opt = NULL, *why = NULL;
+	const char *why = NULL;
 
-	for (const struct option *p = llm_options; p->name && !opt; p++)
-		if (p->val == c)
-			opt = p->name;
 	switch (c) {
 	case OPT_MODEL:
-		a->model = arg;
+		snprintf(a->model, sizeof(a->model), "%s", arg);
 		return 0;
-	case OPT_TP: return parse_count(opt, arg, &a->o.tp);
-	case OPT_PP: return parse_count(opt, arg, &a->o.pp);
-	case OPT_DP: return parse_count(opt, arg, &a->o.dp);
-	case OPT_EP: return parse_count(opt, arg, &a->o.ep);
-	case OPT_ZERO: return parse_count(opt, arg, &a->o.zero);
+	case OPT_TP: return parse_count(d, opt, arg, &a->o.tp);
+	case OPT_PP: return parse_count(d, opt, arg, &a->o.pp);
+	case OPT_DP: return parse_count(d, opt, arg, &a->o.dp);
+	case OPT_EP: return parse_count(d, opt, arg, &a->o.ep);
+	case OPT_ZERO: return parse_count(d, opt, arg, &a->o.zero);
 	case OPT_SP:
 		a->o.sequence_parallel = true;
 		return 0;
-	case OPT_MB: return parse_count(opt, arg, &a->o.micro_batches);
-	case OPT_MBS: return parse_count(opt, arg, &a->o.micro_batch_size);
+	case OPT_MB: return parse_count(d, opt, arg, &a->o.micro_batches);
+	case OPT_MBS: return parse_count(d, opt, arg, &a->o.micro_batch_size);
 	case OPT_SEQ:
 		a->seq_set = true;
-		return parse_count(opt, arg, &a->o.seq);
-	case OPT_DTYPE: return parse_dtype(opt, arg, &a->o.dtype);
-	case OPT_GRAD_DTYPE: return parse_dtype(opt, arg, &a->o.grad_dtype);
-	case OPT_TFLOPS: return parse_real(opt, arg, &a->o.gpu_tflops);
-	case OPT_EFF: return parse_real(opt, arg, &a->o.efficiency);
+		return parse_count(d, opt, arg, &a->o.seq);
+	case OPT_DTYPE: return parse_dtype(d, opt, arg, &a->o.dtype);
+	case OPT_GRAD_DTYPE: return parse_dtype(d, opt, arg, &a->o.grad_dtype);
+	case OPT_TFLOPS: return parse_real(d, opt, arg, &a->o.gpu_tflops);
+	case OPT_EFF: return parse_real(d, opt, arg, &a->o.efficiency);
 	case OPT_BUCKET:
 		if (units_parse_size(arg, &a->o.bucket_bytes, &why))
-			return usage_err(opt, why ? why : "a size", arg);
+			return usage_err(d, opt, why ? why : "a size", arg);
 		return 0;
-	case OPT_ITER: return parse_count(opt, arg, &a->o.iterations);
-	case 'o':
-		a->output = arg;
-		return 0;
+	case OPT_ITER: return parse_count(d, opt, arg, &a->o.iterations);
 	default:
+		diag_set(d, -EINVAL, "--%s: not an option of gen llm", opt);
 		return EXIT_USAGE;
 	}
 }
 
-static int parse_args(int argc, char **argv, struct llm_args *a)
+void gen_llm_args_init(struct gen_llm_args *a)
 {
-	int c, err;
-
 	memset(a, 0, sizeof(*a));
 	gen_llm_options_default(&a->o);
-	a->output = "-";
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", llm_options, NULL)) != -1) {
-		if (c == 'h') {
-			print_llm_help(stdout);
-			return -1;
-		}
-		if (c == '?' || c == ':') {
-			fprintf(stderr, "gdrlab gen: %s '%s' (see 'gdrlab gen llm --help')\n",
-				c == '?' ? "unknown option" : "missing value for", argv[optind - 1]);
+}
+
+int gen_llm_set(struct gen_llm_args *a, const char *name, const char *value, struct diag *d)
+{
+	for (const struct option *p = llm_options; p->name; p++) {
+		if (strcmp(p->name, name) || p->val < OPT_MODEL)
+			continue;
+		if (p->has_arg == no_argument) {
+			/* a flag: given, or in a plan true or false */
+			if (value && strcmp(value, "true") && strcmp(value, "false"))
+				return usage_err(d, name, "true or false", value);
+			if (value && !strcmp(value, "false"))
+				return 0;
+		} else if (!value) {
+			diag_set(d, -EINVAL, "--%s: needs a value", name);
 			return EXIT_USAGE;
 		}
-		err = parse_one(a, c, optarg);
-		if (err)
-			return err;
+		return parse_one(a, p->val, p->name, value, d);
 	}
-	if (optind < argc) {
-		fprintf(stderr, "gdrlab gen: unexpected argument '%s'\n", argv[optind]);
-		return EXIT_USAGE;
-	}
-	if (!a->model) {
-		fprintf(stderr, "gdrlab gen: --model: which model? (see 'gdrlab gen llm --help')\n");
+	diag_set(d, -EINVAL, "--%s: not an option of gen llm (see 'gdrlab gen llm --help')", name);
+	return EXIT_USAGE;
+}
+
+int gen_llm_finish(struct gen_llm_args *a, struct diag *d)
+{
+	if (!a->model[0]) {
+		diag_set(d, -EINVAL, "--model: which model? (see 'gdrlab gen llm --help')");
 		return EXIT_USAGE;
 	}
 	a->o.arch = llm_arch_find(a->model);
 	if (!a->o.arch)
-		return usage_err("model", "a model of 'gdrlab gen llm --help'", a->model);
+		return usage_err(d, "model", "a model of 'gdrlab gen llm --help'", a->model);
 	if (!a->seq_set)
 		a->o.seq = a->o.arch->default_seq;
 	return 0;
 }
 
+/* The command line into @a and @output; -1 after --help. */
+static int parse_args(int argc, char **argv, struct gen_llm_args *a, const char **output,
+		      struct diag *d)
+{
+	int c, i;
+
+	gen_llm_args_init(a);
+	*output = "-";
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", llm_options, &i)) != -1) {
+		if (c == 'h') {
+			print_llm_help(stdout);
+			return -1;
+		}
+		if (c == 'o') {
+			*output = optarg;
+			continue;
+		}
+		if (c == '?' || c == ':') {
+			diag_set(d, -EINVAL, "%s '%s' (see 'gdrlab gen llm --help')",
+				 c == '?' ? "unknown option" : "missing value for", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+		/* getopt found it: its long name is the table's */
+		for (i = 0; llm_options[i].name && llm_options[i].val != c; i++)
+			;
+		if (parse_one(a, c, llm_options[i].name, optarg, d))
+			return EXIT_USAGE;
+	}
+	if (optind < argc) {
+		diag_set(d, -EINVAL, "unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	return gen_llm_finish(a, d);
+}
+
 /* Comment lines (skipped by readers) saying how to make the file again,
  * and what an iteration holds. */
-static void write_header(FILE *out, const struct llm_args *a, const struct trace *t)
+static void write_header(FILE *out, const struct gen_llm_args *a, const struct trace *t)
 {
 	const struct gen_llm_options *o = &a->o;
 	uint64_t by_op[TRACE_OP_COUNT] = { 0 };
@@ -248,18 +277,23 @@ int cmd_gen_llm(int argc, char **argv)
 {
 	struct diag d = { "" };
 	struct output_file of;
-	struct llm_args a;
+	struct gen_llm_args a;
+	const char *output;
 	struct trace t;
-	int err = parse_args(argc, argv, &a);
+	int err = parse_args(argc, argv, &a, &output, &d);
 
-	if (err)
-		return err < 0 ? 0 : err;
+	if (err < 0)
+		return 0;
+	if (err) {
+		fprintf(stderr, "gdrlab gen: %s\n", d.msg);
+		return err;
+	}
 	err = gen_llm_trace(&a.o, &t, &d);
 	if (err) {
 		fprintf(stderr, "gdrlab gen: %s\n", d.msg);
 		return err == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
-	err = output_file_open(&of, a.output, &d);
+	err = output_file_open(&of, output, &d);
 	if (err) {
 		trace_destroy(&t);
 		fprintf(stderr, "gdrlab gen: %s\n", d.msg);
@@ -270,7 +304,7 @@ int cmd_gen_llm(int argc, char **argv)
 	trace_destroy(&t);
 	if (err) {
 		output_file_abort(&of);
-		fprintf(stderr, "gdrlab gen: %s: cannot write the trace: %s\n", a.output,
+		fprintf(stderr, "gdrlab gen: %s: cannot write the trace: %s\n", output,
 			strerror(-err));
 		return EXIT_RUNTIME;
 	}
