@@ -285,6 +285,12 @@ static int print_json(const struct sweep *sw)
 
 		if (!o)
 			continue;
+		if (p->gen[0]) {
+			char cmd[1024];
+
+			sweep_gen_command(p->gen, cmd, sizeof(cmd));
+			json_object_set_new(o, "gen", json_string(cmd));
+		}
 		if (sw->naxes && (axes = json_object())) {
 			for (unsigned a = 0; a < sw->naxes; a++)
 				json_object_set_new(axes, sw->axes[a].name,

@@ -25,6 +25,8 @@
 
 struct point {
 	char name[64], topology[1024], trace[1024], backend[32];
+	char gen[512];            /* a plan's generator options, "key=value" lines;
+				   * "" when the point has a trace file */
 	char algo[64], proto[64]; /* NCCL_ALGO / NCCL_PROTO; "" for all */
 	struct plan_options opts;  /* opts.algo, opts.proto: set where it runs */
 	unsigned line;
@@ -37,6 +39,7 @@ struct point {
 struct sweep_axis {
 	char name[64];
 	bool topology_path;
+	bool gen_option;     /* "gen.KEY": an option of the plan's generator */
 	unsigned line, nvalues;
 	char (*values)[SWEEP_VALUE_MAX]; /* owned */
 };
@@ -52,6 +55,7 @@ struct row {
 	double iteration_us, comm_us, exposed_us, wall_s;
 	unsigned nics;              /* a node's */
 	double switch_ports;        /* the fabric's switch ports a node takes */
+	double tokens;              /* an iteration's, when a generator made the trace */
 	/* stage busy time of the collectives' bottleneck connections, an
 	 * iteration (the run table's last lines) */
 	double stage_us[STAGE_KIND_COUNT];
@@ -103,6 +107,20 @@ int sweep_questions_json(const struct sweep *sw, struct json_t *doc);
 /* "nccl" of a point: a release of nccl_tuning.h, and its GDR level
  * unless one is given; -1 for a release this build has no tables for. */
 int sweep_point_nccl(struct point *pt, const char *version);
+
+/*
+ * A plan's generator (sweep_gen.c): a point's `gdrlab gen llm` options as
+ * "key=value" lines (@gen, the plan's spelling: micro_batches). put sets
+ * one (-E2BIG when full); get copies one's value or gives NULL; check
+ * tries one value alone; args makes gen llm's options of all of them (0 or
+ * -EINVAL, the reason in @d); command writes them as the command line.
+ */
+struct gen_llm_args;
+int sweep_gen_put(char *gen, size_t len, const char *key, const char *value);
+const char *sweep_gen_get(const char *gen, const char *key, char *buf, size_t len);
+int sweep_gen_check(const char *key, const char *value, struct diag *d);
+int sweep_gen_args(const char *gen, struct gen_llm_args *a, struct diag *d);
+void sweep_gen_command(const char *gen, char *buf, size_t len);
 
 /* Read a sweep plan (YAML: a base and axes, sweep_plan.c) into @sw, as
  * sweep_load does a file of points. */

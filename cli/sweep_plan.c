@@ -28,6 +28,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "cmd_gen.h"
 #include "nccl_tuning.h"
 #include "sweep.h"
 #include "topology.h"
@@ -165,21 +166,58 @@ static const char *const point_keys[] = {
 	"topology", "trace", "nodes", "path", "backend", "gdr_level", "nccl", "algo", "proto", "preset",
 };
 
+/* base's gen: { model: llama3-8b, tp: 8, ... }: gen llm's options, each
+ * checked where it is written, the whole (the model) at the mapping. */
+static int read_gen(struct plan_reader *r, yaml_node_t *n, struct point *pt)
+{
+	struct gen_llm_args args;
+	struct diag d = { "" };
+	char shown[SWEEP_VALUE_MAX * 4];
+
+	if (n->type != YAML_MAPPING_NODE)
+		return yaml_doc_fail(&r->y, n, "gen", "expected a mapping of gen llm's options "
+				     "(model: llama3-8b, tp: 8, ...; 'gdrlab gen llm --help')");
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(&r->y.doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(&r->y.doc, p->value);
+		const char *key, *value;
+		int err = yaml_doc_scalar(&r->y, k, "gen", &key);
+
+		if (!err)
+			err = yaml_doc_scalar(&r->y, v, key, &value);
+		if (err)
+			return err;
+		if (strlen(value) >= SWEEP_VALUE_MAX || sweep_gen_check(key, value, &d))
+			return yaml_doc_fail(&r->y, v, key, "'%s': %s", diag_printable(value, shown, sizeof(shown)),
+					     d.msg[0] ? d.msg : "too long");
+		if (sweep_gen_put(pt->gen, sizeof(pt->gen), key, value))
+			return yaml_doc_fail(&r->y, k, key, "more gen options than a point holds");
+	}
+	if (sweep_gen_args(pt->gen, &args, &d))
+		return yaml_doc_fail(&r->y, n, "gen", "%s", d.msg);
+	return 0;
+}
+
 static int read_base(struct plan_reader *r, yaml_node_t *n)
 {
-	struct yaml_doc_key spec[sizeof(point_keys) / sizeof(point_keys[0])];
-	struct yaml_doc_found f[sizeof(point_keys) / sizeof(point_keys[0])];
-	size_t nk = sizeof(point_keys) / sizeof(point_keys[0]);
+	enum { NKEYS = sizeof(point_keys) / sizeof(point_keys[0]), GEN = NKEYS };
+	struct yaml_doc_key spec[NKEYS + 1];
+	struct yaml_doc_found f[NKEYS + 1];
 	int err;
 
-	/* the trace always; the topology as a file or a preset */
-	for (size_t i = 0; i < nk; i++)
-		spec[i] = (struct yaml_doc_key){ point_keys[i], i == 1 };
-	err = yaml_doc_read_map(&r->y, n, "base", spec, nk, f);
-	if (!err && !f[0].val == !f[nk - 1].val)
-		return yaml_doc_fail(&r->y, f[0].val ? f[nk - 1].key : n, "base",
+	/* the node as a topology file or a preset; the trace as a file or
+	 * what a generator makes */
+	for (size_t i = 0; i < NKEYS; i++)
+		spec[i] = (struct yaml_doc_key){ point_keys[i], false };
+	spec[GEN] = (struct yaml_doc_key){ "gen", false };
+	err = yaml_doc_read_map(&r->y, n, "base", spec, NKEYS + 1, f);
+	if (!err && !f[0].val == !f[NKEYS - 1].val)
+		return yaml_doc_fail(&r->y, f[0].val ? f[NKEYS - 1].key : n, "base",
 				     "needs a topology file or a preset, one of them");
-	for (size_t i = 0; i < nk && !err; i++) {
+	if (!err && !f[1].val == !f[GEN].val)
+		return yaml_doc_fail(&r->y, f[1].val ? f[GEN].key : n, "base",
+				     "needs a trace file or a generator (gen: { model: ... }), one of them");
+	for (size_t i = 0; i < NKEYS && !err; i++) {
 		const char *s;
 
 		if (!f[i].val)
@@ -188,6 +226,8 @@ static int read_base(struct plan_reader *r, yaml_node_t *n)
 		if (!err)
 			err = set_key(r, &r->base, point_keys[i], s, f[i].val);
 	}
+	if (!err && f[GEN].val)
+		err = read_gen(r, f[GEN].val, &r->base);
 	return err;
 }
 
@@ -300,6 +340,19 @@ static int check_values(struct plan_reader *r, unsigned k, yaml_node_t *n)
 		int err;
 
 		*pt = r->base;
+		if (a->gen_option) {
+			struct diag d = { "" };
+			char shown[SWEEP_VALUE_MAX * 4];
+
+			if (!r->base.gen[0])
+				return yaml_doc_fail(&r->y, at, a->name, "the base has no gen to vary");
+			if (sweep_gen_check(a->name + 4, a->values[i], &d) ||
+			    sweep_gen_put(pt->gen, sizeof(pt->gen), a->name + 4, a->values[i]))
+				return yaml_doc_fail(&r->y, at, a->name, "'%s': %s",
+						     diag_printable(a->values[i], shown, sizeof(shown)),
+						     d.msg[0] ? d.msg : "more gen options than a point holds");
+			continue;
+		}
 		if (a->topology_path) {
 			struct topo_override ov;
 			struct topology t;
@@ -326,7 +379,13 @@ static int check_values(struct plan_reader *r, unsigned k, yaml_node_t *n)
 /* What axis @key set in @src, into @dst. */
 static void copy_key(struct point *dst, const struct point *src, const char *key)
 {
-	if (!strcmp(key, "topology") || !strcmp(key, "preset"))
+	char value[SWEEP_VALUE_MAX];
+
+	if (!strncmp(key, "gen.", 4)) {
+		/* checked to fit when the variant was made */
+		if (sweep_gen_get(src->gen, key + 4, value, sizeof(value)))
+			sweep_gen_put(dst->gen, sizeof(dst->gen), key + 4, value);
+	} else if (!strcmp(key, "topology") || !strcmp(key, "preset"))
 		memcpy(dst->topology, src->topology, sizeof(dst->topology));
 	else if (!strcmp(key, "trace"))
 		memcpy(dst->trace, src->trace, sizeof(dst->trace));
@@ -371,13 +430,15 @@ static int read_axes(struct plan_reader *r, yaml_node_t *n, struct sweep *sw)
 				return yaml_doc_fail(&r->y, k, name, "axis given twice");
 		for (size_t i = 0; i < sizeof(point_keys) / sizeof(point_keys[0]); i++)
 			known |= !strcmp(point_keys[i], name);
+		known |= !strncmp(name, "gen.", 4) && name[4];
 		if (!known && !strchr(name, '.'))
 			return yaml_doc_fail(&r->y, k, name,
-					     "not an axis: a key of a point (topology, trace, nodes, path, backend, gdr_level, nccl, algo, proto) or a dotted topology path (nics.rate)");
+					     "not an axis: a key of a point (topology, preset, trace, nodes, path, backend, gdr_level, nccl, algo, proto), an option of the generator (gen.tp) or a dotted topology path (nics.rate)");
 		a = &sw->axes[sw->naxes++];
 		if (snprintf(a->name, sizeof(a->name), "%s", name) >= (int)sizeof(a->name))
 			return yaml_doc_fail(&r->y, k, name, "axis name too long");
 		a->topology_path = !known;
+		a->gen_option = !strncmp(name, "gen.", 4);
 		a->line = (unsigned)k->start_mark.line + 1;
 		r->axis[sw->naxes - 1] = a;
 		err = read_values(r, a, v);

@@ -254,11 +254,19 @@ static double tokens_of(const struct sweep *sw, size_t i)
 {
 	const struct sweep_questions *q = &sw->questions;
 
-	return q->tokens > 0 ? q->tokens : q->tokens_per_gpu * sw->rows[i].gpus;
+	if (q->tokens > 0)
+		return q->tokens;
+	return q->tokens_per_gpu > 0 ? q->tokens_per_gpu * sw->rows[i].gpus : sw->rows[i].tokens;
 }
 
-static bool has_tokens(const struct sweep_questions *q)
+/* Whether the plan, or a generator, says how many tokens an iteration has. */
+static bool has_tokens(const struct sweep *sw)
 {
+	const struct sweep_questions *q = &sw->questions;
+
+	for (size_t i = 0; i < sw->n; i++)
+		if (sw->rows[i].tokens > 0)
+			return true;
 	return q->tokens > 0 || q->tokens_per_gpu > 0;
 }
 
@@ -273,7 +281,7 @@ static void print_cost(const struct sweep *sw, FILE *out)
 	if (q->switch_port_hour > 0)
 		fprintf(out, ", %g a switch-port-hour", q->switch_port_hour);
 	fprintf(out, "\n%-40s %16s%s\n", "point", "per iteration",
-		has_tokens(q) ? "  per million tokens" : "");
+		has_tokens(sw) ? "  per million tokens" : "");
 	for (size_t i = 0; i < sw->n; i++) {
 		double c = cost_of(sw, i);
 
@@ -283,8 +291,8 @@ static void print_cost(const struct sweep *sw, FILE *out)
 			continue;
 		}
 		fprintf(out, "%-40s %16.4g", label, c);
-		if (has_tokens(q))
-			fprintf(out, "  %18.4g", c / tokens_of(sw, i) * 1e6);
+		if (has_tokens(sw))
+			fprintf(out, "  %18.4g", tokens_of(sw, i) > 0 ? c / tokens_of(sw, i) * 1e6 : NAN);
 		fputc('\n', out);
 	}
 }
@@ -429,9 +437,10 @@ static json_t *per_point_json(const struct sweep *sw, bool cost)
 			double c = cost_of(sw, i);
 
 			json_object_set_new(o, "per_iteration", number_or_null(c));
-			if (has_tokens(&sw->questions))
+			if (has_tokens(sw))
 				json_object_set_new(o, "per_million_tokens",
-						    number_or_null(c / tokens_of(sw, i) * 1e6));
+						    number_or_null(tokens_of(sw, i) > 0 ?
+								   c / tokens_of(sw, i) * 1e6 : NAN));
 		} else {
 			for (int k = 0; k < STAGE_KIND_COUNT; k++)
 				json_object_set_new(o, stage_kind_name(k),

@@ -23,6 +23,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "cmd_gen.h"
 #include "fd_io.h"
 #include "launch.h"
 #include "sweep.h"
@@ -43,6 +44,28 @@ static double switch_ports(const struct topology *t)
 	unsigned hops = t->fabric.hops ? t->fabric.hops : 1;
 
 	return t->nnics * (1 + (hops - 1) / o);
+}
+
+/*
+ * A plan's generated point: gen llm's trace of @pt's options, on as many
+ * nodes as its ranks fill unless the point gives its nodes, and the
+ * tokens an iteration trains (data-parallel ranks x micro-batches x
+ * sequences x tokens: docs/gen-llm.md).
+ */
+static int generate(const struct point *pt, const struct topology *topo, struct plan_options *opts,
+		    struct trace *trace, double *tokens, struct diag *d)
+{
+	struct gen_llm_args a;
+	unsigned ranks;
+	int err = sweep_gen_args(pt->gen, &a, d);
+
+	if (err)
+		return err;
+	ranks = a.o.tp * a.o.pp * a.o.dp;
+	if (!opts->nodes && topo->ngpus)
+		opts->nodes = (ranks + topo->ngpus - 1) / topo->ngpus;
+	*tokens = (double)a.o.dp * a.o.micro_batches * a.o.micro_batch_size * a.o.seq;
+	return gen_llm_trace(&a.o, trace, d);
 }
 
 static double wall_now(void)
@@ -99,7 +122,9 @@ static void point_run(const struct sweep *sw, const struct point *pt, struct row
 	opts.algo = pt->algo[0] ? pt->algo : NULL;
 	opts.proto = pt->proto[0] ? pt->proto : NULL;
 	err = topology_load_with(pt->topology, ov, nov, &topo, &d);
-	if (!err)
+	if (!err && pt->gen[0])
+		err = generate(pt, &topo, &opts, &trace, &r->tokens, &d);
+	else if (!err)
 		err = trace_load(pt->trace, &trace, &d);
 	if (!err)
 		err = backend_execute(b, &topo, &trace, &opts, NULL, &plan, &rec, &d);

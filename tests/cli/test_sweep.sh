@@ -216,4 +216,38 @@ printf 'base: { preset: a100-pcie4-200g, trace: %s }\naxes:\n  preset: [h100, ..
     "$src/traces/resnet50-ddp.jsonl" >"$tmp/plan/bp.yaml"
 bad_usage_of sweep "an unknown preset" "$tmp/plan/bp.yaml:3:12: preset: 'h100': no such shipped topology" \
     -- "$tmp/plan/bp.yaml"
+# a generator's points: gen llm makes each point's trace; its nodes are
+# the ranks it fills (tp x pp x dp on round-numbers' one GPU a node: 2,
+# 4), its tokens an iteration dp x micro-batches x sequences x tokens (2 x
+# 2 x 1 x 1000 = 4000 at dp 2, 8000 at 4), so a million tokens cost an
+# iteration's cost x 250 and x 125, whatever the iteration takes
+cat >"$tmp/plan/gen.yaml" <<EOP
+base: { topology: $src/tests/data/round-numbers.yaml, gen: { model: llama3-8b, micro_batches: 2, seq: 1000 } }
+axes:
+  gen.dp: [2, 4]
+questions:
+  cost: { gpu_hour: 1 }
+EOP
+expect 0 "a generator's points" -- "$gdrlab" sweep --no-wall "$tmp/plan/gen.yaml"
+for row in "2 2 250" "4 4 125"; do
+    read -r dp nodes per <<<"$row"
+    awk -v dp="$dp" -v n="$nodes" '$1 == "gen.dp=" dp && NF > 4 { found = 1; exit !($3 == n && $4 == n) }
+        END { exit !found }' "$tmp/out" || { echo "FAIL: gen.dp=$dp: not $nodes nodes and GPUs:"; cat "$tmp/out"; fail=1; }
+    awk -v dp="$dp" -v per="$per" '$1 == "gen.dp=" dp && NF == 3 { found = 1; r = $3 / $2; exit !(r / per - 1 < 1e-3 && 1 - r / per < 1e-3) }
+        END { exit !found }' "$tmp/out" || { echo "FAIL: gen.dp=$dp: a million tokens not $per iterations' cost"; fail=1; }
+done
+expect 0 "its JSON" -- "$gdrlab" sweep --json --no-wall "$tmp/plan/gen.yaml"
+has "$tmp/out" '"gen": "gdrlab gen llm --model llama3-8b --micro-batches 2 --seq 1000 --dp 2"'
+bad_gen() { # bad_gen MESSAGE BASE-GEN AXIS-LINE
+    printf 'base: { topology: %s, %s }\naxes:\n%s\n' "$src/tests/data/round-numbers.yaml" "$2" "$3" \
+        >"$tmp/plan/bg.yaml"
+    bad_usage_of sweep "gen: $2 / $3" "$tmp/plan/bg.yaml:$1" -- "$tmp/plan/bg.yaml"
+}
+bad_gen "3:15: gen.tp: 'x': --tp: expected a whole number up to 1000000, got 'x'" \
+    "gen: { model: llama3-8b }" "  gen.tp: [2, x]"
+bad_gen "1:[0-9]*: foo: '1': --foo: not an option of gen llm" "gen: { model: llama3-8b, foo: 1 }" "  gen.dp: [1]"
+bad_gen "1:[0-9]*: gen: --model: which model?" "gen: { tp: 2 }" "  gen.dp: [1]"
+bad_gen "1:[0-9]*: base: needs a trace file or a generator" \
+    "trace: $src/traces/resnet50-ddp.jsonl, gen: { model: llama3-8b }" "  nodes: [1]"
+bad_gen "3:12: gen.dp: the base has no gen to vary" "trace: $src/traces/resnet50-ddp.jsonl" "  gen.dp: [1]"
 exit $fail

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A sweep plan's generator: points whose trace `gdrlab gen llm` makes, in
+ * the point's own process, from options the plan gives in its base (`gen:
+ * { model: llama3-8b, tp: 8, dp: 2 }`) and varies on axes (`gen.model`,
+ * `gen.dp`). A point keeps its options as "key=value" lines, the keys as
+ * the plan spells them (micro_batches), gen llm's with '-' (micro-batches).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cmd_gen.h"
+#include "sweep.h"
+
+/* Where line "@key=" starts in @gen, or NULL. */
+static char *find_line(const char *gen, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *l = gen; *l; l = strchr(l, '\n') + 1) {
+		if (!strncmp(l, key, n) && l[n] == '=')
+			return (char *)l;
+		if (!strchr(l, '\n'))
+			break;
+	}
+	return NULL;
+}
+
+int sweep_gen_put(char *gen, size_t len, const char *key, const char *value)
+{
+	char *l = find_line(gen, key);
+	size_t used;
+
+	if (l) /* drop the old line: the new one goes last */
+		memmove(l, strchr(l, '\n') + 1, strlen(strchr(l, '\n') + 1) + 1);
+	used = strlen(gen);
+	if (used + strlen(key) + strlen(value) + 3 > len)
+		return -E2BIG;
+	snprintf(gen + used, len - used, "%s=%s\n", key, value);
+	return 0;
+}
+
+const char *sweep_gen_get(const char *gen, const char *key, char *buf, size_t len)
+{
+	const char *l = find_line(gen, key), *v;
+
+	if (!l)
+		return NULL;
+	v = l + strlen(key) + 1;
+	snprintf(buf, len, "%.*s", (int)(strchr(v, '\n') - v), v);
+	return buf;
+}
+
+/* gen llm's name of the plan's @key: '_' as '-'. */
+static void option_name(const char *key, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", key);
+	for (char *c = buf; *c; c++)
+		*c = *c == '_' ? '-' : *c;
+}
+
+int sweep_gen_check(const char *key, const char *value, struct diag *d)
+{
+	struct gen_llm_args a;
+	char name[64];
+
+	gen_llm_args_init(&a);
+	option_name(key, name, sizeof(name));
+	return gen_llm_set(&a, name, value, d) ? -EINVAL : 0;
+}
+
+int sweep_gen_args(const char *gen, struct gen_llm_args *a, struct diag *d)
+{
+	char key[64], name[64], value[SWEEP_VALUE_MAX];
+
+	gen_llm_args_init(a);
+	for (const char *l = gen; *l; l = strchr(l, '\n') + 1) {
+		const char *eq = strchr(l, '='), *end = strchr(l, '\n');
+
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - l), l);
+		snprintf(value, sizeof(value), "%.*s", (int)(end - eq - 1), eq + 1);
+		option_name(key, name, sizeof(name));
+		if (gen_llm_set(a, name, value, d))
+			return -EINVAL;
+	}
+	return gen_llm_finish(a, d) ? -EINVAL : 0;
+}
+
+void sweep_gen_command(const char *gen, char *buf, size_t len)
+{
+	size_t at = (size_t)snprintf(buf, len, "gdrlab gen llm");
+
+	for (const char *l = gen; *l && at < len; l = strchr(l, '\n') + 1) {
+		const char *eq = strchr(l, '='), *end = strchr(l, '\n');
+		char key[64], name[64];
+		int k;
+
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - l), l);
+		option_name(key, name, sizeof(name));
+		if (!strncmp(eq + 1, "true\n", 5))
+			k = snprintf(buf + at, len - at, " --%s", name);
+		else if (!strncmp(eq + 1, "false\n", 6))
+			k = 0;
+		else
+			k = snprintf(buf + at, len - at, " --%s %.*s", name, (int)(end - eq - 1), eq + 1);
+		at += k > 0 ? (size_t)k : 0;
+	}
+}
