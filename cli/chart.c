@@ -371,8 +371,8 @@ static const char *run_path(json_t *run)
 	return p ? p : "?";
 }
 
-/* Per path, its iteration as two stacked bars: the time communication
- * is hidden behind (or absent from) and the exposed communication. */
+/* Per path, its communication as two stacked bars: the part hidden
+ * behind compute and the part exposed (what the iteration waits for). */
 static int write_paths(FILE *data, FILE *gp, const char *data_path, json_t *doc)
 {
 	json_t *runs[3];
@@ -381,21 +381,21 @@ static int write_paths(FILE *data, FILE *gp, const char *data_path, json_t *doc)
 	if (!n)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
-		json_t *it = json_object_get(runs[i], "iteration_time_us");
+		json_t *comm = json_object_get(runs[i], "comm_time_us");
 		json_t *ex = json_object_get(runs[i], "exposed_comm_us");
 
-		if (!json_is_number(it) || !json_is_number(ex))
+		if (!json_is_number(comm) || !json_is_number(ex))
 			return -EINVAL;
 		put_quoted(data, run_path(runs[i]));
-		fprintf(data, " %.6f %.6f\n", (json_number_value(it) - json_number_value(ex)) / 1e3,
+		fprintf(data, " %.6f %.6f\n", (json_number_value(comm) - json_number_value(ex)) / 1e3,
 			json_number_value(ex) / 1e3);
 	}
-	fprintf(gp, "set title 'An iteration per path'\nset style data histograms\n"
+	fprintf(gp, "set title 'Communication an iteration, per path'\nset style data histograms\n"
 		    "set style histogram rowstacked\nset style fill solid 0.8 border -1\n"
 		    "set boxwidth 0.6\nset key outside right\nset grid ytics\n"
 		    "set ylabel 'ms an iteration'\nset yrange [0:*]\n"
-		    "plot '%s' using 2:xtic(1) title 'communication hidden or none', "
-		    "'' using 3 title 'exposed communication'\n",
+		    "plot '%s' using 2:xtic(1) title 'hidden behind compute', "
+		    "'' using 3 title 'exposed: the iteration waits'\n",
 		    data_path);
 	return 0;
 }

@@ -39,7 +39,7 @@ static const char plot_usage[] =
 	"\n"
 	"or what 'gdrlab run --json' or 'gdrlab compare --json' wrote:\n"
 	"\n"
-	"  --kind paths     each path's iteration: hidden and exposed communication\n"
+	"  --kind paths     each path's communication: hidden behind compute, exposed\n"
 	"  --kind collectives  each collective's time in the first iteration, a\n"
 	"                   line per path\n"
 	"  -o, --output F   the chart: SVG or PNG by its extension; written whole\n"

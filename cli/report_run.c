@@ -236,8 +236,9 @@ void report_run_sections(struct report_page *p)
 	answer(p->f, p->doc, runs, nruns);
 	setup_table(p->f, runs[0]);
 	fputs("<h2 id=\"iteration\">An iteration</h2>\n", p->f);
-	report_chart(p, CHART_PATHS, "Each path's iteration: the time communication is hidden "
-				     "behind compute (or there is none) and the time it is exposed.");
+	report_chart(p, CHART_PATHS, "Each path's communication an iteration (the collectives' "
+				     "durations): the part compute hides and the part the iteration "
+				     "waits for.");
 	paths_table(p->f, runs, nruns);
 	report_chart(p, CHART_COLLECTIVES, "Each collective of the first iteration, in trace order, "
 					   "a line per path (log scale).");
