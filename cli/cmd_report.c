@@ -115,7 +115,8 @@ void report_node(struct report_page *p, const char *topology_file, const char *g
 
 	if (p->topology)
 		topology_file = p->topology;
-	fputs("<h2 id=\"node\">The node</h2>\n", p->f);
+	if (!p->nodes++)
+		fputs("<h2 id=\"node\">Inside a node</h2>\n", p->f);
 	if (!t || !topology_file) {
 		html_error(p->f, "Cannot draw the node: %s", t ? "the results name no topology file"
 							       : "out of memory");
@@ -124,10 +125,14 @@ void report_node(struct report_page *p, const char *topology_file, const char *g
 	}
 	if (gdr_level)
 		topo_path_parse(gdr_level, &level);
-	if (load_beside(p, topology_file, t, &d))
+	if (load_beside(p, topology_file, t, &d)) {
 		html_error(p->f, "Cannot draw the node: %s", d.msg);
-	else
+	} else {
+		fputs("<h3>", p->f);
+		html_printf(p->f, "%s (%s)", t->name, topology_file);
+		fputs("</h3>\n", p->f);
 		report_cluster(p->f, t, level);
+	}
 	free(t);
 }
 

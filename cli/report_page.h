@@ -19,6 +19,7 @@ struct report_page {
 	const char *topology; /* --topology: the node to draw, or NULL */
 	char scratch[64];    /* a folder the charts are drawn in */
 	unsigned charts;     /* figures so far: each one's id prefix */
+	unsigned nodes;      /* nodes drawn so far */
 	int err;             /* the first fatal error (no gnuplot), or 0 */
 };
 
