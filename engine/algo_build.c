@@ -62,6 +62,7 @@ int algo_pipe_begin(struct algo_build *b, enum pipe_shape shape,
 	pp->slice_steps = 1;
 	pp->chunk_bytes = proto_step_bytes(pat->proto);
 	pp->conn_cap = INFINITY;
+	pp->stream_cap = INFINITY;
 	pp->efficiency = 1;
 	pp->first_conn = pat->nconns;
 	pp->first_hop = pat->nhops;

@@ -157,7 +157,22 @@ static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
 	err = algo_pipe_begin(b, PIPE_CHAIN, c, vol);
 	if (err)
 		return err;
-	algo_pipe(b)->conn_cap = 1e9 * (pat->proto == PROTO_LL128 ?
+	/*
+	 * NCCL's per-channel tree maxima (tuning.cc ncclTopoTuneModel:
+	 * busBw = min(busBw * .92, nCh * perChMaxTreeBw), then x0.5 for the
+	 * all-reduce) enter its cost model's bandwidth term alone; the
+	 * latency term is the hops' latencies, 2 ((ppn - 1) intra + log2(N)
+	 * inter), and nothing per chunk a hop. So the limit paces each
+	 * connection's stream of slices (stream_cap), and a slice still
+	 * crosses a hop at its links' pace: charged on every hop of the fill
+	 * (as conn_cap is) it made a slice's way up and down the tree cost
+	 * 2 (ppn - 1 + log2 N) chunks at the stream's pace, more than the
+	 * stream itself wherever a channel has fewer chunks than the tree
+	 * has hops. Each graph channel is two communicator channels (trees
+	 * 0 and 1, connect.cc), each connection moving its channel's share
+	 * up or down: half of a graph channel's algorithm bandwidth.
+	 */
+	algo_pipe(b)->stream_cap = 1e9 * (pat->proto == PROTO_LL128 ?
 		nccl_tree_ll128_per_channel(b->p->nccl, b->p->topo.gpu_arch, pat->op, N) :
 		pat->proto == PROTO_SIMPLE ?
 		nccl_tree_per_channel(b->p->nccl, b->p->topo.gpu_arch, N) :

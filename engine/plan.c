@@ -240,6 +240,7 @@ static void verbs_ring(const struct plan *p, struct plan_pattern *pat)
 		 * credit of the one before. */
 		pp->slice_steps = PROTO_STEPS / 2;
 		pp->conn_cap = INFINITY;
+		pp->stream_cap = INFINITY;
 		pp->efficiency = 1;
 	}
 	for (size_t i = 0; i < pat->nconns; i++)

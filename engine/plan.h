@@ -156,6 +156,12 @@ struct plan_pipe {
 	double conn_cap;         /* payload bytes/s a connection's threads
 				  * move at most (the protocol's per-channel
 				  * limit); INFINITY for none */
+	double stream_cap;       /* payload bytes/s a connection takes slices
+				  * at most in steady state, without slowing
+				  * what one slice takes on its links: a
+				  * limit NCCL's cost model puts in the
+				  * bandwidth term alone (a tree's
+				  * per-channel maxima); INFINITY for none */
 	double efficiency;       /* of the links' share it gets (NVLS, PAT) */
 	size_t first_conn, nconns;
 	/* The connections a slice crosses, in order: the critical path. */

@@ -141,6 +141,10 @@ static int share(const struct solver *sv, const struct plan_pattern *pat,
 		flows[i].uses = pool + at;
 		flows[i].nuses = k;
 		flows[i].cap = conn_cap(pat, c, nch, pcap);
+		/* The stream's limit binds the steady shares only: while a
+		 * pipe fills, a slice takes its links' pace (plan.h). */
+		if (seg < 0 && pat->pipes[c->pipe].stream_cap < flows[i].cap)
+			flows[i].cap = pat->pipes[c->pipe].stream_cap;
 		if (pace && pace[c->pipe] * c->volume < flows[i].cap)
 			flows[i].cap = pace[c->pipe] * c->volume;
 		/*
@@ -299,6 +303,7 @@ struct conn_time {
 	double tau;    /* through all its segments, store and forward */
 	double period; /* between slices, steady, slots aside */
 	double slot;   /* between slices, paced by the slots */
+	bool paced;    /* the period is the stream's limit (plan.h stream_cap) */
 	double seg_tau[PLAN_MAX_STAGES];
 };
 
@@ -309,7 +314,8 @@ struct conn_time {
  * steady share over rho, but never more than while the pipe fills.
  */
 static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
-		      double links, double rho, struct conn_time *t)
+		      double links, double rho, double stream_cap,
+		      struct conn_time *t)
 {
 	double eff = rho > 0 ? r->rate / rho : r->rate, steady;
 
@@ -329,6 +335,11 @@ static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
 	for (unsigned k = 0; k < r->nseg; k++)
 		if (t->seg_tau[k] > t->period)
 			t->period = t->seg_tau[k];
+	/* However few slices share the links, the stream takes no more
+	 * than its limit allows. */
+	t->paced = stream_cap > 0 && slice / stream_cap > t->period;
+	if (t->paced)
+		t->period = slice / stream_cap;
 	t->slot = pipeline_slot_period(links, t->tau, slots);
 }
 
@@ -385,7 +396,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		const struct plan_conn *bott = NULL;
 		struct conn_time bott_ct = { 0 };
 		struct plan_slicing s;
-		double chain = 0, pi = 0, pi_slot = 0, t, rho;
+		double chain = 0, pi = 0, pi_slot = 0, t, rho, last;
 
 		plan_slicing(p, pat, pp, bytes, nch, &s);
 		if (!s.active)
@@ -397,7 +408,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 			struct conn_time ct;
 
 			conn_time(&cr[k], plan_slice_bytes(c, &s, bytes), s.slots,
-				  pat->routes[c->route].latency, rho, &ct);
+				  pat->routes[c->route].latency, rho, pp->stream_cap, &ct);
 			if (!bott || fmax(ct.period, ct.slot) > fmax(pi, pi_slot)) {
 				pi = ct.period;
 				pi_slot = ct.slot;
@@ -414,10 +425,16 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 			if (pat->routes[c->route].cut_through && slice > grain)
 				slice = grain;
 			conn_time(&cr[pat->hops[h]], slice, s.slots,
-				  pat->routes[c->route].latency, rho, &ct);
+				  pat->routes[c->route].latency, rho, pp->stream_cap, &ct);
 			chain += c->latency + ct.tau;
 		}
-		t = pipeline_time(&s, chain, pi, pi_slot, bott ? bott->latency : 0);
+		/* A paced stream's last slice leaves (K - 1) pi in and takes
+		 * its links' tau, not pi (the backends agree on this: model/
+		 * simgrid_run.c spaces the slices' starts). */
+		last = bott ? bott->latency : 0;
+		if (bott && bott_ct.paced && pi_slot <= pi)
+			last += bott_ct.tau - pi;
+		t = pipeline_time(&s, chain, pi, pi_slot, last);
 		if (!worst_conn || t > worst) {
 			worst = t;
 			worst_conn = bott;

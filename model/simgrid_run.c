@@ -77,6 +77,8 @@ struct sconn {
 	unsigned nslices, slots;
 	double slice, grain, latency;
 	double links;                /* the route's own latency */
+	double gap;                  /* the stream's limit: slice q starts no
+				      * earlier than q x gap into the job */
 	bool cut_through;
 	unsigned nseg;
 	struct seg seg[PLAN_MAX_STAGES];
@@ -199,6 +201,11 @@ static void seg_actor_main(int argc, char **argv)
 			sg_sem_acquire(c->slot);
 			if (q >= c->slots)
 				sleep_until(c->sent[q - c->slots] + 2 * c->links);
+			/* The pipe's stream limit (plan.h stream_cap): it
+			 * spaces the slices, each still moving at its links'
+			 * pace. */
+			if (c->gap > 0)
+				sleep_until(c->run->start + q * c->gap);
 		} else {
 			sg_sem_acquire(g->ready);
 			sleep_until(g->ready_at[q]);
@@ -337,6 +344,7 @@ static int conn_init(struct sim *s, const struct plan *p, const struct plan_patt
 	sc->cut_through = r->cut_through;
 	sc->latency = c->latency;
 	sc->links = r->latency;
+	sc->gap = isfinite(pp->stream_cap) && pp->stream_cap > 0 ? sc->slice / pp->stream_cap : 0;
 	sc->nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
 	sc->arrival = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->arrival));
 	sc->sent = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->sent));

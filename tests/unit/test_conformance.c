@@ -196,6 +196,76 @@ static void pat_rounds_share_the_nic_in_proportion(const char *backend)
 	run_destroy(&r);
 }
 
+/*
+ * NCCL's tree on round-numbers' 2 nodes (ncclGetBtree/ncclGetDtree,
+ * trees.cc): tree 0 is node 0 the root and node 1 its child, tree 1 the
+ * mirror. Each connection carries its channel's share up (child -> root)
+ * or down (root -> child), one 512 KiB slot a chunk (enqueue.cc
+ * calcCollChunking: chunkSteps 1 for a tree), NCCL's Simple tree network
+ * hop 14 us (above the links' 9), the tree's launch 8.4 us. NCCL's search
+ * finds one graph channel (the one 10 GB/s NIC), the communicator two
+ * (connect.cc: channel 0 on tree 0, channel 1 on tree 1). NCCL's
+ * per-channel tree limit, Ampere on 2 nodes 23.6 GB/s (tuning.cc
+ * perChMaxTreeBw), halved for the all-reduce (x0.5) and spread over the
+ * communicator's two channels, holds a connection's stream to 5.9 GB/s.
+ *
+ * One channel (--channels 1, tree 0 alone): each NIC direction carries
+ * one connection, 10 GB/s, so the stream's 5.9 GB/s binds: a slice every
+ * pi = 524288 / 5.9 GB/s = 88.862 us. A slice still crosses a hop at the
+ * NIC's 10 GB/s, tau = 52.429 us, so the first one is up and down again
+ * after 2 x (14 + tau), the others pi apart behind it:
+ *   T = 8.4 + 2 (14 + 52.429) + (K - 1) 88.862, K = bytes / 512 KiB.
+ * 4 MiB: 763.3 us (before the stream limit paced the stream rather than
+ * every hop's slice, 2 x (14 + pi) made it 836.1).
+ */
+static void tree_allreduce_streams_at_the_channel_limit(const char *backend)
+{
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 2);
+	double tau = 524288 / 10e9 * 1e6, pi = 524288 / 5.9e9 * 1e6;
+	struct run r;
+
+	NEED_BACKEND(backend);
+	o.algo = "tree";
+	o.proto = "simple";
+	o.nchannels = 1;
+	run_trace(&r, backend, DATA("round-numbers.yaml"),
+		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":4194304,"
+		  "\"dtype\":\"fp32\"}\n", &o);
+	cr_assert_eq(r.rec.coll[0].algo, ALGO_TREE);
+	cr_assert_eq(r.rec.coll[0].nchannels, 1);
+	assert_rel(r.rec.coll[0].time_us, 8.4 + 2 * (14 + tau) + 7 * pi, TOL);
+	run_destroy(&r);
+}
+
+/*
+ * Both channels, 64 MiB: each tree carries half. Every NIC sends its
+ * tree-0 share up and its tree-1 share down (node 0: down in tree 0, up
+ * in tree 1), so each NIC direction carries S (1 byte a byte of the
+ * call), two connections at 5 GB/s each, under the stream's 5.9: the link
+ * binds, K = 32 MiB / 512 KiB = 64 slices pi = 104.858 us apart. While
+ * the first slice goes up only the up connections move (one a NIC
+ * direction), so it crosses at 10 GB/s, tau = 52.429 us:
+ *   T = 8.4 + 2 (14 + tau) + 63 pi = 6747.3 us,
+ * S / 10 GB/s (6710.9) plus the fill. The bandwidth-bound way, 64 pi +
+ * 14 = 6725.0, is shorter.
+ */
+static void tree_allreduce_bound_by_the_nic(const char *backend)
+{
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 2);
+	double tau = 524288 / 10e9 * 1e6, pi = 524288 / 5e9 * 1e6;
+	struct run r;
+
+	NEED_BACKEND(backend);
+	o.algo = "tree";
+	o.proto = "simple";
+	run_trace(&r, backend, DATA("round-numbers.yaml"),
+		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":67108864,"
+		  "\"dtype\":\"fp32\"}\n", &o);
+	cr_assert_eq(r.rec.coll[0].nchannels, 2);
+	assert_rel(r.rec.coll[0].time_us, 8.4 + 2 * (14 + tau) + 63 * pi, TOL);
+	run_destroy(&r);
+}
+
 #define CONFORMANCE(backend)                                                  \
 	Test(conformance_##backend, uncontended_direct)                       \
 	{                                                                     \
@@ -220,6 +290,14 @@ static void pat_rounds_share_the_nic_in_proportion(const char *backend)
 	Test(conformance_##backend, pat_rounds_share_the_nic_in_proportion)   \
 	{                                                                     \
 		pat_rounds_share_the_nic_in_proportion(#backend);             \
+	}                                                                     \
+	Test(conformance_##backend, tree_allreduce_streams_at_the_channel_limit) \
+	{                                                                     \
+		tree_allreduce_streams_at_the_channel_limit(#backend);        \
+	}                                                                     \
+	Test(conformance_##backend, tree_allreduce_bound_by_the_nic)          \
+	{                                                                     \
+		tree_allreduce_bound_by_the_nic(#backend);                    \
 	}
 
 /* Every backend with a simulated clock gdrlab knows, built or not. */
