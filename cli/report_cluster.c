@@ -243,11 +243,44 @@ static void draw_matrix(FILE *f, const struct topology *t, enum topo_path_type l
 		}
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n<p>Bold: the GPU's nearest NIC. Hover a staged pair for the reason.</p>\n", f);
+	fputs("</table>\n<p>Bold: the GPU's nearest NIC. Hover a staged pair for the reason. Below: "
+	      "what each GDR level (NCCL_NET_GDR_LEVEL) would make of each GPU and its nearest "
+	      "NIC.</p>\n", f);
+}
+
+/* Probe's verdicts per GDR level, for each GPU with its nearest NIC:
+ * which NCCL_NET_GDR_LEVEL would make it direct. */
+static void draw_levels(FILE *f, const struct topology *t)
+{
+	static const enum topo_path_type levels[] = { TOPO_PATH_PIX, TOPO_PATH_PXB, TOPO_PATH_P2C,
+						      TOPO_PATH_PHB, TOPO_PATH_SYS };
+	const size_t nlevels = sizeof(levels) / sizeof(levels[0]);
+
+	fputs("<table class=\"levels\"><tr><th>GPU-NIC</th><th>path</th>", f);
+	for (size_t l = 0; l < nlevels; l++)
+		html_cell(f, "th", "GDR level %s", topo_path_name(levels[l]));
+	fputs("</tr>\n", f);
+	for (unsigned g = 0; g < t->ngpus; g++) {
+		int n = topo_nearest_nic(t, (int)g);
+
+		if (n < 0)
+			continue;
+		fputs("<tr>", f);
+		html_cell(f, "th", "%s-%s", t->gpus[g].name, t->nics[n].dev.name);
+		html_cell(f, "td", "%s", topo_path_name(topo_gpu_nic_path(t, (int)g, n)));
+		for (size_t l = 0; l < nlevels; l++) {
+			bool gdr = gdr_allowed(t, (int)g, n, levels[l], NULL, 0);
+
+			fprintf(f, "<td class=\"%s\">%s</td>", gdr ? "gdr" : "staged", gdr ? "direct" : "staged");
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
 }
 
 void report_cluster(FILE *f, const struct topology *t, enum topo_path_type level)
 {
 	draw_tree(f, t, level);
 	draw_matrix(f, t, level);
+	draw_levels(f, t);
 }

@@ -123,6 +123,8 @@ expect 0 "the run's report" -- "$gdrlab" report "$tmp/run.json" -o "$tmp/run.htm
 # two-socket-commodity: its two GPUs reach the one NIC across the sockets
 # (SYS), beyond the default P2C: both staged, and said why
 has "$tmp/run.html" "staged all the same: gpu"
+# a SYS pair is direct at GDR level SYS alone
+has "$tmp/run.html" '<th>gpu0-nic0</th><td>SYS</td>\(<td class="staged">staged</td>\)\{4\}<td class="gdr">direct</td>' 
 
 # Every point failed: no chart but the error; some failed: the chart and
 # their errors (nvls needs NVSwitch, which round-numbers lacks).
