@@ -92,7 +92,7 @@ static bool req_equal(const struct route_req *q, const struct route_req *rq)
 	return q->kind == rq->kind && q->src_gpu == rq->src_gpu &&
 	       q->dst_gpu == rq->dst_gpu && q->intra == rq->intra &&
 	       q->nic_src == rq->nic_src && q->nic_dst == rq->nic_dst &&
-	       q->relay_gpu == rq->relay_gpu;
+	       q->relay_gpu == rq->relay_gpu && q->switches == rq->switches;
 }
 
 static int rehash(struct algo_build *b)
@@ -232,6 +232,11 @@ int algo_conn_via(struct algo_build *b, enum conn_kind kind, unsigned src,
 	int err;
 
 	route_pick_nics(p, &q, channel);
+	q.switches = p->topo.fabric.hops;
+	if (!q.intra && q.nic_src >= 0 && q.nic_dst >= 0)
+		q.switches = fabric_switches(&p->layout.fabric, &p->topo, plan_node_of(p, src),
+					     (unsigned)q.nic_src, plan_node_of(p, dst),
+					     (unsigned)q.nic_dst);
 	err = route_for(b, &q, &route);
 	if (err)
 		return err;
