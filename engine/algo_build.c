@@ -203,6 +203,23 @@ void algo_layout(const struct algo_build *b, unsigned node, unsigned c,
 	for (unsigned k = 0; k < G; k++)
 		gpus[k] = pat->ranks[node * G + k] % b->p->gpus_per_node;
 	channels_layout(&b->p->topo, gpus, G, c, b->t->nnodes > 1, l);
+	algo_rail_align(b, l);
+}
+
+void algo_rail_align(const struct algo_build *b, struct channel_layout *l)
+{
+	/*
+	 * Rail alignment. NCCL's ring search prefers a channel that leaves a
+	 * node by the NIC it came in by (NCCL_CROSS_NIC's default 2,
+	 * src/graph/search.cc), the exit GPU sending through that NIC's
+	 * GPU by PXN (NCCL 2.12+; "Doubling all2all performance with NCCL
+	 * 2.12"): the hop then stays on one rail, under one leaf of a
+	 * rail-optimised fabric. Only with switches modelled, where it
+	 * matters; the crossbar keeps the layout it always had.
+	 */
+	if (b->p->layout.fabric.tiers && plan_uses_pxn(b->p) && topo_has_nvlink(&b->p->topo) &&
+	    l->nic_in >= 0)
+		l->nic_out = l->nic_in;
 }
 
 unsigned algo_layout_rank(const struct algo_build *b, unsigned node,

@@ -73,8 +73,9 @@ enum fabric_problem fabric_check(const struct topology *t, unsigned nodes, char 
 		return FABRIC_LEAF_PORTS;
 	}
 	if (f->attach == TOPO_ATTACH_NODE && (!n || n * t->nnics > down)) {
-		snprintf(why, len, "%u nodes of %u NICs need %u ports of one leaf, which has %u free (%u, %u of them uplinks)",
-			 n ? n : 1, t->nnics, (n ? n : 1) * t->nnics, down, l->ports, l->uplinks);
+		snprintf(why, len, "%u nodes x %u NIC%s need %u ports of one leaf, which has %u free (%u, %u of them uplinks)",
+			 n ? n : 1, t->nnics, t->nnics == 1 ? "" : "s", (n ? n : 1) * t->nnics, down,
+			 l->ports, l->uplinks);
 		return FABRIC_LEAF_PORTS;
 	}
 	spines = s->count ? s->count : l->uplinks;
