@@ -10,10 +10,12 @@
  * NCCL constants used (NVIDIA/nccl v2.30.7-1, src/graph/tuning.cc, as in
  * test_conformance.c): launch 8.4 us and 14 us a network hop (Simple).
  */
+#include <errno.h>
 #include <math.h>
 
 #include "fabric.h"
 #include "helpers.h"
+#include "trace_jobs.h"
 
 #define MiB 1048576.0
 #define GiB (1024 * MiB)
@@ -340,6 +342,113 @@ Test(fabric, alltoall_incast_shows_on_the_nic_port)
 	run_destroy(&r);
 }
 
+static const char job_allreduce[] =
+	"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":67108864,\"dtype\":\"fp32\","
+	"\"algo\":\"ring\",\"proto\":\"simple\"}\n";
+
+/* Two 2-rank jobs (one GPU a node) on nodes @a, @b and @c, @d of
+ * leaf-2to1.yaml, run together; their slowdowns (together / alone). */
+static void two_jobs(const char *backend, unsigned a, unsigned b, unsigned c, unsigned d,
+		     double *slow)
+{
+	const unsigned ra[2] = { a, b }, rc[2] = { c, d };
+	struct plan_options o = one_channel();
+	struct trace ta, tc, merged;
+	struct trace_job jobs[2];
+	struct topology t;
+	struct plan p;
+	struct records rec;
+	struct diag dg = { "" };
+	double together[2], alone[2];
+
+	load(DATA("fabric/leaf-2to1.yaml"), &t);
+	cr_assert_eq(trace_load_buffer(job_allreduce, strlen(job_allreduce), "a.jsonl", &ta, &dg),
+		     0, "%s", dg.msg);
+	cr_assert_eq(trace_load_buffer(job_allreduce, strlen(job_allreduce), "c.jsonl", &tc, &dg),
+		     0, "%s", dg.msg);
+	jobs[0] = (struct trace_job){ &ta, 2, ra, 0 };
+	jobs[1] = (struct trace_job){ &tc, 2, rc, 0 };
+	cr_assert_eq(trace_jobs_merge(jobs, 2, &merged, &dg), 0, "%s", dg.msg);
+	cr_assert_eq(merged.nentries, 2);
+	cr_assert_eq(trace_jobs_of(&merged, &merged.entries[1]), 1);
+	cr_assert_eq(backend_execute(backend_find(backend), &t, &merged, &o, NULL, &p, &rec, &dg),
+		     0, "%s", dg.msg);
+	trace_jobs_slowdown(&merged, &rec, 2, together, alone);
+	for (unsigned k = 0; k < 2; k++)
+		slow[k] = together[k] / alone[k];
+	records_destroy(&rec);
+	plan_destroy(&p);
+	trace_destroy(&merged);
+	trace_destroy(&tc);
+	trace_destroy(&ta);
+}
+
+/*
+ * Two jobs on disjoint nodes, each a ring all-reduce of 64 MiB between a
+ * node of leaf 0 and one of leaf 1 on one channel: each job's two flows
+ * (there and back) cross one uplink of each leaf, 5 GB/s, alone. Where
+ * ECMP puts a flow of each job on one uplink, they share it and each job
+ * runs at half its pace alone: slowdown 2. Where no uplink is shared,
+ * neither slows the other: slowdown 1. fabric_path says which placements
+ * are which.
+ */
+static void jobs_slow_each_other_on_a_shared_uplink(const char *backend)
+{
+	struct topology t;
+	struct fabric_geom g;
+	unsigned hit[4] = { 0 }, miss[4] = { 0 };
+	bool have_hit = false, have_miss = false;
+	double slow[2];
+
+	NEED_BACKEND(backend);
+	load(DATA("fabric/leaf-2to1.yaml"), &t);
+	fabric_geom_init(&g, &t, 8, 0);
+	for (unsigned i = 0; i < 256 && !(have_hit && have_miss); i++) {
+		unsigned a = i % 4, b = 4 + i / 4 % 4, c = i / 16 % 4, d = 4 + i / 64;
+		uint32_t ab[2], ba[2], cd[2], dc[2];
+		bool shared;
+
+		if (a == c || b == d)
+			continue;
+		fabric_path(&g, &t, a, 0, b, 0, 0, ab);
+		fabric_path(&g, &t, b, 0, a, 0, 0, ba);
+		fabric_path(&g, &t, c, 0, d, 0, 0, cd);
+		fabric_path(&g, &t, d, 0, c, 0, 0, dc);
+		shared = ab[0] == cd[0] || ba[0] == dc[0];
+		if (shared && !have_hit) {
+			hit[0] = a, hit[1] = b, hit[2] = c, hit[3] = d;
+			have_hit = true;
+		}
+		if (!shared && ab[1] != cd[1] && ba[1] != dc[1] && !have_miss) {
+			miss[0] = a, miss[1] = b, miss[2] = c, miss[3] = d;
+			have_miss = true;
+		}
+	}
+	cr_assert(have_hit && have_miss);
+	two_jobs(backend, hit[0], hit[1], hit[2], hit[3], slow);
+	assert_rel(slow[0], 2.0, 0.02);
+	assert_rel(slow[1], 2.0, 0.02);
+	two_jobs(backend, miss[0], miss[1], miss[2], miss[3], slow);
+	assert_rel(slow[0], 1.0, 1e-6);
+	assert_rel(slow[1], 1.0, 1e-6);
+}
+
+Test(fabric, jobs_must_not_share_ranks)
+{
+	const unsigned ra[2] = { 0, 4 }, rc[2] = { 4, 5 };
+	struct trace ta, merged;
+	struct trace_job jobs[2];
+	struct diag dg = { "" };
+
+	cr_assert_eq(trace_load_buffer(job_allreduce, strlen(job_allreduce), "a.jsonl", &ta, &dg),
+		     0);
+	jobs[0] = (struct trace_job){ &ta, 2, ra, 0 };
+	jobs[1] = (struct trace_job){ &ta, 2, rc, 0 };
+	cr_assert_eq(trace_jobs_merge(jobs, 2, &merged, &dg), -EINVAL);
+	cr_assert(strstr(dg.msg, "rank 4 is in two jobs"), "%s", dg.msg);
+	trace_destroy(&ta);
+}
+
 #define FABRIC_TESTS(backend)                                                 \
 	Test(fabric_##backend, one_flow_gets_half_a_port)                     \
 	{                                                                     \
@@ -356,6 +465,10 @@ Test(fabric, alltoall_incast_shows_on_the_nic_port)
 	Test(fabric_##backend, alltoall_is_bounded_by_the_bisection)          \
 	{                                                                     \
 		alltoall_is_bounded_by_the_bisection(#backend);               \
+	}                                                                     \
+	Test(fabric_##backend, jobs_slow_each_other_on_a_shared_uplink)       \
+	{                                                                     \
+		jobs_slow_each_other_on_a_shared_uplink(#backend);            \
 	}
 
 FABRIC_TESTS(analytic)
