@@ -113,6 +113,39 @@ Test(fabric, clos_counts)
 	cr_assert_eq(fabric_switches(&g, &t, 0, 0, 256, 0), 5);
 }
 
+/*
+ * Across pods of the Clos at 1024 nodes: node 0 is on leaf 0 (pod 0),
+ * node 256 on leaf 64 (pod 1). Up leaf 0's uplink u to spine u of pod 0
+ * (32 spines a pod, one link from each leaf), up that spine's uplink j to
+ * core (u, j), down to spine u of pod 1 (spine 32 + u) by its uplink j,
+ * down to leaf 64 by its uplink u: four links, five switches.
+ */
+Test(fabric, clos_path_across_pods)
+{
+	struct topology t;
+	struct fabric_geom g;
+	uint32_t ids[FABRIC_PATH_MAX];
+	char name[4][32], want[32];
+	unsigned u, j;
+
+	load(CONFIG("h100-roce-clos.yaml"), &t);
+	fabric_geom_init(&g, &t, 1024, 0);
+	cr_assert_eq(fabric_path(&g, &t, 0, 0, 256, 0, 3, ids), 4);
+	for (unsigned i = 0; i < 4; i++)
+		fabric_name(&g, ids[i], name[i], sizeof(name[i]));
+	cr_assert_eq(sscanf(name[0], "leaf0.up%u", &u), 1, "%s", name[0]);
+	snprintf(want, sizeof(want), "spine%u.up", u);
+	cr_assert(!strncmp(name[1], want, strlen(want)), "%s, want %s", name[1], want);
+	cr_assert_eq(sscanf(name[1] + strlen(want), "%u", &j), 1);
+	snprintf(want, sizeof(want), "spine%u.down%u", 32 + u, j);
+	cr_assert_str_eq(name[2], want);
+	snprintf(want, sizeof(want), "leaf64.down%u", u);
+	cr_assert_str_eq(name[3], want);
+	/* 400 Gbit/s x the NICs' 0.95, either tier */
+	assert_rel(fabric_capacity(&g, &t, ids[1]), 50e9 * 0.95, 1e-12);
+	assert_rel(fabric_latency(&t, 5), 5 * 0.6e-6, 1e-12);
+}
+
 /* A file without switches is the crossbar it always was: no links of its
  * own, the NIC port divided by the oversubscription. */
 Test(fabric, crossbar_files_keep_their_meaning)
