@@ -612,3 +612,16 @@ Test(bad_topology, fabric_hops_with_leaf)
 {
 	check_bad("fabric-hops-with-leaf", 13, 3, "hops", "cannot be combined with leaf");
 }
+
+Test(bad_topology, fabric_leaf_without_downlinks)
+{
+	check_bad("fabric-no-downlinks", 13, 30, "uplinks",
+		  "must be fewer than the 8 ports, to leave some down, got '8'");
+}
+
+Test(bad_topology, fabric_spine_under_a_core_needs_uplinks)
+{
+	/* a missing key points at the mapping that should hold it */
+	check_bad("fabric-spine-needs-uplinks", 14, 10, "uplinks",
+		  "missing required key (spine has a tier above it)");
+}
