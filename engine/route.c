@@ -343,10 +343,15 @@ void route_pick_nics(const struct plan *p, struct route_req *q,
 		return;
 	/* A send/receive leaves by the receiver's rail when the sender's
 	 * own NIC is beyond PXB and that rail's is not (a collective's
-	 * layout put its channels on their NICs already). */
+	 * layout put its channels on their NICs already). With switches
+	 * modelled, where rails decide which leaf a hop ends on, always:
+	 * NCCL_P2P_PXN_LEVEL's default 2 ("always use PXN", NCCL 2.12+;
+	 * ../shared/notes/nccl-algorithms.md §2); the crossbar keeps the
+	 * narrower rule it always had. */
 	if (!chosen && topo_has_nvlink(t) && q->dst_gpu != q->src_gpu &&
 	    q->dst_gpu < t->ngpus &&
-	    topo_gpu_nic_path(t, (int)q->src_gpu, q->nic_src) > TOPO_PATH_PXB) {
+	    (p->layout.fabric.tiers ||
+	     topo_gpu_nic_path(t, (int)q->src_gpu, q->nic_src) > TOPO_PATH_PXB)) {
 		int rail = channels_nic(t, q->dst_gpu, channel);
 
 		if (rail >= 0 && topo_gpu_nic_path(t, (int)q->dst_gpu, rail) <= TOPO_PATH_PXB)

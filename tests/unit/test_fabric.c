@@ -350,6 +350,56 @@ static void alltoall_is_bounded_by_the_bisection(const char *backend)
 	run_destroy(&r);
 }
 
+/* The inter-node connections of @r's plan that cross switch links. */
+static unsigned crossing(const struct run *r)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < r->plan.npatterns; i++) {
+		const struct plan_pattern *pat = &r->plan.patterns[i];
+		uint32_t ids[FABRIC_PATH_MAX];
+
+		for (size_t k = 0; k < pat->nconns; k++)
+			n += plan_conn_fabric(&r->plan, pat, &pat->conns[k], ids) > 0;
+	}
+	return n;
+}
+
+/*
+ * PXN keeps an alltoall on its rails: the 32 nodes of one SuperPOD unit
+ * have NIC k on leaf k. A send from GPU g to GPU h of another node goes
+ * out by the NIC h's channel uses (over NVLink to the GPU that NIC is
+ * local to, where g's own path to it crosses a CPU), lands on that NIC of
+ * h's node and stays under its rail's leaf: no connection crosses an
+ * uplink, and the NICs bound it. Each of a node's 8 NICs (400 Gbit/s x
+ * 0.95 = 47.5 GB/s) sends its GPUs' shares to the 248 GPUs of the other
+ * nodes: 248/256 of S = 256 MiB a rank, after the launch and a hop. With
+ * --pxn off a send leaves by g's own NIC; those crossing rails go up a
+ * leaf and down another, and ECMP piles more on some downlinks than a
+ * NIC carries: slower.
+ */
+Test(fabric, pxn_keeps_alltoall_on_its_rails)
+{
+	static const char a2a[] =
+		"{\"iteration\":0,\"op\":\"alltoall\",\"bytes\":268435456,\"dtype\":\"int8\"}\n";
+	double s = 256 * MiB, bound = NET_US + 248.0 / 256 * s / 47.5e9 * 1e6;
+	struct plan_options o;
+	struct run r;
+
+	plan_options_default(&o);
+	o.nodes = 32;
+	run_trace(&r, "analytic", CONFIG("h100-superpod-ib.yaml"), a2a, &o);
+	cr_assert_eq(crossing(&r), 0);
+	assert_rel(r.rec.coll[0].time_us, bound, 1e-3);
+	run_destroy(&r);
+	o.pxn_off = true;
+	run_trace(&r, "analytic", CONFIG("h100-superpod-ib.yaml"), a2a, &o);
+	cr_assert_gt(crossing(&r), 0);
+	cr_assert_gt(r.rec.coll[0].time_us, bound * 1.01);
+	cr_assert(!strncmp(r.rec.link_names[r.rec.coll[0].fabric_link], "leaf", 4));
+	run_destroy(&r);
+}
+
 /*
  * Incast: an alltoall among the 4 nodes of leaf 0 stays on the leaf;
  * each NIC's cable takes the flows of its 3 peers, so the busiest link
