@@ -13,13 +13,19 @@
 #include "cli.h"
 #include "output_file.h"
 #include "report.h"
+#include "trace_jobs.h"
 #include "units.h"
+
+#define RUN_MAX_JOBS 16
 
 struct run_args {
 	const char *topology, *trace, *backend;
 	const char *json, *csv, *timeline;
 	struct plan_options opts;
 	bool path_given, quiet;
+	/* --job FILE@FIRST:NODES: several jobs on one cluster (run only) */
+	const char *jobs[RUN_MAX_JOBS];
+	unsigned njobs;
 };
 
 static const char run_usage[] =
@@ -29,6 +35,7 @@ static const char run_usage[] =
 	"\n"
 	"  -t, --topology FILE     node and cluster description (YAML; see configs/)\n"
 	"  -T, --trace FILE        gradient-exchange trace (JSON Lines; see traces/)\n"
+	"%s"
 	"  -n, --nodes N           number of nodes (default: the topology's)\n"
 	"  -b, --backend NAME      analytic (default); see 'gdrlab backends'\n"
 	"%s"
@@ -58,6 +65,11 @@ static void print_usage(FILE *out, bool compare)
 			  "the speedups of direct." :
 			  "Replay the trace through one backend on one data path.",
 		compare ? "" :
+			  "      --job FILE@FIRST:NODES  instead of --trace, repeatable: a job's trace\n"
+			  "                          on NODES nodes from node FIRST; the jobs run at\n"
+			  "                          once, sharing the fabric, each one's slowdown from\n"
+			  "                          the others printed after the table\n",
+		compare ? "" :
 			  "  -p, --path PATH         auto (default): direct where the GDR level\n"
 			  "                          allows it, NCCL's staging elsewhere; direct;\n"
 			  "                          staged (NCCL's: GPU threads write pinned host\n"
@@ -84,6 +96,7 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 		{ "csv", required_argument, NULL, 'c' },
 		{ "timeline", required_argument, NULL, 'l' },
 		{ "devices", required_argument, NULL, 'D' },
+		{ "job", required_argument, NULL, 'J' },
 		CLI_NCCL_LONGOPTS
 		CLI_IB_LONGOPTS
 		{ "quiet", no_argument, NULL, 'q' },
@@ -128,6 +141,13 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 				return cli_usage_error(cmd, "%s: is for 'gdrlab run'", "--timeline");
 			a->timeline = optarg;
 			break;
+		case 'J':
+			if (compare)
+				return cli_usage_error(cmd, "%s: is for 'gdrlab run'", "--job");
+			if (a->njobs >= RUN_MAX_JOBS)
+				return cli_usage_error(cmd, "--job: at most %d jobs", RUN_MAX_JOBS);
+			a->jobs[a->njobs++] = optarg;
+			break;
 		case 'q':
 			a->quiet = true;
 			break;
@@ -144,7 +164,9 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (!a->topology)
 		return cli_usage_error(cmd, "%s is required", "--topology");
-	if (!a->trace)
+	if (a->trace && a->njobs)
+		return cli_usage_error(cmd, "--trace and --job exclude each other");
+	if (!a->trace && !a->njobs)
 		return cli_usage_error(cmd, "%s is required", "--trace");
 	return -1;
 }
@@ -220,12 +242,75 @@ static bool stdout_taken(const struct run_args *a)
 struct session {
 	struct topology topo;
 	struct trace trace;
+	unsigned job_first[RUN_MAX_JOBS], job_nodes[RUN_MAX_JOBS];
 	const struct backend_ops *backend;
 	struct progress progress;
 };
 
+/* "FILE@FIRST:NODES": the file, its first node and its node count. */
+static int job_spec(const char *spec, char *file, size_t len, unsigned *first,
+		    unsigned *nodes, struct diag *d)
+{
+	const char *at = strrchr(spec, '@');
+	char tail;
+
+	if (!at || (size_t)(at - spec) >= len ||
+	    sscanf(at + 1, "%u:%u%c", first, nodes, &tail) != 2 || !*nodes)
+		return diag_set(d, -EINVAL, "--job: expected FILE@FIRST:NODES, got '%s'", spec);
+	memcpy(file, spec, (size_t)(at - spec));
+	file[at - spec] = '\0';
+	return 0;
+}
+
+/* Every --job's trace, merged into s->trace on its nodes (trace_jobs.h). */
+static int load_jobs(struct session *s, struct run_args *a, struct diag *d)
+{
+	struct trace traces[RUN_MAX_JOBS];
+	struct trace_job jobs[RUN_MAX_JOBS] = { { 0 } };
+	unsigned gpn = s->topo.ngpus, end = 0, loaded = 0;
+	int err = 0;
+
+	for (; loaded < a->njobs && !err; loaded++) {
+		char file[sizeof(traces[0].file)];
+		unsigned first, nodes;
+
+		err = job_spec(a->jobs[loaded], file, sizeof(file), &first, &nodes, d);
+		if (!err)
+			err = trace_load(file, &traces[loaded], d);
+		if (err)
+			break;
+		jobs[loaded] = (struct trace_job){ &traces[loaded], nodes * gpn, NULL, first * gpn };
+		s->job_first[loaded] = first;
+		s->job_nodes[loaded] = nodes;
+		if (first + nodes > end)
+			end = first + nodes;
+	}
+	if (!err)
+		err = trace_jobs_merge(jobs, a->njobs, &s->trace, d);
+	while (loaded-- > 0)
+		trace_destroy(&traces[loaded]);
+	/* The cluster holds every job unless --nodes says otherwise. */
+	if (!err && !a->opts.nodes && end > s->topo.nodes)
+		a->opts.nodes = end;
+	return err;
+}
+
+/* Each job's communication together and alone, after the table. */
+static void print_jobs(const struct session *s, const struct run_args *a,
+		       const struct records *r)
+{
+	double together[RUN_MAX_JOBS], alone[RUN_MAX_JOBS];
+
+	trace_jobs_slowdown(&s->trace, r, a->njobs, together, alone);
+	printf("\njobs on one cluster       nodes   comm alone (us)   comm together (us)   slowdown\n");
+	for (unsigned k = 0; k < a->njobs; k++)
+		printf("  job%-2u %-18.18s %5u-%-5u %15.1f %20.1f %9.2fx\n", k, a->jobs[k],
+		       s->job_first[k], s->job_first[k] + s->job_nodes[k] - 1, alone[k],
+		       together[k], alone[k] > 0 ? together[k] / alone[k] : 1);
+}
+
 static int session_load(struct session *s, const char *cmd,
-			const struct run_args *a)
+			struct run_args *a)
 {
 	struct diag d = { "" };
 	int err;
@@ -235,7 +320,9 @@ static int session_load(struct session *s, const char *cmd,
 	if (!s->backend)
 		return EXIT_USAGE;
 	err = topology_load(a->topology, &s->topo, &d);
-	if (!err)
+	if (!err && a->njobs)
+		err = load_jobs(s, a, &d);
+	else if (!err)
 		err = trace_load(a->trace, &s->trace, &d);
 	if (err)
 		return cli_fail(cmd, CLI_LOADING, err, &d);
@@ -277,7 +364,7 @@ int cmd_run(int argc, char **argv)
 		rc = cli_fail("run", CLI_RUNNING, err, &d);
 		goto out_trace;
 	}
-	ctx = (struct report_context){ &plan, a.topology, a.trace };
+	ctx = (struct report_context){ &plan, a.topology, a.trace ? a.trace : "jobs" };
 	err = outputs_open(&out, &a, &d);
 	if (err) {
 		rc = cli_fail("run", CLI_RUNNING, err, &d);
@@ -304,6 +391,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!stdout_taken(&a))
 		report_table(stdout, &ctx, &rec);
+	if (!stdout_taken(&a) && a.njobs)
+		print_jobs(&s, &a, &rec);
 	rc = data_status("run", &rec);
 out_records:
 	records_destroy(&rec);

@@ -93,7 +93,7 @@ static bool req_equal(const struct route_req *q, const struct route_req *rq)
 	return q->kind == rq->kind && q->src_gpu == rq->src_gpu &&
 	       q->dst_gpu == rq->dst_gpu && q->intra == rq->intra &&
 	       q->nic_src == rq->nic_src && q->nic_dst == rq->nic_dst &&
-	       q->relay_gpu == rq->relay_gpu;
+	       q->relay_gpu == rq->relay_gpu && q->switches == rq->switches;
 }
 
 static int rehash(struct algo_build *b)
@@ -204,6 +204,23 @@ void algo_layout(const struct algo_build *b, unsigned node, unsigned c,
 	for (unsigned k = 0; k < G; k++)
 		gpus[k] = pat->ranks[node * G + k] % b->p->gpus_per_node;
 	channels_layout(&b->p->topo, gpus, G, c, b->t->nnodes > 1, l);
+	algo_rail_align(b, l);
+}
+
+void algo_rail_align(const struct algo_build *b, struct channel_layout *l)
+{
+	/*
+	 * Rail alignment. NCCL's ring search prefers a channel that leaves a
+	 * node by the NIC it came in by (NCCL_CROSS_NIC's default 2,
+	 * src/graph/search.cc), the exit GPU sending through that NIC's
+	 * GPU by PXN (NCCL 2.12+; "Doubling all2all performance with NCCL
+	 * 2.12"): the hop then stays on one rail, under one leaf of a
+	 * rail-optimised fabric. Only with switches modelled, where it
+	 * matters; the crossbar keeps the layout it always had.
+	 */
+	if (b->p->layout.fabric.tiers && plan_uses_pxn(b->p) && topo_has_nvlink(&b->p->topo) &&
+	    l->nic_in >= 0)
+		l->nic_out = l->nic_in;
 }
 
 unsigned algo_layout_rank(const struct algo_build *b, unsigned node,
@@ -233,6 +250,11 @@ int algo_conn_via(struct algo_build *b, enum conn_kind kind, unsigned src,
 	int err;
 
 	route_pick_nics(p, &q, channel);
+	q.switches = p->topo.fabric.hops;
+	if (!q.intra && q.nic_src >= 0 && q.nic_dst >= 0)
+		q.switches = fabric_switches(&p->layout.fabric, &p->topo, plan_node_of(p, src),
+					     (unsigned)q.nic_src, plan_node_of(p, dst),
+					     (unsigned)q.nic_dst);
 	err = route_for(b, &q, &route);
 	if (err)
 		return err;

@@ -121,6 +121,7 @@ static void ring_order(const struct algo_build *b, unsigned c, struct ring_pos *
 		for (unsigned k = i; k < j; k++)
 			gpus[k - i] = pat->ranks[k] % G;
 		channels_layout(&b->p->topo, gpus, j - i, c, b->t->nnodes > 1, &lay);
+		algo_rail_align(b, &lay);
 		for (unsigned k = 0; k < j - i; k++)
 			out[at++] = (struct ring_pos){ pat->ranks[i + lay.order[k]],
 						       k == 0 ? lay.nic_in : -1,

@@ -32,7 +32,13 @@ bool gdr_allowed(const struct topology *topo, int gpu, int nic,
 	return false;
 }
 
-/* ncclTopoGetLocalGpu: the first of the GPUs nearest to @nic. */
+/*
+ * ncclTopoGetLocalGpu (src/graph/paths.cc): of the GPUs nearest to @nic,
+ * the one that takes @nic as its own on the lowest channel (channel c's
+ * NIC of each GPU, ncclTopoGetLocalNet); the first of them if none does.
+ * Two GPUs that share two NICs so each relay through one NIC of their
+ * own, not both through the first GPU's.
+ */
 static int nic_local_gpu(const struct topology *topo, int nic)
 {
 	enum topo_path_type best = TOPO_PATH_COUNT;
@@ -46,6 +52,11 @@ static int nic_local_gpu(const struct topology *topo, int nic)
 			local = (int)g;
 		}
 	}
+	for (unsigned c = 0; c < topo->nnics; c++)
+		for (unsigned g = 0; g < topo->ngpus; g++)
+			if (topo_gpu_nic_path(topo, (int)g, nic) == best &&
+			    topo_nearest_nic_rotated(topo, (int)g, c) == nic)
+				return (int)g;
 	return local;
 }
 

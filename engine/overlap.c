@@ -23,7 +23,7 @@ int overlap_init(struct overlap *o, const struct plan *p)
 {
 	memset(o, 0, sizeof(*o));
 	o->p = p;
-	o->nres = (size_t)p->layout.per_node * p->nodes;
+	o->nres = res_total(&p->layout);
 	o->cap = plan_capacities(p);
 	o->dense = calloc(o->nres ? o->nres : 1, sizeof(*o->dense));
 	o->local = malloc((o->nres ? o->nres : 1) * sizeof(*o->local));
@@ -68,6 +68,8 @@ static int shape_loads(struct overlap *o, const struct plan_pattern *pat, unsign
 		const struct plan_route *r = &pat->routes[c->route];
 		unsigned src = plan_node_of(p, c->src_rank), dst = plan_node_of(p, c->dst_rank);
 		double w = c->volume * scale * proto_get(pat->proto)->wire_ratio / pp->efficiency;
+		uint32_t fab[FABRIC_PATH_MAX];
+		unsigned nfab;
 
 		if (pp->channel >= nch)
 			continue;
@@ -80,6 +82,17 @@ static int shape_loads(struct overlap *o, const struct plan_pattern *pat, unsign
 					touched[n++] = id;
 			}
 			o->dense[id] += w * r->uses[u].weight;
+		}
+		/* The switches' links of its wire stage, its own (fabric.h). */
+		nfab = err ? 0 : plan_conn_fabric(p, pat, c, fab);
+
+		for (unsigned u = 0; u < nfab && !err; u++) {
+			if (o->dense[fab[u]] == 0) {
+				err = array_grow((void **)&touched, n, &cap, sizeof(*touched));
+				if (!err)
+					touched[n++] = fab[u];
+			}
+			o->dense[fab[u]] += w;
 		}
 	}
 	sh->loads = err ? NULL : malloc((n ? n : 1) * sizeof(*sh->loads));

@@ -424,6 +424,16 @@ int plan_build(struct plan *p, const struct topology *topo,
 	if (p->topo.nodes < 1 || p->topo.nodes > TOPO_MAX_NODES)
 		return diag_set(d, -EINVAL, "--nodes: %u is outside 1..%u",
 				p->topo.nodes, TOPO_MAX_NODES);
+	if (p->topo.fabric.tiers) {
+		char why[200];
+
+		/* The file's own size was checked as it loaded; --nodes may
+		 * ask for more than its switches take. */
+		if (fabric_check(&p->topo, p->topo.nodes, why, sizeof(why)) != FABRIC_OK)
+			return diag_set(d, -EINVAL, "--nodes: %u nodes do not fit %s's fabric: %s",
+					p->topo.nodes, p->topo.file[0] ? p->topo.file : p->topo.name,
+					why);
+	}
 	if (opts->nchannels > NCCL_MAX_CHANNELS)
 		return diag_set(d, -EINVAL, "--channels: %u is more than NCCL's %d",
 				opts->nchannels, NCCL_MAX_CHANNELS);
@@ -464,11 +474,31 @@ void plan_destroy(struct plan *p)
 
 double *plan_capacities(const struct plan *p)
 {
-	double *cap = malloc((size_t)p->layout.per_node * p->nodes * sizeof(*cap));
+	double *cap = malloc((res_total(&p->layout) ? res_total(&p->layout) : 1) * sizeof(*cap));
 
 	if (cap)
 		res_fill_capacities(&p->layout, &p->topo, cap);
 	return cap;
+}
+
+unsigned plan_conn_fabric(const struct plan *p, const struct plan_pattern *pat,
+			  const struct plan_conn *c, uint32_t *ids)
+{
+	const struct plan_route *r = &pat->routes[c->route];
+
+	if (!r->fabric || r->nic_src < 0 || r->nic_dst < 0)
+		return 0;
+	return fabric_path(&p->layout.fabric, &p->topo, plan_node_of(p, c->src_rank),
+			   (unsigned)r->nic_src, plan_node_of(p, c->dst_rank),
+			   (unsigned)r->nic_dst, pat->pipes[c->pipe].channel, ids);
+}
+
+int plan_route_wire(const struct plan_route *r)
+{
+	for (unsigned s = 0; s < r->nstages; s++)
+		if (r->stages[s].kind == STAGE_WIRE)
+			return (int)s;
+	return -1;
 }
 
 void plan_pattern_ring(const struct plan_pattern *pat, unsigned *order)

@@ -112,6 +112,8 @@ struct plan_route {
 	unsigned pxn_gpu;      /* PXN: the peer GPU whose NIC sends; else the
 				* source GPU */
 	int nic_src, nic_dst;  /* NICs of an inter-node hop, else -1 */
+	bool fabric;           /* its wire stage crosses the switches between
+				* its nodes' leaves (plan_conn_fabric) */
 	double latency;        /* seconds: the links' latencies, all stages */
 	double private_cap;    /* smallest private cap (a copy engine) */
 	unsigned nstages;
@@ -290,6 +292,19 @@ static inline unsigned plan_node_of(const struct plan *p, unsigned rank)
 {
 	return rank / p->gpus_per_node;
 }
+
+/*
+ * The fabric links (global ids, fabric.h) connection @c of @pat crosses
+ * on its wire stage, ECMP-hashed by its nodes, NICs and channel: routes
+ * are shared by node pairs, these are the connection's own. Fills @ids
+ * (FABRIC_PATH_MAX) and returns how many; 0 on a crossbar, inside a
+ * node, or under one leaf.
+ */
+unsigned plan_conn_fabric(const struct plan *p, const struct plan_pattern *pat,
+			  const struct plan_conn *c, uint32_t *ids);
+
+/* The stage of @r whose links plan_conn_fabric's join (its wire), or -1. */
+int plan_route_wire(const struct plan_route *r);
 
 /*
  * How a call of @bytes on the first @nchannels channels of @pat cuts pipe

@@ -202,6 +202,14 @@ int plan_pattern_classes(const struct plan *p, size_t *cls)
 	struct res_map m = { 0 };
 	int err = -ENOMEM;
 
+	/* Switches break the symmetry: which leaf, spine and uplink a hop
+	 * takes depends on where its nodes are. Every pattern its own. */
+	if (p->layout.fabric.tiers) {
+		for (size_t i = 0; i < p->npatterns; i++)
+			cls[i] = i;
+		free(s);
+		return 0;
+	}
 	for (size_t i = 0; i < p->npatterns; i++)
 		if (uses_of(&p->patterns[i]) > most)
 			most = uses_of(&p->patterns[i]);

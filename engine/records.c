@@ -111,6 +111,10 @@ int records_init(struct records *r, const struct plan *p, const char *backend)
 		records_destroy(r);
 		return -ENOMEM;
 	}
+	if (records_fabric(r, p)) {
+		records_destroy(r);
+		return -ENOMEM;
+	}
 	for (unsigned i = 0; i < r->niter; i++)
 		r->iter[i].iteration = i;
 	for (size_t i = 0; i < t->nentries; i++)
@@ -124,6 +128,7 @@ void records_destroy(struct records *r)
 {
 	free(r->coll);
 	free(r->iter);
+	free(r->link_names);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -55,7 +55,19 @@ struct coll_record {
 	/* Backends that check data (records.data_checked): bytes of this
 	 * collective that arrived wrong, summed over ranks. */
 	uint64_t data_errors;
+	/* With switches (fabric.h), what the plan puts on them: the link
+	 * (a switch's uplink, or a NIC's cable to its leaf) with the most
+	 * bytes per byte of capacity, the connections crossing it, and the
+	 * even share of it each one has, in NIC ports (0.25: a quarter of
+	 * a port's payload rate). fabric_link: an index into
+	 * records.link_names, or RECORDS_NO_LINK. */
+	uint32_t fabric_link;
+	unsigned fabric_flows;
+	double fabric_share;
 };
+
+#define RECORDS_NO_LINK UINT32_MAX
+#define RECORDS_LINK_NAME 64
 
 struct iter_record {
 	unsigned iteration;
@@ -116,9 +128,21 @@ struct records {
 	/* Backends that move real bytes check them. */
 	bool data_checked;
 	uint64_t verified_bytes, data_errors;
+	/* The fabric links collectives name (coll_record.fabric_link),
+	 * "leaf3.up1" or "node2/nic0.port_rx"; owned. */
+	size_t nlink_names;
+	char (*link_names)[RECORDS_LINK_NAME];
+	/* The switches of the run (fabric.h); tiers 0: a crossbar. */
+	struct fabric_geom fabric;
+	double leaf_oversubscription, spine_oversubscription;
+	enum topo_attach attach;
+	uint64_t ecmp_seed;
 };
 
 int records_init(struct records *r, const struct plan *p, const char *backend);
+/* The fabric_* fields of every collective (records_fabric.c); records_init
+ * calls it. 0 or -ENOMEM. */
+int records_fabric(struct records *r, const struct plan *p);
 void records_destroy(struct records *r);
 
 static inline void records_progress(const struct records *r, size_t done)

@@ -59,6 +59,25 @@ static json_t *collective_json(const struct records *r, const struct coll_record
 #define LIST_MARK "\x01" LIST_MARK_TEXT "%u\x01"
 #define LIST_MARK_OUT "\"\\u0001" LIST_MARK_TEXT
 
+/* The switches (engine/fabric.h), or null for a crossbar. */
+static json_t *fabric_json(const struct records *r)
+{
+	const struct fabric_geom *g = &r->fabric;
+
+	if (!g->tiers)
+		return json_null();
+	return json_pack("{s:i,s:s,s:I,s:i,s:i,s:i,s:i,s:f,s:f}",
+			 "tiers", (int)g->tiers,
+			 "attach", r->attach == TOPO_ATTACH_RAIL ? "rail" : "node",
+			 "ecmp_seed", (json_int_t)r->ecmp_seed,
+			 "leaves", (int)g->leaves,
+			 "spines", (int)g->spines,
+			 "cores", (int)g->cores,
+			 "pods", (int)g->pods,
+			 "leaf_oversubscription", r->leaf_oversubscription,
+			 "spine_oversubscription", r->spine_oversubscription);
+}
+
 static json_t *run_json(const struct report_context *ctx, const struct records *r,
 			struct report_json *j)
 {
@@ -88,6 +107,7 @@ static json_t *run_json(const struct report_context *ctx, const struct records *
 		goto err;
 	json_object_set_new(doc, "communicators", json_integer((json_int_t)(r->ncomms ? r->ncomms : 1)));
 	json_object_set_new(doc, "sharing", json_string(records_sharing_name(r->sharing)));
+	json_object_set_new(doc, "fabric", fabric_json(r));
 	if (r->gpu_registration)
 		json_object_set_new(doc, "gpu_registration",
 				    json_string(r->gpu_registration));
@@ -143,9 +163,20 @@ static json_t *one_collective(const struct records *r, size_t i)
 {
 	json_t *c = collective_json(r, &r->coll[i]);
 
+	const struct coll_record *rc = &r->coll[i];
+	bool link = rc->fabric_link != RECORDS_NO_LINK && rc->fabric_link < r->nlink_names;
+
 	if (c && r->data_checked)
 		json_object_set_new(c, "data_errors",
 				    json_integer((json_int_t)r->coll[i].data_errors));
+	if (c) {
+		json_object_set_new(c, "fabric_link",
+				    link ? json_string(r->link_names[rc->fabric_link]) : json_null());
+		json_object_set_new(c, "fabric_flows",
+				    json_integer(link ? (json_int_t)rc->fabric_flows : 0));
+		json_object_set_new(c, "fabric_share",
+				    link ? json_real(rc->fabric_share) : json_null());
+	}
 	return c;
 }
 

@@ -83,6 +83,39 @@ static const char *first_fallback(const struct records *r, unsigned *count)
 	return why;
 }
 
+/* The switches, and the link whose flows get the least of it, when the
+ * topology has them (a crossbar prints nothing, as it always did). */
+static void print_fabric(FILE *out, const struct records *r)
+{
+	const struct fabric_geom *g = &r->fabric;
+	const struct coll_record *worst = NULL;
+	char size[32];
+
+	if (!g->tiers)
+		return;
+	fprintf(out, "fabric     %u-tier, %s-attached: %u leaves (%.3g:1), %u spines",
+		g->tiers, r->attach == TOPO_ATTACH_RAIL ? "rail" : "node", g->leaves,
+		r->leaf_oversubscription, g->spines);
+	if (g->tiers == 3)
+		fprintf(out, " (%.3g:1) in %u pods, %u cores", r->spine_oversubscription,
+			g->pods, g->cores);
+	fprintf(out, "; ECMP seed %llu\n", (unsigned long long)r->ecmp_seed);
+	for (size_t i = 0; i < r->ncoll; i++) {
+		const struct coll_record *c = &r->coll[i];
+
+		if (c->fabric_link < r->nlink_names &&
+		    (!worst || c->fabric_share < worst->fabric_share))
+			worst = c;
+	}
+	if (!worst)
+		return;
+	human_bytes(worst->bytes, size, sizeof(size));
+	fprintf(out, "busiest    %s: %u flow%s, %.3g of a NIC port each (%s of %s)\n",
+		r->link_names[worst->fabric_link], worst->fabric_flows,
+		worst->fabric_flows == 1 ? "" : "s", worst->fabric_share,
+		trace_op_name(worst->op), size);
+}
+
 static void print_header(FILE *out, const struct report_context *ctx,
 			 const struct records *r)
 {
@@ -99,6 +132,7 @@ static void print_header(FILE *out, const struct report_context *ctx,
 		r->backend, p->nccl->version, topo_path_name(p->opts.gdr_level),
 		(unsigned long long)(p->topo.staging.chunk_bytes / 1024),
 		p->topo.staging.buffers);
+	print_fabric(out, r);
 }
 
 /* "Ring/Simple x10, Tree/LL x2": what NCCL's tuner chose, most used first. */

@@ -48,6 +48,7 @@ void res_layout_init(struct res_layout *l, const struct topology *topo,
 	}
 	l->per_node = at;
 	l->nodes = nodes;
+	fabric_geom_init(&l->fabric, topo, nodes, at * nodes);
 }
 
 double res_capacity(const struct topology *topo, enum res_kind kind,
@@ -84,6 +85,10 @@ double res_capacity(const struct topology *topo, enum res_kind kind,
 	case RES_PORT_TX:
 	case RES_PORT_RX:
 		nic = &topo->nics[i];
+		/* With the switches modelled, the port is the NIC's cable to
+		 * its leaf, and sharing the uplinks does the rest. */
+		if (topo->fabric.tiers)
+			return fmin(nic->line_rate, topo->fabric.leaf.port_bw) * nic->efficiency;
 		return nic->line_rate * nic->efficiency /
 		       (topo->fabric.oversubscription >= 1 ?
 				topo->fabric.oversubscription : 1);
@@ -112,6 +117,8 @@ void res_fill_capacities(const struct res_layout *l,
 			for (unsigned n = 0; n < l->nodes; n++)
 				cap[res_id(l, n, k, i)] = c;
 		}
+	for (uint32_t i = 0; i < l->fabric.n; i++)
+		cap[l->fabric.base + i] = fabric_capacity(&l->fabric, topo, l->fabric.base + i);
 }
 
 static const char *const res_kind_names[RES_KIND_COUNT] = {
@@ -148,6 +155,8 @@ double res_capacity_of(const struct res_layout *l, const struct topology *topo,
 	unsigned node, index;
 	enum res_kind kind;
 
+	if (fabric_owns(&l->fabric, id))
+		return fabric_capacity(&l->fabric, topo, id);
 	res_locate(l, id, &node, &kind, &index);
 	return res_capacity(topo, kind, index);
 }
@@ -159,6 +168,10 @@ void res_name(const struct res_layout *l, const struct topology *topo,
 	unsigned node, index;
 	enum res_kind k;
 
+	if (fabric_owns(&l->fabric, id)) {
+		fabric_name(&l->fabric, id, buf, len);
+		return;
+	}
 	res_locate(l, id, &node, &k, &index);
 	switch (k) {
 	case RES_SWITCH_UP:

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabric.h"
 #include "topology.h"
 
 enum res_kind {
@@ -45,6 +46,9 @@ struct res_layout {
 	uint32_t base[RES_KIND_COUNT];
 	uint32_t per_node;
 	uint32_t nodes;
+	/* The switches' links, shared by the nodes, numbered after all of
+	 * theirs (fabric.h); none on a crossbar. */
+	struct fabric_geom fabric;
 };
 
 void res_layout_init(struct res_layout *l, const struct topology *topo,
@@ -54,15 +58,23 @@ static inline uint32_t res_id(const struct res_layout *l, unsigned node,
 {
 	return node * l->per_node + l->base[kind] + index;
 }
+/* Every resource of the cluster: the nodes' and the fabric's. */
+static inline size_t res_total(const struct res_layout *l)
+{
+	return (size_t)l->per_node * l->nodes + l->fabric.n;
+}
+
 /* Capacity in bytes/s of one resource (INFINITY when unlimited). */
 double res_capacity(const struct topology *topo, enum res_kind kind,
 		    unsigned index);
-/* Which node, kind and instance a resource id stands for. */
+/* Which node, kind and instance a resource id of a node stands for
+ * (not a fabric link's: fabric_owns). */
 void res_locate(const struct res_layout *l, uint32_t id, unsigned *node,
 		enum res_kind *kind, unsigned *index);
 double res_capacity_of(const struct res_layout *l, const struct topology *topo,
 		       uint32_t id);
-/* Fill @cap (l->per_node * l->nodes entries). */
+/* Capacity of any resource id, a fabric link's included. */
+/* Fill @cap (res_total(l) entries). */
 void res_fill_capacities(const struct res_layout *l,
 			 const struct topology *topo, double *cap);
 /* "node3/nic1.port_tx": a name for reports and the SimGrid platform. */

@@ -203,7 +203,7 @@ static void recv_side(struct rb *b, unsigned gpu, int nic, bool direct,
 /* The NIC ports: out of @nic_src on the source node, into @nic_dst on
  * the node @rx_at_dst says (the source's own for CollNet's way back). */
 static void wire(struct rb *b, bool tx, bool rx, int nic_src, int nic_dst,
-		 bool rx_at_dst)
+		 bool rx_at_dst, unsigned switches)
 {
 	const struct topology *t = &b->p->topo;
 	struct plan_stage *s;
@@ -218,7 +218,7 @@ static void wire(struct rb *b, bool tx, bool rx, int nic_src, int nic_dst,
 		use(b, RES_PORT_RX, (unsigned)nic_dst, rx_at_dst);
 		s->latency += t->nics[nic_dst].latency;
 	}
-	s->latency += t->fabric.hops * t->fabric.switch_latency;
+	s->latency += fabric_latency(t, switches);
 }
 
 static void intra(struct rb *b, unsigned src, unsigned dst)
@@ -266,7 +266,10 @@ static void network(struct rb *b, enum proto_id proto,
 	/* LL's send FIFO stays in host memory even with GPUDirect RDMA:
 	 * the proxy polls its flags there (transport/net.cc). */
 	send_side(b, sender, q->nic_src, sd, proto == PROTO_LL && !memcpy_way(b->p));
-	wire(b, true, true, q->nic_src, q->nic_dst, true);
+	wire(b, true, true, q->nic_src, q->nic_dst, true, q->switches);
+	/* Its way through the switches depends on the nodes it joins: each
+	 * connection's own (plan_conn_fabric). */
+	r->fabric = b->p->layout.fabric.tiers > 0;
 	recv_side(b, q->dst_gpu, q->nic_dst, rd, true);
 	r->send_direct = sd;
 	r->recv_direct = rd;
@@ -281,10 +284,10 @@ static void collnet(struct rb *b, const struct route_req *q,
 	bool rd = side_direct(b->p, q->src_gpu, q->nic_src, false, n);
 
 	send_side(b, q->src_gpu, q->nic_src, sd, false);
-	wire(b, true, false, q->nic_src, q->nic_src, false);
+	wire(b, true, false, q->nic_src, q->nic_src, false, q->switches);
 	/* The fabric reduces a slice once all nodes' have arrived. */
 	b->segment++;
-	wire(b, false, true, q->nic_src, q->nic_src, false);
+	wire(b, false, true, q->nic_src, q->nic_src, false, q->switches);
 	recv_side(b, q->src_gpu, q->nic_src, rd, false);
 	r->send_direct = sd;
 	r->recv_direct = rd;
@@ -340,10 +343,15 @@ void route_pick_nics(const struct plan *p, struct route_req *q,
 		return;
 	/* A send/receive leaves by the receiver's rail when the sender's
 	 * own NIC is beyond PXB and that rail's is not (a collective's
-	 * layout put its channels on their NICs already). */
+	 * layout put its channels on their NICs already). With switches
+	 * modelled, where rails decide which leaf a hop ends on, always:
+	 * NCCL_P2P_PXN_LEVEL's default 2 ("always use PXN", NCCL 2.12+;
+	 * ../shared/notes/nccl-algorithms.md §2); the crossbar keeps the
+	 * narrower rule it always had. */
 	if (!chosen && topo_has_nvlink(t) && q->dst_gpu != q->src_gpu &&
 	    q->dst_gpu < t->ngpus &&
-	    topo_gpu_nic_path(t, (int)q->src_gpu, q->nic_src) > TOPO_PATH_PXB) {
+	    (p->layout.fabric.tiers ||
+	     topo_gpu_nic_path(t, (int)q->src_gpu, q->nic_src) > TOPO_PATH_PXB)) {
 		int rail = channels_nic(t, q->dst_gpu, channel);
 
 		if (rail >= 0 && topo_gpu_nic_path(t, (int)q->dst_gpu, rail) <= TOPO_PATH_PXB)

@@ -20,6 +20,9 @@ struct route_req {
 	int nic_src, nic_dst;      /* NICs of the channel (inter-node) */
 	int relay_gpu;             /* PXN: the local GPU whose NIC sends, the
 				    * data reaching it over NVLink; or -1 */
+	unsigned switches;         /* network switches between the two NICs
+				    * (fabric_switches: the leaf, spine and
+				    * core tiers cross different counts) */
 };
 
 /*

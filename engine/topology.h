@@ -100,11 +100,39 @@ struct topo_gpu_fabric {
 			 * in-switch reduction, third-generation NVSwitch) */
 };
 
+/* How a node's NICs are cabled to the leaf switches. */
+enum topo_attach {
+	TOPO_ATTACH_RAIL, /* rail-optimised: NIC k of every node of a group on leaf k */
+	TOPO_ATTACH_NODE, /* all NICs of a node on one leaf */
+	TOPO_ATTACH_COUNT,
+};
+
+/* One tier of switches (fabric.h wires them). */
+struct topo_tier {
+	unsigned ports;    /* ports per switch, down and up together */
+	unsigned uplinks;  /* of them, toward the tier above (0: top tier) */
+	unsigned count;    /* spine: spines per pod (0: one per leaf uplink) */
+	unsigned nodes;    /* leaf: nodes per leaf (node) or per rail group
+			    * (rail); 0: as many as the free ports hold */
+	double port_bw;    /* bytes/s per direction of a downlink port */
+	double uplink_bw;  /* bytes/s per direction of an uplink port */
+	double latency;    /* seconds through one switch of the tier */
+};
+
 struct topo_fabric {
 	double switch_latency;   /* seconds per switch crossed */
 	unsigned hops;           /* switches between two NICs */
 	double oversubscription; /* >= 1; divides what a NIC port gets from the fabric */
 	bool in_network_reduction; /* the switches reduce (SHARP): CollNet */
+	/*
+	 * The switches themselves (fabric.h), when the file names a leaf:
+	 * tiers 2 (leaf, spine) or 3 (leaf, spine, core); 0 keeps the
+	 * crossbar above (hops and oversubscription).
+	 */
+	unsigned tiers;
+	enum topo_attach attach;
+	struct topo_tier leaf, spine, core;
+	uint64_t ecmp_seed;      /* seeds the hash that spreads flows over uplinks */
 };
 
 struct topo_staging {

@@ -27,6 +27,39 @@ static void bw(FILE *f, const char *key, double v)
 		fprintf(f, "%s: %.10g MB/s", key, v / 1e6);
 }
 
+/* One tier of switches; @top: no uplinks to write. */
+static void tier(FILE *f, const char *name, const struct topo_tier *w, bool top)
+{
+	fprintf(f, "  %s: { ports: %u, ", name, w->ports);
+	bw(f, "port_speed", w->port_bw);
+	if (!top) {
+		fprintf(f, ", uplinks: %u, ", w->uplinks);
+		bw(f, "uplink_speed", w->uplink_bw);
+	}
+	fprintf(f, ", latency: %.10g us", w->latency * 1e6);
+	if (w->nodes)
+		fprintf(f, ", nodes: %u", w->nodes);
+	if (w->count)
+		fprintf(f, ", count: %u", w->count);
+	fprintf(f, " }\n");
+}
+
+static void switches(FILE *f, const struct topo_fabric *fab)
+{
+	fprintf(f, "fabric:\n");
+	/* Optional with switches: every tier carries its own latency. */
+	if (fab->switch_latency > 0)
+		fprintf(f, "  switch_latency: %.10g us\n", fab->switch_latency * 1e6);
+	fprintf(f, "  in_network_reduction: %s\n  attach: %s\n  ecmp_seed: %llu\n",
+		fab->in_network_reduction ? "true" : "false",
+		fab->attach == TOPO_ATTACH_RAIL ? "rail" : "node",
+		(unsigned long long)fab->ecmp_seed);
+	tier(f, "leaf", &fab->leaf, false);
+	tier(f, "spine", &fab->spine, fab->tiers == 2);
+	if (fab->tiers == 3)
+		tier(f, "core", &fab->core, true);
+}
+
 static void link(FILE *f, const struct topo_link *l)
 {
 	fprintf(f, "{ ");
@@ -138,11 +171,14 @@ int topology_write(FILE *f, const struct topology *t)
 	} else {
 		fprintf(f, "gpu_fabric: { kind: pcie }\n");
 	}
-	fprintf(f, "fabric: { switch_latency: %.10g us, hops: %u, oversubscription: %.10g, "
-		"in_network_reduction: %s }\n",
-		t->fabric.switch_latency * 1e6, t->fabric.hops,
-		t->fabric.oversubscription,
-		t->fabric.in_network_reduction ? "true" : "false");
+	if (t->fabric.tiers)
+		switches(f, &t->fabric);
+	else
+		fprintf(f, "fabric: { switch_latency: %.10g us, hops: %u, oversubscription: %.10g, "
+			"in_network_reduction: %s }\n",
+			t->fabric.switch_latency * 1e6, t->fabric.hops,
+			t->fabric.oversubscription,
+			t->fabric.in_network_reduction ? "true" : "false");
 	fprintf(f, "staging: { chunk: %llu B, buffers: %u, ",
 		(unsigned long long)t->staging.chunk_bytes, t->staging.buffers);
 	bw(f, "copy_bandwidth", t->staging.copy_bw);

@@ -10,6 +10,7 @@
  * fixed depth, never by following the graph, so aliases are harmless.
  */
 #include "topology.h"
+#include "topology_yaml_fabric.h"
 #include "units.h"
 #include "yaml_doc.h"
 
@@ -552,49 +553,6 @@ static int read_gpu_fabric(const struct yaml_doc *y, yaml_node_t *n,
 	return err;
 }
 
-enum { F_SWITCH_LATENCY, F_HOPS, F_OVERSUB, F_INR, F_NKEYS };
-
-static const struct yaml_doc_key fabric_keys[F_NKEYS] = {
-	[F_SWITCH_LATENCY] = { "switch_latency", true },
-	[F_HOPS] = { "hops", false },
-	[F_OVERSUB] = { "oversubscription", false },
-	[F_INR] = { "in_network_reduction", false },
-};
-
-static int read_fabric(const struct yaml_doc *y, yaml_node_t *n,
-		       struct topo_fabric *fab)
-{
-	struct yaml_doc_found f[F_NKEYS];
-	int err;
-
-	err = yaml_doc_read_map(y, n, "fabric", fabric_keys, F_NKEYS, f);
-	if (!err)
-		err = yaml_doc_read_unit(y, f[F_SWITCH_LATENCY].val,
-					 "switch_latency", units_parse_time,
-					 &fab->switch_latency);
-	fab->hops = 1;
-	/* 0 hops is two nodes cabled back to back. */
-	if (!err && f[F_HOPS].val)
-		err = yaml_doc_read_uint(y, f[F_HOPS].val, "hops", 0, 64,
-					 &fab->hops);
-	fab->oversubscription = 1;
-	if (!err && f[F_OVERSUB].val) {
-		err = yaml_doc_read_decimal(y, f[F_OVERSUB].val,
-					    "oversubscription",
-					    "a number like 1 or 2.5",
-					    &fab->oversubscription);
-		/* Below 1 would give a port more than its line rate. */
-		if (!err && !(fab->oversubscription >= 1))
-			err = yaml_doc_fail_got(y, f[F_OVERSUB].val,
-						"oversubscription",
-						"must be at least 1");
-	}
-	if (!err && f[F_INR].val)
-		err = yaml_doc_read_bool(y, f[F_INR].val, "in_network_reduction",
-					 &fab->in_network_reduction);
-	return err;
-}
-
 enum { T_CHUNK, T_BUFFERS, T_COPY_BW, T_OVERHEAD, T_ENGINES, T_NKEYS };
 
 static const struct yaml_doc_key staging_keys[T_NKEYS] = {
@@ -753,7 +711,7 @@ static int read_top(struct ctx *c, yaml_node_t *root)
 	if (!err && f[K_GPU_FABRIC].val)
 		err = read_gpu_fabric(y, f[K_GPU_FABRIC].val, &t->gpu_fabric);
 	if (!err)
-		err = read_fabric(y, f[K_FABRIC].val, &t->fabric);
+		err = topology_read_fabric(y, f[K_FABRIC].val, t);
 	if (!err)
 		err = read_staging(y, f[K_STAGING].val, &t->staging);
 	if (!err)

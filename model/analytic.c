@@ -50,6 +50,25 @@ struct solver {
 	size_t nres;
 };
 
+/* The switches' links @c's wire stage crosses, when it is in segment
+ * @seg (-1: any), added to @out's @n. */
+static unsigned add_fabric(const struct plan *p, const struct plan_pattern *pat,
+			   const struct plan_conn *c, int seg, double w,
+			   struct maxmin_use *out, unsigned n)
+{
+	const struct plan_route *r = &pat->routes[c->route];
+	int wire = plan_route_wire(r);
+	uint32_t ids[FABRIC_PATH_MAX];
+	unsigned k;
+
+	if (wire < 0 || (seg >= 0 && r->stages[wire].segment != (unsigned)seg))
+		return n;
+	k = plan_conn_fabric(p, pat, c, ids);
+	for (unsigned i = 0; i < k; i++)
+		out[n++] = (struct maxmin_use){ ids[i], w };
+	return n;
+}
+
 /* The links of conn @c's stages of segment @seg (all of them for -1),
  * merged, weighted; returns how many. */
 static unsigned conn_uses(const struct plan *p, const struct plan_pattern *pat,
@@ -81,6 +100,7 @@ static unsigned conn_uses(const struct plan *p, const struct plan_pattern *pat,
 			out[j].weight += r->uses[u].weight * w;
 		}
 	}
+	n = add_fabric(p, pat, c, seg, w, out, n);
 	return n;
 }
 
@@ -116,7 +136,7 @@ static int share(const struct solver *sv, const struct plan_pattern *pat,
 {
 	size_t n = pat->nconns, total = 0, at = 0;
 	struct maxmin_flow *flows = calloc(n ? n : 1, sizeof(*flows));
-	struct maxmin_use tmp[PLAN_MAX_USES], *pool = NULL;
+	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX], *pool = NULL;
 	int err = -ENOMEM;
 
 	if (!flows)
@@ -462,7 +482,7 @@ static void copy_timing(struct coll_record *dst, const struct coll_record *src)
 static int analytic_run(const struct plan *p, struct records *rec,
 			struct diag *d)
 {
-	struct solver sv = { .p = p, .nres = (size_t)p->layout.per_node * p->nodes };
+	struct solver sv = { .p = p, .nres = res_total(&p->layout) };
 	struct pattern_state *st;
 	double *cap;
 	int err = -ENOMEM;

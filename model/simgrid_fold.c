@@ -96,7 +96,8 @@ int sgm_fold_pattern(const struct plan *p, const struct plan_pattern *pat,
 
 	memset(f, 0, sizeof(*f));
 	f->nodes = p->nodes;
-	if (!replay && homogeneous(p, pat, nchannels)) {
+	/* Switches tell the nodes apart (fabric.h): no fold over them. */
+	if (!replay && !p->layout.fabric.tiers && homogeneous(p, pat, nchannels)) {
 		unsigned m = fold_nodes(p, pat);
 
 		if (m < p->nodes)
@@ -164,7 +165,8 @@ void sgm_fold_destroy(struct sgm_fold *f)
 bool sgm_scales(const struct plan *p, const struct plan_pattern *pat,
 		bool replay)
 {
-	return !replay && pat->algo != ALGO_P2P && pat->algo != ALGO_RING &&
+	return !replay && !p->layout.fabric.tiers && pat->algo != ALGO_P2P &&
+	       pat->algo != ALGO_RING &&
 	       pat->nranks == p->nranks && p->nodes > SGM_SCALE_NODES;
 }
 

@@ -59,6 +59,38 @@ static void write_node(FILE *f, const struct plan *p, unsigned node)
 	fprintf(f, " </zone>\n");
 }
 
+/*
+ * The switches' links (engine/fabric.h), one zone: like a node's, each
+ * link between two hosts of its own, so that a hop's task names exactly
+ * the uplinks its ECMP hash chose and flows colliding on one share it.
+ */
+static void write_fabric(FILE *f, const struct plan *p)
+{
+	const struct fabric_geom *g = &p->layout.fabric;
+	char a[SGM_NAME_MAX], b[SGM_NAME_MAX];
+
+	fprintf(f, " <zone id=\"fabric\" routing=\"Full\">\n");
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t i = 0; i < g->n; i++) {
+			uint32_t id = g->base + i;
+			double cap = fabric_capacity(g, &p->topo, id);
+
+			sgm_link_host_name(a, sizeof(a), id, 'a');
+			sgm_link_host_name(b, sizeof(b), id, 'b');
+			if (pass == 0) {
+				fprintf(f, "  <host id=\"%s\" speed=\"1Gf\"/>"
+					"<host id=\"%s\" speed=\"1Gf\"/>\n", a, b);
+				fprintf(f, "  <link id=\"l%u\" bandwidth=\"%.17gBps\" "
+					"latency=\"%.17gs\"/>\n", (unsigned)id, cap,
+					SGM_LINK_LATENCY);
+			} else {
+				fprintf(f, "  <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">"
+					"<link_ctn id=\"l%u\"/></route>\n", a, b, (unsigned)id);
+			}
+		}
+	fprintf(f, " </zone>\n");
+}
+
 int sgm_platform_write(FILE *f, const struct plan *p, unsigned nodes)
 {
 	fprintf(f, "<?xml version='1.0'?>\n"
@@ -67,6 +99,9 @@ int sgm_platform_write(FILE *f, const struct plan *p, unsigned nodes)
 		"<zone id=\"world\" routing=\"Full\">\n");
 	for (unsigned n = 0; n < nodes; n++)
 		write_node(f, p, n);
+	/* No fold runs over switches (simgrid_fold.c): all nodes are here. */
+	if (p->layout.fabric.tiers && nodes == p->nodes)
+		write_fabric(f, p);
 	fprintf(f, "</zone>\n</platform>\n");
 	return ferror(f) ? -EIO : 0;
 }

@@ -35,7 +35,7 @@
 
 #include "algo.h"
 
-#define SEG_MAX_HOSTS (2 * PLAN_MAX_USES)
+#define SEG_MAX_HOSTS (2 * (PLAN_MAX_USES + FABRIC_PATH_MAX))
 
 struct sim {
 	const struct model_options *o;
@@ -43,6 +43,7 @@ struct sim {
 	unsigned nodes;               /* of the platform */
 	uint32_t per_node;
 	sg_host_t *link_a, *link_b;   /* per platform resource; NULL: unlimited */
+	size_t nres;                  /* entries of link_a and link_b */
 	sg_host_t ctl;
 	bool whole;                   /* every node as it is: no fold */
 };
@@ -239,6 +240,33 @@ static void seg_actor_main(int argc, char **argv)
 	free(a);
 }
 
+/* The switches' links of @c's wire stage, when it is in segment @k: the
+ * platform's fabric zone (no fold runs over switches, so the ids are
+ * the plan's). */
+static int seg_fabric(struct sim *s, const struct plan *p, const struct plan_pattern *pat,
+		      const struct plan_conn *c, unsigned k, double w, struct seg *g)
+{
+	const struct plan_route *r = &pat->routes[c->route];
+	int wire = plan_route_wire(r);
+	uint32_t ids[FABRIC_PATH_MAX];
+	unsigned n;
+
+	if (wire < 0 || r->stages[wire].segment != k)
+		return 0;
+	n = plan_conn_fabric(p, pat, c, ids);
+	for (unsigned i = 0; i < n; i++) {
+		if (ids[i] >= s->nres || !s->link_a[ids[i]])
+			continue;
+		if (g->nh + 2 > SEG_MAX_HOSTS)
+			return -E2BIG;
+		g->hosts[g->nh] = s->link_a[ids[i]];
+		g->weight[g->nh] = w;
+		g->hosts[g->nh + 1] = s->link_b[ids[i]];
+		g->nh += 2;
+	}
+	return 0;
+}
+
 /* Segment @k of @c: its links in the platform, folded. */
 static int seg_build(struct sim *s, const struct plan *p, const struct plan_pattern *pat,
 		     const struct sgm_fold *f, struct sconn *sc, unsigned k)
@@ -280,7 +308,7 @@ static int seg_build(struct sim *s, const struct plan *p, const struct plan_patt
 			g->nh += 2;
 		}
 	}
-	return 0;
+	return seg_fabric(s, p, pat, c, k, w, g);
 }
 
 static void job_destroy(struct job_run *run)
@@ -751,13 +779,17 @@ static int platform_load(struct sim *s, const struct plan *p)
 
 static int hosts_lookup(struct sim *s, const struct plan *p)
 {
-	size_t nres = (size_t)s->per_node * s->nodes;
+	/* The switches' links come after the nodes' when every node is in
+	 * the platform (sgm_platform_write). */
+	size_t nres = (size_t)s->per_node * s->nodes +
+		      (s->nodes == p->nodes ? p->layout.fabric.n : 0);
 	char name[SGM_NAME_MAX];
 
 	s->link_a = calloc(nres ? nres : 1, sizeof(*s->link_a));
 	s->link_b = calloc(nres ? nres : 1, sizeof(*s->link_b));
 	if (!s->link_a || !s->link_b)
 		return -ENOMEM;
+	s->nres = nres;
 	for (size_t r = 0; r < nres; r++) {
 		double cap = res_capacity_of(&p->layout, &p->topo, (uint32_t)r);
 

@@ -578,3 +578,50 @@ Test(bad_topology, copy_engines_at_least_one)
 	check_bad("copy-engines-zero", 11, 99, "copy_engines",
 		  "must be between 1 and 64, got '0'");
 }
+
+/* The switches (fabric.h), each problem at the key it is about. */
+Test(bad_topology, fabric_nic_on_a_full_leaf)
+{
+	/* 5 nodes of one NIC on a leaf of 8 ports, 4 of them uplinks. */
+	check_bad("fabric-leaf-full", 13, 81, "nodes",
+		  "5 nodes x 1 NIC need 5 ports of one leaf, which has 4 free");
+}
+
+Test(bad_topology, fabric_spine_short_of_ports)
+{
+	/* 40 nodes, 4 a leaf: 10 leaves, each with one uplink to each of
+	 * the 4 spines; a spine has 8 ports. */
+	check_bad("fabric-spine-short", 15, 19, "ports",
+		  "10 leaves of 40 nodes need 10 ports on each spine");
+}
+
+Test(bad_topology, fabric_core_short_of_ports)
+{
+	/* 600 nodes, 4 a leaf: 150 leaves; 8 spine ports down a pod, one
+	 * link a leaf to each spine: 8 leaves a pod, 19 pods; a core has 16. */
+	check_bad("fabric-core-short", 16, 18, "ports",
+		  "19 pods of 8 leaves need 19 ports on each core, which has 16");
+}
+
+Test(bad_topology, fabric_unknown_attach)
+{
+	check_bad("fabric-attach", 12, 11, "attach", "expected 'rail' or 'node', got 'rack'");
+}
+
+Test(bad_topology, fabric_hops_with_leaf)
+{
+	check_bad("fabric-hops-with-leaf", 13, 3, "hops", "cannot be combined with leaf");
+}
+
+Test(bad_topology, fabric_leaf_without_downlinks)
+{
+	check_bad("fabric-no-downlinks", 13, 30, "uplinks",
+		  "must be fewer than the 8 ports, to leave some down, got '8'");
+}
+
+Test(bad_topology, fabric_spine_under_a_core_needs_uplinks)
+{
+	/* a missing key points at the mapping that should hold it */
+	check_bad("fabric-spine-needs-uplinks", 14, 10, "uplinks",
+		  "missing required key (spine has a tier above it)");
+}

@@ -114,6 +114,8 @@ static const char *const files[] = {
 	DATA("mixed-gdr.yaml"), DATA("ring-400g.yaml"),
 	DATA("one-gpu-four-nics.yaml"), DATA("one-gpu-two-nics.yaml"),
 	DATA("pxn-two-gpus.yaml"), DATA("eight-gpus-one-socket.yaml"),
+	CONFIG("h100-superpod-ib.yaml"), CONFIG("h100-roce-clos.yaml"),
+	DATA("fabric/leaf-2to1.yaml"), DATA("fabric/rail.yaml"), DATA("fabric/node.yaml"),
 };
 
 Test(topology_write, every_shipped_topology_round_trips)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# gdrlab run --job: several jobs on one cluster, each on its own nodes,
+# sharing the fabric; the table's jobs section, --json with each job's
+# communicators, and the usage errors. A job whose nodes sit under one
+# leaf of tests/data/fabric/leaf-2to1.yaml (nodes 0-3) shares no link with
+# a job on another leaf's nodes (4-7): both keep their time alone.
+# usage: test_jobs.sh GDRLAB SOURCE_DIR
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fab=$src/tests/data/fabric/leaf-2to1.yaml
+echo '{"iteration":0,"op":"allreduce","bytes":16777216,"dtype":"fp32"}' >"$tmp/j.jsonl"
+
+expect 0 "help" -- "$gdrlab" run --help
+has "$tmp/out" "--job FILE@FIRST:NODES"
+
+expect 0 "two jobs on two leaves" -- "$gdrlab" run -t "$fab" \
+    --job "$tmp/j.jsonl@0:4" --job "$tmp/j.jsonl@4:4" --quiet
+has "$tmp/out" "jobs on one cluster"
+has "$tmp/out" "  job0 .* 0-3 .* 1.00x"
+has "$tmp/out" "  job1 .* 4-7 .* 1.00x"
+has "$tmp/out" "fabric     2-tier, node-attached: 2 leaves (2:1), 4 spines; ECMP seed 0"
+
+expect 0 "jobs as JSON" -- "$gdrlab" run -t "$fab" \
+    --job "$tmp/j.jsonl@0:4" --job "$tmp/j.jsonl@4:4" --json - --quiet
+json_ok "$tmp/out"
+has "$tmp/out" '"comm": "job1/world"'
+has "$tmp/out" '"ecmp_seed": 0'
+
+bad_usage_of run "jobs overlap" "jobs: rank 3 is in two jobs" -- \
+    -t "$fab" --job "$tmp/j.jsonl@0:4" --job "$tmp/j.jsonl@3:2"
+bad_usage_of run "a bad job spec" "--job: expected FILE@FIRST:NODES, got 'x@1'" -- \
+    -t "$fab" --job "x@1"
+bad_usage_of run "jobs and a trace" "--trace and --job exclude each other" -- \
+    -t "$fab" --trace "$tmp/j.jsonl" --job "$tmp/j.jsonl@0:4"
+bad_usage_of compare "compare takes no jobs" "--job: is for 'gdrlab run'" -- \
+    -t "$fab" --job "$tmp/j.jsonl@0:4"
+exit $fail
