@@ -24,6 +24,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "cmd_gen.h"
+#include "fabric.h"
 #include "fd_io.h"
 #include "launch.h"
 #include "sweep.h"
@@ -31,18 +32,25 @@
 #define ROW_FD 3 /* the pipe's write end, in a point's process */
 
 /*
- * The switch ports a node's NICs take in the fabric, as a fat tree is
- * built (Al-Fares, Loukissas and Vahdat, "A Scalable, Commodity Data
- * Center Network Architecture", SIGCOMM 2008): each NIC a leaf port, and
- * each tier above the leaves (a path of @hops switches climbs (hops - 1)
- * / 2 of them) a port up from below and one down from above for every
+ * The switch ports a node takes in the fabric. Where the topology names
+ * its switches (fabric.h), every port of every switch @nodes nodes need,
+ * shared out over them: whole switches are bought. Otherwise as a fat
+ * tree is built (Al-Fares, Loukissas and Vahdat, "A Scalable, Commodity
+ * Data Center Network Architecture", SIGCOMM 2008): each NIC a leaf port,
+ * and each tier above the leaves (a path of @hops switches climbs (hops -
+ * 1) / 2 of them) a port up from below and one down from above for every
  * NIC, divided by the oversubscription: 1 + (hops - 1) / o a NIC.
  */
-static double switch_ports(const struct topology *t)
+static double switch_ports(const struct topology *t, unsigned nodes)
 {
 	double o = t->fabric.oversubscription >= 1 ? t->fabric.oversubscription : 1;
 	unsigned hops = t->fabric.hops ? t->fabric.hops : 1;
+	struct fabric_geom g;
 
+	fabric_geom_init(&g, t, nodes, 0);
+	if (g.tiers && nodes)
+		return ((double)g.leaves * t->fabric.leaf.ports + (double)g.spines * t->fabric.spine.ports +
+			(double)g.cores * t->fabric.core.ports) / nodes;
 	return t->nnics * (1 + (hops - 1) / o);
 }
 
@@ -142,7 +150,7 @@ static void point_run(const struct sweep *sw, const struct point *pt, struct row
 	r->comm_us = rec.comm_time_us;
 	r->exposed_us = rec.exposed_comm_us;
 	r->nics = topo.nnics;
-	r->switch_ports = switch_ports(&topo);
+	r->switch_ports = switch_ports(&topo, plan.nodes);
 	for (size_t i = 0; i < rec.ncoll; i++)
 		for (int k = 0; k < STAGE_KIND_COUNT; k++)
 			r->stage_us[k] += rec.coll[i].stage_us[k] / (rec.niter ? rec.niter : 1);

@@ -175,6 +175,21 @@ for hops in 1:5.3 3:5.5; do
         exit !(c / want - 1 < 1e-3 && 1 - c / want < 1e-3 && m / (want / 2000 * 1e6) - 1 < 1e-3 && 1 - m / (want / 2000 * 1e6) < 1e-3) }' ||
         { echo "FAIL: cost at ${hops%:*} hops: $c, per million tokens $m, by hand 0.01 x ${hops#*:} / 3600"; fail=1; }
 done
+# with switches named, every port of every switch: 8 nodes of leaf-2to1
+# (one NIC each, 4 down and 4 up a leaf) take 2 leaves and 4 spines of 8
+# ports, 48 ports: at 1 a port-hour and nothing else priced, an
+# iteration's cost is its hours x 48
+cat >"$tmp/plan/q4.yaml" <<EOP
+base: { topology: $src/tests/data/fabric/leaf-2to1.yaml, trace: ar64.jsonl, algo: ring, proto: simple }
+axes:
+  nodes: [8]
+questions:
+  cost: { gpu_hour: 0, switch_port_hour: 1 }
+EOP
+expect 0 "switch ports of named switches" -- "$gdrlab" sweep "$tmp/plan/q4.yaml"
+awk '$1 == "nodes=8" && NF > 4 { it = $9 } $1 == "nodes=8" && NF == 2 { c = $2 }
+    END { want = it * 1e-6 / 3600 * 48; exit !(it > 0 && c / want - 1 < 1e-3 && 1 - c / want < 1e-3) }' "$tmp/out" ||
+    { echo "FAIL: 48 switch ports' cost:"; cat "$tmp/out"; fail=1; }
 bad_question "5:49: tokens_per_gpu: give tokens_per_iteration or tokens_per_gpu, not both" \
     "  cost: { gpu_hour: 1, tokens_per_iteration: 5, tokens_per_gpu: 5 }"
 
