@@ -278,9 +278,34 @@ static void draw_levels(FILE *f, const struct topology *t)
 	fputs("</table>\n", f);
 }
 
+/* Between the nodes: the switches the file names, or its crossbar. */
+static void describe_fabric(FILE *f, const struct topology *t)
+{
+	const struct topo_fabric *fab = &t->fabric;
+
+	fputs("<p>", f);
+	if (!fab->tiers)
+		html_printf(f, "Between nodes: %u switch hop%s of %.3g us each, each NIC's port "
+			       "divided by an oversubscription of %.3g.",
+			    fab->hops, fab->hops == 1 ? "" : "s", fab->switch_latency * 1e6,
+			    fab->oversubscription >= 1 ? fab->oversubscription : 1);
+	else
+		html_printf(f, "Between nodes: a %s-tier fabric, %s; leaves of %u ports (%u up), "
+			       "spines of %u ports%s; flows spread over equal-cost uplinks by a hash "
+			       "seeded %llu (docs/model.md).",
+			    fab->tiers == 3 ? "three" : "two",
+			    fab->attach == TOPO_ATTACH_RAIL ? "rail-optimised (NIC k of each node on leaf k)"
+							    : "each node's NICs on one leaf",
+			    fab->leaf.ports, fab->leaf.uplinks, fab->spine.ports,
+			    fab->tiers == 3 ? ", a core tier above" : "",
+			    (unsigned long long)fab->ecmp_seed);
+	fputs("</p>\n", f);
+}
+
 void report_cluster(FILE *f, const struct topology *t, enum topo_path_type level)
 {
 	draw_tree(f, t, level);
+	describe_fabric(f, t);
 	draw_matrix(f, t, level);
 	draw_levels(f, t);
 }

@@ -85,6 +85,8 @@ static void collectives_table(FILE *f, json_t *runs[3], size_t nruns)
 {
 	struct coll_kind *k;
 	size_t n = group_kinds(runs, nruns, &k);
+	/* switches named in the topology: where each kind's traffic collides */
+	bool fabric = json_is_object(json_object_get(runs[0], "fabric"));
 	char a[64];
 
 	fputs("<h2 id=\"collectives\">Collectives</h2>\n<p>The first iteration's collectives by kind, the most time "
@@ -95,6 +97,8 @@ static void collectives_table(FILE *f, json_t *runs[3], size_t nruns)
 		html_cell(f, "th", "%s: algorithm", json_string_value(json_object_get(runs[r], "path")));
 		html_cell(f, "th", "%s: us each", json_string_value(json_object_get(runs[r], "path")));
 	}
+	if (fabric)
+		html_cell(f, "th", "%s: busiest fabric link", json_string_value(json_object_get(runs[0], "path")));
 	fputs("</tr>\n", f);
 	for (size_t i = 0; i < n && i < MAX_KINDS_SHOWN; i++) {
 		json_t *c = json_array_get(json_object_get(runs[0], "collectives"), k[i].first);
@@ -117,6 +121,13 @@ static void collectives_table(FILE *f, json_t *runs[3], size_t nruns)
 				  json_integer_value(json_object_get(o, "channels")), fb ? ", staged" : "");
 			fprintf(f, "<td class=\"num\">%.4g</td>", k[i].total_us[r] / k[i].count);
 		}
+		if (fabric && json_is_string(json_object_get(c, "fabric_link")))
+			html_cell(f, "td", "%s: %lld flows, %.3g of a port each",
+				  json_string_value(json_object_get(c, "fabric_link")),
+				  json_integer_value(json_object_get(c, "fabric_flows")),
+				  json_number_value(json_object_get(c, "fabric_share")));
+		else if (fabric)
+			fputs("<td>-</td>", f);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);

@@ -123,6 +123,15 @@ expect 0 "the run's report" -- "$gdrlab" report "$tmp/run.json" -o "$tmp/run.htm
 # two-socket-commodity: its two GPUs reach the one NIC across the sockets
 # (SYS), beyond the default P2C: both staged, and said why
 has "$tmp/run.html" "staged all the same: gpu"
+# switches named: the fabric said, and each kind's busiest link; none
+# on the crossbar
+expect 0 "a run on switches" -- "$gdrlab" run -q --json "$tmp/leaf.json" \
+    --topology "$src/tests/data/fabric/leaf-2to1.yaml" --trace "$tmp/ar64.jsonl"
+expect 0 "its report" -- "$gdrlab" report "$tmp/leaf.json" -o "$tmp/leaf.html"
+has "$tmp/leaf.html" "Between nodes: a two-tier fabric, each node's NICs on one leaf; leaves of 8 ports (4 up)"
+has "$tmp/leaf.html" "busiest fabric link</th>"
+has "$tmp/leaf.html" "<td>[a-z0-9./_]*: [0-9]* flows, [0-9.]* of a port each</td>"
+if grep -q "busiest fabric link" "$tmp/run.html"; then echo "FAIL: a crossbar has a busiest fabric link"; fail=1; fi
 # a SYS pair is direct at GDR level SYS alone
 has "$tmp/run.html" '<th>gpu0-nic0</th><td>SYS</td>\(<td class="staged">staged</td>\)\{4\}<td class="gdr">direct</td>' 
 
