@@ -128,7 +128,7 @@ has "$tmp/run.html" "staged all the same: gpu"
 expect 0 "a run on switches" -- "$gdrlab" run -q --json "$tmp/leaf.json" \
     --topology "$src/tests/data/fabric/leaf-2to1.yaml" --trace "$tmp/ar64.jsonl"
 expect 0 "its report" -- "$gdrlab" report "$tmp/leaf.json" -o "$tmp/leaf.html"
-has "$tmp/leaf.html" "Between nodes: a two-tier fabric, each node's NICs on one leaf; leaves of 8 ports (4 up)"
+has "$tmp/leaf.html" "Between nodes: a two-tier fabric, each node&#39;s NICs on one leaf; leaves of 8 ports (4 up)"
 has "$tmp/leaf.html" "busiest fabric link</th>"
 has "$tmp/leaf.html" "<td>[a-z0-9./_]*: [0-9]* flows, [0-9.]* of a port each</td>"
 if grep -q "busiest fabric link" "$tmp/run.html"; then echo "FAIL: a crossbar has a busiest fabric link"; fail=1; fi
