@@ -17,6 +17,7 @@
 #include "units.h"
 
 #define RUN_MAX_JOBS 16
+#define RUN_MAX_SETS 8
 
 struct run_args {
 	const char *topology, *trace, *backend;
@@ -26,6 +27,10 @@ struct run_args {
 	/* --job FILE@FIRST:NODES: several jobs on one cluster (run only) */
 	const char *jobs[RUN_MAX_JOBS];
 	unsigned njobs;
+	/* --set PATH=VALUE: a value of the topology file replaced, as a sweep
+	 * plan's axis does (engine/yaml_override.c) */
+	struct topo_override sets[RUN_MAX_SETS];
+	unsigned nsets;
 };
 
 static const char run_usage[] =
@@ -37,6 +42,9 @@ static const char run_usage[] =
 	"  -T, --trace FILE        gradient-exchange trace (JSON Lines; see traces/)\n"
 	"%s"
 	"  -n, --nodes N           number of nodes (default: the topology's)\n"
+	"      --set PATH=VALUE    a value of the topology file replaced by its dotted\n"
+	"                          path (nics.rate=100Gbit/s, fabric.leaf.uplinks=8;\n"
+	"                          repeatable); a path the file lacks is an error\n"
 	"  -b, --backend NAME      analytic (default); see 'gdrlab backends'\n"
 	"%s"
 	"  -g, --gdr-level LEVEL   farthest GPU-NIC distance where GPUDirect RDMA is\n"
@@ -97,6 +105,7 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 		{ "timeline", required_argument, NULL, 'l' },
 		{ "devices", required_argument, NULL, 'D' },
 		{ "job", required_argument, NULL, 'J' },
+		{ "set", required_argument, NULL, 'S' },
 		CLI_NCCL_LONGOPTS
 		CLI_IB_LONGOPTS
 		{ "quiet", no_argument, NULL, 'q' },
@@ -148,6 +157,21 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 				return cli_usage_error(cmd, "--job: at most %d jobs", RUN_MAX_JOBS);
 			a->jobs[a->njobs++] = optarg;
 			break;
+		case 'S': {
+			const char *eq = strchr(optarg, '=');
+			struct topo_override *o = &a->sets[a->nsets];
+
+			if (a->nsets >= RUN_MAX_SETS)
+				return cli_usage_error(cmd, "--set: at most %d values", RUN_MAX_SETS);
+			if (!eq || eq == optarg || (size_t)(eq - optarg) >= sizeof(o->path) ||
+			    strlen(eq + 1) >= sizeof(o->value) || !eq[1])
+				return cli_usage_error(cmd, "--set: expected PATH=VALUE (nics.rate=100Gbit/s), got '%s'",
+						       optarg);
+			snprintf(o->path, sizeof(o->path), "%.*s", (int)(eq - optarg), optarg);
+			snprintf(o->value, sizeof(o->value), "%s", eq + 1);
+			a->nsets++;
+			break;
+		}
 		case 'q':
 			a->quiet = true;
 			break;
@@ -319,7 +343,7 @@ static int session_load(struct session *s, const char *cmd,
 	s->backend = cli_find_backend(cmd, NULL, a->backend);
 	if (!s->backend)
 		return EXIT_USAGE;
-	err = topology_load(a->topology, &s->topo, &d);
+	err = topology_load_with(a->topology, a->sets, a->nsets, &s->topo, &d);
 	if (!err && a->njobs)
 		err = load_jobs(s, a, &d);
 	else if (!err)

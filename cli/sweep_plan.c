@@ -44,6 +44,7 @@ struct plan_reader {
 	struct point base;
 	/* per axis and value: the base with that value set */
 	struct sweep_axis *axis[SWEEP_MAX_AXES];
+	yaml_node_t *axis_node[SWEEP_MAX_AXES]; /* each axis's values */
 	struct point *variant[SWEEP_MAX_AXES];
 	struct diag *d;
 };
@@ -323,7 +324,7 @@ static yaml_node_t *values_of(struct plan_reader *r, yaml_node_t *n)
 
 /* Each value of axis @a (the @k-th) as a point would take it: a bad one
  * is the plan's error, at the value's node. */
-static int check_values(struct plan_reader *r, unsigned k, yaml_node_t *n)
+static int check_values(struct plan_reader *r, const struct sweep *sw, unsigned k, yaml_node_t *n)
 {
 	struct sweep_axis *a = NULL;
 	yaml_node_t *list = values_of(r, n);
@@ -354,13 +355,23 @@ static int check_values(struct plan_reader *r, unsigned k, yaml_node_t *n)
 			continue;
 		}
 		if (a->topology_path) {
-			struct topo_override ov;
+			struct topo_override ov[SWEEP_MAX_AXES];
 			struct topology t;
 			struct diag d = { "" };
+			unsigned nov = 1;
 
-			snprintf(ov.path, sizeof(ov.path), "%s", a->name);
-			snprintf(ov.value, sizeof(ov.value), "%s", a->values[i]);
-			err = topology_load_with(r->base.topology, &ov, 1, &t, &d);
+			/* this value with the other topology axes' first ones:
+			 * values meant together (fabric.attach: node with
+			 * fabric.leaf.nodes: 0) are tried together */
+			snprintf(ov[0].path, sizeof(ov[0].path), "%s", a->name);
+			snprintf(ov[0].value, sizeof(ov[0].value), "%s", a->values[i]);
+			for (unsigned b = 0; b < sw->naxes; b++)
+				if (b != k && sw->axes[b].topology_path) {
+					snprintf(ov[nov].path, sizeof(ov[nov].path), "%s", sw->axes[b].name);
+					snprintf(ov[nov].value, sizeof(ov[nov].value), "%s", sw->axes[b].values[0]);
+					nov++;
+				}
+			err = topology_load_with(r->base.topology, ov, nov, &t, &d);
 			if (err) {
 				char shown[SWEEP_VALUE_MAX * 4];
 
@@ -441,9 +452,15 @@ static int read_axes(struct plan_reader *r, yaml_node_t *n, struct sweep *sw)
 		a->gen_option = !strncmp(name, "gen.", 4);
 		a->line = (unsigned)k->start_mark.line + 1;
 		r->axis[sw->naxes - 1] = a;
+		r->axis_node[sw->naxes - 1] = v;
 		err = read_values(r, a, v);
-		if (!err)
-			err = check_values(r, sw->naxes - 1, v);
+		if (err)
+			return err;
+	}
+	/* once all are read: a topology value is tried with the others' first */
+	for (unsigned k = 0; k < sw->naxes; k++) {
+		int err = check_values(r, sw, k, r->axis_node[k]);
+
 		if (err)
 			return err;
 	}
