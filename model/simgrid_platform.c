@@ -26,35 +26,41 @@ void sgm_link_host_name(char *buf, size_t len, uint32_t res, char end)
 	snprintf(buf, len, "%c%u", end, (unsigned)res);
 }
 
+/*
+ * Resource @id as SimGrid takes it: a link between two hosts of its own,
+ * so that a task names exactly the links it crosses. Pass 0 writes the
+ * hosts and the link, pass 1 the route (the DTD wants every host and link
+ * of a zone before its routes).
+ */
+static void write_link(FILE *f, uint32_t id, double cap, int pass)
+{
+	char a[SGM_NAME_MAX], b[SGM_NAME_MAX];
+
+	sgm_link_host_name(a, sizeof(a), id, 'a');
+	sgm_link_host_name(b, sizeof(b), id, 'b');
+	if (pass == 0)
+		fprintf(f, "  <host id=\"%s\" speed=\"1Gf\"/><host id=\"%s\" speed=\"1Gf\"/>\n"
+			   "  <link id=\"l%u\" bandwidth=\"%.17gBps\" latency=\"%.17gs\"/>\n",
+			a, b, (unsigned)id, cap, SGM_LINK_LATENCY);
+	else
+		fprintf(f, "  <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">"
+			   "<link_ctn id=\"l%u\"/></route>\n", a, b, (unsigned)id);
+}
+
 static void write_node(FILE *f, const struct plan *p, unsigned node)
 {
 	const struct res_layout *l = &p->layout;
-	char a[SGM_NAME_MAX], b[SGM_NAME_MAX];
 
 	fprintf(f, " <zone id=\"node%u\" routing=\"Full\">\n", node);
 	if (node == 0)
 		fprintf(f, "  <host id=\"" SGM_CONTROL_HOST "\" speed=\"1Gf\"/>\n");
-	/* SimGrid's DTD wants every host and link before the routes. */
 	for (int pass = 0; pass < 2; pass++)
 		for (uint32_t i = 0; i < l->per_node; i++) {
 			uint32_t id = node * l->per_node + i;
 			double cap = res_capacity_of(l, &p->topo, id);
 
-			if (!isfinite(cap) || cap <= 0)
-				continue;
-			sgm_link_host_name(a, sizeof(a), id, 'a');
-			sgm_link_host_name(b, sizeof(b), id, 'b');
-			if (pass == 0) {
-				fprintf(f, "  <host id=\"%s\" speed=\"1Gf\"/>"
-					"<host id=\"%s\" speed=\"1Gf\"/>\n", a, b);
-				fprintf(f, "  <link id=\"l%u\" bandwidth=\"%.17gBps\" "
-					"latency=\"%.17gs\"/>\n", (unsigned)id, cap,
-					SGM_LINK_LATENCY);
-			} else {
-				fprintf(f, "  <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">"
-					"<link_ctn id=\"l%u\"/></route>\n", a, b,
-					(unsigned)id);
-			}
+			if (isfinite(cap) && cap > 0)
+				write_link(f, id, cap, pass);
 		}
 	fprintf(f, " </zone>\n");
 }
@@ -67,27 +73,11 @@ static void write_node(FILE *f, const struct plan *p, unsigned node)
 static void write_fabric(FILE *f, const struct plan *p)
 {
 	const struct fabric_geom *g = &p->layout.fabric;
-	char a[SGM_NAME_MAX], b[SGM_NAME_MAX];
 
 	fprintf(f, " <zone id=\"fabric\" routing=\"Full\">\n");
 	for (int pass = 0; pass < 2; pass++)
-		for (uint32_t i = 0; i < g->n; i++) {
-			uint32_t id = g->base + i;
-			double cap = fabric_capacity(g, &p->topo, id);
-
-			sgm_link_host_name(a, sizeof(a), id, 'a');
-			sgm_link_host_name(b, sizeof(b), id, 'b');
-			if (pass == 0) {
-				fprintf(f, "  <host id=\"%s\" speed=\"1Gf\"/>"
-					"<host id=\"%s\" speed=\"1Gf\"/>\n", a, b);
-				fprintf(f, "  <link id=\"l%u\" bandwidth=\"%.17gBps\" "
-					"latency=\"%.17gs\"/>\n", (unsigned)id, cap,
-					SGM_LINK_LATENCY);
-			} else {
-				fprintf(f, "  <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">"
-					"<link_ctn id=\"l%u\"/></route>\n", a, b, (unsigned)id);
-			}
-		}
+		for (uint32_t id = g->base; id < g->base + g->n; id++)
+			write_link(f, id, fabric_capacity(g, &p->topo, id), pass);
 	fprintf(f, " </zone>\n");
 }
 
