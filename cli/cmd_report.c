@@ -99,12 +99,12 @@ static int load_beside(const struct report_page *p, const char *path, struct top
 	char other[PATH_MAX];
 	struct diag ignored;
 
-	if (!topology_load(path, t, d))
+	if (!topology_load_with(path, p->sets, p->nsets, t, d))
 		return 0;
 	if (path[0] == '/' || !slash)
 		return -EINVAL;
 	snprintf(other, sizeof(other), "%.*s/%s", (int)(slash - p->results), p->results, path);
-	return topology_load(other, t, &ignored) ? -EINVAL : 0;
+	return topology_load_with(other, p->sets, p->nsets, t, &ignored) ? -EINVAL : 0;
 }
 
 void report_node(struct report_page *p, const char *topology_file, const char *gdr_level)
@@ -129,7 +129,7 @@ void report_node(struct report_page *p, const char *topology_file, const char *g
 		html_error(p->f, "Cannot draw the node: %s", d.msg);
 	} else {
 		fputs("<h3>", p->f);
-		html_printf(p->f, "%s (%s)", t->name, topology_file);
+		html_printf(p->f, "%s (%s%s)", t->name, topology_file, p->nsets ? ", with --set" : "");
 		fputs("</h3>\n", p->f);
 		report_cluster(p->f, t, level);
 	}
@@ -185,6 +185,23 @@ static int relative_href(const char *target, const char *out, char *buf, size_t 
 	}
 	buf[at] = '\0';
 	return 0;
+}
+
+/* A run's or compare's --set values: the node is drawn as it ran. */
+static void read_sets(struct report_page *p)
+{
+	const char *path;
+	json_t *v;
+
+	json_object_foreach(json_object_get(p->doc, "topology_set"), path, v) {
+		struct topo_override *o = &p->sets[p->nsets];
+
+		if (p->nsets == sizeof(p->sets) / sizeof(p->sets[0]) || !json_is_string(v))
+			break;
+		snprintf(o->path, sizeof(o->path), "%s", path);
+		snprintf(o->value, sizeof(o->value), "%s", json_string_value(v));
+		p->nsets++;
+	}
 }
 
 enum doc_kind { DOC_RUN, DOC_COMPARE, DOC_SWEEP, DOC_UNKNOWN };
@@ -286,6 +303,7 @@ static int report(const char *results, const char *out, const char *timeline, co
 	if (!p.doc)
 		return fail(EXIT_USAGE, "%s:%d: %s", results, je.line, je.text);
 	kind = kind_of(p.doc);
+	read_sets(&p);
 	if (kind == DOC_UNKNOWN) {
 		json_decref(p.doc);
 		return fail(EXIT_USAGE, "%s: not what gdrlab run, compare or sweep write with --json",

@@ -333,6 +333,20 @@ static void print_jobs(const struct session *s, const struct run_args *a,
 		       together[k], alone[k] > 0 ? together[k] / alone[k] : 1);
 }
 
+/* --set's values, in the JSON as "topology_set": {path: value}: what the
+ * topology file was read with (gdrlab report draws the node with them). */
+static int json_set_values(json_t *doc, const struct run_args *a)
+{
+	json_t *o;
+
+	if (!a->nsets)
+		return 0;
+	o = json_object();
+	for (unsigned i = 0; o && i < a->nsets; i++)
+		json_object_set_new(o, a->sets[i].path, json_string(a->sets[i].value));
+	return !o || json_object_set_new(doc, "topology_set", o) ? -ENOMEM : 0;
+}
+
 static int session_load(struct session *s, const char *cmd,
 			struct run_args *a)
 {
@@ -397,7 +411,8 @@ int cmd_run(int argc, char **argv)
 	if (out.json.fp) {
 		struct report_json j;
 
-		err = report_json_write(out.json.fp, &j, report_json(&ctx, &rec, &j));
+		err = report_json(&ctx, &rec, &j);
+		err = report_json_write(out.json.fp, &j, err ? err : json_set_values(j.doc, &a));
 	}
 	if (!err && out.csv.fp)
 		err = report_csv(out.csv.fp, &rec, true);
@@ -465,7 +480,8 @@ int cmd_compare(int argc, char **argv)
 	if (out.json.fp) {
 		struct report_json j;
 
-		err = report_json_write(out.json.fp, &j, report_compare_json(&ctx, rp, &j));
+		err = report_compare_json(&ctx, rp, &j);
+		err = report_json_write(out.json.fp, &j, err ? err : json_set_values(j.doc, &a));
 	}
 	/* CSV rows: staged, then direct (as before there were three paths),
 	 * then staged-memcpy. */

@@ -11,12 +11,15 @@
 #include <stdio.h>
 
 #include "chart.h"
+#include "topology.h"
 
 struct report_page {
 	FILE *f;
 	json_t *doc;         /* the results */
 	const char *results; /* their file, for messages */
 	const char *topology; /* --topology: the node to draw, or NULL */
+	struct topo_override sets[8]; /* a run's --set values (topology_set) */
+	unsigned nsets;
 	char scratch[64];    /* a folder the charts are drawn in */
 	unsigned charts;     /* figures so far: each one's id prefix */
 	unsigned nodes;      /* nodes drawn so far */

@@ -132,6 +132,12 @@ has "$tmp/leaf.html" "Between nodes: a two-tier fabric, each node&#39;s NICs on 
 has "$tmp/leaf.html" "busiest fabric link</th>"
 has "$tmp/leaf.html" "<td>[a-z0-9./_]*: [0-9]* flows, [0-9.]* of a port each</td>"
 if grep -q "busiest fabric link" "$tmp/run.html"; then echo "FAIL: a crossbar has a busiest fabric link"; fail=1; fi
+# a run with --set: the node drawn as it ran
+expect 0 "a run with --set" -- "$gdrlab" run -q --json "$tmp/set.json" --set fabric.leaf.uplinks=2 \
+    --topology "$src/tests/data/fabric/leaf-2to1.yaml" --trace "$tmp/ar64.jsonl"
+expect 0 "its report" -- "$gdrlab" report "$tmp/set.json" -o "$tmp/set.html"
+has "$tmp/set.html" "leaves of 8 ports (2 up)"
+has "$tmp/set.html" "leaf-2to1.yaml, with --set)"
 # a SYS pair is direct at GDR level SYS alone
 has "$tmp/run.html" '<th>gpu0-nic0</th><td>SYS</td>\(<td class="staged">staged</td>\)\{4\}<td class="gdr">direct</td>' 
 

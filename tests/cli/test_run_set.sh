@@ -22,6 +22,8 @@ expect 0 "the NICs at 40 Gbit/s" -- "$gdrlab" run -q -t "$topo" -T "$tmp/ar.json
 awk -v a="$(comm_of "$tmp/80.json")" -v b="$(comm_of "$tmp/40.json")" 'BEGIN {
     S = 67108864; exit !(b - a > S / 10e3 * 0.999 && b - a < S / 10e3 * 1.001) }' ||
     { echo "FAIL: 40 Gbit/s takes $(comm_of "$tmp/40.json") us, 80 Gbit/s $(comm_of "$tmp/80.json"): not S / 10 GB/s more"; fail=1; }
+has "$tmp/40.json" '"topology_set": {'
+has "$tmp/40.json" '"nics.rate": "40 Gbit/s"'
 expect 0 "compare takes it too" -- "$gdrlab" compare -q -t "$topo" -T "$tmp/ar.jsonl" --set "nics.rate=40 Gbit/s"
 
 bad_usage_of run "a path the file lacks" "$topo: nics.rat: the topology has no 'nics.rat' to set" \
