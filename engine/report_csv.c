@@ -28,7 +28,8 @@ int report_csv(FILE *out, const struct records *r, bool header)
 		     "end_us,time_us,algbw_gbps,busbw_gbps,path,fallback");
 	for (int k = 0; k < STAGE_KIND_COUNT; k++)
 		fprintf(out, ",%s_us", stage_kind_name(k));
-	fprintf(out, ",algo,proto,channels,nccl_estimate_us,comm,stream,alone_us\n");
+	fprintf(out, ",algo,proto,channels,nccl_estimate_us,comm,stream,alone_us,"
+		     "fabric_link,fabric_flows,fabric_share\n");
 rows:
 	for (size_t i = 0; i < r->ncoll; i++) {
 		const struct coll_record *c = &r->coll[i];
@@ -47,7 +48,15 @@ rows:
 			fprintf(out, "%.3f", c->nccl_estimate_us);
 		/* Names are letters, digits and _.:/- (trace_comm_name_valid):
 		 * nothing to quote. */
-		fprintf(out, ",%s,%u,%.3f\n", records_comm_name(r, c), c->stream, c->alone_us);
+		fprintf(out, ",%s,%u,%.3f,", records_comm_name(r, c), c->stream, c->alone_us);
+		/* the busiest switch link (records_fabric.c): empty on a crossbar */
+		if (c->fabric_link != RECORDS_NO_LINK && c->fabric_link < r->nlink_names) {
+			put_quoted(out, r->link_names[c->fabric_link]);
+			fprintf(out, ",%u,%.6f", c->fabric_flows, c->fabric_share);
+		} else {
+			fprintf(out, ",,");
+		}
+		fputc('\n', out);
 	}
 	return ferror(out) ? -EIO : 0;
 }

@@ -28,6 +28,12 @@ json_ok "$tmp/out"
 has "$tmp/out" '"comm": "job1/world"'
 has "$tmp/out" '"ecmp_seed": 0'
 
+# the busiest switch link in CSV as in JSON: the same link, flows, share
+expect 0 "a run's CSV" -- "$gdrlab" run -q -t "$fab" -T "$tmp/j.jsonl" --csv "$tmp/j.csv" --json "$tmp/j.json"
+link=$(sed -n 's/^ *"fabric_link": "\(.*\)",$/\1/p' "$tmp/j.json" | head -1)
+flows=$(sed -n 's/^ *"fabric_flows": \([0-9]*\),$/\1/p' "$tmp/j.json" | head -1)
+[ -n "$link" ] && [ -n "$flows" ] || { echo "FAIL: no busiest link in the JSON"; fail=1; }
+has "$tmp/j.csv" ",\"$link\",$flows,0\.[0-9]*$"
 bad_usage_of run "jobs overlap" "jobs: rank 3 is in two jobs" -- \
     -t "$fab" --job "$tmp/j.jsonl@0:4" --job "$tmp/j.jsonl@3:2"
 bad_usage_of run "a bad job spec" "--job: expected FILE@FIRST:NODES, got 'x@1'" -- \
