@@ -74,9 +74,10 @@ static void print_usage(FILE *out, bool compare)
 			  "Replay the trace through one backend on one data path.",
 		compare ? "" :
 			  "      --job FILE@FIRST:NODES  instead of --trace, repeatable: a job's trace\n"
-			  "                          on NODES nodes from node FIRST; the jobs run at\n"
-			  "                          once, sharing the fabric, each one's slowdown from\n"
-			  "                          the others printed after the table\n",
+			  "                          on NODES nodes from node FIRST, or FILE@LIST on\n"
+			  "                          a list of nodes and ranges (0-3,8-11); the jobs\n"
+			  "                          run at once, sharing the fabric, each one's\n"
+			  "                          slowdown from the others printed after the table\n",
 		compare ? "" :
 			  "  -p, --path PATH         auto (default): direct where the GDR level\n"
 			  "                          allows it, NCCL's staging elsewhere; direct;\n"
@@ -266,21 +267,61 @@ static bool stdout_taken(const struct run_args *a)
 struct session {
 	struct topology topo;
 	struct trace trace;
-	unsigned job_first[RUN_MAX_JOBS], job_nodes[RUN_MAX_JOBS];
+	char job_where[RUN_MAX_JOBS][48]; /* a job's nodes, as the table shows them */
 	const struct backend_ops *backend;
 	struct progress progress;
 };
 
-/* "FILE@FIRST:NODES": the file, its first node and its node count. */
-static int job_spec(const char *spec, char *file, size_t len, unsigned *first,
-		    unsigned *nodes, struct diag *d)
+/* The job's nodes from "FIRST:NODES" or a list of nodes and ranges
+ * ("0-3,8-11", as Slurm writes node lists): their count, each once, in
+ * @nodes (TOPO_MAX_NODES of room); 0 when @s is neither. */
+static unsigned job_nodes(const char *s, unsigned *nodes)
+{
+	unsigned first, count, lo, hi, n = 0;
+	bool seen[TOPO_MAX_NODES] = { false };
+	char tail;
+	int used;
+
+	if (sscanf(s, "%u:%u%c", &first, &count, &tail) == 2) {
+		if (!count || first >= TOPO_MAX_NODES || count > TOPO_MAX_NODES - first)
+			return 0;
+		for (unsigned i = 0; i < count; i++)
+			nodes[i] = first + i;
+		return count;
+	}
+	for (;;) {
+		if (sscanf(s, "%u%n", &lo, &used) != 1 || *s < '0' || *s > '9')
+			return 0;
+		s += used;
+		hi = lo;
+		if (*s == '-' && (sscanf(s + 1, "%u%n", &hi, &used) != 1 || s[1] < '0' || s[1] > '9'))
+			return 0;
+		if (*s == '-')
+			s += 1 + used;
+		if (hi < lo || hi >= TOPO_MAX_NODES)
+			return 0;
+		for (unsigned v = lo; v <= hi; v++) {
+			if (seen[v])
+				return 0; /* a node twice */
+			seen[v] = true;
+			nodes[n++] = v;
+		}
+		if (!*s)
+			return n;
+		if (*s++ != ',')
+			return 0;
+	}
+}
+
+/* "FILE@NODES": the file, and the job's nodes (job_nodes). */
+static int job_spec(const char *spec, char *file, size_t len, unsigned *nodes, unsigned *n,
+		    struct diag *d)
 {
 	const char *at = strrchr(spec, '@');
-	char tail;
 
-	if (!at || (size_t)(at - spec) >= len ||
-	    sscanf(at + 1, "%u:%u%c", first, nodes, &tail) != 2 || !*nodes)
-		return diag_set(d, -EINVAL, "--job: expected FILE@FIRST:NODES, got '%s'", spec);
+	if (!at || (size_t)(at - spec) >= len || !(*n = job_nodes(at + 1, nodes)))
+		return diag_set(d, -EINVAL, "--job: expected FILE@FIRST:NODES or FILE@LIST "
+				"(nodes and ranges, each once: 0-3,8-11), got '%s'", spec);
 	memcpy(file, spec, (size_t)(at - spec));
 	file[at - spec] = '\0';
 	return 0;
@@ -291,28 +332,44 @@ static int load_jobs(struct session *s, struct run_args *a, struct diag *d)
 {
 	struct trace traces[RUN_MAX_JOBS];
 	struct trace_job jobs[RUN_MAX_JOBS] = { { 0 } };
-	unsigned gpn = s->topo.ngpus, end = 0, loaded = 0;
-	int err = 0;
+	unsigned *ranks[RUN_MAX_JOBS] = { NULL };
+	unsigned *nodes = malloc(TOPO_MAX_NODES * sizeof(*nodes));
+	unsigned gpn = s->topo.ngpus, end = 0, loaded = 0, n = 0;
+	int err = nodes ? 0 : -ENOMEM;
 
 	for (; loaded < a->njobs && !err; loaded++) {
 		char file[sizeof(traces[0].file)];
-		unsigned first, nodes;
+		const char *where;
 
-		err = job_spec(a->jobs[loaded], file, sizeof(file), &first, &nodes, d);
+		err = job_spec(a->jobs[loaded], file, sizeof(file), nodes, &n, d);
+		if (!err && !(ranks[loaded] = malloc((size_t)n * gpn * sizeof(unsigned))))
+			err = -ENOMEM;
 		if (!err)
 			err = trace_load(file, &traces[loaded], d);
 		if (err)
 			break;
-		jobs[loaded] = (struct trace_job){ &traces[loaded], nodes * gpn, NULL, first * gpn };
-		s->job_first[loaded] = first;
-		s->job_nodes[loaded] = nodes;
-		if (first + nodes > end)
-			end = first + nodes;
+		/* its rank r on node nodes[r / gpn]'s GPU r % gpn */
+		for (unsigned i = 0; i < n * gpn; i++)
+			ranks[loaded][i] = nodes[i / gpn] * gpn + i % gpn;
+		jobs[loaded] = (struct trace_job){ &traces[loaded], n * gpn, ranks[loaded], 0 };
+		for (unsigned i = 0; i < n; i++)
+			end = nodes[i] + 1 > end ? nodes[i] + 1 : end;
+		where = strrchr(a->jobs[loaded], '@') + 1;
+		if (strchr(where, ':'))
+			snprintf(s->job_where[loaded], sizeof(s->job_where[0]), "%5u-%-5u", nodes[0],
+				 nodes[n - 1]);
+		else
+			snprintf(s->job_where[loaded], sizeof(s->job_where[0]), "%-11s", where);
 	}
 	if (!err)
 		err = trace_jobs_merge(jobs, a->njobs, &s->trace, d);
 	while (loaded-- > 0)
 		trace_destroy(&traces[loaded]);
+	for (unsigned k = 0; k < a->njobs; k++)
+		free(ranks[k]);
+	free(nodes);
+	if (err == -ENOMEM)
+		diag_set(d, err, "out of memory");
 	/* The cluster holds every job unless --nodes says otherwise. */
 	if (!err && !a->opts.nodes && end > s->topo.nodes)
 		a->opts.nodes = end;
@@ -328,9 +385,8 @@ static void print_jobs(const struct session *s, const struct run_args *a,
 	trace_jobs_slowdown(&s->trace, r, a->njobs, together, alone);
 	printf("\njobs on one cluster       nodes   comm alone (us)   comm together (us)   slowdown\n");
 	for (unsigned k = 0; k < a->njobs; k++)
-		printf("  job%-2u %-18.18s %5u-%-5u %15.1f %20.1f %9.2fx\n", k, a->jobs[k],
-		       s->job_first[k], s->job_first[k] + s->job_nodes[k] - 1, alone[k],
-		       together[k], alone[k] > 0 ? together[k] / alone[k] : 1);
+		printf("  job%-2u %-18.18s %s %15.1f %20.1f %9.2fx\n", k, a->jobs[k], s->job_where[k],
+		       alone[k], together[k], alone[k] > 0 ? together[k] / alone[k] : 1);
 }
 
 /* --set's values, in the JSON as "topology_set": {path: value}: what the

@@ -36,8 +36,25 @@ flows=$(sed -n 's/^ *"fabric_flows": \([0-9]*\),$/\1/p' "$tmp/j.json" | head -1)
 has "$tmp/j.csv" ",\"$link\",$flows,0\.[0-9]*$"
 bad_usage_of run "jobs overlap" "jobs: rank 3 is in two jobs" -- \
     -t "$fab" --job "$tmp/j.jsonl@0:4" --job "$tmp/j.jsonl@3:2"
-bad_usage_of run "a bad job spec" "--job: expected FILE@FIRST:NODES, got 'x@1'" -- \
-    -t "$fab" --job "x@1"
+for spec in "x@1:" "x@3-1" "x@1,1" "x@1,,2" "x@-2" "x@0:0"; do
+    bad_usage_of run "a bad job spec: $spec" "--job: expected FILE@FIRST:NODES or FILE@LIST (nodes and ranges, each once: 0-3,8-11), got '$spec'" -- \
+        -t "$fab" --job "$spec"
+done
+# a list of nodes: 0-3 is 0:4; jobs each under its own leaf share no link
+# (1.00x), jobs spread over both leaves (0,1,4,5 and 2,3,6,7) cross the
+# leaves' uplinks, both of them: slower together than alone
+expect 0 "jobs as node lists" -- "$gdrlab" run -q -t "$fab" --job "$tmp/j.jsonl@0-3" --job "$tmp/j.jsonl@4,5,6,7"
+has "$tmp/out" "  job0 .* 0-3  .* 1.00x"
+has "$tmp/out" "  job1 .* 4,5,6,7  .* 1.00x"
+expect 0 "as FIRST:NODES" -- "$gdrlab" run -q -t "$fab" --job "$tmp/j.jsonl@0:4" --job "$tmp/j.jsonl@4:4"
+cp "$tmp/out" "$tmp/spans"
+expect 0 "the same as lists" -- "$gdrlab" run -q -t "$fab" --job "$tmp/j.jsonl@0-3" --job "$tmp/j.jsonl@4-7"
+diff <(sed -n 's/^ *job[01] .* \([0-9.]*\) *\([0-9.]*\) *\([0-9.]*x\)$/\1 \2 \3/p' "$tmp/spans") \
+     <(sed -n 's/^ *job[01] .* \([0-9.]*\) *\([0-9.]*\) *\([0-9.]*x\)$/\1 \2 \3/p' "$tmp/out") >/dev/null ||
+    { echo "FAIL: 0-3,4-7 do not run as 0:4, 4:4"; fail=1; }
+expect 0 "interleaved jobs" -- "$gdrlab" run -q -t "$fab" --job "$tmp/j.jsonl@0,1,4,5" --job "$tmp/j.jsonl@2,3,6,7"
+awk '/^  job[01] / { n++; if ($NF + 0 <= 1.0) bad = 1 } END { exit !(n == 2 && !bad) }' "$tmp/out" ||
+    { echo "FAIL: interleaved jobs not slowed by each other:"; cat "$tmp/out"; fail=1; }
 bad_usage_of run "jobs and a trace" "--trace and --job exclude each other" -- \
     -t "$fab" --trace "$tmp/j.jsonl" --job "$tmp/j.jsonl@0:4"
 bad_usage_of compare "compare takes no jobs" "--job: is for 'gdrlab run'" -- \
