@@ -243,6 +243,8 @@ static const struct nccl_release v2_19_3 = {
 	.ll_intra_factor = 1.0,
 	/* ring: intraLat = max(intraLat, getNetOverhead() x (Simple ? 3 : 1)) */
 	.net_overhead = true,
+	/* nInterSteps = AllReduce ? (nNodes > 1 ? 2*nNodes : 0) : ... */
+	.ring_allreduce_inter_2n = true,
 	/* ring and tree take their own hwLat rows at one GPU a node */
 	.ppn1_tree_net_lat = false,
 	/* ncclTopoGetAlgoTime: lat *= minCompCap < 80 ? 1.9 : 1.4 once

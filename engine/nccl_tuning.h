@@ -90,6 +90,9 @@ struct nccl_release {
 	double tree_ll128_factor;  /* across nodes: 120/128, 2.8.4 .915 */
 	double ll_intra_factor;    /* LL's intra hops across nodes: x1.8 in 2.8.4 */
 	bool net_overhead;         /* ring intra hops pay NCCL_NET_OVERHEAD */
+	/* The tuner's all-reduce ring counts 2 nNodes network steps, not
+	 * 2 (nNodes - 1) (2.12 to 2.22, 2.19.3 among them). */
+	bool ring_allreduce_inter_2n;
 	bool ppn1_tree_net_lat;    /* one GPU a node: the tree's network row */
 	/* "Plateau effect of ring": Simple all-reduce latency x
 	 * plateau[Volta or not] from plateau_bytes_per_rank on (per channel

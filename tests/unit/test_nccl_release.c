@@ -237,24 +237,26 @@ Test(nccl_release, ll_streams_at_the_releases_share)
  * graph: speedArrayInter 48, 30, 28, 24, 20, 18, 15, 12 (search.cc): one
  * channel a NIC at 12, 2 channels; bwIntra 12 < 25: no duplication
  * (ncclTopoDupChannels); connect.cc doubles: 4. All-reduce over 8 ranks:
- * nsteps = 2 x 7 = 14, nInterSteps = 2 x nNodes = 4 in tuning.cc, but
- * gdrlab (as the ring has) 2 (nNodes - 1) = 2 network steps, as 2.8.4's
- * and 2.30.7's tests; busBw = nChannels x bwIntra (nNodes <= 2) = 24.
+ * nsteps = 2 x 7 = 14, of them nInterSteps = 2 x nNodes = 4 network steps
+ * (2.19.3's tuning.cc; 2.8.4 and 2.30.7 count 2 (nNodes - 1) = 2);
+ * busBw = nChannels x bwIntra (nNodes <= 2) = 24 GB/s.
  *
- *   Ring/Simple: baseLat 8.4 + 12 x max(hwLat NVLink 3.4, 3 x 1.0
- *           getNetOverhead) + 2 x hwLat NET 14.0 = 77.2 us; plateau
- *           (minCompCap 70 < 80, 1 MiB / (4 x 8) >= 64): x 1.9 = 146.68;
+ *   Ring/Simple: baseLat 8.4 + 10 x max(hwLat NVLink 3.4, 3 x 1.0
+ *           getNetOverhead) + 4 x hwLat NET 14.0 = 98.4 us; plateau
+ *           (minCompCap 70 < 80, 1 MiB / (4 x 8) >= 64): x 1.9 = 186.96;
  *           bw = 24 x 8/14 = 13.714 GB/s
- *   Ring/LL: 6.6 + 12 x max(0.6, 1.0) + 2 x 2.7 = 24.0 us,
+ *   Ring/LL: 6.6 + 10 x max(0.6, 1.0) + 4 x 2.7 = 27.4 us,
  *           bw = min(llMaxBw 39, 24 x 1/4) x 8/14 = 3.4286 GB/s
- *           (2.8.4's quarter, 2.30.7's latency)
+ *           (2.8.4's quarter)
  *   Tree/LL: 6.8 + 2 (3 x 0.6 + 1 x 5.0) = 20.4 us,
  *           bw = min(min(24 x .92, 2 x 18.5) / 3.8, 39) x .5 = 2.905,
  *           x .6 (treeCorrectionFactor at 64 KiB)
- *   Tree/Simple: 0 + 2 (3 x 28 + 1 x 28) = 224 us
+ *   Tree/Simple: 0 + 2 (3 x 28 + 1 x 28) = 224 us, bw = min(24 x .92,
+ *           2 x 18.5) x .5 = 11.04, x .5 (treeCorrectionFactor at 1 MiB)
  *
- * At 1 MiB Ring/Simple wins: 146.68 + 1048576 / 13714.3 = 223.14 us
- * (Ring/LL 329.8, Tree/Simple 224 + 1048576 / (11.04 x .5 x 1000) = 414).
+ * At 1 MiB Ring/Simple wins: 186.96 + 1048576 / 13714.3 = 263.42 us
+ * (Ring/LL 333.2, Tree/Simple 224 + 1048576 / 5520 = 414); at 64 KiB
+ * Ring/LL (46.5 us; Tree/LL 58.0).
  */
 Test(nccl_release, v2_19_3_estimates_by_hand)
 {
@@ -270,9 +272,9 @@ Test(nccl_release, v2_19_3_estimates_by_hand)
 	c = choose(&x, 1 * MiB);
 	cr_assert_eq(c.algo, ALGO_RING);
 	cr_assert_eq(c.proto, PROTO_SIMPLE);
-	assert_rel(c.estimate_us, 146.68 + 1048576 / (1000 * 24 * 8.0 / 14), 1e-6);
+	assert_rel(c.estimate_us, 186.96 + 1048576 / (1000 * 24 * 8.0 / 14), 1e-6);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL, 1 * MiB, why, sizeof(why)),
-		   24.0 + 1048576 / (1000 * 6 * 8.0 / 14), 1e-6);
+		   27.4 + 1048576 / (1000 * 6 * 8.0 / 14), 1e-6);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_LL, 64 * KiB, why, sizeof(why)),
 		   20.4 + 65536 / (1000 * fmin(24 * .92, 37) / 3.8 * .5 * .6), 1e-6);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_SIMPLE, 1 * MiB, why, sizeof(why)),
@@ -301,6 +303,8 @@ Test(nccl_release, v2_19_3_has_pxn_and_nvls_not_pat)
 	cr_assert_float_eq(r->ring_ll_share_one_node, 1.0 / 3.0, 1e-12);
 	cr_assert_float_eq(r->ring_ll128_one_ppn, 0.7, 1e-12);
 	cr_assert(r->tree_simple_chunk_by_depth);
+	cr_assert(r->ring_allreduce_inter_2n);
+	cr_assert_not(nccl_release_newest()->ring_allreduce_inter_2n);
 	cr_assert_float_eq(r->plateau[1], 1.4, 1e-12);
 	cr_assert_float_eq(nccl_hw_latency(r, HOP_NVLINK, ALGO_NVLS, PROTO_SIMPLE), 23, 1e-12);
 	cr_assert_float_eq(nccl_hw_latency(r, HOP_NET, ALGO_NVLS_TREE, PROTO_SIMPLE), 14, 1e-12);
