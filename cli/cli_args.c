@@ -93,8 +93,8 @@ const char cli_nccl_usage[] =
 	"      --pxn on|off        PXN: send through a peer GPU's NIC over NVLink\n"
 	"                          where NCCL would (default on)\n"
 	"      --nccl VERSION      the NCCL release whose tuner, constants and\n"
-	"                          defaults apply: 2.30.7 (default) or 2.8.4\n"
-	"                          (its GDR level default is PXB, no PXN or NVLS)\n";
+	"                          defaults apply: 2.30.7 (default), 2.19.3 (GDR\n"
+	"                          level default PXB) or 2.8.4 (PXB, no PXN or NVLS)\n";
 
 const char cli_ib_usage[] =
 	"      --ib-gid-index N    emu, real: RoCE GID index (NCCL_IB_GID_INDEX;\n"

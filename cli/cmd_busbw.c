@@ -41,7 +41,7 @@ static const char busbw_usage[] =
 	"                          gdrlab's fp32, fp16, bf16, fp64 too\n"
 	"      --backend NAME      analytic (default) or model: the predicting backend\n"
 	"  -p, --path PATH         auto (default), direct, staged, staged-memcpy\n"
-	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; --nccl 2.8.4: pxb), phb, sys\n"
+	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; --nccl 2.19.3, 2.8.4: pxb), phb, sys\n"
 	"%s"
 	"      --chunk SIZE        staged-memcpy: bounce buffer size (e.g. 1MiB)\n"
 	"      --buffers N         staged-memcpy: bounce buffers per side\n"

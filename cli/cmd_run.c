@@ -49,7 +49,7 @@ static const char run_usage[] =
 	"%s"
 	"  -g, --gdr-level LEVEL   farthest GPU-NIC distance where GPUDirect RDMA is\n"
 	"                          still used: pix, pxb, p2c (default, as NCCL 2.27+;\n"
-	"                          pxb with --nccl 2.8.4), phb, sys\n"
+	"                          pxb with --nccl 2.19.3, 2.8.4), phb, sys\n"
 	"%s"
 	"      --chunk SIZE        staged-memcpy: bounce buffer size (e.g. 1MiB)\n"
 	"      --buffers N         staged-memcpy: bounce buffers per side\n"

@@ -50,7 +50,7 @@ const char validate_nccl_tests_usage[] =
 	"  -b, --backend NAME      the predicting backend: analytic (default) or\n"
 	"                          model (-P, --predict: the same)\n"
 	"  -p, --path PATH         auto (default), direct, staged, staged-memcpy\n"
-	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; --nccl 2.8.4: pxb), phb, sys\n"
+	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; --nccl 2.19.3, 2.8.4: pxb), phb, sys\n"
 	"%s"
 	"      --tolerance PCT     mean error still called normal (default 15)\n"
 	"      --json FILE|-       write the comparison as JSON ('-': stdout, no table)\n"

@@ -67,8 +67,9 @@ static void ring_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		*lat += nccl_hw_latency(r, hw, ALGO_RING, p);
 	} else {
 		unsigned ninter = t->nnodes == 1 ? 0 :
-				  t->op == TRACE_OP_ALLREDUCE ? 2 * (t->nnodes - 1) :
-								t->nnodes - 1;
+				  t->op != TRACE_OP_ALLREDUCE ? t->nnodes - 1 :
+				  r->ring_allreduce_inter_2n ? 2 * t->nnodes :
+							       2 * (t->nnodes - 1);
 
 		if (t->nnodes > 1) {
 			double ovh = nccl_net_overhead_us(r, topo->cpu_vendor) *
@@ -76,7 +77,9 @@ static void ring_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 
 			intra = fmax(intra, ovh);
 		}
-		*lat += (nsteps - ninter) * intra + ninter * inter;
+		/* signed, as NCCL's ints: 2 nNodes exceeds nsteps at one
+		 * GPU a node, which takes intra hops off */
+		*lat += ((double)nsteps - ninter) * intra + ninter * inter;
 	}
 }
 

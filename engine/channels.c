@@ -333,8 +333,9 @@ void channels_search(const struct nccl_release *r, const struct topology *t,
 	 * Hopper and later across nodes twice again when channels are fast
 	 * and few (releases that do). */
 	comm = 2 * out->ring.nchannels;
-	if (r->comm_x2_hopper && t->gpu_arch >= TOPO_GPU_HOPPER && nnodes > 1 &&
-	    out->ring.bw_intra > 45.0 && comm < 16)
+	if (r->comm_x2_hopper && t->gpu_arch >= TOPO_GPU_HOPPER &&
+	    !(r->newest_gpu_hopper && t->gpu_arch > TOPO_GPU_HOPPER) && nnodes > 1 &&
+	    out->ring.bw_intra > 45.0 && comm < r->comm_x2_below)
 		comm *= 2;
 	out->comm_channels = comm < NCCL_MAX_CHANNELS ? comm : NCCL_MAX_CHANNELS;
 	search_nvls(r, t, nnodes, ppn, &out->nvls);

@@ -12,6 +12,14 @@
  *   duplication at speedIntra >= 25 of search.cc; the tree chunk of
  *   enqueue.cc (computeColl); NCCL_NET_GDR_LEVEL's default PXB of
  *   src/graph/paths.cc.
+ * - v2.19.3-1: baseLat, hwLat, llMaxBws, perChMaxRingLL128Bws,
+ *   perChMaxTreeLL128Bws, perChMaxTreeBws, the refinements and LL128's
+ *   default of ncclTopoTuneModel and treeCorrectionFactor and the plateau
+ *   of ncclTopoGetAlgoTime in src/graph/tuning.cc; speedArrayIntra/Inter,
+ *   sm90SpeedArrayIntra/Inter and ncclTopoDupChannels of
+ *   src/graph/search.cc; the Hopper doubling of src/graph/connect.cc
+ *   (ncclTopoPostset); the tree chunk of src/enqueue.cc (computeColl);
+ *   netGdrLevel's default of src/graph/paths.cc (ncclTopoCheckGdr).
  *
  * NCCL's NVLink bandwidths per link (src/graph/topo.h) are in the
  * presets' link_bandwidth. Tables are written in NCCL's index order:
@@ -19,6 +27,7 @@
  */
 #include "nccl_tuning.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -132,7 +141,150 @@ static const struct nccl_release v2_30_7 = {
 		[TOPO_GPU_BLACKWELL] = { N(v2_30_sm100_intra), N(v2_30_sm100_inter) },
 	},
 	.dup_skips_hopper = true,
+	/* connect.cc: minCompCap >= 90 && nNodes > 1 && bwIntra > 45 &&
+	 * nChannels < 16 */
 	.comm_x2_hopper = true,
+	.comm_x2_below = 16,
+};
+
+/* search.cc: speedArrayIntra and speedArrayInter are 2.30.7's (v2_30_intra,
+ * v2_30_inter); sm90SpeedArrayIntra lacks 2.30.7's 11.0, and
+ * sm90SpeedArrayInter is 2.30.7's. ccMin >= 90 takes the sm90 lists, so
+ * Blackwell takes them too. */
+static const double v2_19_sm90_intra[] = { 60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
+					   15.0, 12.0, 6.0, 3.0 };
+
+/*
+ * 2.19.3 has PXN (2.12) and NVLS with NVLSTree (2.17), CollNet Direct and
+ * Chain, but no PAT (2.23); its ring LL and LL128, tree LL128 and
+ * Tree/Simple latency and chunk are still 2.8.4's (tuning.cc
+ * ncclTopoTuneModel, enqueue.cc computeColl). Its tables have three GPU
+ * rows (compCapIndex: Volta, Ampere, Hopper for minCompCap >= 90):
+ * Blackwell takes the Hopper rows, as that release would on it.
+ */
+static const struct nccl_release v2_19_3 = {
+	.version = "2.19.3",
+	.source = "NVIDIA/nccl v2.19.3-1",
+	.has = { [ALGO_TREE] = true, [ALGO_RING] = true,
+		 [ALGO_COLLNET_DIRECT] = true, [ALGO_COLLNET_CHAIN] = true,
+		 [ALGO_NVLS] = true, [ALGO_NVLS_TREE] = true },
+	.pxn = true,
+	.nvls = true,
+	/* paths.cc ncclTopoCheckGdr: netGdrLevel = PATH_PXB */
+	.default_gdr_level = TOPO_PATH_PXB,
+	/* "Enable LL128 by default only on Volta/Ampere/Hopper+NVLink":
+	 * switch (minCompCap) case 70, 80, 90, default off */
+	.ll128_volta_ampere_only = false,
+	.newest_gpu_hopper = true,
+	/* baseLat: Tree { 6.8, 14.0, 0 }, Ring { 6.6, 14.0, 8.4 },
+	 * CollNet Direct, Chain, NVLS, NVLS Tree all 0 */
+	.base_lat = {
+		[ALGO_TREE] = { 6.8, 14.0, 0 },
+		[ALGO_RING] = { 6.6, 14.0, 8.4 },
+	},
+	/* hwLat[NVLINK, PCI, NET][algorithm][LL, LL128, Simple] */
+	.hw_lat = {
+		[HOP_NVLINK] = {
+			[ALGO_TREE] = { .6, 1.25, 28 },
+			[ALGO_RING] = { .6, 1.9, 3.4 },
+			[ALGO_COLLNET_DIRECT] = { 0, 0, 3.7 },
+			[ALGO_COLLNET_CHAIN] = { 0, 0, 2.8 },
+			[ALGO_NVLS] = { 0, 0, 23 },
+			[ALGO_NVLS_TREE] = { 0, 0, 23 },
+		},
+		[HOP_PCI] = {
+			[ALGO_TREE] = { 1.0, 1.9, 28 },
+			[ALGO_RING] = { 1.0, 2.5, 5.7 },
+			[ALGO_COLLNET_DIRECT] = { 0, 0, 3.7 },
+			[ALGO_COLLNET_CHAIN] = { 0, 0, 2.8 },
+		},
+		[HOP_NET] = {
+			[ALGO_TREE] = { 5.0, 8.5, 28 },
+			[ALGO_RING] = { 2.7, 4.0, 14.0 },
+			[ALGO_COLLNET_DIRECT] = { 0, 0, 31 },
+			[ALGO_COLLNET_CHAIN] = { 0, 0, 30 },
+			[ALGO_NVLS] = { 0, 0, 18 },
+			[ALGO_NVLS_TREE] = { 0, 0, 14 },
+		},
+	},
+	/* hwLat's Tree/Simple 28 us is 2.8.4's whole-chunk figure (2.8.4
+	 * says so: "the latency a 256kB chunk"; 2.19.3 kept the number,
+	 * not the comment): the timing takes the newest release's hop. */
+	.tree_simple_lat_is_chunk = true,
+	/* llMaxBws: Volta|Intel, Ampere|AMD, Hopper|AMD; Blackwell as Hopper */
+	.ll_max = {
+		{ 39.0, 39.0, 20.4 },
+		{ 87.7, 22.5, 19.0 },
+		{ 87.7, 22.5, 19.0 },
+		{ 87.7, 22.5, 19.0 },
+	},
+	/* perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws */
+	.ring_ll128 = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
+			{ 36.7, 36.7, 36.7 }, { 36.7, 36.7, 36.7 } },
+	.tree_ll128 = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
+			{ 36.7, 36.7, 29.0 }, { 36.7, 36.7, 29.0 } },
+	.tree_simple = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
+			 { 38.7, 41.4, 36.0 }, { 38.7, 41.4, 36.0 } },
+	/* 2.19.3 has no perChMaxNVLSTreeBws (NVLSTree's busBw is nChannels x
+	 * min(bwIntra, bwInter or bwInter/2 beyond 2 nodes)): no cap. */
+	.nvls_tree = { { INFINITY, INFINITY, INFINITY }, { INFINITY, INFINITY, INFINITY },
+		       { INFINITY, INFINITY, INFINITY }, { INFINITY, INFINITY, INFINITY } },
+	/* No nvlsEfficiency in 2.19.3: NVLS is not scaled (docs/model.md
+	 * §1a: its NVLS bandwidth formula differs from the model's). */
+	.nvls_efficiency = { 0, 0, 1.0, 1.0 },
+	/* Ring/LL: busBw x (nNodes > 1 || AllReduce || Reduce ? 1/4 : 1/3) */
+	.ring_ll_share = 0.25,
+	.ring_ll_share_one_node = 1.0 / 3.0,
+	/* Ring/LL128: busBw x (ppn < 2 ? 0.7 : 0.92) */
+	.ring_ll128_one_ppn = 0.7,
+	/* Tree/LL128: busBw x (nNodes == 1 ? 7/9 : 120/128) */
+	.tree_ll128_factor = 120.0 / 128.0,
+	/* no x1.8 on LL's intra hops (2.8.4's) */
+	.ll_intra_factor = 1.0,
+	/* ring: intraLat = max(intraLat, getNetOverhead() x (Simple ? 3 : 1)) */
+	.net_overhead = true,
+	/* nInterSteps = AllReduce ? (nNodes > 1 ? 2*nNodes : 0) : ... */
+	.ring_allreduce_inter_2n = true,
+	/* ring and tree take their own hwLat rows at one GPU a node */
+	.ppn1_tree_net_lat = false,
+	/* ncclTopoGetAlgoTime: lat *= minCompCap < 80 ? 1.9 : 1.4 once
+	 * nBytes / (nChannels x nRanks) >= 64 */
+	.plateau = { 1.9, 1.4 },
+	.plateau_bytes_per_rank = 64,
+	.plateau_per_channel = true,
+	/* enqueue.cc computeColl: Tree/Simple (ncclPatternTreeUpDown) halves
+	 * chunkSize while nBytes / (nChannels x chunkSize) < depth x 8, x 4,
+	 * x 1 (down to 128, 64, 32 KiB), as 2.8.4 */
+	.tree_simple_chunk_by_depth = true,
+	/* treeCorrectionFactor: 2.30.7's */
+	.tree_corr = {
+		{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,
+		  .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0 },
+		{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,
+		  .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0 },
+		{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+		  .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9 },
+	},
+	.speeds = {
+		[TOPO_GPU_VOLTA] = { v2_30_intra, v2_30_inter },
+		[TOPO_GPU_AMPERE] = { v2_30_intra, v2_30_inter },
+		[TOPO_GPU_HOPPER] = { v2_19_sm90_intra, v2_30_sm90_inter },
+		[TOPO_GPU_BLACKWELL] = { v2_19_sm90_intra, v2_30_sm90_inter },
+	},
+	.nspeeds = {
+		[TOPO_GPU_VOLTA] = { N(v2_30_intra), N(v2_30_inter) },
+		[TOPO_GPU_AMPERE] = { N(v2_30_intra), N(v2_30_inter) },
+		[TOPO_GPU_HOPPER] = { N(v2_19_sm90_intra), N(v2_30_sm90_inter) },
+		[TOPO_GPU_BLACKWELL] = { N(v2_19_sm90_intra), N(v2_30_sm90_inter) },
+	},
+	/* search.cc ncclTopoDupChannels: no duplication when ccMin > 80 &&
+	 * bwIntra < 50 && nChannels > 4 */
+	.dup_skips_hopper = true,
+	/* connect.cc: minCompCap == 90 && nNodes > 1 && bwIntra > 45 &&
+	 * 2 x nChannels <= MAXCHANNELS: twice again while the communicator
+	 * has 32 channels or fewer (Hopper alone: newest_gpu_hopper) */
+	.comm_x2_hopper = true,
+	.comm_x2_below = 33,
 };
 
 /* One list for every GPU, inside a node and across nodes alike. */
@@ -222,7 +374,7 @@ static const struct nccl_release v2_8_4 = {
 	},
 };
 
-const struct nccl_release *const nccl_releases[] = { &v2_30_7, &v2_8_4 };
+const struct nccl_release *const nccl_releases[] = { &v2_30_7, &v2_19_3, &v2_8_4 };
 const size_t nccl_release_count = N(nccl_releases);
 
 const struct nccl_release *nccl_release_newest(void)

@@ -60,6 +60,10 @@ struct nccl_release {
 	bool nvls;             /* NVLink SHARP (2.17 and later) */
 	enum topo_path_type default_gdr_level; /* NCCL_NET_GDR_LEVEL unset */
 	bool ll128_volta_ampere_only; /* LL128 on sm70 or sm80 alone (2.8.4) */
+	/* The release knows no GPU past Hopper: LL128's default (`case 90`)
+	 * and connect.cc's doubling (`minCompCap == 90`) leave Blackwell
+	 * out (2.19.3). */
+	bool newest_gpu_hopper;
 	/* Microseconds, NCCL's baseLat and hwLat. */
 	double base_lat[ALGO_NCCL_COUNT][PROTO_COUNT];
 	double hw_lat[HOP_CLASS_COUNT][ALGO_NCCL_COUNT][PROTO_COUNT];
@@ -86,6 +90,9 @@ struct nccl_release {
 	double tree_ll128_factor;  /* across nodes: 120/128, 2.8.4 .915 */
 	double ll_intra_factor;    /* LL's intra hops across nodes: x1.8 in 2.8.4 */
 	bool net_overhead;         /* ring intra hops pay NCCL_NET_OVERHEAD */
+	/* The tuner's all-reduce ring counts 2 nNodes network steps, not
+	 * 2 (nNodes - 1) (2.12 to 2.22, 2.19.3 among them). */
+	bool ring_allreduce_inter_2n;
 	bool ppn1_tree_net_lat;    /* one GPU a node: the tree's network row */
 	/* "Plateau effect of ring": Simple all-reduce latency x
 	 * plateau[Volta or not] from plateau_bytes_per_rank on (per channel
@@ -103,6 +110,7 @@ struct nccl_release {
 	size_t nspeeds[TOPO_GPU_ARCH_COUNT][2];
 	bool dup_skips_hopper;  /* no duplication on Hopper+ with 4+ slow channels */
 	bool comm_x2_hopper;    /* connect.cc: twice again on Hopper+ across nodes */
+	unsigned comm_x2_below; /* ... while it has fewer channels (2.30.7: 16) */
 };
 
 /* The releases of this build, newest first (plan_options.nccl indexes
@@ -110,10 +118,10 @@ struct nccl_release {
 extern const struct nccl_release *const nccl_releases[];
 extern const size_t nccl_release_count;
 const struct nccl_release *nccl_release_newest(void);
-/* "2.8.4", "2.30.7" (a "v" in front and a "-1" behind are taken);
+/* "2.8.4", "2.19.3", "2.30.7" (a "v" in front and a "-1" behind are taken);
  * NULL when this build has no table for it. */
 const struct nccl_release *nccl_release_find(const char *version);
-/* "2.30.7, 2.8.4" */
+/* "2.30.7, 2.19.3, 2.8.4" */
 const char *nccl_release_list(void);
 /* @r's index in nccl_releases (plan_options.nccl); nccl_release_count
  * for NULL or a release not in the table. */

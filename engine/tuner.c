@@ -229,6 +229,8 @@ static bool ll128_default(const struct tune_ctx *t)
 	if (t->p->nccl->ll128_volta_ampere_only && t->p->topo.gpu_arch != TOPO_GPU_VOLTA &&
 	    t->p->topo.gpu_arch != TOPO_GPU_AMPERE)
 		return false;
+	if (t->p->nccl->newest_gpu_hopper && t->p->topo.gpu_arch > TOPO_GPU_HOPPER)
+		return false; /* 2.19.3: case 70, 80, 90 */
 	return true;
 }
 

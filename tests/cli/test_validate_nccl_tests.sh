@@ -127,6 +127,14 @@ has "$tmp/v.json" '"nccl_file": "2.27.3"'
 expect 0 "--nccl over the file's" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
     -t "$src/configs/a100-pcie4-200g.yaml" --nccl 2.8.4
 has "$tmp/out" "GDR level PXB, NCCL 2.8.4$"
+# a file of 2.17-2.19 takes 2.19.3's tables (its GDR default PXB)
+sed 's/nccl-library=22703/nccl-library=21805/' "$data/all_reduce_a100_2nodes.txt" > "$tmp/ar218.txt"
+expect 0 "a 2.18 file" -- "$gdrlab" validate --nccl-tests "$tmp/ar218.txt" \
+    -t "$src/configs/a100-pcie4-200g.yaml"
+has "$tmp/out" "GDR level PXB, NCCL 2.19.3 (the file ran 2.18.5: the nearest release with tables)$"
+expect 0 "--nccl 2.19.3" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
+    -t "$src/configs/a100-pcie4-200g.yaml" --nccl v2.19.3-1
+has "$tmp/out" "GDR level PXB, NCCL 2.19.3$"
 # the -J JSON of nccl-tests, and a collective it names
 expect 0 "a -J file" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.json" \
     -t "$src/configs/a100-pcie4-200g.yaml"

@@ -71,8 +71,12 @@ Test(nccl_release, versions_by_name)
 	cr_assert_null(nccl_release_find("2.9.0"));
 	cr_assert_null(nccl_release_find(""));
 	cr_assert_null(nccl_release_find(NULL));
-	cr_assert_str_eq(nccl_release_list(), "2.30.7, 2.8.4");
+	cr_assert_str_eq(nccl_release_list(), "2.30.7, 2.19.3, 2.8.4");
 	cr_assert_eq(nccl_release_find("2.8.4")->default_gdr_level, TOPO_PATH_PXB);
+	cr_assert_str_eq(nccl_release_find("2.19.3")->version, "2.19.3");
+	cr_assert_eq(nccl_release_find("v2.19.3-1"), nccl_release_find("2.19.3"));
+	cr_assert_eq(nccl_releases[1], nccl_release_find("2.19.3"), "newest first");
+	cr_assert_eq(nccl_release_find("2.19.3")->default_gdr_level, TOPO_PATH_PXB);
 	cr_assert_eq(nccl_release_newest()->default_gdr_level, TOPO_PATH_P2C);
 }
 
@@ -88,7 +92,15 @@ Test(nccl_release, nearest_to_a_version_code)
 	cr_assert_str_eq(name, "2.8.4"); /* before 2.9: X*1000 + Y*100 + Z */
 	cr_assert_str_eq(nccl_release_nearest(21204, name, sizeof(name))->version, "2.8.4");
 	cr_assert_str_eq(name, "2.12.4");
-	cr_assert_str_eq(nccl_release_nearest(21903, name, sizeof(name))->version, "2.30.7");
+	/* 2.17-2.19 (and up to 2.24, nearer 19 than 30) take 2.19.3's */
+	cr_assert_str_eq(nccl_release_nearest(21703, name, sizeof(name))->version, "2.19.3");
+	cr_assert_str_eq(nccl_release_nearest(21806, name, sizeof(name))->version, "2.19.3");
+	cr_assert_str_eq(nccl_release_nearest(21903, name, sizeof(name))->version, "2.19.3");
+	cr_assert_str_eq(name, "2.19.3");
+	cr_assert_str_eq(nccl_release_nearest(22403, name, sizeof(name))->version, "2.19.3");
+	cr_assert_str_eq(nccl_release_nearest(22503, name, sizeof(name))->version, "2.30.7");
+	cr_assert_str_eq(nccl_release_nearest(21304, name, sizeof(name))->version, "2.8.4");
+	cr_assert_str_eq(nccl_release_nearest(21404, name, sizeof(name))->version, "2.19.3");
 	cr_assert_str_eq(nccl_release_nearest(23007, name, sizeof(name))->version, "2.30.7");
 }
 
@@ -217,4 +229,101 @@ Test(nccl_release, ll_streams_at_the_releases_share)
 	run_trace(&r, "analytic", DATA("volta-nics-at-cpu.yaml"), line, &o);
 	assert_rel(r.rec.coll[0].time_us, 2 * per_conn * 2 / 11.875e9 * 1e6, 0.01);
 	run_destroy(&r);
+}
+
+/*
+ * NCCL 2.19.3 (NVIDIA/nccl v2.19.3-1) on the same 2 nodes of 4 V100
+ * (tests/data/volta-nics-at-cpu.yaml, GDR level PXB, Intel CPUs). The ring
+ * graph: speedArrayInter 48, 30, 28, 24, 20, 18, 15, 12 (search.cc): one
+ * channel a NIC at 12, 2 channels; bwIntra 12 < 25: no duplication
+ * (ncclTopoDupChannels); connect.cc doubles: 4. All-reduce over 8 ranks:
+ * nsteps = 2 x 7 = 14, of them nInterSteps = 2 x nNodes = 4 network steps
+ * (2.19.3's tuning.cc; 2.8.4 and 2.30.7 count 2 (nNodes - 1) = 2);
+ * busBw = nChannels x bwIntra (nNodes <= 2) = 24 GB/s.
+ *
+ *   Ring/Simple: baseLat 8.4 + 10 x max(hwLat NVLink 3.4, 3 x 1.0
+ *           getNetOverhead) + 4 x hwLat NET 14.0 = 98.4 us; plateau
+ *           (minCompCap 70 < 80, 1 MiB / (4 x 8) >= 64): x 1.9 = 186.96;
+ *           bw = 24 x 8/14 = 13.714 GB/s
+ *   Ring/LL: 6.6 + 10 x max(0.6, 1.0) + 4 x 2.7 = 27.4 us,
+ *           bw = min(llMaxBw 39, 24 x 1/4) x 8/14 = 3.4286 GB/s
+ *           (2.8.4's quarter)
+ *   Tree/LL: 6.8 + 2 (3 x 0.6 + 1 x 5.0) = 20.4 us,
+ *           bw = min(min(24 x .92, 2 x 18.5) / 3.8, 39) x .5 = 2.905,
+ *           x .6 (treeCorrectionFactor at 64 KiB)
+ *   Tree/Simple: 0 + 2 (3 x 28 + 1 x 28) = 224 us, bw = min(24 x .92,
+ *           2 x 18.5) x .5 = 11.04, x .5 (treeCorrectionFactor at 1 MiB)
+ *
+ * At 1 MiB Ring/Simple wins: 186.96 + 1048576 / 13714.3 = 263.42 us
+ * (Ring/LL 333.2, Tree/Simple 224 + 1048576 / 5520 = 414); at 64 KiB
+ * Ring/LL (46.5 us; Tree/LL 58.0).
+ */
+Test(nccl_release, v2_19_3_estimates_by_hand)
+{
+	struct plan_options o = release_opts("2.19.3", 2, NULL, NULL);
+	struct tuned x;
+	struct tune_choice c;
+	char why[200];
+
+	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
+	cr_assert_eq(x.t.ch.ring.nchannels, 2);
+	assert_rel(x.t.ch.ring.bw_inter, 12.0, 1e-9);
+	cr_assert_eq(x.t.ch.comm_channels, 4);
+	c = choose(&x, 1 * MiB);
+	cr_assert_eq(c.algo, ALGO_RING);
+	cr_assert_eq(c.proto, PROTO_SIMPLE);
+	assert_rel(c.estimate_us, 186.96 + 1048576 / (1000 * 24 * 8.0 / 14), 1e-6);
+	assert_rel(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL, 1 * MiB, why, sizeof(why)),
+		   27.4 + 1048576 / (1000 * 6 * 8.0 / 14), 1e-6);
+	assert_rel(tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_LL, 64 * KiB, why, sizeof(why)),
+		   20.4 + 65536 / (1000 * fmin(24 * .92, 37) / 3.8 * .5 * .6), 1e-6);
+	assert_rel(tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_SIMPLE, 1 * MiB, why, sizeof(why)),
+		   224 + 1048576 / (1000 * fmin(24 * .92, 37) * .5 * .5), 1e-6);
+	c = choose(&x, 64 * KiB);
+	cr_assert_eq(c.algo, ALGO_RING);
+	cr_assert_eq(c.proto, PROTO_LL);
+	tuned_destroy(&x);
+}
+
+/* What sets 2.19.3 apart: PXN and NVLS (2.8.4 has neither), LL128 on
+ * Hopper (case 90), no PAT (2.23), 2.8.4's ring LL share and tree chunk,
+ * 2.30.7's plateau. */
+Test(nccl_release, v2_19_3_has_pxn_and_nvls_not_pat)
+{
+	const struct nccl_release *r = nccl_release_find("2.19.3");
+	struct plan_options o = release_opts("2.19.3", 2, NULL, NULL);
+	struct tuned x;
+	char why[200];
+
+	cr_assert(r->pxn);
+	cr_assert(r->nvls);
+	cr_assert(r->has[ALGO_NVLS] && r->has[ALGO_NVLS_TREE] && r->has[ALGO_COLLNET_CHAIN]);
+	cr_assert_not(r->has[ALGO_PAT]);
+	cr_assert_float_eq(r->ring_ll_share, 0.25, 1e-12);
+	cr_assert_float_eq(r->ring_ll_share_one_node, 1.0 / 3.0, 1e-12);
+	cr_assert_float_eq(r->ring_ll128_one_ppn, 0.7, 1e-12);
+	cr_assert(r->tree_simple_chunk_by_depth);
+	cr_assert(r->ring_allreduce_inter_2n);
+	cr_assert_not(nccl_release_newest()->ring_allreduce_inter_2n);
+	cr_assert_float_eq(r->plateau[1], 1.4, 1e-12);
+	cr_assert_float_eq(nccl_hw_latency(r, HOP_NVLINK, ALGO_NVLS, PROTO_SIMPLE), 23, 1e-12);
+	cr_assert_float_eq(nccl_hw_latency(r, HOP_NET, ALGO_NVLS_TREE, PROTO_SIMPLE), 14, 1e-12);
+	cr_assert_float_eq(nccl_ll_max_bw(r, TOPO_GPU_HOPPER, TOPO_CPU_INTEL, 1), 87.7, 1e-12);
+
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
+	cr_assert_gt(x.t.ch.nvls.nchannels, 0);
+	cr_assert(plan_uses_pxn(&x.plan));
+	tuned_destroy(&x);
+	tuned_init_opts(&x, CONFIG("h100-pcie5-400g.yaml"), &o, TRACE_OP_ALL_GATHER);
+	cr_assert_lt(tune_entry(&x.t, &x.e, ALGO_PAT, PROTO_SIMPLE, 1 * MiB, why, sizeof(why)), 0);
+	cr_assert_str_eq(why, "not in NCCL 2.19.3");
+	tuned_destroy(&x);
+
+	/* Tree/Simple's chunk shrinks by depth, as 2.8.4's (see above) */
+	o = release_opts("2.19.3", 8, "tree", "simple");
+	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
+	cr_assert_eq(algo_table[ALGO_TREE]->chunk(&x.plan, &x.plan.patterns[0], 4 * MiB, 4),
+		     64 * KiB);
+	tuned_destroy(&x);
 }
