@@ -50,6 +50,17 @@ static const double v2_30_sm100_inter[] = { 96.0, 86.0, 80.0, 48.0, 45.1, 42.0,
 					    15.0, 12.0, 6.0, 3.0, 2.4, 1.2,
 					    0.24, 0.12 };
 
+/* tuning.cc treeCorrectionFactor[protocol][log2(bytes / 64)], the same in
+ * 2.19.3 and 2.30.7 (2.8.4 has its own). */
+#define TREE_CORRECTION_2_19_ON {                                             \
+	{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,                  \
+	  .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0 },                    \
+	{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,                 \
+	  .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0 },                      \
+	{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,                      \
+	  .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9 },                        \
+}
+
 static const struct nccl_release v2_30_7 = {
 	.version = "2.30.7",
 	.source = "NVIDIA/nccl v2.30.7-1 (commit 73cf112)",
@@ -120,14 +131,7 @@ static const struct nccl_release v2_30_7 = {
 	.plateau = { 1.9, 1.4 },
 	.plateau_bytes_per_rank = 64,
 	.plateau_per_channel = true,
-	.tree_corr = {
-		{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,
-		  .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0 },
-		{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,
-		  .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0 },
-		{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
-		  .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9 },
-	},
+	.tree_corr = TREE_CORRECTION_2_19_ON,
 	.speeds = {
 		[TOPO_GPU_VOLTA] = { v2_30_intra, v2_30_inter },
 		[TOPO_GPU_AMPERE] = { v2_30_intra, v2_30_inter },
@@ -256,15 +260,7 @@ static const struct nccl_release v2_19_3 = {
 	 * chunkSize while nBytes / (nChannels x chunkSize) < depth x 8, x 4,
 	 * x 1 (down to 128, 64, 32 KiB), as 2.8.4 */
 	.tree_simple_chunk_by_depth = true,
-	/* treeCorrectionFactor: 2.30.7's */
-	.tree_corr = {
-		{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,
-		  .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0 },
-		{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,
-		  .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0 },
-		{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
-		  .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9 },
-	},
+	.tree_corr = TREE_CORRECTION_2_19_ON,
 	.speeds = {
 		[TOPO_GPU_VOLTA] = { v2_30_intra, v2_30_inter },
 		[TOPO_GPU_AMPERE] = { v2_30_intra, v2_30_inter },
