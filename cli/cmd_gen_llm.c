@@ -174,6 +174,8 @@ void gen_llm_args_init(struct gen_llm_args *a)
 
 int gen_llm_set(struct gen_llm_args *a, const char *name, const char *value, struct diag *d)
 {
+	char shown[64];
+
 	for (const struct option *p = llm_options; p->name; p++) {
 		if (strcmp(p->name, name) || p->val < OPT_MODEL)
 			continue;
@@ -184,12 +186,13 @@ int gen_llm_set(struct gen_llm_args *a, const char *name, const char *value, str
 			if (value && !strcmp(value, "false"))
 				return 0;
 		} else if (!value) {
-			diag_set(d, -EINVAL, "--%s: needs a value", name);
+			diag_set(d, -EINVAL, "--%s: needs a value", diag_printable(name, shown, sizeof(shown)));
 			return EXIT_USAGE;
 		}
 		return parse_one(a, p->val, p->name, value, d);
 	}
-	diag_set(d, -EINVAL, "--%s: not an option of gen llm (see 'gdrlab gen llm --help')", name);
+	diag_set(d, -EINVAL, "--%s: not an option of gen llm (see 'gdrlab gen llm --help')",
+		 diag_printable(name, shown, sizeof(shown)));
 	return EXIT_USAGE;
 }
 

@@ -188,6 +188,10 @@ static int read_gen(struct plan_reader *r, yaml_node_t *n, struct point *pt)
 			err = yaml_doc_scalar(&r->y, v, key, &value);
 		if (err)
 			return err;
+		/* gen llm's options are words: anything else is none of them */
+		if (!key[0] || strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(key))
+			return yaml_doc_fail(&r->y, k, "gen", "'%s': not an option of gen llm (see 'gdrlab gen llm --help')",
+					     diag_printable(key, shown, sizeof(shown)));
 		if (strlen(value) >= SWEEP_VALUE_MAX || sweep_gen_check(key, value, &d))
 			return yaml_doc_fail(&r->y, v, key, "'%s': %s", diag_printable(value, shown, sizeof(shown)),
 					     d.msg[0] ? d.msg : "too long");

@@ -262,6 +262,8 @@ bad_gen "3:15: gen.tp: 'x': --tp: expected a whole number up to 1000000, got 'x'
     "gen: { model: llama3-8b }" "  gen.tp: [2, x]"
 bad_gen "1:[0-9]*: foo: '1': --foo: not an option of gen llm" "gen: { model: llama3-8b, foo: 1 }" "  gen.dp: [1]"
 bad_gen "1:[0-9]*: gen: --model: which model?" "gen: { tp: 2 }" "  gen.dp: [1]"
+# a key with a newline in it (the fuzzer's find): one line all the same
+bad_gen "1:[0-9]*: gen: 'a?b': not an option of gen llm" 'gen: { model: llama3-8b, "a\nb": 1 }' "  gen.dp: [1]"
 bad_gen "1:[0-9]*: base: needs a trace file or a generator" \
     "trace: $src/traces/resnet50-ddp.jsonl, gen: { model: llama3-8b }" "  nodes: [1]"
 bad_gen "3:12: gen.dp: the base has no gen to vary" "trace: $src/traces/resnet50-ddp.jsonl" "  gen.dp: [1]"
