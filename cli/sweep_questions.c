@@ -273,6 +273,7 @@ static bool has_tokens(const struct sweep *sw)
 static void print_cost(const struct sweep *sw, FILE *out)
 {
 	const struct sweep_questions *q = &sw->questions;
+	bool tokens = has_tokens(sw);
 	char label[512];
 
 	fprintf(out, "\ncost at %g a GPU-hour", q->gpu_hour);
@@ -281,7 +282,7 @@ static void print_cost(const struct sweep *sw, FILE *out)
 	if (q->switch_port_hour > 0)
 		fprintf(out, ", %g a switch-port-hour", q->switch_port_hour);
 	fprintf(out, "\n%-40s %16s%s\n", "point", "per iteration",
-		has_tokens(sw) ? "  per million tokens" : "");
+		tokens ? "  per million tokens" : "");
 	for (size_t i = 0; i < sw->n; i++) {
 		double c = cost_of(sw, i);
 
@@ -291,7 +292,7 @@ static void print_cost(const struct sweep *sw, FILE *out)
 			continue;
 		}
 		fprintf(out, "%-40s %16.4g", label, c);
-		if (has_tokens(sw))
+		if (tokens)
 			fprintf(out, "  %18.4g", tokens_of(sw, i) > 0 ? c / tokens_of(sw, i) * 1e6 : NAN);
 		fputc('\n', out);
 	}
@@ -429,6 +430,7 @@ static json_t *nic_speed_json(const struct sweep *sw)
 static json_t *per_point_json(const struct sweep *sw, bool cost)
 {
 	json_t *arr = json_array();
+	bool tokens = cost && has_tokens(sw); /* once: it reads every row */
 
 	for (size_t i = 0; i < sw->n; i++) {
 		json_t *o = json_object();
@@ -437,7 +439,7 @@ static json_t *per_point_json(const struct sweep *sw, bool cost)
 			double c = cost_of(sw, i);
 
 			json_object_set_new(o, "per_iteration", number_or_null(c));
-			if (has_tokens(sw))
+			if (tokens)
 				json_object_set_new(o, "per_million_tokens",
 						    number_or_null(tokens_of(sw, i) > 0 ?
 								   c / tokens_of(sw, i) * 1e6 : NAN));
