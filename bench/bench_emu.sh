@@ -6,9 +6,15 @@
 # emu against the analytic backend on the shipped small scenario. Prints
 # figures; asserts nothing. Absolute numbers under qemu TCG mean little:
 # read the ratios.
-#   1. large transfers: ib_write_bw (1 MiB writes) vs emu send/recv of
-#      8 MiB on the direct path (slots of the config, then 8 x 1 MiB)
-#   2. small: ib_write_lat (8 B, typical) vs emu send/recv of 8 B (median)
+#   1. large transfers: ib_write_bw (100 writes of 1 MiB, its average)
+#      vs emu send/recv on the direct path: 8 MiB in the config's slots
+#      and in 8 x 1 MiB, and 64 MiB in 8 x 1 MiB (as many bytes a
+#      collective as perftest moves in its run, less its ramp and end)
+#   2. small: ib_write_lat (8 B, typical: half the median round trip of
+#      1000) vs the emu data path timed the same way (the run's
+#      rdma.latency_us with GDRLAB_EMU_PINGPONG=1000, emu/pingpong.h),
+#      and the 8 B send/recv collective (median of 50: from each rank's
+#      release from the barrier, so the release skew counts)
 #   (each three times, interleaved; the best of each is compared)
 #   3. NIC loopback on A: ib_write_bw with server and client on A
 #      (1 MiB writes) vs gdrlab calibrate's loopback host -> host figure
@@ -56,30 +62,42 @@ emu_sendrecv() {
 d=json.load(sys.stdin); assert d["data_errors"] == 0
 print(s.median(c["time_us"] for c in d["collectives"]))'
 }
+# emu_pingpong: the data path's 8 B one-way latency, 1000 round trips
+emu_pingpong() {
+    echo '{"iteration": 0, "op": "sendrecv", "bytes": 8, "dtype": "fp32", "src": 0, "dst": 1, "ready_us": 0}' >"$out/pp.jsonl"
+    GDRLAB_EMU_PINGPONG=1000 "$bin" run --backend emu --topology configs/emu-vm.yaml \
+        --trace "$out/pp.jsonl" --devices "$A,$B" --path direct --quiet --json - |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["rdma"]["latency_us"])'
+}
 
 echo "# emu vs perftest on $A -> $B ($GDRLAB_RXE_MODE mode), $(date -u +%F)"
 # Three rounds, each tool in turn, so that a burst of load on the host
 # (qemu TCG shares its cores) hits both sides alike; best and all values.
-bw=() e4=() e8=() lat=() es=()
+bw=() e4=() e8=() e64=() lat=() pp=() es=()
 for round in 1 2 3; do
     bw+=("$(perftest ib_write_bw -s 1048576 -n 100 -F | awk '$1 == 1048576 && NF >= 5 { print $4 }')")
     t=$(emu_sendrecv 8388608 5)
     e4+=("$(echo "8388608 / $t * 1000000 / 1048576" | bc -l)")
     t=$(emu_sendrecv 8388608 5 --chunk 1MiB --buffers 8)
     e8+=("$(echo "8388608 / $t * 1000000 / 1048576" | bc -l)")
+    t=$(emu_sendrecv 67108864 3 --chunk 1MiB --buffers 8)
+    e64+=("$(echo "67108864 / $t * 1000000 / 1048576" | bc -l)")
     # ib_write_lat busy-polls both sides (it has no event mode for WRITE):
     # on two vCPUs that can starve rxe's kernel work until the next tick.
     lat+=("$(perftest ib_write_lat -s 8 -n 1000 -F | awk '$1 == 8 && NF >= 5 { print $5 }')")
+    pp+=("$(emu_pingpong)")
     es+=("$(emu_sendrecv 8 50)")
 done
 best() { printf '%s\n' "$@" | sort -g | sed -n "${BEST:-\$}p"; }
 all() { printf '%.1f ' "$@"; }
-b=$(best "${bw[@]}") b4=$(best "${e4[@]}") b8=$(best "${e8[@]}")
-l=$(BEST=1 best "${lat[@]}") ls=$(BEST=1 best "${es[@]}")
+b=$(best "${bw[@]}") b4=$(best "${e4[@]}") b8=$(best "${e8[@]}") b64=$(best "${e64[@]}")
+l=$(BEST=1 best "${lat[@]}") lp=$(BEST=1 best "${pp[@]}") ls=$(BEST=1 best "${es[@]}")
 printf 'large  ib_write_bw, 1 MiB writes        %7.1f MiB/s  (%s)\n' "$b" "$(all "${bw[@]}")"
 printf 'large  emu direct 8 MiB, 4 x 256 KiB    %7.1f MiB/s  (%s) ratio %.2f\n' "$b4" "$(all "${e4[@]}")" "$(echo "$b4 / $b" | bc -l)"
 printf 'large  emu direct 8 MiB, 8 x 1 MiB      %7.1f MiB/s  (%s) ratio %.2f\n' "$b8" "$(all "${e8[@]}")" "$(echo "$b8 / $b" | bc -l)"
+printf 'large  emu direct 64 MiB, 8 x 1 MiB     %7.1f MiB/s  (%s) ratio %.2f\n' "$b64" "$(all "${e64[@]}")" "$(echo "$b64 / $b" | bc -l)"
 printf 'small  ib_write_lat 8 B, typical        %7.1f us     (%s)\n' "$l" "$(all "${lat[@]}")"
+printf 'small  emu ping-pong 8 B, typical       %7.1f us     (%s) ratio %.2f\n' "$lp" "$(all "${pp[@]}")" "$(echo "$lp / $l" | bc -l)"
 printf 'small  emu send/recv 8 B, median of 50  %7.1f us     (%s) ratio %.1f\n' "$ls" "$(all "${es[@]}")" "$(echo "$ls / $l" | bc -l)"
 
 echo

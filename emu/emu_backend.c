@@ -23,6 +23,7 @@
 #include "emu_memory.h"
 #include "emu_rank.h"
 #include "launch.h"
+#include "pingpong.h"
 #include "topo_path.h"
 #include "verbs_path.h"
 
@@ -167,6 +168,17 @@ static int spin_us(void)
 	long v = s && *s ? strtol(s, &end, 10) : -1;
 
 	return v >= 0 && v <= 60000000 && s && !*end ? (int)v : EMU_SPIN_US;
+}
+
+/* GDRLAB_EMU_PINGPONG: round trips of the latency measurement before
+ * the first collective (emu/pingpong.h); 0 leaves it out. */
+static unsigned pingpong_rounds(void)
+{
+	const char *s = getenv("GDRLAB_EMU_PINGPONG");
+	char *end;
+	long v = s && *s ? strtol(s, &end, 10) : -1;
+
+	return v >= 0 && v <= 1000000 && s && !*end ? (unsigned)v : EMU_PINGPONG_ROUNDS;
 }
 
 /* The records hold static strings: map what a rank sent back to one. */
@@ -346,6 +358,7 @@ int emu_run_with(const struct plan *p, struct records *rec,
 {
 	struct emu_rank_args a = { .plan = p, .mem = mem,
 				   .timeout_ms = timeout_ms(), .spin_us = spin_us(),
+				   .pingpong_rounds = pingpong_rounds(),
 				   .progress = rec };
 	struct ib_config ib;
 	struct emu_rank_coll *all = NULL;

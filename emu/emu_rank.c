@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "collectives.h"
+#include "pingpong.h"
 #include "records.h"
 #include "verbs_path.h"
 
@@ -97,9 +98,13 @@ int emu_rank_main(const struct emu_rank_args *a, struct boot *b,
 	void *mem_ctx = NULL;
 	struct diag ld = { "" };
 	long corrupt = corrupt_index();
-	int err;
+	double one_way = 0;
+	int err, pre = 0;
 
 	err = rank_open(a, b, &mem_ctx, &c, d);
+	/* its error, if any, is carried by the first collective's sync */
+	if (!err)
+		pre = emu_pingpong(c, p, b->rank, a->pingpong_rounds, &one_way, &ld);
 	/*
 	 * One sync per collective, before it starts: it is the barrier that
 	 * lines up the clocks, and where an error of any rank (carried from
@@ -123,7 +128,9 @@ int emu_rank_main(const struct emu_rank_args *a, struct boot *b,
 		int lerr = 0;
 
 		memset(&t, 0, sizeof(t));
-		if (i < p->ncollectives)
+		lerr = pre;
+		pre = 0;
+		if (!lerr && i < p->ncollectives)
 			lerr = emu_coll_prepare(c, &ec, &ld);
 		err = boot_sync(b, lerr, &ld, NULL, NULL, 0, d);
 		if (err || i == p->ncollectives)
@@ -137,6 +144,8 @@ int emu_rank_main(const struct emu_rank_args *a, struct boot *b,
 		snprintf(out[i].registration, sizeof(out[i].registration), "%s",
 			 vp_registration(c));
 		out[i].link = *vp_link(c);
+		out[i].link.latency_us = one_way;
+		out[i].link.latency_rounds = one_way > 0 ? a->pingpong_rounds : 0;
 		if (a->progress)
 			records_progress(a->progress, i + 1);
 		if (lerr) {

@@ -43,6 +43,8 @@ struct emu_rank_args {
 	unsigned local_rank;
 	int timeout_ms;
 	int spin_us;        /* vp_config.spin_us */
+	unsigned pingpong_rounds; /* emu_pingpong() before the first
+				   * collective; 0: none */
 	/* rank 0 under a launcher reports progress here (may be NULL) */
 	struct records *progress;
 };

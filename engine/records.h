@@ -87,6 +87,10 @@ struct records_link {
 	char gid_type[12];     /* "RoCEv2", "RoCEv1", "IB" */
 	unsigned mtu;          /* path MTU in bytes: every peer's accounted */
 	unsigned tc, sl;       /* traffic class, service level */
+	/* 8 B one-way latency of the data path, half the median of
+	 * latency_rounds round trips (emu/pingpong.h); 0: not measured */
+	double latency_us;
+	unsigned latency_rounds;
 };
 
 /* How collectives that ran at once shared the links. */

@@ -111,17 +111,26 @@ static json_t *run_json(const struct report_context *ctx, const struct records *
 	if (r->gpu_registration)
 		json_object_set_new(doc, "gpu_registration",
 				    json_string(r->gpu_registration));
-	if (r->link.device[0])
-		json_object_set_new(doc, "rdma",
-			json_pack("{s:s,s:i,s:i,s:s,s:s,s:i,s:i,s:i}",
-				  "device", r->link.device,
-				  "port", (int)r->link.port,
-				  "gid_index", r->link.gid_index,
-				  "gid", r->link.gid,
-				  "gid_type", r->link.gid_type,
-				  "mtu", (int)r->link.mtu,
-				  "traffic_class", (int)r->link.tc,
-				  "service_level", (int)r->link.sl));
+	if (r->link.device[0]) {
+		json_t *rdma = json_pack("{s:s,s:i,s:i,s:s,s:s,s:i,s:i,s:i}",
+					 "device", r->link.device,
+					 "port", (int)r->link.port,
+					 "gid_index", r->link.gid_index,
+					 "gid", r->link.gid,
+					 "gid_type", r->link.gid_type,
+					 "mtu", (int)r->link.mtu,
+					 "traffic_class", (int)r->link.tc,
+					 "service_level", (int)r->link.sl);
+
+		/* 8 B one-way, half the median round trip: ib_write_lat's
+		 * t_typical, for the data path (emu/pingpong.h) */
+		if (rdma && r->link.latency_rounds) {
+			json_object_set_new(rdma, "latency_us", json_real(r->link.latency_us));
+			json_object_set_new(rdma, "latency_rounds",
+					    json_integer(r->link.latency_rounds));
+		}
+		json_object_set_new(doc, "rdma", rdma);
+	}
 	if (r->data_checked) {
 		json_object_set_new(doc, "verified_bytes",
 				    json_integer((json_int_t)r->verified_bytes));

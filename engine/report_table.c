@@ -215,6 +215,14 @@ void report_table(FILE *out, const struct report_context *ctx,
 		fprintf(out, "data       %llu bytes verified, %llu wrong\n",
 			(unsigned long long)r->verified_bytes,
 			(unsigned long long)r->data_errors);
+	if (r->link.device[0]) {
+		fprintf(out, "rdma       %s port %u, %s GID %d, MTU %u", r->link.device,
+			r->link.port, r->link.gid_type, r->link.gid_index, r->link.mtu);
+		if (r->link.latency_rounds)
+			fprintf(out, "; 8 B one-way %.1f us (half the median of %u round trips, as ib_write_lat)",
+				r->link.latency_us, r->link.latency_rounds);
+		fprintf(out, "\n");
+	}
 	fprintf(out, "\n");
 	fprintf(out, "iteration time       %12.1f us\n", r->iteration_time_us);
 	fprintf(out, "communication time   %12.1f us\n", r->comm_time_us);

@@ -23,6 +23,11 @@
 #      start, with GDRLAB_VM_MEM named
 #   8. RoCEv2 over IPv6 (NCCL_IB_ADDR_FAMILY=AF_INET6): the global GID,
 #      not the link-local one, and the data across
+#   9. the data path's latency (emu/pingpong.h): GDRLAB_EMU_PINGPONG=N
+#      round trips between rank 0 and node 1's first rank give the JSON's
+#      rdma.latency_us and latency_rounds N, and the table's rdma line,
+#      on both paths, the data still verified; with 0, or one node (no
+#      network between ranks), none
 # Exit: 0 passed, 1 failed, 77 skipped.
 set -uo pipefail
 
@@ -146,6 +151,38 @@ IP
 else
     n=$((n + 1))
     echo "ok $n - RoCEv2 over IPv6 # SKIP changes routing rules: in the VM guest only"
+fi
+
+# 9. the ping-pong before the first collective
+lat() {
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])).get("rdma", {}); print(r.get("latency_rounds", "none"), "yes" if r.get("latency_us", 0) > 0 else "no")' "$1"
+}
+for path in direct staged; do
+    if GDRLAB_EMU_PINGPONG=200 "$bin" run "${common[@]/direct/$path}" --json "$out/pp.json" >/dev/null 2>"$out/err" &&
+        [ "$(lat "$out/pp.json")" = "200 yes" ]; then
+        check "the $path path's latency, 200 round trips: $(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["rdma"]["latency_us"], 1))' "$out/pp.json") us one-way" "$out/pp.json" 2
+    else
+        notok "the $path path's latency: $(lat "$out/pp.json" 2>&1) $(head -3 "$out/err")"
+    fi
+done
+GDRLAB_EMU_PINGPONG=50 "$bin" run --topology configs/emu-vm.yaml --trace traces/emu-small.jsonl \
+    --backend emu --devices "$A,$B" >"$out/pp.txt" 2>"$out/err"
+grep -Eq '^rdma +rxe[0-9]+ port 1, RoCEv2 GID [0-9]+, MTU 1024; 8 B one-way [0-9.]+ us \(half the median of 50 round trips, as ib_write_lat\)$' "$out/pp.txt" &&
+    ok "the table's rdma line: $(grep '^rdma' "$out/pp.txt")" ||
+    notok "the table's rdma line: $(grep '^rdma' "$out/pp.txt") $(head -3 "$out/err")"
+GDRLAB_EMU_PINGPONG=0 "$bin" run "${common[@]}" --json "$out/pp0.json" >/dev/null 2>&1
+[ "$(lat "$out/pp0.json")" = "none no" ] && ok "GDRLAB_EMU_PINGPONG=0: no latency" ||
+    notok "GDRLAB_EMU_PINGPONG=0: $(lat "$out/pp0.json" 2>&1)"
+# one node of two "GPUs": both ranks on one device, no network between
+sed 's/^  - { name: gpu0, \(.*\)}$/&\n  - { name: gpu1, \1}/' configs/emu-vm.yaml >"$out/one-node.yaml"
+echo '{"iteration": 0, "op": "allreduce", "bytes": 65536, "dtype": "fp32", "ready_us": 0}' >"$out/one.jsonl"
+if grep -q 'name: gpu1' "$out/one-node.yaml" &&
+    "$bin" run --topology "$out/one-node.yaml" -n 1 --trace "$out/one.jsonl" --backend emu \
+        --devices "$A,$B" --quiet --json "$out/pp1.json" >/dev/null 2>"$out/err"; then
+    [ "$(lat "$out/pp1.json")" = "none no" ] && ok "one node: no latency (no network between its ranks)" ||
+        notok "one node: $(lat "$out/pp1.json")"
+else
+    notok "one node: $(grep -c 'name: gpu1' "$out/one-node.yaml") $(head -3 "$out/err")"
 fi
 echo "1..$n"
 exit $failed
