@@ -389,7 +389,18 @@ static int create_qps(struct vp_ctx *c, struct vp_peer_info *mine,
 		mine->qpn[r] = 0;
 		if (r == c->cfg.rank)
 			continue;
+		/* small writes inline, as perftest's latency tests and NCCL's
+		 * IB plugin (NCCL_IB_USE_INLINE) send them: the NIC takes the
+		 * bytes from the work request, not by a DMA read of the
+		 * buffer; a device that has no inline data gets none */
+		ia.cap.max_inline_data = VP_INLINE_MAX;
 		c->qp[r] = ibv_create_qp(c->pd, &ia);
+		if (!c->qp[r]) {
+			ia.cap.max_inline_data = 0;
+			c->qp[r] = ibv_create_qp(c->pd, &ia);
+		}
+		if (c->qp[r])
+			c->max_inline = ia.cap.max_inline_data;
 		if (!c->qp[r])
 			return diag_set(d, errno ? -errno : -EIO,
 					"ibv_create_qp(%s): %s", c->cfg.device,

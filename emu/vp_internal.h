@@ -7,8 +7,11 @@
 
 #include "verbs_path.h"
 
-#define VP_IMM_CREDIT 0x80000000u /* imm flag: a slot handed back */
+/* imm of a data write: its sequence number; of a credit: the flag and
+ * how many slots it hands back */
+#define VP_IMM_CREDIT 0x80000000u
 #define VP_IMM_SEQ 0x7fffffffu
+#define VP_INLINE_MAX 64 /* bytes a write carries in its work request */
 
 /* wr_id = kind << 32 | peer, for sends and receives alike: an error
  * completion's opcode is undefined (ibv_poll_cq(3)), its wr_id is not. */
@@ -24,11 +27,15 @@ struct vp_out {
 	uint64_t posted;    /* data chunks posted */
 	uint64_t completed; /* their send completions */
 	uint64_t credits;   /* slots handed back by the receiver */
+	uint64_t awaited;   /* posted, as of the last write that reads its
+			     * source when it goes out (not inline): a step
+			     * ends once completed reaches it */
 };
 
 struct vp_in {
 	uint64_t arrived;   /* data chunks landed */
 	uint64_t consumed;  /* copied or reduced out of their slot */
+	uint64_t credited;  /* of those, handed back to the sender */
 };
 
 struct vp_remote {
@@ -49,6 +56,7 @@ struct vp_ctx {
 	struct records_link link;
 	uint32_t psn;
 	unsigned rq_depth;           /* receives kept posted per QP */
+	unsigned max_inline;         /* what the QPs took of VP_INLINE_MAX */
 	/* "GPU" arena: data region, then slots[peer][slot] of scratch */
 	void *gpu;
 	size_t gpu_len, scratch_off;

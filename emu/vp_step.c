@@ -175,7 +175,8 @@ static int post_write(struct vp_ctx *c, unsigned peer, enum vp_wr_kind kind,
 		.sg_list = &sge,
 		.num_sge = len ? 1 : 0,
 		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
-		.send_flags = IBV_SEND_SIGNALED,
+		.send_flags = IBV_SEND_SIGNALED |
+			      (len && len <= c->max_inline ? IBV_SEND_INLINE : 0),
 		.imm_data = htonl(imm),
 		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
 	};
@@ -208,8 +209,10 @@ static int try_send(struct vp_ctx *c, struct step_state *st, bool *moved,
 		/* credits start at cfg.slots (vp_connect): one per free slot */
 		if (o->posted >= o->credits)
 			break; /* every slot of the receiver is taken */
-		if (s->staged_send && o->posted - o->completed >= c->cfg.slots)
-			break; /* every host send slot is still on the wire */
+		/* a host send slot is reused once its write completed; and
+		 * a peer's data writes in the send queue are at most slots */
+		if (o->posted - o->completed >= c->cfg.slots)
+			break;
 		if (s->forward && st->sent >= st->got)
 			break; /* a chain forwards only what has arrived */
 		if (s->staged_send) {
@@ -239,6 +242,8 @@ static int try_send(struct vp_ctx *c, struct step_state *st, bool *moved,
 			c->wire_t0 = vp_now_us();
 		st->t->bytes[s->intra_send ? STAGE_INTRA : STAGE_WIRE] += len;
 		o->posted++;
+		if (len > c->max_inline)
+			o->awaited = o->posted;
 		st->sent++;
 		if (st->out.started < st->sent)
 			st->out.started = st->sent; /* copied in line, or not staged */
@@ -351,14 +356,37 @@ static int consume(struct vp_ctx *c, struct step_state *st, bool *moved,
 					s->consume == VP_REDUCE ? "sum" : "copy",
 					peer, err == -ENOTSUP ? "dtype not supported" :
 								vp_mem_strerror(m, c->cfg.mem_ctx, err));
-		err = post_write(c, peer, VP_WR_CREDIT, NULL, 0, 0, 0, 0,
-				 VP_IMM_CREDIT, d);
-		if (err)
-			return err;
-		in->consumed++;
+		in->consumed++; /* its slot goes back in hand_back() */
 		st->got++;
 		if (st->in.started < st->got)
 			st->in.started = st->got;
+		*moved = true;
+	}
+	return 0;
+}
+
+/*
+ * Hand back every slot consumed since the last credit to each peer, in
+ * one write a peer: after this turn's data went out, so that a credit's
+ * post (a system call) is never on the way of the data, and several
+ * slots cost one write. Slots consumed at the end of a step go back in
+ * the next step's first turn: nobody waits for them before it, since a
+ * sender's step ends only after all of its chunks were posted.
+ */
+static int hand_back(struct vp_ctx *c, bool *moved, struct diag *d)
+{
+	for (unsigned peer = 0; peer < c->cfg.nranks; peer++) {
+		struct vp_in *in = &c->in[peer];
+		uint64_t n = in->consumed - in->credited;
+		int err;
+
+		if (!n)
+			continue;
+		err = post_write(c, peer, VP_WR_CREDIT, NULL, 0, 0, 0, 0,
+				 VP_IMM_CREDIT | (uint32_t)n, d);
+		if (err)
+			return err;
+		in->credited = in->consumed;
 		*moved = true;
 	}
 	return 0;
@@ -411,7 +439,7 @@ static int handle_wc(struct vp_ctx *c, struct step_state *st,
 		if (err)
 			return err;
 		if (imm & VP_IMM_CREDIT) {
-			c->out[peer].credits++;
+			c->out[peer].credits += imm & VP_IMM_SEQ;
 			return 0;
 		}
 		if (imm != (uint32_t)(c->in[peer].arrived & VP_IMM_SEQ))
@@ -453,9 +481,12 @@ static bool step_done(const struct vp_ctx *c, const struct step_state *st)
 	if (st->sent < st->nsend || st->got < st->nrecv)
 		return false;
 	/* The data region is rewritten by the next step or collective:
-	 * every write that reads it must have completed. */
+	 * every write that reads it must have completed. An inline write
+	 * took its bytes when it was posted: its completion (the ACK, a
+	 * round trip) is not waited for, as NCCL's proxy does not hold
+	 * the GPU for a send's completion; the counters take it later. */
 	return s->send_to < 0 ||
-	       c->out[s->send_to].completed == c->out[s->send_to].posted;
+	       c->out[s->send_to].completed >= c->out[s->send_to].awaited;
 }
 
 /* Sleep until the CQ has something, the run is aborted, or @ms pass. */
@@ -502,6 +533,8 @@ int vp_step_run(struct vp_ctx *c, const struct vp_step *s, struct vp_times *t,
 
 		if (st.nsend)
 			err = try_send(c, &st, &moved, d);
+		if (!err)
+			err = hand_back(c, &moved, d);
 		if (!err)
 			err = poll_cq(c, &st, &moved, d);
 		if (!err && st.nrecv)
