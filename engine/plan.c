@@ -501,6 +501,39 @@ int plan_route_wire(const struct plan_route *r)
 	return -1;
 }
 
+/*
+ * NCCL's network transport without GPUDirect RDMA keeps a FIFO of
+ * NCCL_STEPS slots in host memory on each side (v2.8.4-1
+ * src/transport/net.cc:85,135). The sender's slot is filled by the GPU
+ * and freed only when the proxy's ncclNetTest says the NIC has sent it
+ * (net.cc:287-349); the receiver's is offered to the sender (an irecv
+ * and its clear-to-send) only once the GPU has read the slot before it
+ * out and the proxy has seen its head (net.cc:380-449). So the two
+ * FIFOs overlap at the NIC, and each credit takes a proxy poll and a
+ * verbs post. v2.30.7-1 is the same in structure (net.cc:1358,
+ * 1436-1448, 1531-1533, 1711-1745). With GPUDirect RDMA a side's FIFO
+ * is in GPU memory and spans only the NIC's segment.
+ */
+bool plan_route_proxy_fifos(const struct plan *p, const struct plan_route *r,
+			    unsigned *send_last, unsigned *recv_first)
+{
+	bool wire = false;
+
+	*send_last = 0;
+	*recv_first = 0;
+	if (r->intra || r->memcpy || p->opts.ring_only)
+		return false;
+	for (unsigned s = 0; s < r->nstages; s++) {
+		if (r->stages[s].kind != STAGE_WIRE)
+			continue;
+		if (!wire)
+			*send_last = r->stages[s].segment;
+		*recv_first = r->stages[s].segment;
+		wire = true;
+	}
+	return wire;
+}
+
 void plan_pattern_ring(const struct plan_pattern *pat, unsigned *order)
 {
 	const struct plan_pipe *pp = pat->npipes ? &pat->pipes[0] : NULL;

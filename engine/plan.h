@@ -307,6 +307,18 @@ unsigned plan_conn_fabric(const struct plan *p, const struct plan_pattern *pat,
 int plan_route_wire(const struct plan_route *r);
 
 /*
+ * Whether @r's slots are NCCL's proxy's two FIFOs (docs/model.md §6): a
+ * network route of NCCL's own transport (not the memcpy staging, not
+ * gdrlab's own ring). The sender's FIFO then spans segments 0 ..
+ * @send_last (up to and including the NIC's), the receiver's
+ * @recv_first .. the last (from the NIC's on), and each FIFO's credit
+ * comes back through a proxy. Otherwise one FIFO spans the whole route
+ * and its credit comes back at the links' own latency.
+ */
+bool plan_route_proxy_fifos(const struct plan *p, const struct plan_route *r,
+			    unsigned *send_last, unsigned *recv_first);
+
+/*
  * How a call of @bytes on the first @nchannels channels of @pat cuts pipe
  * @pp's data into slices (plan_slicing.c): what both timing backends pace
  * a pipe by.

@@ -327,6 +327,42 @@ struct conn_time {
 	double seg_tau[PLAN_MAX_STAGES];
 };
 
+/* How a connection's slots turn over (pipeline_slot_period). */
+struct slot_fifos {
+	bool proxy;                  /* NCCL's proxy's two FIFOs
+				      * (plan_route_proxy_fifos); else one */
+	unsigned send_last, recv_first;
+	double credit_trip;          /* a slice landing and its credit back */
+};
+
+static void slot_fifos_of(const struct plan *p, const struct plan_pattern *pat,
+			  const struct plan_conn *c, struct slot_fifos *f)
+{
+	const struct plan_route *r = &pat->routes[c->route];
+
+	f->proxy = plan_route_proxy_fifos(p, r, &f->send_last, &f->recv_first);
+	/* Through the proxy a credit waits for its poll and post, NCCL's
+	 * per-hop latency; otherwise it runs at the links' own. */
+	f->credit_trip = r->latency + (f->proxy ? c->latency : r->latency);
+}
+
+/* What the slower of a connection's FIFOs spans of its slice's way. */
+static double slot_fifo_tau(const struct conn_time *t, unsigned nseg,
+			    const struct slot_fifos *f)
+{
+	double send = 0, recv = 0;
+
+	if (!f->proxy)
+		return t->tau;
+	for (unsigned k = 0; k < nseg; k++) {
+		if (k <= f->send_last)
+			send += t->seg_tau[k];
+		if (k >= f->recv_first)
+			recv += t->seg_tau[k];
+	}
+	return send > recv ? send : recv;
+}
+
 /*
  * @rho: the share of a chain's hops that carry a slice at once once the
  * pipe runs (K slices over H hops: min(1, K/H); 1 for a ring). With few
@@ -334,7 +370,7 @@ struct conn_time {
  * steady share over rho, but never more than while the pipe fills.
  */
 static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
-		      double links, double rho, double stream_cap,
+		      const struct slot_fifos *fifos, double rho, double stream_cap,
 		      struct conn_time *t)
 {
 	double eff = rho > 0 ? r->rate / rho : r->rate, steady;
@@ -360,7 +396,8 @@ static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
 	t->paced = stream_cap > 0 && slice / stream_cap > t->period;
 	if (t->paced)
 		t->period = slice / stream_cap;
-	t->slot = pipeline_slot_period(links, t->tau, slots);
+	t->slot = pipeline_slot_period(slot_fifo_tau(t, r->nseg, fifos),
+				       fifos->credit_trip, slots);
 }
 
 /* The stage busy times and spans of the bottleneck connection. */
@@ -425,10 +462,12 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		      s.slices < pp->nhops ? s.slices / pp->nhops : 1;
 		for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
 			const struct plan_conn *c = &pat->conns[k];
+			struct slot_fifos fifos;
 			struct conn_time ct;
 
+			slot_fifos_of(p, pat, c, &fifos);
 			conn_time(&cr[k], plan_slice_bytes(c, &s, bytes), s.slots,
-				  pat->routes[c->route].latency, rho, pp->stream_cap, &ct);
+				  &fifos, rho, pp->stream_cap, &ct);
 			if (!bott || fmax(ct.period, ct.slot) > fmax(pi, pi_slot)) {
 				pi = ct.period;
 				pi_slot = ct.slot;
@@ -439,13 +478,15 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		for (size_t h = pp->first_hop; h < pp->first_hop + pp->nhops; h++) {
 			const struct plan_conn *c = &pat->conns[pat->hops[h]];
 			double slice = plan_slice_bytes(c, &s, bytes);
+			struct slot_fifos fifos;
 			struct conn_time ct;
 
 			/* A cut-through hop holds a slice back by one grain. */
 			if (pat->routes[c->route].cut_through && slice > grain)
 				slice = grain;
+			slot_fifos_of(p, pat, c, &fifos);
 			conn_time(&cr[pat->hops[h]], slice, s.slots,
-				  pat->routes[c->route].latency, rho, pp->stream_cap, &ct);
+				  &fifos, rho, pp->stream_cap, &ct);
 			chain += c->latency + ct.tau;
 		}
 		/* A paced stream's last slice leaves (K - 1) pi in and takes

@@ -20,7 +20,7 @@ double pipeline_time(const struct plan_slicing *s, double chain,
 	return lat_bound > bw_bound ? lat_bound : bw_bound;
 }
 
-double pipeline_slot_period(double links, double tau, unsigned slots)
+double pipeline_slot_period(double fifo_tau, double credit_trip, unsigned slots)
 {
-	return slots ? (tau + 2 * links) / slots : 0;
+	return slots ? (fifo_tau + credit_trip) / slots : 0;
 }

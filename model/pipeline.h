@@ -7,9 +7,9 @@
  * Connection c passes a slice in tau_c (its segments store and forward
  * it: sum over segments of per-slice work + slice / bandwidth) plus its
  * latency l_c, and in steady state takes one slice every pi_c (its
- * slowest segment, its share of the links, or its slots' round trip
- * (tau_c + 2 x the links' latency) / slots, whichever is longest; the
- * slots pace only runs of more slices than there are slots). The pipe's slowest
+ * slowest segment, its share of the links, or its slots' turnover,
+ * pipeline_slot_period below, whichever is longest; the slots pace only
+ * runs of more slices than there are slots). The pipe's slowest
  * connection sets the period pi. A connection carries K slices, P of them
  * per loop; a slice of the last loop's slowest chunk crosses the chain,
  * with m - 1 more of its stream behind it. The last slice then ends at
@@ -33,13 +33,19 @@ double pipeline_time(const struct plan_slicing *s, double chain,
 		     double period, double slot_period, double last_latency);
 
 /*
- * The slots' round trip over the slots: a slice's slot comes back once the
- * slice has landed and the credit has come back, each the links' own
- * latency (@links). NCCL's per-hop latency (its proxy and kernel waking
- * up to pass a slice on) delays when the next hop can forward a slice,
- * not when a slot turns over: the slots run at the links' pace, which is
- * what lets NCCL's small chunks still stream.
+ * A FIFO's slots over the slots: a slot turns over once its slice has
+ * crossed the segments the FIFO spans (@fifo_tau) and its credit has come
+ * back (@credit_trip). Inside a node, and through the memcpy staging, one
+ * FIFO spans the whole route (tau) and the slice lands and the credit
+ * returns each at the links' own latency: credit_trip = 2 x links; the
+ * slots run at the links' pace, which is what lets NCCL's small chunks
+ * still stream. Across the network NCCL's proxy keeps two FIFOs
+ * (plan_route_proxy_fifos, transport/net.cc): the sender's spans the GPU's
+ * stores to host memory and the NIC, the receiver's the NIC and the GPU's
+ * loads, and a credit comes back only through a proxy poll and a verbs
+ * post: fifo_tau is the longer FIFO's and credit_trip = links + NCCL's
+ * per-hop latency. The caller takes the slower FIFO.
  */
-double pipeline_slot_period(double links, double tau, unsigned slots);
+double pipeline_slot_period(double fifo_tau, double credit_trip, unsigned slots);
 
 #endif
