@@ -86,7 +86,18 @@ struct sconn {
 	unsigned nin, nout;
 	struct edge in[PLAN_MAX_DEPS];
 	struct edge **out;           /* edges that wait for this one */
-	sg_sem_t slot;               /* slices that may be in flight */
+	/* The slots (plan_route_proxy_fifos, pipeline_slot_period): one
+	 * FIFO over the whole route, or through NCCL's proxy the sender's
+	 * (segments 0 .. send_last) and the receiver's (recv_first .. the
+	 * last). A slot is taken again credit_trip after its slice left
+	 * the FIFO. */
+	bool proxy_fifos;
+	unsigned send_last, recv_first;
+	double credit_trip;
+	sg_sem_t slot;               /* the (sender's) FIFO's free slots */
+	sg_sem_t recv_slot;          /* the receiver's FIFO's, with proxy_fifos */
+	double *send_freed;          /* with proxy_fifos, per slice: when it
+				      * left the sender's FIFO */
 	double *arrival;             /* per slice: when its receiver can pass it on */
 	double *sent;                /* per slice: when its last byte left */
 };
@@ -198,10 +209,12 @@ static void seg_actor_main(int argc, char **argv)
 	(void)argv;
 	for (unsigned q = 0; q < c->nslices && !c->run->err; q++) {
 		if (k == 0) {
+			const double *freed = c->proxy_fifos ? c->send_freed : c->sent;
+
 			wait_inputs(c, q);
 			sg_sem_acquire(c->slot);
 			if (q >= c->slots)
-				sleep_until(c->sent[q - c->slots] + 2 * c->links);
+				sleep_until(freed[q - c->slots] + c->credit_trip);
 			/* The pipe's stream limit (plan.h stream_cap): it
 			 * spaces the slices, each still moving at its links'
 			 * pace. */
@@ -210,6 +223,12 @@ static void seg_actor_main(int argc, char **argv)
 		} else {
 			sg_sem_acquire(g->ready);
 			sleep_until(g->ready_at[q]);
+		}
+		if (c->proxy_fifos && k == c->recv_first) {
+			/* The receiver's proxy has offered this slot. */
+			sg_sem_acquire(c->recv_slot);
+			if (q >= c->slots)
+				sleep_until(c->sent[q - c->slots] + c->credit_trip);
 		}
 		if (g->overhead > 0)
 			sg_actor_sleep_for(g->overhead);
@@ -222,12 +241,17 @@ static void seg_actor_main(int argc, char **argv)
 			if (k == last)
 				arrived(c, q, now() + c->latency);
 		}
+		if (c->proxy_fifos && k == c->send_last) {
+			/* The sender's proxy saw the NIC's send complete. */
+			c->send_freed[q] = now();
+			sg_sem_release(c->slot);
+		}
 		if (k < last) {
 			c->seg[k + 1].ready_at[q] = now();
 			sg_sem_release(c->seg[k + 1].ready);
 		} else {
 			c->sent[q] = now();
-			sg_sem_release(c->slot);
+			sg_sem_release(c->proxy_fifos ? c->recv_slot : c->slot);
 		}
 	}
 	if (k == last) {
@@ -327,9 +351,12 @@ static void job_destroy(struct job_run *run)
 				sg_sem_destroy(c->in[k].sem);
 		if (c->slot)
 			sg_sem_destroy(c->slot);
+		if (c->recv_slot)
+			sg_sem_destroy(c->recv_slot);
 		free(c->out);
 		free(c->arrival);
 		free(c->sent);
+		free(c->send_freed);
 	}
 	free(run->conns);
 	if (run->done)
@@ -377,6 +404,16 @@ static int conn_init(struct sim *s, const struct plan *p, const struct plan_patt
 	sc->arrival = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->arrival));
 	sc->sent = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->sent));
 	sc->slot = sg_sem_init((int)sc->slots);
+	sc->proxy_fifos = plan_route_proxy_fifos(p, r, &sc->send_last, &sc->recv_first);
+	/* Through the proxy a credit waits for its poll and post, NCCL's
+	 * per-hop latency; otherwise it runs at the links' own. */
+	sc->credit_trip = sc->links + (sc->proxy_fifos ? sc->latency : sc->links);
+	if (sc->proxy_fifos) {
+		sc->recv_slot = sg_sem_init((int)sc->slots);
+		sc->send_freed = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->send_freed));
+		if (!sc->send_freed)
+			return -ENOMEM;
+	}
 	if (!sc->arrival || !sc->sent)
 		return -ENOMEM;
 	for (unsigned g = 0; g < sc->nseg && !err; g++) {
