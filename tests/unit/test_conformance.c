@@ -266,6 +266,55 @@ static void tree_allreduce_bound_by_the_nic(const char *backend)
 	run_destroy(&r);
 }
 
+/*
+ * The proxy's two FIFOs (docs/model.md §6, plan_route_proxy_fifos) on
+ * tests/data/fast-nic.yaml: a 64 MiB send to the other node on one
+ * channel (fixed), 512 chunks of 128 KiB, 8 slots. A slot turns over once
+ * its chunk has crossed its FIFO and the credit has come back through the
+ * proxy: the links' latency and NCCL's 14 us network hop.
+ *
+ * Direct from gpu0 to gpu0: one FIFO over the one segment, which passes a
+ * chunk in n = 1.31072 us (gpu0's link and the NIC, 100 GB/s): every
+ * (n + 14 + 9) / 8 = 3.0388 us, slower than the links: T = 8.4 + 512 x
+ * 3.0388 + 14 (the last chunk's hop; the latency-bound way, 14 + n + 511 x
+ * 3.0388, is shorter). A credit at the links' pace, (n + 2 x 9) / 8 =
+ * 2.4138 us, made it 20% faster.
+ *
+ * Staged from gpu1 to gpu1 (its link 40 GB/s: g = 3.2768 us a chunk each
+ * way): the sender's FIFO spans GPU -> host and the NIC, the receiver's
+ * the NIC and host -> GPU, g + n each: every (g + n + 14 + 13) / 8 =
+ * 3.9484 us, slower than gpu1's link. The first chunk crosses all three
+ * segments, tau = 2g + n: T = 8.4 + 14 + tau + 511 x 3.9484 (the
+ * bandwidth-bound way, 512 x 3.9484 + 14, is shorter). One FIFO over the
+ * whole route, (2g + n + 2 x 13) / 8 = 4.2330 us, made it 7% slower.
+ */
+static const char sendrecv_64mib_gpu0[] =
+	"{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":67108864,"
+	"\"dtype\":\"fp32\",\"src\":0,\"dst\":2}\n";
+static const char sendrecv_64mib_gpu1[] =
+	"{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":67108864,"
+	"\"dtype\":\"fp32\",\"src\":1,\"dst\":3}\n";
+
+static void proxy_fifos_pace_a_send(const char *backend, enum plan_path path)
+{
+	struct plan_options o = opts_path(path, 0);
+	double n = CHUNK / 100e9 * 1e6, g = CHUNK / 40e9 * 1e6, want;
+	bool direct = path == PLAN_PATH_DIRECT;
+	struct run r;
+
+	NEED_BACKEND(backend);
+	o.nchannels = 1;
+	run_trace(&r, backend, DATA("fast-nic.yaml"),
+		  direct ? sendrecv_64mib_gpu0 : sendrecv_64mib_gpu1, &o);
+	cr_assert_eq(r.rec.coll[0].nchannels, 1);
+	if (direct)
+		want = 8.4 + 512 * (n + 14 + 9) / 8 + 14;
+	else
+		want = NET_US + 2 * g + n + 511 * (g + n + 14 + 13) / 8;
+	assert_rel(r.rec.coll[0].time_us, want, TOL);
+	run_destroy(&r);
+}
+
 #define CONFORMANCE(backend)                                                  \
 	Test(conformance_##backend, uncontended_direct)                       \
 	{                                                                     \
@@ -298,6 +347,14 @@ static void tree_allreduce_bound_by_the_nic(const char *backend)
 	Test(conformance_##backend, tree_allreduce_bound_by_the_nic)          \
 	{                                                                     \
 		tree_allreduce_bound_by_the_nic(#backend);                    \
+	}                                                                     \
+	Test(conformance_##backend, proxy_fifo_paces_a_direct_send)           \
+	{                                                                     \
+		proxy_fifos_pace_a_send(#backend, PLAN_PATH_DIRECT);          \
+	}                                                                     \
+	Test(conformance_##backend, proxy_fifos_pace_a_staged_send)           \
+	{                                                                     \
+		proxy_fifos_pace_a_send(#backend, PLAN_PATH_STAGED);          \
 	}
 
 /* Every backend with a simulated clock gdrlab knows, built or not. */
