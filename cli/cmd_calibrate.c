@@ -47,6 +47,7 @@
 #include "gpu_measure.h"
 #include "nic_measure.h"
 #include "output_file.h"
+#include "sort_doubles.h"
 #include "units.h"
 
 struct calib {
@@ -88,13 +89,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* Host memcpy: bandwidth of a large copy and the cost of a small one. */
@@ -291,7 +285,7 @@ static int time_sendrecv(const struct backend_ops *b, const struct calib *c,
 			       (unsigned long long)rec.data_errors);
 	for (unsigned i = 0; i < n; i++)
 		out[i] = rec.coll[i].time_us;
-	qsort(out, n, sizeof(*out), cmp_double);
+	sort_doubles(out, n);
 	records_destroy(&rec);
 	plan_destroy(&plan);
 	trace_destroy(&trace);

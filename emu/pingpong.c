@@ -21,15 +21,9 @@
 #include <string.h>
 
 #include "collectives.h"
+#include "sort_doubles.h"
 
 #define PINGPONG_WARMUP 10 /* rounds not counted: first touches, caches */
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 int emu_pingpong_peer(const struct plan *p)
 {
@@ -100,7 +94,7 @@ int emu_pingpong(struct vp_ctx *c, const struct plan *p, unsigned rank,
 			rtt[k - PINGPONG_WARMUP] = vp_now_us() - t0;
 	}
 	if (!err && rank == 0) {
-		qsort(rtt, rounds, sizeof(*rtt), cmp_double);
+		sort_doubles(rtt, rounds);
 		*one_way_us = rtt[rounds / 2] / 2;
 	}
 	free(rtt);

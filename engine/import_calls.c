@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "array_grow.h"
+#include "sort_doubles.h"
 
 static int oom(struct import_calls *k, const char *file)
 {
@@ -156,19 +157,11 @@ int import_calls_add(struct import_calls *k, struct import_call *c, const char *
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 void import_calls_end_file(struct import_calls *k, bool timed)
 {
 	double first = k->n > k->first_of_file ? k->c[k->first_of_file].ts : 0;
 
-	if (k->nsteps)
-		qsort(k->steps, k->nsteps, sizeof(*k->steps), cmp_double);
+	sort_doubles(k->steps, k->nsteps);
 	for (size_t i = k->first_of_file; i < k->n; i++) {
 		struct import_call *c = &k->c[i];
 		size_t lo = 0, hi = k->nsteps; /* the last step starting by c */
