@@ -104,17 +104,27 @@ Test(nccl_release, nearest_to_a_version_code)
 	cr_assert_str_eq(nccl_release_nearest(23007, name, sizeof(name))->version, "2.30.7");
 }
 
+/* tests/data/volta-nics-at-cpu.yaml on 2 nodes under NCCL @version, and
+ * the ring graph this file's header works out: 2 channels at 12 GB/s, the
+ * communicator 4 (2.8.4 and 2.19.3 alike). */
+static void volta_ring_graph(struct tuned *x, const char *version)
+{
+	struct plan_options o = release_opts(version, 2, NULL, NULL);
+
+	tuned_init(x, DATA("volta-nics-at-cpu.yaml"), &o);
+	cr_assert_eq(x->t.ch.ring.nchannels, 2);
+	assert_rel(x->t.ch.ring.bw_inter, 12.0, 1e-9);
+	cr_assert_eq(x->t.ch.comm_channels, 4);
+}
+
 Test(nccl_release, v2_8_4_ring_graph_and_simple_estimate)
 {
-	struct plan_options o = release_opts("2.8.4", 2, NULL, NULL);
+	struct plan_options o;
 	struct tuned x;
 	struct tune_choice c;
 	char why[200];
 
-	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
-	cr_assert_eq(x.t.ch.ring.nchannels, 2);
-	assert_rel(x.t.ch.ring.bw_inter, 12.0, 1e-9);
-	cr_assert_eq(x.t.ch.comm_channels, 4);
+	volta_ring_graph(&x, "2.8.4");
 	cr_assert_not(x.t.net_gdr);
 	c = choose(&x, 1 * MiB);
 	cr_assert_eq(c.algo, ALGO_RING);
@@ -260,15 +270,11 @@ Test(nccl_release, ll_streams_at_the_releases_share)
  */
 Test(nccl_release, v2_19_3_estimates_by_hand)
 {
-	struct plan_options o = release_opts("2.19.3", 2, NULL, NULL);
 	struct tuned x;
 	struct tune_choice c;
 	char why[200];
 
-	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
-	cr_assert_eq(x.t.ch.ring.nchannels, 2);
-	assert_rel(x.t.ch.ring.bw_inter, 12.0, 1e-9);
-	cr_assert_eq(x.t.ch.comm_channels, 4);
+	volta_ring_graph(&x, "2.19.3");
 	c = choose(&x, 1 * MiB);
 	cr_assert_eq(c.algo, ALGO_RING);
 	cr_assert_eq(c.proto, PROTO_SIMPLE);
