@@ -341,9 +341,7 @@ static void slot_fifos_of(const struct plan *p, const struct plan_pattern *pat,
 	const struct plan_route *r = &pat->routes[c->route];
 
 	f->proxy = plan_route_proxy_fifos(p, r, &f->send_last, &f->recv_first);
-	/* Through the proxy a credit waits for its poll and post, NCCL's
-	 * per-hop latency; otherwise it runs at the links' own. */
-	f->credit_trip = r->latency + (f->proxy ? c->latency : r->latency);
+	f->credit_trip = pipeline_credit_trip(r->latency, c->latency, f->proxy);
 }
 
 /* What the slower of a connection's FIFOs spans of its slice's way. */

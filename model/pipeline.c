@@ -24,3 +24,8 @@ double pipeline_slot_period(double fifo_tau, double credit_trip, unsigned slots)
 {
 	return slots ? (fifo_tau + credit_trip) / slots : 0;
 }
+
+double pipeline_credit_trip(double links, double hop_latency, bool proxy)
+{
+	return links + (proxy ? hop_latency : links);
+}

@@ -48,4 +48,13 @@ double pipeline_time(const struct plan_slicing *s, double chain,
  */
 double pipeline_slot_period(double fifo_tau, double credit_trip, unsigned slots);
 
+/*
+ * pipeline_slot_period's credit_trip for a route whose links' latency is
+ * @links: through NCCL's proxy (@proxy, plan_route_proxy_fifos) the slice
+ * lands at the links' pace and its credit waits for the proxy's poll and
+ * post, NCCL's per-hop latency @hop_latency; otherwise both run at the
+ * links' own.
+ */
+double pipeline_credit_trip(double links, double hop_latency, bool proxy);
+
 #endif

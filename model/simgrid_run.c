@@ -34,6 +34,7 @@
 #include <simgrid/semaphore.h>
 
 #include "algo.h"
+#include "pipeline.h"
 
 #define SEG_MAX_HOSTS (2 * (PLAN_MAX_USES + FABRIC_PATH_MAX))
 
@@ -405,9 +406,7 @@ static int conn_init(struct sim *s, const struct plan *p, const struct plan_patt
 	sc->sent = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->sent));
 	sc->slot = sg_sem_init((int)sc->slots);
 	sc->proxy_fifos = plan_route_proxy_fifos(p, r, &sc->send_last, &sc->recv_first);
-	/* Through the proxy a credit waits for its poll and post, NCCL's
-	 * per-hop latency; otherwise it runs at the links' own. */
-	sc->credit_trip = sc->links + (sc->proxy_fifos ? sc->latency : sc->links);
+	sc->credit_trip = pipeline_credit_trip(sc->links, sc->latency, sc->proxy_fifos);
 	if (sc->proxy_fifos) {
 		sc->recv_slot = sg_sem_init((int)sc->slots);
 		sc->send_freed = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->send_freed));
