@@ -77,18 +77,19 @@ static int pos_of(const unsigned *order, unsigned n, unsigned rank)
 	return -1;
 }
 
-static void step_paths(const struct emu_coll *ec, struct vp_step *s)
+void emu_step_paths(const struct plan_pattern *pat, unsigned rank,
+		    struct vp_step *s)
 {
 	bool ss, sr, in;
 
 	if (s->send_to >= 0) {
-		plan_pair_sides(ec->pat, ec->rank, (unsigned)s->send_to, &ss, &sr, &in);
+		plan_pair_sides(pat, rank, (unsigned)s->send_to, &ss, &sr, &in);
 		s->staged_send = ss;
 		s->staged_send_remote = sr;
 		s->intra_send = in;
 	}
 	if (s->recv_from >= 0) {
-		plan_pair_sides(ec->pat, (unsigned)s->recv_from, ec->rank, &ss, &sr, &in);
+		plan_pair_sides(pat, (unsigned)s->recv_from, rank, &ss, &sr, &in);
 		s->staged_recv = sr;
 		s->intra_recv = in;
 	}
@@ -98,7 +99,7 @@ static int run_step(struct vp_ctx *c, const struct emu_coll *ec,
 		    struct vp_step *s, struct vp_times *t, struct diag *d)
 {
 	s->dtype = ec->dtype;
-	step_paths(ec, s);
+	emu_step_paths(ec->pat, ec->rank, s);
 	return vp_step_run(c, s, t, d);
 }
 

@@ -37,6 +37,11 @@ uint64_t emu_coll_region(uint64_t max_bytes);
 /* The largest collective of @p, in bytes: what the region is sized by. */
 uint64_t emu_coll_max_bytes(const struct plan *p);
 
+/* Which sides of @s's send and receive are staged, and which stay in the
+ * node, as @pat moves data between @rank and its peers. */
+void emu_step_paths(const struct plan_pattern *pat, unsigned rank,
+		    struct vp_step *s);
+
 /* -EINVAL with a reason when emu cannot run it (sizes, dtype range). */
 int emu_coll_validate(const struct emu_coll *ec, struct diag *d);
 /* Fill this rank's input (untimed). */

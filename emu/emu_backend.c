@@ -159,26 +159,29 @@ static int timeout_ms(void)
 	return v > 0 ? (int)(v * 1000) : EMU_TIMEOUT_S * 1000;
 }
 
-/* GDRLAB_EMU_SPIN_US: 0 sleeps as soon as nothing moves (many ranks on
- * few CPUs); bad values keep the default, as GDRLAB_EMU_TIMEOUT's do. */
-static int spin_us(void)
+/* A count from the environment variable @name, 0 to @max; unset or bad
+ * values keep @dflt, as GDRLAB_EMU_TIMEOUT's do. */
+static long env_count(const char *name, long max, long dflt)
 {
-	const char *s = getenv("GDRLAB_EMU_SPIN_US");
+	const char *s = getenv(name);
 	char *end;
 	long v = s && *s ? strtol(s, &end, 10) : -1;
 
-	return v >= 0 && v <= 60000000 && s && !*end ? (int)v : EMU_SPIN_US;
+	return v >= 0 && v <= max && s && !*end ? v : dflt;
+}
+
+/* GDRLAB_EMU_SPIN_US: 0 sleeps as soon as nothing moves (many ranks on
+ * few CPUs). */
+static int spin_us(void)
+{
+	return (int)env_count("GDRLAB_EMU_SPIN_US", 60000000, EMU_SPIN_US);
 }
 
 /* GDRLAB_EMU_PINGPONG: round trips of the latency measurement before
  * the first collective (emu/pingpong.h); 0 leaves it out. */
 static unsigned pingpong_rounds(void)
 {
-	const char *s = getenv("GDRLAB_EMU_PINGPONG");
-	char *end;
-	long v = s && *s ? strtol(s, &end, 10) : -1;
-
-	return v >= 0 && v <= 1000000 && s && !*end ? (unsigned)v : EMU_PINGPONG_ROUNDS;
+	return (unsigned)env_count("GDRLAB_EMU_PINGPONG", 1000000, EMU_PINGPONG_ROUNDS);
 }
 
 /* The records hold static strings: map what a rank sent back to one. */

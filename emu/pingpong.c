@@ -25,7 +25,8 @@
 
 #define PINGPONG_WARMUP 10 /* rounds not counted: first touches, caches */
 
-int emu_pingpong_peer(const struct plan *p)
+/* The first rank of the second node; -1 when the plan has one node. */
+static int pingpong_peer(const struct plan *p)
 {
 	return p->nranks > p->gpus_per_node ? (int)p->gpus_per_node : -1;
 }
@@ -44,26 +45,16 @@ static int leg(struct vp_ctx *c, const struct plan *p, unsigned rank,
 		.dtype = TRACE_DTYPE_INT8,
 	};
 	struct vp_times t;
-	bool ss, sr, in;
 
 	memset(&t, 0, sizeof(t));
-	if (to >= 0) {
-		plan_pair_sides(pat, rank, (unsigned)to, &ss, &sr, &in);
-		s.staged_send = ss;
-		s.staged_send_remote = sr;
-		s.intra_send = in;
-	} else {
-		plan_pair_sides(pat, (unsigned)from, rank, &ss, &sr, &in);
-		s.staged_recv = sr;
-		s.intra_recv = in;
-	}
+	emu_step_paths(pat, rank, &s);
 	return vp_step_run(c, &s, &t, d);
 }
 
 int emu_pingpong(struct vp_ctx *c, const struct plan *p, unsigned rank,
 		 unsigned rounds, double *one_way_us, struct diag *d)
 {
-	int peer = emu_pingpong_peer(p);
+	int peer = pingpong_peer(p);
 	uint64_t bytes = EMU_PINGPONG_BYTES;
 	uint64_t half = emu_coll_region(emu_coll_max_bytes(p)) / 2;
 	double *rtt;

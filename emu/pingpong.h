@@ -9,14 +9,10 @@
 #define EMU_PINGPONG_BYTES 8
 #define EMU_PINGPONG_ROUNDS 100 /* default; GDRLAB_EMU_PINGPONG sets it */
 
-/* The rank rank 0 ping-pongs with: the first of the second node; -1 when
- * the plan has one node. */
-int emu_pingpong_peer(const struct plan *p);
-
 /*
- * @rounds round trips of 8 bytes between rank 0 and emu_pingpong_peer()
- * over the data path of the plan's first collective, after 10 not
- * counted; rank 0 gets half the median round trip in @one_way_us, every
+ * @rounds round trips of 8 bytes between rank 0 and the first rank of
+ * the second node over the data path of the plan's first collective,
+ * after 10 not counted; rank 0 gets half the median round trip in @one_way_us, every
  * other rank 0. Ranks that take no part, a plan of one node and 0 rounds
  * return at once. Run after vp_connect and before any collective: it
  * takes slots and hands them back as a collective does.

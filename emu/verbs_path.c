@@ -399,12 +399,11 @@ static int create_qps(struct vp_ctx *c, struct vp_peer_info *mine,
 			ia.cap.max_inline_data = 0;
 			c->qp[r] = ibv_create_qp(c->pd, &ia);
 		}
-		if (c->qp[r])
-			c->max_inline = ia.cap.max_inline_data;
 		if (!c->qp[r])
 			return diag_set(d, errno ? -errno : -EIO,
 					"ibv_create_qp(%s): %s", c->cfg.device,
 					strerror(errno));
+		c->max_inline = ia.cap.max_inline_data; /* every QP alike */
 		ret = ibv_modify_qp(c->qp[r], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 					     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 		if (ret)

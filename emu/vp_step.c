@@ -163,6 +163,13 @@ static int bounce_ready(struct vp_ctx *c, struct step_state *st, uint64_t len,
 	return err ? copy_out_failed(c, err, d) : 0;
 }
 
+/* Whether a write of @len bytes goes inline: its bytes taken from the
+ * work request at the post, its buffer free again at once. */
+static bool sent_inline(const struct vp_ctx *c, uint64_t len)
+{
+	return len && len <= c->max_inline;
+}
+
 static int post_write(struct vp_ctx *c, unsigned peer, enum vp_wr_kind kind,
 		      void *local, uint32_t lkey, uint64_t len,
 		      uint64_t raddr, uint32_t rkey, uint32_t imm,
@@ -175,8 +182,7 @@ static int post_write(struct vp_ctx *c, unsigned peer, enum vp_wr_kind kind,
 		.sg_list = &sge,
 		.num_sge = len ? 1 : 0,
 		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
-		.send_flags = IBV_SEND_SIGNALED |
-			      (len && len <= c->max_inline ? IBV_SEND_INLINE : 0),
+		.send_flags = IBV_SEND_SIGNALED | (sent_inline(c, len) ? IBV_SEND_INLINE : 0),
 		.imm_data = htonl(imm),
 		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
 	};
@@ -242,8 +248,8 @@ static int try_send(struct vp_ctx *c, struct step_state *st, bool *moved,
 			c->wire_t0 = vp_now_us();
 		st->t->bytes[s->intra_send ? STAGE_INTRA : STAGE_WIRE] += len;
 		o->posted++;
-		if (len > c->max_inline)
-			o->awaited = o->posted;
+		if (len && !sent_inline(c, len))
+			o->awaited = o->posted; /* the NIC reads its buffer later */
 		st->sent++;
 		if (st->out.started < st->sent)
 			st->out.started = st->sent; /* copied in line, or not staged */
