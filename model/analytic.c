@@ -363,6 +363,21 @@ static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
 	t->slot = pipeline_slot_period(links, t->tau, slots);
 }
 
+/*
+ * When @c's last slice lands after it has passed its first K - 1 slices
+ * one period apart: its latency after the period, and, where the
+ * stream's limit paces it, its links' tau instead of the period (the
+ * slice takes its links' pace: plan.h stream_cap).
+ */
+static double conn_last(const struct plan_conn *c, const struct conn_time *ct)
+{
+	return c->latency + (ct->paced && ct->slot <= ct->period ? ct->tau - ct->period : 0);
+}
+
+/* Periods this close are one pace (caps and shares that are equal by
+ * construction, computed along different ways). */
+#define SAME_PACE 1e-9
+
 /* The stage busy times and spans of the bottleneck connection. */
 static void record_stages(const struct plan_pattern *pat, const struct plan_conn *c,
 			  const struct conn_time *ct, double slices, double payload,
@@ -416,24 +431,44 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		const struct plan_conn *bott = NULL;
 		struct conn_time bott_ct = { 0 };
 		struct plan_slicing s;
-		double chain = 0, pi = 0, pi_slot = 0, t, rho, last;
+		double chain = 0, pi = 0, pi_slot = 0, t, rho, last = 0;
 
 		plan_slicing(p, pat, pp, bytes, nch, &s);
 		if (!s.active)
 			continue;
 		rho = pp->shape == PIPE_RING || !pp->nhops ? 1 :
 		      s.slices < pp->nhops ? s.slices / pp->nhops : 1;
+		/*
+		 * The bottleneck: the slowest connection and, in a ring, among
+		 * those at its pace the one whose last slice lands last. A
+		 * ring's connections all start at once (every rank has a
+		 * chunk of its own), so those held to one pace (a per-channel
+		 * limit binding them all, or links shared alike) pass their
+		 * slices in step from the start, and each one's last slice
+		 * lands its own latency after the K-th period: the stream
+		 * ends with the longest of those, a network hop's, not with
+		 * whichever came first in the ring (an NVLink hop's: 2.1 us
+		 * short of the model backend's last arrival on a Hopper ring
+		 * LL128, tuning.cc hwLat 4.0 - 1.9). A chain's later hops
+		 * start as the first slice reaches them, which its latency-
+		 * bound way counts; there the first slowest stays.
+		 */
 		for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
 			const struct plan_conn *c = &pat->conns[k];
+			double pk, pb = fmax(pi, pi_slot);
 			struct conn_time ct;
 
 			conn_time(&cr[k], plan_slice_bytes(c, &s, bytes), s.slots,
 				  pat->routes[c->route].latency, rho, pp->stream_cap, &ct);
-			if (!bott || fmax(ct.period, ct.slot) > fmax(pi, pi_slot)) {
+			pk = fmax(ct.period, ct.slot);
+			if (!bott || pk > pb * (1 + SAME_PACE) ||
+			    (pp->shape == PIPE_RING && pk >= pb * (1 - SAME_PACE) &&
+			     conn_last(c, &ct) > last)) {
 				pi = ct.period;
 				pi_slot = ct.slot;
 				bott = c;
 				bott_ct = ct;
+				last = conn_last(c, &ct);
 			}
 		}
 		for (size_t h = pp->first_hop; h < pp->first_hop + pp->nhops; h++) {
@@ -449,11 +484,8 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 			chain += c->latency + ct.tau;
 		}
 		/* A paced stream's last slice leaves (K - 1) pi in and takes
-		 * its links' tau, not pi (the backends agree on this: model/
-		 * simgrid_run.c spaces the slices' starts). */
-		last = bott ? bott->latency : 0;
-		if (bott && bott_ct.paced && pi_slot <= pi)
-			last += bott_ct.tau - pi;
+		 * its links' tau, not pi (conn_last; the backends agree on
+		 * this: model/simgrid_run.c spaces the slices' starts). */
 		t = pipeline_time(&s, chain, pi, pi_slot, last);
 		if (!worst_conn || t > worst) {
 			worst = t;

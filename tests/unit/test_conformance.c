@@ -266,6 +266,66 @@ static void tree_allreduce_bound_by_the_nic(const char *backend)
 	run_destroy(&r);
 }
 
+/*
+ * A 64 MiB Ring/LL128 all-reduce over 8 nodes x 8 H100 (the crossbar
+ * preset configs/h100-pcie5-400g.yaml): NCCL's search finds 8 graph
+ * channels, the communicator 16, so NCCL's LL128 ring limit per graph
+ * channel (tuning.cc perChMaxRingLL128Bws, Hopper 36.7 GB/s) leaves
+ * 18.35 GB/s to a connection, below its links. A channel's 4 MiB is one
+ * loop of 64 KiB chunks, 126 steps: K = 126 slices a connection, every
+ * connection of the ring held to one pace, pi = 65536 / 18.35 GB/s =
+ * 3.5714 us, all of them starting at once. The ring's NVLink hops take
+ * tuning.cc's 1.9 us (hwLat NVLink, Ring LL128), its network hops 4.0
+ * (NET): the last slice to land is a network hop's,
+ *   T = 14 + 126 pi + 4.0 = 468.002 us
+ * (launch, baseLat Ring LL128 14). The closed form took the first
+ * connection of the ring as the bottleneck, an NVLink hop, and ended
+ * 2.1 us early (465.902); the model backend's last arrival was right.
+ */
+#define H100_PI (65536 / 18.35e9 * 1e6)
+
+static const char allreduce_64mib_bf16[] =
+	"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":67108864,\"dtype\":\"bf16\"}\n";
+
+static double ring_ll128_h100(const char *backend, const char *topo)
+{
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 8);
+	struct run r;
+	double t;
+
+	o.algo = "ring";
+	o.proto = "ll128";
+	run_trace(&r, backend, topo, allreduce_64mib_bf16, &o);
+	cr_assert_eq(r.rec.coll[0].algo, ALGO_RING);
+	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL128);
+	cr_assert_eq(r.rec.coll[0].nchannels, 16);
+	t = r.rec.coll[0].time_us;
+	run_destroy(&r);
+	return t;
+}
+
+static void ring_ll128_ends_with_a_network_hop(const char *backend)
+{
+	NEED_BACKEND(backend);
+	assert_rel(ring_ll128_h100(backend, CONFIG("h100-pcie5-400g.yaml")),
+		   14 + 126 * H100_PI + 4.0, 1e-4);
+}
+
+/* The two backends on that case and on the rail fat tree's switches
+ * (configs/h100-superpod-ib.yaml, where the model backend replays every
+ * node: bench/bench_fabric_replay.sh), to 1e-4. */
+Test(conformance, ring_ll128_backends_agree)
+{
+	static const char *const topos[] = { CONFIG("h100-pcie5-400g.yaml"),
+					     CONFIG("h100-superpod-ib.yaml") };
+
+	NEED_BACKEND("analytic");
+	NEED_BACKEND("model");
+	for (size_t i = 0; i < sizeof(topos) / sizeof(topos[0]); i++)
+		assert_rel(ring_ll128_h100("model", topos[i]),
+			   ring_ll128_h100("analytic", topos[i]), 1e-4);
+}
+
 #define CONFORMANCE(backend)                                                  \
 	Test(conformance_##backend, uncontended_direct)                       \
 	{                                                                     \
@@ -298,6 +358,10 @@ static void tree_allreduce_bound_by_the_nic(const char *backend)
 	Test(conformance_##backend, tree_allreduce_bound_by_the_nic)          \
 	{                                                                     \
 		tree_allreduce_bound_by_the_nic(#backend);                    \
+	}                                                                     \
+	Test(conformance_##backend, ring_ll128_ends_with_a_network_hop)       \
+	{                                                                     \
+		ring_ll128_ends_with_a_network_hop(#backend);                 \
 	}
 
 /* Every backend with a simulated clock gdrlab knows, built or not. */
