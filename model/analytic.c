@@ -318,6 +318,10 @@ static const struct conn_rate *rates_for(const struct solver *sv,
 	return *err ? NULL : nr->c;
 }
 
+/* Periods this close are one pace (caps and shares that are equal by
+ * construction, computed along different ways). */
+#define SAME_PACE 1e-9
+
 /* One connection's slice times in a call. */
 struct conn_time {
 	double tau;    /* through all its segments, store and forward */
@@ -356,9 +360,11 @@ static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
 		if (t->seg_tau[k] > t->period)
 			t->period = t->seg_tau[k];
 	/* However few slices share the links, the stream takes no more
-	 * than its limit allows. */
-	t->paced = stream_cap > 0 && slice / stream_cap > t->period;
-	if (t->paced)
+	 * than its limit allows; it is paced too where its steady share
+	 * is that limit (share() caps the steady shares at it). */
+	t->paced = isfinite(stream_cap) && stream_cap > 0 &&
+		   slice / stream_cap >= t->period * (1 - SAME_PACE);
+	if (t->paced && slice / stream_cap > t->period)
 		t->period = slice / stream_cap;
 	t->slot = pipeline_slot_period(links, t->tau, slots);
 }
@@ -373,10 +379,6 @@ static double conn_last(const struct plan_conn *c, const struct conn_time *ct)
 {
 	return c->latency + (ct->paced && ct->slot <= ct->period ? ct->tau - ct->period : 0);
 }
-
-/* Periods this close are one pace (caps and shares that are equal by
- * construction, computed along different ways). */
-#define SAME_PACE 1e-9
 
 /* The stage busy times and spans of the bottleneck connection. */
 static void record_stages(const struct plan_pattern *pat, const struct plan_conn *c,

@@ -267,27 +267,67 @@ static void tree_allreduce_bound_by_the_nic(const char *backend)
 }
 
 /*
- * A 64 MiB Ring/LL128 all-reduce over 8 nodes x 8 H100 (the crossbar
- * preset configs/h100-pcie5-400g.yaml): NCCL's search finds 8 graph
- * channels, the communicator 16, so NCCL's LL128 ring limit per graph
- * channel (tuning.cc perChMaxRingLL128Bws, Hopper 36.7 GB/s) leaves
- * 18.35 GB/s to a connection, below its links. A channel's 4 MiB is one
- * loop of 64 KiB chunks, 126 steps: K = 126 slices a connection, every
- * connection of the ring held to one pace, pi = 65536 / 18.35 GB/s =
- * 3.5714 us, all of them starting at once. The ring's NVLink hops take
- * tuning.cc's 1.9 us (hwLat NVLink, Ring LL128), its network hops 4.0
- * (NET): the last slice to land is a network hop's,
- *   T = 14 + 126 pi + 4.0 = 468.002 us
- * (launch, baseLat Ring LL128 14). The closed form took the first
- * connection of the ring as the bottleneck, an NVLink hop, and ended
- * 2.1 us early (465.902); the model backend's last arrival was right.
+ * A ring's LL and LL128 per-channel limits are, in NCCL's cost model, its
+ * bandwidth term alone (tuning.cc: busBw = min(llMaxBw, busBw * .5) and
+ * min(busBw * .92, nCh * perChMaxRingLL128Bw); the latency term is the
+ * hops' latencies): they pace each connection's stream of slices
+ * (plan.h stream_cap), and a slice crosses a hop at its links' pace.
+ *
+ * Ring/LL all-reduce of 128 KiB over round-numbers' 4 nodes on one
+ * channel. NCCL's search finds one graph channel at 10 GB/s, the
+ * communicator two; LL takes half the graph's speed (2.30.7), spread
+ * over the communicator's channels: 2.5 GB/s a connection, one slot's
+ * 32 KiB of data (a 64 KiB LL slot, half of it flags) every pi =
+ * 13.1072 us. The call is one loop of 4 chunks of 32 KiB: K = 6 slices a
+ * connection, one a step. A slice's hop: LL's send FIFO stays in host
+ * memory (the proxy polls its flags), so the GPU's threads store its
+ * 64 KiB of lines over the 20 GB/s GPU link (3.2768 us) and the NIC then
+ * sends them at 10 GB/s (6.5536 us): tau = 9.8304 us, after the hop's
+ * links' 11 us (GPU 1, switch 1 to the CPU and 1 back, NIC link 1, NIC
+ * 2, fabric 1, NIC 2, NIC link 1, GPU 1), above NCCL's 5 (one GPU a
+ * node: the tree's NET LL row). A chunk crosses its 6 hops at the links'
+ * pace, the stream's pace behind it never binding within one loop:
+ *   T = 6.6 + 6 (11 + tau) = 131.58 us
+ * (launch 6.6, baseLat Ring LL). With the limit on every hop (conn_cap,
+ * before 2026-12-02) each hop took pi on each of its two segments:
+ * 6.6 + 6 (11 + 2 pi) = 229.89 us, in both backends. (Over several
+ * loops the backends part: docs/model.md, Known limits.)
  */
-#define H100_PI (65536 / 18.35e9 * 1e6)
+static void ring_ll_fills_at_the_links_pace(const char *backend)
+{
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 4);
+	double tau = 65536 / 20e9 * 1e6 + 65536 / 10e9 * 1e6;
+	struct run r;
 
+	NEED_BACKEND(backend);
+	o.algo = "ring";
+	o.proto = "ll";
+	o.nchannels = 1;
+	run_trace(&r, backend, DATA("round-numbers.yaml"),
+		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":131072,"
+		  "\"dtype\":\"fp32\"}\n", &o);
+	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
+	assert_rel(r.rec.coll[0].time_us, 6.6 + 6 * (11 + tau), 1e-4);
+	run_destroy(&r);
+}
+
+/*
+ * Ring/LL128 all-reduces over 8 nodes x 8 H100 (the crossbar preset
+ * configs/h100-pcie5-400g.yaml). NCCL's search finds 8 graph channels,
+ * the communicator 16, so NCCL's LL128 ring limit per graph channel
+ * (tuning.cc perChMaxRingLL128Bws, Hopper 36.7 GB/s) leaves 18.35 GB/s
+ * to a connection, below its links. Each channel is one loop of one
+ * chunk a rank, 126 steps: K = 126 slices a connection. The ring's
+ * NVLink hops take tuning.cc's 1.9 us (hwLat NVLink, Ring LL128), its
+ * network hops 4.0 (NET), above their links'; launch 14 (baseLat).
+ */
 static const char allreduce_64mib_bf16[] =
 	"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":67108864,\"dtype\":\"bf16\"}\n";
+static const char allreduce_1mib_bf16[] =
+	"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,\"dtype\":\"bf16\"}\n";
 
-static double ring_ll128_h100(const char *backend, const char *topo)
+static double ring_ll128_h100(const char *backend, const char *topo, const char *line,
+			      unsigned nchannels)
 {
 	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 8);
 	struct run r;
@@ -295,20 +335,58 @@ static double ring_ll128_h100(const char *backend, const char *topo)
 
 	o.algo = "ring";
 	o.proto = "ll128";
-	run_trace(&r, backend, topo, allreduce_64mib_bf16, &o);
+	o.nchannels = nchannels;
+	run_trace(&r, backend, topo, line, &o);
 	cr_assert_eq(r.rec.coll[0].algo, ALGO_RING);
 	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL128);
-	cr_assert_eq(r.rec.coll[0].nchannels, 16);
+	cr_assert_eq(r.rec.coll[0].nchannels, nchannels ? nchannels : 16);
 	t = r.rec.coll[0].time_us;
 	run_destroy(&r);
 	return t;
 }
 
+/*
+ * 1 MiB on one channel: 16 KiB slices, pi = 0.8929 us. A chunk's
+ * slowest trip, 126 hops, holds 2N = 16 network hops; it is latency-
+ * bound. A slice crosses a network hop at the one 400 Gbit/s NIC's
+ * 47.5 GB/s (0.95 of the line rate), 16384 x 128/120 bytes on the wire:
+ * 0.3679 us; an NVLink hop is cut-through, holding it back by one grain
+ * of 1920 x 128/120 bytes at the GPU's 18 x 20.6 GB/s: 0.0055 us:
+ *   T = 14 + 16 (4.0 + 0.3679) + 110 (1.9 + 0.0055) = 293.49 us.
+ * With the limit on every hop (conn_cap) each took its slice or grain
+ * at 18.35 GB/s: 312.80 us.
+ */
+static void ring_ll128_fills_at_the_links_pace(const char *backend)
+{
+	double net = 16384 * 128.0 / 120 / 47.5e9 * 1e6;
+	double grain = 1920 * 128.0 / 120 / (18 * 20.6e9) * 1e6;
+
+	NEED_BACKEND(backend);
+	assert_rel(ring_ll128_h100(backend, CONFIG("h100-pcie5-400g.yaml"),
+				   allreduce_1mib_bf16, 1),
+		   14 + 16 * (4.0 + net) + 110 * (1.9 + grain), 1e-4);
+}
+
+/*
+ * 64 MiB on the 16 channels: 64 KiB slices, pi = 3.5714 us, bandwidth-
+ * bound. Every connection of the ring starts at once and is paced at pi,
+ * so each passes its K-th slice 125 pi in, at its links' pace, and the
+ * last to land is a network hop's: the NIC's 47.5 GB/s over its two
+ * channels, 65536 x 128/120 bytes: 2.9434 us, then its 4.0:
+ *   T = 14 + 125 pi + 2.9434 + 4.0 = 467.374 us.
+ * Before 2026-12-02 the limit held every hop to pi (14 + 126 pi + 4.0 =
+ * 468.002, the model backend), and the closed form took the first
+ * connection of the ring, an NVLink hop, as its bottleneck, ending 2.1 us
+ * early (465.902).
+ */
+#define H100_PI (65536 / 18.35e9 * 1e6)
+
 static void ring_ll128_ends_with_a_network_hop(const char *backend)
 {
 	NEED_BACKEND(backend);
-	assert_rel(ring_ll128_h100(backend, CONFIG("h100-pcie5-400g.yaml")),
-		   14 + 126 * H100_PI + 4.0, 1e-4);
+	assert_rel(ring_ll128_h100(backend, CONFIG("h100-pcie5-400g.yaml"),
+				   allreduce_64mib_bf16, 0),
+		   14 + 125 * H100_PI + 65536 * 128.0 / 120 / 23.75e9 * 1e6 + 4.0, 1e-4);
 }
 
 /* The two backends on that case and on the rail fat tree's switches
@@ -322,8 +400,8 @@ Test(conformance, ring_ll128_backends_agree)
 	NEED_BACKEND("analytic");
 	NEED_BACKEND("model");
 	for (size_t i = 0; i < sizeof(topos) / sizeof(topos[0]); i++)
-		assert_rel(ring_ll128_h100("model", topos[i]),
-			   ring_ll128_h100("analytic", topos[i]), 1e-4);
+		assert_rel(ring_ll128_h100("model", topos[i], allreduce_64mib_bf16, 0),
+			   ring_ll128_h100("analytic", topos[i], allreduce_64mib_bf16, 0), 1e-4);
 }
 
 #define CONFORMANCE(backend)                                                  \
@@ -362,6 +440,14 @@ Test(conformance, ring_ll128_backends_agree)
 	Test(conformance_##backend, ring_ll128_ends_with_a_network_hop)       \
 	{                                                                     \
 		ring_ll128_ends_with_a_network_hop(#backend);                 \
+	}                                                                     \
+	Test(conformance_##backend, ring_ll_fills_at_the_links_pace)          \
+	{                                                                     \
+		ring_ll_fills_at_the_links_pace(#backend);                    \
+	}                                                                     \
+	Test(conformance_##backend, ring_ll128_fills_at_the_links_pace)       \
+	{                                                                     \
+		ring_ll128_fills_at_the_links_pace(#backend);                 \
 	}
 
 /* Every backend with a simulated clock gdrlab knows, built or not. */
