@@ -260,9 +260,11 @@ static int ring_build(struct algo_build *b)
 	if (!order)
 		return -ENOMEM;
 	pat->base_latency = 1e-6 * nccl_launch_latency(b->p->nccl, ALGO_RING, pat->proto);
+	/* NCCL's llMaxBws bound LL's bus bandwidth in the same line as its
+	 * share (tuning.cc:327): the call's stream, as stream_cap. */
 	if (pat->proto == PROTO_LL)
-		pat->total_cap = 1e9 * nccl_ll_max_bw(b->p->nccl, topo->gpu_arch, topo->cpu_vendor,
-						      b->t->nnodes);
+		pat->total_stream_cap = 1e9 * nccl_ll_max_bw(b->p->nccl, topo->gpu_arch,
+							     topo->cpu_vendor, b->t->nnodes);
 	for (unsigned c = 0; c < b->nch && !err; c++)
 		err = pat->op == TRACE_OP_BROADCAST ? chain_channel(b, c, order) :
 						      ring_channel(b, c, order);

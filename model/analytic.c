@@ -161,10 +161,10 @@ static int share(const struct solver *sv, const struct plan_pattern *pat,
 		flows[i].uses = pool + at;
 		flows[i].nuses = k;
 		flows[i].cap = conn_cap(pat, c, nch, pcap);
-		/* The stream's limit binds the steady shares only: while a
+		/* The stream's limits bind the steady shares only: while a
 		 * pipe fills, a slice takes its links' pace (plan.h). */
-		if (seg < 0 && pat->pipes[c->pipe].stream_cap < flows[i].cap)
-			flows[i].cap = pat->pipes[c->pipe].stream_cap;
+		if (seg < 0 && plan_stream_cap(pat, &pat->pipes[c->pipe], nch) < flows[i].cap)
+			flows[i].cap = plan_stream_cap(pat, &pat->pipes[c->pipe], nch);
 		if (pace && pace[c->pipe] * c->volume < flows[i].cap)
 			flows[i].cap = pace[c->pipe] * c->volume;
 		/*
@@ -434,6 +434,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		struct conn_time bott_ct = { 0 };
 		struct plan_slicing s;
 		double chain = 0, pi = 0, pi_slot = 0, t, rho, last = 0;
+		double stream = plan_stream_cap(pat, pp, nch);
 
 		plan_slicing(p, pat, pp, bytes, nch, &s);
 		if (!s.active)
@@ -461,7 +462,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 			struct conn_time ct;
 
 			conn_time(&cr[k], plan_slice_bytes(c, &s, bytes), s.slots,
-				  pat->routes[c->route].latency, rho, pp->stream_cap, &ct);
+				  pat->routes[c->route].latency, rho, stream, &ct);
 			pk = fmax(ct.period, ct.slot);
 			if (!bott || pk > pb * (1 + SAME_PACE) ||
 			    (pp->shape == PIPE_RING && pk >= pb * (1 - SAME_PACE) &&
@@ -482,7 +483,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 			if (pat->routes[c->route].cut_through && slice > grain)
 				slice = grain;
 			conn_time(&cr[pat->hops[h]], slice, s.slots,
-				  pat->routes[c->route].latency, rho, pp->stream_cap, &ct);
+				  pat->routes[c->route].latency, rho, stream, &ct);
 			chain += c->latency + ct.tau;
 		}
 		/* A paced stream's last slice leaves (K - 1) pi in and takes

@@ -312,6 +312,40 @@ static void ring_ll_fills_at_the_links_pace(const char *backend)
 }
 
 /*
+ * LL's whole limit, NCCL's llMaxBws (tuning.cc: busBw = min(llMaxBw,
+ * busBw * .5), the same term), is the call's stream too, shared by its
+ * channels. Ring/LL all-reduce of 1 MiB over 4 nodes of
+ * one-gpu-four-nics.yaml: 8 channels (4 graph channels, a NIC each), so
+ * 2.30.7's llMaxBw across 4 or more Intel nodes, 20.4 GB/s, leaves
+ * 2.55 GB/s to a connection, below LL's share of the graph's speed. A
+ * channel's 128 KiB is one loop of 4 chunks of 32 KiB, 6 steps. A hop: the
+ * GPU stores 64 KiB of lines into host memory over its 200 GB/s link,
+ * shared by the 8 channels (2.6214 us), then a NIC, two channels on each
+ * 12.5 GB/s, sends them (10.4858 us): tau = 13.1072 us, after the links'
+ * 11 us:
+ *   T = 6.6 + 6 (11 + tau) = 151.24 us.
+ * With llMaxBw on every hop, each segment took at least 32 KiB at
+ * 2.55 GB/s: 226.80 us, in both backends.
+ */
+static void ring_ll_whole_limit_paces_the_stream(const char *backend)
+{
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 4);
+	double tau = 65536 / (200e9 / 8) * 1e6 + 65536 / (12.5e9 / 2) * 1e6;
+	struct run r;
+
+	NEED_BACKEND(backend);
+	o.algo = "ring";
+	o.proto = "ll";
+	run_trace(&r, backend, DATA("one-gpu-four-nics.yaml"),
+		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,"
+		  "\"dtype\":\"fp32\"}\n", &o);
+	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
+	cr_assert_eq(r.rec.coll[0].nchannels, 8);
+	assert_rel(r.rec.coll[0].time_us, 6.6 + 6 * (11 + tau), 1e-4);
+	run_destroy(&r);
+}
+
+/*
  * Ring/LL128 all-reduces over 8 nodes x 8 H100 (the crossbar preset
  * configs/h100-pcie5-400g.yaml). NCCL's search finds 8 graph channels,
  * the communicator 16, so NCCL's LL128 ring limit per graph channel
@@ -448,6 +482,10 @@ Test(conformance, ring_ll128_backends_agree)
 	Test(conformance_##backend, ring_ll128_fills_at_the_links_pace)       \
 	{                                                                     \
 		ring_ll128_fills_at_the_links_pace(#backend);                 \
+	}                                                                     \
+	Test(conformance_##backend, ring_ll_whole_limit_paces_the_stream)     \
+	{                                                                     \
+		ring_ll_whole_limit_paces_the_stream(#backend);               \
 	}
 
 /* Every backend with a simulated clock gdrlab knows, built or not. */
