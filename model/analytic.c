@@ -408,6 +408,44 @@ static void record_stages(const struct plan_pattern *pat, const struct plan_conn
 	}
 }
 
+/*
+ * The least a ring's loop takes before the next loop's first slice can
+ * leave a connection: NCCL's kernel runs a loop's steps one after another
+ * (all_reduce.h runRing), each step's slices waiting for the hop before,
+ * so a loop's steps after its first each wait a hop, l + tau (one grain
+ * where it cuts through), and its last step's m slices then leave one
+ * after another through the connection's slowest segment. Loop by loop
+ * the wait goes round the ring, steps - 1 places on each time, so a hop
+ * and a segment are their means over the ring's connections. Where a
+ * hop's latency is long against the stream's pace (LL's small slices),
+ * this, not P pi, sets how fast the loops before the last go by.
+ */
+static double ring_loop(const struct conn_rate *cr, const struct plan_pattern *pat,
+			const struct plan_pipe *pp, const struct plan_slicing *s,
+			uint64_t bytes, double rho, double stream, double grain)
+{
+	double hop = 0, seg = 0;
+
+	for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
+		const struct plan_conn *c = &pat->conns[k];
+		const struct plan_route *r = &pat->routes[c->route];
+		double slice = plan_slice_bytes(c, s, bytes), slowest = 0;
+		struct conn_time ct;
+
+		conn_time(&cr[k], slice, s->slots, r->latency, rho, stream, &ct);
+		for (unsigned g = 0; g < cr[k].nseg; g++)
+			if (ct.seg_tau[g] > slowest)
+				slowest = ct.seg_tau[g];
+		seg += slowest;
+		if (r->cut_through && slice > grain)
+			conn_time(&cr[k], grain, s->slots, r->latency, rho, stream, &ct);
+		hop += c->latency + ct.tau;
+	}
+	if (!pp->nconns)
+		return 0;
+	return ((pp->steps - 1) * hop + s->per_stream * seg) / (double)pp->nconns;
+}
+
 static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		     struct pattern_state *ps, uint64_t bytes, unsigned nch,
 		     struct coll_record *rec)
@@ -489,7 +527,9 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		/* A paced stream's last slice leaves (K - 1) pi in and takes
 		 * its links' tau, not pi (conn_last; the backends agree on
 		 * this: model/simgrid_run.c spaces the slices' starts). */
-		t = pipeline_time(&s, chain, pi, pi_slot, last);
+		t = pipeline_time(&s, chain, pi, pi_slot, last,
+				  pp->shape == PIPE_RING && s.slices > s.per_loop ?
+					  ring_loop(cr, pat, pp, &s, bytes, rho, stream, grain) : 0);
 		if (!worst_conn || t > worst) {
 			worst = t;
 			worst_conn = bott;

@@ -290,8 +290,18 @@ static void tree_allreduce_bound_by_the_nic(const char *backend)
  *   T = 6.6 + 6 (11 + tau) = 131.58 us
  * (launch 6.6, baseLat Ring LL). With the limit on every hop (conn_cap,
  * before 2026-12-02) each hop took pi on each of its two segments:
- * 6.6 + 6 (11 + 2 pi) = 229.89 us, in both backends. (Over several
- * loops the backends part: docs/model.md, Known limits.)
+ * 6.6 + 6 (11 + 2 pi) = 229.89 us, in both backends.
+ *
+ * 1 MiB is 8 such loops. A connection passes a loop's steps in order
+ * (NCCL's kernel runs them one after another), each step after the first
+ * waiting for the hop before, 5 (11 + tau), and the loop's last slice
+ * then leaves through its slowest segment, the NIC's 6.5536 us, before
+ * the next loop's first can: a loop takes 110.71 us, more than its 6
+ * slices at the stream's pace (78.64):
+ *   T = 6.6 + 7 (5 (11 + tau) + 6.5536) + 6 (11 + tau) = 906.52 us.
+ * (The closed form took the loops before the last at the stream's pace,
+ * 6.6 + 42 pi + 6 (11 + tau) = 682.08, until 2026-12-02; the model
+ * backend gave 906.52.)
  */
 static void ring_ll_fills_at_the_links_pace(const char *backend)
 {
@@ -308,6 +318,12 @@ static void ring_ll_fills_at_the_links_pace(const char *backend)
 		  "\"dtype\":\"fp32\"}\n", &o);
 	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
 	assert_rel(r.rec.coll[0].time_us, 6.6 + 6 * (11 + tau), 1e-4);
+	run_destroy(&r);
+	run_trace(&r, backend, DATA("round-numbers.yaml"),
+		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,"
+		  "\"dtype\":\"fp32\"}\n", &o);
+	assert_rel(r.rec.coll[0].time_us,
+		   6.6 + 7 * (5 * (11 + tau) + 65536 / 10e9 * 1e6) + 6 * (11 + tau), 1e-4);
 	run_destroy(&r);
 }
 
