@@ -7,7 +7,10 @@
 # over N nodes x 8 GPUs:
 #  1. rail-optimised fat tree (configs/h100-superpod-ib.yaml): the rings
 #     stay on their rails, no uplink is shared, the two should agree to
-#     1e-4;
+#     1e-4 where the call is bandwidth-bound (8 nodes); latency-bound
+#     (from 16) the closed form shares each NIC among its two channels
+#     through the fill, the replay about 2% sooner (docs/model.md, Known
+#     limits);
 #  2. node-attached RoCE Clos (configs/h100-roce-clos.yaml): a ring's hops
 #     between leaves are hashed over the uplinks (ECMP), so some collide
 #     and nodes are unequal; where they differ, and why, is printed.

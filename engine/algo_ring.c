@@ -176,19 +176,34 @@ static int ring_channel(struct algo_build *b, unsigned c, struct ring_pos *order
 	pp->slices_per_chunk = simple ? 2 : 1;
 	pp->slice_steps = simple ? 2 : 1;
 	pp->chunk_bytes = proto_step_bytes(pat->proto) * (simple ? 4 : 1);
-	/* A channel's LL and LL128 move at most what NCCL's tuner gives one:
-	 * its kernel's pace, not the links'. LL: the release's share of the
-	 * graph's speed, NCCL's bus bandwidth for it spread over the
-	 * communicator's channels; LL128: its limit per graph channel, spread
-	 * so too (tuning.cc multiplies both by the graph's channels). */
+	/*
+	 * A channel's LL and LL128 take at most what NCCL's tuner gives one:
+	 * LL the release's share of the graph's speed, LL128 its limit per
+	 * graph channel, each NCCL's bus bandwidth (tuning.cc multiplies both
+	 * by the graph's channels) spread over the communicator's channels.
+	 * In NCCL's cost model both are the bandwidth term alone (v2.30.7-1
+	 * src/graph/tuning.cc:327-329, busBw = min(llMaxBw, busBw * .5) and
+	 * min(busBw * .92, nCh * perChMaxRingLL128Bw), into bandwidths[] at
+	 * :383; v2.19.3-1 :180-181, v2.8.4-1 :125-126): the latency term is
+	 * the launch and the hops' latencies, (nsteps - nInterSteps) intraLat
+	 * + nInterSteps interLat (:411-412; v2.19.3-1 :229, v2.8.4-1 :152),
+	 * nothing per chunk a hop, and a call takes lat + bytes / (1000 bw)
+	 * (:653). So they pace each connection's stream of slices
+	 * (stream_cap), as a tree's per-channel limits do (algo_tree.c), and a
+	 * slice crosses each hop at its links' pace. What of NCCL's .5 and .92
+	 * is the protocol's flags the links pay on every hop, as wire bytes
+	 * (proto.c: 2 for LL, 128/120 for LL128). Charged on every hop (as
+	 * conn_cap is), a chunk's 2(n - 1) hops of an all-reduce each cost it
+	 * at the stream's pace, which NCCL's cost model does not have.
+	 */
 	if (pat->proto == PROTO_LL)
-		pp->conn_cap = 1e9 * ring_ll_share(b->p->nccl, b->t) * ring->nchannels *
-			       (b->t->nnodes <= 2 ? ring->bw_intra : ring->bw_inter) /
-			       b->t->ch.comm_channels;
+		pp->stream_cap = 1e9 * ring_ll_share(b->p->nccl, b->t) * ring->nchannels *
+				 (b->t->nnodes <= 2 ? ring->bw_intra : ring->bw_inter) /
+				 b->t->ch.comm_channels;
 	if (pat->proto == PROTO_LL128)
-		pp->conn_cap = 1e9 * nccl_ring_ll128_per_channel(b->p->nccl, topo->gpu_arch,
-								  pat->op, b->t->nnodes) *
-			       ring->nchannels / b->t->ch.comm_channels;
+		pp->stream_cap = 1e9 * nccl_ring_ll128_per_channel(b->p->nccl, topo->gpu_arch,
+								    pat->op, b->t->nnodes) *
+				 ring->nchannels / b->t->ch.comm_channels;
 	first = pat->nconns;
 	ring_order(b, c, order);
 	for (unsigned i = 0; i < n; i++) {
@@ -245,9 +260,11 @@ static int ring_build(struct algo_build *b)
 	if (!order)
 		return -ENOMEM;
 	pat->base_latency = 1e-6 * nccl_launch_latency(b->p->nccl, ALGO_RING, pat->proto);
+	/* NCCL's llMaxBws bound LL's bus bandwidth in the same line as its
+	 * share (tuning.cc:327): the call's stream, as stream_cap. */
 	if (pat->proto == PROTO_LL)
-		pat->total_cap = 1e9 * nccl_ll_max_bw(b->p->nccl, topo->gpu_arch, topo->cpu_vendor,
-						      b->t->nnodes);
+		pat->total_stream_cap = 1e9 * nccl_ll_max_bw(b->p->nccl, topo->gpu_arch,
+							     topo->cpu_vendor, b->t->nnodes);
 	for (unsigned c = 0; c < b->nch && !err; c++)
 		err = pat->op == TRACE_OP_BROADCAST ? chain_channel(b, c, order) :
 						      ring_channel(b, c, order);

@@ -226,6 +226,7 @@ static void verbs_ring(const struct plan *p, struct plan_pattern *pat)
 {
 	pat->base_latency = 0;
 	pat->total_cap = INFINITY;
+	pat->total_stream_cap = INFINITY;
 	for (size_t i = 0; i < pat->npipes; i++) {
 		struct plan_pipe *pp = &pat->pipes[i];
 		bool staged = false;
@@ -266,6 +267,7 @@ static int pattern_build(struct plan *p, struct plan_pattern *pat,
 	pat->peer = peer;
 	pat->bus_factor = plan_bus_factor(e->op, n);
 	pat->total_cap = INFINITY;
+	pat->total_stream_cap = INFINITY;
 	pat->nchannels = channels_to_build(p, t, c);
 	algo_build_init(&b, p, t, pat, pat->nchannels);
 	err = n < 2 ? 0 : algo_table[c->algo]->build(&b);

@@ -156,14 +156,16 @@ struct plan_pipe {
 	uint64_t chunk_bytes;    /* payload of a full chunk (the protocol's) */
 	double share;            /* of the collective's bytes: this pipe's */
 	double conn_cap;         /* payload bytes/s a connection's threads
-				  * move at most (the protocol's per-channel
-				  * limit); INFINITY for none */
+				  * move at most on every hop, a slice's
+				  * too; INFINITY for none (NCCL's
+				  * per-channel limits are stream_cap's) */
 	double stream_cap;       /* payload bytes/s a connection takes slices
 				  * at most in steady state, without slowing
 				  * what one slice takes on its links: a
 				  * limit NCCL's cost model puts in the
-				  * bandwidth term alone (a tree's
-				  * per-channel maxima); INFINITY for none */
+				  * bandwidth term alone (a tree's and a
+				  * ring's per-channel maxima, a ring's LL
+				  * share); INFINITY for none */
 	double efficiency;       /* of the links' share it gets (NVLS, PAT) */
 	size_t first_conn, nconns;
 	/* The connections a slice crosses, in order: the critical path. */
@@ -188,8 +190,14 @@ struct plan_pattern {
 	uint32_t *hops;              /* owned; pipes' chains, conn indices */
 	double base_latency;         /* seconds per collective (launch) */
 	double total_cap;            /* payload bytes/s all channels of a call
-				      * move at most (LL's limit), shared
-				      * evenly; INFINITY for none */
+				      * move at most on every hop (a tree's
+				      * LL llMaxBws), shared evenly;
+				      * INFINITY for none */
+	double total_stream_cap;     /* payload bytes/s all channels of a call
+				      * take at most in steady state (a
+				      * ring's LL llMaxBws), shared evenly:
+				      * a stream limit as stream_cap;
+				      * INFINITY for none */
 	enum plan_path_used path;
 	char fallback[256];          /* why direct was not used; "" if it was */
 	unsigned nfallback;          /* NIC sides that fell back to staged */
@@ -337,6 +345,17 @@ struct plan_slicing {
 void plan_slicing(const struct plan *p, const struct plan_pattern *pat,
 		  const struct plan_pipe *pp, uint64_t bytes,
 		  unsigned nchannels, struct plan_slicing *s);
+
+/* The stream limit of a connection of @pp in a call on @nchannels
+ * channels: its pipe's, and its share of the call's whole. */
+static inline double plan_stream_cap(const struct plan_pattern *pat,
+				     const struct plan_pipe *pp,
+				     unsigned nchannels)
+{
+	double share = pat->total_stream_cap / (nchannels ? nchannels : 1);
+
+	return share < pp->stream_cap ? share : pp->stream_cap;
+}
 
 /* Payload bytes one slice of connection @c carries in that call. */
 static inline double plan_slice_bytes(const struct plan_conn *c,

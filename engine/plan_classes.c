@@ -122,7 +122,7 @@ static bool same_structure(const struct plan *p, struct res_map *m,
 
 	if (a->nconns != b->nconns || a->npipes != b->npipes || a->nhops != b->nhops ||
 	    a->base_latency != b->base_latency || a->total_cap != b->total_cap ||
-	    a->bus_factor != b->bus_factor)
+	    a->total_stream_cap != b->total_stream_cap || a->bus_factor != b->bus_factor)
 		return false;
 	for (size_t i = 0; i < a->npipes; i++)
 		if (!same_pipe(&a->pipes[i], &b->pipes[i]))

@@ -295,7 +295,7 @@ int yaml_doc_read_uint(const struct yaml_doc *y, const yaml_node_t *n,
 		       const char *key, unsigned min, unsigned max,
 		       unsigned *out)
 {
-	double v;
+	double v = 0;
 	int err;
 
 	err = yaml_doc_read_decimal(y, n, key, "a whole number", &v);
@@ -341,7 +341,7 @@ int yaml_doc_read_bool(const struct yaml_doc *y, const yaml_node_t *n,
 		       const char *key, bool *out)
 {
 	static const char *const names[] = { "false", "true" };
-	unsigned v;
+	unsigned v = 0;
 	int err;
 
 	err = yaml_doc_read_choice(y, n, key, names, 2, &v);

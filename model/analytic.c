@@ -161,10 +161,10 @@ static int share(const struct solver *sv, const struct plan_pattern *pat,
 		flows[i].uses = pool + at;
 		flows[i].nuses = k;
 		flows[i].cap = conn_cap(pat, c, nch, pcap);
-		/* The stream's limit binds the steady shares only: while a
+		/* The stream's limits bind the steady shares only: while a
 		 * pipe fills, a slice takes its links' pace (plan.h). */
-		if (seg < 0 && pat->pipes[c->pipe].stream_cap < flows[i].cap)
-			flows[i].cap = pat->pipes[c->pipe].stream_cap;
+		if (seg < 0 && plan_stream_cap(pat, &pat->pipes[c->pipe], nch) < flows[i].cap)
+			flows[i].cap = plan_stream_cap(pat, &pat->pipes[c->pipe], nch);
 		if (pace && pace[c->pipe] * c->volume < flows[i].cap)
 			flows[i].cap = pace[c->pipe] * c->volume;
 		/*
@@ -318,6 +318,10 @@ static const struct conn_rate *rates_for(const struct solver *sv,
 	return *err ? NULL : nr->c;
 }
 
+/* Periods this close are one pace (caps and shares that are equal by
+ * construction, computed along different ways). */
+#define SAME_PACE 1e-9
+
 /* One connection's slice times in a call. */
 struct conn_time {
 	double tau;    /* through all its segments, store and forward */
@@ -390,12 +394,25 @@ static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
 		if (t->seg_tau[k] > t->period)
 			t->period = t->seg_tau[k];
 	/* However few slices share the links, the stream takes no more
-	 * than its limit allows. */
-	t->paced = stream_cap > 0 && slice / stream_cap > t->period;
-	if (t->paced)
+	 * than its limit allows; it is paced too where its steady share
+	 * is that limit (share() caps the steady shares at it). */
+	t->paced = isfinite(stream_cap) && stream_cap > 0 &&
+		   slice / stream_cap >= t->period * (1 - SAME_PACE);
+	if (t->paced && slice / stream_cap > t->period)
 		t->period = slice / stream_cap;
 	t->slot = pipeline_slot_period(slot_fifo_tau(t, r->nseg, fifos),
 				       fifos->credit_trip, slots);
+}
+
+/*
+ * When @c's last slice lands after it has passed its first K - 1 slices
+ * one period apart: its latency after the period, and, where the
+ * stream's limit paces it, its links' tau instead of the period (the
+ * slice takes its links' pace: plan.h stream_cap).
+ */
+static double conn_last(const struct plan_conn *c, const struct conn_time *ct)
+{
+	return c->latency + (ct->paced && ct->slot <= ct->period ? ct->tau - ct->period : 0);
 }
 
 /* The stage busy times and spans of the bottleneck connection. */
@@ -426,6 +443,47 @@ static void record_stages(const struct plan_pattern *pat, const struct plan_conn
 	}
 }
 
+/*
+ * The least a ring's loop takes before the next loop's first slice can
+ * leave a connection: NCCL's kernel runs a loop's steps one after another
+ * (all_reduce.h runRing), each step's slices waiting for the hop before,
+ * so a loop's steps after its first each wait a hop, l + tau (one grain
+ * where it cuts through), and its last step's m slices then leave one
+ * after another through the connection's slowest segment. Loop by loop
+ * the wait goes round the ring, steps - 1 places on each time, so a hop
+ * and a segment are their means over the ring's connections. Where a
+ * hop's latency is long against the stream's pace (LL's small slices),
+ * this, not P pi, sets how fast the loops before the last go by.
+ */
+static double ring_loop(const struct plan *p, const struct conn_rate *cr,
+			const struct plan_pattern *pat, const struct plan_pipe *pp,
+			const struct plan_slicing *s, uint64_t bytes, double rho,
+			double stream, double grain)
+{
+	double hop = 0, seg = 0;
+
+	for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
+		const struct plan_conn *c = &pat->conns[k];
+		const struct plan_route *r = &pat->routes[c->route];
+		double slice = plan_slice_bytes(c, s, bytes), slowest = 0;
+		struct slot_fifos fifos;
+		struct conn_time ct;
+
+		slot_fifos_of(p, pat, c, &fifos);
+		conn_time(&cr[k], slice, s->slots, &fifos, rho, stream, &ct);
+		for (unsigned g = 0; g < cr[k].nseg; g++)
+			if (ct.seg_tau[g] > slowest)
+				slowest = ct.seg_tau[g];
+		seg += slowest;
+		if (r->cut_through && slice > grain)
+			conn_time(&cr[k], grain, s->slots, &fifos, rho, stream, &ct);
+		hop += c->latency + ct.tau;
+	}
+	if (!pp->nconns)
+		return 0;
+	return ((pp->steps - 1) * hop + s->per_stream * seg) / (double)pp->nconns;
+}
+
 static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		     struct pattern_state *ps, uint64_t bytes, unsigned nch,
 		     struct coll_record *rec)
@@ -451,26 +509,47 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		const struct plan_conn *bott = NULL;
 		struct conn_time bott_ct = { 0 };
 		struct plan_slicing s;
-		double chain = 0, pi = 0, pi_slot = 0, t, rho, last;
+		double chain = 0, pi = 0, pi_slot = 0, t, rho, last = 0;
+		double stream = plan_stream_cap(pat, pp, nch);
 
 		plan_slicing(p, pat, pp, bytes, nch, &s);
 		if (!s.active)
 			continue;
 		rho = pp->shape == PIPE_RING || !pp->nhops ? 1 :
 		      s.slices < pp->nhops ? s.slices / pp->nhops : 1;
+		/*
+		 * The bottleneck: the slowest connection and, in a ring, among
+		 * those at its pace the one whose last slice lands last. A
+		 * ring's connections all start at once (every rank has a
+		 * chunk of its own), so those held to one pace (a per-channel
+		 * limit binding them all, or links shared alike) pass their
+		 * slices in step from the start, and each one's last slice
+		 * lands its own latency after the K-th period: the stream
+		 * ends with the longest of those, a network hop's, not with
+		 * whichever came first in the ring (an NVLink hop's: 2.1 us
+		 * short of the model backend's last arrival on a Hopper ring
+		 * LL128, tuning.cc hwLat 4.0 - 1.9). A chain's later hops
+		 * start as the first slice reaches them, which its latency-
+		 * bound way counts; there the first slowest stays.
+		 */
 		for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
 			const struct plan_conn *c = &pat->conns[k];
+			double pk, pb = fmax(pi, pi_slot);
 			struct slot_fifos fifos;
 			struct conn_time ct;
 
 			slot_fifos_of(p, pat, c, &fifos);
 			conn_time(&cr[k], plan_slice_bytes(c, &s, bytes), s.slots,
-				  &fifos, rho, pp->stream_cap, &ct);
-			if (!bott || fmax(ct.period, ct.slot) > fmax(pi, pi_slot)) {
+				  &fifos, rho, stream, &ct);
+			pk = fmax(ct.period, ct.slot);
+			if (!bott || pk > pb * (1 + SAME_PACE) ||
+			    (pp->shape == PIPE_RING && pk >= pb * (1 - SAME_PACE) &&
+			     conn_last(c, &ct) > last)) {
 				pi = ct.period;
 				pi_slot = ct.slot;
 				bott = c;
 				bott_ct = ct;
+				last = conn_last(c, &ct);
 			}
 		}
 		for (size_t h = pp->first_hop; h < pp->first_hop + pp->nhops; h++) {
@@ -484,16 +563,15 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 				slice = grain;
 			slot_fifos_of(p, pat, c, &fifos);
 			conn_time(&cr[pat->hops[h]], slice, s.slots,
-				  &fifos, rho, pp->stream_cap, &ct);
+				  &fifos, rho, stream, &ct);
 			chain += c->latency + ct.tau;
 		}
 		/* A paced stream's last slice leaves (K - 1) pi in and takes
-		 * its links' tau, not pi (the backends agree on this: model/
-		 * simgrid_run.c spaces the slices' starts). */
-		last = bott ? bott->latency : 0;
-		if (bott && bott_ct.paced && pi_slot <= pi)
-			last += bott_ct.tau - pi;
-		t = pipeline_time(&s, chain, pi, pi_slot, last);
+		 * its links' tau, not pi (conn_last; the backends agree on
+		 * this: model/simgrid_run.c spaces the slices' starts). */
+		t = pipeline_time(&s, chain, pi, pi_slot, last,
+				  pp->shape == PIPE_RING && s.slices > s.per_loop ?
+					  ring_loop(p, cr, pat, pp, &s, bytes, rho, stream, grain) : 0);
 		if (!worst_conn || t > worst) {
 			worst = t;
 			worst_conn = bott;

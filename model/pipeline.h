@@ -14,12 +14,16 @@
  * per loop; a slice of the last loop's slowest chunk crosses the chain,
  * with m - 1 more of its stream behind it. The last slice then ends at
  *
- *   T = max( (K - P) pi + sum over the chain (l + tau) + (m - 1) pi,
+ *   T = max( (K - P) / P max(P pi, loop) + sum over the chain (l + tau)
+ *              + (m - 1) pi,
  *            K pi + l_b )
  *
  * the latest of the two ways it can be late: waiting behind the loops
  * before it and then crossing the chain (latency-bound), or behind every
- * slice of the slowest connection (bandwidth-bound). For a chain of h
+ * slice of the slowest connection (bandwidth-bound). A loop before the
+ * last takes its P slices at the pipe's pace, or @loop where its own
+ * steps' hops take longer (a ring's: model/analytic.c ring_loop; 0 for
+ * none). For a chain of h
  * equal hops and K = P = m slices this is h (l + tau) + (K - 1) tau, the
  * textbook pipeline; for a ring of n ranks with many slices it is
  * V / B + l, the per-link volume over the bottleneck.
@@ -30,7 +34,8 @@
 #include "plan.h"
 
 double pipeline_time(const struct plan_slicing *s, double chain,
-		     double period, double slot_period, double last_latency);
+		     double period, double slot_period, double last_latency,
+		     double loop);
 
 /*
  * A FIFO's slots over the slots: a slot turns over once its slice has

@@ -216,9 +216,8 @@ static void seg_actor_main(int argc, char **argv)
 			sg_sem_acquire(c->slot);
 			if (q >= c->slots)
 				sleep_until(freed[q - c->slots] + c->credit_trip);
-			/* The pipe's stream limit (plan.h stream_cap): it
-			 * spaces the slices, each still moving at its links'
-			 * pace. */
+			/* The stream's limits (plan_stream_cap) space the
+			 * slices, each still moving at its links' pace. */
 			if (c->gap > 0)
 				sleep_until(c->run->start + q * c->gap);
 		} else {
@@ -384,7 +383,7 @@ static int conn_init(struct sim *s, const struct plan *p, const struct plan_patt
 	const struct plan_route *r = &pat->routes[c->route];
 	const struct plan_pipe *pp = &pat->pipes[c->pipe];
 	struct plan_slicing sl;
-	double cap = conn_cap(pat, c, nch);
+	double cap = conn_cap(pat, c, nch), stream = plan_stream_cap(pat, pp, nch);
 	int err = 0;
 
 	plan_slicing(p, pat, pp, bytes, nch, &sl);
@@ -400,7 +399,7 @@ static int conn_init(struct sim *s, const struct plan *p, const struct plan_patt
 	sc->cut_through = r->cut_through;
 	sc->latency = c->latency;
 	sc->links = r->latency;
-	sc->gap = isfinite(pp->stream_cap) && pp->stream_cap > 0 ? sc->slice / pp->stream_cap : 0;
+	sc->gap = isfinite(stream) && stream > 0 ? sc->slice / stream : 0;
 	sc->nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
 	sc->arrival = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->arrival));
 	sc->sent = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->sent));

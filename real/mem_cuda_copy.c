@@ -159,7 +159,7 @@ int mem_cuda_copy_wait(void *ctx, unsigned ticket)
 
 int mem_cuda_copy_in(void *ctx, void *gpu, const void *host, size_t len)
 {
-	unsigned t;
+	unsigned t = 0;
 	int err = mem_cuda_copy_in_start(ctx, gpu, host, len, &t);
 
 	return err ? err : mem_cuda_copy_wait(ctx, t);
@@ -167,7 +167,7 @@ int mem_cuda_copy_in(void *ctx, void *gpu, const void *host, size_t len)
 
 int mem_cuda_copy_out(void *ctx, void *host, const void *gpu, size_t len)
 {
-	unsigned t;
+	unsigned t = 0;
 	int err = mem_cuda_copy_out_start(ctx, host, gpu, len, &t);
 
 	return err ? err : mem_cuda_copy_wait(ctx, t);

@@ -63,7 +63,7 @@ static void norm_bdf(const char *in, char *out, size_t len)
 	if (sscanf(in, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4)
 		snprintf(out, len, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
 	else
-		snprintf(out, len, "%s", in);
+		snprintf(out, len, "%.*s", (int)(len - 1), in);
 }
 
 static struct probe_gpu *gpu_by_bdf(struct probe *p, const char *bdf)

@@ -315,6 +315,194 @@ static void proxy_fifos_pace_a_send(const char *backend, enum plan_path path)
 	run_destroy(&r);
 }
 
+/*
+ * A ring's LL and LL128 per-channel limits are, in NCCL's cost model, its
+ * bandwidth term alone (tuning.cc: busBw = min(llMaxBw, busBw * .5) and
+ * min(busBw * .92, nCh * perChMaxRingLL128Bw); the latency term is the
+ * hops' latencies): they pace each connection's stream of slices
+ * (plan.h stream_cap), and a slice crosses a hop at its links' pace.
+ *
+ * Ring/LL all-reduce of 128 KiB over round-numbers' 4 nodes on one
+ * channel. NCCL's search finds one graph channel at 10 GB/s, the
+ * communicator two; LL takes half the graph's speed (2.30.7), spread
+ * over the communicator's channels: 2.5 GB/s a connection, one slot's
+ * 32 KiB of data (a 64 KiB LL slot, half of it flags) every pi =
+ * 13.1072 us. The call is one loop of 4 chunks of 32 KiB: K = 6 slices a
+ * connection, one a step. A slice's hop: LL's send FIFO stays in host
+ * memory (the proxy polls its flags), so the GPU's threads store its
+ * 64 KiB of lines over the 20 GB/s GPU link (3.2768 us) and the NIC then
+ * sends them at 10 GB/s (6.5536 us): tau = 9.8304 us, after the hop's
+ * links' 11 us (GPU 1, switch 1 to the CPU and 1 back, NIC link 1, NIC
+ * 2, fabric 1, NIC 2, NIC link 1, GPU 1), above NCCL's 5 (one GPU a
+ * node: the tree's NET LL row). A chunk crosses its 6 hops at the links'
+ * pace, the stream's pace behind it never binding within one loop:
+ *   T = 6.6 + 6 (11 + tau) = 131.58 us
+ * (launch 6.6, baseLat Ring LL). With the limit on every hop (conn_cap,
+ * before 2026-12-02) each hop took pi on each of its two segments:
+ * 6.6 + 6 (11 + 2 pi) = 229.89 us, in both backends.
+ *
+ * 1 MiB is 8 such loops. A connection passes a loop's steps in order
+ * (NCCL's kernel runs them one after another), each step after the first
+ * waiting for the hop before, 5 (11 + tau), and the loop's last slice
+ * then leaves through its slowest segment, the NIC's 6.5536 us, before
+ * the next loop's first can: a loop takes 110.71 us, more than its 6
+ * slices at the stream's pace (78.64):
+ *   T = 6.6 + 7 (5 (11 + tau) + 6.5536) + 6 (11 + tau) = 906.52 us.
+ * (The closed form took the loops before the last at the stream's pace,
+ * 6.6 + 42 pi + 6 (11 + tau) = 682.08, until 2026-12-02; the model
+ * backend gave 906.52.)
+ */
+static void ring_ll_fills_at_the_links_pace(const char *backend)
+{
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 4);
+	double tau = 65536 / 20e9 * 1e6 + 65536 / 10e9 * 1e6;
+	struct run r;
+
+	NEED_BACKEND(backend);
+	o.algo = "ring";
+	o.proto = "ll";
+	o.nchannels = 1;
+	run_trace(&r, backend, DATA("round-numbers.yaml"),
+		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":131072,"
+		  "\"dtype\":\"fp32\"}\n", &o);
+	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
+	assert_rel(r.rec.coll[0].time_us, 6.6 + 6 * (11 + tau), 1e-4);
+	run_destroy(&r);
+	run_trace(&r, backend, DATA("round-numbers.yaml"),
+		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,"
+		  "\"dtype\":\"fp32\"}\n", &o);
+	assert_rel(r.rec.coll[0].time_us,
+		   6.6 + 7 * (5 * (11 + tau) + 65536 / 10e9 * 1e6) + 6 * (11 + tau), 1e-4);
+	run_destroy(&r);
+}
+
+/*
+ * LL's whole limit, NCCL's llMaxBws (tuning.cc: busBw = min(llMaxBw,
+ * busBw * .5), the same term), is the call's stream too, shared by its
+ * channels. Ring/LL all-reduce of 1 MiB over 4 nodes of
+ * one-gpu-four-nics.yaml: 8 channels (4 graph channels, a NIC each), so
+ * 2.30.7's llMaxBw across 4 or more Intel nodes, 20.4 GB/s, leaves
+ * 2.55 GB/s to a connection, below LL's share of the graph's speed. A
+ * channel's 128 KiB is one loop of 4 chunks of 32 KiB, 6 steps. A hop: the
+ * GPU stores 64 KiB of lines into host memory over its 200 GB/s link,
+ * shared by the 8 channels (2.6214 us), then a NIC, two channels on each
+ * 12.5 GB/s, sends them (10.4858 us): tau = 13.1072 us, after the links'
+ * 11 us:
+ *   T = 6.6 + 6 (11 + tau) = 151.24 us.
+ * With llMaxBw on every hop, each segment took at least 32 KiB at
+ * 2.55 GB/s: 226.80 us, in both backends.
+ */
+static void ring_ll_whole_limit_paces_the_stream(const char *backend)
+{
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 4);
+	double tau = 65536 / (200e9 / 8) * 1e6 + 65536 / (12.5e9 / 2) * 1e6;
+	struct run r;
+
+	NEED_BACKEND(backend);
+	o.algo = "ring";
+	o.proto = "ll";
+	run_trace(&r, backend, DATA("one-gpu-four-nics.yaml"),
+		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,"
+		  "\"dtype\":\"fp32\"}\n", &o);
+	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
+	cr_assert_eq(r.rec.coll[0].nchannels, 8);
+	assert_rel(r.rec.coll[0].time_us, 6.6 + 6 * (11 + tau), 1e-4);
+	run_destroy(&r);
+}
+
+/*
+ * Ring/LL128 all-reduces over 8 nodes x 8 H100 (the crossbar preset
+ * configs/h100-pcie5-400g.yaml). NCCL's search finds 8 graph channels,
+ * the communicator 16, so NCCL's LL128 ring limit per graph channel
+ * (tuning.cc perChMaxRingLL128Bws, Hopper 36.7 GB/s) leaves 18.35 GB/s
+ * to a connection, below its links. Each channel is one loop of one
+ * chunk a rank, 126 steps: K = 126 slices a connection. The ring's
+ * NVLink hops take tuning.cc's 1.9 us (hwLat NVLink, Ring LL128), its
+ * network hops 4.0 (NET), above their links'; launch 14 (baseLat).
+ */
+static const char allreduce_64mib_bf16[] =
+	"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":67108864,\"dtype\":\"bf16\"}\n";
+static const char allreduce_1mib_bf16[] =
+	"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,\"dtype\":\"bf16\"}\n";
+
+static double ring_ll128_h100(const char *backend, const char *topo, const char *line,
+			      unsigned nchannels)
+{
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 8);
+	struct run r;
+	double t;
+
+	o.algo = "ring";
+	o.proto = "ll128";
+	o.nchannels = nchannels;
+	run_trace(&r, backend, topo, line, &o);
+	cr_assert_eq(r.rec.coll[0].algo, ALGO_RING);
+	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL128);
+	cr_assert_eq(r.rec.coll[0].nchannels, nchannels ? nchannels : 16);
+	t = r.rec.coll[0].time_us;
+	run_destroy(&r);
+	return t;
+}
+
+/*
+ * 1 MiB on one channel: 16 KiB slices, pi = 0.8929 us. A chunk's
+ * slowest trip, 126 hops, holds 2N = 16 network hops; it is latency-
+ * bound. A slice crosses a network hop at the one 400 Gbit/s NIC's
+ * 47.5 GB/s (0.95 of the line rate), 16384 x 128/120 bytes on the wire:
+ * 0.3679 us; an NVLink hop is cut-through, holding it back by one grain
+ * of 1920 x 128/120 bytes at the GPU's 18 x 20.6 GB/s: 0.0055 us:
+ *   T = 14 + 16 (4.0 + 0.3679) + 110 (1.9 + 0.0055) = 293.49 us.
+ * With the limit on every hop (conn_cap) each took its slice or grain
+ * at 18.35 GB/s: 312.80 us.
+ */
+static void ring_ll128_fills_at_the_links_pace(const char *backend)
+{
+	double net = 16384 * 128.0 / 120 / 47.5e9 * 1e6;
+	double grain = 1920 * 128.0 / 120 / (18 * 20.6e9) * 1e6;
+
+	NEED_BACKEND(backend);
+	assert_rel(ring_ll128_h100(backend, CONFIG("h100-pcie5-400g.yaml"),
+				   allreduce_1mib_bf16, 1),
+		   14 + 16 * (4.0 + net) + 110 * (1.9 + grain), 1e-4);
+}
+
+/*
+ * 64 MiB on the 16 channels: 64 KiB slices, pi = 3.5714 us, bandwidth-
+ * bound. Every connection of the ring starts at once and is paced at pi,
+ * so each passes its K-th slice 125 pi in, at its links' pace, and the
+ * last to land is a network hop's: the NIC's 47.5 GB/s over its two
+ * channels, 65536 x 128/120 bytes: 2.9434 us, then its 4.0:
+ *   T = 14 + 125 pi + 2.9434 + 4.0 = 467.374 us.
+ * Before 2026-12-02 the limit held every hop to pi (14 + 126 pi + 4.0 =
+ * 468.002, the model backend), and the closed form took the first
+ * connection of the ring, an NVLink hop, as its bottleneck, ending 2.1 us
+ * early (465.902).
+ */
+#define H100_PI (65536 / 18.35e9 * 1e6)
+
+static void ring_ll128_ends_with_a_network_hop(const char *backend)
+{
+	NEED_BACKEND(backend);
+	assert_rel(ring_ll128_h100(backend, CONFIG("h100-pcie5-400g.yaml"),
+				   allreduce_64mib_bf16, 0),
+		   14 + 125 * H100_PI + 65536 * 128.0 / 120 / 23.75e9 * 1e6 + 4.0, 1e-4);
+}
+
+/* The two backends on that case and on the rail fat tree's switches
+ * (configs/h100-superpod-ib.yaml, where the model backend replays every
+ * node: bench/bench_fabric_replay.sh), to 1e-4. */
+Test(conformance, ring_ll128_backends_agree)
+{
+	static const char *const topos[] = { CONFIG("h100-pcie5-400g.yaml"),
+					     CONFIG("h100-superpod-ib.yaml") };
+
+	NEED_BACKEND("analytic");
+	NEED_BACKEND("model");
+	for (size_t i = 0; i < sizeof(topos) / sizeof(topos[0]); i++)
+		assert_rel(ring_ll128_h100("model", topos[i], allreduce_64mib_bf16, 0),
+			   ring_ll128_h100("analytic", topos[i], allreduce_64mib_bf16, 0), 1e-4);
+}
+
 #define CONFORMANCE(backend)                                                  \
 	Test(conformance_##backend, uncontended_direct)                       \
 	{                                                                     \
@@ -355,6 +543,22 @@ static void proxy_fifos_pace_a_send(const char *backend, enum plan_path path)
 	Test(conformance_##backend, proxy_fifos_pace_a_staged_send)           \
 	{                                                                     \
 		proxy_fifos_pace_a_send(#backend, PLAN_PATH_STAGED);          \
+	}                                                                     \
+	Test(conformance_##backend, ring_ll128_ends_with_a_network_hop)       \
+	{                                                                     \
+		ring_ll128_ends_with_a_network_hop(#backend);                 \
+	}                                                                     \
+	Test(conformance_##backend, ring_ll_fills_at_the_links_pace)          \
+	{                                                                     \
+		ring_ll_fills_at_the_links_pace(#backend);                    \
+	}                                                                     \
+	Test(conformance_##backend, ring_ll128_fills_at_the_links_pace)       \
+	{                                                                     \
+		ring_ll128_fills_at_the_links_pace(#backend);                 \
+	}                                                                     \
+	Test(conformance_##backend, ring_ll_whole_limit_paces_the_stream)     \
+	{                                                                     \
+		ring_ll_whole_limit_paces_the_stream(#backend);               \
 	}
 
 /* Every backend with a simulated clock gdrlab knows, built or not. */
