@@ -27,6 +27,18 @@
 #define CHUNK 131072.0
 #define NET_US (8.4 + 14)
 
+/* One fp32 all-reduce of @bytes on @topo_path. */
+static void run_allreduce(struct run *r, const char *backend, const char *topo_path,
+			  unsigned long long bytes, const struct plan_options *o)
+{
+	char line[128];
+
+	snprintf(line, sizeof(line),
+		 "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":%llu,\"dtype\":\"fp32\"}\n",
+		 bytes);
+	run_trace(r, backend, topo_path, line, o);
+}
+
 /* NULL with the reason printed (Criterion shows skips only with
  * --verbose) when @name cannot be tested here. */
 static const struct backend_ops *conformance_backend(const char *name)
@@ -142,9 +154,7 @@ static void ring_allreduce(const char *backend)
 	NEED_BACKEND(backend);
 	o.algo = "ring";
 	o.proto = "simple";
-	run_trace(&r, backend, DATA("round-numbers.yaml"),
-		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":33554432,"
-		  "\"dtype\":\"fp32\"}\n", &o);
+	run_allreduce(&r, backend, DATA("round-numbers.yaml"), 33554432, &o);
 	cr_assert_eq(r.rec.coll[0].nchannels, 2);
 	assert_rel(r.rec.coll[0].time_us, 8.4 + 24 * tau + 14, TOL);
 	run_destroy(&r);
@@ -228,9 +238,7 @@ static void tree_allreduce_streams_at_the_channel_limit(const char *backend)
 	o.algo = "tree";
 	o.proto = "simple";
 	o.nchannels = 1;
-	run_trace(&r, backend, DATA("round-numbers.yaml"),
-		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":4194304,"
-		  "\"dtype\":\"fp32\"}\n", &o);
+	run_allreduce(&r, backend, DATA("round-numbers.yaml"), 4194304, &o);
 	cr_assert_eq(r.rec.coll[0].algo, ALGO_TREE);
 	cr_assert_eq(r.rec.coll[0].nchannels, 1);
 	assert_rel(r.rec.coll[0].time_us, 8.4 + 2 * (14 + tau) + 7 * pi, TOL);
@@ -258,9 +266,7 @@ static void tree_allreduce_bound_by_the_nic(const char *backend)
 	NEED_BACKEND(backend);
 	o.algo = "tree";
 	o.proto = "simple";
-	run_trace(&r, backend, DATA("round-numbers.yaml"),
-		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":67108864,"
-		  "\"dtype\":\"fp32\"}\n", &o);
+	run_allreduce(&r, backend, DATA("round-numbers.yaml"), 67108864, &o);
 	cr_assert_eq(r.rec.coll[0].nchannels, 2);
 	assert_rel(r.rec.coll[0].time_us, 8.4 + 2 * (14 + tau) + 63 * pi, TOL);
 	run_destroy(&r);
@@ -362,15 +368,11 @@ static void ring_ll_fills_at_the_links_pace(const char *backend)
 	o.algo = "ring";
 	o.proto = "ll";
 	o.nchannels = 1;
-	run_trace(&r, backend, DATA("round-numbers.yaml"),
-		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":131072,"
-		  "\"dtype\":\"fp32\"}\n", &o);
+	run_allreduce(&r, backend, DATA("round-numbers.yaml"), 131072, &o);
 	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
 	assert_rel(r.rec.coll[0].time_us, 6.6 + 6 * (11 + tau), 1e-4);
 	run_destroy(&r);
-	run_trace(&r, backend, DATA("round-numbers.yaml"),
-		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,"
-		  "\"dtype\":\"fp32\"}\n", &o);
+	run_allreduce(&r, backend, DATA("round-numbers.yaml"), 1048576, &o);
 	assert_rel(r.rec.coll[0].time_us,
 		   6.6 + 7 * (5 * (11 + tau) + 65536 / 10e9 * 1e6) + 6 * (11 + tau), 1e-4);
 	run_destroy(&r);
@@ -401,9 +403,7 @@ static void ring_ll_whole_limit_paces_the_stream(const char *backend)
 	NEED_BACKEND(backend);
 	o.algo = "ring";
 	o.proto = "ll";
-	run_trace(&r, backend, DATA("one-gpu-four-nics.yaml"),
-		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,"
-		  "\"dtype\":\"fp32\"}\n", &o);
+	run_allreduce(&r, backend, DATA("one-gpu-four-nics.yaml"), 1048576, &o);
 	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
 	cr_assert_eq(r.rec.coll[0].nchannels, 8);
 	assert_rel(r.rec.coll[0].time_us, 6.6 + 6 * (11 + tau), 1e-4);
