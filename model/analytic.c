@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_grow.h"
 #include "maxmin.h"
 #include "pipeline.h"
 
@@ -28,20 +29,34 @@ struct conn_rate {
 					    * the same segment of the others
 					    * (while slices fill the pipe) */
 	double seg_ovh[PLAN_MAX_STAGES];   /* per-slice work per segment */
+	double fill;                       /* while a chain has fewer slices
+					    * than phases: shared with the
+					    * connections of the phases its
+					    * slices overlap (solve_fill) */
 	unsigned nseg;
 };
 
 struct rates {
 	unsigned nchannels;
+	uint32_t window;     /* phases either side moving at once
+			      * (solve_fill), or NO_FILL */
 	struct conn_rate *c; /* per connection of the pattern */
 };
+
+/* A call timed: a trace's buckets come back in turn, a few sizes each. */
+struct timed {
+	uint64_t bytes;
+	unsigned nch;
+	struct coll_record rec;
+};
+
+#define TIMED_MAX 16 /* calls remembered a pattern, the oldest replaced */
 
 struct pattern_state {
 	struct rates *r;     /* solved channel counts */
 	size_t nr;
-	uint64_t last_bytes; /* memo: the last call timed */
-	unsigned last_nch;
-	struct coll_record last;
+	struct timed timed[TIMED_MAX];
+	unsigned ntimed, next_timed;
 };
 
 struct solver {
@@ -126,15 +141,15 @@ static bool conn_active(const struct plan_pattern *pat, const struct plan_conn *
 
 /*
  * Max-min over the active connections, restricted to segment @seg (-1:
- * all) and, with @phase, to the connections of phase @want. With @pace,
+ * all) and, with @phase, to the connections of phases @lo to @hi. With @pace,
  * each connection is first capped at its pipe's pace from @pace[]
  * (payload bytes/s per byte of volume).
  */
 static int share(const struct solver *sv, const struct plan_pattern *pat,
-		 unsigned nch, int seg, const uint32_t *phase, uint32_t want,
-		 const double *pace, double *rate)
+		 unsigned nch, int seg, const uint32_t *phase, uint32_t lo,
+		 uint32_t hi, const double *pace, double *rate)
 {
-	size_t n = pat->nconns, total = 0, at = 0;
+	size_t n = pat->nconns, at = 0, room = 0;
 	struct maxmin_flow *flows = calloc(n ? n : 1, sizeof(*flows));
 	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX], *pool = NULL;
 	int err = -ENOMEM;
@@ -142,24 +157,19 @@ static int share(const struct solver *sv, const struct plan_pattern *pat,
 	if (!flows)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		double pcap;
-
-		if (conn_active(pat, &pat->conns[i], nch) && (!phase || phase[i] == want))
-			total += conn_uses(sv->p, pat, &pat->conns[i], seg, &pcap, tmp);
-	}
-	pool = malloc((total ? total : 1) * sizeof(*pool));
-	if (!pool)
-		goto out;
-	for (size_t i = 0; i < n; i++) {
 		const struct plan_conn *c = &pat->conns[i];
 		double pcap;
 		unsigned k;
 
-		if (!conn_active(pat, c, nch) || (phase && phase[i] != want))
+		if (!conn_active(pat, c, nch) || (phase && (phase[i] < lo || phase[i] > hi)))
 			continue;
-		k = conn_uses(sv->p, pat, c, seg, &pcap, pool + at);
-		flows[i].uses = pool + at;
-		flows[i].nuses = k;
+		k = conn_uses(sv->p, pat, c, seg, &pcap, tmp);
+		while (at + k > room)
+			if (array_grow((void **)&pool, room, &room, sizeof(*pool)))
+				goto out;
+		if (k)
+			memcpy(pool + at, tmp, k * sizeof(*tmp));
+		flows[i].nuses = k; /* uses: set once the pool has stopped moving */
 		flows[i].cap = conn_cap(pat, c, nch, pcap);
 		/* The stream's limits bind the steady shares only: while a
 		 * pipe fills, a slice takes its links' pace (plan.h). */
@@ -181,9 +191,14 @@ static int share(const struct solver *sv, const struct plan_pattern *pat,
 		}
 		at += k;
 	}
+	at = 0;
+	for (size_t i = 0; i < n; i++) {
+		flows[i].uses = flows[i].nuses ? pool + at : NULL;
+		at += flows[i].nuses;
+	}
 	err = maxmin_solve(sv->cap, sv->nres, flows, n);
 	for (size_t i = 0; !err && i < n; i++)
-		if (!phase || phase[i] == want)
+		if (!phase || (phase[i] >= lo && phase[i] <= hi))
 			rate[i] = flows[i].nuses || isfinite(flows[i].cap) ?
 					  flows[i].rate * (pat->conns[i].volume > 0 ?
 								   pat->conns[i].volume : 1) :
@@ -245,6 +260,10 @@ static int phases(const struct plan_pattern *pat, unsigned nch, uint32_t *phase,
 	return changed ? -ELOOP : 0; /* a chain with a cycle: a bad plan */
 }
 
+/* fill_window's answer where no chain has fewer slices than hops. */
+#define NO_FILL UINT32_MAX
+
+/* The steady shares, and each segment's while a pipe fills. */
 static int solve(const struct solver *sv, const struct plan_pattern *pat,
 		 unsigned nch, struct conn_rate *cr)
 {
@@ -257,10 +276,10 @@ static int solve(const struct solver *sv, const struct plan_pattern *pat,
 
 	if (!rate || !pace || !phase)
 		goto out;
-	err = share(sv, pat, nch, -1, NULL, 0, NULL, rate);
+	err = share(sv, pat, nch, -1, NULL, 0, 0, NULL, rate);
 	if (!err) {
 		pipe_pace(pat, rate, nch, pace);
-		err = share(sv, pat, nch, -1, NULL, 0, pace, rate);
+		err = share(sv, pat, nch, -1, NULL, 0, 0, pace, rate);
 	}
 	for (size_t i = 0; !err && i < pat->nconns; i++) {
 		const struct plan_route *r = &pat->routes[pat->conns[i].route];
@@ -278,11 +297,13 @@ static int solve(const struct solver *sv, const struct plan_pattern *pat,
 	 * connections of its phase move with it. */
 	for (uint32_t ph = 0; !err && ph < nphases; ph++)
 		for (unsigned k = 0; !err && k < nseg; k++) {
-			err = share(sv, pat, nch, (int)k, phase, ph, NULL, rate);
+			err = share(sv, pat, nch, (int)k, phase, ph, ph, NULL, rate);
 			for (size_t i = 0; !err && i < pat->nconns; i++)
 				if (phase[i] == ph && k < cr[i].nseg)
 					cr[i].seg_bw[k] = rate[i];
 		}
+	for (size_t i = 0; !err && i < pat->nconns; i++)
+		cr[i].fill = cr[i].rate;
 out:
 	free(phase);
 	free(pace);
@@ -290,31 +311,78 @@ out:
 	return err;
 }
 
+/*
+ * A chain of fewer slices than phases has a slice at @window phases
+ * either side of a connection's while it moves its own: those move with
+ * it, through all their segments. The channels being alike, every
+ * channel's slices are at the same depths, so the connections that share
+ * a NIC or a host's memory across channels all move at once: a chain's
+ * hops taking turns frees nothing there.
+ */
+static int solve_fill(const struct solver *sv, const struct plan_pattern *pat,
+		      unsigned nch, uint32_t window, struct conn_rate *cr)
+{
+	size_t n = pat->nconns ? pat->nconns : 1;
+	double *rate = calloc(n, sizeof(*rate));
+	uint32_t *phase = calloc(n, sizeof(*phase)), nphases = 0;
+	int err = -ENOMEM;
+
+	if (!rate || !phase)
+		goto out;
+	err = phases(pat, nch, phase, &nphases);
+	for (size_t i = 0; !err && i < pat->nconns; i++)
+		cr[i].fill = cr[i].rate;
+	for (uint32_t ph = 0; !err && window + 1 < nphases && ph < nphases; ph++) {
+		err = share(sv, pat, nch, -1, phase, ph > window ? ph - window : 0,
+			    ph + window, NULL, rate);
+		for (size_t i = 0; !err && i < pat->nconns; i++)
+			if (phase[i] == ph && pat->pipes[pat->conns[i].pipe].shape != PIPE_RING)
+				cr[i].fill = rate[i];
+	}
+out:
+	free(phase);
+	free(rate);
+	return err;
+}
+
 static const struct conn_rate *rates_for(const struct solver *sv,
 					 const struct plan_pattern *pat,
 					 struct pattern_state *ps, unsigned nch,
-					 int *err)
+					 uint32_t window, int *err)
 {
+	const struct rates *same_nch = NULL;
 	struct rates *nr;
 
 	for (size_t i = 0; i < ps->nr; i++)
-		if (ps->r[i].nchannels == nch)
-			return ps->r[i].c;
+		if (ps->r[i].nchannels == nch) {
+			if (window == NO_FILL || ps->r[i].window == window)
+				return ps->r[i].c;
+			same_nch = &ps->r[i];
+		}
 	nr = realloc(ps->r, (ps->nr + 1) * sizeof(*nr));
 	if (!nr) {
 		*err = -ENOMEM;
 		return NULL;
 	}
+	if (same_nch)
+		same_nch = nr + (same_nch - ps->r);
 	ps->r = nr;
 	nr = &ps->r[ps->nr];
 	nr->nchannels = nch;
+	nr->window = window;
 	nr->c = calloc(pat->nconns ? pat->nconns : 1, sizeof(*nr->c));
 	if (!nr->c) {
 		*err = -ENOMEM;
 		return NULL;
 	}
 	ps->nr++;
-	*err = solve(sv, pat, nch, nr->c);
+	/* The steady and per-segment shares do not depend on the window. */
+	if (same_nch)
+		memcpy(nr->c, same_nch->c, pat->nconns * sizeof(*nr->c));
+	else
+		*err = solve(sv, pat, nch, nr->c);
+	if (!*err && window != NO_FILL)
+		*err = solve_fill(sv, pat, nch, window, nr->c);
 	return *err ? NULL : nr->c;
 }
 
@@ -366,16 +434,15 @@ static double slot_fifo_tau(const struct conn_time *t, unsigned nseg,
 }
 
 /*
- * @rho: the share of a chain's hops that carry a slice at once once the
- * pipe runs (K slices over H hops: min(1, K/H); 1 for a ring). With few
- * slices the links are shared by few connections: a connection gets its
- * steady share over rho, but never more than while the pipe fills.
+ * @filling: a chain of fewer slices than hops, whose links are shared only
+ * by the connections whose slices move at once (conn_rate.fill), never
+ * more than while the pipe fills; else the steady share.
  */
 static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
-		      const struct slot_fifos *fifos, double rho, double stream_cap,
+		      const struct slot_fifos *fifos, bool filling, double stream_cap,
 		      struct conn_time *t)
 {
-	double eff = rho > 0 ? r->rate / rho : r->rate, steady;
+	double eff = filling ? r->fill : r->rate, steady;
 
 	t->tau = 0;
 	for (unsigned k = 0; k < r->nseg; k++) {
@@ -457,7 +524,7 @@ static void record_stages(const struct plan_pattern *pat, const struct plan_conn
  */
 static double ring_loop(const struct plan *p, const struct conn_rate *cr,
 			const struct plan_pattern *pat, const struct plan_pipe *pp,
-			const struct plan_slicing *s, uint64_t bytes, double rho,
+			const struct plan_slicing *s, uint64_t bytes, bool filling,
 			double stream, double grain)
 {
 	double hop = 0, seg = 0;
@@ -470,18 +537,45 @@ static double ring_loop(const struct plan *p, const struct conn_rate *cr,
 		struct conn_time ct;
 
 		slot_fifos_of(p, pat, c, &fifos);
-		conn_time(&cr[k], slice, s->slots, &fifos, rho, stream, &ct);
+		conn_time(&cr[k], slice, s->slots, &fifos, filling, stream, &ct);
 		for (unsigned g = 0; g < cr[k].nseg; g++)
 			if (ct.seg_tau[g] > slowest)
 				slowest = ct.seg_tau[g];
 		seg += slowest;
 		if (r->cut_through && slice > grain)
-			conn_time(&cr[k], grain, s->slots, &fifos, rho, stream, &ct);
+			conn_time(&cr[k], grain, s->slots, &fifos, filling, stream, &ct);
 		hop += c->latency + ct.tau;
 	}
 	if (!pp->nconns)
 		return 0;
 	return ((pp->steps - 1) * hop + s->per_stream * seg) / (double)pp->nconns;
+}
+
+/* How many phases either side of a chain's connection move slices with
+ * it: one fewer than the chain's slices (solve_fill); NO_FILL where no
+ * chain has fewer slices than hops. */
+static uint32_t fill_window(const struct plan *p, const struct plan_pattern *pat,
+			    uint64_t bytes, unsigned nch)
+{
+	double slices = 0;
+	bool filling = false;
+
+	for (size_t i = 0; i < pat->npipes; i++) {
+		const struct plan_pipe *pp = &pat->pipes[i];
+		struct plan_slicing s;
+
+		if (pp->shape == PIPE_RING)
+			continue;
+		plan_slicing(p, pat, pp, bytes, nch, &s);
+		if (!s.active)
+			continue;
+		filling |= s.slices < pp->nhops;
+		if (s.slices > slices)
+			slices = s.slices;
+	}
+	if (!filling)
+		return NO_FILL;
+	return slices > 1 ? (uint32_t)ceil(slices) - 1 : 0;
 }
 
 static int time_call(const struct solver *sv, const struct plan_pattern *pat,
@@ -501,7 +595,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 	rec->time_us = 0;
 	if (!pat->npipes || !bytes)
 		return 0;
-	cr = rates_for(sv, pat, ps, nch, &err);
+	cr = rates_for(sv, pat, ps, nch, fill_window(p, pat, bytes, nch), &err);
 	if (!cr)
 		return err;
 	for (size_t i = 0; i < pat->npipes; i++) {
@@ -509,14 +603,14 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		const struct plan_conn *bott = NULL;
 		struct conn_time bott_ct = { 0 };
 		struct plan_slicing s;
-		double chain = 0, pi = 0, pi_slot = 0, t, rho, last = 0;
+		double chain = 0, pi = 0, pi_slot = 0, t, last = 0;
+		bool filling;
 		double stream = plan_stream_cap(pat, pp, nch);
 
 		plan_slicing(p, pat, pp, bytes, nch, &s);
 		if (!s.active)
 			continue;
-		rho = pp->shape == PIPE_RING || !pp->nhops ? 1 :
-		      s.slices < pp->nhops ? s.slices / pp->nhops : 1;
+		filling = pp->shape != PIPE_RING && s.slices < pp->nhops;
 		/*
 		 * The bottleneck: the slowest connection and, in a ring, among
 		 * those at its pace the one whose last slice lands last. A
@@ -540,7 +634,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 
 			slot_fifos_of(p, pat, c, &fifos);
 			conn_time(&cr[k], plan_slice_bytes(c, &s, bytes), s.slots,
-				  &fifos, rho, stream, &ct);
+				  &fifos, filling, stream, &ct);
 			pk = fmax(ct.period, ct.slot);
 			if (!bott || pk > pb * (1 + SAME_PACE) ||
 			    (pp->shape == PIPE_RING && pk >= pb * (1 - SAME_PACE) &&
@@ -563,7 +657,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 				slice = grain;
 			slot_fifos_of(p, pat, c, &fifos);
 			conn_time(&cr[pat->hops[h]], slice, s.slots,
-				  &fifos, rho, stream, &ct);
+				  &fifos, filling, stream, &ct);
 			chain += c->latency + ct.tau;
 		}
 		/* A paced stream's last slice leaves (K - 1) pi in and takes
@@ -571,7 +665,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		 * this: model/simgrid_run.c spaces the slices' starts). */
 		t = pipeline_time(&s, chain, pi, pi_slot, last,
 				  pp->shape == PIPE_RING && s.slices > s.per_loop ?
-					  ring_loop(p, cr, pat, pp, &s, bytes, rho, stream, grain) : 0);
+					  ring_loop(p, cr, pat, pp, &s, bytes, filling, stream, grain) : 0);
 		if (!worst_conn || t > worst) {
 			worst = t;
 			worst_conn = bott;
@@ -613,15 +707,22 @@ static int analytic_run(const struct plan *p, struct records *rec,
 	for (size_t i = 0; i < p->ncollectives && !err; i++) {
 		const struct plan_collective *pc = &p->collectives[i];
 		struct pattern_state *ps = &st[pc->pattern];
+		struct timed *t = NULL;
 
-		if (ps->last_bytes != pc->bytes || ps->last_nch != pc->nchannels ||
-		    !ps->last_bytes) {
+		for (unsigned k = 0; k < ps->ntimed && !t; k++)
+			if (ps->timed[k].bytes == pc->bytes && ps->timed[k].nch == pc->nchannels)
+				t = &ps->timed[k];
+		if (!t) {
+			t = &ps->timed[ps->next_timed];
+			ps->next_timed = (ps->next_timed + 1) % TIMED_MAX;
+			if (ps->ntimed < TIMED_MAX)
+				ps->ntimed++;
+			t->bytes = pc->bytes;
+			t->nch = pc->nchannels;
 			err = time_call(&sv, &p->patterns[pc->pattern], ps, pc->bytes,
-					pc->nchannels, &ps->last);
-			ps->last_bytes = pc->bytes;
-			ps->last_nch = pc->nchannels;
+					pc->nchannels, &t->rec);
 		}
-		copy_timing(&rec->coll[i], &ps->last);
+		copy_timing(&rec->coll[i], &t->rec);
 		records_progress(rec, i + 1);
 	}
 out:
