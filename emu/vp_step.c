@@ -195,7 +195,13 @@ static int post_write(struct vp_ctx *c, unsigned peer, enum vp_wr_kind kind,
 	return 0;
 }
 
-/* Post the next data chunk if a slot and a credit allow it. */
+/*
+ * Post the next data chunk if a slot and a credit allow it. The slots of
+ * the peer's chunks consumed so far ride along in the write's immediate:
+ * where data and a credit go to the same peer in a turn (a ring of two,
+ * a pairwise exchange, a ping-pong), one write and one post carry both,
+ * and the credit is behind no data of its own.
+ */
 static int try_send(struct vp_ctx *c, struct step_state *st, bool *moved,
 		    struct diag *d)
 {
@@ -209,7 +215,7 @@ static int try_send(struct vp_ctx *c, struct step_state *st, bool *moved,
 		size_t slot = vp_slot_off(c, c->cfg.rank, o->posted);
 		uint8_t *src = (uint8_t *)c->gpu + send_src(c, s, st->sent);
 		uint32_t lkey = c->gpu_mr->lkey, rkey;
-		uint64_t raddr;
+		uint64_t raddr, carry;
 		int err;
 
 		/* credits start at cfg.slots (vp_connect): one per free slot */
@@ -240,10 +246,16 @@ static int try_send(struct vp_ctx *c, struct step_state *st, bool *moved,
 			raddr = c->remote[peer].gpu_addr + slot;
 			rkey = c->remote[peer].gpu_rkey;
 		}
+		carry = c->in[peer].consumed - c->in[peer].credited;
+		if (carry > VP_IMM_CARRY_MAX)
+			carry = VP_IMM_CARRY_MAX; /* the rest in hand_back() */
 		err = post_write(c, peer, VP_WR_DATA, src, lkey, len, raddr, rkey,
-				 (uint32_t)(o->posted & VP_IMM_SEQ), d);
+				 (uint32_t)(o->posted & VP_IMM_SEQ) |
+					 (uint32_t)carry << VP_IMM_CARRY_SHIFT,
+				 d);
 		if (err)
 			return err;
+		c->in[peer].credited += carry;
 		if (c->wire_outstanding++ == 0)
 			c->wire_t0 = vp_now_us();
 		st->t->bytes[s->intra_send ? STAGE_INTRA : STAGE_WIRE] += len;
@@ -375,7 +387,8 @@ static int consume(struct vp_ctx *c, struct step_state *st, bool *moved,
  * Hand back every slot consumed since the last credit to each peer, in
  * one write a peer: after this turn's data went out, so that a credit's
  * post (a system call) is never on the way of the data, and several
- * slots cost one write. Slots consumed at the end of a step go back in
+ * slots cost one write. Slots a data write to the peer carried back in
+ * this turn (try_send) are credited already. Slots consumed at the end of a step go back in
  * the next step's first turn: nobody waits for them before it, since a
  * sender's step ends only after all of its chunks were posted.
  */
@@ -445,15 +458,16 @@ static int handle_wc(struct vp_ctx *c, struct step_state *st,
 		if (err)
 			return err;
 		if (imm & VP_IMM_CREDIT) {
-			c->out[peer].credits += imm & VP_IMM_SEQ;
+			c->out[peer].credits += imm & VP_IMM_COUNT;
 			return 0;
 		}
-		if (imm != (uint32_t)(c->in[peer].arrived & VP_IMM_SEQ))
+		if ((imm & VP_IMM_SEQ) != (uint32_t)(c->in[peer].arrived & VP_IMM_SEQ))
 			return diag_set(d, -EPROTO,
 					"rank %u: chunk %u from rank %u out of order (expected %u)",
-					c->cfg.rank, imm, peer,
+					c->cfg.rank, imm & VP_IMM_SEQ, peer,
 					(uint32_t)(c->in[peer].arrived & VP_IMM_SEQ));
 		c->in[peer].arrived++;
+		c->out[peer].credits += imm >> VP_IMM_CARRY_SHIFT; /* carried */
 		return 0;
 	}
 	return diag_set(d, -EPROTO, "rank %u: unexpected completion opcode %d from rank %u",
