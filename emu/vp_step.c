@@ -389,9 +389,10 @@ static int consume(struct vp_ctx *c, struct step_state *st, bool *moved,
  * one write a peer: after this turn's data went out, so that a credit's
  * post (a system call) is never on the way of the data, and several
  * slots cost one write. Slots a data write to the peer carried back in
- * this turn (try_send) are credited already. Slots consumed at the end of a step go back in
- * the next step's first turn: nobody waits for them before it, since a
- * sender's step ends only after all of its chunks were posted.
+ * this turn (try_send) are credited already. Slots consumed at the end
+ * of a step go back in the next step's first turn: nobody waits for them
+ * before it, since a sender's step ends only after all of its chunks
+ * were posted.
  */
 static int hand_back(struct vp_ctx *c, bool *moved, struct diag *d)
 {
