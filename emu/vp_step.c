@@ -24,7 +24,7 @@
 #include <string.h>
 
 #define VP_SPIN_FREE_US 100 /* idle spin before yielding the CPU */
-#define VP_CLOCK_TURNS 32 /* idle turns a clock read */
+#define VP_CLOCK_TURNS 32 /* idle turns between the loop's clock reads */
 #define VP_MAX_SLOTS 64 /* staging.buffers is at most 64 (topology_yaml.c) */
 
 /* Started staged copies of one direction, and their busy span. */
@@ -569,10 +569,10 @@ int vp_step_run(struct vp_ctx *c, const struct vp_step *s, struct vp_times *t,
 			return err;
 		/* The clock is a system call where the guest's clocksource
 		 * is HPET (2.6 us a read under TCG, against a 30 us
-		 * round trip): read only every VP_CLOCK_TURNS idle turns,
-		 * never on the way from a completion to the next post. A
-		 * turn that moved counts as done when the clock is next
-		 * read; the spin, yield and time-out bounds are late by
+		 * round trip): the loop reads it only every VP_CLOCK_TURNS
+		 * idle turns, not after each turn that moved, on the way
+		 * from a completion to the post it allows. A turn that
+		 * moved counts as done when the clock is next read; the spin, yield and time-out bounds are late by
 		 * at most VP_CLOCK_TURNS turns of polling, each bounded. */
 		if (moved) {
 			stamp = true;
