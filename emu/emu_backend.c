@@ -177,6 +177,19 @@ static int spin_us(void)
 	return (int)env_count("GDRLAB_EMU_SPIN_US", 60000000, EMU_SPIN_US);
 }
 
+/*
+ * GDRLAB_EMU_BIND: 1 binds forked ranks a CPU each, 0 leaves them to the
+ * scheduler. Default: bound for host memory (emu), as Open MPI's mpirun
+ * binds 2 ranks to cores: unbound, the kernel often runs both ends of a
+ * ping-pong on one CPU of two, where each round trip waits for a yield
+ * (270 us one-way against 20-30 us bound, rxe under TCG). Not for GPU
+ * memory (real): CPU r is not GPU r's nearest; its launcher binds.
+ */
+static bool bind_cpus(const struct emu_mem *mem)
+{
+	return env_count("GDRLAB_EMU_BIND", 1, mem ? 0 : 1) == 1;
+}
+
 /* GDRLAB_EMU_PINGPONG: round trips of the latency measurement before
  * the first collective (emu/pingpong.h); 0 leaves it out. */
 static unsigned pingpong_rounds(void)
@@ -361,6 +374,7 @@ int emu_run_with(const struct plan *p, struct records *rec,
 {
 	struct emu_rank_args a = { .plan = p, .mem = mem,
 				   .timeout_ms = timeout_ms(), .spin_us = spin_us(),
+				   .bind_cpus = bind_cpus(mem),
 				   .pingpong_rounds = pingpong_rounds(),
 				   .progress = rec };
 	struct ib_config ib;

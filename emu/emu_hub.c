@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -59,6 +60,29 @@ struct hub {
 	struct diag *d;
 };
 
+/*
+ * Bind forked rank @rank of @n to the @rank-th CPU this process may run
+ * on, where there is one for each rank; else leave it unbound (ranks
+ * share CPUs anyway). A hint: a failure leaves the rank unbound.
+ */
+static void bind_rank(unsigned rank, unsigned n)
+{
+	cpu_set_t allowed, one;
+	unsigned k = 0;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) ||
+	    (unsigned)CPU_COUNT(&allowed) < n)
+		return;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed) || k++ != rank)
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		(void)sched_setaffinity(0, sizeof(one), &one);
+		return;
+	}
+}
+
 static int child_main(const struct emu_rank_args *a, const char *device,
 		      unsigned rank, unsigned n, int fd)
 {
@@ -70,6 +94,8 @@ static int child_main(const struct emu_rank_args *a, const char *device,
 
 	ca.device = device;
 	ca.progress = NULL;
+	if (a->bind_cpus)
+		bind_rank(rank, n);
 	boot_fork_init(&b, rank, n, fd);
 	b.spin_us = a->spin_us ? HUB_BARRIER_SPIN_US : 0;
 	out = calloc(a->plan->ncollectives + 1, sizeof(*out));

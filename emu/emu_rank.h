@@ -43,6 +43,8 @@ struct emu_rank_args {
 	unsigned local_rank;
 	int timeout_ms;
 	int spin_us;        /* vp_config.spin_us */
+	bool bind_cpus;     /* forked: rank r on the r-th CPU of the ones
+			     * gdrlab may use, where there is one a rank */
 	unsigned pingpong_rounds; /* emu_pingpong() before the first
 				   * collective; 0: none */
 	/* rank 0 under a launcher reports progress here (may be NULL) */

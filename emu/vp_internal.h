@@ -7,10 +7,17 @@
 
 #include "verbs_path.h"
 
-/* imm of a data write: its sequence number; of a credit: the flag and
- * how many slots it hands back */
+/*
+ * imm of a data write: its sequence number (mod 2^24) in the low bits and,
+ * above them, how many of the writer's own slots at the receiver it hands
+ * back (a credit carried by the data, 0-127: slots are at most 64). imm of
+ * a credit alone: the flag and how many slots it hands back.
+ */
 #define VP_IMM_CREDIT 0x80000000u
-#define VP_IMM_SEQ 0x7fffffffu
+#define VP_IMM_SEQ 0x00ffffffu
+#define VP_IMM_CARRY_SHIFT 24
+#define VP_IMM_CARRY_MAX 0x7fu
+#define VP_IMM_COUNT 0x7fffffffu /* of a credit alone */
 #define VP_INLINE_MAX 64 /* bytes a write carries in its work request */
 
 /* wr_id = kind << 32 | peer, for sends and receives alike: an error
