@@ -572,8 +572,9 @@ int vp_step_run(struct vp_ctx *c, const struct vp_step *s, struct vp_times *t,
 		 * round trip): the loop reads it only every VP_CLOCK_TURNS
 		 * idle turns, not after each turn that moved, on the way
 		 * from a completion to the post it allows. A turn that
-		 * moved counts as done when the clock is next read; the spin, yield and time-out bounds are late by
-		 * at most VP_CLOCK_TURNS turns of polling, each bounded. */
+		 * moved counts as done when the clock is next read; the
+		 * spin, yield and time-out bounds are late by at most
+		 * VP_CLOCK_TURNS turns of polling, each bounded. */
 		if (moved) {
 			stamp = true;
 			asleep = late = false;
