@@ -4,6 +4,8 @@
 #define GDRLAB_VP_INTERNAL_H
 
 #include <infiniband/verbs.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "verbs_path.h"
 
@@ -19,6 +21,36 @@
 #define VP_IMM_CARRY_MAX 0x7fu
 #define VP_IMM_COUNT 0x7fffffffu /* of a credit alone */
 #define VP_INLINE_MAX 64 /* bytes a write carries in its work request */
+
+/* A data write's imm: chunk @seq, @carry (at most VP_IMM_CARRY_MAX)
+ * slots handed back with it. */
+static inline uint32_t vp_imm_data(uint64_t seq, uint32_t carry)
+{
+	return (uint32_t)(seq & VP_IMM_SEQ) | carry << VP_IMM_CARRY_SHIFT;
+}
+
+/* A credit's imm: @slots handed back, no data. */
+static inline uint32_t vp_imm_credit(uint32_t slots)
+{
+	return VP_IMM_CREDIT | (slots & VP_IMM_COUNT);
+}
+
+static inline bool vp_imm_is_credit(uint32_t imm)
+{
+	return imm & VP_IMM_CREDIT;
+}
+
+/* A data write's chunk number, mod 2^24. */
+static inline uint32_t vp_imm_seq(uint32_t imm)
+{
+	return imm & VP_IMM_SEQ;
+}
+
+/* The slots an imm hands back: a credit's count, or what data carried. */
+static inline uint32_t vp_imm_slots(uint32_t imm)
+{
+	return vp_imm_is_credit(imm) ? imm & VP_IMM_COUNT : imm >> VP_IMM_CARRY_SHIFT;
+}
 
 /* wr_id = kind << 32 | peer, for sends and receives alike: an error
  * completion's opcode is undefined (ibv_poll_cq(3)), its wr_id is not. */

@@ -251,9 +251,7 @@ static int try_send(struct vp_ctx *c, struct step_state *st, bool *moved,
 		if (carry > VP_IMM_CARRY_MAX)
 			carry = VP_IMM_CARRY_MAX; /* the rest in hand_back() */
 		err = post_write(c, peer, VP_WR_DATA, src, lkey, len, raddr, rkey,
-				 (uint32_t)(o->posted & VP_IMM_SEQ) |
-					 (uint32_t)carry << VP_IMM_CARRY_SHIFT,
-				 d);
+				 vp_imm_data(o->posted, (uint32_t)carry), d);
 		if (err)
 			return err;
 		c->in[peer].credited += carry;
@@ -404,7 +402,7 @@ static int hand_back(struct vp_ctx *c, bool *moved, struct diag *d)
 		if (!n)
 			continue;
 		err = post_write(c, peer, VP_WR_CREDIT, NULL, 0, 0, 0, 0,
-				 VP_IMM_CREDIT | (uint32_t)n, d);
+				 vp_imm_credit((uint32_t)n), d);
 		if (err)
 			return err;
 		in->credited = in->consumed;
@@ -459,17 +457,15 @@ static int handle_wc(struct vp_ctx *c, struct step_state *st,
 
 		if (err)
 			return err;
-		if (imm & VP_IMM_CREDIT) {
-			c->out[peer].credits += imm & VP_IMM_COUNT;
+		c->out[peer].credits += vp_imm_slots(imm); /* alone or carried */
+		if (vp_imm_is_credit(imm))
 			return 0;
-		}
-		if ((imm & VP_IMM_SEQ) != (uint32_t)(c->in[peer].arrived & VP_IMM_SEQ))
+		if (vp_imm_seq(imm) != vp_imm_seq(vp_imm_data(c->in[peer].arrived, 0)))
 			return diag_set(d, -EPROTO,
 					"rank %u: chunk %u from rank %u out of order (expected %u)",
-					c->cfg.rank, imm & VP_IMM_SEQ, peer,
-					(uint32_t)(c->in[peer].arrived & VP_IMM_SEQ));
+					c->cfg.rank, vp_imm_seq(imm), peer,
+					vp_imm_seq(vp_imm_data(c->in[peer].arrived, 0)));
 		c->in[peer].arrived++;
-		c->out[peer].credits += imm >> VP_IMM_CARRY_SHIFT; /* carried */
 		return 0;
 	}
 	return diag_set(d, -EPROTO, "rank %u: unexpected completion opcode %d from rank %u",
