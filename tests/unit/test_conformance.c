@@ -80,6 +80,15 @@ static struct plan_options opts_path(enum plan_path path, unsigned nodes)
 	return o;
 }
 
+/* NCCL_ALGO, NCCL_PROTO and the channel count (0: NCCL's) of a run. */
+static void use_algo(struct plan_options *o, const char *algo, const char *proto,
+		     unsigned nchannels)
+{
+	o->algo = algo;
+	o->proto = proto;
+	o->nchannels = nchannels;
+}
+
 static const char sendrecv_64mib[] =
 	"{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":67108864,"
 	"\"dtype\":\"fp32\",\"src\":0,\"dst\":1}\n";
@@ -152,8 +161,7 @@ static void ring_allreduce(const char *backend)
 	struct run r;
 
 	NEED_BACKEND(backend);
-	o.algo = "ring";
-	o.proto = "simple";
+	use_algo(&o, "ring", "simple", 0);
 	run_allreduce(&r, backend, DATA("round-numbers.yaml"), 33554432, &o);
 	cr_assert_eq(r.rec.coll[0].nchannels, 2);
 	assert_rel(r.rec.coll[0].time_us, 8.4 + 24 * tau + 14, TOL);
@@ -235,9 +243,7 @@ static void tree_allreduce_streams_at_the_channel_limit(const char *backend)
 	struct run r;
 
 	NEED_BACKEND(backend);
-	o.algo = "tree";
-	o.proto = "simple";
-	o.nchannels = 1;
+	use_algo(&o, "tree", "simple", 1);
 	run_allreduce(&r, backend, DATA("round-numbers.yaml"), 4194304, &o);
 	cr_assert_eq(r.rec.coll[0].algo, ALGO_TREE);
 	cr_assert_eq(r.rec.coll[0].nchannels, 1);
@@ -264,8 +270,7 @@ static void tree_allreduce_bound_by_the_nic(const char *backend)
 	struct run r;
 
 	NEED_BACKEND(backend);
-	o.algo = "tree";
-	o.proto = "simple";
+	use_algo(&o, "tree", "simple", 0);
 	run_allreduce(&r, backend, DATA("round-numbers.yaml"), 67108864, &o);
 	cr_assert_eq(r.rec.coll[0].nchannels, 2);
 	assert_rel(r.rec.coll[0].time_us, 8.4 + 2 * (14 + tau) + 63 * pi, TOL);
@@ -365,9 +370,7 @@ static void ring_ll_fills_at_the_links_pace(const char *backend)
 	struct run r;
 
 	NEED_BACKEND(backend);
-	o.algo = "ring";
-	o.proto = "ll";
-	o.nchannels = 1;
+	use_algo(&o, "ring", "ll", 1);
 	run_allreduce(&r, backend, DATA("round-numbers.yaml"), 131072, &o);
 	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
 	assert_rel(r.rec.coll[0].time_us, 6.6 + 6 * (11 + tau), 1e-4);
@@ -401,8 +404,7 @@ static void ring_ll_whole_limit_paces_the_stream(const char *backend)
 	struct run r;
 
 	NEED_BACKEND(backend);
-	o.algo = "ring";
-	o.proto = "ll";
+	use_algo(&o, "ring", "ll", 0);
 	run_allreduce(&r, backend, DATA("one-gpu-four-nics.yaml"), 1048576, &o);
 	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
 	cr_assert_eq(r.rec.coll[0].nchannels, 8);
@@ -432,9 +434,7 @@ static double ring_ll128_h100(const char *backend, const char *topo, const char 
 	struct run r;
 	double t;
 
-	o.algo = "ring";
-	o.proto = "ll128";
-	o.nchannels = nchannels;
+	use_algo(&o, "ring", "ll128", nchannels);
 	run_trace(&r, backend, topo, line, &o);
 	cr_assert_eq(r.rec.coll[0].algo, ALGO_RING);
 	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL128);
@@ -526,8 +526,7 @@ static void staged_tree_bound_by_host_memory(const char *backend)
 	struct run r;
 
 	NEED_BACKEND(backend);
-	o.algo = "tree";
-	o.proto = "simple";
+	use_algo(&o, "tree", "simple", 0);
 	run_allreduce(&r, backend, DATA("eight-gpus-one-socket.yaml"), 67108864, &o);
 	cr_assert_eq(r.rec.coll[0].nchannels, 16);
 	cr_assert_geq(r.rec.coll[0].time_us, bound);
