@@ -22,6 +22,23 @@
 #include "maxmin.h"
 #include "pipeline.h"
 
+/* How a connection's slots turn over (pipeline_slot_period). */
+struct slot_fifos {
+	bool proxy;                  /* NCCL's proxy's two FIFOs
+				      * (plan_route_proxy_fifos); else one */
+	unsigned send_last, recv_first;
+	double credit_trip;          /* a slice landing and its credit back */
+};
+
+static void slot_fifos_of(const struct plan *p, const struct plan_pattern *pat,
+			  const struct plan_conn *c, struct slot_fifos *f)
+{
+	const struct plan_route *r = &pat->routes[c->route];
+
+	f->proxy = plan_route_proxy_fifos(p, r, &f->send_last, &f->recv_first);
+	f->credit_trip = pipeline_credit_trip(r->latency, c->latency, f->proxy);
+}
+
 /* What sharing leaves one connection, in payload bytes/s. */
 struct conn_rate {
 	double rate;                       /* all its segments busy at once */
@@ -34,6 +51,7 @@ struct conn_rate {
 					    * connections of the phases its
 					    * slices overlap (solve_fill) */
 	unsigned nseg;
+	struct slot_fifos fifos;           /* how its slots turn over */
 };
 
 struct rates {
@@ -173,8 +191,9 @@ static int share(const struct solver *sv, const struct plan_pattern *pat,
 		flows[i].cap = conn_cap(pat, c, nch, pcap);
 		/* The stream's limits bind the steady shares only: while a
 		 * pipe fills, a slice takes its links' pace (plan.h). */
-		if (seg < 0 && plan_stream_cap(pat, &pat->pipes[c->pipe], nch) < flows[i].cap)
-			flows[i].cap = plan_stream_cap(pat, &pat->pipes[c->pipe], nch);
+		if (seg < 0)
+			flows[i].cap = fmin(flows[i].cap,
+					    plan_stream_cap(pat, &pat->pipes[c->pipe], nch));
 		if (pace && pace[c->pipe] * c->volume < flows[i].cap)
 			flows[i].cap = pace[c->pipe] * c->volume;
 		/*
@@ -285,6 +304,7 @@ static int solve(const struct solver *sv, const struct plan_pattern *pat,
 		const struct plan_route *r = &pat->routes[pat->conns[i].route];
 
 		cr[i].rate = rate[i];
+		slot_fifos_of(sv->p, pat, &pat->conns[i], &cr[i].fifos);
 		cr[i].nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
 		if (cr[i].nseg > nseg)
 			nseg = cr[i].nseg;
@@ -399,23 +419,6 @@ struct conn_time {
 	double seg_tau[PLAN_MAX_STAGES];
 };
 
-/* How a connection's slots turn over (pipeline_slot_period). */
-struct slot_fifos {
-	bool proxy;                  /* NCCL's proxy's two FIFOs
-				      * (plan_route_proxy_fifos); else one */
-	unsigned send_last, recv_first;
-	double credit_trip;          /* a slice landing and its credit back */
-};
-
-static void slot_fifos_of(const struct plan *p, const struct plan_pattern *pat,
-			  const struct plan_conn *c, struct slot_fifos *f)
-{
-	const struct plan_route *r = &pat->routes[c->route];
-
-	f->proxy = plan_route_proxy_fifos(p, r, &f->send_last, &f->recv_first);
-	f->credit_trip = pipeline_credit_trip(r->latency, c->latency, f->proxy);
-}
-
 /* What the slower of a connection's FIFOs spans of its slice's way. */
 static double slot_fifo_tau(const struct conn_time *t, unsigned nseg,
 			    const struct slot_fifos *f)
@@ -439,8 +442,7 @@ static double slot_fifo_tau(const struct conn_time *t, unsigned nseg,
  * more than while the pipe fills; else the steady share.
  */
 static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
-		      const struct slot_fifos *fifos, bool filling, double stream_cap,
-		      struct conn_time *t)
+		      bool filling, double stream_cap, struct conn_time *t)
 {
 	double eff = filling ? r->fill : r->rate, steady;
 
@@ -467,8 +469,8 @@ static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
 		   slice / stream_cap >= t->period * (1 - SAME_PACE);
 	if (t->paced && slice / stream_cap > t->period)
 		t->period = slice / stream_cap;
-	t->slot = pipeline_slot_period(slot_fifo_tau(t, r->nseg, fifos),
-				       fifos->credit_trip, slots);
+	t->slot = pipeline_slot_period(slot_fifo_tau(t, r->nseg, &r->fifos),
+				       r->fifos.credit_trip, slots);
 }
 
 /*
@@ -522,10 +524,9 @@ static void record_stages(const struct plan_pattern *pat, const struct plan_conn
  * hop's latency is long against the stream's pace (LL's small slices),
  * this, not P pi, sets how fast the loops before the last go by.
  */
-static double ring_loop(const struct plan *p, const struct conn_rate *cr,
-			const struct plan_pattern *pat, const struct plan_pipe *pp,
-			const struct plan_slicing *s, uint64_t bytes, bool filling,
-			double stream, double grain)
+static double ring_loop(const struct conn_rate *cr, const struct plan_pattern *pat,
+			const struct plan_pipe *pp, const struct plan_slicing *s,
+			uint64_t bytes, double stream, double grain)
 {
 	double hop = 0, seg = 0;
 
@@ -533,17 +534,16 @@ static double ring_loop(const struct plan *p, const struct conn_rate *cr,
 		const struct plan_conn *c = &pat->conns[k];
 		const struct plan_route *r = &pat->routes[c->route];
 		double slice = plan_slice_bytes(c, s, bytes), slowest = 0;
-		struct slot_fifos fifos;
 		struct conn_time ct;
 
-		slot_fifos_of(p, pat, c, &fifos);
-		conn_time(&cr[k], slice, s->slots, &fifos, filling, stream, &ct);
+		/* a ring never fills as a chain does (solve_fill) */
+		conn_time(&cr[k], slice, s->slots, false, stream, &ct);
 		for (unsigned g = 0; g < cr[k].nseg; g++)
 			if (ct.seg_tau[g] > slowest)
 				slowest = ct.seg_tau[g];
 		seg += slowest;
 		if (r->cut_through && slice > grain)
-			conn_time(&cr[k], grain, s->slots, &fifos, filling, stream, &ct);
+			conn_time(&cr[k], grain, s->slots, false, stream, &ct);
 		hop += c->latency + ct.tau;
 	}
 	if (!pp->nconns)
@@ -629,12 +629,10 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
 			const struct plan_conn *c = &pat->conns[k];
 			double pk, pb = fmax(pi, pi_slot);
-			struct slot_fifos fifos;
 			struct conn_time ct;
 
-			slot_fifos_of(p, pat, c, &fifos);
 			conn_time(&cr[k], plan_slice_bytes(c, &s, bytes), s.slots,
-				  &fifos, filling, stream, &ct);
+				  filling, stream, &ct);
 			pk = fmax(ct.period, ct.slot);
 			if (!bott || pk > pb * (1 + SAME_PACE) ||
 			    (pp->shape == PIPE_RING && pk >= pb * (1 - SAME_PACE) &&
@@ -649,15 +647,13 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		for (size_t h = pp->first_hop; h < pp->first_hop + pp->nhops; h++) {
 			const struct plan_conn *c = &pat->conns[pat->hops[h]];
 			double slice = plan_slice_bytes(c, &s, bytes);
-			struct slot_fifos fifos;
 			struct conn_time ct;
 
 			/* A cut-through hop holds a slice back by one grain. */
 			if (pat->routes[c->route].cut_through && slice > grain)
 				slice = grain;
-			slot_fifos_of(p, pat, c, &fifos);
 			conn_time(&cr[pat->hops[h]], slice, s.slots,
-				  &fifos, filling, stream, &ct);
+				  filling, stream, &ct);
 			chain += c->latency + ct.tau;
 		}
 		/* A paced stream's last slice leaves (K - 1) pi in and takes
@@ -665,7 +661,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		 * this: model/simgrid_run.c spaces the slices' starts). */
 		t = pipeline_time(&s, chain, pi, pi_slot, last,
 				  pp->shape == PIPE_RING && s.slices > s.per_loop ?
-					  ring_loop(p, cr, pat, pp, &s, bytes, filling, stream, grain) : 0);
+					  ring_loop(cr, pat, pp, &s, bytes, stream, grain) : 0);
 		if (!worst_conn || t > worst) {
 			worst = t;
 			worst_conn = bott;

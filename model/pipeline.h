@@ -23,10 +23,10 @@
  * slice of the slowest connection (bandwidth-bound). A loop before the
  * last takes its P slices at the pipe's pace, or @loop where its own
  * steps' hops take longer (a ring's: model/analytic.c ring_loop; 0 for
- * none). For a chain of h
- * equal hops and K = P = m slices this is h (l + tau) + (K - 1) tau, the
- * textbook pipeline; for a ring of n ranks with many slices it is
- * V / B + l, the per-link volume over the bottleneck.
+ * none). For a chain of h equal hops and K = P = m slices this is
+ * h (l + tau) + (K - 1) tau, the textbook pipeline; for a ring of n ranks
+ * with many slices it is V / B + l, the per-link volume over the
+ * bottleneck.
  */
 #ifndef GDRLAB_PIPELINE_H
 #define GDRLAB_PIPELINE_H
