@@ -160,8 +160,7 @@ void algo_dtree(int n, int r, int which, int *up, int *d0, int *d1);
 /* NVLS, shared by NVLS and NVLS-tree (algo_nvls.c). */
 bool algo_nvls_available(const struct tune_ctx *t, char *why, size_t len);
 double algo_nvls_bw(const struct tune_ctx *t, bool tree);
-uint64_t algo_nvls_chunk(const struct plan *p, const struct plan_pattern *pat,
-			 uint64_t bytes, unsigned nchannels);
+double algo_nvls_min_bw(const struct tune_ctx *t, bool tree);
 /* Channels a send from @src to @dst uses (algo_p2p.c). */
 unsigned algo_p2p_channels(const struct plan *p, unsigned src, unsigned dst);
 

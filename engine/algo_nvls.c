@@ -51,6 +51,15 @@ double algo_nvls_bw(const struct tune_ctx *t, bool tree)
 		    tree ? nccl_nvls_tree_per_channel(t->p->nccl, topo->gpu_arch, t->nnodes) : INFINITY);
 }
 
+/* 2.19.3's tuning.cc:175-176: the graph's speed, min(bwIntra, bwInter),
+ * NVLS-tree's bwInter halved beyond 2 nodes; no efficiency, no cap. */
+double algo_nvls_min_bw(const struct tune_ctx *t, bool tree)
+{
+	const struct nccl_graph *g = &t->ch.nvls;
+
+	return fmin(g->bw_intra, g->bw_inter / (tree && t->nnodes > 2 ? 2 : 1));
+}
+
 static void nvls_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		      double *bw, char *why, size_t len)
 {
@@ -69,13 +78,16 @@ static void nvls_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		snprintf(why, len, "across nodes NCCL runs NVLS with CollNet only (see NVLSTree)");
 		return;
 	}
-	*bw = t->ch.nvls.nchannels * algo_nvls_bw(t, false) * n / nsteps;
+	if (t->p->nccl->nvls_min_bw)
+		*bw = t->ch.nvls.nchannels * algo_nvls_min_bw(t, false) * 5.0 / 6.0;
+	else
+		*bw = t->ch.nvls.nchannels * algo_nvls_bw(t, false) * n / nsteps;
 	*lat = nccl_hw_latency(t->p->nccl, HOP_NVLINK, ALGO_NVLS, p);
 }
 
 /* nvlsChunkSize (128 KiB), smaller for calls that fill few chunks. */
-uint64_t algo_nvls_chunk(const struct plan *p, const struct plan_pattern *pat,
-			 uint64_t bytes, unsigned nchannels)
+static uint64_t algo_nvls_chunk(const struct plan *p, const struct plan_pattern *pat,
+				uint64_t bytes, unsigned nchannels)
 {
 	uint64_t chunk = 131072, ops = (uint64_t)nchannels * p->gpus_per_node;
 

@@ -35,10 +35,39 @@ static void nvls_tree_cost(const struct tune_ctx *t, enum proto_id p,
 		snprintf(why, len, "NCCL disables NVLSTree on one node");
 		return;
 	}
-	*bw = t->ch.nvls.nchannels * algo_nvls_bw(t, true) * n / (2.0 * (n - 1));
+	if (t->p->nccl->nvls_min_bw)
+		*bw = t->ch.nvls.nchannels * algo_nvls_min_bw(t, true) * 5.0 / 6.0;
+	else
+		*bw = t->ch.nvls.nchannels * algo_nvls_bw(t, true) * n / (2.0 * (n - 1));
 	*lat = nccl_hw_latency(t->p->nccl, HOP_NVLINK, ALGO_NVLS_TREE, p) +
 	       2 * algo_log2(t->nnodes) *
 		       nccl_hw_latency(t->p->nccl, HOP_NET, ALGO_NVLS_TREE, p);
+}
+
+/*
+ * NVLS-tree's chunk (enqueue.cc, v2.30.7-1:2276-2285, v2.19.3-1:1369-1377):
+ * the release's start, 64 KiB from 4 nodes, then halved for calls that
+ * fill fewer than 32, 16, 4 and 1 chunks a concurrent op (a channel's
+ * head, one a GPU here as in algo_nvls_chunk), down to 256, 128, 64 and
+ * 32 KiB. It is not NVLS's (algo_nvls_chunk): larger, and cut later.
+ */
+static uint64_t nvls_tree_chunk(const struct plan *p, const struct plan_pattern *pat,
+				uint64_t bytes, unsigned nchannels)
+{
+	uint64_t chunk = p->nccl->nvls_tree_chunk;
+	uint64_t ops = (uint64_t)nchannels * p->gpus_per_node;
+
+	if (pat->nnodes >= 4 && chunk > 65536)
+		chunk = 65536;
+	if (bytes < 32 * ops * chunk && chunk > 262144)
+		chunk = 262144;
+	if (bytes < 16 * ops * chunk && chunk > 131072)
+		chunk = 131072;
+	if (bytes < 4 * ops * chunk && chunk > 65536)
+		chunk = 65536;
+	if (bytes < ops * chunk && chunk > 32768)
+		chunk = 32768;
+	return chunk;
 }
 
 struct head {
@@ -174,5 +203,5 @@ const struct algo_ops algo_nvls_tree = {
 	.name = "NVLSTree",
 	.cost = nvls_tree_cost,
 	.build = nvls_tree_build,
-	.chunk = algo_nvls_chunk,
+	.chunk = nvls_tree_chunk,
 };

@@ -119,6 +119,9 @@ static const struct nccl_release v2_30_7 = {
 	.nvls_tree = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
 		       { 0.0, 57.7, 45.5 }, { 0.0, 96.0, 80.0 } },
 	.nvls_efficiency = { 0, 0, 0.85, 0.74 },
+	/* NCCL_NVLS_CHUNKSIZE's default (transport/nvls.cc:160; Hopper's
+	 * treeMaxChunkSize is it, or 64 KiB from 4 nodes: nvls.cc:229) */
+	.nvls_tree_chunk = 131072,
 	.ring_ll_share = 0.5,
 	.ring_ll_share_one_node = 0.5,
 	.ring_ll128_one_ppn = 0.92,
@@ -233,9 +236,14 @@ static const struct nccl_release v2_19_3 = {
 	 * min(bwIntra, bwInter or bwInter/2 beyond 2 nodes)): no cap. */
 	.nvls_tree = { { INFINITY, INFINITY, INFINITY }, { INFINITY, INFINITY, INFINITY },
 		       { INFINITY, INFINITY, INFINITY }, { INFINITY, INFINITY, INFINITY } },
-	/* No nvlsEfficiency in 2.19.3: NVLS is not scaled (docs/model.md
-	 * §1a: its NVLS bandwidth formula differs from the model's). */
+	/* No nvlsEfficiency in 2.19.3's tuner: busBw = nChannels x
+	 * min(bwIntra, bwInter), x 5/6 (tuning.cc:175-176, 199); the
+	 * timing keeps the machine's (nccl_nvls_hw_efficiency). */
 	.nvls_efficiency = { 0, 0, 1.0, 1.0 },
+	.nvls_min_bw = true,
+	/* the Simple step, 4 MiB / NCCL_STEPS (enqueue.cc:1328-1331),
+	 * 64 KiB from 4 nodes (enqueue.cc:1372) */
+	.nvls_tree_chunk = 524288,
 	/* Ring/LL: busBw x (nNodes > 1 || AllReduce || Reduce ? 1/4 : 1/3) */
 	.ring_ll_share = 0.25,
 	.ring_ll_share_one_node = 1.0 / 3.0,
@@ -551,6 +559,11 @@ double nccl_nvls_efficiency(const struct nccl_release *r,
 			    enum topo_gpu_arch a)
 {
 	return r->nvls_efficiency[a];
+}
+
+double nccl_nvls_hw_efficiency(enum topo_gpu_arch a)
+{
+	return nccl_release_newest()->nvls_efficiency[a];
 }
 
 double nccl_tree_correction(const struct nccl_release *r, enum proto_id p,

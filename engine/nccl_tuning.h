@@ -82,6 +82,14 @@ struct nccl_release {
 	double tree_simple[TOPO_GPU_ARCH_COUNT][NCCL_NODE_COLUMNS];
 	double nvls_tree[TOPO_GPU_ARCH_COUNT][NCCL_NODE_COLUMNS];
 	double nvls_efficiency[TOPO_GPU_ARCH_COUNT];
+	/* The tuner's NVLS bandwidth is nChannels x min(bwIntra, bwInter)
+	 * (NVLS-tree's bwInter / 2 beyond 2 nodes), its algorithm bandwidth
+	 * 5/6 of that, with no nvlsEfficiency and no per-channel cap
+	 * (2.19.3's tuning.cc), not the later per-step formula. */
+	bool nvls_min_bw;
+	/* NVLS-tree's chunk before it shrinks for small calls (bytes): the
+	 * Simple step (2.19.3) or NCCL_NVLS_CHUNKSIZE (2.30.7). */
+	uint64_t nvls_tree_chunk;
 	/* The share of a channel's speed a ring's LL gets (2.30.7: .5;
 	 * 2.8.4: 1/4 across nodes or for all-reduce, else 1/3). */
 	double ring_ll_share, ring_ll_share_one_node;
@@ -162,9 +170,14 @@ double nccl_tree_ll128_per_channel(const struct nccl_release *r,
 				   unsigned nnodes);
 double nccl_nvls_tree_per_channel(const struct nccl_release *r,
 				  enum topo_gpu_arch a, unsigned nnodes);
-/* How much of NVLink an NVLS reduction gets (0: no NVLS before Hopper). */
+/* The tuner's share of NVLink for an NVLS reduction (0: no NVLS before
+ * Hopper; 1 where the release's formula has none). */
 double nccl_nvls_efficiency(const struct nccl_release *r,
 			    enum topo_gpu_arch a);
+/* What an NVLS reduction gets of NVLink on the machine, whatever release
+ * estimates it: the newest release's nvlsEfficiency, the only figure
+ * NCCL gives (the timing's, route.c). */
+double nccl_nvls_hw_efficiency(enum topo_gpu_arch a);
 /* Tree all-reduce bandwidth correction for mid sizes (64 B .. 256 MiB). */
 double nccl_tree_correction(const struct nccl_release *r, enum proto_id p,
 			    uint64_t bytes);

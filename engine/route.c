@@ -305,8 +305,9 @@ static void nvls(struct rb *b, const struct route_req *q, bool reduce)
 	double ppn = b->p->gpus_per_node;
 	/* the switch moves NVLS bytes at NCCL's nvlsEfficiency of the
 	 * links' rate, in NVLS and NVLS-tree alike (the tree's NIC hops are
-	 * not NVLS and run at the links' own) */
-	double w = 1 / nccl_nvls_efficiency(b->p->nccl, b->p->topo.gpu_arch);
+	 * not NVLS and run at the links' own), under every release's
+	 * tables: it is the machine's, not the tuner's */
+	double w = 1 / nccl_nvls_hw_efficiency(b->p->topo.gpu_arch);
 	unsigned g = q->src_gpu;
 
 	stage_begin(b, STAGE_INTRA);

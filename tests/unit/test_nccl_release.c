@@ -333,3 +333,81 @@ Test(nccl_release, v2_19_3_has_pxn_and_nvls_not_pat)
 		     64 * KiB);
 	tuned_destroy(&x);
 }
+
+/*
+ * NVLS-tree's chunk is its own, not NVLS's (enqueue.cc, v2.30.7-1:2276-2285,
+ * v2.19.3-1:1369-1377). configs/h100-pcie5-400g.yaml: 8 GPUs a node, one
+ * head each, 16 channels: 128 concurrent ops. 2.30.7 starts from
+ * NCCL_NVLS_CHUNKSIZE, 128 KiB (64 KiB from 4 nodes); 64 MiB is not under
+ * 4 x 128 x 128 KiB, so it keeps 128 KiB (NVLS's rule would cut it to 64:
+ * under 64 x 128 x 128 KiB); 16 MiB is, 64 KiB, and not under 128 x 64
+ * KiB; 4 MiB is, 32 KiB. 2.19.3 starts from the Simple step, 512 KiB:
+ * 64 MiB is under 32 x 128 x 512 KiB (256 KiB) and 16 x 128 x 256 KiB
+ * (128 KiB), not 4 x 128 x 128 KiB; 1 GiB stops at 256 KiB.
+ */
+Test(nccl_release, nvls_tree_chunk_by_release)
+{
+	const struct algo_ops *nt = algo_table[ALGO_NVLS_TREE];
+	struct plan_options o = release_opts("2.30.7", 2, "nvlstree", "simple");
+	struct tuned x;
+
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
+	cr_assert_eq(x.plan.patterns[0].algo, ALGO_NVLS_TREE);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 64 * MiB, 16), 128 * KiB);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 16 * MiB, 16), 64 * KiB);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 4 * MiB, 16), 32 * KiB);
+	tuned_destroy(&x);
+
+	o.nodes = 4;
+	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 64 * MiB, 16), 64 * KiB);
+	tuned_destroy(&x);
+
+	o = release_opts("2.19.3", 2, "nvlstree", "simple");
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 64 * MiB, 16), 128 * KiB);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 1024 * MiB, 16), 256 * KiB);
+	tuned_destroy(&x);
+}
+
+/*
+ * 2.19.3's NVLS estimates (tuning.cc:175-176, 199, 239-243): busBw =
+ * nChannels x min(bwIntra, bwInter), NVLS-tree's bwInter halved beyond 2
+ * nodes, algbw 5/6 of it; latency NVLS's NVLink hwLat alone (23 us) on
+ * one node, NVLS-tree's 23 + 2 log2(nNodes) x its network hwLat (14). The
+ * graph is the search's (8 heads on h100-pcie5-400g.yaml); the timing's
+ * NVLS efficiency stays the machine's 0.85 (route.c), which 2.19.3's
+ * tuner leaves out.
+ */
+Test(nccl_release, v2_19_3_nvls_estimates_by_hand)
+{
+	struct plan_options o = release_opts("2.19.3", 1, NULL, NULL);
+	const struct nccl_graph *g;
+	struct tuned x;
+	char why[200];
+
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
+	g = &x.t.ch.nvls;
+	cr_assert_eq(g->nchannels, 8);
+	assert_rel(tune_entry(&x.t, &x.e, ALGO_NVLS, PROTO_SIMPLE, 64 * MiB, why, sizeof(why)),
+		   23 + 64.0 * MiB / (1000 * 8 * fmin(g->bw_intra, g->bw_inter) * 5 / 6), 1e-6);
+	tuned_destroy(&x);
+
+	for (unsigned nodes = 2; nodes <= 4; nodes += 2) {
+		o.nodes = nodes;
+		tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
+		g = &x.t.ch.nvls;
+		assert_rel(tune_entry(&x.t, &x.e, ALGO_NVLS_TREE, PROTO_SIMPLE, 64 * MiB, why,
+				      sizeof(why)),
+			   23 + 2 * (nodes == 2 ? 1 : 2) * 14 +
+				   64.0 * MiB / (1000 * 8 *
+						 fmin(g->bw_intra, g->bw_inter / (nodes > 2 ? 2 : 1)) *
+						 5 / 6),
+			   1e-6);
+		tuned_destroy(&x);
+	}
+	cr_assert_float_eq(nccl_nvls_hw_efficiency(TOPO_GPU_HOPPER), 0.85, 1e-12);
+}
