@@ -578,6 +578,87 @@ static uint32_t fill_window(const struct plan *p, const struct plan_pattern *pat
 	return slices > 1 ? (uint32_t)ceil(slices) - 1 : 0;
 }
 
+/* One pipe timed (pipeline_time), its bottleneck connection and its
+ * slices (none where the call's channels leave it out). @fill: a chain
+ * of fewer slices than hops takes its fill shares (conn_rate.fill), else
+ * the steady ones. */
+static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
+			const struct plan_pipe *pp, const struct conn_rate *cr,
+			uint64_t bytes, unsigned nch, bool fill,
+			const struct plan_conn **bott_out, struct conn_time *bott_ct_out,
+			double *slices)
+{
+	const struct plan *p = sv->p;
+	const struct plan_conn *bott = NULL;
+	struct conn_time bott_ct = { 0 };
+	struct plan_slicing s;
+	double chain = 0, pi = 0, pi_slot = 0, t, last = 0;
+	double grain = proto_get(pat->proto)->grain;
+	double stream = plan_stream_cap(pat, pp, nch);
+	bool filling;
+
+	plan_slicing(p, pat, pp, bytes, nch, &s);
+	*slices = 0;
+	if (!s.active)
+		return 0;
+	filling = fill && pp->shape != PIPE_RING && s.slices < pp->nhops;
+	/*
+	 * The bottleneck: the slowest connection and, in a ring, among
+	 * those at its pace the one whose last slice lands last. A
+	 * ring's connections all start at once (every rank has a
+	 * chunk of its own), so those held to one pace (a per-channel
+	 * limit binding them all, or links shared alike) pass their
+	 * slices in step from the start, and each one's last slice
+	 * lands its own latency after the K-th period: the stream
+	 * ends with the longest of those, a network hop's, not with
+	 * whichever came first in the ring (an NVLink hop's: 2.1 us
+	 * short of the model backend's last arrival on a Hopper ring
+	 * LL128, tuning.cc hwLat 4.0 - 1.9). A chain's later hops
+	 * start as the first slice reaches them, which its latency-
+	 * bound way counts; there the first slowest stays.
+	 */
+	for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
+		const struct plan_conn *c = &pat->conns[k];
+		double pk, pb = fmax(pi, pi_slot);
+		struct conn_time ct;
+
+		conn_time(&cr[k], plan_slice_bytes(c, &s, bytes), s.slots,
+			  filling, stream, &ct);
+		pk = fmax(ct.period, ct.slot);
+		if (!bott || pk > pb * (1 + SAME_PACE) ||
+		    (pp->shape == PIPE_RING && pk >= pb * (1 - SAME_PACE) &&
+		     conn_last(c, &ct) > last)) {
+			pi = ct.period;
+			pi_slot = ct.slot;
+			bott = c;
+			bott_ct = ct;
+			last = conn_last(c, &ct);
+		}
+	}
+	for (size_t h = pp->first_hop; h < pp->first_hop + pp->nhops; h++) {
+		const struct plan_conn *c = &pat->conns[pat->hops[h]];
+		double slice = plan_slice_bytes(c, &s, bytes);
+		struct conn_time ct;
+
+		/* A cut-through hop holds a slice back by one grain. */
+		if (pat->routes[c->route].cut_through && slice > grain)
+			slice = grain;
+		conn_time(&cr[pat->hops[h]], slice, s.slots,
+			  filling, stream, &ct);
+		chain += c->latency + ct.tau;
+	}
+	/* A paced stream's last slice leaves (K - 1) pi in and takes
+	 * its links' tau, not pi (conn_last; the backends agree on
+	 * this: model/simgrid_run.c spaces the slices' starts). */
+	t = pipeline_time(&s, chain, pi, pi_slot, last,
+			  pp->shape == PIPE_RING && s.slices > s.per_loop ?
+				  ring_loop(cr, pat, pp, &s, bytes, stream, grain) : 0);
+	*bott_out = bott;
+	*bott_ct_out = bott_ct;
+	*slices = s.slices;
+	return t;
+}
+
 static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		     struct pattern_state *ps, uint64_t bytes, unsigned nch,
 		     struct coll_record *rec)
@@ -586,7 +667,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 	const struct conn_rate *cr;
 	const struct plan_conn *worst_conn = NULL;
 	struct conn_time worst_ct = { 0 };
-	double worst = 0, worst_slices = 0, grain = proto_get(pat->proto)->grain;
+	double worst = 0, worst_slices = 0;
 	int err = 0;
 
 	memset(rec->stage_us, 0, sizeof(rec->stage_us));
@@ -598,75 +679,21 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 	cr = rates_for(sv, pat, ps, nch, fill_window(p, pat, bytes, nch), &err);
 	if (!cr)
 		return err;
+	worst_conn = NULL;
 	for (size_t i = 0; i < pat->npipes; i++) {
-		const struct plan_pipe *pp = &pat->pipes[i];
-		const struct plan_conn *bott = NULL;
-		struct conn_time bott_ct = { 0 };
-		struct plan_slicing s;
-		double chain = 0, pi = 0, pi_slot = 0, t, last = 0;
-		bool filling;
-		double stream = plan_stream_cap(pat, pp, nch);
+		const struct plan_conn *bott;
+		struct conn_time bott_ct;
+		double slices = 0;
+		double t = time_pipe(sv, pat, &pat->pipes[i], cr, bytes, nch, true,
+				     &bott, &bott_ct, &slices);
 
-		plan_slicing(p, pat, pp, bytes, nch, &s);
-		if (!s.active)
+		if (!slices)
 			continue;
-		filling = pp->shape != PIPE_RING && s.slices < pp->nhops;
-		/*
-		 * The bottleneck: the slowest connection and, in a ring, among
-		 * those at its pace the one whose last slice lands last. A
-		 * ring's connections all start at once (every rank has a
-		 * chunk of its own), so those held to one pace (a per-channel
-		 * limit binding them all, or links shared alike) pass their
-		 * slices in step from the start, and each one's last slice
-		 * lands its own latency after the K-th period: the stream
-		 * ends with the longest of those, a network hop's, not with
-		 * whichever came first in the ring (an NVLink hop's: 2.1 us
-		 * short of the model backend's last arrival on a Hopper ring
-		 * LL128, tuning.cc hwLat 4.0 - 1.9). A chain's later hops
-		 * start as the first slice reaches them, which its latency-
-		 * bound way counts; there the first slowest stays.
-		 */
-		for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
-			const struct plan_conn *c = &pat->conns[k];
-			double pk, pb = fmax(pi, pi_slot);
-			struct conn_time ct;
-
-			conn_time(&cr[k], plan_slice_bytes(c, &s, bytes), s.slots,
-				  filling, stream, &ct);
-			pk = fmax(ct.period, ct.slot);
-			if (!bott || pk > pb * (1 + SAME_PACE) ||
-			    (pp->shape == PIPE_RING && pk >= pb * (1 - SAME_PACE) &&
-			     conn_last(c, &ct) > last)) {
-				pi = ct.period;
-				pi_slot = ct.slot;
-				bott = c;
-				bott_ct = ct;
-				last = conn_last(c, &ct);
-			}
-		}
-		for (size_t h = pp->first_hop; h < pp->first_hop + pp->nhops; h++) {
-			const struct plan_conn *c = &pat->conns[pat->hops[h]];
-			double slice = plan_slice_bytes(c, &s, bytes);
-			struct conn_time ct;
-
-			/* A cut-through hop holds a slice back by one grain. */
-			if (pat->routes[c->route].cut_through && slice > grain)
-				slice = grain;
-			conn_time(&cr[pat->hops[h]], slice, s.slots,
-				  filling, stream, &ct);
-			chain += c->latency + ct.tau;
-		}
-		/* A paced stream's last slice leaves (K - 1) pi in and takes
-		 * its links' tau, not pi (conn_last; the backends agree on
-		 * this: model/simgrid_run.c spaces the slices' starts). */
-		t = pipeline_time(&s, chain, pi, pi_slot, last,
-				  pp->shape == PIPE_RING && s.slices > s.per_loop ?
-					  ring_loop(cr, pat, pp, &s, bytes, stream, grain) : 0);
 		if (!worst_conn || t > worst) {
 			worst = t;
 			worst_conn = bott;
 			worst_ct = bott_ct;
-			worst_slices = s.slices;
+			worst_slices = slices;
 		}
 	}
 	rec->time_us = 1e6 * (pat->base_latency + worst);
