@@ -534,6 +534,56 @@ static void staged_tree_bound_by_host_memory(const char *backend)
 	run_destroy(&r);
 }
 
+/*
+ * A staged broadcast whose network hops hold the socket's memory while
+ * its NVLink hops are short. eight-gpus-one-socket, 2 nodes, 32 MiB from
+ * rank 0: Ring/Simple on 16 channels, 2 MiB a channel in K = 4 slices of
+ * 512 KiB (one slot a slice, ncclPatternPipelineFrom), 8 slots each: no
+ * slot is taken twice. A channel's ring visits node 0's GPUs, then node
+ * 1's; the chain from rank 0 (algo_ring.c chain_channel) crosses to node
+ * 1 once where rank 0 is the first of node 0's in its channel's layout
+ * (2 channels) and, in the other 14, wraps back to node 0 over the
+ * network too. Node 0's socket then carries 16 sends and 14 receives of
+ * 2 MiB, each through its memory twice (the GPU's store and the NIC's
+ * read; the NIC's write and the GPU's load): 120 MiB at 100 GB/s, so
+ *   T >= 8.4 + 1258.29 = 1266.69 us
+ * (launch: baseLat Ring Simple). All 30 such hops move at once (each
+ * takes K periods of hundreds of us, a chain's NVLink hops tens): a
+ * pass gets 100 / 60 GB/s, a network hop a slice every pi = 314.57 us.
+ * The slowest chain crosses twice: its first slice takes 13 NVLink hops
+ * of 3.4 us (hwLat NVLink Ring Simple) and 512 KiB over the GPU's 300
+ * GB/s NVSwitch port shared by the channels at the same depth on that
+ * GPU (14, 12, 8, 8; 10, 10, 14, 14, 12, 8, 8; 10, 10: 138 shares,
+ * 241.17 us in all), and 2 network hops of 14 us (hwLat NET Simple) and
+ * 20.97 into host memory (4 stores at that depth share it), 83.89 over
+ * the NIC (2 channels on 12.5 GB/s), 20.97 out: a chain of 565.03 us,
+ * then its last K - 1 slices at pi:
+ *   T = 8.4 + 565.03 + 3 pi = 1517.15 us.
+ * Until 2026-12-02 the closed form shared a hop's links only with the
+ * hops within K - 1 = 3 depths of its own (solve_fill) and gave 1013.8
+ * us, under what the memory can carry; the model backend had 1514.7.
+ */
+static const char broadcast_32mib[] =
+	"{\"iteration\":0,\"op\":\"broadcast\",\"bytes\":33554432,"
+	"\"dtype\":\"fp32\",\"root\":0}\n";
+
+static void staged_broadcast_bound_by_host_memory(const char *backend)
+{
+	struct plan_options o = opts_path(PLAN_PATH_STAGED, 2);
+	double slice = 512 * 1024, us = 1e6, pi = 60 * slice / 100e9 * us;
+	double memory = 8.4 + 120 * MiB / 100e9 * us;
+	double chain = 13 * 3.4 + 138 * slice / 300e9 * us +
+		       2 * (14 + 2 * slice / 25e9 * us + slice / 6.25e9 * us);
+	struct run r;
+
+	NEED_BACKEND(backend);
+	run_trace(&r, backend, DATA("eight-gpus-one-socket.yaml"), broadcast_32mib, &o);
+	cr_assert_eq(r.rec.coll[0].nchannels, 16);
+	cr_assert_geq(r.rec.coll[0].time_us, memory);
+	assert_rel(r.rec.coll[0].time_us, 8.4 + chain + 3 * pi, TOL);
+	run_destroy(&r);
+}
+
 #define CONFORMANCE(backend)                                                  \
 	Test(conformance_##backend, uncontended_direct)                       \
 	{                                                                     \
@@ -594,6 +644,10 @@ static void staged_tree_bound_by_host_memory(const char *backend)
 	Test(conformance_##backend, staged_tree_bound_by_host_memory)         \
 	{                                                                     \
 		staged_tree_bound_by_host_memory(#backend);                   \
+	}                                                                     \
+	Test(conformance_##backend, staged_broadcast_bound_by_host_memory)    \
+	{                                                                     \
+		staged_broadcast_bound_by_host_memory(#backend);              \
 	}
 
 /* Every backend with a simulated clock gdrlab knows, built or not. */
