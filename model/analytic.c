@@ -587,22 +587,31 @@ static double busiest_link(const struct solver *sv, const struct plan_pattern *p
 			   uint64_t bytes, unsigned nch, int *err)
 {
 	double *load = calloc(sv->nres ? sv->nres : 1, sizeof(*load)), worst = 0;
+	/* a pipe's slicing, found once: a pattern has many connections
+	 * a pipe, and plan_slicing is most of this function's time */
+	double *scale = calloc(pat->npipes, sizeof(*scale));
 	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
 
-	if (!load) {
+	if (!load || !scale) {
+		free(load);
+		free(scale);
 		*err = -ENOMEM;
 		return 0;
 	}
+	for (size_t i = 0; i < pat->npipes; i++) {
+		struct plan_slicing s;
+
+		plan_slicing(sv->p, pat, &pat->pipes[i], bytes, nch, &s);
+		scale[i] = s.scale;
+	}
 	for (size_t i = 0; i < pat->nconns; i++) {
 		const struct plan_conn *c = &pat->conns[i];
-		struct plan_slicing s;
 		double pcap, moved;
 		unsigned k;
 
 		if (!conn_active(pat, c, nch))
 			continue;
-		plan_slicing(sv->p, pat, &pat->pipes[c->pipe], bytes, nch, &s);
-		moved = c->volume * (double)bytes * s.scale;
+		moved = c->volume * (double)bytes * scale[c->pipe];
 		k = conn_uses(sv->p, pat, c, -1, &pcap, tmp);
 		for (unsigned u = 0; u < k; u++)
 			load[tmp[u].resource] += tmp[u].weight * moved;
@@ -611,6 +620,7 @@ static double busiest_link(const struct solver *sv, const struct plan_pattern *p
 		if (sv->cap[r] > 0 && load[r] / sv->cap[r] > worst)
 			worst = load[r] / sv->cap[r];
 	free(load);
+	free(scale);
 	return worst;
 }
 
