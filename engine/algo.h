@@ -161,6 +161,15 @@ void algo_dtree(int n, int r, int which, int *up, int *d0, int *d1);
 bool algo_nvls_available(const struct tune_ctx *t, char *why, size_t len);
 double algo_nvls_bw(const struct tune_ctx *t, bool tree);
 double algo_nvls_min_bw(const struct tune_ctx *t, bool tree);
+/* One of enqueue.cc's chunk cuts: a call of fewer than @chunks chunks a
+ * concurrent op (a channel's head; one a GPU here) takes @to where its
+ * chunk is larger. algo_nvls_chunk_cut applies @cuts in order from
+ * @chunk. */
+struct nvls_chunk_cut {
+	uint64_t chunks, to;
+};
+uint64_t algo_nvls_chunk_cut(uint64_t chunk, uint64_t bytes, const struct plan *p,
+			     unsigned nchannels, const struct nvls_chunk_cut *cuts, size_t n);
 /* Channels a send from @src to @dst uses (algo_p2p.c). */
 unsigned algo_p2p_channels(const struct plan *p, unsigned src, unsigned dst);
 

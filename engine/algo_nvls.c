@@ -85,20 +85,29 @@ static void nvls_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 	*lat = nccl_hw_latency(t->p->nccl, HOP_NVLINK, ALGO_NVLS, p);
 }
 
-/* nvlsChunkSize (128 KiB), smaller for calls that fill few chunks. */
+uint64_t algo_nvls_chunk_cut(uint64_t chunk, uint64_t bytes, const struct plan *p,
+			     unsigned nchannels, const struct nvls_chunk_cut *cuts, size_t n)
+{
+	uint64_t ops = (uint64_t)nchannels * p->gpus_per_node;
+
+	for (size_t i = 0; i < n; i++)
+		if (bytes < cuts[i].chunks * ops * chunk && chunk > cuts[i].to)
+			chunk = cuts[i].to;
+	return chunk;
+}
+
+/* nvlsChunkSize (128 KiB), smaller for calls that fill few chunks
+ * (enqueue.cc, v2.30.7-1:2263-2274). */
 static uint64_t algo_nvls_chunk(const struct plan *p, const struct plan_pattern *pat,
 				uint64_t bytes, unsigned nchannels)
 {
-	uint64_t chunk = 131072, ops = (uint64_t)nchannels * p->gpus_per_node;
+	static const struct nvls_chunk_cut cuts[] = {
+		{ 64, 65536 }, { 8, 32768 }, { 2, 16384 },
+	};
 
 	(void)pat;
-	if (bytes < 64 * ops * chunk && chunk > 65536)
-		chunk = 65536;
-	if (bytes < 8 * ops * chunk && chunk > 32768)
-		chunk = 32768;
-	if (bytes < 2 * ops * chunk && chunk > 16384)
-		chunk = 16384;
-	return chunk;
+	return algo_nvls_chunk_cut(131072, bytes, p, nchannels, cuts,
+				   sizeof(cuts) / sizeof(cuts[0]));
 }
 
 static int nvls_build(struct algo_build *b)

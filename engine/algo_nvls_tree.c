@@ -54,20 +54,15 @@ static void nvls_tree_cost(const struct tune_ctx *t, enum proto_id p,
 static uint64_t nvls_tree_chunk(const struct plan *p, const struct plan_pattern *pat,
 				uint64_t bytes, unsigned nchannels)
 {
+	static const struct nvls_chunk_cut cuts[] = {
+		{ 32, 262144 }, { 16, 131072 }, { 4, 65536 }, { 1, 32768 },
+	};
 	uint64_t chunk = p->nccl->nvls_tree_chunk;
-	uint64_t ops = (uint64_t)nchannels * p->gpus_per_node;
 
 	if (pat->nnodes >= 4 && chunk > 65536)
 		chunk = 65536;
-	if (bytes < 32 * ops * chunk && chunk > 262144)
-		chunk = 262144;
-	if (bytes < 16 * ops * chunk && chunk > 131072)
-		chunk = 131072;
-	if (bytes < 4 * ops * chunk && chunk > 65536)
-		chunk = 65536;
-	if (bytes < ops * chunk && chunk > 32768)
-		chunk = 32768;
-	return chunk;
+	return algo_nvls_chunk_cut(chunk, bytes, p, nchannels, cuts,
+				   sizeof(cuts) / sizeof(cuts[0]));
 }
 
 struct head {
