@@ -160,7 +160,7 @@ void algo_dtree(int n, int r, int which, int *up, int *d0, int *d1);
 /* NVLS, shared by NVLS and NVLS-tree (algo_nvls.c). */
 bool algo_nvls_available(const struct tune_ctx *t, char *why, size_t len);
 double algo_nvls_bw(const struct tune_ctx *t, bool tree);
-double algo_nvls_min_bw(const struct tune_ctx *t, bool tree);
+double algo_nvls_algbw(const struct tune_ctx *t, bool tree, unsigned nsteps);
 /* One of enqueue.cc's chunk cuts: a call of fewer than @chunks chunks a
  * concurrent op (a channel's head; one a GPU here) takes @to where its
  * chunk is larger. algo_nvls_chunk_cut applies @cuts in order from

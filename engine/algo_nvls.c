@@ -51,13 +51,22 @@ double algo_nvls_bw(const struct tune_ctx *t, bool tree)
 		    tree ? nccl_nvls_tree_per_channel(t->p->nccl, topo->gpu_arch, t->nnodes) : INFINITY);
 }
 
-/* 2.19.3's tuning.cc:175-176: the graph's speed, min(bwIntra, bwInter),
- * NVLS-tree's bwInter halved beyond 2 nodes; no efficiency, no cap. */
-double algo_nvls_min_bw(const struct tune_ctx *t, bool tree)
+/*
+ * The tuner's NVLS algorithm bandwidth over a collective of @nsteps
+ * steps: the graph's channels at algo_nvls_bw, x nRanks / nsteps. 2.19.3
+ * (tuning.cc:175-176, 199) has its own: the graph's speed, min(bwIntra,
+ * bwInter) with NVLS-tree's bwInter halved beyond 2 nodes, no efficiency,
+ * no cap, x 5/6 whatever the steps.
+ */
+double algo_nvls_algbw(const struct tune_ctx *t, bool tree, unsigned nsteps)
 {
 	const struct nccl_graph *g = &t->ch.nvls;
 
-	return fmin(g->bw_intra, g->bw_inter / (tree && t->nnodes > 2 ? 2 : 1));
+	if (t->p->nccl->nvls_min_bw)
+		return g->nchannels *
+		       fmin(g->bw_intra, g->bw_inter / (tree && t->nnodes > 2 ? 2 : 1)) *
+		       5.0 / 6.0;
+	return g->nchannels * algo_nvls_bw(t, tree) * t->nranks / (double)nsteps;
 }
 
 static void nvls_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
@@ -78,10 +87,7 @@ static void nvls_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		snprintf(why, len, "across nodes NCCL runs NVLS with CollNet only (see NVLSTree)");
 		return;
 	}
-	if (t->p->nccl->nvls_min_bw)
-		*bw = t->ch.nvls.nchannels * algo_nvls_min_bw(t, false) * 5.0 / 6.0;
-	else
-		*bw = t->ch.nvls.nchannels * algo_nvls_bw(t, false) * n / nsteps;
+	*bw = algo_nvls_algbw(t, false, nsteps);
 	*lat = nccl_hw_latency(t->p->nccl, HOP_NVLINK, ALGO_NVLS, p);
 }
 

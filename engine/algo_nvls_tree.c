@@ -35,10 +35,7 @@ static void nvls_tree_cost(const struct tune_ctx *t, enum proto_id p,
 		snprintf(why, len, "NCCL disables NVLSTree on one node");
 		return;
 	}
-	if (t->p->nccl->nvls_min_bw)
-		*bw = t->ch.nvls.nchannels * algo_nvls_min_bw(t, true) * 5.0 / 6.0;
-	else
-		*bw = t->ch.nvls.nchannels * algo_nvls_bw(t, true) * n / (2.0 * (n - 1));
+	*bw = algo_nvls_algbw(t, true, 2 * (n - 1));
 	*lat = nccl_hw_latency(t->p->nccl, HOP_NVLINK, ALGO_NVLS_TREE, p) +
 	       2 * algo_log2(t->nnodes) *
 		       nccl_hw_latency(t->p->nccl, HOP_NET, ALGO_NVLS_TREE, p);

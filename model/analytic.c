@@ -353,15 +353,15 @@ static int solve_fill(const struct solver *sv, const struct plan_pattern *pat,
 	for (size_t i = 0; !err && i < pat->nconns; i++)
 		cr[i].fill = cr[i].rate;
 	for (uint32_t ph = 0, lo = 0, hi = 0; !err && window + 1 < nphases && ph < nphases; ph++) {
-		bool same = ph && lo == (ph > window ? ph - window : 0) &&
-			    hi == (ph + window < nphases ? ph + window : nphases - 1);
-
 		/* the phases in the window, clamped at the chain's ends: a
 		 * wide window's middle phases share one set, solved once */
-		lo = ph > window ? ph - window : 0;
-		hi = ph + window < nphases ? ph + window : nphases - 1;
-		if (!same)
-			err = share(sv, pat, nch, -1, phase, lo, hi, NULL, rate);
+		uint32_t new_lo = ph > window ? ph - window : 0;
+		uint32_t new_hi = ph + window < nphases ? ph + window : nphases - 1;
+
+		if (!ph || new_lo != lo || new_hi != hi)
+			err = share(sv, pat, nch, -1, phase, new_lo, new_hi, NULL, rate);
+		lo = new_lo;
+		hi = new_hi;
 		for (size_t i = 0; !err && i < pat->nconns; i++)
 			if (phase[i] == ph && pat->pipes[pat->conns[i].pipe].shape != PIPE_RING)
 				cr[i].fill = rate[i];
