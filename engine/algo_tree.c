@@ -44,6 +44,13 @@ static void tree_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		bus = fmin(bus * (t->nnodes == 1 ? 7.0 / 9.0 : r->tree_ll128_factor),
 			   g->nchannels * nccl_tree_ll128_per_channel(r, topo->gpu_arch, t->op,
 								      t->nnodes));
+	/* One GPU a node makes the tree graph NCCL_TOPO_PATTERN_TREE
+	 * (search.cc: v2.30.7-1 :1133, v2.19.3-1 :885), which its tuner
+	 * discounts (v2.30.7-1 tuning.cc:336, v2.19.3-1 :185). Hopper's
+	 * fallback to that pattern when a balanced tree is not found at
+	 * full speed (search.cc:1216) needs NCCL's search, not modelled. */
+	if (t->ppn == 1)
+		bus *= r->tree_one_gpu_factor;
 	*bw = bus * 0.5;
 	*lat = nccl_base_latency(r, ALGO_TREE, p) +
 	       2 * ((t->ppn - 1) * intra + algo_log2(t->nnodes) * inter);

@@ -411,3 +411,41 @@ Test(nccl_release, v2_19_3_nvls_estimates_by_hand)
 	}
 	cr_assert_float_eq(nccl_nvls_hw_efficiency(TOPO_GPU_HOPPER), 0.85, 1e-12);
 }
+
+/*
+ * One GPU a node makes NCCL's tree graph NCCL_TOPO_PATTERN_TREE (all NIC
+ * traffic through that GPU; search.cc), and from 2.19.3 on its tuner
+ * takes .85 of the tree's bus bandwidth there (v2.19.3-1 tuning.cc:185,
+ * v2.30.7-1 :336); 2.8.4 has no such line. tests/data/round-numbers.yaml
+ * on 4 nodes, direct: one channel at the NIC's 10 GB/s, Ampere's
+ * perChMaxTreeBw at 4 nodes 17.8 (2.19.3, 2.30.7) and 16.0 (2.8.4):
+ *
+ *   busBw = min(10 x .92, 17.8) x .85 = 7.82, algbw x .5 = 3.91 GB/s
+ *   2.8.4: min(10 x .92, 16.0) = 9.2, algbw 4.6 GB/s
+ *
+ * From 512 MiB (log2(bytes / 64) >= 23) no treeCorrectionFactor applies,
+ * so the time of the second 512 MiB is the bandwidth term alone.
+ */
+Test(nccl_release, tree_discounted_at_one_gpu_a_node)
+{
+	static const struct {
+		const char *version;
+		double algbw;
+	} want[] = { { "2.30.7", 9.2 * .85 / 2 }, { "2.19.3", 9.2 * .85 / 2 }, { "2.8.4", 9.2 / 2 } };
+	char why[200];
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct plan_options o = release_opts(want[i].version, 4, NULL, NULL);
+		struct tuned x;
+		double t1, t2;
+
+		o.path = PLAN_PATH_DIRECT;
+		tuned_init(&x, DATA("round-numbers.yaml"), &o);
+		cr_assert_eq(x.t.ppn, 1);
+		cr_assert_eq(x.t.ch.ring.nchannels, 1);
+		t1 = tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_SIMPLE, 512 * MiB, why, sizeof(why));
+		t2 = tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_SIMPLE, 1024 * MiB, why, sizeof(why));
+		assert_rel(t2 - t1, 512.0 * MiB / (1000 * want[i].algbw), 1e-6);
+		tuned_destroy(&x);
+	}
+}
