@@ -326,7 +326,14 @@ void report_compare_table(FILE *out, const struct report_context *ctx,
 	if (why)
 		fprintf(out, "fallback   %u collectives could not go direct: %s\n",
 			nfb, why);
-	print_algorithms(out, "algorithm  ", r[REPORT_DIRECT]);
+	/* Each path is tuned on its own (staged has no LL128, say), so each
+	 * says what NCCL's tuner chose for it. */
+	for (int k = 0; k < REPORT_PATHS; k++) {
+		char label[40];
+
+		snprintf(label, sizeof(label), "%-11s%-15s", k ? "" : "algorithm", path_titles[k]);
+		print_algorithms(out, label, r[k]);
+	}
 	print_comms(out, "comms      ", r[REPORT_DIRECT]);
 	fprintf(out, "\n%-22s", "per iteration");
 	for (int k = 0; k < REPORT_PATHS; k++)

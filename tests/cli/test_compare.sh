@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# gdrlab compare's table names what NCCL's tuner chose on each path, not
+# direct's for all three: the JSON's algorithm/protocol of every
+# collective of a path is on that path's line, and the staged lines have
+# no LL128 (NCCL enables it only with GPUDirect RDMA on every network
+# side; staging has none). ResNet-50 on 2 A100 nodes, where direct runs
+# LL128.
+#   usage: test_compare.sh GDRLAB SOURCE_DIR
+set -u
+. "$(dirname "$0")/lib.sh"
+expect 0 "compare" -- "$gdrlab" compare -t "$src/configs/a100-pcie4-200g.yaml" \
+    -T "$src/traces/resnet50-ddp.jsonl" --json "$tmp/c.json"
+cp "$tmp/out" "$tmp/table"
+json_ok "$tmp/c.json"
+
+# path NAME: that path's line of the table's algorithm block
+line_of() {
+    awk -v p="$1" '$1 == "algorithm" { on = 1; $1 = "" }
+        on && NF == 0 { on = 0 }
+        on { sub(/^ +/, ""); if ($1 == p) { print; exit } }' "$tmp/table"
+}
+# uses NAME: each "algo/proto" its collectives ran in the JSON, one a line
+uses() {
+    awk -v p="\"$1\": {" 'index($0, p) == 3 { on = 1; next }
+        /^  "[a-z_]+": / { on = 0 }
+        on && /"algo": / { gsub(/[",]/, "", $2); a = $2 }
+        on && /"proto": / { gsub(/[",]/, "", $2); print a "/" $2 }' "$tmp/c.json" | sort -u
+}
+for p in direct staged staged-memcpy; do
+    l=$(line_of "$p")
+    [ -n "$l" ] || { echo "FAIL: no '$p' line in the algorithm block:"; cat "$tmp/table"; fail=1; continue; }
+    n=0
+    while read -r u; do
+        n=$((n + 1))
+        case " $l" in *" $u x"*) ;; *) echo "FAIL: $p ran $u (JSON) but its line says: $l"; fail=1 ;; esac
+    done < <(uses "${p/-/_}")
+    [ "$n" -gt 0 ] || { echo "FAIL: no collectives of $p in the JSON"; fail=1; }
+    case "$p:$l" in staged*LL128*) echo "FAIL: $p without GPUDirect on LL128: $l"; fail=1 ;; esac
+done
+case "$(line_of direct)" in *LL128*) ;; *) echo "FAIL: direct's line has no LL128: $(line_of direct)"; fail=1 ;; esac
+exit $fail
