@@ -158,73 +158,153 @@ static bool conn_active(const struct plan_pattern *pat, const struct plan_conn *
 }
 
 /*
+ * What share() keeps from one solve to the next of a pattern and channel
+ * count (rates_for owns it, for the solves of one call's rates): every
+ * connection's links through all its segments, which the steady and the
+ * fill shares all use, found once; and room for one solve's flows, only
+ * the connections it takes, in their order (maxmin_solve gives the same
+ * rates as with the others there at a cap of 0, which froze them at 0
+ * before anything moved).
+ */
+struct share_ws {
+	struct maxmin_use *uses;   /* all connections' (conn_uses, seg -1),
+				    * weighted per byte of volume */
+	size_t *first;             /* nconns + 1: connection i's uses are
+				    * uses[first[i]] .. uses[first[i + 1] - 1] */
+	double *private_cap;       /* per connection, conn_uses' */
+	struct maxmin_flow *flows; /* nconns: one solve's */
+	uint32_t *conn;            /* nconns: each flow's connection */
+	struct maxmin_use *pool;   /* one segment's links (seg >= 0) */
+	size_t room;               /* of pool */
+};
+
+static void share_ws_destroy(struct share_ws *ws)
+{
+	free(ws->pool);
+	free(ws->conn);
+	free(ws->flows);
+	free(ws->private_cap);
+	free(ws->first);
+	free(ws->uses);
+	memset(ws, 0, sizeof(*ws));
+}
+
+/*
+ * Shared in pace, bytes per byte of volume: a pipe's slices cross all its
+ * connections, so they move at one pace and each connection's rate is
+ * that pace times its volume. Fair shares of rate would starve a pipe's
+ * big connections (PAT's last round carries half the data, its first 1/n).
+ */
+static void per_volume(const struct plan_conn *c, struct maxmin_use *u, unsigned k)
+{
+	if (c->volume > 0)
+		for (unsigned i = 0; i < k; i++)
+			u[i].weight *= c->volume;
+}
+
+static int share_ws_init(const struct solver *sv, const struct plan_pattern *pat,
+			 struct share_ws *ws)
+{
+	size_t n = pat->nconns ? pat->nconns : 1, at = 0, room = 0;
+	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
+
+	memset(ws, 0, sizeof(*ws));
+	ws->first = malloc((pat->nconns + 1) * sizeof(*ws->first));
+	ws->private_cap = malloc(n * sizeof(*ws->private_cap));
+	ws->flows = malloc(n * sizeof(*ws->flows));
+	ws->conn = malloc(n * sizeof(*ws->conn));
+	if (!ws->first || !ws->private_cap || !ws->flows || !ws->conn)
+		goto fail;
+	for (size_t i = 0; i < pat->nconns; i++) {
+		const struct plan_conn *c = &pat->conns[i];
+		unsigned k = conn_uses(sv->p, pat, c, -1, &ws->private_cap[i], tmp);
+
+		while (at + k > room)
+			if (array_grow((void **)&ws->uses, room, &room, sizeof(*ws->uses)))
+				goto fail;
+		per_volume(c, tmp, k);
+		if (k)
+			memcpy(ws->uses + at, tmp, k * sizeof(*tmp));
+		ws->first[i] = at;
+		at += k;
+	}
+	ws->first[pat->nconns] = at;
+	return 0;
+fail:
+	share_ws_destroy(ws);
+	return -ENOMEM;
+}
+
+/*
  * Max-min over the active connections, restricted to segment @seg (-1:
  * all) and, with @phase, to the connections of phases @lo to @hi. With @pace,
  * each connection is first capped at its pipe's pace from @pace[]
- * (payload bytes/s per byte of volume).
+ * (payload bytes/s per byte of volume). A connection of a channel the call
+ * leaves out gets 0.
  */
-static int share(const struct solver *sv, const struct plan_pattern *pat,
-		 unsigned nch, int seg, const uint32_t *phase, uint32_t lo,
-		 uint32_t hi, const double *pace, double *rate)
+static int share(const struct solver *sv, struct share_ws *ws,
+		 const struct plan_pattern *pat, unsigned nch, int seg,
+		 const uint32_t *phase, uint32_t lo, uint32_t hi, const double *pace,
+		 double *rate)
 {
-	size_t n = pat->nconns, at = 0, room = 0;
-	struct maxmin_flow *flows = calloc(n ? n : 1, sizeof(*flows));
-	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX], *pool = NULL;
-	int err = -ENOMEM;
+	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
+	struct maxmin_flow *flows = ws->flows;
+	size_t nf = 0, at = 0;
+	int err;
 
-	if (!flows)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < pat->nconns; i++) {
 		const struct plan_conn *c = &pat->conns[i];
+		struct maxmin_flow *f = &flows[nf];
 		double pcap;
-		unsigned k;
 
-		if (!conn_active(pat, c, nch) || (phase && (phase[i] < lo || phase[i] > hi)))
+		if (phase && (phase[i] < lo || phase[i] > hi))
 			continue;
-		k = conn_uses(sv->p, pat, c, seg, &pcap, tmp);
-		while (at + k > room)
-			if (array_grow((void **)&pool, room, &room, sizeof(*pool)))
-				goto out;
-		if (k)
-			memcpy(pool + at, tmp, k * sizeof(*tmp));
-		flows[i].nuses = k; /* uses: set once the pool has stopped moving */
-		flows[i].cap = conn_cap(pat, c, nch, pcap);
+		if (!conn_active(pat, c, nch)) {
+			rate[i] = 0;
+			continue;
+		}
+		if (seg < 0) {
+			f->uses = ws->uses + ws->first[i];
+			f->nuses = (unsigned)(ws->first[i + 1] - ws->first[i]);
+			pcap = ws->private_cap[i];
+		} else {
+			unsigned k = conn_uses(sv->p, pat, c, seg, &pcap, tmp);
+
+			while (at + k > ws->room)
+				if (array_grow((void **)&ws->pool, ws->room, &ws->room,
+					       sizeof(*ws->pool)))
+					return -ENOMEM;
+			per_volume(c, tmp, k);
+			if (k)
+				memcpy(ws->pool + at, tmp, k * sizeof(*tmp));
+			f->uses = NULL; /* set once the pool has stopped moving */
+			f->nuses = k;
+			at += k;
+		}
+		f->cap = conn_cap(pat, c, nch, pcap);
 		/* The stream's limits bind the steady shares only: while a
 		 * pipe fills, a slice takes its links' pace (plan.h). */
 		if (seg < 0)
-			flows[i].cap = fmin(flows[i].cap,
-					    plan_stream_cap(pat, &pat->pipes[c->pipe], nch));
-		if (pace && pace[c->pipe] * c->volume < flows[i].cap)
-			flows[i].cap = pace[c->pipe] * c->volume;
-		/*
-		 * Shared in pace, bytes per byte of volume: a pipe's slices
-		 * cross all its connections, so they move at one pace and
-		 * each connection's rate is that pace times its volume. Fair
-		 * shares of rate would starve a pipe's big connections (PAT's
-		 * last round carries half the data, its first 1/n).
-		 */
-		if (c->volume > 0) {
-			for (unsigned u = 0; u < k; u++)
-				pool[at + u].weight *= c->volume;
-			flows[i].cap /= c->volume;
+			f->cap = fmin(f->cap, plan_stream_cap(pat, &pat->pipes[c->pipe], nch));
+		if (pace && pace[c->pipe] * c->volume < f->cap)
+			f->cap = pace[c->pipe] * c->volume;
+		if (c->volume > 0)
+			f->cap /= c->volume;
+		ws->conn[nf++] = (uint32_t)i;
+	}
+	if (seg >= 0)
+		for (size_t j = 0, u = 0; j < nf; j++) {
+			flows[j].uses = flows[j].nuses ? ws->pool + u : NULL;
+			u += flows[j].nuses;
 		}
-		at += k;
+	err = maxmin_solve(sv->cap, sv->nres, flows, nf);
+	for (size_t j = 0; !err && j < nf; j++) {
+		const struct plan_conn *c = &pat->conns[ws->conn[j]];
+
+		rate[ws->conn[j]] = flows[j].nuses || isfinite(flows[j].cap) ?
+					    flows[j].rate * (c->volume > 0 ? c->volume : 1) :
+					    INFINITY;
 	}
-	at = 0;
-	for (size_t i = 0; i < n; i++) {
-		flows[i].uses = flows[i].nuses ? pool + at : NULL;
-		at += flows[i].nuses;
-	}
-	err = maxmin_solve(sv->cap, sv->nres, flows, n);
-	for (size_t i = 0; !err && i < n; i++)
-		if (!phase || (phase[i] >= lo && phase[i] <= hi))
-			rate[i] = flows[i].nuses || isfinite(flows[i].cap) ?
-					  flows[i].rate * (pat->conns[i].volume > 0 ?
-								   pat->conns[i].volume : 1) :
-					  INFINITY;
-out:
-	free(pool);
-	free(flows);
 	return err;
 }
 
@@ -282,23 +362,24 @@ static int phases(const struct plan_pattern *pat, unsigned nch, uint32_t *phase,
 /* fill_window's answer where no chain has fewer slices than hops. */
 #define NO_FILL UINT32_MAX
 
-/* The steady shares, and each segment's while a pipe fills. */
-static int solve(const struct solver *sv, const struct plan_pattern *pat,
-		 unsigned nch, struct conn_rate *cr)
+/* The steady shares, and each segment's while a pipe fills; @phase from
+ * phases(). */
+static int solve(const struct solver *sv, struct share_ws *ws,
+		 const struct plan_pattern *pat, unsigned nch, const uint32_t *phase,
+		 uint32_t nphases, struct conn_rate *cr)
 {
 	size_t n = pat->nconns ? pat->nconns : 1;
 	double *rate = calloc(n, sizeof(*rate));
 	double *pace = calloc(pat->npipes ? pat->npipes : 1, sizeof(*pace));
-	uint32_t *phase = calloc(n, sizeof(*phase)), nphases = 0;
 	unsigned nseg = 0;
 	int err = -ENOMEM;
 
-	if (!rate || !pace || !phase)
+	if (!rate || !pace)
 		goto out;
-	err = share(sv, pat, nch, -1, NULL, 0, 0, NULL, rate);
+	err = share(sv, ws, pat, nch, -1, NULL, 0, 0, NULL, rate);
 	if (!err) {
 		pipe_pace(pat, rate, nch, pace);
-		err = share(sv, pat, nch, -1, NULL, 0, 0, pace, rate);
+		err = share(sv, ws, pat, nch, -1, NULL, 0, 0, pace, rate);
 	}
 	for (size_t i = 0; !err && i < pat->nconns; i++) {
 		const struct plan_route *r = &pat->routes[pat->conns[i].route];
@@ -311,13 +392,11 @@ static int solve(const struct solver *sv, const struct plan_pattern *pat,
 		for (unsigned s = 0; s < r->nstages; s++)
 			cr[i].seg_ovh[r->stages[s].segment] += r->stages[s].chunk_overhead;
 	}
-	if (!err)
-		err = phases(pat, nch, phase, &nphases);
 	/* While a pipe fills, a slice's segments take turns, and only the
 	 * connections of its phase move with it. */
 	for (uint32_t ph = 0; !err && ph < nphases; ph++)
 		for (unsigned k = 0; !err && k < nseg; k++) {
-			err = share(sv, pat, nch, (int)k, phase, ph, ph, NULL, rate);
+			err = share(sv, ws, pat, nch, (int)k, phase, ph, ph, NULL, rate);
 			for (size_t i = 0; !err && i < pat->nconns; i++)
 				if (phase[i] == ph && k < cr[i].nseg)
 					cr[i].seg_bw[k] = rate[i];
@@ -325,7 +404,6 @@ static int solve(const struct solver *sv, const struct plan_pattern *pat,
 	for (size_t i = 0; !err && i < pat->nconns; i++)
 		cr[i].fill = cr[i].rate;
 out:
-	free(phase);
 	free(pace);
 	free(rate);
 	return err;
@@ -339,18 +417,16 @@ out:
  * a NIC or a host's memory across channels all move at once: a chain's
  * hops taking turns frees nothing there.
  */
-static int solve_fill(const struct solver *sv, const struct plan_pattern *pat,
-		      unsigned nch, uint32_t window, struct conn_rate *cr)
+static int solve_fill(const struct solver *sv, struct share_ws *ws,
+		      const struct plan_pattern *pat, unsigned nch, const uint32_t *phase,
+		      uint32_t nphases, uint32_t window, struct conn_rate *cr)
 {
-	size_t n = pat->nconns ? pat->nconns : 1;
-	double *rate = calloc(n, sizeof(*rate));
-	uint32_t *phase = calloc(n, sizeof(*phase)), nphases = 0;
-	int err = -ENOMEM;
+	double *rate = calloc(pat->nconns ? pat->nconns : 1, sizeof(*rate));
+	int err = 0;
 
-	if (!rate || !phase)
-		goto out;
-	err = phases(pat, nch, phase, &nphases);
-	for (size_t i = 0; !err && i < pat->nconns; i++)
+	if (!rate)
+		return -ENOMEM;
+	for (size_t i = 0; i < pat->nconns; i++)
 		cr[i].fill = cr[i].rate;
 	for (uint32_t ph = 0, lo = 0, hi = 0; !err && window + 1 < nphases && ph < nphases; ph++) {
 		/* the phases in the window, clamped at the chain's ends: a
@@ -359,15 +435,13 @@ static int solve_fill(const struct solver *sv, const struct plan_pattern *pat,
 		uint32_t new_hi = ph + window < nphases ? ph + window : nphases - 1;
 
 		if (!ph || new_lo != lo || new_hi != hi)
-			err = share(sv, pat, nch, -1, phase, new_lo, new_hi, NULL, rate);
+			err = share(sv, ws, pat, nch, -1, phase, new_lo, new_hi, NULL, rate);
 		lo = new_lo;
 		hi = new_hi;
 		for (size_t i = 0; !err && i < pat->nconns; i++)
 			if (phase[i] == ph && pat->pipes[pat->conns[i].pipe].shape != PIPE_RING)
 				cr[i].fill = rate[i];
 	}
-out:
-	free(phase);
 	free(rate);
 	return err;
 }
@@ -378,6 +452,8 @@ static const struct conn_rate *rates_for(const struct solver *sv,
 					 uint32_t window, int *err)
 {
 	const struct rates *same_nch = NULL;
+	struct share_ws ws = { 0 };
+	uint32_t *phase, nphases = 0;
 	struct rates *nr;
 
 	for (size_t i = 0; i < ps->nr; i++)
@@ -403,13 +479,19 @@ static const struct conn_rate *rates_for(const struct solver *sv,
 		return NULL;
 	}
 	ps->nr++;
+	phase = malloc((pat->nconns ? pat->nconns : 1) * sizeof(*phase));
+	*err = phase ? share_ws_init(sv, pat, &ws) : -ENOMEM;
+	if (!*err)
+		*err = phases(pat, nch, phase, &nphases);
 	/* The steady and per-segment shares do not depend on the window. */
-	if (same_nch)
+	if (!*err && same_nch)
 		memcpy(nr->c, same_nch->c, pat->nconns * sizeof(*nr->c));
-	else
-		*err = solve(sv, pat, nch, nr->c);
+	else if (!*err)
+		*err = solve(sv, &ws, pat, nch, phase, nphases, nr->c);
 	if (!*err && window != NO_FILL)
-		*err = solve_fill(sv, pat, nch, window, nr->c);
+		*err = solve_fill(sv, &ws, pat, nch, phase, nphases, window, nr->c);
+	share_ws_destroy(&ws);
+	free(phase);
 	return *err ? NULL : nr->c;
 }
 
