@@ -81,6 +81,7 @@ struct solver {
 	const struct plan *p;
 	const double *cap;
 	size_t nres;
+	struct maxmin_ws *mm; /* analytic_run's, for every solve of the run */
 };
 
 /* The switches' links @c's wire stage crosses, when it is in segment
@@ -297,7 +298,7 @@ static int share(const struct solver *sv, struct share_ws *ws,
 			flows[j].uses = flows[j].nuses ? ws->pool + u : NULL;
 			u += flows[j].nuses;
 		}
-	err = maxmin_solve(sv->cap, sv->nres, flows, nf);
+	err = maxmin_ws_solve(sv->mm, sv->cap, flows, nf);
 	for (size_t j = 0; !err && j < nf; j++) {
 		const struct plan_conn *c = &pat->conns[ws->conn[j]];
 
@@ -452,6 +453,7 @@ static const struct conn_rate *rates_for(const struct solver *sv,
 					 uint32_t window, int *err)
 {
 	const struct rates *same_nch = NULL;
+	size_t same = SIZE_MAX; /* ps->r's index of the rates of nch, if any */
 	struct share_ws ws = { 0 };
 	uint32_t *phase, nphases = 0;
 	struct rates *nr;
@@ -460,15 +462,15 @@ static const struct conn_rate *rates_for(const struct solver *sv,
 		if (ps->r[i].nchannels == nch) {
 			if (window == NO_FILL || ps->r[i].window == window)
 				return ps->r[i].c;
-			same_nch = &ps->r[i];
+			same = i;
 		}
 	nr = realloc(ps->r, (ps->nr + 1) * sizeof(*nr));
 	if (!nr) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	if (same_nch)
-		same_nch = nr + (same_nch - ps->r);
+	if (same != SIZE_MAX)
+		same_nch = &nr[same];
 	ps->r = nr;
 	nr = &ps->r[ps->nr];
 	nr->nchannels = nch;
@@ -878,17 +880,19 @@ static void copy_timing(struct coll_record *dst, const struct coll_record *src)
 static int analytic_run(const struct plan *p, struct records *rec,
 			struct diag *d)
 {
-	struct solver sv = { .p = p, .nres = res_total(&p->layout) };
+	struct maxmin_ws mm;
+	struct solver sv = { .p = p, .nres = res_total(&p->layout), .mm = &mm };
 	struct pattern_state *st;
 	double *cap;
-	int err = -ENOMEM;
+	int err = maxmin_ws_init(&mm, sv.nres);
 
 	cap = plan_capacities(p);
 	st = calloc(p->npatterns ? p->npatterns : 1, sizeof(*st));
-	if (!cap || !st)
+	if (err || !cap || !st) {
+		err = -ENOMEM;
 		goto out;
+	}
 	sv.cap = cap;
-	err = 0;
 	for (size_t i = 0; i < p->ncollectives && !err; i++) {
 		const struct plan_collective *pc = &p->collectives[i];
 		struct pattern_state *ps = &st[pc->pattern];
@@ -922,6 +926,7 @@ out:
 		}
 	free(st);
 	free(cap);
+	maxmin_ws_destroy(&mm);
 	return err;
 }
 
