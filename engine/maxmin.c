@@ -20,10 +20,9 @@ int maxmin_ws_init(struct maxmin_ws *ws, size_t nres)
 	ws->nres = nres;
 	ws->remaining = malloc(n * sizeof(*ws->remaining));
 	ws->load = malloc(n * sizeof(*ws->load));
-	ws->users = malloc(n * sizeof(*ws->users));
-	ws->seen = calloc(n, sizeof(*ws->seen));
+	ws->users = calloc(n, sizeof(*ws->users));
 	ws->full = malloc(n * sizeof(*ws->full));
-	return ws->remaining && ws->load && ws->users && ws->seen && ws->full ? 0 : -ENOMEM;
+	return ws->remaining && ws->load && ws->users && ws->full ? 0 : -ENOMEM;
 }
 
 void maxmin_ws_destroy(struct maxmin_ws *ws)
@@ -32,7 +31,6 @@ void maxmin_ws_destroy(struct maxmin_ws *ws)
 	free(ws->live);
 	free(ws->touched);
 	free(ws->full);
-	free(ws->seen);
 	free(ws->users);
 	free(ws->load);
 	free(ws->remaining);
@@ -43,22 +41,21 @@ void maxmin_ws_destroy(struct maxmin_ws *ws)
 static void forget(struct maxmin_ws *ws)
 {
 	for (size_t i = 0; i < ws->ntouched; i++)
-		ws->seen[ws->touched[i]] = false;
+		ws->users[ws->touched[i]] = 0;
 	ws->ntouched = 0;
 }
 
-/* First sight of resource @r in this solve: full capacity, no load yet. */
+/* First sight of resource @r in this solve (no users yet): full
+ * capacity, no load. */
 static int see(struct maxmin_ws *ws, const double *capacity, uint32_t r)
 {
 	if (ws->ntouched == ws->room_touched &&
 	    array_grow((void **)&ws->touched, ws->ntouched, &ws->room_touched,
 		       sizeof(*ws->touched)))
 		return -ENOMEM;
-	ws->seen[r] = true;
 	ws->touched[ws->ntouched++] = r;
 	ws->remaining[r] = capacity[r];
 	ws->load[r] = 0;
-	ws->users[r] = 0;
 	return 0;
 }
 
@@ -67,12 +64,17 @@ static int see(struct maxmin_ws *ws, const double *capacity, uint32_t r)
  * resource fills or a flow reaches its cap; those flows freeze at it.
  * Only the resources the flows use are walked: the smallest step over
  * them and over the flows' caps is the one the flows' own uses give, and
- * every resource a flow uses is seen. Loads are added and taken off in
+ * every resource a flow uses is touched. Loads are added and taken off in
  * flow order, so the rates do not depend on how many resources there are.
+ * (The arrays are read through locals: a store to a load could otherwise
+ * be a flow's weight, for all the compiler knows, and every use reloaded.)
  */
 int maxmin_ws_solve(struct maxmin_ws *ws, const double *capacity,
 		    struct maxmin_flow *flows, size_t nflows)
 {
+	double *remaining, *load;
+	uint32_t *users, *live, *touched;
+	bool *full;
 	size_t nlive = 0;
 	double level = 0;
 	int err = 0;
@@ -80,94 +82,108 @@ int maxmin_ws_solve(struct maxmin_ws *ws, const double *capacity,
 	if (nflows > UINT32_MAX)
 		return -ENOMEM;
 	if (nflows > ws->room_live) {
-		uint32_t *live = realloc(ws->live, nflows * sizeof(*live));
-		uint32_t *frozen = live ? realloc(ws->frozen, nflows * sizeof(*frozen)) : NULL;
+		uint32_t *l = realloc(ws->live, nflows * sizeof(*l));
+		uint32_t *fz = l ? realloc(ws->frozen, nflows * sizeof(*fz)) : NULL;
 
-		if (live)
-			ws->live = live;
-		if (!frozen)
+		if (l)
+			ws->live = l;
+		if (!fz)
 			return -ENOMEM;
-		ws->frozen = frozen;
+		ws->frozen = fz;
 		ws->room_live = nflows;
 	}
+	remaining = ws->remaining;
+	load = ws->load;
+	users = ws->users;
+	full = ws->full;
+	live = ws->live;
 	for (size_t f = 0; f < nflows; f++) {
-		for (unsigned u = 0; u < flows[f].nuses; u++) {
-			uint32_t r = flows[f].uses[u].resource;
+		const struct maxmin_use *use = flows[f].uses;
+		unsigned nuses = flows[f].nuses;
+
+		for (unsigned u = 0; u < nuses; u++) {
+			uint32_t r = use[u].resource;
 
 			if (r >= ws->nres) {
 				err = -EINVAL;
 				goto out;
 			}
-			if (!ws->seen[r] && (err = see(ws, capacity, r)))
+			if (!users[r] && (err = see(ws, capacity, r)))
 				goto out;
-			ws->load[r] += flows[f].uses[u].weight;
-			ws->users[r]++;
+			load[r] += use[u].weight;
+			users[r]++;
 		}
-		ws->live[nlive++] = (uint32_t)f;
+		live[nlive++] = (uint32_t)f;
 	}
+	touched = ws->touched;
 
 	while (nlive) {
+		const size_t ntouched = ws->ntouched;
+		uint32_t *frozen = ws->frozen;
 		double step = INFINITY;
 		size_t kept = 0, nfrozen = 0;
 
 		/* The smallest increase of the common level that fills a
 		 * resource or reaches a flow's private cap. */
 		for (size_t i = 0; i < nlive; i++) {
-			const struct maxmin_flow *fl = &flows[ws->live[i]];
+			double c = flows[live[i]].cap;
 
-			if (fl->cap - level < step)
-				step = fl->cap - level;
+			if (c - level < step)
+				step = c - level;
 		}
-		for (size_t i = 0; i < ws->ntouched; i++) {
-			uint32_t r = ws->touched[i];
+		for (size_t i = 0; i < ntouched; i++) {
+			uint32_t r = touched[i];
 			double s;
 
-			if (!ws->users[r] || !isfinite(capacity[r]))
+			if (!users[r] || !isfinite(capacity[r]))
 				continue;
-			s = ws->remaining[r] / ws->load[r];
+			s = remaining[r] / load[r];
 			if (s < step)
 				step = s;
 		}
 		if (!isfinite(step)) {
 			/* Nothing limits the remaining flows. */
 			for (size_t i = 0; i < nlive; i++)
-				flows[ws->live[i]].rate = INFINITY;
+				flows[live[i]].rate = INFINITY;
 			break;
 		}
 		if (step < 0)
 			step = 0;
 		level += step;
-		for (size_t i = 0; i < ws->ntouched; i++) {
-			uint32_t r = ws->touched[i];
+		for (size_t i = 0; i < ntouched; i++) {
+			uint32_t r = touched[i];
 
-			if (ws->load[r] > 0 && isfinite(ws->remaining[r]))
-				ws->remaining[r] -= step * ws->load[r];
-			ws->full[r] = isfinite(capacity[r]) &&
-				      ws->remaining[r] <= MAXMIN_EPS * capacity[r];
+			if (load[r] > 0 && isfinite(remaining[r]))
+				remaining[r] -= step * load[r];
+			full[r] = isfinite(capacity[r]) && remaining[r] <= MAXMIN_EPS * capacity[r];
 		}
 
 		/* Freeze the flows that hit a full resource or their cap. */
 		for (size_t i = 0; i < nlive; i++) {
-			struct maxmin_flow *fl = &flows[ws->live[i]];
-			bool stop = isfinite(fl->cap) && fl->cap - level <= MAXMIN_EPS * fl->cap;
+			struct maxmin_flow *fl = &flows[live[i]];
+			const struct maxmin_use *use = fl->uses;
+			unsigned nuses = fl->nuses;
+			double c = fl->cap;
+			bool stop = isfinite(c) && c - level <= MAXMIN_EPS * c;
 
-			for (unsigned u = 0; u < fl->nuses && !stop; u++)
-				stop = ws->full[fl->uses[u].resource];
+			for (unsigned u = 0; u < nuses && !stop; u++)
+				stop = full[use[u].resource];
 			if (stop) {
 				fl->rate = level;
-				ws->frozen[nfrozen++] = ws->live[i];
+				frozen[nfrozen++] = live[i];
 			} else {
-				ws->live[kept++] = ws->live[i];
+				live[kept++] = live[i];
 			}
 		}
 		/* What they leave, taken off in flow order; after the last
 		 * round, nothing reads it. */
 		for (size_t i = 0; kept && i < nfrozen; i++) {
-			const struct maxmin_flow *fl = &flows[ws->frozen[i]];
+			const struct maxmin_use *use = flows[frozen[i]].uses;
+			unsigned nuses = flows[frozen[i]].nuses;
 
-			for (unsigned u = 0; u < fl->nuses; u++) {
-				ws->load[fl->uses[u].resource] -= fl->uses[u].weight;
-				ws->users[fl->uses[u].resource]--;
+			for (unsigned u = 0; u < nuses; u++) {
+				load[use[u].resource] -= use[u].weight;
+				users[use[u].resource]--;
 			}
 		}
 		nlive = kept;

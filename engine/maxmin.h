@@ -43,11 +43,11 @@ int maxmin_solve(const double *capacity, size_t nres, struct maxmin_flow *flows,
  */
 struct maxmin_ws {
 	size_t nres;
-	double *remaining, *load; /* per resource, valid where seen */
-	uint32_t *users;          /* per resource: uses by flows not frozen */
-	bool *seen;               /* per resource: used in this solve */
+	double *remaining, *load; /* per resource, valid where touched */
+	uint32_t *users;          /* per resource: uses by flows not frozen
+				   * (0 where not touched) */
 	bool *full;               /* per resource: saturated this round */
-	uint32_t *touched;        /* the resources seen, in order seen */
+	uint32_t *touched;        /* the resources this solve uses */
 	size_t ntouched, room_touched;
 	uint32_t *live;           /* flows not frozen yet, in order */
 	uint32_t *frozen;         /* flows frozen this round, in order */
