@@ -278,6 +278,9 @@ struct phase_index {
 struct share_ws {
 	const struct conn_links *links; /* the pattern's (pattern_state) */
 	const struct phase_index *px;   /* rates_for's */
+	double *cap;                    /* nconns: each connection's limits
+					 * through all its segments, the
+					 * stream's included (conn_cap) */
 	struct maxmin_flow *flows;      /* nconns: one solve's */
 	uint32_t *conn;                 /* nconns: each flow's connection */
 	struct maxmin_use *pool;        /* one segment's links (seg >= 0) */
@@ -328,7 +331,6 @@ static int share(const struct solver *sv, struct share_ws *ws,
 		size_t i = ws->conn[j];
 		const struct plan_conn *c = &pat->conns[i];
 		struct maxmin_flow *f = &flows[nf];
-		double pcap;
 
 		if (!conn_active(pat, c, nch)) {
 			rate[i] = 0;
@@ -337,8 +339,9 @@ static int share(const struct solver *sv, struct share_ws *ws,
 		if (seg < 0) {
 			f->uses = l->uses + l->first[i];
 			f->nuses = (unsigned)(l->first[i + 1] - l->first[i]);
-			pcap = l->private_cap[i];
+			f->cap = ws->cap[i]; /* the stream's limits too */
 		} else {
+			double pcap;
 			unsigned k = conn_uses(sv->p, pat, c, seg, &pcap, tmp);
 
 			while (at + k > ws->room)
@@ -350,13 +353,9 @@ static int share(const struct solver *sv, struct share_ws *ws,
 				memcpy(ws->pool + at, tmp, k * sizeof(*tmp));
 			f->uses = NULL; /* set once the pool has stopped moving */
 			f->nuses = k;
+			f->cap = conn_cap(pat, c, nch, pcap);
 			at += k;
 		}
-		f->cap = conn_cap(pat, c, nch, pcap);
-		/* The stream's limits bind the steady shares only: while a
-		 * pipe fills, a slice takes its links' pace (plan.h). */
-		if (seg < 0)
-			f->cap = fmin(f->cap, plan_stream_cap(pat, &pat->pipes[c->pipe], nch));
 		if (pace && pace[c->pipe] * c->volume < f->cap)
 			f->cap = pace[c->pipe] * c->volume;
 		if (c->volume > 0)
@@ -594,10 +593,19 @@ static const struct conn_rate *rates_for(const struct solver *sv,
 	ps->nr++;
 	*err = 0;
 	ws.links = links_for(sv, pat, ps, err);
+	ws.cap = malloc(n * sizeof(*ws.cap));
 	ws.flows = malloc(n * sizeof(*ws.flows));
 	ws.conn = malloc(n * sizeof(*ws.conn));
-	if (!*err && (!ws.flows || !ws.conn))
+	if (!*err && (!ws.cap || !ws.flows || !ws.conn))
 		*err = -ENOMEM;
+	/* The stream's limits bind the steady shares only: while a pipe
+	 * fills, a slice takes its links' pace (plan.h). */
+	for (size_t i = 0; !*err && i < pat->nconns; i++) {
+		const struct plan_conn *c = &pat->conns[i];
+
+		ws.cap[i] = fmin(conn_cap(pat, c, nch, ws.links->private_cap[i]),
+				 plan_stream_cap(pat, &pat->pipes[c->pipe], nch));
+	}
 	if (!*err)
 		*err = phase_index_init(pat, nch, &px);
 	/* The steady and per-segment shares do not depend on the window. */
@@ -610,6 +618,7 @@ static const struct conn_rate *rates_for(const struct solver *sv,
 	free(ws.pool);
 	free(ws.conn);
 	free(ws.flows);
+	free(ws.cap);
 	phase_index_destroy(&px);
 	return *err ? NULL : nr->c;
 }
