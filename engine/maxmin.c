@@ -5,99 +5,202 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "array_grow.h"
 
 /* A resource within this relative margin of full counts as saturated. */
 #define MAXMIN_EPS 1e-12
 
-int maxmin_solve(const double *capacity, size_t nres, struct maxmin_flow *flows,
-		 size_t nflows)
+int maxmin_ws_init(struct maxmin_ws *ws, size_t nres)
+{
+	size_t n = nres ? nres : 1;
+
+	memset(ws, 0, sizeof(*ws));
+	ws->nres = nres;
+	ws->remaining = malloc(n * sizeof(*ws->remaining));
+	ws->load = malloc(n * sizeof(*ws->load));
+	ws->users = calloc(n, sizeof(*ws->users));
+	ws->full = malloc(n * sizeof(*ws->full));
+	return ws->remaining && ws->load && ws->users && ws->full ? 0 : -ENOMEM;
+}
+
+void maxmin_ws_destroy(struct maxmin_ws *ws)
+{
+	free(ws->frozen);
+	free(ws->live);
+	free(ws->touched);
+	free(ws->full);
+	free(ws->users);
+	free(ws->load);
+	free(ws->remaining);
+	memset(ws, 0, sizeof(*ws));
+}
+
+/* Forget the resources the last solve saw, however it ended. */
+static void forget(struct maxmin_ws *ws)
+{
+	for (size_t i = 0; i < ws->ntouched; i++)
+		ws->users[ws->touched[i]] = 0;
+	ws->ntouched = 0;
+}
+
+/* First sight of resource @r in this solve (no users yet): full
+ * capacity, no load. */
+static int see(struct maxmin_ws *ws, const double *capacity, uint32_t r)
+{
+	if (ws->ntouched == ws->room_touched &&
+	    array_grow((void **)&ws->touched, ws->ntouched, &ws->room_touched,
+		       sizeof(*ws->touched)))
+		return -ENOMEM;
+	ws->touched[ws->ntouched++] = r;
+	ws->remaining[r] = capacity[r];
+	ws->load[r] = 0;
+	return 0;
+}
+
+/*
+ * Progressive filling: the level of every flow not frozen rises until a
+ * resource fills or a flow reaches its cap; those flows freeze at it.
+ * Only the resources the flows use are walked: the smallest step over
+ * them and over the flows' caps is the one the flows' own uses give, and
+ * every resource a flow uses is touched. Loads are added and taken off in
+ * flow order, so the rates do not depend on how many resources there are.
+ * (The arrays are read through locals: a store to a load could otherwise
+ * be a flow's weight, for all the compiler knows, and every use reloaded.)
+ */
+int maxmin_ws_solve(struct maxmin_ws *ws, const double *capacity,
+		    struct maxmin_flow *flows, size_t nflows)
 {
 	double *remaining, *load;
-	bool *frozen;
-	size_t active = nflows, f;
+	uint32_t *users, *live, *touched;
+	bool *full;
+	size_t nlive = 0;
 	double level = 0;
-	int err = -ENOMEM;
+	int err = 0;
 
-	remaining = malloc(nres * sizeof(*remaining));
-	load = calloc(nres, sizeof(*load));
-	frozen = calloc(nflows ? nflows : 1, sizeof(*frozen));
-	if (!remaining || !load || !frozen)
-		goto out_free;
+	if (nflows > UINT32_MAX)
+		return -ENOMEM;
+	if (nflows > ws->room_live) {
+		uint32_t *l = realloc(ws->live, nflows * sizeof(*l));
+		uint32_t *fz = l ? realloc(ws->frozen, nflows * sizeof(*fz)) : NULL;
 
-	for (size_t r = 0; r < nres; r++)
-		remaining[r] = capacity[r];
-	for (f = 0; f < nflows; f++) {
-		for (unsigned u = 0; u < flows[f].nuses; u++) {
-			if (flows[f].uses[u].resource >= nres) {
-				err = -EINVAL;
-				goto out_free;
-			}
-			load[flows[f].uses[u].resource] += flows[f].uses[u].weight;
-		}
+		if (l)
+			ws->live = l;
+		if (!fz)
+			return -ENOMEM;
+		ws->frozen = fz;
+		ws->room_live = nflows;
 	}
+	remaining = ws->remaining;
+	load = ws->load;
+	users = ws->users;
+	full = ws->full;
+	live = ws->live;
+	for (size_t f = 0; f < nflows; f++) {
+		const struct maxmin_use *use = flows[f].uses;
+		unsigned nuses = flows[f].nuses;
 
-	while (active) {
+		for (unsigned u = 0; u < nuses; u++) {
+			uint32_t r = use[u].resource;
+
+			if (r >= ws->nres) {
+				err = -EINVAL;
+				goto out;
+			}
+			if (!users[r] && (err = see(ws, capacity, r)))
+				goto out;
+			load[r] += use[u].weight;
+			users[r]++;
+		}
+		live[nlive++] = (uint32_t)f;
+	}
+	touched = ws->touched;
+
+	while (nlive) {
+		const size_t ntouched = ws->ntouched;
+		uint32_t *frozen = ws->frozen;
 		double step = INFINITY;
+		size_t kept = 0, nfrozen = 0;
 
 		/* The smallest increase of the common level that fills a
 		 * resource or reaches a flow's private cap. */
-		for (f = 0; f < nflows; f++) {
-			if (frozen[f])
-				continue;
-			if (flows[f].cap - level < step)
-				step = flows[f].cap - level;
-			for (unsigned u = 0; u < flows[f].nuses; u++) {
-				uint32_t r = flows[f].uses[u].resource;
-				double s;
+		for (size_t i = 0; i < nlive; i++) {
+			double c = flows[live[i]].cap;
 
-				if (!isfinite(capacity[r]))
-					continue;
-				s = remaining[r] / load[r];
-				if (s < step)
-					step = s;
-			}
+			if (c - level < step)
+				step = c - level;
+		}
+		for (size_t i = 0; i < ntouched; i++) {
+			uint32_t r = touched[i];
+			double s;
+
+			if (!users[r] || !isfinite(capacity[r]))
+				continue;
+			s = remaining[r] / load[r];
+			if (s < step)
+				step = s;
 		}
 		if (!isfinite(step)) {
 			/* Nothing limits the remaining flows. */
-			for (f = 0; f < nflows; f++)
-				if (!frozen[f])
-					flows[f].rate = INFINITY;
+			for (size_t i = 0; i < nlive; i++)
+				flows[live[i]].rate = INFINITY;
 			break;
 		}
 		if (step < 0)
 			step = 0;
 		level += step;
-		for (size_t r = 0; r < nres; r++)
+		for (size_t i = 0; i < ntouched; i++) {
+			uint32_t r = touched[i];
+
 			if (load[r] > 0 && isfinite(remaining[r]))
 				remaining[r] -= step * load[r];
+			full[r] = isfinite(capacity[r]) && remaining[r] <= MAXMIN_EPS * capacity[r];
+		}
 
 		/* Freeze the flows that hit a full resource or their cap. */
-		for (f = 0; f < nflows; f++) {
-			bool stop;
+		for (size_t i = 0; i < nlive; i++) {
+			struct maxmin_flow *fl = &flows[live[i]];
+			const struct maxmin_use *use = fl->uses;
+			unsigned nuses = fl->nuses;
+			double c = fl->cap;
+			bool stop = isfinite(c) && c - level <= MAXMIN_EPS * c;
 
-			if (frozen[f])
-				continue;
-			stop = isfinite(flows[f].cap) &&
-			       flows[f].cap - level <= MAXMIN_EPS * flows[f].cap;
-			for (unsigned u = 0; u < flows[f].nuses && !stop; u++) {
-				uint32_t r = flows[f].uses[u].resource;
-
-				stop = isfinite(capacity[r]) &&
-				       remaining[r] <= MAXMIN_EPS * capacity[r];
+			for (unsigned u = 0; u < nuses && !stop; u++)
+				stop = full[use[u].resource];
+			if (stop) {
+				fl->rate = level;
+				frozen[nfrozen++] = live[i];
+			} else {
+				live[kept++] = live[i];
 			}
-			if (!stop)
-				continue;
-			frozen[f] = true;
-			flows[f].rate = level;
-			active--;
-			for (unsigned u = 0; u < flows[f].nuses; u++)
-				load[flows[f].uses[u].resource] -= flows[f].uses[u].weight;
 		}
+		/* What they leave, taken off in flow order; after the last
+		 * round, nothing reads it. */
+		for (size_t i = 0; kept && i < nfrozen; i++) {
+			const struct maxmin_use *use = flows[frozen[i]].uses;
+			unsigned nuses = flows[frozen[i]].nuses;
+
+			for (unsigned u = 0; u < nuses; u++) {
+				load[use[u].resource] -= use[u].weight;
+				users[use[u].resource]--;
+			}
+		}
+		nlive = kept;
 	}
-	err = 0;
-out_free:
-	free(frozen);
-	free(load);
-	free(remaining);
+out:
+	forget(ws);
+	return err;
+}
+
+int maxmin_solve(const double *capacity, size_t nres, struct maxmin_flow *flows,
+		 size_t nflows)
+{
+	struct maxmin_ws ws;
+	int err = maxmin_ws_init(&ws, nres);
+
+	if (!err)
+		err = maxmin_ws_solve(&ws, capacity, flows, nflows);
+	maxmin_ws_destroy(&ws);
 	return err;
 }

@@ -11,6 +11,7 @@
 #ifndef GDRLAB_MAXMIN_H
 #define GDRLAB_MAXMIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,5 +34,32 @@ struct maxmin_flow {
  */
 int maxmin_solve(const double *capacity, size_t nres, struct maxmin_flow *flows,
 		 size_t nflows);
+
+/*
+ * Room for solves, one after another, over the same @nres resources: a
+ * solve through it costs what its flows use, not the number of resources
+ * (a caller that solves many small sets of a large cluster). Every array
+ * is owned; between solves they hold nothing of the last one.
+ */
+struct maxmin_ws {
+	size_t nres;
+	double *remaining, *load; /* per resource, valid where touched */
+	uint32_t *users;          /* per resource: uses by flows not frozen
+				   * (0 where not touched) */
+	bool *full;               /* per resource: saturated this round */
+	uint32_t *touched;        /* the resources this solve uses */
+	size_t ntouched, room_touched;
+	uint32_t *live;           /* flows not frozen yet, in order */
+	uint32_t *frozen;         /* flows frozen this round, in order */
+	size_t room_live;         /* of live and frozen */
+};
+
+/* 0 or -ENOMEM; maxmin_ws_destroy in either case. */
+int maxmin_ws_init(struct maxmin_ws *ws, size_t nres);
+void maxmin_ws_destroy(struct maxmin_ws *ws);
+
+/* maxmin_solve over @ws's resources: the same rates to the bit. */
+int maxmin_ws_solve(struct maxmin_ws *ws, const double *capacity,
+		    struct maxmin_flow *flows, size_t nflows);
 
 #endif

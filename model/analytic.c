@@ -70,9 +70,26 @@ struct timed {
 
 #define TIMED_MAX 16 /* calls remembered a pattern, the oldest replaced */
 
+/*
+ * Every connection's links through all its segments (conn_uses, seg -1),
+ * found once a pattern: the steady and the fill shares and the busiest
+ * link all read them, call after call.
+ */
+struct conn_links {
+	struct maxmin_use *uses; /* weighted per byte of volume, as share()
+				  * weighs them */
+	double *weight;          /* each use's weight per payload byte, as
+				  * conn_uses gives it (busiest_link) */
+	size_t *first;           /* nconns + 1: connection i's uses are
+				  * uses[first[i]] .. uses[first[i + 1] - 1];
+				  * NULL until found */
+	double *private_cap;     /* per connection, conn_uses' */
+};
+
 struct pattern_state {
 	struct rates *r;     /* solved channel counts */
 	size_t nr;
+	struct conn_links links;
 	struct timed timed[TIMED_MAX];
 	unsigned ntimed, next_timed;
 };
@@ -81,6 +98,7 @@ struct solver {
 	const struct plan *p;
 	const double *cap;
 	size_t nres;
+	struct maxmin_ws *mm; /* analytic_run's, for every solve of the run */
 };
 
 /* The switches' links @c's wire stage crosses, when it is in segment
@@ -157,36 +175,13 @@ static bool conn_active(const struct plan_pattern *pat, const struct plan_conn *
 	return pat->pipes[c->pipe].channel < nch;
 }
 
-/*
- * What share() keeps from one solve to the next of a pattern and channel
- * count (rates_for owns it, for the solves of one call's rates): every
- * connection's links through all its segments, which the steady and the
- * fill shares all use, found once; and room for one solve's flows, only
- * the connections it takes, in their order (maxmin_solve gives the same
- * rates as with the others there at a cap of 0, which froze them at 0
- * before anything moved).
- */
-struct share_ws {
-	struct maxmin_use *uses;   /* all connections' (conn_uses, seg -1),
-				    * weighted per byte of volume */
-	size_t *first;             /* nconns + 1: connection i's uses are
-				    * uses[first[i]] .. uses[first[i + 1] - 1] */
-	double *private_cap;       /* per connection, conn_uses' */
-	struct maxmin_flow *flows; /* nconns: one solve's */
-	uint32_t *conn;            /* nconns: each flow's connection */
-	struct maxmin_use *pool;   /* one segment's links (seg >= 0) */
-	size_t room;               /* of pool */
-};
-
-static void share_ws_destroy(struct share_ws *ws)
+static void conn_links_destroy(struct conn_links *l)
 {
-	free(ws->pool);
-	free(ws->conn);
-	free(ws->flows);
-	free(ws->private_cap);
-	free(ws->first);
-	free(ws->uses);
-	memset(ws, 0, sizeof(*ws));
+	free(l->private_cap);
+	free(l->first);
+	free(l->weight);
+	free(l->uses);
+	memset(l, 0, sizeof(*l));
 }
 
 /*
@@ -202,72 +197,151 @@ static void per_volume(const struct plan_conn *c, struct maxmin_use *u, unsigned
 			u[i].weight *= c->volume;
 }
 
-static int share_ws_init(const struct solver *sv, const struct plan_pattern *pat,
-			 struct share_ws *ws)
+/* Room for @need uses in @l, which has *@room. */
+static int conn_links_grow(struct conn_links *l, size_t need, size_t *room)
 {
+	while (need > *room) {
+		size_t nr = *room ? 2 * *room : 1024;
+		struct maxmin_use *u = realloc(l->uses, nr * sizeof(*u));
+		double *w;
+
+		if (!u)
+			return -ENOMEM;
+		l->uses = u;
+		w = realloc(l->weight, nr * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		l->weight = w;
+		*room = nr;
+	}
+	return 0;
+}
+
+/* @ps's links, found the first time they are asked for; NULL on -ENOMEM. */
+static const struct conn_links *links_for(const struct solver *sv,
+					  const struct plan_pattern *pat,
+					  struct pattern_state *ps, int *err)
+{
+	struct conn_links *l = &ps->links;
 	size_t n = pat->nconns ? pat->nconns : 1, at = 0, room = 0;
 	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
 
-	memset(ws, 0, sizeof(*ws));
-	ws->first = malloc((pat->nconns + 1) * sizeof(*ws->first));
-	ws->private_cap = malloc(n * sizeof(*ws->private_cap));
-	ws->flows = malloc(n * sizeof(*ws->flows));
-	ws->conn = malloc(n * sizeof(*ws->conn));
-	if (!ws->first || !ws->private_cap || !ws->flows || !ws->conn)
+	if (l->first)
+		return l;
+	l->first = malloc((pat->nconns + 1) * sizeof(*l->first));
+	l->private_cap = malloc(n * sizeof(*l->private_cap));
+	if (!l->first || !l->private_cap || conn_links_grow(l, 1, &room))
 		goto fail;
 	for (size_t i = 0; i < pat->nconns; i++) {
 		const struct plan_conn *c = &pat->conns[i];
-		unsigned k = conn_uses(sv->p, pat, c, -1, &ws->private_cap[i], tmp);
+		unsigned k = conn_uses(sv->p, pat, c, -1, &l->private_cap[i], tmp);
 
-		while (at + k > room)
-			if (array_grow((void **)&ws->uses, room, &room, sizeof(*ws->uses)))
-				goto fail;
+		if (conn_links_grow(l, at + k, &room))
+			goto fail;
+		for (unsigned u = 0; u < k; u++)
+			l->weight[at + u] = tmp[u].weight;
 		per_volume(c, tmp, k);
 		if (k)
-			memcpy(ws->uses + at, tmp, k * sizeof(*tmp));
-		ws->first[i] = at;
+			memcpy(l->uses + at, tmp, k * sizeof(*tmp));
+		l->first[i] = at;
 		at += k;
 	}
-	ws->first[pat->nconns] = at;
-	return 0;
+	l->first[pat->nconns] = at;
+	return l;
 fail:
-	share_ws_destroy(ws);
-	return -ENOMEM;
+	conn_links_destroy(l);
+	*err = -ENOMEM;
+	return NULL;
+}
+
+/*
+ * Phases: which connections move at once while a pipe fills (phases()),
+ * and each phase's connections in order, for the solves of one phase.
+ */
+struct phase_index {
+	uint32_t *phase;  /* per connection */
+	uint32_t nphases;
+	uint32_t *order;  /* every connection, phase by phase, each phase's
+			   * in order */
+	size_t *start;    /* nphases + 1: phase p's are order[start[p]] ..
+			   * order[start[p + 1] - 1] */
+};
+
+/*
+ * What share() needs from one solve to the next of a call's rates
+ * (rates_for owns it): the pattern's links and phases, and room for one
+ * solve's flows. A solve takes only the connections it shares among, in
+ * their order: maxmin_solve gives them the same rates as with the others
+ * there at a cap of 0, as they were until 2026-12-02, which froze at 0
+ * before anything moved.
+ */
+struct share_ws {
+	const struct conn_links *links; /* the pattern's (pattern_state) */
+	const struct phase_index *px;   /* rates_for's */
+	double *cap;                    /* nconns: each connection's limits
+					 * through all its segments, the
+					 * stream's included (conn_cap) */
+	struct maxmin_flow *flows;      /* nconns: one solve's */
+	uint32_t *conn;                 /* nconns: each flow's connection */
+	struct maxmin_use *pool;        /* one segment's links (seg >= 0) */
+	size_t room;                    /* of pool */
+};
+
+/* The connections of phases @lo to @hi (all with @all), in order, into
+ * @out; returns how many. */
+static size_t select_conns(const struct phase_index *px, size_t nconns, bool all,
+			   uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	size_t n = 0;
+
+	if (all) {
+		for (size_t i = 0; i < nconns; i++)
+			out[n++] = (uint32_t)i;
+	} else if (lo == hi) {
+		n = px->start[lo + 1] - px->start[lo];
+		memcpy(out, px->order + px->start[lo], n * sizeof(*out));
+	} else {
+		for (size_t i = 0; i < nconns; i++)
+			if (px->phase[i] >= lo && px->phase[i] <= hi)
+				out[n++] = (uint32_t)i;
+	}
+	return n;
 }
 
 /*
  * Max-min over the active connections, restricted to segment @seg (-1:
- * all) and, with @phase, to the connections of phases @lo to @hi. With @pace,
- * each connection is first capped at its pipe's pace from @pace[]
+ * all) and, with @by_phase, to the connections of phases @lo to @hi. With
+ * @pace, each connection is first capped at its pipe's pace from @pace[]
  * (payload bytes/s per byte of volume). A connection of a channel the call
  * leaves out gets 0.
  */
 static int share(const struct solver *sv, struct share_ws *ws,
-		 const struct plan_pattern *pat, unsigned nch, int seg,
-		 const uint32_t *phase, uint32_t lo, uint32_t hi, const double *pace,
-		 double *rate)
+		 const struct plan_pattern *pat, unsigned nch, int seg, bool by_phase,
+		 uint32_t lo, uint32_t hi, const double *pace, double *rate)
 {
 	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
+	const struct conn_links *l = ws->links;
 	struct maxmin_flow *flows = ws->flows;
+	size_t nsel = select_conns(ws->px, pat->nconns, !by_phase, lo, hi, ws->conn);
 	size_t nf = 0, at = 0;
 	int err;
 
-	for (size_t i = 0; i < pat->nconns; i++) {
+	/* ws->conn[nf] is written once ws->conn[j] (j >= nf) is read */
+	for (size_t j = 0; j < nsel; j++) {
+		size_t i = ws->conn[j];
 		const struct plan_conn *c = &pat->conns[i];
 		struct maxmin_flow *f = &flows[nf];
-		double pcap;
 
-		if (phase && (phase[i] < lo || phase[i] > hi))
-			continue;
 		if (!conn_active(pat, c, nch)) {
 			rate[i] = 0;
 			continue;
 		}
 		if (seg < 0) {
-			f->uses = ws->uses + ws->first[i];
-			f->nuses = (unsigned)(ws->first[i + 1] - ws->first[i]);
-			pcap = ws->private_cap[i];
+			f->uses = l->uses + l->first[i];
+			f->nuses = (unsigned)(l->first[i + 1] - l->first[i]);
+			f->cap = ws->cap[i]; /* the stream's limits too */
 		} else {
+			double pcap;
 			unsigned k = conn_uses(sv->p, pat, c, seg, &pcap, tmp);
 
 			while (at + k > ws->room)
@@ -279,13 +353,9 @@ static int share(const struct solver *sv, struct share_ws *ws,
 				memcpy(ws->pool + at, tmp, k * sizeof(*tmp));
 			f->uses = NULL; /* set once the pool has stopped moving */
 			f->nuses = k;
+			f->cap = conn_cap(pat, c, nch, pcap);
 			at += k;
 		}
-		f->cap = conn_cap(pat, c, nch, pcap);
-		/* The stream's limits bind the steady shares only: while a
-		 * pipe fills, a slice takes its links' pace (plan.h). */
-		if (seg < 0)
-			f->cap = fmin(f->cap, plan_stream_cap(pat, &pat->pipes[c->pipe], nch));
 		if (pace && pace[c->pipe] * c->volume < f->cap)
 			f->cap = pace[c->pipe] * c->volume;
 		if (c->volume > 0)
@@ -297,7 +367,7 @@ static int share(const struct solver *sv, struct share_ws *ws,
 			flows[j].uses = flows[j].nuses ? ws->pool + u : NULL;
 			u += flows[j].nuses;
 		}
-	err = maxmin_solve(sv->cap, sv->nres, flows, nf);
+	err = maxmin_ws_solve(sv->mm, sv->cap, flows, nf);
 	for (size_t j = 0; !err && j < nf; j++) {
 		const struct plan_conn *c = &pat->conns[ws->conn[j]];
 
@@ -331,43 +401,118 @@ static void pipe_pace(const struct plan_pattern *pat, const double *rate,
  * and, the channels being alike, every channel's slice is at the same
  * depth at the same time: a connection's phase is its depth in the
  * dependency graph (sources 0, then one more than its deepest input).
+ * Depth first, each connection once (passes over them all until nothing
+ * moved took a dozen at 1024 nodes; the depths are the same).
  */
+struct phase_walk {
+	uint32_t conn; /* a connection on the way down its inputs */
+	unsigned next; /* how many of its inputs are done */
+};
+
 static int phases(const struct plan_pattern *pat, unsigned nch, uint32_t *phase,
 		  uint32_t *nphases)
 {
-	bool changed = true;
+	/* per connection: 0 not reached, 1 its inputs being found, 2 done */
+	uint8_t *state = calloc(pat->nconns ? pat->nconns : 1, sizeof(*state));
+	struct phase_walk *stack;
+	size_t depth = 0;
+	int err = 0;
 
+	stack = malloc((pat->nconns ? pat->nconns : 1) * sizeof(*stack));
+	if (!state || !stack) {
+		err = -ENOMEM;
+		goto out;
+	}
 	*nphases = 1;
-	for (size_t i = 0; i < pat->nconns; i++)
-		phase[i] = 0;
-	for (unsigned pass = 0; changed && pass <= pat->nconns; pass++) {
-		changed = false;
-		for (size_t i = 0; i < pat->nconns; i++) {
-			const struct plan_conn *c = &pat->conns[i];
+	for (size_t i = 0; i < pat->nconns; i++) {
+		const struct plan_conn *c = &pat->conns[i];
 
-			if (!conn_active(pat, c, nch) || pat->pipes[c->pipe].shape == PIPE_RING)
-				continue;
-			for (unsigned d = 0; d < c->ndeps; d++)
-				if (phase[c->deps[d]] + 1 > phase[i]) {
-					phase[i] = phase[c->deps[d]] + 1;
-					changed = true;
+		phase[i] = 0;
+		/* a ring's and a left-out channel's stay 0, and so end a chain */
+		if (!conn_active(pat, c, nch) || pat->pipes[c->pipe].shape == PIPE_RING)
+			state[i] = 2;
+	}
+	for (size_t i = 0; i < pat->nconns && !err; i++) {
+		if (state[i])
+			continue;
+		state[i] = 1;
+		stack[depth++] = (struct phase_walk){ (uint32_t)i, 0 };
+		while (depth && !err) {
+			uint32_t t = stack[depth - 1].conn;
+			const struct plan_conn *c = &pat->conns[t];
+			unsigned d = stack[depth - 1].next;
+
+			if (d < c->ndeps) {
+				uint32_t in = c->deps[d];
+
+				if (state[in] == 1) {
+					err = -ELOOP; /* a chain with a cycle: a bad plan */
+				} else if (state[in] == 0) {
+					state[in] = 1;
+					stack[depth++] = (struct phase_walk){ in, 0 };
+				} else {
+					if (phase[in] + 1 > phase[t])
+						phase[t] = phase[in] + 1;
+					stack[depth - 1].next++;
 				}
-			if (phase[i] + 1 > *nphases)
-				*nphases = phase[i] + 1;
+				continue;
+			}
+			state[t] = 2;
+			if (phase[t] + 1 > *nphases)
+				*nphases = phase[t] + 1;
+			depth--;
 		}
 	}
-	return changed ? -ELOOP : 0; /* a chain with a cycle: a bad plan */
+out:
+	free(stack);
+	free(state);
+	return err;
+}
+
+static void phase_index_destroy(struct phase_index *px)
+{
+	free(px->start);
+	free(px->order);
+	free(px->phase);
+	memset(px, 0, sizeof(*px));
+}
+
+/* The phases of a call on @nch channels, and their connections. */
+static int phase_index_init(const struct plan_pattern *pat, unsigned nch,
+			    struct phase_index *px)
+{
+	size_t n = pat->nconns ? pat->nconns : 1;
+	int err;
+
+	memset(px, 0, sizeof(*px));
+	px->phase = malloc(n * sizeof(*px->phase));
+	px->order = malloc(n * sizeof(*px->order));
+	if (!px->phase || !px->order)
+		return -ENOMEM;
+	err = phases(pat, nch, px->phase, &px->nphases);
+	if (err)
+		return err;
+	px->start = calloc(px->nphases + 2, sizeof(*px->start));
+	if (!px->start)
+		return -ENOMEM;
+	/* counted, then placed: a counting sort keeps each phase's order */
+	for (size_t i = 0; i < pat->nconns; i++)
+		px->start[px->phase[i] + 2]++;
+	for (uint32_t p = 1; p <= px->nphases; p++)
+		px->start[p + 1] += px->start[p];
+	for (size_t i = 0; i < pat->nconns; i++)
+		px->order[px->start[px->phase[i] + 1]++] = (uint32_t)i;
+	return 0;
 }
 
 /* fill_window's answer where no chain has fewer slices than hops. */
 #define NO_FILL UINT32_MAX
 
-/* The steady shares, and each segment's while a pipe fills; @phase from
- * phases(). */
+/* The steady shares, and each segment's while a pipe fills. */
 static int solve(const struct solver *sv, struct share_ws *ws,
-		 const struct plan_pattern *pat, unsigned nch, const uint32_t *phase,
-		 uint32_t nphases, struct conn_rate *cr)
+		 const struct plan_pattern *pat, unsigned nch, struct conn_rate *cr)
 {
+	const struct phase_index *px = ws->px;
 	size_t n = pat->nconns ? pat->nconns : 1;
 	double *rate = calloc(n, sizeof(*rate));
 	double *pace = calloc(pat->npipes ? pat->npipes : 1, sizeof(*pace));
@@ -376,10 +521,10 @@ static int solve(const struct solver *sv, struct share_ws *ws,
 
 	if (!rate || !pace)
 		goto out;
-	err = share(sv, ws, pat, nch, -1, NULL, 0, 0, NULL, rate);
+	err = share(sv, ws, pat, nch, -1, false, 0, 0, NULL, rate);
 	if (!err) {
 		pipe_pace(pat, rate, nch, pace);
-		err = share(sv, ws, pat, nch, -1, NULL, 0, 0, pace, rate);
+		err = share(sv, ws, pat, nch, -1, false, 0, 0, pace, rate);
 	}
 	for (size_t i = 0; !err && i < pat->nconns; i++) {
 		const struct plan_route *r = &pat->routes[pat->conns[i].route];
@@ -394,12 +539,12 @@ static int solve(const struct solver *sv, struct share_ws *ws,
 	}
 	/* While a pipe fills, a slice's segments take turns, and only the
 	 * connections of its phase move with it. */
-	for (uint32_t ph = 0; !err && ph < nphases; ph++)
+	for (uint32_t ph = 0; !err && ph < px->nphases; ph++)
 		for (unsigned k = 0; !err && k < nseg; k++) {
-			err = share(sv, ws, pat, nch, (int)k, phase, ph, ph, NULL, rate);
-			for (size_t i = 0; !err && i < pat->nconns; i++)
-				if (phase[i] == ph && k < cr[i].nseg)
-					cr[i].seg_bw[k] = rate[i];
+			err = share(sv, ws, pat, nch, (int)k, true, ph, ph, NULL, rate);
+			for (size_t j = px->start[ph]; !err && j < px->start[ph + 1]; j++)
+				if (k < cr[px->order[j]].nseg)
+					cr[px->order[j]].seg_bw[k] = rate[px->order[j]];
 		}
 	for (size_t i = 0; !err && i < pat->nconns; i++)
 		cr[i].fill = cr[i].rate;
@@ -418,9 +563,11 @@ out:
  * hops taking turns frees nothing there.
  */
 static int solve_fill(const struct solver *sv, struct share_ws *ws,
-		      const struct plan_pattern *pat, unsigned nch, const uint32_t *phase,
-		      uint32_t nphases, uint32_t window, struct conn_rate *cr)
+		      const struct plan_pattern *pat, unsigned nch, uint32_t window,
+		      struct conn_rate *cr)
 {
+	const struct phase_index *px = ws->px;
+	uint32_t nphases = px->nphases;
 	double *rate = calloc(pat->nconns ? pat->nconns : 1, sizeof(*rate));
 	int err = 0;
 
@@ -435,12 +582,15 @@ static int solve_fill(const struct solver *sv, struct share_ws *ws,
 		uint32_t new_hi = ph + window < nphases ? ph + window : nphases - 1;
 
 		if (!ph || new_lo != lo || new_hi != hi)
-			err = share(sv, ws, pat, nch, -1, phase, new_lo, new_hi, NULL, rate);
+			err = share(sv, ws, pat, nch, -1, true, new_lo, new_hi, NULL, rate);
 		lo = new_lo;
 		hi = new_hi;
-		for (size_t i = 0; !err && i < pat->nconns; i++)
-			if (phase[i] == ph && pat->pipes[pat->conns[i].pipe].shape != PIPE_RING)
+		for (size_t j = px->start[ph]; !err && j < px->start[ph + 1]; j++) {
+			size_t i = px->order[j];
+
+			if (pat->pipes[pat->conns[i].pipe].shape != PIPE_RING)
 				cr[i].fill = rate[i];
+		}
 	}
 	free(rate);
 	return err;
@@ -452,23 +602,25 @@ static const struct conn_rate *rates_for(const struct solver *sv,
 					 uint32_t window, int *err)
 {
 	const struct rates *same_nch = NULL;
-	struct share_ws ws = { 0 };
-	uint32_t *phase, nphases = 0;
+	size_t same = SIZE_MAX; /* ps->r's index of the rates of nch, if any */
+	size_t n = pat->nconns ? pat->nconns : 1;
+	struct phase_index px = { 0 };
+	struct share_ws ws = { .px = &px };
 	struct rates *nr;
 
 	for (size_t i = 0; i < ps->nr; i++)
 		if (ps->r[i].nchannels == nch) {
 			if (window == NO_FILL || ps->r[i].window == window)
 				return ps->r[i].c;
-			same_nch = &ps->r[i];
+			same = i;
 		}
 	nr = realloc(ps->r, (ps->nr + 1) * sizeof(*nr));
 	if (!nr) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	if (same_nch)
-		same_nch = nr + (same_nch - ps->r);
+	if (same != SIZE_MAX)
+		same_nch = &nr[same];
 	ps->r = nr;
 	nr = &ps->r[ps->nr];
 	nr->nchannels = nch;
@@ -479,19 +631,35 @@ static const struct conn_rate *rates_for(const struct solver *sv,
 		return NULL;
 	}
 	ps->nr++;
-	phase = malloc((pat->nconns ? pat->nconns : 1) * sizeof(*phase));
-	*err = phase ? share_ws_init(sv, pat, &ws) : -ENOMEM;
+	*err = 0;
+	ws.links = links_for(sv, pat, ps, err);
+	ws.cap = malloc(n * sizeof(*ws.cap));
+	ws.flows = malloc(n * sizeof(*ws.flows));
+	ws.conn = malloc(n * sizeof(*ws.conn));
+	if (!*err && (!ws.cap || !ws.flows || !ws.conn))
+		*err = -ENOMEM;
+	/* The stream's limits bind the steady shares only: while a pipe
+	 * fills, a slice takes its links' pace (plan.h). */
+	for (size_t i = 0; !*err && i < pat->nconns; i++) {
+		const struct plan_conn *c = &pat->conns[i];
+
+		ws.cap[i] = fmin(conn_cap(pat, c, nch, ws.links->private_cap[i]),
+				 plan_stream_cap(pat, &pat->pipes[c->pipe], nch));
+	}
 	if (!*err)
-		*err = phases(pat, nch, phase, &nphases);
+		*err = phase_index_init(pat, nch, &px);
 	/* The steady and per-segment shares do not depend on the window. */
 	if (!*err && same_nch)
 		memcpy(nr->c, same_nch->c, pat->nconns * sizeof(*nr->c));
 	else if (!*err)
-		*err = solve(sv, &ws, pat, nch, phase, nphases, nr->c);
+		*err = solve(sv, &ws, pat, nch, nr->c);
 	if (!*err && window != NO_FILL)
-		*err = solve_fill(sv, &ws, pat, nch, phase, nphases, window, nr->c);
-	share_ws_destroy(&ws);
-	free(phase);
+		*err = solve_fill(sv, &ws, pat, nch, window, nr->c);
+	free(ws.pool);
+	free(ws.conn);
+	free(ws.flows);
+	free(ws.cap);
+	phase_index_destroy(&px);
 	return *err ? NULL : nr->c;
 }
 
@@ -673,13 +841,13 @@ static uint32_t fill_window(const struct plan *p, const struct plan_pattern *pat
  * as share() weighs it. No schedule of the slices moves them faster.
  */
 static double busiest_link(const struct solver *sv, const struct plan_pattern *pat,
-			   uint64_t bytes, unsigned nch, int *err)
+			   const struct conn_links *l, uint64_t bytes, unsigned nch,
+			   int *err)
 {
 	double *load = calloc(sv->nres ? sv->nres : 1, sizeof(*load)), worst = 0;
 	/* a pipe's slicing, found once: a pattern has many connections
 	 * a pipe, and plan_slicing is most of this function's time */
 	double *scale = calloc(pat->npipes, sizeof(*scale));
-	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
 
 	if (!load || !scale) {
 		free(load);
@@ -695,15 +863,13 @@ static double busiest_link(const struct solver *sv, const struct plan_pattern *p
 	}
 	for (size_t i = 0; i < pat->nconns; i++) {
 		const struct plan_conn *c = &pat->conns[i];
-		double pcap, moved;
-		unsigned k;
+		double moved;
 
 		if (!conn_active(pat, c, nch))
 			continue;
 		moved = c->volume * (double)bytes * scale[c->pipe];
-		k = conn_uses(sv->p, pat, c, -1, &pcap, tmp);
-		for (unsigned u = 0; u < k; u++)
-			load[tmp[u].resource] += tmp[u].weight * moved;
+		for (size_t u = l->first[i]; u < l->first[i + 1]; u++)
+			load[l->uses[u].resource] += l->weight[u] * moved;
 	}
 	for (size_t r = 0; r < sv->nres; r++)
 		if (sv->cap[r] > 0 && load[r] / sv->cap[r] > worst)
@@ -800,6 +966,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 {
 	const struct plan *p = sv->p;
 	const struct conn_rate *cr;
+	const struct conn_links *links = NULL;
 	const struct plan_conn *worst_conn = NULL;
 	struct conn_time worst_ct = { 0 };
 	double worst = 0, worst_slices = 0;
@@ -854,7 +1021,9 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 				worst_slices = slices;
 			}
 		}
-		again = fill && worst < busiest_link(sv, pat, bytes, nch, &err);
+		if (fill && !links)
+			links = links_for(sv, pat, ps, &err);
+		again = fill && links && worst < busiest_link(sv, pat, links, bytes, nch, &err);
 	}
 	if (err)
 		return err;
@@ -878,17 +1047,19 @@ static void copy_timing(struct coll_record *dst, const struct coll_record *src)
 static int analytic_run(const struct plan *p, struct records *rec,
 			struct diag *d)
 {
-	struct solver sv = { .p = p, .nres = res_total(&p->layout) };
+	struct maxmin_ws mm;
+	struct solver sv = { .p = p, .nres = res_total(&p->layout), .mm = &mm };
 	struct pattern_state *st;
 	double *cap;
-	int err = -ENOMEM;
+	int err = maxmin_ws_init(&mm, sv.nres);
 
 	cap = plan_capacities(p);
 	st = calloc(p->npatterns ? p->npatterns : 1, sizeof(*st));
-	if (!cap || !st)
+	if (err || !cap || !st) {
+		err = -ENOMEM;
 		goto out;
+	}
 	sv.cap = cap;
-	err = 0;
 	for (size_t i = 0; i < p->ncollectives && !err; i++) {
 		const struct plan_collective *pc = &p->collectives[i];
 		struct pattern_state *ps = &st[pc->pattern];
@@ -919,9 +1090,11 @@ out:
 			for (size_t k = 0; k < st[i].nr; k++)
 				free(st[i].r[k].c);
 			free(st[i].r);
+			conn_links_destroy(&st[i].links);
 		}
 	free(st);
 	free(cap);
+	maxmin_ws_destroy(&mm);
 	return err;
 }
 

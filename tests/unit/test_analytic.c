@@ -12,6 +12,7 @@
  * (Simple) and, with one GPU a node, the tree row's 5 us (LL); 8 slots a
  * connection, Simple slices of 2 slots.
  */
+#include <errno.h>
 #include <math.h>
 
 #include "helpers.h"
@@ -221,5 +222,42 @@ Test(analytic, schedule_and_exposed_communication)
 	/* iteration 1 starts there; its collective is hidden by compute */
 	assert_rel(r.rec.iter[1].start_us, 100 + 2 * t1, 1e-9);
 	cr_assert_float_eq(r.rec.iter[1].exposed_us, 0, 1e-9);
+	run_destroy(&r);
+}
+
+/*
+ * A chain whose dependencies close a cycle has no phases (model.md §6,
+ * Sharing): the backend says so rather than timing it, and the same plan
+ * mended times as before.
+ */
+Test(analytic, chain_with_a_cycle_is_refused)
+{
+	struct plan_options o = opts(PLAN_PATH_DIRECT, 4, "tree", "simple");
+	const struct backend_ops *b = backend_find("analytic");
+	struct diag d = { "" };
+	struct plan_pattern *pat;
+	struct plan_conn *a = NULL, *dep;
+	struct plan_conn saved;
+	double t;
+	struct run r;
+
+	run_trace(&r, "analytic", DATA("round-numbers.yaml"),
+		  "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1048576,\"dtype\":\"fp32\"}\n",
+		  &o);
+	t = r.rec.coll[0].time_us;
+	pat = &r.plan.patterns[r.plan.collectives[0].pattern];
+	for (size_t i = 0; i < pat->nconns && !a; i++)
+		if (pat->conns[i].ndeps)
+			a = &pat->conns[i];
+	cr_assert_not_null(a, "a tree has connections that wait for others");
+	dep = &pat->conns[a->deps[0]];
+	saved = *dep;
+	dep->ndeps = 1;
+	dep->deps[0] = (uint32_t)(a - pat->conns);
+	cr_assert_eq(backend_run(b, &r.plan, &r.rec, &d), -ELOOP);
+	cr_assert(strstr(d.msg, "analytic backend"), "%s", d.msg);
+	*dep = saved;
+	cr_assert_eq(backend_run(b, &r.plan, &r.rec, &d), 0, "%s", d.msg);
+	cr_assert(r.rec.coll[0].time_us == t, "%a, before %a", r.rec.coll[0].time_us, t);
 	run_destroy(&r);
 }

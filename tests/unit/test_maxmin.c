@@ -3,6 +3,10 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "maxmin.h"
 
@@ -71,4 +75,127 @@ Test(maxmin, bad_resource_index)
 	struct maxmin_flow f = { &u, 1, INFINITY, 0 };
 
 	cr_assert_eq(maxmin_solve(cap, 1, &f, 1), -EINVAL);
+}
+
+/*
+ * The textbook loop, as maxmin.c had it until 2026-12-02: every round
+ * walks every flow's uses and every resource. The solver must give its
+ * rates to the bit (the analytic backend's times are compared so).
+ */
+static void textbook_solve(const double *capacity, size_t nres, struct maxmin_flow *flows,
+			   size_t nflows)
+{
+	double *remaining = malloc(nres * sizeof(*remaining));
+	double *load = calloc(nres, sizeof(*load));
+	bool *frozen = calloc(nflows, sizeof(*frozen));
+	size_t active = nflows;
+	double level = 0;
+
+	cr_assert(remaining && load && frozen);
+	for (size_t r = 0; r < nres; r++)
+		remaining[r] = capacity[r];
+	for (size_t f = 0; f < nflows; f++)
+		for (unsigned u = 0; u < flows[f].nuses; u++)
+			load[flows[f].uses[u].resource] += flows[f].uses[u].weight;
+	while (active) {
+		double step = INFINITY;
+
+		for (size_t f = 0; f < nflows; f++) {
+			if (frozen[f])
+				continue;
+			if (flows[f].cap - level < step)
+				step = flows[f].cap - level;
+			for (unsigned u = 0; u < flows[f].nuses; u++) {
+				uint32_t r = flows[f].uses[u].resource;
+
+				if (isfinite(capacity[r]) && remaining[r] / load[r] < step)
+					step = remaining[r] / load[r];
+			}
+		}
+		if (!isfinite(step)) {
+			for (size_t f = 0; f < nflows; f++)
+				if (!frozen[f])
+					flows[f].rate = INFINITY;
+			break;
+		}
+		if (step < 0)
+			step = 0;
+		level += step;
+		for (size_t r = 0; r < nres; r++)
+			if (load[r] > 0 && isfinite(remaining[r]))
+				remaining[r] -= step * load[r];
+		for (size_t f = 0; f < nflows; f++) {
+			bool stop;
+
+			if (frozen[f])
+				continue;
+			stop = isfinite(flows[f].cap) &&
+			       flows[f].cap - level <= 1e-12 * flows[f].cap;
+			for (unsigned u = 0; u < flows[f].nuses && !stop; u++) {
+				uint32_t r = flows[f].uses[u].resource;
+
+				stop = isfinite(capacity[r]) && remaining[r] <= 1e-12 * capacity[r];
+			}
+			if (!stop)
+				continue;
+			frozen[f] = true;
+			flows[f].rate = level;
+			active--;
+			for (unsigned u = 0; u < flows[f].nuses; u++)
+				load[flows[f].uses[u].resource] -= flows[f].uses[u].weight;
+		}
+	}
+	free(frozen);
+	free(load);
+	free(remaining);
+}
+
+static uint64_t lcg(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 33;
+}
+
+/*
+ * Random sets of flows over 40 resources (some unlimited, one of no
+ * capacity, weights that do not add up exactly), solved one after
+ * another in one workspace, a failed solve among them: each gives the
+ * textbook loop's rates to the bit, whatever the solves before it saw.
+ */
+Test(maxmin, workspace_solves_as_the_textbook_loop)
+{
+	enum { NRES = 40, NFLOWS = 60, USES = 5 };
+	double cap[NRES];
+	struct maxmin_use uses[NFLOWS][USES], bad = { NRES, 1 };
+	struct maxmin_flow f[NFLOWS], ref[NFLOWS], wrong = { &bad, 1, INFINITY, 0 };
+	struct maxmin_ws ws;
+	uint64_t seed = 42;
+
+	for (int r = 0; r < NRES; r++)
+		cap[r] = r % 7 == 3 ? INFINITY : r == 11 ? 0 : 1e9 * (1 + lcg(&seed) % 1000) / 7;
+	cr_assert_eq(maxmin_ws_init(&ws, NRES), 0);
+	for (int trial = 0; trial < 200; trial++) {
+		size_t n = 1 + lcg(&seed) % NFLOWS;
+
+		for (size_t i = 0; i < n; i++) {
+			f[i].nuses = (unsigned)(lcg(&seed) % (USES + 1));
+			f[i].uses = uses[i];
+			f[i].cap = lcg(&seed) % 4 ? INFINITY : 1e8 * (1 + lcg(&seed) % 100) / 3;
+			f[i].rate = -1;
+			for (unsigned u = 0; u < f[i].nuses; u++)
+				uses[i][u] = (struct maxmin_use){
+					(uint32_t)((trial % 3 ? 0 : 11) + lcg(&seed) % (NRES - 11)),
+					(1 + lcg(&seed) % 30) / 10.0 };
+		}
+		memcpy(ref, f, n * sizeof(*f));
+		textbook_solve(cap, NRES, ref, n);
+		cr_assert_eq(maxmin_ws_solve(&ws, cap, f, n), 0);
+		for (size_t i = 0; i < n; i++)
+			cr_assert(f[i].rate == ref[i].rate || (isnan(f[i].rate) && isnan(ref[i].rate)),
+				  "trial %d flow %zu: %a, textbook %a", trial, i, f[i].rate,
+				  ref[i].rate);
+		if (trial % 17 == 0)
+			cr_assert_eq(maxmin_ws_solve(&ws, cap, &wrong, 1), -EINVAL);
+	}
+	maxmin_ws_destroy(&ws);
 }
