@@ -43,10 +43,11 @@ static void nvls_tree_cost(const struct tune_ctx *t, enum proto_id p,
 
 /*
  * NVLS-tree's chunk (enqueue.cc, v2.30.7-1:2276-2285, v2.19.3-1:1369-1377):
- * the release's start, 64 KiB from 4 nodes, then halved for calls that
- * fill fewer than 32, 16, 4 and 1 chunks a concurrent op (a channel's
- * head, one a GPU here as in algo_nvls_chunk), down to 256, 128, 64 and
- * 32 KiB. It is not NVLS's (algo_nvls_chunk): larger, and cut later.
+ * the communicator's (its pipes', from ncclNvlsTuning: nvls_tree_channel),
+ * then halved for calls that fill fewer than 32, 16, 4 and 1 chunks a
+ * concurrent op (a channel's head, one a GPU here as in algo_nvls_chunk),
+ * down to 256, 128, 64 and 32 KiB. It is not NVLS's (algo_nvls_chunk):
+ * larger, and cut later.
  */
 static uint64_t nvls_tree_chunk(const struct plan *p, const struct plan_pattern *pat,
 				uint64_t bytes, unsigned nchannels)
@@ -54,11 +55,8 @@ static uint64_t nvls_tree_chunk(const struct plan *p, const struct plan_pattern 
 	static const struct nvls_chunk_cut cuts[] = {
 		{ 32, 262144 }, { 16, 131072 }, { 4, 65536 }, { 1, 32768 },
 	};
-	uint64_t chunk = p->nccl->nvls_tree_chunk;
 
-	if (pat->nnodes >= 4 && chunk > 65536)
-		chunk = 65536;
-	return algo_nvls_chunk_cut(chunk, bytes, p, nchannels, cuts,
+	return algo_nvls_chunk_cut(algo_nvls_pattern_chunk(pat), bytes, p, nchannels, cuts,
 				   sizeof(cuts) / sizeof(cuts[0]));
 }
 
@@ -78,6 +76,7 @@ static int nvls_tree_channel(struct algo_build *b, unsigned c, unsigned which,
 	err = algo_pipe_begin(b, PIPE_CHAIN, c, vol);
 	if (err)
 		return err;
+	algo_pipe(b)->chunk_bytes = b->t->ch.nvls_tree_chunk;
 	/* The head: where the channel's layout enters the node, at its NIC. */
 	algo_layout(b, 0, c, &lay);
 	hg = lay.order[0];
