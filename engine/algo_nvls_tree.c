@@ -65,12 +65,13 @@ struct head {
 	int parent, child[2];
 };
 
-static int nvls_tree_channel(struct algo_build *b, unsigned c, unsigned which,
+/* Channel @c's pipe on tree @which carrying @share of the channel. */
+static int nvls_tree_channel(struct algo_build *b, unsigned c, unsigned which, double share,
 			     struct head *h, uint32_t *mcast)
 {
 	unsigned N = b->t->nnodes, G = b->t->ppn, hg, deepest = 0, dmax = 0;
 	struct channel_layout lay;
-	double vol = 1.0 / b->nch;
+	double vol = share / b->nch;
 	int err;
 
 	err = algo_pipe_begin(b, PIPE_CHAIN, c, vol);
@@ -169,22 +170,64 @@ static int nvls_tree_channel(struct algo_build *b, unsigned c, unsigned which,
 	return err;
 }
 
+/*
+ * Which tree channel @c takes: NCCL spreads every channel over all the
+ * heads and puts it on tree c % 2 (connect.cc, v2.30.7-1:310-316;
+ * all_reduce.h runNvlsTree: a channel's chunk a head), so each head's NIC
+ * carries half its bytes on each tree, for any even count of channels.
+ * Here a channel has one head, its NIC @nic[c]: that NIC's channels take
+ * the trees in turn, and where it has an odd count (24 channels on 8
+ * NICs) its last one half on each: 2 (both). 16 channels on 8 NICs are
+ * the first 8 on tree 0, the rest on tree 1, as when this took channel
+ * c < nch / 2 to tree 0 (which left a NIC of 24 channels 2 to 1, and a
+ * call using 8 of 16 on one tree).
+ */
+static unsigned nvls_tree_of(const int *nic, unsigned nch, unsigned c)
+{
+	unsigned j = 0, m = 0;
+
+	for (unsigned k = 0; k < nch; k++)
+		if (nic[k] == nic[c]) {
+			j += k < c;
+			m++;
+		}
+	if (m % 2 && j == m - 1)
+		return 2;
+	return j % 2;
+}
+
 static int nvls_tree_build(struct algo_build *b)
 {
 	unsigned N = b->t->nnodes, G = b->t->ppn;
-	unsigned half = b->nch / 2 ? b->nch / 2 : 1;
 	struct head *h = calloc(N, sizeof(*h));
 	uint32_t *mcast = calloc((size_t)N * G, sizeof(*mcast));
+	int *nic = calloc(b->nch, sizeof(*nic));
 	int err = 0;
 
-	if (!h || !mcast)
+	if (!h || !mcast || !nic)
 		err = -ENOMEM;
 	/* NVLS's intra-node latency is the call's, once (algo_nvls.c); the
 	 * tree's network hops pay NCCL's NVLSTree hop each. */
 	b->pat->base_latency = 1e-6 * nccl_hop_latency(b->p->nccl, HOP_NVLINK,
 							 ALGO_NVLS_TREE, PROTO_SIMPLE);
-	for (unsigned c = 0; c < b->nch && !err; c++)
-		err = nvls_tree_channel(b, c, (c / half) % 2, h, mcast);
+	for (unsigned c = 0; c < b->nch && !err; c++) {
+		struct channel_layout lay;
+
+		algo_layout(b, 0, c, &lay);
+		nic[c] = lay.nic_in;
+	}
+	for (unsigned c = 0; c < b->nch && !err; c++) {
+		unsigned which = nvls_tree_of(nic, b->nch, c);
+
+		if (which < 2) {
+			err = nvls_tree_channel(b, c, which, 1.0, h, mcast);
+			continue;
+		}
+		err = nvls_tree_channel(b, c, 0, 0.5, h, mcast);
+		if (!err)
+			err = nvls_tree_channel(b, c, 1, 0.5, h, mcast);
+	}
+	free(nic);
 	free(mcast);
 	free(h);
 	return err;

@@ -485,6 +485,58 @@ Test(nccl_release, nvls_tree_chunk_with_800g_nics_on_blackwell)
 }
 
 /*
+ * NVLS-tree's trees over the NICs (connect.cc, v2.30.7-1:310-316): NCCL
+ * puts channel c on tree c % 2 and spreads it over every head, so a NIC
+ * carries half its bytes on each tree. gdrlab gives a channel one head:
+ * on b200-nvls.yaml's 4 nodes, 24 channels over 8 NICs, NIC k has
+ * channels k (tree 0), k + 8 (tree 1) and k + 16 (half on each): 1.5 / 24
+ * = 1/16 of the bytes on each tree. A pipe's tree is told by its root,
+ * where its chain's last hop up ends.
+ */
+Test(nccl_release, nvls_tree_halves_each_nic_over_the_trees)
+{
+	struct plan_options o = release_opts("2.30.7", 4, "nvlstree", "simple");
+	double share[8][4] = { { 0 } };
+	const struct plan_pattern *pat;
+	struct tuned x;
+
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, DATA("b200-nvls.yaml"), &o);
+	pat = &x.plan.patterns[0];
+	cr_assert_eq(pat->nchannels, 24);
+	for (size_t i = 0; i < pat->npipes; i++) {
+		const struct plan_pipe *pp = &pat->pipes[i];
+		uint32_t net[16];
+		unsigned n = 0, root;
+		int nic;
+
+		for (size_t k = 0; k < pp->nhops && n < 16; k++) {
+			uint32_t ci = pat->hops[pp->first_hop + k];
+
+			if (!pat->routes[pat->conns[ci].route].intra)
+				net[n++] = ci;
+		}
+		cr_assert(n >= 2 && n % 2 == 0, "pipe %zu: %u network hops", i, n);
+		nic = pat->routes[pat->conns[net[0]].route].nic_src;
+		root = plan_node_of(&x.plan, pat->conns[net[n / 2 - 1]].dst_rank);
+		cr_assert(nic >= 0 && nic < 8 && root < 4);
+		share[nic][root] += pp->share;
+	}
+	for (unsigned k = 0; k < 8; k++) {
+		double on[2] = { 0, 0 };
+		unsigned roots = 0;
+
+		for (unsigned r = 0; r < 4; r++)
+			if (share[k][r] > 0)
+				on[roots++ < 2 ? roots - 1 : 1] += share[k][r];
+		cr_expect_eq(roots, 2, "NIC %u: %u roots", k, roots);
+		assert_rel(on[0], 1.0 / 16, 1e-9);
+		assert_rel(on[1], 1.0 / 16, 1e-9);
+	}
+	tuned_destroy(&x);
+}
+
+/*
  * ncclNvlsTreeSm100Tuning's branches (v2.30.7-1 transport/nvls.cc:164-200)
  * and the fallbacks after it (:224, :228-229), figure by figure: channels,
  * NVLS's chunk, NVLS-tree's chunk.
