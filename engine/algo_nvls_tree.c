@@ -41,6 +41,18 @@ static void nvls_tree_cost(const struct tune_ctx *t, enum proto_id p,
 		       nccl_hw_latency(t->p->nccl, HOP_NET, ALGO_NVLS_TREE, p);
 }
 
+/* 2.30.7 corrects NVLS-tree's bandwidth by treeCorrectionFactor on
+ * Blackwell with x86 CPUs (tuning.cc:643-646). */
+static void nvls_tree_refine(const struct tune_ctx *t, enum proto_id p, uint64_t bytes,
+			     unsigned nchannels, double *lat, double *bw)
+{
+	const struct topology *topo = &t->p->topo;
+
+	(void)nchannels;
+	(void)lat;
+	*bw *= nccl_nvls_tree_correction(t->p->nccl, topo->gpu_arch, topo->cpu_vendor, p, bytes);
+}
+
 /*
  * NVLS-tree's chunk (enqueue.cc, v2.30.7-1:2276-2285, v2.19.3-1:1369-1377):
  * the communicator's (its pipes', from ncclNvlsTuning: nvls_tree_channel),
@@ -236,6 +248,7 @@ static int nvls_tree_build(struct algo_build *b)
 const struct algo_ops algo_nvls_tree = {
 	.name = "NVLSTree",
 	.cost = nvls_tree_cost,
+	.refine = nvls_tree_refine,
 	.build = nvls_tree_build,
 	.chunk = nvls_tree_chunk,
 };

@@ -50,15 +50,16 @@ static const double v2_30_sm100_inter[] = { 96.0, 86.0, 80.0, 48.0, 45.1, 42.0,
 					    15.0, 12.0, 6.0, 3.0, 2.4, 1.2,
 					    0.24, 0.12 };
 
-/* tuning.cc treeCorrectionFactor[protocol][log2(bytes / 64)], the same in
- * 2.19.3 and 2.30.7 (2.8.4 has its own). */
-#define TREE_CORRECTION_2_19_ON {                                             \
+/* tuning.cc treeCorrectionFactor[protocol][log2(bytes / 64)], the same 23
+ * in 2.19.3 and 2.30.7 (2.8.4 has its own); 2.30.7 adds a 24th, the
+ * arguments (v2.30.7-1 tuning.cc:623-627; 2.19.3: 0, never read). */
+#define TREE_CORRECTION_2_19_ON(ll, ll128, simple) {                          \
 	{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,                  \
-	  .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0 },                    \
+	  .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, ll },                \
 	{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,                 \
-	  .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0 },                      \
+	  .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, ll128 },               \
 	{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,                      \
-	  .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9 },                        \
+	  .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, simple },                \
 }
 
 static const struct nccl_release v2_30_7 = {
@@ -141,7 +142,10 @@ static const struct nccl_release v2_30_7 = {
 	.plateau = { 1.9, 1.4 },
 	.plateau_bytes_per_rank = 64,
 	.plateau_per_channel = true,
-	.tree_corr = TREE_CORRECTION_2_19_ON,
+	.tree_corr = TREE_CORRECTION_2_19_ON(1.0, 1.0, .9),
+	/* ncclTopoGetAlgoTime: NVLS_TREE, logSize < 24, minCompCap >= 100,
+	 * cpuArch X86 (tuning.cc:643-646) */
+	.nvls_tree_corr_blackwell_x86 = true,
 	.speeds = {
 		[TOPO_GPU_VOLTA] = { v2_30_intra, v2_30_inter },
 		[TOPO_GPU_AMPERE] = { v2_30_intra, v2_30_inter },
@@ -281,7 +285,7 @@ static const struct nccl_release v2_19_3 = {
 	 * chunkSize while nBytes / (nChannels x chunkSize) < depth x 8, x 4,
 	 * x 1 (down to 128, 64, 32 KiB), as 2.8.4 */
 	.tree_simple_chunk_by_depth = true,
-	.tree_corr = TREE_CORRECTION_2_19_ON,
+	.tree_corr = TREE_CORRECTION_2_19_ON(0, 0, 0),
 	.speeds = {
 		[TOPO_GPU_VOLTA] = { v2_30_intra, v2_30_inter },
 		[TOPO_GPU_AMPERE] = { v2_30_intra, v2_30_inter },
@@ -644,8 +648,8 @@ void nccl_nvls_tuning(const struct nccl_release *r, const struct nccl_nvls_comm 
 	out->tree_chunk = tree_max;
 }
 
-double nccl_tree_correction(const struct nccl_release *r, enum proto_id p,
-			    uint64_t bytes)
+/* log2i(bytes >> 6), -1 under 64 B. */
+static int log_size(uint64_t bytes)
 {
 	uint64_t v = bytes >> 6;
 	int log = -1;
@@ -654,8 +658,28 @@ double nccl_tree_correction(const struct nccl_release *r, enum proto_id p,
 		v >>= 1;
 		log++;
 	}
+	return log;
+}
+
+double nccl_tree_correction(const struct nccl_release *r, enum proto_id p,
+			    uint64_t bytes)
+{
+	int log = log_size(bytes);
+
 	/* NCCL applies it for logSize in [0, 23) only. */
 	return log >= 0 && log < 23 ? r->tree_corr[p][log] : 1.0;
+}
+
+double nccl_nvls_tree_correction(const struct nccl_release *r, enum topo_gpu_arch a,
+				 enum topo_cpu_vendor v, enum proto_id p, uint64_t bytes)
+{
+	int log = log_size(bytes);
+	bool x86 = v == TOPO_CPU_INTEL || v == TOPO_CPU_AMD;
+
+	if (!r->nvls_tree_corr_blackwell_x86 || a < TOPO_GPU_BLACKWELL || !x86)
+		return 1.0;
+	/* logSize in [0, 24), the table's 24th entry included */
+	return log >= 0 && log < 24 ? r->tree_corr[p][log] : 1.0;
 }
 
 const double *nccl_search_speeds(const struct nccl_release *r,

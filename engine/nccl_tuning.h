@@ -124,8 +124,12 @@ struct nccl_release {
 	bool plateau_per_channel;
 	/* Tree/Simple shrinks its chunk by the tree's depth (2.8.4). */
 	bool tree_simple_chunk_by_depth;
-	/* treeCorrectionFactor by protocol and log2(bytes / 64), 0 to 22. */
-	double tree_corr[PROTO_COUNT][23];
+	/* treeCorrectionFactor by protocol and log2(bytes / 64), 0 to 22
+	 * for the tree; 2.30.7's has a 24th entry, 23, for NVLS-tree. */
+	double tree_corr[PROTO_COUNT][24];
+	/* NVLS-tree's bandwidth takes treeCorrectionFactor too on Blackwell
+	 * with x86 CPUs (2.30.7's ncclTopoGetAlgoTime). */
+	bool nvls_tree_corr_blackwell_x86;
 	/* The channel search (search.cc): speeds tried, fastest first, by
 	 * GPU generation, within a node and with a network. */
 	const double *speeds[TOPO_GPU_ARCH_COUNT][2];
@@ -212,6 +216,10 @@ void nccl_nvls_tuning(const struct nccl_release *r, const struct nccl_nvls_comm 
 /* Tree all-reduce bandwidth correction for mid sizes (64 B .. 256 MiB). */
 double nccl_tree_correction(const struct nccl_release *r, enum proto_id p,
 			    uint64_t bytes);
+/* The same for an NVLS-tree all-reduce (64 B .. 512 MiB) where the
+ * release has it for the GPU and CPU; else 1. */
+double nccl_nvls_tree_correction(const struct nccl_release *r, enum topo_gpu_arch a,
+				 enum topo_cpu_vendor v, enum proto_id p, uint64_t bytes);
 
 /* The channel search's speeds per channel, GB/s, fastest first. */
 const double *nccl_search_speeds(const struct nccl_release *r,

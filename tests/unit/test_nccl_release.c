@@ -537,6 +537,56 @@ Test(nccl_release, nvls_tree_halves_each_nic_over_the_trees)
 }
 
 /*
+ * 2.30.7's NVLS-tree estimate takes treeCorrectionFactor on Blackwell with
+ * x86 CPUs (tuning.cc:643-646: logSize < 24, so up to 512 MiB, the
+ * table's 24th entry .9 there). b200-nvls.yaml on 2 nodes: the NVLS graph
+ * across nodes 8 heads at bwIntra = bwInter = 48 (80 would fit NVLink, 9 x
+ * 80 = 720 of 721.8, but not a head's 50 GB/s NIC); a channel min(48 x
+ * .74 x 7/8 x 2 = 62.16, 2 x 48, perChMaxNVLSTreeBw 96) = 62.16, algbw
+ * 8 x 62.16 x 16/30 = 265.216 GB/s; latency 25 + 2 x log2(2) x 20.9 =
+ * 66.8 us.
+ *
+ *   512 MiB (logSize 23): x .9;  64 MiB (logSize 20): x .8;  1 GiB: none.
+ *
+ * The same node with Arm CPUs, or Hopper (h100-pcie5-400g.yaml: 8 x
+ * min(59.5, 96, 57.7) x 16/30), or 2.19.3, take none.
+ */
+Test(nccl_release, nvls_tree_corrected_on_blackwell_x86)
+{
+	static const struct topo_override arm[] = { { "cpu_vendor", "arm" } };
+	struct plan_options o = release_opts("2.30.7", 2, NULL, NULL);
+	double algbw = 8 * 48 * .74 * 7 / 8 * 2 * 16 / 30;
+	struct tuned x;
+
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, DATA("b200-nvls.yaml"), &o);
+	assert_rel(entry(&x, ALGO_NVLS_TREE, PROTO_SIMPLE, 512 * MiB),
+		   66.8 + 512.0 * MiB / (1000 * algbw * .9), 1e-6);
+	assert_rel(entry(&x, ALGO_NVLS_TREE, PROTO_SIMPLE, 64 * MiB),
+		   66.8 + 64.0 * MiB / (1000 * algbw * .8), 1e-6);
+	assert_rel(entry(&x, ALGO_NVLS_TREE, PROTO_SIMPLE, 1024 * MiB),
+		   66.8 + 1024.0 * MiB / (1000 * algbw), 1e-6);
+	tuned_destroy(&x);
+
+	tuned_init_with(&x, DATA("b200-nvls.yaml"), arm, 1, &o, TRACE_OP_ALLREDUCE);
+	assert_rel(entry(&x, ALGO_NVLS_TREE, PROTO_SIMPLE, 512 * MiB),
+		   66.8 + 512.0 * MiB / (1000 * algbw), 1e-6);
+	tuned_destroy(&x);
+
+	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
+	assert_rel(entry(&x, ALGO_NVLS_TREE, PROTO_SIMPLE, 512 * MiB),
+		   66.8 + 512.0 * MiB / (1000 * 8 * 57.7 * 16 / 30), 1e-6);
+	tuned_destroy(&x);
+
+	o = release_opts("2.19.3", 2, NULL, NULL);
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, DATA("b200-nvls.yaml"), &o);
+	assert_rel(entry(&x, ALGO_NVLS_TREE, PROTO_SIMPLE, 512 * MiB),
+		   23 + 2 * 14 + 512.0 * MiB / (1000 * 8 * 48 * 5.0 / 6), 1e-6);
+	tuned_destroy(&x);
+}
+
+/*
  * ncclNvlsTreeSm100Tuning's branches (v2.30.7-1 transport/nvls.cc:164-200)
  * and the fallbacks after it (:224, :228-229), figure by figure: channels,
  * NVLS's chunk, NVLS-tree's chunk.
