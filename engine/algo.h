@@ -170,6 +170,9 @@ struct nvls_chunk_cut {
 };
 uint64_t algo_nvls_chunk_cut(uint64_t chunk, uint64_t bytes, const struct plan *p,
 			     unsigned nchannels, const struct nvls_chunk_cut *cuts, size_t n);
+/* The chunk an NVLS or NVLS-tree pattern's pipes were built with: the
+ * communicator's (ncclNvlsTuning), before a call's cuts. */
+uint64_t algo_nvls_pattern_chunk(const struct plan_pattern *pat);
 /* Channels a send from @src to @dst uses (algo_p2p.c). */
 unsigned algo_p2p_channels(const struct plan *p, unsigned src, unsigned dst);
 

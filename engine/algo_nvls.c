@@ -102,8 +102,9 @@ uint64_t algo_nvls_chunk_cut(uint64_t chunk, uint64_t bytes, const struct plan *
 	return chunk;
 }
 
-/* nvlsChunkSize (128 KiB), smaller for calls that fill few chunks
- * (enqueue.cc, v2.30.7-1:2263-2274). */
+/* The Simple step, at most the communicator's nvlsChunkSize (its pipes'
+ * chunk, nvls_build), smaller for calls that fill few chunks (enqueue.cc,
+ * v2.30.7-1:2263-2274, v2.19.3-1:1360-1366). */
 static uint64_t algo_nvls_chunk(const struct plan *p, const struct plan_pattern *pat,
 				uint64_t bytes, unsigned nchannels)
 {
@@ -111,9 +112,13 @@ static uint64_t algo_nvls_chunk(const struct plan *p, const struct plan_pattern 
 		{ 64, 65536 }, { 8, 32768 }, { 2, 16384 },
 	};
 
-	(void)pat;
-	return algo_nvls_chunk_cut(131072, bytes, p, nchannels, cuts,
+	return algo_nvls_chunk_cut(algo_nvls_pattern_chunk(pat), bytes, p, nchannels, cuts,
 				   sizeof(cuts) / sizeof(cuts[0]));
+}
+
+uint64_t algo_nvls_pattern_chunk(const struct plan_pattern *pat)
+{
+	return pat->npipes ? pat->pipes[0].chunk_bytes : proto_step_bytes(PROTO_SIMPLE);
 }
 
 static int nvls_build(struct algo_build *b)
@@ -136,6 +141,8 @@ static int nvls_build(struct algo_build *b)
 		err = algo_pipe_begin(b, PIPE_CHAIN, c, vol);
 		if (err)
 			break;
+		if (b->t->ch.nvls_chunk < algo_pipe(b)->chunk_bytes)
+			algo_pipe(b)->chunk_bytes = b->t->ch.nvls_chunk;
 		for (unsigned g = 0; g < G && !err; g++) {
 			unsigned r = algo_rank(b, 0, g);
 			uint32_t cr = 0, cm = 0;

@@ -41,12 +41,25 @@ static void nvls_tree_cost(const struct tune_ctx *t, enum proto_id p,
 		       nccl_hw_latency(t->p->nccl, HOP_NET, ALGO_NVLS_TREE, p);
 }
 
+/* 2.30.7 corrects NVLS-tree's bandwidth by treeCorrectionFactor on
+ * Blackwell with x86 CPUs (tuning.cc:643-646). */
+static void nvls_tree_refine(const struct tune_ctx *t, enum proto_id p, uint64_t bytes,
+			     unsigned nchannels, double *lat, double *bw)
+{
+	const struct topology *topo = &t->p->topo;
+
+	(void)nchannels;
+	(void)lat;
+	*bw *= nccl_nvls_tree_correction(t->p->nccl, topo->gpu_arch, topo->cpu_vendor, p, bytes);
+}
+
 /*
  * NVLS-tree's chunk (enqueue.cc, v2.30.7-1:2276-2285, v2.19.3-1:1369-1377):
- * the release's start, 64 KiB from 4 nodes, then halved for calls that
- * fill fewer than 32, 16, 4 and 1 chunks a concurrent op (a channel's
- * head, one a GPU here as in algo_nvls_chunk), down to 256, 128, 64 and
- * 32 KiB. It is not NVLS's (algo_nvls_chunk): larger, and cut later.
+ * the communicator's (its pipes', from ncclNvlsTuning: nvls_tree_channel),
+ * then halved for calls that fill fewer than 32, 16, 4 and 1 chunks a
+ * concurrent op (a channel's head, one a GPU here as in algo_nvls_chunk),
+ * down to 256, 128, 64 and 32 KiB. It is not NVLS's (algo_nvls_chunk):
+ * larger, and cut later.
  */
 static uint64_t nvls_tree_chunk(const struct plan *p, const struct plan_pattern *pat,
 				uint64_t bytes, unsigned nchannels)
@@ -54,11 +67,8 @@ static uint64_t nvls_tree_chunk(const struct plan *p, const struct plan_pattern 
 	static const struct nvls_chunk_cut cuts[] = {
 		{ 32, 262144 }, { 16, 131072 }, { 4, 65536 }, { 1, 32768 },
 	};
-	uint64_t chunk = p->nccl->nvls_tree_chunk;
 
-	if (pat->nnodes >= 4 && chunk > 65536)
-		chunk = 65536;
-	return algo_nvls_chunk_cut(chunk, bytes, p, nchannels, cuts,
+	return algo_nvls_chunk_cut(algo_nvls_pattern_chunk(pat), bytes, p, nchannels, cuts,
 				   sizeof(cuts) / sizeof(cuts[0]));
 }
 
@@ -67,17 +77,19 @@ struct head {
 	int parent, child[2];
 };
 
-static int nvls_tree_channel(struct algo_build *b, unsigned c, unsigned which,
+/* Channel @c's pipe on tree @which carrying @share of the channel. */
+static int nvls_tree_channel(struct algo_build *b, unsigned c, unsigned which, double share,
 			     struct head *h, uint32_t *mcast)
 {
 	unsigned N = b->t->nnodes, G = b->t->ppn, hg, deepest = 0, dmax = 0;
 	struct channel_layout lay;
-	double vol = 1.0 / b->nch;
+	double vol = share / b->nch;
 	int err;
 
 	err = algo_pipe_begin(b, PIPE_CHAIN, c, vol);
 	if (err)
 		return err;
+	algo_pipe(b)->chunk_bytes = b->t->ch.nvls_tree_chunk;
 	/* The head: where the channel's layout enters the node, at its NIC. */
 	algo_layout(b, 0, c, &lay);
 	hg = lay.order[0];
@@ -170,22 +182,64 @@ static int nvls_tree_channel(struct algo_build *b, unsigned c, unsigned which,
 	return err;
 }
 
+/*
+ * Which tree channel @c takes: NCCL spreads every channel over all the
+ * heads and puts it on tree c % 2 (connect.cc, v2.30.7-1:310-316;
+ * all_reduce.h runNvlsTree: a channel's chunk a head), so each head's NIC
+ * carries half its bytes on each tree, for any even count of channels.
+ * Here a channel has one head, its NIC @nic[c]: that NIC's channels take
+ * the trees in turn, and where it has an odd count (24 channels on 8
+ * NICs) its last one half on each: 2 (both). 16 channels on 8 NICs are
+ * the first 8 on tree 0, the rest on tree 1, as when this took channel
+ * c < nch / 2 to tree 0 (which left a NIC of 24 channels 2 to 1, and a
+ * call using 8 of 16 on one tree).
+ */
+static unsigned nvls_tree_of(const int *nic, unsigned nch, unsigned c)
+{
+	unsigned j = 0, m = 0;
+
+	for (unsigned k = 0; k < nch; k++)
+		if (nic[k] == nic[c]) {
+			j += k < c;
+			m++;
+		}
+	if (m % 2 && j == m - 1)
+		return 2;
+	return j % 2;
+}
+
 static int nvls_tree_build(struct algo_build *b)
 {
 	unsigned N = b->t->nnodes, G = b->t->ppn;
-	unsigned half = b->nch / 2 ? b->nch / 2 : 1;
 	struct head *h = calloc(N, sizeof(*h));
 	uint32_t *mcast = calloc((size_t)N * G, sizeof(*mcast));
+	int *nic = calloc(b->nch, sizeof(*nic));
 	int err = 0;
 
-	if (!h || !mcast)
+	if (!h || !mcast || !nic)
 		err = -ENOMEM;
 	/* NVLS's intra-node latency is the call's, once (algo_nvls.c); the
 	 * tree's network hops pay NCCL's NVLSTree hop each. */
 	b->pat->base_latency = 1e-6 * nccl_hop_latency(b->p->nccl, HOP_NVLINK,
 							 ALGO_NVLS_TREE, PROTO_SIMPLE);
-	for (unsigned c = 0; c < b->nch && !err; c++)
-		err = nvls_tree_channel(b, c, (c / half) % 2, h, mcast);
+	for (unsigned c = 0; c < b->nch && !err; c++) {
+		struct channel_layout lay;
+
+		algo_layout(b, 0, c, &lay);
+		nic[c] = lay.nic_in;
+	}
+	for (unsigned c = 0; c < b->nch && !err; c++) {
+		unsigned which = nvls_tree_of(nic, b->nch, c);
+
+		if (which < 2) {
+			err = nvls_tree_channel(b, c, which, 1.0, h, mcast);
+			continue;
+		}
+		err = nvls_tree_channel(b, c, 0, 0.5, h, mcast);
+		if (!err)
+			err = nvls_tree_channel(b, c, 1, 0.5, h, mcast);
+	}
+	free(nic);
 	free(mcast);
 	free(h);
 	return err;
@@ -194,6 +248,7 @@ static int nvls_tree_build(struct algo_build *b)
 const struct algo_ops algo_nvls_tree = {
 	.name = "NVLSTree",
 	.cost = nvls_tree_cost,
+	.refine = nvls_tree_refine,
 	.build = nvls_tree_build,
 	.chunk = nvls_tree_chunk,
 };

@@ -9,10 +9,6 @@
 #include "nccl_tuning.h"
 #include "resources.h"
 
-/* NVLS: NCCL_NVLS_NCHANNELS' default on Hopper and later (src/transport/
- * nvls.cc); NVLS heads are one per GPU, at most NCCL_MAX_NVLS_ARITY (32). */
-#define NVLS_CHANNELS 16
-
 int channels_nic(const struct topology *t, unsigned gpu, unsigned channel)
 {
 	return topo_nearest_nic_rotated(t, (int)gpu, channel);
@@ -313,6 +309,88 @@ static void search_nvls(const struct nccl_release *r, const struct topology *t,
 	while (i > 0 && g->bw_inter < 2 * g->bw_intra && speeds[i - 1] <= nic * (1 + 1e-9))
 		g->bw_inter = speeds[--i];
 	g->nvlink = true;
+	/* typeInter: the farthest of a head's paths to its NIC (each head
+	 * the local GPU of its NIC, search.cc ncclTopoSearchRecNet) */
+	g->type_inter = TOPO_PATH_PIX;
+	for (unsigned k = 0; nnodes > 1 && k < ppn; k++) {
+		int h = topo_nearest_nic(t, (int)k);
+		enum topo_path_type p = h >= 0 ? topo_gpu_nic_path(t, (int)k, h) : TOPO_PATH_PIX;
+
+		if (p > g->type_inter)
+			g->type_inter = p;
+	}
+}
+
+/* The PCIe links' least capacity from @gpu to @nic, GB/s (a root
+ * complex's or a GPU's peer-to-peer limits aside: NCCL's paths know
+ * links only, topo.h). */
+static double path_bw(const struct res_layout *l, const struct topology *t,
+		      unsigned gpu, int nic)
+{
+	struct route_end g = { ROUTE_GPU, (int)gpu }, n = { ROUTE_NIC, nic };
+	struct route r;
+	double bw = INFINITY;
+
+	route_build(l, t, g, n, RES_P2P_READ, &r);
+	for (unsigned i = 0; i < r.n; i++) {
+		enum res_kind kind;
+		unsigned node, idx;
+
+		res_locate(l, r.res[i], &node, &kind, &idx);
+		if (kind == RES_P2P_READ || kind == RES_P2P_WRITE || kind == RES_GPU_P2P_READ ||
+		    kind == RES_GPU_P2P_WRITE)
+			continue;
+		bw = fmin(bw, gbs(res_capacity(t, kind, idx)));
+	}
+	return bw;
+}
+
+/*
+ * comm->minNetBw (topo.cc ncclTopoGetMinNetBw, the least over the ranks:
+ * init.cc:1450): of the NICs each GPU's channels take in turn
+ * (ncclTopoGetLocalNet, until the first comes back), the slowest path to
+ * one, its NIC's line rate (NCCL's speed / 8000, topo.cc:418) or a link
+ * on the way.
+ */
+static double min_net_bw(const struct topology *t, unsigned ppn)
+{
+	struct res_layout l;
+	double bw = INFINITY;
+
+	res_layout_init(&l, t, 1);
+	for (unsigned g = 0; g < ppn; g++) {
+		int first = channels_nic(t, g, 0);
+
+		for (unsigned c = 0; first >= 0 && c < t->nnics; c++) {
+			int nic = channels_nic(t, g, c);
+
+			if (c && nic == first)
+				break;
+			bw = fmin(bw, fmin(gbs(t->nics[nic].line_rate), path_bw(&l, t, g, nic)));
+		}
+	}
+	return isfinite(bw) ? bw : 0;
+}
+
+/* ncclNvlsTuning on this communicator (nccl_tuning.h). */
+static void nvls_tuning(const struct nccl_release *r, const struct topology *t,
+			unsigned nnodes, unsigned ppn, struct nccl_channels *out)
+{
+	struct nccl_nvls_comm c = {
+		.arch = t->gpu_arch,
+		.nnodes = nnodes,
+		.ppn = ppn,
+		.min_net_bw = out->min_net_bw,
+		.type_inter = out->nvls.type_inter,
+	};
+	struct nccl_nvls_tuning tun;
+
+	if (!out->nvls.nchannels)
+		return;
+	nccl_nvls_tuning(r, &c, &tun);
+	out->nvls_channels = tun.channels;
+	out->nvls_chunk = tun.chunk;
+	out->nvls_tree_chunk = tun.tree_chunk;
 }
 
 void channels_search(const struct nccl_release *r, const struct topology *t,
@@ -339,5 +417,6 @@ void channels_search(const struct nccl_release *r, const struct topology *t,
 		comm *= 2;
 	out->comm_channels = comm < NCCL_MAX_CHANNELS ? comm : NCCL_MAX_CHANNELS;
 	search_nvls(r, t, nnodes, ppn, &out->nvls);
-	out->nvls_channels = out->nvls.nchannels ? NVLS_CHANNELS : 0;
+	out->min_net_bw = nnodes > 1 ? min_net_bw(t, ppn) : 0;
+	nvls_tuning(r, t, nnodes, ppn, out);
 }

@@ -18,6 +18,7 @@
 #define GDRLAB_CHANNELS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "topo_path.h"
 
@@ -37,7 +38,12 @@ struct nccl_channels {
 	struct nccl_graph ring;    /* also the tree's, CollNet's and PAT's */
 	struct nccl_graph nvls;    /* nchannels 0: no NVLS here */
 	unsigned comm_channels;    /* the communicator's (after duplication) */
-	unsigned nvls_channels;    /* NCCL_NVLS_NCHANNELS' default */
+	/* ncclNvlsTuning's (nccl_tuning.h), where the NVLS graph has
+	 * channels, else 0: NVLS's channels and largest chunk, and
+	 * NVLS-tree's chunk before a call's cuts (bytes). */
+	unsigned nvls_channels;
+	uint64_t nvls_chunk, nvls_tree_chunk;
+	double min_net_bw;         /* comm->minNetBw, GB/s; 0 on one node */
 };
 
 /*

@@ -50,15 +50,16 @@ static const double v2_30_sm100_inter[] = { 96.0, 86.0, 80.0, 48.0, 45.1, 42.0,
 					    15.0, 12.0, 6.0, 3.0, 2.4, 1.2,
 					    0.24, 0.12 };
 
-/* tuning.cc treeCorrectionFactor[protocol][log2(bytes / 64)], the same in
- * 2.19.3 and 2.30.7 (2.8.4 has its own). */
-#define TREE_CORRECTION_2_19_ON {                                             \
+/* tuning.cc treeCorrectionFactor[protocol][log2(bytes / 64)], the same 23
+ * in 2.19.3 and 2.30.7 (2.8.4 has its own); 2.30.7 adds a 24th, the
+ * arguments (v2.30.7-1 tuning.cc:623-627; 2.19.3: 0, never read). */
+#define TREE_CORRECTION_2_19_ON(ll, ll128, simple) {                          \
 	{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,                  \
-	  .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0 },                    \
+	  .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, ll },                \
 	{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,                 \
-	  .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0 },                      \
+	  .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, ll128 },               \
 	{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,                      \
-	  .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9 },                        \
+	  .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, simple },                \
 }
 
 static const struct nccl_release v2_30_7 = {
@@ -119,9 +120,15 @@ static const struct nccl_release v2_30_7 = {
 	.nvls_tree = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
 		       { 0.0, 57.7, 45.5 }, { 0.0, 96.0, 80.0 } },
 	.nvls_efficiency = { 0, 0, 0.85, 0.74 },
-	/* NCCL_NVLS_CHUNKSIZE's default (transport/nvls.cc:160; Hopper's
-	 * treeMaxChunkSize is it, or 64 KiB from 4 nodes: nvls.cc:229) */
+	/* transport/nvls.cc:155-157, 210-214: NVLS_NCHANNELS_SM90 (16)
+	 * before Blackwell; on Blackwell NVLS_NCHANNELS_SM100_NVL (24) on
+	 * one node, NVLS_NCHANNELS_SM100 (32) across nodes */
+	.nvls_channels = { { 16, 16 }, { 16, 16 }, { 16, 16 }, { 24, 32 } },
+	/* NCCL_NVLS_CHUNKSIZE's default (nvls.cc:160, 224); treeMaxChunkSize
+	 * falls back to it, or 64 KiB from 4 nodes (nvls.cc:228-229) */
+	.nvls_chunk = 131072,
 	.nvls_tree_chunk = 131072,
+	.nvls_sm100_tuning = true,
 	.ring_ll_share = 0.5,
 	.ring_ll_share_one_node = 0.5,
 	.ring_ll128_one_ppn = 0.92,
@@ -135,7 +142,10 @@ static const struct nccl_release v2_30_7 = {
 	.plateau = { 1.9, 1.4 },
 	.plateau_bytes_per_rank = 64,
 	.plateau_per_channel = true,
-	.tree_corr = TREE_CORRECTION_2_19_ON,
+	.tree_corr = TREE_CORRECTION_2_19_ON(1.0, 1.0, .9),
+	/* ncclTopoGetAlgoTime: NVLS_TREE, logSize < 24, minCompCap >= 100,
+	 * cpuArch X86 (tuning.cc:643-646) */
+	.nvls_tree_corr_blackwell_x86 = true,
 	.speeds = {
 		[TOPO_GPU_VOLTA] = { v2_30_intra, v2_30_inter },
 		[TOPO_GPU_AMPERE] = { v2_30_intra, v2_30_inter },
@@ -242,8 +252,13 @@ static const struct nccl_release v2_19_3 = {
 	 * timing keeps the machine's (nccl_nvls_hw_efficiency). */
 	.nvls_efficiency = { 0, 0, 1.0, 1.0 },
 	.nvls_min_bw = true,
-	/* the Simple step, 4 MiB / NCCL_STEPS (enqueue.cc:1328-1331),
-	 * 64 KiB from 4 nodes (enqueue.cc:1372) */
+	/* NCCL_NVLS_NCHANNELS' default, 16 whatever the GPU (nvls.cc:243,
+	 * 269; enqueue.cc:1222): no Blackwell rule */
+	.nvls_channels = { { 16, 16 }, { 16, 16 }, { 16, 16 }, { 16, 16 } },
+	/* NVLS: maxChunkSize 131072 (enqueue.cc:1360); NVLS-tree: the
+	 * Simple step, 4 MiB / NCCL_STEPS (enqueue.cc:1328-1331), 64 KiB
+	 * from 4 nodes (enqueue.cc:1372) */
+	.nvls_chunk = 131072,
 	.nvls_tree_chunk = 524288,
 	/* Ring/LL: busBw x (nNodes > 1 || AllReduce || Reduce ? 1/4 : 1/3) */
 	.ring_ll_share = 0.25,
@@ -270,7 +285,7 @@ static const struct nccl_release v2_19_3 = {
 	 * chunkSize while nBytes / (nChannels x chunkSize) < depth x 8, x 4,
 	 * x 1 (down to 128, 64, 32 KiB), as 2.8.4 */
 	.tree_simple_chunk_by_depth = true,
-	.tree_corr = TREE_CORRECTION_2_19_ON,
+	.tree_corr = TREE_CORRECTION_2_19_ON(0, 0, 0),
 	.speeds = {
 		[TOPO_GPU_VOLTA] = { v2_30_intra, v2_30_inter },
 		[TOPO_GPU_AMPERE] = { v2_30_intra, v2_30_inter },
@@ -569,8 +584,72 @@ double nccl_nvls_hw_efficiency(enum topo_gpu_arch a)
 	return nccl_release_newest()->nvls_efficiency[a];
 }
 
-double nccl_tree_correction(const struct nccl_release *r, enum proto_id p,
-			    uint64_t bytes)
+/*
+ * ncclNvlsTreeSm100Tuning (v2.30.7-1 transport/nvls.cc:164-200): Blackwell
+ * across nodes. 2 nodes with NICs of 48 GB/s or more: 32 channels, a tree
+ * chunk of 128 KiB, 256 KiB (and a 256 KiB chunk) at 4 GPUs a node or
+ * fewer, 64 KiB at 16 or more, or at 8 or fewer with the NIC within PXB
+ * under 96 GB/s. Else 96 GB/s or more: 24 channels and 256 KiB for both
+ * at 8 GPUs a node or fewer, 32 channels and 128 KiB (64 KiB from 32
+ * GPUs) beyond. Else 48 GB/s or more: 24 channels, 128 KiB, 64 KiB within
+ * PXB. Slower NICs keep 32 channels, 128 KiB, and no tree chunk (0).
+ */
+static void nvls_sm100_tuning(const struct nccl_nvls_comm *c, struct nccl_nvls_tuning *t,
+			      uint64_t *tree_max)
+{
+	bool pxb = c->type_inter <= TOPO_PATH_PXB;
+
+	t->chunk = 131072;
+	if (c->nnodes == 2 && c->min_net_bw >= 48.0) {
+		t->channels = 32;
+		*tree_max = 131072;
+		if (c->ppn <= 4) {
+			t->chunk = 262144;
+			*tree_max = 262144;
+		} else if (c->ppn >= 16 || (c->ppn <= 8 && pxb && c->min_net_bw < 96.0)) {
+			*tree_max = 65536;
+		}
+	} else if (c->min_net_bw >= 96.0) {
+		if (c->ppn <= 8) {
+			t->channels = 24;
+			t->chunk = 262144;
+			*tree_max = 262144;
+		} else {
+			t->channels = 32;
+			*tree_max = c->ppn < 32 ? 131072 : 65536;
+		}
+	} else if (c->min_net_bw >= 48.0) {
+		t->channels = 24;
+		*tree_max = pxb ? 65536 : 131072;
+	}
+}
+
+/*
+ * ncclNvlsTuning (v2.30.7-1 transport/nvls.cc:202-245; 2.19.3 has only
+ * NCCL_NVLS_NCHANNELS) and the chunk enqueue.cc starts NVLS-tree from:
+ * min(nvlsChunkSize, nvlsTreeMaxChunkSize) (v2.30.7-1 :2281), where the
+ * tree's maximum, unless a tuning set it, is 64 KiB from 4 nodes, else
+ * nvlsChunkSize (nvls.cc:228-229); 2.19.3's the Simple step, 64 KiB
+ * from 4 nodes. The tuning never sets the tree's maximum above its chunk,
+ * so it is the tree's chunk.
+ */
+void nccl_nvls_tuning(const struct nccl_release *r, const struct nccl_nvls_comm *c,
+		      struct nccl_nvls_tuning *out)
+{
+	bool multi = c->nnodes > 1;
+	uint64_t tree_max = 0;
+
+	out->channels = r->nvls_channels[c->arch][multi ? 1 : 0];
+	out->chunk = r->nvls_chunk;
+	if (r->nvls_sm100_tuning && c->arch >= TOPO_GPU_BLACKWELL && multi)
+		nvls_sm100_tuning(c, out, &tree_max);
+	if (!tree_max)
+		tree_max = c->nnodes >= 4 ? 65536 : r->nvls_tree_chunk;
+	out->tree_chunk = tree_max;
+}
+
+/* log2i(bytes >> 6), -1 under 64 B. */
+static int log_size(uint64_t bytes)
 {
 	uint64_t v = bytes >> 6;
 	int log = -1;
@@ -579,8 +658,28 @@ double nccl_tree_correction(const struct nccl_release *r, enum proto_id p,
 		v >>= 1;
 		log++;
 	}
+	return log;
+}
+
+double nccl_tree_correction(const struct nccl_release *r, enum proto_id p,
+			    uint64_t bytes)
+{
+	int log = log_size(bytes);
+
 	/* NCCL applies it for logSize in [0, 23) only. */
 	return log >= 0 && log < 23 ? r->tree_corr[p][log] : 1.0;
+}
+
+double nccl_nvls_tree_correction(const struct nccl_release *r, enum topo_gpu_arch a,
+				 enum topo_cpu_vendor v, enum proto_id p, uint64_t bytes)
+{
+	int log = log_size(bytes);
+	bool x86 = v == TOPO_CPU_INTEL || v == TOPO_CPU_AMD;
+
+	if (!r->nvls_tree_corr_blackwell_x86 || a < TOPO_GPU_BLACKWELL || !x86)
+		return 1.0;
+	/* logSize in [0, 24), the table's 24th entry included */
+	return log >= 0 && log < 24 ? r->tree_corr[p][log] : 1.0;
 }
 
 const double *nccl_search_speeds(const struct nccl_release *r,

@@ -87,9 +87,19 @@ struct nccl_release {
 	 * 5/6 of that, with no nvlsEfficiency and no per-channel cap
 	 * (2.19.3's tuning.cc), not the later per-step formula. */
 	bool nvls_min_bw;
-	/* NVLS-tree's chunk before it shrinks for small calls (bytes): the
-	 * Simple step (2.19.3) or NCCL_NVLS_CHUNKSIZE (2.30.7). */
+	/* ncclNvlsTuning's defaults (transport/nvls.cc): NVLS's channels by
+	 * GPU generation, on one node and across nodes
+	 * (NCCL_NVLS_NCHANNELS); NVLS's largest chunk, bytes
+	 * (nvlsChunkSize); NVLS-tree's where no tuning sets one, 64 KiB
+	 * from 4 nodes aside: the Simple step (2.19.3) or nvlsChunkSize
+	 * (2.30.7). */
+	unsigned nvls_channels[TOPO_GPU_ARCH_COUNT][2];
+	uint64_t nvls_chunk;
 	uint64_t nvls_tree_chunk;
+	/* Blackwell across nodes takes NVLS's channels, chunk and
+	 * NVLS-tree's largest chunk from the nodes, GPUs a node, NIC speed
+	 * and GPU-NIC path (ncclNvlsTreeSm100Tuning, 2.30.7). */
+	bool nvls_sm100_tuning;
 	/* The share of a channel's speed a ring's LL gets (2.30.7: .5;
 	 * 2.8.4: 1/4 across nodes or for all-reduce, else 1/3). */
 	double ring_ll_share, ring_ll_share_one_node;
@@ -114,8 +124,12 @@ struct nccl_release {
 	bool plateau_per_channel;
 	/* Tree/Simple shrinks its chunk by the tree's depth (2.8.4). */
 	bool tree_simple_chunk_by_depth;
-	/* treeCorrectionFactor by protocol and log2(bytes / 64), 0 to 22. */
-	double tree_corr[PROTO_COUNT][23];
+	/* treeCorrectionFactor by protocol and log2(bytes / 64), 0 to 22
+	 * for the tree; 2.30.7's has a 24th entry, 23, for NVLS-tree. */
+	double tree_corr[PROTO_COUNT][24];
+	/* NVLS-tree's bandwidth takes treeCorrectionFactor too on Blackwell
+	 * with x86 CPUs (2.30.7's ncclTopoGetAlgoTime). */
+	bool nvls_tree_corr_blackwell_x86;
 	/* The channel search (search.cc): speeds tried, fastest first, by
 	 * GPU generation, within a node and with a network. */
 	const double *speeds[TOPO_GPU_ARCH_COUNT][2];
@@ -182,9 +196,30 @@ double nccl_nvls_efficiency(const struct nccl_release *r,
  * estimates it: the newest release's nvlsEfficiency, the only figure
  * NCCL gives (the timing's, route.c). */
 double nccl_nvls_hw_efficiency(enum topo_gpu_arch a);
+/*
+ * What ncclNvlsTuning leaves on a communicator (transport/nvls.cc) and
+ * what it decides by. Sizes in bytes.
+ */
+struct nccl_nvls_comm {
+	enum topo_gpu_arch arch;
+	unsigned nnodes, ppn;           /* ppn: comm->minLocalRanks */
+	double min_net_bw;              /* comm->minNetBw, GB/s */
+	enum topo_path_type type_inter; /* the NVLS graph's GPU-NIC path */
+};
+struct nccl_nvls_tuning {
+	unsigned channels;   /* comm->nvlsChannels */
+	uint64_t chunk;      /* NVLS's largest chunk (nvlsChunkSize) */
+	uint64_t tree_chunk; /* NVLS-tree's, before enqueue.cc's cuts */
+};
+void nccl_nvls_tuning(const struct nccl_release *r, const struct nccl_nvls_comm *c,
+		      struct nccl_nvls_tuning *out);
 /* Tree all-reduce bandwidth correction for mid sizes (64 B .. 256 MiB). */
 double nccl_tree_correction(const struct nccl_release *r, enum proto_id p,
 			    uint64_t bytes);
+/* The same for an NVLS-tree all-reduce (64 B .. 512 MiB) where the
+ * release has it for the GPU and CPU; else 1. */
+double nccl_nvls_tree_correction(const struct nccl_release *r, enum topo_gpu_arch a,
+				 enum topo_cpu_vendor v, enum proto_id p, uint64_t bytes);
 
 /* The channel search's speeds per channel, GB/s, fastest first. */
 const double *nccl_search_speeds(const struct nccl_release *r,

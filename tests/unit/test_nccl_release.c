@@ -373,6 +373,281 @@ Test(nccl_release, nvls_tree_chunk_by_release)
 }
 
 /*
+ * Blackwell's NVLS channels and chunks (ncclNvlsTuning, v2.30.7-1
+ * transport/nvls.cc:155-157, 164-245) on tests/data/b200-nvls.yaml: 8 B200
+ * a node, NVLS graph of 8 heads, each head's NIC at PIX; comm->minNetBw is
+ * the 400 Gbit/s line rate, 50 GB/s (the Gen5 x16 links on the way carry
+ * 50.4). 2.19.3 has 16 NVLS channels whatever the GPU (nvls.cc:243).
+ *
+ *   1 node:  NVLS_NCHANNELS_SM100_NVL, 24 channels; chunk 128 KiB.
+ *   2 nodes: NVLS_NCHANNELS_SM100, then ncclNvlsTreeSm100Tuning's first
+ *            branch (2 nodes, 50 >= 48): 32 channels, tree max 128 KiB,
+ *            64 KiB as ppn 8 <= 8, PIX <= PXB and 50 < 96; chunk 128 KiB,
+ *            so NVLS-tree's chunk min(128, 64) = 64 KiB (enqueue.cc:2281).
+ *            A 1 GiB call: 256 concurrent ops (32 channels x 8 heads);
+ *            not under 1 x 256 x 64 KiB = 16 MiB, so it keeps 64 KiB
+ *            (from Hopper's 128 KiB it would keep 128 KiB: not under
+ *            4 x 256 x 128 KiB = 128 MiB).
+ *   4 nodes: not 2 nodes, 50 < 96, 50 >= 48: 24 channels, tree max 128
+ *            KiB, 64 KiB at PIX.
+ *
+ * The tuner's NVLS bandwidth is the graph's channels', not nvlsChannels
+ * (tuning.cc:307-324 reads graphs[a]->nChannels): on one node bwIntra 80
+ * (9 x 80 = 720 of 18 x 40.1 = 721.8 GB/s; 9 x 90 does not fit), bwInter
+ * the top of the list, 90; a channel min(80 x .74 x 7/8 x 2 = 103.6, 90) =
+ * 90, busBw 8 x 90 = 720, algbw x 8/14; latency NVLS's NVLink hwLat, 25.
+ */
+Test(nccl_release, nvls_channels_and_chunks_on_blackwell)
+{
+	const struct algo_ops *nt = algo_table[ALGO_NVLS_TREE];
+	struct plan_options o = release_opts("2.30.7", 1, NULL, NULL);
+	struct tuned x;
+	struct tune_choice c;
+
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, DATA("b200-nvls.yaml"), &o);
+	cr_assert_eq(x.t.ch.nvls.nchannels, 8);
+	assert_rel(x.t.ch.nvls.bw_intra, 80, 1e-9);
+	assert_rel(x.t.ch.nvls.bw_inter, 90, 1e-9);
+	cr_assert_eq(x.t.ch.nvls_channels, 24);
+	cr_assert_eq(x.t.ch.nvls_chunk, 128 * KiB);
+	c = choose(&x, 1024 * MiB);
+	cr_assert_eq(c.algo, ALGO_NVLS, "%s", algo_name(c.algo));
+	cr_assert_eq(c.nchannels, 24);
+	assert_rel(c.estimate_us, 25 + 1024.0 * MiB / (1000 * 8 * 90 * 8.0 / 14), 1e-6);
+	tuned_destroy(&x);
+
+	o = release_opts("2.30.7", 2, "nvlstree", "simple");
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, DATA("b200-nvls.yaml"), &o);
+	assert_rel(x.t.ch.min_net_bw, 50, 1e-9);
+	cr_assert_eq(x.t.ch.nvls.type_inter, TOPO_PATH_PIX);
+	cr_assert_eq(x.t.ch.nvls_channels, 32);
+	cr_assert_eq(x.t.ch.nvls_chunk, 128 * KiB);
+	cr_assert_eq(x.t.ch.nvls_tree_chunk, 64 * KiB);
+	cr_assert_eq(choose(&x, 64 * MiB).nchannels, 32);
+	cr_assert_eq(x.plan.patterns[0].nchannels, 32);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 1024 * MiB, 32), 64 * KiB);
+	tuned_destroy(&x);
+
+	o.nodes = 4;
+	tuned_init(&x, DATA("b200-nvls.yaml"), &o);
+	cr_assert_eq(x.t.ch.nvls_channels, 24);
+	cr_assert_eq(x.t.ch.nvls_tree_chunk, 64 * KiB);
+	cr_assert_eq(choose(&x, 64 * MiB).nchannels, 24);
+	tuned_destroy(&x);
+
+	o = release_opts("2.19.3", 2, "nvlstree", "simple");
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, DATA("b200-nvls.yaml"), &o);
+	cr_assert_eq(x.t.ch.nvls_channels, 16);
+	cr_assert_eq(x.t.ch.nvls_tree_chunk, 512 * KiB);
+	tuned_destroy(&x);
+}
+
+/*
+ * The same node with 800 Gbit/s NICs and PCIe Gen6 (a B300-like node:
+ * 7.877 GB/s a lane x 16 x 0.8 = 100.8 GB/s a link): comm->minNetBw is
+ * the 100 GB/s line rate. On 4 nodes ncclNvlsTreeSm100Tuning's second
+ * branch (100 >= 96, ppn 8 <= 8): 24 channels, chunk and tree max 256 KiB.
+ * A 1 GiB call over 24 x 8 = 192 concurrent ops is under 32 x 192 x 256
+ * KiB = 1.5 GiB, but 256 KiB is not above that cut's 256 KiB, and not
+ * under 16 x 192 x 256 KiB = 768 MiB: 256 KiB (Hopper's rule: 64 KiB from
+ * 4 nodes). On 2 nodes the first branch: 32 channels, tree max 128 KiB
+ * (100 is not under 96).
+ */
+Test(nccl_release, nvls_tree_chunk_with_800g_nics_on_blackwell)
+{
+	static const struct topo_override b300[] = {
+		{ "nics.rate", "800 Gbit/s" },
+		{ "nics.link.gen", "6" },
+		{ "gpus.link.gen", "6" },
+		{ "switches.link.gen", "6" },
+	};
+	const struct algo_ops *nt = algo_table[ALGO_NVLS_TREE];
+	struct plan_options o = release_opts("2.30.7", 4, "nvlstree", "simple");
+	struct tuned x;
+
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init_with(&x, DATA("b200-nvls.yaml"), b300, 4, &o, TRACE_OP_ALLREDUCE);
+	assert_rel(x.t.ch.min_net_bw, 100, 1e-9);
+	cr_assert_eq(x.t.ch.nvls_channels, 24);
+	cr_assert_eq(x.t.ch.nvls_chunk, 256 * KiB);
+	cr_assert_eq(x.t.ch.nvls_tree_chunk, 256 * KiB);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 1024 * MiB, 24), 256 * KiB);
+	tuned_destroy(&x);
+
+	o.nodes = 2;
+	tuned_init_with(&x, DATA("b200-nvls.yaml"), b300, 4, &o, TRACE_OP_ALLREDUCE);
+	cr_assert_eq(x.t.ch.nvls_channels, 32);
+	cr_assert_eq(x.t.ch.nvls_tree_chunk, 128 * KiB);
+	tuned_destroy(&x);
+}
+
+/*
+ * NVLS-tree's trees over the NICs (connect.cc, v2.30.7-1:310-316): NCCL
+ * puts channel c on tree c % 2 and spreads it over every head, so a NIC
+ * carries half its bytes on each tree. gdrlab gives a channel one head:
+ * on b200-nvls.yaml's 4 nodes, 24 channels over 8 NICs, NIC k has
+ * channels k (tree 0), k + 8 (tree 1) and k + 16 (half on each): 1.5 / 24
+ * = 1/16 of the bytes on each tree. A pipe's tree is told by its root,
+ * where its chain's last hop up ends.
+ */
+Test(nccl_release, nvls_tree_halves_each_nic_over_the_trees)
+{
+	struct plan_options o = release_opts("2.30.7", 4, "nvlstree", "simple");
+	double share[8][4] = { { 0 } };
+	const struct plan_pattern *pat;
+	struct tuned x;
+
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, DATA("b200-nvls.yaml"), &o);
+	pat = &x.plan.patterns[0];
+	cr_assert_eq(pat->nchannels, 24);
+	for (size_t i = 0; i < pat->npipes; i++) {
+		const struct plan_pipe *pp = &pat->pipes[i];
+		uint32_t net[16];
+		unsigned n = 0, root;
+		int nic;
+
+		for (size_t k = 0; k < pp->nhops && n < 16; k++) {
+			uint32_t ci = pat->hops[pp->first_hop + k];
+
+			if (!pat->routes[pat->conns[ci].route].intra)
+				net[n++] = ci;
+		}
+		cr_assert(n >= 2 && n % 2 == 0, "pipe %zu: %u network hops", i, n);
+		nic = pat->routes[pat->conns[net[0]].route].nic_src;
+		root = plan_node_of(&x.plan, pat->conns[net[n / 2 - 1]].dst_rank);
+		cr_assert(nic >= 0 && nic < 8 && root < 4);
+		share[nic][root] += pp->share;
+	}
+	for (unsigned k = 0; k < 8; k++) {
+		double on[2] = { 0, 0 };
+		unsigned roots = 0;
+
+		for (unsigned r = 0; r < 4; r++)
+			if (share[k][r] > 0)
+				on[roots++ < 2 ? roots - 1 : 1] += share[k][r];
+		cr_expect_eq(roots, 2, "NIC %u: %u roots", k, roots);
+		assert_rel(on[0], 1.0 / 16, 1e-9);
+		assert_rel(on[1], 1.0 / 16, 1e-9);
+	}
+	tuned_destroy(&x);
+}
+
+/*
+ * 2.30.7's NVLS-tree estimate takes treeCorrectionFactor on Blackwell with
+ * x86 CPUs (tuning.cc:643-646: logSize < 24, so up to 512 MiB, the
+ * table's 24th entry .9 there). b200-nvls.yaml on 2 nodes: the NVLS graph
+ * across nodes 8 heads at bwIntra = bwInter = 48 (80 would fit NVLink, 9 x
+ * 80 = 720 of 721.8, but not a head's 50 GB/s NIC); a channel min(48 x
+ * .74 x 7/8 x 2 = 62.16, 2 x 48, perChMaxNVLSTreeBw 96) = 62.16, algbw
+ * 8 x 62.16 x 16/30 = 265.216 GB/s; latency 25 + 2 x log2(2) x 20.9 =
+ * 66.8 us.
+ *
+ *   512 MiB (logSize 23): x .9;  64 MiB (logSize 20): x .8;  1 GiB: none.
+ *
+ * The same node with Arm CPUs, or Hopper (h100-pcie5-400g.yaml: 8 x
+ * min(59.5, 96, 57.7) x 16/30), or 2.19.3, take none.
+ */
+Test(nccl_release, nvls_tree_corrected_on_blackwell_x86)
+{
+	static const struct topo_override arm[] = { { "cpu_vendor", "arm" } };
+	struct plan_options o = release_opts("2.30.7", 2, NULL, NULL);
+	double algbw = 8 * 48 * .74 * 7 / 8 * 2 * 16 / 30;
+	struct tuned x;
+
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, DATA("b200-nvls.yaml"), &o);
+	assert_rel(entry(&x, ALGO_NVLS_TREE, PROTO_SIMPLE, 512 * MiB),
+		   66.8 + 512.0 * MiB / (1000 * algbw * .9), 1e-6);
+	assert_rel(entry(&x, ALGO_NVLS_TREE, PROTO_SIMPLE, 64 * MiB),
+		   66.8 + 64.0 * MiB / (1000 * algbw * .8), 1e-6);
+	assert_rel(entry(&x, ALGO_NVLS_TREE, PROTO_SIMPLE, 1024 * MiB),
+		   66.8 + 1024.0 * MiB / (1000 * algbw), 1e-6);
+	tuned_destroy(&x);
+
+	tuned_init_with(&x, DATA("b200-nvls.yaml"), arm, 1, &o, TRACE_OP_ALLREDUCE);
+	assert_rel(entry(&x, ALGO_NVLS_TREE, PROTO_SIMPLE, 512 * MiB),
+		   66.8 + 512.0 * MiB / (1000 * algbw), 1e-6);
+	tuned_destroy(&x);
+
+	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
+	assert_rel(entry(&x, ALGO_NVLS_TREE, PROTO_SIMPLE, 512 * MiB),
+		   66.8 + 512.0 * MiB / (1000 * 8 * 57.7 * 16 / 30), 1e-6);
+	tuned_destroy(&x);
+
+	o = release_opts("2.19.3", 2, NULL, NULL);
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, DATA("b200-nvls.yaml"), &o);
+	assert_rel(entry(&x, ALGO_NVLS_TREE, PROTO_SIMPLE, 512 * MiB),
+		   23 + 2 * 14 + 512.0 * MiB / (1000 * 8 * 48 * 5.0 / 6), 1e-6);
+	tuned_destroy(&x);
+}
+
+/*
+ * ncclNvlsTreeSm100Tuning's branches (v2.30.7-1 transport/nvls.cc:164-200)
+ * and the fallbacks after it (:224, :228-229), figure by figure: channels,
+ * NVLS's chunk, NVLS-tree's chunk.
+ */
+Test(nccl_release, nvls_sm100_tuning_branches)
+{
+	static const struct {
+		enum topo_gpu_arch arch;
+		unsigned nnodes, ppn;
+		double bw;
+		enum topo_path_type type;
+		unsigned channels, chunk_k, tree_k;
+	} want[] = {
+		/* 2 nodes, NICs >= 48 GB/s: 32 channels */
+		{ TOPO_GPU_BLACKWELL, 2, 4, 50, TOPO_PATH_PIX, 32, 256, 256 },
+		{ TOPO_GPU_BLACKWELL, 2, 8, 50, TOPO_PATH_PIX, 32, 128, 64 },
+		{ TOPO_GPU_BLACKWELL, 2, 8, 50, TOPO_PATH_PHB, 32, 128, 128 },
+		{ TOPO_GPU_BLACKWELL, 2, 8, 100, TOPO_PATH_PXB, 32, 128, 128 },
+		{ TOPO_GPU_BLACKWELL, 2, 16, 100, TOPO_PATH_SYS, 32, 128, 64 },
+		/* else NICs >= 96 GB/s */
+		{ TOPO_GPU_BLACKWELL, 4, 8, 100, TOPO_PATH_PIX, 24, 256, 256 },
+		{ TOPO_GPU_BLACKWELL, 8, 16, 100, TOPO_PATH_PIX, 32, 128, 128 },
+		{ TOPO_GPU_BLACKWELL, 8, 32, 100, TOPO_PATH_PIX, 32, 128, 64 },
+		/* else NICs >= 48 GB/s */
+		{ TOPO_GPU_BLACKWELL, 4, 8, 50, TOPO_PATH_PXB, 24, 128, 64 },
+		{ TOPO_GPU_BLACKWELL, 3, 8, 50, TOPO_PATH_PHB, 24, 128, 128 },
+		/* slower NICs: 32 channels, the tree's max falls back */
+		{ TOPO_GPU_BLACKWELL, 2, 8, 25, TOPO_PATH_PIX, 32, 128, 128 },
+		{ TOPO_GPU_BLACKWELL, 4, 8, 25, TOPO_PATH_PIX, 32, 128, 64 },
+		/* one node: no tuning, 24 channels */
+		{ TOPO_GPU_BLACKWELL, 1, 8, 0, TOPO_PATH_PIX, 24, 128, 128 },
+		/* Hopper: 16 channels, 128 KiB, 64 KiB from 4 nodes */
+		{ TOPO_GPU_HOPPER, 2, 8, 100, TOPO_PATH_PIX, 16, 128, 128 },
+		{ TOPO_GPU_HOPPER, 4, 8, 100, TOPO_PATH_PIX, 16, 128, 64 },
+	};
+	const struct nccl_release *r = nccl_release_find("2.30.7");
+	const struct nccl_release *old = nccl_release_find("2.19.3");
+	struct nccl_nvls_tuning t;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct nccl_nvls_comm c = { want[i].arch, want[i].nnodes, want[i].ppn,
+					    want[i].bw, want[i].type };
+
+		nccl_nvls_tuning(r, &c, &t);
+		cr_expect_eq(t.channels, want[i].channels, "row %zu: %u", i, t.channels);
+		cr_expect_eq(t.chunk, want[i].chunk_k * KiB, "row %zu", i);
+		cr_expect_eq(t.tree_chunk, want[i].tree_k * KiB, "row %zu", i);
+	}
+	/* 2.19.3 on Blackwell: NCCL_NVLS_NCHANNELS' 16, NVLS 128 KiB
+	 * (enqueue.cc:1360), the tree the Simple step or 64 KiB from 4 nodes */
+	for (unsigned nodes = 1; nodes <= 4; nodes *= 2) {
+		struct nccl_nvls_comm c = { TOPO_GPU_BLACKWELL, nodes, 8, 100, TOPO_PATH_PIX };
+
+		nccl_nvls_tuning(old, &c, &t);
+		cr_expect_eq(t.channels, 16);
+		cr_expect_eq(t.chunk, 128 * KiB);
+		cr_expect_eq(t.tree_chunk, (nodes >= 4 ? 64 : 512) * KiB);
+	}
+}
+
+/*
  * 2.19.3's NVLS estimates (tuning.cc:175-176, 199, 239-243): busBw =
  * nChannels x min(bwIntra, bwInter), NVLS-tree's bwInter halved beyond 2
  * nodes, algbw 5/6 of it; latency NVLS's NVLink hwLat alone (23 us) on

@@ -15,9 +15,10 @@ struct tuned {
 	struct tune_enable e;
 };
 
-/* @op over every rank of @topo_path planned with @o (its --algo/--proto
- * as the enable rows). */
-static void tuned_init_opts(struct tuned *x, const char *topo_path,
+/* @op over every rank of @topo_path, its values @ov (@nov of them)
+ * replaced, planned with @o (its --algo/--proto as the enable rows). */
+static void tuned_init_with(struct tuned *x, const char *topo_path,
+			    const struct topo_override *ov, size_t nov,
 			    const struct plan_options *o, enum trace_op op)
 {
 	static const char line[] =
@@ -25,7 +26,7 @@ static void tuned_init_opts(struct tuned *x, const char *topo_path,
 	struct diag d = { "" };
 	unsigned ranks[256];
 
-	cr_assert_eq(topology_load(topo_path, &x->topo, &d), 0, "%s", d.msg);
+	cr_assert_eq(topology_load_with(topo_path, ov, nov, &x->topo, &d), 0, "%s", d.msg);
 	cr_assert_eq(trace_load_buffer(line, strlen(line), "inline.jsonl", &x->trace, &d), 0,
 		     "%s", d.msg);
 	cr_assert_eq(plan_build(&x->plan, &x->topo, &x->trace, o, &d), 0, "%s", d.msg);
@@ -35,6 +36,12 @@ static void tuned_init_opts(struct tuned *x, const char *topo_path,
 	tune_ctx_init(&x->t, &x->plan, op, ranks, x->plan.nranks, NULL);
 	tune_enable_default(&x->e);
 	cr_assert_eq(tune_enable_parse(&x->e, o->algo, o->proto, &d), 0, "%s", d.msg);
+}
+
+static void tuned_init_opts(struct tuned *x, const char *topo_path,
+			    const struct plan_options *o, enum trace_op op)
+{
+	tuned_init_with(x, topo_path, NULL, 0, o, op);
 }
 
 static void tuned_destroy(struct tuned *x)
