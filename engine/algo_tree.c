@@ -183,7 +183,8 @@ static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
 		nccl_tree_ll128_per_channel(b->p->nccl, b->p->topo.gpu_arch, pat->op, N) :
 		pat->proto == PROTO_SIMPLE ?
 		nccl_tree_per_channel(b->p->nccl, b->p->topo.gpu_arch, N) :
-		INFINITY) / 2 * b->t->ch.ring.nchannels / b->t->ch.comm_channels;
+		INFINITY /* LL's: tree_ll_limits, once the routes are known */) /
+		2 * b->t->ch.ring.nchannels / b->t->ch.comm_channels;
 	/* Structure first, then connections: up the chains and the tree. */
 	for (unsigned i = 0; i < N; i++) {
 		algo_dtree((int)N, (int)i, (int)which, &nc[i].parent, &nc[i].child[0],
@@ -289,6 +290,49 @@ static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
 	return err;
 }
 
+/*
+ * Does an LL tree's receiver read its network data from host memory? NCCL
+ * keeps a network connection's receive FIFO in GPU memory only with
+ * GPUDirect RDMA (transport/net.cc, v2.30.7-1:1101, v2.8.4-1:135; the
+ * send side's LL FIFO stays in host memory whatever GDR says, :917 and
+ * :85). Staged, the tree's GPU threads poll each LL line over PCIe.
+ */
+static bool tree_ll_polls_host(const struct plan_pattern *pat)
+{
+	for (size_t i = 0; i < pat->nroutes; i++)
+		if (!pat->routes[i].intra && !pat->routes[i].recv_direct)
+			return true;
+	return false;
+}
+
+/*
+ * An LL tree's limits (tuning.cc, v2.30.7-1:331-332, v2.8.4-1:127-128:
+ * busBw = min(min(busBw x .92, nCh x perChMaxTreeBw) / 3.8, llMaxBw),
+ * x0.5 for the all-reduce), as a ring's are (algo_ring.c): the per-graph-
+ * channel share, spread over the communicator's channels as the Simple
+ * limit is (tree_channel), paces each connection's stream. llMaxBws is
+ * the call's: with GPUDirect on the receive side its stream's too
+ * (@whole_stream); staged it holds every hop (total_cap, set by
+ * tree_build), as the ABCI curves bear out, where a slice's lines are
+ * polled over PCIe (docs/model.md, Known limits).
+ */
+static void tree_ll_limits(struct algo_build *b, bool whole_stream)
+{
+	const struct nccl_graph *g = &b->t->ch.ring;
+	struct plan_pattern *pat = b->pat;
+	unsigned N = b->t->nnodes;
+	double per_graph_channel = fmin((N <= 2 ? g->bw_intra : g->bw_inter) * 0.92,
+					nccl_tree_per_channel(b->p->nccl, b->p->topo.gpu_arch, N));
+	double stream = 1e9 * per_graph_channel / 3.8 / 2 * g->nchannels / b->t->ch.comm_channels;
+
+	for (size_t i = 0; i < pat->npipes; i++)
+		pat->pipes[i].stream_cap = stream;
+	if (!whole_stream)
+		return;
+	pat->total_stream_cap = pat->total_cap;
+	pat->total_cap = INFINITY;
+}
+
 static int tree_build(struct algo_build *b)
 {
 	struct plan_pattern *pat = b->pat;
@@ -315,6 +359,8 @@ static int tree_build(struct algo_build *b)
 	/* Channels c and c + comm/2 are one graph channel on tree 0 and 1. */
 	for (unsigned c = 0; c < b->nch && !err; c++)
 		err = tree_channel(b, c, (c / half) % 2, nc, chain);
+	if (!err && pat->proto == PROTO_LL)
+		tree_ll_limits(b, !tree_ll_polls_host(pat));
 out:
 	free(chain);
 	free(links);

@@ -413,6 +413,58 @@ static void ring_ll_whole_limit_paces_the_stream(const char *backend)
 }
 
 /*
+ * A tree's LL limits, on one-gpu-four-nics.yaml's 2 nodes (8 channels:
+ * 4 graph channels at 12 GB/s, a NIC each; channels 0-3 on tree 0, 4-7
+ * on tree 1, so each NIC direction carries one channel's way up and
+ * another's way down). NCCL's LL bus bandwidth for the tree (tuning.cc:
+ * min(busBw x .92, nCh x perChMaxTreeBw) / 3.8, x0.5 for the all-reduce)
+ * spread over the communicator's channels paces a connection's stream:
+ * 12 x .92 / 3.8 / 2 x 4 / 8 = 0.7263 GB/s, a 32 KiB slot of data every
+ * pi = 45.115 us. A channel's 128 KiB of a 1 MiB call is K = 4 slices.
+ *
+ * Direct: the first slice goes up and down again at the links' pace. Its
+ * hop stores 64 KiB of LL lines into the send FIFO in host memory (LL's
+ * stays there whatever GDR says, net.cc) over the GPU's 200 GB/s link,
+ * which the 4 channels going up share (1.3107 us), and the NIC sends them
+ * at 12.5 GB/s (5.2429 us): tau = 6.5536 us, after the links' 11 us:
+ *   T = 6.8 + 2 (11 + tau) + 3 pi = 177.25 us
+ * (launch 6.8, baseLat Tree LL). With llMaxBws on every hop (19.5 GB/s
+ * a call on 2 Intel nodes: 2.4375 GB/s a connection), until 2026-12-02,
+ * each of the hop's two segments took 13.443 us and nothing paced the
+ * stream: 6.8 + 2 (11 + 2 x 13.443) + 3 x 13.443 = 122.9 us.
+ *
+ * Staged, the receiver's GPU threads poll each LL line in host memory
+ * over PCIe (NCCL keeps the receive FIFO in GPU memory only with GDR,
+ * net.cc recvConnect), and llMaxBws holds every hop, as the ABCI curves
+ * bear out (docs/model.md, Known limits): each of the three segments
+ * (GPU -> host, the NIC, host -> GPU) takes its 32 KiB at 2.4375 GB/s,
+ * 13.443 us, after the staged links' 13 us, and the stream as direct:
+ *   T = 6.8 + 2 (13 + 3 x 13.443) + 3 pi = 248.81 us.
+ */
+static void tree_ll_limits(const char *backend)
+{
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 2);
+	double pi = 32768 / (12e9 * 0.92 / 3.8 / 2 * 4 / 8) * 1e6;
+	double tau = 65536 / (200e9 / 4) * 1e6 + 65536 / 12.5e9 * 1e6;
+	double hop = 32768 / (39e9 / 2 / 8) * 1e6;
+	struct run r;
+
+	NEED_BACKEND(backend);
+	use_algo(&o, "tree", "ll", 0);
+	run_allreduce(&r, backend, DATA("one-gpu-four-nics.yaml"), 1048576, &o);
+	cr_assert_eq(r.rec.coll[0].algo, ALGO_TREE);
+	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
+	cr_assert_eq(r.rec.coll[0].nchannels, 8);
+	assert_rel(r.rec.coll[0].time_us, 6.8 + 2 * (11 + tau) + 3 * pi, 1e-4);
+	run_destroy(&r);
+	o = opts_path(PLAN_PATH_STAGED, 2);
+	use_algo(&o, "tree", "ll", 0);
+	run_allreduce(&r, backend, DATA("one-gpu-four-nics.yaml"), 1048576, &o);
+	assert_rel(r.rec.coll[0].time_us, 6.8 + 2 * (13 + 3 * hop) + 3 * pi, 1e-4);
+	run_destroy(&r);
+}
+
+/*
  * Ring/LL128 all-reduces over 8 nodes x 8 H100 (the crossbar preset
  * configs/h100-pcie5-400g.yaml). NCCL's search finds 8 graph channels,
  * the communicator 16, so NCCL's LL128 ring limit per graph channel
@@ -640,6 +692,10 @@ static void staged_broadcast_bound_by_host_memory(const char *backend)
 	Test(conformance_##backend, ring_ll_whole_limit_paces_the_stream)     \
 	{                                                                     \
 		ring_ll_whole_limit_paces_the_stream(#backend);               \
+	}                                                                     \
+	Test(conformance_##backend, tree_ll_streams_direct_and_holds_every_hop_staged) \
+	{                                                                     \
+		tree_ll_limits(#backend);                                     \
 	}                                                                     \
 	Test(conformance_##backend, staged_tree_bound_by_host_memory)         \
 	{                                                                     \
