@@ -189,7 +189,11 @@ out_free:
 
 static int model_run(const struct plan *p, struct records *rec, struct diag *d)
 {
-	return model_simulate(p, NULL, rec, NULL, d);
+	/* GDRLAB_MODEL_EVERY_CONN=1: no symmetry, to check it against. */
+	const char *every = getenv("GDRLAB_MODEL_EVERY_CONN");
+	struct model_options o = { .every_conn = every && *every && strcmp(every, "0") };
+
+	return model_simulate(p, &o, rec, NULL, d);
 }
 
 const struct backend_ops model_backend_ops = {
