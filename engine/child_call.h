@@ -29,4 +29,20 @@ typedef int (*child_fn)(void *arg, void *answer, size_t len, struct diag *d);
 int child_call(const char *what, child_fn fn, void *arg, void *answer,
 	       size_t len, struct diag *d);
 
+/* fn for child_call_each: item @i of the work. */
+typedef int (*child_each_fn)(void *arg, size_t i, void *answer, size_t len,
+			     struct diag *d);
+
+/*
+ * fn(arg, i, answer_i, len, d) for each i < @n, each in a child of its
+ * own, at most @parallel at once (0: 1); answer_i is @len bytes at
+ * @answers + i * len. Children that fail leave the others to finish; the
+ * error of the lowest i comes back, as child_call's would.
+ */
+int child_call_each(const char *what, child_each_fn fn, void *arg, size_t n,
+		    void *answers, size_t len, unsigned parallel, struct diag *d);
+
+/* The CPUs this process may run on (at least 1). */
+unsigned child_call_cpus(void);
+
 #endif

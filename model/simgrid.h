@@ -29,6 +29,9 @@ struct model_options {
 	 * engine's fluid schedule (overlap.h) even where SimGrid could run
 	 * them together (simgrid_run.c). */
 	bool fluid;
+	/* Simulate every connection of a call, even those that move in
+	 * step with others by symmetry (simgrid_sym.c): for checking it. */
+	bool every_conn;
 };
 
 struct model_stats {
@@ -36,6 +39,8 @@ struct model_stats {
 	unsigned sim_nodes;    /* nodes in the generated platform */
 	unsigned folded_steps; /* calls simulated on a folded neighbourhood */
 	unsigned scaled_jobs;  /* calls simulated smaller and extended */
+	unsigned sym_jobs;     /* calls simulated on one connection of each
+				* symmetric orbit */
 };
 
 #ifdef GDRLAB_HAVE_SIMGRID

@@ -5,7 +5,8 @@
  * SimGrid cannot be initialised twice in one process (the second platform
  * load aborts), and gdrlab runs several plans per process (compare, sweep,
  * tests). So every simulation runs in a forked child (engine/child_call.h)
- * that sends its results back over a pipe. A child that dies (SimGrid
+ * that sends its results back over a pipe: one per job, several at once,
+ * or one for a trace whose communicators run together. A child that dies (SimGrid
  * aborts on what it cannot handle) is a clean error naming the signal,
  * never a hang.
  */
@@ -67,6 +68,7 @@ struct sim_call {
 	const struct sgm_job *jobs;
 	size_t njobs;
 	const struct records *together; /* NULL: each job alone only */
+	size_t *order;                  /* alone: the jobs, largest first */
 };
 
 /* After the jobs' results in the answer: with together, the collectives'
@@ -124,6 +126,100 @@ static int simulate_child(void *arg, void *answer, size_t len, struct diag *d)
 	return 0;
 }
 
+/* A job alone: what its own simulation answers. */
+struct job_answer {
+	struct model_stats stats;
+	struct sgm_result res;
+};
+
+static int simulate_job_child(void *arg, size_t i, void *answer, size_t len, struct diag *d)
+{
+	const struct sim_call *s = arg;
+	struct job_answer *a = answer;
+	struct sgm_header h = { 0 };
+
+	(void)len;
+	if (getenv("GDRLAB_MODEL_CRASH"))
+		abort(); /* as simulate_child */
+	sgm_simulate(s->p, s->o, &s->jobs[s->order[i]], 1, &a->res, NULL, &h);
+	if (h.err)
+		return diag_set(d, h.err, "%s", h.msg);
+	a->stats = h.stats;
+	return 0;
+}
+
+struct job_size {
+	uint64_t bytes;
+	size_t job;
+};
+
+/* Largest first; ties in job order. */
+static int cmp_job_size(const void *a, const void *b)
+{
+	const struct job_size *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return (x->bytes < y->bytes) - (x->bytes > y->bytes);
+	return (x->job > y->job) - (x->job < y->job);
+}
+
+/* How many simulations run at once: GDRLAB_MODEL_PARALLEL, else the CPUs
+ * this process may use. */
+static unsigned parallel_children(void)
+{
+	const char *env = getenv("GDRLAB_MODEL_PARALLEL");
+	long n = env && *env ? strtol(env, NULL, 10) : 0;
+
+	return n > 0 ? (unsigned)n : child_call_cpus();
+}
+
+/*
+ * Each job alone in a simulation of its own, as many at once as there
+ * are CPUs (child_call_each). A job's time is then its own: simulated
+ * from the clock's zero, whatever the trace's other jobs (in one
+ * simulation one after another, each started where the last ended, the
+ * clock's rounding moved a scaled tree's time by up to 5e-4).
+ */
+static int simulate_alone(struct sim_call *call, struct sim_answer *answer, struct diag *d)
+{
+	size_t n = call->njobs ? call->njobs : 1;
+	struct job_answer *each = calloc(n, sizeof(*each));
+	struct job_size *size = malloc(n * sizeof(*size));
+	int err;
+
+	call->order = malloc(n * sizeof(*call->order));
+	if (!each || !size || !call->order) {
+		free(each);
+		free(size);
+		free(call->order);
+		return diag_set(d, -ENOMEM, "model backend: out of memory");
+	}
+	/* Largest first, so that the last to start are short. */
+	for (size_t i = 0; i < call->njobs; i++)
+		size[i] = (struct job_size){ call->jobs[i].bytes, i };
+	qsort(size, call->njobs, sizeof(*size), cmp_job_size);
+	for (size_t i = 0; i < call->njobs; i++)
+		call->order[i] = size[i].job;
+	free(size);
+	err = child_call_each("model backend: the simulation", simulate_job_child, call,
+			      call->njobs, each, sizeof(*each), parallel_children(), d);
+	for (size_t i = 0; !err && i < call->njobs; i++) {
+		const struct model_stats *st = &each[i].stats;
+
+		answer->res[call->order[i]] = each[i].res;
+		answer->stats.ptasks += st->ptasks;
+		answer->stats.folded_steps += st->folded_steps;
+		answer->stats.scaled_jobs += st->scaled_jobs;
+		answer->stats.sym_jobs += st->sym_jobs;
+		if (st->sim_nodes > answer->stats.sim_nodes)
+			answer->stats.sim_nodes = st->sim_nodes;
+	}
+	free(call->order);
+	call->order = NULL;
+	free(each);
+	return err;
+}
+
 static void fill_record(struct coll_record *c, const struct sgm_result *r)
 {
 	c->time_us = r->time_us;
@@ -163,8 +259,12 @@ int model_simulate(const struct plan *p, const struct model_options *o,
 		diag_set(d, err, "model backend: out of memory");
 		goto out_free;
 	}
-	err = child_call("model backend: the simulation", simulate_child, &call,
-			 answer, len, d);
+	/* Together, the jobs and then the trace in one simulation. */
+	if (call.together)
+		err = child_call("model backend: the simulation", simulate_child, &call,
+				 answer, len, d);
+	else
+		err = simulate_alone(&call, answer, d);
 	if (err)
 		goto out_free;
 	for (size_t i = 0; i < p->ncollectives; i++) {
@@ -189,7 +289,11 @@ out_free:
 
 static int model_run(const struct plan *p, struct records *rec, struct diag *d)
 {
-	return model_simulate(p, NULL, rec, NULL, d);
+	/* GDRLAB_MODEL_EVERY_CONN=1: no symmetry, to check it against. */
+	const char *every = getenv("GDRLAB_MODEL_EVERY_CONN");
+	struct model_options o = { .every_conn = every && *every && strcmp(every, "0") };
+
+	return model_simulate(p, &o, rec, NULL, d);
 }
 
 const struct backend_ops model_backend_ops = {

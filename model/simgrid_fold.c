@@ -88,7 +88,8 @@ static unsigned folded_dst(const struct plan *p, const struct sgm_fold *f,
 }
 
 int sgm_fold_pattern(const struct plan *p, const struct plan_pattern *pat,
-		     unsigned nchannels, bool replay, struct sgm_fold *f)
+		     unsigned nchannels, bool replay, struct sgm_sym_cache *sym,
+		     struct sgm_fold *f)
 {
 	size_t n = pat->nconns ? pat->nconns : 1;
 	uint32_t *index = NULL;
@@ -140,6 +141,13 @@ int sgm_fold_pattern(const struct plan *p, const struct plan_pattern *pat,
 		}
 	}
 	free(index);
+	index = NULL;
+	/* Switches tell the connections apart as they do the nodes. */
+	if (!replay && sym && !p->layout.fabric.tiers) {
+		err = sgm_fold_symmetry(p, pat, sym, f);
+		if (err)
+			goto fail;
+	}
 	return 0;
 fail:
 	free(index);
@@ -151,6 +159,7 @@ void sgm_fold_destroy(struct sgm_fold *f)
 {
 	free(f->kept);
 	free(f->dep);
+	free(f->canon);
 	memset(f, 0, sizeof(*f));
 }
 

@@ -53,14 +53,45 @@ struct sgm_fold {
 	uint32_t *dep;    /* owned; per kept connection and dependency: the
 			   * kept connection standing for it (index into
 			   * kept), PLAN_MAX_DEPS each */
+	/* Symmetry (sgm_fold_symmetry): per resource of the view, the one
+	 * standing for it; NULL: each its own. */
+	uint32_t *canon;  /* owned; ncanon entries */
+	size_t ncanon;
+	size_t sym_conns; /* connections before the symmetry kept fewer;
+			   * 0: it kept them all */
 };
 
+/* The symmetries found so far, by graph (simgrid_sym.c): the calls of a
+ * trace repeat few shapes at many sizes. */
+#define SGM_SYM_CACHE 16
+struct sgm_sym_entry;
+struct sgm_sym_cache {
+	unsigned n, next;
+	struct sgm_sym_entry *entry[SGM_SYM_CACHE];
+};
+void sgm_sym_cache_clear(struct sgm_sym_cache *c);
+
+/* @sym: the symmetries known (sgm_fold_symmetry); NULL: none sought,
+ * only the node fold. */
 int sgm_fold_pattern(const struct plan *p, const struct plan_pattern *pat,
-		     unsigned nchannels, bool replay, struct sgm_fold *f);
+		     unsigned nchannels, bool replay, struct sgm_sym_cache *sym,
+		     struct sgm_fold *f);
 void sgm_fold_destroy(struct sgm_fold *f);
 /* The folded-view node of a resource of @c's route. */
 unsigned sgm_fold_node(const struct plan *p, const struct sgm_fold *f,
 		       const struct plan_conn *c, bool at_dst);
+
+/*
+ * Symmetry (simgrid_sym.c). Connections of a call that an automorphism of
+ * its connections-and-links graph maps onto one another move in step;
+ * the view keeps one of each orbit, its links standing for their orbits
+ * (sgm_fold_res), where that carries every link's load exactly. Reduces
+ * @f in place; 0 also when nothing is symmetric.
+ */
+int sgm_fold_symmetry(const struct plan *p, const struct plan_pattern *pat,
+		      struct sgm_sym_cache *cache, struct sgm_fold *f);
+/* The platform resource standing for resource @id of the view. */
+uint32_t sgm_fold_res(const struct sgm_fold *f, uint32_t id);
 
 /* SimGrid names of the platform's objects. */
 #define SGM_NAME_MAX 48

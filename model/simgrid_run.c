@@ -4,7 +4,8 @@
  * one controller actor runs every job, one after another.
  *
  * A job is one collective at one size: every connection of the channels it
- * uses becomes one SimGrid actor per segment of its route (plan.h: stages
+ * uses (one of each symmetric orbit, simgrid_sym.c) becomes one SimGrid
+ * actor per segment of its route (plan.h: stages
  * of a segment pass a slice cut-through, segments hand over whole
  * slices), each moving the connection's slices in order as parallel tasks
  * over exactly its links (simgrid_platform.c). A slice starts when the
@@ -47,6 +48,7 @@ struct sim {
 	size_t nres;                  /* entries of link_a and link_b */
 	sg_host_t ctl;
 	bool whole;                   /* every node as it is: no fold */
+	struct sgm_sym_cache sym;     /* symmetries found (simgrid_sym.c) */
 };
 
 struct sconn;
@@ -312,7 +314,8 @@ static int seg_build(struct sim *s, const struct plan *p, const struct plan_patt
 			g->cap = st->private_cap;
 		for (unsigned u = st->first_use; u < st->first_use + st->nuses; u++) {
 			const struct plan_use *use = &r->uses[u];
-			uint32_t id = sgm_fold_node(p, f, c, use->at_dst) * s->per_node + use->res;
+			uint32_t id = sgm_fold_res(f, sgm_fold_node(p, f, c, use->at_dst) *
+							   s->per_node + use->res);
 			unsigned j;
 
 			if (!s->link_a[id])
@@ -534,7 +537,8 @@ static int simulate_call(struct sim *s, const struct plan *p, size_t pattern,
 	*time = pat->base_latency;
 	if (!pat->nconns || !bytes)
 		return 0;
-	err = sgm_fold_pattern(p, pat, nch, s->o->replay || s->whole, &f);
+	err = sgm_fold_pattern(p, pat, nch, s->o->replay || s->whole,
+			       s->o->every_conn ? NULL : &s->sym, &f);
 	if (err)
 		return err;
 	if (f.nodes > s->nodes) {
@@ -543,6 +547,8 @@ static int simulate_call(struct sim *s, const struct plan *p, size_t pattern,
 	}
 	if (f.nodes < p->nodes)
 		s->h->stats.folded_steps++;
+	if (f.sym_conns)
+		s->h->stats.sym_jobs++;
 	run.nconns = f.nkept;
 	run.conns = calloc(f.nkept ? f.nkept : 1, sizeof(*run.conns));
 	run.done = sg_sem_init(0);
@@ -775,7 +781,8 @@ static int platform_nodes(const struct plan *p, const struct model_options *o,
 				nodes = SGM_SCALE_NODES;
 			continue;
 		}
-		err = sgm_fold_pattern(p, pat, jobs[j].nchannels, o->replay, &f);
+		/* The nodes only: no symmetry needed. */
+		err = sgm_fold_pattern(p, pat, jobs[j].nchannels, o->replay, NULL, &f);
 		if (err)
 			return err;
 		if (f.nodes > nodes)
@@ -874,4 +881,5 @@ void sgm_simulate(const struct plan *p, const struct model_options *o,
 	sg_actor_set_data(actor, &ctl);
 	sg_actor_start(actor, controller_main, 0, NULL);
 	simgrid_run();
+	sgm_sym_cache_clear(&s.sym);
 }
