@@ -48,45 +48,6 @@ static int wait_child(const char *what, pid_t pid, struct diag *d)
 	return WEXITSTATUS(status) ? 1 : 0;
 }
 
-int child_call(const char *what, child_fn fn, void *arg, void *answer,
-	       size_t len, struct diag *d)
-{
-	struct child_header h;
-	int fds[2], werr, herr, aerr = 0;
-	pid_t pid;
-
-	if (pipe(fds))
-		return diag_set(d, -errno, "%s: pipe: %s", what, strerror(errno));
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		int err = -errno;
-
-		close(fds[0]);
-		close(fds[1]);
-		return diag_set(d, err, "%s: fork: %s", what, strerror(-err));
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		child_main(fds[1], fn, arg, answer, len);
-	}
-	close(fds[1]);
-	memset(&h, 0, sizeof(h));
-	herr = fd_read_full(fds[0], &h, sizeof(h));
-	if (!herr && !h.err)
-		aerr = fd_read_full(fds[0], answer, len);
-	close(fds[0]);
-	werr = wait_child(what, pid, d);
-	if (werr < 0)
-		return werr;
-	if (!herr && h.err)
-		return diag_set(d, h.err, "%s", h.msg[0] ? h.msg : strerror(-h.err));
-	if (werr || herr || aerr)
-		return diag_set(d, -EIO, "%s: the process ended without an answer%s",
-				what, werr ? " (exit status 1)" : "");
-	return 0;
-}
-
 unsigned child_call_cpus(void)
 {
 	cpu_set_t set;
@@ -96,7 +57,7 @@ unsigned child_call_cpus(void)
 	return 1;
 }
 
-/* One child of child_call_each, running item @i. */
+/* A child running (child_call), or running item @i (child_call_each). */
 struct each_child {
 	pid_t pid;
 	int fd;
@@ -116,10 +77,11 @@ static int each_trampoline(void *arg, void *answer, size_t len, struct diag *d)
 	return c->fn(c->arg, c->i, answer, len, d);
 }
 
-static int each_start(const char *what, child_each_fn fn, void *arg, size_t i,
-		      void *answer, size_t len, struct each_child *out, struct diag *d)
+/* Fork a child running fn(arg, answer, len) into @out (its pipe, its
+ * pid); the parent returns at once. */
+static int start_child(const char *what, child_fn fn, void *arg, void *answer,
+		       size_t len, struct each_child *out, struct diag *d)
 {
-	struct each_call call = { fn, arg, i };
 	int fds[2];
 
 	if (pipe(fds))
@@ -135,16 +97,25 @@ static int each_start(const char *what, child_each_fn fn, void *arg, size_t i,
 	}
 	if (out->pid == 0) {
 		close(fds[0]);
-		child_main(fds[1], each_trampoline, &call, answer, len);
+		child_main(fds[1], fn, arg, answer, len);
 	}
 	close(fds[1]);
 	out->fd = fds[0];
-	out->i = i;
 	return 0;
 }
 
+static int each_start(const char *what, child_each_fn fn, void *arg, size_t i,
+		      void *answer, size_t len, struct each_child *out, struct diag *d)
+{
+	/* The child reads it from this frame, which it never leaves. */
+	struct each_call call = { fn, arg, i };
+
+	out->i = i;
+	return start_child(what, each_trampoline, &call, answer, len, out, d);
+}
+
 /* Read child @c's answer (its pipe ends when it does) and reap it. */
-static int each_finish(const char *what, struct each_child *c, void *answer, size_t len,
+static int finish_child(const char *what, struct each_child *c, void *answer, size_t len,
 		       struct diag *d)
 {
 	struct child_header h;
@@ -164,6 +135,15 @@ static int each_finish(const char *what, struct each_child *c, void *answer, siz
 		return diag_set(d, -EIO, "%s: the process ended without an answer%s",
 				what, werr ? " (exit status 1)" : "");
 	return 0;
+}
+
+int child_call(const char *what, child_fn fn, void *arg, void *answer,
+	       size_t len, struct diag *d)
+{
+	struct each_child c;
+	int err = start_child(what, fn, arg, answer, len, &c, d);
+
+	return err ? err : finish_child(what, &c, answer, len, d);
 }
 
 int child_call_each(const char *what, child_each_fn fn, void *arg, size_t n,
@@ -220,7 +200,7 @@ int child_call_each(const char *what, child_each_fn fn, void *arg, size_t n,
 				k++;
 				continue;
 			}
-			e = each_finish(what, &run[k], (char *)answers + run[k].i * len, len, &de);
+			e = finish_child(what, &run[k], (char *)answers + run[k].i * len, len, &de);
 			if (e && run[k].i < first_bad) {
 				err = e;
 				first_bad = run[k].i;

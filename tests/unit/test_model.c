@@ -143,13 +143,13 @@ Test(model, switch_presets_direct_wins)
 	}
 }
 
-/* Two simulations of one plan: as it comes, and every node replayed. */
-static void fold_and_replay(const char *topo, struct plan_options *o,
-			    const char *jsonl, struct model_stats *st_fold,
-			    double *fold, double *replay)
+/* Two simulations of one plan's first call: as it comes, and with
+ * @other's options (every node replayed, every connection simulated). */
+static void as_it_comes_and(const struct model_options *other, const char *topo,
+			    struct plan_options *o, const char *jsonl,
+			    struct model_stats *st_plain, struct model_stats *st_other,
+			    double *plain, double *with_other, unsigned *nodes)
 {
-	struct model_options full = { .replay = true };
-	struct model_stats st_replay;
 	struct records rec2;
 	struct diag d = { "" };
 	struct run r;
@@ -158,15 +158,28 @@ static void fold_and_replay(const char *topo, struct plan_options *o,
 	run_trace(&r, "analytic", topo, jsonl, o); /* for the plan */
 	err = records_init(&rec2, &r.plan, "model");
 	cr_assert_eq(err, 0);
-	err = model_simulate(&r.plan, NULL, &r.rec, st_fold, &d);
+	err = model_simulate(&r.plan, NULL, &r.rec, st_plain, &d);
 	cr_assert_eq(err, 0, "%s", d.msg);
-	err = model_simulate(&r.plan, &full, &rec2, &st_replay, &d);
+	err = model_simulate(&r.plan, other, &rec2, st_other, &d);
 	cr_assert_eq(err, 0, "%s", d.msg);
-	cr_assert_eq(st_replay.sim_nodes, r.plan.nodes);
-	*fold = r.rec.coll[0].time_us;
-	*replay = rec2.coll[0].time_us;
+	*plain = r.rec.coll[0].time_us;
+	*with_other = rec2.coll[0].time_us;
+	*nodes = r.plan.nodes;
 	records_destroy(&rec2);
 	run_destroy(&r);
+}
+
+/* As it comes, and every node replayed. */
+static void fold_and_replay(const char *topo, struct plan_options *o,
+			    const char *jsonl, struct model_stats *st_fold,
+			    double *fold, double *replay)
+{
+	static const struct model_options full = { .replay = true };
+	struct model_stats st_replay;
+	unsigned nodes;
+
+	as_it_comes_and(&full, topo, o, jsonl, st_fold, &st_replay, fold, replay, &nodes);
+	cr_assert_eq(st_replay.sim_nodes, nodes);
 }
 
 /*
@@ -230,28 +243,15 @@ Test(model, scaled_tree_matches_replay_64_nodes)
 	assert_rel(scaled, replay, 0.01);
 }
 
-/* One call simulated as it comes and with every connection (no symmetry). */
+/* As it comes, and with every connection (no symmetry). */
 static void sym_and_every_conn(const char *topo, struct plan_options *o, const char *jsonl,
 			       struct model_stats *st_sym, struct model_stats *st_all,
 			       double *sym, double *all)
 {
-	struct model_options every = { .every_conn = true };
-	struct records rec2;
-	struct diag d = { "" };
-	struct run r;
-	int err;
+	static const struct model_options every = { .every_conn = true };
+	unsigned nodes;
 
-	run_trace(&r, "analytic", topo, jsonl, o); /* for the plan */
-	err = records_init(&rec2, &r.plan, "model");
-	cr_assert_eq(err, 0);
-	err = model_simulate(&r.plan, NULL, &r.rec, st_sym, &d);
-	cr_assert_eq(err, 0, "%s", d.msg);
-	err = model_simulate(&r.plan, &every, &rec2, st_all, &d);
-	cr_assert_eq(err, 0, "%s", d.msg);
-	*sym = r.rec.coll[0].time_us;
-	*all = rec2.coll[0].time_us;
-	records_destroy(&rec2);
-	run_destroy(&r);
+	as_it_comes_and(&every, topo, o, jsonl, st_sym, st_all, sym, all, &nodes);
 }
 
 /*
