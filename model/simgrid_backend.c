@@ -163,14 +163,28 @@ static int cmp_job_size(const void *a, const void *b)
 	return (x->job > y->job) - (x->job < y->job);
 }
 
-/* How many simulations run at once: GDRLAB_MODEL_PARALLEL, else the CPUs
- * this process may use. */
-static unsigned parallel_children(void)
+/* Most simulations GDRLAB_MODEL_PARALLEL may ask for at once. */
+#define MODEL_PARALLEL_MAX 1024
+
+/* How many simulations run at once, into *@n: GDRLAB_MODEL_PARALLEL (1 to
+ * MODEL_PARALLEL_MAX), else the CPUs this process may use. */
+static int parallel_children(unsigned *n, struct diag *d)
 {
 	const char *env = getenv("GDRLAB_MODEL_PARALLEL");
-	long n = env && *env ? strtol(env, NULL, 10) : 0;
+	char *end;
+	long v;
 
-	return n > 0 ? (unsigned)n : child_call_cpus();
+	*n = child_call_cpus();
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	v = strtol(env, &end, 10);
+	if (errno || *end || v < 1 || v > MODEL_PARALLEL_MAX)
+		return diag_set(d, -EINVAL,
+				"GDRLAB_MODEL_PARALLEL: '%s' is not a number of simulations "
+				"at once from 1 to %d", env, MODEL_PARALLEL_MAX);
+	*n = (unsigned)v;
+	return 0;
 }
 
 /*
@@ -183,10 +197,15 @@ static unsigned parallel_children(void)
 static int simulate_alone(struct sim_call *call, struct sim_answer *answer, struct diag *d)
 {
 	size_t n = call->njobs ? call->njobs : 1;
-	struct job_answer *each = calloc(n, sizeof(*each));
-	struct job_size *size = malloc(n * sizeof(*size));
-	int err;
+	struct job_answer *each;
+	struct job_size *size;
+	unsigned parallel;
+	int err = parallel_children(&parallel, d);
 
+	if (err)
+		return err;
+	each = calloc(n, sizeof(*each));
+	size = malloc(n * sizeof(*size));
 	call->order = malloc(n * sizeof(*call->order));
 	if (!each || !size || !call->order) {
 		free(each);
@@ -202,7 +221,7 @@ static int simulate_alone(struct sim_call *call, struct sim_answer *answer, stru
 		call->order[i] = size[i].job;
 	free(size);
 	err = child_call_each("model backend: the simulation", simulate_job_child, call,
-			      call->njobs, each, sizeof(*each), parallel_children(), d);
+			      call->njobs, each, sizeof(*each), parallel, d);
 	for (size_t i = 0; !err && i < call->njobs; i++) {
 		const struct model_stats *st = &each[i].stats;
 
