@@ -17,6 +17,20 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* NCCL's LL tree gets its bus bandwidth / 3.8 (tuning.cc). */
+#define TREE_LL_DIVISOR 3.8
+
+/* The tree's bus bandwidth on @nchannels graph channels, GB/s, before the
+ * protocols' limits (tuning.cc: min(busBw x .92, nCh x perChMaxTreeBw)). */
+static double tree_bus_bw(const struct tune_ctx *t, unsigned nchannels)
+{
+	const struct nccl_graph *g = &t->ch.ring;
+	double bus = nchannels * (t->nnodes <= 2 ? g->bw_intra : g->bw_inter);
+
+	return fmin(bus * 0.92, nchannels * nccl_tree_per_channel(t->p->nccl, t->p->topo.gpu_arch,
+								   t->nnodes));
+}
+
 static void tree_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		      double *bw, char *why, size_t len)
 {
@@ -24,7 +38,7 @@ static void tree_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 	const struct nccl_release *r = t->p->nccl;
 	const struct nccl_graph *g = &t->ch.ring;
 	enum hop_class intra_hw = g->nvlink ? HOP_NVLINK : HOP_PCI;
-	double bus = g->nchannels * (t->nnodes <= 2 ? g->bw_intra : g->bw_inter);
+	double bus = tree_bus_bw(t, g->nchannels);
 	double intra = nccl_hw_latency(r, intra_hw, ALGO_TREE, p);
 	double inter = nccl_hw_latency(r, HOP_NET, ALGO_TREE, p);
 
@@ -34,9 +48,8 @@ static void tree_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		snprintf(why, len, "NCCL's tree runs all-reduce only");
 		return;
 	}
-	bus = fmin(bus * 0.92, g->nchannels * nccl_tree_per_channel(r, topo->gpu_arch, t->nnodes));
 	if (p == PROTO_LL) {
-		bus = fmin(bus / 3.8, nccl_ll_max_bw(r, topo->gpu_arch, topo->cpu_vendor, t->nnodes));
+		bus = fmin(bus / TREE_LL_DIVISOR, nccl_ll_max_bw(r, topo->gpu_arch, topo->cpu_vendor, t->nnodes));
 		if (t->nnodes > 1)
 			intra *= r->ll_intra_factor;
 	}
@@ -320,10 +333,8 @@ static void tree_ll_limits(struct algo_build *b, bool whole_stream)
 {
 	const struct nccl_graph *g = &b->t->ch.ring;
 	struct plan_pattern *pat = b->pat;
-	unsigned N = b->t->nnodes;
-	double per_graph_channel = fmin((N <= 2 ? g->bw_intra : g->bw_inter) * 0.92,
-					nccl_tree_per_channel(b->p->nccl, b->p->topo.gpu_arch, N));
-	double stream = 1e9 * per_graph_channel / 3.8 / 2 * g->nchannels / b->t->ch.comm_channels;
+	double stream = 1e9 * tree_bus_bw(b->t, 1) / TREE_LL_DIVISOR / 2 * g->nchannels /
+			b->t->ch.comm_channels;
 
 	for (size_t i = 0; i < pat->npipes; i++)
 		pat->pipes[i].stream_cap = stream;
