@@ -30,6 +30,13 @@ static void add_route(const struct res_layout *l, const struct topology *t,
 		use[r.res[i]] += 1;
 }
 
+/* Whether NCCL's topology sees resource kind @kind: it knows links, not
+ * a root complex's peer-to-peer limits (topo.h has none). */
+static bool nccl_sees(enum res_kind kind)
+{
+	return kind != RES_P2P_READ && kind != RES_P2P_WRITE;
+}
+
 /* Whether @nic is among the NICs nearest to @gpu. */
 static bool near(const struct topology *t, unsigned gpu, int nic)
 {
@@ -165,10 +172,9 @@ static unsigned fit_channels(const struct topology *t,
 			if (!use[r])
 				continue;
 			res_locate(l, r, &node, &kind, &idx);
-			/* NCCL's search knows links, not a root complex's
-			 * P2P limits (topo.h has none), and counts a NIC at
-			 * its line rate, whatever RDMA then achieves. */
-			if (kind == RES_P2P_READ || kind == RES_P2P_WRITE)
+			/* NCCL's search counts a NIC at its line rate,
+			 * whatever RDMA then achieves. */
+			if (!nccl_sees(kind))
 				continue;
 			cap = kind == RES_PORT_TX || kind == RES_PORT_RX ?
 				      t->nics[idx].line_rate :
@@ -321,9 +327,8 @@ static void search_nvls(const struct nccl_release *r, const struct topology *t,
 	}
 }
 
-/* The PCIe links' least capacity from @gpu to @nic, GB/s (a root
- * complex's or a GPU's peer-to-peer limits aside: NCCL's paths know
- * links only, topo.h). */
+/* The PCIe links' least capacity from @gpu to @nic, GB/s, as NCCL's
+ * paths see them (nccl_sees). */
 static double path_bw(const struct res_layout *l, const struct topology *t,
 		      unsigned gpu, int nic)
 {
@@ -337,8 +342,7 @@ static double path_bw(const struct res_layout *l, const struct topology *t,
 		unsigned node, idx;
 
 		res_locate(l, r.res[i], &node, &kind, &idx);
-		if (kind == RES_P2P_READ || kind == RES_P2P_WRITE || kind == RES_GPU_P2P_READ ||
-		    kind == RES_GPU_P2P_WRITE)
+		if (!nccl_sees(kind))
 			continue;
 		bw = fmin(bw, gbs(res_capacity(t, kind, idx)));
 	}
