@@ -37,17 +37,10 @@ gid_a=$(emu/vm/rxe-setup gid "$A" "$GDRLAB_IP_A")
 gid_b=$(emu/vm/rxe-setup gid "$B" "$GDRLAB_IP_B")
 
 # on SERVER_DEV SERVER_GID CLIENT_DEV CLIENT_GID SERVER_IP TOOL ARGS...:
-# perftest's server and client; the client's output on stdout
+# perftest's server and client (perftest_pair); the client's output on stdout
 on() {
-    local sdev=$1 sgid=$2 cdev=$3 cgid=$4 ip=$5 tool=$6
-    shift 6
-    timeout 120 "$tool" -d "$sdev" -x "$sgid" "$@" >"$out/server" 2>&1 &
-    for _ in $(seq 200); do
-        ss -ltn 2>/dev/null | grep -q ':18515 ' && break
-        sleep 0.1
-    done
-    timeout 120 "$tool" -d "$cdev" -x "$cgid" "$@" "$ip" 2>&1
-    wait
+    perftest_pair "$out" "$@"
+    cat "$out/client"
 }
 # A -> B over the veth pair; A alone, to itself (loopback)
 perftest() { on "$B" "$gid_b" "$A" "$gid_a" "$GDRLAB_IP_B" "$@"; }

@@ -9,6 +9,9 @@
 #   ok, notok             TAP lines; $failed is 1 after a notok, $n counts
 #   emu_small_verified N  verified_bytes of traces/emu-small.jsonl on N ranks
 #   check NAME JSON N     a run report: data_errors 0, verified_bytes as above
+#   perftest_pair DIR SDEV SGID CDEV CGID SIP TOOL ARGS...
+#                         a perftest server on SDEV and its client on CDEV,
+#                         their outputs in DIR/server and DIR/client
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
@@ -41,4 +44,34 @@ check() {
     else
         ok "$name: $want bytes verified, 0 errors"
     fi
+}
+
+# perftest_pair DIR SERVER_DEV SERVER_GID CLIENT_DEV CLIENT_GID SERVER_IP TOOL ARGS...
+# Status: the client's, else the server's. perftest times with the CPU's
+# cycle counter, whose rate it fits against gettimeofday (perftest's
+# get_clock.c, a linear regression it refuses below r^2 0.9). Under qemu
+# TCG on a busy host that fit can fail, and the tool then reports 0 MB/s:
+# a fault of the clock, not of the link, so such a run is tried again (3
+# tries), saying so on stderr. Any other failure is returned at once.
+perftest_pair() {
+    local dir=$1 sdev=$2 sgid=$3 cdev=$4 cgid=$5 ip=$6 tool=$7 try client server
+    shift 7
+    for try in 1 2 3; do
+        timeout 120 "$tool" -d "$sdev" -x "$sgid" "$@" >"$dir/server" 2>&1 &
+        server=$!
+        # The server's out-of-band TCP listener shows in ss (rdma_cm ones would not).
+        for _ in $(seq 200); do
+            ss -ltn 2>/dev/null | grep -q ':18515 ' && break
+            sleep 0.1
+        done
+        timeout 120 "$tool" -d "$cdev" -x "$cgid" "$@" "$ip" >"$dir/client" 2>&1
+        client=$?
+        wait $server
+        server=$?
+        grep -q 'Correlation coefficient' "$dir/client" "$dir/server" || break
+        [ $try = 3 ] ||
+            echo "# $tool: perftest could not fit its cycle counter's rate (try $try of 3): again" >&2
+    done
+    [ $client = 0 ] || return $client
+    return $server
 }

@@ -35,24 +35,14 @@ gid_a=$("$top/emu/vm/rxe-setup" gid "$A" "$GDRLAB_IP_A")
 gid_b=$("$top/emu/vm/rxe-setup" gid "$B" "$GDRLAB_IP_B")
 log=$(mktemp -d "${TMPDIR:-/tmp}/gdrlab-smoke.XXXXXX")
 trap 'rm -rf "$log"' EXIT
-bw_args=(-s 65536 -n 500 -F)
-timeout 120 ib_write_bw -d "$B" -x "$gid_b" "${bw_args[@]}" >"$log/server" 2>&1 &
-server=$!
-# The server's out-of-band TCP listener shows in ss (rdma_cm ones would not).
-for _ in $(seq 200); do
-    ss -ltn 2>/dev/null | grep -q ':18515 ' && break
-    sleep 0.1
-done
-timeout 120 ib_write_bw -d "$A" -x "$gid_a" "${bw_args[@]}" "$GDRLAB_IP_B" >"$log/client" 2>&1
-client=$?
-wait $server
-srv=$?
+perftest_pair "$log" "$B" "$gid_b" "$A" "$gid_a" "$GDRLAB_IP_B" ib_write_bw -s 65536 -n 500 -F
+status=$?
 # Result line: bytes iterations peak-BW average-BW msg-rate; average in MB/s.
 bw=$(awk '$1 == 65536 && NF >= 5 { print $4 }' "$log/client")
-if [ $client = 0 ] && [ $srv = 0 ] && awk -v b="$bw" 'BEGIN { exit !(b + 0 > 0) }'; then
+if [ $status = 0 ] && awk -v b="$bw" 'BEGIN { exit !(b + 0 > 0) }'; then
     ok "ib_write_bw $A -> $B across the veth: $bw MB/s average (65536 B messages)"
 else
-    notok "ib_write_bw $A -> $B (client $client, server $srv)"
+    notok "ib_write_bw $A -> $B (status $status)"
     sed 's/^/# client: /' "$log/client"
     sed 's/^/# server: /' "$log/server"
 fi
