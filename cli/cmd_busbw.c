@@ -229,7 +229,7 @@ static void run_destroy(struct busbw_run *r)
 
 /*
  * The engine names the trace's file and line in its messages; busbw's
- * trace has neither, so "busbw:3: op: ..." becomes "size 32: op: ...".
+ * trace has neither, so "busbw:3: op: ..." becomes "size 32: ...".
  */
 static void name_size(const struct busbw_run *r, struct diag *d)
 {
@@ -240,6 +240,9 @@ static void name_size(const struct busbw_run *r, struct diag *d)
 	if (sscanf(d->msg, "busbw:%u: %n", &line, &at) != 1 || !at || !line ||
 	    line > r->n)
 		return;
+	/* busbw wrote the trace's op itself: a key the user never wrote */
+	if (!strncmp(d->msg + at, "op: ", 4))
+		at += 4;
 	snprintf(rest, sizeof(rest), "%s", d->msg + at);
 	snprintf(d->msg, sizeof(d->msg), "size %llu: %s",
 		 (unsigned long long)r->pts[line - 1].size, rest);

@@ -335,7 +335,7 @@ int tune_choose(const struct tune_ctx *t, const struct tune_enable *e,
 {
 	const struct plan *p = t->p;
 	double best = INFINITY;
-	char why[200];
+	char why[200], refused[256] = "";
 
 	memset(c, 0, sizeof(*c));
 	if (t->op == TRACE_OP_SENDRECV || t->op == TRACE_OP_ALLTOALL)
@@ -357,12 +357,17 @@ int tune_choose(const struct tune_ctx *t, const struct tune_enable *e,
 				best = time;
 				c->algo = a;
 				c->proto = pr;
+			} else if (time < 0 && e->algo[t->op][a] && e->proto[t->op][pr]) {
+				/* the last the flags allow (Simple, where a
+				 * protocol is not the reason): why not */
+				snprintf(refused, sizeof(refused), " (%s/%s: %s)",
+					 algo_name(a), proto_name(pr), why);
 			}
 		}
 	if (!isfinite(best))
 		return diag_set(d, -EINVAL,
-				"--algo/--proto allow no algorithm and protocol that can run %s here",
-				trace_op_name(t->op));
+				"--algo/--proto allow no algorithm and protocol that can run %s here%s",
+				trace_op_name(t->op), refused);
 	c->estimate_us = best;
 	c->nchannels = p->opts.nchannels ? p->opts.nchannels :
 					   call_channels(t, c->algo, c->proto, bytes);

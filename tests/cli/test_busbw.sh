@@ -205,7 +205,7 @@ has "$tmp/out" '"gdr_level": "SYS"'
 if ! "$gdrlab" backends | grep -q '^emu  *absent'; then
     bad_usage "a measuring backend" "--backend: 'emu' measures, it does not predict" -- -t "$abci" --backend emu
 fi
-bad_usage "no algorithm left" "size 8: op: --algo/--proto allow no algorithm" -- -t "$abci" --algo nvls
+bad_usage "no algorithm left, and why" "size 8: --algo/--proto allow no algorithm and protocol that can run allreduce here (NVLS/Simple: needs NVSwitches with NVLink SHARP" -- -t "$abci" --algo nvls
 expect 2 "missing topology file" -- "$gdrlab" busbw -t "$tmp/none.yaml" --json "$tmp/no.json"
 has "$tmp/err" "none.yaml"
 one_line "$tmp/err"

@@ -236,6 +236,8 @@ Test(tuner, algo_that_cannot_run_is_an_error)
 	cr_assert_not_null(strstr(d.msg, "inline.jsonl:1"), "%s", d.msg);
 	cr_assert_not_null(strstr(d.msg, "allow no algorithm and protocol that can run allreduce"),
 			   "%s", d.msg);
+	/* and why the one the flags left cannot: no NVSwitch here */
+	cr_assert_not_null(strstr(d.msg, "(NVLS/Simple: needs NVSwitches"), "%s", d.msg);
 	trace_destroy(&trace);
 }
 
