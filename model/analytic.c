@@ -9,7 +9,9 @@
  * its pipe's pace and lets others take what that frees. Each pipe is then
  * timed in closed form (pipeline.h) and the collective ends with its
  * slowest pipe, after NCCL's launch latency. Rates depend on the pattern
- * and the channel count only: they are solved once per pair.
+ * and the channel count only: they are solved once per pair; a chain of
+ * fewer slices than hops then takes its fill shares by the time its
+ * slices move (time_shares), once per call size.
  */
 #include "analytic.h"
 
@@ -285,6 +287,9 @@ struct share_ws {
 	uint32_t *conn;                 /* nconns: each flow's connection */
 	struct maxmin_use *pool;        /* one segment's links (seg >= 0) */
 	size_t room;                    /* of pool */
+	const uint32_t *pick;           /* with @by_phase: these connections
+					 * instead of phases' (time_shares) */
+	size_t npick;
 };
 
 /* The connections of phases @lo to @hi (all with @all), in order, into
@@ -322,9 +327,15 @@ static int share(const struct solver *sv, struct share_ws *ws,
 	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
 	const struct conn_links *l = ws->links;
 	struct maxmin_flow *flows = ws->flows;
-	size_t nsel = select_conns(ws->px, pat->nconns, !by_phase, lo, hi, ws->conn);
-	size_t nf = 0, at = 0;
+	size_t nsel, nf = 0, at = 0;
 	int err;
+
+	if (by_phase && ws->pick) {
+		nsel = ws->npick;
+		memcpy(ws->conn, ws->pick, nsel * sizeof(*ws->conn));
+	} else {
+		nsel = select_conns(ws->px, pat->nconns, !by_phase, lo, hi, ws->conn);
+	}
 
 	/* ws->conn[nf] is written once ws->conn[j] (j >= nf) is read */
 	for (size_t j = 0; j < nsel; j++) {
@@ -409,8 +420,15 @@ struct phase_walk {
 	unsigned next; /* how many of its inputs are done */
 };
 
-static int phases(const struct plan_pattern *pat, unsigned nch, uint32_t *phase,
-		  uint32_t *nphases)
+/*
+ * The longest ways to each connection of a chain through its inputs: its
+ * depth, @phase[i], one more than its deepest input's, and its time,
+ * @at[i], the most over its inputs of their own plus the input's @w
+ * (@w NULL: the depth again). Sources, rings' connections and a left-out
+ * channel's are at 0, and so end a chain.
+ */
+static int longest_paths(const struct plan_pattern *pat, unsigned nch, const double *w,
+			 double *at, uint32_t *phase)
 {
 	/* per connection: 0 not reached, 1 its inputs being found, 2 done */
 	uint8_t *state = calloc(pat->nconns ? pat->nconns : 1, sizeof(*state));
@@ -423,12 +441,11 @@ static int phases(const struct plan_pattern *pat, unsigned nch, uint32_t *phase,
 		err = -ENOMEM;
 		goto out;
 	}
-	*nphases = 1;
 	for (size_t i = 0; i < pat->nconns; i++) {
 		const struct plan_conn *c = &pat->conns[i];
 
+		at[i] = 0;
 		phase[i] = 0;
-		/* a ring's and a left-out channel's stay 0, and so end a chain */
 		if (!conn_active(pat, c, nch) || pat->pipes[c->pipe].shape == PIPE_RING)
 			state[i] = 2;
 	}
@@ -451,6 +468,10 @@ static int phases(const struct plan_pattern *pat, unsigned nch, uint32_t *phase,
 					state[in] = 1;
 					stack[depth++] = (struct phase_walk){ in, 0 };
 				} else {
+					double via = at[in] + (w ? w[in] : 1);
+
+					if (via > at[t])
+						at[t] = via;
 					if (phase[in] + 1 > phase[t])
 						phase[t] = phase[in] + 1;
 					stack[depth - 1].next++;
@@ -458,8 +479,6 @@ static int phases(const struct plan_pattern *pat, unsigned nch, uint32_t *phase,
 				continue;
 			}
 			state[t] = 2;
-			if (phase[t] + 1 > *nphases)
-				*nphases = phase[t] + 1;
 			depth--;
 		}
 	}
@@ -477,19 +496,27 @@ static void phase_index_destroy(struct phase_index *px)
 	memset(px, 0, sizeof(*px));
 }
 
-/* The phases of a call on @nch channels, and their connections. */
+/* The phases of a call on @nch channels, their depths, and their connections. */
 static int phase_index_init(const struct plan_pattern *pat, unsigned nch,
 			    struct phase_index *px)
 {
 	size_t n = pat->nconns ? pat->nconns : 1;
+	double *at = malloc(n * sizeof(*at));
 	int err;
 
 	memset(px, 0, sizeof(*px));
 	px->phase = malloc(n * sizeof(*px->phase));
 	px->order = malloc(n * sizeof(*px->order));
-	if (!px->phase || !px->order)
+	if (!at || !px->phase || !px->order) {
+		free(at);
 		return -ENOMEM;
-	err = phases(pat, nch, px->phase, &px->nphases);
+	}
+	err = longest_paths(pat, nch, NULL, at, px->phase);
+	px->nphases = 1;
+	for (size_t i = 0; !err && i < pat->nconns; i++)
+		if (px->phase[i] + 1 > px->nphases)
+			px->nphases = px->phase[i] + 1;
+	free(at);
 	if (err)
 		return err;
 	px->start = calloc(px->nphases + 2, sizeof(*px->start));
@@ -596,6 +623,38 @@ static int solve_fill(const struct solver *sv, struct share_ws *ws,
 	return err;
 }
 
+/* @ws for the solves of a call on @nch channels (its phases aside). */
+static int share_ws_init(const struct solver *sv, const struct plan_pattern *pat,
+			 struct pattern_state *ps, unsigned nch, struct share_ws *ws)
+{
+	size_t n = pat->nconns ? pat->nconns : 1;
+	int err = 0;
+
+	ws->links = links_for(sv, pat, ps, &err);
+	ws->cap = malloc(n * sizeof(*ws->cap));
+	ws->flows = malloc(n * sizeof(*ws->flows));
+	ws->conn = malloc(n * sizeof(*ws->conn));
+	if (!err && (!ws->cap || !ws->flows || !ws->conn))
+		err = -ENOMEM;
+	/* The stream's limits bind the steady shares only: while a pipe
+	 * fills, a slice takes its links' pace (plan.h). */
+	for (size_t i = 0; !err && i < pat->nconns; i++) {
+		const struct plan_conn *c = &pat->conns[i];
+
+		ws->cap[i] = fmin(conn_cap(pat, c, nch, ws->links->private_cap[i]),
+				  plan_stream_cap(pat, &pat->pipes[c->pipe], nch));
+	}
+	return err;
+}
+
+static void share_ws_destroy(struct share_ws *ws)
+{
+	free(ws->pool);
+	free(ws->conn);
+	free(ws->flows);
+	free(ws->cap);
+}
+
 static const struct conn_rate *rates_for(const struct solver *sv,
 					 const struct plan_pattern *pat,
 					 struct pattern_state *ps, unsigned nch,
@@ -603,7 +662,6 @@ static const struct conn_rate *rates_for(const struct solver *sv,
 {
 	const struct rates *same_nch = NULL;
 	size_t same = SIZE_MAX; /* ps->r's index of the rates of nch, if any */
-	size_t n = pat->nconns ? pat->nconns : 1;
 	struct phase_index px = { 0 };
 	struct share_ws ws = { .px = &px };
 	struct rates *nr;
@@ -631,21 +689,7 @@ static const struct conn_rate *rates_for(const struct solver *sv,
 		return NULL;
 	}
 	ps->nr++;
-	*err = 0;
-	ws.links = links_for(sv, pat, ps, err);
-	ws.cap = malloc(n * sizeof(*ws.cap));
-	ws.flows = malloc(n * sizeof(*ws.flows));
-	ws.conn = malloc(n * sizeof(*ws.conn));
-	if (!*err && (!ws.cap || !ws.flows || !ws.conn))
-		*err = -ENOMEM;
-	/* The stream's limits bind the steady shares only: while a pipe
-	 * fills, a slice takes its links' pace (plan.h). */
-	for (size_t i = 0; !*err && i < pat->nconns; i++) {
-		const struct plan_conn *c = &pat->conns[i];
-
-		ws.cap[i] = fmin(conn_cap(pat, c, nch, ws.links->private_cap[i]),
-				 plan_stream_cap(pat, &pat->pipes[c->pipe], nch));
-	}
+	*err = share_ws_init(sv, pat, ps, nch, &ws);
 	if (!*err)
 		*err = phase_index_init(pat, nch, &px);
 	/* The steady and per-segment shares do not depend on the window. */
@@ -655,10 +699,7 @@ static const struct conn_rate *rates_for(const struct solver *sv,
 		*err = solve(sv, &ws, pat, nch, nr->c);
 	if (!*err && window != NO_FILL)
 		*err = solve_fill(sv, &ws, pat, nch, window, nr->c);
-	free(ws.pool);
-	free(ws.conn);
-	free(ws.flows);
-	free(ws.cap);
+	share_ws_destroy(&ws);
 	phase_index_destroy(&px);
 	return *err ? NULL : nr->c;
 }
@@ -739,6 +780,204 @@ static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
 static double conn_last(const struct plan_conn *c, const struct conn_time *ct)
 {
 	return c->latency + (ct->paced && ct->slot <= ct->period ? ct->tau - ct->period : 0);
+}
+
+/* A connection of a filling chain on the call's clock (time_shares). */
+struct conn_clock {
+	double start; /* its first slice's start */
+	double hop;   /* that slice's latency + tau through it */
+	uint32_t conn;
+};
+
+static int conn_clock_cmp(const void *a, const void *b)
+{
+	const struct conn_clock *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->hop != y->hop)
+		return x->hop < y->hop ? -1 : 1;
+	return (x->conn > y->conn) - (x->conn < y->conn);
+}
+
+/*
+ * The shares of time_rates, each connection's taken with the connections
+ * that move at the same time as its first slice: for its tau (each
+ * segment's), those whose first slice is in flight as its own starts;
+ * for its fill share, those whose slices' spans (the first's start to
+ * @spread later, the last's start, plus its hop) overlap its own.
+ * Connections that start together are solved together.
+ */
+static int time_shares(const struct solver *sv, struct share_ws *ws,
+		       const struct plan_pattern *pat, unsigned nch, const double *hop,
+		       double spread, struct conn_rate *cr)
+{
+	size_t n = pat->nconns ? pat->nconns : 1, nc = 0;
+	struct conn_clock *clk = malloc(n * sizeof(*clk));
+	double *at = malloc(n * sizeof(*at));
+	uint32_t *depth = malloc(n * sizeof(*depth)), *pick = malloc(n * sizeof(*pick));
+	uint32_t *prev = malloc(n * sizeof(*prev)); /* the last fill solve's */
+	double *frate = calloc(n, sizeof(*frate));   /* its rates */
+	size_t nprev = SIZE_MAX;
+	double *rate = calloc(n, sizeof(*rate)), hmax = 0, first = INFINITY, last = 0;
+	unsigned nseg = 0;
+	int err = 0;
+
+	if (!clk || !at || !depth || !pick || !prev || !rate || !frate) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = longest_paths(pat, nch, hop, at, depth);
+	for (size_t i = 0; !err && i < pat->nconns; i++) {
+		if (!conn_active(pat, &pat->conns[i], nch))
+			continue;
+		clk[nc++] = (struct conn_clock){ at[i], hop[i], (uint32_t)i };
+		hmax = fmax(hmax, hop[i]);
+		first = fmin(first, at[i]);
+		last = fmax(last, at[i]);
+		if (cr[i].nseg > nseg)
+			nseg = cr[i].nseg;
+	}
+	if (err || !nc)
+		goto out;
+	for (size_t i = 0; i < pat->nconns; i++)
+		cr[i].fill = cr[i].rate;
+	qsort(clk, nc, sizeof(*clk), conn_clock_cmp);
+	ws->pick = pick;
+	for (size_t g = 0, end; !err && g < nc; g = end) {
+		double t = clk[g].start, tie = 1e-9 * fmax(hmax, t);
+		size_t lo = g;
+
+		for (end = g; end < nc && clk[end].start <= t + tie; end++)
+			;
+		/* tau: the first slices in flight as these start */
+		while (lo > 0 && clk[lo - 1].start >= t - hmax)
+			lo--;
+		ws->npick = 0;
+		for (size_t j = lo; j < end; j++)
+			if (j >= g || clk[j].start + clk[j].hop > t + tie)
+				pick[ws->npick++] = clk[j].conn;
+		for (unsigned k = 0; !err && k < nseg; k++) {
+			err = share(sv, ws, pat, nch, (int)k, true, 0, 0, NULL, rate);
+			for (size_t j = g; !err && j < end; j++)
+				if (k < cr[clk[j].conn].nseg)
+					cr[clk[j].conn].seg_bw[k] = rate[clk[j].conn];
+		}
+		/* fill: whose slices' spans overlap theirs */
+		if (spread + hmax >= last - first)
+			continue; /* all at once: the steady share (solve) */
+		for (size_t j = g; !err && j < end; j++) {
+			double from = t - spread - hmax, to = t + spread + clk[j].hop;
+			size_t a = g, b = end;
+
+			if (j > g && clk[j].hop == clk[j - 1].hop) {
+				/* the same span: the same set */
+				if (pat->pipes[pat->conns[clk[j].conn].pipe].shape != PIPE_RING)
+					cr[clk[j].conn].fill = frate[clk[j].conn];
+				continue;
+			}
+			while (a > 0 && clk[a - 1].start > from)
+				a--;
+			while (b < nc && clk[b].start < to)
+				b++;
+			ws->npick = 0;
+			for (size_t m = a; m < b; m++)
+				if (clk[m].start + spread + clk[m].hop > t)
+					pick[ws->npick++] = clk[m].conn;
+			/* a wide window's middle groups share one set, solved once */
+			if (ws->npick != nprev || memcmp(pick, prev, nprev * sizeof(*prev))) {
+				err = share(sv, ws, pat, nch, -1, true, 0, 0, NULL, frate);
+				memcpy(prev, pick, ws->npick * sizeof(*prev));
+				nprev = ws->npick;
+			}
+			if (!err && pat->pipes[pat->conns[clk[j].conn].pipe].shape != PIPE_RING)
+				cr[clk[j].conn].fill = frate[clk[j].conn];
+		}
+	}
+out:
+	ws->pick = NULL;
+	free(rate);
+	free(frate);
+	free(prev);
+	free(pick);
+	free(depth);
+	free(at);
+	free(clk);
+	return err;
+}
+
+/*
+ * A call's fill shares with its chains' connections told by time, not
+ * depth (time_shares). The depth shares (rates_for) take every channel's
+ * slice to be at the same depth at the same moment; but a broadcast's
+ * channels run chains that differ (from the root one channel's ring goes
+ * straight to the network, another's takes NVLink hops first), and a
+ * chain's NVLink hops follow one another within one network hop's time.
+ * From the depth shares, each connection's first slice starts when its
+ * input's has crossed that input (latency + tau, the longest way in); a
+ * chain's slices follow its first K - 1 periods of the slowest filling
+ * connection apart. Channels in lockstep (a tree's) start together and
+ * get the depth shares back. NULL with *@err set on failure; the caller
+ * frees the rates.
+ */
+static struct conn_rate *time_rates(const struct solver *sv, const struct plan_pattern *pat,
+				    struct pattern_state *ps, unsigned nch, uint32_t window,
+				    uint64_t bytes, const struct conn_rate *depth, int *err)
+{
+	size_t n = pat->nconns ? pat->nconns : 1;
+	struct conn_rate *cr = malloc(n * sizeof(*cr));
+	double *hop = calloc(n, sizeof(*hop));
+	double grain = proto_get(pat->proto)->grain;
+	struct share_ws ws = { 0 };
+
+	*err = 0;
+	if (!cr || !hop) {
+		*err = -ENOMEM;
+		goto out;
+	}
+	memcpy(cr, depth, pat->nconns * sizeof(*cr));
+	*err = share_ws_init(sv, pat, ps, nch, &ws);
+	if (!*err) {
+		double period = 0;
+
+		for (size_t i = 0; i < pat->npipes; i++) {
+			const struct plan_pipe *pp = &pat->pipes[i];
+			double stream = plan_stream_cap(pat, pp, nch);
+			struct plan_slicing s;
+			bool filling;
+
+			plan_slicing(sv->p, pat, pp, bytes, nch, &s);
+			if (!s.active || pp->shape == PIPE_RING)
+				continue;
+			filling = s.slices < pp->nhops;
+			for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
+				const struct plan_conn *c = &pat->conns[k];
+				double slice = plan_slice_bytes(c, &s, bytes);
+				struct conn_time ct;
+
+				conn_time(&cr[k], slice, s.slots, filling, stream, &ct);
+				if (filling)
+					period = fmax(period,
+						      s.slices > s.slots && ct.slot > ct.period ?
+							      ct.slot : ct.period);
+				/* A cut-through hop holds a slice back by one grain. */
+				if (pat->routes[c->route].cut_through && slice > grain)
+					conn_time(&cr[k], grain, s.slots, filling, stream, &ct);
+				hop[k] = c->latency + ct.tau;
+			}
+		}
+		/* nothing fills, or nothing takes time: the depths' */
+		if (period > 0 && isfinite(period))
+			*err = time_shares(sv, &ws, pat, nch, hop, window * period, cr);
+	}
+out:
+	share_ws_destroy(&ws);
+	free(hop);
+	if (*err) {
+		free(cr);
+		return NULL;
+	}
+	return cr;
 }
 
 /* The stage busy times and spans of the bottleneck connection. */
@@ -966,6 +1205,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 {
 	const struct plan *p = sv->p;
 	const struct conn_rate *cr;
+	struct conn_rate *by_time = NULL;
 	const struct conn_links *links = NULL;
 	const struct plan_conn *worst_conn = NULL;
 	struct conn_time worst_ct = { 0 };
@@ -984,6 +1224,12 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 	cr = rates_for(sv, pat, ps, nch, window, &err);
 	if (!cr)
 		return err;
+	if (window != NO_FILL) {
+		by_time = time_rates(sv, pat, ps, nch, window, bytes, cr, &err);
+		if (!by_time)
+			return err;
+		cr = by_time;
+	}
 	for (int pass = 0, again = 1; again && !err; pass++) {
 		/*
 		 * The fill shares assume that only the hops within K - 1
@@ -1025,6 +1271,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 			links = links_for(sv, pat, ps, &err);
 		again = fill && links && worst < busiest_link(sv, pat, links, bytes, nch, &err);
 	}
+	free(by_time);
 	if (err)
 		return err;
 	rec->time_us = 1e6 * (pat->base_latency + worst);

@@ -614,6 +614,12 @@ static void staged_tree_bound_by_host_memory(const char *backend)
  * Until 2026-12-02 the closed form shared a hop's links only with the
  * hops within K - 1 = 3 depths of its own (solve_fill) and gave 1013.8
  * us, under what the memory can carry; the model backend had 1514.7.
+ * The model backend follows this reading (1514.66). The closed form has
+ * told its fill shares by time since (model/analytic.c time_shares): a
+ * hop takes the share it finds as its first slice starts, with the other
+ * channels' network hops still in flight, for the whole of the hop, where
+ * the simulation gives it more as those end; it gives 1636.0, within 10%
+ * and above what the memory can carry.
  */
 static const char broadcast_32mib[] =
 	"{\"iteration\":0,\"op\":\"broadcast\",\"bytes\":33554432,"
@@ -632,8 +638,48 @@ static void staged_broadcast_bound_by_host_memory(const char *backend)
 	run_trace(&r, backend, DATA("eight-gpus-one-socket.yaml"), broadcast_32mib, &o);
 	cr_assert_eq(r.rec.coll[0].nchannels, 16);
 	cr_assert_geq(r.rec.coll[0].time_us, memory);
-	assert_rel(r.rec.coll[0].time_us, 8.4 + chain + 3 * pi, TOL);
+	assert_rel(r.rec.coll[0].time_us, 8.4 + chain + 3 * pi,
+		   strcmp(backend, "analytic") ? TOL : 0.1);
 	run_destroy(&r);
+}
+
+/*
+ * Broadcasts whose channels' chains differ: from rank 0, one channel's
+ * ring goes straight to the network and another's takes NVLink hops
+ * first, so the channels reach a link at different depths and a chain's
+ * NVLink hops follow one another within one network hop's time. Until
+ * 2026-12-02 the closed form shared each hop's links with every channel's
+ * hop of the same depth (solve_fill's phases) and was 15-18% slower than
+ * the model backend here (719.8 against 614.9 us; 1250.2 against 1062.5);
+ * told by time (model/analytic.c time_shares) it is within 5% of it.
+ */
+static const char broadcast_4mib[] =
+	"{\"iteration\":0,\"op\":\"broadcast\",\"bytes\":4194304,"
+	"\"dtype\":\"fp32\",\"root\":0}\n";
+
+static double direct_broadcast(const char *backend, const char *topo, const char *trace)
+{
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 4);
+	struct run r;
+	double t;
+
+	run_trace(&r, backend, topo, trace, &o);
+	cr_assert_eq(r.rec.coll[0].algo, ALGO_RING);
+	t = r.rec.coll[0].time_us;
+	run_destroy(&r);
+	return t;
+}
+
+Test(conformance, broadcast_chains_that_differ_backends_agree)
+{
+	NEED_BACKEND("analytic");
+	NEED_BACKEND("model");
+	assert_rel(direct_broadcast("analytic", CONFIG("a100-pcie4-200g.yaml"), broadcast_4mib),
+		   direct_broadcast("model", CONFIG("a100-pcie4-200g.yaml"), broadcast_4mib),
+		   0.05);
+	assert_rel(direct_broadcast("analytic", DATA("eight-gpus-one-socket.yaml"), broadcast_32mib),
+		   direct_broadcast("model", DATA("eight-gpus-one-socket.yaml"), broadcast_32mib),
+		   0.05);
 }
 
 #define CONFORMANCE(backend)                                                  \
