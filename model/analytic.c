@@ -422,10 +422,10 @@ struct phase_walk {
 
 /*
  * The longest ways to each connection of a chain through its inputs: its
- * depth, @phase[i], one more than its deepest input's, and its time,
- * @at[i], the most over its inputs of their own plus the input's @w
- * (@w NULL: the depth again). Sources, rings' connections and a left-out
- * channel's are at 0, and so end a chain.
+ * depth, @phase[i], one more than its deepest input's, or its time,
+ * @at[i], the most over its inputs of their own plus the input's @w[]
+ * (whichever of @phase and @at is not NULL). Sources, rings' connections
+ * and a left-out channel's are at 0, and so end a chain.
  */
 static int longest_paths(const struct plan_pattern *pat, unsigned nch, const double *w,
 			 double *at, uint32_t *phase)
@@ -444,8 +444,10 @@ static int longest_paths(const struct plan_pattern *pat, unsigned nch, const dou
 	for (size_t i = 0; i < pat->nconns; i++) {
 		const struct plan_conn *c = &pat->conns[i];
 
-		at[i] = 0;
-		phase[i] = 0;
+		if (at)
+			at[i] = 0;
+		if (phase)
+			phase[i] = 0;
 		if (!conn_active(pat, c, nch) || pat->pipes[c->pipe].shape == PIPE_RING)
 			state[i] = 2;
 	}
@@ -468,11 +470,9 @@ static int longest_paths(const struct plan_pattern *pat, unsigned nch, const dou
 					state[in] = 1;
 					stack[depth++] = (struct phase_walk){ in, 0 };
 				} else {
-					double via = at[in] + (w ? w[in] : 1);
-
-					if (via > at[t])
-						at[t] = via;
-					if (phase[in] + 1 > phase[t])
+					if (at && at[in] + w[in] > at[t])
+						at[t] = at[in] + w[in];
+					if (phase && phase[in] + 1 > phase[t])
 						phase[t] = phase[in] + 1;
 					stack[depth - 1].next++;
 				}
@@ -496,27 +496,23 @@ static void phase_index_destroy(struct phase_index *px)
 	memset(px, 0, sizeof(*px));
 }
 
-/* The phases of a call on @nch channels, their depths, and their connections. */
+/* The phases of a call on @nch channels, and their connections. */
 static int phase_index_init(const struct plan_pattern *pat, unsigned nch,
 			    struct phase_index *px)
 {
 	size_t n = pat->nconns ? pat->nconns : 1;
-	double *at = malloc(n * sizeof(*at));
 	int err;
 
 	memset(px, 0, sizeof(*px));
 	px->phase = malloc(n * sizeof(*px->phase));
 	px->order = malloc(n * sizeof(*px->order));
-	if (!at || !px->phase || !px->order) {
-		free(at);
+	if (!px->phase || !px->order)
 		return -ENOMEM;
-	}
-	err = longest_paths(pat, nch, NULL, at, px->phase);
+	err = longest_paths(pat, nch, NULL, NULL, px->phase);
 	px->nphases = 1;
 	for (size_t i = 0; !err && i < pat->nconns; i++)
 		if (px->phase[i] + 1 > px->nphases)
 			px->nphases = px->phase[i] + 1;
-	free(at);
 	if (err)
 		return err;
 	px->start = calloc(px->nphases + 2, sizeof(*px->start));
@@ -782,6 +778,26 @@ static double conn_last(const struct plan_conn *c, const struct conn_time *ct)
 	return c->latency + (ct->paced && ct->slot <= ct->period ? ct->tau - ct->period : 0);
 }
 
+/*
+ * What a slice of @slice bytes takes to cross @c's hop: its latency and
+ * tau, a cut-through hop holding it back by one grain only. @whole: the
+ * slice's conn_time where the caller has it, else NULL.
+ */
+static double hop_time(const struct conn_rate *r, const struct plan_pattern *pat,
+		       const struct plan_conn *c, double slice, unsigned slots, bool filling,
+		       double stream, const struct conn_time *whole)
+{
+	double grain = proto_get(pat->proto)->grain;
+	struct conn_time ct;
+
+	if (pat->routes[c->route].cut_through && slice > grain)
+		slice = grain;
+	else if (whole)
+		return c->latency + whole->tau;
+	conn_time(r, slice, slots, filling, stream, &ct);
+	return c->latency + ct.tau;
+}
+
 /* A connection of a filling chain on the call's clock (time_shares). */
 struct conn_clock {
 	double start; /* its first slice's start */
@@ -815,19 +831,20 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 	size_t n = pat->nconns ? pat->nconns : 1, nc = 0;
 	struct conn_clock *clk = malloc(n * sizeof(*clk));
 	double *at = malloc(n * sizeof(*at));
-	uint32_t *depth = malloc(n * sizeof(*depth)), *pick = malloc(n * sizeof(*pick));
+	uint32_t *pick = malloc(n * sizeof(*pick));
 	uint32_t *prev = malloc(n * sizeof(*prev)); /* the last fill solve's */
 	double *frate = calloc(n, sizeof(*frate));   /* its rates */
 	size_t nprev = SIZE_MAX;
 	double *rate = calloc(n, sizeof(*rate)), hmax = 0, first = INFINITY, last = 0;
 	unsigned nseg = 0;
+	bool all_at_once;
 	int err = 0;
 
-	if (!clk || !at || !depth || !pick || !prev || !rate || !frate) {
+	if (!clk || !at || !pick || !prev || !rate || !frate) {
 		err = -ENOMEM;
 		goto out;
 	}
-	err = longest_paths(pat, nch, hop, at, depth);
+	err = longest_paths(pat, nch, hop, at, NULL);
 	for (size_t i = 0; !err && i < pat->nconns; i++) {
 		if (!conn_active(pat, &pat->conns[i], nch))
 			continue;
@@ -840,6 +857,8 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 	}
 	if (err || !nc)
 		goto out;
+	/* every span overlapping every other: the steady shares (solve) */
+	all_at_once = spread + hmax >= last - first;
 	for (size_t i = 0; i < pat->nconns; i++)
 		cr[i].fill = cr[i].rate;
 	qsort(clk, nc, sizeof(*clk), conn_clock_cmp);
@@ -864,9 +883,7 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 					cr[clk[j].conn].seg_bw[k] = rate[clk[j].conn];
 		}
 		/* fill: whose slices' spans overlap theirs */
-		if (spread + hmax >= last - first)
-			continue; /* all at once: the steady share (solve) */
-		for (size_t j = g; !err && j < end; j++) {
+		for (size_t j = g; !err && !all_at_once && j < end; j++) {
 			double from = t - spread - hmax, to = t + spread + clk[j].hop;
 			size_t a = g, b = end;
 
@@ -900,7 +917,6 @@ out:
 	free(frate);
 	free(prev);
 	free(pick);
-	free(depth);
 	free(at);
 	free(clk);
 	return err;
@@ -927,7 +943,6 @@ static struct conn_rate *time_rates(const struct solver *sv, const struct plan_p
 	size_t n = pat->nconns ? pat->nconns : 1;
 	struct conn_rate *cr = malloc(n * sizeof(*cr));
 	double *hop = calloc(n, sizeof(*hop));
-	double grain = proto_get(pat->proto)->grain;
 	struct share_ws ws = { 0 };
 
 	*err = 0;
@@ -957,13 +972,10 @@ static struct conn_rate *time_rates(const struct solver *sv, const struct plan_p
 
 				conn_time(&cr[k], slice, s.slots, filling, stream, &ct);
 				if (filling)
-					period = fmax(period,
-						      s.slices > s.slots && ct.slot > ct.period ?
-							      ct.slot : ct.period);
-				/* A cut-through hop holds a slice back by one grain. */
-				if (pat->routes[c->route].cut_through && slice > grain)
-					conn_time(&cr[k], grain, s.slots, filling, stream, &ct);
-				hop[k] = c->latency + ct.tau;
+					period = fmax(period, pipeline_pace(s.slices, ct.period,
+									    ct.slot, s.slots));
+				hop[k] = hop_time(&cr[k], pat, c, slice, s.slots, filling, stream,
+						  &ct);
 			}
 		}
 		/* nothing fills, or nothing takes time: the depths' */
@@ -1022,13 +1034,12 @@ static void record_stages(const struct plan_pattern *pat, const struct plan_conn
  */
 static double ring_loop(const struct conn_rate *cr, const struct plan_pattern *pat,
 			const struct plan_pipe *pp, const struct plan_slicing *s,
-			uint64_t bytes, double stream, double grain)
+			uint64_t bytes, double stream)
 {
 	double hop = 0, seg = 0;
 
 	for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
 		const struct plan_conn *c = &pat->conns[k];
-		const struct plan_route *r = &pat->routes[c->route];
 		double slice = plan_slice_bytes(c, s, bytes), slowest = 0;
 		struct conn_time ct;
 
@@ -1038,9 +1049,7 @@ static double ring_loop(const struct conn_rate *cr, const struct plan_pattern *p
 			if (ct.seg_tau[g] > slowest)
 				slowest = ct.seg_tau[g];
 		seg += slowest;
-		if (r->cut_through && slice > grain)
-			conn_time(&cr[k], grain, s->slots, false, stream, &ct);
-		hop += c->latency + ct.tau;
+		hop += hop_time(&cr[k], pat, c, slice, s->slots, false, stream, &ct);
 	}
 	if (!pp->nconns)
 		return 0;
@@ -1133,7 +1142,6 @@ static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
 	struct conn_time bott_ct = { 0 };
 	struct plan_slicing s;
 	double chain = 0, pi = 0, pi_slot = 0, t, last = 0;
-	double grain = proto_get(pat->proto)->grain;
 	double stream = plan_stream_cap(pat, pp, nch);
 	bool filling;
 
@@ -1177,22 +1185,16 @@ static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
 	}
 	for (size_t h = pp->first_hop; h < pp->first_hop + pp->nhops; h++) {
 		const struct plan_conn *c = &pat->conns[pat->hops[h]];
-		double slice = plan_slice_bytes(c, &s, bytes);
-		struct conn_time ct;
 
-		/* A cut-through hop holds a slice back by one grain. */
-		if (pat->routes[c->route].cut_through && slice > grain)
-			slice = grain;
-		conn_time(&cr[pat->hops[h]], slice, s.slots,
-			  filling, stream, &ct);
-		chain += c->latency + ct.tau;
+		chain += hop_time(&cr[pat->hops[h]], pat, c, plan_slice_bytes(c, &s, bytes),
+				  s.slots, filling, stream, NULL);
 	}
 	/* A paced stream's last slice leaves (K - 1) pi in and takes
 	 * its links' tau, not pi (conn_last; the backends agree on
 	 * this: model/simgrid_run.c spaces the slices' starts). */
 	t = pipeline_time(&s, chain, pi, pi_slot, last,
 			  pp->shape == PIPE_RING && s.slices > s.per_loop ?
-				  ring_loop(cr, pat, pp, &s, bytes, stream, grain) : 0);
+				  ring_loop(cr, pat, pp, &s, bytes, stream) : 0);
 	*bott_out = bott;
 	*bott_ct_out = bott_ct;
 	*slices = s.slices;

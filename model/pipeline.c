@@ -3,9 +3,7 @@
 
 #include <math.h>
 
-/* The pace of a run of @n slices: its slots' only once it has more
- * slices than slots (the first slots' worth goes without waiting). */
-static double pace(double n, double period, double slot_period, unsigned slots)
+double pipeline_pace(double n, double period, double slot_period, unsigned slots)
 {
 	return n > slots && slot_period > period ? slot_period : period;
 }
@@ -14,11 +12,11 @@ double pipeline_time(const struct plan_slicing *s, double chain,
 		     double period, double slot_period, double last_latency,
 		     double loop)
 {
-	double all = pace(s->slices, period, slot_period, s->slots);
+	double all = pipeline_pace(s->slices, period, slot_period, s->slots);
 	double before = s->per_loop > 0 ? (s->slices - s->per_loop) / s->per_loop : 0;
 	double lat_bound = before * fmax(s->per_loop * all, loop) + chain +
 			   (s->per_stream - 1) *
-				   pace(s->per_stream, period, slot_period, s->slots);
+				   pipeline_pace(s->per_stream, period, slot_period, s->slots);
 	double bw_bound = s->slices * all + last_latency;
 
 	return lat_bound > bw_bound ? lat_bound : bw_bound;

@@ -37,6 +37,10 @@ double pipeline_time(const struct plan_slicing *s, double chain,
 		     double period, double slot_period, double last_latency,
 		     double loop);
 
+/* The pace of a run of @n slices: its slots' only once it has more
+ * slices than slots (the first slots' worth goes without waiting). */
+double pipeline_pace(double n, double period, double slot_period, unsigned slots);
+
 /*
  * A FIFO's slots over the slots: a slot turns over once its slice has
  * crossed the segments the FIFO spans (@fifo_tau) and its credit has come
