@@ -767,6 +767,17 @@ static void conn_time(const struct conn_rate *r, double slice, unsigned slots,
 				       r->fifos.credit_trip, slots);
 }
 
+/* The longest a slice takes through one of a connection's segments. */
+static double slowest_segment(const struct conn_time *t, unsigned nseg)
+{
+	double worst = 0;
+
+	for (unsigned k = 0; k < nseg; k++)
+		if (t->seg_tau[k] > worst)
+			worst = t->seg_tau[k];
+	return worst;
+}
+
 /*
  * When @c's last slice lands after it has passed its first K - 1 slices
  * one period apart: its latency after the period, and, where the
@@ -1040,15 +1051,12 @@ static double ring_loop(const struct conn_rate *cr, const struct plan_pattern *p
 
 	for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
 		const struct plan_conn *c = &pat->conns[k];
-		double slice = plan_slice_bytes(c, s, bytes), slowest = 0;
+		double slice = plan_slice_bytes(c, s, bytes);
 		struct conn_time ct;
 
 		/* a ring never fills as a chain does (solve_fill) */
 		conn_time(&cr[k], slice, s->slots, false, stream, &ct);
-		for (unsigned g = 0; g < cr[k].nseg; g++)
-			if (ct.seg_tau[g] > slowest)
-				slowest = ct.seg_tau[g];
-		seg += slowest;
+		seg += slowest_segment(&ct, cr[k].nseg);
 		hop += hop_time(&cr[k], pat, c, slice, s->slots, false, stream, &ct);
 	}
 	if (!pp->nconns)
@@ -1138,12 +1146,13 @@ static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
 			double *slices)
 {
 	const struct plan *p = sv->p;
-	const struct plan_conn *bott = NULL;
-	struct conn_time bott_ct = { 0 };
+	const struct plan_conn *bott = NULL, *shown = NULL;
+	struct conn_time bott_ct = { 0 }, shown_ct = { 0 };
 	struct plan_slicing s;
 	double chain = 0, pi = 0, pi_slot = 0, t, last = 0;
 	double stream = plan_stream_cap(pat, pp, nch);
-	bool filling;
+	unsigned bott_nseg = 0, shown_nseg = 0;
+	bool filling, slower, same;
 
 	plan_slicing(p, pat, pp, bytes, nch, &s);
 	*slices = 0;
@@ -1173,15 +1182,35 @@ static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
 		conn_time(&cr[k], plan_slice_bytes(c, &s, bytes), s.slots,
 			  filling, stream, &ct);
 		pk = fmax(ct.period, ct.slot);
-		if (!bott || pk > pb * (1 + SAME_PACE) ||
-		    (pp->shape == PIPE_RING && pk >= pb * (1 - SAME_PACE) &&
-		     conn_last(c, &ct) > last)) {
+		slower = !bott || pk > pb * (1 + SAME_PACE);
+		same = !slower && pk >= pb * (1 - SAME_PACE);
+		if (slower || (same && slowest_segment(&ct, cr[k].nseg) >
+					       slowest_segment(&shown_ct, shown_nseg) *
+						       (1 + SAME_PACE))) {
+			shown = c;
+			shown_ct = ct;
+			shown_nseg = cr[k].nseg;
+		}
+		if (slower || (pp->shape == PIPE_RING && same && conn_last(c, &ct) > last)) {
 			pi = ct.period;
 			pi_slot = ct.slot;
 			bott = c;
 			bott_ct = ct;
+			bott_nseg = cr[k].nseg;
 			last = conn_last(c, &ct);
 		}
+	}
+	/* Shown: of the connections at the bottleneck's pace, the one whose
+	 * own slowest link is slowest, the bottleneck itself where none is
+	 * slower. Where a pipe's connections share one pace (a chain's, set
+	 * by a link that a few of them cross), the first found is often an
+	 * NVLink hop whose link is nearly idle: on the H100 preset's staged
+	 * NVLS tree the table said "intra_node" for direct and staged alike,
+	 * not the staged network hop that sets the pace. */
+	if (shown && slowest_segment(&shown_ct, shown_nseg) <=
+			     slowest_segment(&bott_ct, bott_nseg) * (1 + SAME_PACE)) {
+		shown = bott;
+		shown_ct = bott_ct;
 	}
 	for (size_t h = pp->first_hop; h < pp->first_hop + pp->nhops; h++) {
 		const struct plan_conn *c = &pat->conns[pat->hops[h]];
@@ -1195,8 +1224,8 @@ static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
 	t = pipeline_time(&s, chain, pi, pi_slot, last,
 			  pp->shape == PIPE_RING && s.slices > s.per_loop ?
 				  ring_loop(cr, pat, pp, &s, bytes, stream) : 0);
-	*bott_out = bott;
-	*bott_ct_out = bott_ct;
+	*bott_out = shown;
+	*bott_ct_out = shown_ct;
 	*slices = s.slices;
 	return t;
 }

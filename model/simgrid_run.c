@@ -38,6 +38,8 @@
 #include "pipeline.h"
 
 #define SEG_MAX_HOSTS (2 * (PLAN_MAX_USES + FABRIC_PATH_MAX))
+/* Busy times this close are one: equal connections differ by rounding. */
+#define SAME_BUSY 1e-6
 
 struct sim {
 	const struct model_options *o;
@@ -66,6 +68,7 @@ struct seg {
 	double weight[SEG_MAX_HOSTS]; /* bytes per payload byte, link pair start */
 	double overhead;              /* work per slice */
 	double cap;                   /* payload bytes/s the segment may not pass */
+	double busy;                  /* seconds spent moving the slices */
 	sg_sem_t ready;               /* a slice handed over from the one before */
 	double *ready_at;
 	double *amounts;              /* nh x nh bytes matrix, reused by every
@@ -207,6 +210,7 @@ static void seg_actor_main(int argc, char **argv)
 	struct sconn *c = a->c;
 	unsigned k = a->k, last = c->nseg - 1;
 	struct seg *g = &c->seg[k];
+	double busy_from;
 
 	(void)argc;
 	(void)argv;
@@ -232,6 +236,7 @@ static void seg_actor_main(int argc, char **argv)
 			if (q >= c->slots)
 				sleep_until(c->sent[q - c->slots] + c->credit_trip);
 		}
+		busy_from = now();
 		if (g->overhead > 0)
 			sg_actor_sleep_for(g->overhead);
 		if (c->cut_through && c->grain < c->slice) {
@@ -243,6 +248,7 @@ static void seg_actor_main(int argc, char **argv)
 			if (k == last)
 				arrived(c, q, now() + c->latency);
 		}
+		g->busy += now() - busy_from;
 		if (c->proxy_fifos && k == c->send_last) {
 			/* The sender's proxy saw the NIC's send complete. */
 			c->send_freed[q] = now();
@@ -493,20 +499,41 @@ static int start_actors(struct job_run *run)
 	return 0;
 }
 
-/* The bottleneck connection's stages, as the analytic backend reports. */
+/* The longest one of @c's segments spent moving its slices. */
+static double busiest_segment(const struct sconn *c)
+{
+	double worst = 0;
+
+	for (unsigned k = 0; k < c->nseg; k++)
+		if (c->seg[k].busy > worst)
+			worst = c->seg[k].busy;
+	return worst;
+}
+
+/*
+ * The bottleneck connection's stages, as the analytic backend reports
+ * them (model/analytic.c time_pipe): the connection whose busiest
+ * segment was busiest, among equals the one whose last slice landed
+ * last; each stage its segment's busy time. Of connections that pass
+ * slices at one pace the busiest link is the one that sets it, not the
+ * NVLink hop that lands last in a tree.
+ */
 static void record_stages(const struct plan_pattern *pat, const struct job_run *run,
 			  double begin, struct sgm_result *r)
 {
 	const struct sconn *worst = NULL;
-	double end = 0;
+	double end = 0, busiest = 0;
 
 	for (size_t k = 0; k < run->nconns; k++) {
 		const struct sconn *c = &run->conns[k];
 		double e = c->nslices ? c->arrival[c->nslices - 1] : 0;
+		double b = busiest_segment(c);
 
-		if (!worst || e > end) {
+		if (!worst || b > busiest * (1 + SAME_BUSY) ||
+		    (b >= busiest * (1 - SAME_BUSY) && e > end)) {
 			worst = c;
 			end = e;
+			busiest = b;
 		}
 	}
 	if (!worst)
@@ -515,7 +542,7 @@ static void record_stages(const struct plan_pattern *pat, const struct job_run *
 		const struct plan_stage *st = &pat->routes[worst->c->route].stages[s];
 		double bytes = worst->slice * worst->nslices;
 
-		r->stage_us[st->kind] += 1e6 * (end - begin);
+		r->stage_us[st->kind] += 1e6 * worst->seg[st->segment].busy;
 		r->stage_bytes[st->kind] += (uint64_t)llround(bytes);
 		if (r->nspans < PLAN_MAX_STAGES)
 			r->spans[r->nspans++] = (struct stage_span){ st->kind, 0,
