@@ -136,9 +136,13 @@ int cmd_plot(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("plot", "expected one results file (gdrlab sweep PLAN --json)");
-	if (!kind || chart_kind_parse(kind, &k))
-		return cli_usage_error("plot", "--kind: scaling, speedup, nic_speed, breakdown, cost, "
-					       "paths or collectives");
+	if (!kind)
+		return cli_usage_error("plot", "--kind is needed: scaling, speedup, nic_speed, "
+					       "breakdown, cost, paths or collectives");
+	if (chart_kind_parse(kind, &k))
+		return cli_usage_error("plot", "--kind: unknown kind '%s' (scaling, speedup, "
+					       "nic_speed, breakdown, cost, paths or collectives)",
+				       kind);
 	if (!out)
 		return cli_usage_error("plot", "-o: where the chart goes (.svg or .png)");
 	return plot(argv[optind], k, out);

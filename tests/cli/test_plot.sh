@@ -73,7 +73,8 @@ printf '[1, 2]\n' >"$tmp/points.json"
 bad_usage_of plot "no answer" "$tmp/points.json: no scaling answer in it" -- "$tmp/points.json" --kind scaling -o "$tmp/x.svg"
 bad_usage_of plot "not JSON" "$tmp/plan.yaml:" -- "$tmp/plan.yaml" --kind scaling -o "$tmp/x.svg"
 bad_usage_of plot "extension" "-o: '$tmp/x.pdf' is not a .svg or .png file name" -- "$tmp/results.json" --kind scaling -o "$tmp/x.pdf"
-bad_usage_of plot "kind" "--kind: scaling, speedup, nic_speed, breakdown, cost, paths or collectives" -- "$tmp/results.json" --kind pie -o "$tmp/x.svg"
+bad_usage_of plot "kind" "--kind: unknown kind 'pie' (scaling, speedup, nic_speed, breakdown, cost, paths or collectives)" -- "$tmp/results.json" --kind pie -o "$tmp/x.svg"
+bad_usage_of plot "no kind" "--kind is needed: scaling, speedup," -- "$tmp/results.json" -o "$tmp/x.svg"
 bad_usage_of plot "a question the plan did not ask" "$tmp/results.json: no cost answer in it" -- "$tmp/results.json" --kind cost -o "$tmp/x.svg"
 [ ! -e "$tmp/x.svg" ] && [ ! -e "$tmp/x.pdf" ] || { echo "FAIL: a chart was left behind"; fail=1; }
 expect 0 "help" -- "$gdrlab" plot --help
