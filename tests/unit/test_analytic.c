@@ -226,6 +226,29 @@ Test(analytic, schedule_and_exposed_communication)
 }
 
 /*
+ * Without compute times (an imported trace), the gaps between calls'
+ * ready times are no communication's: an instant network would end the
+ * iteration when its last call is ready, 3000 us in, so the exposed
+ * communication is the last call's time, not the iteration's.
+ */
+Test(analytic, gaps_before_ready_are_not_exposed)
+{
+	struct plan_options o = opts(PLAN_PATH_DIRECT, 0, NULL, NULL);
+	struct run r;
+	double t1 = 8.4 + 14 + 10e6 / 10e9 * 1e6; /* one sendrecv of 10 MB */
+
+	run_trace(&r, "analytic", DATA("round-numbers.yaml"),
+		  "{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":10000000,\"dtype\":\"int8\","
+		  "\"src\":0,\"dst\":1,\"ready_us\":100}\n"
+		  "{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":10000000,\"dtype\":\"int8\","
+		  "\"src\":0,\"dst\":1,\"ready_us\":3000}\n", &o);
+	assert_rel(r.rec.iter[0].end_us, 3000 + t1, 1e-9);
+	assert_rel(r.rec.iter[0].comm_us, 2 * t1, 1e-9);
+	assert_rel(r.rec.iter[0].exposed_us, t1, 1e-9);
+	run_destroy(&r);
+}
+
+/*
  * A chain whose dependencies close a cycle has no phases (model.md §6,
  * Sharing): the backend says so rather than timing it, and the same plan
  * mended times as before.
