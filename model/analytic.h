@@ -4,8 +4,9 @@
 
 #include "backend.h"
 
-/* Closed-form backend: alpha-beta per stage, pipelining in closed form,
- * max-min sharing among the transfers of a step. */
+/* Closed-form backend: NCCL's algorithms as slice pipelines, each pipe
+ * timed in closed form (pipeline.h) at the rates max-min sharing of the
+ * links leaves its connections (model/analytic*.c). */
 extern const struct backend_ops analytic_backend_ops;
 
 #endif

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A filling chain's shares in the analytic backend: where a chain has
+ * fewer slices than hops, only the connections whose slices move at the
+ * same time share its links. How many phases that spans (fill_window),
+ * and the shares told by the time each connection's first slice moves,
+ * not by its depth (time_rates).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytic_internal.h"
+#include "pipeline.h"
+
+/* A connection of a filling chain on the call's clock (time_shares). */
+struct conn_clock {
+	double start; /* its first slice's start */
+	double hop;   /* that slice's latency + tau through it */
+	uint32_t conn;
+};
+
+static int conn_clock_cmp(const void *a, const void *b)
+{
+	const struct conn_clock *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->hop != y->hop)
+		return x->hop < y->hop ? -1 : 1;
+	return (x->conn > y->conn) - (x->conn < y->conn);
+}
+
+/*
+ * The shares of time_rates, each connection's taken with the connections
+ * that move at the same time as its first slice: for its tau (each
+ * segment's), those whose first slice is in flight as its own starts;
+ * for its fill share, those whose slices' spans (the first's start to
+ * @spread later, the last's start, plus its hop) overlap its own.
+ * Connections that start together are solved together.
+ */
+static int time_shares(const struct solver *sv, struct share_ws *ws,
+		       const struct plan_pattern *pat, unsigned nch, const double *hop,
+		       double spread, struct conn_rate *cr)
+{
+	size_t n = pat->nconns ? pat->nconns : 1, nc = 0;
+	struct conn_clock *clk = malloc(n * sizeof(*clk));
+	double *at = malloc(n * sizeof(*at));
+	uint32_t *pick = malloc(n * sizeof(*pick));
+	uint32_t *prev = malloc(n * sizeof(*prev)); /* the last fill solve's */
+	double *frate = calloc(n, sizeof(*frate));   /* its rates */
+	size_t nprev = SIZE_MAX;
+	double *rate = calloc(n, sizeof(*rate)), hmax = 0, first = INFINITY, last = 0;
+	unsigned nseg = 0;
+	bool all_at_once;
+	int err = 0;
+
+	if (!clk || !at || !pick || !prev || !rate || !frate) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = longest_paths(pat, nch, hop, at, NULL);
+	for (size_t i = 0; !err && i < pat->nconns; i++) {
+		if (!conn_active(pat, &pat->conns[i], nch))
+			continue;
+		clk[nc++] = (struct conn_clock){ at[i], hop[i], (uint32_t)i };
+		hmax = fmax(hmax, hop[i]);
+		first = fmin(first, at[i]);
+		last = fmax(last, at[i]);
+		if (cr[i].nseg > nseg)
+			nseg = cr[i].nseg;
+	}
+	if (err || !nc)
+		goto out;
+	/* every span overlapping every other: the steady shares (solve) */
+	all_at_once = spread + hmax >= last - first;
+	for (size_t i = 0; i < pat->nconns; i++)
+		cr[i].fill = cr[i].rate;
+	qsort(clk, nc, sizeof(*clk), conn_clock_cmp);
+	ws->pick = pick;
+	for (size_t g = 0, end; !err && g < nc; g = end) {
+		double t = clk[g].start, tie = 1e-9 * fmax(hmax, t);
+		size_t lo = g;
+
+		for (end = g; end < nc && clk[end].start <= t + tie; end++)
+			;
+		/* tau: the first slices in flight as these start */
+		while (lo > 0 && clk[lo - 1].start >= t - hmax)
+			lo--;
+		ws->npick = 0;
+		for (size_t j = lo; j < end; j++)
+			if (j >= g || clk[j].start + clk[j].hop > t + tie)
+				pick[ws->npick++] = clk[j].conn;
+		for (unsigned k = 0; !err && k < nseg; k++) {
+			err = share_conns(sv, ws, pat, nch, (int)k, true, 0, 0, NULL, rate);
+			for (size_t j = g; !err && j < end; j++)
+				if (k < cr[clk[j].conn].nseg)
+					cr[clk[j].conn].seg_bw[k] = rate[clk[j].conn];
+		}
+		/* fill: whose slices' spans overlap theirs */
+		for (size_t j = g; !err && !all_at_once && j < end; j++) {
+			double from = t - spread - hmax, to = t + spread + clk[j].hop;
+			size_t a = g, b = end;
+
+			if (j > g && clk[j].hop == clk[j - 1].hop) {
+				/* the same span: the same set */
+				if (pat->pipes[pat->conns[clk[j].conn].pipe].shape != PIPE_RING)
+					cr[clk[j].conn].fill = frate[clk[j].conn];
+				continue;
+			}
+			while (a > 0 && clk[a - 1].start > from)
+				a--;
+			while (b < nc && clk[b].start < to)
+				b++;
+			ws->npick = 0;
+			for (size_t m = a; m < b; m++)
+				if (clk[m].start + spread + clk[m].hop > t)
+					pick[ws->npick++] = clk[m].conn;
+			/* a wide window's middle groups share one set, solved once */
+			if (ws->npick != nprev || memcmp(pick, prev, nprev * sizeof(*prev))) {
+				err = share_conns(sv, ws, pat, nch, -1, true, 0, 0, NULL, frate);
+				memcpy(prev, pick, ws->npick * sizeof(*prev));
+				nprev = ws->npick;
+			}
+			if (!err && pat->pipes[pat->conns[clk[j].conn].pipe].shape != PIPE_RING)
+				cr[clk[j].conn].fill = frate[clk[j].conn];
+		}
+	}
+out:
+	ws->pick = NULL;
+	free(rate);
+	free(frate);
+	free(prev);
+	free(pick);
+	free(at);
+	free(clk);
+	return err;
+}
+
+/*
+ * A call's fill shares with its chains' connections told by time, not
+ * depth (time_shares). The depth shares (rates_for) take every channel's
+ * slice to be at the same depth at the same moment; but a broadcast's
+ * channels run chains that differ (from the root one channel's ring goes
+ * straight to the network, another's takes NVLink hops first), and a
+ * chain's NVLink hops follow one another within one network hop's time.
+ * From the depth shares, each connection's first slice starts when its
+ * input's has crossed that input (latency + tau, the longest way in); a
+ * chain's slices follow its first K - 1 periods of the slowest filling
+ * connection apart. Channels in lockstep (a tree's) start together and
+ * get the depth shares back. NULL with *@err set on failure; the caller
+ * frees the rates.
+ */
+struct conn_rate *time_rates(const struct solver *sv, const struct plan_pattern *pat,
+			     struct pattern_state *ps, unsigned nch, uint32_t window,
+			     uint64_t bytes, const struct conn_rate *depth, int *err)
+{
+	size_t n = pat->nconns ? pat->nconns : 1;
+	struct conn_rate *cr = malloc(n * sizeof(*cr));
+	double *hop = calloc(n, sizeof(*hop));
+	struct share_ws ws = { 0 };
+
+	*err = 0;
+	if (!cr || !hop) {
+		*err = -ENOMEM;
+		goto out;
+	}
+	memcpy(cr, depth, pat->nconns * sizeof(*cr));
+	*err = share_ws_init(sv, pat, ps, nch, &ws);
+	if (!*err) {
+		double period = 0;
+
+		for (size_t i = 0; i < pat->npipes; i++) {
+			const struct plan_pipe *pp = &pat->pipes[i];
+			double stream = plan_stream_cap(pat, pp, nch);
+			struct plan_slicing s;
+			bool filling;
+
+			plan_slicing(sv->p, pat, pp, bytes, nch, &s);
+			if (!s.active || pp->shape == PIPE_RING)
+				continue;
+			filling = s.slices < pp->nhops;
+			for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
+				const struct plan_conn *c = &pat->conns[k];
+				double slice = plan_slice_bytes(c, &s, bytes);
+				struct conn_time ct;
+
+				conn_time(&cr[k], slice, s.slots, filling, stream, &ct);
+				if (filling)
+					period = fmax(period, pipeline_pace(s.slices, ct.period,
+									    ct.slot, s.slots));
+				hop[k] = hop_time(&cr[k], pat, c, slice, s.slots, filling, stream,
+						  &ct);
+			}
+		}
+		/* nothing fills, or nothing takes time: the depths' */
+		if (period > 0 && isfinite(period))
+			*err = time_shares(sv, &ws, pat, nch, hop, window * period, cr);
+	}
+out:
+	share_ws_destroy(&ws);
+	free(hop);
+	if (*err) {
+		free(cr);
+		return NULL;
+	}
+	return cr;
+}
+
+/* How many phases either side of a chain's connection move slices with
+ * it: one fewer than the chain's slices (solve_fill); NO_FILL where no
+ * chain has fewer slices than hops. */
+uint32_t fill_window(const struct plan *p, const struct plan_pattern *pat,
+		     uint64_t bytes, unsigned nch)
+{
+	double slices = 0;
+	bool filling = false;
+
+	for (size_t i = 0; i < pat->npipes; i++) {
+		const struct plan_pipe *pp = &pat->pipes[i];
+		struct plan_slicing s;
+
+		if (pp->shape == PIPE_RING)
+			continue;
+		plan_slicing(p, pat, pp, bytes, nch, &s);
+		if (!s.active)
+			continue;
+		filling |= s.slices < pp->nhops;
+		if (s.slices > slices)
+			slices = s.slices;
+	}
+	if (!filling)
+		return NO_FILL;
+	return slices > 1 ? (uint32_t)ceil(slices) - 1 : 0;
+}
+

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the analytic backend's files share (analytic.c times the calls,
+ * analytic_share.c solves the links' max-min shares, analytic_slice.c
+ * turns a connection's shares into its slice times, analytic_fill.c
+ * shares a filling chain's links by the time its slices move).
+ */
+#ifndef GDRLAB_ANALYTIC_INTERNAL_H
+#define GDRLAB_ANALYTIC_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "maxmin.h"
+#include "plan.h"
+#include "records.h"
+
+/* How a connection's slots turn over (pipeline_slot_period). */
+struct slot_fifos {
+	bool proxy;                  /* NCCL's proxy's two FIFOs
+				      * (plan_route_proxy_fifos); else one */
+	unsigned send_last, recv_first;
+	double credit_trip;          /* a slice landing and its credit back */
+};
+
+
+/* What sharing leaves one connection, in payload bytes/s. */
+struct conn_rate {
+	double rate;                       /* all its segments busy at once */
+	double seg_bw[PLAN_MAX_STAGES];    /* per segment, competing only with
+					    * the same segment of the others
+					    * (while slices fill the pipe) */
+	double seg_ovh[PLAN_MAX_STAGES];   /* per-slice work per segment */
+	double fill;                       /* while a chain has fewer slices
+					    * than phases: shared with the
+					    * connections of the phases its
+					    * slices overlap (solve_fill) */
+	unsigned nseg;
+	struct slot_fifos fifos;           /* how its slots turn over */
+};
+
+struct rates {
+	unsigned nchannels;
+	uint32_t window;     /* phases either side moving at once
+			      * (solve_fill), or NO_FILL */
+	struct conn_rate *c; /* per connection of the pattern */
+};
+
+/* A call timed: a trace's buckets come back in turn, a few sizes each. */
+struct timed {
+	uint64_t bytes;
+	unsigned nch;
+	struct coll_record rec;
+};
+
+#define TIMED_MAX 16 /* calls remembered a pattern, the oldest replaced */
+
+
+/*
+ * Every connection's links through all its segments (conn_uses, seg -1),
+ * found once a pattern: the steady and the fill shares and the busiest
+ * link all read them, call after call.
+ */
+struct conn_links {
+	struct maxmin_use *uses; /* weighted per byte of volume, as share_conns()
+				  * weighs them */
+	double *weight;          /* each use's weight per payload byte, as
+				  * conn_uses gives it (busiest_link) */
+	size_t *first;           /* nconns + 1: connection i's uses are
+				  * uses[first[i]] .. uses[first[i + 1] - 1];
+				  * NULL until found */
+	double *private_cap;     /* per connection, conn_uses' */
+};
+
+struct pattern_state {
+	struct rates *r;     /* solved channel counts */
+	size_t nr;
+	struct conn_links links;
+	struct timed timed[TIMED_MAX];
+	unsigned ntimed, next_timed;
+};
+
+struct solver {
+	const struct plan *p;
+	const double *cap;
+	size_t nres;
+	struct maxmin_ws *mm; /* analytic_run's, for every solve of the run */
+};
+
+struct phase_index; /* analytic_share.c's */
+
+/*
+ * What share_conns() needs from one solve to the next of a call's rates
+ * (rates_for owns it): the pattern's links and phases, and room for one
+ * solve's flows. A solve takes only the connections it shares among, in
+ * their order: maxmin_solve gives them the same rates as with the others
+ * there at a cap of 0, as they were until 2026-12-02, which froze at 0
+ * before anything moved.
+ */
+struct share_ws {
+	const struct conn_links *links; /* the pattern's (pattern_state) */
+	const struct phase_index *px;   /* rates_for's */
+	double *cap;                    /* nconns: each connection's limits
+					 * through all its segments, the
+					 * stream's included (conn_cap) */
+	struct maxmin_flow *flows;      /* nconns: one solve's */
+	uint32_t *conn;                 /* nconns: each flow's connection */
+	struct maxmin_use *pool;        /* one segment's links (seg >= 0) */
+	size_t room;                    /* of pool */
+	const uint32_t *pick;           /* with @by_phase: these connections
+					 * instead of phases' (time_shares) */
+	size_t npick;
+};
+
+/* fill_window's answer where no chain has fewer slices than hops. */
+#define NO_FILL UINT32_MAX
+
+/* Periods this close are one pace (caps and shares that are equal by
+ * construction, computed along different ways). */
+#define SAME_PACE 1e-9
+
+/* One connection's slice times in a call. */
+struct conn_time {
+	double tau;    /* through all its segments, store and forward */
+	double period; /* between slices, steady, slots aside */
+	double slot;   /* between slices, paced by the slots */
+	bool paced;    /* the period is the stream's limit (plan.h stream_cap) */
+	double seg_tau[PLAN_MAX_STAGES];
+};
+
+static inline bool conn_active(const struct plan_pattern *pat, const struct plan_conn *c,
+			       unsigned nch)
+{
+	return pat->pipes[c->pipe].channel < nch;
+}
+
+/* analytic_share.c: the links and their max-min shares */
+const struct conn_links *links_for(const struct solver *sv, const struct plan_pattern *pat,
+				   struct pattern_state *ps, int *err);
+void conn_links_destroy(struct conn_links *l);
+const struct conn_rate *rates_for(const struct solver *sv, const struct plan_pattern *pat,
+				  struct pattern_state *ps, unsigned nch, uint32_t window,
+				  int *err);
+int share_ws_init(const struct solver *sv, const struct plan_pattern *pat,
+		  struct pattern_state *ps, unsigned nch, struct share_ws *ws);
+void share_ws_destroy(struct share_ws *ws);
+int share_conns(const struct solver *sv, struct share_ws *ws, const struct plan_pattern *pat,
+		unsigned nch, int seg, bool by_phase, uint32_t lo, uint32_t hi,
+		const double *pace, double *rate);
+int longest_paths(const struct plan_pattern *pat, unsigned nch, const double *w, double *at,
+		  uint32_t *phase);
+
+/* analytic_slice.c: a connection's slice times from its shares */
+void conn_time(const struct conn_rate *r, double slice, unsigned slots, bool filling,
+	       double stream_cap, struct conn_time *t);
+double slowest_segment(const struct conn_time *t, unsigned nseg);
+double conn_last(const struct plan_conn *c, const struct conn_time *ct);
+double hop_time(const struct conn_rate *r, const struct plan_pattern *pat,
+		const struct plan_conn *c, double slice, unsigned slots, bool filling,
+		double stream, const struct conn_time *whole);
+
+/* analytic_fill.c: a filling chain's shares told by time */
+uint32_t fill_window(const struct plan *p, const struct plan_pattern *pat, uint64_t bytes,
+		     unsigned nch);
+struct conn_rate *time_rates(const struct solver *sv, const struct plan_pattern *pat,
+			     struct pattern_state *ps, unsigned nch, uint32_t window,
+			     uint64_t bytes, const struct conn_rate *depth, int *err);
+
+#endif

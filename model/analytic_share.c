@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analytic backend's shares: the links each connection's segments
+ * cross, found once a pattern, and the rates max-min fairness
+ * (maxmin.h) leaves each connection of a call on so many channels, in
+ * steady state, per segment while its pipe fills, and over a chain's
+ * window of phases (solve_fill). Solved once per pattern and channel
+ * count (rates_for).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytic_internal.h"
+#include "array_grow.h"
+#include "pipeline.h"
+
+static void slot_fifos_of(const struct plan *p, const struct plan_pattern *pat,
+			  const struct plan_conn *c, struct slot_fifos *f)
+{
+	const struct plan_route *r = &pat->routes[c->route];
+
+	f->proxy = plan_route_proxy_fifos(p, r, &f->send_last, &f->recv_first);
+	f->credit_trip = pipeline_credit_trip(r->latency, c->latency, f->proxy);
+}
+
+/* The switches' links @c's wire stage crosses, when it is in segment
+ * @seg (-1: any), added to @out's @n. */
+static unsigned add_fabric(const struct plan *p, const struct plan_pattern *pat,
+			   const struct plan_conn *c, int seg, double w,
+			   struct maxmin_use *out, unsigned n)
+{
+	const struct plan_route *r = &pat->routes[c->route];
+	int wire = plan_route_wire(r);
+	uint32_t ids[FABRIC_PATH_MAX];
+	unsigned k;
+
+	if (wire < 0 || (seg >= 0 && r->stages[wire].segment != (unsigned)seg))
+		return n;
+	k = plan_conn_fabric(p, pat, c, ids);
+	for (unsigned i = 0; i < k; i++)
+		out[n++] = (struct maxmin_use){ ids[i], w };
+	return n;
+}
+
+/* The links of conn @c's stages of segment @seg (all of them for -1),
+ * merged, weighted; returns how many. */
+static unsigned conn_uses(const struct plan *p, const struct plan_pattern *pat,
+			  const struct plan_conn *c, int seg, double *private_cap,
+			  struct maxmin_use *out)
+{
+	const struct plan_route *r = &pat->routes[c->route];
+	const struct plan_pipe *pp = &pat->pipes[c->pipe];
+	double w = proto_get(pat->proto)->wire_ratio / pp->efficiency;
+	unsigned src = plan_node_of(p, c->src_rank), dst = plan_node_of(p, c->dst_rank);
+	unsigned n = 0;
+
+	*private_cap = INFINITY;
+	for (unsigned s = 0; s < r->nstages; s++) {
+		const struct plan_stage *st = &r->stages[s];
+
+		if (seg >= 0 && st->segment != (unsigned)seg)
+			continue;
+		if (st->private_cap < *private_cap)
+			*private_cap = st->private_cap;
+		for (unsigned u = st->first_use; u < st->first_use + st->nuses; u++) {
+			uint32_t id = plan_use_id(p, &r->uses[u], src, dst);
+			unsigned j;
+
+			for (j = 0; j < n && out[j].resource != id; j++)
+				;
+			if (j == n)
+				out[n++] = (struct maxmin_use){ id, 0 };
+			out[j].weight += r->uses[u].weight * w;
+		}
+	}
+	n = add_fabric(p, pat, c, seg, w, out, n);
+	return n;
+}
+
+/* A connection's own limits: its copy engine, its channel's threads, its
+ * share of the call's whole limit. */
+static double conn_cap(const struct plan_pattern *pat, const struct plan_conn *c,
+		       unsigned nch, double private_cap)
+{
+	double cap = private_cap, pc = pat->pipes[c->pipe].conn_cap;
+
+	if (pc < cap)
+		cap = pc;
+	if (isfinite(pat->total_cap) && pat->total_cap / nch < cap)
+		cap = pat->total_cap / nch;
+	return cap;
+}
+
+void conn_links_destroy(struct conn_links *l)
+{
+	free(l->private_cap);
+	free(l->first);
+	free(l->weight);
+	free(l->uses);
+	memset(l, 0, sizeof(*l));
+}
+
+/*
+ * Shared in pace, bytes per byte of volume: a pipe's slices cross all its
+ * connections, so they move at one pace and each connection's rate is
+ * that pace times its volume. Fair shares of rate would starve a pipe's
+ * big connections (PAT's last round carries half the data, its first 1/n).
+ */
+static void per_volume(const struct plan_conn *c, struct maxmin_use *u, unsigned k)
+{
+	if (c->volume > 0)
+		for (unsigned i = 0; i < k; i++)
+			u[i].weight *= c->volume;
+}
+
+/* Room for @need uses in @l, which has *@room. */
+static int conn_links_grow(struct conn_links *l, size_t need, size_t *room)
+{
+	while (need > *room) {
+		size_t nr = *room ? 2 * *room : 1024;
+		struct maxmin_use *u = realloc(l->uses, nr * sizeof(*u));
+		double *w;
+
+		if (!u)
+			return -ENOMEM;
+		l->uses = u;
+		w = realloc(l->weight, nr * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		l->weight = w;
+		*room = nr;
+	}
+	return 0;
+}
+
+/* @ps's links, found the first time they are asked for; NULL on -ENOMEM. */
+const struct conn_links *links_for(const struct solver *sv,
+				   const struct plan_pattern *pat,
+				   struct pattern_state *ps, int *err)
+{
+	struct conn_links *l = &ps->links;
+	size_t n = pat->nconns ? pat->nconns : 1, at = 0, room = 0;
+	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
+
+	if (l->first)
+		return l;
+	l->first = malloc((pat->nconns + 1) * sizeof(*l->first));
+	l->private_cap = malloc(n * sizeof(*l->private_cap));
+	if (!l->first || !l->private_cap || conn_links_grow(l, 1, &room))
+		goto fail;
+	for (size_t i = 0; i < pat->nconns; i++) {
+		const struct plan_conn *c = &pat->conns[i];
+		unsigned k = conn_uses(sv->p, pat, c, -1, &l->private_cap[i], tmp);
+
+		if (conn_links_grow(l, at + k, &room))
+			goto fail;
+		for (unsigned u = 0; u < k; u++)
+			l->weight[at + u] = tmp[u].weight;
+		per_volume(c, tmp, k);
+		if (k)
+			memcpy(l->uses + at, tmp, k * sizeof(*tmp));
+		l->first[i] = at;
+		at += k;
+	}
+	l->first[pat->nconns] = at;
+	return l;
+fail:
+	conn_links_destroy(l);
+	*err = -ENOMEM;
+	return NULL;
+}
+
+
+/*
+ * Phases: which connections move at once while a pipe fills (phases()),
+ * and each phase's connections in order, for the solves of one phase.
+ */
+struct phase_index {
+	uint32_t *phase;  /* per connection */
+	uint32_t nphases;
+	uint32_t *order;  /* every connection, phase by phase, each phase's
+			   * in order */
+	size_t *start;    /* nphases + 1: phase p's are order[start[p]] ..
+			   * order[start[p + 1] - 1] */
+};
+
+/* The connections of phases @lo to @hi (all with @all), in order, into
+ * @out; returns how many. */
+static size_t select_conns(const struct phase_index *px, size_t nconns, bool all,
+			   uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	size_t n = 0;
+
+	if (all) {
+		for (size_t i = 0; i < nconns; i++)
+			out[n++] = (uint32_t)i;
+	} else if (lo == hi) {
+		n = px->start[lo + 1] - px->start[lo];
+		memcpy(out, px->order + px->start[lo], n * sizeof(*out));
+	} else {
+		for (size_t i = 0; i < nconns; i++)
+			if (px->phase[i] >= lo && px->phase[i] <= hi)
+				out[n++] = (uint32_t)i;
+	}
+	return n;
+}
+
+/*
+ * Max-min over the active connections, restricted to segment @seg (-1:
+ * all) and, with @by_phase, to the connections of phases @lo to @hi. With
+ * @pace, each connection is first capped at its pipe's pace from @pace[]
+ * (payload bytes/s per byte of volume). A connection of a channel the call
+ * leaves out gets 0.
+ */
+int share_conns(const struct solver *sv, struct share_ws *ws,
+		const struct plan_pattern *pat, unsigned nch, int seg, bool by_phase,
+		uint32_t lo, uint32_t hi, const double *pace, double *rate)
+{
+	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
+	const struct conn_links *l = ws->links;
+	struct maxmin_flow *flows = ws->flows;
+	size_t nsel, nf = 0, at = 0;
+	int err;
+
+	if (by_phase && ws->pick) {
+		nsel = ws->npick;
+		memcpy(ws->conn, ws->pick, nsel * sizeof(*ws->conn));
+	} else {
+		nsel = select_conns(ws->px, pat->nconns, !by_phase, lo, hi, ws->conn);
+	}
+
+	/* ws->conn[nf] is written once ws->conn[j] (j >= nf) is read */
+	for (size_t j = 0; j < nsel; j++) {
+		size_t i = ws->conn[j];
+		const struct plan_conn *c = &pat->conns[i];
+		struct maxmin_flow *f = &flows[nf];
+
+		if (!conn_active(pat, c, nch)) {
+			rate[i] = 0;
+			continue;
+		}
+		if (seg < 0) {
+			f->uses = l->uses + l->first[i];
+			f->nuses = (unsigned)(l->first[i + 1] - l->first[i]);
+			f->cap = ws->cap[i]; /* the stream's limits too */
+		} else {
+			double pcap;
+			unsigned k = conn_uses(sv->p, pat, c, seg, &pcap, tmp);
+
+			while (at + k > ws->room)
+				if (array_grow((void **)&ws->pool, ws->room, &ws->room,
+					       sizeof(*ws->pool)))
+					return -ENOMEM;
+			per_volume(c, tmp, k);
+			if (k)
+				memcpy(ws->pool + at, tmp, k * sizeof(*tmp));
+			f->uses = NULL; /* set once the pool has stopped moving */
+			f->nuses = k;
+			f->cap = conn_cap(pat, c, nch, pcap);
+			at += k;
+		}
+		if (pace && pace[c->pipe] * c->volume < f->cap)
+			f->cap = pace[c->pipe] * c->volume;
+		if (c->volume > 0)
+			f->cap /= c->volume;
+		ws->conn[nf++] = (uint32_t)i;
+	}
+	if (seg >= 0)
+		for (size_t j = 0, u = 0; j < nf; j++) {
+			flows[j].uses = flows[j].nuses ? ws->pool + u : NULL;
+			u += flows[j].nuses;
+		}
+	err = maxmin_ws_solve(sv->mm, sv->cap, flows, nf);
+	for (size_t j = 0; !err && j < nf; j++) {
+		const struct plan_conn *c = &pat->conns[ws->conn[j]];
+
+		rate[ws->conn[j]] = flows[j].nuses || isfinite(flows[j].cap) ?
+					    flows[j].rate * (c->volume > 0 ? c->volume : 1) :
+					    INFINITY;
+	}
+	return err;
+}
+
+/* Each pipe's pace: the slowest rate per byte of volume among its
+ * connections. */
+static void pipe_pace(const struct plan_pattern *pat, const double *rate,
+		      unsigned nch, double *pace)
+{
+	for (size_t i = 0; i < pat->npipes; i++)
+		pace[i] = INFINITY;
+	for (size_t i = 0; i < pat->nconns; i++) {
+		const struct plan_conn *c = &pat->conns[i];
+
+		if (conn_active(pat, c, nch) && c->volume > 0 &&
+		    rate[i] / c->volume < pace[c->pipe])
+			pace[c->pipe] = rate[i] / c->volume;
+	}
+}
+
+/*
+ * Phases: which connections move at once while a pipe fills. A ring's
+ * connections all start at once (every rank has a chunk of its own), so
+ * they are one phase. A chain's slice crosses its hops one after another
+ * and, the channels being alike, every channel's slice is at the same
+ * depth at the same time: a connection's phase is its depth in the
+ * dependency graph (sources 0, then one more than its deepest input).
+ * Depth first, each connection once (passes over them all until nothing
+ * moved took a dozen at 1024 nodes; the depths are the same).
+ */
+struct phase_walk {
+	uint32_t conn; /* a connection on the way down its inputs */
+	unsigned next; /* how many of its inputs are done */
+};
+
+/*
+ * The longest ways to each connection of a chain through its inputs: its
+ * depth, @phase[i], one more than its deepest input's, or its time,
+ * @at[i], the most over its inputs of their own plus the input's @w[]
+ * (whichever of @phase and @at is not NULL). Sources, rings' connections
+ * and a left-out channel's are at 0, and so end a chain.
+ */
+int longest_paths(const struct plan_pattern *pat, unsigned nch, const double *w,
+		  double *at, uint32_t *phase)
+{
+	/* per connection: 0 not reached, 1 its inputs being found, 2 done */
+	uint8_t *state = calloc(pat->nconns ? pat->nconns : 1, sizeof(*state));
+	struct phase_walk *stack;
+	size_t depth = 0;
+	int err = 0;
+
+	stack = malloc((pat->nconns ? pat->nconns : 1) * sizeof(*stack));
+	if (!state || !stack) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < pat->nconns; i++) {
+		const struct plan_conn *c = &pat->conns[i];
+
+		if (at)
+			at[i] = 0;
+		if (phase)
+			phase[i] = 0;
+		if (!conn_active(pat, c, nch) || pat->pipes[c->pipe].shape == PIPE_RING)
+			state[i] = 2;
+	}
+	for (size_t i = 0; i < pat->nconns && !err; i++) {
+		if (state[i])
+			continue;
+		state[i] = 1;
+		stack[depth++] = (struct phase_walk){ (uint32_t)i, 0 };
+		while (depth && !err) {
+			uint32_t t = stack[depth - 1].conn;
+			const struct plan_conn *c = &pat->conns[t];
+			unsigned d = stack[depth - 1].next;
+
+			if (d < c->ndeps) {
+				uint32_t in = c->deps[d];
+
+				if (state[in] == 1) {
+					err = -ELOOP; /* a chain with a cycle: a bad plan */
+				} else if (state[in] == 0) {
+					state[in] = 1;
+					stack[depth++] = (struct phase_walk){ in, 0 };
+				} else {
+					if (at && at[in] + w[in] > at[t])
+						at[t] = at[in] + w[in];
+					if (phase && phase[in] + 1 > phase[t])
+						phase[t] = phase[in] + 1;
+					stack[depth - 1].next++;
+				}
+				continue;
+			}
+			state[t] = 2;
+			depth--;
+		}
+	}
+out:
+	free(stack);
+	free(state);
+	return err;
+}
+
+static void phase_index_destroy(struct phase_index *px)
+{
+	free(px->start);
+	free(px->order);
+	free(px->phase);
+	memset(px, 0, sizeof(*px));
+}
+
+/* The phases of a call on @nch channels, and their connections. */
+static int phase_index_init(const struct plan_pattern *pat, unsigned nch,
+			    struct phase_index *px)
+{
+	size_t n = pat->nconns ? pat->nconns : 1;
+	int err;
+
+	memset(px, 0, sizeof(*px));
+	px->phase = malloc(n * sizeof(*px->phase));
+	px->order = malloc(n * sizeof(*px->order));
+	if (!px->phase || !px->order)
+		return -ENOMEM;
+	err = longest_paths(pat, nch, NULL, NULL, px->phase);
+	px->nphases = 1;
+	for (size_t i = 0; !err && i < pat->nconns; i++)
+		if (px->phase[i] + 1 > px->nphases)
+			px->nphases = px->phase[i] + 1;
+	if (err)
+		return err;
+	px->start = calloc(px->nphases + 2, sizeof(*px->start));
+	if (!px->start)
+		return -ENOMEM;
+	/* counted, then placed: a counting sort keeps each phase's order */
+	for (size_t i = 0; i < pat->nconns; i++)
+		px->start[px->phase[i] + 2]++;
+	for (uint32_t p = 1; p <= px->nphases; p++)
+		px->start[p + 1] += px->start[p];
+	for (size_t i = 0; i < pat->nconns; i++)
+		px->order[px->start[px->phase[i] + 1]++] = (uint32_t)i;
+	return 0;
+}
+
+/* The steady shares, and each segment's while a pipe fills. */
+static int solve(const struct solver *sv, struct share_ws *ws,
+		 const struct plan_pattern *pat, unsigned nch, struct conn_rate *cr)
+{
+	const struct phase_index *px = ws->px;
+	size_t n = pat->nconns ? pat->nconns : 1;
+	double *rate = calloc(n, sizeof(*rate));
+	double *pace = calloc(pat->npipes ? pat->npipes : 1, sizeof(*pace));
+	unsigned nseg = 0;
+	int err = -ENOMEM;
+
+	if (!rate || !pace)
+		goto out;
+	err = share_conns(sv, ws, pat, nch, -1, false, 0, 0, NULL, rate);
+	if (!err) {
+		pipe_pace(pat, rate, nch, pace);
+		err = share_conns(sv, ws, pat, nch, -1, false, 0, 0, pace, rate);
+	}
+	for (size_t i = 0; !err && i < pat->nconns; i++) {
+		const struct plan_route *r = &pat->routes[pat->conns[i].route];
+
+		cr[i].rate = rate[i];
+		slot_fifos_of(sv->p, pat, &pat->conns[i], &cr[i].fifos);
+		cr[i].nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
+		if (cr[i].nseg > nseg)
+			nseg = cr[i].nseg;
+		for (unsigned s = 0; s < r->nstages; s++)
+			cr[i].seg_ovh[r->stages[s].segment] += r->stages[s].chunk_overhead;
+	}
+	/* While a pipe fills, a slice's segments take turns, and only the
+	 * connections of its phase move with it. */
+	for (uint32_t ph = 0; !err && ph < px->nphases; ph++)
+		for (unsigned k = 0; !err && k < nseg; k++) {
+			err = share_conns(sv, ws, pat, nch, (int)k, true, ph, ph, NULL, rate);
+			for (size_t j = px->start[ph]; !err && j < px->start[ph + 1]; j++)
+				if (k < cr[px->order[j]].nseg)
+					cr[px->order[j]].seg_bw[k] = rate[px->order[j]];
+		}
+	for (size_t i = 0; !err && i < pat->nconns; i++)
+		cr[i].fill = cr[i].rate;
+out:
+	free(pace);
+	free(rate);
+	return err;
+}
+
+/*
+ * A chain of fewer slices than phases has a slice at @window phases
+ * either side of a connection's while it moves its own: those move with
+ * it, through all their segments. The channels being alike, every
+ * channel's slices are at the same depths, so the connections that share
+ * a NIC or a host's memory across channels all move at once: a chain's
+ * hops taking turns frees nothing there.
+ */
+static int solve_fill(const struct solver *sv, struct share_ws *ws,
+		      const struct plan_pattern *pat, unsigned nch, uint32_t window,
+		      struct conn_rate *cr)
+{
+	const struct phase_index *px = ws->px;
+	uint32_t nphases = px->nphases;
+	double *rate = calloc(pat->nconns ? pat->nconns : 1, sizeof(*rate));
+	int err = 0;
+
+	if (!rate)
+		return -ENOMEM;
+	for (size_t i = 0; i < pat->nconns; i++)
+		cr[i].fill = cr[i].rate;
+	for (uint32_t ph = 0, lo = 0, hi = 0; !err && window + 1 < nphases && ph < nphases; ph++) {
+		/* the phases in the window, clamped at the chain's ends: a
+		 * wide window's middle phases share one set, solved once */
+		uint32_t new_lo = ph > window ? ph - window : 0;
+		uint32_t new_hi = ph + window < nphases ? ph + window : nphases - 1;
+
+		if (!ph || new_lo != lo || new_hi != hi)
+			err = share_conns(sv, ws, pat, nch, -1, true, new_lo, new_hi, NULL, rate);
+		lo = new_lo;
+		hi = new_hi;
+		for (size_t j = px->start[ph]; !err && j < px->start[ph + 1]; j++) {
+			size_t i = px->order[j];
+
+			if (pat->pipes[pat->conns[i].pipe].shape != PIPE_RING)
+				cr[i].fill = rate[i];
+		}
+	}
+	free(rate);
+	return err;
+}
+
+/* @ws for the solves of a call on @nch channels (its phases aside). */
+int share_ws_init(const struct solver *sv, const struct plan_pattern *pat,
+		  struct pattern_state *ps, unsigned nch, struct share_ws *ws)
+{
+	size_t n = pat->nconns ? pat->nconns : 1;
+	int err = 0;
+
+	ws->links = links_for(sv, pat, ps, &err);
+	ws->cap = malloc(n * sizeof(*ws->cap));
+	ws->flows = malloc(n * sizeof(*ws->flows));
+	ws->conn = malloc(n * sizeof(*ws->conn));
+	if (!err && (!ws->cap || !ws->flows || !ws->conn))
+		err = -ENOMEM;
+	/* The stream's limits bind the steady shares only: while a pipe
+	 * fills, a slice takes its links' pace (plan.h). */
+	for (size_t i = 0; !err && i < pat->nconns; i++) {
+		const struct plan_conn *c = &pat->conns[i];
+
+		ws->cap[i] = fmin(conn_cap(pat, c, nch, ws->links->private_cap[i]),
+				  plan_stream_cap(pat, &pat->pipes[c->pipe], nch));
+	}
+	return err;
+}
+
+void share_ws_destroy(struct share_ws *ws)
+{
+	free(ws->pool);
+	free(ws->conn);
+	free(ws->flows);
+	free(ws->cap);
+}
+
+const struct conn_rate *rates_for(const struct solver *sv,
+				  const struct plan_pattern *pat,
+				  struct pattern_state *ps, unsigned nch,
+				  uint32_t window, int *err)
+{
+	const struct rates *same_nch = NULL;
+	size_t same = SIZE_MAX; /* ps->r's index of the rates of nch, if any */
+	struct phase_index px = { 0 };
+	struct share_ws ws = { .px = &px };
+	struct rates *nr;
+
+	for (size_t i = 0; i < ps->nr; i++)
+		if (ps->r[i].nchannels == nch) {
+			if (window == NO_FILL || ps->r[i].window == window)
+				return ps->r[i].c;
+			same = i;
+		}
+	nr = realloc(ps->r, (ps->nr + 1) * sizeof(*nr));
+	if (!nr) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (same != SIZE_MAX)
+		same_nch = &nr[same];
+	ps->r = nr;
+	nr = &ps->r[ps->nr];
+	nr->nchannels = nch;
+	nr->window = window;
+	nr->c = calloc(pat->nconns ? pat->nconns : 1, sizeof(*nr->c));
+	if (!nr->c) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	ps->nr++;
+	*err = share_ws_init(sv, pat, ps, nch, &ws);
+	if (!*err)
+		*err = phase_index_init(pat, nch, &px);
+	/* The steady and per-segment shares do not depend on the window. */
+	if (!*err && same_nch)
+		memcpy(nr->c, same_nch->c, pat->nconns * sizeof(*nr->c));
+	else if (!*err)
+		*err = solve(sv, &ws, pat, nch, nr->c);
+	if (!*err && window != NO_FILL)
+		*err = solve_fill(sv, &ws, pat, nch, window, nr->c);
+	share_ws_destroy(&ws);
+	phase_index_destroy(&px);
+	return *err ? NULL : nr->c;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A connection's slice times in the analytic backend: from the shares its
+ * links left it (analytic_share.c), how long a slice takes through its
+ * segments, how often it passes one in steady state or as its slots turn
+ * over, and when its last one lands.
+ */
+#include <math.h>
+
+#include "analytic_internal.h"
+#include "pipeline.h"
+
+/* What the slower of a connection's FIFOs spans of its slice's way. */
+static double slot_fifo_tau(const struct conn_time *t, unsigned nseg,
+			    const struct slot_fifos *f)
+{
+	double send = 0, recv = 0;
+
+	if (!f->proxy)
+		return t->tau;
+	for (unsigned k = 0; k < nseg; k++) {
+		if (k <= f->send_last)
+			send += t->seg_tau[k];
+		if (k >= f->recv_first)
+			recv += t->seg_tau[k];
+	}
+	return send > recv ? send : recv;
+}
+
+/*
+ * @filling: a chain of fewer slices than hops, whose links are shared only
+ * by the connections whose slices move at once (conn_rate.fill), never
+ * more than while the pipe fills; else the steady share.
+ */
+void conn_time(const struct conn_rate *r, double slice, unsigned slots,
+	       bool filling, double stream_cap, struct conn_time *t)
+{
+	double eff = filling ? r->fill : r->rate, steady;
+
+	t->tau = 0;
+	for (unsigned k = 0; k < r->nseg; k++) {
+		double bw = r->seg_bw[k];
+
+		t->seg_tau[k] = r->seg_ovh[k] + (isfinite(bw) && bw > 0 ? slice / bw : 0);
+		t->tau += t->seg_tau[k];
+		if (bw < eff)
+			eff = bw;
+	}
+	steady = isfinite(eff) && eff > 0 ? slice / eff : 0;
+	/* In steady state the flow passes a slice every slice / its share,
+	 * and each segment takes one at a time with its own work. */
+	t->period = steady;
+	for (unsigned k = 0; k < r->nseg; k++)
+		if (t->seg_tau[k] > t->period)
+			t->period = t->seg_tau[k];
+	/* However few slices share the links, the stream takes no more
+	 * than its limit allows; it is paced too where its steady share
+	 * is that limit (share_conns() caps the steady shares at it). */
+	t->paced = isfinite(stream_cap) && stream_cap > 0 &&
+		   slice / stream_cap >= t->period * (1 - SAME_PACE);
+	if (t->paced && slice / stream_cap > t->period)
+		t->period = slice / stream_cap;
+	t->slot = pipeline_slot_period(slot_fifo_tau(t, r->nseg, &r->fifos),
+				       r->fifos.credit_trip, slots);
+}
+
+/* The longest a slice takes through one of a connection's segments. */
+double slowest_segment(const struct conn_time *t, unsigned nseg)
+{
+	double worst = 0;
+
+	for (unsigned k = 0; k < nseg; k++)
+		if (t->seg_tau[k] > worst)
+			worst = t->seg_tau[k];
+	return worst;
+}
+
+/*
+ * When @c's last slice lands after it has passed its first K - 1 slices
+ * one period apart: its latency after the period, and, where the
+ * stream's limit paces it, its links' tau instead of the period (the
+ * slice takes its links' pace: plan.h stream_cap).
+ */
+double conn_last(const struct plan_conn *c, const struct conn_time *ct)
+{
+	return c->latency + (ct->paced && ct->slot <= ct->period ? ct->tau - ct->period : 0);
+}
+
+/*
+ * What a slice of @slice bytes takes to cross @c's hop: its latency and
+ * tau, a cut-through hop holding it back by one grain only. @whole: the
+ * slice's conn_time where the caller has it, else NULL.
+ */
+double hop_time(const struct conn_rate *r, const struct plan_pattern *pat,
+		const struct plan_conn *c, double slice, unsigned slots, bool filling,
+		double stream, const struct conn_time *whole)
+{
+	double grain = proto_get(pat->proto)->grain;
+	struct conn_time ct;
+
+	if (pat->routes[c->route].cut_through && slice > grain)
+		slice = grain;
+	else if (whole)
+		return c->latency + whole->tau;
+	conn_time(r, slice, slots, filling, stream, &ct);
+	return c->latency + ct.tau;
+}
