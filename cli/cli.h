@@ -39,6 +39,30 @@ int cli_fail(const char *cmd, enum cli_stage stage, int err,
 /* A whole number in 1..@max: 0, or -EINVAL. */
 int cli_parse_unsigned(const char *s, unsigned max, unsigned *out);
 
+/* What a shipped file is, by name (cli_shipped_file). */
+enum cli_shipped {
+	CLI_SHIPPED_TOPOLOGY, /* configs/NAME.yaml, configs/validation/NAME.yaml */
+	CLI_SHIPPED_TRACE,    /* traces/NAME.jsonl */
+};
+
+/*
+ * The file option @opt of @cmd names, @arg: @arg itself where it is a
+ * file (or any path with a '/'), else a shipped one by that name in the
+ * data folder (cli_data_dir: "-t h100-pcie5-400g", "-T resnet50-ddp"),
+ * the extension optional. *@out is the file to read, valid for the
+ * process. Returns 0, or the exit status after a one-line usage error
+ * where a bare name is neither.
+ */
+int cli_shipped_file(const char *cmd, const char *opt, const char *arg,
+		     enum cli_shipped kind, const char **out);
+
+/* The same, into @out (@len bytes): 1 where a shipped file was found
+ * there, 0 where @arg is to be read as it is, -ENOENT where a bare name
+ * is neither (cli_shipped_error says so in @msg). */
+int cli_shipped_lookup(const char *arg, enum cli_shipped kind, char *out, size_t len);
+void cli_shipped_error(const char *opt, const char *arg, enum cli_shipped kind, char *msg,
+		       size_t len);
+
 /* validate's --tolerance PCT, above 0 and at most 1000: 0, or the exit
  * status after a one-line usage error of @cmd. */
 int cli_parse_tolerance(const char *cmd, const char *arg, double *pct);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "cli.h"
@@ -45,6 +46,68 @@ int cli_fail(const char *cmd, enum cli_stage stage, int err,
 
 	fprintf(stderr, "gdrlab %s: %s\n", cmd, d->msg[0] ? d->msg : strerror(-err));
 	return input ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+/* The folders a shipped file of each kind is looked for in, in order. */
+static const struct {
+	const char *what, *ext, *dirs[2];
+} shipped[] = {
+	[CLI_SHIPPED_TOPOLOGY] = { "topology", ".yaml", { "configs", "configs/validation" } },
+	[CLI_SHIPPED_TRACE] = { "trace", ".jsonl", { "traces", NULL } },
+};
+
+static bool bare_name(const char *s)
+{
+	return s[0] && s[0] != '.' &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") ==
+		       strlen(s);
+}
+
+int cli_shipped_lookup(const char *arg, enum cli_shipped kind, char *out, size_t len)
+{
+	size_t n = strlen(arg), elen = strlen(shipped[kind].ext);
+	bool has_ext = n > elen && !strcmp(arg + n - elen, shipped[kind].ext);
+
+	if (!bare_name(arg) || !access(arg, F_OK))
+		return 0;
+	for (unsigned i = 0; i < 2 && shipped[kind].dirs[i]; i++) {
+		int k = snprintf(out, len, "%s/%s/%s%s", cli_data_dir(), shipped[kind].dirs[i], arg,
+				 has_ext ? "" : shipped[kind].ext);
+
+		if (k > 0 && (size_t)k < len && !access(out, F_OK))
+			return 1;
+	}
+	return -ENOENT;
+}
+
+void cli_shipped_error(const char *opt, const char *arg, enum cli_shipped kind, char *msg,
+		       size_t len)
+{
+	snprintf(msg, len, "%s: '%s': no such file, nor a shipped %s of that name (%s/%s/*%s)",
+		 opt, arg, shipped[kind].what, cli_data_dir(), shipped[kind].dirs[0],
+		 shipped[kind].ext);
+}
+
+int cli_shipped_file(const char *cmd, const char *opt, const char *arg,
+		     enum cli_shipped kind, const char **out)
+{
+	/* a command resolves a topology, a layout and a trace at most; a
+	 * fifth option is read as it is given */
+	static char kept[4][4096];
+	static unsigned nkept;
+	char msg[DIAG_MSG_MAX];
+	int found;
+
+	*out = arg;
+	if (nkept == 4)
+		return 0;
+	found = cli_shipped_lookup(arg, kind, kept[nkept], sizeof(kept[0]));
+	if (found > 0)
+		*out = kept[nkept++];
+	if (found >= 0)
+		return 0;
+	cli_shipped_error(opt, arg, kind, msg, sizeof(msg));
+	return cli_usage_error(cmd, "%s", msg);
 }
 
 int cli_parse_unsigned(const char *s, unsigned max, unsigned *out)

@@ -24,7 +24,8 @@ static const char busbw_usage[] =
 	"model backend, with the algorithm, protocol and channels NCCL's tuner\n"
 	"picks and NCCL's own estimate of the time beside each row.\n"
 	"\n"
-	"  -t, --topology FILE     node and cluster description (YAML; see configs/)\n"
+	"  -t, --topology FILE     node and cluster description (YAML), or a shipped\n"
+	"                          one by name (h100-pcie5-400g: configs/NAME.yaml)\n"
 	"  -n, --nodes N           number of nodes (default: the topology's)\n"
 	"  -b, --minbytes SIZE     smallest size (default 8); K, M, G: powers of 1024\n"
 	"  -e, --maxbytes SIZE     largest size (default 8G)\n"
@@ -128,7 +129,8 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 	while ((c = getopt_long(argc, argv, ":t:n:b:e:f:i:d:p:g:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			a->topology = optarg;
+			if (cli_shipped_file("busbw", "--topology", optarg, CLI_SHIPPED_TOPOLOGY, &a->topology))
+				return EXIT_USAGE;
 			break;
 		case 'b':
 		case 'e':

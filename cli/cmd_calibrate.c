@@ -71,11 +71,13 @@ static const char calib_usage[] =
 	"  -t, --topology FILE     where the staging chunk and buffers come from\n"
 	"                          (default configs/emu-vm.yaml); real with no NIC\n"
 	"                          here: the NIC's rate and latency too\n"
-	"  -T, --trace FILE        trace for the prediction check\n"
+	"  -T, --trace FILE        trace for the prediction check (or a shipped one\n"
+	"                          by name)\n"
 	"                          (default traces/emu-small.jsonl)\n"
 	"  -o, --output FILE       topology file to write (default calibrated.yaml)\n"
 	"      --layout FILE       write the measured figures into this machine's own\n"
-	"                          layout (gdrlab probe --emit-topology, or a preset)\n"
+	"                          layout (gdrlab probe --emit-topology, or a preset,\n"
+	"                          a file or a shipped one by name)\n"
 	"                          instead of two nodes of one GPU and one NIC\n"
 	"      --size SIZE         bytes for the bandwidth transfer (default 8MiB)\n"
 	"      --devices LIST      RDMA devices of the two nodes (e.g. rxe0,rxe1)\n"
@@ -388,10 +390,12 @@ static int parse(int argc, char **argv, struct calib *c)
 			c->backend = optarg;
 			break;
 		case 't':
-			c->topology = optarg;
+			if (cli_shipped_file("calibrate", "--topology", optarg, CLI_SHIPPED_TOPOLOGY, &c->topology))
+				return EXIT_USAGE;
 			break;
 		case 'T':
-			c->trace = optarg;
+			if (cli_shipped_file("calibrate", "--trace", optarg, CLI_SHIPPED_TRACE, &c->trace))
+				return EXIT_USAGE;
 			c->trace_given = true;
 			break;
 		case 'o':
@@ -407,7 +411,8 @@ static int parse(int argc, char **argv, struct calib *c)
 			c->devices = optarg;
 			break;
 		case 'L':
-			c->layout = optarg;
+			if (cli_shipped_file("calibrate", "--layout", optarg, CLI_SHIPPED_TOPOLOGY, &c->layout))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			fputs(calib_usage, stdout);

@@ -353,7 +353,8 @@ int cmd_report(int argc, char **argv)
 			timeline = optarg;
 			break;
 		case 't':
-			topology = optarg;
+			if (cli_shipped_file("report", "--topology", optarg, CLI_SHIPPED_TOPOLOGY, &topology))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			fputs(report_usage, stdout);

@@ -38,8 +38,10 @@ static const char run_usage[] =
 	"\n"
 	"%s\n"
 	"\n"
-	"  -t, --topology FILE     node and cluster description (YAML; see configs/)\n"
-	"  -T, --trace FILE        gradient-exchange trace (JSON Lines; see traces/)\n"
+	"  -t, --topology FILE     node and cluster description (YAML), or a shipped\n"
+	"                          one by name (h100-pcie5-400g: configs/NAME.yaml)\n"
+	"  -T, --trace FILE        gradient-exchange trace (JSON Lines), or a shipped\n"
+	"                          one by name (resnet50-ddp: traces/NAME.jsonl)\n"
 	"%s"
 	"  -n, --nodes N           number of nodes (default: the topology's)\n"
 	"      --set PATH=VALUE    a value of the topology file replaced by its dotted\n"
@@ -124,10 +126,12 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 	while ((c = getopt_long(argc, argv, ":t:T:n:b:p:g:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			a->topology = optarg;
+			if (cli_shipped_file(cmd, "--topology", optarg, CLI_SHIPPED_TOPOLOGY, &a->topology))
+				return EXIT_USAGE;
 			break;
 		case 'T':
-			a->trace = optarg;
+			if (cli_shipped_file(cmd, "--trace", optarg, CLI_SHIPPED_TRACE, &a->trace))
+				return EXIT_USAGE;
 			break;
 		case 'b':
 			a->backend = optarg;
@@ -327,6 +331,21 @@ static int job_spec(const char *spec, char *file, size_t len, unsigned *nodes, u
 	return 0;
 }
 
+/* A job's trace file, or a shipped one by that name (cli_shipped_file). */
+static int job_trace_file(char *file, size_t len, struct diag *d)
+{
+	char shipped[sizeof(((struct trace *)0)->file)];
+	int found = cli_shipped_lookup(file, CLI_SHIPPED_TRACE, shipped, sizeof(shipped));
+
+	if (found == -ENOENT) {
+		cli_shipped_error("--job", file, CLI_SHIPPED_TRACE, d->msg, sizeof(d->msg));
+		return -ENOENT;
+	}
+	if (found > 0 && strlen(shipped) < len)
+		strcpy(file, shipped);
+	return 0;
+}
+
 /* Every --job's trace, merged into s->trace on its nodes (trace_jobs.h). */
 static int load_jobs(struct session *s, struct run_args *a, struct diag *d)
 {
@@ -342,6 +361,8 @@ static int load_jobs(struct session *s, struct run_args *a, struct diag *d)
 		const char *where;
 
 		err = job_spec(a->jobs[loaded], file, sizeof(file), nodes, &n, d);
+		if (!err)
+			err = job_trace_file(file, sizeof(file), d);
 		if (!err && !(ranks[loaded] = malloc((size_t)n * gpn * sizeof(unsigned))))
 			err = -ENOMEM;
 		if (!err)

@@ -54,7 +54,9 @@ static const char validate_usage[] =
 	"\n"
 	"  -b, --backend NAME      the measuring backend: emu or real\n"
 	"  -t, --topology FILE     topology file, typically from 'gdrlab calibrate'\n"
-	"  -T, --trace FILE        gradient-exchange trace (JSON Lines)\n"
+	"                          (or a shipped one by name: configs/NAME.yaml)\n"
+	"  -T, --trace FILE        gradient-exchange trace (JSON Lines; or a shipped\n"
+	"                          one by name: traces/NAME.jsonl)\n"
 	"  -P, --predict NAME      the predicting backend: analytic (default) or model\n"
 	"  -n, --nodes N           number of nodes (default: the topology's)\n"
 	"  -p, --path PATH         staged, direct, or auto (default)\n"
@@ -112,10 +114,12 @@ static int parse(int argc, char **argv, struct validate_args *a)
 			a->predict = optarg;
 			break;
 		case 't':
-			a->topology = optarg;
+			if (cli_shipped_file("validate", "--topology", optarg, CLI_SHIPPED_TOPOLOGY, &a->topology))
+				return EXIT_USAGE;
 			break;
 		case 'T':
-			a->trace = optarg;
+			if (cli_shipped_file("validate", "--trace", optarg, CLI_SHIPPED_TRACE, &a->trace))
+				return EXIT_USAGE;
 			break;
 		case 'o':
 			rc = cli_parse_tolerance("validate", optarg, &a->tolerance);

@@ -42,7 +42,8 @@ const char validate_nccl_tests_usage[] =
 	"                          sizes are the file's; its out-of-place times\n"
 	"                          (in place where it has none) are the measurement\n"
 	"  -t, --topology FILE     the measured nodes: as many GPUs per node as the\n"
-	"                          file has ranks per host\n"
+	"                          file has ranks per host (or a shipped topology by\n"
+	"                          name: abci-v100-2xedr, configs/validation/NAME.yaml)\n"
 	"  -n, --nodes N           nodes to predict (default: the file's hosts)\n"
 	"      --op OP             the collective, for files that do not name it\n"
 	"                          (nccl-tests before 2.16.7): allreduce, all_gather,\n"
@@ -114,7 +115,8 @@ static int parse(int argc, char **argv, struct vnt_args *a)
 			a->file = optarg;
 			break;
 		case 't':
-			a->topology = optarg;
+			if (cli_shipped_file("validate", "--topology", optarg, CLI_SHIPPED_TOPOLOGY, &a->topology))
+				return EXIT_USAGE;
 			break;
 		case OPT_OP:
 			if (!nccl_coll_find(optarg))

@@ -206,6 +206,22 @@ if ! "$gdrlab" backends | grep -q '^emu  *absent'; then
     bad_usage "a measuring backend" "--backend: 'emu' measures, it does not predict" -- -t "$abci" --backend emu
 fi
 bad_usage "no algorithm left, and why" "size 8: --algo/--proto allow no algorithm and protocol that can run allreduce here (NVLS/Simple: needs NVSwitches with NVLink SHARP" -- -t "$abci" --algo nvls
+# --- a shipped topology by name: configs/NAME.yaml, then
+# configs/validation/; a file of that name here comes first
+expect 0 "by path" -- "$gdrlab" busbw -t "$src/configs/validation/abci-v100-2xedr.yaml" -b 1M -e 4M
+cp "$tmp/out" "$tmp/by_path.txt"
+expect 0 "by name" -- "$gdrlab" busbw -t abci-v100-2xedr -b 1M -e 4M
+same "shipped by name" "$tmp/out" "$tmp/by_path.txt"
+expect 0 "by name with its extension" -- "$gdrlab" busbw -t abci-v100-2xedr.yaml -b 1M -e 4M
+same "shipped by name.yaml" "$tmp/out" "$tmp/by_path.txt"
+has "$tmp/out" "^# topology abci-v100-2xedr ($src/configs/validation/abci-v100-2xedr.yaml)"
+mkdir "$tmp/here"
+cp "$src/configs/h100-pcie5-400g.yaml" "$tmp/here/abci-v100-2xedr.yaml"
+(cd "$tmp/here" && "$gdrlab" busbw -t abci-v100-2xedr.yaml -b 1M -e 1M) >"$tmp/out" 2>"$tmp/err" ||
+    { echo "FAIL: a file here named like a preset"; cat "$tmp/err"; fail=1; }
+has "$tmp/out" "^# topology h100-pcie5-400g (abci-v100-2xedr.yaml)"
+bad_usage "unknown shipped name" "--topology: 'no-such-preset': no such file, nor a shipped topology of that name ($src/configs/\\*.yaml)" -- -t no-such-preset
+GDRLAB_DATA_DIR=$tmp/here bad_usage "data folder moved" "--topology: 'abci-v100-2xedr': no such file, nor a shipped topology" -- -t abci-v100-2xedr
 expect 2 "missing topology file" -- "$gdrlab" busbw -t "$tmp/none.yaml" --json "$tmp/no.json"
 has "$tmp/err" "none.yaml"
 one_line "$tmp/err"

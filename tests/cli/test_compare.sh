@@ -39,4 +39,15 @@ for p in direct staged staged-memcpy; do
     case "$p:$l" in staged*LL128*) echo "FAIL: $p without GPUDirect on LL128: $l"; fail=1 ;; esac
 done
 case "$(line_of direct)" in *LL128*) ;; *) echo "FAIL: direct's line has no LL128: $(line_of direct)"; fail=1 ;; esac
+
+# The shipped topology and trace by name (configs/NAME.yaml,
+# traces/NAME.jsonl): the same run, the same files named in its JSON
+expect 0 "compare by name" -- "$gdrlab" compare -t a100-pcie4-200g -T resnet50-ddp --json "$tmp/n.json"
+diff <(grep -v '_file"' "$tmp/c.json") <(grep -v '_file"' "$tmp/n.json") >"$tmp/diff" ||
+    { echo "FAIL: compare by name differs from by path:"; cat "$tmp/diff"; fail=1; }
+has "$tmp/n.json" "\"topology_file\": \"$src/configs/a100-pcie4-200g.yaml\""
+has "$tmp/n.json" "\"trace_file\": \"$src/traces/resnet50-ddp.jsonl\""
+expect 2 "unknown trace name" -- "$gdrlab" compare -t a100-pcie4-200g -T no-such-trace
+has "$tmp/err" "gdrlab compare: --trace: 'no-such-trace': no such file, nor a shipped trace of that name"
+one_line "$tmp/err"
 exit $fail

@@ -59,4 +59,15 @@ bad_usage_of run "jobs and a trace" "--trace and --job exclude each other" -- \
     -t "$fab" --trace "$tmp/j.jsonl" --job "$tmp/j.jsonl@0:4"
 bad_usage_of compare "compare takes no jobs" "--job: is for 'gdrlab run'" -- \
     -t "$fab" --job "$tmp/j.jsonl@0:4"
+# a shipped trace by name, as --trace takes it: the same table as its file
+expect 0 "a job's trace by path" -- "$gdrlab" run -q -t "$fab" \
+    --job "$src/traces/resnet50-ddp.jsonl@0:4" --job "$src/traces/resnet50-ddp.jsonl@4:4"
+jobs_table() { awk '/^  job/ { print $1, $(NF-3), $(NF-2), $(NF-1), $NF; next } { print }' "$tmp/out"; }
+jobs_table >"$tmp/by_path"
+expect 0 "a job's trace by name" -- "$gdrlab" run -q -t "$fab" \
+    --job resnet50-ddp@0:4 --job resnet50-ddp.jsonl@4:4
+jobs_table >"$tmp/by_name"
+diff "$tmp/by_path" "$tmp/by_name" >"$tmp/diff" || { echo "FAIL: jobs by name:"; cat "$tmp/diff"; fail=1; }
+bad_usage_of run "a job's unknown trace name" "--job: 'no-such-trace': no such file, nor a shipped trace" -- \
+    -t "$fab" --job no-such-trace@0:4
 exit $fail
