@@ -22,11 +22,13 @@ FUZZ_SECONDS=${GDRLAB_FUZZ_SECONDS:-30}
 # What running needs (`./setup.sh run`): the compiler and the libraries
 # the build requires (YAML, JSON, zlib for gzip profiler traces,
 # protobuf-c for Chakra traces, protoc-c compiling its schema), SimGrid for
-# the model backend, rdma-core's headers for the emu backend (the build
-# leaves out what it cannot find), and gnuplot, which draws the charts of
-# `gdrlab plot` and `gdrlab report`. No VM, no Slurm, no browser.
+# the model backend and jemalloc, which takes a third off its runs
+# (SimGrid allocates an activity a slice), rdma-core's headers for the
+# emu backend (the build leaves out what it cannot find), and gnuplot,
+# which draws the charts of `gdrlab plot` and `gdrlab report`. No VM, no
+# Slurm, no browser.
 RUN_PACKAGES=(build-essential cmake pkg-config libyaml-dev libjansson-dev zlib1g-dev
-              protobuf-c-compiler libprotobuf-c-dev libsimgrid-dev
+              protobuf-c-compiler libprotobuf-c-dev libsimgrid-dev libjemalloc-dev
               libibverbs-dev librdmacm-dev gnuplot-nox)
 # What the tests add (`./setup.sh test`). Criterion runs the unit tests;
 # clang and libclang-rt-14-dev are for the libFuzzer targets (gcc has no

@@ -4,14 +4,16 @@
  * queue pair details with MPI_Allgather; data still moves over verbs.
  * Built only when CMake finds MPI (GDRLAB_HAVE_MPI).
  *
- * libmpi is opened at run time with RTLD_DEEPBIND rather than linked:
- * gdrlab also links SimGrid, whose libsimgrid exports its own MPI_*
- * functions (SMPI), and a linked MPI_Init resolves to whichever library
- * the loader meets first ("Your MPI program was not properly initialized",
- * from SimGrid). Looking the calls up in libmpi's own handle cannot pick
- * the wrong one, whatever the link order. mpi.h still gives the types.
+ * libmpi is opened at run time rather than linked, so that gdrlab runs
+ * where no MPI is installed, and its calls are looked up in libmpi's own
+ * handle. SimGrid exports MPI_* functions too (SMPI); it is opened
+ * locally by the model backend (model/simgrid_api.h), so libmpi's calls
+ * to its own MPI_Wtime and PMPI_* find libmpi's. (Until 2026-12-03
+ * SimGrid was linked in and libmpi needed RTLD_DEEPBIND, which the
+ * sanitizers refuse and which gave libmpi glibc's malloc beside a gdrlab
+ * allocating through jemalloc: "free(): invalid pointer" under mpirun.)
+ * mpi.h still gives the types.
  */
-#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -95,7 +97,7 @@ static int mpi_load(struct diag *d)
 	if (mpi.lib)
 		return 0;
 	for (size_t i = 0; !a.lib && i < sizeof(names) / sizeof(names[0]); i++)
-		a.lib = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
+		a.lib = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
 	if (!a.lib)
 		return diag_set(d, -ENOSYS, "started by mpirun, but cannot load %s: %s",
 				GDRLAB_MPI_LIBRARY, dlerror());

@@ -13,6 +13,7 @@
 #include "simgrid_internal.h"
 
 #include "child_call.h"
+#include "simgrid_api.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -315,10 +316,17 @@ static int model_run(const struct plan *p, struct records *rec, struct diag *d)
 	return model_simulate(p, &o, rec, NULL, d);
 }
 
+/* The backend runs where libsimgrid opens (simgrid_api.h). */
+static int model_probe(char *why, size_t len)
+{
+	return sgm_api_load(why, len);
+}
+
 const struct backend_ops model_backend_ops = {
 	.size = sizeof(struct backend_ops),
 	.name = "model",
 	.description = "SimGrid: NCCL's algorithms slice by slice over PCIe, NVLink and network links",
 	.caps = BACKEND_CAP_SIM_CLOCK | BACKEND_CAP_ALGORITHMS,
+	.probe = model_probe,
 	.run = model_run,
 };

@@ -28,11 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <simgrid/actor.h>
-#include <simgrid/engine.h>
-#include <simgrid/exec.h>
-#include <simgrid/host.h>
-#include <simgrid/semaphore.h>
+#include "simgrid_api.h"
 
 #include "algo.h"
 #include "pipeline.h"
@@ -132,7 +128,7 @@ static void fail(struct sim *s, int err, const char *msg)
 
 static double now(void)
 {
-	return simgrid_get_clock();
+	return sgm.get_clock();
 }
 
 static void sleep_until(double t)
@@ -140,7 +136,7 @@ static void sleep_until(double t)
 	double d = t - now();
 
 	if (d > 0)
-		sg_actor_sleep_for(d);
+		sgm.actor_sleep_for(d);
 }
 
 /*
@@ -162,9 +158,9 @@ static void seg_move(struct job_run *run, struct seg *g, double bytes)
 		/* Only the link pairs' (a -> b) entries are ever non-zero. */
 		for (unsigned i = 0; i + 1 < n; i += 2)
 			g->amounts[(size_t)i * n + i + 1] = bytes * g->weight[i];
-		e = sg_actor_parallel_exec_init((int)n, g->hosts, NULL, g->amounts);
-		sg_exec_start(e);
-		sg_exec_wait(e);
+		e = sgm.actor_parallel_exec_init((int)n, g->hosts, NULL, g->amounts);
+		sgm.exec_start(e);
+		sgm.exec_wait(e);
 		run->sim->h->stats.ptasks++;
 	}
 	if (isfinite(g->cap) && g->cap > 0)
@@ -190,7 +186,7 @@ static void wait_inputs(struct sconn *c, unsigned q)
 		if (j < 0)
 			continue;
 		while (e->taken <= (unsigned)j) {
-			sg_sem_acquire(e->sem);
+			sgm.sem_acquire(e->sem);
 			e->taken++;
 		}
 		sleep_until(e->from->arrival[j]);
@@ -201,12 +197,12 @@ static void arrived(struct sconn *c, unsigned q, double at)
 {
 	c->arrival[q] = at;
 	for (unsigned i = 0; i < c->nout; i++)
-		sg_sem_release(c->out[i]->sem);
+		sgm.sem_release(c->out[i]->sem);
 }
 
 static void seg_actor_main(int argc, char **argv)
 {
-	struct seg_actor *a = sg_actor_self_get_data();
+	struct seg_actor *a = sgm.actor_self_get_data();
 	struct sconn *c = a->c;
 	unsigned k = a->k, last = c->nseg - 1;
 	struct seg *g = &c->seg[k];
@@ -219,7 +215,7 @@ static void seg_actor_main(int argc, char **argv)
 			const double *freed = c->proxy_fifos ? c->send_freed : c->sent;
 
 			wait_inputs(c, q);
-			sg_sem_acquire(c->slot);
+			sgm.sem_acquire(c->slot);
 			if (q >= c->slots)
 				sleep_until(freed[q - c->slots] + c->credit_trip);
 			/* The stream's limits (plan_stream_cap) space the
@@ -227,18 +223,18 @@ static void seg_actor_main(int argc, char **argv)
 			if (c->gap > 0)
 				sleep_until(c->run->start + q * c->gap);
 		} else {
-			sg_sem_acquire(g->ready);
+			sgm.sem_acquire(g->ready);
 			sleep_until(g->ready_at[q]);
 		}
 		if (c->proxy_fifos && k == c->recv_first) {
 			/* The receiver's proxy has offered this slot. */
-			sg_sem_acquire(c->recv_slot);
+			sgm.sem_acquire(c->recv_slot);
 			if (q >= c->slots)
 				sleep_until(c->sent[q - c->slots] + c->credit_trip);
 		}
 		busy_from = now();
 		if (g->overhead > 0)
-			sg_actor_sleep_for(g->overhead);
+			sgm.actor_sleep_for(g->overhead);
 		if (c->cut_through && c->grain < c->slice) {
 			seg_move(c->run, g, c->grain);
 			arrived(c, q, now() + c->latency);
@@ -252,14 +248,14 @@ static void seg_actor_main(int argc, char **argv)
 		if (c->proxy_fifos && k == c->send_last) {
 			/* The sender's proxy saw the NIC's send complete. */
 			c->send_freed[q] = now();
-			sg_sem_release(c->slot);
+			sgm.sem_release(c->slot);
 		}
 		if (k < last) {
 			c->seg[k + 1].ready_at[q] = now();
-			sg_sem_release(c->seg[k + 1].ready);
+			sgm.sem_release(c->seg[k + 1].ready);
 		} else {
 			c->sent[q] = now();
-			sg_sem_release(c->proxy_fifos ? c->recv_slot : c->slot);
+			sgm.sem_release(c->proxy_fifos ? c->recv_slot : c->slot);
 		}
 	}
 	if (k == last) {
@@ -267,7 +263,7 @@ static void seg_actor_main(int argc, char **argv)
 
 		if (end > c->run->end)
 			c->run->end = end;
-		sg_sem_release(c->run->done);
+		sgm.sem_release(c->run->done);
 	}
 	free(a);
 }
@@ -353,15 +349,15 @@ static void job_destroy(struct job_run *run)
 			free(c->seg[k].ready_at);
 			free(c->seg[k].amounts);
 			if (c->seg[k].ready)
-				sg_sem_destroy(c->seg[k].ready);
+				sgm.sem_destroy(c->seg[k].ready);
 		}
 		for (unsigned k = 0; k < c->nin; k++)
 			if (c->in[k].sem)
-				sg_sem_destroy(c->in[k].sem);
+				sgm.sem_destroy(c->in[k].sem);
 		if (c->slot)
-			sg_sem_destroy(c->slot);
+			sgm.sem_destroy(c->slot);
 		if (c->recv_slot)
-			sg_sem_destroy(c->recv_slot);
+			sgm.sem_destroy(c->recv_slot);
 		free(c->out);
 		free(c->arrival);
 		free(c->sent);
@@ -369,7 +365,7 @@ static void job_destroy(struct job_run *run)
 	}
 	free(run->conns);
 	if (run->done)
-		sg_sem_destroy(run->done);
+		sgm.sem_destroy(run->done);
 }
 
 /* The pattern's call limits on one connection, in payload bytes/s. */
@@ -412,11 +408,11 @@ static int conn_init(struct sim *s, const struct plan *p, const struct plan_patt
 	sc->nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
 	sc->arrival = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->arrival));
 	sc->sent = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->sent));
-	sc->slot = sg_sem_init((int)sc->slots);
+	sc->slot = sgm.sem_init((int)sc->slots);
 	sc->proxy_fifos = plan_route_proxy_fifos(p, r, &sc->send_last, &sc->recv_first);
 	sc->credit_trip = pipeline_credit_trip(sc->links, sc->latency, sc->proxy_fifos);
 	if (sc->proxy_fifos) {
-		sc->recv_slot = sg_sem_init((int)sc->slots);
+		sc->recv_slot = sgm.sem_init((int)sc->slots);
 		sc->send_freed = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->send_freed));
 		if (!sc->send_freed)
 			return -ENOMEM;
@@ -435,7 +431,7 @@ static int conn_init(struct sim *s, const struct plan *p, const struct plan_patt
 		if (cap < sc->seg[g].cap)
 			sc->seg[g].cap = cap;
 		if (!err && g > 0) {
-			sc->seg[g].ready = sg_sem_init(0);
+			sc->seg[g].ready = sgm.sem_init(0);
 			sc->seg[g].ready_at = calloc(sc->nslices ? sc->nslices : 1, sizeof(double));
 			if (!sc->seg[g].ready_at)
 				err = -ENOMEM;
@@ -473,7 +469,7 @@ static int edges_build(const struct plan_pattern *pat, const struct sgm_fold *f,
 			struct edge *e = &sc->in[sc->nin++];
 
 			e->from = from;
-			e->sem = sg_sem_init(0);
+			e->sem = sgm.sem_init(0);
 			from->out[from->nout++] = e;
 		}
 	}
@@ -492,9 +488,9 @@ static int start_actors(struct job_run *run)
 				return -ENOMEM;
 			a->c = &run->conns[k];
 			a->k = g;
-			act = sg_actor_init("seg", run->sim->ctl);
-			sg_actor_set_data(act, a);
-			sg_actor_start(act, seg_actor_main, 0, NULL);
+			act = sgm.actor_init("seg", run->sim->ctl);
+			sgm.actor_set_data(act, a);
+			sgm.actor_start(act, seg_actor_main, 0, NULL);
 		}
 	return 0;
 }
@@ -578,7 +574,7 @@ static int simulate_call(struct sim *s, const struct plan *p, size_t pattern,
 		s->h->stats.sym_jobs++;
 	run.nconns = f.nkept;
 	run.conns = calloc(f.nkept ? f.nkept : 1, sizeof(*run.conns));
-	run.done = sg_sem_init(0);
+	run.done = sgm.sem_init(0);
 	err = run.conns ? 0 : -ENOMEM;
 	for (size_t k = 0; k < f.nkept && !err; k++)
 		err = conn_init(s, p, pat, &f, k, bytes, nch, &run);
@@ -588,7 +584,7 @@ static int simulate_call(struct sim *s, const struct plan *p, size_t pattern,
 	if (!err)
 		err = start_actors(&run);
 	for (size_t k = 0; k < f.nkept && !err; k++)
-		sg_sem_acquire(run.done);
+		sgm.sem_acquire(run.done);
 	if (!err)
 		err = run.err;
 	*time = pat->base_latency + (run.end - run.start);
@@ -688,7 +684,7 @@ struct queue_run {
 
 static void queue_main(int argc, char **argv)
 {
-	struct queue_run *q = sg_actor_self_get_data();
+	struct queue_run *q = sgm.actor_self_get_data();
 	const struct records *rec = q->tg->rec;
 
 	(void)argc;
@@ -711,7 +707,7 @@ static void queue_main(int argc, char **argv)
 		sleep_until(start + t);
 		q->tg->coll[i] = (struct sgm_span){ 1e6 * (start - q->t0), 1e6 * (start + t - q->t0) };
 	}
-	sg_sem_release(q->done);
+	sgm.sem_release(q->done);
 }
 
 /* Every iteration's queues at once; the next iteration once the last
@@ -723,14 +719,14 @@ static int run_together(struct sim *s, const struct plan *p, struct sgm_together
 	size_t *first = malloc((rec->nqueues + 1) * sizeof(*first));
 	struct queue_run *qs = calloc(rec->nqueues ? rec->nqueues : 1, sizeof(*qs));
 	double t0 = now(), iter_start = t0;
-	sg_sem_t done = sg_sem_init(0);
+	sg_sem_t done = sgm.sem_init(0);
 	size_t i = 0;
 
 	if (!calls || !first || !qs) {
 		free(calls);
 		free(first);
 		free(qs);
-		sg_sem_destroy(done);
+		sgm.sem_destroy(done);
 		return -ENOMEM;
 	}
 	s->whole = true;
@@ -754,13 +750,13 @@ static int run_together(struct sim *s, const struct plan *p, struct sgm_together
 			while (j < i - i0 && rec->coll[calls[j]].queue == rec->coll[calls[k]].queue)
 				j++;
 			qs[nq] = (struct queue_run){ s, p, tg, calls + k, j - k, iter_start, t0, done };
-			a = sg_actor_init("queue", s->ctl);
-			sg_actor_set_data(a, &qs[nq++]);
-			sg_actor_start(a, queue_main, 0, NULL);
+			a = sgm.actor_init("queue", s->ctl);
+			sgm.actor_set_data(a, &qs[nq++]);
+			sgm.actor_start(a, queue_main, 0, NULL);
 			k = j;
 		}
 		for (size_t k = 0; k < nq; k++)
-			sg_sem_acquire(done);
+			sgm.sem_acquire(done);
 		for (size_t k = i0; k < i; k++)
 			if (t0 + 1e-6 * tg->coll[k].end_us > end)
 				end = t0 + 1e-6 * tg->coll[k].end_us;
@@ -769,7 +765,7 @@ static int run_together(struct sim *s, const struct plan *p, struct sgm_together
 		iter_start = end;
 	}
 	s->whole = false;
-	sg_sem_destroy(done);
+	sgm.sem_destroy(done);
 	free(qs);
 	free(first);
 	free(calls);
@@ -778,7 +774,7 @@ static int run_together(struct sim *s, const struct plan *p, struct sgm_together
 
 static void controller_main(int argc, char **argv)
 {
-	struct controller *c = sg_actor_self_get_data();
+	struct controller *c = sgm.actor_self_get_data();
 	int err;
 
 	(void)argc;
@@ -840,7 +836,7 @@ static int platform_load(struct sim *s, const struct plan *p)
 		err = -errno;
 	if (!err) {
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		simgrid_load_platform(proc);
+		sgm.load_platform(proc);
 	}
 	fclose(f);
 	return err;
@@ -865,11 +861,11 @@ static int hosts_lookup(struct sim *s, const struct plan *p)
 		if (!isfinite(cap) || cap <= 0)
 			continue;
 		sgm_link_host_name(name, sizeof(name), (uint32_t)r, 'a');
-		s->link_a[r] = sg_host_by_name(name);
+		s->link_a[r] = sgm.host_by_name(name);
 		sgm_link_host_name(name, sizeof(name), (uint32_t)r, 'b');
-		s->link_b[r] = sg_host_by_name(name);
+		s->link_b[r] = sgm.host_by_name(name);
 	}
-	s->ctl = sg_host_by_name(SGM_CONTROL_HOST);
+	s->ctl = sgm.host_by_name(SGM_CONTROL_HOST);
 	return s->ctl ? 0 : -ENOENT;
 }
 
@@ -895,7 +891,15 @@ void sgm_simulate(const struct plan *p, const struct model_options *o,
 		s.nodes = p->nodes; /* every node, as it is */
 	h->stats.sim_nodes = s.nodes;
 	if (!err) {
-		simgrid_init(&argc, argv);
+		char why[sizeof(h->msg) - 32];
+
+		err = sgm_api_load(why, sizeof(why));
+		if (err) {
+			snprintf(h->msg, sizeof(h->msg), "model backend: %s", why);
+			h->err = err;
+			return;
+		}
+		sgm.init(&argc, argv);
 		err = platform_load(&s, p);
 	}
 	if (!err)
@@ -904,9 +908,9 @@ void sgm_simulate(const struct plan *p, const struct model_options *o,
 		fail(&s, err, "model backend: cannot build the SimGrid platform");
 		return; /* the child exits: nothing to free */
 	}
-	actor = sg_actor_init("controller", s.ctl);
-	sg_actor_set_data(actor, &ctl);
-	sg_actor_start(actor, controller_main, 0, NULL);
-	simgrid_run();
+	actor = sgm.actor_init("controller", s.ctl);
+	sgm.actor_set_data(actor, &ctl);
+	sgm.actor_start(actor, controller_main, 0, NULL);
+	sgm.run();
 	sgm_sym_cache_clear(&s.sym);
 }

@@ -18,15 +18,20 @@ mpi() {
         --mca btl self,vader,tcp --mca osc '^ucx' "$@"
 }
 
+# Under ASan, LeakSanitizer reports Open MPI's own leaks at every rank's
+# exit (ompi_op_base_op_select, ...), and the run takes minutes.
+if ldd "$gdrlab" 2>/dev/null | grep -q libasan; then
+    echo "skipped: an ASan build (LeakSanitizer flags Open MPI's own leaks)"
+    exit 77
+fi
 spread_points "$tmp/points.jsonl"
 expect 0 "plain sweep" -- "$gdrlab" sweep --csv "$tmp/points.jsonl"
 cp "$tmp/out" "$tmp/plain.csv"
 
 mpi -np 3 "$gdrlab" sweep --csv "$tmp/points.jsonl" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-# (libmpi is opened with RTLD_DEEPBIND, which ASan refuses: boot_mpi.c)
-if grep -q "built without MPI\|incompatible with sanitizer runtime" "$tmp/err"; then
-    echo "skipped: $(grep -m1 "built without MPI\|incompatible with sanitizer" "$tmp/err")"
+if grep -q "built without MPI" "$tmp/err"; then
+    echo "skipped: $(grep -m1 "built without MPI" "$tmp/err")"
     exit 77
 fi
 [ "$rc" = 0 ] || { echo "FAIL: mpirun -np 3: exit $rc"; cat "$tmp/err"; fail=1; }
