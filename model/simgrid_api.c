@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 struct sgm_api sgm;
 
@@ -40,8 +41,12 @@ int sgm_api_load(char *why, size_t len)
 	if (sgm.init)
 		return 0;
 	/* NODELETE: SimGrid's atexit handlers and thread-locals outlive any
-	 * handle; it is never closed. */
+	 * handle; it is never closed. The file the build found, else its
+	 * name where the loader looks (a binary moved to another machine). */
 	lib = dlopen(GDRLAB_SIMGRID_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	if (!lib && strrchr(GDRLAB_SIMGRID_LIBRARY, '/'))
+		lib = dlopen(strrchr(GDRLAB_SIMGRID_LIBRARY, '/') + 1,
+			     RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!lib) {
 		snprintf(why, len, "cannot open %s: %s", GDRLAB_SIMGRID_LIBRARY, dlerror());
 		return -ENOENT;
