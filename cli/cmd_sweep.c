@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "cli.h"
@@ -42,6 +43,21 @@ static int join_path(char *out, size_t len, const char *dir, const char *name)
 				 snprintf(out, len, "%s/%s", dir, name);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* A point's file: beside the sweep file, else a shipped one by that
+ * name (cli_shipped_file: "topology": "h100-pcie5-400g"); a name that is
+ * neither stays beside the sweep file, for the loader to say so. */
+static int point_file(char *out, size_t len, const char *dir, const char *name,
+		      enum cli_shipped kind)
+{
+	char shipped[sizeof(((struct point *)0)->topology)];
+	int err = join_path(out, len, dir, name);
+
+	if (!err && access(out, F_OK) &&
+	    cli_shipped_lookup(name, kind, shipped, sizeof(shipped)) > 0 && strlen(shipped) < len)
+		strcpy(out, shipped);
+	return err;
 }
 
 static int point_parse(json_t *o, const char *file, unsigned line,
@@ -75,9 +91,10 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 		if (!strcmp(key, "name"))
 			snprintf(pt->name, sizeof(pt->name), "%s", s);
 		else if (!strcmp(key, "topology"))
-			bad = join_path(pt->topology, sizeof(pt->topology), dir, s);
+			bad = point_file(pt->topology, sizeof(pt->topology), dir, s,
+					 CLI_SHIPPED_TOPOLOGY);
 		else if (!strcmp(key, "trace"))
-			bad = join_path(pt->trace, sizeof(pt->trace), dir, s);
+			bad = point_file(pt->trace, sizeof(pt->trace), dir, s, CLI_SHIPPED_TRACE);
 		else if (!strcmp(key, "backend"))
 			bad = snprintf(pt->backend, sizeof(pt->backend), "%s", s) >=
 			      (int)sizeof(pt->backend);

@@ -267,4 +267,18 @@ bad_gen "1:[0-9]*: gen: 'a?b': not an option of gen llm" 'gen: { model: llama3-8
 bad_gen "1:[0-9]*: base: needs a trace file or a generator" \
     "trace: $src/traces/resnet50-ddp.jsonl, gen: { model: llama3-8b }" "  nodes: [1]"
 bad_gen "3:12: gen.dp: the base has no gen to vary" "trace: $src/traces/resnet50-ddp.jsonl" "  gen.dp: [1]"
+
+# A point's topology and trace by shipped name, where no file beside the
+# sweep file has it: the row of the same files by path
+mkdir -p "$tmp/named"
+cat >"$tmp/named/p.jsonl" <<EOP
+{"name": "n", "topology": "a100-pcie4-200g", "trace": "resnet50-ddp", "nodes": 4}
+{"name": "n", "topology": "$src/configs/a100-pcie4-200g.yaml", "trace": "$src/traces/resnet50-ddp.jsonl", "nodes": 4}
+EOP
+expect 0 "points by shipped name" -- "$gdrlab" sweep --csv --no-wall "$tmp/named/p.jsonl"
+[ "$(cut -d, -f1,3- "$tmp/out" | sed 1d | sort -u | wc -l)" = 1 ] ||
+    { echo "FAIL: by name and by path differ:"; cat "$tmp/out"; fail=1; }
+echo '{"name": "g", "topology": "no-such-preset", "trace": "resnet50-ddp"}' >"$tmp/named/g.jsonl"
+expect 1 "a point's unknown name" -- "$gdrlab" sweep --csv "$tmp/named/g.jsonl"
+has "$tmp/out" "named/no-such-preset: cannot read"
 exit $fail
