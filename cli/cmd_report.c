@@ -45,7 +45,8 @@ static const char report_usage[] =
 	"  -o, --output FILE   the page; written whole or not at all\n"
 	"      --timeline FILE link the page to this Perfetto trace ('gdrlab run\n"
 	"                      --timeline'), by its path from the page\n"
-	"      --topology FILE draw this node instead of the one RESULTS name\n"
+	"      --topology FILE draw this node instead of the one RESULTS name (a\n"
+	"                      file, or a shipped topology by name)\n"
 	"  -h, --help          this help\n"
 	"\n"
 	"Exit status: 0 ok, 1 gnuplot missing or failing, 2 bad input or usage.\n";
