@@ -882,6 +882,7 @@ void sgm_simulate(const struct plan *p, const struct model_options *o,
 	     a3[] = "--cfg=contexts/stack-size:64";
 	char *argv[] = { a0, a1, a2, a3, NULL };
 	int argc = 4, err;
+	char why[sizeof(h->msg) - 32]; /* sgm_api_load's */
 	struct sim s = { .o = o, .h = h, .per_node = p->layout.per_node };
 	struct controller ctl = { &s, p, jobs, njobs, res, together };
 	sg_actor_t actor;
@@ -890,15 +891,14 @@ void sgm_simulate(const struct plan *p, const struct model_options *o,
 	if (together)
 		s.nodes = p->nodes; /* every node, as it is */
 	h->stats.sim_nodes = s.nodes;
-	if (!err) {
-		char why[sizeof(h->msg) - 32];
+	if (!err && (err = sgm_api_load(why, sizeof(why)))) {
+		char msg[sizeof(h->msg)];
 
-		err = sgm_api_load(why, sizeof(why));
-		if (err) {
-			snprintf(h->msg, sizeof(h->msg), "model backend: %s", why);
-			h->err = err;
-			return;
-		}
+		snprintf(msg, sizeof(msg), "model backend: %s", why);
+		fail(&s, err, msg);
+		return; /* the child exits: nothing to free */
+	}
+	if (!err) {
 		sgm.init(&argc, argv);
 		err = platform_load(&s, p);
 	}
