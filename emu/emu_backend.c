@@ -386,6 +386,8 @@ int emu_run_with(const struct plan *p, struct records *rec,
 
 	err = check_plan(p, d);
 	if (!err)
+		err = emu_boot_timeout_ms(&a.barrier_ms, d);
+	if (!err)
 		err = ib_config_from_env(&ib, d);
 	if (!err)
 		err = emu_launch_detect(&l, d);

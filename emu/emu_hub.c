@@ -5,8 +5,12 @@
  * results, and watches them: a rank that dies or reports a failure makes
  * the hub send every other rank an ABORT with the reason, which they see
  * on the same socket even in the middle of a collective (verbs_path
- * polls it beside the completion channel). Ranks that do not leave within
- * HUB_GRACE_MS after that are killed, so a run always ends.
+ * polls it beside the completion channel). A rank that does not reach a
+ * barrier within the boot time-out of the first one there (hung, stopped,
+ * stuck outside the data path, where the no-progress time-out cannot see
+ * it) aborts the run alike, as the TCP hub's barriers do. Ranks that do
+ * not leave within HUB_GRACE_MS after an abort are killed, so a run
+ * always ends.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -53,6 +57,7 @@ struct hub {
 	struct kid *kids;
 	struct emu_rank_coll *all;
 	unsigned ngathered;
+	double round_at;    /* when this barrier's first rank came */
 	bool aborted;
 	double abort_at;
 	uint64_t oom_kills; /* emu_oom_kills() before the first fork */
@@ -223,7 +228,9 @@ static void kid_message(struct hub *h, unsigned r)
 			return hub_abort(h, sh->err, "rank %u failed: %.*s", r,
 					 DIAG_MSG_MAX - 32,
 					 boot_strip_rank(sh->msg, r));
-		if (++h->ngathered == h->n)
+		if (h->ngathered++ == 0)
+			h->round_at = vp_now_us();
+		if (h->ngathered == h->n)
 			hub_send_all(h);
 	} else {
 		hub_abort(h, -EPROTO, "rank %u sent a bad bootstrap message", r);
@@ -238,6 +245,34 @@ static unsigned live(const struct hub *h)
 	for (unsigned r = 0; r < h->n; r++)
 		n += h->kids[r].fd >= 0;
 	return n;
+}
+
+/*
+ * Abort when the ranks missing from the barrier have had a->barrier_ms
+ * since the first one came: naming them, with their pids, says which
+ * process to look at (gdb -p, /proc/PID/stack).
+ */
+static void barrier_late(struct hub *h)
+{
+	char list[160];
+	size_t at = 0;
+	unsigned late = 0;
+
+	if (h->aborted || !h->ngathered ||
+	    vp_now_us() - h->round_at <= h->a->barrier_ms * 1e3)
+		return;
+	list[0] = '\0';
+	for (unsigned r = 0; r < h->n; r++) {
+		const struct kid *k = &h->kids[r];
+
+		if (k->gather || at >= sizeof(list))
+			continue;
+		at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%u (pid %d)",
+				       late++ ? ", " : "", r, (int)k->pid);
+	}
+	hub_abort(h, -ETIMEDOUT,
+		  "rank%s %s did not reach the barrier within %g s of the first (GDRLAB_BOOT_TIMEOUT): hung, stopped, or one collective takes longer",
+		  late > 1 ? "s" : "", list, h->a->barrier_ms / 1e3);
 }
 
 static void hub_loop(struct hub *h)
@@ -264,6 +299,7 @@ static void hub_loop(struct hub *h)
 			if (pfd[i++].revents)
 				kid_message(h, r);
 		}
+		barrier_late(h);
 		if (h->aborted && vp_now_us() - h->abort_at > HUB_GRACE_MS * 1e3) {
 			for (unsigned r = 0; r < h->n; r++)
 				if (h->kids[r].fd >= 0)

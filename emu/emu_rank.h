@@ -42,6 +42,8 @@ struct emu_rank_args {
 	bool launched;
 	unsigned local_rank;
 	int timeout_ms;
+	int barrier_ms;     /* forked: the hub's wait for the last rank at a
+			     * barrier (GDRLAB_BOOT_TIMEOUT) */
 	int spin_us;        /* vp_config.spin_us */
 	bool bind_cpus;     /* forked: rank r on the r-th CPU of the ones
 			     * gdrlab may use, where there is one a rank */

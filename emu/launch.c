@@ -303,7 +303,7 @@ unsigned emu_launch_slurm_port(unsigned long job, unsigned long step)
 	       (unsigned)((job * 16 + step) % EMU_SLURM_PORT_SPAN);
 }
 
-static int boot_timeout_ms(int *ms, struct diag *d)
+int emu_boot_timeout_ms(int *ms, struct diag *d)
 {
 	const char *s = getenv("GDRLAB_BOOT_TIMEOUT");
 	char *end;
@@ -325,7 +325,7 @@ static int addr_boot(const struct emu_launch *l, const char *addr, uint64_t key,
 {
 	struct boot_tcp_cfg c = { .key = key, .from = "GDRLAB_BOOT_ADDR" };
 	char host[256];
-	int err = boot_timeout_ms(&c.timeout_ms, d);
+	int err = emu_boot_timeout_ms(&c.timeout_ms, d);
 
 	if (err)
 		return err;
@@ -355,7 +355,7 @@ static int srun_boot(const struct emu_launch *l, struct boot *b, struct diag *d)
 	c.key = (uint64_t)job << 32 | (step & 0xffffffffu);
 	if (addr && *addr)
 		return addr_boot(l, addr, c.key, b, d);
-	err = boot_timeout_ms(&c.timeout_ms, d);
+	err = emu_boot_timeout_ms(&c.timeout_ms, d);
 	if (err)
 		return err;
 	c.host = host;

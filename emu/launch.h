@@ -68,6 +68,11 @@ int emu_launch_boot(const struct emu_launch *l, struct boot *b, struct diag *d);
  * "gpu003". 0, -EINVAL (empty or malformed) or -ENAMETOOLONG. */
 int emu_launch_first_host(const char *list, char *host, size_t len);
 
+/* GDRLAB_BOOT_TIMEOUT in ms, EMU_BOOT_TIMEOUT_S when unset: how long a
+ * barrier waits for its last rank, forked or launched. 0 or -EINVAL (a
+ * bad value, named). */
+int emu_boot_timeout_ms(int *ms, struct diag *d);
+
 /* "host:port", "[v6addr]:port" -> host and port (1-65535). 0 or -EINVAL. */
 int emu_launch_parse_addr(const char *s, char *host, size_t len, unsigned *port);
 
