@@ -100,10 +100,12 @@ int boot_tcp_init(struct boot *b, unsigned rank, unsigned size,
 
 #ifdef GDRLAB_HAVE_MPI
 /* Started by mpirun (OMPI_COMM_WORLD_SIZE is set): MPI_Init once, with
- * MPI_Finalize at exit. */
-int boot_mpi_init(struct boot *b, struct diag *d);
+ * MPI_Finalize at exit. A barrier that does not complete within
+ * @timeout_ms fails, and the exit then calls MPI_Abort, which ends the
+ * job (MPI_Finalize would wait for the rank that hung). */
+int boot_mpi_init(struct boot *b, int timeout_ms, struct diag *d);
 #else
-static inline int boot_mpi_init(struct boot *b, struct diag *d)
+static inline int boot_mpi_init(struct boot *b, int timeout_ms, struct diag *d)
 {
 	return diag_set(d, -ENOSYS,
 			"started by mpirun, but this gdrlab was built without MPI (install libopenmpi-dev and rebuild)");

@@ -13,12 +13,20 @@
  * sanitizers refuse and which gave libmpi glibc's malloc beside a gdrlab
  * allocating through jemalloc: "free(): invalid pointer" under mpirun.)
  * mpi.h still gives the types.
+ *
+ * A barrier waits GDRLAB_BOOT_TIMEOUT at most, as the fork and TCP hubs'
+ * do: MPI_Allgather would wait for a hung rank for ever, so the exchange
+ * is an MPI_Iallgather tested until then.
  */
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "boot.h"
 
@@ -30,8 +38,10 @@ struct mpi_api {
 	int (*finalize)(void);
 	int (*comm_rank)(MPI_Comm, int *);
 	int (*comm_size)(MPI_Comm, int *);
-	int (*allgather)(const void *, int, MPI_Datatype, void *, int,
-			 MPI_Datatype, MPI_Comm);
+	int (*iallgather)(const void *, int, MPI_Datatype, void *, int,
+			  MPI_Datatype, MPI_Comm, MPI_Request *);
+	int (*test)(MPI_Request *, int *, MPI_Status *);
+	int (*abort)(MPI_Comm, int);
 	int (*error_string)(int, char *, int *);
 	MPI_Comm world;
 	MPI_Datatype byte;
@@ -40,14 +50,27 @@ struct mpi_api {
 /* The one process-wide MPI: MPI_Init may run once per process, and
  * `gdrlab compare` runs the backend twice. Set once, then read-only. */
 static struct mpi_api mpi;
+static int barrier_ms;     /* GDRLAB_BOOT_TIMEOUT */
+static bool barrier_late;  /* a barrier timed out: abort, not finalize */
 
 static void mpi_finalize(void)
 {
 	int done = 0;
 
 	mpi.finalized(&done);
-	if (!done)
-		mpi.finalize();
+	if (done)
+		return;
+	if (barrier_late)
+		mpi.abort(mpi.world, 1);
+	mpi.finalize();
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static int mpi_error(struct diag *d, const char *call, int rc)
@@ -59,13 +82,38 @@ static int mpi_error(struct diag *d, const char *call, int rc)
 	return diag_set(d, -EIO, "%s: %.*s", call, len, s);
 }
 
+/*
+ * Tested in a loop, as MPI_Allgather's own wait spins in Open MPI's
+ * progress engine; yielding once past a millisecond, for ranks that
+ * share CPUs.
+ */
 static int mpi_allgather(struct boot *b, const void *mine, void *all,
 			 size_t len, struct diag *d)
 {
-	int rc = mpi.allgather(mine, (int)len, mpi.byte, all, (int)len, mpi.byte,
-			       mpi.world);
+	MPI_Request req;
+	double t0 = now_ms(), t;
+	int done = 0;
+	int rc = mpi.iallgather(mine, (int)len, mpi.byte, all, (int)len,
+				mpi.byte, mpi.world, &req);
 
-	return rc == MPI_SUCCESS ? 0 : mpi_error(d, "MPI_Allgather", rc);
+	if (rc != MPI_SUCCESS)
+		return mpi_error(d, "MPI_Iallgather", rc);
+	for (;;) {
+		rc = mpi.test(&req, &done, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS)
+			return mpi_error(d, "MPI_Test", rc);
+		if (done)
+			return 0;
+		t = now_ms() - t0;
+		if (t > barrier_ms)
+			break;
+		if (t > 1)
+			sched_yield();
+	}
+	barrier_late = true;
+	return diag_set(d, -ETIMEDOUT,
+			"rank %u: a barrier did not complete within %g s (GDRLAB_BOOT_TIMEOUT): a rank hung, stopped, or one collective takes longer (mpirun ends the job)",
+			b->rank, barrier_ms / 1e3);
 }
 
 static void mpi_close(struct boot *b)
@@ -109,7 +157,9 @@ static int mpi_load(struct diag *d)
 	SYM(finalize, "MPI_Finalize");
 	SYM(comm_rank, "MPI_Comm_rank");
 	SYM(comm_size, "MPI_Comm_size");
-	SYM(allgather, "MPI_Allgather");
+	SYM(iallgather, "MPI_Iallgather");
+	SYM(test, "MPI_Test");
+	SYM(abort, "MPI_Abort");
 	SYM(error_string, "MPI_Error_string");
 	/* Open MPI's MPI_COMM_WORLD and MPI_BYTE are these objects */
 	missing = "ompi_mpi_comm_world (is this Open MPI?)";
@@ -122,13 +172,14 @@ missing:
 	return diag_set(d, -ENOSYS, "%s has no %s", GDRLAB_MPI_LIBRARY, missing);
 }
 
-int boot_mpi_init(struct boot *b, struct diag *d)
+int boot_mpi_init(struct boot *b, int timeout_ms, struct diag *d)
 {
 	int inited = 0, rank, size, rc;
 	int err = mpi_load(d);
 
 	if (err)
 		return err;
+	barrier_ms = timeout_ms;
 	mpi.initialized(&inited);
 	if (!inited) {
 		rc = mpi.init(NULL, NULL);

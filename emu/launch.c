@@ -383,10 +383,12 @@ static int srun_boot(const struct emu_launch *l, struct boot *b, struct diag *d)
 int emu_launch_boot(const struct emu_launch *l, struct boot *b, struct diag *d)
 {
 	const char *addr = getenv("GDRLAB_BOOT_ADDR");
+	int ms, err;
 
 	switch (l->kind) {
 	case EMU_LAUNCH_MPIRUN:
-		return boot_mpi_init(b, d);
+		err = emu_boot_timeout_ms(&ms, d);
+		return err ? err : boot_mpi_init(b, ms, d);
 	case EMU_LAUNCH_SRUN:
 		return srun_boot(l, b, d);
 	case EMU_LAUNCH_MPIEXEC:
