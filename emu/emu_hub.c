@@ -256,7 +256,7 @@ static void barrier_late(struct hub *h)
 {
 	char list[160];
 	size_t at = 0;
-	unsigned late = 0;
+	unsigned late = 0, named = 0;
 
 	if (h->aborted || !h->ngathered ||
 	    vp_now_us() - h->round_at <= h->a->barrier_ms * 1e3)
@@ -265,11 +265,15 @@ static void barrier_late(struct hub *h)
 	for (unsigned r = 0; r < h->n; r++) {
 		const struct kid *k = &h->kids[r];
 
-		if (k->gather || at >= sizeof(list))
+		if (k->gather)
 			continue;
+		if (late++ && at + 40 > sizeof(list))
+			continue; /* room kept for the count of the rest */
 		at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%u (pid %d)",
-				       late++ ? ", " : "", r, (int)k->pid);
+				       named++ ? ", " : "", r, (int)k->pid);
 	}
+	if (named < late)
+		snprintf(list + at, sizeof(list) - at, " and %u more", late - named);
 	hub_abort(h, -ETIMEDOUT,
 		  "rank%s %s did not reach the barrier within %g s of the first (GDRLAB_BOOT_TIMEOUT): hung, stopped, or one collective takes longer",
 		  late > 1 ? "s" : "", list, h->a->barrier_ms / 1e3);
