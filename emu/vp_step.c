@@ -507,26 +507,6 @@ static bool step_done(const struct vp_ctx *c, const struct step_state *st)
 	       c->out[s->send_to].completed >= c->out[s->send_to].awaited;
 }
 
-static int run_aborted(struct vp_ctx *c, struct diag *d)
-{
-	c->aborted = true;
-	return diag_set(d, -ECONNABORTED, "rank %u: run aborted", c->cfg.rank);
-}
-
-/*
- * Whether the hub's ABORT (or its hang-up) is waiting, without sleeping:
- * for the spin, which may go on until the time-out while a staged copy
- * waits for a send slot that a dead link never frees.
- */
-static int check_abort(struct vp_ctx *c, struct diag *d)
-{
-	struct pollfd pfd = { .fd = c->cfg.abort_fd, .events = POLLIN };
-
-	if (c->cfg.abort_fd < 0 || poll(&pfd, 1, 0) <= 0 || !pfd.revents)
-		return 0;
-	return run_aborted(c, d);
-}
-
 /* Sleep until the CQ has something, the run is aborted, or @ms pass. */
 static int wait_event(struct vp_ctx *c, int ms, struct diag *d)
 {
@@ -541,8 +521,10 @@ static int wait_event(struct vp_ctx *c, int ms, struct diag *d)
 	n = poll(pfd, c->cfg.abort_fd >= 0 ? 2 : 1, ms);
 	if (n < 0)
 		return errno == EINTR ? 0 : diag_set(d, -errno, "poll: %s", strerror(errno));
-	if (n > 0 && c->cfg.abort_fd >= 0 && pfd[1].revents)
-		return run_aborted(c, d);
+	if (n > 0 && c->cfg.abort_fd >= 0 && pfd[1].revents) {
+		c->aborted = true;
+		return diag_set(d, -ECONNABORTED, "rank %u: run aborted", c->cfg.rank);
+	}
 	if (n > 0 && pfd[0].revents) {
 		if (ibv_get_cq_event(c->channel, &ev_cq, &ev_ctx))
 			return diag_set(d, -EIO, "ibv_get_cq_event: %s", strerror(errno));
@@ -612,15 +594,8 @@ int vp_step_run(struct vp_ctx *c, const struct vp_step *s, struct vp_times *t,
 			 * round trip under TCG): only once a reply is late,
 			 * then every idle turn */
 			late = now - last > VP_SPIN_FREE_US;
-			if (late) {
-				/* a system call each turn already, the
-				 * yield: the abort check costs one more
-				 * only at the clock's reads */
-				err = check_abort(c, d);
-				if (err)
-					return err;
+			if (late)
 				sched_yield();
-			}
 			if (now - last <= c->cfg.timeout_ms * 1e3)
 				continue;
 		} else {
