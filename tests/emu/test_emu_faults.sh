@@ -97,8 +97,10 @@ else
     skip "provider missing" "needs the VM guest (a mount namespace over /etc/libibverbs.d)"
 fi
 
-# kill_mid GDRLAB_PREFIX... : start the long run, SIGKILL rank 1 after 3 s,
-# leave the exit status in $rc and the seconds from kill to exit in $took
+# kill_mid GDRLAB_PREFIX... : start the long run, send rank 1 signal
+# $KILL_SIG (9) $KILL_AFTER (3) s after it appears; leave its pid in
+# $killed, the exit status in $rc and the seconds from the signal to the
+# exit in $took
 kill_mid() {
     "$@" "$bin" "${run[@]}" --trace "${KILL_TRACE:-$out/endless.jsonl}" --devices "$A,$B" \
         >/dev/null 2>"$out/err" &
