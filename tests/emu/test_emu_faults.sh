@@ -266,8 +266,11 @@ wait_port "$A" ACTIVE || notok "rxe0 did not come back ACTIVE"
 # of which must end in the completion error.
 # The time-out's bound: the no-progress time-out (10 s), the hub's grace
 # for the other rank (10 s), and as long again for a rank busy in the
-# kernel's rxe with its link gone (a CI host once took 37 s, 2026-12-03:
-# what each rank was doing is printed below whenever a pull takes > 20 s).
+# kernel's rxe with its link gone: a rank leaving after the time-out was
+# seen 2.3 s in uninterruptible sleep in rxe's __rxe_cleanup, under
+# ibv_destroy_qp (the kernel waiting for the QP's last reference), and a
+# CI host once took 37 s in all (2026-12-03). What each rank is doing is
+# printed below whenever a pull takes over 20 s.
 # watch_ranks PID: every 0.5 s while PID runs, its children's state,
 # kernel wait channel and stack, where they changed
 watch_ranks() {
