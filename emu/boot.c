@@ -59,7 +59,29 @@ int boot_sync(struct boot *b, int err, const struct diag *mine_d,
 	return ret;
 }
 
-static double now_us(void)
+void boot_missing_list(const bool *have, const int32_t *pids, unsigned from,
+		       unsigned size, char *s, size_t len)
+{
+	unsigned shown = 0, total = 0;
+	size_t room = pids ? 32 : 16; /* one more entry, and the count */
+
+	s[0] = '\0';
+	for (unsigned r = from; r < size; r++) {
+		if (have[r])
+			continue;
+		if (shown < 8 && strlen(s) + room < len) {
+			snprintf(s + strlen(s), len - strlen(s), "%s%u", shown ? ", " : "", r);
+			if (pids)
+				snprintf(s + strlen(s), len - strlen(s), " (pid %d)", (int)pids[r]);
+			shown++;
+		}
+		total++;
+	}
+	if (total > shown)
+		snprintf(s + strlen(s), len - strlen(s), " and %u more", total - shown);
+}
+
+double boot_now_us(void)
 {
 	struct timespec ts;
 
@@ -76,10 +98,10 @@ static double now_us(void)
  */
 static void fork_spin(int fd, int spin_us)
 {
-	double t0 = now_us();
+	double t0 = boot_now_us();
 	char c;
 
-	while (now_us() - t0 < spin_us) {
+	while (boot_now_us() - t0 < spin_us) {
 		ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
 
 		if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))

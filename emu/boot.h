@@ -17,6 +17,7 @@
 #define GDRLAB_EMU_BOOT_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +57,17 @@ int boot_sync(struct boot *b, int err, const struct diag *mine_d,
 
 /* @msg without a leading "rank RANK: ", which the caller adds its own way. */
 const char *boot_strip_rank(const char *msg, unsigned rank);
+
+/*
+ * "1, 3, 4", or "1 (pid 812), 3 (pid 815)" with @pids: the ranks @from to
+ * @size - 1 not in @have, the first eight named and the rest counted
+ * (" and 5 more"), as a barrier's or a connect's time-out names them.
+ */
+void boot_missing_list(const bool *have, const int32_t *pids, unsigned from,
+		       unsigned size, char *s, size_t len);
+
+/* CLOCK_MONOTONIC, microseconds. */
+double boot_now_us(void);
 
 /* What boot_sync puts first in each contribution: the fork hub reads it
  * to abort every rank as soon as one reports a failure. */

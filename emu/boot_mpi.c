@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "boot.h"
 
@@ -51,7 +50,7 @@ struct mpi_api {
  * `gdrlab compare` runs the backend twice. Set once, then read-only. */
 static struct mpi_api mpi;
 static int barrier_ms;     /* GDRLAB_BOOT_TIMEOUT */
-static bool barrier_late;  /* a barrier timed out: abort, not finalize */
+static bool abort_at_exit; /* a barrier timed out: abort, not finalize */
 
 static void mpi_finalize(void)
 {
@@ -60,18 +59,11 @@ static void mpi_finalize(void)
 	mpi.finalized(&done);
 	if (done)
 		return;
-	if (barrier_late)
+	if (abort_at_exit)
 		mpi.abort(mpi.world, 1);
 	mpi.finalize();
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static int mpi_error(struct diag *d, const char *call, int rc)
 {
@@ -91,7 +83,7 @@ static int mpi_allgather(struct boot *b, const void *mine, void *all,
 			 size_t len, struct diag *d)
 {
 	MPI_Request req;
-	double t0 = now_ms(), t;
+	double t0 = boot_now_us(), t;
 	int done = 0;
 	int rc = mpi.iallgather(mine, (int)len, mpi.byte, all, (int)len,
 				mpi.byte, mpi.world, &req);
@@ -104,13 +96,13 @@ static int mpi_allgather(struct boot *b, const void *mine, void *all,
 			return mpi_error(d, "MPI_Test", rc);
 		if (done)
 			return 0;
-		t = now_ms() - t0;
-		if (t > barrier_ms)
+		t = boot_now_us() - t0;
+		if (t > barrier_ms * 1e3)
 			break;
-		if (t > 1)
+		if (t > 1e3)
 			sched_yield();
 	}
-	barrier_late = true;
+	abort_at_exit = true;
 	return diag_set(d, -ETIMEDOUT,
 			"rank %u: a barrier did not complete within %g s (GDRLAB_BOOT_TIMEOUT): a rank hung, stopped, or one collective takes longer (mpirun ends the job)",
 			b->rank, barrier_ms / 1e3);

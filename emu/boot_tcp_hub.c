@@ -61,25 +61,6 @@ static int hub_listen(unsigned port, int backlog, int *out)
 	return err;
 }
 
-/* "1, 3, 4": the ranks (the first few) not in @have. */
-static void missing_list(const bool *have, unsigned size, char *s, size_t len)
-{
-	unsigned shown = 0, total = 0;
-
-	s[0] = '\0';
-	for (unsigned r = 1; r < size; r++) {
-		if (have[r])
-			continue;
-		if (shown < 8 && strlen(s) + 16 < len) {
-			snprintf(s + strlen(s), len - strlen(s), "%s%u", shown ? ", " : "", r);
-			shown++;
-		}
-		total++;
-	}
-	if (total > shown)
-		snprintf(s + strlen(s), len - strlen(s), " and %u more", total - shown);
-}
-
 /* One connection: a rank of this run, or a stranger (closed, ignored). */
 static int hub_take(struct tcp *t, struct boot *b, int fd, int64_t deadline,
 		    struct diag *d)
@@ -121,7 +102,7 @@ static int hub_late(struct tcp *t, struct boot *b, struct diag *d)
 		n += !have[r];
 	}
 	if (have)
-		missing_list(have, b->size, list, sizeof(list));
+		boot_missing_list(have, NULL, 1, b->size, list, sizeof(list));
 	free(have);
 	return tcp_fail(t, d, -ETIMEDOUT,
 			"rank 0: rank%s %s of %u did not connect to port %u within %g s (GDRLAB_BOOT_TIMEOUT): did they start? can they reach this host?",
@@ -298,7 +279,7 @@ static int hub_timeout(struct tcp *t, struct boot *b, const bool *got,
 
 	for (unsigned r = 1; r < b->size; r++)
 		n += !got[r];
-	missing_list(got, b->size, list, sizeof(list));
+	boot_missing_list(got, NULL, 1, b->size, list, sizeof(list));
 	tcp_fail(t, d, -ETIMEDOUT,
 		 "rank%s %s did not reach the barrier within %g s (GDRLAB_BOOT_TIMEOUT): hung, or one collective takes longer",
 		 n > 1 ? "s" : "", list, tcp_secs(t->cfg.timeout_ms));

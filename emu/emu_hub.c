@@ -254,26 +254,27 @@ static unsigned live(const struct hub *h)
  */
 static void barrier_late(struct hub *h)
 {
-	char list[160];
-	size_t at = 0;
-	unsigned late = 0, named = 0;
+	char list[160] = "";
+	bool *have;
+	int32_t *pids;
+	unsigned late = 0;
 
 	if (h->aborted || !h->ngathered ||
 	    vp_now_us() - h->round_at <= h->a->barrier_ms * 1e3)
 		return;
-	list[0] = '\0';
-	for (unsigned r = 0; r < h->n; r++) {
-		const struct kid *k = &h->kids[r];
-
-		if (k->gather)
-			continue;
-		if (late++ && at + 40 > sizeof(list))
-			continue; /* room kept for the count of the rest */
-		at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%u (pid %d)",
-				       named++ ? ", " : "", r, (int)k->pid);
+	have = calloc(h->n, sizeof(*have));
+	pids = calloc(h->n, sizeof(*pids));
+	for (unsigned r = 0; have && pids && r < h->n; r++) {
+		have[r] = h->kids[r].gather != NULL;
+		pids[r] = h->kids[r].pid;
+		late += !have[r];
 	}
-	if (named < late)
-		snprintf(list + at, sizeof(list) - at, " and %u more", late - named);
+	if (have && pids)
+		boot_missing_list(have, pids, 0, h->n, list, sizeof(list));
+	else
+		snprintf(list, sizeof(list), "(out of memory to name them)");
+	free(have);
+	free(pids);
 	hub_abort(h, -ETIMEDOUT,
 		  "rank%s %s did not reach the barrier within %g s of the first (GDRLAB_BOOT_TIMEOUT): hung, stopped, or one collective takes longer",
 		  late > 1 ? "s" : "", list, h->a->barrier_ms / 1e3);
