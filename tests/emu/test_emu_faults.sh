@@ -101,18 +101,29 @@ fi
 # $KILL_SIG (9) $KILL_AFTER (3) s after it appears; leave its pid in
 # $killed, the exit status in $rc and the seconds from the signal to the
 # exit in $took
+# wait_rank1 PID [rdma]: rank 1's pid in $kid, the second child of PID
+# (gdrlab under valgrind too, or mpirun), with "rdma" once it has opened
+# its RDMA device. No such rank within 60 s (a slow host): PID is killed
+# and kid is empty, rather than the trace's 3000 collectives run.
+wait_rank1() {
+    local i
+    for i in $(seq 1200); do
+        kid=$(pgrep -P "$1" | sed -n 2p)
+        if [ -n "$kid" ] && { [ -z "${2:-}" ] || ls -l "/proc/$kid/fd" 2>/dev/null | grep -q uverbs; }; then
+            return 0
+        fi
+        sleep 0.05
+    done
+    kid=
+    kill -9 "$1"
+    echo "# rank 1 of pid $1 did not appear${2:+ with its RDMA device open} in 60 s" >>"$out/err"
+}
+
 kill_mid() {
     "$@" "$bin" "${run[@]}" --trace "${KILL_TRACE:-$out/endless.jsonl}" --devices "$A,$B" \
         >/dev/null 2>"$out/err" &
-    local pid=$! kid= t0 i
-    for i in $(seq 300); do
-        sleep 0.2
-        # the ranks are the children of gdrlab (under valgrind too)
-        kid=$(pgrep -P "$pid" | sed -n 2p)
-        [ -n "$kid" ] && break
-    done
-    # no rank in 60 s (a slow host): end it, rather than run the trace
-    [ -n "$kid" ] || kill -9 "$pid"
+    local pid=$! kid t0
+    wait_rank1 "$pid"
     sleep "${KILL_AFTER:-3}"
     t0=$(now)
     [ -n "$kid" ] && kill "-${KILL_SIG:-9}" "$kid"
@@ -155,8 +166,7 @@ fi
 # mpirun_rank1 ENV...: the endless trace on 2 ranks under mpirun, with
 # -x for each ENV; pid is mpirun's, kid rank 1's once it has opened its
 # RDMA device (past MPI_Init, whose exchange no gdrlab time-out covers:
-# mpirun's business). No such rank within 60 s (a slow host): mpirun is
-# killed and kid is empty, rather than the trace's 3000 collectives run.
+# mpirun's business)
 mpirun_rank1() {
     local i x=()
     for i in "$@"; do x+=(-x "$i"); done
@@ -164,14 +174,7 @@ mpirun_rank1() {
         --mca btl self,vader,tcp -x GDRLAB_EMU_DEVICES="$A,$B" "${x[@]}" \
         "$bin" "${run[@]}" --trace "$out/endless.jsonl" >/dev/null 2>"$out/err" &
     pid=$!
-    for i in $(seq 1200); do
-        kid=$(pgrep -P "$pid" | sed -n 2p)
-        [ -n "$kid" ] && ls -l "/proc/$kid/fd" 2>/dev/null | grep -q uverbs && return 0
-        sleep 0.05
-    done
-    kid=
-    kill -9 "$pid"
-    echo "# rank 1 under mpirun had no RDMA device open after 60 s" >>"$out/err"
+    wait_rank1 "$pid" rdma
 }
 
 # 2b. a rank killed under mpirun (each rank a child of mpirun), once in
