@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* What the subcommands share in reading their command lines. */
+#define _GNU_SOURCE /* strcasestr */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,12 +83,84 @@ int cli_shipped_lookup(const char *arg, enum cli_shipped kind, char *out, size_t
 	return -ENOENT;
 }
 
+/* printf onto the end of @msg (of @len); false, and @msg as it was, where
+ * it does not fit. */
+static bool append(char *msg, size_t len, const char *fmt, ...)
+{
+	size_t at = strlen(msg);
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(msg + at, len - at, fmt, ap);
+	va_end(ap);
+	if (k < 0 || (size_t)k >= len - at) {
+		msg[at] = '\0';
+		return false;
+	}
+	return true;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* Appends to @msg the names of @kind's shipped files that contain @arg
+ * (any case), or all of them with @all, sorted, as far as they fit (the
+ * first 64); returns how many it named. */
+static unsigned shipped_names(const char *arg, enum cli_shipped kind, bool all, char *msg,
+			      size_t len)
+{
+	char names[64][128];
+	size_t elen = strlen(shipped[kind].ext);
+	unsigned n = 0, named = 0;
+
+	for (unsigned i = 0; i < 2 && shipped[kind].dirs[i]; i++) {
+		char dir[4096];
+		struct dirent *e;
+		DIR *d;
+
+		snprintf(dir, sizeof(dir), "%s/%s", cli_data_dir(), shipped[kind].dirs[i]);
+		if (!(d = opendir(dir)))
+			continue;
+		while (n < 64 && (e = readdir(d))) {
+			size_t k = strlen(e->d_name);
+
+			if (k > elen && k - elen < sizeof(names[0]) &&
+			    !strcmp(e->d_name + k - elen, shipped[kind].ext) &&
+			    (all || strcasestr(e->d_name, arg)))
+				snprintf(names[n++], sizeof(names[0]), "%.*s", (int)(k - elen),
+					 e->d_name);
+		}
+		closedir(d);
+	}
+	qsort(names, n, sizeof(names[0]), name_cmp);
+	while (named < n && append(msg, len, "%s%s", named ? ", " : "", names[named]))
+		named++;
+	return named;
+}
+
+/* The error for @arg, neither a file nor a shipped name: with the shipped
+ * names that contain it, or else every shipped name, so that a user who
+ * typed "a100" or "resnet50" sees what to type. */
 void cli_shipped_error(const char *opt, const char *arg, enum cli_shipped kind, char *msg,
 		       size_t len)
 {
-	snprintf(msg, len, "%s: '%s': no such file, nor a shipped %s of that name (%s/%s/*%s)",
-		 opt, arg, shipped[kind].what, cli_data_dir(), shipped[kind].dirs[0],
-		 shipped[kind].ext);
+	size_t at;
+
+	snprintf(msg, len, "%s: '%s': no such file, nor a shipped %s of that name", opt, arg,
+		 shipped[kind].what);
+	at = strlen(msg);
+	if (append(msg, len, "; did you mean ") && shipped_names(arg, kind, false, msg, len) &&
+	    append(msg, len, "?"))
+		return;
+	msg[at] = '\0';
+	if (append(msg, len, " (shipped: ") && shipped_names(arg, kind, true, msg, len) &&
+	    append(msg, len, ")"))
+		return;
+	msg[at] = '\0';
+	append(msg, len, " (none shipped in %s/%s)", cli_data_dir(), shipped[kind].dirs[0]);
 }
 
 int cli_shipped_file(const char *cmd, const char *opt, const char *arg,

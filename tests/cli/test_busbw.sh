@@ -220,8 +220,13 @@ cp "$src/configs/h100-pcie5-400g.yaml" "$tmp/here/abci-v100-2xedr.yaml"
 (cd "$tmp/here" && "$gdrlab" busbw -t abci-v100-2xedr.yaml -b 1M -e 1M) >"$tmp/out" 2>"$tmp/err" ||
     { echo "FAIL: a file here named like a preset"; cat "$tmp/err"; fail=1; }
 has "$tmp/out" "^# topology h100-pcie5-400g (abci-v100-2xedr.yaml)"
-bad_usage "unknown shipped name" "--topology: 'no-such-preset': no such file, nor a shipped topology of that name ($src/configs/\\*.yaml)" -- -t no-such-preset
-GDRLAB_DATA_DIR=$tmp/here bad_usage "data folder moved" "--topology: 'abci-v100-2xedr': no such file, nor a shipped topology" -- -t abci-v100-2xedr
+# a name that is none: every shipped name, sorted, from both folders; a
+# part of names: those it is part of, in any case
+bad_usage "unknown shipped name" "--topology: 'no-such-preset': no such file, nor a shipped topology of that name (shipped: a100-pcie4-200g, abci-v100-2xedr, dgx1-v100-4xedr, " -- -t no-such-preset
+has "$tmp/err" ", two-socket-commodity) (see"
+bad_usage "part of a name" "--topology: 'ABCI': no such file, nor a shipped topology of that name; did you mean abci-v100-2xedr? (see" -- -t ABCI
+bad_usage "part of names" "--topology: 'h100': no such file, nor a shipped topology of that name; did you mean h100-4x400g-roce, h100-pcie5-400g, h100-roce-clos, h100-superpod-ib? (see" -- -t h100
+GDRLAB_DATA_DIR=$tmp/here bad_usage "data folder moved" "--topology: 'abci-v100-2xedr': no such file, nor a shipped topology of that name (none shipped in $tmp/here/configs)" -- -t abci-v100-2xedr
 expect 2 "missing topology file" -- "$gdrlab" busbw -t "$tmp/none.yaml" --json "$tmp/no.json"
 has "$tmp/err" "none.yaml"
 one_line "$tmp/err"
