@@ -309,8 +309,13 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 			trace_destroy(&out);
 			return err;
 		}
-		if (out.entries[i].iteration + 1 > out.niterations)
-			out.niterations = out.entries[i].iteration + 1;
+		/* the profile's steps that issued calls, counted from 0 as a
+		 * trace's iterations are (a step with none, a warm-up or an
+		 * accumulation step, has nothing to replay) */
+		out.entries[i].iteration = i && k->c[i].iteration != k->c[i - 1].iteration ?
+						   out.entries[i - 1].iteration + 1 :
+					   i ? out.entries[i - 1].iteration : 0;
+		out.niterations = out.entries[i].iteration + 1;
 	}
 	*t = out;
 	return 0;

@@ -23,6 +23,10 @@
 
 #define TRACE_GROUP_MAX 65536
 #define TRACE_ITERATION_MAX INT_MAX
+/* A time's ceiling, us: 10^12 us is 11.6 days, beyond any iteration, and
+ * keeps every sum of a trace's times finite and exact to a nanosecond
+ * (a double's 53 bits). */
+#define TRACE_TIME_MAX_US 1e12
 #define TRACE_RANK_MAX INT_MAX
 
 static const char *const known_keys[] = {
@@ -102,6 +106,8 @@ static int get_time(const struct reader *r, const json_t *v, const char *key,
 	x = json_number_value(v);
 	if (!(x >= 0) || !isfinite(x))
 		return rd_err(r, d, key, "must be >= 0, got %g", x);
+	if (x > TRACE_TIME_MAX_US)
+		return rd_err(r, d, key, "%g is beyond %g us (11.6 days)", x, TRACE_TIME_MAX_US);
 	*out = x;
 	return 0;
 }
@@ -243,12 +249,25 @@ static int check_iteration(struct reader *r, struct trace_entry *e,
 	const struct trace *t = r->t;
 	unsigned prev;
 
-	if (!t->nentries)
+	/* Iterations are counted from 0, one after another: one with no
+	 * collective has nothing to replay, and a number far ahead would be
+	 * that many empty iterations held and averaged in. */
+	if (!t->nentries) {
+		if (e->iteration)
+			return rd_err(r, d, "iteration",
+				      "%u on the first line (iterations are counted from 0)",
+				      e->iteration);
 		return 0;
+	}
 	prev = t->entries[t->nentries - 1].iteration;
 	if (e->iteration < prev)
 		return rd_err(r, d, "iteration",
 			      "%u after %u (iterations must not decrease)",
+			      e->iteration, prev);
+	if (e->iteration > prev + 1)
+		return rd_err(r, d, "iteration",
+			      "%u after %u (iterations follow one another: one with no collective "
+			      "has nothing to replay)",
 			      e->iteration, prev);
 	if (e->iteration > prev)
 		r->have_compute = false;
