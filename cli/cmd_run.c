@@ -276,6 +276,25 @@ struct session {
 	struct progress progress;
 };
 
+/* A node number or count at *@s, digits only, moving *@s past it; false
+ * where there is none or it is above TOPO_MAX_NODES (never wrapped, as
+ * scanf's %u would wrap 4294967297 to 1). */
+static bool node_number(const char **s, unsigned *v)
+{
+	const char *p = *s;
+
+	*v = 0;
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		*v = *v * 10 + (unsigned)(*p - '0');
+		if (*v > TOPO_MAX_NODES)
+			return false;
+	}
+	*s = p;
+	return true;
+}
+
 /* The job's nodes from "FIRST:NODES" or a list of nodes and ranges
  * ("0-3,8-11", as Slurm writes node lists): their count, each once, in
  * @nodes (TOPO_MAX_NODES of room); 0 when @s is neither. */
@@ -283,25 +302,26 @@ static unsigned job_nodes(const char *s, unsigned *nodes)
 {
 	unsigned first, count, lo, hi, n = 0;
 	bool seen[TOPO_MAX_NODES] = { false };
-	char tail;
-	int used;
+	const char *p = s;
 
-	if (sscanf(s, "%u:%u%c", &first, &count, &tail) == 2) {
-		if (!count || first >= TOPO_MAX_NODES || count > TOPO_MAX_NODES - first)
+	if (node_number(&p, &first) && *p == ':') {
+		p++;
+		if (!node_number(&p, &count) || *p || !count || first >= TOPO_MAX_NODES ||
+		    count > TOPO_MAX_NODES - first)
 			return 0;
 		for (unsigned i = 0; i < count; i++)
 			nodes[i] = first + i;
 		return count;
 	}
 	for (;;) {
-		if (sscanf(s, "%u%n", &lo, &used) != 1 || *s < '0' || *s > '9')
+		if (!node_number(&s, &lo))
 			return 0;
-		s += used;
 		hi = lo;
-		if (*s == '-' && (sscanf(s + 1, "%u%n", &hi, &used) != 1 || s[1] < '0' || s[1] > '9'))
-			return 0;
-		if (*s == '-')
-			s += 1 + used;
+		if (*s == '-') {
+			s++;
+			if (!node_number(&s, &hi))
+				return 0;
+		}
 		if (hi < lo || hi >= TOPO_MAX_NODES)
 			return 0;
 		for (unsigned v = lo; v <= hi; v++) {

@@ -36,7 +36,9 @@ flows=$(sed -n 's/^ *"fabric_flows": \([0-9]*\),$/\1/p' "$tmp/j.json" | head -1)
 has "$tmp/j.csv" ",\"$link\",$flows,0\.[0-9]*$"
 bad_usage_of run "jobs overlap" "jobs: rank 3 is in two jobs" -- \
     -t "$fab" --job "$tmp/j.jsonl@0:4" --job "$tmp/j.jsonl@3:2"
-for spec in "x@1:" "x@3-1" "x@1,1" "x@1,,2" "x@-2" "x@0:0"; do
+# numbers past 2^32 are refused, not wrapped (4294967297 was node 1)
+for spec in "x@1:" "x@3-1" "x@1,1" "x@1,,2" "x@-2" "x@0:0" "x@+0:2" "x@0:2x" \
+    "x@4294967297:2" "x@0:4294967298" "x@4294967296-4294967297" "x@1,4294967297"; do
     bad_usage_of run "a bad job spec: $spec" "--job: expected FILE@FIRST:NODES or FILE@LIST (nodes and ranges, each once: 0-3,8-11), got '$spec'" -- \
         -t "$fab" --job "$spec"
 done
