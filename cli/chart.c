@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +312,34 @@ static int write_bars(FILE *data, FILE *gp, const char *data_path, json_t *doc, 
 	return 0;
 }
 
+/* gnuplot's stderr in @s, cut to its first complaint: it echoes the
+ * script's line and a caret first ("\n  plot ...\n  ^\n"), then
+ * '"plot.gp" line 7: all points y value undefined!'. */
+static void first_complaint(char *s)
+{
+	char *line = s, *pick = NULL;
+
+	while (*line) {
+		size_t n = strcspn(line, "\n");
+		bool last = !line[n];
+
+		line[n] = '\0';
+		if (strstr(line, " line ") && strchr(line, ':')) {
+			pick = line;
+			break;
+		}
+		if (!pick && line[strspn(line, " \t^")])
+			pick = line;
+		if (last)
+			break;
+		line += n + 1;
+	}
+	if (!pick)
+		s[0] = '\0';
+	else
+		memmove(s, pick + strspn(pick, " \t"), strlen(pick + strspn(pick, " \t")) + 1);
+}
+
 /* Run gnuplot on @script; its first complaint in @why. */
 static int run_gnuplot(const char *script, char *why, size_t len)
 {
@@ -336,8 +365,8 @@ static int run_gnuplot(const char *script, char *why, size_t len)
 	close(pipefd[1]);
 	n = read(pipefd[0], why, len - 1);
 	why[n > 0 ? n : 0] = '\0';
-	why[strcspn(why, "\n")] = '\0';
 	close(pipefd[0]);
+	first_complaint(why);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
@@ -406,7 +435,7 @@ static int write_paths(FILE *data, FILE *gp, const char *data_path, json_t *doc)
 static int write_collectives(FILE *data, FILE *gp, const char *data_path, json_t *doc)
 {
 	json_t *runs[3], *c;
-	size_t n = chart_runs(doc, runs), most = 0, k;
+	size_t n = chart_runs(doc, runs), most = 0, drawn = 0, k;
 
 	if (!n)
 		return -EINVAL;
@@ -420,13 +449,21 @@ static int write_collectives(FILE *data, FILE *gp, const char *data_path, json_t
 				continue;
 			if (!json_is_number(t))
 				return -EINVAL;
-			fprintf(data, "%zu %.6f\n", ++x, json_number_value(t));
+			x++;
+			/* a log scale has no 0: a collective of one rank
+			 * moves nothing, and is left out */
+			if (json_number_value(t) > 0) {
+				fprintf(data, "%zu %.6f\n", x, json_number_value(t));
+				drawn++;
+			}
 		}
 		most = x > most ? x : most;
 		fprintf(data, "\n\n");
 	}
 	if (!most)
 		return -EINVAL;
+	if (!drawn)
+		return -EDOM;
 	fprintf(gp, "set title 'Each collective of the first iteration'\n"
 		    "set xlabel 'collective, in trace order'\nset ylabel 'us'\n"
 		    "set logscale y 10\nset key outside right\nset grid\nset xrange [0.5:%zu.5]\nplot ",
@@ -531,6 +568,9 @@ int chart_draw(enum chart_kind k, json_t *doc, const char *out_path, bool svg, c
 	err = write_chart(k, data, gp, data_path, doc);
 	if (!err && !has_data(data))
 		err = -ENODATA;
+	if (err == -EDOM)
+		snprintf(why, len, "every collective took 0 us (one rank each: nothing moves), "
+			 "which a log scale cannot show");
 	if (err)
 		goto out;
 	fprintf(gp, "unset output\n");

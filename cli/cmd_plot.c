@@ -91,6 +91,8 @@ static int plot(const char *results, enum chart_kind kind, const char *out)
 	else if (err == -ENODATA)
 		rc = fail(EXIT_RUNTIME, "%s: nothing to draw: every point of its %s failed (its rows say why)",
 			  results, chart_kinds[kind].question ? chart_kinds[kind].question : "run");
+	else if (err == -EDOM)
+		rc = fail(EXIT_RUNTIME, "%s: nothing to draw: %s", results, why);
 	else if (err == -ENOENT)
 		rc = fail(EXIT_RUNTIME, "gnuplot is not installed (Debian: gnuplot-nox)");
 	else if (err)

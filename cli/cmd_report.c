@@ -71,7 +71,7 @@ void report_chart(struct report_page *p, enum chart_kind k, const char *caption)
 	snprintf(svg, sizeof(svg), "%s/chart%u.svg", p->scratch, p->charts);
 	snprintf(prefix, sizeof(prefix), "c%u-", p->charts);
 	err = chart_draw(k, p->doc, svg, true, why, sizeof(why));
-	if (err == -ENOENT || (err && err != -EINVAL && err != -ENODATA)) {
+	if (err == -ENOENT || (err && err != -EINVAL && err != -ENODATA && err != -EDOM)) {
 		p->err = err == -ENOENT ? -ENOENT : -EIO;
 		fail(EXIT_RUNTIME, "%s", err == -ENOENT ? "gnuplot is not installed (Debian: gnuplot-nox)" : why);
 		return;
@@ -80,6 +80,8 @@ void report_chart(struct report_page *p, enum chart_kind k, const char *caption)
 		p->charts, chart_kinds[k].name, err ? 0 : chart_series(k, p->doc));
 	if (err == -ENODATA)
 		html_error(p->f, "No chart: every point it needs failed (the errors are listed below).");
+	else if (err == -EDOM)
+		html_error(p->f, "No chart: %s.", why);
 	else if (err)
 		html_error(p->f, "No chart: %s is not as gdrlab writes it.", p->results);
 	else if (html_inline_svg(p->f, svg, prefix))

@@ -227,11 +227,16 @@ static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 		double it_s = json_number_value(json_object_get(runs[1], "iteration_time_us"));
 
 		fputs("<p class=\"lead\">Does GPUDirect RDMA pay here?</p>\n<p class=\"answer\">", f);
-		html_printf(f, "Direct (GPUDirect RDMA) communication is %.3gx %s than NCCL's host "
-			       "staging; with compute overlap the iteration is %.2g%% %s.",
-			    comm >= 1 ? comm : 1 / comm, comm >= 1 ? "faster" : "slower",
-			    100 * (it_s > it_d ? 1 - it_d / it_s : it_d / it_s - 1),
-			    it_s >= it_d ? "shorter" : "longer");
+		if (!json_is_number(json_object_get(s, "communication")))
+			html_printf(f, "No collective here moves data between GPUs (each is on one "
+				       "rank): the paths cost the same.");
+		else
+			html_printf(f, "Direct (GPUDirect RDMA) communication is %.3gx %s than "
+				       "NCCL's host staging; with compute overlap the iteration is "
+				       "%.2g%% %s.",
+				    comm >= 1 ? comm : 1 / comm, comm >= 1 ? "faster" : "slower",
+				    100 * (it_s > it_d ? 1 - it_d / it_s : it_d / it_s - 1),
+				    it_s >= it_d ? "shorter" : "longer");
 	}
 	if (fallbacks)
 		html_printf(f, " %zu collectives on the direct path were staged all the same: %s.",

@@ -161,11 +161,18 @@ err:
 	return NULL;
 }
 
+/* A speedup, null where it is undefined (report_speedup's 0: nothing
+ * timed on the faster path). */
+static json_t *speedup_json(double x)
+{
+	return x > 0 ? json_real(x) : json_null();
+}
+
 /* Speedups of direct over one staged path, under explicit names. */
 static json_t *speedups_json(const struct records *slow, const struct records *fast)
 {
-	return json_pack("{s:f,s:f}", "communication", report_comm_speedup(slow, fast),
-			 "iteration", report_speedup(slow, fast));
+	return json_pack("{s:o,s:o}", "communication", speedup_json(report_comm_speedup(slow, fast)),
+			 "iteration", speedup_json(report_speedup(slow, fast)));
 }
 
 static json_t *one_collective(const struct records *r, size_t i)
@@ -202,11 +209,11 @@ int report_compare_json(const struct report_context *ctx,
 {
 	memset(j, 0, sizeof(*j));
 	/* "speedup" (iteration, direct over staged) is the old key, kept. */
-	j->doc = json_pack("{s:o,s:o,s:o,s:f,s:{s:o,s:o}}",
+	j->doc = json_pack("{s:o,s:o,s:o,s:o,s:{s:o,s:o}}",
 			   "direct", run_json(ctx, r[REPORT_DIRECT], j),
 			   "staged", run_json(ctx, r[REPORT_STAGED], j),
 			   "staged_memcpy", run_json(ctx, r[REPORT_STAGED_MEMCPY], j),
-			   "speedup", report_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]),
+			   "speedup", speedup_json(report_speedup(r[REPORT_STAGED], r[REPORT_DIRECT])),
 			   "speedups",
 			   "direct_vs_staged", speedups_json(r[REPORT_STAGED], r[REPORT_DIRECT]),
 			   "direct_vs_staged_memcpy",

@@ -277,6 +277,11 @@ static void print_verdict(FILE *out, const struct records *const r[REPORT_PATHS]
 	double memcpy_comm = report_comm_speedup(r[REPORT_STAGED_MEMCPY], r[REPORT_DIRECT]);
 	double iter = report_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]);
 
+	if (comm <= 0 && r[REPORT_STAGED]->comm_time_us <= 0) {
+		fprintf(out, "\nverdict: no collective here moves data between GPUs (each is on "
+			     "one rank): the paths cost the same\n");
+		return;
+	}
 	if (comm <= 0 || iter <= 0)
 		return;
 	fprintf(out, "\nverdict: direct (GPUDirect RDMA) communication is %.2fx %s than "
@@ -288,6 +293,21 @@ static void print_verdict(FILE *out, const struct records *const r[REPORT_PATHS]
 			memcpy_comm >= 1 ? "faster" : "slower");
 	fprintf(out, ";\n         with compute overlap the iteration is %.1f%% %s\n",
 		100 * fabs(1 - 1 / iter), iter >= 1 ? "shorter" : "longer");
+}
+
+/* Two speedups, "n/a" where one is undefined (0: nothing timed). */
+static void speedup_row(FILE *out, const char *what, double staged, double memcpy_staged)
+{
+	fprintf(out, "%-22s", what);
+	for (int k = 0; k < 2; k++) {
+		double x = k ? memcpy_staged : staged;
+
+		if (x > 0)
+			fprintf(out, " %14.2fx", x);
+		else
+			fprintf(out, " %15s", "n/a");
+	}
+	fprintf(out, "\n");
 }
 
 static void compare_row(FILE *out, const char *what,
@@ -343,12 +363,10 @@ void report_compare_table(FILE *out, const struct report_context *ctx,
 	compare_row(out, "communication (us)", r, comm_of);
 	compare_row(out, "exposed comm (us)", r, exposed_of);
 	fprintf(out, "\n%-22s %15s %15s\n", "speedup of direct over", "staged", "staged-memcpy");
-	fprintf(out, "%-22s %14.2fx %14.2fx\n", "  communication",
-		report_comm_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]),
-		report_comm_speedup(r[REPORT_STAGED_MEMCPY], r[REPORT_DIRECT]));
-	fprintf(out, "%-22s %14.2fx %14.2fx\n", "  iteration",
-		report_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]),
-		report_speedup(r[REPORT_STAGED_MEMCPY], r[REPORT_DIRECT]));
+	speedup_row(out, "  communication", report_comm_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]),
+		    report_comm_speedup(r[REPORT_STAGED_MEMCPY], r[REPORT_DIRECT]));
+	speedup_row(out, "  iteration", report_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]),
+		    report_speedup(r[REPORT_STAGED_MEMCPY], r[REPORT_DIRECT]));
 	for (int p = 0; p < REPORT_PATHS; p++)
 		for (size_t i = 0; i < r[p]->ncoll; i++)
 			for (int k = 0; k < STAGE_KIND_COUNT; k++)

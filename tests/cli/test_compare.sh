@@ -50,4 +50,25 @@ has "$tmp/n.json" "\"trace_file\": \"$src/traces/resnet50-ddp.jsonl\""
 expect 2 "unknown trace name" -- "$gdrlab" compare -t a100-pcie4-200g -T no-such-trace
 has "$tmp/err" "gdrlab compare: --trace: 'no-such-trace': no such file, nor a shipped trace of that name"
 one_line "$tmp/err"
+# Collectives of one rank move nothing, on any path: speedups undefined
+# ("n/a", JSON null: 0/0), the verdict says so, and the report's page and
+# the collectives chart say why there is no chart (a log scale has no 0;
+# the page's chart once failed with an empty message, 0.00x printed)
+printf '{"iteration": 0, "op": "allreduce", "bytes": 4096, "group": [0]}\n' >"$tmp/one.jsonl"
+expect 0 "one-rank compare" -- "$gdrlab" compare -t a100-pcie4-200g -T "$tmp/one.jsonl" --json "$tmp/one.json"
+has "$tmp/out" "^  communication  *n/a  *n/a$"
+has "$tmp/out" "^verdict: no collective here moves data between GPUs (each is on one rank): the paths cost the same$"
+json_ok "$tmp/one.json"
+has "$tmp/one.json" '^  "speedup": null,$'
+has "$tmp/one.json" '^      "communication": null,$'
+if "$gdrlab" backends >/dev/null && command -v gnuplot >/dev/null; then
+    expect 0 "one-rank report" -- "$gdrlab" report "$tmp/one.json" -o "$tmp/one.html"
+    has "$tmp/one.html" "No collective here moves data between GPUs"
+    has "$tmp/one.html" "No chart: every collective took 0 us (one rank each: nothing moves), which a log scale cannot show."
+    expect 1 "one-rank chart" -- "$gdrlab" plot "$tmp/one.json" --kind collectives -o "$tmp/one.svg"
+    has "$tmp/err" "gdrlab plot: $tmp/one.json: nothing to draw: every collective took 0 us"
+    one_line "$tmp/err"
+else
+    echo "skip: one-rank report (no gnuplot)"
+fi
 exit $fail
