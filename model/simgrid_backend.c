@@ -57,6 +57,51 @@ static int jobs_build(const struct plan *p, const size_t *cls, struct sgm_job **
 	return 0;
 }
 
+/*
+ * The simulation steps through each connection's slices one by one, in
+ * time linear in their count (2 TiB in 512 KiB slices, 4 Mi of them, is
+ * about 11 s a call on a 2-core machine); past this it refuses, where
+ * the slice count would otherwise wrap its 32 bits (a 2^53-byte call
+ * once came out at 8.4 us).
+ */
+#define MODEL_MAX_SLICES (1u << 22)
+
+/* -EINVAL, naming the trace line, where a job has more slices a
+ * connection than MODEL_MAX_SLICES. */
+static int check_slices(const struct plan *p, const size_t *cls, const struct sgm_job *jobs,
+			size_t njobs, struct diag *d)
+{
+	for (size_t k = 0; k < njobs; k++) {
+		const struct plan_pattern *pat = &p->patterns[jobs[k].pattern];
+
+		for (size_t q = 0; q < pat->npipes; q++) {
+			struct plan_slicing sl;
+
+			if (pat->pipes[q].channel >= jobs[k].nchannels)
+				continue;
+			plan_slicing(p, pat, &pat->pipes[q], jobs[k].bytes, jobs[k].nchannels, &sl);
+			if (sl.slices <= MODEL_MAX_SLICES)
+				continue;
+			for (size_t i = 0; i < p->ncollectives; i++) {
+				const struct plan_collective *pc = &p->collectives[i];
+				const struct trace_entry *e = &p->trace->entries[pc->entry];
+
+				if (cls[pc->pattern] != jobs[k].pattern || pc->bytes != jobs[k].bytes ||
+				    pc->nchannels != jobs[k].nchannels)
+					continue;
+				return diag_set(d, -EINVAL,
+						"%s:%u: bytes: model backend: this %s of %llu bytes is "
+						"%.3g slices a connection, beyond the %u it simulates "
+						"one by one (the analytic backend takes any size)",
+						p->trace->file, e->line, trace_op_name(e->op),
+						(unsigned long long)pc->bytes, sl.slices,
+						MODEL_MAX_SLICES);
+			}
+		}
+	}
+	return 0;
+}
+
 /* What the simulating child needs, and what it answers. */
 struct sim_answer {
 	struct model_stats stats;
@@ -265,6 +310,13 @@ int model_simulate(const struct plan *p, const struct model_options *o,
 	err = cls ? plan_pattern_classes(p, cls) : -ENOMEM;
 	if (!err)
 		err = jobs_build(p, cls, &jobs, &call.njobs);
+	if (err) {
+		diag_set(d, err, "model backend: out of memory");
+		goto out_free;
+	}
+	err = check_slices(p, cls, jobs, call.njobs, d);
+	if (err)
+		goto out_free;
 	call.jobs = jobs;
 	if (sgm_together_fits(p, rec, o))
 		call.together = rec;

@@ -37,4 +37,12 @@ for v in 0 abc 3x 5000; do
     one_line "$tmp/err"
     [ ! -e "$tmp/bad.json" ] || { echo "FAIL: $tmp/bad.json written for '$v'"; fail=1; }
 done
+# A call of more slices a connection than the simulation steps through
+# (2^22) is refused up front, naming its line; at 2^53 bytes and beyond
+# the slice count once wrapped its 32 bits, and 4 EiB took 8.4 us
+printf '{"iteration": 0, "op": "allreduce", "bytes": 4096}\n{"iteration": 0, "op": "allreduce", "bytes": 4611686018427387904}\n' \
+    >"$tmp/huge.jsonl"
+bad_usage_of run "slices beyond the simulation's" "$tmp/huge.jsonl:2: bytes: model backend: this allreduce of 4611686018427387904 bytes is 2.2e+12 slices a connection, beyond the 4194304 it simulates one by one (the analytic backend takes any size)" -- \
+    -q -b model -t "$topo" -n 2 -T "$tmp/huge.jsonl" --json "$tmp/huge.json"
+[ ! -e "$tmp/huge.json" ] || { echo "FAIL: $tmp/huge.json written"; fail=1; }
 exit $fail
