@@ -68,6 +68,8 @@ struct text {
 	struct layout lay;
 	bool have_header, closed, have_avg;
 	unsigned line, avg_line;
+	unsigned run_line; /* "# nThread ... maxBytes ...": where the run
+			    * began (0: not seen), so a table must end */
 	bool cut;  /* the line is longer than LINE_MAX_LEN - 1 */
 	bool last; /* no newline after it: the file ends inside the line */
 	bool many; /* more than TOKENS_MAX tokens */
@@ -579,6 +581,8 @@ static int parse_comment(struct text *t)
 	} else if (nw >= 4 && word_is(&w[0], "Collective") &&
 		   word_is(&w[1], "test") && word_is(&w[2], "starting:")) {
 		nt_set_program(t->r, w[3].s);
+	} else if (nw >= 2 && word_is(&w[0], "nThread") && !t->run_line) {
+		t->run_line = t->line;
 	} else if (nw >= 3 && word_is(&w[0], "nccl-tests") && word_is(&w[1], "version")) {
 		library_version(t, w + 2, nw - 2);
 	}
@@ -634,6 +638,16 @@ int nt_load_text(struct nt_reader *r, const char *buf, size_t len,
 		err = diag_at(d, -EINVAL, r->name, t->lay.line, 0, "table",
 			      "no result rows after the header%s",
 			      r->skipped_empty ? " (only rows of 0 bytes)" : "");
+	/* nccl-tests ends every table it began with "# Out of bounds values"
+	 * and "# Avg bus bandwidth": a run whose start is here and whose end
+	 * is not was cut short, or its file was, maybe at a row's end */
+	else if (!err && t->run_line && !t->closed)
+		err = diag_at(d, -EINVAL, r->name, t->line, 0, "table",
+			      "ends after %zu rows (the last %llu bytes) without the "
+			      "'# Avg bus bandwidth' line that closes a run begun on line %u: "
+			      "the run was cut short or the file truncated",
+			      r->f->nrows, (unsigned long long)r->f->rows[r->f->nrows - 1].size,
+			      t->run_line);
 	free(t);
 	return err;
 }

@@ -390,6 +390,7 @@ ParameterizedTestParameters(nccl_tests, bad_file)
 		{ "no-rows.txt", ":10: table: no result rows after the header" },
 		{ "truncated-row.txt", ":13: in-place #wrong: missing: the row has 12 of the 13 columns of the header" },
 		{ "cut-row.txt", ":14: in-place time: the file ends in the middle of a row (9 of 13 columns)" },
+		{ "no-footer.txt", ":30: table: ends after 7 rows (the last 256 bytes) without the '# Avg bus bandwidth' line that closes a run begun on line 9: the run was cut short or the file truncated" },
 		{ "bad-number.txt", ":13:74: out-of-place busbw: '0.2x' is not a number" },
 		{ "negative-time.txt", ":13:56: out-of-place time: must be >= 0, got -10.31" },
 		{ "size-order.txt", ":14:9: size: 2048 bytes after 4096 on line 13: sizes must increase" },
