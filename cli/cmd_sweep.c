@@ -26,6 +26,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "cmd_sweep.h"
+#include "report.h"
 #include "launch.h"
 #include "sweep.h"
 
@@ -231,8 +232,10 @@ static void print_csv(const struct sweep *sw)
 	printf("point,line,topology,nodes,gpus,backend,path,path_used,gdr_level,"
 	       "iteration_us,comm_us,exposed_us,wall_s,error");
 	/* a plan's axes, one column each, after the others */
-	for (unsigned a = 0; a < sw->naxes; a++)
-		printf(",\"%s\"", sw->axes[a].name);
+	for (unsigned a = 0; a < sw->naxes; a++) {
+		putchar(',');
+		report_csv_field(stdout, sw->axes[a].name);
+	}
 	printf("\n");
 	for (size_t i = 0; i < sw->n; i++) {
 		const struct point *p = &sw->pts[i];
@@ -240,17 +243,26 @@ static void print_csv(const struct sweep *sw)
 		char label[512];
 
 		sweep_point_label(sw, p, label, sizeof(label));
-		char wall[32] = "";
-
+		report_csv_field(stdout, label);
+		printf(",%u,", p->line);
+		report_csv_field(stdout, r->topo_name);
+		/* a failed point has no figures: empty, not 0 */
+		if (r->err)
+			printf(",,,%s,%s,,%s,,,,", p->backend, plan_path_name(p->opts.path),
+			       topo_path_name(p->opts.gdr_level));
+		else
+			printf(",%u,%u,%s,%s,%s,%s,%.3f,%.3f,%.3f,", r->nodes, r->gpus, p->backend,
+			       plan_path_name(p->opts.path), r->path_used,
+			       topo_path_name(p->opts.gdr_level), r->iteration_us, r->comm_us,
+			       r->exposed_us);
 		if (!sw->no_wall)
-			snprintf(wall, sizeof(wall), "%.3f", r->wall_s);
-		printf("\"%s\",%u,\"%s\",%u,%u,%s,%s,%s,%s,%.3f,%.3f,%.3f,%s,\"%s\"",
-		       label, p->line, r->topo_name, r->nodes, r->gpus, p->backend,
-		       plan_path_name(p->opts.path), r->path_used,
-		       topo_path_name(p->opts.gdr_level), r->iteration_us, r->comm_us,
-		       r->exposed_us, wall, r->error);
-		for (unsigned a = 0; a < sw->naxes; a++)
-			printf(",\"%s\"", sw->axes[a].values[p->axis_value[a]]);
+			printf("%.3f", r->wall_s);
+		putchar(',');
+		report_csv_field(stdout, r->error);
+		for (unsigned a = 0; a < sw->naxes; a++) {
+			putchar(',');
+			report_csv_field(stdout, sw->axes[a].values[p->axis_value[a]]);
+		}
 		printf("\n");
 	}
 }

@@ -60,6 +60,9 @@ int report_json_write_doc(FILE *out, json_t *doc);
 
 /* @header: start with the row of column names. */
 int report_csv(FILE *out, const struct records *r, bool header);
+/* One CSV field as RFC 4180 has it: quoted, a quote inside doubled (names
+ * come from the user's files, and may hold commas, quotes, newlines). */
+void report_csv_field(FILE *out, const char *s);
 int report_timeline(FILE *out, const struct records *r);
 
 /* Speedup of @fast over @slow: iteration time, or communication time. */

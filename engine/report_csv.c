@@ -7,9 +7,7 @@
 
 #include "algo.h"
 
-/* RFC 4180: quote the field, double any quote inside (device names come
- * from the user's topology file). */
-static void put_quoted(FILE *out, const char *s)
+void report_csv_field(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; *s; s++) {
@@ -39,7 +37,7 @@ rows:
 			(unsigned long long)c->bytes, c->nranks, c->ready_us,
 			c->start_us, c->end_us, c->time_us, c->algbw_gbps,
 			c->busbw_gbps, plan_path_used_name(c->path));
-		put_quoted(out, c->fallback ? c->fallback : "");
+		report_csv_field(out, c->fallback ? c->fallback : "");
 		for (int k = 0; k < STAGE_KIND_COUNT; k++)
 			fprintf(out, ",%.3f", c->stage_us[k]);
 		fprintf(out, ",%s,%s,%u,", algo_name(c->algo), proto_name(c->proto),
@@ -51,7 +49,7 @@ rows:
 		fprintf(out, ",%s,%u,%.3f,", records_comm_name(r, c), c->stream, c->alone_us);
 		/* the busiest switch link (records_fabric.c): empty on a crossbar */
 		if (c->fabric_link != RECORDS_NO_LINK && c->fabric_link < r->nlink_names) {
-			put_quoted(out, r->link_names[c->fabric_link]);
+			report_csv_field(out, r->link_names[c->fabric_link]);
 			fprintf(out, ",%u,%.6f", c->fabric_flows, c->fabric_share);
 		} else {
 			fprintf(out, ",,");

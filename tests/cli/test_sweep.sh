@@ -281,4 +281,13 @@ expect 0 "points by shipped name" -- "$gdrlab" sweep --csv --no-wall "$tmp/named
 echo '{"name": "g", "topology": "no-such-preset", "trace": "resnet50-ddp"}' >"$tmp/named/g.jsonl"
 expect 1 "a point's unknown name" -- "$gdrlab" sweep --csv "$tmp/named/g.jsonl"
 has "$tmp/out" "named/no-such-preset: cannot read"
+# CSV as RFC 4180 has it: a name's quote doubled inside quotes (its comma
+# kept in the field), and a failed point's figures empty, not 0.000
+cat >"$tmp/named/q.jsonl" <<EOP
+{"name": "a\\"b,c", "topology": "a100-pcie4-200g", "trace": "resnet50-ddp"}
+{"name": "gone", "topology": "no-such-preset", "trace": "resnet50-ddp"}
+EOP
+expect 1 "quotes and a failed point" -- "$gdrlab" sweep --csv --no-wall "$tmp/named/q.jsonl"
+has "$tmp/out" '^"a""b,c",1,"a100-pcie4-200g",2,16,analytic,auto,direct,P2C,[0-9.]*,[0-9.]*,[0-9.]*,,""$'
+has "$tmp/out" '^"gone",2,"",,,analytic,auto,,P2C,,,,,".*no-such-preset: cannot read.*"$'
 exit $fail
