@@ -96,9 +96,16 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 					 CLI_SHIPPED_TOPOLOGY);
 		else if (!strcmp(key, "trace"))
 			bad = point_file(pt->trace, sizeof(pt->trace), dir, s, CLI_SHIPPED_TRACE);
-		else if (!strcmp(key, "backend"))
-			bad = snprintf(pt->backend, sizeof(pt->backend), "%s", s) >=
-			      (int)sizeof(pt->backend);
+		else if (!strcmp(key, "backend")) {
+			char why[256], shown[DIAG_MSG_MAX];
+
+			/* as a plan's backend axis: known before anything runs
+			 * (@why quotes the name as given) */
+			if (!backend_lookup(s, why, sizeof(why)))
+				return sweep_error(d, "%s:%u: backend: %s", file, line,
+						   diag_printable(why, shown, sizeof(shown)));
+			snprintf(pt->backend, sizeof(pt->backend), "%s", s);
+		}
 		else if (!strcmp(key, "path"))
 			bad = plan_path_parse(s, &pt->opts.path);
 		else if (!strcmp(key, "gdr_level")) {

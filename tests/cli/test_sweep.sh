@@ -22,9 +22,10 @@ expect 2 "missing trace" -- "$gdrlab" sweep "$tmp/bad2.jsonl"
 printf '{"name": "gone", "topology": "nope.yaml", "trace": "nope.jsonl"}\n' >"$tmp/gone.jsonl"
 expect 1 "a point fails" -- "$gdrlab" sweep "$tmp/gone.jsonl"
 has "$tmp/out" "gone .*error: .*nope.yaml"
+# a point's unknown backend stops the sweep before anything runs, as a
+# plan's does (it was a failed row, exit 1)
 printf '{"name": "nb", "topology": "a.yaml", "trace": "b.jsonl", "backend": "nosuch"}\n' >"$tmp/nb.jsonl"
-expect 1 "unknown backend in a point" -- "$gdrlab" sweep "$tmp/nb.jsonl"
-has "$tmp/out" "nb .*error: unknown backend 'nosuch' (see 'gdrlab backends')"
+bad_usage_of sweep "unknown backend in a point" "$tmp/nb.jsonl:1: backend: unknown backend 'nosuch' (see 'gdrlab backends')" -- "$tmp/nb.jsonl"
 
 # Three points, relative to the sweep file; run in parallel, printed in order.
 mkdir -p "$tmp/s"
