@@ -155,4 +155,9 @@ void progress_init(struct progress *p, const char *label, bool quiet);
 void progress_update(void *ctx, size_t done, size_t total);
 void progress_done(struct progress *p);
 
+/* A JSON file gdrlab wrote (report, plot): NULL with "FILE:LINE: what"
+ * in @d, or "FILE: cannot read: why" for a directory or a missing file. */
+struct json_t;
+struct json_t *cli_load_json(const char *path, struct diag *d);
+
 #endif

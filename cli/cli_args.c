@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "ib_config.h"
+#include "input_file.h"
 #include "tuner.h"
 #include "units.h"
 
@@ -45,7 +47,7 @@ int cli_fail(const char *cmd, enum cli_stage stage, int err,
 	     const struct diag *d)
 {
 	bool input = err == -EINVAL || err == -ERANGE ||
-		     (stage == CLI_LOADING && (err == -ENOENT || err == -EACCES));
+		     (stage == CLI_LOADING && (err == -ENOENT || err == -EACCES || err == -EISDIR));
 
 	fprintf(stderr, "gdrlab %s: %s\n", cmd, d->msg[0] ? d->msg : strerror(-err));
 	return input ? EXIT_USAGE : EXIT_RUNTIME;
@@ -348,4 +350,20 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 	default:
 		return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 	}
+}
+
+json_t *cli_load_json(const char *path, struct diag *d)
+{
+	json_error_t je;
+	json_t *doc;
+	int err;
+	FILE *f = input_open(path, "r", &err, d);
+
+	if (!f)
+		return NULL;
+	doc = json_loadf(f, 0, &je);
+	fclose(f);
+	if (!doc)
+		diag_set(d, -EINVAL, "%s:%d: %s", path, je.line, je.text);
+	return doc;
 }

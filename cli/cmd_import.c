@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input_file.h"
 #include "cli.h"
 #include "importer.h"
 #include "output_file.h"
@@ -109,9 +110,7 @@ static int import_files(int argc, char **argv, const struct import_options *io,
 		return cli_fail("import", CLI_RUNNING, -ENOMEM, NULL);
 	for (int i = 0; i < n && !err; i++) {
 		in[i].name = argv[optind + 1 + i];
-		in[i].fp = strcmp(in[i].name, "-") ? fopen(in[i].name, "r") : stdin;
-		if (!in[i].fp)
-			err = diag_set(&d, -errno, "%s: cannot read: %s", in[i].name, strerror(errno));
+		in[i].fp = strcmp(in[i].name, "-") ? input_open(in[i].name, "r", &err, &d) : stdin;
 	}
 	if (!err)
 		err = imp->import(in, (size_t)n, io, &t, &notes, &d);

@@ -64,15 +64,14 @@ static int plot(const char *results, enum chart_kind kind, const char *out)
 	char why[512];
 	struct diag d = { "" };
 	struct output_file of;
-	json_error_t je;
 	json_t *doc;
 	int err, rc = 0;
 
 	if (!svg && !ends_with(out, ".png"))
 		return cli_usage_error("plot", "-o: '%s' is not a .svg or .png file name", out);
-	doc = json_load_file(results, 0, &je);
+	doc = cli_load_json(results, &d);
 	if (!doc)
-		return fail(EXIT_USAGE, "%s:%d: %s", results, je.line, je.text);
+		return fail(EXIT_USAGE, "%s", d.msg);
 	if (!chart_has_data(kind, doc)) {
 		json_decref(doc);
 		if (chart_kinds[kind].question)

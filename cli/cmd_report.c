@@ -295,16 +295,15 @@ static int report(const char *results, const char *out, const char *timeline, co
 	struct diag d = { "" };
 	struct output_file of;
 	enum doc_kind kind;
-	json_error_t je;
 	int rc = 0;
 
 	if (timeline && relative_href(timeline, out, href, sizeof(href)))
 		return fail(EXIT_USAGE, "--timeline %s: %s", timeline, strerror(errno));
 	if (topology && access(topology, R_OK))
 		return fail(EXIT_USAGE, "--topology %s: %s", topology, strerror(errno));
-	p.doc = json_load_file(results, 0, &je);
+	p.doc = cli_load_json(results, &d);
 	if (!p.doc)
-		return fail(EXIT_USAGE, "%s:%d: %s", results, je.line, je.text);
+		return fail(EXIT_USAGE, "%s", d.msg);
 	kind = kind_of(p.doc);
 	read_sets(&p);
 	if (kind == DOC_UNKNOWN) {

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "input_file.h"
 #include "backend.h"
 #include "cli.h"
 #include "cmd_sweep.h"
@@ -140,19 +141,15 @@ int sweep_load(const char *file, struct sweep *sw, struct diag *d)
 	char *dir, *nl, *slash, *buf = NULL;
 	size_t cap = 0, np = 0;
 	unsigned line = 0;
-	FILE *f = fopen(file, "r");
-	int rc = 0;
+	FILE *f;
+	int rc = 0, err;
 
 	memset(sw, 0, sizeof(*sw));
-	if (is_plan(file)) {
-		if (f)
-			fclose(f);
+	if (is_plan(file))
 		return sweep_plan_load(file, sw, d);
-	}
-	if (!f) {
-		diag_set(d, -errno, "%s: %s", file, strerror(errno));
+	f = input_open(file, "r", &err, d);
+	if (!f)
 		return EXIT_USAGE;
-	}
 	dir = strdup(file);
 	if (!dir) {
 		fclose(f);

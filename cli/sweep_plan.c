@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "input_file.h"
 #include "backend.h"
 #include "cli.h"
 #include "cmd_gen.h"
@@ -644,10 +645,9 @@ int sweep_plan_load(const char *file, struct sweep *sw, struct diag *d)
 	memset(sw, 0, sizeof(*sw));
 	if (!r)
 		return diag_set(d, -ENOMEM, "out of memory"), EXIT_RUNTIME;
-	fp = fopen(file, "r");
+	fp = input_open(file, "r", &err, d);
 	if (!fp) {
 		free(r);
-		diag_set(d, -errno, "%s: %s", file, strerror(errno));
 		return EXIT_USAGE;
 	}
 	buf = malloc(PLAN_FILE_MAX + 1);

@@ -9,6 +9,7 @@
  * BertModel (with pooler, without the pre-training heads) 335,141,888;
  * Llama-2-7b 6,738,415,616.
  */
+#include "input_file.h"
 #include "gen_ddp.h"
 
 #include <errno.h>
@@ -373,10 +374,9 @@ int model_layout_load(const char *path, struct model_layout *l,
 	int err = 0;
 
 	memset(l, 0, sizeof(*l));
-	f = fopen(path, "r");
+	f = input_open(path, "r", &err, d);
 	if (!f)
-		return diag_set(d, -errno, "%s: cannot open: %s", path,
-				strerror(errno));
+		return err;
 	layout_name_from_path(path, name, sizeof(name));
 	builder_init(&b, l, name);
 	while (!err && (n = getline(&line, &cap, f)) >= 0) {

@@ -5,6 +5,7 @@
  * the public entry points. Sizes, counts and names below are those of
  * NVIDIA/nccl-tests src/common.cu and src/<collective>.cu.
  */
+#include "input_file.h"
 #include "nccl_tests.h"
 #include "nccl_tests_read.h"
 #include "trace.h"
@@ -449,10 +450,9 @@ static int read_all(const char *path, char **out, size_t *len,
 	FILE *fp;
 	int err = 0;
 
-	fp = fopen(path, "rb");
+	fp = input_open(path, "rb", &err, d);
 	if (!fp)
-		return diag_set(d, -errno, "%s: cannot open: %s", path,
-				strerror(errno));
+		return err;
 	do {
 		if (n == cap) {
 			cap = cap ? 2 * cap : 64 << 10;

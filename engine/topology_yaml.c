@@ -9,6 +9,7 @@
  * every list is bounded by a TOPO_MAX_* and the schema is walked to a
  * fixed depth, never by following the graph, so aliases are harmless.
  */
+#include "input_file.h"
 #include "topology.h"
 #include "topology_yaml_fabric.h"
 #include "units.h"
@@ -780,10 +781,9 @@ static int read_file(const char *path, char **out, size_t *len,
 	FILE *f;
 	int err;
 
-	f = fopen(path, "rb");
+	f = input_open(path, "rb", &err, d);
 	if (!f)
-		return diag_set(d, -errno, "%s: cannot read: %s", path,
-				strerror(errno));
+		return err;
 	buf = malloc(TOPO_FILE_MAX + 1);
 	if (!buf) {
 		err = diag_set(d, -ENOMEM, "%s: out of memory", path);

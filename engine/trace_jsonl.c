@@ -6,6 +6,7 @@
  * line counter; errors found after parsing name the line and the key only
  * (jansson keeps no positions for parsed values).
  */
+#include "input_file.h"
 #include "trace.h"
 
 #include <ctype.h>
@@ -565,10 +566,9 @@ int trace_load(const char *path, struct trace *t, struct diag *d)
 	int err = 0;
 
 	memset(t, 0, sizeof(*t));
-	f = fopen(path, "r");
+	f = input_open(path, "r", &err, d);
 	if (!f)
-		return diag_set(d, -errno, "%s: cannot open: %s", path,
-				strerror(errno));
+		return err;
 	reader_init(&r, path, t);
 	while (!err && (n = getline(&line, &cap, f)) >= 0) {
 		r.line++;

@@ -66,6 +66,6 @@ one_line "$tmp/err"
 # a --trace that is not there: bad input (2), said before any measuring
 expect 2 "calibrate --trace missing" -- "$gdrlab" calibrate --backend real --topology "$topo" \
     --trace "$tmp/nothere.jsonl" -o "$tmp/cal.yaml"
-has "$tmp/err" "gdrlab calibrate: $tmp/nothere.jsonl: cannot open: No such file or directory"
+has "$tmp/err" "gdrlab calibrate: $tmp/nothere.jsonl: cannot read: No such file or directory"
 one_line "$tmp/err"
 exit $fail

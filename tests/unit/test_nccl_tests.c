@@ -500,7 +500,7 @@ Test(nccl_tests, missing_file)
 
 	cr_expect_eq(nccl_tests_load(NT_DATA("no-such-file.txt"), &f, &d),
 		     -ENOENT);
-	cr_expect_not_null(strstr(d.msg, "no-such-file.txt: cannot open: "),
+	cr_expect_not_null(strstr(d.msg, "no-such-file.txt: cannot read: "),
 			   "%s", d.msg);
 	cr_expect_null(f.rows);
 }

@@ -127,7 +127,7 @@ Test(trace, load_file_and_missing_file)
 
 	cr_expect_eq(trace_load("/nonexistent/x.jsonl", &t, &d), -ENOENT);
 	cr_expect_str_eq(d.msg,
-			 "/nonexistent/x.jsonl: cannot open: No such file or directory");
+			 "/nonexistent/x.jsonl: cannot read: No such file or directory");
 	cr_expect_eq(t.nentries, 0);
 	expect_no_leaks();
 }

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * input_file: open a file a reader takes, or say in one line why not.
+ *
+ * fopen() opens a directory for reading and its first read fails
+ * (EISDIR), which each reader then told in its own way ("read error",
+ * "no points", a JSON syntax error) and with its own exit status; here a
+ * directory is refused at the door, as a missing file is, with -EISDIR
+ * (an input error: the command's exit status 2).
+ */
+#ifndef GDRLAB_INPUT_FILE_H
+#define GDRLAB_INPUT_FILE_H
+
+#include <stdio.h>
+
+#include "diag.h"
+
+/* fopen(@path, @mode) for reading; NULL with "PATH: cannot read: REASON"
+ * in @d and *@err its -errno where it cannot be read or is a
+ * directory. */
+FILE *input_open(const char *path, const char *mode, int *err, struct diag *d);
+
+#endif

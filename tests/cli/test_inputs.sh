@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Every command that reads a file the user names refuses a directory, and
+# a file that is not there, alike: one line "FILE: cannot read: REASON",
+# exit 2 (bad input), no output file. A directory once gave "read error"
+# (exit 1), "no points", or a JSON syntax error; a missing results file
+# "FILE:-1: unable to open".
+#   usage: test_inputs.sh GDRLAB SOURCE_DIR
+set -u
+. "$(dirname "$0")/lib.sh"
+mkdir "$tmp/adir"
+t=$src/configs/a100-pcie4-200g.yaml tr=$src/traces/resnet50-ddp.jsonl
+abci=$src/configs/validation/abci-v100-2xedr.yaml
+for bad in "$tmp/adir:Is a directory" "$tmp/none:No such file or directory"; do
+    f=${bad%%:*} why=${bad#*:}
+    while IFS='|' read -r cmd args; do
+        # shellcheck disable=SC2086 # the arguments are words
+        expect 2 "$cmd ${args//@/${f##*/}}" -- "$gdrlab" $cmd ${args//@/$f}
+        has "$tmp/err" "^gdrlab $cmd: $f: cannot read: $why$"
+        one_line "$tmp/err"
+    done <<EOC
+run|-t $t -T @ --json $tmp/o.json
+run|-t @ -T $tr --json $tmp/o.json
+compare|-t $t -T @
+busbw|-t @ --json $tmp/o.json
+validate|--nccl-tests @ -t $abci --op allreduce --json $tmp/o.json
+import|nccl-log @ -o $tmp/o.jsonl
+gen|ddp --layout @ -o $tmp/o.jsonl
+sweep|@
+report|@ -o $tmp/o.html
+plot|@ --kind collectives -o $tmp/o.svg
+EOC
+done
+for o in o.json o.jsonl o.html o.svg; do
+    [ ! -e "$tmp/$o" ] || { echo "FAIL: $o written"; fail=1; }
+done
+exit $fail
