@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gdrlab run / gdrlab compare: replay a trace on a topology through one
- * backend, on one path (run) or on both (compare).
+ * backend, on one path (run) or on all three (compare).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -138,7 +138,7 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 			break;
 		case 'p':
 			if (compare)
-				return cli_usage_error(cmd, "%s: compare runs both paths; --path is for 'gdrlab run'", "--path");
+				return cli_usage_error(cmd, "%s: compare runs the direct, staged and staged-memcpy paths; --path is for 'gdrlab run'", "--path");
 			a->path_given = true;
 			rc = cli_plan_option(cmd, c, optarg, argv, &a->opts);
 			if (rc)

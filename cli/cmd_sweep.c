@@ -412,7 +412,7 @@ static int sweep_cmd(const char *file, unsigned jobs, enum sweep_fmt fmt, bool q
 }
 
 static const char sweep_usage[] =
-	"usage: gdrlab sweep FILE [-j N] [--json | --csv]\n"
+	"usage: gdrlab sweep FILE [-j N] [--json] [--csv]\n"
 	"\n"
 	"Run every point of a sweep file in parallel processes and print one row\n"
 	"per point, in file order. FILE is JSON Lines, one point a line (name,\n"

@@ -53,6 +53,8 @@ const char validate_nccl_tests_usage[] =
 	"  -p, --path PATH         auto (default), direct, staged, staged-memcpy\n"
 	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; --nccl 2.19.3, 2.8.4: pxb), phb, sys\n"
 	"%s"
+	"      --chunk SIZE        staged-memcpy: bounce buffer size (e.g. 1MiB)\n"
+	"      --buffers N         staged-memcpy: bounce buffers per side\n"
 	"      --tolerance PCT     mean error still called normal (default 15)\n"
 	"      --json FILE|-       write the comparison as JSON ('-': stdout, no table)\n"
 	"  -q, --quiet             no progress on stderr\n"
