@@ -118,9 +118,11 @@ static int parse_us(const char *opt, const char *s, double *out)
 
 	errno = 0;
 	*out = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(*out) || *out < 0)
+	if (end == s || *end || errno || !isfinite(*out) || *out < 0 ||
+	    *out > TRACE_TIME_MAX_US)
 		return fail(EXIT_USAGE,
-			    "%s: expected microseconds >= 0, got '%s'", opt, s);
+			    "%s: expected microseconds from 0 to %g (a trace's times), got '%s'",
+			    opt, TRACE_TIME_MAX_US, s);
 	return 0;
 }
 
@@ -332,6 +334,9 @@ static int gen_ddp_main(int argc, char **argv)
 	status = parse_ddp_args(argc, argv, &a);
 	if (status)
 		return status < 0 ? 0 : status;
+	if (a.o.forward_us + a.o.backward_us > TRACE_TIME_MAX_US)
+		return fail(EXIT_USAGE, "--forward-us + --backward-us: %g us, beyond the %g a trace's "
+			    "compute may be", a.o.forward_us + a.o.backward_us, TRACE_TIME_MAX_US);
 	status = load_layout(&a, &l);
 	if (status)
 		return status;

@@ -100,17 +100,27 @@ static int usage_err(struct diag *d, const char *opt, const char *what, const ch
 	return EXIT_USAGE;
 }
 
-static int parse_count(struct diag *d, const char *opt, const char *s, unsigned *out)
+/* A whole number up to @max: the engine's check (gen_llm_check) then
+ * holds it to its option's own range. */
+static int parse_count_to(struct diag *d, const char *opt, const char *s, unsigned long max,
+			  unsigned *out)
 {
 	unsigned long v;
 	char *end;
+	char what[48];
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end || errno || v > 1000000)
-		return usage_err(d, opt, "a whole number up to 1000000", s);
+	snprintf(what, sizeof(what), "a whole number up to %lu", max);
+	if (*s < '0' || *s > '9' || *end || errno || v > max)
+		return usage_err(d, opt, what, s);
 	*out = (unsigned)v;
 	return 0;
+}
+
+static int parse_count(struct diag *d, const char *opt, const char *s, unsigned *out)
+{
+	return parse_count_to(d, opt, s, 1000000, out);
 }
 
 static int parse_real(struct diag *d, const char *opt, const char *s, double *out)
@@ -150,7 +160,7 @@ static int parse_one(struct gen_llm_args *a, int c, const char *opt, const char 
 	case OPT_MBS: return parse_count(d, opt, arg, &a->o.micro_batch_size);
 	case OPT_SEQ:
 		a->seq_set = true;
-		return parse_count(d, opt, arg, &a->o.seq);
+		return parse_count_to(d, opt, arg, 1ul << 24, &a->o.seq); /* 16 Mi tokens */
 	case OPT_DTYPE: return parse_dtype(d, opt, arg, &a->o.dtype);
 	case OPT_GRAD_DTYPE: return parse_dtype(d, opt, arg, &a->o.grad_dtype);
 	case OPT_TFLOPS: return parse_real(d, opt, arg, &a->o.gpu_tflops);

@@ -610,6 +610,14 @@ int gen_llm_trace(const struct gen_llm_options *o, struct trace *t, struct diag 
 	if (err)
 		return err;
 	err = schedule_1f1b(o, &sc);
+	if (!err && !(sc.end <= TRACE_TIME_MAX_US)) {
+		err = diag_set(d, -EINVAL,
+			       "--gpu-tflops: an iteration's compute at %g TFLOP/s x %g comes to %g us, "
+			       "beyond the %g a trace holds",
+			       o->gpu_tflops, o->efficiency, sc.end, TRACE_TIME_MAX_US);
+		schedule_destroy(&sc);
+		return err;
+	}
 	if (!err) {
 		g.compute_us = sc.end;
 		err = make_comms(&g);

@@ -125,9 +125,9 @@ static bool entry_writable(const struct trace_entry *e)
 {
 	return (unsigned)e->op < TRACE_OP_COUNT &&
 	       (unsigned)e->dtype < TRACE_DTYPE_COUNT && e->bytes > 0 &&
-	       e->bytes <= INT64_MAX && isfinite(e->ready_us) &&
-	       e->ready_us >= 0 && !isnan(e->compute_us) &&
-	       !isinf(e->compute_us) && (e->ngroup == 0 || e->group) &&
+	       e->bytes <= INT64_MAX && e->ready_us >= 0 && e->ready_us <= TRACE_TIME_MAX_US &&
+	       !isnan(e->compute_us) && e->compute_us <= TRACE_TIME_MAX_US &&
+	       (e->ngroup == 0 || e->group) &&
 	       (e->op != TRACE_OP_BROADCAST || e->root >= 0) &&
 	       (e->op != TRACE_OP_SENDRECV ||
 		(e->root >= 0 && e->peer >= 0 && e->root != e->peer)) &&

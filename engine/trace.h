@@ -45,6 +45,10 @@ enum trace_dtype {
 #define TRACE_NAME_MAX 16
 #define TRACE_COMM_NAME_MAX 64
 #define TRACE_STREAM_MAX 65535
+/* A time's ceiling (ready_us, compute_us), us: 10^12 us is 11.6 days,
+ * beyond any iteration, and keeps every sum of a trace's times finite and
+ * exact to a nanosecond (a double's 53 bits). */
+#define TRACE_TIME_MAX_US 1e12
 
 struct trace_entry {
 	unsigned line;      /* line in the file, for messages */

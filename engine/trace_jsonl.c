@@ -24,10 +24,6 @@
 
 #define TRACE_GROUP_MAX 65536
 #define TRACE_ITERATION_MAX INT_MAX
-/* A time's ceiling, us: 10^12 us is 11.6 days, beyond any iteration, and
- * keeps every sum of a trace's times finite and exact to a nanosecond
- * (a double's 53 bits). */
-#define TRACE_TIME_MAX_US 1e12
 #define TRACE_RANK_MAX INT_MAX
 
 static const char *const known_keys[] = {

@@ -24,6 +24,21 @@ bad "--efficiency: must be in (0, 1]" -- --model llama3-8b --dp 2 --efficiency 1
 bad "--micro-batches: expected a whole number" -- --model llama3-8b --dp 2 --micro-batches x
 bad "gen llm: no collectives" -- --model llama3-8b
 bad "unknown option '--pipeline'" -- --model llama3-8b --pipeline 2
+# a GPU so slow that an iteration's compute is past a trace's 10^12 us
+# (1e-300 made it infinite: "cannot write the trace: Invalid argument",
+# exit 1, after the header was out); --seq as far as its range says
+bad "--gpu-tflops: an iteration's compute at 1e-300 TFLOP/s x 0.4 comes to inf us, beyond the 1e+12 a trace holds" -- \
+    --model llama3-8b --tp 2 --gpu-tflops 1e-300
+bad "--gpu-tflops: an iteration's compute at 1e-09 TFLOP/s" -- --model llama3-8b --tp 2 --gpu-tflops 1e-9
+expect 2 "gen llm to stdout, refused" -- "$gdrlab" gen llm --model llama3-8b --tp 2 --gpu-tflops 1e-300 -o -
+[ ! -s "$tmp/out" ] || { echo "FAIL: a refused gen llm wrote to stdout:"; head -3 "$tmp/out"; fail=1; }
+bad "--seq: expected a whole number up to 16777216, got '16777217'" -- --model llama3-8b --tp 2 --seq 16777217
+# gen ddp's compute times, each and together, within a trace's
+bad_usage_of gen "gen ddp --forward-us 1e308" "--forward-us: expected microseconds from 0 to 1e+12 (a trace's times), got '1e308'" -- \
+    ddp --model resnet50 --forward-us 1e308 -o "$tmp/bad.jsonl"
+bad_usage_of gen "gen ddp, the sum" "--forward-us + --backward-us: 1.8e+12 us, beyond the 1e+12 a trace's compute may be" -- \
+    ddp --model resnet50 --forward-us 9e11 --backward-us 9e11 -o "$tmp/bad.jsonl"
+[ ! -e "$tmp/bad.jsonl" ] || { echo "FAIL: gen ddp left an output file"; fail=1; }
 
 expect 0 "gen llm --help" -- "$gdrlab" gen llm --help
 has "$tmp/out" "llama3-405b"
