@@ -99,14 +99,19 @@ void nccl_coll_size(const struct nccl_coll *c, unsigned tsize,
 
 int nccl_parse_size(const char *s, uint64_t *bytes)
 {
+	size_t len = strspn(s, "0123456789."), dots = 0;
 	double v, unit = 1;
 	char *end;
 
-	/* digits first: no sign, no "inf", no hexadecimal */
-	if (!((*s >= '0' && *s <= '9') || (*s == '.' && s[1] >= '0' && s[1] <= '9')))
+	/* digits and at most one point: no sign, no "inf", and none of
+	 * strtod's hexadecimal (0x10) or exponents (1e3), which the help
+	 * does not offer */
+	for (size_t i = 0; i < len; i++)
+		dots += s[i] == '.';
+	if (dots > 1 || len == dots)
 		return -EINVAL;
 	v = strtod(s, &end);
-	if (end == s || !isfinite(v))
+	if (end != s + len || !isfinite(v))
 		return -EINVAL;
 	switch (*end) {
 	case 'G':

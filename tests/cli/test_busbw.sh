@@ -171,6 +171,11 @@ same "csv rows" "$tmp/got" "$tmp/want"
 bad_usage() { bad_usage_of busbw "$@"; } # bad_usage WHAT MESSAGE -- args...
 bad_usage "no topology" "--topology is required" -- -b 8
 bad_usage "bad -b" "--minbytes: expected a size like 8, 1K, 8M or 8G" -- -t "$abci" -b 8X
+# strtod's hexadecimal and exponents are no sizes the help offers (0x10
+# was 16, 1e3 1000)
+for v in 0x10 1e3 1.2.3 .; do
+    bad_usage "-b $v" "--minbytes: expected a size like 8, 1K, 8M or 8G (at most 1024G), got '$v'" -- -t "$abci" -b "$v"
+done
 bad_usage "negative -e" "--maxbytes: expected a size" -- -t "$abci" -e -8
 bad_usage "huge -e" "--maxbytes: expected a size" -- -t "$abci" -e 2000G
 bad_usage "-f 0" "--stepfactor: expected a whole number from 1 to 1024, got '0'" -- -t "$abci" -f 0
