@@ -76,9 +76,21 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 	if (!json_is_object(o))
 		return sweep_error(d, "%s:%u: expected one JSON object per line%s", file, line, "");
 	json_object_foreach(o, key, v) {
+		static const char *const keys[] = { "name", "topology", "trace", "nodes", "path",
+						    "backend", "gdr_level", "nccl" };
 		const char *s = json_string_value(v);
+		size_t k = 0;
 		int bad = 0;
 
+		/* an unknown key is that, whatever its value */
+		while (k < sizeof(keys) / sizeof(keys[0]) && strcmp(key, keys[k]))
+			k++;
+		if (k == sizeof(keys) / sizeof(keys[0])) {
+			char shown[64];
+
+			return sweep_error(d, "%s:%u: unknown key '%s' (name, topology, trace, nodes, path, backend, gdr_level, nccl)",
+					   file, line, diag_printable(key, shown, sizeof(shown)));
+		}
 		if (!strcmp(key, "nodes")) {
 			json_int_t n = json_integer_value(v);
 
@@ -106,10 +118,9 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 				return sweep_error(d, "%s:%u: backend: %s", file, line,
 						   diag_printable(why, shown, sizeof(shown)));
 			snprintf(pt->backend, sizeof(pt->backend), "%s", s);
-		}
-		else if (!strcmp(key, "path"))
+		} else if (!strcmp(key, "path")) {
 			bad = plan_path_parse(s, &pt->opts.path);
-		else if (!strcmp(key, "gdr_level")) {
+		} else if (!strcmp(key, "gdr_level")) {
 			bad = topo_path_parse(s, &pt->opts.gdr_level);
 			pt->opts.gdr_level_set = true;
 		} else if (!strcmp(key, "nccl")) {
@@ -118,9 +129,7 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 					 file, line, s, nccl_release_list());
 				return EXIT_USAGE;
 			}
-		} else
-			return sweep_error(d, "%s:%u: unknown key '%s' (name, topology, trace, nodes, path, backend, gdr_level, nccl)",
-					   file, line, key);
+		}
 		if (bad)
 			return sweep_error(d, "%s:%u: %s: bad value", file, line, key);
 	}

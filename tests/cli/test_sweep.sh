@@ -14,6 +14,9 @@ expect 2 "bad jobs" -- "$gdrlab" sweep -j 0 x.jsonl
 printf '{"topology": "a.yaml", "trace": "b.jsonl", "colour": "red"}\n' >"$tmp/bad.jsonl"
 expect 2 "unknown key" -- "$gdrlab" sweep "$tmp/bad.jsonl"
 has "$tmp/err" "bad.jsonl:1: unknown key 'colour'"
+# whatever its value (a number was "foo: expected a string")
+printf '{"name": "n", "topology": "a.yaml", "trace": "b.jsonl", "foo": 1}\n' >"$tmp/badnum.jsonl"
+bad_usage_of sweep "unknown key, a number" "$tmp/badnum.jsonl:1: unknown key 'foo' (name, topology" -- "$tmp/badnum.jsonl"
 printf '{"topology": "a.yaml", "trace": "b.jsonl", "nccl": "2.9"}\n' >"$tmp/badnccl.jsonl"
 expect 2 "unknown NCCL" -- "$gdrlab" sweep "$tmp/badnccl.jsonl"
 has "$tmp/err" "badnccl.jsonl:1: nccl: no tables for NCCL '2.9' in this build (2.30.7, 2.19.3, 2.8.4)"
