@@ -1,16 +1,184 @@
 /* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* fopencookie */
 #include "output_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
+
+/* Links followed before giving up with ELOOP, as the kernel does. */
+#define OUTPUT_MAX_LINKS 40
+
+/*
+ * The file descriptor behind an output's FILE. stdio keeps only a flag once
+ * a write fails; this keeps the errno too, so that /dev/full or a full disk
+ * says "No space left on device" rather than "Input/output error".
+ */
+struct output_sink {
+	int fd;
+	int err; /* first failure, a positive errno; 0 while none */
+};
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t len)
+{
+	struct output_sink *s = cookie;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(s->fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!s->err)
+				s->err = n < 0 ? errno : EIO;
+			errno = s->err;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)len;
+}
+
+static int sink_seek(void *cookie, off64_t *pos, int whence)
+{
+	struct output_sink *s = cookie;
+	off_t at = lseek(s->fd, (off_t)*pos, whence);
+
+	if (at < 0)
+		return -1;
+	*pos = at;
+	return 0;
+}
+
+static int sink_close(void *cookie)
+{
+	struct output_sink *s = cookie;
+
+	if (close(s->fd) && !s->err && errno != EINTR) {
+		s->err = errno;
+		return -1;
+	}
+	return 0;
+}
+
+/* A FILE writing to @fd, which it owns from here on (closed on failure). */
+static FILE *sink_open(struct output_file *o, int fd)
+{
+	static const cookie_io_functions_t io = {
+		.write = sink_write, .seek = sink_seek, .close = sink_close,
+	};
+	int err;
+
+	o->sink = calloc(1, sizeof(*o->sink));
+	if (o->sink) {
+		o->sink->fd = fd;
+		o->fp = fopencookie(o->sink, "w", io);
+		if (o->fp)
+			return o->fp;
+	}
+	err = errno;
+	close(fd);
+	free(o->sink);
+	o->sink = NULL;
+	errno = err;
+	return NULL;
+}
+
+/* fclose, and the first error of the whole output as a negative errno. */
+static int sink_close_all(struct output_file *o)
+{
+	int err = 0;
+
+	if (fflush(o->fp))
+		err = -(o->sink->err ? o->sink->err : errno ? errno : EIO);
+	else if (ferror(o->fp))
+		err = -(o->sink->err ? o->sink->err : EIO);
+	fclose(o->fp);
+	if (!err && o->sink->err)
+		err = -o->sink->err;
+	free(o->sink);
+	o->sink = NULL;
+	o->fp = NULL;
+	return err;
+}
+
+/*
+ * Follow @path's symbolic links to the name they end at, into @out (len
+ * bytes): a name that may not exist yet (a dangling link names the file to
+ * create). Stops at a link that lives in /proc (/dev/stdout, /dev/fd/N,
+ * /proc/self/fd/N): what those name is an open file, possibly a pipe or a
+ * deleted file, not a path to put a file beside; *@magic says so.
+ */
+static int resolve_links(const char *path, char *out, size_t len, bool *magic)
+{
+	struct stat st, proc;
+	bool have_proc = lstat("/proc/self", &proc) == 0;
+	char link[PATH_MAX];
+
+	*magic = false;
+	if (snprintf(out, len, "%s", path) >= (int)len)
+		return -ENAMETOOLONG;
+	for (unsigned hop = 0; hop < OUTPUT_MAX_LINKS; hop++) {
+		const char *slash;
+		ssize_t n;
+		int dirlen;
+
+		if (lstat(out, &st) || !S_ISLNK(st.st_mode))
+			return 0; /* the end, or an error the open will report */
+		if (have_proc && st.st_dev == proc.st_dev) {
+			*magic = true;
+			return 0;
+		}
+		n = readlink(out, link, sizeof(link));
+		if (n < 0)
+			return 0;
+		if ((size_t)n >= sizeof(link))
+			return -ENAMETOOLONG;
+		link[n] = '\0';
+		slash = strrchr(out, '/');
+		dirlen = link[0] == '/' || !slash ? 0 : (int)(slash - out + 1);
+		if ((size_t)dirlen + (size_t)n >= len)
+			return -ENAMETOOLONG;
+		memmove(out + dirlen, link, (size_t)n + 1);
+	}
+	return -ELOOP;
+}
+
+/*
+ * Open a target that is not a regular file in place. Not all-or-nothing:
+ * a FIFO's reader or a device sees the data as it is written, and a failed
+ * run may have written part of it. O_TRUNC as fopen "w" (no effect on a
+ * FIFO or a device). Opening a FIFO waits for a reader, as a shell
+ * redirection does.
+ */
+static int open_direct(struct output_file *o, struct diag *d)
+{
+	int fd;
+
+	o->direct = true;
+	memcpy(o->tmp, o->path, sizeof(o->tmp));
+	do
+		fd = open(o->path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return diag_set(d, -errno, "%s: cannot open: %s", o->path,
+				strerror(errno));
+	if (!sink_open(o, fd))
+		return diag_set(d, -errno, "%s: %s", o->path, strerror(errno));
+	return 0;
+}
 
 int output_file_open(struct output_file *o, const char *path, struct diag *d)
 {
+	struct stat st;
+	bool magic;
 	mode_t mask;
-	int fd;
+	int fd, err;
 
 	memset(o, 0, sizeof(*o));
 	if (strcmp(path, "-") == 0) {
@@ -18,8 +186,16 @@ int output_file_open(struct output_file *o, const char *path, struct diag *d)
 		o->is_stdout = true;
 		return 0;
 	}
-	if (snprintf(o->path, sizeof(o->path), "%s", path) >= (int)sizeof(o->path) ||
-	    snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(o->tmp))
+	if (snprintf(o->path, sizeof(o->path), "%s", path) >= (int)sizeof(o->path))
+		return diag_set(d, -ENAMETOOLONG, "%s: path too long", path);
+	err = resolve_links(path, o->dest, sizeof(o->dest), &magic);
+	if (err)
+		return diag_set(d, err, "%s: %s", path, strerror(-err));
+	if (magic || (stat(o->dest, &st) == 0 && !S_ISREG(st.st_mode)))
+		return open_direct(o, d);
+
+	/* A regular file, or none yet: write a temporary beside it. */
+	if (snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.XXXXXX", o->dest) >= (int)sizeof(o->tmp))
 		return diag_set(d, -ENAMETOOLONG, "%s: path too long", path);
 	fd = mkstemp(o->tmp);
 	if (fd < 0)
@@ -30,41 +206,65 @@ int output_file_open(struct output_file *o, const char *path, struct diag *d)
 	mask = umask(0);
 	umask(mask);
 	fchmod(fd, 0666 & ~mask);
-	o->fp = fdopen(fd, "w");
-	if (!o->fp) {
-		int err = errno;
-
-		close(fd);
+	if (!sink_open(o, fd)) {
+		err = errno;
 		unlink(o->tmp);
 		return diag_set(d, -err, "%s: %s", path, strerror(err));
 	}
 	return 0;
 }
 
-int output_file_commit(struct output_file *o, struct diag *d)
+int output_stdout_flush(struct diag *d)
 {
 	int err = 0;
+
+	if (fflush(stdout))
+		err = -(errno ? errno : EIO);
+	else if (ferror(stdout))
+		err = -EIO; /* failed earlier; stdio kept no errno */
+	return err ? diag_set(d, err, "stdout: %s", strerror(-err)) : 0;
+}
+
+int output_file_commit(struct output_file *o, struct diag *d)
+{
+	int err;
 
 	if (!o->fp)
 		return diag_set(d, -EBADF, "%s: not open", o->path);
 	if (o->is_stdout) {
-		err = fflush(stdout) ? -errno : 0;
 		o->fp = NULL;
-		return err ? diag_set(d, err, "stdout: %s", strerror(-err)) : 0;
+		return output_stdout_flush(d);
 	}
-	if (ferror(o->fp))
-		err = -EIO;
-	if (fclose(o->fp) && !err)
-		err = -errno;
-	o->fp = NULL;
-	if (!err && rename(o->tmp, o->path))
+	err = sink_close_all(o);
+	if (!err && !o->direct && rename(o->tmp, o->dest))
 		err = -errno;
 	if (err) {
-		unlink(o->tmp);
+		if (!o->direct)
+			unlink(o->tmp);
 		return diag_set(d, err, "%s: cannot write: %s", o->path,
 				strerror(-err));
 	}
 	return 0;
+}
+
+int output_file_fail(struct output_file *o, int err, struct diag *d)
+{
+	int why;
+
+	if (!o->fp || !ferror(o->fp)) {
+		output_file_abort(o);
+		return err;
+	}
+	if (o->is_stdout) {
+		o->fp = NULL;
+		why = output_stdout_flush(d);
+		return why ? why : err;
+	}
+	why = sink_close_all(o);
+	if (!o->direct)
+		unlink(o->tmp);
+	why = why ? why : -EIO;
+	return diag_set(d, why, "%s: cannot write: %s", o->path, strerror(-why));
 }
 
 void output_file_abort(struct output_file *o)
@@ -73,9 +273,10 @@ void output_file_abort(struct output_file *o)
 		return;
 	if (o->is_stdout) {
 		fflush(stdout);
-	} else {
-		fclose(o->fp);
-		unlink(o->tmp);
+		o->fp = NULL;
+		return;
 	}
-	o->fp = NULL;
+	sink_close_all(o);
+	if (!o->direct)
+		unlink(o->tmp);
 }

@@ -238,4 +238,39 @@ one_line "$tmp/err"
 [ ! -e "$tmp/no.json" ] || { echo "FAIL: no.json written"; fail=1; }
 expect 1 "unwritable json" -- "$gdrlab" busbw -t "$abci" -e 1K --json "$tmp/no/dir.json"
 one_line "$tmp/err"
+
+# --- --json into what is not a regular file: written in place or through
+# a link, never replaced by a regular file (engine/output_file.c)
+echo old >"$tmp/target.txt"
+ln -s target.txt "$tmp/link.json"
+expect 0 "json through a symlink" -- "$gdrlab" busbw -t "$abci" -e 1K --json "$tmp/link.json"
+[ -L "$tmp/link.json" ] || { echo "FAIL: link.json is no longer a symlink"; fail=1; }
+json_ok "$tmp/target.txt"
+mkfifo "$tmp/f.json"
+timeout 10 cat "$tmp/f.json" >"$tmp/fifo.out" &
+reader=$!
+expect 0 "json into a FIFO" -- timeout 10 "$gdrlab" busbw -t "$abci" -e 1K --json "$tmp/f.json"
+wait "$reader" || { echo "FAIL: the FIFO's reader got no end of file"; fail=1; }
+json_ok "$tmp/fifo.out"
+[ -p "$tmp/f.json" ] || { echo "FAIL: the FIFO was replaced"; fail=1; }
+# A full device, as root: first one of our own, so that a gdrlab that
+# replaces devices fails there and never gets to touch /dev/full.
+full_device() { # full_device WHAT PATH: 0 when it failed as it should
+    local got
+    "$gdrlab" busbw -t "$abci" -e 1K --json "$2" >"$tmp/out" 2>"$tmp/err"; got=$?
+    if [ "$got" = 1 ] && [ -c "$2" ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+       grep -q "^gdrlab busbw: $2: .*No space left on device$" "$tmp/err"; then
+        return 0
+    fi
+    echo "FAIL: $1: exit $got, want 1 and one line naming $2 and ENOSPC:"
+    cat "$tmp/err"
+    [ -c "$2" ] || echo "FAIL: $2 is no longer a character device"
+    fail=1
+    return 1
+}
+if [ "$(id -u)" = 0 ] && mknod "$tmp/full" c 1 7 2>/dev/null &&
+   (head -c 1 /dev/zero >"$tmp/full") 2>&1 | grep -q "No space" &&
+   full_device "json to our full device" "$tmp/full" && [ -c /dev/full ]; then
+    full_device "json to /dev/full" /dev/full
+fi
 exit $fail
