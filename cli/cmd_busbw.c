@@ -287,10 +287,11 @@ static int write_outputs(const struct busbw_run *r, struct diag *d)
 		err = output_file_open(&json, a->json, d);
 	if (!err && a->csv)
 		err = output_file_open(&csv, a->csv, d);
-	if (!err && json.fp)
-		err = busbw_write_json(json.fp, r);
-	if (!err && csv.fp)
-		err = busbw_write_csv(csv.fp, r);
+	/* a writer's bare -EIO: the stream's own cause instead */
+	if (!err && json.fp && (err = busbw_write_json(json.fp, r)))
+		err = output_file_fail(&json, err, d);
+	if (!err && csv.fp && (err = busbw_write_csv(csv.fp, r)))
+		err = output_file_fail(&csv, err, d);
 	if (!err && json.fp)
 		err = output_file_commit(&json, d);
 	if (!err && csv.fp)

@@ -230,6 +230,15 @@ static void outputs_abort(struct outputs *o)
 	output_file_abort(&o->timeline);
 }
 
+/* A writer failed with @err: every output aborted, and @d names the one
+ * whose stream failed and why (a full disk, not "Input/output error"). */
+static int outputs_fail(struct outputs *o, int err, struct diag *d)
+{
+	err = output_file_fail(&o->json, err, d);
+	err = output_file_fail(&o->csv, err, d);
+	return output_file_fail(&o->timeline, err, d);
+}
+
 /* Open every requested output before writing any, commit them together. */
 static int outputs_open(struct outputs *o, const struct run_args *a,
 			struct diag *d)
@@ -516,7 +525,7 @@ int cmd_run(int argc, char **argv)
 	if (!err && out.timeline.fp)
 		err = report_timeline(out.timeline.fp, &rec);
 	if (err) {
-		outputs_abort(&out);
+		err = outputs_fail(&out, err, &d);
 		rc = cli_fail("run", CLI_RUNNING, err, &d);
 		goto out_records;
 	}
@@ -592,7 +601,7 @@ int cmd_compare(int argc, char **argv)
 	if (!err)
 		err = outputs_commit(&out, &d);
 	else
-		outputs_abort(&out);
+		err = outputs_fail(&out, err, &d);
 	if (err) {
 		rc = cli_fail("compare", CLI_RUNNING, err, &d);
 		goto out_runs;

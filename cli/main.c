@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cmd_gen.h"
 #include "cmd_sweep.h"
+#include "output_file.h"
 
 #ifndef GDRLAB_VERSION
 #define GDRLAB_VERSION "unknown"
@@ -101,7 +102,7 @@ int cmd_default(const char *argv0)
 	return cmd_compare(5, args);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
@@ -141,4 +142,19 @@ int main(int argc, char **argv)
 		return cmd_import(argc - 1, argv + 1);
 	fprintf(stderr, "gdrlab: unknown command '%s' (see 'gdrlab --help')\n", cmd);
 	return EXIT_USAGE;
+}
+
+/* Every command's tables and answers go to stdout: a command that
+ * succeeded has not, if they did not arrive (gdrlab run > /dev/full, a
+ * full disk, a closed pipe). */
+int main(int argc, char **argv)
+{
+	int rc = dispatch(argc, argv);
+	struct diag d = { "" };
+
+	if (!rc && output_stdout_flush(&d)) {
+		fprintf(stderr, "gdrlab%s%s: %s\n", argc > 1 ? " " : "", argc > 1 ? argv[1] : "", d.msg);
+		rc = EXIT_RUNTIME;
+	}
+	return rc;
 }

@@ -273,4 +273,17 @@ if [ "$(id -u)" = 0 ] && mknod "$tmp/full" c 1 7 2>/dev/null &&
    full_device "json to our full device" "$tmp/full" && [ -c /dev/full ]; then
     full_device "json to /dev/full" /dev/full
 fi
+# stdout that cannot take the table (a full disk, /dev/full): a failure,
+# exit 1, one line, on every command (cli/main.c); it was exit 0, and
+# --json - said only "Input/output error"
+if [ -c /dev/full ]; then
+    for args in "busbw -t $abci -e 1K" "busbw -t $abci -e 1K --json -" \
+        "run -t $src/configs/a100-pcie4-200g.yaml -T $src/traces/llama2-7b-ddp.jsonl -n 64 --json -"; do
+        # shellcheck disable=SC2086 # the arguments are words
+        "$gdrlab" $args >/dev/full 2>"$tmp/err"; got=$?
+        [ "$got" = 1 ] || { echo "FAIL: $args > /dev/full: exit $got, want 1"; fail=1; }
+        has "$tmp/err" "^gdrlab ${args%% *}: stdout: No space left on device$"
+        one_line "$tmp/err"
+    done
+fi
 exit $fail
