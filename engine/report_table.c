@@ -371,10 +371,11 @@ void report_compare_table(FILE *out, const struct report_context *ctx,
 		for (size_t i = 0; i < r[p]->ncoll; i++)
 			for (int k = 0; k < STAGE_KIND_COUNT; k++)
 				st[p][k] += r[p]->coll[i].stage_us[k];
-	fprintf(out, "\nstage busy time of the bottleneck connection (us per iteration)\n");
-	for (int k = 0; k < STAGE_KIND_COUNT; k++) {
+	for (int k = 0, head = 0; k < STAGE_KIND_COUNT; k++) {
 		if (st[0][k] <= 0 && st[1][k] <= 0 && st[2][k] <= 0)
 			continue;
+		if (!head++) /* none when nothing moved (one rank each) */
+			fprintf(out, "\nstage busy time of the bottleneck connection (us per iteration)\n");
 		fprintf(out, "  %-20s", stage_kind_name(k));
 		for (int p = 0; p < REPORT_PATHS; p++)
 			fprintf(out, " %15.1f", st[p][k] / ni);
