@@ -89,6 +89,27 @@ Test(import_kineto, calls_go_to_their_steps)
 	trace_destroy(&t);
 }
 
+/*
+ * The same two steps and a third between them with no call (a warm-up,
+ * an accumulation step; named #9, at 19000 us): the steps with calls are
+ * the iterations, 0 and 1, as a trace's must follow one another (the
+ * third made the second's calls iteration 2 of 3, one of them empty).
+ */
+Test(import_kineto, a_step_without_calls_is_no_iteration)
+{
+	const char *files[] = { KT("step-without-calls.json") };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 4);
+	cr_expect_eq(t.niterations, 2);
+	cr_expect_eq(t.entries[1].iteration, 0);
+	cr_expect_eq(t.entries[2].iteration, 1);
+	cr_expect_eq(t.entries[2].ready_us, 1000); /* from #8's start, not #9's */
+	trace_destroy(&t);
+}
+
 Test(import_kineto, every_fault_its_line)
 {
 	static const struct bad_case cases[] = {
