@@ -40,9 +40,10 @@ int chart_kind_parse(const char *name, enum chart_kind *k)
 	return -EINVAL;
 }
 
-/* @s for a gnuplot double-quoted string: quotes and backslashes escaped,
- * control characters dropped. */
-static void put_quoted(FILE *f, const char *s)
+/* @s as a string in a gnuplot data file (no command is run from one):
+ * double quotes, a quote or a backslash escaped, control characters
+ * dropped. */
+static void put_data_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -53,6 +54,27 @@ static void put_quoted(FILE *f, const char *s)
 		fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+/*
+ * @s as a gnuplot single-quoted string in a script, control characters
+ * dropped. Not
+ * double quotes: gnuplot runs a `command` inside those through sh, never
+ * inside single quotes, where a quote is written twice and nothing else
+ * is special; a label comes from the user's files (a trace's name, a
+ * results JSON).
+ */
+static void put_quoted(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20)
+			continue;
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
 }
 
 /* Whether @s[0..n) names a file gdrlab reads: a trace or topology axis's
@@ -281,7 +303,7 @@ static int write_bars(FILE *data, FILE *gp, const char *data_path, json_t *doc, 
 		chart_short_label(label, shown, sizeof(shown));
 		if (numbered)
 			snprintf(shown, sizeof(shown), "%zu", i + 1);
-		put_quoted(data, shown);
+		put_data_string(data, shown);
 		if (cost) {
 			json_t *c = json_object_get(x, "per_iteration");
 
@@ -415,7 +437,7 @@ static int write_paths(FILE *data, FILE *gp, const char *data_path, json_t *doc)
 
 		if (!json_is_number(comm) || !json_is_number(ex))
 			return -EINVAL;
-		put_quoted(data, run_path(runs[i]));
+		put_data_string(data, run_path(runs[i]));
 		fprintf(data, " %.6f %.6f\n", (json_number_value(comm) - json_number_value(ex)) / 1e3,
 			json_number_value(ex) / 1e3);
 	}

@@ -66,6 +66,16 @@ for kind in paths:2 collectives:3; do
     [ "$n" -eq "${kind#*:}" ] || { echo "FAIL: ${kind%:*} chart has $n series, want ${kind#*:}"; fail=1; }
 done
 has "$tmp/collectives.svg" "staged-memcpy"
+# a label is text, whatever it holds: gnuplot runs `...` in a double-
+# quoted string through sh (a trace named so, or an edited JSON, ran it)
+sed "s|\"path\": \"staged-memcpy\"|\"path\": \"\`touch $tmp/pwned\` it's \\\\\\\"q\\\\\\\"\"|" \
+    "$tmp/compare.json" >"$tmp/inject.json"
+grep -q 'touch' "$tmp/inject.json" || { echo "FAIL: no label to inject into"; fail=1; }
+json_ok "$tmp/inject.json"
+expect 0 "a label with a command in it" -- "$gdrlab" plot "$tmp/inject.json" --kind collectives -o "$tmp/inject.svg"
+[ ! -e "$tmp/pwned" ] || { echo "FAIL: plot ran a command from a label"; fail=1; }
+n=$(grep -c 'id="gnuplot_plot_[0-9]*"' "$tmp/inject.svg")
+[ "$n" -eq 3 ] || { echo "FAIL: the injected chart has $n series, want 3"; fail=1; }
 bad_usage_of plot "a sweep has no collectives" "$tmp/results.json: no collectives in it" -- "$tmp/results.json" --kind paths -o "$tmp/x.svg"
 
 # bad input: one line, exit 2, nothing written
