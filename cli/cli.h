@@ -160,4 +160,10 @@ void progress_done(struct progress *p);
 struct json_t;
 struct json_t *cli_load_json(const char *path, struct diag *d);
 
+/* A usage error (its message printed, 1 returned) where two of the @n
+ * outputs @vals (named @opts) are "-": both on stdout would be one
+ * document run into another. */
+int cli_stdout_twice(const char *cmd, const char *const *vals, const char *const *opts,
+		     unsigned n);
+
 #endif

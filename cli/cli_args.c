@@ -367,3 +367,16 @@ json_t *cli_load_json(const char *path, struct diag *d)
 		diag_set(d, -EINVAL, "%s:%d: %s", path, je.line, je.text);
 	return doc;
 }
+
+int cli_stdout_twice(const char *cmd, const char *const *vals, const char *const *opts,
+		     unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = i + 1; j < n; j++)
+			if (vals[i] && vals[j] && !strcmp(vals[i], "-") && !strcmp(vals[j], "-")) {
+				cli_usage_error(cmd, "%s - and %s -: one output on stdout at most",
+						opts[i], opts[j]);
+				return 1;
+			}
+	return 0;
+}

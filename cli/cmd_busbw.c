@@ -184,6 +184,9 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 		return cli_usage_error("busbw", "unexpected argument '%s'", argv[optind]);
 	if (!a->topology)
 		return cli_usage_error("busbw", "%s is required", "--topology");
+	if (cli_stdout_twice("busbw", (const char *[]){ a->json, a->csv },
+			     (const char *[]){ "--json", "--csv" }, 2))
+		return EXIT_USAGE;
 	/* nccl-tests adds -i only when -f is 1; asked for both, one is a mistake */
 	if (factor_given && step_given)
 		return cli_usage_error("busbw", "--stepfactor and --stepbytes exclude each other (-f multiplies, -i adds)");

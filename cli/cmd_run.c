@@ -198,6 +198,9 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 		return cli_usage_error(cmd, "--trace and --job exclude each other");
 	if (!a->trace && !a->njobs)
 		return cli_usage_error(cmd, "%s is required", "--trace");
+	if (cli_stdout_twice(cmd, (const char *[]){ a->json, a->csv, a->timeline },
+			     (const char *[]){ "--json", "--csv", "--timeline" }, 3))
+		return EXIT_USAGE;
 	return -1;
 }
 

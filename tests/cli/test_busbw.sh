@@ -189,6 +189,12 @@ bad_usage "unknown type" "--datatype: expected float, half" -- -t "$abci" -d flo
 bad_usage "unknown option" "unknown option '--frobnicate'" -- -t "$abci" --frobnicate
 bad_usage "missing value" "-b needs a value" -- -t "$abci" -b
 bad_usage "stray argument" "unexpected argument 'extra'" -- -t "$abci" extra
+# two documents on stdout would run into each other
+bad_usage "two outputs on stdout" "--json - and --csv -: one output on stdout at most" -- -t "$abci" --json - --csv -
+bad_usage_of run "two outputs on stdout" "--json - and --timeline -: one output on stdout at most" -- \
+    -t "$abci" -T "$src/traces/resnet50-ddp.jsonl" --json - --timeline -
+bad_usage_of compare "two outputs on stdout" "--json - and --csv -: one output on stdout at most" -- \
+    -t "$abci" -T "$src/traces/resnet50-ddp.jsonl" --json - --csv -
 bad_usage "bad nodes" "--nodes: expected a whole number" -- -t "$abci" -n 0
 bad_usage "bad path" "--path: expected" -- -t "$abci" -p sideways
 bad_usage "bad algo" "" -- -t "$abci" --algo sideways
