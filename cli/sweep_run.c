@@ -44,13 +44,15 @@
 static double switch_ports(const struct topology *t, unsigned nodes)
 {
 	double o = t->fabric.oversubscription >= 1 ? t->fabric.oversubscription : 1;
-	unsigned hops = t->fabric.hops ? t->fabric.hops : 1;
+	unsigned hops = t->fabric.hops;
 	struct fabric_geom g;
 
 	fabric_geom_init(&g, t, nodes, 0);
 	if (g.tiers && nodes)
 		return ((double)g.leaves * t->fabric.leaf.ports + (double)g.spines * t->fabric.spine.ports +
 			(double)g.cores * t->fabric.core.ports) / nodes;
+	if (!hops)
+		return 0; /* back to back: no switch (topology-format.md) */
 	return t->nnics * (1 + (hops - 1) / o);
 }
 

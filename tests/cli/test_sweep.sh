@@ -161,19 +161,20 @@ bad_question() { # bad_question MESSAGE QUESTION-LINE: at line 5 of the plan
 # switch ports and tokens a GPU, by hand: at 80 Gbit/s the iteration is
 # the 10 ms of compute whatever the hops (2 us more latency hides too). A
 # NIC takes one leaf port, and 2 more a tier above (hops 3: leaf, spine,
-# leaf; no oversubscription): 2 GPUs at 2.5, 2 NICs at 0.1 and 2 or 6
-# ports at 0.05 an hour cost 0.01 s x 5.3 or 5.5 / 3600; 2 GPUs of 1000
-# tokens are 2000 tokens an iteration.
+# leaf; no oversubscription), none back to back (hops 0, once charged as
+# 1): 2 GPUs at 2.5, 2 NICs at 0.1 and 0, 2 or 6 ports at 0.05 an hour
+# cost 0.01 s x 5.2, 5.3 or 5.5 / 3600; 2 GPUs of 1000 tokens are 2000
+# tokens an iteration.
 cat >"$tmp/plan/q3.yaml" <<EOP
 base: { topology: $src/tests/data/round-numbers.yaml, trace: ar64.jsonl, algo: ring, proto: simple, path: direct }
 axes:
   nics.rate: { values: [80], unit: Gbit/s }
-  fabric.hops: [1, 3]
+  fabric.hops: [0, 1, 3]
 questions:
   cost: { gpu_hour: 2.5, nic_hour: 0.1, switch_port_hour: 0.05, tokens_per_gpu: 1000 }
 EOP
 expect 0 "switch ports and tokens a GPU" -- "$gdrlab" sweep "$tmp/plan/q3.yaml"
-for hops in 1:5.3 3:5.5; do
+for hops in 0:5.2 1:5.3 3:5.5; do
     read -r c m <<<"$(awk -v h="fabric.hops=${hops%:*}" '$0 ~ "^nics.rate=80 Gbit/s " h " " && NF == 5 { print $4, $5 }' "$tmp/out")"
     awk -v c="$c" -v m="$m" -v p="${hops#*:}" 'BEGIN { want = 0.01 * p / 3600
         exit !(c / want - 1 < 1e-3 && 1 - c / want < 1e-3 && m / (want / 2000 * 1e6) - 1 < 1e-3 && 1 - m / (want / 2000 * 1e6) < 1e-3) }' ||
