@@ -57,9 +57,14 @@ static int vfail(const struct yaml_doc *y, const yaml_node_t *n,
 	char k[YAML_DOC_SHOW_BUF], v[YAML_DOC_SHOW_BUF];
 	unsigned line = (unsigned)n->start_mark.line + 1;
 	unsigned col = (unsigned)n->start_mark.column + 1;
+	size_t set = YAML_DOC_SET_MARK - n->start_mark.index;
 
 	vsnprintf(what, sizeof(what), fmt, ap);
 	yaml_doc_show(k, sizeof(k), key);
+	/* a value --set (or a plan's axis) put there: not the file's line */
+	if (n->type == YAML_SCALAR_NODE && set < y->nsets)
+		return diag_set(y->d, -EINVAL, "%s=%s, set on %s: %s: %s", y->set_path[set],
+				yaml_doc_show(v, sizeof(v), y->set_value[set]), y->file, k, what);
 	if (got)
 		return diag_at(y->d, -EINVAL, y->file, line, col, k,
 			       "%s, got '%s'", what,
@@ -451,6 +456,7 @@ int yaml_doc_load(struct yaml_doc *y, const char *buf, size_t len,
 	yaml_parser_delete(&parser);
 	y->file = name;
 	y->d = d;
+	y->nsets = 0;
 	return err;
 }
 

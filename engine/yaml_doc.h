@@ -26,10 +26,20 @@
 /* A buffer for yaml_doc_show(): the value, "..." and the NUL. */
 #define YAML_DOC_SHOW_BUF (YAML_DOC_SHOW_MAX + 8)
 
+/* Overrides a document keeps for its messages (yaml_doc_override). A
+ * value one of them set carries YAML_DOC_SET_MARK - k as its start mark's
+ * byte index, k its place here (no file has that many bytes). */
+#define YAML_DOC_SETS_MAX 16
+#define YAML_DOC_SET_MARK SIZE_MAX
+
 struct yaml_doc {
 	const char *file; /* name for messages; borrowed from the caller */
 	struct diag *d;   /* where complaints go; borrowed, may be NULL */
 	yaml_document_t doc;
+	/* yaml_doc_override's paths and values, borrowed: a complaint about
+	 * a value one of them set names it, not the file's line */
+	const char *set_path[YAML_DOC_SETS_MAX], *set_value[YAML_DOC_SETS_MAX];
+	unsigned nsets;
 };
 
 /* One key a mapping may hold. */

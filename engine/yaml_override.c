@@ -28,10 +28,11 @@ static yaml_node_t *map_get(yaml_document_t *doc, yaml_node_t *m, const char *ke
 	return NULL;
 }
 
-/* Set the scalars under @n along @path (@depth parts left) to @value;
- * *@hits counts them. */
+/* Set the scalars under @n along @path (@depth parts left) to @value,
+ * each marked as override @set's (YAML_DOC_SET_MARK); *@hits counts them. */
 static int apply(struct yaml_doc *y, yaml_node_t *n, const char *const *part,
-		 const size_t *len, unsigned depth, const char *value, unsigned *hits)
+		 const size_t *len, unsigned depth, const char *value, unsigned *hits,
+		 unsigned set)
 {
 	yaml_node_t *v;
 	char *copy;
@@ -42,7 +43,7 @@ static int apply(struct yaml_doc *y, yaml_node_t *n, const char *const *part,
 		for (yaml_node_item_t *it = n->data.sequence.items.start;
 		     it < n->data.sequence.items.top; it++) {
 			int err = apply(y, yaml_document_get_node(&y->doc, *it), part, len, depth,
-					value, hits);
+					value, hits, set);
 
 			if (err)
 				return err;
@@ -59,6 +60,7 @@ static int apply(struct yaml_doc *y, yaml_node_t *n, const char *const *part,
 		free(n->data.scalar.value);
 		n->data.scalar.value = (yaml_char_t *)copy;
 		n->data.scalar.length = strlen(copy);
+		n->start_mark.index = YAML_DOC_SET_MARK - set;
 		/* a quoted original stays text, an unquoted one a plain scalar */
 		(*hits)++;
 		return 0;
@@ -66,7 +68,7 @@ static int apply(struct yaml_doc *y, yaml_node_t *n, const char *const *part,
 	if (n->type != YAML_MAPPING_NODE)
 		return 0;
 	v = map_get(&y->doc, n, part[0], len[0]);
-	return apply(y, v, part + 1, len + 1, depth - 1, value, hits);
+	return apply(y, v, part + 1, len + 1, depth - 1, value, hits, set);
 }
 
 int yaml_doc_override(struct yaml_doc *y, const char *path, const char *value,
@@ -95,7 +97,12 @@ int yaml_doc_override(struct yaml_doc *y, const char *path, const char *value,
 			 PATH_DEPTH_MAX);
 		return -EINVAL;
 	}
-	err = apply(y, yaml_doc_root(y), part, len, depth, value, &hits);
+	err = apply(y, yaml_doc_root(y), part, len, depth, value, &hits,
+		    y->nsets < YAML_DOC_SETS_MAX ? y->nsets : YAML_DOC_SETS_MAX);
+	if (!err && hits && y->nsets < YAML_DOC_SETS_MAX) {
+		y->set_path[y->nsets] = path;
+		y->set_value[y->nsets++] = value;
+	}
 	if (err == -EISDIR)
 		snprintf(why, whylen, "'%s' is a list or a mapping, not a value", path);
 	else if (err == -ENOMEM)

@@ -29,5 +29,7 @@ expect 0 "compare takes it too" -- "$gdrlab" compare -q -t "$topo" -T "$tmp/ar.j
 bad_usage_of run "a path the file lacks" "$topo: nics.rat: the topology has no 'nics.rat' to set" \
     -- -t "$topo" -T "$tmp/ar.jsonl" --set nics.rat=1
 bad_usage_of run "not PATH=VALUE" "--set: expected PATH=VALUE" -- -t "$topo" -T "$tmp/ar.jsonl" --set nics.rate
-bad_usage_of run "a bad value" "$topo:" -- -t "$topo" -T "$tmp/ar.jsonl" --set nics.rate=fast
+# a bad value is the --set's, not the file's line (whose value is good)
+bad_usage_of run "a bad value" "nics.rate=fast, set on $topo: rate: expected a bandwidth" -- \
+    -t "$topo" -T "$tmp/ar.jsonl" --set nics.rate=fast
 exit $fail

@@ -213,7 +213,7 @@ bad_plan() { # bad_plan MESSAGE AXIS-LINE
 }
 bad_plan "$tmp/plan/bad.yaml:5:17: nodes: expected a whole number from 1 to 65536, got 'zero'" "  nodes: [2, 4, zero]"
 bad_plan "$tmp/plan/bad.yaml:5:14: nics.rat: '100 Gbit/s': $src/configs/h100-pcie5-400g.yaml: nics.rat: the topology has no 'nics.rat' to set" "  nics.rat: [100 Gbit/s]"
-bad_plan "$tmp/plan/bad.yaml:5:15: nics.rate: 'fast': $src/configs/h100-pcie5-400g.yaml:" "  nics.rate: [fast]"
+bad_plan "$tmp/plan/bad.yaml:5:15: nics.rate: 'fast': nics.rate=fast, set on $src/configs/h100-pcie5-400g.yaml: rate: expected a bandwidth" "  nics.rate: [fast]"
 bad_plan "$tmp/plan/bad.yaml:5:3: nodez: not an axis" "  nodez: [1]"
 bad_plan "$tmp/plan/bad.yaml:5:10: nodes: expected a list, or a range" "  nodes: 8..2 x2"
 bad_plan "$tmp/plan/bad.yaml:5:3: nics: not an axis" "  nics: [1]"
