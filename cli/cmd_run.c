@@ -394,6 +394,12 @@ static int load_jobs(struct session *s, struct run_args *a, struct diag *d)
 		const char *where;
 
 		err = job_spec(a->jobs[loaded], file, sizeof(file), nodes, &n, d);
+		for (unsigned i = 0; !err && a->opts.nodes && i < n; i++)
+			if (nodes[i] >= a->opts.nodes)
+				err = diag_set(d, -EINVAL,
+					       "--job %s: node %u is beyond the %u nodes of --nodes "
+					       "(0 to %u)", a->jobs[loaded], nodes[i], a->opts.nodes,
+					       a->opts.nodes - 1);
 		if (!err)
 			err = job_trace_file(file, sizeof(file), d);
 		if (!err && !(ranks[loaded] = malloc((size_t)n * gpn * sizeof(unsigned))))
@@ -409,9 +415,11 @@ static int load_jobs(struct session *s, struct run_args *a, struct diag *d)
 		for (unsigned i = 0; i < n; i++)
 			end = nodes[i] + 1 > end ? nodes[i] + 1 : end;
 		where = strrchr(a->jobs[loaded], '@') + 1;
-		if (strchr(where, ':'))
+		if (strchr(where, ':') && n > 1)
 			snprintf(s->job_where[loaded], sizeof(s->job_where[0]), "%5u-%-5u", nodes[0],
 				 nodes[n - 1]);
+		else if (strchr(where, ':'))
+			snprintf(s->job_where[loaded], sizeof(s->job_where[0]), "%5u      ", nodes[0]);
 		else
 			snprintf(s->job_where[loaded], sizeof(s->job_where[0]), "%-11s", where);
 	}
@@ -438,9 +446,22 @@ static void print_jobs(const struct session *s, const struct run_args *a,
 
 	trace_jobs_slowdown(&s->trace, r, a->njobs, together, alone);
 	printf("\njobs on one cluster       nodes   comm alone (us)   comm together (us)   slowdown\n");
-	for (unsigned k = 0; k < a->njobs; k++)
-		printf("  job%-2u %-18.18s %s %15.1f %20.1f %9.2fx\n", k, a->jobs[k], s->job_where[k],
-		       alone[k], together[k], alone[k] > 0 ? together[k] / alone[k] : 1);
+	for (unsigned k = 0; k < a->njobs; k++) {
+		/* the trace by its name (its folder and .jsonl said nothing
+		 * and cut the name at 18 characters: traces/bert-large-) */
+		const char *at = strrchr(a->jobs[k], '@'), *slash = a->jobs[k];
+		int len;
+
+		for (const char *c = a->jobs[k]; c < at; c++)
+			if (*c == '/')
+				slash = c + 1;
+		len = (int)(at - slash);
+		if (len > 6 && !strncmp(at - 6, ".jsonl", 6))
+			len -= 6;
+		printf("  job%-2u %-18.*s %s %15.1f %20.1f %9.2fx\n", k, len < 18 ? len : 18, slash,
+		       s->job_where[k], alone[k], together[k],
+		       alone[k] > 0 ? together[k] / alone[k] : 1);
+	}
 }
 
 /* --set's values, in the JSON as "topology_set": {path: value}: what the

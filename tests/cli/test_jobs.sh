@@ -57,6 +57,10 @@ diff <(sed -n 's/^ *job[01] .* \([0-9.]*\) *\([0-9.]*\) *\([0-9.]*x\)$/\1 \2 \3/
 expect 0 "interleaved jobs" -- "$gdrlab" run -q -t "$fab" --job "$tmp/j.jsonl@0,1,4,5" --job "$tmp/j.jsonl@2,3,6,7"
 awk '/^  job[01] / { n++; if ($NF + 0 <= 1.0) bad = 1 } END { exit !(n == 2 && !bad) }' "$tmp/out" ||
     { echo "FAIL: interleaved jobs not slowed by each other:"; cat "$tmp/out"; fail=1; }
+# a job beyond --nodes is named as such (it was "jobs:3: group: rank 16
+# is outside the cluster of 16 ranks", no file "jobs" anywhere)
+bad_usage_of run "a job past --nodes" "--job $tmp/j.jsonl@1:2: node 2 is beyond the 2 nodes of --nodes (0 to 1)" -- \
+    -t "$fab" -n 2 --job "$tmp/j.jsonl@1:2"
 bad_usage_of run "jobs and a trace" "--trace and --job exclude each other" -- \
     -t "$fab" --trace "$tmp/j.jsonl" --job "$tmp/j.jsonl@0:4"
 bad_usage_of compare "compare takes no jobs" "--job: is for 'gdrlab run'" -- \
