@@ -29,6 +29,7 @@ void maxmin_ws_destroy(struct maxmin_ws *ws)
 {
 	free(ws->frozen);
 	free(ws->live);
+	free(ws->active);
 	free(ws->touched);
 	free(ws->full);
 	free(ws->users);
@@ -56,6 +57,7 @@ static int see(struct maxmin_ws *ws, const double *capacity, uint32_t r)
 	ws->touched[ws->ntouched++] = r;
 	ws->remaining[r] = capacity[r];
 	ws->load[r] = 0;
+	ws->full[r] = false; /* an unlimited one stays so: no round walks it */
 	return 0;
 }
 
@@ -73,7 +75,7 @@ int maxmin_ws_solve(struct maxmin_ws *ws, const double *capacity,
 		    struct maxmin_flow *flows, size_t nflows)
 {
 	double *remaining, *load;
-	uint32_t *users, *live, *touched;
+	uint32_t *users, *live, *active;
 	bool *full;
 	size_t nlive = 0;
 	double level = 0;
@@ -115,10 +117,28 @@ int maxmin_ws_solve(struct maxmin_ws *ws, const double *capacity,
 		}
 		live[nlive++] = (uint32_t)f;
 	}
-	touched = ws->touched;
+	/* The rounds walk only limited resources that live flows use: an
+	 * unlimited one never fills, and one its flows have all left cannot
+	 * stop another (the same rates, to the bit, as walking them all:
+	 * the minimum and each flow's stop do not depend on them). */
+	if (ws->ntouched > ws->room_active) {
+		uint32_t *a = realloc(ws->active, ws->ntouched * sizeof(*a));
+
+		if (!a) {
+			err = -ENOMEM;
+			goto out;
+		}
+		ws->active = a;
+		ws->room_active = ws->ntouched;
+	}
+	active = ws->active;
+	ws->nactive = 0;
+	for (size_t i = 0; i < ws->ntouched; i++)
+		if (isfinite(capacity[ws->touched[i]]))
+			active[ws->nactive++] = ws->touched[i];
 
 	while (nlive) {
-		const size_t ntouched = ws->ntouched;
+		size_t nactive = ws->nactive;
 		uint32_t *frozen = ws->frozen;
 		double step = INFINITY;
 		size_t kept = 0, nfrozen = 0;
@@ -131,11 +151,11 @@ int maxmin_ws_solve(struct maxmin_ws *ws, const double *capacity,
 			if (c - level < step)
 				step = c - level;
 		}
-		for (size_t i = 0; i < ntouched; i++) {
-			uint32_t r = touched[i];
+		for (size_t i = 0; i < nactive; i++) {
+			uint32_t r = active[i];
 			double s;
 
-			if (!users[r] || !isfinite(capacity[r]))
+			if (!users[r])
 				continue;
 			s = remaining[r] / load[r];
 			if (s < step)
@@ -150,12 +170,12 @@ int maxmin_ws_solve(struct maxmin_ws *ws, const double *capacity,
 		if (step < 0)
 			step = 0;
 		level += step;
-		for (size_t i = 0; i < ntouched; i++) {
-			uint32_t r = touched[i];
+		for (size_t i = 0; i < nactive; i++) {
+			uint32_t r = active[i];
 
 			if (load[r] > 0 && isfinite(remaining[r]))
 				remaining[r] -= step * load[r];
-			full[r] = isfinite(capacity[r]) && remaining[r] <= MAXMIN_EPS * capacity[r];
+			full[r] = remaining[r] <= MAXMIN_EPS * capacity[r];
 		}
 
 		/* Freeze the flows that hit a full resource or their cap. */
@@ -187,6 +207,14 @@ int maxmin_ws_solve(struct maxmin_ws *ws, const double *capacity,
 			}
 		}
 		nlive = kept;
+		if (kept && nfrozen) {
+			size_t k = 0;
+
+			for (size_t i = 0; i < nactive; i++)
+				if (users[active[i]])
+					active[k++] = active[i];
+			ws->nactive = k;
+		}
 	}
 out:
 	forget(ws);

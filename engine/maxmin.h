@@ -49,6 +49,9 @@ struct maxmin_ws {
 	bool *full;               /* per resource: saturated this round */
 	uint32_t *touched;        /* the resources this solve uses */
 	size_t ntouched, room_touched;
+	uint32_t *active;         /* of those, the limited ones live flows
+				   * still use: what a round walks */
+	size_t nactive, room_active;
 	uint32_t *live;           /* flows not frozen yet, in order */
 	uint32_t *frozen;         /* flows frozen this round, in order */
 	size_t room_live;         /* of live and frozen */
