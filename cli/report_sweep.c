@@ -145,7 +145,7 @@ static void scaling(struct report_page *p, json_t *q)
 		fputs("</li>\n", p->f);
 	}
 	fputs("</ul>\n", p->f);
-	report_chart(p, CHART_SCALING, "Efficiency: the iteration at the fewest nodes over the "
+	report_chart(p, CHART_SCALING, "Efficiency: the iteration at the plan's first node count over the "
 				       "iteration at each count (weak scaling: the same work a GPU); "
 				       "the threshold dashed.");
 	failed_note(p->f, p->doc);

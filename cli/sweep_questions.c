@@ -4,7 +4,7 @@
  * "Questions"):
  *
  *   scaling      per series (every combination of the other axes), the
- *                iteration at the fewest nodes over the iteration at each
+ *                iteration at the first node count over the iteration at each
  *                node count: for data parallelism with a fixed batch a GPU
  *                (weak scaling), the throughput a GPU keeps; and the node
  *                count where it first falls below the threshold.
