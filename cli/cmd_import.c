@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "input_file.h"
 #include "cli.h"
 #include "importer.h"
+#include "input_file.h"
 #include "output_file.h"
 
 #define IMPORT_MAX_FILES 65536

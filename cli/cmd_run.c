@@ -285,6 +285,7 @@ struct session {
 	struct topology topo;
 	struct trace trace;
 	char job_where[RUN_MAX_JOBS][48]; /* a job's nodes, as the table shows them */
+	char job_name[RUN_MAX_JOBS][19];  /* its trace's name, as the table shows it */
 	const struct backend_ops *backend;
 	struct progress progress;
 };
@@ -364,6 +365,19 @@ static int job_spec(const char *spec, char *file, size_t len, unsigned *nodes, u
 	return 0;
 }
 
+/* @file's name for the jobs table, into @out: its folder and .jsonl say
+ * nothing (the spec's first 18 characters once showed traces/bert-large-
+ * for two traces alike). */
+static void job_name(const char *file, char *out, size_t len)
+{
+	const char *slash = strrchr(file, '/'), *name = slash ? slash + 1 : file;
+	size_t n = strlen(name);
+
+	if (n > 6 && !strcmp(name + n - 6, ".jsonl"))
+		n -= 6;
+	snprintf(out, len, "%.*s", (int)n, name);
+}
+
 /* A job's trace file, or a shipped one by that name (cli_shipped_file). */
 static int job_trace_file(char *file, size_t len, struct diag *d)
 {
@@ -394,6 +408,8 @@ static int load_jobs(struct session *s, struct run_args *a, struct diag *d)
 		const char *where;
 
 		err = job_spec(a->jobs[loaded], file, sizeof(file), nodes, &n, d);
+		if (!err)
+			job_name(file, s->job_name[loaded], sizeof(s->job_name[0]));
 		for (unsigned i = 0; !err && a->opts.nodes && i < n; i++)
 			if (nodes[i] >= a->opts.nodes)
 				err = diag_set(d, -EINVAL,
@@ -446,22 +462,9 @@ static void print_jobs(const struct session *s, const struct run_args *a,
 
 	trace_jobs_slowdown(&s->trace, r, a->njobs, together, alone);
 	printf("\njobs on one cluster       nodes   comm alone (us)   comm together (us)   slowdown\n");
-	for (unsigned k = 0; k < a->njobs; k++) {
-		/* the trace by its name (its folder and .jsonl said nothing
-		 * and cut the name at 18 characters: traces/bert-large-) */
-		const char *at = strrchr(a->jobs[k], '@'), *slash = a->jobs[k];
-		int len;
-
-		for (const char *c = a->jobs[k]; c < at; c++)
-			if (*c == '/')
-				slash = c + 1;
-		len = (int)(at - slash);
-		if (len > 6 && !strncmp(at - 6, ".jsonl", 6))
-			len -= 6;
-		printf("  job%-2u %-18.*s %s %15.1f %20.1f %9.2fx\n", k, len < 18 ? len : 18, slash,
-		       s->job_where[k], alone[k], together[k],
-		       alone[k] > 0 ? together[k] / alone[k] : 1);
-	}
+	for (unsigned k = 0; k < a->njobs; k++)
+		printf("  job%-2u %-18s %s %15.1f %20.1f %9.2fx\n", k, s->job_name[k], s->job_where[k],
+		       alone[k], together[k], alone[k] > 0 ? together[k] / alone[k] : 1);
 }
 
 /* --set's values, in the JSON as "topology_set": {path: value}: what the

@@ -23,12 +23,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "input_file.h"
 #include "backend.h"
 #include "cli.h"
 #include "cmd_sweep.h"
-#include "report.h"
+#include "input_file.h"
 #include "launch.h"
+#include "report.h"
 #include "sweep.h"
 
 static int sweep_error(struct diag *d, const char *fmt, const char *a,

@@ -26,10 +26,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "input_file.h"
 #include "backend.h"
 #include "cli.h"
 #include "cmd_gen.h"
+#include "input_file.h"
 #include "nccl_tuning.h"
 #include "sweep.h"
 #include "topology.h"

@@ -267,6 +267,7 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 		       struct trace *t)
 {
 	struct trace out = { .nentries = 0 };
+	unsigned iteration = 0;
 	size_t kept = 0;
 	int err;
 
@@ -312,10 +313,10 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 		/* the profile's steps that issued calls, counted from 0 as a
 		 * trace's iterations are (a step with none, a warm-up or an
 		 * accumulation step, has nothing to replay) */
-		out.entries[i].iteration = i && k->c[i].iteration != k->c[i - 1].iteration ?
-						   out.entries[i - 1].iteration + 1 :
-					   i ? out.entries[i - 1].iteration : 0;
-		out.niterations = out.entries[i].iteration + 1;
+		if (i && k->c[i].iteration != k->c[i - 1].iteration)
+			iteration++;
+		out.entries[i].iteration = iteration;
+		out.niterations = iteration + 1;
 	}
 	*t = out;
 	return 0;

@@ -120,7 +120,8 @@ int maxmin_ws_solve(struct maxmin_ws *ws, const double *capacity,
 	/* The rounds walk only limited resources that live flows use: an
 	 * unlimited one never fills, and one its flows have all left cannot
 	 * stop another (the same rates, to the bit, as walking them all:
-	 * the minimum and each flow's stop do not depend on them). */
+	 * the minimum and each flow's stop do not depend on them). So every
+	 * resource a round walks has users and a finite remainder. */
 	if (ws->ntouched > ws->room_active) {
 		uint32_t *a = realloc(ws->active, ws->ntouched * sizeof(*a));
 
@@ -153,11 +154,8 @@ int maxmin_ws_solve(struct maxmin_ws *ws, const double *capacity,
 		}
 		for (size_t i = 0; i < nactive; i++) {
 			uint32_t r = active[i];
-			double s;
+			double s = remaining[r] / load[r];
 
-			if (!users[r])
-				continue;
-			s = remaining[r] / load[r];
 			if (s < step)
 				step = s;
 		}
@@ -173,7 +171,7 @@ int maxmin_ws_solve(struct maxmin_ws *ws, const double *capacity,
 		for (size_t i = 0; i < nactive; i++) {
 			uint32_t r = active[i];
 
-			if (load[r] > 0 && isfinite(remaining[r]))
+			if (load[r] > 0)
 				remaining[r] -= step * load[r];
 			full[r] = remaining[r] <= MAXMIN_EPS * capacity[r];
 		}

@@ -9,7 +9,6 @@
  * BertModel (with pooler, without the pre-training heads) 335,141,888;
  * Llama-2-7b 6,738,415,616.
  */
-#include "input_file.h"
 #include "gen_ddp.h"
 
 #include <errno.h>
@@ -18,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "input_file.h"
 
 #define LAYOUT_NAME_MAX 255
 /* 2^48 elements: far above any single tensor, far below overflow. */

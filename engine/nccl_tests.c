@@ -5,8 +5,8 @@
  * the public entry points. Sizes, counts and names below are those of
  * NVIDIA/nccl-tests src/common.cu and src/<collective>.cu.
  */
-#include "input_file.h"
 #include "nccl_tests.h"
+#include "input_file.h"
 #include "nccl_tests_read.h"
 #include "trace.h"
 

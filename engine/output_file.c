@@ -247,6 +247,17 @@ int output_file_commit(struct output_file *o, struct diag *d)
 	return 0;
 }
 
+/* Close @o's file and remove its temporary: what is left of a failed
+ * output. Returns the stream's first error, as sink_close_all. */
+static int drop(struct output_file *o)
+{
+	int err = sink_close_all(o);
+
+	if (!o->direct)
+		unlink(o->tmp);
+	return err;
+}
+
 int output_file_fail(struct output_file *o, int err, struct diag *d)
 {
 	int why;
@@ -260,9 +271,7 @@ int output_file_fail(struct output_file *o, int err, struct diag *d)
 		why = output_stdout_flush(d);
 		return why ? why : err;
 	}
-	why = sink_close_all(o);
-	if (!o->direct)
-		unlink(o->tmp);
+	why = drop(o);
 	why = why ? why : -EIO;
 	return diag_set(d, why, "%s: cannot write: %s", o->path, strerror(-why));
 }
@@ -276,7 +285,5 @@ void output_file_abort(struct output_file *o)
 		o->fp = NULL;
 		return;
 	}
-	sink_close_all(o);
-	if (!o->direct)
-		unlink(o->tmp);
+	drop(o);
 }

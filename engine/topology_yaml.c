@@ -9,8 +9,8 @@
  * every list is bounded by a TOPO_MAX_* and the schema is walked to a
  * fixed depth, never by following the graph, so aliases are harmless.
  */
-#include "input_file.h"
 #include "topology.h"
+#include "input_file.h"
 #include "topology_yaml_fabric.h"
 #include "units.h"
 #include "yaml_doc.h"

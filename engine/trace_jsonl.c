@@ -6,7 +6,6 @@
  * line counter; errors found after parsing name the line and the key only
  * (jansson keeps no positions for parsed values).
  */
-#include "input_file.h"
 #include "trace.h"
 
 #include <ctype.h>
@@ -20,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "input_file.h"
 #include "json_util.h"
 
 #define TRACE_GROUP_MAX 65536
