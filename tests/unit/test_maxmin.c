@@ -150,6 +150,42 @@ static void textbook_solve(const double *capacity, size_t nres, struct maxmin_fl
 	free(remaining);
 }
 
+/*
+ * The definition, independent of any loop (Bertsekas & Gallager 6.5.2):
+ * no resource over its capacity, and every flow either at its cap or
+ * through a full resource where no other flow runs faster.
+ */
+static void assert_max_min_fair(const double *capacity, const struct maxmin_flow *f, size_t n)
+{
+	enum { MAXRES = 64 };
+	double used[MAXRES] = { 0 }, fastest[MAXRES] = { 0 };
+
+	for (size_t i = 0; i < n; i++)
+		for (unsigned u = 0; u < f[i].nuses; u++) {
+			uint32_t r = f[i].uses[u].resource;
+
+			cr_assert(r < MAXRES);
+			used[r] += f[i].uses[u].weight * f[i].rate;
+			if (f[i].rate > fastest[r])
+				fastest[r] = f[i].rate;
+		}
+	for (uint32_t r = 0; r < MAXRES; r++)
+		cr_assert(!(used[r] > capacity[r] * (1 + 1e-9) + 1e-9), "resource %u over", r);
+	for (size_t i = 0; i < n; i++) {
+		bool bound = isfinite(f[i].cap) && f[i].rate >= f[i].cap * (1 - 1e-9);
+
+		for (unsigned u = 0; u < f[i].nuses && !bound; u++) {
+			uint32_t r = f[i].uses[u].resource;
+
+			bound = isfinite(capacity[r]) &&
+				used[r] >= capacity[r] * (1 - 1e-9) &&
+				f[i].rate >= fastest[r] * (1 - 1e-9);
+		}
+		cr_assert(bound || (isinf(f[i].rate) && !isfinite(f[i].cap)),
+			  "flow %zu (%g) has no bottleneck", i, f[i].rate);
+	}
+}
+
 static uint64_t lcg(uint64_t *s)
 {
 	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
@@ -160,7 +196,9 @@ static uint64_t lcg(uint64_t *s)
  * Random sets of flows over 40 resources (some unlimited, one of no
  * capacity, weights that do not add up exactly), solved one after
  * another in one workspace, a failed solve among them: each gives the
- * textbook loop's rates to the bit, whatever the solves before it saw.
+ * textbook loop's rates to the bit, whatever the solves before it saw,
+ * and they are max-min fair by the definition (which holds the textbook
+ * loop itself to account).
  */
 Test(maxmin, workspace_solves_as_the_textbook_loop)
 {
@@ -194,6 +232,7 @@ Test(maxmin, workspace_solves_as_the_textbook_loop)
 			cr_assert(f[i].rate == ref[i].rate || (isnan(f[i].rate) && isnan(ref[i].rate)),
 				  "trial %d flow %zu: %a, textbook %a", trial, i, f[i].rate,
 				  ref[i].rate);
+		assert_max_min_fair(cap, f, n);
 		if (trial % 17 == 0)
 			cr_assert_eq(maxmin_ws_solve(&ws, cap, &wrong, 1), -EINVAL);
 	}
