@@ -145,12 +145,23 @@ static void put_series_plot(FILE *gp, const char *data_path, json_t *series)
 	fputc('\n', gp);
 }
 
+bool chart_scaling_unreferenced(json_t *s, const char *first)
+{
+	json_t *failed = json_object_get(s, "failed");
+	const char *f = json_string_value(json_array_get(failed, 0));
+
+	return f && first && !strcmp(f, first) &&
+	       json_array_size(failed) < json_array_size(json_object_get(s, "efficiency"));
+}
+
 /* Efficiency against nodes: one data block and one line per series. */
-static int write_scaling(FILE *data, FILE *gp, const char *data_path, json_t *q)
+static int write_scaling(FILE *data, FILE *gp, const char *data_path, json_t *q, char *why,
+			 size_t len)
 {
 	json_t *nodes = json_object_get(q, "nodes"), *series = json_object_get(q, "series"), *s;
 	double threshold = json_number_value(json_object_get(q, "threshold"));
-	size_t i, k;
+	const char *first = json_string_value(json_array_get(nodes, 0));
+	size_t i, k, drawn = 0, unreferenced = 0;
 
 	if (!json_is_array(nodes) || !json_is_array(series) || !json_array_size(series))
 		return -EINVAL;
@@ -164,11 +175,27 @@ static int write_scaling(FILE *data, FILE *gp, const char *data_path, json_t *q)
 
 			if (!n)
 				return -EINVAL;
-			if (json_is_number(e))
+			/* no efficiency: gnuplot's undefined value, not no
+			 * line, which would leave the block empty and give
+			 * the next series' line this one's title */
+			if (json_is_number(e)) {
 				fprintf(data, "%s %.6f\n", n, json_number_value(e));
+				drawn++;
+			} else {
+				fprintf(data, "%s NaN\n", n);
+			}
 		}
+		unreferenced += chart_scaling_unreferenced(s, first);
 		fprintf(data, "\n\n"); /* gnuplot's index: one block a series */
 	}
+	/* points ran, but not one that each is measured against */
+	if (!drawn && unreferenced) {
+		snprintf(why, len, "no efficiency has a reference: the points at %s nodes (the "
+			 "first node count) failed", first);
+		return -EDOM;
+	}
+	if (!drawn)
+		return -ENODATA;
 	/* above 1 where a count runs faster than the first: not cut off */
 	fprintf(gp, "set title 'Scaling efficiency: the iteration at the first node count over each'\n"
 		    "set xlabel 'nodes'\nset ylabel 'efficiency'\nset logscale x 2\n"
@@ -455,7 +482,8 @@ static int write_paths(FILE *data, FILE *gp, const char *data_path, json_t *doc)
 /* Each collective of the first iteration, in trace order, a line per
  * path; lines alone past a few hundred points, where marks would hide
  * them. */
-static int write_collectives(FILE *data, FILE *gp, const char *data_path, json_t *doc)
+static int write_collectives(FILE *data, FILE *gp, const char *data_path, json_t *doc,
+			     char *why, size_t len)
 {
 	json_t *runs[3], *c;
 	size_t n = chart_runs(doc, runs), most = 0, drawn = 0, k;
@@ -485,8 +513,11 @@ static int write_collectives(FILE *data, FILE *gp, const char *data_path, json_t
 	}
 	if (!most)
 		return -EINVAL;
-	if (!drawn)
+	if (!drawn) {
+		snprintf(why, len, "every collective took 0 us (one rank each: nothing moves), "
+			 "which a log scale cannot show");
 		return -EDOM;
+	}
 	fprintf(gp, "set title 'Each collective of the first iteration'\n"
 		    "set xlabel 'collective, in trace order'\nset ylabel 'us'\n"
 		    "set logscale y 10\nset key outside right\nset grid\nset xrange [0.5:%zu.5]\nplot ",
@@ -532,20 +563,20 @@ size_t chart_series(enum chart_kind k, json_t *doc)
 }
 
 static int write_chart(enum chart_kind k, FILE *data, FILE *gp, const char *data_path,
-		       json_t *doc)
+		       json_t *doc, char *why, size_t len)
 {
 	json_t *q = question_of(k, doc);
 
 	if (chart_kinds[k].question && !q)
 		return -EINVAL;
 	switch (k) {
-	case CHART_SCALING: return write_scaling(data, gp, data_path, q);
+	case CHART_SCALING: return write_scaling(data, gp, data_path, q, why, len);
 	case CHART_SPEEDUP: return write_speedup(data, gp, data_path, q);
 	case CHART_NIC_SPEED: return write_nic_speed(data, gp, data_path, q);
 	case CHART_BREAKDOWN: return write_bars(data, gp, data_path, doc, q, false);
 	case CHART_COST: return write_bars(data, gp, data_path, doc, q, true);
 	case CHART_PATHS: return write_paths(data, gp, data_path, doc);
-	default: return write_collectives(data, gp, data_path, doc);
+	default: return write_collectives(data, gp, data_path, doc, why, len);
 	}
 }
 
@@ -588,12 +619,9 @@ int chart_draw(enum chart_kind k, json_t *doc, const char *out_path, bool svg, c
 		    : "pngcairo size 900,540 noenhanced font 'sans,10'");
 	put_quoted(gp, out_path);
 	fputc('\n', gp);
-	err = write_chart(k, data, gp, data_path, doc);
+	err = write_chart(k, data, gp, data_path, doc, why, len);
 	if (!err && !has_data(data))
 		err = -ENODATA;
-	if (err == -EDOM)
-		snprintf(why, len, "every collective took 0 us (one rank each: nothing moves), "
-			 "which a log scale cannot show");
 	if (err)
 		goto out;
 	fprintf(gp, "unset output\n");

@@ -53,12 +53,17 @@ size_t chart_series(enum chart_kind k, json_t *doc);
  * Draw chart @k of @doc into @out_path with gnuplot, an SVG when @svg,
  * else a PNG. 0; -EINVAL when @doc lacks the chart's data or it is not
  * as gdrlab writes it; -ENODATA when it has no value to draw (every
- * point failed); -ENOENT when gnuplot is not installed; another
- * -errno when gnuplot or a scratch file failed, its first complaint in
- * @why.
+ * point failed); -EDOM when it has values but none the chart can show,
+ * why in @why; -ENOENT when gnuplot is not installed; another -errno
+ * when gnuplot or a scratch file failed, its first complaint in @why.
  */
 int chart_draw(enum chart_kind k, json_t *doc, const char *out_path, bool svg, char *why,
 	       size_t len);
+
+/* Whether scaling series @s (an object of the answer's "series") has no
+ * efficiency because its point at the first node count, @first, failed
+ * while others ran: the reference each is measured against. */
+bool chart_scaling_unreferenced(json_t *s, const char *first);
 
 /* @label ("trace=../../traces/bert-large-ddp.jsonl nodes=8") with each
  * file-valued part by the file's name alone ("trace=bert-large-ddp

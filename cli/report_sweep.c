@@ -120,6 +120,7 @@ static void scaling(struct report_page *p, json_t *q)
 {
 	double t = json_number_value(json_object_get(q, "threshold"));
 	json_t *nodes = json_object_get(q, "nodes"), *s;
+	const char *first = json_string_value(json_array_get(nodes, 0));
 	size_t i;
 
 	fputs("<h2 id=\"scaling\">Scaling efficiency</h2>\n<ul class=\"answer\">\n", p->f);
@@ -136,6 +137,9 @@ static void scaling(struct report_page *p, json_t *q)
 		fputs("<li>", p->f);
 		if (below)
 			html_printf(p->f, "%s: below %.3g from %s nodes", str(s, "series"), t, below);
+		else if (chart_scaling_unreferenced(s, first))
+			html_printf(p->f, "%s: no reference for its efficiencies: its point at %s "
+					  "nodes (the first node count) failed", str(s, "series"), first);
 		else if (failed == json_array_size(json_object_get(s, "efficiency")))
 			html_printf(p->f, "%s: no answer, its points failed", str(s, "series"));
 		else

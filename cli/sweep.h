@@ -67,7 +67,7 @@ struct row {
  * GPUDirect RDMA buys over two axes.
  */
 struct sweep_questions {
-	bool scaling;          /* efficiency against the smallest node count */
+	bool scaling;          /* efficiency against the first node count */
 	double threshold;      /* ... and where it falls below this */
 	bool speedup;          /* staged over direct iteration, rows x columns */
 	int rows, columns;     /* axes of the heat map (indices) */

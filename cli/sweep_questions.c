@@ -106,6 +106,46 @@ static size_t cell(const struct sweep *sw, unsigned rows, unsigned rv, unsigned 
 	return rv * stride_of(sw, rows) + cv * stride_of(sw, cols);
 }
 
+/*
+ * Why series @i has no efficiency at node count @v: "error" where that
+ * point failed, "n/a" where it ran but the series' first (the reference)
+ * failed, or it took no time.
+ */
+static const char *no_efficiency(const struct sweep *sw, size_t i, unsigned an, unsigned v)
+{
+	return sw->rows[with_value(sw, i, an, v)].err ? "error" : "n/a";
+}
+
+/* How many of series @i's points (@i its first, along axis @an) failed. */
+static unsigned failed_points(const struct sweep *sw, size_t i, unsigned an)
+{
+	unsigned n = 0;
+
+	for (unsigned v = 0; v < sw->axes[an].nvalues; v++)
+		n += sw->rows[with_value(sw, i, an, v)].err != 0;
+	return n;
+}
+
+/* After series @i's efficiencies: where it first falls below the
+ * threshold, or why it cannot say. */
+static void print_scaling_verdict(const struct sweep *sw, FILE *out, size_t i, unsigned an,
+				  const char *below)
+{
+	const struct sweep_axis *ax = &sw->axes[an];
+	unsigned failed = failed_points(sw, i, an);
+
+	if (below)
+		fprintf(out, "  below from %s nodes\n", below);
+	else if (failed == ax->nvalues)
+		fprintf(out, "  no answer: its points failed\n");
+	else if (sw->rows[i].err)
+		/* the others ran, but each is measured against this one */
+		fprintf(out, "  no reference: its point at %s nodes (the first node count) failed\n",
+			ax->values[0]);
+	else
+		fprintf(out, "  never below%s\n", failed ? " where it ran" : "");
+}
+
 static void print_scaling(const struct sweep *sw, FILE *out)
 {
 	unsigned an = (unsigned)sweep_axis_index(sw, "nodes");
@@ -119,7 +159,6 @@ static void print_scaling(const struct sweep *sw, FILE *out)
 	fputc('\n', out);
 	for (size_t i = 0; i < sw->n; i++) {
 		const char *below = NULL;
-		unsigned failed = 0;
 
 		if (sw->pts[i].axis_value[an])
 			continue;
@@ -129,20 +168,14 @@ static void print_scaling(const struct sweep *sw, FILE *out)
 			double e = efficiency(sw, i, with_value(sw, i, an, v));
 			bool low = e < sw->questions.threshold;
 
-			failed += isnan(e);
 			if (isnan(e))
-				fprintf(out, " %8s", "error");
+				fprintf(out, " %8s", no_efficiency(sw, i, an, v));
 			else
 				fprintf(out, " %7.3f%c", e, low ? '*' : ' ');
 			if (low && !below)
 				below = ax->values[v];
 		}
-		if (below)
-			fprintf(out, "  below from %s nodes\n", below);
-		else if (failed == ax->nvalues)
-			fprintf(out, "  no answer: its points failed\n");
-		else
-			fprintf(out, "  never below%s\n", failed ? " where it ran" : "");
+		print_scaling_verdict(sw, out, i, an, below);
 	}
 }
 
@@ -335,11 +368,12 @@ static json_t *scaling_json(const struct sweep *sw)
 	for (unsigned v = 0; v < ax->nvalues; v++)
 		json_array_append_new(nodes, json_string(ax->values[v]));
 	for (size_t i = 0; i < sw->n; i++) {
-		json_t *eff, *below = json_null();
+		json_t *eff, *failed, *below = json_null();
 
 		if (sw->pts[i].axis_value[an])
 			continue;
 		eff = json_array();
+		failed = json_array();
 		series_label(sw, i, (int)an, -1, label, sizeof(label));
 		for (unsigned v = 0; v < ax->nvalues; v++) {
 			double e = efficiency(sw, i, with_value(sw, i, an, v));
@@ -347,9 +381,13 @@ static json_t *scaling_json(const struct sweep *sw)
 			json_array_append_new(eff, number_or_null(e));
 			if (e < sw->questions.threshold && json_is_null(below))
 				below = json_string(ax->values[v]);
+			/* a null efficiency's reason: this point, or the first */
+			if (sw->rows[with_value(sw, i, an, v)].err)
+				json_array_append_new(failed, json_string(ax->values[v]));
 		}
-		json_array_append_new(series, json_pack("{s:s,s:o,s:o}", "series", label,
-							"efficiency", eff, "below_from", below));
+		json_array_append_new(series, json_pack("{s:s,s:o,s:o,s:o}", "series", label,
+							"efficiency", eff, "below_from", below,
+							"failed", failed));
 	}
 	json_object_set_new(o, "threshold", json_real(sw->questions.threshold));
 	json_object_set_new(o, "nodes", nodes);

@@ -54,6 +54,24 @@ for kind in nic_speed:1 breakdown:6 cost:1; do
 done
 has "$tmp/breakdown.svg" "nic_read"
 
+# only the first node count fails (ranks 0 and 1 are not on 1 node of one
+# GPU): the points at 2 and 4 ran, but no efficiency has a reference
+printf '{"iteration": 0, "op": "allreduce", "bytes": 1048576, "dtype": "fp32", "group": [0, 1]}\n' \
+    >"$tmp/pair.jsonl"
+cat >"$tmp/noref.yaml" <<EOP
+base: { topology: $src/tests/data/round-numbers.yaml, trace: pair.jsonl }
+axes:
+  nodes: [1, 2, 4]
+questions:
+  scaling: { threshold: 0.8 }
+EOP
+expect 1 "a plan whose first node count fails" -- "$gdrlab" sweep --json --no-wall "$tmp/noref.yaml"
+cp "$tmp/out" "$tmp/noref.json"
+expect 1 "its scaling chart" -- "$gdrlab" plot "$tmp/noref.json" --kind scaling -o "$tmp/noref.svg"
+has "$tmp/err" "gdrlab plot: $tmp/noref.json: nothing to draw: no efficiency has a reference: the points at 1 nodes (the first node count) failed$"
+one_line "$tmp/err"
+[ ! -e "$tmp/noref.svg" ] || { echo "FAIL: a chart of nothing was left"; fail=1; }
+
 # a compare's paths (two stacks: hidden, exposed) and its collectives (a
 # line per path: direct, staged, staged-memcpy), the trace's 2 in order
 printf '{"iteration": 0, "op": "allreduce", "bytes": 1048576, "dtype": "fp32"}\n{"iteration": 0, "op": "allgather", "bytes": 4194304, "dtype": "fp32"}\n' \

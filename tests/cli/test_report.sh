@@ -167,6 +167,35 @@ has "$tmp/all-failing.html" 'data-kind="scaling" data-series="0"'
 if grep -q 'gnuplot_canvas' "$tmp/all-failing.html"; then
     echo "FAIL: a chart of nothing was drawn"; fail=1
 fi
+# Only a series' first node count fails (ranks 0 and 1 are not on 1 node
+# of one GPU): its efficiencies have no reference, which the page says,
+# and the chart still draws the other series (ar64, 10 ms of compute a
+# node, runs at every count); with that series alone there is no line to
+# draw, and the page says why.
+printf '{"iteration": 0, "op": "allreduce", "bytes": 1048576, "dtype": "fp32", "group": [0, 1]}\n' \
+    >"$tmp/pair.jsonl"
+cat >"$tmp/noref.yaml" <<EOP
+base: { topology: $src/tests/data/round-numbers.yaml, trace: ar64.jsonl }
+axes:
+  trace: [pair.jsonl, ar64.jsonl]
+  nodes: [1, 2, 4]
+questions:
+  scaling: { threshold: 0.8 }
+EOP
+expect 1 "a plan whose first node count fails in one series" -- "$gdrlab" sweep --json --no-wall "$tmp/noref.yaml"
+cp "$tmp/out" "$tmp/noref.json"
+expect 0 "its report" -- "$gdrlab" report "$tmp/noref.json" -o "$tmp/noref.html"
+has "$tmp/noref.html" "trace=pair.jsonl: no reference for its efficiencies: its point at 1 nodes (the first node count) failed"
+has "$tmp/noref.html" 'data-kind="scaling" data-series="2"'
+# (an empty data block for trace=pair once gave ar64's line its title,
+# and ar64 no line of its own)
+has "$tmp/noref.html" '<text>trace=ar64</text>'
+if grep -q "no answer" "$tmp/noref.html"; then echo "FAIL: a series whose points ran has no answer"; fail=1; fi
+sed 's/\[pair.jsonl, ar64.jsonl\]/[pair.jsonl]/' "$tmp/noref.yaml" >"$tmp/noref1.yaml"
+expect 1 "a plan whose only series' first node count fails" -- "$gdrlab" sweep --json --no-wall "$tmp/noref1.yaml"
+cp "$tmp/out" "$tmp/noref1.json"
+expect 0 "its report" -- "$gdrlab" report "$tmp/noref1.json" -o "$tmp/noref1.html"
+has "$tmp/noref1.html" "No chart: no efficiency has a reference: the points at 1 nodes (the first node count) failed."
 
 # bad input: one line, exit 2, no page
 printf '{"x": 1}\n' >"$tmp/other.json"
