@@ -21,13 +21,13 @@
 #define BAR_LABEL_MAX 28 /* characters under a bar, rotated */
 
 const struct chart_kind_info chart_kinds[CHART_KINDS] = {
-	[CHART_SCALING] = { "scaling", "scaling" },
-	[CHART_SPEEDUP] = { "speedup", "gdr_speedup" },
-	[CHART_NIC_SPEED] = { "nic_speed", "nic_speed" },
-	[CHART_BREAKDOWN] = { "breakdown", "breakdown_us" },
-	[CHART_COST] = { "cost", "cost" },
-	[CHART_PATHS] = { "paths", NULL },
-	[CHART_COLLECTIVES] = { "collectives", NULL },
+	[CHART_SCALING] = { "scaling", "scaling", "scaling" },
+	[CHART_SPEEDUP] = { "speedup", "gdr_speedup", "gdr_speedup" },
+	[CHART_NIC_SPEED] = { "nic_speed", "nic_speed", "nic_speed" },
+	[CHART_BREAKDOWN] = { "breakdown", "breakdown_us", "breakdown" },
+	[CHART_COST] = { "cost", "cost", "cost" },
+	[CHART_PATHS] = { "paths", NULL, NULL },
+	[CHART_COLLECTIVES] = { "collectives", NULL, NULL },
 };
 
 int chart_kind_parse(const char *name, enum chart_kind *k)

@@ -27,6 +27,8 @@ struct chart_kind_info {
 	const char *name;     /* --kind's value */
 	const char *question; /* its key under a plan's "questions"; NULL: a
 			       * run's or compare's chart */
+	const char *asked;    /* the question as a plan asks it, what messages
+			       * call it (breakdown's key is breakdown_us) */
 };
 
 extern const struct chart_kind_info chart_kinds[CHART_KINDS];

@@ -64,6 +64,7 @@ static int plot(const char *results, enum chart_kind kind, const char *out)
 	char why[512];
 	struct diag d = { "" };
 	struct output_file of;
+	const char *asked = chart_kinds[kind].asked;
 	json_t *doc;
 	int err, rc = 0;
 
@@ -74,9 +75,9 @@ static int plot(const char *results, enum chart_kind kind, const char *out)
 		return fail(EXIT_USAGE, "%s", d.msg);
 	if (!chart_has_data(kind, doc)) {
 		json_decref(doc);
-		if (chart_kinds[kind].question)
+		if (asked)
 			return fail(EXIT_USAGE, "%s: no %s answer in it (a plan's --json with that question)",
-				    results, chart_kinds[kind].question);
+				    results, asked);
 		return fail(EXIT_USAGE, "%s: no collectives in it (a run's or compare's --json)", results);
 	}
 	if (output_file_open(&of, out, &d)) {
@@ -86,10 +87,10 @@ static int plot(const char *results, enum chart_kind kind, const char *out)
 	err = chart_draw(kind, doc, of.tmp, svg, why, sizeof(why));
 	if (err == -EINVAL)
 		rc = fail(EXIT_USAGE, "%s: its %s is not as gdrlab writes it", results,
-			  chart_kinds[kind].question ? chart_kinds[kind].question : "collectives");
+			  asked ? asked : "collectives");
 	else if (err == -ENODATA)
 		rc = fail(EXIT_RUNTIME, "%s: nothing to draw: every point of its %s failed (its rows say why)",
-			  results, chart_kinds[kind].question ? chart_kinds[kind].question : "run");
+			  results, asked ? asked : "run");
 	else if (err == -EDOM)
 		rc = fail(EXIT_RUNTIME, "%s: nothing to draw: %s", results, why);
 	else if (err == -ENOENT)

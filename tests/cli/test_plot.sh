@@ -104,6 +104,17 @@ bad_usage_of plot "extension" "-o: '$tmp/x.pdf' is not a .svg or .png file name"
 bad_usage_of plot "kind" "--kind: unknown kind 'pie' (scaling, speedup, nic_speed, breakdown, cost, paths or collectives)" -- "$tmp/results.json" --kind pie -o "$tmp/x.svg"
 bad_usage_of plot "no kind" "--kind is needed: scaling, speedup," -- "$tmp/results.json" -o "$tmp/x.svg"
 bad_usage_of plot "a question the plan did not ask" "$tmp/results.json: no cost answer in it" -- "$tmp/results.json" --kind cost -o "$tmp/x.svg"
+# the breakdown question by the name a plan asks it by (breakdown: true),
+# not by its JSON key, breakdown_us
+bad_usage_of plot "no breakdown asked" "$tmp/results.json: no breakdown answer in it (a plan's --json with that question)$" \
+    -- "$tmp/results.json" --kind breakdown -o "$tmp/x.svg"
+sed 's/algo: ring/algo: nvls/' "$tmp/plan2.yaml" >"$tmp/nvls.yaml" # no NVSwitch: every point fails
+expect 1 "a breakdown whose points all failed" -- "$gdrlab" sweep --json --no-wall "$tmp/nvls.yaml"
+cp "$tmp/out" "$tmp/nvls.json"
+expect 1 "its breakdown chart" -- "$gdrlab" plot "$tmp/nvls.json" --kind breakdown -o "$tmp/x.svg"
+has "$tmp/err" "gdrlab plot: $tmp/nvls.json: nothing to draw: every point of its breakdown failed (its rows say why)$"
+one_line "$tmp/err"
+if grep -q breakdown_us "$tmp/err"; then echo "FAIL: plot names the breakdown by its JSON key"; fail=1; fi
 [ ! -e "$tmp/x.svg" ] && [ ! -e "$tmp/x.pdf" ] || { echo "FAIL: a chart was left behind"; fail=1; }
 expect 0 "help" -- "$gdrlab" plot --help
 has "$tmp/out" "usage: gdrlab plot"
