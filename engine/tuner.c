@@ -330,8 +330,8 @@ static int choose_p2p(const struct tune_ctx *t, uint64_t bytes,
 	return 0;
 }
 
-int tune_choose(const struct tune_ctx *t, const struct tune_enable *e,
-		uint64_t bytes, struct tune_choice *c, struct diag *d)
+static int choose(const struct tune_ctx *t, const struct tune_enable *e,
+		  uint64_t bytes, struct tune_choice *c, struct diag *d)
 {
 	const struct plan *p = t->p;
 	double best = INFINITY;
@@ -372,4 +372,17 @@ int tune_choose(const struct tune_ctx *t, const struct tune_enable *e,
 	c->nchannels = p->opts.nchannels ? p->opts.nchannels :
 					   call_channels(t, c->algo, c->proto, bytes);
 	return 0;
+}
+
+int tune_choose(const struct tune_ctx *t, const struct tune_enable *e,
+		uint64_t bytes, struct tune_choice *c, struct diag *d)
+{
+	int err = choose(t, e, bytes, c, d);
+
+	/* A call of one rank is a local copy: NCCL runs no tuner for it
+	 * (enqueue.cc, nRanks == 1), so there is no estimate of NCCL's to
+	 * give, as for p2p. The plan still takes the choice's shape. */
+	if (!err && t->nranks == 1)
+		c->estimate_us = NAN;
+	return err;
 }

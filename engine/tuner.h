@@ -37,7 +37,8 @@ struct tune_choice {
 	enum algo_id algo;
 	enum proto_id proto;
 	unsigned nchannels;
-	double estimate_us; /* NCCL's estimate of the call; NAN for p2p */
+	double estimate_us; /* NCCL's estimate of the call; NAN for p2p and
+			     * for one rank, which NCCL does not tune */
 };
 
 /*

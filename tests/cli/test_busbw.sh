@@ -167,6 +167,26 @@ awk -F, 'NR > 1 { print $1 }' "$tmp/out" >"$tmp/got"
 printf '1048576\n2097152\n4194304\n8388608\n' >"$tmp/want"
 same "csv rows" "$tmp/got" "$tmp/want"
 
+# --- one rank (one node of one GPU): NCCL copies the buffer and runs no
+# tuner (enqueue.cc, nRanks == 1), so there is no estimate of NCCL's: N/A
+# in the table, null in JSON, empty in CSV, as for p2p; two ranks have
+# one. -b 8 -e 64M -f 64: 8, 512, 32768, 2097152 bytes, four rows.
+one=$src/tests/data/one-gpu-two-nics.yaml
+expect 0 "one rank" -- "$gdrlab" busbw -t "$one" -n 1 -b 8 -e 64M -f 64
+has "$tmp/out" "1 nodes x 1 GPUs = 1 ranks"
+rows "$tmp/out" | awk 'NF != 18 || $17 != "N/A" { print "FAIL: one rank, nccl_est: " $0; bad = 1 }
+    END { if (NR != 4) { print "FAIL: one rank: " NR " rows, want 4"; bad = 1 }; exit bad }' || fail=1
+expect 0 "one rank json" -- "$gdrlab" busbw -t "$one" -n 1 -b 8 -e 64M -f 64 --json -
+json_ok "$tmp/out"
+[ "$(grep -c '"nccl_estimate_us": null,$' "$tmp/out")" = 4 ] && ! grep -q '"nccl_estimate_us": [0-9]' "$tmp/out" ||
+    { echo "FAIL: one rank: nccl_estimate_us not null in every row:"; cat "$tmp/out"; fail=1; }
+expect 0 "one rank csv" -- "$gdrlab" busbw -t "$one" -n 1 -b 8 -e 64M -f 64 --csv -
+awk -F, 'NR > 1 && (NF != 13 || $12 != "") { print "FAIL: one rank, csv: " $0; bad = 1 } END { exit bad }' \
+    "$tmp/out" || fail=1
+expect 0 "two ranks" -- "$gdrlab" busbw -t "$one" -n 2 -b 8 -e 64M -f 64
+rows "$tmp/out" | awk '$17 !~ /^[0-9.]+$/ { print "FAIL: two ranks, nccl_est: " $0; bad = 1 } END { exit bad }' ||
+    fail=1
+
 # --- usage errors: exit 2, one line
 bad_usage() { bad_usage_of busbw "$@"; } # bad_usage WHAT MESSAGE -- args...
 bad_usage "no topology" "--topology is required" -- -b 8

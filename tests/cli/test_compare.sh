@@ -61,6 +61,9 @@ has "$tmp/out" "^verdict: no collective here moves data between GPUs (each is on
 json_ok "$tmp/one.json"
 has "$tmp/one.json" '^  "speedup": null,$'
 has "$tmp/one.json" '^      "communication": null,$'
+# nor does NCCL tune them (a local copy): no estimate of its own, on any path
+[ "$(grep -c '"nccl_estimate_us": null,$' "$tmp/one.json")" = 3 ] ||
+    { echo "FAIL: a one-rank collective has an NCCL estimate:"; grep nccl_estimate "$tmp/one.json"; fail=1; }
 if "$gdrlab" backends >/dev/null && command -v gnuplot >/dev/null; then
     expect 0 "one-rank report" -- "$gdrlab" report "$tmp/one.json" -o "$tmp/one.html"
     has "$tmp/one.html" "No collective here moves data between GPUs"

@@ -142,6 +142,30 @@ Test(tuner, tree_wins_tiny_allreduces)
 }
 
 /*
+ * One node of round-numbers' one GPU is a communicator of one rank, whose
+ * collectives NCCL runs as a local copy without its tuner (enqueue.cc,
+ * nRanks == 1): there is no estimate of NCCL's, at any size or with any
+ * algorithm forced, as for p2p; two ranks have one.
+ */
+Test(tuner, one_rank_has_no_nccl_estimate)
+{
+	struct tuned x;
+
+	tuned_init(&x, DATA("round-numbers.yaml"), 1, PLAN_PATH_DIRECT, NULL, NULL);
+	cr_assert_eq(x.t.nranks, 1);
+	for (uint64_t b = 8; b <= 64 * MiB; b *= 64)
+		cr_assert(isnan(choose(&x, b).estimate_us), "%llu bytes: %g us",
+			  (unsigned long long)b, choose(&x, b).estimate_us);
+	tuned_destroy(&x);
+	tuned_init(&x, DATA("round-numbers.yaml"), 1, PLAN_PATH_DIRECT, "ring", "simple");
+	cr_assert(isnan(choose(&x, MiB).estimate_us));
+	tuned_destroy(&x);
+	tuned_init(&x, DATA("round-numbers.yaml"), 2, PLAN_PATH_DIRECT, NULL, NULL);
+	cr_assert(isfinite(choose(&x, MiB).estimate_us));
+	tuned_destroy(&x);
+}
+
+/*
  * topoGetAlgoInfo drops channels while the call has fewer bytes than
  * channels x threads x the protocol's threshold (Simple: 64 B a thread,
  * at most 512 threads): 4 KiB is below 2 x 64 x 64 and keeps one channel
