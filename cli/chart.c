@@ -274,8 +274,12 @@ static int write_nic_speed(FILE *data, FILE *gp, const char *data_path, json_t *
 		json_array_foreach(ex, k, e) {
 			double v = 100 * json_number_value(e);
 
-			if (!json_is_number(e))
+			/* gnuplot's undefined value, as for scaling: an empty
+			 * block would give the next series' line this title */
+			if (!json_is_number(e)) {
+				fprintf(data, "%zu NaN\n", k);
 				continue;
+			}
 			fprintf(data, "%zu %.6f\n", k, v);
 			lo = v > 0 && v < lo ? v : lo;
 			hi = v > hi ? v : hi;

@@ -72,6 +72,22 @@ has "$tmp/err" "gdrlab plot: $tmp/noref.json: nothing to draw: no efficiency has
 one_line "$tmp/err"
 [ ! -e "$tmp/noref.svg" ] || { echo "FAIL: a chart of nothing was left"; fail=1; }
 
+# a NIC-speed series whose points all fail (1 node) before one that ran:
+# each line keeps its own title (an empty data block, which gnuplot
+# skips, gave nodes=2's line the title nodes=1, and nodes=2 none)
+cat >"$tmp/halfnic.yaml" <<EOP
+base: { topology: $src/tests/data/round-numbers.yaml, trace: pair.jsonl }
+axes:
+  nodes: [1, 2]
+  nics.rate: [100Gbit/s, 200Gbit/s]
+questions:
+  nic_speed: { axis: nics.rate, exposed_share: 0.1 }
+EOP
+expect 1 "a plan whose first series fails" -- "$gdrlab" sweep --json --no-wall "$tmp/halfnic.yaml"
+cp "$tmp/out" "$tmp/halfnic.json"
+expect 0 "its NIC-speed chart" -- "$gdrlab" plot "$tmp/halfnic.json" --kind nic_speed -o "$tmp/halfnic.svg"
+has "$tmp/halfnic.svg" "<text>nodes=2</text>"
+
 # a compare's paths (two stacks: hidden, exposed) and its collectives (a
 # line per path: direct, staged, staged-memcpy), the trace's 2 in order
 printf '{"iteration": 0, "op": "allreduce", "bytes": 1048576, "dtype": "fp32"}\n{"iteration": 0, "op": "allgather", "bytes": 4194304, "dtype": "fp32"}\n' \
