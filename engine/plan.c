@@ -124,6 +124,20 @@ struct build_ctx {
 	struct channels_cache ch_cache; /* every group's channel search */
 };
 
+/* Rank @rank of entry @e (in key @key) lies outside the cluster: say so,
+ * and how many nodes the trace's ranks need. */
+static int outside_cluster(const struct plan *p, const struct trace_entry *e, const char *key,
+			   unsigned rank, struct diag *d)
+{
+	unsigned need = trace_ranks_named(p->trace);
+
+	need = (need + p->gpus_per_node - 1) / p->gpus_per_node;
+	return diag_at(d, -EINVAL, p->trace->file, e->line, 0, key,
+		       "rank %u is outside the cluster of %u ranks (%u nodes x %u GPUs); "
+		       "the trace's ranks need %u nodes (--nodes %u)",
+		       rank, p->nranks, p->nodes, p->gpus_per_node, need, need);
+}
+
 /* The entry's ranks, checked against the cluster, sorted. */
 static int entry_ranks(const struct plan *p, const struct trace_entry *e,
 		       unsigned **out, unsigned *n, struct diag *d)
@@ -137,21 +151,16 @@ static int entry_ranks(const struct plan *p, const struct trace_entry *e,
 		r[i] = e->ngroup ? e->group[i] : i;
 		if (r[i] >= p->nranks) {
 			free(r);
-			return diag_at(d, -EINVAL, p->trace->file, e->line, 0,
-				       "group",
-				       "rank %u is outside the cluster of %u ranks (%u nodes x %u GPUs)",
-				       e->group[i], p->nranks, p->nodes,
-				       p->gpus_per_node);
+			return outside_cluster(p, e, "group", e->group[i], d);
 		}
 	}
 	if ((e->root >= 0 && (unsigned)e->root >= p->nranks) ||
 	    (e->peer >= 0 && (unsigned)e->peer >= p->nranks)) {
 		free(r);
-		return diag_at(d, -EINVAL, p->trace->file, e->line, 0,
-			       e->op == TRACE_OP_SENDRECV ? "src/dst" : "root",
-			       "rank %d is outside the cluster of %u ranks",
-			       (unsigned)e->root >= p->nranks ? e->root : e->peer,
-			       p->nranks);
+		return outside_cluster(p, e, e->op == TRACE_OP_SENDRECV ? "src/dst" : "root",
+				       (unsigned)e->root >= p->nranks ? (unsigned)e->root :
+									(unsigned)e->peer,
+				       d);
 	}
 	/* A trace's groups mostly come sorted (every rank of the world in
 	 * order, 8192 of them an entry at 1024 x 8): sorting those again was

@@ -181,6 +181,23 @@ int trace_write(FILE *out, const struct trace *t)
 	return ferror(out) ? -EIO : 0;
 }
 
+unsigned trace_ranks_named(const struct trace *t)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < t->nentries; i++) {
+		const struct trace_entry *e = &t->entries[i];
+
+		for (unsigned k = 0; k < e->ngroup; k++)
+			n = e->group[k] >= n ? e->group[k] + 1 : n;
+		if (e->root >= 0 && (unsigned)e->root >= n)
+			n = (unsigned)e->root + 1;
+		if (e->peer >= 0 && (unsigned)e->peer >= n)
+			n = (unsigned)e->peer + 1;
+	}
+	return n;
+}
+
 void trace_destroy(struct trace *t)
 {
 	size_t i;

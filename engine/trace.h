@@ -133,6 +133,10 @@ bool trace_comm_name_valid(const char *s);
 /* Write @t as JSON Lines; the output reads back to an equal trace. */
 int trace_write(FILE *out, const struct trace *t);
 
+/* The ranks the trace's entries name: its highest rank (groups, roots,
+ * peers) + 1, 0 where every entry is on every rank. */
+unsigned trace_ranks_named(const struct trace *t);
+
 void trace_destroy(struct trace *t);
 
 #endif

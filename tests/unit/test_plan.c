@@ -122,13 +122,17 @@ Test(plan, rank_outside_cluster_is_an_input_error)
 	struct plan_options o;
 	struct diag d = { "" };
 	static const char line[] =
-		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1024,\"group\":[0,1,99]}\n";
+		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1024,\"group\":[0,1,99]}\n"
+		"{\"iteration\":0,\"op\":\"broadcast\",\"bytes\":1024,\"root\":120}\n";
 
 	cr_assert_eq(topology_load(CONFIG("a100-pcie4-200g.yaml"), &topo, &d), 0, "%s", d.msg);
 	cr_assert_eq(trace_load_buffer(line, strlen(line), "g.jsonl", &t, &d), 0, "%s", d.msg);
 	plan_options_default(&o);
 	cr_assert_eq(plan_build(&p, &topo, &t, &o, &d), -EINVAL);
-	cr_assert_str_eq(d.msg, "g.jsonl:1: group: rank 99 is outside the cluster of 16 ranks (2 nodes x 8 GPUs)");
+	/* the highest rank named anywhere is line 2's root: 121 ranks, 16
+	 * nodes of 8 */
+	cr_assert_str_eq(d.msg, "g.jsonl:1: group: rank 99 is outside the cluster of 16 ranks "
+				"(2 nodes x 8 GPUs); the trace's ranks need 16 nodes (--nodes 16)");
 	trace_destroy(&t);
 }
 
