@@ -597,6 +597,18 @@ static bool has_data(FILE *data)
 	return false;
 }
 
+int chart_write(enum chart_kind k, json_t *doc, FILE *data, FILE *gp, const char *data_path,
+		char *why, size_t len)
+{
+	int err;
+
+	why[0] = '\0';
+	err = write_chart(k, data, gp, data_path, doc, why, len);
+	if (!err && !has_data(data))
+		err = -ENODATA;
+	return err;
+}
+
 int chart_draw(enum chart_kind k, json_t *doc, const char *out_path, bool svg, char *why,
 	       size_t len)
 {
@@ -623,9 +635,7 @@ int chart_draw(enum chart_kind k, json_t *doc, const char *out_path, bool svg, c
 		    : "pngcairo size 900,540 noenhanced font 'sans,10'");
 	put_quoted(gp, out_path);
 	fputc('\n', gp);
-	err = write_chart(k, data, gp, data_path, doc, why, len);
-	if (!err && !has_data(data))
-		err = -ENODATA;
+	err = chart_write(k, doc, data, gp, data_path, why, len);
 	if (err)
 		goto out;
 	fprintf(gp, "unset output\n");

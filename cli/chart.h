@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum chart_kind {
 	CHART_SCALING,     /* a plan's scaling question: efficiency vs nodes */
@@ -61,6 +62,15 @@ size_t chart_series(enum chart_kind k, json_t *doc);
  */
 int chart_draw(enum chart_kind k, json_t *doc, const char *out_path, bool svg, char *why,
 	       size_t len);
+
+/*
+ * What chart_draw hands gnuplot, without gnuplot: chart @k of @doc's
+ * commands into @gp (after the terminal and output it sets) and their
+ * data into @data (read back, so opened for update), which the commands
+ * name @data_path. 0, -EINVAL, -ENODATA or -EDOM as chart_draw.
+ */
+int chart_write(enum chart_kind k, json_t *doc, FILE *data, FILE *gp, const char *data_path,
+		char *why, size_t len);
 
 /* Whether scaling series @s (an object of the answer's "series") has no
  * efficiency because its point at the first node count, @first, failed

@@ -53,14 +53,6 @@ static const char report_usage[] =
 
 #define fail(status, ...) cli_error("report", status, __VA_ARGS__)
 
-const char *report_num(json_t *v, double scale, char *buf, size_t len)
-{
-	if (!json_is_number(v))
-		return "-";
-	snprintf(buf, len, "%.4g", json_number_value(v) * scale);
-	return buf;
-}
-
 void report_chart(struct report_page *p, enum chart_kind k, const char *caption)
 {
 	char svg[128], prefix[16], why[512];
@@ -207,21 +199,6 @@ static void read_sets(struct report_page *p)
 	}
 }
 
-enum doc_kind { DOC_RUN, DOC_COMPARE, DOC_SWEEP, DOC_UNKNOWN };
-
-/* What wrote @doc: a sweep's rows (a plan's object of points, or a file
- * of points' array), a compare's paths, or a run. */
-static enum doc_kind kind_of(json_t *doc)
-{
-	if (json_is_array(doc) || json_is_array(json_object_get(doc, "points")))
-		return DOC_SWEEP;
-	if (json_is_object(json_object_get(doc, "direct")) && json_is_object(json_object_get(doc, "staged")))
-		return DOC_COMPARE;
-	if (json_is_array(json_object_get(doc, "collectives")))
-		return DOC_RUN;
-	return DOC_UNKNOWN;
-}
-
 static const char *base_name(const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
@@ -230,15 +207,15 @@ static const char *base_name(const char *path)
 }
 
 /* The page's title: the plan's own, else what was replayed where. */
-static void title_of(json_t *doc, enum doc_kind kind, char *buf, size_t len)
+static void title_of(json_t *doc, enum report_doc kind, char *buf, size_t len)
 {
-	json_t *run = kind == DOC_COMPARE ? json_object_get(doc, "direct") : doc;
+	json_t *run = kind == REPORT_COMPARE ? json_object_get(doc, "direct") : doc;
 	const char *trace = base_name(json_string_value(json_object_get(run, "trace_file")));
 	const char *topo = json_string_value(json_object_get(run, "topology"));
 	const char *path = json_string_value(json_object_get(doc, "path"));
 	json_t *plan = json_object_get(doc, "plan");
 
-	if (kind == DOC_SWEEP) {
+	if (kind == REPORT_SWEEP) {
 		const char *t = json_string_value(json_object_get(plan, "title"));
 		size_t n = json_is_array(doc) ? json_array_size(doc) :
 						json_array_size(json_object_get(doc, "points"));
@@ -252,13 +229,13 @@ static void title_of(json_t *doc, enum doc_kind kind, char *buf, size_t len)
 			snprintf(buf, len, "Sweep of %zu points", n);
 		return;
 	}
-	if (kind == DOC_COMPARE)
+	if (kind == REPORT_COMPARE)
 		snprintf(buf, len, "%s on %s: direct vs staged", trace, topo ? topo : "?");
 	else
 		snprintf(buf, len, "%s on %s, the %s path", trace, topo ? topo : "?", path ? path : "?");
 }
 
-static int write_page(struct report_page *p, enum doc_kind kind, const char *href)
+static int write_page(struct report_page *p, enum report_doc kind, const char *href)
 {
 	char title[512];
 
@@ -267,7 +244,7 @@ static int write_page(struct report_page *p, enum doc_kind kind, const char *hre
 	fputs("<h1>", p->f);
 	html_text(p->f, title);
 	fputs("</h1>\n", p->f);
-	if (kind == DOC_SWEEP)
+	if (kind == REPORT_SWEEP)
 		report_sweep_sections(p);
 	else
 		report_run_sections(p);
@@ -294,7 +271,7 @@ static int report(const char *results, const char *out, const char *timeline, co
 	char href[PATH_MAX * 3];
 	struct diag d = { "" };
 	struct output_file of;
-	enum doc_kind kind;
+	enum report_doc kind;
 	int rc = 0;
 
 	if (timeline && relative_href(timeline, out, href, sizeof(href)))
@@ -304,9 +281,9 @@ static int report(const char *results, const char *out, const char *timeline, co
 	p.doc = cli_load_json(results, &d);
 	if (!p.doc)
 		return fail(EXIT_USAGE, "%s", d.msg);
-	kind = kind_of(p.doc);
+	kind = report_doc_kind(p.doc);
 	read_sets(&p);
-	if (kind == DOC_UNKNOWN) {
+	if (kind == REPORT_UNKNOWN) {
 		json_decref(p.doc);
 		return fail(EXIT_USAGE, "%s: not what gdrlab run, compare or sweep write with --json",
 			    results);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report_html.h"
+#include "report_page.h"
 
 void html_text(FILE *f, const char *s)
 {
@@ -152,4 +153,12 @@ int html_inline_svg(FILE *f, const char *path, const char *prefix)
 	}
 	free(buf);
 	return err;
+}
+
+const char *report_num(json_t *v, double scale, char *buf, size_t len)
+{
+	if (!json_is_number(v))
+		return "-";
+	snprintf(buf, len, "%.4g", json_number_value(v) * scale);
+	return buf;
 }

@@ -37,6 +37,16 @@ void report_chart(struct report_page *p, enum chart_kind k, const char *caption)
 /* A number as the tables show it: 4 significant digits, "-" for none. */
 const char *report_num(json_t *v, double scale, char *buf, size_t len);
 
+/*
+ * What wrote @doc: a sweep (a plan's object of points, or a file of
+ * points' array), a compare (direct and staged runs, staged_memcpy
+ * perhaps), a run (its collectives), or none of them.
+ */
+enum report_doc { REPORT_RUN, REPORT_COMPARE, REPORT_SWEEP, REPORT_UNKNOWN };
+enum report_doc report_doc_kind(json_t *doc);
+
+/* The sections of a document report_doc_kind calls a run or a compare,
+ * or a sweep. */
 void report_run_sections(struct report_page *p);   /* a run or a compare */
 void report_sweep_sections(struct report_page *p); /* a sweep */
 

@@ -244,6 +244,23 @@ static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 	fputs("</p>\n", f);
 }
 
+enum report_doc report_doc_kind(json_t *doc)
+{
+	json_t *runs[3];
+	size_t n;
+
+	if (json_is_array(doc) || json_is_array(json_object_get(doc, "points")))
+		return REPORT_SWEEP;
+	n = chart_runs(doc, runs);
+	if (n == 1 && runs[0] == doc)
+		return REPORT_RUN;
+	/* the sections read direct as the first run, staged as the second */
+	if (n >= 2 && runs[0] == json_object_get(doc, "direct") &&
+	    runs[1] == json_object_get(doc, "staged"))
+		return REPORT_COMPARE;
+	return REPORT_UNKNOWN;
+}
+
 void report_run_sections(struct report_page *p)
 {
 	json_t *runs[3];

@@ -202,6 +202,11 @@ printf '{"x": 1}\n' >"$tmp/other.json"
 bad_usage_of report "not JSON" "$tmp/plan.yaml:1:" -- "$tmp/plan.yaml" -o "$tmp/x.html"
 bad_usage_of report "JSON gdrlab did not write" "$tmp/other.json: not what gdrlab run, compare or sweep write" \
     -- "$tmp/other.json" -o "$tmp/x.html"
+# a compare's paths without their collectives (it crashed the page, which
+# read runs that were not there; fuzz_results found it)
+printf '{"direct": {}, "staged": {}}\n' >"$tmp/hollow.json"
+bad_usage_of report "a compare with no runs in it" \
+    "$tmp/hollow.json: not what gdrlab run, compare or sweep write" -- "$tmp/hollow.json" -o "$tmp/x.html"
 bad_usage_of report "no output" "-o: where the page goes" -- "$tmp/plan.json"
 bad_usage_of report "a timeline not there" "--timeline $tmp/gone.json: No such file" \
     -- "$tmp/plan.json" --timeline "$tmp/gone.json" -o "$tmp/x.html"
