@@ -54,18 +54,10 @@ for kind in nic_speed:1 breakdown:6 cost:1; do
 done
 has "$tmp/breakdown.svg" "nic_read"
 
-# only the first node count fails (ranks 0 and 1 are not on 1 node of one
-# GPU): the points at 2 and 4 ran, but no efficiency has a reference
-printf '{"iteration": 0, "op": "allreduce", "bytes": 1048576, "dtype": "fp32", "group": [0, 1]}\n' \
-    >"$tmp/pair.jsonl"
-cat >"$tmp/noref.yaml" <<EOP
-base: { topology: $src/tests/data/round-numbers.yaml, trace: pair.jsonl }
-axes:
-  nodes: [1, 2, 4]
-questions:
-  scaling: { threshold: 0.8 }
-EOP
-expect 1 "a plan whose first node count fails" -- "$gdrlab" sweep --json --no-wall "$tmp/noref.yaml"
+# only the first node count fails: the points at 2 and 4 ran, but no
+# efficiency has a reference
+expect 1 "a plan whose first node count fails" -- "$gdrlab" sweep --json --no-wall \
+    "$src/tests/data/scaling-first-fails.yaml"
 cp "$tmp/out" "$tmp/noref.json"
 expect 1 "its scaling chart" -- "$gdrlab" plot "$tmp/noref.json" --kind scaling -o "$tmp/noref.svg"
 has "$tmp/err" "gdrlab plot: $tmp/noref.json: nothing to draw: no efficiency has a reference: the points at 1 nodes (the first node count) failed$"
@@ -76,7 +68,7 @@ one_line "$tmp/err"
 # each line keeps its own title (an empty data block, which gnuplot
 # skips, gave nodes=2's line the title nodes=1, and nodes=2 none)
 cat >"$tmp/halfnic.yaml" <<EOP
-base: { topology: $src/tests/data/round-numbers.yaml, trace: pair.jsonl }
+base: { topology: $src/tests/data/round-numbers.yaml, trace: $src/tests/data/two-ranks.jsonl }
 axes:
   nodes: [1, 2]
   nics.rate: [100Gbit/s, 200Gbit/s]

@@ -172,8 +172,7 @@ fi
 # and the chart still draws the other series (ar64, 10 ms of compute a
 # node, runs at every count); with that series alone there is no line to
 # draw, and the page says why.
-printf '{"iteration": 0, "op": "allreduce", "bytes": 1048576, "dtype": "fp32", "group": [0, 1]}\n' \
-    >"$tmp/pair.jsonl"
+cp "$src/tests/data/two-ranks.jsonl" "$tmp/pair.jsonl"
 cat >"$tmp/noref.yaml" <<EOP
 base: { topology: $src/tests/data/round-numbers.yaml, trace: ar64.jsonl }
 axes:

@@ -129,25 +129,17 @@ expect 0 "questions in JSON" -- "$gdrlab" sweep --json "$tmp/plan/q.yaml"
 json_ok "$tmp/out"
 has "$tmp/out" '"below_from": "4"'
 has "$tmp/out" '"column_values": \['
-# Only the first node count fails: an all-reduce of ranks 0 and 1 cannot
-# run on 1 node of round-numbers' one GPU, but runs on 2 and 4. The points
-# at 2 and 4 ran, so their cells are n/a (no reference), not errors, and
-# the series says its reference failed rather than that its points did.
-printf '{"iteration": 0, "op": "allreduce", "bytes": 1048576, "dtype": "fp32", "group": [0, 1]}\n' \
-    >"$tmp/plan/pair.jsonl"
-cat >"$tmp/plan/noref.yaml" <<EOP
-base: { topology: $src/tests/data/round-numbers.yaml, trace: pair.jsonl }
-axes:
-  nodes: [1, 2, 4]
-questions:
-  scaling: { threshold: 0.8 }
-EOP
-expect 1 "a plan whose first node count fails" -- "$gdrlab" sweep --no-wall "$tmp/plan/noref.yaml"
+# Only the first node count fails (tests/data/scaling-first-fails.yaml).
+# The points at 2 and 4 ran, so their cells are n/a (no reference), not
+# errors, and the series says its reference failed rather than that its
+# points did.
+expect 1 "a plan whose first node count fails" -- "$gdrlab" sweep --no-wall \
+    "$src/tests/data/scaling-first-fails.yaml"
 has "$tmp/out" "^nodes=1  *error: .*group: rank 1 is outside the cluster of 1 ranks"
 has "$tmp/out" "^nodes=4  *round-numbers  *4 "
 has "$tmp/out" "^all  *error  *n/a  *n/a  no reference: its point at 1 nodes (the first node count) failed$"
 if grep -q "no answer" "$tmp/out"; then echo "FAIL: a series whose points ran has no answer"; fail=1; fi
-expect 1 "its JSON" -- "$gdrlab" sweep --json --no-wall "$tmp/plan/noref.yaml"
+expect 1 "its JSON" -- "$gdrlab" sweep --json --no-wall "$src/tests/data/scaling-first-fails.yaml"
 json_ok "$tmp/out"
 tr -d ' \n' <"$tmp/out" | grep -q '"efficiency":\[null,null,null\],"below_from":null,"failed":\["1"\]' ||
     { echo "FAIL: the scaling JSON does not name the failed first node count:"; cat "$tmp/out"; fail=1; }
