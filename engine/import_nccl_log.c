@@ -14,11 +14,16 @@
  *                                                   (src/enqueue.cc)
  *
  * A communicator is a commId across processes (the comm pointer is only
- * a process's own); before 2.9 the Init line has no commId, and only
- * communicators of every rank can be told apart. The communicator with
- * the most ranks is the job's world: a process's rank in it is its
- * global rank. A collective is one (communicator, opCount, function);
- * every rank logs it, and the ranks must agree on its count and type.
+ * a process's own); before 2.16 the Init line has no commId, and only
+ * communicators of every rank can be told apart. From 2.23 on, a
+ * communicator made by ncclCommSplit (or Shrink, Grow) prints no commId
+ * but its parent, the parent's split count and its color, which name it
+ * as well (below). The communicator with the most ranks is the job's
+ * world: a process's rank in it is its global rank. A collective is one
+ * (communicator, opCount, place among that opCount's lines): NCCL counts
+ * a communicator's kernel launches, not its calls, so the calls of one
+ * ncclGroupStart/End share their opCount. Every rank logs it, and the
+ * ranks must agree on its function, count and type.
  * Sends become sendrecv from the sender to its peer (Recv lines are the
  * same transfers, seen from the other end). A communicator's rank 0 also
  * prints what NCCL ran, with TUNING ("AllReduce: 1048576 Bytes -> Algo
@@ -59,16 +64,22 @@ struct proc {
 struct comm_view {
 	size_t proc;
 	uint64_t ptr;     /* the process's comm pointer */
-	uint64_t id;      /* commId; 0 before 2.9 */
+	uint64_t id;      /* commId (or a split's, split_id); 0 before 2.16 */
 	int rank, nranks;
 	uint64_t streams[NCCL_LOG_STREAMS]; /* its COLL lines' streams, in order */
 	unsigned nstreams;
+	/* the opCount of its last collective line, and how many lines have
+	 * had it: the calls of one group share an opCount */
+	uint64_t last_op;
+	unsigned in_op;
+	bool any_op;
 };
 
 struct coll {
 	enum trace_op op;
 	const char *func; /* as NCCL names it */
 	uint64_t comm_id, op_count;
+	unsigned in_op;   /* its place among its opCount's lines */
 	int nranks;
 	uint64_t count;
 	int datatype;
@@ -79,6 +90,8 @@ struct coll {
 	unsigned line;
 	size_t file;
 	char algo[TRACE_NAME_MAX], proto[TRACE_NAME_MAX]; /* from TUNING */
+	bool tuned;       /* its TUNING line came (algo stays "" for NCCL's
+			   * own kernels: symmetric, copy engine) */
 };
 
 struct state {
@@ -114,14 +127,36 @@ static int fail(struct state *s, const char *key, const char *fmt, ...)
 	return err;
 }
 
-/* The process of "host:pid:tid" (its host and pid). */
+/* The last @c in @p's first @len bytes, or NULL. */
+static const char *last_of(const char *p, size_t len, char c)
+{
+	while (len-- > 0)
+		if (p[len] == c)
+			return p + len;
+	return NULL;
+}
+
+/*
+ * The process of "host:pid:tid" (its host and pid), read from the right:
+ * a launcher may glue its own prefix to it with no space (mpirun
+ * --tag-output "[1,0]<stdout>:host:pid:tid", torchrun's "[default0]:"),
+ * and a host name has no ':'.
+ */
 static int proc_of(struct state *s, const char *hpt, size_t len, size_t *out)
 {
-	const char *colon = memchr(hpt, ':', len);
-	const char *second = colon ? memchr(colon + 1, ':', len - (size_t)(colon + 1 - hpt)) : NULL;
-	size_t n = second ? (size_t)(second - hpt) : len;
+	const char *tid = last_of(hpt, len, ':');
+	const char *pid = tid ? last_of(hpt, (size_t)(tid - hpt), ':') : NULL;
+	const char *host = pid ? last_of(hpt, (size_t)(pid - hpt), ':') : NULL;
+	size_t n;
 
-	if (!colon || n >= sizeof(s->procs[0].id))
+	if (!pid || pid == hpt || pid + 1 == tid)
+		return fail(s, "prefix", "expected 'host:pid:tid' before '[device] NCCL INFO'");
+	host = host ? host + 1 : hpt;
+	if (host == pid)
+		return fail(s, "prefix", "expected 'host:pid:tid' before '[device] NCCL INFO'");
+	n = (size_t)(tid - host);
+	hpt = host;
+	if (n >= sizeof(s->procs[0].id))
 		return fail(s, "prefix", "expected 'host:pid:tid' before '[device] NCCL INFO'");
 	for (size_t i = 0; i < s->nprocs; i++)
 		if (strlen(s->procs[i].id) == n && !memcmp(s->procs[i].id, hpt, n)) {
@@ -185,7 +220,61 @@ static int small_int(struct state *s, const char *msg, const char *key, int *out
 	return err;
 }
 
-/* "comm 0x.. rank R nranks N ... [commId 0x..] - Init COMPLETE" */
+static const struct comm_view *view_of(const struct state *s, size_t proc, uint64_t ptr)
+{
+	for (size_t i = s->nviews; i-- > 0;)
+		if (s->views[i].proc == proc && s->views[i].ptr == ptr)
+			return &s->views[i];
+	return NULL;
+}
+
+/* splitmix64's finaliser: the bits of @x spread over all 64 */
+static uint64_t mix64(uint64_t x)
+{
+	x = (x ^ x >> 30) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ x >> 27) * 0x94d049bb133111ebull;
+	return x ^ x >> 31;
+}
+
+/*
+ * "... parent 0x.. splitCount C color K key R - Init COMPLETE": a child
+ * communicator, which 2.23 and later name by their parent instead of a
+ * commId (src/init.cc, ncclCommInitRankFunc; "childCount" from 2.29,
+ * no count at all in 2.23). Every rank of the parent counts its splits
+ * alike (comm->splitCount, ++ at each ncclCommSplit, NOCOLOR ranks
+ * included), so (the parent's commId, the count, the color) is the same
+ * communicator on every rank: it is what NCCL hashes the child's own
+ * commHash from ("%016lx-%d-%d", parent commHash, splitCount, color; 2.23
+ * without the count). Its id here is a hash of the three.
+ */
+static int split_id(struct state *s, size_t proc, const char *msg, uint64_t *id)
+{
+	const struct comm_view *parent;
+	uint64_t ptr, count = 0;
+	int color, err;
+
+	err = number(s, msg, "parent", 16, UINT64_MAX, &ptr);
+	if (!err && value_of(msg, "splitCount"))
+		err = number(s, msg, "splitCount", 10, UINT32_MAX, &count);
+	else if (!err && value_of(msg, "childCount"))
+		err = number(s, msg, "childCount", 10, UINT32_MAX, &count);
+	if (!err)
+		err = small_int(s, msg, "color", &color);
+	if (err)
+		return err;
+	parent = view_of(s, proc, ptr);
+	if (!parent)
+		return fail(s, "parent", "communicator 0x%" PRIx64 " of %s, split from here, has no 'Init COMPLETE' line before it",
+			    ptr, s->procs[proc].id);
+	if (!parent->id)
+		return fail(s, "parent", "communicator 0x%" PRIx64 ", split from here, has no commId to name its children by",
+			    ptr);
+	*id = mix64(mix64(parent->id) ^ count << 32 ^ (uint32_t)color) | 1; /* 0 is none */
+	return 0;
+}
+
+/* "[func] comm 0x.. rank R nranks N ... [commId 0x.. | parent 0x.. ...]
+ * - Init COMPLETE" */
 static int init_line(struct state *s, size_t proc, const char *msg)
 {
 	struct comm_view v = { .proc = proc };
@@ -198,6 +287,8 @@ static int init_line(struct state *s, size_t proc, const char *msg)
 		err = small_int(s, msg, "nranks", &v.nranks);
 	if (!err && value_of(msg, "commId"))
 		err = number(s, msg, "commId", 16, UINT64_MAX, &v.id);
+	else if (!err && value_of(msg, "parent"))
+		err = split_id(s, proc, msg, &v.id);
 	if (err)
 		return err;
 	if (v.nranks < 1 || v.rank < 0 || v.rank >= v.nranks)
@@ -229,6 +320,7 @@ static const struct {
 	{ "AllGather", TRACE_OP_ALL_GATHER, false },
 	{ "ReduceScatter", TRACE_OP_REDUCE_SCATTER, false },
 	{ "Broadcast", TRACE_OP_BROADCAST, false },
+	{ "AlltoAll", TRACE_OP_ALLTOALL, false }, /* 2.28 and later */
 	{ "Send", TRACE_OP_SENDRECV, false },
 	{ "Recv", TRACE_OP_SENDRECV, true },
 };
@@ -252,27 +344,19 @@ static int dtype_of(int code, enum trace_dtype *t)
 	return 0;
 }
 
-static const struct comm_view *view_of(const struct state *s, size_t proc, uint64_t ptr)
+static size_t coll_hash(const struct coll *c, size_t nslots)
 {
-	for (size_t i = s->nviews; i-- > 0;)
-		if (s->views[i].proc == proc && s->views[i].ptr == ptr)
-			return &s->views[i];
-	return NULL;
-}
-
-static size_t coll_hash(uint64_t comm_id, int nranks, uint64_t op_count, size_t nslots)
-{
-	uint64_t h = comm_id * 0x9e3779b97f4a7c15ull ^ op_count * 0xc2b2ae3d27d4eb4full ^
-		     (uint64_t)nranks;
+	uint64_t h = c->comm_id * 0x9e3779b97f4a7c15ull ^ c->op_count * 0xc2b2ae3d27d4eb4full ^
+		     (uint64_t)c->nranks ^ (uint64_t)c->in_op << 40;
 
 	return (size_t)(h ^ h >> 29) & (nslots - 1);
 }
 
-/* The slot of (@comm_id, @nranks, @op_count): its collective's, or the
- * free one it would take. */
-static uint32_t *coll_slot(struct state *s, uint64_t comm_id, int nranks, uint64_t op_count)
+/* The slot of @c's (communicator, opCount, place): its collective's, or
+ * the free one it would take. */
+static uint32_t *coll_slot(struct state *s, const struct coll *c)
 {
-	size_t i = coll_hash(comm_id, nranks, op_count, s->nslots);
+	size_t i = coll_hash(c, s->nslots);
 
 	for (;; i = (i + 1) & (s->nslots - 1)) {
 		const struct coll *o;
@@ -280,7 +364,8 @@ static uint32_t *coll_slot(struct state *s, uint64_t comm_id, int nranks, uint64
 		if (!s->slots[i])
 			return &s->slots[i];
 		o = &s->colls[s->slots[i] - 1];
-		if (o->comm_id == comm_id && o->nranks == nranks && o->op_count == op_count)
+		if (o->comm_id == c->comm_id && o->nranks == c->nranks &&
+		    o->op_count == c->op_count && o->in_op == c->in_op)
 			return &s->slots[i];
 	}
 }
@@ -306,7 +391,7 @@ static int coll_room(struct state *s)
 		const struct coll *c = &s->colls[i];
 
 		if (c->op != TRACE_OP_SENDRECV)
-			*coll_slot(s, c->comm_id, c->nranks, c->op_count) = (uint32_t)i + 1;
+			*coll_slot(s, c) = (uint32_t)i + 1;
 	}
 	free(old);
 	return 0;
@@ -324,7 +409,8 @@ static int await_tuning(struct state *s, size_t proc, size_t i)
 }
 
 /* NCCL's names in TUNING lines (src/collectives.cc ncclAlgoToString,
- * ncclProtoToString) as NCCL_ALGO / NCCL_PROTO spell them. */
+ * ncclProtoToString) as NCCL_ALGO / NCCL_PROTO spell them, algorithms
+ * in NCCL_ALGO_* order, then protocols in NCCL_PROTO_* order. */
 static const char *const tuning_names[][2] = {
 	{ "TREE", "Tree" },	   { "RING", "Ring" },
 	{ "COLLNET_DIRECT", "CollnetDirect" }, { "COLLNET_CHAIN", "CollnetChain" },
@@ -333,23 +419,63 @@ static const char *const tuning_names[][2] = {
 	{ "LL128", "LL128" },	   { "SIMPLE", "Simple" },
 };
 
-static const char *tuning_name(const char *w, size_t n)
+/*
+ * NCCL 2.23 prints the numbers instead ("Algo 1 proto 2 time 12.5"):
+ * NCCL_ALGO_* and NCCL_PROTO_* of its src/include/nccl_common.h, the
+ * names' order above.
+ */
+static const char *tuning_number(const char *w, size_t n, bool proto)
+{
+	unsigned x;
+
+	if (n != 1 || !isdigit((unsigned char)w[0]))
+		return NULL;
+	x = (unsigned)(w[0] - '0');
+	if (proto)
+		return x < 3 ? tuning_names[7 + x][1] : NULL;
+	return x < 7 ? tuning_names[x][1] : NULL;
+}
+
+static const char *tuning_name(const char *w, size_t n, bool proto)
 {
 	for (size_t i = 0; i < sizeof(tuning_names) / sizeof(tuning_names[0]); i++)
 		if (strlen(tuning_names[i][0]) == n && !strncmp(w, tuning_names[i][0], n))
 			return tuning_names[i][1];
-	return NULL;
+	return tuning_number(w, n, proto);
 }
 
 /*
  * "AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}=
- * {0..7}" (2.19 and later, a communicator's rank 0 only): what NCCL ran
+ * {0..7}" (2.24 and later; 2.23: "... -> Algo 1 proto 2 time 12.5"; a
+ * communicator's rank 0 only; before 2.23 the line names no function
+ * and is not one of these): what NCCL ran
  * for this process's oldest unmatched collective of that function and
  * size, which the TUNING line does not name otherwise.
  */
+/* The oldest call of @p waiting for a TUNING line of function @f and
+ * @bytes, now tuned; NULL when none waits. */
+static struct coll *tuning_waiter(struct state *s, struct proc *p, size_t f,
+				  unsigned long long bytes)
+{
+	for (size_t k = p->head; k < p->ntuned; k++) {
+		struct coll *c = &s->colls[p->tuned[k]];
+		enum trace_dtype dt = TRACE_DTYPE_FP32;
+
+		dtype_of(c->datatype, &dt);
+		if (c->func != funcs[f].name || c->tuned || c->count * trace_dtype_size(dt) != bytes)
+			continue;
+		c->tuned = true;
+		while (p->head < p->ntuned && s->colls[p->tuned[p->head]].tuned)
+			p->head++;
+		return c;
+	}
+	return NULL;
+}
+
 static int tuning_line(struct state *s, size_t proc, const char *msg, size_t f)
 {
 	struct proc *p = &s->procs[proc];
+	struct coll *c;
 	const char *a = strstr(msg, " -> Algo "), *pr = a ? strstr(a, " proto ") : NULL;
 	const char *an, *pn;
 	unsigned long long bytes;
@@ -364,26 +490,40 @@ static int tuning_line(struct state *s, size_t proc, const char *msg, size_t f)
 	alen = strcspn(a, " ");
 	pr += strlen(" proto ");
 	plen = strcspn(pr, " ");
-	an = tuning_name(a, alen);
-	pn = tuning_name(pr, plen);
+	an = tuning_name(a, alen, false);
+	pn = tuning_name(pr, plen, true);
 	if (!an || !pn)
 		return fail(s, "tuning", "unknown algorithm or protocol '%.*s' / '%.*s'",
 			    (int)alen, a, (int)plen, pr);
-	for (size_t k = p->head; k < p->ntuned; k++) {
-		struct coll *c = &s->colls[p->tuned[k]];
-		enum trace_dtype dt = TRACE_DTYPE_FP32;
+	c = tuning_waiter(s, p, f, bytes);
+	if (!c)
+		return fail(s, "tuning", "no %s of %llu bytes of %s is waiting for it (its collective line must come first)",
+			    funcs[f].name, bytes, p->id);
+	snprintf(c->algo, sizeof(c->algo), "%s", an);
+	snprintf(c->proto, sizeof(c->proto), "%s", pn);
+	return 0;
+}
 
-		dtype_of(c->datatype, &dt);
-		if (c->func != funcs[f].name || c->algo[0] || c->count * trace_dtype_size(dt) != bytes)
-			continue;
-		snprintf(c->algo, sizeof(c->algo), "%s", an);
-		snprintf(c->proto, sizeof(c->proto), "%s", pn);
-		while (p->head < p->ntuned && s->colls[p->tuned[p->head]].algo[0])
-			p->head++;
-		return 0;
-	}
-	return fail(s, "tuning", "no %s of %llu bytes of %s is waiting for it (its collective line must come first)",
-		    funcs[f].name, bytes, p->id);
+/*
+ * "AllReduce [Symmetric]: 4096 Bytes -> Kernel ..." (2.27 and later, on
+ * registered symmetric buffers; 2.27 prints it on every rank), "AllGather
+ * [Copy Engine]: 4096 Bytes -> cudaMemcpy" (2.28 and later): NCCL ran its
+ * own kernel or copies, which gdrlab does not model, for the oldest
+ * waiting call of that size. That call is done with (no algo: a replay
+ * tunes it), so that the next TUNING line goes to its own call.
+ */
+static void own_kernel_line(struct state *s, size_t proc, const char *msg, size_t f)
+{
+	const char *colon = strstr(msg, "]: ");
+	unsigned long long bytes;
+	char *end;
+
+	if (!colon)
+		return;
+	errno = 0;
+	bytes = strtoull(colon + 3, &end, 10);
+	if (!errno && !strncmp(end, " Bytes", 6))
+		tuning_waiter(s, &s->procs[proc], f, bytes); /* none: a rank's own */
 }
 
 /*
@@ -414,6 +554,24 @@ static int stream_of(struct state *s, struct comm_view *v, const char *msg, unsi
 		v->streams[v->nstreams++] = ptr;
 	}
 	*out = k;
+	return 0;
+}
+
+/*
+ * The place of a collective line among those of its opCount on @v. NCCL
+ * prints comm->opCount as it is when the call is enqueued, and counts
+ * launches (src/proxy.cc, ncclProxyStart: comm->opCount++), so the calls
+ * of one ncclGroupStart/End (PyTorch's coalesced calls, its
+ * _coalescing_manager) print one opCount; every rank issues them in one
+ * order, which their place keeps apart.
+ */
+static unsigned place_in_op(struct comm_view *v, uint64_t op_count)
+{
+	if (v->any_op && v->last_op == op_count)
+		return ++v->in_op;
+	v->any_op = true;
+	v->last_op = op_count;
+	v->in_op = 0;
 	return 0;
 }
 
@@ -455,6 +613,8 @@ static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 		return err;
 	if (funcs[f].skip)
 		return 0;
+	if (c.op != TRACE_OP_SENDRECV)
+		c.in_op = place_in_op(&s->views[v - s->views], c.op_count);
 	if (c.op == TRACE_OP_BROADCAST && (c.root < 0 || c.root >= c.nranks))
 		return fail(s, "root", "%d is not a rank of the %d", c.root, c.nranks);
 	if (c.op == TRACE_OP_SENDRECV && (c.root < 0 || c.root >= c.nranks || c.root == v->rank))
@@ -465,7 +625,7 @@ static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 	/* every rank logs a collective; the first stands for all (sends are
 	 * each their own) */
 	if (c.op != TRACE_OP_SENDRECV) {
-		uint32_t *slot = coll_slot(s, c.comm_id, c.nranks, c.op_count);
+		uint32_t *slot = coll_slot(s, &c);
 		const struct coll *o = *slot ? &s->colls[*slot - 1] : NULL;
 
 		if (o && (o->op != c.op || o->count != c.count || o->datatype != c.datatype ||
@@ -523,6 +683,12 @@ static int parse_line(struct state *s, char *line)
 	if (!info)
 		return 0; /* the application's own output, other levels */
 	msg = info + strlen(" NCCL INFO ");
+	/* processes that print to one file at once can cut each other's
+	 * lines (NCCL writes a line with one fprintf, the launcher merges
+	 * the pipes): the rest of one line then runs into another's, whose
+	 * words would be read as its */
+	if (strstr(msg, " NCCL INFO ") || strstr(msg, " NCCL WARN "))
+		return fail(s, "line", "two processes' NCCL lines run into one (their output interleaved): log one file a process, NCCL_DEBUG_FILE=nccl.%%h.%%p.log");
 	*info = '\0';
 	/* "... host:pid:tid [dev]": the last two words before NCCL INFO */
 	dev = strrchr(line, ' ');
@@ -555,11 +721,20 @@ static int parse_line(struct state *s, char *line)
 
 			return err ? err : tuning_line(s, proc, msg, f);
 		}
+		if (!strncmp(msg, funcs[f].name, n) &&
+		    (!strncmp(msg + n, " [Symmetric]: ", 14) || !strncmp(msg + n, " [Copy Engine]: ", 16) ||
+		     !strncmp(msg + n, " [Hierarchical CE]: ", 20))) {
+			int err = proc_of(s, hpt, len, &proc);
+
+			if (!err)
+				own_kernel_line(s, proc, msg, f);
+			return err;
+		}
 	}
 	/* another of NCCL's functions (Reduce, AllToAll, Gather, ...) */
 	info = strstr(msg, ": opCount ");
 	if (info && info > msg && info - msg < 32 && !memchr(msg, ' ', (size_t)(info - msg)))
-		return fail(s, "collective", "'%.*s' is not one gdrlab's trace has (AllReduce, AllGather, ReduceScatter, Broadcast, Send/Recv)",
+		return fail(s, "collective", "'%.*s' is not one gdrlab's trace has (AllReduce, AllGather, ReduceScatter, Broadcast, AlltoAll, Send/Recv)",
 			    (int)(info - msg), msg);
 	return 0;
 }
@@ -664,10 +839,12 @@ static int make_entry(struct state *s, const struct coll *c, uint64_t world_id,
 	e->root = e->peer = -1;
 	memcpy(e->algo, c->algo, sizeof(e->algo));
 	memcpy(e->proto, c->proto, sizeof(e->proto));
-	/* the trace's bytes: NCCL's count a rank; all-gather and
-	 * reduce-scatter take the whole buffer, count x ranks */
+	/* the trace's bytes: NCCL's count a rank; all-gather,
+	 * reduce-scatter and alltoall (count to each peer, src/nccl.h.in)
+	 * take the whole buffer, count x ranks */
 	mult = trace_dtype_size(dt) * (c->op == TRACE_OP_ALL_GATHER ||
-						       c->op == TRACE_OP_REDUCE_SCATTER ?
+						       c->op == TRACE_OP_REDUCE_SCATTER ||
+						       c->op == TRACE_OP_ALLTOALL ?
 					       (uint64_t)c->nranks : 1);
 	if (c->count > (uint64_t)INT64_MAX / mult)
 		return diag_at(s->d, -EINVAL, file, c->line, 0, "count",
@@ -676,7 +853,7 @@ static int make_entry(struct state *s, const struct coll *c, uint64_t world_id,
 	e->bytes = c->count * mult;
 	if (!world && !c->comm_id)
 		return diag_at(s->d, -EINVAL, file, c->line, 0, "comm",
-			       "a communicator of %d of the world's %d ranks, and this NCCL's log has no commId to find its other ranks by (NCCL 2.9 and later print it)",
+			       "a communicator of %d of the world's %d ranks, and this NCCL's log has no commId to find its other ranks by (NCCL 2.16 and later print it)",
 			       c->nranks, world_n);
 	if (!world) {
 		e->group = malloc((size_t)c->nranks * sizeof(*e->group));
@@ -719,6 +896,9 @@ static int make_entry(struct state *s, const struct coll *c, uint64_t world_id,
 struct order_key {
 	uint64_t op_count;
 	unsigned first_rank, nranks; /* the communicator's */
+	bool world;
+	uint64_t comm_id;
+	unsigned in_op;
 	size_t seen;                 /* the order lines were read in */
 };
 
@@ -732,6 +912,15 @@ static int cmp_order(const void *pa, const void *pb)
 		return a->first_rank < b->first_rank ? -1 : 1;
 	if (a->nranks != b->nranks)
 		return a->nranks > b->nranks ? -1 : 1;
+	/* communicators of the same ranks (split children of the world's
+	 * ranks): the world's first, the others by id, whatever file came
+	 * first */
+	if (a->world != b->world)
+		return a->world ? -1 : 1;
+	if (a->comm_id != b->comm_id)
+		return a->comm_id < b->comm_id ? -1 : 1;
+	if (a->in_op != b->in_op)
+		return a->in_op < b->in_op ? -1 : 1;
 	return (a->seen > b->seen) - (a->seen < b->seen);
 }
 
@@ -742,7 +931,7 @@ static int cmp_order(const void *pa, const void *pb)
  * one run gives one trace whether its ranks logged to one file or many,
  * in any order.
  */
-static int issue_order(const struct state *s, struct trace *t)
+static int issue_order(const struct state *s, struct trace *t, uint64_t world_id, int world_n)
 {
 	struct order_key *k = malloc(t->nentries * sizeof(*k));
 	struct trace_entry *e = malloc(t->nentries * sizeof(*e));
@@ -758,6 +947,9 @@ static int issue_order(const struct state *s, struct trace *t)
 		k[i].op_count = s->colls[i].op_count;
 		k[i].first_rank = x->ngroup ? x->group[0] : 0;
 		k[i].nranks = (unsigned)s->colls[i].nranks;
+		k[i].world = s->colls[i].comm_id == world_id && s->colls[i].nranks == world_n;
+		k[i].comm_id = s->colls[i].comm_id;
+		k[i].in_op = s->colls[i].in_op;
 		k[i].seen = i;
 	}
 	qsort(k, t->nentries, sizeof(*k), cmp_order);
@@ -803,7 +995,7 @@ static int build(struct state *s, struct trace *t)
 		err = trace_comm_assign(t, &t->entries[i], name, c->stream, s->d);
 	}
 	if (!err)
-		err = issue_order(s, t);
+		err = issue_order(s, t, world_id, world_n);
 	return err;
 }
 

@@ -135,3 +135,144 @@ Test(import_nccl_log, every_fault_its_line)
 
 	expect_bad_imports("nccl-log", LOG("bad/"), cases, sizeof(cases) / sizeof(cases[0]));
 }
+
+/* The entry of @t whose comm is @comm and op @op, the @nth such. */
+static const struct trace_entry *find_entry(const struct trace *t, const char *comm,
+					    enum trace_op op, unsigned nth)
+{
+	for (size_t i = 0; i < t->nentries; i++)
+		if (t->entries[i].op == op && !strcmp(trace_entry_comm(t, &t->entries[i]), comm) &&
+		    !nth--)
+			return &t->entries[i];
+	return NULL;
+}
+
+/*
+ * NCCL 2.23 (split-2.23.log, by hand from its src/init.cc and
+ * src/enqueue.cc): the pairs (0, 2) and (1, 3) are ncclCommSplit children
+ * of the world, whose Init lines name their parent and color, not a
+ * commId; the comm pointers are the same in every process, as in
+ * identical processes they often are. The world's 262144 floats = 1 MiB,
+ * each pair's 65536 bfloat16 = 128 KiB. 2.23's TUNING lines give numbers:
+ * Algo 1 proto 2 = Ring Simple, 0 1 = Tree LL128, 1 0 = Ring LL
+ * (nccl_common.h: TREE 0, RING 1; LL 0, LL128 1, SIMPLE 2).
+ */
+Test(import_nccl_log, split_children_of_nccl_2_23)
+{
+	const char *files[] = { LOG("split-2.23.log") };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 3);
+	cr_expect_eq(t.entries[0].bytes, 1048576);
+	cr_expect_eq(t.entries[0].ngroup, 0);
+	cr_expect_str_eq(trace_entry_comm(&t, &t.entries[0]), "world");
+	cr_expect_str_eq(t.entries[0].algo, "Ring");
+	cr_expect_str_eq(t.entries[0].proto, "Simple");
+	for (size_t i = 1; i < 3; i++) {
+		cr_expect_eq(t.entries[i].op, TRACE_OP_ALLREDUCE);
+		cr_expect_eq(t.entries[i].bytes, 131072);
+		cr_expect_eq(t.entries[i].dtype, TRACE_DTYPE_BF16);
+		cr_assert_eq(t.entries[i].ngroup, 2);
+		cr_expect_eq(t.entries[i].group[0], i - 1);
+		cr_expect_eq(t.entries[i].group[1], i + 1);
+		cr_expect_eq(strncmp(trace_entry_comm(&t, &t.entries[i]), "comm-", 5), 0);
+	}
+	cr_expect_str_neq(trace_entry_comm(&t, &t.entries[1]), trace_entry_comm(&t, &t.entries[2]));
+	cr_expect_str_eq(t.entries[1].algo, "Tree");
+	cr_expect_str_eq(t.entries[1].proto, "LL128");
+	cr_expect_str_eq(t.entries[2].algo, "Ring");
+	cr_expect_str_eq(t.entries[2].proto, "LL");
+	trace_destroy(&t);
+}
+
+/*
+ * NCCL 2.29 through mpirun --tag-output ("[1,0]<stdout>:" glued to the
+ * host) and, on two lines, NCCL_DEBUG_TIMESTAMP_FORMAT's stamp: two
+ * children of the 2-rank world with the same ranks and color, told apart
+ * by childCount; three calls of one ncclGroupStart/End on the world
+ * (opCount 1: two all-reduces of 1024 floats and an all-gather of 256
+ * floats a rank) are three entries; AlltoAll (2.28+) of 256 halves to
+ * each of 2 ranks is the 1 KiB send buffer. By hand: world 4 B
+ * (1 float); child 1 all-gather 1024 x 2 ranks x 2 B = 4 KiB bf16;
+ * child 2 reduce-scatter 512 x 2 x 4 B = 4 KiB; world 4 KiB, 4 KiB,
+ * 256 x 2 x 4 = 2 KiB; alltoall 256 x 2 x 2 = 1 KiB. One file or one a
+ * node, in either order, give the same trace.
+ */
+Test(import_nccl_log, groups_splits_and_alltoall_of_nccl_2_29)
+{
+	const char *one[] = { LOG("split-2.29.log") };
+	const char *two[] = { LOG("split-2.29-node1.log"), LOG("split-2.29-node0.log") };
+	const struct trace_entry *ag, *rs;
+	struct diag d = { "" };
+	struct trace t, u;
+
+	cr_assert_eq(import_as("nccl-log", one, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 7);
+	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLREDUCE);
+	cr_expect_eq(t.entries[0].bytes, 4);
+	cr_expect_str_eq(trace_entry_comm(&t, &t.entries[0]), "world");
+	ag = t.entries[1].op == TRACE_OP_ALL_GATHER ? &t.entries[1] : &t.entries[2];
+	rs = ag == &t.entries[1] ? &t.entries[2] : &t.entries[1];
+	cr_expect_eq(ag->op, TRACE_OP_ALL_GATHER);
+	cr_expect_eq(ag->bytes, 4096);
+	cr_expect_eq(ag->dtype, TRACE_DTYPE_BF16);
+	cr_expect_eq(rs->op, TRACE_OP_REDUCE_SCATTER);
+	cr_expect_eq(rs->bytes, 4096);
+	cr_expect_eq(rs->dtype, TRACE_DTYPE_FP32);
+	cr_expect_eq(ag->ngroup, 2);
+	cr_expect_str_neq(trace_entry_comm(&t, ag), trace_entry_comm(&t, rs));
+	cr_expect_str_neq(trace_entry_comm(&t, ag), "world");
+	cr_expect_str_neq(trace_entry_comm(&t, rs), "world");
+	cr_expect_eq(t.entries[3].op, TRACE_OP_ALLREDUCE);
+	cr_expect_eq(t.entries[3].bytes, 4096);
+	cr_expect_eq(t.entries[4].op, TRACE_OP_ALLREDUCE);
+	cr_expect_eq(t.entries[4].bytes, 4096);
+	cr_expect_eq(t.entries[5].op, TRACE_OP_ALL_GATHER);
+	cr_expect_eq(t.entries[5].bytes, 2048);
+	cr_expect_eq(t.entries[6].op, TRACE_OP_ALLTOALL);
+	cr_expect_eq(t.entries[6].bytes, 1024);
+	cr_expect_eq(t.entries[6].dtype, TRACE_DTYPE_FP16);
+	cr_expect_eq(t.entries[6].ngroup, 0);
+	for (size_t i = 3; i < 7; i++)
+		cr_expect_str_eq(trace_entry_comm(&t, &t.entries[i]), "world");
+	cr_expect_not_null(find_entry(&t, "world", TRACE_OP_ALLREDUCE, 2));
+	cr_assert_eq(import_as("nccl-log", two, 2, &u, &d), 0, "%s", d.msg);
+	assert_same(&u, &t);
+	trace_destroy(&u);
+	trace_destroy(&t);
+}
+
+Test(import_nccl_log, faults_of_newer_releases)
+{
+	static const struct bad_case cases[] = {
+		{ "interleaved.log", "interleaved.log:3: line: two processes' NCCL lines run into one (their output interleaved): log one file a process, NCCL_DEBUG_FILE=nccl.%h.%p.log" },
+		{ "split-no-parent.log", "split-no-parent.log:2: parent: communicator 0x30 of node0:1001, split from here, has no 'Init COMPLETE' line before it" },
+		{ "tuning-2.23-unknown.log", "tuning-2.23-unknown.log:3: tuning: unknown algorithm or protocol '7' / '2'" },
+	};
+
+	expect_bad_imports("nccl-log", LOG("bad/"), cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/*
+ * NCCL 2.28: the first all-reduce of 4 KiB ran NCCL's symmetric kernel
+ * (its TUNING line says "[Symmetric]", no algorithm), the second Ring
+ * LL: the Ring line is the second call's, not the first's, which keeps
+ * no algo for a replay to tune.
+ */
+Test(import_nccl_log, symmetric_kernel_lines_of_nccl_2_28)
+{
+	const char *files[] = { LOG("symmetric-2.28.log") };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 2);
+	cr_expect_str_eq(t.entries[0].algo, "");
+	cr_expect_str_eq(t.entries[0].proto, "");
+	cr_expect_str_eq(t.entries[1].algo, "Ring");
+	cr_expect_str_eq(t.entries[1].proto, "LL");
+	cr_expect_eq(t.entries[1].bytes, 4096);
+	trace_destroy(&t);
+}
