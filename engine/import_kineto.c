@@ -331,12 +331,19 @@ static int arg_uint(const json_t *args, const char *key, uint64_t *out)
 	return -EINVAL;
 }
 
-/* "[0, 1, 2, 3]" (a string, as PyTorch writes it) or a JSON array. */
-static int arg_ranks(struct src *s, const json_t *v, unsigned **out, unsigned *n)
+/*
+ * "[0, 1, 2, 3]" (a string, as PyTorch writes it) or a JSON array. The
+ * profiler cuts a list of more than 30: "[0, 1, ..., 29, ...]" (PyTorch
+ * 2.1 to 2.x, torch/csrc/profiler/util.cpp format_list, kTruncatLength),
+ * "[0, 1, ..., 28, ..., 63]" (later: the first 29 and the last); then
+ * *@cut is set and the ranks are those it lists.
+ */
+static int arg_ranks(struct src *s, const json_t *v, unsigned **out, unsigned *n, bool *cut)
 {
 	size_t cap = 0, cnt = 0;
 	unsigned *r = NULL;
 
+	*cut = false;
 	if (json_is_array(v)) {
 		for (size_t i = 0; i < json_array_size(v); i++) {
 			const json_t *x = json_array_get(v, i);
@@ -355,6 +362,12 @@ static int arg_ranks(struct src *s, const json_t *v, unsigned **out, unsigned *n
 			char *end;
 			unsigned long x;
 
+			if (!strncmp(p, "...", 3)) {
+				*cut = true;
+				for (p += 3; *p == ' ' || *p == ','; p++)
+					;
+				continue;
+			}
 			errno = 0;
 			x = strtoul(p, &end, 10);
 			if (errno || end == p || x > INT32_MAX || array_grow((void **)&r, cnt, &cap, sizeof(*r)))
@@ -377,20 +390,88 @@ bad:
 	return src_fail(s, "Process Group Ranks", "expected distinct ranks, like \"[0, 1, 2, 3]\"");
 }
 
+/* Is every one of the @n sorted @listed ranks one of the @m sorted @all? */
+static bool ranks_within(const unsigned *listed, unsigned n, const unsigned *all, unsigned m)
+{
+	unsigned j = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		while (j < m && all[j] < listed[i])
+			j++;
+		if (j == m || all[j] != listed[i])
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The ranks of a group whose "Process Group Ranks" the profiler cut
+ * (@listed, @n of them): "Global rank start" and "Global rank stride"
+ * (later releases' saveNcclMeta, from ProcessGroupNCCL's
+ * getGlobalRankStartAndStride: a stride of -1 when the ranks are not
+ * evenly spaced) with "Group size" say all of them; else a group of
+ * distributedInfo's world_size is every rank; else --group says them.
+ */
+static int cut_group(struct kstate *k, struct src *s, const json_t *args, const char *pg,
+		     const unsigned *listed, unsigned n, unsigned *id)
+{
+	const struct import_group *g = import_options_find_group(k->o, pg);
+	json_int_t start = json_integer_value(json_object_get(args, "Global rank start"));
+	json_int_t stride = json_integer_value(json_object_get(args, "Global rank stride"));
+	uint64_t size = 0;
+	unsigned *r;
+	char q[48];
+	int err;
+
+	if (arg_uint(args, "Group size", &size) || size < n || size > 65536)
+		return src_fail(s, "Process Group Ranks", "cut short, and no 'Group size' to say how many there are");
+	if (json_is_integer(json_object_get(args, "Global rank start")) &&
+	    json_is_integer(json_object_get(args, "Global rank stride")) && start >= 0 && stride > 0 &&
+	    start + stride * (json_int_t)(size - 1) <= INT32_MAX) {
+		r = malloc(size * sizeof(*r));
+		if (!r)
+			return s->err = diag_set(s->d, -ENOMEM, "%s: out of memory", s->name);
+		for (uint64_t i = 0; i < size; i++)
+			r[i] = (unsigned)(start + stride * (json_int_t)i);
+		if (!ranks_within(listed, n, r, (unsigned)size)) {
+			free(r);
+			return src_fail(s, "Global rank stride", "%" JSON_INTEGER_FORMAT " ranks from %" JSON_INTEGER_FORMAT " by %" JSON_INTEGER_FORMAT " are not the 'Process Group Ranks' listed",
+					(json_int_t)size, start, stride);
+		}
+		err = import_calls_group(&k->calls, r, (unsigned)size, id, s->name);
+		free(r);
+		return err;
+	}
+	if (g && *pg && g->n == size && ranks_within(listed, n, g->ranks, g->n))
+		return import_calls_group(&k->calls, g->ranks, g->n, id, s->name);
+	if (g && *pg)
+		return src_fail(s, "Process Group Ranks", "--group %s gives %u ranks, the profile %" PRIu64 " from %u, ...",
+				diag_printable(pg, q, sizeof(q)), g->n, size, listed[0]);
+	if ((k->world > 0 && size == (uint64_t)k->world) || (k->o->world && size == k->o->world))
+		return import_calls_world_group(&k->calls, (unsigned)size, id, s->name);
+	return src_fail(s, "Process Group Ranks", "the profiler lists only %u of the group's %" PRIu64 " ranks (it cuts a list past 30): give --group %s=RANKS",
+			n, size, *pg ? diag_printable(pg, q, sizeof(q)) : "NAME");
+}
+
 /* The call's group: "Process Group Ranks", else what --group says of its
  * "Process Group Name", else --world's every rank. */
-static int call_group(struct kstate *k, struct src *s, const json_t *v, const char *pg,
+static int call_group(struct kstate *k, struct src *s, const json_t *args, const char *pg,
 		      unsigned *id)
 {
 	const struct import_group *g = import_options_find_group(k->o, pg);
+	const json_t *v = json_object_get(args, "Process Group Ranks");
 	unsigned *ranks = NULL, nranks = 0;
+	bool cut;
 	char q[48];
 	int err;
 
 	if (v) {
-		if (arg_ranks(s, v, &ranks, &nranks))
+		if (arg_ranks(s, v, &ranks, &nranks, &cut))
 			return s->err;
-		err = import_calls_group(&k->calls, ranks, nranks, id, s->name);
+		if (cut)
+			err = cut_group(k, s, args, pg, ranks, nranks, id);
+		else
+			err = import_calls_group(&k->calls, ranks, nranks, id, s->name);
 		free(ranks);
 		return err;
 	}
@@ -446,7 +527,7 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 		c.rank = (int)rank;
 	if (c.rank < 0)
 		return src_fail(s, "Rank", "neither distributedInfo nor the event says this file's rank");
-	err = call_group(k, s, json_object_get(args, "Process Group Ranks"), pg ? pg : "", &c.group);
+	err = call_group(k, s, args, pg ? pg : "", &c.group);
 	if (!err)
 		err = import_calls_add(&k->calls, &c, pg ? pg : "", s->name);
 	return err ? (s->err = err) : 0;
@@ -457,7 +538,7 @@ static int on_event(struct kstate *k, struct src *s, const char *text, size_t le
 	json_error_t je;
 	json_t *e = json_loadb(text, len, 0, &je);
 	const json_t *args;
-	const char *name;
+	const char *name, *cat;
 	double ts;
 	int err = 0;
 
@@ -470,9 +551,15 @@ static int on_event(struct kstate *k, struct src *s, const char *text, size_t le
 				e ? "" : ": ", e ? "" : diag_printable(je.text, why, sizeof(why)));
 	}
 	name = json_string_value(json_object_get(e, "name"));
+	cat = json_string_value(json_object_get(e, "cat"));
 	ts = json_number_value(json_object_get(e, "ts"));
 	args = json_object_get(e, "args");
-	if (name && !strncmp(name, "ProfilerStep#", 13)) {
+	/* kineto copies a user annotation, ProfilerStep#N too, onto the GPU
+	 * stream its kernels ran on ("gpu_user_annotation", libkineto's
+	 * GenericActivityProfiler createUserGpuSpan), spanning those kernels
+	 * on the GPU's clock: not a step of the host's */
+	if (name && !strncmp(name, "ProfilerStep#", 13) &&
+	    !(cat && !strcmp(cat, "gpu_user_annotation"))) {
 		err = import_calls_step(&k->calls, ts, s->name);
 		if (err)
 			s->err = err;

@@ -259,3 +259,75 @@ Test(import_kineto, what_is_not_said_is_asked_for)
 	trace_destroy(&t);
 	import_options_free(&o);
 }
+
+/*
+ * Rank 0 of 64 (big-world.json): the profiler cuts "Process Group Ranks"
+ * past 30. The world's, in PyTorch 2.1-2.x's form "[0, 1, ..., 29, ...]"
+ * with "Group size" 64 = distributedInfo's world_size: every rank, no
+ * group; 1048576 floats = 4 MiB. The even ranks' group, in the later
+ * form "[0, 2, ..., 56, ..., 62]" (the first 29 and the last), with
+ * "Global rank start" 0 and "Global rank stride" 2: the 32 ranks 0, 2,
+ * .., 62; 524288 bfloat16 = 1 MiB. kineto's GPU copies of ProfilerStep#3
+ * and #4 ("gpu_user_annotation", at 1500 and 11600 us, on the GPU's
+ * clock) are not steps: the calls at 1100 and 2000 are step 3's, 100 and
+ * 1000 us in, the one at 11100 step 4's, 100 us in. The NCCL kernels
+ * carry copies of the arguments and are not counted.
+ */
+Test(import_kineto, ranks_past_30_and_gpu_steps)
+{
+	const char *files[] = { KT("big-world.json") };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 3);
+	cr_expect_eq(t.niterations, 2);
+	cr_expect_eq(t.entries[0].bytes, 4194304);
+	cr_expect_eq(t.entries[0].ngroup, 0);
+	cr_expect_eq(t.entries[0].iteration, 0);
+	cr_expect_eq(t.entries[0].ready_us, 100);
+	cr_expect_eq(t.entries[1].bytes, 1048576);
+	cr_expect_eq(t.entries[1].dtype, TRACE_DTYPE_BF16);
+	cr_expect_eq(t.entries[1].iteration, 0);
+	cr_expect_eq(t.entries[1].ready_us, 1000);
+	cr_assert_eq(t.entries[1].ngroup, 32);
+	for (unsigned i = 0; i < 32; i++)
+		cr_expect_eq(t.entries[1].group[i], 2 * i);
+	cr_expect_eq(t.entries[2].iteration, 1);
+	cr_expect_eq(t.entries[2].ready_us, 100);
+	cr_expect_eq(t.entries[2].ngroup, 0);
+	trace_destroy(&t);
+}
+
+/*
+ * A group of 40 ranks, 0-19 and 32-51, cut to 30 and not evenly spaced
+ * ("Global rank stride" -1): its ranks are asked for, and --group says
+ * them. reduce_scatter_tensor's input, 40 x 65536 bfloat16 = 5 MiB.
+ */
+Test(import_kineto, cut_ranks_are_asked_for)
+{
+	const char *files[] = { KT("bad/cut-ranks.json") };
+	struct import_options o = { 0 };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", files, 1, &t, &d), -EINVAL);
+	cr_expect_not_null(strstr(d.msg, "cut-ranks.json:18: Process Group Ranks: the profiler lists only 30 of the group's 40 ranks (it cuts a list past 30): give --group 2=RANKS"),
+			   "%s", d.msg);
+	cr_assert_eq(import_options_group(&o, "2=0-19,32-50", &d), 0);
+	cr_assert_eq(import_told("kineto", files, 1, &o, &t, &d), -EINVAL);
+	cr_expect_not_null(strstr(d.msg, "--group 2 gives 39 ranks, the profile 40"), "%s", d.msg);
+	import_options_free(&o);
+	memset(&o, 0, sizeof(o));
+	cr_assert_eq(import_options_group(&o, "2=0-19,32-51", &d), 0);
+	cr_assert_eq(import_told("kineto", files, 1, &o, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 1);
+	cr_expect_eq(t.entries[0].op, TRACE_OP_REDUCE_SCATTER);
+	cr_expect_eq(t.entries[0].bytes, 5242880);
+	cr_assert_eq(t.entries[0].ngroup, 40);
+	cr_expect_eq(t.entries[0].group[19], 19);
+	cr_expect_eq(t.entries[0].group[20], 32);
+	cr_expect_eq(t.entries[0].group[39], 51);
+	trace_destroy(&t);
+	import_options_free(&o);
+}
