@@ -560,3 +560,53 @@ Test(import_chakra, the_checked_in_files_are_the_run)
 	}
 	remove_scratch();
 }
+
+/*
+ * What Chakra's converter (src/converter/pytorch_converter.py at
+ * 21585d8) writes for an MoE job's rank 0 with NCCL before 2.19: an
+ * all-reduce kernel of NCCL 2.8-2.18's name and no inputs.types
+ * (ncclKernel_AllReduce_RING_LL_Sum_float: fp32, comm_size 4 MiB), and
+ * PyTorch's nccl:all_to_all, which NCCL runs as sends and receives, as a
+ * COMM_COLL_NODE named ncclDevKernel_SendRecv with comm_type ALL_TO_ALL
+ * (6) and one rank's input of 65536 bfloat16 = 128 KiB, the whole send
+ * buffer. No process_group:init node: --world 2 says the calls are every
+ * rank's. No step: one iteration.
+ */
+Test(import_chakra, old_kernel_names_and_alltoall)
+{
+	struct import_options o = { 0 };
+	const char *files[1];
+	char path[128];
+	struct trace t;
+	struct diag d = { "" };
+	FILE *fp;
+
+	scratch();
+	snprintf(path, sizeof(path), "%s/moe.0.et", dir);
+	files[0] = path;
+	fp = fopen(path, "wb");
+	cr_assert_not_null(fp);
+	put_meta(fp);
+	put_node(fp, &(struct node_spec){ 4, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", COLL, 1000,
+					  NULL, NULL, ALL_REDUCE, 4194304, "0" });
+	put_node(fp, &(struct node_spec){ 6, "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", COLL, 1200,
+					  "['Tensor(c10::BFloat16)', 'Tensor(c10::BFloat16)', 'GenericList[]', 'GenericList[]']",
+					  NULL, 6, 131072, "0" });
+	cr_assert_eq(fclose(fp), 0);
+	cr_assert_eq(import_options_world(&o, "2", &d), 0);
+	cr_assert_eq(import_told("chakra", files, 1, &o, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 2);
+	cr_expect_eq(t.niterations, 1);
+	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLREDUCE);
+	cr_expect_eq(t.entries[0].dtype, TRACE_DTYPE_FP32);
+	cr_expect_eq(t.entries[0].bytes, 4194304);
+	cr_expect_eq(t.entries[0].ngroup, 0);
+	cr_expect_eq(t.entries[1].op, TRACE_OP_ALLTOALL);
+	cr_expect_eq(t.entries[1].dtype, TRACE_DTYPE_BF16);
+	cr_expect_eq(t.entries[1].bytes, 131072);
+	cr_expect_eq(t.entries[1].ready_us, 200);
+	trace_destroy(&t);
+	import_options_free(&o);
+	unlink(path);
+	rmdir(dir);
+}
