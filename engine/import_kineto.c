@@ -449,7 +449,7 @@ static int cut_group(struct kstate *k, struct src *s, const json_t *args, const 
 				diag_printable(pg, q, sizeof(q)), g->n, size, listed[0]);
 	if ((k->world > 0 && size == (uint64_t)k->world) || (k->o->world && size == k->o->world))
 		return import_calls_world_group(&k->calls, (unsigned)size, id, s->name);
-	return src_fail(s, "Process Group Ranks", "the profiler lists only %u of the group's %" PRIu64 " ranks (it cuts a list past 30): give --group %s=RANKS",
+	return src_fail(s, "Process Group Ranks", "the profiler lists only %u of the group's %" PRIu64 " ranks (it cuts a list past 30): give --group %s=RANKS, or --world N if they are every rank",
 			n, size, *pg ? diag_printable(pg, q, sizeof(q)) : "NAME");
 }
 

@@ -312,7 +312,7 @@ Test(import_kineto, cut_ranks_are_asked_for)
 	struct diag d = { "" };
 
 	cr_assert_eq(import_as("kineto", files, 1, &t, &d), -EINVAL);
-	cr_expect_not_null(strstr(d.msg, "cut-ranks.json:18: Process Group Ranks: the profiler lists only 30 of the group's 40 ranks (it cuts a list past 30): give --group 2=RANKS"),
+	cr_expect_not_null(strstr(d.msg, "cut-ranks.json:18: Process Group Ranks: the profiler lists only 30 of the group's 40 ranks (it cuts a list past 30): give --group 2=RANKS, or --world N if they are every rank"),
 			   "%s", d.msg);
 	cr_assert_eq(import_options_group(&o, "2=0-19,32-50", &d), 0);
 	cr_assert_eq(import_told("kineto", files, 1, &o, &t, &d), -EINVAL);
@@ -330,4 +330,24 @@ Test(import_kineto, cut_ranks_are_asked_for)
 	cr_expect_eq(t.entries[0].group[39], 51);
 	trace_destroy(&t);
 	import_options_free(&o);
+}
+
+/*
+ * An on-demand trace (kineto's own distributedInfo, with its pg_config,
+ * written after traceEvents: libkineto output_json.cpp,
+ * addOnDemandDistMetadata) of rank 2: the same trace as rank2.json's,
+ * the file's rank from each call's "Rank" until distributedInfo comes.
+ */
+Test(import_kineto, distributed_info_after_the_events)
+{
+	const char *late[] = { KT("on-demand-rank2.json") }, *early[] = { KT("rank2.json") };
+	struct trace a, b;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", late, 1, &a, &d), 0, "%s", d.msg);
+	cr_assert_eq(import_as("kineto", early, 1, &b, &d), 0, "%s", d.msg);
+	cr_expect_eq(a.nentries, 3);
+	assert_same_calls(&a, &b, true);
+	trace_destroy(&a);
+	trace_destroy(&b);
 }
