@@ -377,12 +377,20 @@ static int choose(const struct tune_ctx *t, const struct tune_enable *e,
 int tune_choose(const struct tune_ctx *t, const struct tune_enable *e,
 		uint64_t bytes, struct tune_choice *c, struct diag *d)
 {
-	int err = choose(t, e, bytes, c, d);
-
-	/* A call of one rank is a local copy: NCCL runs no tuner for it
-	 * (enqueue.cc, nRanks == 1), so there is no estimate of NCCL's to
-	 * give, as for p2p. The plan still takes the choice's shape. */
-	if (!err && t->nranks == 1)
+	/*
+	 * A collective of one rank is a local copy (ncclLaunchOneRank),
+	 * whatever NCCL_ALGO and NCCL_PROTO say: NCCL's cost table for it
+	 * holds Ring/Simple alone, at 0 (enqueue.cc updateCollCostTable,
+	 * nRanks == 1), so that is its choice, on one channel, with no
+	 * estimate of NCCL's to give, as for p2p.
+	 */
+	if (t->nranks == 1 && t->op != TRACE_OP_SENDRECV && t->op != TRACE_OP_ALLTOALL) {
+		memset(c, 0, sizeof(*c));
+		c->algo = ALGO_RING;
+		c->proto = PROTO_SIMPLE;
+		c->nchannels = 1;
 		c->estimate_us = NAN;
-	return err;
+		return 0;
+	}
+	return choose(t, e, bytes, c, d);
 }

@@ -144,8 +144,10 @@ Test(tuner, tree_wins_tiny_allreduces)
 /*
  * One node of round-numbers' one GPU is a communicator of one rank, whose
  * collectives NCCL runs as a local copy without its tuner (enqueue.cc,
- * nRanks == 1): there is no estimate of NCCL's, at any size or with any
- * algorithm forced, as for p2p; two ranks have one.
+ * nRanks == 1): its cost table holds Ring/Simple alone, so that is the
+ * choice, on one channel, at any size and whatever --algo and --proto
+ * allow, and there is no estimate of NCCL's, as for p2p; two ranks have
+ * one.
  */
 Test(tuner, one_rank_has_no_nccl_estimate)
 {
@@ -153,12 +155,19 @@ Test(tuner, one_rank_has_no_nccl_estimate)
 
 	tuned_init(&x, DATA("round-numbers.yaml"), 1, PLAN_PATH_DIRECT, NULL, NULL);
 	cr_assert_eq(x.t.nranks, 1);
-	for (uint64_t b = 8; b <= 64 * MiB; b *= 64)
-		cr_assert(isnan(choose(&x, b).estimate_us), "%llu bytes: %g us",
-			  (unsigned long long)b, choose(&x, b).estimate_us);
+	for (uint64_t b = 8; b <= 64 * MiB; b *= 64) {
+		struct tune_choice c = choose(&x, b);
+
+		cr_assert(isnan(c.estimate_us), "%llu bytes: %g us", (unsigned long long)b,
+			  c.estimate_us);
+		cr_assert(c.algo == ALGO_RING && c.proto == PROTO_SIMPLE && c.nchannels == 1,
+			  "%llu bytes: %s/%s x%u", (unsigned long long)b, algo_name(c.algo),
+			  proto_name(c.proto), c.nchannels);
+	}
 	tuned_destroy(&x);
-	tuned_init(&x, DATA("round-numbers.yaml"), 1, PLAN_PATH_DIRECT, "ring", "simple");
+	tuned_init(&x, DATA("round-numbers.yaml"), 1, PLAN_PATH_DIRECT, "tree", "ll");
 	cr_assert(isnan(choose(&x, MiB).estimate_us));
+	cr_assert_eq(choose(&x, MiB).algo, ALGO_RING);
 	tuned_destroy(&x);
 	tuned_init(&x, DATA("round-numbers.yaml"), 2, PLAN_PATH_DIRECT, NULL, NULL);
 	cr_assert(isfinite(choose(&x, MiB).estimate_us));
