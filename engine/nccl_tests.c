@@ -133,42 +133,82 @@ void nt_set_program(struct nt_reader *r, const char *program)
 	r->coll = coll_find(r->f->op);
 }
 
-int nt_add_device(struct nt_reader *r, long long rank, const char *host,
-		  const char *gpu, unsigned line, unsigned col, const char *key,
-		  struct diag *d)
+/* A new run of hosts when @host is not the last one's. */
+static int host_run(struct nt_reader *r, const char *host)
 {
-	struct nccl_tests_file *f = r->f;
 	char **n;
 	size_t cap;
 
-	if (f->nranks >= NCCL_TESTS_DEVICES_MAX)
-		return diag_at(d, -EINVAL, r->name, line, col, key,
+	if (r->nhost_runs && !strcmp(r->hosts[r->nhost_runs - 1], host))
+		return 0;
+	if (r->nhost_runs == r->hosts_cap) {
+		cap = r->hosts_cap ? 2 * r->hosts_cap : 16;
+		n = realloc(r->hosts, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		r->hosts = n;
+		r->hosts_cap = cap;
+	}
+	r->hosts[r->nhost_runs] = strdup(host);
+	if (!r->hosts[r->nhost_runs])
+		return -ENOMEM;
+	r->nhost_runs++;
+	return 0;
+}
+
+/* The same for groups: counted at the end, as the hosts are. */
+static int group_run(struct nt_reader *r, long long group)
+{
+	long long *n;
+	size_t cap;
+
+	if (r->ngroup_runs && r->groups[r->ngroup_runs - 1] == group)
+		return 0;
+	if (r->ngroup_runs == r->groups_cap) {
+		cap = r->groups_cap ? 2 * r->groups_cap : 16;
+		n = realloc(r->groups, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		r->groups = n;
+		r->groups_cap = cap;
+	}
+	r->groups[r->ngroup_runs++] = group;
+	return 0;
+}
+
+int nt_add_devices(struct nt_reader *r, long long rank, unsigned n,
+		   long long group, const char *host, const char *gpu,
+		   const struct nt_dev_at *at, struct diag *d)
+{
+	struct nccl_tests_file *f = r->f;
+	bool ours;
+	int err;
+
+	if (n > NCCL_TESTS_DEVICES_MAX - r->ndev)
+		return diag_at(d, -EINVAL, r->name, at->line, at->col, at->key,
 			       "more than %u devices", NCCL_TESTS_DEVICES_MAX);
 	/* nccl-tests lists ranks once, in order: a restart is a second run. */
-	if (rank >= 0 && rank != f->nranks)
-		return diag_at(d, -EINVAL, r->name, line, col, key,
+	if (rank >= 0 && rank != r->ndev)
+		return diag_at(d, -EINVAL, r->name, at->line, at->col, at->key,
 			       "rank %lld where rank %u was due (each rank once, in order; one run per file)",
-			       rank, f->nranks);
-	if (!r->nhost_runs || strcmp(r->hosts[r->nhost_runs - 1], host)) {
-		if (r->nhost_runs == r->hosts_cap) {
-			cap = r->hosts_cap ? 2 * r->hosts_cap : 16;
-			n = realloc(r->hosts, cap * sizeof(*n));
-			if (!n)
-				goto nomem;
-			r->hosts = n;
-			r->hosts_cap = cap;
-		}
-		r->hosts[r->nhost_runs] = strdup(host);
-		if (!r->hosts[r->nhost_runs])
-			goto nomem;
-		r->nhost_runs++;
-	}
-	if (!f->nranks)
+			       rank, r->ndev);
+	if (!r->ndev) {
+		r->group0 = group;
+		r->dev_line = at->line;
 		snprintf(f->gpu, sizeof(f->gpu), "%s", gpu);
-	f->nranks++;
+	}
+	/* other groups ran beside rank 0's: not the rows' communicator */
+	ours = group == r->group0;
+	err = group_run(r, group);
+	if (!err && ours)
+		err = host_run(r, host);
+	if (err)
+		return diag_set(d, -ENOMEM, "%s:%u: out of memory", r->name,
+				at->line);
+	r->ndev += n;
+	if (ours)
+		f->nranks += n;
 	return 0;
-nomem:
-	return diag_set(d, -ENOMEM, "%s:%u: out of memory", r->name, line);
 }
 
 /* "file:line:col: key: what" for a field of a row. */
@@ -377,22 +417,55 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Distinct values among @n runs, sorted here. */
+static unsigned count_hosts(char **v, size_t n)
+{
+	unsigned k = 1;
+
+	if (!n)
+		return 0; /* no array to sort: qsort wants one */
+	qsort(v, n, sizeof(*v), cmp_str);
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(v[i], v[i - 1]))
+			k++;
+	return k;
+}
+
+static unsigned count_groups(long long *v, size_t n)
+{
+	unsigned k = 1;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_ll);
+	for (size_t i = 1; i < n; i++)
+		if (v[i] != v[i - 1])
+			k++;
+	return k;
+}
+
 int nt_finish(struct nt_reader *r, int err)
 {
 	size_t i;
 
-	if (!err && r->nhost_runs) {
-		qsort(r->hosts, r->nhost_runs, sizeof(*r->hosts), cmp_str);
-		r->f->nhosts = 1;
-		for (i = 1; i < r->nhost_runs; i++)
-			if (strcmp(r->hosts[i], r->hosts[i - 1]))
-				r->f->nhosts++;
+	if (!err) {
+		r->f->nhosts = count_hosts(r->hosts, r->nhost_runs);
+		r->f->ngroups = count_groups(r->groups, r->ngroup_runs);
 	}
 	for (i = 0; i < r->nhost_runs; i++)
 		free(r->hosts[i]);
 	free(r->hosts);
+	free(r->groups);
 	r->hosts = NULL;
-	r->nhost_runs = 0;
+	r->groups = NULL;
+	r->nhost_runs = r->ngroup_runs = 0;
 	if (err)
 		nccl_tests_destroy(r->f);
 	return err;

@@ -59,8 +59,15 @@ struct nccl_tests_file {
 	 * later) or the JSON's args[0]; "" when the file does not say.
 	 */
 	char op[32];
-	unsigned nranks; /* devices listed; 0 if not listed */
+	/*
+	 * The ranks of the communicator whose rows these are: rank 0's
+	 * group. NCCL_TESTS_SPLIT (nccl-tests 2.13.4 and later) splits the
+	 * devices listed into groups ("Group G", JSON "group") that run at
+	 * once, and rank 0 prints its own's times.
+	 */
+	unsigned nranks; /* its devices; 0 if not listed */
 	unsigned nhosts; /* distinct host names among them; 0 if not listed */
+	unsigned ngroups; /* groups among all devices listed; 0 if not listed */
 	char gpu[64];    /* rank 0's device name (cut to fit); "" if absent */
 	/* The NCCL library's NCCL_VERSION_CODE, from "# nccl-tests version
 	 * ... nccl-library=22703" (nccl-tests 2.13 and later); 0 if not said. */

@@ -442,15 +442,88 @@ static int read_args(struct json_rd *j, const json_t *root)
 	return 0;
 }
 
+/* An integer >= @min at @obj.@name, or @dflt where it is absent. */
+static int get_opt_int(struct json_rd *j, size_t off, const json_t *obj,
+		       const char *prefix, const char *name, long long min,
+		       long long dflt, long long *out)
+{
+	json_t *v = json_object_get(obj, name);
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s%s", prefix, name);
+	*out = dflt;
+	if (!v)
+		return 0;
+	if (!json_is_integer(v))
+		return json_fail(j, off, key, "expected an integer, got %s",
+				 json_kind(v));
+	if (json_integer_value(v) < min)
+		return json_fail(j, off, key, "must be >= %lld, got %lld", min,
+				 (long long)json_integer_value(v));
+	*out = json_integer_value(v);
+	return 0;
+}
+
+/*
+ * The devices one entry of config.devices stands for. writeDeviceReport
+ * (src/util.cu, every JSON version) parses one "Rank" line per process,
+ * the first of the nthreads x ngpus its process drives: -g 8 lists one.
+ */
+static int devices_per_entry(struct json_rd *j, size_t off, const json_t *cfg,
+			     unsigned *per)
+{
+	long long t, g;
+	int err;
+
+	err = get_opt_int(j, off, cfg, "config.", "nthreads", 1, 1, &t);
+	if (!err)
+		err = get_opt_int(j, off, cfg, "config.", "ngpus", 1, 1, &g);
+	if (err)
+		return err;
+	if (t > NCCL_TESTS_DEVICES_MAX / g)
+		return json_fail(j, off, "config.ngpus",
+				 "%lld threads x %lld GPUs are more than %u devices",
+				 t, g, NCCL_TESTS_DEVICES_MAX);
+	*per = (unsigned)(t * g);
+	return 0;
+}
+
+/* One process's entry: its first rank, host, group and device. */
+static int read_device(struct json_rd *j, size_t off, const json_t *dev,
+		       size_t i, unsigned per)
+{
+	const char *host = NULL, *gpu = "";
+	char prefix[48], key[64];
+	struct nt_dev_at at = { .key = key };
+	long long rank, group;
+	int err;
+
+	snprintf(prefix, sizeof(prefix), "config.devices[%zu]", i);
+	if (!json_is_object(dev))
+		return json_fail(j, off, prefix, "expected an object, got %s",
+				 json_kind(dev));
+	snprintf(prefix, sizeof(prefix), "config.devices[%zu].", i);
+	err = get_str(j, off, dev, prefix, "hostname", true, &host);
+	if (!err)
+		err = get_str(j, off, dev, prefix, "device_info", false, &gpu);
+	/* no rank given: nothing to check; no group: one communicator */
+	if (!err)
+		err = get_opt_int(j, off, dev, prefix, "rank", 0, -1, &rank);
+	if (!err)
+		err = get_opt_int(j, off, dev, prefix, "group", 0, -1, &group);
+	if (err)
+		return err;
+	snprintf(key, sizeof(key), "%srank", prefix);
+	where(j, off, &at.line, &at.col);
+	return nt_add_devices(j->r, rank, per, group, host, gpu, &at, j->d);
+}
+
 static int read_devices(struct json_rd *j, const json_t *root)
 {
-	json_t *cfg = json_object_get(root, "config"), *devs, *dev, *rank;
+	json_t *cfg = json_object_get(root, "config"), *devs, *dev;
 	size_t off = j->key[K_CONFIG], i;
-	const char *host = NULL, *gpu;
-	unsigned line, col;
-	char prefix[48], key[64];
-	long long r;
-	int err = 0;
+	unsigned per = 1;
+	int err;
 
 	if (!cfg)
 		return 0;
@@ -463,38 +536,12 @@ static int read_devices(struct json_rd *j, const json_t *root)
 	if (!json_is_array(devs))
 		return json_fail(j, off, "config.devices",
 				 "expected an array, got %s", json_kind(devs));
+	err = devices_per_entry(j, off, cfg, &per);
 	json_array_foreach(devs, i, dev) {
-		snprintf(prefix, sizeof(prefix), "config.devices[%zu]", i);
-		if (!json_is_object(dev))
-			return json_fail(j, off, prefix,
-					 "expected an object, got %s",
-					 json_kind(dev));
-		snprintf(prefix, sizeof(prefix), "config.devices[%zu].", i);
-		gpu = "";
-		err = get_str(j, off, dev, prefix, "hostname", true, &host);
 		if (!err)
-			err = get_str(j, off, dev, prefix, "device_info", false,
-				      &gpu);
-		if (err)
-			return err;
-		snprintf(key, sizeof(key), "%srank", prefix);
-		rank = json_object_get(dev, "rank");
-		r = -1; /* no rank given: nothing to check */
-		if (rank && !json_is_integer(rank))
-			return json_fail(j, off, key,
-					 "expected an integer, got %s",
-					 json_kind(rank));
-		if (rank && json_integer_value(rank) < 0)
-			return json_fail(j, off, key, "must be >= 0, got %lld",
-					 (long long)json_integer_value(rank));
-		if (rank)
-			r = json_integer_value(rank);
-		where(j, off, &line, &col);
-		err = nt_add_device(j->r, r, host, gpu, line, col, key, j->d);
-		if (err)
-			return err;
+			err = read_device(j, off, dev, i, per);
 	}
-	return 0;
+	return err;
 }
 
 static int read_avg(struct json_rd *j, const json_t *root)

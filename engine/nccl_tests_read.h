@@ -49,8 +49,14 @@ struct nt_reader {
 	uint64_t factor;  /* size / (count x type size), from the first row */
 	struct nt_place first, last; /* of the first and last rows kept */
 	bool skipped_empty;         /* a 0-byte row was left out */
-	char **hosts;     /* owned: one name per run of devices on a host */
+	unsigned ndev;    /* devices listed, every group's */
+	unsigned dev_line; /* where the first was listed */
+	long long group0; /* rank 0's group; -1 when the format has none */
+	char **hosts;     /* owned: one name per run of rank 0's group's
+			   * devices on a host */
 	size_t nhost_runs, hosts_cap;
+	long long *groups; /* owned: one per run of devices in a group */
+	size_t ngroup_runs, groups_cap;
 };
 
 void nt_init(struct nt_reader *r, const char *name, struct nccl_tests_file *f,
@@ -59,14 +65,20 @@ void nt_init(struct nt_reader *r, const char *name, struct nccl_tests_file *f,
 /* Take the collective from a program name ("/x/all_reduce_perf_mpi"). */
 void nt_set_program(struct nt_reader *r, const char *program);
 
+/* Where a device was listed, for messages. */
+struct nt_dev_at {
+	unsigned line, col;
+	const char *key;
+};
+
 /*
- * One device of the "Using devices" list or config.devices, in rank
- * order; @rank is -1 where the format gives none. Messages name @line,
- * @col and @key.
+ * @n devices of the "Using devices" list or config.devices, ranks @rank
+ * to @rank + n - 1 in rank order, on @host in group @group (-1 where the
+ * format gives none); @rank is -1 where the format gives none.
  */
-int nt_add_device(struct nt_reader *r, long long rank, const char *host,
-		  const char *gpu, unsigned line, unsigned col, const char *key,
-		  struct diag *d);
+int nt_add_devices(struct nt_reader *r, long long rank, unsigned n,
+		   long long group, const char *host, const char *gpu,
+		   const struct nt_dev_at *at, struct diag *d);
 
 /*
  * Check @row against the file's rules (known type, size = count x type
@@ -76,7 +88,7 @@ int nt_add_device(struct nt_reader *r, long long rank, const char *host,
 int nt_add_row(struct nt_reader *r, const struct nccl_tests_row *row,
 	       const struct nt_at *at, struct diag *d);
 
-/* Count the hosts; on @err (or a later failure) empty the file. */
+/* Count the hosts and groups; on @err (or a later failure) empty the file. */
 int nt_finish(struct nt_reader *r, int err);
 
 /* "collective" from "/path/collective_perf[_mpi]", in @out; "" if none. */

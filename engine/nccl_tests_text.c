@@ -307,10 +307,15 @@ static int parse_header(struct text *t, const struct tok *w, unsigned nw)
 	return err;
 }
 
-/* "#  Rank  0 Group  0 Pid 1234 on host device  0 [0000:3d:00] NAME" */
+/*
+ * "#  Rank  0 Group  0 Pid 1234 on host device  0 [0000:3d:00] NAME"
+ * (src/common.cu, later util.cu writeDeviceReport): Group since 2.13.4,
+ * the bus as domain:bus:device since 2.14.1 ("[0x3d]" before).
+ */
 static int parse_device(struct text *t, const struct tok *w, unsigned nw)
 {
-	long long rank = 0, x;
+	struct nt_dev_at at = { t->line, w[0].col, "Rank" };
+	long long rank = 0, group = -1, x;
 	const char *host, *gpu = "";
 	unsigned i = 1;
 
@@ -318,7 +323,7 @@ static int parse_device(struct text *t, const struct tok *w, unsigned nw)
 		goto bad;
 	i++;
 	if (i < nw && word_is(&w[i], "Group")) {
-		if (i + 1 >= nw || !parse_ll(w[i + 1].s, &x))
+		if (i + 1 >= nw || !parse_ll(w[i + 1].s, &group) || group < 0)
 			goto bad;
 		i += 2;
 	}
@@ -338,8 +343,7 @@ static int parse_device(struct text *t, const struct tok *w, unsigned nw)
 	i++;
 	if (i < nw)
 		gpu = t->orig + w[i].col - 1; /* the rest of the line */
-	return nt_add_device(t->r, rank, host, gpu, t->line, w[0].col, "Rank",
-			     t->d);
+	return nt_add_devices(t->r, rank, 1, group, host, gpu, &at, t->d);
 bad:
 	return line_err(t, i < nw ? w[i].col : 0, "Rank",
 			"expected 'Rank N [Group G] Pid P on HOST device D [BUS] NAME'");

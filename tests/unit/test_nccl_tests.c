@@ -357,6 +357,80 @@ Test(nccl_tests, other_layouts)
 	assert_no_leaks();
 }
 
+/*
+ * One file per release format (tests/data/nccl-tests/README.md), each
+ * written with that release's printf formats; every figure below is read
+ * off the file by eye.
+ */
+
+/* mpirun -np 2 all_gather_perf -g 2: the text lists 4 ranks, -J one
+ * entry per process (src/util.cu parseRankInfo), so 2 x ngpus 2 */
+Test(nccl_tests, release_v2_19_json_one_entry_per_process)
+{
+	struct nccl_tests_file t, j;
+	size_t i;
+
+	load(NT_DATA("all_gather_2procs_g2.txt"), &t);
+	load(NT_DATA("all_gather_2procs_g2.json"), &j);
+	cr_expect_eq(t.nranks, 4);
+	cr_expect_eq(j.nranks, 4);
+	cr_expect_eq(t.nhosts, 2);
+	cr_expect_eq(j.nhosts, 2);
+	cr_expect_str_eq(j.op, "all_gather");
+	cr_expect_eq(j.avg_busbw, 10.916575);
+	cr_expect_eq(t.avg_busbw, 10.9166);
+	cr_assert_eq(t.nrows, 7);
+	cr_assert_eq(j.nrows, 7);
+	cr_expect_eq(t.rows[0].size, 65536);
+	cr_expect_eq(t.rows[0].count, 4096); /* 64 KiB / 4 B / 4 ranks */
+	cr_expect_eq(t.rows[6].oop.time_us, 13442.8);
+	cr_expect_eq(j.rows[6].oop.time_us, 13442.772800);
+	for (i = 0; i < j.nrows; i++) {
+		cr_expect_eq(t.rows[i].size, j.rows[i].size, "row %zu", i);
+		cr_expect_eq(t.rows[i].count, j.rows[i].count, "row %zu", i);
+		cr_expect(same_figure(t.rows[i].oop.busbw_gbps, j.rows[i].oop.busbw_gbps),
+			  "row %zu", i);
+		cr_expect(same_figure(t.rows[i].ip.time_us, j.rows[i].ip.time_us),
+			  "row %zu", i);
+	}
+	nccl_tests_destroy(&t);
+	nccl_tests_destroy(&j);
+	assert_no_leaks();
+}
+
+/* NCCL_TESTS_SPLIT=%2: ranks 0 and 2 (group 0) and 1 and 3 (group 1) ran
+ * two all_gathers at once; the rows are group 0's, sized for 2 ranks */
+Test(nccl_tests, split_groups)
+{
+	struct nccl_tests_file f;
+
+	load(NT_DATA("split_all_gather.txt"), &f);
+	cr_expect_eq(f.ngroups, 2);
+	cr_expect_eq(f.nranks, 2);
+	cr_expect_eq(f.nhosts, 2); /* n1 and n2, one rank on each */
+	cr_assert_eq(f.nrows, 3);
+	cr_expect_eq(f.rows[0].size, 1048576);
+	cr_expect_eq(f.rows[0].count, 131072); /* 1 MiB / 4 B / 2 ranks */
+	nccl_tests_destroy(&f);
+	/* the same in -J, whose entries carry the group */
+	load_str("{\"version\": 3, \"args\": [\"./all_gather_perf_mpi\"],"
+		 " \"config\": {\"nthreads\": 1, \"ngpus\": 1, \"devices\": ["
+		 "{\"rank\": 0, \"group\": 0, \"hostname\": \"n1\"},"
+		 "{\"rank\": 1, \"group\": 1, \"hostname\": \"n1\"},"
+		 "{\"rank\": 2, \"group\": 0, \"hostname\": \"n2\"},"
+		 "{\"rank\": 3, \"group\": 1, \"hostname\": \"n2\"}]},"
+		 " \"results\": [{\"size\": 1048576, \"count\": 131072, \"type\": \"float\","
+		 " \"redop\": \"none\", \"root\": \"    -1\","
+		 " \"out_of_place\": {\"time\": 125.3, \"alg_bw\": 8.37, \"bus_bw\": 4.18, \"nwrong\": 0.0},"
+		 " \"in_place\": {\"time\": 125.3, \"alg_bw\": 8.37, \"bus_bw\": 4.18, \"nwrong\": 0.0}}]}",
+		 &f);
+	cr_expect_eq(f.ngroups, 2);
+	cr_expect_eq(f.nranks, 2);
+	cr_expect_eq(f.nhosts, 2);
+	nccl_tests_destroy(&f);
+	assert_no_leaks();
+}
+
 Test(nccl_tests, op_names)
 {
 	cr_expect_str_eq(nccl_tests_op_to_trace("all_reduce"), "allreduce");
@@ -490,6 +564,11 @@ Test(nccl_tests, bad_inline)
 		    "inline:1:26: config.devices[0].rank: rank 1 where rank 0 was due (each rank once, in order; one run per file)");
 	expect_fail("{\"version\": 3, \"results\": [7]}",
 		    "inline:1:28: results[0]: expected an object, got an integer");
+	/* -J lists a process's first rank only: with -g 2 the next is 2 */
+	expect_fail("{\"version\": 3, \"config\": {\"ngpus\": 2, \"devices\": [{\"rank\": 0, \"hostname\": \"h\"}, {\"rank\": 1, \"hostname\": \"h\"}]}, \"results\": []}",
+		    "inline:1:26: config.devices[1].rank: rank 1 where rank 2 was due (each rank once, in order; one run per file)");
+	expect_fail("{\"version\": 3, \"config\": {\"ngpus\": 0, \"devices\": []}, \"results\": []}",
+		    "inline:1:26: config.ngpus: must be >= 1, got 0");
 	assert_no_leaks();
 }
 
