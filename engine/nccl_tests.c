@@ -187,7 +187,15 @@ int nt_add_devices(struct nt_reader *r, long long rank, unsigned n,
 	if (n > NCCL_TESTS_DEVICES_MAX - r->ndev)
 		return diag_at(d, -EINVAL, r->name, at->line, at->col, at->key,
 			       "more than %u devices", NCCL_TESTS_DEVICES_MAX);
-	/* nccl-tests lists ranks once, in order: a restart is a second run. */
+	/*
+	 * nccl-tests lists ranks once, in order: a restart is a second run.
+	 * Built without MPI and started as N processes, it runs N tests of
+	 * one rank each, every one listing its rank 0.
+	 */
+	if (rank == 0 && r->ndev)
+		return diag_at(d, -EINVAL, r->name, at->line, at->col, at->key,
+			       "rank 0 again (the list began on line %u): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file",
+			       r->dev_line);
 	if (rank >= 0 && rank != r->ndev)
 		return diag_at(d, -EINVAL, r->name, at->line, at->col, at->key,
 			       "rank %lld where rank %u was due (each rank once, in order; one run per file)",

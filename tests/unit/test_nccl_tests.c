@@ -453,7 +453,7 @@ Test(nccl_tests, op_names)
 /* One bad file and the whole message it must give after its path. */
 struct bad_case {
 	char file[32];
-	char msg[200];
+	char msg[256];
 };
 
 ParameterizedTestParameters(nccl_tests, bad_file)
@@ -475,7 +475,8 @@ ParameterizedTestParameters(nccl_tests, bad_file)
 		{ "extra-column.txt", ":13:126: row: 14 columns where the header on line 10 has 13" },
 		{ "bad-device.txt", ":7:46: Rank: expected 'Rank N [Group G] Pid P on HOST device D [BUS] NAME'" },
 		{ "bad-header.txt", ":10:72: header: '#wrong' where 'busbw' was expected" },
-		{ "two-runs.txt", ":23:4: Rank: rank 0 where rank 2 was due (each rank once, in order; one run per file)" },
+		{ "two-runs.txt", ":23:4: Rank: rank 0 again (the list began on line 6): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file" },
+		{ "no-mpi-two-processes.txt", ":12:4: Rank: rank 0 again (the list began on line 11): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file" },
 		{ "json-syntax.json", ":1:730: json: '}' expected near '\"count\"'" },
 		{ "json-truncated.json", ":1:859: json: string or '}' expected near end of file" },
 		{ "json-no-version.json", ":1:1: version: missing required key (not an nccl-tests -J file?)" },
