@@ -3,10 +3,12 @@
  * nccl_tests: what NVIDIA/nccl-tests' *_perf programs measured, read back
  * so that measured curves can stand beside predicted ones. Two formats:
  *
- *  - the table printed on stdout, any version since 2017. Old ones print
- *    no root column (before v2.13.0) and a largest-error column where
- *    newer ones count wrong elements; a column the run did not check reads
- *    N/A (in place for alltoall and sendrecv, everything with -c 0);
+ *  - the table printed on stdout, every release from v1.0.0 (2018) to
+ *    v2.19: v1.0.0 times in ms under a "bytes N ... res" header (and
+ *    broadcast out of place only); later ones in us, with no root column
+ *    before v2.13.0 and a largest-error column where newer ones count
+ *    wrong elements; a column the run did not check reads N/A (in place
+ *    for alltoall and sendrecv, everything with -c 0);
  *  - the JSON file written with -J (v2.17.3 and later, one line).
  *
  * Noise around the table (UCX and NCCL warnings, a job's own prints) is

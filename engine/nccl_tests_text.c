@@ -2,12 +2,16 @@
 /*
  * nccl_tests_text: the table nccl-tests prints on stdout. The header line
  * ("#  size  count  type  redop  root  time  algbw ...") says which
- * columns the rows have, for every version:
+ * columns the rows have, for every release:
  *
  *   size count type [redop] [root]          redop and root come and go
  *     {time|cputime algbw busbw {#wrong|error} [i_min i_max i_p99 i_cv%]}
  *     twice, out of place then in place     error: versions before 2.13
  *   [timestamp]                             a date and a time (-S)
+ *
+ * and v1.0.0's (2018, the first release), times in milliseconds:
+ *
+ *   bytes N type [op] [root] {time algbw busbw res} once or twice
  *
  * Lines that are not the table (UCX and NCCL warnings, a job's echo) are
  * skipped, as are the comment lines we have no use for. Only a line
@@ -59,6 +63,8 @@ struct layout {
 	const char *name[COLS_MAX]; /* the header's word, for messages */
 	signed char half[COLS_MAX]; /* 0 out of place, 1 in place, -1 none */
 	bool redop;
+	bool v1;	/* v1.0.0's "bytes N" header: times in ms, "res" */
+	unsigned halves; /* 2, or 1: v1.0.0's broadcast, out of place only */
 	unsigned line; /* of the header */
 };
 
@@ -222,7 +228,11 @@ static int expect(struct text *t, const struct tok *w, unsigned nw,
 	return 0;
 }
 
-/* One half's columns: time algbw busbw #wrong [i_min i_max i_p99 i_cv%]. */
+/*
+ * One half's columns: time algbw busbw #wrong [i_min i_max i_p99 i_cv%],
+ * or v1.0.0's time algbw busbw res (src/all_reduce.cu print_header), res
+ * the largest error as later versions' error column has it.
+ */
 static int parse_half(struct text *t, const struct tok *w, unsigned nw,
 		      unsigned *i, int half)
 {
@@ -243,7 +253,8 @@ static int parse_half(struct text *t, const struct tok *w, unsigned nw,
 	if (!err)
 		err = add_col(t, C_BUSBW, got, half);
 	if (!err)
-		err = expect(t, w, nw, i, "#wrong", "error", &got);
+		err = t->lay.v1 ? expect(t, w, nw, i, "res", NULL, &got) :
+				  expect(t, w, nw, i, "#wrong", "error", &got);
 	if (!err)
 		err = add_col(t, got[0] == '#' ? C_WRONG : C_ERROR, got, half);
 	if (err || *i >= nw || !word_is(&w[*i], iter[0]))
@@ -269,6 +280,8 @@ static int parse_header(struct text *t, const struct tok *w, unsigned nw)
 				t->lay.line);
 	memset(&t->lay, 0, sizeof(t->lay));
 	t->lay.line = t->line;
+	t->lay.v1 = word_is(&w[0], "bytes");
+	t->lay.halves = 2;
 	if (t->many)
 		return line_err(t, 0, "header", "more than %d columns",
 				TOKENS_MAX);
@@ -279,7 +292,7 @@ static int parse_header(struct text *t, const struct tok *w, unsigned nw)
 		err = expect(t, w, nw, &i, "type", NULL, &got);
 	if (!err)
 		err = add_col(t, C_TYPE, "type", -1);
-	if (!err && i < nw && word_is(&w[i], "redop")) {
+	if (!err && i < nw && word_is(&w[i], t->lay.v1 ? "op" : "redop")) {
 		i++;
 		t->lay.redop = true;
 		err = add_col(t, C_REDOP, "redop", -1);
@@ -290,7 +303,10 @@ static int parse_header(struct text *t, const struct tok *w, unsigned nw)
 	}
 	if (!err)
 		err = parse_half(t, w, nw, &i, 0);
-	if (!err)
+	/* v1.0.0's broadcast timed out of place only (RunTest's inPlace 0) */
+	if (!err && t->lay.v1 && i == nw)
+		t->lay.halves = 1;
+	else if (!err)
 		err = parse_half(t, w, nw, &i, 1);
 	if (!err && i < nw && word_is(&w[i], "timestamp")) {
 		i++;
@@ -310,7 +326,8 @@ static int parse_header(struct text *t, const struct tok *w, unsigned nw)
 /*
  * "#  Rank  0 Group  0 Pid 1234 on host device  0 [0000:3d:00] NAME"
  * (src/common.cu, later util.cu writeDeviceReport): Group since 2.13.4,
- * the bus as domain:bus:device since 2.14.1 ("[0x3d]" before).
+ * the bus as domain:bus:device since 2.14.1 ("[0x3d]" before), and no
+ * Pid in v1.0.0 ("#   Rank %2d on %10s device %2d [0x%02x] %s").
  */
 static int parse_device(struct text *t, const struct tok *w, unsigned nw)
 {
@@ -327,9 +344,11 @@ static int parse_device(struct text *t, const struct tok *w, unsigned nw)
 			goto bad;
 		i += 2;
 	}
-	if (i + 1 >= nw || !word_is(&w[i], "Pid") || !parse_ll(w[i + 1].s, &x))
-		goto bad;
-	i += 2;
+	if (i < nw && word_is(&w[i], "Pid")) {
+		if (i + 1 >= nw || !parse_ll(w[i + 1].s, &x))
+			goto bad;
+		i += 2;
+	}
 	if (i + 1 >= nw || !word_is(&w[i], "on"))
 		goto bad;
 	host = w[i + 1].s;
@@ -346,7 +365,7 @@ static int parse_device(struct text *t, const struct tok *w, unsigned nw)
 	return nt_add_devices(t->r, rank, 1, group, host, gpu, &at, t->d);
 bad:
 	return line_err(t, i < nw ? w[i].col : 0, "Rank",
-			"expected 'Rank N [Group G] Pid P on HOST device D [BUS] NAME'");
+			"expected 'Rank N [Group G] [Pid P] on HOST device D [BUS] NAME'");
 }
 
 /* "# Avg bus bandwidth    : 4.85188 [OK|FAILED]" */
@@ -407,7 +426,8 @@ static int parse_cell(struct text *t, unsigned c, const struct tok *tok,
 		return line_err(t, tok->col, key, "must be >= 0, got %s", buf);
 	switch (l->kind[c]) {
 	case C_TIME:
-		res->time_us = v;
+		/* v1.0.0 src/common.cu BenchTime: "%7.3f" of deltaSec * 1.0E3 */
+		res->time_us = l->v1 ? v * 1e3 : v;
 		break;
 	case C_ALGBW:
 		res->algbw_gbps = v;
@@ -491,6 +511,13 @@ static void init_result(struct nccl_tests_result *res)
 	res->valid = true;
 }
 
+/* A half the run did not time, as the JSON reader leaves a null one. */
+static void no_result(struct nccl_tests_result *res)
+{
+	res->time_us = res->algbw_gbps = res->busbw_gbps = NAN;
+	res->valid = false;
+}
+
 /*
  * A row has a token per column, except one quirk: alltoall before 2.13
  * and hypercube print an empty redop under a redop header, so a row one
@@ -539,6 +566,8 @@ static int parse_row(struct text *t)
 		if (err)
 			return err;
 	}
+	if (l->halves == 1)
+		no_result(&row.ip);
 	return nt_add_row(t->r, &row, &at, t->d);
 }
 
@@ -571,7 +600,8 @@ static int parse_comment(struct text *t)
 
 	if (!word_is(&t->tok[0], "#") || !nw)
 		return 0; /* "#" glued to a word: nccl-tests never prints it */
-	if (nw >= 2 && word_is(&w[0], "size") && word_is(&w[1], "count")) {
+	if (nw >= 2 && ((word_is(&w[0], "size") && word_is(&w[1], "count")) ||
+			(word_is(&w[0], "bytes") && word_is(&w[1], "N")))) {
 		parse = parse_header;
 	} else if (word_is(&w[0], "Rank")) {
 		parse = parse_device;
@@ -598,6 +628,33 @@ static int parse_comment(struct text *t)
 	return parse(t, w, nw);
 }
 
+/*
+ * v1.0.0 prints its run line and its footer without the '#' (src/common.cu
+ * main: "nThread %d nGpus %d ...", " Out of bounds values : %d %s",
+ * " Avg bus bandwidth    : %g %s").
+ */
+static int parse_v1_line(struct text *t)
+{
+	const struct tok *w = t->tok;
+	unsigned nw = t->ntok;
+
+	if (word_is(&w[0], "nThread") && !t->run_line) {
+		t->run_line = t->line;
+		return 0;
+	}
+	if (!t->have_header || !t->lay.v1 || nw < 3)
+		return 0;
+	if (word_is(&w[0], "Avg") && word_is(&w[1], "bus") &&
+	    word_is(&w[2], "bandwidth")) {
+		t->closed = true;
+		return parse_avg(t, w, nw);
+	}
+	if (word_is(&w[0], "Out") && word_is(&w[1], "of") &&
+	    word_is(&w[2], "bounds"))
+		t->closed = true;
+	return 0;
+}
+
 static int parse_line(struct text *t, const char *s, size_t len)
 {
 	tokenize(t, s, len);
@@ -607,7 +664,8 @@ static int parse_line(struct text *t, const char *s, size_t len)
 		return parse_comment(t);
 	if (t->have_header && !t->closed && all_digits(t->tok[0].s))
 		return parse_row(t);
-	return 0; /* noise: warnings, a job's prints, what follows the table */
+	/* noise: warnings, a job's prints, what follows the table */
+	return parse_v1_line(t);
 }
 
 int nt_load_text(struct nt_reader *r, const char *buf, size_t len,

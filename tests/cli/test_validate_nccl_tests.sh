@@ -140,6 +140,17 @@ expect 0 "a -J file" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2
     -t "$src/configs/a100-pcie4-200g.yaml"
 [ "$(vrows "$tmp/out" | wc -l)" -eq 11 ] || { echo "FAIL: not 11 sizes:"; cat "$tmp/out"; fail=1; }
 
+# Each release's format (tests/data/nccl-tests/README.md) through validate.
+two=$src/tests/data/two-gpus-one-nic.yaml
+# v1.0.0 prints ms: the measured column is its time x 1000 (0.118 -> 118.00)
+v1=$data/v1.0.0_all_reduce.txt
+expect 0 "a v1.0.0 file" -- "$gdrlab" validate --nccl-tests "$v1" -t "$two" --op allreduce
+has "$tmp/out" "(all_reduce_perf, float, 4 ranks on 2 hosts)"
+awk '$1 ~ /^[0-9]+$/ && NF == 12 { printf "%s %.2f %.2f\n", $1, 1000 * $5, $7 }' "$v1" >"$tmp/want"
+[ "$(wc -l <"$tmp/want")" -eq 9 ] || { echo "FAIL: not the 9 rows of $v1"; fail=1; }
+vrows "$tmp/out" | awk '{ printf "%s %.2f %.2f\n", $1, $2, $5 }' >"$tmp/got"
+same "v1.0.0: sizes, times in us, busbw" "$tmp/got" "$tmp/want"
+
 # Every bad file: exit 2, one line naming the file and (where there is
 # one: a file with no table has none) the line; no output file.
 for bad in "$data"/bad/*; do

@@ -363,6 +363,82 @@ Test(nccl_tests, other_layouts)
  * off the file by eye.
  */
 
+/* Within what a double makes of "0.118" x 1000. */
+static int near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(1, fabs(b));
+}
+
+/* v1.0.0 (2018): "bytes N type op", times in ms, "res", no '#' footer,
+ * device lines without Pid, one per process */
+Test(nccl_tests, release_v1_all_reduce_ms)
+{
+	struct nccl_tests_file f;
+	const struct nccl_tests_row *r;
+
+	load(NT_DATA("v1.0.0_all_reduce.txt"), &f);
+	cr_expect_str_eq(f.op, "");
+	cr_expect_eq(f.nranks, 4);
+	cr_expect_eq(f.nhosts, 2); /* node-a1, node-a2 */
+	cr_expect_eq(f.ngroups, 1);
+	cr_expect_str_eq(f.gpu, "Tesla P100-SXM2-16GB");
+	cr_expect_eq(f.nccl_version, 0); /* "compiled with NCCL 2.2" is no library */
+	cr_expect_eq(f.avg_busbw, 1.34824); /* " Avg bus bandwidth    : 1.34824" */
+	cr_assert_eq(f.nrows, 9); /* 8 B to 512 KiB, -f 4 */
+	r = &f.rows[0];
+	cr_expect_eq(r->line, 11);
+	cr_expect_eq(r->size, 8);
+	cr_expect_eq(r->count, 2);
+	cr_expect_str_eq(r->redop, "sum");
+	cr_expect_eq(r->root, -1);
+	cr_expect(near(r->oop.time_us, 31), "%g", r->oop.time_us); /* 0.031 ms */
+	cr_expect(near(r->ip.time_us, 32), "%g", r->ip.time_us);
+	cr_expect_eq(r->oop.max_err, 0); /* 0e+00 */
+	cr_expect_eq(r->oop.wrong, -1);
+	r = &f.rows[8];
+	cr_expect_eq(r->size, 524288);
+	cr_expect_eq(r->count, 131072);
+	cr_expect(near(r->oop.time_us, 118), "%g", r->oop.time_us);
+	cr_expect_eq(r->oop.algbw_gbps, 4.43);
+	cr_expect_eq(r->oop.busbw_gbps, 6.64);
+	cr_expect_eq(r->oop.max_err, 1e-07);
+	cr_expect(near(r->ip.time_us, 119), "%g", r->ip.time_us);
+	cr_expect_eq(r->ip.busbw_gbps, 6.59);
+	cr_expect(r->ip.valid);
+	nccl_tests_destroy(&f);
+	assert_no_leaks();
+}
+
+/* v1.0.0's broadcast: out of place only, a root column, -c 0 ("\tN/A") */
+Test(nccl_tests, release_v1_broadcast_one_half)
+{
+	struct nccl_tests_file f;
+	const struct nccl_tests_row *r;
+
+	load(NT_DATA("v1.0.0_broadcast_nocheck.txt"), &f);
+	cr_expect_eq(f.nranks, 4);
+	cr_expect_eq(f.nhosts, 1);
+	cr_expect_eq(f.avg_busbw, 24.2307);
+	cr_assert_eq(f.nrows, 5);
+	r = &f.rows[0];
+	cr_expect_eq(r->line, 11);
+	cr_expect_eq(r->size, 65536);
+	cr_expect_eq(r->root, 1);
+	cr_expect_str_eq(r->redop, "");
+	cr_expect(near(r->oop.time_us, 14), "%g", r->oop.time_us);
+	cr_expect_eq(r->oop.busbw_gbps, 4.81);
+	cr_expect(isnan(r->oop.max_err)); /* N/A */
+	cr_expect(r->oop.valid);
+	cr_expect_not(r->ip.valid); /* never timed */
+	cr_expect(isnan(r->ip.time_us));
+	r = &f.rows[4];
+	cr_expect_eq(r->size, 16777216);
+	cr_expect(near(r->oop.time_us, 431), "%g", r->oop.time_us);
+	cr_expect_eq(r->oop.busbw_gbps, 38.89);
+	nccl_tests_destroy(&f);
+	assert_no_leaks();
+}
+
 /* mpirun -np 2 all_gather_perf -g 2: the text lists 4 ranks, -J one
  * entry per process (src/util.cu parseRankInfo), so 2 x ngpus 2 */
 Test(nccl_tests, release_v2_19_json_one_entry_per_process)
@@ -473,7 +549,7 @@ ParameterizedTestParameters(nccl_tests, bad_file)
 		{ "unknown-type.txt", ":12:30: type: unknown data type 'float16' (int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, f8e4m3, f8e5m2)" },
 		{ "two-types.txt", ":14:33: type: 'half' after 'float' on line 12: one data type per file (run nccl-tests with one -d)" },
 		{ "extra-column.txt", ":13:126: row: 14 columns where the header on line 10 has 13" },
-		{ "bad-device.txt", ":7:46: Rank: expected 'Rank N [Group G] Pid P on HOST device D [BUS] NAME'" },
+		{ "bad-device.txt", ":7:46: Rank: expected 'Rank N [Group G] [Pid P] on HOST device D [BUS] NAME'" },
 		{ "bad-header.txt", ":10:72: header: '#wrong' where 'busbw' was expected" },
 		{ "two-runs.txt", ":23:4: Rank: rank 0 again (the list began on line 6): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file" },
 		{ "no-mpi-two-processes.txt", ":12:4: Rank: rank 0 again (the list began on line 11): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file" },
@@ -653,5 +729,6 @@ Test(nccl_tests, every_prefix_is_handled)
 {
 	every_prefix(NT_DATA("all_reduce_a100_2nodes.txt"));
 	every_prefix(NT_DATA("all_reduce_a100_2nodes.json"));
+	every_prefix(NT_DATA("v1.0.0_broadcast_nocheck.txt"));
 	assert_no_leaks();
 }
