@@ -11,6 +11,9 @@
  *    for alltoall and sendrecv, everything with -c 0);
  *  - the JSON file written with -J (v2.17.3 and later, one line).
  *
+ * A run that nccl-tests says failed ("Test NCCL failure ...") in or
+ * before its table is refused at that line.
+ *
  * Noise around the table (UCX and NCCL warnings, a job's own prints) is
  * skipped. A file holds one run of one collective over one data type,
  * reduction and root: -d all, -o all, -r -1 (several roots) and -N

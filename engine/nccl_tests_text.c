@@ -15,7 +15,8 @@
  *
  * Lines that are not the table (UCX and NCCL warnings, a job's echo) are
  * skipped, as are the comment lines we have no use for. Only a line
- * between the header and the footer that starts with a number is a row.
+ * between the header and the footer that starts with a number is a row;
+ * one where nccl-tests says it failed ends the reading there.
  */
 #include "nccl_tests_read.h"
 
@@ -76,6 +77,9 @@ struct text {
 	unsigned line, avg_line;
 	unsigned run_line; /* "# nThread ... maxBytes ...": where the run
 			    * began (0: not seen), so a table must end */
+	/* the first failure nccl-tests printed before the table, if any */
+	unsigned fail_line, fail_col;
+	char fail[96];
 	bool cut;  /* the line is longer than LINE_MAX_LEN - 1 */
 	bool last; /* no newline after it: the file ends inside the line */
 	bool many; /* more than TOKENS_MAX tokens */
@@ -628,6 +632,92 @@ static int parse_comment(struct text *t)
 	return parse(t, w, nw);
 }
 
+/* "common.cu:393": a file name, a colon, a line number, then a blank. */
+static bool file_line(const char *s)
+{
+	const char *colon = NULL, *p;
+
+	for (p = s; *p && !is_blank(*p); p++)
+		if (*p == ':')
+			colon = p;
+	if (!colon || colon == s || colon + 1 == p)
+		return false;
+	for (colon++; colon < p; colon++)
+		if (*colon < '0' || *colon > '9')
+			return false;
+	return true;
+}
+
+/*
+ * Where nccl-tests says, in @s, that it failed, or NULL. Its CUDACHECK,
+ * NCCLCHECK and TESTCHECK macros print (src/common.h):
+ *
+ *   v1.0.0   "Cuda failure %s:%d '%s'", "NCCL failure %s:%d '%s'"
+ *   v2.0.0-  "%s: Test CUDA failure %s:%d '%s'",
+ *            "%s: Test NCCL failure %s:%d '%s'" ('%s / %s' since 2.13),
+ *            " .. %s: Test failure %s:%d" (" .. %s pid %d: ..." since 2.10)
+ *   v2.13.4- "%s: Test timeout (%ds) %s:%d" (src/common.cu, -T)
+ *
+ * and not at a line's start only: the process of rank 0 prints a row's
+ * first cells before it times them, so a failure there ends that row's
+ * line. A file:line must follow, or NCCL's own "NCCL WARN Cuda failure
+ * 'out of memory'" would count: NCCL warns of what it may survive.
+ */
+static const char *failure_in(const char *s)
+{
+	static const char *const marks[] = {
+		"Test NCCL failure ", "Test CUDA failure ", "Test failure ",
+		"NCCL failure ", "Cuda failure ",
+	};
+	static const char timeout[] = "Test timeout (";
+	const char *p, *q;
+	size_t k;
+
+	for (k = 0; k < sizeof(marks) / sizeof(marks[0]); k++)
+		for (p = strstr(s, marks[k]); p; p = strstr(p + 1, marks[k]))
+			if (file_line(p + strlen(marks[k])))
+				return p;
+	for (p = strstr(s, timeout); p; p = strstr(p + 1, timeout)) {
+		for (q = p + sizeof(timeout) - 1; *q >= '0' && *q <= '9'; q++)
+			;
+		if (q[0] == 's' && q[1] == ')' && q[2] == ' ' && file_line(q + 3))
+			return p;
+	}
+	return NULL;
+}
+
+/* A failure in the table refuses the file; one before it is kept for the
+ * message should no table follow. */
+static int check_failure(struct text *t)
+{
+	const struct nccl_tests_file *f = t->r->f;
+	const char *p = failure_in(t->orig);
+	char what[96], rows[64];
+	unsigned col;
+
+	if (!p || t->closed)
+		return 0;
+	col = (unsigned)(p - t->orig) + 1;
+	diag_printable(p, what, sizeof(what));
+	if (!t->have_header) {
+		if (!t->fail_line) {
+			t->fail_line = t->line;
+			t->fail_col = col;
+			memcpy(t->fail, what, sizeof(t->fail));
+		}
+		return 0;
+	}
+	if (f->nrows)
+		snprintf(rows, sizeof(rows), "after %zu row%s (the last %llu bytes)",
+			 f->nrows, f->nrows == 1 ? "" : "s",
+			 (unsigned long long)f->rows[f->nrows - 1].size);
+	else
+		snprintf(rows, sizeof(rows), "before its first row");
+	return line_err(t, col, "run",
+			"nccl-tests failed %s: '%s': the table is incomplete",
+			rows, what);
+}
+
 /*
  * v1.0.0 prints its run line and its footer without the '#' (src/common.cu
  * main: "nThread %d nGpus %d ...", " Out of bounds values : %d %s",
@@ -657,11 +747,16 @@ static int parse_v1_line(struct text *t)
 
 static int parse_line(struct text *t, const char *s, size_t len)
 {
+	int err;
+
 	tokenize(t, s, len);
 	if (!t->ntok)
 		return 0;
 	if (t->tok[0].s[0] == '#')
 		return parse_comment(t);
+	err = check_failure(t);
+	if (err)
+		return err;
 	if (t->have_header && !t->closed && all_digits(t->tok[0].s))
 		return parse_row(t);
 	/* noise: warnings, a job's prints, what follows the table */
@@ -692,7 +787,11 @@ int nt_load_text(struct nt_reader *r, const char *buf, size_t len,
 		buf = nl + 1;
 	}
 	/* where the reader ran out of lines: the last one (1 for nothing) */
-	if (!err && !t->have_header)
+	if (!err && !t->have_header && t->fail_line)
+		err = diag_at(d, -EINVAL, r->name, t->fail_line, t->fail_col, "run",
+			      "nccl-tests failed before its results table: '%s'",
+			      t->fail);
+	else if (!err && !t->have_header)
 		err = diag_at(d, -EINVAL, r->name, t->line ? t->line : 1, 0, "table",
 			      "no nccl-tests results table in its %u line%s (no '#  size  count  type ...' header line)",
 			      t->line, t->line == 1 ? "" : "s");

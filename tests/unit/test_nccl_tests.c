@@ -553,6 +553,11 @@ ParameterizedTestParameters(nccl_tests, bad_file)
 		{ "bad-header.txt", ":10:72: header: '#wrong' where 'busbw' was expected" },
 		{ "two-runs.txt", ":23:4: Rank: rank 0 again (the list began on line 6): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file" },
 		{ "no-mpi-two-processes.txt", ":12:4: Rank: rank 0 again (the list began on line 11): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file" },
+		/* the failure line of another process, of rank 0's own ending
+		 * a row (common.h NCCLCHECK), one before the table */
+		{ "failure-other-rank.txt", ":16:9: run: nccl-tests failed after 3 rows (the last 4194304 bytes): 'Test NCCL failure common.cu:507 'remote process exited or there was a network error / NET/IB...': the table is incomplete" },
+		{ "failure-in-row.txt", ":14:86: run: nccl-tests failed after 2 rows (the last 2097152 bytes): 'Test NCCL failure common.cu:492 'unhandled cuda error'': the table is incomplete" },
+		{ "failure-before-table.txt", ":7:8: run: nccl-tests failed before its results table: 'Test NCCL failure common.cu:1005 'unhandled cuda error (run with NCCL_DEBUG=INFO for details...'" },
 		{ "json-syntax.json", ":1:730: json: '}' expected near '\"count\"'" },
 		{ "json-truncated.json", ":1:859: json: string or '}' expected near end of file" },
 		{ "json-no-version.json", ":1:1: version: missing required key (not an nccl-tests -J file?)" },
@@ -646,6 +651,33 @@ Test(nccl_tests, bad_inline)
 		    "inline:1:26: config.devices[1].rank: rank 1 where rank 2 was due (each rank once, in order; one run per file)");
 	expect_fail("{\"version\": 3, \"config\": {\"ngpus\": 0, \"devices\": []}, \"results\": []}",
 		    "inline:1:26: config.ngpus: must be >= 1, got 0");
+	/* nccl-tests' failures in the table, its timeout (-T) and v1.0.0's */
+	snprintf(buf, sizeof(buf), "%s%s", hdr,
+		 "  8  2  float  sum  -1  1.0  0.0  0.0  0  1.0  0.0  0.0  0\n"
+		 "h1: Test timeout (5s) common.cu:336\n");
+	expect_fail(buf, "inline:5:5: run: nccl-tests failed after 1 row (the last 8 bytes): 'Test timeout (5s) common.cu:336': the table is incomplete");
+	snprintf(buf, sizeof(buf), "%s%s", hdr,
+		 "  8  2  float  sumNCCL failure common.cu:461 'unhandled cuda error'\n");
+	expect_fail(buf, "inline:4:19: run: nccl-tests failed before its first row: 'NCCL failure common.cu:461 'unhandled cuda error'': the table is incomplete");
+	assert_no_leaks();
+}
+
+/* What only looks like a failure is noise, as before. */
+Test(nccl_tests, failure_lookalikes)
+{
+	struct nccl_tests_file f;
+
+	/* NCCL's own warning (no file:line after it), a job's echo */
+	load_str("#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  busbw  #wrong\n"
+		 "  8  2  float  sum  -1  1.0  0.0  0.0  0  1.0  0.0  0.0  0\n"
+		 "h1:1:2 [0] NCCL WARN Cuda failure 'out of memory'\n"
+		 "echo: Test failure modes next\n"
+		 "  16  4  float  sum  -1  1.0  0.0  0.0  0  1.0  0.0  0.0  0\n"
+		 "# Avg bus bandwidth    : 0 \n"
+		 "h1: Test NCCL failure common.cu:1790 'invalid usage'\n", /* after the footer */
+		 &f);
+	cr_expect_eq(f.nrows, 2);
+	nccl_tests_destroy(&f);
 	assert_no_leaks();
 }
 
@@ -730,5 +762,6 @@ Test(nccl_tests, every_prefix_is_handled)
 	every_prefix(NT_DATA("all_reduce_a100_2nodes.txt"));
 	every_prefix(NT_DATA("all_reduce_a100_2nodes.json"));
 	every_prefix(NT_DATA("v1.0.0_broadcast_nocheck.txt"));
+	every_prefix(NT_BAD("failure-in-row.txt"));
 	assert_no_leaks();
 }
