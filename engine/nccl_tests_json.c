@@ -57,6 +57,7 @@ struct json_rd {
 	size_t key[K_N]; /* offset of each top-level value; top when absent */
 	size_t *elem;	 /* owned: offset of each results entry */
 	size_t nelem, maxelem;
+	bool ended;	 /* the run wrote what follows its results */
 	/* offset -> line and column, for offsets that mostly increase */
 	size_t lc_off, lc_bol;
 	unsigned lc_line;
@@ -266,6 +267,14 @@ static int read_half(struct json_rd *j, size_t off, const json_t *row,
 	res->max_err = NAN;
 	res->valid = false;
 	snprintf(key, sizeof(key), "%s%s", prefix, name);
+	/*
+	 * A failed run's file ends in the size it failed in: since 2.18.5
+	 * (src/util.cu jsonOutputFinalize, "Fix JSON finalization on early
+	 * errors") nccl-tests closes what it had open, and writes no footer.
+	 */
+	if (!h && !j->ended)
+		return json_fail(j, off, key,
+				 "missing: the run stopped in this size (no average_bus_bandwidth after the results: nccl-tests failed here)");
 	if (!h)
 		return json_fail(j, off, key, "missing required key");
 	if (json_is_null(h))
@@ -573,16 +582,27 @@ static int read_avg(struct json_rd *j, const json_t *root)
 	return get_num(j, off, avg, key, bw_name, &j->r->f->avg_busbw);
 }
 
+/*
+ * A file that stops inside its JSON was cut, or its run died: before
+ * 2.18.5 nccl-tests left a failed run's file unclosed. One that goes on
+ * after its document holds two (nccl-tests writes each run a file of its
+ * own, "FILE.0", "FILE.1" when FILE is taken).
+ */
 static int syntax_error(const struct nt_reader *r, const json_error_t *jerr,
-			struct diag *d)
+			size_t len, struct diag *d)
 {
 	char text[JSON_ERROR_TEXT_LENGTH];
+	const char *why = "";
 
 	unsigned line = jerr->line > 0 ? (unsigned)jerr->line : 0;
 	unsigned col = jerr->column > 0 ? (unsigned)jerr->column : 0;
 
-	return diag_at(d, -EINVAL, r->name, line, col, "json", "%s",
-		       diag_printable(jerr->text, text, sizeof(text)));
+	if (jerr->position > 0 && (size_t)jerr->position >= len)
+		why = ": the file ends inside its JSON (cut short, or its run died before closing it)";
+	else if (strstr(jerr->text, "end of file expected"))
+		why = ": more follows the document (two runs' files joined?): one run per file";
+	return diag_at(d, -EINVAL, r->name, line, col, "json", "%s%s",
+		       diag_printable(jerr->text, text, sizeof(text)), why);
 }
 
 int nt_load_json(struct nt_reader *r, const char *buf, size_t len,
@@ -597,7 +617,7 @@ int nt_load_json(struct nt_reader *r, const char *buf, size_t len,
 
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
-		return syntax_error(r, &jerr, d);
+		return syntax_error(r, &jerr, len, d);
 	res = json_object_get(root, "results");
 	if (json_is_array(res) && json_array_size(res)) {
 		j.maxelem = json_array_size(res);
@@ -610,6 +630,9 @@ int nt_load_json(struct nt_reader *r, const char *buf, size_t len,
 		}
 	}
 	find_spots(&j);
+	j.ended = json_object_get(root, top_keys[K_AVG]) ||
+		  json_object_get(root, top_keys[K_AVG_OLD]) ||
+		  json_object_get(root, "out_of_bounds");
 	if (!json_is_object(root)) {
 		err = json_fail(&j, j.top, "json", "expected an object, got %s",
 				json_kind(root));

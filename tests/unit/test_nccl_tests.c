@@ -559,7 +559,8 @@ ParameterizedTestParameters(nccl_tests, bad_file)
 		{ "failure-in-row.txt", ":14:86: run: nccl-tests failed after 2 rows (the last 2097152 bytes): 'Test NCCL failure common.cu:492 'unhandled cuda error'': the table is incomplete" },
 		{ "failure-before-table.txt", ":7:8: run: nccl-tests failed before its results table: 'Test NCCL failure common.cu:1005 'unhandled cuda error (run with NCCL_DEBUG=INFO for details...'" },
 		{ "json-syntax.json", ":1:730: json: '}' expected near '\"count\"'" },
-		{ "json-truncated.json", ":1:859: json: string or '}' expected near end of file" },
+		{ "json-truncated.json", ":1:859: json: string or '}' expected near end of file: the file ends inside its JSON (cut short, or its run died before closing it)" },
+		{ "json-failed-run.json", ":1:1152: results[2].in_place: missing: the run stopped in this size (no average_bus_bandwidth after the results: nccl-tests failed here)" },
 		{ "json-no-version.json", ":1:1: version: missing required key (not an nccl-tests -J file?)" },
 		{ "json-no-results.json", ":1:1: results: missing required key" },
 		{ "json-missing-key.json", ":1:711: results[1].in_place.bus_bw: missing required key" },
@@ -651,6 +652,8 @@ Test(nccl_tests, bad_inline)
 		    "inline:1:26: config.devices[1].rank: rank 1 where rank 2 was due (each rank once, in order; one run per file)");
 	expect_fail("{\"version\": 3, \"config\": {\"ngpus\": 0, \"devices\": []}, \"results\": []}",
 		    "inline:1:26: config.ngpus: must be >= 1, got 0");
+	expect_fail("{\"version\": 3, \"results\": []}{\"version\": 3}",
+		    "inline:1:30: json: end of file expected near '{': more follows the document (two runs' files joined?): one run per file");
 	/* nccl-tests' failures in the table, its timeout (-T) and v1.0.0's */
 	snprintf(buf, sizeof(buf), "%s%s", hdr,
 		 "  8  2  float  sum  -1  1.0  0.0  0.0  0  1.0  0.0  0.0  0\n"
