@@ -352,6 +352,12 @@ static int check_order(const struct nt_reader *r,
 		return row_err(r, at, NT_F_SIZE, d,
 			       "%llu bytes again (as %s): sizes must increase (one run per file, no -N)",
 			       (unsigned long long)row->size, p);
+	/* src/common.cu TimeTest: -N N prints the whole size loop N times */
+	if (row->size < last->size && row->size <= r->f->rows[0].size)
+		return row_err(r, at, NT_F_SIZE, d,
+			       "%llu bytes after %llu %s: the sizes start over (nccl-tests -N repeats them, or a second run): one series per file",
+			       (unsigned long long)row->size,
+			       (unsigned long long)last->size, p);
 	if (row->size < last->size)
 		return row_err(r, at, NT_F_SIZE, d,
 			       "%llu bytes after %llu %s: sizes must increase",

@@ -553,6 +553,7 @@ ParameterizedTestParameters(nccl_tests, bad_file)
 		{ "bad-header.txt", ":10:72: header: '#wrong' where 'busbw' was expected" },
 		{ "two-runs.txt", ":23:4: Rank: rank 0 again (the list began on line 6): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file" },
 		{ "no-mpi-two-processes.txt", ":12:4: Rank: rank 0 again (the list began on line 11): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file" },
+		{ "cycles.txt", ":15:9: size: 1024 bytes after 4096 on line 14: the sizes start over (nccl-tests -N repeats them, or a second run): one series per file" },
 		/* the failure line of another process, of rank 0's own ending
 		 * a row (common.h NCCLCHECK), one before the table */
 		{ "failure-other-rank.txt", ":16:9: run: nccl-tests failed after 3 rows (the last 4194304 bytes): 'Test NCCL failure common.cu:507 'remote process exited or there was a network error / NET/IB...': the table is incomplete" },
