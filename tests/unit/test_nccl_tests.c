@@ -439,6 +439,134 @@ Test(nccl_tests, release_v1_broadcast_one_half)
 	assert_no_leaks();
 }
 
+/* v2.11.0: no redop or root for all_gather, "error", "%7.0f" past 10 ms,
+ * 2 processes x -t 2 listing their threads' ranks in order */
+Test(nccl_tests, release_v2_11_all_gather_threads)
+{
+	struct nccl_tests_file f;
+	const struct nccl_tests_row *r;
+
+	load(NT_DATA("v2.11.0_all_gather_threads.txt"), &f);
+	cr_expect_eq(f.nranks, 4);
+	cr_expect_eq(f.nhosts, 2);
+	cr_expect_str_eq(f.gpu, "A100-SXM4-40GB");
+	cr_expect_eq(f.avg_busbw, 6.92027);
+	cr_assert_eq(f.nrows, 7); /* 1 KiB to 256 MiB, -f 8 */
+	r = &f.rows[0];
+	cr_expect_eq(r->line, 12);
+	cr_expect_eq(r->size, 1024);
+	cr_expect_eq(r->count, 64); /* a rank's: 1024 / 4 B / 4 ranks */
+	cr_expect_str_eq(r->redop, "");
+	cr_expect_eq(r->root, -1);
+	cr_expect_eq(r->oop.time_us, 24.06);
+	cr_expect_eq(r->oop.busbw_gbps, 0.03);
+	cr_expect_eq(r->oop.max_err, 0);
+	cr_expect_eq(r->ip.time_us, 24.56);
+	cr_expect_eq(f.rows[4].oop.time_us, 257.0); /* "%7.1f" */
+	r = &f.rows[6];
+	cr_expect_eq(r->size, 268435456);
+	cr_expect_eq(r->count, 16777216);
+	cr_expect_eq(r->oop.time_us, 14937); /* "%7.0f" */
+	cr_expect_eq(r->oop.busbw_gbps, 13.48);
+	cr_expect_eq(r->ip.time_us, 14938);
+	nccl_tests_destroy(&f);
+	assert_no_leaks();
+}
+
+/* v2.13.0-v2.13.3: redop and root for every test, broadcast's redop an
+ * empty cell; "#wrong" */
+Test(nccl_tests, release_v2_13_0_broadcast_empty_redop)
+{
+	struct nccl_tests_file f;
+	const struct nccl_tests_row *r;
+
+	load(NT_DATA("v2.13.0_broadcast.txt"), &f);
+	cr_expect_eq(f.nranks, 8);
+	cr_expect_eq(f.nhosts, 1);
+	cr_expect_eq(f.avg_busbw, 53.0804);
+	cr_assert_eq(f.nrows, 13); /* 8 B to 128 MiB, -f 4 */
+	r = &f.rows[0];
+	cr_expect_eq(r->line, 16);
+	cr_expect_eq(r->size, 8);
+	cr_expect_str_eq(r->redop, "");
+	cr_expect_eq(r->root, 3);
+	cr_expect_eq(r->oop.time_us, 9.20);
+	cr_expect_eq(r->oop.wrong, 0);
+	r = &f.rows[11];
+	cr_expect_eq(r->size, 33554432);
+	cr_expect_eq(r->oop.time_us, 185.8);
+	cr_expect_eq(r->oop.busbw_gbps, 180.59);
+	r = &f.rows[12];
+	cr_expect_eq(r->size, 134217728);
+	cr_expect_eq(r->oop.time_us, 715.6);
+	cr_expect_eq(r->ip.time_us, 715.7);
+	cr_expect_eq(r->ip.busbw_gbps, 187.53);
+	nccl_tests_destroy(&f);
+	assert_no_leaks();
+}
+
+/* v2.14.1-v2.16.6: "Rank .. Group .. Pid", the bus as domain:bus:device;
+ * -C 1 (cputime) and -G 10 */
+Test(nccl_tests, release_v2_15_reduce_scatter_cputime)
+{
+	struct nccl_tests_file f;
+	const struct nccl_tests_row *r;
+
+	load(NT_DATA("v2.15.0_reduce_scatter_cputime.txt"), &f);
+	cr_expect_str_eq(f.op, "");
+	cr_expect_eq(f.nranks, 16);
+	cr_expect_eq(f.nhosts, 2);
+	cr_expect_eq(f.ngroups, 1);
+	cr_expect_str_eq(f.gpu, "NVIDIA H100 80GB HBM3");
+	cr_expect_eq(f.avg_busbw, 157.547);
+	cr_assert_eq(f.nrows, 8); /* 32 MiB to 4 GiB */
+	r = &f.rows[0];
+	cr_expect_eq(r->line, 24);
+	cr_expect_eq(r->size, 33554432);
+	cr_expect_eq(r->count, 524288); /* a rank's: 32 MiB / 4 B / 16 */
+	cr_expect_str_eq(r->redop, "sum");
+	cr_expect_eq(r->oop.time_us, 238.4);
+	cr_expect_eq(r->oop.busbw_gbps, 131.94);
+	cr_expect_eq(r->ip.time_us, 241.6);
+	r = &f.rows[7];
+	cr_expect_eq(r->size, 4294967296);
+	cr_expect_eq(r->count, 67108864);
+	cr_expect_eq(r->oop.time_us, 23913);
+	cr_expect_eq(r->oop.busbw_gbps, 168.38);
+	cr_expect_eq(r->ip.time_us, 24317);
+	nccl_tests_destroy(&f);
+	assert_no_leaks();
+}
+
+/* v2.17.3-v2.19.5 getFloatStr: "%7.0f" up to 9999999 us, then "%7.1e" */
+Test(nccl_tests, release_v2_17_large_times)
+{
+	struct nccl_tests_file f;
+	const struct nccl_tests_row *r;
+
+	load(NT_DATA("v2.17.9_all_reduce_tcp.txt"), &f);
+	cr_expect_str_eq(f.op, "all_reduce"); /* all_reduce_perf_mpi */
+	cr_expect_eq(f.nccl_version, 22803);
+	cr_expect_eq(f.nranks, 2);
+	cr_expect_eq(f.nhosts, 2);
+	cr_expect_str_eq(f.gpu, "NVIDIA RTX A6000");
+	cr_expect_eq(f.avg_busbw, 1.01759);
+	cr_assert_eq(f.nrows, 8); /* 1 MiB to 16 GiB, -f 4 */
+	cr_expect_eq(f.rows[0].line, 13); /* past an NCCL INFO line */
+	cr_expect_eq(f.rows[2].oop.time_us, 16158.3);
+	cr_expect_eq(f.rows[4].oop.time_us, 255833);
+	cr_expect_eq(f.rows[6].oop.time_us, 4090625);
+	r = &f.rows[7];
+	cr_expect_eq(r->size, 17179869184ULL);
+	cr_expect_eq(r->count, 4294967296ULL);
+	cr_expect_eq(r->oop.time_us, 1.6e7); /* "1.6e+07" */
+	cr_expect_eq(r->oop.busbw_gbps, 1.05);
+	cr_expect_eq(r->ip.time_us, 1.7e7);
+	cr_expect_eq(r->ip.busbw_gbps, 1.04);
+	nccl_tests_destroy(&f);
+	assert_no_leaks();
+}
+
 /* mpirun -np 2 all_gather_perf -g 2: the text lists 4 ranks, -J one
  * entry per process (src/util.cu parseRankInfo), so 2 x ngpus 2 */
 Test(nccl_tests, release_v2_19_json_one_entry_per_process)
@@ -766,6 +894,7 @@ Test(nccl_tests, every_prefix_is_handled)
 	every_prefix(NT_DATA("all_reduce_a100_2nodes.txt"));
 	every_prefix(NT_DATA("all_reduce_a100_2nodes.json"));
 	every_prefix(NT_DATA("v1.0.0_broadcast_nocheck.txt"));
+	every_prefix(NT_DATA("all_gather_2procs_g2.json"));
 	every_prefix(NT_BAD("failure-in-row.txt"));
 	assert_no_leaks();
 }
