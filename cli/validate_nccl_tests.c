@@ -219,6 +219,15 @@ static int resolve_cluster(struct vnt_run *r, struct plan_options *o,
 	const struct nccl_tests_file *f = r->f;
 	unsigned gpn = r->topo->ngpus;
 
+	/*
+	 * NCCL_TESTS_SPLIT: the groups ran their collectives at once, and
+	 * src/common.cu Allreduce averages the time over every process of
+	 * every group; rank 0's rows are no collective that ran alone.
+	 */
+	if (f->ngroups > 1)
+		return file_error(f->name, 0, "devices", d,
+				  "%u groups of ranks ran at once (NCCL_TESTS_SPLIT): the times are the mean over all groups, rank 0's of %u ranks sharing the machines with the others; gdrlab predicts one collective alone",
+				  f->ngroups, f->nranks);
 	if (f->nhosts) {
 		if (f->nranks % f->nhosts)
 			return file_error(f->name, 0, "devices", d,
@@ -241,9 +250,42 @@ static int resolve_cluster(struct vnt_run *r, struct plan_options *o,
 }
 
 /*
+ * Whether the first row's redop and root are those of --op's collective,
+ * for a file that does not name its own. nccl-tests prints the reduction
+ * (-o, "sum") for all_reduce and reduce_scatter, and for the others
+ * "none" (2.13.4 and later), an empty cell (2.13.0-2.13.3) or no column
+ * (before); a root (-r, 0) for broadcast only, and -1 or no column for
+ * the others. sendrecv prints -o's reduction though it reduces nothing
+ * (2.13 and later: run_opnames, src/sendrecv.cu) and none before.
+ */
+static int check_op_columns(const struct vnt_run *r, struct diag *d)
+{
+	const struct nccl_tests_file *f = r->f;
+	const struct nccl_tests_row *row0 = f->rows;
+	enum trace_op op = r->coll->op;
+	bool reduces = row0->redop[0] && strcmp(row0->redop, "none");
+
+	if ((op == TRACE_OP_ALLREDUCE || op == TRACE_OP_REDUCE_SCATTER) && !reduces)
+		return file_error(f->name, row0->line, "redop", d,
+				  "'%s': the rows reduce nothing, %s_perf's reduce: is --op right?",
+				  row0->redop, r->coll->name);
+	if ((op == TRACE_OP_ALL_GATHER || op == TRACE_OP_BROADCAST ||
+	     op == TRACE_OP_ALLTOALL) && reduces)
+		return file_error(f->name, row0->line, "redop", d,
+				  "'%s': the rows reduce, %s_perf's do not: is --op right?",
+				  row0->redop, r->coll->name);
+	if ((op == TRACE_OP_BROADCAST) != (row0->root >= 0))
+		return file_error(f->name, row0->line, "root", d,
+				  "%d: %s_perf's rows %s: is --op right?", row0->root,
+				  r->coll->name,
+				  op == TRACE_OP_BROADCAST ? "have a root" : "have none (-1)");
+	return 0;
+}
+
+/*
  * The data type, and for a collective given by --op a check that the
- * sizes are that collective's: the reader checked them only against
- * the collective the file names.
+ * sizes, reduction and root are that collective's: the reader checked
+ * them only against the collective the file names.
  */
 static int resolve_rows(struct vnt_run *r, struct diag *d)
 {
@@ -266,7 +308,7 @@ static int resolve_rows(struct vnt_run *r, struct diag *d)
 				  (unsigned long long)row0->count, r->type->size,
 				  row0->type, r->coll->name, (unsigned long long)want,
 				  r->coll->per_rank ? " (count x ranks)" : "");
-	return 0;
+	return f->op[0] ? 0 : check_op_columns(r, d);
 }
 
 static enum vnt_verdict judge(double err, double tolerance)

@@ -150,6 +150,28 @@ awk '$1 ~ /^[0-9]+$/ && NF == 12 { printf "%s %.2f %.2f\n", $1, 1000 * $5, $7 }'
 [ "$(wc -l <"$tmp/want")" -eq 9 ] || { echo "FAIL: not the 9 rows of $v1"; fail=1; }
 vrows "$tmp/out" | awk '{ printf "%s %.2f %.2f\n", $1, $2, $5 }' >"$tmp/got"
 same "v1.0.0: sizes, times in us, busbw" "$tmp/got" "$tmp/want"
+# -J lists one device per process: 2 processes x -g 2 are 4 ranks, 2 a host
+expect 0 "a -J file of -g 2" -- "$gdrlab" validate --nccl-tests "$data/all_gather_2procs_g2.json" -t "$two"
+has "$tmp/out" "(all_gather_perf, float, 4 ranks on 2 hosts)"
+[ "$(vrows "$tmp/out" | wc -l)" -eq 7 ] || { echo "FAIL: not 7 sizes:"; cat "$tmp/out"; fail=1; }
+# groups that ran at once (NCCL_TESTS_SPLIT) are no collective alone
+expect 2 "split groups" -- "$gdrlab" validate --nccl-tests "$data/split_all_gather.txt" -t "$two"
+has "$tmp/err" "split_all_gather.txt: devices: 2 groups of ranks ran at once (NCCL_TESTS_SPLIT)"
+one_line "$tmp/err"
+# --op for a file that names no collective, against its redop and root
+expect 2 "broadcast rows, --op allreduce" -- "$gdrlab" validate --nccl-tests "$data/v2.13.0_broadcast.txt" \
+    -t "$src/tests/data/eight-gpus-one-socket.yaml" --op allreduce
+has "$tmp/err" "v2.13.0_broadcast.txt:16: redop: '': the rows reduce nothing, all_reduce_perf's reduce: is --op right?"
+one_line "$tmp/err"
+expect 0 "broadcast rows, --op broadcast" -- "$gdrlab" validate --nccl-tests "$data/v2.13.0_broadcast.txt" \
+    -t "$src/tests/data/eight-gpus-one-socket.yaml" --op broadcast
+[ "$(vrows "$tmp/out" | wc -l)" -eq 13 ] || { echo "FAIL: not 13 sizes:"; cat "$tmp/out"; fail=1; }
+expect 2 "all_reduce rows, --op broadcast" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" --op broadcast
+has "$tmp/err" "all_reduce_2nodes.txt:$first: redop: 'sum': the rows reduce, broadcast_perf's do not: is --op right?"
+one_line "$tmp/err"
+expect 2 "v1.0.0 broadcast, --op sendrecv" -- "$gdrlab" validate --nccl-tests "$data/v1.0.0_broadcast_nocheck.txt" \
+    -t "$src/tests/data/eight-gpus-one-socket.yaml" --op sendrecv -n 1
+one_line "$tmp/err"
 
 # Every bad file: exit 2, one line naming the file and (where there is
 # one: a file with no table has none) the line; no output file.
