@@ -50,13 +50,15 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 	uint32_t *pick = malloc(n * sizeof(*pick));
 	uint32_t *prev = malloc(n * sizeof(*prev)); /* the last fill solve's */
 	double *frate = calloc(n, sizeof(*frate));   /* its rates */
+	uint32_t *group = malloc(n * sizeof(*group)); /* the group's connections */
 	size_t nprev = SIZE_MAX;
 	double *rate = calloc(n, sizeof(*rate)), hmax = 0, first = INFINITY, last = 0;
 	unsigned nseg = 0;
+	struct joined_ws jw = { 0 };
 	bool all_at_once;
 	int err = 0;
 
-	if (!clk || !at || !pick || !prev || !rate || !frate) {
+	if (!clk || !at || !pick || !prev || !rate || !frate || !group) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -71,6 +73,8 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 		if (cr[i].nseg > nseg)
 			nseg = cr[i].nseg;
 	}
+	if (!err && nc)
+		err = joined_init(&jw, sv, pat, nseg);
 	if (err || !nc)
 		goto out;
 	/* every span overlapping every other: the steady shares (solve) */
@@ -92,16 +96,22 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 		for (size_t j = lo; j < end; j++)
 			if (j >= g || clk[j].start + clk[j].hop > t + tie)
 				pick[ws->npick++] = clk[j].conn;
+		/* only these connections' taus are read: each solve takes the
+		 * picked connections joined to them (analytic_joined.c) */
+		for (size_t j = g; j < end; j++)
+			group[j - g] = clk[j].conn;
 		for (unsigned k = 0; !err && k < nseg; k++) {
-			err = share_conns(sv, ws, pat, nch, (int)k, true, 0, 0, NULL, rate);
+			err = share_joined(sv, ws, &jw, pat, nch, k, pick, ws->npick, group,
+					   end - g, rate);
 			for (size_t j = g; !err && j < end; j++)
 				if (k < cr[clk[j].conn].nseg)
 					cr[clk[j].conn].seg_bw[k] = rate[clk[j].conn];
 		}
-		/* fill: whose slices' spans overlap theirs */
-		for (size_t j = g; !err && !all_at_once && j < end; j++) {
+		/* fill: whose slices' spans overlap theirs; the window opens
+		 * at one start for the group, and its end only moves on with
+		 * the members' hops, which rise (conn_clock_cmp) */
+		for (size_t j = g, a = g, b = end; !err && !all_at_once && j < end; j++) {
 			double from = t - spread - hmax, to = t + spread + clk[j].hop;
-			size_t a = g, b = end;
 
 			if (j > g && clk[j].hop == clk[j - 1].hop) {
 				/* the same span: the same set */
@@ -109,15 +119,17 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 					cr[clk[j].conn].fill = frate[clk[j].conn];
 				continue;
 			}
-			while (a > 0 && clk[a - 1].start > from)
-				a--;
+			if (j == g)
+				while (a > 0 && clk[a - 1].start > from)
+					a--;
 			while (b < nc && clk[b].start < to)
 				b++;
 			ws->npick = 0;
 			for (size_t m = a; m < b; m++)
 				if (clk[m].start + spread + clk[m].hop > t)
 					pick[ws->npick++] = clk[m].conn;
-			/* a wide window's middle groups share one set, solved once */
+			/* a wide window's middle groups share one set, solved
+			 * once (whole: a window joins most of what it holds) */
 			if (ws->npick != nprev || memcmp(pick, prev, nprev * sizeof(*prev))) {
 				err = share_conns(sv, ws, pat, nch, -1, true, 0, 0, NULL, frate);
 				memcpy(prev, pick, ws->npick * sizeof(*prev));
@@ -128,8 +140,10 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 		}
 	}
 out:
+	joined_destroy(&jw);
 	ws->pick = NULL;
 	free(rate);
+	free(group);
 	free(frate);
 	free(prev);
 	free(pick);

@@ -148,6 +148,20 @@ void share_ws_destroy(struct share_ws *ws);
 int share_conns(const struct solver *sv, struct share_ws *ws, const struct plan_pattern *pat,
 		unsigned nch, int seg, bool by_phase, uint32_t lo, uint32_t hi,
 		const double *pace, double *rate);
+/* The links of conn @c's stages of segment @seg (all of them for -1),
+ * merged, weighted; returns how many. */
+unsigned conn_seg_uses(const struct plan *p, const struct plan_pattern *pat,
+		       const struct plan_conn *c, int seg, double *private_cap,
+		       struct maxmin_use *out);
+/* @c's flow through segment @seg, its uses per byte of volume appended
+ * to @ws's pool at *@at (pool_uses points the flows at them once all
+ * are in) and its own limits, not yet per byte of volume. */
+int seg_flow(const struct solver *sv, struct share_ws *ws, const struct plan_pattern *pat,
+	     const struct plan_conn *c, unsigned nch, int seg, size_t *at,
+	     struct maxmin_flow *f);
+void pool_uses(struct share_ws *ws, struct maxmin_flow *flows, size_t nf);
+/* The rate, bytes/s, the solve left @c's flow @f. */
+double flow_conn_rate(const struct plan_conn *c, const struct maxmin_flow *f);
 int longest_paths(const struct plan_pattern *pat, unsigned nch, const double *w, double *at,
 		  uint32_t *phase);
 
@@ -159,6 +173,37 @@ double conn_last(const struct plan_conn *c, const struct conn_time *ct);
 double hop_time(const struct conn_rate *r, const struct plan_pattern *pat,
 		const struct plan_conn *c, double slice, unsigned slots, bool filling,
 		double stream, const struct conn_time *whole);
+
+/* analytic_joined.c: time_shares' tau solves, each over the connections
+ * joined to its group through the links they share */
+struct seg_users {
+	uint32_t *first; /* per link, + 1: where its connections start */
+	uint32_t *conn;  /* active connections, by link */
+	bool built;
+};
+
+struct joined_ws {
+	struct seg_users *seg; /* per segment, built at its first solve */
+	unsigned nseg;
+	uint32_t *pos;         /* per connection: its place in the pick */
+	bool *in;              /* per connection: joined to the wanted */
+	uint32_t *seen;        /* per link: the solve that last reached it */
+	uint32_t stamp;
+};
+
+int joined_init(struct joined_ws *j, const struct solver *sv, const struct plan_pattern *pat,
+		unsigned nseg);
+void joined_destroy(struct joined_ws *j);
+/*
+ * The rates through segment @seg of the @nwant connections @want among
+ * the @npick connections @pick, into @rate: solved with the picked
+ * connections joined to them through limited links, alone, which
+ * share_conns over the whole pick gives them to rounding. Of the others,
+ * only those joined are written.
+ */
+int share_joined(const struct solver *sv, struct share_ws *ws, struct joined_ws *j,
+		 const struct plan_pattern *pat, unsigned nch, unsigned seg, const uint32_t *pick,
+		 size_t npick, const uint32_t *want, size_t nwant, double *rate);
 
 /* analytic_fill.c: a filling chain's shares told by time */
 uint32_t fill_window(const struct plan *p, const struct plan_pattern *pat, uint64_t bytes,

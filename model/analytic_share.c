@@ -44,9 +44,7 @@ static unsigned add_fabric(const struct plan *p, const struct plan_pattern *pat,
 	return n;
 }
 
-/* The links of conn @c's stages of segment @seg (all of them for -1),
- * merged, weighted; returns how many. */
-static unsigned conn_uses(const struct plan *p, const struct plan_pattern *pat,
+unsigned conn_seg_uses(const struct plan *p, const struct plan_pattern *pat,
 			  const struct plan_conn *c, int seg, double *private_cap,
 			  struct maxmin_use *out)
 {
@@ -152,7 +150,7 @@ const struct conn_links *links_for(const struct solver *sv,
 		goto fail;
 	for (size_t i = 0; i < pat->nconns; i++) {
 		const struct plan_conn *c = &pat->conns[i];
-		unsigned k = conn_uses(sv->p, pat, c, -1, &l->private_cap[i], tmp);
+		unsigned k = conn_seg_uses(sv->p, pat, c, -1, &l->private_cap[i], tmp);
 
 		if (conn_links_grow(l, at + k, &room))
 			goto fail;
@@ -207,6 +205,41 @@ static size_t select_conns(const struct phase_index *px, size_t nconns, bool all
 	return n;
 }
 
+int seg_flow(const struct solver *sv, struct share_ws *ws, const struct plan_pattern *pat,
+	     const struct plan_conn *c, unsigned nch, int seg, size_t *at,
+	     struct maxmin_flow *f)
+{
+	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
+	double pcap;
+	unsigned k = conn_seg_uses(sv->p, pat, c, seg, &pcap, tmp);
+
+	while (*at + k > ws->room)
+		if (array_grow((void **)&ws->pool, ws->room, &ws->room, sizeof(*ws->pool)))
+			return -ENOMEM;
+	per_volume(c, tmp, k);
+	if (k)
+		memcpy(ws->pool + *at, tmp, k * sizeof(*tmp));
+	f->uses = NULL; /* set once the pool has stopped moving (pool_uses) */
+	f->nuses = k;
+	f->cap = conn_cap(pat, c, nch, pcap);
+	*at += k;
+	return 0;
+}
+
+void pool_uses(struct share_ws *ws, struct maxmin_flow *flows, size_t nf)
+{
+	for (size_t j = 0, u = 0; j < nf; j++) {
+		flows[j].uses = flows[j].nuses ? ws->pool + u : NULL;
+		u += flows[j].nuses;
+	}
+}
+
+double flow_conn_rate(const struct plan_conn *c, const struct maxmin_flow *f)
+{
+	return f->nuses || isfinite(f->cap) ? f->rate * (c->volume > 0 ? c->volume : 1) :
+					      INFINITY;
+}
+
 /*
  * Max-min over the active connections, restricted to segment @seg (-1:
  * all) and, with @by_phase, to the connections of phases @lo to @hi. With
@@ -218,7 +251,6 @@ int share_conns(const struct solver *sv, struct share_ws *ws,
 		const struct plan_pattern *pat, unsigned nch, int seg, bool by_phase,
 		uint32_t lo, uint32_t hi, const double *pace, double *rate)
 {
-	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
 	const struct conn_links *l = ws->links;
 	struct maxmin_flow *flows = ws->flows;
 	size_t nsel, nf = 0, at = 0;
@@ -245,21 +277,8 @@ int share_conns(const struct solver *sv, struct share_ws *ws,
 			f->uses = l->uses + l->first[i];
 			f->nuses = (unsigned)(l->first[i + 1] - l->first[i]);
 			f->cap = ws->cap[i]; /* the stream's limits too */
-		} else {
-			double pcap;
-			unsigned k = conn_uses(sv->p, pat, c, seg, &pcap, tmp);
-
-			while (at + k > ws->room)
-				if (array_grow((void **)&ws->pool, ws->room, &ws->room,
-					       sizeof(*ws->pool)))
-					return -ENOMEM;
-			per_volume(c, tmp, k);
-			if (k)
-				memcpy(ws->pool + at, tmp, k * sizeof(*tmp));
-			f->uses = NULL; /* set once the pool has stopped moving */
-			f->nuses = k;
-			f->cap = conn_cap(pat, c, nch, pcap);
-			at += k;
+		} else if ((err = seg_flow(sv, ws, pat, c, nch, seg, &at, f))) {
+			return err;
 		}
 		if (pace && pace[c->pipe] * c->volume < f->cap)
 			f->cap = pace[c->pipe] * c->volume;
@@ -268,18 +287,10 @@ int share_conns(const struct solver *sv, struct share_ws *ws,
 		ws->conn[nf++] = (uint32_t)i;
 	}
 	if (seg >= 0)
-		for (size_t j = 0, u = 0; j < nf; j++) {
-			flows[j].uses = flows[j].nuses ? ws->pool + u : NULL;
-			u += flows[j].nuses;
-		}
+		pool_uses(ws, flows, nf);
 	err = maxmin_ws_solve(sv->mm, sv->cap, flows, nf);
-	for (size_t j = 0; !err && j < nf; j++) {
-		const struct plan_conn *c = &pat->conns[ws->conn[j]];
-
-		rate[ws->conn[j]] = flows[j].nuses || isfinite(flows[j].cap) ?
-					    flows[j].rate * (c->volume > 0 ? c->volume : 1) :
-					    INFINITY;
-	}
+	for (size_t j = 0; !err && j < nf; j++)
+		rate[ws->conn[j]] = flow_conn_rate(&pat->conns[ws->conn[j]], &flows[j]);
 	return err;
 }
 

@@ -238,3 +238,69 @@ Test(maxmin, workspace_solves_as_the_textbook_loop)
 	}
 	maxmin_ws_destroy(&ws);
 }
+
+/*
+ * What the analytic backend's joined solves (model/analytic_joined.c)
+ * rest on: max-min fairness splits over the sets of flows joined through
+ * limited resources, so the flows joined to some wanted ones, solved
+ * alone, get the rates the whole solve gives them, to rounding. The sets
+ * here are found by a walk of this test's own; each trial has sparse
+ * random flows over 60 resources, so it splits.
+ */
+Test(maxmin, flows_joined_to_some_solve_alone_as_in_the_whole)
+{
+	enum { NRES = 60, NFLOWS = 40, USES = 2 };
+	double cap[NRES];
+	struct maxmin_use uses[NFLOWS][USES];
+	struct maxmin_flow f[NFLOWS], sub[NFLOWS];
+	uint64_t seed = 7;
+	unsigned split = 0;
+
+	for (int r = 0; r < NRES; r++)
+		cap[r] = r % 9 == 4 ? INFINITY : 1e9 * (1 + lcg(&seed) % 100);
+	for (int trial = 0; trial < 300; trial++) {
+		bool in[NFLOWS] = { false }, reached[NRES] = { false };
+		size_t n = 2 + lcg(&seed) % (NFLOWS - 1), nsub = 0, grew = 1;
+
+		for (size_t i = 0; i < n; i++) {
+			f[i].nuses = (unsigned)(1 + lcg(&seed) % USES);
+			f[i].uses = uses[i];
+			f[i].cap = lcg(&seed) % 3 ? INFINITY : 1e8 * (1 + lcg(&seed) % 50);
+			for (unsigned u = 0; u < f[i].nuses; u++)
+				uses[i][u] = (struct maxmin_use){ (uint32_t)(lcg(&seed) % NRES),
+								  (1 + lcg(&seed) % 20) / 10.0 };
+		}
+		/* the flows joined to flow 0, by limited resources */
+		in[0] = true;
+		while (grew) {
+			grew = 0;
+			for (size_t i = 0; i < n; i++)
+				for (unsigned u = 0; u < f[i].nuses; u++) {
+					uint32_t r = f[i].uses[u].resource;
+
+					if (!isfinite(cap[r]))
+						continue;
+					if (in[i] && !reached[r])
+						reached[r] = true, grew = 1;
+					if (!in[i] && reached[r])
+						in[i] = true, grew = 1;
+				}
+		}
+		for (size_t i = 0; i < n; i++)
+			if (in[i])
+				sub[nsub++] = f[i];
+		split += nsub < n;
+		cr_assert_eq(maxmin_solve(cap, NRES, f, n), 0);
+		cr_assert_eq(maxmin_solve(cap, NRES, sub, nsub), 0);
+		for (size_t i = 0, k = 0; i < n; i++) {
+			if (!in[i])
+				continue;
+			cr_assert(sub[k].rate == f[i].rate ||
+					  fabs(sub[k].rate - f[i].rate) <= 1e-12 * f[i].rate,
+				  "trial %d flow %zu: alone %a, whole %a", trial, i, sub[k].rate,
+				  f[i].rate);
+			k++;
+		}
+	}
+	cr_assert(split > 100, "only %u of 300 trials split", split);
+}
