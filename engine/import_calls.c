@@ -57,6 +57,8 @@ void import_calls_free(struct import_calls *k)
 	for (size_t i = 0; i < k->ngroups; i++)
 		free(k->groups[i].ranks);
 	free(k->groups);
+	free(k->file_ranks);
+	free(k->pairs);
 	free(k->c);
 	free(k->steps);
 	free(k->pgs);
@@ -66,6 +68,7 @@ void import_calls_begin_file(struct import_calls *k)
 {
 	k->nsteps = 0;
 	k->first_of_file = k->n;
+	k->npairs = 0;
 	for (size_t i = 0; i < k->npgs; i++)
 		k->pgs[i].calls = 0;
 }
@@ -133,10 +136,8 @@ int import_calls_world_group(struct import_calls *k, unsigned n, unsigned *id, c
 	return err;
 }
 
-/* The call's place among its group's calls in this file: a count per
- * group name (a job has few groups). */
-int import_calls_add(struct import_calls *k, struct import_call *c, const char *pg,
-		     const char *file)
+/* The index of process group @pg in pgs (a job has few: a search). */
+static int pg_index(struct import_calls *k, const char *pg, unsigned *id, const char *file)
 {
 	size_t i;
 
@@ -149,12 +150,148 @@ int import_calls_add(struct import_calls *k, struct import_call *c, const char *
 		k->pgs[i].calls = 0;
 		k->npgs++;
 	}
+	*id = (unsigned)i;
+	return 0;
+}
+
+/* The call's place among its group's calls in this file: a count per
+ * group name. */
+int import_calls_add(struct import_calls *k, struct import_call *c, const char *pg,
+		     const char *file)
+{
+	if (pg_index(k, pg, &c->pg, file))
+		return -ENOMEM;
 	if (array_grow((void **)&k->c, k->n, &k->cap, sizeof(*k->c)))
 		return oom(k, file);
-	c->pg = (unsigned)i;
-	c->seq = k->pgs[i].calls++;
+	c->p2p = false;
+	c->seq = k->pgs[c->pg].calls++;
 	k->c[k->n++] = *c;
 	return 0;
+}
+
+int import_calls_add_p2p(struct import_calls *k, struct import_call *c, const char *pg,
+			 const char *file)
+{
+	if (pg_index(k, pg, &c->pg, file))
+		return -ENOMEM;
+	if (array_grow((void **)&k->c, k->n, &k->cap, sizeof(*k->c)))
+		return oom(k, file);
+	/* a send/receive is not counted among its group's collectives:
+	 * NCCL matches it with the peer's by pair and order, and the
+	 * group's other ranks never see it */
+	c->p2p = true;
+	c->both = false;
+	c->seq = 0;
+	k->c[k->n++] = *c;
+	return 0;
+}
+
+static bool in_group(const struct import_calls *k, unsigned id, int rank)
+{
+	for (unsigned i = 0; i < k->groups[id].n; i++)
+		if ((int)k->groups[id].ranks[i] == rank)
+			return true;
+	return false;
+}
+
+/* The file's calls between @src and @dst on group @pg so far. */
+static int pair_next(struct import_calls *k, unsigned pg, int src, int dst, unsigned *seq,
+		     const char *file)
+{
+	size_t i;
+
+	for (i = 0; i < k->npairs; i++)
+		if (k->pairs[i].pg == pg && k->pairs[i].src == src && k->pairs[i].dst == dst)
+			break;
+	if (i == k->npairs) {
+		if (array_grow((void **)&k->pairs, k->npairs, &k->cap_pairs, sizeof(*k->pairs)))
+			return oom(k, file);
+		k->pairs[i].pg = pg;
+		k->pairs[i].src = src;
+		k->pairs[i].dst = dst;
+		k->pairs[i].calls = 0;
+		k->npairs++;
+	}
+	*seq = k->pairs[i].calls++;
+	return 0;
+}
+
+/* Issue order within a file: by its clock, then by its place. */
+static int cmp_ts(const void *a, const void *b)
+{
+	const struct import_call *x = *(const struct import_call *const *)a;
+	const struct import_call *y = *(const struct import_call *const *)b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->where > y->where) - (x->where < y->where);
+}
+
+/* The file's point-to-point calls in issue order, into *@out (@n). */
+static int file_p2p(struct import_calls *k, struct import_call ***out, size_t *n, const char *file)
+{
+	struct import_call **v = NULL;
+	size_t cnt = 0, cap = 0;
+
+	for (size_t i = k->first_of_file; i < k->n; i++) {
+		if (!k->c[i].p2p)
+			continue;
+		if (array_grow((void **)&v, cnt, &cap, sizeof(*v))) {
+			free(v);
+			return oom(k, file);
+		}
+		v[cnt++] = &k->c[i];
+	}
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), cmp_ts);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+int import_calls_end_p2p(struct import_calls *k, int rank, const char *file)
+{
+	struct import_call **v = NULL;
+	size_t n = 0;
+	int err;
+
+	if (array_grow((void **)&k->file_ranks, k->nfile_ranks, &k->cap_file_ranks,
+		       sizeof(*k->file_ranks)))
+		return oom(k, file);
+	k->file_ranks[k->nfile_ranks++] = rank;
+	for (size_t i = k->first_of_file; i < k->n; i++) {
+		struct import_call *c = &k->c[i];
+
+		if (c->rank >= 0)
+			continue;
+		if (rank < 0)
+			return fail_at(k, file, c->where, k->rank_key,
+				       "no distributedInfo says this file's rank (a %s's own 'Rank' is its %s's)",
+				       c->p2p ? (c->recv ? "recv" : "send") : trace_op_name(c->op),
+				       c->p2p ? "peer" : "root");
+		c->rank = rank;
+	}
+	err = file_p2p(k, &v, &n, file);
+	for (size_t i = 0; !err && i < n; i++) {
+		struct import_call *c = v[i];
+		int peer = c->peer;
+
+		if (peer == c->rank)
+			err = fail_at(k, file, c->where, c->recv ? "Src Rank" : "Dst Rank",
+				      "rank %d's %s names itself as its peer", c->rank,
+				      c->recv ? "recv" : "send");
+		else if (!in_group(k, c->group, c->rank))
+			err = fail_at(k, file, c->where, "Process Group Ranks",
+				      "this file's rank %d is not in its %s's group (%u ranks from %u)",
+				      c->rank, c->recv ? "recv" : "send", k->groups[c->group].n,
+				      k->groups[c->group].ranks[0]);
+		c->root = c->recv ? peer : c->rank;
+		c->peer = c->recv ? c->rank : peer;
+		if (!err)
+			err = pair_next(k, c->pg, c->root, c->peer, &c->seq, file);
+	}
+	free(v);
+	return err;
 }
 
 void import_calls_end_file(struct import_calls *k, bool timed)
@@ -185,13 +322,22 @@ void import_calls_end_file(struct import_calls *k, bool timed)
 	}
 }
 
-/* By group and place, the lowest rank first: a call's copies side by side. */
+/* By group and place, the lowest rank first: a call's copies side by side
+ * (a send/receive's by group, pair and place, the sender's first). */
 static int cmp_call(const void *a, const void *b)
 {
 	const struct import_call *x = a, *y = b;
 
 	if (x->pg != y->pg)
 		return x->pg < y->pg ? -1 : 1;
+	if (x->p2p != y->p2p)
+		return x->p2p ? 1 : -1;
+	if (x->p2p && x->root != y->root)
+		return x->root < y->root ? -1 : 1;
+	if (x->p2p && x->peer != y->peer)
+		return x->peer < y->peer ? -1 : 1;
+	if (x->p2p && x->seq == y->seq && x->recv != y->recv)
+		return x->recv ? 1 : -1;
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
 	return (x->rank > y->rank) - (x->rank < y->rank);
@@ -236,7 +382,57 @@ static int check_copy(struct import_calls *k, const struct import_input *in,
 			       c->rank, c->seq, pg, k->groups[c->group].n, k->groups[c->group].ranks[0],
 			       o->rank, where(k, in[o->file].name, o->where, loc, sizeof(loc)),
 			       k->groups[o->group].n, k->groups[o->group].ranks[0]);
+	if (o->op == TRACE_OP_BROADCAST && o->root != c->root)
+		return fail_at(k, in[c->file].name, c->where, k->key,
+			       "rank %d's call %u of group '%s' is a broadcast from rank %d, rank %d's (%s) from %d",
+			       c->rank, c->seq, pg, c->root, o->rank,
+			       where(k, in[o->file].name, o->where, loc, sizeof(loc)), o->root);
 	return 0;
+}
+
+/* A send/receive's two sides: the sender's @o, the receiver's @c. */
+static int check_sides(struct import_calls *k, const struct import_input *in,
+		       const struct import_call *o, const struct import_call *c)
+{
+	char loc[300], pg[sizeof(k->pgs[0].name)];
+
+	diag_printable(k->pgs[c->pg].name, pg, sizeof(pg));
+	if (o->recv == c->recv)
+		return fail_at(k, in[c->file].name, c->where, k->rank_key, "rank %d is in two files (%s, %s)",
+			       c->rank, in[o->file].name, in[c->file].name);
+	if (o->bytes != c->bytes)
+		return fail_at(k, in[c->file].name, c->where, k->key,
+			       "rank %d's recv %u from rank %d on group '%s' is %" PRIu64 " bytes, the send (%s) %" PRIu64,
+			       c->rank, c->seq, o->rank, pg, c->bytes,
+			       where(k, in[o->file].name, o->where, loc, sizeof(loc)), o->bytes);
+	return 0;
+}
+
+/* The file that is @rank's, or -1 when none was read. */
+static long file_of_rank(const struct import_calls *k, int rank)
+{
+	for (size_t i = 0; i < k->nfile_ranks; i++)
+		if (k->file_ranks[i] == rank)
+			return (long)i;
+	return -1;
+}
+
+/* @c, a send/receive's only side: an error when the peer's file was read
+ * (it would have the other side), else the entry of the side we have. */
+static int check_lone_side(struct import_calls *k, const struct import_input *in,
+			   const struct import_call *c)
+{
+	char pg[sizeof(k->pgs[0].name)];
+	int other = c->recv ? c->root : c->peer;
+	long f = file_of_rank(k, other);
+
+	if (f < 0)
+		return 0;
+	diag_printable(k->pgs[c->pg].name, pg, sizeof(pg));
+	return fail_at(k, in[c->file].name, c->where, c->recv ? "Src Rank" : "Dst Rank",
+		       "rank %d's %s %u %s rank %d on group '%s' has no %s in rank %d's file (%s)",
+		       c->rank, c->recv ? "recv" : "send", c->seq, c->recv ? "from" : "to", other, pg,
+		       c->recv ? "send" : "recv", other, in[f].name);
 }
 
 static int fill_entry(struct import_calls *k, const struct import_call *c, unsigned world,
@@ -253,6 +449,12 @@ static int fill_entry(struct import_calls *k, const struct import_call *c, unsig
 	e->ready_us = c->ready_us;
 	e->compute_us = -1;
 	e->root = e->peer = -1;
+	if (c->op == TRACE_OP_BROADCAST)
+		e->root = c->root;
+	if (c->op == TRACE_OP_SENDRECV) {
+		e->root = c->root;
+		e->peer = c->peer;
+	}
 	if (world && nr == world && r[nr - 1] == world - 1)
 		return 0; /* every rank: no group */
 	e->group = malloc(nr * sizeof(*e->group));
@@ -276,15 +478,24 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 	for (size_t i = 0; i < k->n; i++) {
 		const struct import_call *c = &k->c[i], *o = kept ? &k->c[kept - 1] : NULL;
 
-		if (o && o->pg == c->pg && o->seq == c->seq) {
-			err = check_copy(k, in, o, c);
+		if (o && o->pg == c->pg && o->seq == c->seq && o->p2p == c->p2p &&
+		    (!c->p2p || (o->root == c->root && o->peer == c->peer))) {
+			err = c->p2p ? check_sides(k, in, o, c) : check_copy(k, in, o, c);
 			if (err)
 				return err;
+			k->c[kept - 1].both = true;
 			continue;
 		}
 		k->c[kept++] = *c;
 	}
 	k->n = kept;
+	for (size_t i = 0; i < k->n; i++) {
+		if (k->c[i].p2p && !k->c[i].both) {
+			err = check_lone_side(k, in, &k->c[i]);
+			if (err)
+				return err;
+		}
+	}
 	qsort(k->c, k->n, sizeof(*k->c), cmp_issue);
 	out.entries = calloc(k->n ? k->n : 1, sizeof(*out.entries));
 	if (!out.entries)

@@ -32,8 +32,18 @@ struct import_call {
 	unsigned pg;       /* in pgs */
 	unsigned seq;      /* its place among its group's calls on its rank */
 	unsigned group;    /* in groups */
-	int rank;          /* the file's; -1 when unknown (one file) */
+	int rank;          /* the file's; -1 when unknown (one file), or
+			    * until import_calls_end_p2p for a call whose
+			    * own arguments cannot say it */
 	unsigned file;
+	/* A broadcast's root, a send's or a receive's sender (src) and
+	 * receiver (dst): global ranks, -1 when none. One side of a
+	 * point-to-point call has the peer (import_calls_add_p2p) until
+	 * import_calls_end_p2p says the file's rank. */
+	int root, peer;
+	bool p2p;          /* sendrecv: matched by pair, not group place */
+	bool recv;         /* the receiving side's copy */
+	bool both;         /* import_calls_build: its two sides were read */
 };
 
 struct import_calls {
@@ -46,6 +56,11 @@ struct import_calls {
 	size_t npgs, cap_pgs;
 	struct { unsigned *ranks, n; } *groups;         /* sorted; owned */
 	size_t ngroups, cap_groups;
+	int *file_ranks;      /* each file's rank (-1 unknown): whose p2p
+			       * side is missing is told from them */
+	size_t nfile_ranks, cap_file_ranks;
+	struct { unsigned pg; int src, dst; unsigned calls; } *pairs; /* the file's */
+	size_t npairs, cap_pairs;
 	bool binary;          /* where is a byte offset, not a line */
 	const char *rank_key; /* what a rank in two files names */
 	const char *key;      /* what a disagreement between ranks names */
@@ -72,6 +87,21 @@ int import_calls_world_group(struct import_calls *k, unsigned n, unsigned *id,
 int import_calls_add(struct import_calls *k, struct import_call *c,
 		     const char *pg, const char *file);
 /*
+ * @c, one side of a send/receive of process group @pg: @c->recv says
+ * which, @c->peer the other side's global rank. Its place among the
+ * pair's calls is given by import_calls_end_p2p, when the file's rank is
+ * known (distributedInfo can come after the events).
+ */
+int import_calls_add_p2p(struct import_calls *k, struct import_call *c,
+			 const char *pg, const char *file);
+/*
+ * The file's rank is @rank (-1 when not said): into its calls that did
+ * not know it, and its sends' and receives' sides; each of those is
+ * then the n-th between its two ranks on its group. A file with such
+ * calls and no rank, a peer that is the file's own rank, are errors.
+ */
+int import_calls_end_p2p(struct import_calls *k, int rank, const char *file);
+/*
  * The file's calls into its steps: each in the last step that starts by
  * it, ready from that step's start (no steps: one iteration, from the
  * first call). With @timed false the calls' and steps' ts are places in
@@ -81,7 +111,9 @@ int import_calls_add(struct import_calls *k, struct import_call *c,
 void import_calls_end_file(struct import_calls *k, bool timed);
 
 /*
- * The trace's entries, one per (group name, place) over the files; a
+ * The trace's entries, one per (group name, place) over the files (a
+ * send/receive: per group, pair and place, one entry for its two sides;
+ * a side whose peer's file was read and has no match is an error); a
  * group that is ranks 0 .. @world-1 is written as none (every rank). On
  * failure a negative errno, @k's diag filled and @t untouched.
  */

@@ -266,13 +266,16 @@ static int scan_value(struct src *s, int c, struct text *t, int *after)
 	}
 }
 
-/* What PyTorch names a collective in "Collective name", as the trace's. */
+/*
+ * What PyTorch names a collective in "Collective name", as the trace's.
+ * A send's, a receive's and a broadcast's peer or root is read where the
+ * profiler records it (on_p2p, on_broadcast); reduce, gather and scatter
+ * have no op in the trace.
+ */
 static const struct {
 	const char *name;
 	enum trace_op op;
-	int kind; /* 0 a collective, 1 point-to-point, 2 nothing to time,
-		   * 3 a rooted call (broadcast, reduce, gather, scatter), whose
-		   * root the arguments do not name */
+	int kind; /* 0 read, else enum kskip + 1: what it is when left out */
 } colls[] = {
 	{ "allreduce", TRACE_OP_ALLREDUCE, 0 },
 	{ "all_reduce", TRACE_OP_ALLREDUCE, 0 },
@@ -290,15 +293,16 @@ static const struct {
 	{ "alltoall", TRACE_OP_ALLTOALL, 0 },
 	{ "alltoall_base", TRACE_OP_ALLTOALL, 0 },
 	{ "all_to_allv", TRACE_OP_ALLTOALL, 0 },
-	{ "send", TRACE_OP_SENDRECV, 1 },
-	{ "recv", TRACE_OP_SENDRECV, 1 },
-	{ "recvAnysource", TRACE_OP_SENDRECV, 1 },
-	{ "broadcast", TRACE_OP_BROADCAST, 3 },
-	{ "reduce", TRACE_OP_BROADCAST, 3 },
-	{ "gather", TRACE_OP_BROADCAST, 3 },
-	{ "scatter", TRACE_OP_BROADCAST, 3 },
-	{ "barrier", TRACE_OP_ALLREDUCE, 2 },
-	{ "wait", TRACE_OP_ALLREDUCE, 2 },
+	{ "send", TRACE_OP_SENDRECV, KSKIP_P2P + 1 },
+	{ "recv", TRACE_OP_SENDRECV, KSKIP_P2P + 1 },
+	/* the sender is not known until it arrives: never a peer */
+	{ "recvAnysource", TRACE_OP_SENDRECV, KSKIP_P2P + 1 },
+	{ "broadcast", TRACE_OP_BROADCAST, KSKIP_BROADCAST + 1 },
+	{ "reduce", TRACE_OP_BROADCAST, KSKIP_ROOTED + 1 },
+	{ "gather", TRACE_OP_BROADCAST, KSKIP_ROOTED + 1 },
+	{ "scatter", TRACE_OP_BROADCAST, KSKIP_ROOTED + 1 },
+	{ "barrier", TRACE_OP_ALLREDUCE, KSKIP_NOTHING + 1 },
+	{ "wait", TRACE_OP_ALLREDUCE, KSKIP_NOTHING + 1 },
 };
 
 struct kstate {
@@ -307,7 +311,7 @@ struct kstate {
 	bool new_style;       /* the file has record_param_comms calls */
 	const struct import_options *o;
 	int rank, world;      /* the file's distributedInfo; -1 when absent */
-	unsigned skipped[3]; /* point-to-point, nothing to time, rooted calls */
+	unsigned skipped[KSKIP_N]; /* what is left out, by kind */
 	unsigned file;
 };
 
@@ -483,12 +487,99 @@ static int call_group(struct kstate *k, struct src *s, const json_t *args, const
 			*pg ? diag_printable(pg, q, sizeof(q)) : "NAME");
 }
 
+/* Is global rank @r one of group @id's? */
+static bool in_group(const struct kstate *k, unsigned id, uint64_t r)
+{
+	const unsigned *g = k->calls.groups[id].ranks;
+	unsigned n = k->calls.groups[id].n;
+
+	for (unsigned i = 0; i < n; i++)
+		if (g[i] == r)
+			return true;
+	return false;
+}
+
+/*
+ * One side of a send/receive (@c: its bytes and type). Its peer is a
+ * global rank: torch/csrc/profiler/util.cpp's saveNcclMeta writes "Dst
+ * Rank" on a send and "Src Rank" on a receive as groupRanks[rank], rank
+ * being what ProcessGroupNCCL::send/recv record in the call's "Rank" (the
+ * peer's place in the group: RECORD_PARAM_COMMS_DATA(..., dstRank, //
+ * dst rank, "send", ...)); PyTorch 2.5 and later (pytorch/pytorch#130812).
+ * So "Rank" is not this file's rank here: import_calls_end_p2p gives it.
+ */
+static int on_p2p(struct kstate *k, struct src *s, const json_t *args, struct import_call *c,
+		  const char *pg, bool recv)
+{
+	const char *key = recv ? "Src Rank" : "Dst Rank";
+	uint64_t peer;
+	char q[48];
+	int err;
+
+	if (arg_uint(args, key, &peer) || peer > INT32_MAX)
+		return src_fail(s, key, "expected a rank, like 1");
+	err = call_group(k, s, args, pg, &c->group);
+	if (err)
+		return s->err = err;
+	if (!in_group(k, c->group, peer))
+		return src_fail(s, key, "rank %" PRIu64 " is not in process group '%s' (%u ranks from %u)",
+				peer, diag_printable(pg, q, sizeof(q)), k->calls.groups[c->group].n,
+				k->calls.groups[c->group].ranks[0]);
+	c->rank = k->rank;
+	c->recv = recv;
+	c->peer = (int)peer;
+	err = import_calls_add_p2p(&k->calls, c, pg, s->name);
+	return err ? (s->err = err) : 0;
+}
+/*
+ * A broadcast: its root is the group's member at the place the call's
+ * "Rank" says (ProcessGroupNCCL::broadcast records opts.rootRank there:
+ * RECORD_PARAM_COMMS_DATA(..., opts.rootRank, // root rank, "broadcast",
+ * ...); saveNcclMeta writes it as "Rank" from PyTorch 2.5,
+ * pytorch/pytorch#129528), the same on every rank: not the file's rank.
+ */
+static int on_broadcast(struct kstate *k, struct src *s, const json_t *args,
+			struct import_call *c, const char *pg)
+{
+	uint64_t place;
+	unsigned n;
+	int err;
+
+	if (arg_uint(args, "Rank", &place))
+		return src_fail(s, "Rank", "expected the root's place in the group, like 0");
+	err = call_group(k, s, args, pg, &c->group);
+	if (err)
+		return s->err = err;
+	n = k->calls.groups[c->group].n;
+	if (place >= n)
+		return src_fail(s, "Rank", "a broadcast's 'Rank' is its root's place in the group, 0 to %u, not %" PRIu64,
+				n - 1, place);
+	c->root = (int)k->calls.groups[c->group].ranks[place];
+	c->rank = k->rank;
+	err = import_calls_add(&k->calls, c, pg, s->name);
+	return err ? (s->err = err) : 0;
+}
+
+/* Is a call of kind @kind left out for what its arguments lack: a send's
+ * or a receive's peer, a broadcast's root (PyTorch before 2.5)? */
+static bool lacks_peer(const json_t *args, const char *name, int kind)
+{
+	if (kind == KSKIP_P2P + 1 && !strcmp(name, "send"))
+		return !json_object_get(args, "Dst Rank");
+	if (kind == KSKIP_P2P + 1 && !strcmp(name, "recv"))
+		return !json_object_get(args, "Src Rank");
+	if (kind == KSKIP_BROADCAST + 1)
+		return !json_object_get(args, "Rank");
+	return kind != 0;
+}
+
 static int on_collective(struct kstate *k, struct src *s, const json_t *args, double ts)
 {
 	const char *name = json_string_value(json_object_get(args, "Collective name"));
 	const char *dt = json_string_value(json_object_get(args, "dtype"));
 	const char *pg = json_string_value(json_object_get(args, "Process Group Name"));
-	struct import_call c = { .ts = ts, .rank = k->rank, .file = k->file, .where = s->line };
+	struct import_call c = { .ts = ts, .rank = k->rank, .file = k->file, .where = s->line,
+				 .root = -1, .peer = -1 };
 	uint64_t in = 0, out = 0, nelems, rank;
 	char q[44];
 	size_t i;
@@ -499,7 +590,7 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 	if (i == sizeof(colls) / sizeof(colls[0]))
 		return src_fail(s, "Collective name", "'%s' is not one gdrlab's trace has",
 				diag_printable(name, q, sizeof(q)));
-	if (colls[i].kind) {
+	if (lacks_peer(args, name, colls[i].kind)) {
 		k->skipped[colls[i].kind - 1]++;
 		return 0;
 	}
@@ -514,15 +605,19 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 	if (arg_uint(args, "In msg nelems", &in) || arg_uint(args, "Out msg nelems", &out))
 		return src_fail(s, "In msg nelems", "expected whole numbers in 'In msg nelems' and 'Out msg nelems'");
 	/* the trace's bytes are the whole buffer: an all-gather's output,
-	 * the others' input */
+	 * the others' input (a send's and a receive's tensor) */
 	nelems = c.op == TRACE_OP_ALL_GATHER ? out : in;
 	if (nelems > (uint64_t)INT64_MAX / 8) /* the largest element */
 		return src_fail(s, "In msg nelems", "too many elements");
 	c.bytes = nelems * trace_dtype_size(c.dtype);
 	if (!c.bytes) {
-		k->skipped[1]++;
+		k->skipped[KSKIP_NOTHING]++;
 		return 0;
 	}
+	if (c.op == TRACE_OP_SENDRECV)
+		return on_p2p(k, s, args, &c, pg ? pg : "", !strcmp(name, "recv"));
+	if (c.op == TRACE_OP_BROADCAST)
+		return on_broadcast(k, s, args, &c, pg ? pg : "");
 	if (c.rank < 0 && !arg_uint(args, "Rank", &rank) && rank <= INT32_MAX)
 		c.rank = (int)rank;
 	if (c.rank < 0)
@@ -706,6 +801,10 @@ static int kineto_import(const struct import_input *in, size_t n,
 
 			err = kold_end_file(&k.old, &f, &k.calls, k.skipped);
 		}
+		/* a send's, a receive's, a broadcast's "Rank" is not the
+		 * file's: distributedInfo's, which may come after the events */
+		if (!err)
+			err = import_calls_end_p2p(&k.calls, k.rank, in[k.file].name);
 		if (!err) {
 			import_calls_end_file(&k.calls, true);
 			if (k.world > 0)
@@ -721,10 +820,12 @@ static int kineto_import(const struct import_input *in, size_t n,
 		err = import_calls_build(&k.calls, in, world ? world : o->world, t);
 	if (!err) {
 		notes->line[0] = '\0';
-		if (k.skipped[0] || k.skipped[1] || k.skipped[2])
+		if (k.skipped[KSKIP_P2P] || k.skipped[KSKIP_NOTHING] || k.skipped[KSKIP_BROADCAST] ||
+		    k.skipped[KSKIP_ROOTED])
 			snprintf(notes->line, sizeof(notes->line),
-				 "left out: %u point-to-point calls and %u broadcasts, reduces, gathers and scatters (the profiler records no peer or root), %u barriers, waits and empty calls",
-				 k.skipped[0], k.skipped[2], k.skipped[1]);
+				 "left out: %u point-to-point calls and %u broadcasts (the profiler records their peers and roots from PyTorch 2.5), %u reduces, gathers and scatters, %u barriers, waits and empty calls",
+				 k.skipped[KSKIP_P2P], k.skipped[KSKIP_BROADCAST], k.skipped[KSKIP_ROOTED],
+				 k.skipped[KSKIP_NOTHING]);
 	}
 	import_calls_free(&k.calls);
 	kold_free(&k.old);

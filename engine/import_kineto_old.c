@@ -19,7 +19,8 @@
 static const struct {
 	const char *name;
 	enum trace_op op;
-	int kind; /* 0 a collective, 1 point-to-point, 3 a rooted call */
+	int kind; /* 0 a collective, else enum kskip + 1: left out, as
+		   * nothing before PyTorch 2.1 records a peer or a root */
 	enum nccl_kernel_func kernel;
 } calls[] = {
 	{ "nccl:all_reduce", TRACE_OP_ALLREDUCE, 0, NCCL_KERNEL_ALLREDUCE },
@@ -36,10 +37,10 @@ static const struct {
 	{ "nccl:recv", TRACE_OP_SENDRECV, 1, NCCL_KERNEL_SENDRECV },
 	{ "nccl:broadcast", TRACE_OP_BROADCAST, 3, NCCL_KERNEL_BROADCAST },
 	{ "nccl:_broadcast_oop", TRACE_OP_BROADCAST, 3, NCCL_KERNEL_BROADCAST },
-	{ "nccl:reduce", TRACE_OP_BROADCAST, 3, NCCL_KERNEL_REDUCE },
-	{ "nccl:_reduce_oop", TRACE_OP_BROADCAST, 3, NCCL_KERNEL_REDUCE },
-	{ "nccl:gather", TRACE_OP_BROADCAST, 3, NCCL_KERNEL_SENDRECV },
-	{ "nccl:scatter", TRACE_OP_BROADCAST, 3, NCCL_KERNEL_SENDRECV },
+	{ "nccl:reduce", TRACE_OP_BROADCAST, 4, NCCL_KERNEL_REDUCE },
+	{ "nccl:_reduce_oop", TRACE_OP_BROADCAST, 4, NCCL_KERNEL_REDUCE },
+	{ "nccl:gather", TRACE_OP_BROADCAST, 4, NCCL_KERNEL_SENDRECV },
+	{ "nccl:scatter", TRACE_OP_BROADCAST, 4, NCCL_KERNEL_SENDRECV },
 };
 #define NCALLS (sizeof(calls) / sizeof(calls[0]))
 
@@ -283,7 +284,7 @@ static int join(struct import_calls *ic, const struct kold_file *f, const struct
 }
 
 int kold_end_file(struct kold *k, const struct kold_file *f, struct import_calls *ic,
-		  unsigned skipped[3])
+		  unsigned skipped[KSKIP_N])
 {
 	const struct kold_kernel *first = NULL;
 	unsigned world = 0;
@@ -299,7 +300,7 @@ int kold_end_file(struct kold *k, const struct kold_file *f, struct import_calls
 		if (err < 0)
 			return err;
 		if (err) { /* left out, or no bytes */
-			skipped[err == 2 ? 1 : calls[k->calls[i].call].kind - 1]++;
+			skipped[err == 2 ? KSKIP_NOTHING : calls[k->calls[i].call].kind - 1]++;
 			continue;
 		}
 		if (kern->stream >= 0 && first && first->stream != kern->stream)

@@ -51,6 +51,16 @@ struct kold_file {
 	const struct import_options *o;
 };
 
+/* What a trace leaves out, counted for its header's note: a call's kind
+ * in the importers' tables less one (0 is a collective, read). */
+enum kskip {
+	KSKIP_P2P,       /* a send or receive whose peer is not recorded */
+	KSKIP_NOTHING,   /* barrier, wait, no bytes: nothing to time */
+	KSKIP_BROADCAST, /* a broadcast whose root is not recorded */
+	KSKIP_ROOTED,    /* reduce, gather, scatter: no op of the trace */
+	KSKIP_N
+};
+
 /* An event named @name (at @line, @ts): kept when it is a nccl:* call or
  * an NCCL kernel. 0 or -ENOMEM. */
 int kold_event(struct kold *k, const json_t *e, const char *name, double ts, unsigned line,
@@ -58,11 +68,12 @@ int kold_event(struct kold *k, const json_t *e, const char *name, double ts, uns
 /*
  * The file's calls, each joined to its kernel, into @calls (ready for
  * import_calls_end_file); what is left out counted in @skipped as the
- * kineto importer counts (point-to-point, nothing to time, rooted).
+ * kineto importer counts (enum kskip: point-to-point, nothing to time,
+ * broadcasts, other rooted calls).
  * 0, or -EINVAL with @calls' diag "file:line: key: problem".
  */
 int kold_end_file(struct kold *k, const struct kold_file *f, struct import_calls *calls,
-		  unsigned skipped[3]);
+		  unsigned skipped[KSKIP_N]);
 void kold_clear(struct kold *k); /* for the next file */
 void kold_free(struct kold *k);
 
