@@ -76,6 +76,11 @@ has "$tmp/err" "old-rank0.json:12: group: nccl:all_reduce names no process group
 [ ! -e "$tmp/ko2.jsonl" ] || { echo "FAIL: an output was written for an old trace without --world"; fail=1; }
 expect 0 "kineto replayed" -- "$gdrlab" run -t "$src/tests/data/two-gpus-one-nic.yaml" -n 2 \
     -T "$tmp/k.jsonl" -q
+# kineto, PyTorch 2.5's sends and receives: a two-stage pipeline replayed
+expect 0 "kineto pipeline" -- "$gdrlab" import kineto "$kt"/pp-rank*.json -o "$tmp/kp.jsonl"
+has "$tmp/kp.jsonl" '"op": "sendrecv", .*"src": 2, "dst": 0, "comm": "3"'
+expect 0 "kineto pipeline replayed" -- "$gdrlab" run -t "$src/tests/data/round-numbers.yaml" -n 4 \
+    -T "$tmp/kp.jsonl" -q
 # chakra: the same run's files give the kineto importer's entries
 ch=$src/tests/data/chakra
 expect 0 "chakra" -- "$gdrlab" import chakra "$ch"/job.*.et -o "$tmp/ch.jsonl"

@@ -149,6 +149,10 @@ Test(import_kineto, every_fault_its_line)
 		{ "no-rank.json", "no-rank.json:4: Rank: neither distributedInfo nor the event says this file's rank" },
 		{ "repeated-rank.json", "repeated-rank.json:8: Process Group Ranks: expected distinct ranks" },
 		{ "no-collectives.json", "no-collectives.json: kineto: no collectives" },
+		/* PyTorch 2.5's sends: the peer must be in the group, and the
+		 * file's rank is distributedInfo's (a send's "Rank" is its peer's) */
+		{ "p2p-peer-outside.json", "p2p-peer-outside.json:16: Dst Rank: rank 3 is not in process group '3' (2 ranks from 0)" },
+		{ "p2p-no-rank.json", "p2p-no-rank.json:10: Rank: no distributedInfo says this file's rank (a send's own 'Rank' is its peer's)" },
 		{ "event-not-object.json", "event-not-object.json:1: traceEvents: expected an event object" },
 		/* jansson's quote of the text near a bad escape holds the newline */
 		{ "bad-escape.json", "bad-escape.json:1: traceEvents: an event that is not a JSON object: invalid escape near" },
@@ -376,4 +380,118 @@ Test(import_kineto, distributed_info_after_the_events)
 	assert_same_calls(&a, &b, true);
 	trace_destroy(&a);
 	trace_destroy(&b);
+}
+
+static const char *const pp_ranks[] = { KT("pp-rank0.json"), KT("pp-rank1.json"),
+					KT("pp-rank2.json"), KT("pp-rank3.json") };
+
+static void expect_p2p(const struct trace *t, size_t i, unsigned iteration, int src, int dst,
+		       double ready_us)
+{
+	const struct trace_entry *e = &t->entries[i];
+	/* the pipeline groups, "3" = [0, 2] and "4" = [1, 3] (PyTorch names
+	 * groups "0", "1", ... in the order every rank makes them) */
+	unsigned lo = src < dst ? (unsigned)src : (unsigned)dst;
+
+	cr_expect_eq(e->op, TRACE_OP_SENDRECV, "entry %zu", i);
+	cr_expect_eq(e->iteration, iteration, "entry %zu", i);
+	cr_expect_eq(e->root, src, "entry %zu", i);
+	cr_expect_eq(e->peer, dst, "entry %zu", i);
+	cr_expect_eq(e->bytes, 2097152, "entry %zu", i);
+	cr_expect_eq(e->dtype, TRACE_DTYPE_BF16, "entry %zu", i);
+	cr_expect_eq(e->ready_us, ready_us, "entry %zu", i);
+	cr_assert_eq(e->ngroup, 2, "entry %zu", i);
+	cr_expect_eq(e->group[0], lo, "entry %zu", i);
+	cr_expect_eq(e->group[1], lo + 2, "entry %zu", i);
+	cr_expect_str_eq(trace_entry_comm(t, e), lo == 0 ? "3" : "4", "entry %zu", i);
+}
+
+/*
+ * A two-stage pipeline on 4 ranks (pp-rank*.json, PyTorch 2.5's
+ * arguments): stage 0 is ranks 0 and 1, stage 1 ranks 2 and 3; each
+ * stage rank sends its 1048576 bfloat16 activations (2 MiB) of two
+ * micro-batches to its peer on its pipeline group (0 -> 2 at 100 and 200
+ * us into the step, the receives at 150 and 250 on rank 2's clock) and
+ * gets their gradients back (2 -> 0 at 450 and 550, received at 500 and
+ * 600); a world broadcast of 1024 floats at 10 whose "Rank" 2 is the
+ * root; each stage's all-reduce of 4194304 floats (16 MiB) at 800. Two
+ * steps, the same. By hand: per step 11 entries, each send/recv once,
+ * ready at its sender's time, ties by the kept copy's rank.
+ */
+Test(import_kineto, pipeline_sends_and_receives)
+{
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", pp_ranks, 4, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 22);
+	cr_expect_eq(t.niterations, 2);
+	cr_expect_str_eq(notes.line, "");
+	for (unsigned it = 0; it < 2; it++) {
+		size_t b = 11 * it;
+		const struct trace_entry *e = &t.entries[b];
+
+		cr_expect_eq(e->op, TRACE_OP_BROADCAST);
+		cr_expect_eq(e->iteration, it);
+		cr_expect_eq(e->root, 2);
+		cr_expect_eq(e->bytes, 4096);
+		cr_expect_eq(e->ngroup, 0);
+		cr_expect_eq(e->ready_us, 10);
+		expect_p2p(&t, b + 1, it, 0, 2, 100);
+		expect_p2p(&t, b + 2, it, 1, 3, 100);
+		expect_p2p(&t, b + 3, it, 0, 2, 200);
+		expect_p2p(&t, b + 4, it, 1, 3, 200);
+		expect_p2p(&t, b + 5, it, 2, 0, 450);
+		expect_p2p(&t, b + 6, it, 3, 1, 450);
+		expect_p2p(&t, b + 7, it, 2, 0, 550);
+		expect_p2p(&t, b + 8, it, 3, 1, 550);
+		for (size_t j = 9; j < 11; j++) {
+			e = &t.entries[b + j];
+			cr_expect_eq(e->op, TRACE_OP_ALLREDUCE);
+			cr_expect_eq(e->bytes, 16777216);
+			cr_expect_eq(e->ready_us, 800);
+			cr_assert_eq(e->ngroup, 2);
+			cr_expect_eq(e->group[0], j == 9 ? 0u : 2u);
+		}
+	}
+	trace_destroy(&t);
+}
+
+/*
+ * Stage 0's files alone: its sends are entries (the peers from "Dst
+ * Rank"), and so are its receives, from "Src Rank", ready at the
+ * receiver's 500 and 600 (no sender's file to time them); stage 1's
+ * all-reduce is not seen. 10 a step.
+ */
+Test(import_kineto, one_side_of_the_pipeline)
+{
+	const char *files[] = { KT("pp-rank0.json"), KT("pp-rank1.json") };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", files, 2, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 20);
+	expect_p2p(&t, 1, 0, 0, 2, 100);
+	expect_p2p(&t, 4, 0, 1, 3, 200);
+	expect_p2p(&t, 5, 0, 2, 0, 500);
+	expect_p2p(&t, 8, 0, 3, 1, 600);
+	cr_expect_eq(t.entries[9].op, TRACE_OP_ALLREDUCE);
+	cr_expect_eq(t.entries[9].group[0], 0);
+	cr_expect_eq(t.entries[10].op, TRACE_OP_BROADCAST);
+	cr_expect_eq(t.entries[10].iteration, 1);
+	trace_destroy(&t);
+}
+
+/* Both ranks' files read, rank 2 receives twice from rank 0, which sends
+ * once: the second receive has no send, said with rank 0's file. */
+Test(import_kineto, a_recv_without_its_send)
+{
+	const char *files[] = { KT("bad/p2p-lone-rank0.json"), KT("bad/p2p-lone-rank2.json") };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", files, 2, &t, &d), -EINVAL);
+	cr_expect(strstr(d.msg, "p2p-lone-rank2.json:41: Src Rank: rank 2's recv 1 from rank 0 on group '3' has no send in rank 0's file (") != NULL,
+		  "%s", d.msg);
+	cr_expect(strstr(d.msg, "p2p-lone-rank0.json)") != NULL, "%s", d.msg);
 }
