@@ -16,9 +16,10 @@
  * "distributedInfo" (this file's rank) and "traceEvents", whose events
  * are taken one at a time (each parsed alone with jansson), so a trace of
  * any size needs the memory of one event and of the collectives found.
- * Point-to-point calls and broadcasts carry no peer or root in these
- * arguments, and barriers move nothing of the model's: they are left out
- * and counted in the notes. A missing "dtype" or "Process Group Ranks"
+ * Sends, receives and broadcasts carry their peer or root from PyTorch
+ * 2.5 ("Dst Rank", "Src Rank", a broadcast's "Rank": on_p2p,
+ * on_broadcast); before, they are left out, and so are barriers, which
+ * move nothing of the model's, all counted in the notes. A missing "dtype" or "Process Group Ranks"
  * is asked for (--dtype, --group, --world). Traces before PyTorch 2.1,
  * whose calls carry no arguments, are read from their nccl:* events and
  * NCCL kernels (import_kineto_old.h).
