@@ -465,6 +465,33 @@ static int fill_entry(struct import_calls *k, const struct import_call *c, unsig
 	return 0;
 }
 
+static bool entry_has(const struct trace_entry *e, int rank)
+{
+	if (!e->ngroup)
+		return true;
+	for (unsigned i = 0; i < e->ngroup; i++)
+		if ((int)e->group[i] == rank)
+			return true;
+	return false;
+}
+
+/* A root, sender and receiver are in the entry's group as its
+ * communicator has it: a call that names no ranks of its own (--world)
+ * gets its process group's from the group's other calls. */
+static int check_ends(struct import_calls *k, const struct import_input *in,
+		      const struct import_call *c, const struct trace_entry *e)
+{
+	int bad = !entry_has(e, e->root) ? e->root : e->peer;
+	char pg[sizeof(k->pgs[0].name)];
+
+	if (e->root < 0 || (entry_has(e, e->root) && (e->peer < 0 || entry_has(e, e->peer))))
+		return 0;
+	diag_printable(k->pgs[c->pg].name, pg, sizeof(pg));
+	return fail_at(k, in[c->file].name, c->where, "Process Group Ranks",
+		       "rank %d is not in process group '%s' as its other calls list it (%u ranks from %u)",
+		       bad, pg, e->ngroup, e->group[0]);
+}
+
 int import_calls_build(struct import_calls *k, const struct import_input *in, unsigned world,
 		       struct trace *t)
 {
@@ -517,6 +544,8 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 			snprintf(name, sizeof(name), "pg%u", k->c[i].pg);
 		if (!err)
 			err = trace_comm_assign(&out, &out.entries[i], name, 0, k->d);
+		if (!err)
+			err = check_ends(k, in, &k->c[i], &out.entries[i]);
 		if (err) {
 			trace_destroy(&out);
 			return err;

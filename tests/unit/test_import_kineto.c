@@ -495,3 +495,21 @@ Test(import_kineto, a_recv_without_its_send)
 		  "%s", d.msg);
 	cr_expect(strstr(d.msg, "p2p-lone-rank0.json)") != NULL, "%s", d.msg);
 }
+
+/*
+ * A broadcast of group "2" that lists no ranks, with --world 4: its
+ * "Rank" 1 is the world's rank 1, but group "2" is [2, 3] by its other
+ * call, whose communicator it is on: the root is not in it (found by the
+ * fuzz target, as a trace that did not read back).
+ */
+Test(import_kineto, a_root_outside_its_communicator)
+{
+	const char *files[] = { KT("bad/broadcast-no-ranks.json") };
+	struct import_options o = { .world = 4 };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_told("kineto", files, 1, &o, &t, &d), -EINVAL);
+	cr_expect(strstr(d.msg, "broadcast-no-ranks.json:27: Process Group Ranks: rank 1 is not in process group '2' as its other calls list it (2 ranks from 2)") != NULL,
+		  "%s", d.msg);
+}
