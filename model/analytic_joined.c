@@ -89,6 +89,8 @@ static int seg_users_build(const struct solver *sv, const struct plan_pattern *p
 			for (unsigned u = 0; u < k; u++) {
 				uint32_t r = tmp[u].resource;
 
+				if (r >= sv->nres)
+					return -EINVAL; /* as maxmin_solve would say */
 				if (!isfinite(sv->cap[r]))
 					continue;
 				if (pass)
