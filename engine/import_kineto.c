@@ -619,13 +619,24 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 		return on_p2p(k, s, args, &c, pg ? pg : "", !strcmp(name, "recv"));
 	if (c.op == TRACE_OP_BROADCAST)
 		return on_broadcast(k, s, args, &c, pg ? pg : "");
-	if (c.rank < 0 && !arg_uint(args, "Rank", &rank) && rank <= INT32_MAX)
-		c.rank = (int)rank;
-	if (c.rank < 0)
+	if (c.rank < 0 && (arg_uint(args, "Rank", &rank) || rank > INT32_MAX))
 		return src_fail(s, "Rank", "neither distributedInfo nor the event says this file's rank");
 	err = call_group(k, s, args, pg ? pg : "", &c.group);
-	if (!err)
-		err = import_calls_add(&k->calls, &c, pg ? pg : "", s->name);
+	if (err)
+		return s->err = err;
+	/* without distributedInfo: "Rank" is the file's place in the call's
+	 * group (ProcessGroupNCCL records its own rank_), its global rank
+	 * the group's rank of that place (PyTorch sorts a group's ranks,
+	 * new_group) */
+	if (c.rank < 0) {
+		const unsigned *g = k->calls.groups[c.group].ranks, n = k->calls.groups[c.group].n;
+
+		if (rank >= n)
+			return src_fail(s, "Rank", "this file's place in its group of %u, 0 to %u, not %" PRIu64,
+					n, n - 1, rank);
+		c.rank = (int)g[rank];
+	}
+	err = import_calls_add(&k->calls, &c, pg ? pg : "", s->name);
 	return err ? (s->err = err) : 0;
 }
 

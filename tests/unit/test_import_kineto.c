@@ -136,6 +136,24 @@ Test(import_kineto, a_step_without_calls_is_no_iteration)
 	trace_destroy(&t);
 }
 
+/*
+ * Without distributedInfo a file's rank is read from a call's "Rank",
+ * which ProcessGroupNCCL records as its rank_, the place in the call's
+ * group: on group [2, 3] places 0 and 1 are ranks 2 and 3 (they were
+ * named ranks 0 and 1, in no such group). The two files' calls differ in
+ * size, which the message says of those ranks.
+ */
+Test(import_kineto, a_subgroup_place_is_a_global_rank)
+{
+	const char *files[] = { KT("bad/subgroup-rank2.json"), KT("bad/subgroup-rank3.json") };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", files, 2, &t, &d), -EINVAL);
+	cr_expect(strstr(d.msg, "rank 3's call 0 of group '2' is allreduce of 8388608 bytes, "
+				"rank 2's ("), "%s", d.msg);
+}
+
 Test(import_kineto, every_fault_its_line)
 {
 	static const struct bad_case cases[] = {
