@@ -142,13 +142,15 @@ fi
 # 11. a real job's trace: the PyTorch-profiler fixtures of tests/data/kineto
 # (4 ranks, three communicators) imported and replayed on 4 forked ranks.
 # By hand: the world's 1 MiB all-reduce checked by 4 ranks, each pair's
-# 2 MiB all-reduce by its 2, the world's 8 KiB all-gather by 4.
+# 2 MiB all-reduce by its 2, the world's 8 KiB all-gather by 4, and the
+# pair [2, 3]'s 8 KiB broadcast (from rank 3, PyTorch 2.5's "Rank" 1) by
+# its 2.
 if "$bin" import kineto tests/data/kineto/rank0.json tests/data/kineto/rank1.json.gz \
         tests/data/kineto/rank2.json tests/data/kineto/rank3.json -o "$out/job.jsonl" 2>"$out/err" &&
     "$bin" run --topology configs/emu-vm.yaml --trace "$out/job.jsonl" --backend emu \
         --devices "$GDRLAB_RXE_A,$GDRLAB_RXE_B" --nodes 4 --quiet --json "$out/job.json" \
         >/dev/null 2>>"$out/err"; then
-    want=$((4 * 1048576 + 2 * 2 * 2097152 + 4 * 8192))
+    want=$((4 * 1048576 + 2 * 2 * 2097152 + 4 * 8192 + 2 * 8192))
     if grep -q '"data_errors": 0,\?$' "$out/job.json" &&
         grep -q "\"verified_bytes\": $want,\?\$" "$out/job.json" &&
         grep -q '"comm": "1"' "$out/job.json"; then
