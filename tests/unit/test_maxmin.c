@@ -155,21 +155,23 @@ static void textbook_solve(const double *capacity, size_t nres, struct maxmin_fl
  * no resource over its capacity, and every flow either at its cap or
  * through a full resource where no other flow runs faster.
  */
-static void assert_max_min_fair(const double *capacity, const struct maxmin_flow *f, size_t n)
+static void assert_max_min_fair(const double *capacity, size_t nres,
+				const struct maxmin_flow *f, size_t n)
 {
 	enum { MAXRES = 64 };
 	double used[MAXRES] = { 0 }, fastest[MAXRES] = { 0 };
 
+	cr_assert(nres <= MAXRES);
 	for (size_t i = 0; i < n; i++)
 		for (unsigned u = 0; u < f[i].nuses; u++) {
 			uint32_t r = f[i].uses[u].resource;
 
-			cr_assert(r < MAXRES);
+			cr_assert(r < nres);
 			used[r] += f[i].uses[u].weight * f[i].rate;
 			if (f[i].rate > fastest[r])
 				fastest[r] = f[i].rate;
 		}
-	for (uint32_t r = 0; r < MAXRES; r++)
+	for (uint32_t r = 0; r < nres; r++)
 		cr_assert(!(used[r] > capacity[r] * (1 + 1e-9) + 1e-9), "resource %u over", r);
 	for (size_t i = 0; i < n; i++) {
 		bool bound = isfinite(f[i].cap) && f[i].rate >= f[i].cap * (1 - 1e-9);
@@ -232,7 +234,7 @@ Test(maxmin, workspace_solves_as_the_textbook_loop)
 			cr_assert(f[i].rate == ref[i].rate || (isnan(f[i].rate) && isnan(ref[i].rate)),
 				  "trial %d flow %zu: %a, textbook %a", trial, i, f[i].rate,
 				  ref[i].rate);
-		assert_max_min_fair(cap, f, n);
+		assert_max_min_fair(cap, NRES, f, n);
 		if (trial % 17 == 0)
 			cr_assert_eq(maxmin_ws_solve(&ws, cap, &wrong, 1), -EINVAL);
 	}
