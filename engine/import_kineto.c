@@ -299,7 +299,11 @@ static const struct {
 	/* the sender is not known until it arrives: never a peer */
 	{ "recvAnysource", TRACE_OP_SENDRECV, KSKIP_P2P + 1 },
 	{ "broadcast", TRACE_OP_BROADCAST, KSKIP_BROADCAST + 1 },
+	/* out of place: ProcessGroupNCCL::_broadcast_oop records its own
+	 * rank_ as "Rank", not the root (as _reduce_oop does) */
+	{ "_broadcast_oop", TRACE_OP_BROADCAST, KSKIP_ROOTED + 1 },
 	{ "reduce", TRACE_OP_BROADCAST, KSKIP_ROOTED + 1 },
+	{ "_reduce_oop", TRACE_OP_BROADCAST, KSKIP_ROOTED + 1 },
 	{ "gather", TRACE_OP_BROADCAST, KSKIP_ROOTED + 1 },
 	{ "scatter", TRACE_OP_BROADCAST, KSKIP_ROOTED + 1 },
 	{ "barrier", TRACE_OP_ALLREDUCE, KSKIP_NOTHING + 1 },
@@ -835,7 +839,7 @@ static int kineto_import(const struct import_input *in, size_t n,
 		if (k.skipped[KSKIP_P2P] || k.skipped[KSKIP_NOTHING] || k.skipped[KSKIP_BROADCAST] ||
 		    k.skipped[KSKIP_ROOTED])
 			snprintf(notes->line, sizeof(notes->line),
-				 "left out: %u point-to-point calls and %u broadcasts (the profiler records their peers and roots from PyTorch 2.5), %u reduces, gathers and scatters, %u barriers, waits and empty calls",
+				 "left out: %u point-to-point calls and %u broadcasts (the profiler records their peers and roots from PyTorch 2.5), %u reduces, gathers, scatters and out-of-place broadcasts (no root recorded), %u barriers, waits and empty calls",
 				 k.skipped[KSKIP_P2P], k.skipped[KSKIP_BROADCAST], k.skipped[KSKIP_ROOTED],
 				 k.skipped[KSKIP_NOTHING]);
 	}

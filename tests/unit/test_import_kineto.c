@@ -47,7 +47,7 @@ Test(import_kineto, four_ranks_one_gzip)
 	said.niterations = t.niterations;
 	assert_the_made_up_run(&said);
 	free(said.entries); /* its groups are t's */
-	cr_expect_str_eq(notes.line, "left out: 2 point-to-point calls and 0 broadcasts (the profiler records their peers and roots from PyTorch 2.5), 0 reduces, gathers and scatters, 4 barriers, waits and empty calls");
+	cr_expect_str_eq(notes.line, "left out: 2 point-to-point calls and 0 broadcasts (the profiler records their peers and roots from PyTorch 2.5), 0 reduces, gathers, scatters and out-of-place broadcasts (no root recorded), 4 barriers, waits and empty calls");
 	trace_destroy(&t);
 }
 
@@ -154,6 +154,25 @@ Test(import_kineto, a_subgroup_place_is_a_global_rank)
 				"rank 2's ("), "%s", d.msg);
 }
 
+/*
+ * ProcessGroupNCCL::_broadcast_oop records the file's own rank_ as
+ * "Rank", not its root: the out-of-place broadcast is left out, counted
+ * in the header, not an unknown collective (nor rank 1 taken as root).
+ */
+Test(import_kineto, an_out_of_place_broadcast_is_left_out)
+{
+	const char *files[] = { KT("broadcast-oop.json") };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 1);
+	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLREDUCE);
+	cr_expect(strstr(notes.line, " 1 reduces, gathers, scatters and out-of-place broadcasts"),
+		  "%s", notes.line);
+	trace_destroy(&t);
+}
+
 Test(import_kineto, every_fault_its_line)
 {
 	static const struct bad_case cases[] = {
@@ -226,7 +245,7 @@ Test(import_kineto, old_style_is_the_same_run)
 	struct diag d = { "" };
 
 	cr_assert_eq(import_told("kineto", old_ranks, 4, &o, &old, &d), 0, "%s", d.msg);
-	cr_expect_str_eq(notes.line, "left out: 2 point-to-point calls and 2 broadcasts (the profiler records their peers and roots from PyTorch 2.5), 0 reduces, gathers and scatters, 0 barriers, waits and empty calls");
+	cr_expect_str_eq(notes.line, "left out: 2 point-to-point calls and 2 broadcasts (the profiler records their peers and roots from PyTorch 2.5), 0 reduces, gathers, scatters and out-of-place broadcasts (no root recorded), 0 barriers, waits and empty calls");
 	cr_assert_eq(import_as("kineto", ranks, 4, &neu, &d), 0, "%s", d.msg);
 	cr_assert_eq(old.nentries, 3);
 	pick(&old, old_world, 2, &a);
