@@ -37,6 +37,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -107,6 +108,11 @@ struct state {
 	/* network connections by their Channel lines: sends and receives,
 	 * those of them with GPUDirect RDMA, sends through a PXN proxy */
 	unsigned net[2], gdr[2], pxn;
+	/* lines of NCCL functions the trace has no op for (Reduce, Gather,
+	 * Scatter, ...): how many, and the first's name and place */
+	unsigned left_out, left_out_line;
+	size_t left_out_file;
+	char left_out_name[32];
 	/* collectives by (communicator, opCount): index + 1, 0 free; open
 	 * addressing, at most half full */
 	uint32_t *slots;
@@ -666,11 +672,18 @@ static void notes_of(const struct state *s, struct import_notes *notes)
 	const char *path = s->gdr[0] + s->gdr[1] == 0 ? "staged" :
 			   s->gdr[0] == s->net[0] && s->gdr[1] == s->net[1] ? "direct" : "auto";
 
+	size_t at = 0;
+
 	notes->line[0] = '\0';
 	if (s->net[0] + s->net[1])
-		snprintf(notes->line, sizeof(notes->line),
-			 "NCCL's network connections: %u sends, %u of them GPUDirect RDMA, %u through a PXN proxy; %u receives, %u GPUDirect RDMA (replay with --path %s)",
-			 s->net[1], s->gdr[1], s->pxn, s->net[0], s->gdr[0], path);
+		at = (size_t)snprintf(notes->line, sizeof(notes->line),
+				      "NCCL's network connections: %u sends, %u of them GPUDirect RDMA, %u through a PXN proxy; %u receives, %u GPUDirect RDMA (replay with --path %s)",
+				      s->net[1], s->gdr[1], s->pxn, s->net[0], s->gdr[0], path);
+	if (s->left_out && at < sizeof(notes->line))
+		snprintf(notes->line + at, sizeof(notes->line) - at,
+			 "%sleft out: %u ranks' lines of NCCL functions the trace has no op for (the first: %s, %s:%u)",
+			 at ? "; " : "", s->left_out, s->left_out_name, s->in[s->left_out_file].name,
+			 s->left_out_line);
 }
 
 static int parse_line(struct state *s, char *line)
@@ -731,11 +744,19 @@ static int parse_line(struct state *s, char *line)
 			return err;
 		}
 	}
-	/* another of NCCL's functions (Reduce, AllToAll, Gather, ...) */
+	/* another of NCCL's functions (Reduce, Gather, Scatter, ...): left
+	 * out, and said so; every rank leaves out its own line, so the
+	 * calls of each communicator still pair up by opCount */
 	info = strstr(msg, ": opCount ");
-	if (info && info > msg && info - msg < 32 && !memchr(msg, ' ', (size_t)(info - msg)))
-		return fail(s, "collective", "'%.*s' is not one gdrlab's trace has (AllReduce, AllGather, ReduceScatter, Broadcast, AlltoAll, Send/Recv)",
-			    (int)(info - msg), msg);
+	if (info && info > msg && info - msg < (ptrdiff_t)sizeof(s->left_out_name) &&
+	    !memchr(msg, ' ', (size_t)(info - msg))) {
+		if (!s->left_out++) {
+			snprintf(s->left_out_name, sizeof(s->left_out_name), "%.*s",
+				 (int)(info - msg), msg);
+			s->left_out_line = s->line;
+			s->left_out_file = s->file;
+		}
+	}
 	return 0;
 }
 
@@ -971,6 +992,9 @@ static int build(struct state *s, struct trace *t)
 		return err;
 	/* a group's members are looked up once per rank of every entry */
 	qsort(s->views, s->nviews, sizeof(*s->views), cmp_view);
+	if (!s->ncolls && s->left_out)
+		return diag_set(s->d, -EINVAL, "%s:%u: collective: '%s' is not one gdrlab's trace has (AllReduce, AllGather, ReduceScatter, Broadcast, AlltoAll, Send/Recv), and the logs have no other",
+				s->in[s->left_out_file].name, s->left_out_line, s->left_out_name);
 	if (!s->ncolls)
 		return diag_set(s->d, -EINVAL, "%s: nccl-log: no collectives (NCCL_DEBUG_SUBSYS must include COLL)",
 				s->in[0].name);

@@ -58,7 +58,7 @@ void import_options_free(struct import_options *o);
 /* What an input says about the run beyond its collectives, for the
  * trace's header: one line, "" when nothing. */
 struct import_notes {
-	char line[256];
+	char line[512];
 };
 
 struct import_input {

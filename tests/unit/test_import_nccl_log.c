@@ -112,6 +112,29 @@ Test(import_nccl_log, streams_of_one_communicator)
 	trace_destroy(&t);
 }
 
+/*
+ * A Reduce among the all-reduces (a function the trace has no op for) is
+ * left out on every rank and said so, not the whole log refused: its
+ * two ranks' lines, the first at line 5; the all-reduces of opCount 0
+ * and 2 pair up across the ranks as before.
+ */
+Test(import_nccl_log, a_reduce_is_left_out_and_said)
+{
+	const char *files[] = { LOG("reduce-among.log") };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 2);
+	cr_expect_eq(t.entries[0].bytes, 1024 * 4);
+	cr_expect_eq(t.entries[1].bytes, 2048 * 4);
+	cr_expect(strstr(notes.line, "left out: 2 ranks' lines of NCCL functions the trace has no op "
+				     "for (the first: Reduce, ") &&
+			  strstr(notes.line, "reduce-among.log:5)"),
+		  "%s", notes.line);
+	trace_destroy(&t);
+}
+
 Test(import_nccl_log, every_fault_its_line)
 {
 	static const struct bad_case cases[] = {
@@ -121,7 +144,7 @@ Test(import_nccl_log, every_fault_its_line)
 		{ "missing-count.log", "missing-count.log:2: count: missing from the line" },
 		{ "partial-comm.log", "partial-comm.log:4: comm: communicator 0x88 has 2 ranks, the logs show no 'Init COMPLETE' of its rank 1 with a world rank: import every rank's log" },
 		{ "partial-comm2.log", "partial-comm2.log:3: comm: communicator 0x88 has 2 ranks" },
-		{ "reduce.log", "reduce.log:2: collective: 'Reduce' is not one gdrlab's trace has" },
+		{ "reduce.log", "reduce.log:2: collective: 'Reduce' is not one gdrlab's trace has (AllReduce, AllGather, ReduceScatter, Broadcast, AlltoAll, Send/Recv), and the logs have no other" },
 		{ "no-collectives.log", "no-collectives.log: nccl-log: no collectives (NCCL_DEBUG_SUBSYS must include COLL)" },
 		{ "no-init-line.log", "no-init-line.log: nccl-log: no 'Init COMPLETE' line" },
 		{ "bad-prefix.log", "bad-prefix.log:2: prefix: expected 'host:pid:tid [device] NCCL INFO'" },
