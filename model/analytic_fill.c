@@ -84,7 +84,7 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 	qsort(clk, nc, sizeof(*clk), conn_clock_cmp);
 	ws->pick = pick;
 	for (size_t g = 0, end; !err && g < nc; g = end) {
-		double t = clk[g].start, tie = 1e-9 * fmax(hmax, t);
+		double t = clk[g].start, tie = 1e-9 * fmax(hmax, t), last_to = INFINITY;
 		size_t lo = g;
 
 		for (end = g; end < nc && clk[end].start <= t + tie; end++)
@@ -108,8 +108,9 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 					cr[clk[j].conn].seg_bw[k] = rate[clk[j].conn];
 		}
 		/* fill: whose slices' spans overlap theirs; the window opens
-		 * at one start for the group, and its end only moves on with
-		 * the members' hops, which rise (conn_clock_cmp) */
+		 * at one start for the group, and its end moves on from the
+		 * last member's while the hops rise (conn_clock_cmp orders a
+		 * group by start, then hop: they mostly do) */
 		for (size_t j = g, a = g, b = end; !err && !all_at_once && j < end; j++) {
 			double from = t - spread - hmax, to = t + spread + clk[j].hop;
 
@@ -122,6 +123,9 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 			if (j == g)
 				while (a > 0 && clk[a - 1].start > from)
 					a--;
+			if (to < last_to)
+				b = end; /* the first start at or past a nearer end */
+			last_to = to;
 			while (b < nc && clk[b].start < to)
 				b++;
 			ws->npick = 0;
