@@ -154,15 +154,24 @@ static int pg_index(struct import_calls *k, const char *pg, unsigned *id, const 
 	return 0;
 }
 
-/* The call's place among its group's calls in this file: a count per
- * group name. */
-int import_calls_add(struct import_calls *k, struct import_call *c, const char *pg,
-		     const char *file)
+/* Room for one more call, and @c's group name as an index, c->pg. */
+static int room_for(struct import_calls *k, struct import_call *c, const char *pg,
+		    const char *file)
 {
 	if (pg_index(k, pg, &c->pg, file))
 		return -ENOMEM;
 	if (array_grow((void **)&k->c, k->n, &k->cap, sizeof(*k->c)))
 		return oom(k, file);
+	return 0;
+}
+
+/* The call's place among its group's calls in this file: a count per
+ * group name. */
+int import_calls_add(struct import_calls *k, struct import_call *c, const char *pg,
+		     const char *file)
+{
+	if (room_for(k, c, pg, file))
+		return -ENOMEM;
 	c->p2p = false;
 	c->seq = k->pgs[c->pg].calls++;
 	k->c[k->n++] = *c;
@@ -172,10 +181,8 @@ int import_calls_add(struct import_calls *k, struct import_call *c, const char *
 int import_calls_add_p2p(struct import_calls *k, struct import_call *c, const char *pg,
 			 const char *file)
 {
-	if (pg_index(k, pg, &c->pg, file))
+	if (room_for(k, c, pg, file))
 		return -ENOMEM;
-	if (array_grow((void **)&k->c, k->n, &k->cap, sizeof(*k->c)))
-		return oom(k, file);
 	/* a send/receive is not counted among its group's collectives:
 	 * NCCL matches it with the peer's by pair and order, and the
 	 * group's other ranks never see it */

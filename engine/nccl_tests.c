@@ -6,6 +6,7 @@
  * NVIDIA/nccl-tests src/common.cu and src/<collective>.cu.
  */
 #include "nccl_tests.h"
+#include "array_grow.h"
 #include "input_file.h"
 #include "nccl_tests_read.h"
 #include "trace.h"
@@ -136,19 +137,10 @@ void nt_set_program(struct nt_reader *r, const char *program)
 /* A new run of hosts when @host is not the last one's. */
 static int host_run(struct nt_reader *r, const char *host)
 {
-	char **n;
-	size_t cap;
-
 	if (r->nhost_runs && !strcmp(r->hosts[r->nhost_runs - 1], host))
 		return 0;
-	if (r->nhost_runs == r->hosts_cap) {
-		cap = r->hosts_cap ? 2 * r->hosts_cap : 16;
-		n = realloc(r->hosts, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		r->hosts = n;
-		r->hosts_cap = cap;
-	}
+	if (array_grow((void **)&r->hosts, r->nhost_runs, &r->hosts_cap, sizeof(*r->hosts)))
+		return -ENOMEM;
 	r->hosts[r->nhost_runs] = strdup(host);
 	if (!r->hosts[r->nhost_runs])
 		return -ENOMEM;
@@ -159,19 +151,10 @@ static int host_run(struct nt_reader *r, const char *host)
 /* The same for groups: counted at the end, as the hosts are. */
 static int group_run(struct nt_reader *r, long long group)
 {
-	long long *n;
-	size_t cap;
-
 	if (r->ngroup_runs && r->groups[r->ngroup_runs - 1] == group)
 		return 0;
-	if (r->ngroup_runs == r->groups_cap) {
-		cap = r->groups_cap ? 2 * r->groups_cap : 16;
-		n = realloc(r->groups, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		r->groups = n;
-		r->groups_cap = cap;
-	}
+	if (array_grow((void **)&r->groups, r->ngroup_runs, &r->groups_cap, sizeof(*r->groups)))
+		return -ENOMEM;
 	r->groups[r->ngroup_runs++] = group;
 	return 0;
 }
@@ -373,18 +356,9 @@ static int append(struct nt_reader *r, const struct nccl_tests_row *row,
 		  struct diag *d)
 {
 	struct nccl_tests_file *f = r->f;
-	struct nccl_tests_row *n;
-	size_t cap;
 
-	if (f->nrows == r->cap) {
-		cap = r->cap ? 2 * r->cap : 32;
-		n = realloc(f->rows, cap * sizeof(*n));
-		if (!n)
-			return diag_set(d, -ENOMEM, "%s:%u: out of memory",
-					r->name, row->line);
-		f->rows = n;
-		r->cap = cap;
-	}
+	if (array_grow((void **)&f->rows, f->nrows, &r->cap, sizeof(*f->rows)))
+		return diag_set(d, -ENOMEM, "%s:%u: out of memory", r->name, row->line);
 	f->rows[f->nrows++] = *row;
 	return 0;
 }

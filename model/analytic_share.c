@@ -45,8 +45,8 @@ static unsigned add_fabric(const struct plan *p, const struct plan_pattern *pat,
 }
 
 unsigned conn_seg_uses(const struct plan *p, const struct plan_pattern *pat,
-			  const struct plan_conn *c, int seg, double *private_cap,
-			  struct maxmin_use *out)
+		       const struct plan_conn *c, int seg, double *private_cap,
+		       struct maxmin_use *out)
 {
 	const struct plan_route *r = &pat->routes[c->route];
 	const struct plan_pipe *pp = &pat->pipes[c->pipe];
