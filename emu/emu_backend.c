@@ -29,13 +29,19 @@
 
 #define EMU_TIMEOUT_S 10 /* default: no RDMA progress for this long fails */
 /*
- * Default busy-poll before sleeping: ten times a small message's round
- * trip under TCG (80-170 us), short enough that ranks do not take the
- * CPUs that rxe's own kernel work needs during bulk transfers (measured
- * in the VM, 8 MiB send/recv in 1 MiB slots: 41 MiB/s sleeping at once,
- * 40 spinning 1 ms, 37 spinning 10 ms; 8 B: 384, 166, 150 us median).
+ * Default busy-poll before sleeping: about what a sleep costs, the bound
+ * of competitive spinning (spinning as long as a block and wake-up
+ * would cost is within 2x of the best choice made knowing the wait:
+ * Karlin, Li, Manasse, Owicki, SOSP 1991). Under TCG a wake-up from the
+ * completion channel costs 300 us (8 B ping-pong one-way 332-341 us
+ * sleeping at once, 27-29 us spinning), a small message's round trip
+ * 40-80 us. Spinning longer takes the CPUs that rxe's own kernel work
+ * needs during bulk transfers (measured in the VM, 64 MiB send/recv in
+ * 1 MiB slots against ib_write_bw's 39.8-41.7 MiB/s in the same boot:
+ * 37.1-38.9 spinning 1 ms, 39.0-39.3 spinning 300 us, 37.8-41.1
+ * sleeping at once; 2026-12-04, docs/performance.md).
  */
-#define EMU_SPIN_US 1000
+#define EMU_SPIN_US 300
 
 struct devices {
 	char **names;
