@@ -18,7 +18,10 @@
  * any size needs the memory of one event and of the collectives found.
  * Sends, receives and broadcasts carry their peer or root from PyTorch
  * 2.5 ("Dst Rank", "Src Rank", a broadcast's "Rank": on_p2p,
- * on_broadcast); before, they are left out, and so are barriers, which
+ * on_broadcast); a send's or a receive's of 2.2 to 2.4 is in the title
+ * of the event its call opens (import_kineto_p2p.h: on_peerless, then
+ * peers_from_titles at the file's end); other sends, receives and
+ * broadcasts before 2.5 are left out, and so are barriers, which
  * move nothing of the model's, all counted in the notes. A missing "dtype" or "Process Group Ranks"
  * is asked for (--dtype, --group, --world). Traces before PyTorch 2.1,
  * whose calls carry no arguments, are read from their nccl:* events and
@@ -40,6 +43,7 @@
 #include "array_grow.h"
 #include "import_calls.h"
 #include "import_kineto_old.h"
+#include "import_kineto_p2p.h"
 #include "torch_dtype.h"
 
 #define EVENT_MAX (1u << 20) /* bytes of one event's text */
@@ -310,8 +314,20 @@ static const struct {
 	{ "wait", TRACE_OP_ALLREDUCE, KSKIP_NOTHING + 1 },
 };
 
+/* A send or receive of PyTorch 2.2 to 2.4, until its title is found. */
+struct kwait {
+	struct import_call c; /* all but its ranks */
+	char *pg;
+	int64_t pid, tid;
+	double end;           /* the call's span: [c.ts, end] */
+	bool recv;
+};
+
 struct kstate {
 	struct import_calls calls;
+	struct kp2p titles;   /* the file's "nccl:send A->B" events */
+	struct kwait *wait;   /* the file's sends and receives with no peer */
+	size_t nwait, cap_wait;
 	struct kold old;      /* the file's calls as PyTorch before 2.1 has them */
 	bool new_style;       /* the file has record_param_comms calls */
 	const struct import_options *o;
@@ -578,7 +594,40 @@ static bool lacks_peer(const json_t *args, const char *name, int kind)
 	return kind != 0;
 }
 
-static int on_collective(struct kstate *k, struct src *s, const json_t *args, double ts)
+/* The event's "pid" or "tid": an integer, else -1 (kineto names a GPU
+ * stream's "stream 7"; the calls and their titles are on CPU threads). */
+static int64_t event_id(const json_t *e, const char *key)
+{
+	const json_t *v = json_object_get(e, key);
+
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+}
+
+/* A send or receive whose arguments name no peer: kept until the file's
+ * end, when its title may say it (peers_from_titles). */
+static int on_peerless(struct kstate *k, struct src *s, const json_t *e, const json_t *args,
+		       struct import_call *c, const char *pg, bool recv)
+{
+	struct kwait *w;
+	int err = call_group(k, s, args, pg, &c->group);
+
+	if (err)
+		return s->err = err;
+	if (k->nwait == k->cap_wait &&
+	    array_grow((void **)&k->wait, k->nwait, &k->cap_wait, sizeof(*k->wait)))
+		return s->err = diag_set(s->d, -ENOMEM, "%s: out of memory", s->name);
+	w = &k->wait[k->nwait];
+	*w = (struct kwait){ .c = *c, .pg = strdup(pg), .pid = event_id(e, "pid"),
+			     .tid = event_id(e, "tid"), .recv = recv };
+	if (!w->pg)
+		return s->err = diag_set(s->d, -ENOMEM, "%s: out of memory", s->name);
+	w->end = c->ts + json_number_value(json_object_get(e, "dur"));
+	k->nwait++;
+	return 0;
+}
+
+static int on_collective(struct kstate *k, struct src *s, const json_t *e, const json_t *args,
+			 double ts)
 {
 	const char *name = json_string_value(json_object_get(args, "Collective name"));
 	const char *dt = json_string_value(json_object_get(args, "dtype"));
@@ -586,6 +635,7 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 	struct import_call c = { .ts = ts, .rank = k->rank, .file = k->file, .where = s->line,
 				 .root = -1, .peer = -1 };
 	uint64_t in = 0, out = 0, nelems, rank;
+	bool peerless;
 	char q[44];
 	size_t i;
 	int err;
@@ -595,7 +645,9 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 	if (i == sizeof(colls) / sizeof(colls[0]))
 		return src_fail(s, "Collective name", "'%s' is not one gdrlab's trace has",
 				diag_printable(name, q, sizeof(q)));
-	if (lacks_peer(args, name, colls[i].kind)) {
+	/* a send's or a receive's peer may be in its title (2.2 to 2.4) */
+	peerless = lacks_peer(args, name, colls[i].kind);
+	if (peerless && (strcmp(name, "send") && strcmp(name, "recv"))) {
 		k->skipped[colls[i].kind - 1]++;
 		return 0;
 	}
@@ -619,6 +671,8 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *args, do
 		k->skipped[KSKIP_NOTHING]++;
 		return 0;
 	}
+	if (c.op == TRACE_OP_SENDRECV && peerless)
+		return on_peerless(k, s, e, args, &c, pg ? pg : "", !strcmp(name, "recv"));
 	if (c.op == TRACE_OP_SENDRECV)
 		return on_p2p(k, s, args, &c, pg ? pg : "", !strcmp(name, "recv"));
 	if (c.op == TRACE_OP_BROADCAST)
@@ -677,12 +731,20 @@ static int on_event(struct kstate *k, struct src *s, const char *text, size_t le
 	} else if (name && !strcmp(name, "record_param_comms") && json_is_object(args) &&
 		   json_is_string(json_object_get(args, "Collective name"))) {
 		k->new_style = true;
-		err = on_collective(k, s, args, ts);
+		err = on_collective(k, s, e, args, ts);
 	} else if (name && (!strncmp(name, "nccl:", 5) || !strncmp(name, "ncclKernel_", 11) ||
 			    !strncmp(name, "ncclDevKernel_", 14))) {
 		/* PyTorch before 2.1's calls and the kernels that say their
-		 * types (import_kineto_old.h) */
-		err = kold_event(&k->old, e, name, ts, s->line, s->name, s->d);
+		 * types (import_kineto_old.h); 2.2 to 2.4's titles of sends
+		 * and receives, on the host (not kineto's GPU copies) */
+		struct kp2p_title pt = { .pid = event_id(e, "pid"), .tid = event_id(e, "tid"),
+					 .ts = ts, .line = s->line };
+
+		if (kp2p_parse(name, &pt.recv, &pt.self, &pt.peer) &&
+		    !(cat && !strcmp(cat, "gpu_user_annotation")) && kp2p_add(&k->titles, &pt))
+			err = s->err = diag_set(s->d, -ENOMEM, "%s: out of memory", s->name);
+		if (!err)
+			err = kold_event(&k->old, e, name, ts, s->line, s->name, s->d);
 		if (err)
 			s->err = err;
 	}
@@ -788,6 +850,69 @@ static int read_file(struct kstate *k, struct src *s)
 	return err ? err : s->err;
 }
 
+static void waits_clear(struct kstate *k)
+{
+	for (size_t i = 0; i < k->nwait; i++)
+		free(k->wait[i].pg);
+	k->nwait = 0;
+	kp2p_clear(&k->titles);
+}
+
+/* A title's fault, at its line (the file is read to its end: no byte). */
+static int title_fail(struct src *s, const struct kp2p_title *t, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int title_fail(struct src *s, const struct kp2p_title *t, const char *fmt, ...)
+{
+	char key[40], msg[DIAG_MSG_MAX];
+	va_list ap;
+
+	snprintf(key, sizeof(key), "nccl:%s %u%s%u", t->recv ? "recv" : "send", t->self,
+		 t->recv ? "<-" : "->", t->peer);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return s->err = diag_at(s->d, -EINVAL, s->name, t->line, 0, key, "%s", msg);
+}
+
+/*
+ * The file's sends and receives with no peer in their arguments, each
+ * given the peer of the title opened within its span on its thread
+ * (import_kineto_p2p.h), in the order the file has them; those with
+ * none are left out. The title's places are in the call's group: the
+ * first is this file's, which distributedInfo's rank must be.
+ */
+static int peers_from_titles(struct kstate *k, struct src *s)
+{
+	int err = 0;
+
+	kp2p_sort(&k->titles);
+	for (size_t i = 0; i < k->nwait && !err; i++) {
+		struct kwait *w = &k->wait[i];
+		const struct kp2p_title *t = kp2p_take(&k->titles, w->pid, w->tid, w->c.ts, w->end,
+						       w->recv);
+		const unsigned *g = k->calls.groups[w->c.group].ranks;
+		unsigned n = k->calls.groups[w->c.group].n;
+		char q[48];
+
+		if (!t) {
+			k->skipped[KSKIP_P2P]++;
+			continue;
+		}
+		if (t->self >= n || t->peer >= n)
+			return title_fail(s, t, "place %u is not in process group '%s' (%u ranks, places 0 to %u)",
+					  t->self >= n ? t->self : t->peer,
+					  diag_printable(w->pg, q, sizeof(q)), n, n - 1);
+		if (k->rank >= 0 && g[t->self] != (unsigned)k->rank)
+			return title_fail(s, t, "place %u of process group '%s' is rank %u, but distributedInfo says this file is rank %d's",
+					  t->self, diag_printable(w->pg, q, sizeof(q)), g[t->self], k->rank);
+		w->c.rank = (int)g[t->self];
+		w->c.recv = w->recv;
+		w->c.peer = (int)g[t->peer];
+		err = import_calls_add_p2p(&k->calls, &w->c, w->pg, s->name);
+	}
+	return err;
+}
+
 static int kineto_import(const struct import_input *in, size_t n,
 			 const struct import_options *o, struct trace *t,
 			 struct import_notes *notes, struct diag *d)
@@ -817,6 +942,9 @@ static int kineto_import(const struct import_input *in, size_t n,
 
 			err = kold_end_file(&k.old, &f, &k.calls, k.skipped);
 		}
+		if (!err)
+			err = peers_from_titles(&k, s);
+		waits_clear(&k);
 		/* a send's, a receive's, a broadcast's "Rank" is not the
 		 * file's: distributedInfo's, which may come after the events */
 		if (!err)
@@ -839,12 +967,15 @@ static int kineto_import(const struct import_input *in, size_t n,
 		if (k.skipped[KSKIP_P2P] || k.skipped[KSKIP_NOTHING] || k.skipped[KSKIP_BROADCAST] ||
 		    k.skipped[KSKIP_ROOTED])
 			snprintf(notes->line, sizeof(notes->line),
-				 "left out: %u point-to-point calls and %u broadcasts (the profiler records their peers and roots from PyTorch 2.5), %u reduces, gathers, scatters and out-of-place broadcasts (no root recorded), %u barriers, waits and empty calls",
+				 "left out: %u point-to-point calls and %u broadcasts whose peers and roots the profile does not say (PyTorch records them from 2.5; from 2.2 a send's or receive's outside batch_isend_irecv), %u reduces, gathers, scatters and out-of-place broadcasts (no root recorded), %u barriers, waits and empty calls",
 				 k.skipped[KSKIP_P2P], k.skipped[KSKIP_BROADCAST], k.skipped[KSKIP_ROOTED],
 				 k.skipped[KSKIP_NOTHING]);
 	}
 	import_calls_free(&k.calls);
 	kold_free(&k.old);
+	waits_clear(&k);
+	free(k.wait);
+	kp2p_free(&k.titles);
 	return err;
 }
 
