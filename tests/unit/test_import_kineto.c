@@ -443,6 +443,19 @@ static void expect_p2p(const struct trace *t, size_t i, unsigned iteration, int 
 	cr_expect_str_eq(trace_entry_comm(t, e), lo == 0 ? "3" : "4", "entry %zu", i);
 }
 
+/* A step's 8 sends of the pipeline below, from entry @b: activations 0 -> 2
+ * and 1 -> 3 at 100 and 200 us, gradients back at 450 and 550. */
+static void expect_pipeline_step(const struct trace *t, size_t b, unsigned it)
+{
+	static const struct { int src, dst; double ready; } sends[] = {
+		{ 0, 2, 100 }, { 1, 3, 100 }, { 0, 2, 200 }, { 1, 3, 200 },
+		{ 2, 0, 450 }, { 3, 1, 450 }, { 2, 0, 550 }, { 3, 1, 550 },
+	};
+
+	for (size_t i = 0; i < sizeof(sends) / sizeof(sends[0]); i++)
+		expect_p2p(t, b + i, it, sends[i].src, sends[i].dst, sends[i].ready);
+}
+
 /*
  * A two-stage pipeline on 4 ranks (pp-rank*.json, PyTorch 2.5's
  * arguments): stage 0 is ranks 0 and 1, stage 1 ranks 2 and 3; each
@@ -474,14 +487,7 @@ Test(import_kineto, pipeline_sends_and_receives)
 		cr_expect_eq(e->bytes, 4096);
 		cr_expect_eq(e->ngroup, 0);
 		cr_expect_eq(e->ready_us, 10);
-		expect_p2p(&t, b + 1, it, 0, 2, 100);
-		expect_p2p(&t, b + 2, it, 1, 3, 100);
-		expect_p2p(&t, b + 3, it, 0, 2, 200);
-		expect_p2p(&t, b + 4, it, 1, 3, 200);
-		expect_p2p(&t, b + 5, it, 2, 0, 450);
-		expect_p2p(&t, b + 6, it, 3, 1, 450);
-		expect_p2p(&t, b + 7, it, 2, 0, 550);
-		expect_p2p(&t, b + 8, it, 3, 1, 550);
+		expect_pipeline_step(&t, b + 1, it);
 		for (size_t j = 9; j < 11; j++) {
 			e = &t.entries[b + j];
 			cr_expect_eq(e->op, TRACE_OP_ALLREDUCE);
@@ -544,14 +550,7 @@ Test(import_kineto, pipeline_peers_from_titles)
 	for (unsigned it = 0; it < 2; it++) {
 		size_t b = 10 * it;
 
-		expect_p2p(&t, b + 0, it, 0, 2, 100);
-		expect_p2p(&t, b + 1, it, 1, 3, 100);
-		expect_p2p(&t, b + 2, it, 0, 2, 200);
-		expect_p2p(&t, b + 3, it, 1, 3, 200);
-		expect_p2p(&t, b + 4, it, 2, 0, 450);
-		expect_p2p(&t, b + 5, it, 3, 1, 450);
-		expect_p2p(&t, b + 6, it, 2, 0, 550);
-		expect_p2p(&t, b + 7, it, 3, 1, 550);
+		expect_pipeline_step(&t, b, it);
 		for (size_t j = 8; j < 10; j++) {
 			cr_expect_eq(t.entries[b + j].op, TRACE_OP_ALLREDUCE);
 			cr_expect_eq(t.entries[b + j].bytes, 16777216);
