@@ -12,10 +12,11 @@
  * twice. "ProfilerStep#N" events bound the iterations: a collective is in
  * the step whose span holds it, ready at its start from the step's start.
  *
- * The file is read as a stream: the top level's keys are skipped but for
- * "distributedInfo" (this file's rank) and "traceEvents", whose events
- * are taken one at a time (each parsed alone with jansson), so a trace of
- * any size needs the memory of one event and of the collectives found.
+ * The file is read as a stream (json_stream.h): the top level's keys are
+ * skipped but for "distributedInfo" (this file's rank) and
+ * "traceEvents", whose events are taken one at a time (each parsed alone
+ * with jansson), so a trace of any size needs the memory of one event and
+ * of the collectives found.
  * Sends, receives and broadcasts carry their peer or root from PyTorch
  * 2.5 ("Dst Rank", "Src Rank", a broadcast's "Rank": on_p2p,
  * on_broadcast); a send's or a receive's of 2.2 to 2.4 is in the title
@@ -38,238 +39,16 @@
 #include <string.h>
 
 #include <jansson.h>
-#include <zlib.h>
 
 #include "array_grow.h"
 #include "import_calls.h"
 #include "import_kineto_old.h"
 #include "import_kineto_p2p.h"
+#include "json_stream.h"
 #include "torch_dtype.h"
 
 #define EVENT_MAX (1u << 20) /* bytes of one event's text */
-#define IO_CHUNK (1u << 16)
-
-/* A file's bytes, inflated when it is gzip. */
-struct src {
-	FILE *fp;
-	const char *name;
-	bool gz, gz_end;
-	z_stream z;
-	unsigned char in[IO_CHUNK], out[IO_CHUNK];
-	size_t pos, len;     /* unread bytes of out (or of in, plain) */
-	size_t in_len;
-	uint64_t offset;     /* bytes read so far, inflated */
-	unsigned line;
-	int err;             /* 0, or a negative errno once failed */
-	struct diag *d;
-};
-
-static int src_fail(struct src *s, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int src_fail(struct src *s, const char *key, const char *fmt, ...)
-{
-	char msg[DIAG_MSG_MAX];
-	va_list ap;
-
-	if (s->err)
-		return s->err;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	s->err = diag_at(s->d, -EINVAL, s->name, s->line, 0, key, "%s (byte %" PRIu64 ")",
-			 msg, s->offset);
-	return s->err;
-}
-
-static int src_open(struct src *s, FILE *fp, const char *name, struct diag *d)
-{
-	memset(s, 0, sizeof(*s));
-	s->fp = fp;
-	s->name = name;
-	s->line = 1;
-	s->d = d;
-	s->in_len = fread(s->in, 1, sizeof(s->in), fp);
-	if (ferror(fp))
-		return s->err = diag_set(d, -EIO, "%s: read error", name);
-	s->gz = s->in_len >= 2 && s->in[0] == 0x1f && s->in[1] == 0x8b;
-	if (!s->gz) {
-		memcpy(s->out, s->in, s->in_len);
-		s->len = s->in_len;
-		return 0;
-	}
-	/* 16 + MAX_WBITS: a gzip header and trailer around the deflate data */
-	if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK)
-		return s->err = diag_set(d, -ENOMEM, "%s: gzip: cannot start", name);
-	s->z.next_in = s->in;
-	s->z.avail_in = (uInt)s->in_len;
-	return 0;
-}
-
-static void src_close(struct src *s)
-{
-	if (s->gz)
-		inflateEnd(&s->z);
-}
-
-/* More bytes into out: 0, or -1 at the end (s->err set on a fault). */
-static int src_fill(struct src *s)
-{
-	if (!s->gz) {
-		s->len = fread(s->out, 1, sizeof(s->out), s->fp);
-		s->pos = 0;
-		if (ferror(s->fp))
-			s->err = diag_set(s->d, -EIO, "%s: read error", s->name);
-		return s->len ? 0 : -1;
-	}
-	while (!s->gz_end) {
-		int zr;
-
-		if (!s->z.avail_in) {
-			s->in_len = fread(s->in, 1, sizeof(s->in), s->fp);
-			if (ferror(s->fp)) {
-				s->err = diag_set(s->d, -EIO, "%s: read error", s->name);
-				return -1;
-			}
-			if (!s->in_len) {
-				src_fail(s, "gzip", "the stream is cut short");
-				return -1;
-			}
-			s->z.next_in = s->in;
-			s->z.avail_in = (uInt)s->in_len;
-		}
-		s->z.next_out = s->out;
-		s->z.avail_out = sizeof(s->out);
-		zr = inflate(&s->z, Z_NO_FLUSH);
-		if (zr == Z_STREAM_END)
-			s->gz_end = true;
-		else if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			src_fail(s, "gzip", "corrupt data: %s", s->z.msg ? s->z.msg : "inflate failed");
-			return -1;
-		}
-		s->len = sizeof(s->out) - s->z.avail_out;
-		s->pos = 0;
-		if (s->len)
-			return 0;
-	}
-	return -1;
-}
-
-/* The next byte, or -1 at the end or on a fault. */
-static int src_get(struct src *s)
-{
-	int c;
-
-	if (s->err || (s->pos == s->len && src_fill(s)))
-		return -1;
-	c = s->out[s->pos++];
-	s->offset++;
-	if (c == '\n')
-		s->line++;
-	return c;
-}
-
-/* The next byte that is not JSON white space. */
-static int src_next(struct src *s)
-{
-	int c;
-
-	do
-		c = src_get(s);
-	while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
-	return c;
-}
-
-struct text {
-	char *buf;
-	size_t len, cap;
-};
-
-static int text_add(struct src *s, struct text *t, int c)
-{
-	if (!t)
-		return 0;
-	if (t->len + 1 >= t->cap) {
-		size_t nc = t->cap ? 2 * t->cap : 4096;
-		char *nb;
-
-		if (nc > EVENT_MAX)
-			return src_fail(s, "traceEvents", "an event longer than %u bytes", EVENT_MAX);
-		nb = realloc(t->buf, nc);
-		if (!nb)
-			return s->err = diag_set(s->d, -ENOMEM, "%s: out of memory", s->name);
-		t->buf = nb;
-		t->cap = nc;
-	}
-	t->buf[t->len++] = (char)c;
-	t->buf[t->len] = '\0';
-	return 0;
-}
-
-/* A JSON string's rest after its '"' (into @t when given). */
-static int scan_string(struct src *s, struct text *t)
-{
-	for (;;) {
-		int c = src_get(s);
-
-		if (c < 0)
-			return src_fail(s, "json", "the file ends inside a string");
-		if (text_add(s, t, c))
-			return s->err;
-		if (c == '"')
-			return 0;
-		if (c == '\\') {
-			c = src_get(s);
-			if (c < 0)
-				return src_fail(s, "json", "the file ends inside a string");
-			if (text_add(s, t, c))
-				return s->err;
-		}
-	}
-}
-
-/*
- * One JSON value whose first byte is @c, copied into @t when given (else
- * skipped); *@after gets the first byte after a scalar (a container or a
- * string ends on its own byte: -2 then).
- */
-static int scan_value(struct src *s, int c, struct text *t, int *after)
-{
-	unsigned depth = 0;
-
-	*after = -2;
-	if (c != '{' && c != '[' && c != '"') {
-		while (c >= 0 && !strchr(",}] \t\r\n", c)) {
-			if (text_add(s, t, c))
-				return s->err;
-			c = src_get(s);
-		}
-		if (c < 0)
-			return src_fail(s, "json", "the file ends inside a value");
-		while (c == ' ' || c == '\t' || c == '\n' || c == '\r')
-			c = src_get(s);
-		*after = c;
-		return 0;
-	}
-	for (;; c = src_get(s)) {
-		if (c < 0)
-			return src_fail(s, "json", "the file ends inside %s", depth ? "an object or array" : "a value");
-		if (text_add(s, t, c))
-			return s->err;
-		if (c == '"') {
-			if (scan_string(s, t))
-				return s->err;
-			if (!depth)
-				return 0;
-		} else if (c == '{' || c == '[') {
-			depth++;
-		} else if (c == '}' || c == ']') {
-			if (!depth)
-				return src_fail(s, "json", "'%c' closes nothing", c);
-			if (!--depth)
-				return 0;
-		}
-	}
-}
+#define JTEXT_EVENT { .max = EVENT_MAX, .key = "traceEvents", .what = "an event" }
 
 /*
  * What PyTorch names a collective in "Collective name", as the trace's.
@@ -363,7 +142,7 @@ static int arg_uint(const json_t *args, const char *key, uint64_t *out)
  * "[0, 1, ..., 28, ..., 63]" (later: the first 29 and the last); then
  * *@cut is set and the ranks are those it lists.
  */
-static int arg_ranks(struct src *s, const json_t *v, unsigned **out, unsigned *n, bool *cut)
+static int arg_ranks(struct jstream *s, const json_t *v, unsigned **out, unsigned *n, bool *cut)
 {
 	size_t cap = 0, cnt = 0;
 	unsigned *r = NULL;
@@ -412,7 +191,7 @@ static int arg_ranks(struct src *s, const json_t *v, unsigned **out, unsigned *n
 	return 0;
 bad:
 	free(r);
-	return src_fail(s, "Process Group Ranks", "expected distinct ranks, like \"[0, 1, 2, 3]\"");
+	return jstream_fail(s, "Process Group Ranks", "expected distinct ranks, like \"[0, 1, 2, 3]\"");
 }
 
 /* Is every one of the @n sorted @listed ranks one of the @m sorted @all? */
@@ -437,7 +216,7 @@ static bool ranks_within(const unsigned *listed, unsigned n, const unsigned *all
  * evenly spaced) with "Group size" say all of them; else a group of
  * distributedInfo's world_size is every rank; else --group says them.
  */
-static int cut_group(struct kstate *k, struct src *s, const json_t *args, const char *pg,
+static int cut_group(struct kstate *k, struct jstream *s, const json_t *args, const char *pg,
 		     const unsigned *listed, unsigned n, unsigned *id)
 {
 	const struct import_group *g = import_options_find_group(k->o, pg);
@@ -449,7 +228,7 @@ static int cut_group(struct kstate *k, struct src *s, const json_t *args, const 
 	int err;
 
 	if (arg_uint(args, "Group size", &size) || size < n || size > 65536)
-		return src_fail(s, "Process Group Ranks", "cut short, and no 'Group size' to say how many there are");
+		return jstream_fail(s, "Process Group Ranks", "cut short, and no 'Group size' to say how many there are");
 	if (json_is_integer(json_object_get(args, "Global rank start")) &&
 	    json_is_integer(json_object_get(args, "Global rank stride")) && start >= 0 && stride > 0 &&
 	    start + stride * (json_int_t)(size - 1) <= INT32_MAX) {
@@ -460,7 +239,7 @@ static int cut_group(struct kstate *k, struct src *s, const json_t *args, const 
 			r[i] = (unsigned)(start + stride * (json_int_t)i);
 		if (!ranks_within(listed, n, r, (unsigned)size)) {
 			free(r);
-			return src_fail(s, "Global rank stride", "%" JSON_INTEGER_FORMAT " ranks from %" JSON_INTEGER_FORMAT " by %" JSON_INTEGER_FORMAT " are not the 'Process Group Ranks' listed",
+			return jstream_fail(s, "Global rank stride", "%" JSON_INTEGER_FORMAT " ranks from %" JSON_INTEGER_FORMAT " by %" JSON_INTEGER_FORMAT " are not the 'Process Group Ranks' listed",
 					(json_int_t)size, start, stride);
 		}
 		err = import_calls_group(&k->calls, r, (unsigned)size, id, s->name);
@@ -470,17 +249,17 @@ static int cut_group(struct kstate *k, struct src *s, const json_t *args, const 
 	if (g && *pg && g->n == size && ranks_within(listed, n, g->ranks, g->n))
 		return import_calls_group(&k->calls, g->ranks, g->n, id, s->name);
 	if (g && *pg)
-		return src_fail(s, "Process Group Ranks", "--group %s gives %u ranks, the profile %" PRIu64 " from %u, ...",
+		return jstream_fail(s, "Process Group Ranks", "--group %s gives %u ranks, the profile %" PRIu64 " from %u, ...",
 				diag_printable(pg, q, sizeof(q)), g->n, size, listed[0]);
 	if ((k->world > 0 && size == (uint64_t)k->world) || (k->o->world && size == k->o->world))
 		return import_calls_world_group(&k->calls, (unsigned)size, id, s->name);
-	return src_fail(s, "Process Group Ranks", "the profiler lists only %u of the group's %" PRIu64 " ranks (it cuts a list past 30): give --group %s=RANKS, or --world N if they are every rank",
+	return jstream_fail(s, "Process Group Ranks", "the profiler lists only %u of the group's %" PRIu64 " ranks (it cuts a list past 30): give --group %s=RANKS, or --world N if they are every rank",
 			n, size, *pg ? diag_printable(pg, q, sizeof(q)) : "NAME");
 }
 
 /* The call's group: "Process Group Ranks", else what --group says of its
  * "Process Group Name", else --world's every rank. */
-static int call_group(struct kstate *k, struct src *s, const json_t *args, const char *pg,
+static int call_group(struct kstate *k, struct jstream *s, const json_t *args, const char *pg,
 		      unsigned *id)
 {
 	const struct import_group *g = import_options_find_group(k->o, pg);
@@ -504,7 +283,7 @@ static int call_group(struct kstate *k, struct src *s, const json_t *args, const
 		return import_calls_group(&k->calls, g->ranks, g->n, id, s->name);
 	if (k->o->world)
 		return import_calls_world_group(&k->calls, k->o->world, id, s->name);
-	return src_fail(s, "Process Group Ranks", "missing: give --group %s=RANKS, or --world N if the call is every rank's",
+	return jstream_fail(s, "Process Group Ranks", "missing: give --group %s=RANKS, or --world N if the call is every rank's",
 			*pg ? diag_printable(pg, q, sizeof(q)) : "NAME");
 }
 
@@ -529,7 +308,7 @@ static bool in_group(const struct kstate *k, unsigned id, uint64_t r)
  * dst rank, "send", ...)); PyTorch 2.5 and later (pytorch/pytorch#130812).
  * So "Rank" is not this file's rank here: import_calls_end_p2p gives it.
  */
-static int on_p2p(struct kstate *k, struct src *s, const json_t *args, struct import_call *c,
+static int on_p2p(struct kstate *k, struct jstream *s, const json_t *args, struct import_call *c,
 		  const char *pg, bool recv)
 {
 	const char *key = recv ? "Src Rank" : "Dst Rank";
@@ -538,12 +317,12 @@ static int on_p2p(struct kstate *k, struct src *s, const json_t *args, struct im
 	int err;
 
 	if (arg_uint(args, key, &peer) || peer > INT32_MAX)
-		return src_fail(s, key, "expected a rank, like 1");
+		return jstream_fail(s, key, "expected a rank, like 1");
 	err = call_group(k, s, args, pg, &c->group);
 	if (err)
 		return s->err = err;
 	if (!in_group(k, c->group, peer))
-		return src_fail(s, key, "rank %" PRIu64 " is not in process group '%s' (%u ranks from %u)",
+		return jstream_fail(s, key, "rank %" PRIu64 " is not in process group '%s' (%u ranks from %u)",
 				peer, diag_printable(pg, q, sizeof(q)), k->calls.groups[c->group].n,
 				k->calls.groups[c->group].ranks[0]);
 	c->rank = k->rank;
@@ -559,7 +338,7 @@ static int on_p2p(struct kstate *k, struct src *s, const json_t *args, struct im
  * ...); saveNcclMeta writes it as "Rank" from PyTorch 2.5,
  * pytorch/pytorch#129528), the same on every rank: not the file's rank.
  */
-static int on_broadcast(struct kstate *k, struct src *s, const json_t *args,
+static int on_broadcast(struct kstate *k, struct jstream *s, const json_t *args,
 			struct import_call *c, const char *pg)
 {
 	uint64_t place;
@@ -567,13 +346,13 @@ static int on_broadcast(struct kstate *k, struct src *s, const json_t *args,
 	int err;
 
 	if (arg_uint(args, "Rank", &place))
-		return src_fail(s, "Rank", "expected the root's place in the group, like 0");
+		return jstream_fail(s, "Rank", "expected the root's place in the group, like 0");
 	err = call_group(k, s, args, pg, &c->group);
 	if (err)
 		return s->err = err;
 	n = k->calls.groups[c->group].n;
 	if (place >= n)
-		return src_fail(s, "Rank", "a broadcast's 'Rank' is its root's place in the group, 0 to %u, not %" PRIu64,
+		return jstream_fail(s, "Rank", "a broadcast's 'Rank' is its root's place in the group, 0 to %u, not %" PRIu64,
 				n - 1, place);
 	c->root = (int)k->calls.groups[c->group].ranks[place];
 	c->rank = k->rank;
@@ -605,7 +384,7 @@ static int64_t event_id(const json_t *e, const char *key)
 
 /* A send or receive whose arguments name no peer: kept until the file's
  * end, when its title may say it (peers_from_titles). */
-static int on_peerless(struct kstate *k, struct src *s, const json_t *e, const json_t *args,
+static int on_peerless(struct kstate *k, struct jstream *s, const json_t *e, const json_t *args,
 		       struct import_call *c, const char *pg, bool recv)
 {
 	struct kwait *w;
@@ -626,7 +405,7 @@ static int on_peerless(struct kstate *k, struct src *s, const json_t *e, const j
 	return 0;
 }
 
-static int on_collective(struct kstate *k, struct src *s, const json_t *e, const json_t *args,
+static int on_collective(struct kstate *k, struct jstream *s, const json_t *e, const json_t *args,
 			 double ts)
 {
 	const char *name = json_string_value(json_object_get(args, "Collective name"));
@@ -643,7 +422,7 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *e, const
 	for (i = 0; i < sizeof(colls) / sizeof(colls[0]) && strcmp(colls[i].name, name); i++)
 		;
 	if (i == sizeof(colls) / sizeof(colls[0]))
-		return src_fail(s, "Collective name", "'%s' is not one gdrlab's trace has",
+		return jstream_fail(s, "Collective name", "'%s' is not one gdrlab's trace has",
 				diag_printable(name, q, sizeof(q)));
 	/* a send's or a receive's peer may be in its title (2.2 to 2.4) */
 	peerless = lacks_peer(args, name, colls[i].kind);
@@ -655,17 +434,17 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *e, const
 	if (!dt && k->o->has_dtype)
 		c.dtype = k->o->dtype;
 	else if (!dt)
-		return src_fail(s, "dtype", "missing: give --dtype");
+		return jstream_fail(s, "dtype", "missing: give --dtype");
 	else if (torch_scalar_type(dt, &c.dtype))
-		return src_fail(s, "dtype", "'%s' is not a type gdrlab knows (Float, Half, BFloat16, ...)",
+		return jstream_fail(s, "dtype", "'%s' is not a type gdrlab knows (Float, Half, BFloat16, ...)",
 				diag_printable(dt, q, sizeof(q)));
 	if (arg_uint(args, "In msg nelems", &in) || arg_uint(args, "Out msg nelems", &out))
-		return src_fail(s, "In msg nelems", "expected whole numbers in 'In msg nelems' and 'Out msg nelems'");
+		return jstream_fail(s, "In msg nelems", "expected whole numbers in 'In msg nelems' and 'Out msg nelems'");
 	/* the trace's bytes are the whole buffer: an all-gather's output,
 	 * the others' input (a send's and a receive's tensor) */
 	nelems = c.op == TRACE_OP_ALL_GATHER ? out : in;
 	if (nelems > (uint64_t)INT64_MAX / 8) /* the largest element */
-		return src_fail(s, "In msg nelems", "too many elements");
+		return jstream_fail(s, "In msg nelems", "too many elements");
 	c.bytes = nelems * trace_dtype_size(c.dtype);
 	if (!c.bytes) {
 		k->skipped[KSKIP_NOTHING]++;
@@ -678,7 +457,7 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *e, const
 	if (c.op == TRACE_OP_BROADCAST)
 		return on_broadcast(k, s, args, &c, pg ? pg : "");
 	if (c.rank < 0 && (arg_uint(args, "Rank", &rank) || rank > INT32_MAX))
-		return src_fail(s, "Rank", "neither distributedInfo nor the event says this file's rank");
+		return jstream_fail(s, "Rank", "neither distributedInfo nor the event says this file's rank");
 	err = call_group(k, s, args, pg ? pg : "", &c.group);
 	if (err)
 		return s->err = err;
@@ -690,7 +469,7 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *e, const
 		const unsigned *g = k->calls.groups[c.group].ranks, n = k->calls.groups[c.group].n;
 
 		if (rank >= n)
-			return src_fail(s, "Rank", "this file's place in its group of %u, 0 to %u, not %" PRIu64,
+			return jstream_fail(s, "Rank", "this file's place in its group of %u, 0 to %u, not %" PRIu64,
 					n, n - 1, rank);
 		c.rank = (int)g[rank];
 	}
@@ -698,7 +477,7 @@ static int on_collective(struct kstate *k, struct src *s, const json_t *e, const
 	return err ? (s->err = err) : 0;
 }
 
-static int on_event(struct kstate *k, struct src *s, const char *text, size_t len)
+static int on_event(struct kstate *k, struct jstream *s, const char *text, size_t len)
 {
 	json_error_t je;
 	json_t *e = json_loadb(text, len, 0, &je);
@@ -712,7 +491,7 @@ static int on_event(struct kstate *k, struct src *s, const char *text, size_t le
 
 		json_decref(e);
 		/* jansson quotes the text near the fault, newlines and all */
-		return src_fail(s, "traceEvents", "an event that is not a JSON object%s%s",
+		return jstream_fail(s, "traceEvents", "an event that is not a JSON object%s%s",
 				e ? "" : ": ", e ? "" : diag_printable(je.text, why, sizeof(why)));
 	}
 	name = json_string_value(json_object_get(e, "name"));
@@ -755,7 +534,7 @@ static int on_event(struct kstate *k, struct src *s, const char *text, size_t le
 }
 
 /* The top level's "distributedInfo": {"rank": R, "world_size": N, ...}. */
-static int on_distributed(struct kstate *k, struct src *s, const char *text, size_t len)
+static int on_distributed(struct kstate *k, struct jstream *s, const char *text, size_t len)
 {
 	json_t *v = json_loadb(text, len, 0, NULL);
 	uint64_t r, w;
@@ -769,13 +548,13 @@ static int on_distributed(struct kstate *k, struct src *s, const char *text, siz
 }
 
 /* The array of "traceEvents" (@c its first byte), one event at a time. */
-static int read_events(struct kstate *k, struct src *s, struct text *t, int c)
+static int read_events(struct kstate *k, struct jstream *s, struct jtext *t, int c)
 {
 	int after;
 
 	if (c != '[')
-		return src_fail(s, "traceEvents", "expected an array");
-	c = src_next(s);
+		return jstream_fail(s, "traceEvents", "expected an array");
+	c = jstream_next(s);
 	if (c == ']')
 		return 0;
 	for (;;) {
@@ -783,8 +562,8 @@ static int read_events(struct kstate *k, struct src *s, struct text *t, int c)
 
 		t->len = 0;
 		if (c != '{')
-			return src_fail(s, "traceEvents", "expected an event object");
-		if (scan_value(s, c, t, &after))
+			return jstream_fail(s, "traceEvents", "expected an event object");
+		if (jstream_value(s, c, t, &after))
 			return s->err;
 		/* its errors and its entry name the line it starts on */
 		last = s->line;
@@ -792,59 +571,59 @@ static int read_events(struct kstate *k, struct src *s, struct text *t, int c)
 		if (on_event(k, s, t->buf, t->len))
 			return s->err;
 		s->line = last;
-		c = src_next(s);
+		c = jstream_next(s);
 		if (c == ']')
 			return 0;
 		if (c != ',')
-			return src_fail(s, "traceEvents", "expected ',' or ']' after an event");
-		c = src_next(s);
+			return jstream_fail(s, "traceEvents", "expected ',' or ']' after an event");
+		c = jstream_next(s);
 	}
 }
 
 /* The top-level object: its keys, "traceEvents" streamed. */
-static int read_file(struct kstate *k, struct src *s)
+static int read_file(struct kstate *k, struct jstream *s)
 {
-	struct text key = { 0 }, t = { 0 };
+	struct jtext key = JTEXT_EVENT, t = JTEXT_EVENT;
 	bool events = false;
-	int c = src_next(s), after = -2, err = 0;
+	int c = jstream_next(s), after = -2, err = 0;
 
 	if (c != '{')
-		err = src_fail(s, "json", "expected a JSON object (a PyTorch profiler trace)");
-	c = err ? -1 : src_next(s);
+		err = jstream_fail(s, "json", "expected a JSON object (a PyTorch profiler trace)");
+	c = err ? -1 : jstream_next(s);
 	while (!err && c != '}') {
 		key.len = 0;
 		if (c != '"') {
-			err = src_fail(s, "json", "expected a key");
+			err = jstream_fail(s, "json", "expected a key");
 			break;
 		}
-		if (scan_string(s, &key) || src_next(s) != ':') {
-			err = src_fail(s, "json", "expected ':' after a key");
+		if (jstream_string(s, &key) || jstream_next(s) != ':') {
+			err = jstream_fail(s, "json", "expected ':' after a key");
 			break;
 		}
 		key.buf[key.len - 1] = '\0'; /* its closing quote */
-		c = src_next(s);
+		c = jstream_next(s);
 		if (!strcmp(key.buf, "traceEvents")) {
 			err = read_events(k, s, &t, c);
 			events = true;
 			after = -2;
 		} else if (!strcmp(key.buf, "distributedInfo")) {
 			t.len = 0;
-			err = scan_value(s, c, &t, &after);
+			err = jstream_value(s, c, &t, &after);
 			if (!err)
 				err = on_distributed(k, s, t.buf, t.len);
 		} else {
-			err = scan_value(s, c, NULL, &after);
+			err = jstream_value(s, c, NULL, &after);
 		}
 		if (err)
 			break;
-		c = after == -2 ? src_next(s) : after;
+		c = after == -2 ? jstream_next(s) : after;
 		if (c == ',')
-			c = src_next(s);
+			c = jstream_next(s);
 		else if (c != '}')
-			err = src_fail(s, "json", "expected ',' or '}' after a value");
+			err = jstream_fail(s, "json", "expected ',' or '}' after a value");
 	}
 	if (!err && !events)
-		err = src_fail(s, "traceEvents", "missing: not a PyTorch profiler trace");
+		err = jstream_fail(s, "traceEvents", "missing: not a PyTorch profiler trace");
 	free(key.buf);
 	free(t.buf);
 	return err ? err : s->err;
@@ -859,9 +638,9 @@ static void waits_clear(struct kstate *k)
 }
 
 /* A title's fault, at its line (the file is read to its end: no byte). */
-static int title_fail(struct src *s, const struct kp2p_title *t, const char *fmt, ...)
+static int title_fail(struct jstream *s, const struct kp2p_title *t, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static int title_fail(struct src *s, const struct kp2p_title *t, const char *fmt, ...)
+static int title_fail(struct jstream *s, const struct kp2p_title *t, const char *fmt, ...)
 {
 	char key[40], msg[DIAG_MSG_MAX];
 	va_list ap;
@@ -881,7 +660,7 @@ static int title_fail(struct src *s, const struct kp2p_title *t, const char *fmt
  * none are left out. The title's places are in the call's group: the
  * first is this file's, which distributedInfo's rank must be.
  */
-static int peers_from_titles(struct kstate *k, struct src *s)
+static int peers_from_titles(struct kstate *k, struct jstream *s)
 {
 	int err = 0;
 
@@ -924,7 +703,7 @@ static int kineto_import(const struct import_input *in, size_t n,
 	memset(t, 0, sizeof(*t));
 	import_calls_init(&k.calls, false, "Rank", "Collective name", d);
 	for (k.file = 0; k.file < n && !err; k.file++) {
-		struct src *s = malloc(sizeof(*s));
+		struct jstream *s = malloc(sizeof(*s));
 
 		if (!s) {
 			err = diag_set(d, -ENOMEM, "%s: out of memory", in[k.file].name);
@@ -934,7 +713,7 @@ static int kineto_import(const struct import_input *in, size_t n,
 		k.new_style = false;
 		kold_clear(&k.old);
 		import_calls_begin_file(&k.calls);
-		err = src_open(s, in[k.file].fp, in[k.file].name, d);
+		err = jstream_open(s, in[k.file].fp, in[k.file].name, d);
 		if (!err)
 			err = read_file(&k, s);
 		if (!err && !k.new_style) {
@@ -954,7 +733,7 @@ static int kineto_import(const struct import_input *in, size_t n,
 			if (k.world > 0)
 				world = (unsigned)k.world;
 		}
-		src_close(s);
+		jstream_close(s);
 		free(s);
 	}
 	if (!err && !k.calls.n)
