@@ -369,7 +369,9 @@ int vp_post_recv(struct vp_ctx *c, unsigned peer, struct diag *d)
 static int create_qps(struct vp_ctx *c, struct vp_peer_info *mine,
 		      struct diag *d)
 {
-	unsigned n = c->cfg.nranks, sq = 2 * c->cfg.slots + 4;
+	/* data writes in flight (slots), credits, and the unsignaled ones
+	 * a signaled completion has not yet retired (post_write) */
+	unsigned n = c->cfg.nranks, sq = 3 * c->cfg.slots + 4;
 
 	c->rq_depth = 2 * c->cfg.slots + 4;
 	for (unsigned r = 0; r < n; r++) {

@@ -52,13 +52,40 @@ static inline uint32_t vp_imm_slots(uint32_t imm)
 	return vp_imm_is_credit(imm) ? imm & VP_IMM_COUNT : imm >> VP_IMM_CARRY_SHIFT;
 }
 
-/* wr_id = kind << 32 | peer, for sends and receives alike: an error
- * completion's opcode is undefined (ibv_poll_cq(3)), its wr_id is not. */
+/*
+ * wr_id = kind << 56 | count << 32 | peer, for sends and receives alike:
+ * an error completion's opcode is undefined (ibv_poll_cq(3)), its wr_id
+ * is not. A write's count is the low 24 bits of the data writes posted
+ * to the peer as of it: a QP completes its writes in order, so its
+ * completion says all of those completed (most writes go unsignaled, as
+ * perftest's completion moderation, vp_step.c).
+ */
 enum vp_wr_kind { VP_WR_DATA = 1, VP_WR_CREDIT = 2, VP_WR_RECV = 3 };
+#define VP_WR_COUNT_MASK 0xffffffu
+
+static inline uint64_t vp_wr_id_count(enum vp_wr_kind kind, unsigned peer, uint64_t count)
+{
+	return (uint64_t)kind << 56 | (count & VP_WR_COUNT_MASK) << 32 | peer;
+}
 
 static inline uint64_t vp_wr_id(enum vp_wr_kind kind, unsigned peer)
 {
-	return (uint64_t)kind << 32 | peer;
+	return vp_wr_id_count(kind, peer, 0);
+}
+
+static inline enum vp_wr_kind vp_wr_kind_of(uint64_t wr_id)
+{
+	return (enum vp_wr_kind)(wr_id >> 56);
+}
+
+/* The data writes posted to the peer as of the write of @wr_id, from
+ * @posted, the count now: the write kept its low 24 bits, and fewer than
+ * 2^24 writes are ever in flight. */
+static inline uint64_t vp_wr_upto(uint64_t wr_id, uint64_t posted)
+{
+	uint32_t count = (uint32_t)(wr_id >> 32) & VP_WR_COUNT_MASK;
+
+	return posted - (((uint32_t)posted - count) & VP_WR_COUNT_MASK);
 }
 
 /* Counters of one direction of one peer; they run across steps. */
@@ -69,6 +96,8 @@ struct vp_out {
 	uint64_t awaited;   /* posted, as of the last write that reads its
 			     * source when it goes out (not inline): a step
 			     * ends once completed reaches it */
+	unsigned unsignaled; /* writes to the peer posted since the last
+			      * signaled one */
 };
 
 struct vp_in {

@@ -171,29 +171,55 @@ static bool sent_inline(const struct vp_ctx *c, uint64_t len)
 	return len && len <= c->max_inline;
 }
 
+/*
+ * Post a write to @peer, signaled when @signal or when the QP's send
+ * queue would otherwise fill with unsignaled ones (their slots are freed
+ * by a later signaled write's completion). Its completion says every
+ * data write posted to @peer as of it has completed (handle_wc): as
+ * perftest moderates completions (--cq-mod), most writes make none, so
+ * a rank that sleeps on the completion channel is woken by what it
+ * waits for, not by each write's acknowledgement.
+ */
 static int post_write(struct vp_ctx *c, unsigned peer, enum vp_wr_kind kind,
 		      void *local, uint32_t lkey, uint64_t len,
-		      uint64_t raddr, uint32_t rkey, uint32_t imm,
+		      uint64_t raddr, uint32_t rkey, uint32_t imm, bool signal,
 		      struct diag *d)
 {
+	struct vp_out *o = &c->out[peer];
 	struct ibv_sge sge = { .addr = (uintptr_t)local, .length = (uint32_t)len,
 			       .lkey = lkey };
+	uint64_t upto = o->posted + (kind == VP_WR_DATA);
 	struct ibv_send_wr wr = {
-		.wr_id = vp_wr_id(kind, peer),
+		.wr_id = vp_wr_id_count(kind, peer, upto),
 		.sg_list = &sge,
 		.num_sge = len ? 1 : 0,
 		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
-		.send_flags = IBV_SEND_SIGNALED | (sent_inline(c, len) ? IBV_SEND_INLINE : 0),
+		.send_flags = (sent_inline(c, len) ? IBV_SEND_INLINE : 0),
 		.imm_data = htonl(imm),
 		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
 	};
 	struct ibv_send_wr *bad;
-	int ret = ibv_post_send(c->qp[peer], &wr, &bad);
+	int ret;
 
+	if (signal || o->unsignaled + 1 >= c->cfg.slots)
+		wr.send_flags |= IBV_SEND_SIGNALED;
+	ret = ibv_post_send(c->qp[peer], &wr, &bad);
 	if (ret)
 		return diag_set(d, -ret, "rank %u: ibv_post_send(RDMA WRITE to rank %u): %s",
 				c->cfg.rank, peer, strerror(ret));
+	o->unsignaled = wr.send_flags & IBV_SEND_SIGNALED ? 0 : o->unsignaled + 1;
 	return 0;
+}
+
+/* Whether a data write is signaled: every half of the slots (so that the
+ * window of slots in flight, which completions open, never stalls), and
+ * the step's last (a step ends once its writes completed). */
+static bool signal_data(const struct vp_ctx *c, const struct step_state *st,
+			const struct vp_out *o)
+{
+	unsigned every = c->cfg.slots > 1 ? c->cfg.slots / 2 : 1;
+
+	return st->sent + 1 == st->nsend || (o->posted + 1) % every == 0;
 }
 
 /*
@@ -251,7 +277,8 @@ static int try_send(struct vp_ctx *c, struct step_state *st, bool *moved,
 		if (carry > VP_IMM_CARRY_MAX)
 			carry = VP_IMM_CARRY_MAX; /* the rest in hand_back() */
 		err = post_write(c, peer, VP_WR_DATA, src, lkey, len, raddr, rkey,
-				 vp_imm_data(o->posted, (uint32_t)carry), d);
+				 vp_imm_data(o->posted, (uint32_t)carry),
+				 signal_data(c, st, o), d);
 		if (err)
 			return err;
 		c->in[peer].credited += carry;
@@ -402,7 +429,7 @@ static int hand_back(struct vp_ctx *c, bool *moved, struct diag *d)
 		if (!n)
 			continue;
 		err = post_write(c, peer, VP_WR_CREDIT, NULL, 0, 0, 0, 0,
-				 vp_imm_credit((uint32_t)n), d);
+				 vp_imm_credit((uint32_t)n), false, d);
 		if (err)
 			return err;
 		in->credited = in->consumed;
@@ -427,7 +454,7 @@ static const char *wr_what(enum vp_wr_kind kind)
 static int handle_wc(struct vp_ctx *c, struct step_state *st,
 		     const struct ibv_wc *wc, struct diag *d)
 {
-	enum vp_wr_kind kind = (enum vp_wr_kind)(wc->wr_id >> 32);
+	enum vp_wr_kind kind = vp_wr_kind_of(wc->wr_id);
 	unsigned peer = (unsigned)(wc->wr_id & 0xffffffffu);
 
 	if (peer >= c->cfg.nranks || !c->qp[peer])
@@ -443,9 +470,16 @@ static int handle_wc(struct vp_ctx *c, struct step_state *st,
 				wc->vendor_err);
 	}
 	if (kind == VP_WR_DATA || kind == VP_WR_CREDIT) {
-		if (kind == VP_WR_DATA) {
-			c->out[peer].completed++;
-			if (--c->wire_outstanding == 0)
+		struct vp_out *o = &c->out[peer];
+		uint64_t upto = vp_wr_upto(wc->wr_id, o->posted);
+
+		/* a write's completion is every earlier one's too */
+		if (upto > o->completed) {
+			uint64_t n = upto - o->completed;
+
+			o->completed = upto;
+			c->wire_outstanding -= (unsigned)n;
+			if (!c->wire_outstanding)
 				st->t->us[st->s->intra_send ? STAGE_INTRA : STAGE_WIRE] +=
 					vp_now_us() - c->wire_t0;
 		}
