@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_grow.h"
+
 /* nccl-tests prints at most 2048 bytes a line; room for longer noise. */
 #define LINE_MAX_LEN 4096
 #define TOKENS_MAX 40
@@ -69,6 +71,13 @@ struct layout {
 	unsigned line; /* of the header */
 };
 
+/* A device line of v1.0.0, kept until the list ends. */
+struct v1_dev {
+	long long rank;
+	char *host, *gpu;
+	unsigned line, col;
+};
+
 struct text {
 	struct nt_reader *r;
 	struct diag *d;
@@ -83,6 +92,9 @@ struct text {
 	bool cut;  /* the line is longer than LINE_MAX_LEN - 1 */
 	bool last; /* no newline after it: the file ends inside the line */
 	bool many; /* more than TOKENS_MAX tokens */
+	/* v1.0.0's device lines, until their list ends (flush_v1_devices) */
+	struct v1_dev *v1;
+	size_t nv1, cap_v1;
 	char orig[LINE_MAX_LEN]; /* the line as written, trailing blanks cut */
 	char buf[LINE_MAX_LEN];  /* the same, cut into tokens */
 	struct tok tok[TOKENS_MAX];
@@ -333,11 +345,71 @@ static int parse_header(struct text *t, const struct tok *w, unsigned nw)
  * the bus as domain:bus:device since 2.14.1 ("[0x3d]" before), and no
  * Pid in v1.0.0 ("#   Rank %2d on %10s device %2d [0x%02x] %s").
  */
+static int keep_v1_device(struct text *t, long long rank, const char *host, const char *gpu,
+			  unsigned col)
+{
+	struct v1_dev *v;
+
+	if (t->nv1 == t->cap_v1 &&
+	    array_grow((void **)&t->v1, t->nv1, &t->cap_v1, sizeof(*t->v1)))
+		return diag_set(t->d, -ENOMEM, "%s: out of memory", t->r->name);
+	v = &t->v1[t->nv1];
+	*v = (struct v1_dev){ rank, strdup(host), strdup(gpu), t->line, col };
+	if (!v->host || !v->gpu) {
+		free(v->host);
+		free(v->gpu);
+		return diag_set(t->d, -ENOMEM, "%s: out of memory", t->r->name);
+	}
+	t->nv1++;
+	return 0;
+}
+
+static int v1_dev_cmp(const void *a, const void *b)
+{
+	const struct v1_dev *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/*
+ * The end of v1.0.0's device list. Each process printed its own ranks'
+ * lines, one process after another with an MPI_Barrier between them
+ * (src/common.cu: no gather to rank 0 before v2.0.0), so mpirun's
+ * forwarding of their output may interleave or reorder the processes'
+ * lines: they are taken in rank order, each rank once.
+ */
+static int flush_v1_devices(struct text *t)
+{
+	int err = 0;
+
+	qsort(t->v1, t->nv1, sizeof(*t->v1), v1_dev_cmp);
+	for (size_t i = 0; i < t->nv1 && !err; i++) {
+		const struct v1_dev *v = &t->v1[i];
+		struct nt_dev_at at = { v->line, v->col, "Rank" };
+
+		if (i && v->rank == t->v1[i - 1].rank)
+			err = diag_at(t->d, -EINVAL, t->r->name, v->line, v->col, "Rank",
+				      "rank %lld again (also on line %u): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file",
+				      v->rank, t->v1[i - 1].line);
+		else
+			err = nt_add_devices(t->r, v->rank, 1, -1, v->host, v->gpu, &at, t->d);
+	}
+	for (size_t i = 0; i < t->nv1; i++) {
+		free(t->v1[i].host);
+		free(t->v1[i].gpu);
+	}
+	t->nv1 = 0;
+	return err;
+}
+
 static int parse_device(struct text *t, const struct tok *w, unsigned nw)
 {
 	struct nt_dev_at at = { t->line, w[0].col, "Rank" };
 	long long rank = 0, group = -1, x;
 	const char *host, *gpu = "";
+	bool v1 = true; /* no Group, no Pid: v1.0.0's line */
 	unsigned i = 1;
 
 	if (i >= nw || !parse_ll(w[i].s, &rank) || rank < 0)
@@ -347,11 +419,13 @@ static int parse_device(struct text *t, const struct tok *w, unsigned nw)
 		if (i + 1 >= nw || !parse_ll(w[i + 1].s, &group) || group < 0)
 			goto bad;
 		i += 2;
+		v1 = false;
 	}
 	if (i < nw && word_is(&w[i], "Pid")) {
 		if (i + 1 >= nw || !parse_ll(w[i + 1].s, &x))
 			goto bad;
 		i += 2;
+		v1 = false;
 	}
 	if (i + 1 >= nw || !word_is(&w[i], "on"))
 		goto bad;
@@ -366,6 +440,8 @@ static int parse_device(struct text *t, const struct tok *w, unsigned nw)
 	i++;
 	if (i < nw)
 		gpu = t->orig + w[i].col - 1; /* the rest of the line */
+	if (v1)
+		return keep_v1_device(t, rank, host, gpu, w[0].col);
 	return nt_add_devices(t->r, rank, 1, group, host, gpu, &at, t->d);
 bad:
 	return line_err(t, i < nw ? w[i].col : 0, "Rank",
@@ -752,6 +828,12 @@ static int parse_line(struct text *t, const char *s, size_t len)
 	int err;
 
 	tokenize(t, s, len);
+	/* any other line ends v1.0.0's device list */
+	if (t->nv1 && !(t->ntok >= 2 && word_is(&t->tok[0], "#") && word_is(&t->tok[1], "Rank"))) {
+		err = flush_v1_devices(t);
+		if (err)
+			return err;
+	}
 	if (!t->ntok)
 		return 0;
 	if (t->tok[0].s[0] == '#')
@@ -788,6 +870,8 @@ int nt_load_text(struct nt_reader *r, const char *buf, size_t len,
 		err = parse_line(t, buf, (size_t)(nl - buf));
 		buf = nl + 1;
 	}
+	if (!err && t->nv1)
+		err = flush_v1_devices(t);
 	/* where the reader ran out of lines: the last one (1 for nothing) */
 	if (!err && !t->have_header && t->fail_line)
 		err = diag_at(d, -EINVAL, r->name, t->fail_line, t->fail_col, "run",
@@ -811,6 +895,11 @@ int nt_load_text(struct nt_reader *r, const char *buf, size_t len,
 			      "the run was cut short or the file truncated",
 			      r->f->nrows, (unsigned long long)r->f->rows[r->f->nrows - 1].size,
 			      t->run_line);
+	for (size_t i = 0; i < t->nv1; i++) {
+		free(t->v1[i].host);
+		free(t->v1[i].gpu);
+	}
+	free(t->v1);
 	free(t);
 	return err;
 }

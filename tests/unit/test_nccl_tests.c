@@ -409,6 +409,33 @@ Test(nccl_tests, release_v1_all_reduce_ms)
 	assert_no_leaks();
 }
 
+/*
+ * v1.0.0 under mpirun: each process printed its own ranks' lines, one
+ * process after another (no gather to rank 0 before v2.0.0), and
+ * mpirun's forwarding put process 1's (ranks 2, 3) first. The same run
+ * as in order: 4 ranks on 2 hosts, rank 0's GPU, the same 9 rows.
+ */
+Test(nccl_tests, release_v1_device_lines_out_of_order)
+{
+	struct nccl_tests_file f, g;
+
+	load(NT_DATA("v1.0.0_all_reduce_mpi.txt"), &f);
+	load(NT_DATA("v1.0.0_all_reduce.txt"), &g);
+	cr_expect_eq(f.nranks, 4);
+	cr_expect_eq(f.nhosts, 2);
+	cr_expect_eq(f.ngroups, 1);
+	cr_expect_str_eq(f.gpu, "Tesla P100-SXM2-16GB");
+	cr_assert_eq(f.nrows, g.nrows);
+	for (size_t i = 0; i < f.nrows; i++) {
+		cr_expect_eq(f.rows[i].size, g.rows[i].size);
+		cr_expect_eq(f.rows[i].oop.time_us, g.rows[i].oop.time_us);
+		cr_expect_eq(f.rows[i].ip.busbw_gbps, g.rows[i].ip.busbw_gbps);
+	}
+	nccl_tests_destroy(&f);
+	nccl_tests_destroy(&g);
+	assert_no_leaks();
+}
+
 /* v1.0.0's broadcast: out of place only, a root column, -c 0 ("\tN/A") */
 Test(nccl_tests, release_v1_broadcast_one_half)
 {
@@ -681,6 +708,8 @@ ParameterizedTestParameters(nccl_tests, bad_file)
 		{ "bad-header.txt", ":10:72: header: '#wrong' where 'busbw' was expected" },
 		{ "two-runs.txt", ":23:4: Rank: rank 0 again (the list began on line 6): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file" },
 		{ "no-mpi-two-processes.txt", ":12:4: Rank: rank 0 again (the list began on line 11): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file" },
+		/* v1.0.0's lines are taken in rank order, but each rank once */
+		{ "v1-rank-twice.txt", ":6:5: Rank: rank 1 again (also on line 5): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file" },
 		{ "cycles.txt", ":15:9: size: 1024 bytes after 4096 on line 14: the sizes start over (nccl-tests -N repeats them, or a second run): one series per file" },
 		/* the failure line of another process, of rank 0's own ending
 		 * a row (common.h NCCLCHECK), one before the table */
