@@ -177,7 +177,7 @@ int nt_add_devices(struct nt_reader *r, long long rank, unsigned n,
 	 */
 	if (rank == 0 && r->ndev)
 		return diag_at(d, -EINVAL, r->name, at->line, at->col, at->key,
-			       "rank 0 again (the list began on line %u): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file",
+			       "rank 0 again (the list began on line %u): " NT_SECOND_RUN,
 			       r->dev_line);
 	if (rank >= 0 && rank != r->ndev)
 		return diag_at(d, -EINVAL, r->name, at->line, at->col, at->key,

@@ -65,6 +65,10 @@ void nt_init(struct nt_reader *r, const char *name, struct nccl_tests_file *f,
 /* Take the collective from a program name ("/x/all_reduce_perf_mpi"). */
 void nt_set_program(struct nt_reader *r, const char *program);
 
+/* Why a rank listed twice is refused: the end of its message. */
+#define NT_SECOND_RUN \
+	"a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file"
+
 /* Where a device was listed, for messages. */
 struct nt_dev_at {
 	unsigned line, col;

@@ -364,6 +364,15 @@ static int keep_v1_device(struct text *t, long long rank, const char *host, cons
 	return 0;
 }
 
+static void drop_v1_devices(struct text *t)
+{
+	for (size_t i = 0; i < t->nv1; i++) {
+		free(t->v1[i].host);
+		free(t->v1[i].gpu);
+	}
+	t->nv1 = 0;
+}
+
 static int v1_dev_cmp(const void *a, const void *b)
 {
 	const struct v1_dev *x = a, *y = b;
@@ -391,16 +400,12 @@ static int flush_v1_devices(struct text *t)
 
 		if (i && v->rank == t->v1[i - 1].rank)
 			err = diag_at(t->d, -EINVAL, t->r->name, v->line, v->col, "Rank",
-				      "rank %lld again (also on line %u): a second run, or the 1-rank runs of an nccl-tests built without MPI and started as several processes; one run per file",
+				      "rank %lld again (also on line %u): " NT_SECOND_RUN,
 				      v->rank, t->v1[i - 1].line);
 		else
 			err = nt_add_devices(t->r, v->rank, 1, -1, v->host, v->gpu, &at, t->d);
 	}
-	for (size_t i = 0; i < t->nv1; i++) {
-		free(t->v1[i].host);
-		free(t->v1[i].gpu);
-	}
-	t->nv1 = 0;
+	drop_v1_devices(t);
 	return err;
 }
 
@@ -895,10 +900,7 @@ int nt_load_text(struct nt_reader *r, const char *buf, size_t len,
 			      "the run was cut short or the file truncated",
 			      r->f->nrows, (unsigned long long)r->f->rows[r->f->nrows - 1].size,
 			      t->run_line);
-	for (size_t i = 0; i < t->nv1; i++) {
-		free(t->v1[i].host);
-		free(t->v1[i].gpu);
-	}
+	drop_v1_devices(t); /* an error ended the list's reading */
 	free(t->v1);
 	free(t);
 	return err;
