@@ -483,6 +483,7 @@ static int on_event(struct kstate *k, struct jstream *s, const char *text, size_
 	json_t *e = json_loadb(text, len, 0, &je);
 	const json_t *args;
 	const char *name, *cat;
+	bool gpu_copy;
 	double ts;
 	int err = 0;
 
@@ -502,8 +503,8 @@ static int on_event(struct kstate *k, struct jstream *s, const char *text, size_
 	 * stream its kernels ran on ("gpu_user_annotation", libkineto's
 	 * GenericActivityProfiler createUserGpuSpan), spanning those kernels
 	 * on the GPU's clock: not a step of the host's */
-	if (name && !strncmp(name, "ProfilerStep#", 13) &&
-	    !(cat && !strcmp(cat, "gpu_user_annotation"))) {
+	gpu_copy = cat && !strcmp(cat, "gpu_user_annotation");
+	if (name && !strncmp(name, "ProfilerStep#", 13) && !gpu_copy) {
 		err = import_calls_step(&k->calls, ts, s->name);
 		if (err)
 			s->err = err;
@@ -519,8 +520,8 @@ static int on_event(struct kstate *k, struct jstream *s, const char *text, size_
 		struct kp2p_title pt = { .pid = event_id(e, "pid"), .tid = event_id(e, "tid"),
 					 .ts = ts, .line = s->line };
 
-		if (kp2p_parse(name, &pt.recv, &pt.self, &pt.peer) &&
-		    !(cat && !strcmp(cat, "gpu_user_annotation")) && kp2p_add(&k->titles, &pt))
+		if (!gpu_copy && kp2p_parse(name, &pt.recv, &pt.self, &pt.peer) &&
+		    kp2p_add(&k->titles, &pt))
 			err = s->err = diag_set(s->d, -ENOMEM, "%s: out of memory", s->name);
 		if (!err)
 			err = kold_event(&k->old, e, name, ts, s->line, s->name, s->d);
