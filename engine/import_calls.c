@@ -301,7 +301,8 @@ int import_calls_end_p2p(struct import_calls *k, int rank, const char *file)
 	return err;
 }
 
-void import_calls_end_file(struct import_calls *k, bool timed)
+int import_calls_end_file(struct import_calls *k, bool timed, const char *file,
+			  const char *ts_key)
 {
 	double first = k->n > k->first_of_file ? k->c[k->first_of_file].ts : 0;
 
@@ -326,7 +327,15 @@ void import_calls_end_file(struct import_calls *k, bool timed)
 			c->order = c->ready_us;
 			c->ready_us = 0;
 		}
+		/* a trace's times are bounded (trace.h): a call so long after
+		 * its step's start is a clock the profile got wrong */
+		if (!(c->ready_us <= TRACE_TIME_MAX_US))
+			return fail_at(k, file, c->where, ts_key,
+				       "%.17g us after %s, beyond %g us (11.6 days)", c->ready_us,
+				       k->nsteps ? "its profiler step's start" : "the file's first call",
+				       TRACE_TIME_MAX_US);
 	}
+	return 0;
 }
 
 /* By group and place, the lowest rank first: a call's copies side by side

@@ -106,9 +106,11 @@ int import_calls_end_p2p(struct import_calls *k, int rank, const char *file);
  * it, ready from that step's start (no steps: one iteration, from the
  * first call). With @timed false the calls' and steps' ts are places in
  * the file: each call is then ready at 0 and goes after those before it
- * in its step.
+ * in its step. A call ready more than TRACE_TIME_MAX_US after its step's
+ * start is an error naming @file, its place and @ts_key (what its clock is).
  */
-void import_calls_end_file(struct import_calls *k, bool timed);
+int import_calls_end_file(struct import_calls *k, bool timed, const char *file,
+			  const char *ts_key);
 
 /*
  * The trace's entries, one per (group name, place) over the files (a

@@ -481,7 +481,7 @@ static int read_one(struct cstate *k, const struct import_input *in, size_t n)
 	if (!err)
 		err = resolve_groups(k, in->name);
 	if (!err)
-		import_calls_end_file(&k->calls, k->timed != 0);
+		err = import_calls_end_file(&k->calls, k->timed != 0, in->name, "start_time_micros");
 	if (k->timed == 0)
 		k->untimed = true;
 	return err;

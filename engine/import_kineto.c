@@ -729,11 +729,10 @@ static int kineto_import(const struct import_input *in, size_t n,
 		 * file's: distributedInfo's, which may come after the events */
 		if (!err)
 			err = import_calls_end_p2p(&k.calls, k.rank, in[k.file].name);
-		if (!err) {
-			import_calls_end_file(&k.calls, true);
-			if (k.world > 0)
-				world = (unsigned)k.world;
-		}
+		if (!err)
+			err = import_calls_end_file(&k.calls, true, in[k.file].name, "ts");
+		if (!err && k.world > 0)
+			world = (unsigned)k.world;
 		jstream_close(s);
 		free(s);
 	}

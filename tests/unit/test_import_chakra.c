@@ -438,6 +438,8 @@ Test(import_chakra, every_fault_its_byte)
 		{ "empty.et", "empty.et: chakra: an empty file (a Chakra trace starts with its GlobalMetadata)" },
 		{ "json.et", "json.et: byte 0: GlobalMetadata: does not unpack (not a Chakra execution trace?)" },
 		{ "no-collectives.et", "no-collectives.et: chakra: no collectives (COMM_COLL_NODE nodes with a comm_type)" },
+		/* a call 23 days into its step: more than a trace holds */
+		{ "clock-jump.et", "clock-jump.et: " AFTER_META ": start_time_micros: 2000000000000 us after its profiler step's start, beyond 1e+12 us (11.6 days)" },
 	};
 	FILE *fp;
 	char path[160];
@@ -459,6 +461,16 @@ Test(import_chakra, every_fault_its_byte)
 	write_bad_node("kernel-newline.et", &(struct node_spec){ 17, "ncclDevKernel_All\n", COLL, 5, NULL, NULL, ALL_REDUCE, 8, "0" });
 	write_bad_node("bad-pgs.et", &(struct node_spec){ 17, "## process_group:init ##", CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE, 0, NULL,
 						 "['[{\"pg_name\": \"1\", \"ranks\": [0, 1], \"group_size\": 4}]']", -1, -1, NULL });
+	snprintf(path, sizeof(path), "%s/clock-jump.et", dir);
+	fp = fopen(path, "wb");
+	cr_assert_not_null(fp);
+	put_meta(fp);
+	put_node(fp, &(struct node_spec){ 17, "x", COLL, 2000000001000, "['Tensor(float)']", NULL, ALL_REDUCE, 8, "0" });
+	put_node(fp, &(struct node_spec){ 2, "ProfilerStep#5", CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE, 1000, NULL, NULL,
+					  -1, -1, NULL });
+	put_node(fp, &(struct node_spec){ 1, "## process_group:init ##", CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE, 0,
+					  "['String']", pgs_of(0), -1, -1, NULL });
+	cr_assert_eq(fclose(fp), 0);
 	snprintf(path, sizeof(path), "%s/empty.et", dir);
 	fp = fopen(path, "wb");
 	cr_assert_not_null(fp);

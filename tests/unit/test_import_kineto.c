@@ -191,6 +191,9 @@ Test(import_kineto, every_fault_its_line)
 		{ "p2p-peer-outside.json", "p2p-peer-outside.json:16: Dst Rank: rank 3 is not in process group '3' (2 ranks from 0)" },
 		{ "p2p-no-rank.json", "p2p-no-rank.json:10: Rank: no distributedInfo says this file's rank (a send's own 'Rank' is its peer's)" },
 		{ "event-not-object.json", "event-not-object.json:1: traceEvents: expected an event object" },
+		/* a clock no trace can hold (kineto's epoch microseconds on a
+		 * call, the step's from 0): refused at the call, not written */
+		{ "clock-jump.json", "clock-jump.json:16: ts: 1700000025980500 us after its profiler step's start, beyond 1e+12 us (11.6 days)" },
 		/* jansson's quote of the text near a bad escape holds the newline */
 		{ "bad-escape.json", "bad-escape.json:1: traceEvents: an event that is not a JSON object: invalid escape near" },
 		/* PyTorch before 2.1: the call's kernel says what it is */
