@@ -17,9 +17,9 @@
 #      release from the barrier, so the release skew counts)
 #   (each BENCH_EMU_ROUNDS times, default 3, interleaved (pass it with
 #   GDRLAB_VM_ENV=BENCH_EMU_ROUNDS, and more GDRLAB_VM_TIMEOUT); the best of
-#   each is compared, and for the large transfers also the median of
-#   each round's ratio, which a slow spell on the host shared by qemu
-#   moves less)
+#   each is compared, and for the large transfers and the ping-pong also
+#   the median of each round's ratio, which a slow spell on the host
+#   shared by qemu moves less)
 #   3. NIC loopback on A: ib_write_bw with server and client on A
 #      (1 MiB writes) vs gdrlab calibrate's loopback host -> host figure
 #   4. traces/emu-small.jsonl: staged vs direct, emu vs analytic
@@ -93,16 +93,17 @@ printf 'large  ib_write_bw, 1 MiB writes        %7.1f MiB/s  (%s)\n' "$b" "$(all
 printf 'large  emu direct 8 MiB, 4 x 256 KiB    %7.1f MiB/s  (%s) ratio %.2f\n' "$b4" "$(all "${e4[@]}")" "$(echo "$b4 / $b" | bc -l)"
 printf 'large  emu direct 8 MiB, 8 x 1 MiB      %7.1f MiB/s  (%s) ratio %.2f\n' "$b8" "$(all "${e8[@]}")" "$(echo "$b8 / $b" | bc -l)"
 printf 'large  emu direct 64 MiB, 8 x 1 MiB     %7.1f MiB/s  (%s) ratio %.2f\n' "$b64" "$(all "${e64[@]}")" "$(echo "$b64 / $b" | bc -l)"
-paired() { # paired NUMERATORS...: the median of ${!1}[i] / bw[i]
-    local -n num=$1
+paired() { # paired NUMERATORS DENOMINATORS: the median of ${!1}[i] / ${!2}[i]
+    local -n num=$1 den=$2
     local i
-    for i in "${!bw[@]}"; do echo "${num[$i]} / ${bw[$i]}" | bc -l; done |
+    for i in "${!den[@]}"; do echo "${num[$i]} / ${den[$i]}" | bc -l; done |
         sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 printf 'large  each round'"'"'s ratio, median: 8 MiB 4 x 256 KiB %.2f, 8 x 1 MiB %.2f, 64 MiB %.2f\n' \
-    "$(paired e4)" "$(paired e8)" "$(paired e64)"
+    "$(paired e4 bw)" "$(paired e8 bw)" "$(paired e64 bw)"
 printf 'small  ib_write_lat 8 B, typical        %7.1f us     (%s)\n' "$l" "$(all "${lat[@]}")"
 printf 'small  emu ping-pong 8 B, typical       %7.1f us     (%s) ratio %.2f\n' "$lp" "$(all "${pp[@]}")" "$(echo "$lp / $l" | bc -l)"
+printf 'small  each round'"'"'s ratio, median: ping-pong %.2f\n' "$(paired pp lat)"
 printf 'small  emu send/recv 8 B, median of 50  %7.1f us     (%s) ratio %.1f\n' "$ls" "$(all "${es[@]}")" "$(echo "$ls / $l" | bc -l)"
 
 echo
