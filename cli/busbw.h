@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "backend.h"
+#include "cli.h"
 #include "nccl_conv.h"
 #include "predict_sizes.h"
 
@@ -24,6 +25,7 @@ struct busbw_args {
 	uint64_t minbytes, maxbytes, stepbytes;
 	unsigned stepfactor;  /* > 1: sizes multiply; 1: they add stepbytes */
 	struct plan_options opts;
+	struct cli_sets sets; /* --set PATH=VALUE */
 	bool quiet;
 };
 

@@ -68,6 +68,11 @@ static void print_header(FILE *out, const struct busbw_run *r)
 	fprintf(out, "# topology %s (%s): %u nodes x %u GPUs = %u ranks, %u NICs per node\n",
 		r->topo->name, a->topology, r->nodes, r->topo->ngpus, r->nranks,
 		r->topo->nnics);
+	if (a->sets.n) {
+		char set[CLI_MAX_SETS * 200];
+
+		fprintf(out, "# --set %s\n", cli_sets_text(&a->sets, set, sizeof(set)));
+	}
 	fprintf(out, "# path %s, GDR level %s, NCCL %s%s%s%s%s%s\n", plan_path_name(o->path),
 		topo_path_name(o->gdr_level), nccl_releases[o->nccl]->version, o->algo ? ", NCCL_ALGO " : "",
 		o->algo ? o->algo : "", o->proto ? ", NCCL_PROTO " : "",
@@ -143,6 +148,8 @@ static json_t *run_json(const struct busbw_run *r)
 	json_object_set_new(doc, "backend", json_string(r->backend));
 	json_object_set_new(doc, "topology", json_string(r->topo->name));
 	json_object_set_new(doc, "topology_file", json_string(a->topology));
+	if (cli_sets_json(doc, &a->sets))
+		goto err;
 	json_object_set_new(doc, "test", json_string(test));
 	json_object_set_new(doc, "op", json_string(trace_op_name(a->coll->op)));
 	json_object_set_new(doc, "type", json_string(a->type->name));

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "topology.h"
+
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
 /* "gdrlab CMD: <message> (see 'gdrlab CMD --help')" on stderr; returns
@@ -112,6 +114,28 @@ extern const char cli_ib_usage[];
 int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 		    struct plan_options *o);
 
+/*
+ * --set PATH=VALUE (run, compare, busbw, validate --nccl-tests): a value
+ * of the topology file replaced by its dotted path, as a sweep plan's
+ * axis does (engine/yaml_override.c); at most CLI_MAX_SETS of them.
+ */
+#define CLI_MAX_SETS 8
+struct cli_sets {
+	struct topo_override v[CLI_MAX_SETS];
+	unsigned n;
+};
+/* One more --set @arg into @s: 0, or the exit status after a one-line
+ * usage error of @cmd. */
+int cli_set_option(const char *cmd, const char *arg, struct cli_sets *s);
+/* Its lines of --help. */
+extern const char cli_set_usage[];
+/* The values as "topology_set": {path: value} in @doc (nothing when
+ * none): what the topology file was read with. 0 or -ENOMEM. */
+struct json_t;
+int cli_sets_json(struct json_t *doc, const struct cli_sets *s);
+/* "PATH=VALUE, PATH=VALUE" into @buf (@len bytes; cut short if need be). */
+const char *cli_sets_text(const struct cli_sets *s, char *buf, size_t len);
+
 struct backend_ops;
 /* The built backend called @name, or NULL after a one-line error that
  * says why (absent from this build, with the reason, or unknown);
@@ -157,7 +181,6 @@ void progress_done(struct progress *p);
 
 /* A JSON file gdrlab wrote (report, plot): NULL with "FILE:LINE: what"
  * in @d, or "FILE: cannot read: why" for a directory or a missing file. */
-struct json_t;
 struct json_t *cli_load_json(const char *path, struct diag *d);
 
 /* A usage error (its message printed, 1 returned) where two of the @n

@@ -352,6 +352,56 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 	}
 }
 
+const char cli_set_usage[] =
+	"      --set PATH=VALUE    a value of the topology file replaced by its dotted\n"
+	"                          path (nics.rate=100Gbit/s, fabric.leaf.uplinks=8;\n"
+	"                          repeatable); a path the file lacks is an error\n";
+
+int cli_set_option(const char *cmd, const char *arg, struct cli_sets *s)
+{
+	const char *eq = strchr(arg, '=');
+	struct topo_override *o = &s->v[s->n];
+
+	if (s->n >= CLI_MAX_SETS)
+		return cli_usage_error(cmd, "--set: at most %d values", CLI_MAX_SETS);
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(o->path) ||
+	    strlen(eq + 1) >= sizeof(o->value) || !eq[1])
+		return cli_usage_error(cmd, "--set: expected PATH=VALUE (nics.rate=100Gbit/s), got '%s'",
+				       arg);
+	snprintf(o->path, sizeof(o->path), "%.*s", (int)(eq - arg), arg);
+	snprintf(o->value, sizeof(o->value), "%s", eq + 1);
+	s->n++;
+	return 0;
+}
+
+int cli_sets_json(json_t *doc, const struct cli_sets *s)
+{
+	json_t *o;
+
+	if (!s->n)
+		return 0;
+	o = json_object();
+	for (unsigned i = 0; o && i < s->n; i++)
+		json_object_set_new(o, s->v[i].path, json_string(s->v[i].value));
+	return !o || json_object_set_new(doc, "topology_set", o) ? -ENOMEM : 0;
+}
+
+const char *cli_sets_text(const struct cli_sets *s, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < s->n && at < len; i++) {
+		int w = snprintf(buf + at, len - at, "%s%s=%s", i ? ", " : "", s->v[i].path,
+				 s->v[i].value);
+
+		if (w < 0)
+			break;
+		at += (size_t)w;
+	}
+	return buf;
+}
+
 json_t *cli_load_json(const char *path, struct diag *d)
 {
 	json_error_t je;

@@ -29,6 +29,7 @@ static const char busbw_usage[] =
 	"  -t, --topology FILE     node and cluster description (YAML), or a shipped\n"
 	"                          one by name (h100-pcie5-400g: configs/NAME.yaml)\n"
 	"  -n, --nodes N           number of nodes (default: the topology's)\n"
+	"%s"
 	"  -b, --minbytes SIZE     smallest size (default 8); K, M, G: powers of 1024\n"
 	"  -e, --maxbytes SIZE     largest size (default 8G)\n"
 	"  -f, --stepfactor N      multiply the size by N each step (default 2)\n"
@@ -68,6 +69,7 @@ static const char busbw_usage[] =
 
 enum {
 	OPT_OP = 512,
+	OPT_SET,
 	OPT_BACKEND,
 	OPT_JSON,
 	OPT_CSV,
@@ -97,6 +99,7 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 	static const struct option longopts[] = {
 		{ "topology", required_argument, NULL, 't' },
 		{ "nodes", required_argument, NULL, 'n' },
+		{ "set", required_argument, NULL, OPT_SET },
 		{ "minbytes", required_argument, NULL, 'b' },
 		{ "maxbytes", required_argument, NULL, 'e' },
 		{ "stepfactor", required_argument, NULL, 'f' },
@@ -161,6 +164,10 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 			if (!a->type)
 				return cli_usage_error("busbw", "--datatype: expected " NCCL_TYPE_NAMES ", got '%s'", optarg);
 			break;
+		case OPT_SET:
+			if (cli_set_option("busbw", optarg, &a->sets))
+				return EXIT_USAGE;
+			break;
 		case OPT_BACKEND:
 			a->backend = optarg;
 			break;
@@ -174,7 +181,7 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 			a->quiet = true;
 			break;
 		case 'h':
-			printf(busbw_usage, cli_nccl_usage);
+			printf(busbw_usage, cli_set_usage, cli_nccl_usage);
 			return 0;
 		default:
 			rc = cli_plan_option("busbw", c, optarg, argv, &a->opts);
@@ -322,7 +329,7 @@ int cmd_busbw(int argc, char **argv)
 	b = predict_backend("busbw", a.backend, "");
 	if (!b)
 		return EXIT_USAGE;
-	err = topology_load(a.topology, &topo, &d);
+	err = topology_load_with(a.topology, a.sets.v, a.sets.n, &topo, &d);
 	if (err)
 		return cli_fail("busbw", CLI_LOADING, err, &d);
 	r.a = &a;

@@ -17,7 +17,6 @@
 #include "units.h"
 
 #define RUN_MAX_JOBS 16
-#define RUN_MAX_SETS 8
 
 struct run_args {
 	const char *topology, *trace, *backend;
@@ -27,10 +26,7 @@ struct run_args {
 	/* --job FILE@FIRST:NODES: several jobs on one cluster (run only) */
 	const char *jobs[RUN_MAX_JOBS];
 	unsigned njobs;
-	/* --set PATH=VALUE: a value of the topology file replaced, as a sweep
-	 * plan's axis does (engine/yaml_override.c) */
-	struct topo_override sets[RUN_MAX_SETS];
-	unsigned nsets;
+	struct cli_sets sets; /* --set PATH=VALUE */
 };
 
 static const char run_usage[] =
@@ -44,9 +40,7 @@ static const char run_usage[] =
 	"                          one by name (resnet50-ddp: traces/NAME.jsonl)\n"
 	"%s"
 	"  -n, --nodes N           number of nodes (default: the topology's)\n"
-	"      --set PATH=VALUE    a value of the topology file replaced by its dotted\n"
-	"                          path (nics.rate=100Gbit/s, fabric.leaf.uplinks=8;\n"
-	"                          repeatable); a path the file lacks is an error\n"
+	"%s"
 	"  -b, --backend NAME      analytic (default); see 'gdrlab backends'\n"
 	"%s"
 	"  -g, --gdr-level LEVEL   farthest GPU-NIC distance where GPUDirect RDMA is\n"
@@ -81,6 +75,7 @@ static void print_usage(FILE *out, bool compare)
 			  "                          a list of nodes and ranges (0-3,8-11); the jobs\n"
 			  "                          run at once, sharing the fabric, each one's\n"
 			  "                          slowdown from the others printed after the table\n",
+		cli_set_usage,
 		compare ? "" :
 			  "  -p, --path PATH         auto (default): direct where the GDR level\n"
 			  "                          allows it, NCCL's staging elsewhere; direct;\n"
@@ -163,21 +158,10 @@ static int parse_args(int argc, char **argv, bool compare, struct run_args *a)
 				return cli_usage_error(cmd, "--job: at most %d jobs", RUN_MAX_JOBS);
 			a->jobs[a->njobs++] = optarg;
 			break;
-		case 'S': {
-			const char *eq = strchr(optarg, '=');
-			struct topo_override *o = &a->sets[a->nsets];
-
-			if (a->nsets >= RUN_MAX_SETS)
-				return cli_usage_error(cmd, "--set: at most %d values", RUN_MAX_SETS);
-			if (!eq || eq == optarg || (size_t)(eq - optarg) >= sizeof(o->path) ||
-			    strlen(eq + 1) >= sizeof(o->value) || !eq[1])
-				return cli_usage_error(cmd, "--set: expected PATH=VALUE (nics.rate=100Gbit/s), got '%s'",
-						       optarg);
-			snprintf(o->path, sizeof(o->path), "%.*s", (int)(eq - optarg), optarg);
-			snprintf(o->value, sizeof(o->value), "%s", eq + 1);
-			a->nsets++;
+		case 'S':
+			if (cli_set_option(cmd, optarg, &a->sets))
+				return EXIT_USAGE;
 			break;
-		}
 		case 'q':
 			a->quiet = true;
 			break;
@@ -467,20 +451,6 @@ static void print_jobs(const struct session *s, const struct run_args *a,
 		       alone[k], together[k], alone[k] > 0 ? together[k] / alone[k] : 1);
 }
 
-/* --set's values, in the JSON as "topology_set": {path: value}: what the
- * topology file was read with (gdrlab report draws the node with them). */
-static int json_set_values(json_t *doc, const struct run_args *a)
-{
-	json_t *o;
-
-	if (!a->nsets)
-		return 0;
-	o = json_object();
-	for (unsigned i = 0; o && i < a->nsets; i++)
-		json_object_set_new(o, a->sets[i].path, json_string(a->sets[i].value));
-	return !o || json_object_set_new(doc, "topology_set", o) ? -ENOMEM : 0;
-}
-
 static int session_load(struct session *s, const char *cmd,
 			struct run_args *a)
 {
@@ -491,7 +461,7 @@ static int session_load(struct session *s, const char *cmd,
 	s->backend = cli_find_backend(cmd, NULL, a->backend);
 	if (!s->backend)
 		return EXIT_USAGE;
-	err = topology_load_with(a->topology, a->sets, a->nsets, &s->topo, &d);
+	err = topology_load_with(a->topology, a->sets.v, a->sets.n, &s->topo, &d);
 	if (!err && a->njobs)
 		err = load_jobs(s, a, &d);
 	else if (!err)
@@ -546,7 +516,7 @@ int cmd_run(int argc, char **argv)
 		struct report_json j;
 
 		err = report_json(&ctx, &rec, &j);
-		err = report_json_write(out.json.fp, &j, err ? err : json_set_values(j.doc, &a));
+		err = report_json_write(out.json.fp, &j, err ? err : cli_sets_json(j.doc, &a.sets));
 	}
 	if (!err && out.csv.fp)
 		err = report_csv(out.csv.fp, &rec, true);
@@ -615,7 +585,7 @@ int cmd_compare(int argc, char **argv)
 		struct report_json j;
 
 		err = report_compare_json(&ctx, rp, &j);
-		err = report_json_write(out.json.fp, &j, err ? err : json_set_values(j.doc, &a));
+		err = report_json_write(out.json.fp, &j, err ? err : cli_sets_json(j.doc, &a.sets));
 	}
 	/* CSV rows: staged, then direct (as before there were three paths),
 	 * then staged-memcpy. */

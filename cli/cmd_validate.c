@@ -84,7 +84,7 @@ int cmd_validate_help(void)
 {
 	printf(validate_usage, cli_ib_usage);
 	printf("\n");
-	printf(validate_nccl_tests_usage, cli_nccl_usage);
+	printf(validate_nccl_tests_usage, cli_set_usage, cli_nccl_usage);
 	return 0;
 }
 

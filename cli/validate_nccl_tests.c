@@ -45,6 +45,7 @@ const char validate_nccl_tests_usage[] =
 	"                          file has ranks per host (or a shipped topology by\n"
 	"                          name: abci-v100-2xedr, configs/validation/NAME.yaml)\n"
 	"  -n, --nodes N           nodes to predict (default: the file's hosts)\n"
+	"%s"
 	"      --op OP             the collective, for files that do not name it\n"
 	"                          (nccl-tests before 2.16.7): allreduce, all_gather,\n"
 	"                          reduce_scatter, broadcast, alltoall, sendrecv\n"
@@ -82,6 +83,7 @@ enum {
 	OPT_OP,
 	OPT_TOLERANCE,
 	OPT_JSON,
+	OPT_SET,
 };
 
 /* Returns -1 to go on, else the exit status. */
@@ -91,6 +93,7 @@ static int parse(int argc, char **argv, struct vnt_args *a)
 		{ "nccl-tests", required_argument, NULL, OPT_NCCL_TESTS },
 		{ "topology", required_argument, NULL, 't' },
 		{ "nodes", required_argument, NULL, 'n' },
+		{ "set", required_argument, NULL, OPT_SET },
 		{ "op", required_argument, NULL, OPT_OP },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "predict", required_argument, NULL, 'P' },
@@ -119,6 +122,10 @@ static int parse(int argc, char **argv, struct vnt_args *a)
 			break;
 		case 't':
 			if (cli_shipped_file("validate", "--topology", optarg, CLI_SHIPPED_TOPOLOGY, &a->topology))
+				return EXIT_USAGE;
+			break;
+		case OPT_SET:
+			if (cli_set_option("validate", optarg, &a->sets))
 				return EXIT_USAGE;
 			break;
 		case OPT_OP:
@@ -430,7 +437,7 @@ int validate_nccl_tests(int argc, char **argv)
 			    "; with --nccl-tests the file is the measurement");
 	if (!b)
 		return EXIT_USAGE;
-	err = topology_load(a.topology, &topo, &d);
+	err = topology_load_with(a.topology, a.sets.v, a.sets.n, &topo, &d);
 	if (err)
 		return cli_fail("validate", CLI_LOADING, err, &d);
 	err = nccl_tests_load(a.file, &f, &d);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "nccl_conv.h"
 #include "nccl_tests.h"
 #include "predict_sizes.h"
@@ -24,6 +25,7 @@ enum vnt_verdict { VNT_NORMAL, VNT_SLOWER, VNT_FASTER };
 struct vnt_args {
 	const char *file, *topology, *backend, *json, *op;
 	struct plan_options opts;
+	struct cli_sets sets; /* --set PATH=VALUE */
 	double tolerance; /* percent */
 	bool quiet;
 };

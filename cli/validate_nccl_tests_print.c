@@ -38,6 +38,11 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 	else if (r->file_nccl[0])
 		fprintf(out, " (the file's)");
 	fputc('\n', out);
+	if (a->sets.n) {
+		char set[CLI_MAX_SETS * 200];
+
+		fprintf(out, "--set %s\n", cli_sets_text(&a->sets, set, sizeof(set)));
+	}
 	for (size_t i = 0; i < r->n; i++)
 		in_place += r->rows[i].measured != &r->rows[i].row->oop;
 	fprintf(out, "error = (measured - predicted) / predicted; measured: out-of-place%s%s\n",
@@ -120,6 +125,8 @@ json_t *vnt_json(const struct vnt_run *r)
 	json_object_set_new(doc, "format", json_string(f->format == NCCL_TESTS_JSON ? "json" : "text"));
 	json_object_set_new(doc, "topology", json_string(r->topo->name));
 	json_object_set_new(doc, "topology_file", json_string(a->topology));
+	if (cli_sets_json(doc, &a->sets))
+		goto err;
 	json_object_set_new(doc, "predicted_backend", json_string(r->backend));
 	json_object_set_new(doc, "op", json_string(trace_op_name(r->coll->op)));
 	json_object_set_new(doc, "nccl_tests_op", json_string(r->coll->name));

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# gdrlab run and compare --set PATH=VALUE: a value of the topology file
-# replaced, as a sweep plan's topology axis does. A 64 MiB ring
-# all-reduce on 2 round-numbers nodes moves S through each NIC: at 40
-# Gbit/s (5 GB/s) it takes twice its 80 Gbit/s (10 GB/s) time, less the
-# few microseconds of latency both pay. Bad paths and values are one
-# line, exit 2.
+# gdrlab run, compare, busbw and validate --nccl-tests --set PATH=VALUE:
+# a value of the topology file replaced, as a sweep plan's topology axis
+# does. A 64 MiB ring all-reduce on 2 round-numbers nodes moves S through
+# each NIC: at 40 Gbit/s (5 GB/s) it takes twice its 80 Gbit/s (10 GB/s)
+# time, less the few microseconds of latency both pay; busbw and validate
+# with --set print what they print on a copy of the file edited so. Bad
+# paths and values are one line, exit 2.
 #   usage: test_run_set.sh GDRLAB SOURCE_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -25,6 +26,34 @@ awk -v a="$(comm_of "$tmp/80.json")" -v b="$(comm_of "$tmp/40.json")" 'BEGIN {
 has "$tmp/40.json" '"topology_set": {'
 has "$tmp/40.json" '"nics.rate": "40 Gbit/s"'
 expect 0 "compare takes it too" -- "$gdrlab" compare -q -t "$topo" -T "$tmp/ar.jsonl" --set "nics.rate=40 Gbit/s"
+
+# busbw and validate: --set is the file edited, to the digit
+sed 's/rate: 80 Gbit\/s/rate: 40 Gbit\/s/' "$topo" >"$tmp/40.yaml"
+grep -q "rate: 40 Gbit/s" "$tmp/40.yaml" || { echo "FAIL: no rate to edit in $topo"; fail=1; }
+rows() { grep -v '^#' "$1"; }
+expect 0 "busbw, the file edited" -- "$gdrlab" busbw -q -t "$tmp/40.yaml" -b 8 -e 64M -f 8
+rows "$tmp/out" >"$tmp/edited.txt"
+expect 0 "busbw --set" -- "$gdrlab" busbw -q -t "$topo" -b 8 -e 64M -f 8 --set "nics.rate=40 Gbit/s"
+has "$tmp/out" "^# --set nics.rate=40 Gbit/s$"
+rows "$tmp/out" | diff - "$tmp/edited.txt" >/dev/null || { echo "FAIL: busbw --set differs from the file edited"; fail=1; }
+expect 0 "busbw --set --json" -- "$gdrlab" busbw -q -t "$topo" -b 8 -e 8 --set "nics.rate=40 Gbit/s" --json -
+has "$tmp/out" '"nics.rate": "40 Gbit/s"'
+# validate: ABCI's curve against its node with 200 Gbit/s HCAs
+abci=$src/configs/validation/abci-v100-2xedr.yaml
+measured=$src/tests/data/nccl-tests/all_reduce_2nodes.txt  # ABCI's, 2 x 4 V100
+sed 's/rate: 100 Gbit\/s/rate: 200 Gbit\/s/' "$abci" >"$tmp/abci-200.yaml"
+expect 0 "validate, the file edited" -- "$gdrlab" validate -q --nccl-tests "$measured" -t "$tmp/abci-200.yaml" \
+    --op allreduce
+grep -v "^topology " "$tmp/out" >"$tmp/edited.txt"
+expect 0 "validate --set" -- "$gdrlab" validate -q --nccl-tests "$measured" -t "$abci" --op allreduce \
+    --set "nics.rate=200 Gbit/s"
+has "$tmp/out" "^--set nics.rate=200 Gbit/s$"
+grep -v "^topology \|^--set " "$tmp/out" | diff - "$tmp/edited.txt" >/dev/null ||
+    { echo "FAIL: validate --set differs from the file edited"; fail=1; }
+bad_usage_of busbw "busbw: a path the file lacks" "$topo: nics.rat: the topology has no 'nics.rat' to set" \
+    -- -t "$topo" --set nics.rat=1
+bad_usage_of validate "validate: not PATH=VALUE" "--set: expected PATH=VALUE" \
+    -- --nccl-tests "$measured" -t "$abci" --set nics.rate
 
 bad_usage_of run "a path the file lacks" "$topo: nics.rat: the topology has no 'nics.rat' to set" \
     -- -t "$topo" -T "$tmp/ar.jsonl" --set nics.rat=1
