@@ -253,7 +253,7 @@ cp "$src/configs/h100-pcie5-400g.yaml" "$tmp/here/abci-v100-2xedr.yaml"
 has "$tmp/out" "^# topology h100-pcie5-400g (abci-v100-2xedr.yaml)"
 # a name that is none: every shipped name, sorted, from both folders; a
 # part of names: those it is part of, in any case
-bad_usage "unknown shipped name" "--topology: 'no-such-preset': no such file, nor a shipped topology of that name (shipped: a100-1gpu-hdr, a100-pcie4-200g, abci-v100-2xedr, dgx1-v100-4xedr, " -- -t no-such-preset
+bad_usage "unknown shipped name" "--topology: 'no-such-preset': no such file, nor a shipped topology of that name (shipped: a100-1gpu-hdr, a100-pcie4-200g, abci-v100-2xedr, dgx-a100-8x200g, dgx1-v100-4xedr, " -- -t no-such-preset
 has "$tmp/err" ", two-socket-commodity) (see"
 bad_usage "part of a name" "--topology: 'ABCI': no such file, nor a shipped topology of that name; did you mean abci-v100-2xedr? (see" -- -t ABCI
 bad_usage "part of names" "--topology: 'h100': no such file, nor a shipped topology of that name; did you mean h100-4x400g-roce, h100-pcie5-400g, h100-roce-clos, h100-superpod-ib? (see" -- -t h100
