@@ -448,6 +448,21 @@ static void expect_p2p(const struct trace *t, size_t i, unsigned iteration, int 
 
 /* A step's 8 sends of the pipeline below, from entry @b: activations 0 -> 2
  * and 1 -> 3 at 100 and 200 us, gradients back at 450 and 550. */
+/* Entries @at and @at + 1: each stage's all-reduce of 16 MiB at 800 us,
+ * on [0, 1] and then [2, 3]. */
+static void expect_stage_allreduces(const struct trace *t, size_t at)
+{
+	for (size_t j = 0; j < 2; j++) {
+		const struct trace_entry *e = &t->entries[at + j];
+
+		cr_expect_eq(e->op, TRACE_OP_ALLREDUCE);
+		cr_expect_eq(e->bytes, 16777216);
+		cr_expect_eq(e->ready_us, 800);
+		cr_assert_eq(e->ngroup, 2);
+		cr_expect_eq(e->group[0], j ? 2u : 0u);
+	}
+}
+
 static void expect_pipeline_step(const struct trace *t, size_t b, unsigned it)
 {
 	static const struct { int src, dst; double ready; } sends[] = {
@@ -491,14 +506,7 @@ Test(import_kineto, pipeline_sends_and_receives)
 		cr_expect_eq(e->ngroup, 0);
 		cr_expect_eq(e->ready_us, 10);
 		expect_pipeline_step(&t, b + 1, it);
-		for (size_t j = 9; j < 11; j++) {
-			e = &t.entries[b + j];
-			cr_expect_eq(e->op, TRACE_OP_ALLREDUCE);
-			cr_expect_eq(e->bytes, 16777216);
-			cr_expect_eq(e->ready_us, 800);
-			cr_assert_eq(e->ngroup, 2);
-			cr_expect_eq(e->group[0], j == 9 ? 0u : 2u);
-		}
+		expect_stage_allreduces(&t, b + 9);
 	}
 	trace_destroy(&t);
 }
@@ -554,10 +562,7 @@ Test(import_kineto, pipeline_peers_from_titles)
 		size_t b = 10 * it;
 
 		expect_pipeline_step(&t, b, it);
-		for (size_t j = 8; j < 10; j++) {
-			cr_expect_eq(t.entries[b + j].op, TRACE_OP_ALLREDUCE);
-			cr_expect_eq(t.entries[b + j].bytes, 16777216);
-		}
+		expect_stage_allreduces(&t, b + 8);
 	}
 	trace_destroy(&t);
 }
