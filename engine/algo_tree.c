@@ -24,7 +24,7 @@
  * protocols' limits (tuning.cc: min(busBw x .92, nCh x perChMaxTreeBw)). */
 static double tree_bus_bw(const struct tune_ctx *t, unsigned nchannels)
 {
-	const struct nccl_graph *g = &t->ch.ring;
+	const struct nccl_graph *g = &t->ch.tree;
 	double bus = nchannels * (t->nnodes <= 2 ? g->bw_intra : g->bw_inter);
 
 	return fmin(bus * 0.92, nchannels * nccl_tree_per_channel(t->p->nccl, t->p->topo.gpu_arch,
@@ -57,13 +57,12 @@ static void tree_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		bus = fmin(bus * (t->nnodes == 1 ? 7.0 / 9.0 : r->tree_ll128_factor),
 			   g->nchannels * nccl_tree_ll128_per_channel(r, topo->gpu_arch, t->op,
 								      t->nnodes));
-	/* One GPU a node makes the tree graph NCCL_TOPO_PATTERN_TREE
-	 * (search.cc: v2.30.7-1 :1133, v2.19.3-1 :885), which its tuner
-	 * discounts (v2.30.7-1 tuning.cc:336, v2.19.3-1 :185). Hopper's
-	 * fallback to that pattern when a balanced tree is not found at
-	 * full speed (search.cc:1216) needs NCCL's search, not modelled. */
-	if (t->ppn == 1)
-		bus *= r->tree_one_gpu_factor;
+	/* A tree graph of NCCL_TOPO_PATTERN_TREE (one GPU a node, search.cc:
+	 * v2.30.7-1 :1133, v2.19.3-1 :885; Hopper's fallback, channels.c
+	 * search_tree), which the tuner discounts (v2.30.7-1 tuning.cc:336,
+	 * v2.19.3-1 :185). */
+	if (t->ch.tree.pattern_tree)
+		bus *= r->tree_pattern_factor;
 	*bw = bus * 0.5;
 	*lat = nccl_base_latency(r, ALGO_TREE, p) +
 	       2 * ((t->ppn - 1) * intra + algo_log2(t->nnodes) * inter);

@@ -248,6 +248,116 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 	}
 }
 
+/*
+ * Whether a balanced tree's channel finds, beside its first GPU, the next
+ * or previous one by index reaching the same NIC as near: search.cc
+ * offers only those two after the first GPU when the GPUs share an
+ * NVSwitch (ncclTopoSearchNextGpuSort, v2.30.7-1:303-323), and a balanced
+ * tree's second GPU must send to and receive from the channel's NIC at
+ * its type (ncclTopoFollowPath checks both ways for trees, :149-154; a
+ * neighbour's way back from another GPU's NIC is PHB or worse). Every
+ * NIC the channels take must have such a pair of near GPUs.
+ */
+static bool balanced_tree_fits(const struct topology *t, unsigned ppn)
+{
+	for (unsigned i = 0; i < t->nnics; i++) {
+		bool used = false, pair = false;
+
+		for (unsigned g = 0; g < ppn; g++)
+			used |= near(t, g, (int)i);
+		for (unsigned g = 0; used && !pair && g < ppn; g++)
+			pair = near(t, g, (int)i) && near(t, (g + 1) % ppn, (int)i);
+		if (used && !pair)
+			return false;
+	}
+	return true;
+}
+
+/* Whether @n channels of a node's tree chains fit the intra-node links
+ * at @speed: each channel's GPUs in its layout's order, each sending to
+ * the next (the last sends to the network, not inside the node). */
+static bool tree_chains_fit(const struct topology *t, unsigned ppn, unsigned n, double speed)
+{
+	struct res_layout l;
+	double *use;
+	bool ok = true;
+
+	res_layout_init(&l, t, 1);
+	use = calloc(l.per_node ? l.per_node : 1, sizeof(*use));
+	if (!use)
+		return false;
+	for (unsigned c = 0; c < n; c++) {
+		struct channel_layout lay;
+
+		channels_layout(t, identity, ppn, c, true, &lay);
+		for (unsigned k = 0; k + 1 < ppn; k++) {
+			struct route_end a = { ROUTE_GPU, (int)lay.order[k] };
+			struct route_end b = { ROUTE_GPU, (int)lay.order[k + 1] };
+
+			if (topo_has_nvlink(t)) {
+				use[l.base[RES_NVLINK_TX] + lay.order[k]] += 1;
+				use[l.base[RES_NVLINK_RX] + lay.order[k + 1]] += 1;
+			} else {
+				add_route(&l, t, a, b, RES_P2P_WRITE, use);
+			}
+		}
+	}
+	for (uint32_t r = 0; r < l.per_node && ok; r++) {
+		enum res_kind kind;
+		unsigned node, idx;
+		double cap;
+
+		if (!use[r])
+			continue;
+		res_locate(&l, r, &node, &kind, &idx);
+		if (!nccl_sees(kind))
+			continue;
+		cap = res_capacity(t, kind, idx);
+		ok = !isfinite(cap) || use[r] * speed <= gbs(cap) * (1 + 1e-9);
+	}
+	free(use);
+	return ok;
+}
+
+/*
+ * The tree graph (init.cc: BALANCED_TREE, minChannels = maxChannels = the
+ * ring's channels). Its channels load the NICs as the ring's do, so it
+ * takes the ring's channels and network speed; then:
+ * - search.cc's pass 2 raises bwIntra alone, a speed of the list at a
+ *   time, while it is under twice bwInter and the chains still fit
+ *   (v2.30.7-1 search.cc:1275-1279, v2.19.3-1 likewise, v2.8.4-1
+ *   :780-785): the tuner's tree speed on one and two nodes (tuning.cc:
+ *   nNodes <= 2 ? bwIntra : bwInter);
+ * - one GPU a node is NCCL_TOPO_PATTERN_TREE, and across nodes on
+ *   Hopper and later with an NVSwitch so is a node where a balanced tree
+ *   does not fit ("Try a simpler tree", v2.30.7-1 search.cc:1215-1219,
+ *   v2.19.3-1 :951-953): each GPU alone beside its NIC, as on a node with
+ *   a PCIe switch a GPU-NIC pair.
+ */
+static void search_tree(const struct nccl_release *r, const struct topology *t,
+			unsigned nnodes, unsigned ppn, const struct nccl_graph *ring,
+			struct nccl_graph *g)
+{
+	bool network = nnodes > 1;
+	const double *speeds;
+	size_t n, i;
+
+	*g = *ring;
+	g->pattern_tree = network && (ppn == 1 ||
+				      (r->tree_simpler_fallback && t->gpu_arch >= TOPO_GPU_HOPPER &&
+				       t->gpu_fabric.kind == TOPO_GPU_FABRIC_NVSWITCH &&
+				       !balanced_tree_fits(t, ppn)));
+	if (ppn < 2)
+		return;
+	speeds = nccl_search_speeds(r, t->gpu_arch, network, &n);
+	/* pass 2 starts at the first speed not above bwInter */
+	for (i = 0; i < n && speeds[i] > g->bw_inter * (1 + 1e-9); i++)
+		;
+	while (i > 0 && g->bw_intra < 2 * g->bw_inter &&
+	       tree_chains_fit(t, ppn, g->nchannels, speeds[i - 1]))
+		g->bw_intra = speeds[--i];
+}
+
 /* ncclTopoDupChannels: twice the channels at half the speed, when a
  * channel is fast (since 2.1x not on Hopper+ with 4+ channels under 50
  * GB/s). */
@@ -411,6 +521,7 @@ void channels_search(const struct nccl_release *r, const struct topology *t,
 	memset(out, 0, sizeof(*out));
 	search_ring(r, t, nnodes, ppn, &policy, &out->ring);
 	dup_channels(r, t->gpu_arch, &out->ring);
+	search_tree(r, t, nnodes, ppn, &out->ring, &out->tree);
 	/* connect.cc: every graph channel twice (tree 0 and tree 1), then on
 	 * Hopper and later across nodes twice again when channels are fast
 	 * and few (releases that do). */

@@ -32,10 +32,16 @@ struct nccl_graph {
 	enum topo_path_type type_inter; /* farthest GPU-NIC class it uses */
 	bool pxn;                  /* some channel leaves through a PXN relay
 				    * (NCCL's typeInter PATH_PXN) */
+	bool pattern_tree;         /* a tree graph that ended at
+				    * NCCL_TOPO_PATTERN_TREE: all NIC traffic
+				    * through one GPU (channels_search) */
 };
 
 struct nccl_channels {
-	struct nccl_graph ring;    /* also the tree's, CollNet's and PAT's */
+	struct nccl_graph ring;    /* also CollNet's and PAT's */
+	/* The tree's (treeGraph): the ring's channels and network speed,
+	 * bwIntra raised by search.cc's pass 2, and its pattern. */
+	struct nccl_graph tree;
 	struct nccl_graph nvls;    /* nchannels 0: no NVLS here */
 	unsigned comm_channels;    /* the communicator's (after duplication) */
 	/* ncclNvlsTuning's (nccl_tuning.h), where the NVLS graph has

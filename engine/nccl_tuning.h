@@ -108,9 +108,13 @@ struct nccl_release {
 	double tree_ll128_factor;  /* across nodes: 120/128, 2.8.4 .915 */
 	double ll_intra_factor;    /* LL's intra hops across nodes: x1.8 in 2.8.4 */
 	/* The tree's bus bandwidth where its graph is NCCL_TOPO_PATTERN_TREE,
-	 * all NIC traffic through one GPU, as at one GPU a node (search.cc
-	 * sets the pattern so): x.85 from 2.19.3 on, 1 (none) in 2.8.4. */
-	double tree_one_gpu_factor;
+	 * all NIC traffic through one GPU (at one GPU a node, and where
+	 * Hopper's search falls back to it: channels.h): x.85 from 2.19.3
+	 * on, 1 (none) in 2.8.4. */
+	double tree_pattern_factor;
+	/* search.cc's "Try a simpler tree": on sm90 and later a balanced
+	 * tree not found falls back to NCCL_TOPO_PATTERN_TREE (2.19.3 on). */
+	bool tree_simpler_fallback;
 	bool net_overhead;         /* ring intra hops pay NCCL_NET_OVERHEAD */
 	/* The tuner's all-reduce ring counts 2 nNodes network steps, not
 	 * 2 (nNodes - 1) (2.12 to 2.22, 2.19.3 among them). */

@@ -132,20 +132,28 @@ Test(nccl_release, v2_8_4_ring_graph_and_simple_estimate)
 	assert_rel(c.estimate_us, 129.96 + 1048576 / (1000 * 24 * 8.0 / 14), 1e-6);
 	tuned_destroy(&x);
 
-	/* 2.30.7 gives LL half, not a quarter: 24 + 1 MiB / 6.857 GB/s =
-	 * 176.9 us, under its Simple's 223.1, so it runs LL here. */
+	/* 2.30.7 gives the ring's LL half, not a quarter: 24 + 1 MiB /
+	 * 6.857 GB/s = 176.9 us, under its Simple's 223.1; the tree at its
+	 * graph's raised 24 GB/s (2 x 24 x .92 over the cap of 2 x 18.5),
+	 * with 2.30.7's Tree/Simple hops (4 us NVLink, 14 network) and
+	 * treeCorrectionFactor .5 at 1 MiB: 8.4 + 2 (3 x 4 + 14) + 1 MiB /
+	 * (37 x .5 x .5 GB/s) = 173.8 us, less still. */
 	o = release_opts("2.30.7", 2, NULL, NULL);
 	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
 	c = choose(&x, 1 * MiB);
-	cr_assert_eq(c.proto, PROTO_LL);
-	assert_rel(c.estimate_us, 6.6 + 12 * 1.0 + 2 * 2.7 + 1048576 / (1000 * 12 * 8.0 / 14), 1e-6);
+	cr_assert_eq(c.algo, ALGO_TREE);
+	cr_assert_eq(c.proto, PROTO_SIMPLE);
+	assert_rel(c.estimate_us, 8.4 + 2 * (3 * 4 + 14) + 1048576 / (1000 * 37 * .5 * .5), 1e-6);
+	assert_rel(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL, 1 * MiB, why, sizeof(why)),
+		   6.6 + 12 * 1.0 + 2 * 2.7 + 1048576 / (1000 * 12 * 8.0 / 14), 1e-6);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_SIMPLE, 1 * MiB, why, sizeof(why)),
 		   146.68 + 1048576 / (1000 * 24 * 8.0 / 14), 1e-6);
 	tuned_destroy(&x);
 }
 
 /* 2.8.4's ring LL gets a quarter of the graph's speed: it beats the tree
- * and Simple at 64 KiB. */
+ * (at the tree graph's raised bwIntra, 24: 2 x 24 x .92 over the cap of 2
+ * x 18.5) and Simple at 64 KiB. */
 Test(nccl_release, v2_8_4_ring_ll_is_a_quarter)
 {
 	struct plan_options o = release_opts("2.8.4", 2, NULL, NULL);
@@ -159,7 +167,7 @@ Test(nccl_release, v2_8_4_ring_ll_is_a_quarter)
 	cr_assert_eq(c.proto, PROTO_LL);
 	assert_rel(c.estimate_us, 19.152 + 65536 / (1000 * 6 * 8.0 / 14), 1e-6);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_LL, 64 * KiB, why, sizeof(why)),
-		   20.016 + 65536 / (1000 * fmin(24 * .92, 37) / 3.8 * .5 * .6), 1e-6);
+		   20.016 + 65536 / (1000 * fmin(2 * 24 * .92, 37) / 3.8 * .5 * .6), 1e-6);
 	tuned_destroy(&x);
 }
 
@@ -258,15 +266,20 @@ Test(nccl_release, ll_streams_at_the_releases_share)
  *   Ring/LL: 6.6 + 10 x max(0.6, 1.0) + 4 x 2.7 = 27.4 us,
  *           bw = min(llMaxBw 39, 24 x 1/4) x 8/14 = 3.4286 GB/s
  *           (2.8.4's quarter)
+ *   The tree graph: the ring's 2 channels and network speed 12, its
+ *           bwIntra raised by the search's pass 2 while under twice
+ *           that: 15, 18, 20, 24 (each chain's 3 NVLink hops fit), so
+ *           on 2 nodes the tree's busBw is min(2 x 24 x .92, 2 x 18.5) =
+ *           37 (perChMaxTreeBw, Volta, 2 nodes).
  *   Tree/LL: 6.8 + 2 (3 x 0.6 + 1 x 5.0) = 20.4 us,
- *           bw = min(min(24 x .92, 2 x 18.5) / 3.8, 39) x .5 = 2.905,
+ *           bw = min(37 / 3.8, 39) x .5 = 4.868,
  *           x .6 (treeCorrectionFactor at 64 KiB)
- *   Tree/Simple: 0 + 2 (3 x 28 + 1 x 28) = 224 us, bw = min(24 x .92,
- *           2 x 18.5) x .5 = 11.04, x .5 (treeCorrectionFactor at 1 MiB)
+ *   Tree/Simple: 0 + 2 (3 x 28 + 1 x 28) = 224 us, bw = 37 x .5 =
+ *           18.5, x .5 (treeCorrectionFactor at 1 MiB)
  *
  * At 1 MiB Ring/Simple wins: 186.96 + 1048576 / 13714.3 = 263.42 us
- * (Ring/LL 333.2, Tree/Simple 224 + 1048576 / 5520 = 414); at 64 KiB
- * Ring/LL (46.5 us; Tree/LL 58.0).
+ * (Ring/LL 333.2, Tree/Simple 224 + 1048576 / 9250 = 337.4); at 64 KiB
+ * Tree/LL (42.8 us; Ring/LL 46.5).
  */
 Test(nccl_release, v2_19_3_estimates_by_hand)
 {
@@ -281,12 +294,16 @@ Test(nccl_release, v2_19_3_estimates_by_hand)
 	assert_rel(c.estimate_us, 186.96 + 1048576 / (1000 * 24 * 8.0 / 14), 1e-6);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL, 1 * MiB, why, sizeof(why)),
 		   27.4 + 1048576 / (1000 * 6 * 8.0 / 14), 1e-6);
+	cr_assert_eq(x.t.ch.tree.nchannels, 2);
+	assert_rel(x.t.ch.tree.bw_inter, 12.0, 1e-9);
+	assert_rel(x.t.ch.tree.bw_intra, 24.0, 1e-9);
+	cr_assert_not(x.t.ch.tree.pattern_tree);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_LL, 64 * KiB, why, sizeof(why)),
-		   20.4 + 65536 / (1000 * fmin(24 * .92, 37) / 3.8 * .5 * .6), 1e-6);
+		   20.4 + 65536 / (1000 * fmin(2 * 24 * .92, 37) / 3.8 * .5 * .6), 1e-6);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_SIMPLE, 1 * MiB, why, sizeof(why)),
-		   224 + 1048576 / (1000 * fmin(24 * .92, 37) * .5 * .5), 1e-6);
+		   224 + 1048576 / (1000 * fmin(2 * 24 * .92, 37) * .5 * .5), 1e-6);
 	c = choose(&x, 64 * KiB);
-	cr_assert_eq(c.algo, ALGO_RING);
+	cr_assert_eq(c.algo, ALGO_TREE);
 	cr_assert_eq(c.proto, PROTO_LL);
 	tuned_destroy(&x);
 }

@@ -360,6 +360,70 @@ Test(tuner, nvls_graph_as_nccl_searches_it)
 	tuned_destroy(&x);
 }
 
+/*
+ * The tree graph as NCCL's own search (search.cc ncclTopoCompute, v2.19.3-1
+ * and v2.30.7-1, run on these layouts) returns it: the ring's channels
+ * and network speed, bwIntra raised by its second pass while under twice
+ * that and the chains' NVLink carries it: on 2 nodes of the A100 preset
+ * 24 -> 48 (4 channels: 4 x 7/8 x 48 of 240 GB/s), on the DGX A100's
+ * 8 NICs 24 -> 30 (8 channels: 7 x 40 > 240), on 4 x 400G H100 (the ring
+ * 4 x 48 duplicated to 8 x 24) 24 -> 48. A balanced tree on each of
+ * these (two GPUs a NIC); on a node of a NIC per GPU, Hopper's search
+ * falls back to NCCL_TOPO_PATTERN_TREE, and the tuner's tree there gives
+ * NCCL 2.22.3's TUNING lines of nccl#1453 (3 x 8 H100, 8 x 200G) to the
+ * microsecond: Tree/LL 25.200924 us at 8 B, 25.495272 at 2 KiB, 26.549810
+ * at 8 KiB, the 8 GiB ring 86069.968750 (2.22's nearest table, 2.19.3).
+ */
+Test(tuner, tree_graph_as_nccl_searches_it)
+{
+	struct plan_options o;
+	struct tuned x;
+	struct tune_choice c;
+
+	tuned_init(&x, CONFIG("a100-pcie4-200g.yaml"), 2, PLAN_PATH_AUTO, NULL, NULL);
+	cr_expect_eq(x.t.ch.ring.nchannels, 4);
+	cr_expect_float_eq(x.t.ch.ring.bw_intra, 24.0, 1e-9);
+	cr_expect_eq(x.t.ch.tree.nchannels, 4);
+	cr_expect_float_eq(x.t.ch.tree.bw_inter, 24.0, 1e-9);
+	cr_expect_float_eq(x.t.ch.tree.bw_intra, 48.0, 1e-9);
+	cr_expect_not(x.t.ch.tree.pattern_tree);
+	tuned_destroy(&x);
+
+	tuned_init(&x, CONFIG("validation/dgx-a100-8x200g.yaml"), 2, PLAN_PATH_AUTO, NULL, NULL);
+	cr_expect_eq(x.t.ch.tree.nchannels, 8);
+	cr_expect_float_eq(x.t.ch.tree.bw_intra, 30.0, 1e-9);
+	tuned_destroy(&x);
+
+	tuned_init(&x, CONFIG("validation/h100-4x400g-roce.yaml"), 2, PLAN_PATH_AUTO, NULL, NULL);
+	cr_expect_eq(x.t.ch.ring.nchannels, 8);
+	cr_expect_float_eq(x.t.ch.ring.bw_inter, 24.0, 1e-9);
+	cr_expect_float_eq(x.t.ch.tree.bw_intra, 48.0, 1e-9);
+	cr_expect_not(x.t.ch.tree.pattern_tree);
+	tuned_destroy(&x);
+
+	plan_options_default(&o);
+	o.nodes = 3;
+	plan_options_set_nccl(&o, nccl_release_find("2.19.3"));
+	tuned_init_opts(&x, DATA("h100-nic-per-gpu.yaml"), &o, TRACE_OP_ALLREDUCE);
+	cr_expect_eq(x.t.ch.tree.nchannels, 8);
+	cr_expect_float_eq(x.t.ch.tree.bw_inter, 24.0, 1e-9);
+	cr_expect(x.t.ch.tree.pattern_tree);
+	c = choose(&x, 8);
+	cr_expect_eq(c.algo, ALGO_TREE);
+	cr_expect_eq(c.proto, PROTO_LL);
+	cr_expect_float_eq(c.estimate_us, 25.200924, 2e-6);
+	c = choose(&x, 2048);
+	cr_expect_float_eq(c.estimate_us, 25.495272, 2e-6);
+	c = choose(&x, 8192);
+	cr_expect_eq(c.algo, ALGO_TREE);
+	cr_expect_float_eq(c.estimate_us, 26.549810, 2e-6);
+	c = choose(&x, 8ull << 30);
+	cr_expect_eq(c.algo, ALGO_RING);
+	cr_expect_eq(c.proto, PROTO_SIMPLE);
+	cr_expect_float_eq(c.estimate_us, 86069.968750, 1e-2);
+	tuned_destroy(&x);
+}
+
 /* PAT: all-gather and reduce-scatter with one GPU a node (NCCL 2.23+). */
 Test(tuner, pat_only_with_one_gpu_a_node)
 {
