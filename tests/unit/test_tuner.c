@@ -404,7 +404,7 @@ Test(tuner, tree_graph_as_nccl_searches_it)
 	plan_options_default(&o);
 	o.nodes = 3;
 	plan_options_set_nccl(&o, nccl_release_find("2.19.3"));
-	tuned_init_opts(&x, DATA("h100-nic-per-gpu.yaml"), &o, TRACE_OP_ALLREDUCE);
+	tuned_init_opts(&x, CONFIG("validation/h100-nic-per-gpu.yaml"), &o, TRACE_OP_ALLREDUCE);
 	cr_expect_eq(x.t.ch.tree.nchannels, 8);
 	cr_expect_float_eq(x.t.ch.tree.bw_inter, 24.0, 1e-9);
 	cr_expect(x.t.ch.tree.pattern_tree);
