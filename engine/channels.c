@@ -112,6 +112,31 @@ static int exit_relay(const struct topology *t, const struct pxn_policy *pxn,
 	return pxn->on ? gdr_pxn_relay(t, (int)gpu, nic, pxn->gdr_level) : -1;
 }
 
+/* Whether the per-node loads @use (channels on each resource) carry
+ * @speed GB/s each, as NCCL's search counts the resources. */
+static bool loads_fit(const struct topology *t, const struct res_layout *l, const double *use,
+		      double speed)
+{
+	for (uint32_t r = 0; r < l->per_node; r++) {
+		enum res_kind kind;
+		unsigned node, idx;
+		double cap;
+
+		if (!use[r])
+			continue;
+		res_locate(l, r, &node, &kind, &idx);
+		if (!nccl_sees(kind))
+			continue;
+		/* NCCL's search counts a NIC at its line rate, whatever
+		 * RDMA then achieves. */
+		cap = kind == RES_PORT_TX || kind == RES_PORT_RX ? t->nics[idx].line_rate :
+								   res_capacity(t, kind, idx);
+		if (isfinite(cap) && use[r] * speed > gbs(cap) * (1 + 1e-9))
+			return false;
+	}
+	return true;
+}
+
 /*
  * How many channels of @speed GB/s fit: the links each channel's ring
  * crosses inside the node (NVLink, or PCIe P2P between consecutive GPUs),
@@ -128,7 +153,6 @@ static unsigned fit_channels(const struct topology *t,
 	memset(use, 0, l->per_node * sizeof(*use));
 	for (c = 0; c < NCCL_GRAPH_MAX_CHANNELS; c++) {
 		struct channel_layout lay;
-		bool ok = true;
 
 		channels_layout(t, identity, ppn, c, network, &lay);
 		if (topo_has_nvlink(t)) {
@@ -164,24 +188,7 @@ static unsigned fit_channels(const struct topology *t,
 			}
 			add_route(l, t, go, no, RES_P2P_READ, use);
 		}
-		for (uint32_t r = 0; r < l->per_node && ok; r++) {
-			enum res_kind kind;
-			unsigned node, idx;
-			double cap;
-
-			if (!use[r])
-				continue;
-			res_locate(l, r, &node, &kind, &idx);
-			/* NCCL's search counts a NIC at its line rate,
-			 * whatever RDMA then achieves. */
-			if (!nccl_sees(kind))
-				continue;
-			cap = kind == RES_PORT_TX || kind == RES_PORT_RX ?
-				      t->nics[idx].line_rate :
-				      res_capacity(t, kind, idx);
-			ok = !isfinite(cap) || use[r] * speed <= gbs(cap) * (1 + 1e-9);
-		}
-		if (!ok)
+		if (!loads_fit(t, l, use, speed))
 			return c;
 	}
 	return c;
@@ -276,11 +283,12 @@ static bool balanced_tree_fits(const struct topology *t, unsigned ppn)
 /* Whether @n channels of a node's tree chains fit the intra-node links
  * at @speed: each channel's GPUs in its layout's order, each sending to
  * the next (the last sends to the network, not inside the node). */
-static bool tree_chains_fit(const struct topology *t, unsigned ppn, unsigned n, double speed)
+static bool tree_chains_fit(const struct topology *t, unsigned ppn, bool network, unsigned n,
+			    double speed)
 {
 	struct res_layout l;
 	double *use;
-	bool ok = true;
+	bool ok;
 
 	res_layout_init(&l, t, 1);
 	use = calloc(l.per_node ? l.per_node : 1, sizeof(*use));
@@ -289,32 +297,20 @@ static bool tree_chains_fit(const struct topology *t, unsigned ppn, unsigned n, 
 	for (unsigned c = 0; c < n; c++) {
 		struct channel_layout lay;
 
-		channels_layout(t, identity, ppn, c, true, &lay);
+		channels_layout(t, identity, ppn, c, network, &lay);
 		for (unsigned k = 0; k + 1 < ppn; k++) {
-			struct route_end a = { ROUTE_GPU, (int)lay.order[k] };
-			struct route_end b = { ROUTE_GPU, (int)lay.order[k + 1] };
-
 			if (topo_has_nvlink(t)) {
 				use[l.base[RES_NVLINK_TX] + lay.order[k]] += 1;
 				use[l.base[RES_NVLINK_RX] + lay.order[k + 1]] += 1;
 			} else {
+				struct route_end a = { ROUTE_GPU, (int)lay.order[k] };
+				struct route_end b = { ROUTE_GPU, (int)lay.order[k + 1] };
+
 				add_route(&l, t, a, b, RES_P2P_WRITE, use);
 			}
 		}
 	}
-	for (uint32_t r = 0; r < l.per_node && ok; r++) {
-		enum res_kind kind;
-		unsigned node, idx;
-		double cap;
-
-		if (!use[r])
-			continue;
-		res_locate(&l, r, &node, &kind, &idx);
-		if (!nccl_sees(kind))
-			continue;
-		cap = res_capacity(t, kind, idx);
-		ok = !isfinite(cap) || use[r] * speed <= gbs(cap) * (1 + 1e-9);
-	}
+	ok = loads_fit(t, &l, use, speed);
 	free(use);
 	return ok;
 }
@@ -331,8 +327,8 @@ static bool tree_chains_fit(const struct topology *t, unsigned ppn, unsigned n, 
  * - one GPU a node is NCCL_TOPO_PATTERN_TREE, and across nodes on
  *   Hopper and later with an NVSwitch so is a node where a balanced tree
  *   does not fit ("Try a simpler tree", v2.30.7-1 search.cc:1215-1219,
- *   v2.19.3-1 :951-953): each GPU alone beside its NIC, as on a node with
- *   a PCIe switch a GPU-NIC pair.
+ *   v2.19.3-1 :951-953): where each PCIe switch holds one GPU and its
+ *   NIC.
  */
 static void search_tree(const struct nccl_release *r, const struct topology *t,
 			unsigned nnodes, unsigned ppn, const struct nccl_graph *ring,
@@ -354,7 +350,7 @@ static void search_tree(const struct nccl_release *r, const struct topology *t,
 	for (i = 0; i < n && speeds[i] > g->bw_inter * (1 + 1e-9); i++)
 		;
 	while (i > 0 && g->bw_intra < 2 * g->bw_inter &&
-	       tree_chains_fit(t, ppn, g->nchannels, speeds[i - 1]))
+	       tree_chains_fit(t, ppn, network, g->nchannels, speeds[i - 1]))
 		g->bw_intra = speeds[--i];
 }
 
