@@ -68,11 +68,7 @@ static void print_header(FILE *out, const struct busbw_run *r)
 	fprintf(out, "# topology %s (%s): %u nodes x %u GPUs = %u ranks, %u NICs per node\n",
 		r->topo->name, a->topology, r->nodes, r->topo->ngpus, r->nranks,
 		r->topo->nnics);
-	if (a->sets.n) {
-		char set[CLI_MAX_SETS * 200];
-
-		fprintf(out, "# --set %s\n", cli_sets_text(&a->sets, set, sizeof(set)));
-	}
+	cli_sets_print(out, "# ", &a->sets);
 	fprintf(out, "# path %s, GDR level %s, NCCL %s%s%s%s%s%s\n", plan_path_name(o->path),
 		topo_path_name(o->gdr_level), nccl_releases[o->nccl]->version, o->algo ? ", NCCL_ALGO " : "",
 		o->algo ? o->algo : "", o->proto ? ", NCCL_PROTO " : "",

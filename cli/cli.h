@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "topology.h"
 
@@ -133,8 +134,9 @@ extern const char cli_set_usage[];
  * none): what the topology file was read with. 0 or -ENOMEM. */
 struct json_t;
 int cli_sets_json(struct json_t *doc, const struct cli_sets *s);
-/* "PATH=VALUE, PATH=VALUE" into @buf (@len bytes; cut short if need be). */
-const char *cli_sets_text(const struct cli_sets *s, char *buf, size_t len);
+/* "@prefix--set PATH=VALUE, PATH=VALUE" and a newline on @out (nothing
+ * when none): a table's header line of what was set. */
+void cli_sets_print(FILE *out, const char *prefix, const struct cli_sets *s);
 
 struct backend_ops;
 /* The built backend called @name, or NULL after a one-line error that

@@ -386,20 +386,14 @@ int cli_sets_json(json_t *doc, const struct cli_sets *s)
 	return !o || json_object_set_new(doc, "topology_set", o) ? -ENOMEM : 0;
 }
 
-const char *cli_sets_text(const struct cli_sets *s, char *buf, size_t len)
+void cli_sets_print(FILE *out, const char *prefix, const struct cli_sets *s)
 {
-	size_t at = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < s->n && at < len; i++) {
-		int w = snprintf(buf + at, len - at, "%s%s=%s", i ? ", " : "", s->v[i].path,
-				 s->v[i].value);
-
-		if (w < 0)
-			break;
-		at += (size_t)w;
-	}
-	return buf;
+	if (!s->n)
+		return;
+	fprintf(out, "%s--set", prefix);
+	for (unsigned i = 0; i < s->n; i++)
+		fprintf(out, "%s %s=%s", i ? "," : "", s->v[i].path, s->v[i].value);
+	fputc('\n', out);
 }
 
 json_t *cli_load_json(const char *path, struct diag *d)

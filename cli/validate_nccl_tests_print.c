@@ -38,11 +38,7 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 	else if (r->file_nccl[0])
 		fprintf(out, " (the file's)");
 	fputc('\n', out);
-	if (a->sets.n) {
-		char set[CLI_MAX_SETS * 200];
-
-		fprintf(out, "--set %s\n", cli_sets_text(&a->sets, set, sizeof(set)));
-	}
+	cli_sets_print(out, "", &a->sets);
 	for (size_t i = 0; i < r->n; i++)
 		in_place += r->rows[i].measured != &r->rows[i].row->oop;
 	fprintf(out, "error = (measured - predicted) / predicted; measured: out-of-place%s%s\n",
