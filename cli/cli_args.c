@@ -233,8 +233,9 @@ const char cli_nccl_usage[] =
 	"      --pxn on|off        PXN: send through a peer GPU's NIC over NVLink\n"
 	"                          where NCCL would (default on)\n"
 	"      --nccl VERSION      the NCCL release whose tuner, constants and\n"
-	"                          defaults apply: 2.30.7 (default), 2.19.3 (GDR\n"
-	"                          level default PXB) or 2.8.4 (PXB, no PXN or NVLS)\n";
+	"                          defaults apply: 2.30.7 (default), 2.21.5, 2.19.3,\n"
+	"                          2.12.12 (no NVLS) or 2.8.4 (no PXN or NVLS); GDR\n"
+	"                          level default PXB before 2.30.7\n";
 
 const char cli_ib_usage[] =
 	"      --ib-gid-index N    emu, real: RoCE GID index (NCCL_IB_GID_INDEX;\n"

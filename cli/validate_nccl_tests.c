@@ -52,7 +52,7 @@ const char validate_nccl_tests_usage[] =
 	"  -b, --backend NAME      the predicting backend: analytic (default) or\n"
 	"                          model (-P, --predict: the same)\n"
 	"  -p, --path PATH         auto (default), direct, staged, staged-memcpy\n"
-	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; --nccl 2.19.3, 2.8.4: pxb), phb, sys\n"
+	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; pxb before --nccl 2.30.7), phb, sys\n"
 	"%s"
 	"      --chunk SIZE        emu and real's staging bounce buffer (e.g. 1MiB);\n"
 	"                          the timing backends copy NCCL's slices\n"
@@ -416,7 +416,7 @@ static int write_json(const struct vnt_run *r, struct diag *d)
  * this build has tables for (said in the header), and its GDR default. */
 static void file_release(struct plan_options *o, unsigned code, char *name, size_t len)
 {
-	plan_options_set_nccl(o, nccl_release_nearest(code, name, len));
+	plan_options_set_nccl(o, nccl_release_for_code(code, name, len));
 }
 
 int validate_nccl_tests(int argc, char **argv)

@@ -143,7 +143,7 @@ static bool loads_fit(const struct topology *t, const struct res_layout *l, cons
  * and with a network the NICs and PCIe paths of its entry and exit GPUs.
  * Channels are added one at a time, as their NICs rotate.
  */
-static unsigned fit_channels(const struct topology *t,
+static unsigned fit_channels(const struct nccl_release *r, const struct topology *t,
 			     const struct res_layout *l, unsigned ppn,
 			     bool network, const struct pxn_policy *pxn,
 			     double speed, double *use)
@@ -151,7 +151,7 @@ static unsigned fit_channels(const struct topology *t,
 	unsigned c;
 
 	memset(use, 0, l->per_node * sizeof(*use));
-	for (c = 0; c < NCCL_GRAPH_MAX_CHANNELS; c++) {
+	for (c = 0; c < r->max_channels / 2; c++) {
 		struct channel_layout lay;
 
 		channels_layout(t, identity, ppn, c, network, &lay);
@@ -222,7 +222,7 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 
 		if (g->nchannels && speeds[i] / g->bw_inter <= 0.49)
 			break;
-		c = fit_channels(t, &l, ppn, network, pxn, speeds[i], use);
+		c = fit_channels(r, t, &l, ppn, network, pxn, speeds[i], use);
 		if (c && c * speeds[i] > best * (1 + 1e-9)) {
 			best = c * speeds[i];
 			g->nchannels = c;
@@ -367,8 +367,8 @@ static void dup_channels(const struct nccl_release *r, enum topo_gpu_arch arch,
 	if (r->dup_skips_hopper && arch > TOPO_GPU_AMPERE && g->bw_intra < 50.0 &&
 	    g->nchannels > 4)
 		return;
-	dup = 2 * g->nchannels < NCCL_GRAPH_MAX_CHANNELS ? 2 * g->nchannels :
-							    NCCL_GRAPH_MAX_CHANNELS;
+	dup = 2 * g->nchannels < r->max_channels / 2 ? 2 * g->nchannels :
+							 r->max_channels / 2;
 	g->bw_intra /= (dup + g->nchannels - 1) / g->nchannels;
 	g->bw_inter /= (dup + g->nchannels - 1) / g->nchannels;
 	g->nchannels = dup;
@@ -526,7 +526,7 @@ void channels_search(const struct nccl_release *r, const struct topology *t,
 	    !(r->newest_gpu_hopper && t->gpu_arch > TOPO_GPU_HOPPER) && nnodes > 1 &&
 	    out->ring.bw_intra > 45.0 && comm < r->comm_x2_below)
 		comm *= 2;
-	out->comm_channels = comm < NCCL_MAX_CHANNELS ? comm : NCCL_MAX_CHANNELS;
+	out->comm_channels = comm < r->max_channels ? comm : r->max_channels;
 	search_nvls(r, t, nnodes, ppn, &out->nvls);
 	out->min_net_bw = nnodes > 1 ? min_net_bw(t, ppn) : 0;
 	nvls_tuning(r, t, nnodes, ppn, out);

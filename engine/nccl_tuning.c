@@ -12,6 +12,10 @@
  *   duplication at speedIntra >= 25 of search.cc; the tree chunk of
  *   enqueue.cc (computeColl); NCCL_NET_GDR_LEVEL's default PXB of
  *   src/graph/paths.cc.
+ * - v2.12.12-1: tuning.cc's tables, search.cc's speed lists, connect.cc
+ *   and enqueue.cc as its table cites them.
+ * - v2.21.5-1: the same values as 2.19.3's, where its table says so, but
+ *   for nine (the table's comment lists them); 2.22.3 has all of them.
  * - v2.19.3-1: baseLat, hwLat, llMaxBws, perChMaxRingLL128Bws,
  *   perChMaxTreeLL128Bws, perChMaxTreeBws, the refinements and LL128's
  *   default of ncclTopoTuneModel and treeCorrectionFactor and the plateau
@@ -65,6 +69,8 @@ static const double v2_30_sm100_inter[] = { 96.0, 86.0, 80.0, 48.0, 45.1, 42.0,
 static const struct nccl_release v2_30_7 = {
 	.version = "2.30.7",
 	.source = "NVIDIA/nccl v2.30.7-1 (commit 73cf112)",
+	/* 2.25 on: MAXCHANNELS 64, Blackwell's rows and NVLS channels */
+	.minor_from = 25,
 	.has = { [ALGO_TREE] = true, [ALGO_RING] = true,
 		 [ALGO_COLLNET_DIRECT] = true, [ALGO_COLLNET_CHAIN] = true,
 		 [ALGO_NVLS] = true, [ALGO_NVLS_TREE] = true, [ALGO_PAT] = true },
@@ -159,8 +165,151 @@ static const struct nccl_release v2_30_7 = {
 		[TOPO_GPU_HOPPER] = { N(v2_30_sm90_intra), N(v2_30_sm90_inter) },
 		[TOPO_GPU_BLACKWELL] = { N(v2_30_sm100_intra), N(v2_30_sm100_inter) },
 	},
+	/* src/device.h MAXCHANNELS (64 from 2.25) */
+	.max_channels = 64,
 	.dup_skips_hopper = true,
 	/* connect.cc: minCompCap >= 90 && nNodes > 1 && bwIntra > 45 &&
+	 * nChannels < 16 */
+	.comm_x2_hopper = true,
+	.comm_x2_below = 16,
+};
+
+/*
+ * 2.21.5: 2.21 and 2.22 have these values to the last field; it stands
+ * for 2.20 - 2.25 as the nearest table. Against 2.19.3: ring LL at half
+ * the graph's speed and LL's whole limit on one Hopper node 141 GB/s
+ * (both 2.21), Tree/Simple no longer shrunk by depth (2.20) though its
+ * hwLat is still 2.8.4's 28 us chunk figure (until 2.23), NVLS-tree's
+ * chunk nvlsChunkSize (2.21), NVLS's NVLink hop 25, Hopper's intra speeds
+ * with 11 GB/s, the Hopper doubling below 16 channels (2.20). Still no
+ * PAT (2.23), no nvlsEfficiency (2.28), GDR level PXB, three GPU rows
+ * (Blackwell takes Hopper's, 2.25 adds its own) and MAXCHANNELS 32 (64 in
+ * 2.25). Line numbers: v2.21.5-1, src/graph/tuning.cc unless said.
+ */
+static const struct nccl_release v2_21_5 = {
+	.version = "2.21.5",
+	.source = "NVIDIA/nccl v2.21.5-1",
+	/* 2.21 - 2.24: 2.23's PAT and per-hop Tree/Simple aside */
+	.minor_from = 21,
+	/* NCCL_NUM_ALGORITHMS 6 (src/include/nccl_common.h:28-35) */
+	.has = { [ALGO_TREE] = true, [ALGO_RING] = true,
+		 [ALGO_COLLNET_DIRECT] = true, [ALGO_COLLNET_CHAIN] = true,
+		 [ALGO_NVLS] = true, [ALGO_NVLS_TREE] = true },
+	/* paths.cc:495 NCCL_PXN_DISABLE 0; transport/nvls.cc:231 */
+	.pxn = true,
+	.nvls = true,
+	/* paths.cc:401 netGdrLevel = PATH_PXB (PXB until 2.26) */
+	.default_gdr_level = TOPO_PATH_PXB,
+	/* LL128's default: case 70, 80, 90 (:305-316); no case 100 and
+	 * connect.cc:457's minCompCap == 90 */
+	.ll128_volta_ampere_only = false,
+	.newest_gpu_hopper = true,
+	/* baseLat (:56-59) */
+	.base_lat = {
+		[ALGO_TREE] = { 6.8, 14.0, 0 },
+		[ALGO_RING] = { 6.6, 14.0, 8.4 },
+	},
+	/* hwLat (:65-78): NVLS and NVLS-tree on NVLink 25 (2.19.3: 23) */
+	.hw_lat = {
+		[HOP_NVLINK] = {
+			[ALGO_TREE] = { .6, 1.25, 28 },
+			[ALGO_RING] = { .6, 1.9, 3.4 },
+			[ALGO_COLLNET_DIRECT] = { 0, 0, 3.7 },
+			[ALGO_COLLNET_CHAIN] = { 0, 0, 2.8 },
+			[ALGO_NVLS] = { 0, 0, 25 },
+			[ALGO_NVLS_TREE] = { 0, 0, 25 },
+		},
+		[HOP_PCI] = {
+			[ALGO_TREE] = { 1.0, 1.9, 28 },
+			[ALGO_RING] = { 1.0, 2.5, 5.7 },
+			[ALGO_COLLNET_DIRECT] = { 0, 0, 3.7 },
+			[ALGO_COLLNET_CHAIN] = { 0, 0, 2.8 },
+		},
+		[HOP_NET] = {
+			[ALGO_TREE] = { 5.0, 8.5, 28 },
+			[ALGO_RING] = { 2.7, 4.0, 14.0 },
+			[ALGO_COLLNET_DIRECT] = { 0, 0, 31 },
+			[ALGO_COLLNET_CHAIN] = { 0, 0, 30 },
+			[ALGO_NVLS] = { 0, 0, 18 },
+			[ALGO_NVLS_TREE] = { 0, 0, 14 },
+		},
+	},
+	/* Tree/Simple's 28 us, 2.8.4's chunk figure (4/4/14 a hop in 2.23) */
+	.tree_simple_lat_is_chunk = true,
+	/* llMaxBws (:86-90): Volta|Intel, Ampere|AMD, Hopper; Blackwell as
+	 * Hopper */
+	.ll_max = {
+		{ 39.0, 39.0, 20.4 },
+		{ 87.7, 22.5, 19.0 },
+		{ 141.0, 45.0, 35.0 },
+		{ 141.0, 45.0, 35.0 },
+	},
+	/* perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws
+	 * (:92-106): 2.19.3's */
+	.ring_ll128 = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
+			{ 36.7, 36.7, 36.7 }, { 36.7, 36.7, 36.7 } },
+	.tree_ll128 = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
+			{ 36.7, 36.7, 29.0 }, { 36.7, 36.7, 29.0 } },
+	.tree_simple = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
+			 { 38.7, 41.4, 36.0 }, { 38.7, 41.4, 36.0 } },
+	/* no perChMaxNVLSTreeBws (2.28): no cap */
+	.nvls_tree = { { INFINITY, INFINITY, INFINITY }, { INFINITY, INFINITY, INFINITY },
+		       { INFINITY, INFINITY, INFINITY }, { INFINITY, INFINITY, INFINITY } },
+	/* busBw = nChannels x min(bwIntra, bwInter), NVLS-tree's bwInter / 2
+	 * beyond 2 nodes (:175-177), x 5/6 (:216): 2.19.3's formula */
+	.nvls_efficiency = { 0, 0, 1.0, 1.0 },
+	.nvls_min_bw = true,
+	/* NVLS_NCHANNELS 16 whatever the GPU (transport/nvls.cc:232, 259) */
+	.nvls_channels = { { 16, 16 }, { 16, 16 }, { 16, 16 }, { 16, 16 } },
+	/* NCCL_NVLS_CHUNKSIZE 128 KiB (nvls.cc:233): NVLS's cap
+	 * (enqueue.cc:1743-1745) and NVLS-tree's start, 64 KiB from 4 nodes
+	 * (enqueue.cc:1720, 1754-1757) */
+	.nvls_chunk = 131072,
+	.nvls_tree_chunk = 131072,
+	/* Ring/LL: busBw x .5 (:180), every collective (2.20: 1/4, 1/3) */
+	.ring_ll_share = 0.5,
+	.ring_ll_share_one_node = 0.5,
+	/* Ring/LL128: busBw x (ppn < 2 ? 0.7 : 0.92) (:181) */
+	.ring_ll128_one_ppn = 0.7,
+	/* Tree/LL128: busBw x (nNodes == 1 ? 7/9 : 120/128) (:184) */
+	.tree_ll128_factor = 120.0 / 128.0,
+	.ll_intra_factor = 1.0,
+	/* NCCL_TOPO_PATTERN_TREE: x.85 (:185); search.cc:963-967 */
+	.tree_pattern_factor = 0.85,
+	.tree_simpler_fallback = true,
+	/* getNetOverhead() (:108-118, 241-248) */
+	.net_overhead = true,
+	/* nInterSteps 2 nNodes for an all-reduce ring (:161-163) */
+	.ring_allreduce_inter_2n = true,
+	/* interLat = hwLat[NET][a][p] (:227) */
+	.ppn1_tree_net_lat = false,
+	/* :437-440 */
+	.plateau = { 1.9, 1.4 },
+	.plateau_bytes_per_rank = 64,
+	.plateau_per_channel = true,
+	/* enqueue.cc computeCollChunkInfo (:1722-1776): no Tree/Simple
+	 * case, the whole 512 KiB step (2.20 on) */
+	.tree_simple_chunk_by_depth = false,
+	/* :412-416, 2.19.3's */
+	.tree_corr = TREE_CORRECTION_2_19_ON(0, 0, 0),
+	/* search.cc:850-858, 910-916: 2.30.7's lists, sm90 for ccMin >= 90 */
+	.speeds = {
+		[TOPO_GPU_VOLTA] = { v2_30_intra, v2_30_inter },
+		[TOPO_GPU_AMPERE] = { v2_30_intra, v2_30_inter },
+		[TOPO_GPU_HOPPER] = { v2_30_sm90_intra, v2_30_sm90_inter },
+		[TOPO_GPU_BLACKWELL] = { v2_30_sm90_intra, v2_30_sm90_inter },
+	},
+	.nspeeds = {
+		[TOPO_GPU_VOLTA] = { N(v2_30_intra), N(v2_30_inter) },
+		[TOPO_GPU_AMPERE] = { N(v2_30_intra), N(v2_30_inter) },
+		[TOPO_GPU_HOPPER] = { N(v2_30_sm90_intra), N(v2_30_sm90_inter) },
+		[TOPO_GPU_BLACKWELL] = { N(v2_30_sm90_intra), N(v2_30_sm90_inter) },
+	},
+	/* src/device.h:54 MAXCHANNELS 32: a graph searches 16 (init.cc:1051) */
+	.max_channels = 32,
+	/* search.cc:839 */
+	.dup_skips_hopper = true,
+	/* connect.cc:457: minCompCap == 90 && nNodes > 1 && bwIntra > 45 &&
 	 * nChannels < 16 */
 	.comm_x2_hopper = true,
 	.comm_x2_below = 16,
@@ -184,6 +333,8 @@ static const double v2_19_sm90_intra[] = { 60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
 static const struct nccl_release v2_19_3 = {
 	.version = "2.19.3",
 	.source = "NVIDIA/nccl v2.19.3-1",
+	/* 2.17 - 2.20 (NVLS from 2.17; 2.20's tree chunk is 2.21's) */
+	.minor_from = 17,
 	.has = { [ALGO_TREE] = true, [ALGO_RING] = true,
 		 [ALGO_COLLNET_DIRECT] = true, [ALGO_COLLNET_CHAIN] = true,
 		 [ALGO_NVLS] = true, [ALGO_NVLS_TREE] = true },
@@ -300,14 +451,132 @@ static const struct nccl_release v2_19_3 = {
 		[TOPO_GPU_HOPPER] = { N(v2_19_sm90_intra), N(v2_30_sm90_inter) },
 		[TOPO_GPU_BLACKWELL] = { N(v2_19_sm90_intra), N(v2_30_sm90_inter) },
 	},
+	/* src/device.h:54 MAXCHANNELS 32: a graph searches 16 (init.cc:920) */
+	.max_channels = 32,
 	/* search.cc ncclTopoDupChannels: no duplication when ccMin > 80 &&
 	 * bwIntra < 50 && nChannels > 4 */
 	.dup_skips_hopper = true,
-	/* connect.cc: minCompCap == 90 && nNodes > 1 && bwIntra > 45 &&
-	 * 2 x nChannels <= MAXCHANNELS: twice again while the communicator
-	 * has 32 channels or fewer (Hopper alone: newest_gpu_hopper) */
+	/* connect.cc:410: minCompCap == 90 && nNodes > 1 && bwIntra > 45 &&
+	 * 2 x nChannels <= MAXCHANNELS (32): twice again while the
+	 * communicator has 16 channels or fewer (Hopper alone:
+	 * newest_gpu_hopper) */
 	.comm_x2_hopper = true,
-	.comm_x2_below = 33,
+	.comm_x2_below = 17,
+};
+
+/* search.cc (v2.12.12-1 :729-730): one list inside a node, one with a
+ * network, for every GPU (no sm90 lists until 2.16); since 2.10. */
+static const double v2_12_intra[] = { 44.0, 30.0, 22.0, 18.0, 15.0, 12.0, 10.0,
+				      9.0, 7.0, 6.0, 5.0, 4.0, 3.0 };
+static const double v2_12_inter[] = { 48.0, 30.0, 24.0, 22.0, 18.0, 15.0, 12.0,
+				      10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.4,
+				      1.2, 0.24, 0.12 };
+
+/*
+ * 2.12.12: 2.12.7 - 2.13.4 have these values; it stands for 2.10 - 2.16
+ * (2.10 and 2.11 have no PXN, a Ring/Simple network hop of 9.6 and 2
+ * (nNodes - 1) ring steps; 2.14 - 2.16 split CollNet and go back to 9.6,
+ * 2.15 - 2.16 know Hopper). Against 2.8.4: PXN (2.12), LL128 one 20 GB/s
+ * a channel for every collective, Ampere's tree limits and the tree's
+ * LL128 factor 120/128 (2.10), two speed lists (2.10), the all-reduce
+ * ring's network steps 2 nNodes and its Simple network hop 28 (2.12).
+ * Its one CollNet algorithm needs a plugin and NCCL_COLLNET_ENABLE=1 and
+ * has its own cost formula: left out, as 2.8.4's. Its tables index GPUs
+ * by compCap80 or not (:93, 98, 100): Hopper and Blackwell take the Volta
+ * rows. Line numbers: v2.12.12-1, src/graph/tuning.cc unless said.
+ */
+static const struct nccl_release v2_12_12 = {
+	.version = "2.12.12",
+	.source = "NVIDIA/nccl v2.12.12-1 (commit 7aa1c46)",
+	/* 2.10 - 2.16 (2.9 is 2.8.4's tuner) */
+	.minor_from = 10,
+	.has = { [ALGO_TREE] = true, [ALGO_RING] = true },
+	/* paths.cc:524-549 (PATH_PXN where the GPU's own NIC path is beyond
+	 * PXB), search.cc:829 */
+	.pxn = true,
+	/* paths.cc:380 netGdrLevel = PATH_PXB */
+	.default_gdr_level = TOPO_PATH_PXB,
+	/* :193-197 LL128 where min == max == 70 or 80 */
+	.ll128_volta_ampere_only = true,
+	/* :56 baseLat, 2.8.4's */
+	.base_lat = {
+		[ALGO_TREE] = { 4.4, 4.4, 0 },
+		[ALGO_RING] = { 3.6, 10.0, 8.4 },
+	},
+	/* :63-70 hwLat: 2.8.4's but Ring/Simple's network entry, 28 (9.6
+	 * before 2.12 and from 2.14, 14.0 from 2.18) */
+	.hw_lat = {
+		[HOP_NVLINK] = {
+			[ALGO_TREE] = { .52, 1.25, 28 },
+			[ALGO_RING] = { .47, 1.9, 3.4 },
+		},
+		[HOP_PCI] = {
+			[ALGO_TREE] = { 1.0, 1.9, 28 },
+			[ALGO_RING] = { 1.0, 2.5, 5.7 },
+		},
+		[HOP_NET] = {
+			[ALGO_TREE] = { 5.0, 8.5, 28 },
+			[ALGO_RING] = { 2.7, 4.0, 28 },
+		},
+	},
+	/* :62 "Tree/Simple is the latency a 256kB chunk" */
+	.tree_simple_lat_is_chunk = true,
+	/* The ring's 28 us is no hop's latency (the same hardware took 9.6
+	 * under 2.11 and 2.14; the 2.12.7 commit says nothing of it): the
+	 * tuner's, not the timing's, which takes 9.6. */
+	.ring_simple_net_timing = 9.6,
+	/* :74 llMaxBws[2][3], by compCap80 on one node (:98) */
+	.ll_max = {
+		{ 39.0, 39.0, 20.4 },
+		{ 87.7, 22.5, 19.0 },
+		{ 39.0, 39.0, 20.4 },
+		{ 39.0, 39.0, 20.4 },
+	},
+	/* :73 ll128MaxBwPerCh 20.0, rings (:128) and trees (:131) alike */
+	.ring_ll128 = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
+			{ 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 } },
+	.tree_ll128 = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
+			{ 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 } },
+	/* :75 perChMaxTreeBws, by compCap80 (:100) */
+	.tree_simple = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
+			 { 26.5, 18.5, 10.0 }, { 26.5, 18.5, 10.0 } },
+	/* :127 Ring/LL: x 1/4 across nodes or for all-reduce, else 1/3 */
+	.ring_ll_share = 0.25,
+	.ring_ll_share_one_node = 1.0 / 3.0,
+	/* :128 Ring/LL128: x (ppn < 2 ? 0.7 : 0.92) */
+	.ring_ll128_one_ppn = 0.7,
+	/* :131 Tree/LL128: x (nNodes == 1 ? 7/9 : 120/128) */
+	.tree_ll128_factor = 120.0 / 128.0,
+	/* :142 nNodes > 1 && LL: intraLat x 1.8 */
+	.ll_intra_factor = 1.8,
+	/* no NCCL_TOPO_PATTERN_TREE discount, no Hopper fallback, no
+	 * NCCL_NET_OVERHEAD (2.18) */
+	.tree_pattern_factor = 1.0,
+	/* :114 nInterSteps = AllReduce ? (nNodes > 1 ? 2*nNodes : 0) : ... */
+	.ring_allreduce_inter_2n = true,
+	/* :282-283 lat x 1.9 once nBytes >= nRanks / 16.0 x 65536 */
+	.plateau = { 1.9, 1.9 },
+	.plateau_bytes_per_rank = 4096,
+	/* enqueue.cc:564-570 */
+	.tree_simple_chunk_by_depth = true,
+	/* :267-271, 2.19.3's (the LL128 row since 2.10) */
+	.tree_corr = TREE_CORRECTION_2_19_ON(0, 0, 0),
+	.speeds = {
+		[TOPO_GPU_VOLTA] = { v2_12_intra, v2_12_inter },
+		[TOPO_GPU_AMPERE] = { v2_12_intra, v2_12_inter },
+		[TOPO_GPU_HOPPER] = { v2_12_intra, v2_12_inter },
+		[TOPO_GPU_BLACKWELL] = { v2_12_intra, v2_12_inter },
+	},
+	.nspeeds = {
+		[TOPO_GPU_VOLTA] = { N(v2_12_intra), N(v2_12_inter) },
+		[TOPO_GPU_AMPERE] = { N(v2_12_intra), N(v2_12_inter) },
+		[TOPO_GPU_HOPPER] = { N(v2_12_intra), N(v2_12_inter) },
+		[TOPO_GPU_BLACKWELL] = { N(v2_12_intra), N(v2_12_inter) },
+	},
+	/* src/include/devcomm.h:49 MAXCHANNELS 32: a graph searches 16
+	 * (init.cc:508); duplication at speedIntra >= 25 (search.cc:893-900),
+	 * the communicator twice the graph (connect.cc:294) */
+	.max_channels = 32,
 };
 
 /* One list for every GPU, inside a node and across nodes alike. */
@@ -325,6 +594,8 @@ static const double v2_8_speeds[] = { 42.0, 30.0, 24.0, 21.0, 18.0, 15.0, 12.0,
 static const struct nccl_release v2_8_4 = {
 	.version = "2.8.4",
 	.source = "NVIDIA/nccl v2.8.4-1",
+	/* up to 2.9 */
+	.minor_from = 0,
 	.has = { [ALGO_TREE] = true, [ALGO_RING] = true },
 	.default_gdr_level = TOPO_PATH_PXB,
 	/* "Enable LL128 by default only on Volta/Ampere+NVLink" */
@@ -376,6 +647,8 @@ static const struct nccl_release v2_8_4 = {
 	.plateau = { 1.9, 1.9 },
 	.plateau_bytes_per_rank = 4096,
 	.tree_simple_chunk_by_depth = true,
+	/* src/device.h:54 MAXCHANNELS 32: a graph searches 16 (init.cc:646) */
+	.max_channels = 32,
 	.tree_corr = {
 		{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,
 		  .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0 },
@@ -398,7 +671,8 @@ static const struct nccl_release v2_8_4 = {
 	},
 };
 
-const struct nccl_release *const nccl_releases[] = { &v2_30_7, &v2_19_3, &v2_8_4 };
+const struct nccl_release *const nccl_releases[] = { &v2_30_7, &v2_21_5, &v2_19_3,
+						       &v2_12_12, &v2_8_4 };
 const size_t nccl_release_count = N(nccl_releases);
 
 const struct nccl_release *nccl_release_newest(void)
@@ -455,26 +729,20 @@ static void version_of(unsigned code, unsigned *x, unsigned *y, unsigned *z)
 	*z = code % 100;
 }
 
-const struct nccl_release *nccl_release_nearest(unsigned code, char *name,
-						size_t len)
+const struct nccl_release *nccl_release_for_code(unsigned code, char *name,
+						 size_t len)
 {
-	const struct nccl_release *best = NULL;
-	unsigned x, y, z, gap = 0;
+	unsigned x, y, z;
 
 	version_of(code, &x, &y, &z);
 	snprintf(name, len, "%u.%u.%u", x, y, z);
-	/* newest first: a tie keeps the newer */
-	for (size_t i = 0; i < nccl_release_count; i++) {
-		unsigned rx = 0, ry = 0, d;
-
-		sscanf(nccl_releases[i]->version, "%u.%u", &rx, &ry);
-		d = (rx == x ? 0 : 1000) + (ry > y ? ry - y : y - ry);
-		if (!best || d < gap) {
-			best = nccl_releases[i];
-			gap = d;
-		}
-	}
-	return best;
+	if (x > 2)
+		return nccl_release_newest();
+	/* newest first: the first whose range has begun */
+	for (size_t i = 0; i < nccl_release_count; i++)
+		if (y >= nccl_releases[i]->minor_from)
+			return nccl_releases[i];
+	return nccl_releases[nccl_release_count - 1];
 }
 
 /* p2p has no entry of its own: one ring hop's, as NCCL's tuner has none. */
@@ -513,6 +781,9 @@ double nccl_launch_latency(const struct nccl_release *r, enum algo_id a,
 double nccl_hop_latency(const struct nccl_release *r, enum hop_class h,
 			enum algo_id a, enum proto_id p)
 {
+	if (r->ring_simple_net_timing > 0 && h == HOP_NET && tunable(a) == ALGO_RING &&
+	    p == PROTO_SIMPLE)
+		return r->ring_simple_net_timing;
 	return nccl_hw_latency(timing(r, a, p), h, a, p);
 }
 

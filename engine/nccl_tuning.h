@@ -55,6 +55,9 @@ enum hop_class {
 struct nccl_release {
 	const char *version;   /* "2.30.7" */
 	const char *source;    /* the tag and files the numbers are from */
+	/* The first minor release (2.Y) this table stands for: a release
+	 * takes the table of the largest minor_from at or below its own. */
+	unsigned minor_from;
 	bool has[ALGO_NCCL_COUNT]; /* the algorithms it has */
 	bool pxn;              /* PXN (2.12 and later) */
 	bool nvls;             /* NVLink SHARP (2.17 and later) */
@@ -71,6 +74,10 @@ struct nccl_release {
 	 * hop's (2.8.4: "the latency a 256kB chunk"): the timing, which moves
 	 * the chunk itself, takes the newest release's per-hop figure. */
 	bool tree_simple_lat_is_chunk;
+	/* The timing's Ring/Simple network hop where the tuner's is no hop's
+	 * figure (2.12-2.13: 28 us, where 2.11 and 2.14 have 9.6); 0: the
+	 * tuner's. */
+	double ring_simple_net_timing;
 	/* GB/s: LL's whole limit, rows by GPU generation on one node and
 	 * (Volta|Intel, Ampere|AMD) across nodes; per-channel limits by GPU
 	 * generation, or for LL128 by collective where the release has it
@@ -138,6 +145,10 @@ struct nccl_release {
 	 * GPU generation, within a node and with a network. */
 	const double *speeds[TOPO_GPU_ARCH_COUNT][2];
 	size_t nspeeds[TOPO_GPU_ARCH_COUNT][2];
+	/* MAXCHANNELS (src/device.h): a communicator's channels; a graph
+	 * searches half as many (init.cc, ringGraph.maxChannels), and
+	 * duplication stops there. 32 until 2.24, 64 from 2.25. */
+	unsigned max_channels;
 	bool dup_skips_hopper;  /* no duplication on Hopper+ with 4+ slow channels */
 	bool comm_x2_hopper;    /* connect.cc: twice again on Hopper+ across nodes */
 	unsigned comm_x2_below; /* ... while it has fewer channels (2.30.7: 16) */
@@ -148,21 +159,22 @@ struct nccl_release {
 extern const struct nccl_release *const nccl_releases[];
 extern const size_t nccl_release_count;
 const struct nccl_release *nccl_release_newest(void);
-/* "2.8.4", "2.19.3", "2.30.7" (a "v" in front and a "-1" behind are taken);
+/* "2.8.4", "2.12.12", "2.30.7" (a "v" in front and a "-1" behind are taken);
  * NULL when this build has no table for it. */
 const struct nccl_release *nccl_release_find(const char *version);
-/* "2.30.7, 2.19.3, 2.8.4" */
+/* "2.30.7, 2.21.5, 2.19.3, 2.12.12, 2.8.4" */
 const char *nccl_release_list(void);
 /* @r's index in nccl_releases (plan_options.nccl); nccl_release_count
  * for NULL or a release not in the table. */
 unsigned nccl_release_index(const struct nccl_release *r);
 /*
  * The release whose tables stand for NCCL_VERSION_CODE @code (22703 for
- * 2.27.3; before 2.9, 2804 for 2.8.4): the one nearest in minor version,
- * the newer at a tie. @name gets the code's version, "2.27.3".
+ * 2.27.3; before 2.9, 2804 for 2.8.4): the one of the largest minor_from
+ * at or below the code's minor version. @name gets the code's version,
+ * "2.27.3".
  */
-const struct nccl_release *nccl_release_nearest(unsigned code, char *name,
-						size_t len);
+const struct nccl_release *nccl_release_for_code(unsigned code, char *name,
+						 size_t len);
 
 /* Microseconds, as NCCL writes them: the tuner's. */
 double nccl_base_latency(const struct nccl_release *r, enum algo_id a,
@@ -229,9 +241,8 @@ double nccl_nvls_tree_correction(const struct nccl_release *r, enum topo_gpu_arc
 const double *nccl_search_speeds(const struct nccl_release *r,
 				 enum topo_gpu_arch a, int with_network,
 				 size_t *n);
-/* The search's and the communicator's channel limits (MAXCHANNELS 64;
- * a graph searches at most half of them). */
+/* The most channels of any release here (MAXCHANNELS 64, 2.25 on): what
+ * --channels may ask for. Each release's own is its max_channels. */
 #define NCCL_MAX_CHANNELS 64
-#define NCCL_GRAPH_MAX_CHANNELS 32
 
 #endif

@@ -219,7 +219,7 @@ bad_usage "bad nodes" "--nodes: expected a whole number" -- -t "$abci" -n 0
 bad_usage "bad path" "--path: expected" -- -t "$abci" -p sideways
 bad_usage "bad algo" "" -- -t "$abci" --algo sideways
 bad_usage "unknown backend" "--backend: unknown backend 'nope'" -- -t "$abci" --backend nope
-bad_usage "unknown NCCL" "--nccl: no tables for NCCL '2.9' in this build (2.30.7, 2.19.3, 2.8.4)" -- -t "$abci" --nccl 2.9
+bad_usage "unknown NCCL" "--nccl: no tables for NCCL '2.9' in this build (2.30.7, 2.21.5, 2.19.3, 2.12.12, 2.8.4)" -- -t "$abci" --nccl 2.9
 
 # --- --nccl: the release in the header and the JSON; 2.8.4's GDR level
 # default (PXB) unless -g says otherwise, before or after it

@@ -19,7 +19,7 @@ printf '{"name": "n", "topology": "a.yaml", "trace": "b.jsonl", "foo": 1}\n' >"$
 bad_usage_of sweep "unknown key, a number" "$tmp/badnum.jsonl:1: unknown key 'foo' (name, topology" -- "$tmp/badnum.jsonl"
 printf '{"topology": "a.yaml", "trace": "b.jsonl", "nccl": "2.9"}\n' >"$tmp/badnccl.jsonl"
 expect 2 "unknown NCCL" -- "$gdrlab" sweep "$tmp/badnccl.jsonl"
-has "$tmp/err" "badnccl.jsonl:1: nccl: no tables for NCCL '2.9' in this build (2.30.7, 2.19.3, 2.8.4)"
+has "$tmp/err" "badnccl.jsonl:1: nccl: no tables for NCCL '2.9' in this build (2.30.7, 2.21.5, 2.19.3, 2.12.12, 2.8.4)"
 printf '{"topology": "a.yaml"}\n' >"$tmp/bad2.jsonl"
 expect 2 "missing trace" -- "$gdrlab" sweep "$tmp/bad2.jsonl"
 printf '{"name": "gone", "topology": "nope.yaml", "trace": "nope.jsonl"}\n' >"$tmp/gone.jsonl"

@@ -118,20 +118,24 @@ expect 2 "--op of other sizes" -- "$gdrlab" validate --nccl-tests "$file" -t "$a
 first=$(awk '/^ *[0-9]/ { print NR; exit }' "$file")
 has "$tmp/err" "all_reduce_2nodes.txt:$first: size: 4 bytes for count 1 x 4-byte float is not all_gather_perf's 32 (count x ranks)"
 one_line "$tmp/err"
-# the NCCL the file ran with (nccl-library=22703: 2.27.3) picks the nearest
-# release with tables, said so; --nccl overrides it, and its GDR default
+# the NCCL the file ran with (nccl-library=22703: 2.27.3) picks the table
+# that stands for it, said so; --nccl overrides it, and its GDR default
 expect 0 "the file's NCCL" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
     -t "$src/configs/a100-pcie4-200g.yaml" --json "$tmp/v.json"
-has "$tmp/out" "GDR level P2C, NCCL 2.30.7 (the file ran 2.27.3: the nearest release with tables)$"
+has "$tmp/out" "GDR level P2C, NCCL 2.30.7 (the file ran 2.27.3: the table that stands for it)$"
 has "$tmp/v.json" '"nccl_file": "2.27.3"'
 expect 0 "--nccl over the file's" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
     -t "$src/configs/a100-pcie4-200g.yaml" --nccl 2.8.4
 has "$tmp/out" "GDR level PXB, NCCL 2.8.4$"
-# a file of 2.17-2.19 takes 2.19.3's tables (its GDR default PXB)
-sed 's/nccl-library=22703/nccl-library=21805/' "$data/all_reduce_a100_2nodes.txt" > "$tmp/ar218.txt"
-expect 0 "a 2.18 file" -- "$gdrlab" validate --nccl-tests "$tmp/ar218.txt" \
-    -t "$src/configs/a100-pcie4-200g.yaml"
-has "$tmp/out" "GDR level PXB, NCCL 2.19.3 (the file ran 2.18.5: the nearest release with tables)$"
+# a file of 2.17-2.20 takes 2.19.3's tables (its GDR default PXB), of
+# 2.21-2.24 2.21.5's, of 2.10-2.16 2.12.12's
+for v in 21805:2.18.5:2.19.3 22203:2.22.3:2.21.5 21403:2.14.3:2.12.12; do
+    IFS=: read -r code name table <<<"$v"
+    sed "s/nccl-library=22703/nccl-library=$code/" "$data/all_reduce_a100_2nodes.txt" > "$tmp/ar.txt"
+    expect 0 "a $name file" -- "$gdrlab" validate --nccl-tests "$tmp/ar.txt" \
+        -t "$src/configs/a100-pcie4-200g.yaml"
+    has "$tmp/out" "GDR level PXB, NCCL $table (the file ran $name: the table that stands for it)$"
+done
 expect 0 "--nccl 2.19.3" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
     -t "$src/configs/a100-pcie4-200g.yaml" --nccl v2.19.3-1
 has "$tmp/out" "GDR level PXB, NCCL 2.19.3$"

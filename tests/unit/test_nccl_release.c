@@ -69,39 +69,83 @@ Test(nccl_release, versions_by_name)
 	cr_assert_eq(nccl_release_find("v2.8.4-1"), nccl_release_find("2.8.4"));
 	cr_assert_null(nccl_release_find("2.8"));
 	cr_assert_null(nccl_release_find("2.9.0"));
+	cr_assert_null(nccl_release_find("2.12.1"));
 	cr_assert_null(nccl_release_find(""));
 	cr_assert_null(nccl_release_find(NULL));
-	cr_assert_str_eq(nccl_release_list(), "2.30.7, 2.19.3, 2.8.4");
+	cr_assert_str_eq(nccl_release_list(), "2.30.7, 2.21.5, 2.19.3, 2.12.12, 2.8.4");
 	cr_assert_eq(nccl_release_find("2.8.4")->default_gdr_level, TOPO_PATH_PXB);
 	cr_assert_str_eq(nccl_release_find("2.19.3")->version, "2.19.3");
 	cr_assert_eq(nccl_release_find("v2.19.3-1"), nccl_release_find("2.19.3"));
-	cr_assert_eq(nccl_releases[1], nccl_release_find("2.19.3"), "newest first");
-	cr_assert_eq(nccl_release_find("2.19.3")->default_gdr_level, TOPO_PATH_PXB);
+	cr_assert_eq(nccl_release_find("v2.12.12-1"), nccl_release_find("2.12.12"));
+	cr_assert_eq(nccl_releases[1], nccl_release_find("2.21.5"), "newest first");
+	cr_assert_eq(nccl_releases[2], nccl_release_find("2.19.3"));
+	cr_assert_eq(nccl_releases[3], nccl_release_find("2.12.12"));
+	for (size_t i = 1; i < nccl_release_count; i++)
+		cr_assert_eq(nccl_releases[i]->default_gdr_level, TOPO_PATH_PXB, "%s",
+			     nccl_releases[i]->version);
 	cr_assert_eq(nccl_release_newest()->default_gdr_level, TOPO_PATH_P2C);
 }
 
 /* nccl-tests' "nccl-library=" codes to the tables that stand for them:
- * the nearest minor version, the newer at a tie. */
-Test(nccl_release, nearest_to_a_version_code)
+ * each table from its minor_from on, as its comment says why. */
+Test(nccl_release, table_for_a_version_code)
 {
+	static const struct { unsigned code; const char *name, *table; } cases[] = {
+		{ 2804, "2.8.4", "2.8.4" }, /* before 2.9: X*1000 + Y*100 + Z */
+		{ 20909, "2.9.9", "2.8.4" },    /* 2.9's tuner is 2.8.4's */
+		{ 21003, "2.10.3", "2.12.12" }, { 21204, "2.12.4", "2.12.12" },
+		{ 21304, "2.13.4", "2.12.12" }, { 21605, "2.16.5", "2.12.12" },
+		{ 21701, "2.17.1", "2.19.3" },  /* NVLS */
+		{ 21806, "2.18.6", "2.19.3" },  { 22005, "2.20.5", "2.19.3" },
+		{ 22105, "2.21.5", "2.21.5" },  { 22203, "2.22.3", "2.21.5" },
+		{ 22403, "2.24.3", "2.21.5" },
+		{ 22503, "2.25.3", "2.30.7" },  /* MAXCHANNELS 64, Blackwell */
+		{ 22703, "2.27.3", "2.30.7" },  { 23007, "2.30.7", "2.30.7" },
+	};
 	char name[16];
 
-	cr_assert_str_eq(nccl_release_nearest(22703, name, sizeof(name))->version, "2.30.7");
-	cr_assert_str_eq(name, "2.27.3");
-	cr_assert_str_eq(nccl_release_nearest(2804, name, sizeof(name))->version, "2.8.4");
-	cr_assert_str_eq(name, "2.8.4"); /* before 2.9: X*1000 + Y*100 + Z */
-	cr_assert_str_eq(nccl_release_nearest(21204, name, sizeof(name))->version, "2.8.4");
-	cr_assert_str_eq(name, "2.12.4");
-	/* 2.17-2.19 (and up to 2.24, nearer 19 than 30) take 2.19.3's */
-	cr_assert_str_eq(nccl_release_nearest(21703, name, sizeof(name))->version, "2.19.3");
-	cr_assert_str_eq(nccl_release_nearest(21806, name, sizeof(name))->version, "2.19.3");
-	cr_assert_str_eq(nccl_release_nearest(21903, name, sizeof(name))->version, "2.19.3");
-	cr_assert_str_eq(name, "2.19.3");
-	cr_assert_str_eq(nccl_release_nearest(22403, name, sizeof(name))->version, "2.19.3");
-	cr_assert_str_eq(nccl_release_nearest(22503, name, sizeof(name))->version, "2.30.7");
-	cr_assert_str_eq(nccl_release_nearest(21304, name, sizeof(name))->version, "2.8.4");
-	cr_assert_str_eq(nccl_release_nearest(21404, name, sizeof(name))->version, "2.19.3");
-	cr_assert_str_eq(nccl_release_nearest(23007, name, sizeof(name))->version, "2.30.7");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct nccl_release *r = nccl_release_for_code(cases[i].code, name,
+								     sizeof(name));
+
+		cr_expect_str_eq(r->version, cases[i].table, "%u", cases[i].code);
+		cr_expect_str_eq(name, cases[i].name);
+	}
+}
+
+/*
+ * What 2.12.12's tuner adds to a ring all-reduce's latency over 2.8.4's,
+ * by hand: 2 nodes of 8 GPUs, 30 steps. 2.8.4 counts 2 (nNodes - 1) = 2
+ * network steps at 9.6 us and 28 NVLink ones at 3.4; 2.12 counts 2 nNodes
+ * = 4 at 28 and 26 at 3.4: (112 + 88.4) - (19.2 + 95.2) = 86 us, x 1.9
+ * past the plateau, 163.4 us. Bandwidths alike (A100's rows, Ring/Simple
+ * on the same graph). The timing's network hop stays 9.6.
+ */
+Test(nccl_release, v2_12_12_ring_network_steps_and_hop)
+{
+	const struct nccl_release *r = nccl_release_find("2.12.12");
+	struct tuned a, b;
+	struct tune_choice ca, cb;
+	struct plan_options o;
+
+	cr_assert_not_null(r);
+	cr_expect_float_eq(nccl_hw_latency(r, HOP_NET, ALGO_RING, PROTO_SIMPLE), 28.0, 1e-12);
+	cr_expect_float_eq(nccl_hop_latency(r, HOP_NET, ALGO_RING, PROTO_SIMPLE), 9.6, 1e-12);
+	cr_expect_float_eq(nccl_hop_latency(r, HOP_NET, ALGO_RING, PROTO_LL), 2.7, 1e-12);
+	cr_expect(r->pxn);
+	cr_expect_not(r->nvls);
+	o = release_opts("2.12.12", 2, "ring", "simple");
+	tuned_init(&a, CONFIG("a100-pcie4-200g.yaml"), &o);
+	o = release_opts("2.8.4", 2, "ring", "simple");
+	tuned_init(&b, CONFIG("a100-pcie4-200g.yaml"), &o);
+	cr_assert_eq(a.t.ch.ring.nchannels, b.t.ch.ring.nchannels);
+	cr_assert_float_eq(a.t.ch.ring.bw_inter, b.t.ch.ring.bw_inter, 1e-12);
+	ca = choose(&a, 128 * MiB);
+	cb = choose(&b, 128 * MiB);
+	cr_assert_eq(ca.algo, ALGO_RING);
+	cr_expect_float_eq(ca.estimate_us - cb.estimate_us, 1.9 * 86.0, 1e-6);
+	tuned_destroy(&a);
+	tuned_destroy(&b);
 }
 
 /* tests/data/volta-nics-at-cpu.yaml on 2 nodes under NCCL @version, and
@@ -305,6 +349,44 @@ Test(nccl_release, v2_19_3_estimates_by_hand)
 	c = choose(&x, 64 * KiB);
 	cr_assert_eq(c.algo, ALGO_TREE);
 	cr_assert_eq(c.proto, PROTO_LL);
+	tuned_destroy(&x);
+}
+
+/*
+ * 2.21.5 (v2.21.5-1; 2.22 alike) on the 2.19.3 case above: the same
+ * latencies, but Ring/LL at half the graph's speed (tuning.cc:180), so at
+ * 64 KiB 27.4 + 65536 / (min(39, 24 x 1/2) x 8/14 GB/s) us; a Simple
+ * tree's chunk the whole 512 KiB slot at any depth (enqueue.cc
+ * computeCollChunkInfo, 2.20 on: 2.19.3 halves it to 64 KiB for 4 MiB on
+ * 8 nodes of 4, as 2.8.4 does); NVLS-tree's from nvlsChunkSize, 128 KiB
+ * (2.19.3: from the 512 KiB step, 256 KiB for 1 GiB on 16 channels).
+ */
+Test(nccl_release, v2_21_5_ll_half_and_whole_tree_chunks)
+{
+	const struct algo_ops *tree = algo_table[ALGO_TREE];
+	const struct algo_ops *nt = algo_table[ALGO_NVLS_TREE];
+	struct plan_options o = release_opts("2.21.5", 2, NULL, NULL);
+	struct tuned x;
+	char why[200];
+
+	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
+	assert_rel(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL, 64 * KiB, why, sizeof(why)),
+		   27.4 + 65536 / (1000 * 12 * 8.0 / 14), 1e-6);
+	tuned_destroy(&x);
+
+	o = release_opts("2.21.5", 8, "tree", "simple");
+	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
+	cr_assert_eq(tree->chunk(&x.plan, &x.plan.patterns[0], 4 * MiB, 4), 512 * KiB);
+	tuned_destroy(&x);
+	o = release_opts("2.19.3", 8, "tree", "simple");
+	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
+	cr_assert_eq(tree->chunk(&x.plan, &x.plan.patterns[0], 4 * MiB, 4), 64 * KiB);
+	tuned_destroy(&x);
+
+	o = release_opts("2.21.5", 2, "nvlstree", "simple");
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 1024 * MiB, 16), 128 * KiB);
 	tuned_destroy(&x);
 }
 

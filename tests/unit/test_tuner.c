@@ -372,7 +372,9 @@ Test(tuner, nvls_graph_as_nccl_searches_it)
  * falls back to NCCL_TOPO_PATTERN_TREE, and the tuner's tree there gives
  * NCCL 2.22.3's TUNING lines of nccl#1453 (3 x 8 H100, 8 x 200G) to the
  * microsecond: Tree/LL 25.200924 us at 8 B, 25.495272 at 2 KiB, 26.549810
- * at 8 KiB, the 8 GiB ring 86069.968750 (2.22's nearest table, 2.19.3).
+ * at 8 KiB, NVLSTree/Simple 59.553600 at 512 KiB (2.21.5's NVLS NVLink
+ * hop, 25 us: 2.19.3's 23 gives 57.5536), the 8 GiB ring 86069.968750
+ * (2.22's values are 2.21.5's table).
  */
 Test(tuner, tree_graph_as_nccl_searches_it)
 {
@@ -403,7 +405,7 @@ Test(tuner, tree_graph_as_nccl_searches_it)
 
 	plan_options_default(&o);
 	o.nodes = 3;
-	plan_options_set_nccl(&o, nccl_release_find("2.19.3"));
+	plan_options_set_nccl(&o, nccl_release_find("2.21.5"));
 	tuned_init_opts(&x, CONFIG("validation/h100-nic-per-gpu.yaml"), &o, TRACE_OP_ALLREDUCE);
 	cr_expect_eq(x.t.ch.tree.nchannels, 8);
 	cr_expect_float_eq(x.t.ch.tree.bw_inter, 24.0, 1e-9);
@@ -417,6 +419,10 @@ Test(tuner, tree_graph_as_nccl_searches_it)
 	c = choose(&x, 8192);
 	cr_expect_eq(c.algo, ALGO_TREE);
 	cr_expect_float_eq(c.estimate_us, 26.549810, 2e-6);
+	c = choose(&x, 512 * 1024);
+	cr_expect_eq(c.algo, ALGO_NVLS_TREE);
+	cr_expect_eq(c.proto, PROTO_SIMPLE);
+	cr_expect_float_eq(c.estimate_us, 59.553600, 2e-6);
 	c = choose(&x, 8ull << 30);
 	cr_expect_eq(c.algo, ALGO_RING);
 	cr_expect_eq(c.proto, PROTO_SIMPLE);
