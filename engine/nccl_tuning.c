@@ -175,6 +175,50 @@ static const struct nccl_release v2_30_7 = {
 };
 
 /*
+ * What 2.18 - 2.22 (hwLat) and 2.18 - 2.24 (per-channel limits) share, the
+ * 2.19.3 and 2.21.5 tables: hwLat[NVLINK, PCI, NET][algorithm][LL, LL128,
+ * Simple] with NVLS's NVLink hop as an argument (23 until 2.20, 25 from
+ * 2.21); perChMaxRingLL128Bws, perChMaxTreeLL128Bws and perChMaxTreeBws
+ * by GPU (Volta, Ampere, Hopper; Blackwell takes Hopper's); and no
+ * perChMaxNVLSTreeBws (2.28), so no cap.
+ */
+#define HW_LAT_2_18_TO_22(nvls_nvlink) {                                     \
+	[HOP_NVLINK] = {                                                       \
+		[ALGO_TREE] = { .6, 1.25, 28 },                                \
+		[ALGO_RING] = { .6, 1.9, 3.4 },                                \
+		[ALGO_COLLNET_DIRECT] = { 0, 0, 3.7 },                         \
+		[ALGO_COLLNET_CHAIN] = { 0, 0, 2.8 },                          \
+		[ALGO_NVLS] = { 0, 0, nvls_nvlink },                           \
+		[ALGO_NVLS_TREE] = { 0, 0, nvls_nvlink },                      \
+	},                                                                     \
+	[HOP_PCI] = {                                                          \
+		[ALGO_TREE] = { 1.0, 1.9, 28 },                                \
+		[ALGO_RING] = { 1.0, 2.5, 5.7 },                               \
+		[ALGO_COLLNET_DIRECT] = { 0, 0, 3.7 },                         \
+		[ALGO_COLLNET_CHAIN] = { 0, 0, 2.8 },                          \
+	},                                                                     \
+	[HOP_NET] = {                                                          \
+		[ALGO_TREE] = { 5.0, 8.5, 28 },                                \
+		[ALGO_RING] = { 2.7, 4.0, 14.0 },                              \
+		[ALGO_COLLNET_DIRECT] = { 0, 0, 31 },                          \
+		[ALGO_COLLNET_CHAIN] = { 0, 0, 30 },                           \
+		[ALGO_NVLS] = { 0, 0, 18 },                                    \
+		[ALGO_NVLS_TREE] = { 0, 0, 14 },                               \
+	},                                                                     \
+}
+#define PER_CHANNEL_LIMITS_2_18_TO_24                                          \
+	.ring_ll128 = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },            \
+			{ 36.7, 36.7, 36.7 }, { 36.7, 36.7, 36.7 } },          \
+	.tree_ll128 = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },            \
+			{ 36.7, 36.7, 29.0 }, { 36.7, 36.7, 29.0 } },          \
+	.tree_simple = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },           \
+			 { 38.7, 41.4, 36.0 }, { 38.7, 41.4, 36.0 } }
+#define NO_NVLS_TREE_CAP {                                                     \
+	{ INFINITY, INFINITY, INFINITY }, { INFINITY, INFINITY, INFINITY },    \
+	{ INFINITY, INFINITY, INFINITY }, { INFINITY, INFINITY, INFINITY },    \
+}
+
+/*
  * 2.21.5: 2.21 and 2.22 have these values to the last field; it stands
  * for 2.20 - 2.25 as the nearest table. Against 2.19.3: ring LL at half
  * the graph's speed and LL's whole limit on one Hopper node 141 GB/s
@@ -210,30 +254,7 @@ static const struct nccl_release v2_21_5 = {
 		[ALGO_RING] = { 6.6, 14.0, 8.4 },
 	},
 	/* hwLat (:65-78): NVLS and NVLS-tree on NVLink 25 (2.19.3: 23) */
-	.hw_lat = {
-		[HOP_NVLINK] = {
-			[ALGO_TREE] = { .6, 1.25, 28 },
-			[ALGO_RING] = { .6, 1.9, 3.4 },
-			[ALGO_COLLNET_DIRECT] = { 0, 0, 3.7 },
-			[ALGO_COLLNET_CHAIN] = { 0, 0, 2.8 },
-			[ALGO_NVLS] = { 0, 0, 25 },
-			[ALGO_NVLS_TREE] = { 0, 0, 25 },
-		},
-		[HOP_PCI] = {
-			[ALGO_TREE] = { 1.0, 1.9, 28 },
-			[ALGO_RING] = { 1.0, 2.5, 5.7 },
-			[ALGO_COLLNET_DIRECT] = { 0, 0, 3.7 },
-			[ALGO_COLLNET_CHAIN] = { 0, 0, 2.8 },
-		},
-		[HOP_NET] = {
-			[ALGO_TREE] = { 5.0, 8.5, 28 },
-			[ALGO_RING] = { 2.7, 4.0, 14.0 },
-			[ALGO_COLLNET_DIRECT] = { 0, 0, 31 },
-			[ALGO_COLLNET_CHAIN] = { 0, 0, 30 },
-			[ALGO_NVLS] = { 0, 0, 18 },
-			[ALGO_NVLS_TREE] = { 0, 0, 14 },
-		},
-	},
+	.hw_lat = HW_LAT_2_18_TO_22(25),
 	/* Tree/Simple's 28 us, 2.8.4's chunk figure (4/4/14 a hop in 2.23) */
 	.tree_simple_lat_is_chunk = true,
 	/* llMaxBws (:86-90): Volta|Intel, Ampere|AMD, Hopper; Blackwell as
@@ -246,15 +267,9 @@ static const struct nccl_release v2_21_5 = {
 	},
 	/* perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws
 	 * (:92-106): 2.19.3's */
-	.ring_ll128 = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
-			{ 36.7, 36.7, 36.7 }, { 36.7, 36.7, 36.7 } },
-	.tree_ll128 = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
-			{ 36.7, 36.7, 29.0 }, { 36.7, 36.7, 29.0 } },
-	.tree_simple = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
-			 { 38.7, 41.4, 36.0 }, { 38.7, 41.4, 36.0 } },
+	PER_CHANNEL_LIMITS_2_18_TO_24,
 	/* no perChMaxNVLSTreeBws (2.28): no cap */
-	.nvls_tree = { { INFINITY, INFINITY, INFINITY }, { INFINITY, INFINITY, INFINITY },
-		       { INFINITY, INFINITY, INFINITY }, { INFINITY, INFINITY, INFINITY } },
+	.nvls_tree = NO_NVLS_TREE_CAP,
 	/* busBw = nChannels x min(bwIntra, bwInter), NVLS-tree's bwInter / 2
 	 * beyond 2 nodes (:175-177), x 5/6 (:216): 2.19.3's formula */
 	.nvls_efficiency = { 0, 0, 1.0, 1.0 },
@@ -353,30 +368,7 @@ static const struct nccl_release v2_19_3 = {
 		[ALGO_RING] = { 6.6, 14.0, 8.4 },
 	},
 	/* hwLat[NVLINK, PCI, NET][algorithm][LL, LL128, Simple] */
-	.hw_lat = {
-		[HOP_NVLINK] = {
-			[ALGO_TREE] = { .6, 1.25, 28 },
-			[ALGO_RING] = { .6, 1.9, 3.4 },
-			[ALGO_COLLNET_DIRECT] = { 0, 0, 3.7 },
-			[ALGO_COLLNET_CHAIN] = { 0, 0, 2.8 },
-			[ALGO_NVLS] = { 0, 0, 23 },
-			[ALGO_NVLS_TREE] = { 0, 0, 23 },
-		},
-		[HOP_PCI] = {
-			[ALGO_TREE] = { 1.0, 1.9, 28 },
-			[ALGO_RING] = { 1.0, 2.5, 5.7 },
-			[ALGO_COLLNET_DIRECT] = { 0, 0, 3.7 },
-			[ALGO_COLLNET_CHAIN] = { 0, 0, 2.8 },
-		},
-		[HOP_NET] = {
-			[ALGO_TREE] = { 5.0, 8.5, 28 },
-			[ALGO_RING] = { 2.7, 4.0, 14.0 },
-			[ALGO_COLLNET_DIRECT] = { 0, 0, 31 },
-			[ALGO_COLLNET_CHAIN] = { 0, 0, 30 },
-			[ALGO_NVLS] = { 0, 0, 18 },
-			[ALGO_NVLS_TREE] = { 0, 0, 14 },
-		},
-	},
+	.hw_lat = HW_LAT_2_18_TO_22(23),
 	/* hwLat's Tree/Simple 28 us is 2.8.4's whole-chunk figure (2.8.4
 	 * says so: "the latency a 256kB chunk"; 2.19.3 kept the number,
 	 * not the comment): the timing takes the newest release's hop. */
@@ -389,16 +381,10 @@ static const struct nccl_release v2_19_3 = {
 		{ 87.7, 22.5, 19.0 },
 	},
 	/* perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws */
-	.ring_ll128 = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
-			{ 36.7, 36.7, 36.7 }, { 36.7, 36.7, 36.7 } },
-	.tree_ll128 = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
-			{ 36.7, 36.7, 29.0 }, { 36.7, 36.7, 29.0 } },
-	.tree_simple = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
-			 { 38.7, 41.4, 36.0 }, { 38.7, 41.4, 36.0 } },
+	PER_CHANNEL_LIMITS_2_18_TO_24,
 	/* 2.19.3 has no perChMaxNVLSTreeBws (NVLSTree's busBw is nChannels x
 	 * min(bwIntra, bwInter or bwInter/2 beyond 2 nodes)): no cap. */
-	.nvls_tree = { { INFINITY, INFINITY, INFINITY }, { INFINITY, INFINITY, INFINITY },
-		       { INFINITY, INFINITY, INFINITY }, { INFINITY, INFINITY, INFINITY } },
+	.nvls_tree = NO_NVLS_TREE_CAP,
 	/* No nvlsEfficiency in 2.19.3's tuner: busBw = nChannels x
 	 * min(bwIntra, bwInter), x 5/6 (tuning.cc:175-176, 199); the
 	 * timing keeps the machine's (nccl_nvls_hw_efficiency). */

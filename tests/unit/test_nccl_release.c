@@ -361,10 +361,22 @@ Test(nccl_release, v2_19_3_estimates_by_hand)
  * 8 nodes of 4, as 2.8.4 does); NVLS-tree's from nvlsChunkSize, 128 KiB
  * (2.19.3: from the 512 KiB step, 256 KiB for 1 GiB on 16 channels).
  */
+/* The chunk the first pattern of @o's plan on @topo moves for @bytes. */
+static uint64_t first_pattern_chunk(const struct plan_options *o, const char *topo,
+				    uint64_t bytes, unsigned nch)
+{
+	struct tuned x;
+	uint64_t chunk;
+
+	tuned_init(&x, topo, o);
+	chunk = algo_table[x.plan.patterns[0].algo]->chunk(&x.plan, &x.plan.patterns[0],
+							    bytes, nch);
+	tuned_destroy(&x);
+	return chunk;
+}
+
 Test(nccl_release, v2_21_5_ll_half_and_whole_tree_chunks)
 {
-	const struct algo_ops *tree = algo_table[ALGO_TREE];
-	const struct algo_ops *nt = algo_table[ALGO_NVLS_TREE];
 	struct plan_options o = release_opts("2.21.5", 2, NULL, NULL);
 	struct tuned x;
 	char why[200];
@@ -375,19 +387,15 @@ Test(nccl_release, v2_21_5_ll_half_and_whole_tree_chunks)
 	tuned_destroy(&x);
 
 	o = release_opts("2.21.5", 8, "tree", "simple");
-	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
-	cr_assert_eq(tree->chunk(&x.plan, &x.plan.patterns[0], 4 * MiB, 4), 512 * KiB);
-	tuned_destroy(&x);
+	cr_assert_eq(first_pattern_chunk(&o, DATA("volta-nics-at-cpu.yaml"), 4 * MiB, 4),
+		     512 * KiB);
 	o = release_opts("2.19.3", 8, "tree", "simple");
-	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
-	cr_assert_eq(tree->chunk(&x.plan, &x.plan.patterns[0], 4 * MiB, 4), 64 * KiB);
-	tuned_destroy(&x);
-
+	cr_assert_eq(first_pattern_chunk(&o, DATA("volta-nics-at-cpu.yaml"), 4 * MiB, 4),
+		     64 * KiB);
 	o = release_opts("2.21.5", 2, "nvlstree", "simple");
 	o.gdr_level = TOPO_PATH_P2C;
-	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
-	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 1024 * MiB, 16), 128 * KiB);
-	tuned_destroy(&x);
+	cr_assert_eq(first_pattern_chunk(&o, CONFIG("h100-pcie5-400g.yaml"), 1024 * MiB, 16),
+		     128 * KiB);
 }
 
 /* What sets 2.19.3 apart: PXN and NVLS (2.8.4 has neither), LL128 on
