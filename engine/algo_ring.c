@@ -42,7 +42,8 @@ static void ring_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 	unsigned n = t->nranks, nsteps = t->op == TRACE_OP_BROADCAST ? n : ring_steps(t->op, n);
 	enum hop_class intra_hw = g->nvlink ? HOP_NVLINK : HOP_PCI;
 	enum hop_class hw = t->nnodes == 1 ? intra_hw : HOP_NET;
-	double bus = g->nchannels * (t->nnodes <= 2 ? g->bw_intra : g->bw_inter);
+	double bus = fmin(g->nchannels * (t->nnodes <= 2 ? g->bw_intra : g->bw_inter),
+			  nccl_bus_bw_cap(r, topo->gpu_arch));
 	double intra = nccl_hw_latency(r, intra_hw, ALGO_RING, p);
 	double inter = t->ppn == 1 && r->ppn1_tree_net_lat ?
 			       nccl_hw_latency(r, HOP_NET, ALGO_TREE, p) :

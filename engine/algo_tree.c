@@ -21,11 +21,13 @@
 #define TREE_LL_DIVISOR 3.8
 
 /* The tree's bus bandwidth on @nchannels graph channels, GB/s, before the
- * protocols' limits (tuning.cc: min(busBw x .92, nCh x perChMaxTreeBw)). */
+ * protocols' limits (tuning.cc: min(busBw x .92, nCh x perChMaxTreeBw),
+ * busBw under the release's cap). */
 static double tree_bus_bw(const struct tune_ctx *t, unsigned nchannels)
 {
 	const struct nccl_graph *g = &t->ch.tree;
-	double bus = nchannels * (t->nnodes <= 2 ? g->bw_intra : g->bw_inter);
+	double bus = fmin(nchannels * (t->nnodes <= 2 ? g->bw_intra : g->bw_inter),
+			  nccl_bus_bw_cap(t->p->nccl, t->p->topo.gpu_arch));
 
 	return fmin(bus * 0.92, nchannels * nccl_tree_per_channel(t->p->nccl, t->p->topo.gpu_arch,
 								   t->nnodes));

@@ -511,6 +511,8 @@ static const struct nccl_release v2_12_12 = {
 	 * under 2.11 and 2.14; the 2.12.7 commit says nothing of it): the
 	 * tuner's, not the timing's, which takes 9.6. */
 	.ring_simple_net_timing = 9.6,
+	/* :126 if (compCap80) busBw = min(busBw, 235) (2.8 - 2.17) */
+	.bus_bw_cap = { [TOPO_GPU_AMPERE] = 235.0 },
 	/* :74 llMaxBws[2][3], by compCap80 on one node (:98) */
 	.ll_max = {
 		{ 39.0, 39.0, 20.4 },
@@ -613,6 +615,8 @@ static const struct nccl_release v2_8_4 = {
 		{ 39.0, 39.0, 20.4 },
 		{ 39.0, 39.0, 20.4 },
 	},
+	/* tuning.cc:124 if (compCap80) busBw = min(busBw, 235) */
+	.bus_bw_cap = { [TOPO_GPU_AMPERE] = 235.0 },
 	/* ncclFuncBroadcast, Reduce, AllGather, ReduceScatter, AllReduce:
 	 * 18.8, 12.0, 18.3, 15.2, 16.9 */
 	.ll128_by_op = {
@@ -785,6 +789,11 @@ double nccl_net_overhead_us(const struct nccl_release *r,
 static unsigned node_index(unsigned nnodes)
 {
 	return nnodes <= 2 ? (nnodes ? nnodes - 1 : 0) : 2;
+}
+
+double nccl_bus_bw_cap(const struct nccl_release *r, enum topo_gpu_arch a)
+{
+	return r->bus_bw_cap[a] > 0 ? r->bus_bw_cap[a] : INFINITY;
 }
 
 double nccl_ll_max_bw(const struct nccl_release *r, enum topo_gpu_arch a,

@@ -83,6 +83,9 @@ struct nccl_release {
 	 * generation, or for LL128 by collective where the release has it
 	 * so (ll128_by_op[op] > 0). */
 	double ll_max[TOPO_GPU_ARCH_COUNT][NCCL_NODE_COLUMNS];
+	/* The tuner's bus bandwidth, every algorithm's, at most this on a GPU
+	 * generation (until 2.17: 235 GB/s on Ampere); 0: no cap. */
+	double bus_bw_cap[TOPO_GPU_ARCH_COUNT];
 	double ring_ll128[TOPO_GPU_ARCH_COUNT][NCCL_NODE_COLUMNS];
 	double tree_ll128[TOPO_GPU_ARCH_COUNT][NCCL_NODE_COLUMNS];
 	double ll128_by_op[TRACE_OP_COUNT];
@@ -191,7 +194,8 @@ double nccl_hop_latency(const struct nccl_release *r, enum hop_class h,
 double nccl_net_overhead_us(const struct nccl_release *r,
 			    enum topo_cpu_vendor v);
 
-/* Bandwidth limits, GB/s (see struct nccl_release). */
+/* Bandwidth limits, GB/s (see struct nccl_release); no cap: INFINITY. */
+double nccl_bus_bw_cap(const struct nccl_release *r, enum topo_gpu_arch a);
 double nccl_ll_max_bw(const struct nccl_release *r, enum topo_gpu_arch a,
 		      enum topo_cpu_vendor v, unsigned nnodes);
 double nccl_ring_ll128_per_channel(const struct nccl_release *r,

@@ -195,6 +195,31 @@ Test(nccl_release, v2_8_4_ring_graph_and_simple_estimate)
 	tuned_destroy(&x);
 }
 
+/*
+ * Until 2.17 the tuner caps every algorithm's bus bandwidth at 235 GB/s on
+ * Ampere (v2.8.4-1 tuning.cc:124, v2.12.12-1 :126; gone in 2.18.1): one
+ * node of the A100 preset, whose ring graph gives 240 GB/s (12 NVLinks at
+ * 20), estimates a 4 GiB Ring/Simple all-reduce at 8.4 + 14 x 3.4 us and
+ * 4 GiB over 235 x 8/14 GB/s; 2.19.3 at 240 x 8/14. The timing moves the
+ * bytes at the links' pace, the same under each.
+ */
+Test(nccl_release, ampere_bus_bandwidth_capped_until_2_17)
+{
+	static const struct { const char *version; double bus; } cases[] = {
+		{ "2.8.4", 235 }, { "2.12.12", 235 }, { "2.19.3", 240 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct plan_options o = release_opts(cases[i].version, 1, "ring", "simple");
+		struct tuned x;
+
+		tuned_init(&x, CONFIG("a100-pcie4-200g.yaml"), &o);
+		assert_rel(choose(&x, 4096 * MiB).estimate_us,
+			   8.4 + 14 * 3.4 + 4096.0 * MiB / (1000 * cases[i].bus * 8 / 14), 1e-9);
+		tuned_destroy(&x);
+	}
+}
+
 /* 2.8.4's ring LL gets a quarter of the graph's speed: it beats the tree
  * (at the tree graph's raised bwIntra, 24: 2 x 24 x .92 over the cap of 2
  * x 18.5) and Simple at 64 KiB. */
