@@ -38,6 +38,7 @@ struct busbw_run {
 	uint64_t *counts;           /* owned: count per row, as printed */
 	struct predict_point *pts;  /* owned: size and prediction per row */
 	double avg_busbw;           /* nccl-tests' "Avg bus bandwidth" */
+	struct nccl_channels graphs; /* NCCL's, for the whole communicator */
 };
 
 void busbw_print_table(FILE *out, const struct busbw_run *r);

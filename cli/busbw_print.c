@@ -50,6 +50,37 @@ static void print_choice(FILE *out, const struct predict_point *p)
 		proto_name(p->rec.proto), p->rec.nchannels, e, plan_path_used_name(p->rec.path));
 }
 
+/* One graph as NCCL_DEBUG_SUBSYS=GRAPH sums it up ("nChannels 4, bw
+ * 24.000000/24.000000, type NVL/PXB"): channels, bwIntra/bwInter GB/s a
+ * channel, the links inside a node and the farthest GPU-NIC path. */
+static void print_graph(FILE *out, const char *name, const struct nccl_graph *g,
+			unsigned nodes)
+{
+	fprintf(out, "%s %u channel%s, bw %.1f/%.1f, type %s", name, g->nchannels,
+		g->nchannels == 1 ? "" : "s", g->bw_intra, g->bw_inter,
+		g->nvlink ? "NVL" : "PCI");
+	if (nodes > 1)
+		fprintf(out, "/%s%s", g->pxn ? "PXN" : topo_path_name(g->type_inter),
+			g->pattern_tree ? ", pattern tree" : "");
+}
+
+/* What NCCL's search gives the whole communicator, to hold against its
+ * GRAPH log lines (docs/cli.md). */
+static void print_graphs(FILE *out, const struct busbw_run *r)
+{
+	const struct nccl_channels *c = &r->graphs;
+
+	if (!c->ring.nchannels)
+		return;
+	fprintf(out, "# NCCL's graphs (NCCL_DEBUG_SUBSYS=GRAPH; bw GB/s a channel): ");
+	print_graph(out, "ring", &c->ring, r->nodes);
+	if (r->nodes > 1)
+		print_graph(out, "; tree", &c->tree, r->nodes);
+	if (c->nvls.nchannels)
+		print_graph(out, "; nvls", &c->nvls, r->nodes);
+	fprintf(out, "; communicator %u channels\n", c->comm_channels);
+}
+
 static void print_header(FILE *out, const struct busbw_run *r)
 {
 	const struct busbw_args *a = r->a;
@@ -73,6 +104,7 @@ static void print_header(FILE *out, const struct busbw_run *r)
 		topo_path_name(o->gdr_level), nccl_releases[o->nccl]->version, o->algo ? ", NCCL_ALGO " : "",
 		o->algo ? o->algo : "", o->proto ? ", NCCL_PROTO " : "",
 		o->proto ? o->proto : "", o->pxn_off ? ", PXN off" : "");
+	print_graphs(out, r);
 	fprintf(out, "# algo, proto, nch: NCCL's choice; nccl_est: NCCL's own estimate (its TUNING lines)\n");
 	fprintf(out, "#\n");
 	fprintf(out, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          "
@@ -131,6 +163,30 @@ static json_t *row_json(const struct busbw_run *r, size_t i)
 			 "path", string_or_null(ok ? plan_path_used_name(p->rec.path) : NULL));
 }
 
+static json_t *graph_json(const struct nccl_graph *g, unsigned nodes)
+{
+	if (!g->nchannels)
+		return json_null();
+	return json_pack("{s:i, s:f, s:f, s:s, s:o, s:b, s:b}", "channels", (int)g->nchannels,
+			 "bw_intra_gbps", g->bw_intra, "bw_inter_gbps", g->bw_inter,
+			 "intra", g->nvlink ? "NVL" : "PCI",
+			 "inter", nodes > 1 ? json_string(topo_path_name(g->type_inter)) : json_null(),
+			 "pxn", g->pxn, "pattern_tree", g->pattern_tree);
+}
+
+/* null when nothing was predicted */
+static json_t *graphs_json(const struct busbw_run *r)
+{
+	const struct nccl_channels *c = &r->graphs;
+
+	if (!c->ring.nchannels)
+		return json_null();
+	return json_pack("{s:o, s:o, s:o, s:i}", "ring", graph_json(&c->ring, r->nodes),
+			 "tree", r->nodes > 1 ? graph_json(&c->tree, r->nodes) : json_null(),
+			 "nvls", graph_json(&c->nvls, r->nodes), "comm_channels",
+			 (int)c->comm_channels);
+}
+
 static json_t *run_json(const struct busbw_run *r)
 {
 	const struct busbw_args *a = r->a;
@@ -162,6 +218,7 @@ static json_t *run_json(const struct busbw_run *r)
 	json_object_set_new(doc, "nccl_proto", string_or_null(o->proto));
 	json_object_set_new(doc, "nchannels", o->nchannels ? json_integer(o->nchannels) : json_null());
 	json_object_set_new(doc, "pxn", json_boolean(!o->pxn_off));
+	json_object_set_new(doc, "graphs", graphs_json(r));
 	json_object_set_new(doc, "min_bytes", json_integer((json_int_t)a->minbytes));
 	json_object_set_new(doc, "max_bytes", json_integer((json_int_t)a->maxbytes));
 	json_object_set_new(doc, "step_factor", json_integer(a->stepfactor));

@@ -272,6 +272,7 @@ static int predict(struct busbw_run *r, const struct backend_ops *b,
 		.backend = b, .topo = r->topo, .opts = &r->a->opts,
 		.op = r->a->coll->op, .dtype = r->a->type->dtype,
 		.root = r->a->coll->root, .name = "busbw", .hooks = &hooks,
+		.graphs = &r->graphs,
 	};
 	double sum = 0;
 	int err;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tuner.h"
 
 const struct backend_ops *predict_backend(const char *cmd, const char *name,
 					  const char *measures)
@@ -94,6 +95,8 @@ int predict_sizes(const struct predict_setup *s, struct predict_point *pts,
 		memset(&pts[i].rec, 0, sizeof(pts[i].rec));
 		pts[i].rec.nccl_estimate_us = NAN;
 	}
+	if (s->graphs)
+		memset(s->graphs, 0, sizeof(*s->graphs));
 	index = calloc(n ? n : 1, sizeof(*index));
 	if (!index)
 		return diag_set(d, -ENOMEM, "%s: out of memory", s->name);
@@ -113,6 +116,8 @@ int predict_sizes(const struct predict_setup *s, struct predict_point *pts,
 		p->rec = *c;
 		p->rec.fallback = NULL;
 	}
+	if (s->graphs)
+		tune_world_graphs(&plan, s->graphs);
 	records_destroy(&rec);
 	plan_destroy(&plan);
 out_trace:

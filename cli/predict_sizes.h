@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "channels.h"
 #include "records.h"
 
 struct predict_point {
@@ -36,6 +37,9 @@ struct predict_setup {
 	int root;                 /* broadcast's; -1 for 0 */
 	const char *name;         /* file (or command) named in messages */
 	const struct backend_hooks *hooks; /* progress; may be NULL */
+	/* Out, where not NULL: the graphs NCCL would search for the whole
+	 * communicator (tune_world_graphs); zero when no row was predicted. */
+	struct nccl_channels *graphs;
 };
 
 /*

@@ -187,6 +187,11 @@ static void search_cached(const struct plan *p, unsigned nnodes, unsigned ppn,
 	}
 }
 
+void tune_world_graphs(const struct plan *p, struct nccl_channels *out)
+{
+	search_cached(p, p->nodes, p->gpus_per_node, NULL, out);
+}
+
 void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
 		   const unsigned *ranks, unsigned n, struct channels_cache *cache)
 {

@@ -55,6 +55,12 @@ struct channels_cache {
 };
 
 /*
+ * The graphs NCCL searches for the communicator of every rank of @p (its
+ * nodes, all GPUs of each): what NCCL_DEBUG_SUBSYS=GRAPH logs.
+ */
+void tune_world_graphs(const struct plan *p, struct nccl_channels *out);
+
+/*
  * The communicator NCCL's model sees for @op over the sorted group
  * @ranks (@n of them): nodes, GPUs a node, channel graphs, GDR. @cache
  * (may be NULL: search every time) keeps the channel searches.

@@ -137,6 +137,20 @@ expect 0 "forced" -- "$gdrlab" busbw -t "$abci" -b 1K -e 1G -f 32 --algo ring --
 rows "$tmp/out" | awk '$14 != "Ring" || $15 != "Simple" || $16 != 2 { print "FAIL: " $0; bad = 1 } END { exit bad }' || fail=1
 has "$tmp/out" "NCCL_ALGO ring, NCCL_PROTO Simple"
 
+# --- NCCL's graphs: what NCCL's own search.cc gives, run on these layouts
+# (v2.19.3-1 and v2.30.7-1 outside the tree, 2026-12-04): the A100
+# preset's ring 4 channels at 24/24 GB/s, its tree's bwIntra raised to 48;
+# ABCI under 2.8.4 by hand (test_nccl_release.c): one channel a 12.5 GB/s
+# EDR NIC at speedArray's 12, PHB from the GPUs
+expect 0 "graphs" -- "$gdrlab" busbw -t a100-pcie4-200g -n 2 -b 8 -e 8
+has "$tmp/out" "^# NCCL's graphs (NCCL_DEBUG_SUBSYS=GRAPH; bw GB/s a channel): ring 4 channels, bw 24.0/24.0, type NVL/PIX; tree 4 channels, bw 48.0/24.0, type NVL/PIX; communicator 8 channels$"
+expect 0 "graphs, 2.8.4" -- "$gdrlab" busbw -t "$abci" --nccl 2.8.4 -b 8 -e 8
+has "$tmp/out" "ring 2 channels, bw 12.0/12.0, type NVL/PHB;"
+expect 0 "graphs, json" -- "$gdrlab" busbw -t a100-pcie4-200g -n 2 -b 8 -e 8 --json -
+tr -d ' \n' <"$tmp/out" >"$tmp/flat"
+has "$tmp/flat" '"ring":{"channels":4,"bw_intra_gbps":24.0,"bw_inter_gbps":24.0,"intra":"NVL","inter":"PIX","pxn":false,"pattern_tree":false}'
+has "$tmp/flat" '"comm_channels":8'
+
 # --- JSON: parses; the same rows; exact relations in full precision
 expect 0 "json" -- "$gdrlab" busbw -t "$abci" --json "$tmp/ar.json"
 json_ok "$tmp/ar.json"
