@@ -452,9 +452,9 @@ int plan_build(struct plan *p, const struct topology *topo,
 					p->topo.nodes, p->topo.file[0] ? p->topo.file : p->topo.name,
 					why);
 	}
-	if (opts->nchannels > NCCL_MAX_CHANNELS)
-		return diag_set(d, -EINVAL, "--channels: %u is more than NCCL's %d",
-				opts->nchannels, NCCL_MAX_CHANNELS);
+	if (opts->nchannels > p->nccl->max_channels)
+		return diag_set(d, -EINVAL, "--channels: %u is more than NCCL %s's %u",
+				opts->nchannels, p->nccl->version, p->nccl->max_channels);
 	tune_enable_default(&bc.enable);
 	err = tune_enable_parse(&bc.enable, opts->algo, opts->proto, d);
 	if (err)

@@ -233,6 +233,9 @@ bad_usage "bad nodes" "--nodes: expected a whole number" -- -t "$abci" -n 0
 bad_usage "bad path" "--path: expected" -- -t "$abci" -p sideways
 bad_usage "bad algo" "" -- -t "$abci" --algo sideways
 bad_usage "unknown backend" "--backend: unknown backend 'nope'" -- -t "$abci" --backend nope
+# NCCL's MAXCHANNELS: 32 until 2.24 (src/device.h), 64 from 2.25
+bad_usage "too many channels" "--channels: 40 is more than NCCL 2.19.3's 32" -- -t "$abci" --nccl 2.19.3 --channels 40
+bad_usage "too many channels, newest" "--channels: expected a whole number from 1 to 64" -- -t "$abci" --channels 65
 bad_usage "unknown NCCL" "--nccl: no tables for NCCL '2.9' in this build (2.30.7, 2.21.5, 2.19.3, 2.12.12, 2.8.4)" -- -t "$abci" --nccl 2.9
 
 # --- --nccl: the release in the header and the JSON; 2.8.4's GDR level
