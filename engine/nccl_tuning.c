@@ -307,6 +307,8 @@ static const struct nccl_release v2_21_5 = {
 	.tree_simple_chunk_by_depth = false,
 	/* :412-416, 2.19.3's */
 	.tree_corr = TREE_CORRECTION_2_19_ON(0, 0, 0),
+	/* log2i(0) is 0 (src/include/utils.h) */
+	.tree_corr_under_64_first = true,
 	/* search.cc:850-858, 910-916: 2.30.7's lists, sm90 for ccMin >= 90 */
 	.speeds = {
 		[TOPO_GPU_VOLTA] = { v2_30_intra, v2_30_inter },
@@ -425,6 +427,8 @@ static const struct nccl_release v2_19_3 = {
 	 * x 1 (down to 128, 64, 32 KiB), as 2.8.4 */
 	.tree_simple_chunk_by_depth = true,
 	.tree_corr = TREE_CORRECTION_2_19_ON(0, 0, 0),
+	/* log2i(0) is 0 (src/include/utils.h) */
+	.tree_corr_under_64_first = true,
 	.speeds = {
 		[TOPO_GPU_VOLTA] = { v2_30_intra, v2_30_inter },
 		[TOPO_GPU_AMPERE] = { v2_30_intra, v2_30_inter },
@@ -549,6 +553,8 @@ static const struct nccl_release v2_12_12 = {
 	.tree_simple_chunk_by_depth = true,
 	/* :267-271, 2.19.3's (the LL128 row since 2.10) */
 	.tree_corr = TREE_CORRECTION_2_19_ON(0, 0, 0),
+	/* log2i(0) is 0 (src/include/utils.h) */
+	.tree_corr_under_64_first = true,
 	.speeds = {
 		[TOPO_GPU_VOLTA] = { v2_12_intra, v2_12_inter },
 		[TOPO_GPU_AMPERE] = { v2_12_intra, v2_12_inter },
@@ -647,6 +653,8 @@ static const struct nccl_release v2_8_4 = {
 		{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
 		  .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9 },
 	},
+	/* log2i(0) is 0 (src/include/utils.h:34-38) */
+	.tree_corr_under_64_first = true,
 	.speeds = {
 		[TOPO_GPU_VOLTA] = { v2_8_speeds, v2_8_speeds },
 		[TOPO_GPU_AMPERE] = { v2_8_speeds, v2_8_speeds },
@@ -934,6 +942,8 @@ double nccl_tree_correction(const struct nccl_release *r, enum proto_id p,
 {
 	int log = log_size(bytes);
 
+	if (log < 0 && r->tree_corr_under_64_first)
+		log = 0;
 	/* NCCL applies it for logSize in [0, 23) only. */
 	return log >= 0 && log < 23 ? r->tree_corr[p][log] : 1.0;
 }

@@ -141,6 +141,10 @@ struct nccl_release {
 	/* treeCorrectionFactor by protocol and log2(bytes / 64), 0 to 22
 	 * for the tree; 2.30.7's has a 24th entry, 23, for NVLS-tree. */
 	double tree_corr[PROTO_COUNT][24];
+	/* Under 64 B the table's first entry: log2i(0) is 0 before 2.22
+	 * (src/include/utils.h), so logSize 0; from 2.22 it is -1, no
+	 * correction. */
+	bool tree_corr_under_64_first;
 	/* NVLS-tree's bandwidth takes treeCorrectionFactor too on Blackwell
 	 * with x86 CPUs (2.30.7's ncclTopoGetAlgoTime). */
 	bool nvls_tree_corr_blackwell_x86;

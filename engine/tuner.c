@@ -151,13 +151,13 @@ int tune_enable_parse(struct tune_enable *e, const char *algo,
 	return err ? err : parse_spec(e, true, "--proto", proto, d);
 }
 
-/* Whether every GPU of the group would read and write GPU memory at its
- * channels' NICs. */
-static bool network_gdr(const struct plan *p, const struct tune_ctx *t)
+/* Whether every GPU of a group of @ppn a node would read and write GPU
+ * memory at its channels' NICs. */
+static bool network_gdr(const struct plan *p, unsigned ppn)
 {
 	if (p->opts.path == PLAN_PATH_STAGED || p->opts.path == PLAN_PATH_STAGED_MEMCPY)
 		return false;
-	for (unsigned g = 0; g < t->ppn; g++)
+	for (unsigned g = 0; g < ppn; g++)
 		for (unsigned c = 0; c < p->topo.nnics || c == 0; c++) {
 			int nic = channels_nic(&p->topo, g, c);
 
@@ -190,6 +190,16 @@ static void search_cached(const struct plan *p, unsigned nnodes, unsigned ppn,
 void tune_world_graphs(const struct plan *p, struct nccl_channels *out)
 {
 	search_cached(p, p->nodes, p->gpus_per_node, NULL, out);
+	/* Without GPUDirect RDMA NCCL routes a GPU's NIC path through its
+	 * CPU (paths.cc, v2.21.5-1:626-635): its graphs' typeInter is PHB
+	 * at least, as the tuner's LL128 rule already takes it. */
+	if (p->nodes > 1 && !network_gdr(p, p->gpus_per_node)) {
+		struct nccl_graph *g[] = { &out->ring, &out->tree, &out->nvls };
+
+		for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
+			if (g[i]->type_inter < TOPO_PATH_PHB)
+				g[i]->type_inter = TOPO_PATH_PHB;
+	}
 }
 
 void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
@@ -216,7 +226,7 @@ void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
 	}
 	t->ppn = t->regular && t->nnodes ? n / t->nnodes : most;
 	search_cached(p, t->nnodes, t->ppn, cache, &t->ch);
-	t->net_gdr = t->nnodes > 1 && network_gdr(p, t);
+	t->net_gdr = t->nnodes > 1 && network_gdr(p, t->ppn);
 	t->in_network = p->topo.fabric.in_network_reduction;
 }
 

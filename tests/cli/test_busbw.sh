@@ -144,6 +144,9 @@ has "$tmp/out" "NCCL_ALGO ring, NCCL_PROTO Simple"
 # EDR NIC at speedArray's 12, PHB from the GPUs
 expect 0 "graphs" -- "$gdrlab" busbw -t a100-pcie4-200g -n 2 -b 8 -e 8
 has "$tmp/out" "^# NCCL's graphs (NCCL_DEBUG_SUBSYS=GRAPH; bw GB/s a channel): ring 4 channels, bw 24.0/24.0, type NVL/PIX; tree 4 channels, bw 48.0/24.0, type NVL/PIX; communicator 8 channels$"
+# staged, NCCL routes a GPU's NIC path through its CPU (paths.cc): PHB
+expect 0 "graphs, staged" -- "$gdrlab" busbw -t a100-pcie4-200g -n 2 -p staged -b 8 -e 8
+has "$tmp/out" "ring 4 channels, bw 24.0/24.0, type NVL/PHB;"
 expect 0 "graphs, 2.8.4" -- "$gdrlab" busbw -t "$abci" --nccl 2.8.4 -b 8 -e 8
 has "$tmp/out" "ring 2 channels, bw 12.0/12.0, type NVL/PHB;"
 expect 0 "graphs, json" -- "$gdrlab" busbw -t a100-pcie4-200g -n 2 -b 8 -e 8 --json -

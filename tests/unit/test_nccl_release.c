@@ -220,6 +220,30 @@ Test(nccl_release, ampere_bus_bandwidth_capped_until_2_17)
 	}
 }
 
+/*
+ * Under 64 B NCCL's treeCorrectionFactor index is log2i(nBytes >> 6) =
+ * log2i(0), 0 before 2.22 (src/include/utils.h), so Simple takes .9;
+ * 2.22 on returns -1 and corrects nothing. 8 nodes of ABCI under 2.12.12,
+ * 32 B on Tree/Simple, by hand: 2 (3 x 28 + log2 8 x 28) = 336 us, and
+ * the bytes at min(2 x 12 x .92, 2 x 10) x .5 x .9 = 9 GB/s. (Found by
+ * NCCL's own tuning.cc of each tag, compiled as an oracle: docs/validation.md.)
+ */
+Test(nccl_release, tree_correction_under_64_bytes)
+{
+	struct plan_options o = release_opts("2.12.12", 8, NULL, NULL);
+	struct tuned x;
+	char why[200];
+
+	for (size_t i = 0; i < nccl_release_count; i++)
+		cr_expect_float_eq(nccl_tree_correction(nccl_releases[i], PROTO_SIMPLE, 32),
+				   nccl_releases[i] == nccl_release_newest() ? 1.0 : .9, 1e-12,
+				   "%s", nccl_releases[i]->version);
+	tuned_init(&x, CONFIG("validation/abci-v100-2xedr.yaml"), &o);
+	assert_rel(tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_SIMPLE, 32, why, sizeof(why)),
+		   336 + 32 / (1000 * 20 * .5 * .9), 1e-12);
+	tuned_destroy(&x);
+}
+
 /* 2.8.4's ring LL gets a quarter of the graph's speed: it beats the tree
  * (at the tree graph's raised bwIntra, 24: 2 x 24 x .92 over the cap of 2
  * x 18.5) and Simple at 64 KiB. */
