@@ -53,7 +53,9 @@ double algo_nvls_bw(const struct tune_ctx *t, bool tree)
 
 /*
  * The tuner's NVLS algorithm bandwidth over a collective of @nsteps
- * steps: the graph's channels at algo_nvls_bw, x nRanks / nsteps. 2.19.3
+ * steps: the graph's channels at algo_nvls_bw, x nRanks / nsteps for an
+ * all-reduce; all-gather and reduce-scatter take the bus bandwidth as it
+ * is (v2.30.7-1 tuning.cc:376-382 converts them for the ring alone). 2.19.3
  * (tuning.cc:175-176, 199) has its own: the graph's speed, min(bwIntra,
  * bwInter) with NVLS-tree's bwInter halved beyond 2 nodes, no efficiency,
  * no cap, x 5/6 whatever the steps.
@@ -66,7 +68,8 @@ double algo_nvls_algbw(const struct tune_ctx *t, bool tree, unsigned nsteps)
 		return g->nchannels *
 		       fmin(g->bw_intra, g->bw_inter / (tree && t->nnodes > 2 ? 2 : 1)) *
 		       5.0 / 6.0;
-	return g->nchannels * algo_nvls_bw(t, tree) * t->nranks / (double)nsteps;
+	return g->nchannels * algo_nvls_bw(t, tree) *
+	       (t->op == TRACE_OP_ALLREDUCE ? t->nranks / (double)nsteps : 1.0);
 }
 
 static void nvls_cost(const struct tune_ctx *t, enum proto_id p, double *lat,

@@ -78,6 +78,9 @@ static const struct nccl_release v2_30_7 = {
 	.nvls = true,
 	/* 2.27 moved the default to P2C (GDR over C2C on Grace) */
 	.default_gdr_level = TOPO_PATH_P2C,
+	/* tuning.cc:520-522: minCompCap >= 90 with NCCL_LL128_C2C (1):
+	 * typeInter <= PATH_PXN, P2C among them */
+	.ll128_hopper_p2c = true,
 	.base_lat = {
 		[ALGO_TREE] = { 6.8, 14.0, 8.4 },
 		[ALGO_RING] = { 6.6, 14.0, 8.4 },

@@ -63,6 +63,9 @@ struct nccl_release {
 	bool nvls;             /* NVLink SHARP (2.17 and later) */
 	enum topo_path_type default_gdr_level; /* NCCL_NET_GDR_LEVEL unset */
 	bool ll128_volta_ampere_only; /* LL128 on sm70 or sm80 alone (2.8.4) */
+	/* LL128's default on Hopper and later across nodes up to P2C (and
+	 * PXN), not PXB (2.27 on: NCCL_LL128_C2C). */
+	bool ll128_hopper_p2c;
 	/* The release knows no GPU past Hopper: LL128's default (`case 90`)
 	 * and connect.cc's doubling (`minCompCap == 90`) leave Blackwell
 	 * out (2.19.3). */

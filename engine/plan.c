@@ -204,6 +204,7 @@ static const struct tune_ctx *tuner_for(struct build_ctx *b,
 	}
 	b->tc.src = src;
 	b->tc.dst = dst;
+	b->tc.dtype = e->dtype;
 	return &b->tc;
 }
 

@@ -234,12 +234,15 @@ void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
 static bool ll128_default(const struct tune_ctx *t)
 {
 	const struct nccl_channels *ch = &t->ch;
+	bool hopper = t->p->topo.gpu_arch >= TOPO_GPU_HOPPER;
+	enum topo_path_type farthest = hopper && t->p->nccl->ll128_hopper_p2c ? TOPO_PATH_P2C :
+										  TOPO_PATH_PXB;
 
 	if (t->ppn > 1 && !ch->ring.nvlink)
 		return false; /* typeIntra <= PATH_NVB */
-	if (t->nnodes > 1 && (ch->ring.type_inter > TOPO_PATH_PXB || !t->net_gdr))
-		return false; /* typeInter <= PXB */
-	if (t->nnodes > 1 && ch->ring.pxn && t->p->topo.gpu_arch < TOPO_GPU_HOPPER)
+	if (t->nnodes > 1 && (ch->ring.type_inter > farthest || !t->net_gdr))
+		return false; /* typeInter <= PXB, or P2C on Hopper+ (2.27 on) */
+	if (t->nnodes > 1 && ch->ring.pxn && !hopper)
 		return false; /* PATH_PXN on Hopper and later only */
 	if (t->p->nccl->ll128_volta_ampere_only && t->p->topo.gpu_arch != TOPO_GPU_VOLTA &&
 	    t->p->topo.gpu_arch != TOPO_GPU_AMPERE)
@@ -271,6 +274,15 @@ double tune_entry(const struct tune_ctx *t, const struct tune_enable *e,
 	}
 	if (a != ALGO_RING && !t->regular) {
 		snprintf(why, len, "needs the same number of ranks on every node");
+		return -1;
+	}
+	/* enqueue.cc: nvlsSupport needs ncclNvlsSupported(op, type) but for
+	 * an all-gather (v2.30.7-1:425-426; include/device.h:587: sums of
+	 * 32- and 64-bit integers and floats, fp16, bf16; not 8-bit types,
+	 * which a trace's int8 stands for: int8, uint8, fp8) */
+	if ((a == ALGO_NVLS || a == ALGO_NVLS_TREE) && t->dtype == TRACE_DTYPE_INT8 &&
+	    t->op != TRACE_OP_ALL_GATHER) {
+		snprintf(why, len, "NVLS does not reduce 8-bit types (int8, uint8, fp8)");
 		return -1;
 	}
 	if (p == PROTO_LL128 && e->proto[t->op][p] == 2 && !ll128_default(t)) {

@@ -27,6 +27,7 @@
  * = 6.6 + 12 x max(0.6, 1.0) + 2 x 2.7 = 24 us, bw = min(39, 24 / 2) x 8/14.
  */
 #include <math.h>
+#include <string.h>
 
 #include "algo.h"
 #include "tuned_helpers.h"
@@ -241,6 +242,82 @@ Test(nccl_release, tree_correction_under_64_bytes)
 	tuned_init(&x, CONFIG("validation/abci-v100-2xedr.yaml"), &o);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_SIMPLE, 32, why, sizeof(why)),
 		   336 + 32 / (1000 * 20 * .5 * .9), 1e-12);
+	tuned_destroy(&x);
+}
+
+/*
+ * 2.30.7 converts a bus bandwidth to an algorithm bandwidth for
+ * all-gather and reduce-scatter on the ring alone (tuning.cc:376-382): an
+ * NVLS all-gather on one node of the H100 preset takes its bus bandwidth
+ * as it is, 8 heads x 40 GB/s x nvlsEfficiency .85 x 7/8 (the channels
+ * but one) x 7/8 ((ppn - 1) / ppn) = 208.25 GB/s, after NVLS's NVLink hop
+ * of 25 us: 8 GiB in 41273.185 us, NCCL's own tuning.cc's figure (the
+ * oracle of docs/validation.md), where x nRanks / nsteps gave 12.5% less.
+ */
+Test(nccl_release, nvls_all_gather_at_its_bus_bandwidth)
+{
+	struct plan_options o = release_opts("2.30.7", 1, NULL, NULL);
+	struct tuned x;
+	char why[200];
+
+	tuned_init_opts(&x, CONFIG("h100-pcie5-400g.yaml"), &o, TRACE_OP_ALL_GATHER);
+	assert_rel(tune_entry(&x.t, &x.e, ALGO_NVLS, PROTO_SIMPLE, 8192 * MiB, why, sizeof(why)),
+		   25 + 8192.0 * MiB / (1000 * 8 * 40 * .85 * 7 / 8 * 7 / 8), 1e-9);
+	tuned_destroy(&x);
+}
+
+/*
+ * LL128 across nodes: up to PXB before 2.27, up to P2C (and PXN) on
+ * Hopper and later from 2.27 (tuning.cc:520-522, NCCL_LL128_C2C): a
+ * Grace Hopper node's GPU reaches its NIC over NVLink-C2C (P2C), so
+ * 2.30.7 enables Ring/LL128 there and picks it at 2 MiB on 2 nodes, as
+ * NCCL's own tuning.cc does; 2.21.5 (GDR level PXB: staged, PHB) does not.
+ */
+Test(nccl_release, ll128_over_c2c_from_2_27)
+{
+	struct plan_options o = release_opts("2.30.7", 2, NULL, NULL);
+	struct tuned x;
+	struct tune_choice c;
+	char why[200];
+
+	o.gdr_level = TOPO_PATH_P2C;
+	tuned_init(&x, CONFIG("gh200-grace-hopper.yaml"), &o);
+	cr_assert_eq(x.t.ch.ring.type_inter, TOPO_PATH_P2C);
+	c = choose(&x, 2 * MiB);
+	cr_expect_eq(c.algo, ALGO_RING);
+	cr_expect_eq(c.proto, PROTO_LL128);
+	tuned_destroy(&x);
+
+	o = release_opts("2.21.5", 2, NULL, NULL);
+	tuned_init(&x, CONFIG("gh200-grace-hopper.yaml"), &o);
+	cr_expect_lt(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL128, 2 * MiB, why, sizeof(why)), 0);
+	tuned_destroy(&x);
+}
+
+/*
+ * NCCL runs NVLS only for the types its NVLink SHARP reduces
+ * (include/device.h ncclNvlsSupported: 32- and 64-bit integers and
+ * floats, fp16, bf16), an all-gather aside (enqueue.cc, v2.30.7-1:425-426):
+ * a trace's int8 (int8, uint8, fp8) all-reduce on one H100 node gets no
+ * NVLS entry, its all-gather does, and bf16 keeps NVLS.
+ */
+Test(nccl_release, nvls_not_for_8_bit_reductions)
+{
+	struct plan_options o = release_opts("2.30.7", 1, NULL, NULL);
+	struct tuned x;
+	char why[200];
+
+	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
+	x.t.dtype = TRACE_DTYPE_BF16;
+	cr_expect_gt(tune_entry(&x.t, &x.e, ALGO_NVLS, PROTO_SIMPLE, 256 * MiB, why, sizeof(why)), 0);
+	x.t.dtype = TRACE_DTYPE_INT8;
+	cr_expect_lt(tune_entry(&x.t, &x.e, ALGO_NVLS, PROTO_SIMPLE, 256 * MiB, why, sizeof(why)), 0);
+	cr_expect_not_null(strstr(why, "8-bit"), "%s", why);
+	tuned_destroy(&x);
+
+	tuned_init_opts(&x, CONFIG("h100-pcie5-400g.yaml"), &o, TRACE_OP_ALL_GATHER);
+	x.t.dtype = TRACE_DTYPE_INT8;
+	cr_expect_gt(tune_entry(&x.t, &x.e, ALGO_NVLS, PROTO_SIMPLE, 256 * MiB, why, sizeof(why)), 0);
 	tuned_destroy(&x);
 }
 
