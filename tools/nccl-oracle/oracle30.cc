@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+// Oracle for NCCL v2.30.7-1.
+//
+// Linked with the tag's UNMODIFIED src/graph/tuning.cc, compiled against the
+// tag's own headers. Its tuning.cc takes the CPU type from the communicator
+// (comm->cpuArch/cpuVendor), sets up its constants in
+// ncclTopoInitTunerConstants, and its ncclTopoGetAlgoTime takes (comm, coll,
+// algo, proto, nBytes, numPipeOps, &time): hence a harness of its own.
+// No tuner plugin is loaded, so comm->tunerConstants stay NCCL's defaults,
+// as init.cc:1638-1644 leaves them when comm->tuner is NULL.
+//
+// Input and output as oracle.cc's, except BACKUP, always 0: this
+// ncclTopoGetAlgoTime has no backup time any more.
+#include "core.h"
+#include "comm.h"
+#include "graph.h"
+#include "nccl_tuner.h"
+#include "topo.h"
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+#include "names.h"
+
+// init.cc:52-55.
+const char* ncclFuncStr[NCCL_NUM_FUNCTIONS] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
+const char* ncclAlgoStr[NCCL_NUM_ALGORITHMS] = {"Tree", "Ring", "CollNetDirect", "CollNetChain",
+                                               "NVLS", "NVLSTree", "PAT"};
+const char* ncclProtoStr[NCCL_NUM_PROTOCOLS] = {"LL", "LL128", "Simple"};
+// topo.cc:2206 counts NVSwitches; tuning.cc asks only to allow CollNet Direct (:496, :509),
+// and CollNet is off here.
+ncclResult_t ncclTopoGetNvsCount(struct ncclTopoSystem* system, int* count) { *count = 0; return ncclSuccess; }
+// misc/param.cc:78, :108, without the config files (~/.nccl.conf,
+// /etc/nccl.conf): only the environment, which compare.py clears of NCCL_*
+// apart from the NCCL_ALGO / NCCL_PROTO it sets.
+const char* ncclGetEnv(const char* name) { return getenv(name); }
+int64_t ncclLoadParam(char const* env, int64_t deftVal, int64_t uninitialized, int64_t* cache, int8_t* noCache) {
+  const char* str = getenv(env);
+  int64_t v = deftVal;
+  if (str && strlen(str) > 0) v = strtoll(str, nullptr, 0);
+  __atomic_store_n(cache, v, __ATOMIC_RELAXED);
+  return v;
+}
+// debug.cc:26, :36, :381: NCCL's INFO/WARN lines, shown with ORACLE_LOG=1.
+int ncclDebugLevel = NCCL_LOG_NONE;
+uint64_t ncclDebugMask = 0;
+thread_local int ncclDebugNoWarn = 0;
+void ncclDebugLogInternal(ncclDebugLogLevel level, unsigned long flags, const char* file, const char* func, int line,
+                          const char* fmt, ...) {
+  if (!getenv("ORACLE_LOG")) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "[nccl %d] ", (int)level);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+}
+
+static struct ncclComm comm;  // static: zeroed, and too large for the stack
+int main() {
+  static struct ncclTopoGraph g[4];  // tree ring collnet nvls
+  int mincc = 80, maxcc = 80, coll = ncclFuncAllReduce;
+  std::vector<size_t> sizes;
+  comm.rank = 0;
+  comm.topo = (struct ncclTopoSystem*)&comm;  // opaque: only handed to the stub above
+  comm.config.collnetEnable = 0;              // tuning.cc:504: CollNet off
+  comm.ncclCollNet = nullptr;                 // tuning.cc:356-360: no CollNet plugin
+  comm.netDeviceType = NCCL_NET_DEVICE_HOST;  // tuning.cc:221: PAT needs host networking
+  comm.cpuArch = NCCL_TOPO_CPU_ARCH_X86;
+  comm.cpuVendor = NCCL_TOPO_CPU_VENDOR_INTEL;
+  g[2].pattern = NCCL_TOPO_PATTERN_TREE;
+  g[2].collNet = 1;
+  if (getenv("ORACLE_LOG")) { ncclDebugLevel = NCCL_LOG_INFO; ncclDebugMask = ~0ull; }
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    std::istringstream ss(line);
+    std::string k;
+    ss >> k;
+    if (k == "nranks") ss >> comm.nRanks;
+    else if (k == "nnodes") ss >> comm.nNodes;
+    else if (k == "mincc") ss >> mincc;
+    else if (k == "maxcc") ss >> maxcc;
+    else if (k == "arch") { std::string v; ss >> v; comm.cpuArch = nameOf(v); }
+    else if (k == "vendor") { std::string v; ss >> v; comm.cpuVendor = nameOf(v); }
+    else if (k == "commch") ss >> comm.nChannels;
+    else if (k == "collnet") { int c; ss >> c; comm.config.collnetEnable = c; }
+    else if (k == "coll") ss >> coll;
+    else if (k == "sizes") { size_t s; while (ss >> s) sizes.push_back(s); }
+    else if (k == "graph") {
+      std::string kind, ti, te, pat;
+      ss >> kind;
+      int i = kind == "tree" ? 0 : kind == "ring" ? 1 : kind == "collnet" ? 2 : 3;
+      ss >> g[i].nChannels >> g[i].bwIntra >> g[i].bwInter >> ti >> te >> pat >> g[i].sameChannels;
+      g[i].typeIntra = nameOf(ti);
+      g[i].typeInter = nameOf(te);
+      g[i].pattern = nameOf(pat);
+    }
+  }
+  comm.localRanks = comm.nRanks / comm.nNodes;
+  comm.minCompCap = mincc;
+  comm.maxCompCap = maxcc;
+  comm.maxTreePattern = g[0].pattern;  // init.cc:1447: the largest tree pattern over the ranks (all alike here)
+  // graphs[] as init.cc:980-981 builds it: PAT is costed on the TREE graph.
+  struct ncclTopoGraph* graphs[NCCL_NUM_ALGORITHMS] = {&g[0], &g[1], &g[2], &g[2], &g[3], &g[3], &g[0]};
+  if (ncclTopoInitTunerConstants(&comm) != ncclSuccess ||
+      ncclTopoTuneModel(&comm, mincc, maxcc, graphs) != ncclSuccess) {
+    fprintf(stderr, "ncclTopoInitTunerConstants or ncclTopoTuneModel failed\n");
+    return 1;
+  }
+  for (int c = 0; c < NCCL_NUM_FUNCTIONS; c++)
+    for (int a = 0; a < NCCL_NUM_ALGORITHMS; a++)
+      for (int p = 0; p < NCCL_NUM_PROTOCOLS; p++)
+        printf("tab %s %s %s %.9g %.9g\n", ncclFuncStr[c], ncclAlgoStr[a], ncclProtoStr[p],
+               comm.latencies[c][a][p], comm.bandwidths[c][a][p]);
+  for (size_t s : sizes)
+    for (int a = 0; a < NCCL_NUM_ALGORITHMS; a++)
+      for (int p = 0; p < NCCL_NUM_PROTOCOLS; p++) {
+        float t;
+        ncclTopoGetAlgoTime(&comm, coll, a, p, s, 1, &t);
+        printf("est %s %s %zu %.9g 0\n", ncclAlgoStr[a], ncclProtoStr[p], s, t);
+      }
+  return 0;
+}
