@@ -10,14 +10,7 @@
 // tuning.cc links against that live in files we do not build (init.cc,
 // param.cc, debug.cc, topo.cc).
 //
-// Input (stdin), one directive a line:
-//   nranks N | nnodes N | mincc CC | maxcc CC | arch NAME | vendor NAME
-//   commch C                    comm->nChannels (connect.cc's count)
-//   collnet 0|1                 comm->collNetSupport
-//   graph KIND nCh bwIntra bwInter typeIntra typeInter pattern sameChannels
-//                               KIND: tree ring collnet nvls; types and pattern by name (names.h)
-//   coll F                      ncclFunc_t: 0 Broadcast 1 Reduce 2 AllGather 3 ReduceScatter 4 AllReduce
-//   sizes S1 S2 ...             info->nBytes (the total for all-gather, as info.h has it)
+// Input (stdin): input.h's directives.
 // Output:
 //   tab FUNC ALGO PROTO LAT BW      comm->latencies / bandwidths after ncclTopoTuneModel
 //                                   (unused by compare.py; for a reader running the oracle by hand)
@@ -36,7 +29,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include "names.h"
+#include "input.h"
 
 // init.cc:40-42 (v2.8.4-1), :41-43 (v2.12.12-1), :39-41 (v2.19.3-1, v2.21.5-1).
 const char* ncclFuncStr[NCCL_NUM_FUNCTIONS] = { "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce" };
@@ -83,42 +76,33 @@ void ncclDebugLog(ncclDebugLogLevel level, unsigned long flags, const char* file
 int main() {
   static struct ncclComm comm;       // static: zeroed, and too large for the stack
   static struct ncclTopoGraph g[4];  // tree ring collnet nvls
-  int mincc = 80, maxcc = 80, coll = ncclFuncAllReduce;
-  std::vector<size_t> sizes;
+  oracle_input in = read_input(std::cin);
+  int mincc = in.minCompCap, maxcc = in.maxCompCap, coll = in.coll;
+  std::vector<size_t>& sizes = in.sizes;
+
   comm.rank = 0;
   comm.topo = (struct ncclTopoSystem*)&comm;  // opaque: only handed to the stubs above
+  comm.nRanks = in.nRanks;
+  comm.nNodes = in.nNodes;
+  comm.nChannels = in.nChannels;
+  comm.collNetSupport = in.collNet;
+  g_arch = nameOf(in.arch);
+  g_vendor = nameOf(in.vendor);
   g[2].pattern = NCCL_TOPO_PATTERN_TREE;
   g[2].collNet = 1;
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    std::istringstream ss(line);
-    std::string k;
-    ss >> k;
-    if (k == "nranks") ss >> comm.nRanks;
-    else if (k == "nnodes") ss >> comm.nNodes;
-    else if (k == "mincc") ss >> mincc;
-    else if (k == "maxcc") ss >> maxcc;
-    else if (k == "arch") { std::string v; ss >> v; g_arch = nameOf(v); }
-    else if (k == "vendor") { std::string v; ss >> v; g_vendor = nameOf(v); }
-    else if (k == "commch") ss >> comm.nChannels;
-    else if (k == "collnet") ss >> comm.collNetSupport;
-    else if (k == "coll") ss >> coll;
-    else if (k == "sizes") { size_t s; while (ss >> s) sizes.push_back(s); }
-    else if (k == "graph") {
-      std::string kind, ti, te, pat;
-      float bi, be;
-      ss >> kind;
-      int i = kind == "tree" ? 0 : kind == "ring" ? 1 : kind == "collnet" ? 2 : 3;
-      ss >> g[i].nChannels >> bi >> be >> ti >> te >> pat >> g[i].sameChannels;
-      g[i].typeIntra = nameOf(ti);
-      g[i].typeInter = nameOf(te);
-      g[i].pattern = nameOf(pat);
+  for (int i = 0; i < 4; i++) {
+    const oracle_graph& d = in.graphs[i];
+    if (!d.set) continue;
+    g[i].nChannels = d.nChannels;
+    g[i].typeIntra = d.typeIntra;
+    g[i].typeInter = d.typeInter;
+    g[i].pattern = d.pattern;
+    g[i].sameChannels = d.sameChannels;
 #if NCCL_VERSION_CODE < 21700  // speedIntra/speedInter until 2.13, bwIntra/bwInter from 2.14
-      g[i].speedIntra = bi; g[i].speedInter = be;
+    g[i].speedIntra = d.bwIntra; g[i].speedInter = d.bwInter;
 #else
-      g[i].bwIntra = bi; g[i].bwInter = be;
+    g[i].bwIntra = d.bwIntra; g[i].bwInter = d.bwInter;
 #endif
-    }
   }
   comm.localRanks = comm.nRanks / comm.nNodes;
 #if NCCL_VERSION_CODE >= 21700

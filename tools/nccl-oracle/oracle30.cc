@@ -24,7 +24,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include "names.h"
+#include "input.h"
 
 // init.cc:52-55.
 const char* ncclFuncStr[NCCL_NUM_FUNCTIONS] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
@@ -63,42 +63,33 @@ void ncclDebugLogInternal(ncclDebugLogLevel level, unsigned long flags, const ch
 static struct ncclComm comm;  // static: zeroed, and too large for the stack
 int main() {
   static struct ncclTopoGraph g[4];  // tree ring collnet nvls
-  int mincc = 80, maxcc = 80, coll = ncclFuncAllReduce;
-  std::vector<size_t> sizes;
+  oracle_input in = read_input(std::cin);
+  int mincc = in.minCompCap, maxcc = in.maxCompCap, coll = in.coll;
+  std::vector<size_t>& sizes = in.sizes;
+
   comm.rank = 0;
   comm.topo = (struct ncclTopoSystem*)&comm;  // opaque: only handed to the stub above
-  comm.config.collnetEnable = 0;              // tuning.cc:504: CollNet off
+  comm.config.collnetEnable = in.collNet;     // tuning.cc:504: CollNet off unless asked
   comm.ncclCollNet = nullptr;                 // tuning.cc:356-360: no CollNet plugin
   comm.netDeviceType = NCCL_NET_DEVICE_HOST;  // tuning.cc:221: PAT needs host networking
-  comm.cpuArch = NCCL_TOPO_CPU_ARCH_X86;
-  comm.cpuVendor = NCCL_TOPO_CPU_VENDOR_INTEL;
+  comm.nRanks = in.nRanks;
+  comm.nNodes = in.nNodes;
+  comm.nChannels = in.nChannels;
+  comm.cpuArch = nameOf(in.arch);
+  comm.cpuVendor = nameOf(in.vendor);
   g[2].pattern = NCCL_TOPO_PATTERN_TREE;
   g[2].collNet = 1;
   if (getenv("ORACLE_LOG")) { ncclDebugLevel = NCCL_LOG_INFO; ncclDebugMask = ~0ull; }
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    std::istringstream ss(line);
-    std::string k;
-    ss >> k;
-    if (k == "nranks") ss >> comm.nRanks;
-    else if (k == "nnodes") ss >> comm.nNodes;
-    else if (k == "mincc") ss >> mincc;
-    else if (k == "maxcc") ss >> maxcc;
-    else if (k == "arch") { std::string v; ss >> v; comm.cpuArch = nameOf(v); }
-    else if (k == "vendor") { std::string v; ss >> v; comm.cpuVendor = nameOf(v); }
-    else if (k == "commch") ss >> comm.nChannels;
-    else if (k == "collnet") { int c; ss >> c; comm.config.collnetEnable = c; }
-    else if (k == "coll") ss >> coll;
-    else if (k == "sizes") { size_t s; while (ss >> s) sizes.push_back(s); }
-    else if (k == "graph") {
-      std::string kind, ti, te, pat;
-      ss >> kind;
-      int i = kind == "tree" ? 0 : kind == "ring" ? 1 : kind == "collnet" ? 2 : 3;
-      ss >> g[i].nChannels >> g[i].bwIntra >> g[i].bwInter >> ti >> te >> pat >> g[i].sameChannels;
-      g[i].typeIntra = nameOf(ti);
-      g[i].typeInter = nameOf(te);
-      g[i].pattern = nameOf(pat);
-    }
+  for (int i = 0; i < 4; i++) {
+    const oracle_graph& d = in.graphs[i];
+    if (!d.set) continue;
+    g[i].nChannels = d.nChannels;
+    g[i].bwIntra = d.bwIntra;
+    g[i].bwInter = d.bwInter;
+    g[i].typeIntra = d.typeIntra;
+    g[i].typeInter = d.typeInter;
+    g[i].pattern = d.pattern;
+    g[i].sameChannels = d.sameChannels;
   }
   comm.localRanks = comm.nRanks / comm.nNodes;
   comm.minCompCap = mincc;
