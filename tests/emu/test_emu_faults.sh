@@ -105,14 +105,23 @@ fi
 # (gdrlab under valgrind too, or mpirun), with "rdma" once it has opened
 # its RDMA device. No such rank within 60 s (a slow host): PID is killed
 # and kid is empty, rather than the trace's 3000 collectives run.
+# The children are read from /proc with the shell's own builtins, every
+# 10 ms: under the VM's emulated CPU a pgrep costs about as much as a
+# rank's set-up, and a stop that comes late lands past it (2c).
 wait_rank1() {
-    local i
-    for i in $(seq 1200); do
-        kid=$(pgrep -P "$1" | sed -n 2p)
+    local i kids
+    for i in $(seq 6000); do
+        kids=()
+        if [ -r "/proc/$1/task/$1/children" ]; then
+            read -r -a kids <"/proc/$1/task/$1/children"
+        else # a kernel without CONFIG_PROC_CHILDREN
+            mapfile -t kids < <(pgrep -P "$1")
+        fi
+        kid=${kids[1]:-}
         if [ -n "$kid" ] && { [ -z "${2:-}" ] || ls -l "/proc/$kid/fd" 2>/dev/null | grep -q uverbs; }; then
             return 0
         fi
-        sleep 0.05
+        sleep 0.01
     done
     kid=
     kill -9 "$1"
