@@ -286,7 +286,7 @@ double tune_entry(const struct tune_ctx *t, const struct tune_enable *e,
 		return -1;
 	}
 	if (p == PROTO_LL128 && e->proto[t->op][p] == 2 && !ll128_default(t)) {
-		snprintf(why, len, "NCCL enables LL128 only with NVLink inside nodes and GPUDirect RDMA within PXB");
+		snprintf(why, len, "NCCL enables LL128 only with NVLink inside nodes and GPUDirect RDMA within PXB (P2C on Hopper from 2.27)");
 		return -1;
 	}
 	ops->cost(t, p, &lat, &bw, why, len);
