@@ -60,8 +60,10 @@ static void print_graph(FILE *out, const char *name, const struct nccl_graph *g,
 		g->nchannels == 1 ? "" : "s", g->bw_intra, g->bw_inter,
 		g->nvlink ? "NVL" : "PCI");
 	if (nodes > 1)
-		fprintf(out, "/%s%s", g->pxn ? "PXN" : topo_path_name(g->type_inter),
-			g->pattern_tree ? ", pattern tree" : "");
+		fprintf(out, "/%s", g->pxn ? "PXN" : topo_path_name(g->type_inter));
+	/* a tree other than the balanced one NCCL asks for */
+	if (nodes > 1 && (g->pattern == NCCL_PATTERN_TREE || g->pattern == NCCL_PATTERN_SPLIT_TREE))
+		fprintf(out, ", pattern %s", nccl_pattern_name(g->pattern));
 }
 
 /* What NCCL's search gives the whole communicator, to hold against its
@@ -167,11 +169,11 @@ static json_t *graph_json(const struct nccl_graph *g, unsigned nodes)
 {
 	if (!g->nchannels)
 		return json_null();
-	return json_pack("{s:i, s:f, s:f, s:s, s:o, s:b, s:b}", "channels", (int)g->nchannels,
+	return json_pack("{s:i, s:f, s:f, s:s, s:o, s:b, s:s}", "channels", (int)g->nchannels,
 			 "bw_intra_gbps", g->bw_intra, "bw_inter_gbps", g->bw_inter,
 			 "intra", g->nvlink ? "NVL" : "PCI",
 			 "inter", nodes > 1 ? json_string(topo_path_name(g->type_inter)) : json_null(),
-			 "pxn", g->pxn, "pattern_tree", g->pattern_tree);
+			 "pxn", g->pxn, "pattern", nccl_pattern_name(g->pattern));
 }
 
 /* null when nothing was predicted */

@@ -63,7 +63,7 @@ static void tree_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 	 * v2.30.7-1 :1133, v2.19.3-1 :885; Hopper's fallback, channels.c
 	 * search_tree), which the tuner discounts (v2.30.7-1 tuning.cc:336,
 	 * v2.19.3-1 :185). */
-	if (t->ch.tree.pattern_tree)
+	if (t->ch.tree.pattern == NCCL_PATTERN_TREE)
 		bus *= r->tree_pattern_factor;
 	*bw = bus * 0.5;
 	*lat = nccl_base_latency(r, ALGO_TREE, p) +

@@ -19,15 +19,73 @@ static double gbs(double bytes_per_s)
 	return bytes_per_s / 1e9;
 }
 
-static void add_route(const struct res_layout *l, const struct topology *t,
-		      struct route_end from, struct route_end to,
-		      enum res_kind p2p, double *use)
+const char *nccl_pattern_name(enum nccl_pattern p)
+{
+	static const char *const names[] = {
+		[NCCL_PATTERN_RING] = "RING",
+		[NCCL_PATTERN_BALANCED_TREE] = "BALANCED_TREE",
+		[NCCL_PATTERN_SPLIT_TREE] = "SPLIT_TREE",
+		[NCCL_PATTERN_TREE] = "TREE",
+		[NCCL_PATTERN_NVLS] = "NVLS",
+	};
+
+	return (unsigned)p < sizeof(names) / sizeof(names[0]) ? names[p] : "?";
+}
+
+static bool pcie_link(enum res_kind kind)
+{
+	return kind == RES_SWITCH_UP || kind == RES_SWITCH_DOWN || kind == RES_GPU_UP ||
+	       kind == RES_GPU_DOWN || kind == RES_NIC_UP || kind == RES_NIC_DOWN;
+}
+
+/* Whether route @r is NCCL's PATH_PHB: through one CPU's root complex,
+ * not across the inter-socket link. */
+static bool route_phb(const struct res_layout *l, const struct route *r)
+{
+	bool root_complex = false;
+
+	for (unsigned i = 0; i < r->n; i++) {
+		enum res_kind kind;
+		unsigned node, idx;
+
+		res_locate(l, r->res[i], &node, &kind, &idx);
+		if (kind == RES_XSOCKET_UP || kind == RES_XSOCKET_DOWN)
+			return false;
+		root_complex |= kind == RES_P2P_READ || kind == RES_P2P_WRITE;
+	}
+	return root_complex;
+}
+
+/*
+ * Add @share of a channel's route to the search's loads (in multiples of
+ * the speed) as search.cc's followPath charges a path (v2.30.7-1:84-124,
+ * v2.8.4-1:65-100):
+ * - from a GPU through an Intel root complex (PATH_PHB), each PCI link
+ *   takes INTEL_P2P_OVERHEAD x the speed ("Account for P2P inefficiency
+ *   through Intel CPU RC"), 6/5 or, up to 2.8, 12/9;
+ * - into a GPU before Ampere (compute capability < 80) from anything but
+ *   a GPU, as a NIC writing it, the GPU's link the other way an eighth
+ *   of the speed too.
+ */
+static void add_route(const struct nccl_release *rel, const struct res_layout *l,
+		      const struct topology *t, struct route_end from, struct route_end to,
+		      enum res_kind p2p, double share, double *use)
 {
 	struct route r;
+	double pci = 1;
 
 	route_build(l, t, from, to, p2p, &r);
-	for (unsigned i = 0; i < r.n; i++)
-		use[r.res[i]] += 1;
+	if (from.kind == ROUTE_GPU && t->cpu_vendor == TOPO_CPU_INTEL && route_phb(l, &r))
+		pci = rel->intel_p2p_overhead;
+	for (unsigned i = 0; i < r.n; i++) {
+		enum res_kind kind;
+		unsigned node, idx;
+
+		res_locate(l, r.res[i], &node, &kind, &idx);
+		use[r.res[i]] += share * (pcie_link(kind) ? pci : 1);
+	}
+	if (to.kind == ROUTE_GPU && from.kind != ROUTE_GPU && t->gpu_arch < TOPO_GPU_AMPERE)
+		use[l->base[RES_GPU_UP] + (unsigned)to.index] += share / 8;
 }
 
 /* Whether NCCL's topology sees resource kind @kind: it knows links, not
@@ -137,6 +195,61 @@ static bool loads_fit(const struct topology *t, const struct res_layout *l, cons
 	return true;
 }
 
+/* A channel entering the node: @nic's port in, the NIC writing @gpu. */
+static void net_in(const struct nccl_release *r, const struct res_layout *l,
+		   const struct topology *t, int nic, unsigned gpu, double *use)
+{
+	struct route_end n = { ROUTE_NIC, nic }, g = { ROUTE_GPU, (int)gpu };
+
+	use[l->base[RES_PORT_RX] + (unsigned)nic] += 1;
+	add_route(r, l, t, n, g, RES_P2P_WRITE, 1, use);
+}
+
+/* @share of a channel leaving the node from @gpu through @nic: the NIC
+ * reads @gpu, or the PXN relay @gpu writes over NVLink. */
+static void net_out(const struct nccl_release *r, const struct res_layout *l,
+		    const struct topology *t, const struct pxn_policy *pxn, unsigned gpu,
+		    int nic, double share, double *use)
+{
+	struct route_end g = { ROUTE_GPU, (int)gpu }, n = { ROUTE_NIC, nic };
+	int relay = exit_relay(t, pxn, gpu, nic);
+
+	use[l->base[RES_PORT_TX] + (unsigned)nic] += share;
+	if (relay >= 0) {
+		use[l->base[RES_NVLINK_TX] + gpu] += share;
+		use[l->base[RES_NVLINK_RX] + (unsigned)relay] += share;
+		g.index = relay;
+	}
+	add_route(r, l, t, g, n, RES_P2P_READ, share, use);
+}
+
+/* A chain of the @n GPUs @order inside a node, each sending to the next
+ * (a tree's; a ring's closes it, ring_closes, without a network). */
+static void add_chain(const struct nccl_release *r, const struct res_layout *l,
+		      const struct topology *t, const unsigned *order, unsigned n,
+		      bool ring_closes, double *use)
+{
+	if (topo_has_nvlink(t)) {
+		/* NVLink counted per GPU: a ring's every GPU sends and
+		 * receives once (so NCCL's search on an NVSwitch) */
+		for (unsigned k = 0; k + 1 < n; k++) {
+			use[l->base[RES_NVLINK_TX] + order[k]] += 1;
+			use[l->base[RES_NVLINK_RX] + order[k + 1]] += 1;
+		}
+		if (ring_closes && n > 1) {
+			use[l->base[RES_NVLINK_TX] + order[n - 1]] += 1;
+			use[l->base[RES_NVLINK_RX] + order[0]] += 1;
+		}
+		return;
+	}
+	for (unsigned k = 0; k + 1 < n || (ring_closes && n > 1 && k < n); k++) {
+		struct route_end a = { ROUTE_GPU, (int)order[k] };
+		struct route_end b = { ROUTE_GPU, (int)order[(k + 1) % n] };
+
+		add_route(r, l, t, a, b, RES_P2P_WRITE, 1, use);
+	}
+}
+
 /*
  * How many channels of @speed GB/s fit: the links each channel's ring
  * crosses inside the node (NVLink, or PCIe P2P between consecutive GPUs),
@@ -155,43 +268,78 @@ static unsigned fit_channels(const struct nccl_release *r, const struct topology
 		struct channel_layout lay;
 
 		channels_layout(t, identity, ppn, c, network, &lay);
-		if (topo_has_nvlink(t)) {
-			for (unsigned g = 0; g < ppn && ppn > 1; g++) {
-				use[l->base[RES_NVLINK_TX] + g] += 1;
-				use[l->base[RES_NVLINK_RX] + g] += 1;
-			}
-		} else {
-			for (unsigned k = 0; ppn > 1 && k + (network ? 1 : 0) < ppn; k++) {
-				struct route_end a = { ROUTE_GPU, (int)lay.order[k] };
-				struct route_end b = { ROUTE_GPU, (int)lay.order[(k + 1) % ppn] };
-
-				add_route(l, t, a, b, RES_P2P_WRITE, use);
-			}
-		}
+		if (network && (lay.nic_in < 0 || lay.nic_out < 0))
+			return c;
+		/* across nodes the network closes the ring: the entry GPU
+		 * receives from its NIC, the exit GPU sends to one */
+		add_chain(r, l, t, lay.order, ppn, !network, use);
 		if (network) {
-			unsigned in = lay.order[0], out = lay.order[ppn - 1];
-			struct route_end gi = { ROUTE_GPU, (int)in }, go = { ROUTE_GPU, (int)out };
-			struct route_end ni = { ROUTE_NIC, lay.nic_in }, no = { ROUTE_NIC, lay.nic_out };
-
-			if (lay.nic_in < 0 || lay.nic_out < 0)
-				return c;
-			int relay = exit_relay(t, pxn, out, lay.nic_out);
-
-			use[l->base[RES_PORT_RX] + lay.nic_in] += 1;
-			use[l->base[RES_PORT_TX] + lay.nic_out] += 1;
-			add_route(l, t, ni, gi, RES_P2P_WRITE, use);
-			if (relay >= 0) {
-				/* over NVLink into the relay, read from there */
-				use[l->base[RES_NVLINK_TX] + out] += 1;
-				use[l->base[RES_NVLINK_RX] + (unsigned)relay] += 1;
-				go.index = relay;
-			}
-			add_route(l, t, go, no, RES_P2P_READ, use);
+			net_in(r, l, t, lay.nic_in, lay.order[0], use);
+			net_out(r, l, t, pxn, lay.order[ppn - 1], lay.nic_out, 1, use);
 		}
 		if (!loads_fit(t, l, use, speed))
 			return c;
 	}
 	return c;
+}
+
+/*
+ * How many of @max tree channels of @speed GB/s fit with @pattern's
+ * loads (search.cc ncclTopoSearchRecGpu, backToNet and the balanced
+ * tree's halves): the network enters at the channel's first GPU and goes
+ * back, through the same NIC ("Trees are symmetric"), from the first
+ * (TREE), the second (SPLIT_TREE) or half from each (BALANCED_TREE). The
+ * second is the GPU the ring's layout leaves by, one near the NIC where
+ * there is one: search.cc sorts the GPUs it tries next by their path to
+ * the network when the next goes back to it (ncclTopoSearchNextGpuSort).
+ */
+static unsigned fit_tree_channels(const struct nccl_release *r, const struct topology *t,
+				  const struct res_layout *l, unsigned ppn,
+				  enum nccl_pattern pattern, const struct pxn_policy *pxn,
+				  double speed, unsigned max, double *use)
+{
+	unsigned c;
+
+	memset(use, 0, l->per_node * sizeof(*use));
+	for (c = 0; c < max; c++) {
+		struct channel_layout lay;
+		unsigned first, second;
+
+		channels_layout(t, identity, ppn, c, true, &lay);
+		if (lay.nic_in < 0)
+			return c;
+		first = lay.order[0];
+		second = lay.order[ppn - 1];
+		add_chain(r, l, t, lay.order, ppn, false, use);
+		net_in(r, l, t, lay.nic_in, first, use);
+		if (pattern == NCCL_PATTERN_TREE || ppn == 1) {
+			net_out(r, l, t, pxn, first, lay.nic_in, 1, use);
+		} else if (pattern == NCCL_PATTERN_SPLIT_TREE) {
+			net_out(r, l, t, pxn, second, lay.nic_in, 1, use);
+		} else {
+			net_out(r, l, t, pxn, first, lay.nic_in, 0.5, use);
+			net_out(r, l, t, pxn, second, lay.nic_in, 0.5, use);
+		}
+		if (!loads_fit(t, l, use, speed))
+			return c;
+	}
+	return c;
+}
+
+/* Widen @g's typeInter to a channel's way between @gpu and @nic (@out:
+ * leaving, by a PXN relay where one applies: NCCL's PATH_PXN, NVLink
+ * then the relay's own path). */
+static void widen_type(const struct topology *t, const struct pxn_policy *pxn, unsigned gpu,
+		       int nic, bool out, struct nccl_graph *g)
+{
+	enum topo_path_type p = topo_gpu_nic_path(t, (int)gpu, nic);
+
+	if (out && exit_relay(t, pxn, gpu, nic) >= 0) {
+		g->pxn = true;
+		p = TOPO_PATH_PIX;
+	}
+	if (p > g->type_inter)
+		g->type_inter = p;
 }
 
 static void search_ring(const struct nccl_release *r, const struct topology *t,
@@ -235,23 +383,14 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 		g->nchannels = 1;
 		g->bw_intra = g->bw_inter = 0.1;
 	}
+	g->pattern = NCCL_PATTERN_RING;
 	g->type_inter = TOPO_PATH_PIX;
 	for (unsigned c = 0; network && c < g->nchannels; c++) {
 		struct channel_layout lay;
-		enum topo_path_type pin, pout;
 
 		channels_layout(t, identity, ppn, c, network, &lay);
-		pin = topo_gpu_nic_path(t, (int)lay.order[0], lay.nic_in);
-		pout = topo_gpu_nic_path(t, (int)lay.order[ppn - 1], lay.nic_out);
-		if (exit_relay(t, pxn, lay.order[ppn - 1], lay.nic_out) >= 0) {
-			/* PATH_PXN: NVLink, then the relay's own path */
-			g->pxn = true;
-			pout = TOPO_PATH_PIX;
-		}
-		if (pin > g->type_inter)
-			g->type_inter = pin;
-		if (pout > g->type_inter)
-			g->type_inter = pout;
+		widen_type(t, pxn, lay.order[0], lay.nic_in, false, g);
+		widen_type(t, pxn, lay.order[ppn - 1], lay.nic_out, true, g);
 	}
 }
 
@@ -283,8 +422,8 @@ static bool balanced_tree_fits(const struct topology *t, unsigned ppn)
 /* Whether @n channels of a node's tree chains fit the intra-node links
  * at @speed: each channel's GPUs in its layout's order, each sending to
  * the next (the last sends to the network, not inside the node). */
-static bool tree_chains_fit(const struct topology *t, unsigned ppn, bool network, unsigned n,
-			    double speed)
+static bool tree_chains_fit(const struct nccl_release *r, const struct topology *t,
+			    unsigned ppn, bool network, unsigned n, double speed)
 {
 	struct res_layout l;
 	double *use;
@@ -298,67 +437,18 @@ static bool tree_chains_fit(const struct topology *t, unsigned ppn, bool network
 		struct channel_layout lay;
 
 		channels_layout(t, identity, ppn, c, network, &lay);
-		for (unsigned k = 0; k + 1 < ppn; k++) {
-			if (topo_has_nvlink(t)) {
-				use[l.base[RES_NVLINK_TX] + lay.order[k]] += 1;
-				use[l.base[RES_NVLINK_RX] + lay.order[k + 1]] += 1;
-			} else {
-				struct route_end a = { ROUTE_GPU, (int)lay.order[k] };
-				struct route_end b = { ROUTE_GPU, (int)lay.order[k + 1] };
-
-				add_route(&l, t, a, b, RES_P2P_WRITE, use);
-			}
-		}
+		add_chain(r, &l, t, lay.order, ppn, false, use);
 	}
 	ok = loads_fit(t, &l, use, speed);
 	free(use);
 	return ok;
 }
 
-/*
- * The tree graph (init.cc: BALANCED_TREE, minChannels = maxChannels = the
- * ring's channels). Its channels load the NICs as the ring's do, so it
- * takes the ring's channels and network speed; then:
- * - search.cc's pass 2 raises bwIntra alone, a speed of the list at a
- *   time, while it is under twice bwInter and the chains still fit
- *   (v2.30.7-1 search.cc:1275-1279, v2.19.3-1 likewise, v2.8.4-1
- *   :780-785): the tuner's tree speed on one and two nodes (tuning.cc:
- *   nNodes <= 2 ? bwIntra : bwInter);
- * - one GPU a node is NCCL_TOPO_PATTERN_TREE, and across nodes on
- *   Hopper and later with an NVSwitch so is a node where a balanced tree
- *   does not fit ("Try a simpler tree", v2.30.7-1 search.cc:1215-1219,
- *   v2.19.3-1 :951-953): where each PCIe switch holds one GPU and its
- *   NIC.
- */
-static void search_tree(const struct nccl_release *r, const struct topology *t,
-			unsigned nnodes, unsigned ppn, const struct nccl_graph *ring,
-			struct nccl_graph *g)
-{
-	bool network = nnodes > 1;
-	const double *speeds;
-	size_t n, i;
-
-	*g = *ring;
-	g->pattern_tree = network && (ppn == 1 ||
-				      (r->tree_simpler_fallback && t->gpu_arch >= TOPO_GPU_HOPPER &&
-				       t->gpu_fabric.kind == TOPO_GPU_FABRIC_NVSWITCH &&
-				       !balanced_tree_fits(t, ppn)));
-	if (ppn < 2)
-		return;
-	speeds = nccl_search_speeds(r, t->gpu_arch, network, &n);
-	/* pass 2 starts at the first speed not above bwInter */
-	for (i = 0; i < n && speeds[i] > g->bw_inter * (1 + 1e-9); i++)
-		;
-	while (i > 0 && g->bw_intra < 2 * g->bw_inter &&
-	       tree_chains_fit(t, ppn, network, g->nchannels, speeds[i - 1]))
-		g->bw_intra = speeds[--i];
-}
-
 /* ncclTopoDupChannels: twice the channels at half the speed, when a
  * channel is fast (since 2.1x not on Hopper+ with 4+ channels under 50
- * GB/s). */
+ * GB/s), up to @max: the graph's maxChannels. */
 static void dup_channels(const struct nccl_release *r, enum topo_gpu_arch arch,
-			 struct nccl_graph *g)
+			 unsigned max, struct nccl_graph *g)
 {
 	unsigned dup;
 
@@ -367,12 +457,144 @@ static void dup_channels(const struct nccl_release *r, enum topo_gpu_arch arch,
 	if (r->dup_skips_hopper && arch > TOPO_GPU_AMPERE && g->bw_intra < 50.0 &&
 	    g->nchannels > 4)
 		return;
-	dup = 2 * g->nchannels < r->max_channels / 2 ? 2 * g->nchannels :
-							 r->max_channels / 2;
+	dup = 2 * g->nchannels < max ? 2 * g->nchannels : max;
+	if (dup <= g->nchannels)
+		return;
 	g->bw_intra /= (dup + g->nchannels - 1) / g->nchannels;
 	g->bw_inter /= (dup + g->nchannels - 1) / g->nchannels;
 	g->nchannels = dup;
 }
+
+/*
+ * The pattern NCCL's search starts a tree from: one GPU a node is a
+ * simple tree (search.cc: v2.30.7-1 :1133, v2.8.4-1 :677); 2.5 - 2.9 ask
+ * for it on one or two nodes and split a balanced one before Ampere
+ * (init.cc v2.8.4-1:652, search.cc :682); later releases ask for a
+ * balanced tree, which on Hopper and later with an NVSwitch falls back
+ * to a simple one where it does not fit ("Try a simpler tree",
+ * v2.30.7-1 search.cc:1215-1219, v2.19.3-1 :951-953): where each PCIe
+ * switch holds one GPU and its NIC (balanced_tree_fits).
+ */
+static enum nccl_pattern tree_pattern(const struct nccl_release *r, const struct topology *t,
+				      unsigned nnodes, unsigned ppn)
+{
+	if (ppn == 1)
+		return NCCL_PATTERN_TREE;
+	if (r->tree_pattern_by_nodes)
+		return nnodes <= 2		       ? NCCL_PATTERN_TREE :
+		       t->gpu_arch < TOPO_GPU_AMPERE ? NCCL_PATTERN_SPLIT_TREE :
+						       NCCL_PATTERN_BALANCED_TREE;
+	if (r->tree_simpler_fallback && t->gpu_arch >= TOPO_GPU_HOPPER &&
+	    t->gpu_fabric.kind == TOPO_GPU_FABRIC_NVSWITCH && !balanced_tree_fits(t, ppn))
+		return NCCL_PATTERN_TREE;
+	return NCCL_PATTERN_BALANCED_TREE;
+}
+
+/*
+ * The tree's channels and network speed across nodes, searched as the
+ * ring's are (the speeds fastest first, the most channels x speed, the
+ * .49 rule) with the tree's own loads (fit_tree_channels): at most the
+ * ring's channels and, from 2.18, exactly as many (init.cc
+ * treeGraph.minChannels: 1 before, v2.19.3-1:927 the ring's). A split
+ * tree that does not fit tries a simple one at the same speed ("Try a
+ * simpler tree", search.cc v2.8.4-1:742-746). Where nothing fits, the
+ * ring's graph stands (NCCL would fall back to one channel at 0.1 GB/s;
+ * gdrlab's layouts do not backtrack over GPU orders as its search does,
+ * so a miss here need not be NCCL's).
+ */
+static void search_tree_net(const struct nccl_release *r, const struct topology *t,
+			    unsigned nnodes, unsigned ppn, const struct pxn_policy *pxn,
+			    const struct nccl_graph *ring, struct nccl_graph *g)
+{
+	enum nccl_pattern want = tree_pattern(r, t, nnodes, ppn);
+	unsigned max = ring->nchannels, min = r->tree_min_channels_one ? 1 : max;
+	struct res_layout l;
+	const double *speeds;
+	size_t n;
+	double best = 0, *use;
+	struct nccl_graph found = { 0 };
+
+	res_layout_init(&l, t, 1);
+	speeds = nccl_search_speeds(r, t->gpu_arch, true, &n);
+	use = calloc(l.per_node ? l.per_node : 1, sizeof(*use));
+	for (size_t i = 0; use && i < n; i++) {
+		enum nccl_pattern pattern = want;
+		unsigned c;
+
+		if (found.nchannels && speeds[i] / found.bw_inter <= 0.49)
+			break;
+		c = fit_tree_channels(r, t, &l, ppn, pattern, pxn, speeds[i], max, use);
+		if (c < max && pattern == NCCL_PATTERN_SPLIT_TREE) {
+			unsigned simple = fit_tree_channels(r, t, &l, ppn, NCCL_PATTERN_TREE, pxn,
+							    speeds[i], max, use);
+
+			if (simple > c) {
+				c = simple;
+				pattern = NCCL_PATTERN_TREE;
+			}
+		}
+		if (c >= min && c && c * speeds[i] > best * (1 + 1e-9)) {
+			best = c * speeds[i];
+			found.nchannels = c;
+			found.bw_intra = found.bw_inter = speeds[i];
+			found.pattern = pattern;
+		}
+	}
+	free(use);
+	if (!found.nchannels) {
+		g->pattern = want;
+		return;
+	}
+	found.nvlink = ring->nvlink;
+	found.type_inter = TOPO_PATH_PIX;
+	for (unsigned c = 0; c < found.nchannels; c++) {
+		struct channel_layout lay;
+		unsigned first, second;
+
+		channels_layout(t, identity, ppn, c, true, &lay);
+		first = lay.order[0];
+		second = lay.order[ppn - 1];
+		widen_type(t, pxn, first, lay.nic_in, false, &found);
+		if (found.pattern != NCCL_PATTERN_SPLIT_TREE)
+			widen_type(t, pxn, first, lay.nic_in, true, &found);
+		if (found.pattern != NCCL_PATTERN_TREE)
+			widen_type(t, pxn, second, lay.nic_in, true, &found);
+	}
+	*g = found;
+}
+
+/*
+ * The tree graph (treeGraph), then search.cc's pass 2, which raises
+ * bwIntra alone, a speed of the list at a time, while it is under twice
+ * bwInter and the chains still fit (v2.30.7-1 search.cc:1275-1279,
+ * v2.19.3-1 likewise, v2.8.4-1 :780-785): the tuner's tree speed on one
+ * and two nodes (tuning.cc: nNodes <= 2 ? bwIntra : bwInter). Before
+ * 2.18 the search then duplicates a fast tree's channels as a ring's, up
+ * to the ring's (search.cc v2.8.4-1:799-806, v2.12.12-1:893-900).
+ */
+static void search_tree(const struct nccl_release *r, const struct topology *t,
+			unsigned nnodes, unsigned ppn, const struct pxn_policy *pxn,
+			const struct nccl_graph *ring, struct nccl_graph *g)
+{
+	bool network = nnodes > 1;
+	const double *speeds;
+	size_t n, i;
+
+	*g = *ring;
+	g->pattern = NCCL_PATTERN_BALANCED_TREE;
+	if (network)
+		search_tree_net(r, t, nnodes, ppn, pxn, ring, g);
+	speeds = nccl_search_speeds(r, t->gpu_arch, network, &n);
+	/* pass 2 starts at the first speed not above bwInter */
+	for (i = 0; i < n && speeds[i] > g->bw_inter * (1 + 1e-9); i++)
+		;
+	while (ppn > 1 && i > 0 && g->bw_intra < 2 * g->bw_inter &&
+	       tree_chains_fit(r, t, ppn, network, g->nchannels, speeds[i - 1]))
+		g->bw_intra = speeds[--i];
+	if (r->tree_min_channels_one)
+		dup_channels(r, t->gpu_arch, ring->nchannels, g);
+}
+
 
 /*
  * NVLS (search.cc, ncclTopoSearchTryNvls and ncclTopoCompute): one channel
@@ -417,6 +639,7 @@ static void search_nvls(const struct nccl_release *r, const struct topology *t,
 	if (i == n)
 		return;
 	g->nchannels = ppn;
+	g->pattern = NCCL_PATTERN_NVLS;
 	g->bw_intra = g->bw_inter = speeds[i];
 	while (i > 0 && g->bw_inter < 2 * g->bw_intra && speeds[i - 1] <= nic * (1 + 1e-9))
 		g->bw_inter = speeds[--i];
@@ -516,8 +739,12 @@ void channels_search(const struct nccl_release *r, const struct topology *t,
 		ppn = t->ngpus;
 	memset(out, 0, sizeof(*out));
 	search_ring(r, t, nnodes, ppn, &policy, &out->ring);
-	dup_channels(r, t->gpu_arch, &out->ring);
-	search_tree(r, t, nnodes, ppn, &out->ring, &out->tree);
+	dup_channels(r, t->gpu_arch, r->max_channels / 2, &out->ring);
+	search_tree(r, t, nnodes, ppn, &policy, &out->ring, &out->tree);
+	/* init.cc: both take the fewer of their channels (v2.30.7-1:1280,
+	 * v2.8.4-1:695) */
+	if (out->tree.nchannels < out->ring.nchannels)
+		out->ring.nchannels = out->tree.nchannels;
 	/* connect.cc: every graph channel twice (tree 0 and tree 1), then on
 	 * Hopper and later across nodes twice again when channels are fast
 	 * and few (releases that do). */

@@ -24,6 +24,20 @@
 
 struct nccl_release;
 
+/* A graph's pattern (NCCL_TOPO_PATTERN_*, src/graph/topo.h). Inside a
+ * node each is a chain of GPUs from the one the network enters by; what
+ * differs is which GPU sends back to the network. */
+enum nccl_pattern {
+	NCCL_PATTERN_RING,          /* the chain's last GPU */
+	NCCL_PATTERN_BALANCED_TREE, /* the first and second, half each */
+	NCCL_PATTERN_SPLIT_TREE,    /* the second */
+	NCCL_PATTERN_TREE,          /* the first: all through one GPU */
+	NCCL_PATTERN_NVLS,          /* one channel a GPU, its head */
+};
+
+/* "RING", "BALANCED_TREE", "SPLIT_TREE", "TREE", "NVLS" */
+const char *nccl_pattern_name(enum nccl_pattern p);
+
 /* A graph as NCCL's search returns it (struct ncclTopoGraph). */
 struct nccl_graph {
 	unsigned nchannels;        /* the graph's channels */
@@ -32,15 +46,14 @@ struct nccl_graph {
 	enum topo_path_type type_inter; /* farthest GPU-NIC class it uses */
 	bool pxn;                  /* some channel leaves through a PXN relay
 				    * (NCCL's typeInter PATH_PXN) */
-	bool pattern_tree;         /* a tree graph that ended at
-				    * NCCL_TOPO_PATTERN_TREE: all NIC traffic
-				    * through one GPU (channels_search) */
+	enum nccl_pattern pattern; /* what the search ended at */
 };
 
 struct nccl_channels {
 	struct nccl_graph ring;    /* also CollNet's and PAT's */
-	/* The tree's (treeGraph): the ring's channels and network speed,
-	 * bwIntra raised by search.cc's pass 2, and its pattern. */
+	/* The tree's (treeGraph): the ring's channels, or fewer in 2.8.4,
+	 * at the speed its pattern's loads carry, bwIntra raised by
+	 * search.cc's pass 2. */
 	struct nccl_graph tree;
 	struct nccl_graph nvls;    /* nchannels 0: no NVLS here */
 	unsigned comm_channels;    /* the communicator's (after duplication) */

@@ -145,6 +145,8 @@ static const struct nccl_release v2_30_7 = {
 	.ll_intra_factor = 1.0,
 	.tree_pattern_factor = 0.85,
 	.tree_simpler_fallback = true,
+	/* topo.h:39 INTEL_P2P_OVERHEAD(bw) (bw * 6 / 5), search.cc followPath */
+	.intel_p2p_overhead = 6.0 / 5.0,
 	.net_overhead = true,
 	.ppn1_tree_net_lat = true,
 	/* lat *= minCompCap < 80 ? 1.9 : 1.4 once nBytes / (nChannels *
@@ -295,6 +297,8 @@ static const struct nccl_release v2_21_5 = {
 	/* NCCL_TOPO_PATTERN_TREE: x.85 (:185); search.cc:963-967 */
 	.tree_pattern_factor = 0.85,
 	.tree_simpler_fallback = true,
+	/* topo.h:31 INTEL_P2P_OVERHEAD(bw) (bw*6/5), search.cc followPath */
+	.intel_p2p_overhead = 6.0 / 5.0,
 	/* getNetOverhead() (:108-118, 241-248) */
 	.net_overhead = true,
 	/* nInterSteps 2 nNodes for an all-reduce ring (:161-163) */
@@ -414,6 +418,8 @@ static const struct nccl_release v2_19_3 = {
 	.ll_intra_factor = 1.0,
 	.tree_pattern_factor = 0.85,
 	.tree_simpler_fallback = true,
+	/* topo.h:31 INTEL_P2P_OVERHEAD(bw) (bw*6/5), search.cc followPath */
+	.intel_p2p_overhead = 6.0 / 5.0,
 	/* ring: intraLat = max(intraLat, getNetOverhead() x (Simple ? 3 : 1)) */
 	.net_overhead = true,
 	/* nInterSteps = AllReduce ? (nNodes > 1 ? 2*nNodes : 0) : ... */
@@ -547,6 +553,10 @@ static const struct nccl_release v2_12_12 = {
 	/* no NCCL_TOPO_PATTERN_TREE discount, no Hopper fallback, no
 	 * NCCL_NET_OVERHEAD (2.18) */
 	.tree_pattern_factor = 1.0,
+	/* init.cc:516 treeGraph.minChannels = 1 */
+	.tree_min_channels_one = true,
+	/* topo.h:29 INTEL_P2P_OVERHEAD(speed) (speed*6/5), search.cc followPath */
+	.intel_p2p_overhead = 6.0 / 5.0,
 	/* :114 nInterSteps = AllReduce ? (nNodes > 1 ? 2*nNodes : 0) : ... */
 	.ring_allreduce_inter_2n = true,
 	/* :282-283 lat x 1.9 once nBytes >= nRanks / 16.0 x 65536 */
@@ -642,6 +652,15 @@ static const struct nccl_release v2_8_4 = {
 	.tree_ll128_factor = 0.915,
 	.ll_intra_factor = 1.8,
 	.tree_pattern_factor = 1.0,
+	/* init.cc:652 tmpNnodes <= 2 ? NCCL_TOPO_PATTERN_TREE :
+	 * NCCL_TOPO_PATTERN_BALANCED_TREE; search.cc:682 SPLIT_TREE under
+	 * compute capability 8.0 */
+	.tree_pattern_by_nodes = true,
+	/* init.cc:655 treeGraph.minChannels = 1 */
+	.tree_min_channels_one = true,
+	/* topo.h:31 INTEL_P2P_OVERHEAD(speed) (speed*12/9), search.cc:65-76
+	 * (6/5 from 2.9, whose releases take this table) */
+	.intel_p2p_overhead = 12.0 / 9.0,
 	/* nBytes >= nRanks / 16.0 * 65536, always 1.9 */
 	.plateau = { 1.9, 1.9 },
 	.plateau_bytes_per_rank = 4096,

@@ -128,6 +128,19 @@ struct nccl_release {
 	/* search.cc's "Try a simpler tree": on sm90 and later a balanced
 	 * tree not found falls back to NCCL_TOPO_PATTERN_TREE (2.19.3 on). */
 	bool tree_simpler_fallback;
+	/* The tree's pattern by node count (init.cc of 2.5 - 2.9): a
+	 * simple NCCL_TOPO_PATTERN_TREE on one or two nodes, else a
+	 * balanced tree, which search.cc makes SPLIT_TREE before Ampere
+	 * ("SPLIT_TREE works better on older archs"). Later releases ask
+	 * for a balanced tree on any node count. */
+	bool tree_pattern_by_nodes;
+	/* The tree graph may have fewer channels than the ring's (init.cc
+	 * treeGraph.minChannels 1; from 2.18 the ring's). */
+	bool tree_min_channels_one;
+	/* search.cc followPath: a GPU's path through an Intel root complex
+	 * (PATH_PHB) charges its PCI links INTEL_P2P_OVERHEAD x the speed
+	 * (topo.h: 12/9 up to 2.8, 6/5 from 2.9). */
+	double intel_p2p_overhead;
 	bool net_overhead;         /* ring intra hops pay NCCL_NET_OVERHEAD */
 	/* The tuner's all-reduce ring counts 2 nNodes network steps, not
 	 * 2 (nNodes - 1) (2.12 to 2.22, 2.19.3 among them). */

@@ -140,18 +140,21 @@ has "$tmp/out" "NCCL_ALGO ring, NCCL_PROTO Simple"
 # --- NCCL's graphs: what NCCL's own search.cc gives, run on these layouts
 # (v2.19.3-1 and v2.30.7-1 outside the tree, 2026-12-04): the A100
 # preset's ring 4 channels at 24/24 GB/s, its tree's bwIntra raised to 48;
-# ABCI under 2.8.4 by hand (test_nccl_release.c): one channel a 12.5 GB/s
-# EDR NIC at speedArray's 12, PHB from the GPUs
+# ABCI under 2.8.4 (v2.8.4-1's search.cc too; test_nccl_release.c by hand):
+# one channel a 12.5 GB/s EDR NIC at speedArray's 9, PHB from the GPUs
+# through an Intel root complex (12/9 of the speed on its PCI links), and
+# on 2 nodes a simple tree at 7, bwIntra raised to 15
 expect 0 "graphs" -- "$gdrlab" busbw -t a100-pcie4-200g -n 2 -b 8 -e 8
 has "$tmp/out" "^# NCCL's graphs (NCCL_DEBUG_SUBSYS=GRAPH; bw GB/s a channel): ring 4 channels, bw 24.0/24.0, type NVL/PIX; tree 4 channels, bw 48.0/24.0, type NVL/PIX; communicator 8 channels$"
 # staged, NCCL routes a GPU's NIC path through its CPU (paths.cc): PHB
 expect 0 "graphs, staged" -- "$gdrlab" busbw -t a100-pcie4-200g -n 2 -p staged -b 8 -e 8
 has "$tmp/out" "ring 4 channels, bw 24.0/24.0, type NVL/PHB;"
 expect 0 "graphs, 2.8.4" -- "$gdrlab" busbw -t "$abci" --nccl 2.8.4 -b 8 -e 8
-has "$tmp/out" "ring 2 channels, bw 12.0/12.0, type NVL/PHB;"
+has "$tmp/out" "ring 2 channels, bw 9.0/9.0, type NVL/PHB; tree 2 channels, bw 15.0/7.0, type NVL/PHB, pattern TREE;"
 expect 0 "graphs, json" -- "$gdrlab" busbw -t a100-pcie4-200g -n 2 -b 8 -e 8 --json -
 tr -d ' \n' <"$tmp/out" >"$tmp/flat"
-has "$tmp/flat" '"ring":{"channels":4,"bw_intra_gbps":24.0,"bw_inter_gbps":24.0,"intra":"NVL","inter":"PIX","pxn":false,"pattern_tree":false}'
+has "$tmp/flat" '"ring":{"channels":4,"bw_intra_gbps":24.0,"bw_inter_gbps":24.0,"intra":"NVL","inter":"PIX","pxn":false,"pattern":"RING"}'
+has "$tmp/flat" '"tree":{"channels":4,"bw_intra_gbps":48.0,"bw_inter_gbps":24.0,"intra":"NVL","inter":"PIX","pxn":false,"pattern":"BALANCED_TREE"}'
 has "$tmp/flat" '"comm_channels":8'
 
 # --- JSON: parses; the same rows; exact relations in full precision

@@ -7,24 +7,35 @@
  * tests/data/volta-nics-at-cpu.yaml on 2 nodes: 4 V100 a node over NVLink,
  * two EDR NICs (12.5 GB/s line rate) each on a CPU, PHB from every GPU.
  * At GDR level PXB the network is staged and LL128 is off. 2.8.4's ring
- * graph: its speeds 42, 30, 24, 21, 18, 15, 12: one channel a NIC at 12
- * (in and out through it), 2 channels, no duplication below 25 GB/s, so
- * the communicator has 4. An all-reduce over 8 ranks: nsteps = 14, of them
- * 2 (nNodes - 1) = 2 network steps, busBw = 2 x 12 = 24 GB/s, algbw =
+ * graph: its speeds 42, 30, 24, 21, 18, 15, 12, 10, 9: one channel a NIC
+ * (in and out through it). The way out, GPU -> switch -> CPU -> NIC, is
+ * PATH_PHB through an Intel root complex, whose PCI links search.cc's
+ * followPath charges INTEL_P2P_OVERHEAD, 12/9 x the speed: 12 x 4/3 = 16
+ * and 10 x 4/3 = 13.3 pass the Gen3 x16 link's 12.6 (NCCL's 12), 9 x 4/3
+ * = 12 fits. 2 channels at 9, no duplication below 25 GB/s, so the
+ * communicator has 4. An all-reduce over 8 ranks: nsteps = 14, of them
+ * 2 (nNodes - 1) = 2 network steps, busBw = 2 x 9 = 18 GB/s, algbw =
  * busBw x 8/14.
  *
  *   Simple: lat = (8.4 + 12 x 3.4 + 2 x 9.6) x 1.9 ("plateau effect of
  *           ring", once nBytes >= nRanks / 16 x 65536) = 129.96 us,
- *           bw = 24 x 8/14 = 13.714 GB/s
+ *           bw = 18 x 8/14 = 10.286 GB/s
  *   LL:     lat = 3.6 + 12 x 0.47 x 1.8 + 2 x 2.7 = 19.152 us,
- *           bw = min(39, 24 / 4) x 8/14 = 3.4286 GB/s
+ *           bw = min(39, 18 / 4) x 8/14 = 2.571 GB/s
+ *   The tree graph: on 2 nodes 2.8.4 asks for NCCL_TOPO_PATTERN_TREE
+ *           (init.cc:652), in and out through one GPU: its link carries
+ *           the way out at 4/3 x the speed and an eighth of the way in
+ *           (a NIC writing a Volta GPU, followPath): 9 x (4/3 + 1/8) =
+ *           13.1 > 12.6, 7 x 35/24 = 10.2 fits; 2 channels at 7, bwIntra
+ *           raised to 9, 10, 12, 15 (under 2 x 7).
  *   Tree LL: lat = 4.4 + 2 (3 x 0.52 x 1.8 + 1 x 5.0) = 20.016 us,
- *           bw = min(24 x .92, 2 x 18.5) / 3.8 x .5 = 2.905 GB/s, x .6
- *           (treeCorrectionFactor at 64 KiB) = 1.743 GB/s
+ *           bw = min(2 x 15 x .92, 2 x 18.5) / 3.8 x .5 = 3.632 GB/s,
+ *           x .6 (treeCorrectionFactor at 64 KiB) = 2.179 GB/s
  *
- * 2.30.7 on the same machine: Simple lat = (8.4 + 12 x max(3.4, 3 x 1.0
- * net overhead) + 2 x 14) x 1.9 (Volta) = 146.68 us, the same bw; LL lat
- * = 6.6 + 12 x max(0.6, 1.0) + 2 x 2.7 = 24 us, bw = min(39, 24 / 2) x 8/14.
+ * 2.30.7 on the same machine: INTEL_P2P_OVERHEAD 6/5, so 10 x 6/5 = 12
+ * fits: 2 channels at 10. Simple lat = (8.4 + 12 x max(3.4, 3 x 1.0 net
+ * overhead) + 2 x 14) x 1.9 (Volta) = 146.68 us, bw 20 x 8/14; LL lat =
+ * 6.6 + 12 x max(0.6, 1.0) + 2 x 2.7 = 24 us, bw = min(39, 20 / 2) x 8/14.
  */
 #include <math.h>
 #include <string.h>
@@ -150,15 +161,15 @@ Test(nccl_release, v2_12_12_ring_network_steps_and_hop)
 }
 
 /* tests/data/volta-nics-at-cpu.yaml on 2 nodes under NCCL @version, and
- * the ring graph this file's header works out: 2 channels at 12 GB/s, the
- * communicator 4 (2.8.4 and 2.19.3 alike). */
-static void volta_ring_graph(struct tuned *x, const char *version)
+ * the ring graph this file's header works out: 2 channels at @speed GB/s
+ * (2.8.4: 9, 2.19.3: 10), the communicator 4. */
+static void volta_ring_graph(struct tuned *x, const char *version, double speed)
 {
 	struct plan_options o = release_opts(version, 2, NULL, NULL);
 
 	tuned_init(x, DATA("volta-nics-at-cpu.yaml"), &o);
 	cr_assert_eq(x->t.ch.ring.nchannels, 2);
-	assert_rel(x->t.ch.ring.bw_inter, 12.0, 1e-9);
+	assert_rel(x->t.ch.ring.bw_inter, speed, 1e-9);
 	cr_assert_eq(x->t.ch.comm_channels, 4);
 }
 
@@ -169,30 +180,33 @@ Test(nccl_release, v2_8_4_ring_graph_and_simple_estimate)
 	struct tune_choice c;
 	char why[200];
 
-	volta_ring_graph(&x, "2.8.4");
+	volta_ring_graph(&x, "2.8.4", 9.0);
 	cr_assert_not(x.t.net_gdr);
+	cr_assert_eq(x.t.ch.tree.pattern, NCCL_PATTERN_TREE);
+	assert_rel(x.t.ch.tree.bw_inter, 7.0, 1e-9);
+	assert_rel(x.t.ch.tree.bw_intra, 15.0, 1e-9);
 	c = choose(&x, 1 * MiB);
 	cr_assert_eq(c.algo, ALGO_RING);
 	cr_assert_eq(c.proto, PROTO_SIMPLE, "LL128 is off at PHB");
-	assert_rel(c.estimate_us, 129.96 + 1048576 / (1000 * 24 * 8.0 / 14), 1e-6);
+	assert_rel(c.estimate_us, 129.96 + 1048576 / (1000 * 18 * 8.0 / 14), 1e-6);
 	tuned_destroy(&x);
 
 	/* 2.30.7 gives the ring's LL half, not a quarter: 24 + 1 MiB /
-	 * 6.857 GB/s = 176.9 us, under its Simple's 223.1; the tree at its
-	 * graph's raised 24 GB/s (2 x 24 x .92 over the cap of 2 x 18.5),
-	 * with 2.30.7's Tree/Simple hops (4 us NVLink, 14 network) and
+	 * 5.714 GB/s = 207.5 us, under its Simple's 238.4; the tree at its
+	 * graph's raised 20 GB/s (2 x 20 x .92 = 36.8, under the cap of 2 x
+	 * 18.5), with 2.30.7's Tree/Simple hops (4 us NVLink, 14 network) and
 	 * treeCorrectionFactor .5 at 1 MiB: 8.4 + 2 (3 x 4 + 14) + 1 MiB /
-	 * (37 x .5 x .5 GB/s) = 173.8 us, less still. */
+	 * (36.8 x .5 x .5 GB/s) = 174.4 us, less still. */
 	o = release_opts("2.30.7", 2, NULL, NULL);
 	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
 	c = choose(&x, 1 * MiB);
 	cr_assert_eq(c.algo, ALGO_TREE);
 	cr_assert_eq(c.proto, PROTO_SIMPLE);
-	assert_rel(c.estimate_us, 8.4 + 2 * (3 * 4 + 14) + 1048576 / (1000 * 37 * .5 * .5), 1e-6);
+	assert_rel(c.estimate_us, 8.4 + 2 * (3 * 4 + 14) + 1048576 / (1000 * 36.8 * .5 * .5), 1e-6);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL, 1 * MiB, why, sizeof(why)),
-		   6.6 + 12 * 1.0 + 2 * 2.7 + 1048576 / (1000 * 12 * 8.0 / 14), 1e-6);
+		   6.6 + 12 * 1.0 + 2 * 2.7 + 1048576 / (1000 * 10 * 8.0 / 14), 1e-6);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_SIMPLE, 1 * MiB, why, sizeof(why)),
-		   146.68 + 1048576 / (1000 * 24 * 8.0 / 14), 1e-6);
+		   146.68 + 1048576 / (1000 * 20 * 8.0 / 14), 1e-6);
 	tuned_destroy(&x);
 }
 
@@ -226,7 +240,8 @@ Test(nccl_release, ampere_bus_bandwidth_capped_until_2_17)
  * log2i(0), 0 before 2.22 (src/include/utils.h), so Simple takes .9;
  * 2.22 on returns -1 and corrects nothing. 8 nodes of ABCI under 2.12.12,
  * 32 B on Tree/Simple, by hand: 2 (3 x 28 + log2 8 x 28) = 336 us, and
- * the bytes at min(2 x 12 x .92, 2 x 10) x .5 x .9 = 9 GB/s. (Found by
+ * the bytes at min(2 x 10 x .92, 2 x 10) x .5 x .9 = 8.28 GB/s (the
+ * graph's 10 GB/s: INTEL_P2P_OVERHEAD, this file's header). (Found by
  * NCCL's own tuning.cc of each tag, compiled as an oracle: docs/validation.md.)
  */
 Test(nccl_release, tree_correction_under_64_bytes)
@@ -241,7 +256,7 @@ Test(nccl_release, tree_correction_under_64_bytes)
 				   "%s", nccl_releases[i]->version);
 	tuned_init(&x, CONFIG("validation/abci-v100-2xedr.yaml"), &o);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_SIMPLE, 32, why, sizeof(why)),
-		   336 + 32 / (1000 * 20 * .5 * .9), 1e-12);
+		   336 + 32 / (1000 * 18.4 * .5 * .9), 1e-12);
 	tuned_destroy(&x);
 }
 
@@ -322,8 +337,8 @@ Test(nccl_release, nvls_not_for_8_bit_reductions)
 }
 
 /* 2.8.4's ring LL gets a quarter of the graph's speed: it beats the tree
- * (at the tree graph's raised bwIntra, 24: 2 x 24 x .92 over the cap of 2
- * x 18.5) and Simple at 64 KiB. */
+ * (at its simple tree's raised bwIntra, 15: 2 x 15 x .92, under the cap of
+ * 2 x 18.5) and Simple at 64 KiB. */
 Test(nccl_release, v2_8_4_ring_ll_is_a_quarter)
 {
 	struct plan_options o = release_opts("2.8.4", 2, NULL, NULL);
@@ -335,9 +350,9 @@ Test(nccl_release, v2_8_4_ring_ll_is_a_quarter)
 	c = choose(&x, 64 * KiB);
 	cr_assert_eq(c.algo, ALGO_RING);
 	cr_assert_eq(c.proto, PROTO_LL);
-	assert_rel(c.estimate_us, 19.152 + 65536 / (1000 * 6 * 8.0 / 14), 1e-6);
+	assert_rel(c.estimate_us, 19.152 + 65536 / (1000 * 4.5 * 8.0 / 14), 1e-6);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_LL, 64 * KiB, why, sizeof(why)),
-		   20.016 + 65536 / (1000 * fmin(2 * 24 * .92, 37) / 3.8 * .5 * .6), 1e-6);
+		   20.016 + 65536 / (1000 * fmin(2 * 15 * .92, 37) / 3.8 * .5 * .6), 1e-6);
 	tuned_destroy(&x);
 }
 
@@ -395,10 +410,10 @@ Test(nccl_release, v2_8_4_tree_simple_chunk_by_depth)
 /*
  * The timing follows the release's LL: a 64 MiB all-reduce forced to
  * Ring/LL streams at NCCL's LL bus bandwidth spread over the 4 channels.
- * 2.8.4: 24 / 4 = 6 GB/s, 1.5 a channel, each connection moving 14/8 of
- * its 16 MiB. 2.30.7: half of 24, 3 a channel, more than the wire gives:
- * each NIC carries two channels' LL lines, twice their payload, at its
- * 100 Gbit/s x 0.95 = 11.875 GB/s.
+ * 2.8.4: 18 / 4 = 4.5 GB/s, 1.125 a channel, each connection moving 14/8
+ * of its 16 MiB. 2.30.7: half of 20, 2.5 a channel: each NIC carries two
+ * channels' LL lines, twice their payload, 10 GB/s, within its 100
+ * Gbit/s x 0.95 = 11.875.
  */
 Test(nccl_release, ll_streams_at_the_releases_share)
 {
@@ -410,46 +425,51 @@ Test(nccl_release, ll_streams_at_the_releases_share)
 
 	run_trace(&r, "analytic", DATA("volta-nics-at-cpu.yaml"), line, &o);
 	cr_assert_eq(r.rec.coll[0].nchannels, 4);
-	assert_rel(r.rec.coll[0].time_us, per_conn / 1.5e9 * 1e6, 0.01);
+	assert_rel(r.rec.coll[0].time_us, per_conn / 1.125e9 * 1e6, 0.01);
 	run_destroy(&r);
 
 	o = release_opts("2.30.7", 2, "ring", "ll");
 	run_trace(&r, "analytic", DATA("volta-nics-at-cpu.yaml"), line, &o);
-	assert_rel(r.rec.coll[0].time_us, 2 * per_conn * 2 / 11.875e9 * 1e6, 0.01);
+	assert_rel(r.rec.coll[0].time_us, per_conn / 2.5e9 * 1e6, 0.01);
 	run_destroy(&r);
 }
 
 /*
  * NCCL 2.19.3 (NVIDIA/nccl v2.19.3-1) on the same 2 nodes of 4 V100
  * (tests/data/volta-nics-at-cpu.yaml, GDR level PXB, Intel CPUs). The ring
- * graph: speedArrayInter 48, 30, 28, 24, 20, 18, 15, 12 (search.cc): one
- * channel a NIC at 12, 2 channels; bwIntra 12 < 25: no duplication
- * (ncclTopoDupChannels); connect.cc doubles: 4. All-reduce over 8 ranks:
- * nsteps = 2 x 7 = 14, of them nInterSteps = 2 x nNodes = 4 network steps
- * (2.19.3's tuning.cc; 2.8.4 and 2.30.7 count 2 (nNodes - 1) = 2);
- * busBw = nChannels x bwIntra (nNodes <= 2) = 24 GB/s.
+ * graph: speedArrayInter 48, 30, 28, 24, 20, 18, 15, 12, 10 (search.cc):
+ * one channel a NIC at 10, INTEL_P2P_OVERHEAD 6/5 on the way out through
+ * the root complex (12 x 6/5 = 14.4 > 12.6, 10 x 6/5 = 12), 2 channels;
+ * bwIntra 10 < 25: no duplication (ncclTopoDupChannels); connect.cc
+ * doubles: 4. All-reduce over 8 ranks: nsteps = 2 x 7 = 14, of them
+ * nInterSteps = 2 x nNodes = 4 network steps (2.19.3's tuning.cc; 2.8.4
+ * and 2.30.7 count 2 (nNodes - 1) = 2); busBw = nChannels x bwIntra
+ * (nNodes <= 2) = 20 GB/s.
  *
  *   Ring/Simple: baseLat 8.4 + 10 x max(hwLat NVLink 3.4, 3 x 1.0
  *           getNetOverhead) + 4 x hwLat NET 14.0 = 98.4 us; plateau
  *           (minCompCap 70 < 80, 1 MiB / (4 x 8) >= 64): x 1.9 = 186.96;
- *           bw = 24 x 8/14 = 13.714 GB/s
+ *           bw = 20 x 8/14 = 11.429 GB/s
  *   Ring/LL: 6.6 + 10 x max(0.6, 1.0) + 4 x 2.7 = 27.4 us,
- *           bw = min(llMaxBw 39, 24 x 1/4) x 8/14 = 3.4286 GB/s
+ *           bw = min(llMaxBw 39, 20 x 1/4) x 8/14 = 2.857 GB/s
  *           (2.8.4's quarter)
- *   The tree graph: the ring's 2 channels and network speed 12, its
+ *   The tree graph: a balanced tree, each channel back to its NIC half
+ *           from its first GPU and half from the second: 10 x 6/5 / 2 =
+ *           6 on each one's link (and 10 / 8 the other way on the first,
+ *           which the NIC writes), so the ring's 2 channels at 10; its
  *           bwIntra raised by the search's pass 2 while under twice
- *           that: 15, 18, 20, 24 (each chain's 3 NVLink hops fit), so
- *           on 2 nodes the tree's busBw is min(2 x 24 x .92, 2 x 18.5) =
- *           37 (perChMaxTreeBw, Volta, 2 nodes).
+ *           that: 12, 15, 18, 20 (each chain's 3 NVLink hops fit), so
+ *           on 2 nodes the tree's busBw is min(2 x 20 x .92, 2 x 18.5) =
+ *           36.8 (perChMaxTreeBw, Volta, 2 nodes, does not bind).
  *   Tree/LL: 6.8 + 2 (3 x 0.6 + 1 x 5.0) = 20.4 us,
- *           bw = min(37 / 3.8, 39) x .5 = 4.868,
+ *           bw = min(36.8 / 3.8, 39) x .5 = 4.842,
  *           x .6 (treeCorrectionFactor at 64 KiB)
- *   Tree/Simple: 0 + 2 (3 x 28 + 1 x 28) = 224 us, bw = 37 x .5 =
- *           18.5, x .5 (treeCorrectionFactor at 1 MiB)
+ *   Tree/Simple: 0 + 2 (3 x 28 + 1 x 28) = 224 us, bw = 36.8 x .5 =
+ *           18.4, x .5 (treeCorrectionFactor at 1 MiB)
  *
- * At 1 MiB Ring/Simple wins: 186.96 + 1048576 / 13714.3 = 263.42 us
- * (Ring/LL 333.2, Tree/Simple 224 + 1048576 / 9250 = 337.4); at 64 KiB
- * Tree/LL (42.8 us; Ring/LL 46.5).
+ * At 1 MiB Ring/Simple wins: 186.96 + 1048576 / 11428.6 = 278.71 us
+ * (Ring/LL 394.4, Tree/Simple 224 + 1048576 / 9200 = 338.0); at 64 KiB
+ * Tree/LL (43.0 us; Ring/LL 50.3).
  */
 Test(nccl_release, v2_19_3_estimates_by_hand)
 {
@@ -457,21 +477,21 @@ Test(nccl_release, v2_19_3_estimates_by_hand)
 	struct tune_choice c;
 	char why[200];
 
-	volta_ring_graph(&x, "2.19.3");
+	volta_ring_graph(&x, "2.19.3", 10.0);
 	c = choose(&x, 1 * MiB);
 	cr_assert_eq(c.algo, ALGO_RING);
 	cr_assert_eq(c.proto, PROTO_SIMPLE);
-	assert_rel(c.estimate_us, 186.96 + 1048576 / (1000 * 24 * 8.0 / 14), 1e-6);
+	assert_rel(c.estimate_us, 186.96 + 1048576 / (1000 * 20 * 8.0 / 14), 1e-6);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL, 1 * MiB, why, sizeof(why)),
-		   27.4 + 1048576 / (1000 * 6 * 8.0 / 14), 1e-6);
+		   27.4 + 1048576 / (1000 * 5 * 8.0 / 14), 1e-6);
 	cr_assert_eq(x.t.ch.tree.nchannels, 2);
-	assert_rel(x.t.ch.tree.bw_inter, 12.0, 1e-9);
-	assert_rel(x.t.ch.tree.bw_intra, 24.0, 1e-9);
-	cr_assert_not(x.t.ch.tree.pattern_tree);
+	assert_rel(x.t.ch.tree.bw_inter, 10.0, 1e-9);
+	assert_rel(x.t.ch.tree.bw_intra, 20.0, 1e-9);
+	cr_assert_eq(x.t.ch.tree.pattern, NCCL_PATTERN_BALANCED_TREE);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_LL, 64 * KiB, why, sizeof(why)),
-		   20.4 + 65536 / (1000 * fmin(2 * 24 * .92, 37) / 3.8 * .5 * .6), 1e-6);
+		   20.4 + 65536 / (1000 * fmin(2 * 20 * .92, 37) / 3.8 * .5 * .6), 1e-6);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_TREE, PROTO_SIMPLE, 1 * MiB, why, sizeof(why)),
-		   224 + 1048576 / (1000 * fmin(2 * 24 * .92, 37) * .5 * .5), 1e-6);
+		   224 + 1048576 / (1000 * fmin(2 * 20 * .92, 37) * .5 * .5), 1e-6);
 	c = choose(&x, 64 * KiB);
 	cr_assert_eq(c.algo, ALGO_TREE);
 	cr_assert_eq(c.proto, PROTO_LL);
@@ -481,7 +501,7 @@ Test(nccl_release, v2_19_3_estimates_by_hand)
 /*
  * 2.21.5 (v2.21.5-1; 2.22 alike) on the 2.19.3 case above: the same
  * latencies, but Ring/LL at half the graph's speed (tuning.cc:180), so at
- * 64 KiB 27.4 + 65536 / (min(39, 24 x 1/2) x 8/14 GB/s) us; a Simple
+ * 64 KiB 27.4 + 65536 / (min(39, 20 x 1/2) x 8/14 GB/s) us; a Simple
  * tree's chunk the whole 512 KiB slot at any depth (enqueue.cc
  * computeCollChunkInfo, 2.20 on: 2.19.3 halves it to 64 KiB for 4 MiB on
  * 8 nodes of 4, as 2.8.4 does); NVLS-tree's from nvlsChunkSize, 128 KiB
@@ -509,7 +529,7 @@ Test(nccl_release, v2_21_5_ll_half_and_whole_tree_chunks)
 
 	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
 	assert_rel(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL, 64 * KiB, why, sizeof(why)),
-		   27.4 + 65536 / (1000 * 12 * 8.0 / 14), 1e-6);
+		   27.4 + 65536 / (1000 * 10 * 8.0 / 14), 1e-6);
 	tuned_destroy(&x);
 
 	o = release_opts("2.21.5", 8, "tree", "simple");

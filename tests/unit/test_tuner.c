@@ -388,7 +388,7 @@ Test(tuner, tree_graph_as_nccl_searches_it)
 	cr_expect_eq(x.t.ch.tree.nchannels, 4);
 	cr_expect_float_eq(x.t.ch.tree.bw_inter, 24.0, 1e-9);
 	cr_expect_float_eq(x.t.ch.tree.bw_intra, 48.0, 1e-9);
-	cr_expect_not(x.t.ch.tree.pattern_tree);
+	cr_expect_neq(x.t.ch.tree.pattern, NCCL_PATTERN_TREE);
 	tuned_destroy(&x);
 
 	tuned_init(&x, CONFIG("validation/dgx-a100-8x200g.yaml"), 2, PLAN_PATH_AUTO, NULL, NULL);
@@ -400,7 +400,7 @@ Test(tuner, tree_graph_as_nccl_searches_it)
 	cr_expect_eq(x.t.ch.ring.nchannels, 8);
 	cr_expect_float_eq(x.t.ch.ring.bw_inter, 24.0, 1e-9);
 	cr_expect_float_eq(x.t.ch.tree.bw_intra, 48.0, 1e-9);
-	cr_expect_not(x.t.ch.tree.pattern_tree);
+	cr_expect_neq(x.t.ch.tree.pattern, NCCL_PATTERN_TREE);
 	tuned_destroy(&x);
 
 	plan_options_default(&o);
@@ -409,7 +409,7 @@ Test(tuner, tree_graph_as_nccl_searches_it)
 	tuned_init_opts(&x, CONFIG("validation/h100-nic-per-gpu.yaml"), &o, TRACE_OP_ALLREDUCE);
 	cr_expect_eq(x.t.ch.tree.nchannels, 8);
 	cr_expect_float_eq(x.t.ch.tree.bw_inter, 24.0, 1e-9);
-	cr_expect(x.t.ch.tree.pattern_tree);
+	cr_expect_eq(x.t.ch.tree.pattern, NCCL_PATTERN_TREE);
 	c = choose(&x, 8);
 	cr_expect_eq(c.algo, ALGO_TREE);
 	cr_expect_eq(c.proto, PROTO_LL);
@@ -427,6 +427,65 @@ Test(tuner, tree_graph_as_nccl_searches_it)
 	cr_expect_eq(c.algo, ALGO_RING);
 	cr_expect_eq(c.proto, PROTO_SIMPLE);
 	cr_expect_float_eq(c.estimate_us, 86069.968750, 1e-2);
+	tuned_destroy(&x);
+}
+
+/*
+ * What search.cc's loads give, by hand, where they differ from the ring's
+ * (followPath, v2.30.7-1 search.cc:84-124):
+ * - across nodes the network closes a ring: on the H100 preset (8 GPUs,
+ *   8 NICs under 4 switches, NVSwitch at 18 x 20.6 = 370.8 GB/s) each of
+ *   the 8 channels crosses 7 NVLink hops, so a GPU's NVLink carries 7 x
+ *   48 = 336 GB/s each way: 8 channels at 48, as NCCL's own search.cc
+ *   returns (v2.19.3-1, v2.30.7-1; counting every GPU once a channel, 8 x
+ *   48 = 384 did not fit and the ring stopped at 45); 2.19.3 then doubles
+ *   the communicator past 45 GB/s a channel (connect.cc): 32;
+ * - two-socket-commodity (2 GPUs on one Intel CPU's root ports, the NIC on
+ *   the other socket): the GPU-to-GPU hop goes through the root complex
+ *   (PATH_PHB), so its PCI links take 6/5 of the speed; the ring in at
+ *   one GPU, out from the other: 20 x 6/5 = 24 within the Gen4 x16 link's
+ *   25.2, 24 x 6/5 does not fit. A balanced tree sends half its way out
+ *   from the first GPU too, whose link then carries 6/5 s + s/2 = 1.7 s:
+ *   15 x 1.7 = 25.5 does not fit, 12 x 1.7 = 20.4 does: bwInter 12;
+ * - 2.12.12 searches a tree from one channel up (minChannels 1): on one
+ *   Grace Hopper a node, one channel at 48 before two at 24, which ties;
+ *   then duplicates it, as the ring's, to 2 x 24.
+ */
+Test(tuner, search_loads_as_nccls_follow_path)
+{
+	struct plan_options o;
+	struct tuned x;
+
+	plan_options_default(&o);
+	o.nodes = 2;
+	plan_options_set_nccl(&o, nccl_release_find("2.30.7"));
+	tuned_init_opts(&x, CONFIG("h100-pcie5-400g.yaml"), &o, TRACE_OP_ALLREDUCE);
+	cr_expect_eq(x.t.ch.ring.nchannels, 8);
+	cr_expect_float_eq(x.t.ch.ring.bw_inter, 48.0, 1e-9);
+	cr_expect_float_eq(x.t.ch.tree.bw_inter, 48.0, 1e-9);
+	cr_expect_eq(x.t.ch.tree.pattern, NCCL_PATTERN_BALANCED_TREE);
+	cr_expect_eq(x.t.ch.comm_channels, 16);
+	tuned_destroy(&x);
+	plan_options_set_nccl(&o, nccl_release_find("2.19.3"));
+	tuned_init_opts(&x, CONFIG("h100-pcie5-400g.yaml"), &o, TRACE_OP_ALLREDUCE);
+	cr_expect_float_eq(x.t.ch.ring.bw_inter, 48.0, 1e-9);
+	cr_expect_eq(x.t.ch.comm_channels, 32);
+	tuned_destroy(&x);
+
+	plan_options_set_nccl(&o, nccl_release_find("2.30.7"));
+	tuned_init_opts(&x, CONFIG("two-socket-commodity.yaml"), &o, TRACE_OP_ALLREDUCE);
+	cr_expect_eq(x.t.ch.ring.nchannels, 1);
+	cr_expect_float_eq(x.t.ch.ring.bw_inter, 20.0, 1e-9);
+	cr_expect_eq(x.t.ch.tree.nchannels, 1);
+	cr_expect_float_eq(x.t.ch.tree.bw_inter, 12.0, 1e-9);
+	tuned_destroy(&x);
+
+	plan_options_set_nccl(&o, nccl_release_find("2.12.12"));
+	tuned_init_opts(&x, CONFIG("gh200-grace-hopper.yaml"), &o, TRACE_OP_ALLREDUCE);
+	cr_expect_eq(x.t.ch.ring.nchannels, 2);
+	cr_expect_eq(x.t.ch.tree.nchannels, 2);
+	cr_expect_float_eq(x.t.ch.tree.bw_inter, 24.0, 1e-9);
+	cr_expect_eq(x.t.ch.tree.pattern, NCCL_PATTERN_TREE);
 	tuned_destroy(&x);
 }
 

@@ -104,7 +104,7 @@ class Run:
             else:
                 out[f[0]] = {"channels": int(f[1]), "bw_intra_gbps": float(f[2]), "bw_inter_gbps": float(f[3]),
                              "intra": "NVL" if f[4] == "1" else "PCI", "inter": f[5], "pxn": f[6] == "1",
-                             "pattern_tree": f[7] == "1"}
+                             "pattern": f[7]}
         return out
 
     def oracle(self, ver, spec, algo=None, proto=None):
@@ -149,7 +149,7 @@ def oracle_spec(d, eng, op):
                                                    gg["bw_inter_gbps"], intra, inter, pattern)
     lines.append(graph("ring", g["ring"], "RING"))
     tree = g["tree"] or eng["tree"]  # null in the JSON on one node
-    lines.append(graph("tree", tree, "TREE" if tree["pattern_tree"] else "BALANCED_TREE"))
+    lines.append(graph("tree", tree, tree["pattern"]))
     if g.get("nvls"):
         lines.append(graph("nvls", g["nvls"], "NVLS"))
     lines.append("sizes " + " ".join(str(r["size"]) for r in d["rows"]))

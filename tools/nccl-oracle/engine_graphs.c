@@ -13,7 +13,7 @@
  *
  * usage: engine-graphs TOPOLOGY RELEASE NNODES GDR_LEVEL PXN(0|1)
  * out:   arch NAME / vendor NAME / GRAPH nch bw_intra bw_inter nvlink
- *        type_inter pxn pattern_tree  (GRAPH: ring, tree)
+ *        type_inter pxn pattern  (GRAPH: ring, tree; pattern as NCCL names it)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +26,9 @@
 
 static void print_graph(const char *name, const struct nccl_graph *g)
 {
-	printf("%s %u %.9g %.9g %d %s %d %d\n", name, g->nchannels, g->bw_intra,
+	printf("%s %u %.9g %.9g %d %s %d %s\n", name, g->nchannels, g->bw_intra,
 	       g->bw_inter, g->nvlink, topo_path_name(g->type_inter), g->pxn,
-	       g->pattern_tree);
+	       nccl_pattern_name(g->pattern));
 }
 
 int main(int argc, char **argv)
