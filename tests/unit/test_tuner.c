@@ -52,6 +52,18 @@ static void tuned_init(struct tuned *x, const char *topo_path, unsigned nodes,
 	tuned_init_op(x, topo_path, nodes, path, algo, proto, TRACE_OP_ALLREDUCE);
 }
 
+/* An all-reduce's tuner on @nodes nodes of @topo_path under NCCL @version. */
+static void tuned_release(struct tuned *x, const char *topo_path, unsigned nodes,
+			  const char *version)
+{
+	struct plan_options o;
+
+	plan_options_default(&o);
+	o.nodes = nodes;
+	plan_options_set_nccl(&o, nccl_release_find(version));
+	tuned_init_opts(x, topo_path, &o, TRACE_OP_ALLREDUCE);
+}
+
 Test(tuner, ring_estimates_are_nccls_formulas)
 {
 	struct tuned x;
@@ -378,7 +390,6 @@ Test(tuner, nvls_graph_as_nccl_searches_it)
  */
 Test(tuner, tree_graph_as_nccl_searches_it)
 {
-	struct plan_options o;
 	struct tuned x;
 	struct tune_choice c;
 
@@ -403,10 +414,7 @@ Test(tuner, tree_graph_as_nccl_searches_it)
 	cr_expect_neq(x.t.ch.tree.pattern, NCCL_PATTERN_TREE);
 	tuned_destroy(&x);
 
-	plan_options_default(&o);
-	o.nodes = 3;
-	plan_options_set_nccl(&o, nccl_release_find("2.21.5"));
-	tuned_init_opts(&x, CONFIG("validation/h100-nic-per-gpu.yaml"), &o, TRACE_OP_ALLREDUCE);
+	tuned_release(&x, CONFIG("validation/h100-nic-per-gpu.yaml"), 3, "2.21.5");
 	cr_expect_eq(x.t.ch.tree.nchannels, 8);
 	cr_expect_float_eq(x.t.ch.tree.bw_inter, 24.0, 1e-9);
 	cr_expect_eq(x.t.ch.tree.pattern, NCCL_PATTERN_TREE);
@@ -453,35 +461,28 @@ Test(tuner, tree_graph_as_nccl_searches_it)
  */
 Test(tuner, search_loads_as_nccls_follow_path)
 {
-	struct plan_options o;
 	struct tuned x;
 
-	plan_options_default(&o);
-	o.nodes = 2;
-	plan_options_set_nccl(&o, nccl_release_find("2.30.7"));
-	tuned_init_opts(&x, CONFIG("h100-pcie5-400g.yaml"), &o, TRACE_OP_ALLREDUCE);
+	tuned_release(&x, CONFIG("h100-pcie5-400g.yaml"), 2, "2.30.7");
 	cr_expect_eq(x.t.ch.ring.nchannels, 8);
 	cr_expect_float_eq(x.t.ch.ring.bw_inter, 48.0, 1e-9);
 	cr_expect_float_eq(x.t.ch.tree.bw_inter, 48.0, 1e-9);
 	cr_expect_eq(x.t.ch.tree.pattern, NCCL_PATTERN_BALANCED_TREE);
 	cr_expect_eq(x.t.ch.comm_channels, 16);
 	tuned_destroy(&x);
-	plan_options_set_nccl(&o, nccl_release_find("2.19.3"));
-	tuned_init_opts(&x, CONFIG("h100-pcie5-400g.yaml"), &o, TRACE_OP_ALLREDUCE);
+	tuned_release(&x, CONFIG("h100-pcie5-400g.yaml"), 2, "2.19.3");
 	cr_expect_float_eq(x.t.ch.ring.bw_inter, 48.0, 1e-9);
 	cr_expect_eq(x.t.ch.comm_channels, 32);
 	tuned_destroy(&x);
 
-	plan_options_set_nccl(&o, nccl_release_find("2.30.7"));
-	tuned_init_opts(&x, CONFIG("two-socket-commodity.yaml"), &o, TRACE_OP_ALLREDUCE);
+	tuned_release(&x, CONFIG("two-socket-commodity.yaml"), 2, "2.30.7");
 	cr_expect_eq(x.t.ch.ring.nchannels, 1);
 	cr_expect_float_eq(x.t.ch.ring.bw_inter, 20.0, 1e-9);
 	cr_expect_eq(x.t.ch.tree.nchannels, 1);
 	cr_expect_float_eq(x.t.ch.tree.bw_inter, 12.0, 1e-9);
 	tuned_destroy(&x);
 
-	plan_options_set_nccl(&o, nccl_release_find("2.12.12"));
-	tuned_init_opts(&x, CONFIG("gh200-grace-hopper.yaml"), &o, TRACE_OP_ALLREDUCE);
+	tuned_release(&x, CONFIG("gh200-grace-hopper.yaml"), 2, "2.12.12");
 	cr_expect_eq(x.t.ch.ring.nchannels, 2);
 	cr_expect_eq(x.t.ch.tree.nchannels, 2);
 	cr_expect_float_eq(x.t.ch.tree.bw_inter, 24.0, 1e-9);
