@@ -33,6 +33,17 @@ static double tree_bus_bw(const struct tune_ctx *t, unsigned nchannels)
 								   t->nnodes));
 }
 
+/* LL128's share of @bus on @nchannels (tuning.cc: x 7/9 on one node, else
+ * the release's 120/128, under nCh x ll128MaxBwPerCh). */
+static double tree_ll128_bus_bw(const struct tune_ctx *t, double bus, unsigned nchannels)
+{
+	const struct nccl_release *r = t->p->nccl;
+
+	return fmin(bus * (t->nnodes == 1 ? 7.0 / 9.0 : r->tree_ll128_factor),
+		    nchannels * nccl_tree_ll128_per_channel(r, t->p->topo.gpu_arch, t->op,
+							    t->nnodes));
+}
+
 static void tree_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		      double *bw, char *why, size_t len)
 {
@@ -56,9 +67,7 @@ static void tree_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 			intra *= r->ll_intra_factor;
 	}
 	if (p == PROTO_LL128)
-		bus = fmin(bus * (t->nnodes == 1 ? 7.0 / 9.0 : r->tree_ll128_factor),
-			   g->nchannels * nccl_tree_ll128_per_channel(r, topo->gpu_arch, t->op,
-								      t->nnodes));
+		bus = tree_ll128_bus_bw(t, bus, g->nchannels);
 	/* A tree graph of NCCL_TOPO_PATTERN_TREE (one GPU a node, search.cc:
 	 * v2.30.7-1 :1133, v2.19.3-1 :885; Hopper's fallback, channels.c
 	 * search_tree), which the tuner discounts (v2.30.7-1 tuning.cc:336,
@@ -179,9 +188,11 @@ static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
 	if (err)
 		return err;
 	/*
-	 * NCCL's per-channel tree maxima (tuning.cc ncclTopoTuneModel:
-	 * busBw = min(busBw * .92, nCh * perChMaxTreeBw), then x0.5 for the
-	 * all-reduce) enter its cost model's bandwidth term alone; the
+	 * NCCL's per-channel tree bandwidth (tuning.cc ncclTopoTuneModel:
+	 * busBw = min(nCh x the graph's speed x .92, nCh * perChMaxTreeBw),
+	 * LL128's share of it after, then x0.5 for the all-reduce; the
+	 * pattern's discount aside, as for LL) enters its cost model's
+	 * bandwidth term alone; the
 	 * latency term is the hops' latencies, 2 ((ppn - 1) intra + log2(N)
 	 * inter), and nothing per chunk a hop. So the limit paces each
 	 * connection's stream of slices (stream_cap), and a slice still
@@ -194,9 +205,9 @@ static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
 	 * up or down: half of a graph channel's algorithm bandwidth.
 	 */
 	algo_pipe(b)->stream_cap = 1e9 * (pat->proto == PROTO_LL128 ?
-		nccl_tree_ll128_per_channel(b->p->nccl, b->p->topo.gpu_arch, pat->op, N) :
+		tree_ll128_bus_bw(b->t, tree_bus_bw(b->t, 1), 1) :
 		pat->proto == PROTO_SIMPLE ?
-		nccl_tree_per_channel(b->p->nccl, b->p->topo.gpu_arch, N) :
+		tree_bus_bw(b->t, 1) :
 		INFINITY /* LL's: tree_ll_limits, once the routes are known */) /
 		2 * b->t->ch.ring.nchannels / b->t->ch.comm_channels;
 	/* Structure first, then connections: up the chains and the tree. */

