@@ -170,26 +170,72 @@ static int exit_relay(const struct topology *t, const struct pxn_policy *pxn,
 	return pxn->on ? gdr_pxn_relay(t, (int)gpu, nic, pxn->gdr_level) : -1;
 }
 
+/* The PCIe link behind resource @kind @idx, or NULL. */
+static const struct topo_link *pcie_link_of(const struct topology *t, enum res_kind kind,
+					    unsigned idx)
+{
+	switch (kind) {
+	case RES_SWITCH_UP:
+	case RES_SWITCH_DOWN:
+		return &t->switches[idx].uplink;
+	case RES_GPU_UP:
+	case RES_GPU_DOWN:
+		return &t->gpus[idx].link;
+	case RES_NIC_UP:
+	case RES_NIC_DOWN:
+		return &t->nics[idx].dev.link;
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * What NCCL's topology counts resource @kind @idx at, GB/s, where it has
+ * its own figure:
+ * - a NIC at its line rate (speed / 8000, topo.cc), whatever RDMA then
+ *   achieves;
+ * - a PCIe link of generation g and w lanes at w x rate(g) / 80, rate in
+ *   100 Mbit/s a lane (topo.cc kvDictPciGen: 60 for Gen3, doubling a
+ *   generation; past the release's table, Gen3's), 12 GB/s for Gen3
+ *   x16 where the link carries 12.6 at the topology's efficiency;
+ * - the link between two sockets at the release's figure for the CPU's
+ *   vendor (ncclTopoGetInterCpuBw).
+ * Anything else at the topology's capacity.
+ */
+static double nccl_capacity(const struct nccl_release *r, const struct topology *t,
+			    enum res_kind kind, unsigned idx)
+{
+	const struct topo_link *lk = pcie_link_of(t, kind, idx);
+
+	if (kind == RES_PORT_TX || kind == RES_PORT_RX)
+		return gbs(t->nics[idx].line_rate);
+	if (kind == RES_XSOCKET_UP || kind == RES_XSOCKET_DOWN)
+		return r->inter_cpu_bw[t->cpu_vendor];
+	if (lk && lk->pcie_gen) {
+		unsigned gen = lk->pcie_gen <= r->pci_max_gen ? lk->pcie_gen : 3;
+
+		return lk->pcie_width * (15.0 * (1u << (gen - 1))) / 80.0;
+	}
+	return gbs(res_capacity(t, kind, idx));
+}
+
 /* Whether the per-node loads @use (channels on each resource) carry
  * @speed GB/s each, as NCCL's search counts the resources. */
-static bool loads_fit(const struct topology *t, const struct res_layout *l, const double *use,
-		      double speed)
+static bool loads_fit(const struct nccl_release *r, const struct topology *t,
+		      const struct res_layout *l, const double *use, double speed)
 {
-	for (uint32_t r = 0; r < l->per_node; r++) {
+	for (uint32_t i = 0; i < l->per_node; i++) {
 		enum res_kind kind;
 		unsigned node, idx;
 		double cap;
 
-		if (!use[r])
+		if (!use[i])
 			continue;
-		res_locate(l, r, &node, &kind, &idx);
+		res_locate(l, i, &node, &kind, &idx);
 		if (!nccl_sees(kind))
 			continue;
-		/* NCCL's search counts a NIC at its line rate, whatever
-		 * RDMA then achieves. */
-		cap = kind == RES_PORT_TX || kind == RES_PORT_RX ? t->nics[idx].line_rate :
-								   res_capacity(t, kind, idx);
-		if (isfinite(cap) && use[r] * speed > gbs(cap) * (1 + 1e-9))
+		cap = nccl_capacity(r, t, kind, idx);
+		if (isfinite(cap) && use[i] * speed > cap * (1 + 1e-9))
 			return false;
 	}
 	return true;
@@ -224,21 +270,22 @@ static void net_out(const struct nccl_release *r, const struct res_layout *l,
 }
 
 /* A chain of the @n GPUs @order inside a node, each sending to the next
- * (a tree's; a ring's closes it, ring_closes, without a network). */
+ * (a tree's; a ring's closes it, ring_closes, without a network), @share
+ * of the speed each hop (a tree's bwIntra over its bwInter). */
 static void add_chain(const struct nccl_release *r, const struct res_layout *l,
 		      const struct topology *t, const unsigned *order, unsigned n,
-		      bool ring_closes, double *use)
+		      bool ring_closes, double share, double *use)
 {
 	if (topo_has_nvlink(t)) {
 		/* NVLink counted per GPU: a ring's every GPU sends and
 		 * receives once (so NCCL's search on an NVSwitch) */
 		for (unsigned k = 0; k + 1 < n; k++) {
-			use[l->base[RES_NVLINK_TX] + order[k]] += 1;
-			use[l->base[RES_NVLINK_RX] + order[k + 1]] += 1;
+			use[l->base[RES_NVLINK_TX] + order[k]] += share;
+			use[l->base[RES_NVLINK_RX] + order[k + 1]] += share;
 		}
 		if (ring_closes && n > 1) {
-			use[l->base[RES_NVLINK_TX] + order[n - 1]] += 1;
-			use[l->base[RES_NVLINK_RX] + order[0]] += 1;
+			use[l->base[RES_NVLINK_TX] + order[n - 1]] += share;
+			use[l->base[RES_NVLINK_RX] + order[0]] += share;
 		}
 		return;
 	}
@@ -246,7 +293,7 @@ static void add_chain(const struct nccl_release *r, const struct res_layout *l,
 		struct route_end a = { ROUTE_GPU, (int)order[k] };
 		struct route_end b = { ROUTE_GPU, (int)order[(k + 1) % n] };
 
-		add_route(r, l, t, a, b, RES_P2P_WRITE, 1, use);
+		add_route(r, l, t, a, b, RES_P2P_WRITE, share, use);
 	}
 }
 
@@ -272,12 +319,12 @@ static unsigned fit_channels(const struct nccl_release *r, const struct topology
 			return c;
 		/* across nodes the network closes the ring: the entry GPU
 		 * receives from its NIC, the exit GPU sends to one */
-		add_chain(r, l, t, lay.order, ppn, !network, use);
+		add_chain(r, l, t, lay.order, ppn, !network, 1, use);
 		if (network) {
 			net_in(r, l, t, lay.nic_in, lay.order[0], use);
 			net_out(r, l, t, pxn, lay.order[ppn - 1], lay.nic_out, 1, use);
 		}
-		if (!loads_fit(t, l, use, speed))
+		if (!loads_fit(r, t, l, use, speed))
 			return c;
 	}
 	return c;
@@ -296,7 +343,7 @@ static unsigned fit_channels(const struct nccl_release *r, const struct topology
 static unsigned fit_tree_channels(const struct nccl_release *r, const struct topology *t,
 				  const struct res_layout *l, unsigned ppn,
 				  enum nccl_pattern pattern, const struct pxn_policy *pxn,
-				  double speed, unsigned max, double *use)
+				  double speed, double intra, unsigned max, double *use)
 {
 	unsigned c;
 
@@ -310,7 +357,7 @@ static unsigned fit_tree_channels(const struct nccl_release *r, const struct top
 			return c;
 		first = lay.order[0];
 		second = lay.order[ppn - 1];
-		add_chain(r, l, t, lay.order, ppn, false, use);
+		add_chain(r, l, t, lay.order, ppn, false, intra / speed, use);
 		net_in(r, l, t, lay.nic_in, first, use);
 		if (pattern == NCCL_PATTERN_TREE || ppn == 1) {
 			net_out(r, l, t, pxn, first, lay.nic_in, 1, use);
@@ -320,7 +367,7 @@ static unsigned fit_tree_channels(const struct nccl_release *r, const struct top
 			net_out(r, l, t, pxn, first, lay.nic_in, 0.5, use);
 			net_out(r, l, t, pxn, second, lay.nic_in, 0.5, use);
 		}
-		if (!loads_fit(t, l, use, speed))
+		if (!loads_fit(r, t, l, use, speed))
 			return c;
 	}
 	return c;
@@ -437,9 +484,9 @@ static bool tree_chains_fit(const struct nccl_release *r, const struct topology 
 		struct channel_layout lay;
 
 		channels_layout(t, identity, ppn, c, network, &lay);
-		add_chain(r, &l, t, lay.order, ppn, false, use);
+		add_chain(r, &l, t, lay.order, ppn, false, 1, use);
 	}
-	ok = loads_fit(t, &l, use, speed);
+	ok = loads_fit(r, t, &l, use, speed);
 	free(use);
 	return ok;
 }
@@ -502,7 +549,7 @@ static enum nccl_pattern tree_pattern(const struct nccl_release *r, const struct
  * gdrlab's layouts do not backtrack over GPU orders as its search does,
  * so a miss here need not be NCCL's).
  */
-static void search_tree_net(const struct nccl_release *r, const struct topology *t,
+static bool search_tree_net(const struct nccl_release *r, const struct topology *t,
 			    unsigned nnodes, unsigned ppn, const struct pxn_policy *pxn,
 			    const struct nccl_graph *ring, struct nccl_graph *g)
 {
@@ -523,10 +570,10 @@ static void search_tree_net(const struct nccl_release *r, const struct topology 
 
 		if (found.nchannels && speeds[i] / found.bw_inter <= 0.49)
 			break;
-		c = fit_tree_channels(r, t, &l, ppn, pattern, pxn, speeds[i], max, use);
+		c = fit_tree_channels(r, t, &l, ppn, pattern, pxn, speeds[i], speeds[i], max, use);
 		if (c < max && pattern == NCCL_PATTERN_SPLIT_TREE) {
 			unsigned simple = fit_tree_channels(r, t, &l, ppn, NCCL_PATTERN_TREE, pxn,
-							    speeds[i], max, use);
+							    speeds[i], speeds[i], max, use);
 
 			if (simple > c) {
 				c = simple;
@@ -543,7 +590,7 @@ static void search_tree_net(const struct nccl_release *r, const struct topology 
 	free(use);
 	if (!found.nchannels) {
 		g->pattern = want;
-		return;
+		return false;
 	}
 	found.nvlink = ring->nvlink;
 	found.type_inter = TOPO_PATH_PIX;
@@ -561,6 +608,28 @@ static void search_tree_net(const struct nccl_release *r, const struct topology 
 			widen_type(t, pxn, second, lay.nic_in, true, &found);
 	}
 	*g = found;
+	return true;
+}
+
+/* Whether @g's channels still fit with bwIntra raised to @intra: its
+ * chains at @intra, across nodes its network loads at bwInter too (the
+ * search's pass 2 searches the whole graph again). */
+static bool tree_intra_fits(const struct nccl_release *r, const struct topology *t,
+			    unsigned ppn, const struct pxn_policy *pxn, bool whole,
+			    bool network, const struct nccl_graph *g, double intra)
+{
+	struct res_layout l;
+	double *use;
+	bool ok;
+
+	if (!whole)
+		return tree_chains_fit(r, t, ppn, network, g->nchannels, intra);
+	res_layout_init(&l, t, 1);
+	use = calloc(l.per_node ? l.per_node : 1, sizeof(*use));
+	ok = use && fit_tree_channels(r, t, &l, ppn, g->pattern, pxn, g->bw_inter, intra,
+				      g->nchannels, use) >= g->nchannels;
+	free(use);
+	return ok;
 }
 
 /*
@@ -576,20 +645,20 @@ static void search_tree(const struct nccl_release *r, const struct topology *t,
 			unsigned nnodes, unsigned ppn, const struct pxn_policy *pxn,
 			const struct nccl_graph *ring, struct nccl_graph *g)
 {
-	bool network = nnodes > 1;
+	bool network = nnodes > 1, whole = false;
 	const double *speeds;
 	size_t n, i;
 
 	*g = *ring;
 	g->pattern = NCCL_PATTERN_BALANCED_TREE;
 	if (network)
-		search_tree_net(r, t, nnodes, ppn, pxn, ring, g);
+		whole = search_tree_net(r, t, nnodes, ppn, pxn, ring, g);
 	speeds = nccl_search_speeds(r, t->gpu_arch, network, &n);
 	/* pass 2 starts at the first speed not above bwInter */
 	for (i = 0; i < n && speeds[i] > g->bw_inter * (1 + 1e-9); i++)
 		;
 	while (ppn > 1 && i > 0 && g->bw_intra < 2 * g->bw_inter &&
-	       tree_chains_fit(r, t, ppn, network, g->nchannels, speeds[i - 1]))
+	       tree_intra_fits(r, t, ppn, pxn, whole, network, g, speeds[i - 1]))
 		g->bw_intra = speeds[--i];
 	if (r->tree_min_channels_one)
 		dup_channels(r, t->gpu_arch, ring->nchannels, g);

@@ -147,6 +147,10 @@ static const struct nccl_release v2_30_7 = {
 	.tree_simpler_fallback = true,
 	/* topo.h:39 INTEL_P2P_OVERHEAD(bw) (bw * 6 / 5), search.cc followPath */
 	.intel_p2p_overhead = 6.0 / 5.0,
+	/* topo.cc:545-556 kvDictPciGen up to 64 GT/s */
+	.pci_max_gen = 6,
+	/* topo.h:26-34 SKL_QPI_BW 10, AMD_BW 16, ARM_BW 6 (topo.cc:60-84) */
+	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 10.0, [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
 	.net_overhead = true,
 	.ppn1_tree_net_lat = true,
 	/* lat *= minCompCap < 80 ? 1.9 : 1.4 once nBytes / (nChannels *
@@ -299,6 +303,10 @@ static const struct nccl_release v2_21_5 = {
 	.tree_simpler_fallback = true,
 	/* topo.h:31 INTEL_P2P_OVERHEAD(bw) (bw*6/5), search.cc followPath */
 	.intel_p2p_overhead = 6.0 / 5.0,
+	/* topo.cc:376-379 kvDictPciGen up to 64 GT/s */
+	.pci_max_gen = 6,
+	/* topo.h:20-26 SKL_QPI_BW 10, AMD_BW 16, ARM_BW 6 (topo.cc:62-80) */
+	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 10.0, [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
 	/* getNetOverhead() (:108-118, 241-248) */
 	.net_overhead = true,
 	/* nInterSteps 2 nNodes for an all-reduce ring (:161-163) */
@@ -420,6 +428,10 @@ static const struct nccl_release v2_19_3 = {
 	.tree_simpler_fallback = true,
 	/* topo.h:31 INTEL_P2P_OVERHEAD(bw) (bw*6/5), search.cc followPath */
 	.intel_p2p_overhead = 6.0 / 5.0,
+	/* topo.cc:376-379 kvDictPciGen up to 64 GT/s */
+	.pci_max_gen = 6,
+	/* topo.h:20-26 SKL_QPI_BW 10, AMD_BW 16, ARM_BW 6 (topo.cc:62-80) */
+	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 10.0, [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
 	/* ring: intraLat = max(intraLat, getNetOverhead() x (Simple ? 3 : 1)) */
 	.net_overhead = true,
 	/* nInterSteps = AllReduce ? (nNodes > 1 ? 2*nNodes : 0) : ... */
@@ -557,6 +569,11 @@ static const struct nccl_release v2_12_12 = {
 	.tree_min_channels_one = true,
 	/* topo.h:29 INTEL_P2P_OVERHEAD(speed) (speed*6/5), search.cc followPath */
 	.intel_p2p_overhead = 6.0 / 5.0,
+	/* topo.cc:373-376 kvDictPciGen up to 64 GT/s */
+	.pci_max_gen = 6,
+	/* topo.h:20-24 SKL_QPI_WIDTH 9, ARM_WIDTH 6, AMD not told apart:
+	 * LOC_WIDTH (topo.cc:62-79) */
+	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 9.0, [TOPO_CPU_AMD] = 5000.0, [TOPO_CPU_ARM] = 6.0 },
 	/* :114 nInterSteps = AllReduce ? (nNodes > 1 ? 2*nNodes : 0) : ... */
 	.ring_allreduce_inter_2n = true,
 	/* :282-283 lat x 1.9 once nBytes >= nRanks / 16.0 x 65536 */
@@ -661,6 +678,11 @@ static const struct nccl_release v2_8_4 = {
 	/* topo.h:31 INTEL_P2P_OVERHEAD(speed) (speed*12/9), search.cc:65-76
 	 * (6/5 from 2.9, whose releases take this table) */
 	.intel_p2p_overhead = 12.0 / 9.0,
+	/* topo.cc:310 kvDictPciGen up to 16 GT/s, else 60 (Gen3's rate) */
+	.pci_max_gen = 4,
+	/* topo.h:21-25 SKL_QPI_WIDTH 9, ARM_WIDTH 6, AMD not told apart:
+	 * LOC_WIDTH (topo.cc:62-79) */
+	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 9.0, [TOPO_CPU_AMD] = 5000.0, [TOPO_CPU_ARM] = 6.0 },
 	/* nBytes >= nRanks / 16.0 * 65536, always 1.9 */
 	.plateau = { 1.9, 1.9 },
 	.plateau_bytes_per_rank = 4096,

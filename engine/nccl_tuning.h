@@ -141,6 +141,15 @@ struct nccl_release {
 	 * (PATH_PHB) charges its PCI links INTEL_P2P_OVERHEAD x the speed
 	 * (topo.h: 12/9 up to 2.8, 6/5 from 2.9). */
 	double intel_p2p_overhead;
+	/* The fastest PCIe generation NCCL's table of link speeds has
+	 * (topo.cc kvDictPciGen): 4 in 2.8.4, whose Gen5 links read as its
+	 * fallback, Gen3's rate; 6 from 2.12. */
+	unsigned pci_max_gen;
+	/* The bandwidth NCCL's topology gives the link between two CPUs,
+	 * GB/s, by vendor (topo.cc ncclTopoGetInterCpuBw: an Intel CPU of
+	 * Skylake's class, SKL_QPI_BW; AMD_BW, none before 2.19 (LOC_BW);
+	 * ARM_BW). */
+	double inter_cpu_bw[TOPO_CPU_VENDOR_COUNT];
 	bool net_overhead;         /* ring intra hops pay NCCL_NET_OVERHEAD */
 	/* The tuner's all-reduce ring counts 2 nNodes network steps, not
 	 * 2 (nNodes - 1) (2.12 to 2.22, 2.19.3 among them). */

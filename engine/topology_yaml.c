@@ -134,6 +134,8 @@ static int read_pcie_link(const struct yaml_doc *y, yaml_node_t *n,
 	units_pcie_lane_rate(gen, &lane);
 	l->bw_up = lane * width * eff;
 	l->bw_down = l->bw_up;
+	l->pcie_gen = gen;
+	l->pcie_width = width;
 	return 0;
 }
 

@@ -449,12 +449,17 @@ Test(tuner, tree_graph_as_nccl_searches_it)
  *   48 = 384 did not fit and the ring stopped at 45); 2.19.3 then doubles
  *   the communicator past 45 GB/s a channel (connect.cc): 32;
  * - two-socket-commodity (2 GPUs on one Intel CPU's root ports, the NIC on
- *   the other socket): the GPU-to-GPU hop goes through the root complex
- *   (PATH_PHB), so its PCI links take 6/5 of the speed; the ring in at
- *   one GPU, out from the other: 20 x 6/5 = 24 within the Gen4 x16 link's
- *   25.2, 24 x 6/5 does not fit. A balanced tree sends half its way out
- *   from the first GPU too, whose link then carries 6/5 s + s/2 = 1.7 s:
- *   15 x 1.7 = 25.5 does not fit, 12 x 1.7 = 20.4 does: bwInter 12;
+ *   the other socket): every channel crosses the link between the
+ *   sockets, which NCCL counts at its CPU's figure, 10 GB/s for an Intel
+ *   CPU of Skylake's class (SKL_QPI_BW; the preset's own is 40): ring and
+ *   tree 1 channel at 10. The search's pass 2 then raises the tree's
+ *   bwIntra while its chain and its way out fit together: the first
+ *   GPU's Gen4 x16 link, 24 GB/s to NCCL, carries the hop to the second
+ *   GPU through the root complex (PATH_PHB: 6/5 of the speed) and half
+ *   the way out: 15 x 6/5 + 5 = 23 fits, 20 x 6/5 + 5 = 29 does not;
+ * - 2.8.4 knows PCIe up to Gen4 and reads a Gen5 link at its fallback,
+ *   Gen3's 12 GB/s a x16 link (topo.cc kvDictPciGen): on 4 x 400G H100 a
+ *   ring of 4 channels at 12 (2.30.7: 4 at 48, duplicated to 8 x 24);
  * - 2.12.12 searches a tree from one channel up (minChannels 1): on one
  *   Grace Hopper a node, one channel at 48 before two at 24, which ties;
  *   then duplicates it, as the ring's, to 2 x 24.
@@ -477,9 +482,15 @@ Test(tuner, search_loads_as_nccls_follow_path)
 
 	tuned_release(&x, CONFIG("two-socket-commodity.yaml"), 2, "2.30.7");
 	cr_expect_eq(x.t.ch.ring.nchannels, 1);
-	cr_expect_float_eq(x.t.ch.ring.bw_inter, 20.0, 1e-9);
+	cr_expect_float_eq(x.t.ch.ring.bw_inter, 10.0, 1e-9);
 	cr_expect_eq(x.t.ch.tree.nchannels, 1);
-	cr_expect_float_eq(x.t.ch.tree.bw_inter, 12.0, 1e-9);
+	cr_expect_float_eq(x.t.ch.tree.bw_inter, 10.0, 1e-9);
+	cr_expect_float_eq(x.t.ch.tree.bw_intra, 15.0, 1e-9);
+	tuned_destroy(&x);
+
+	tuned_release(&x, CONFIG("validation/h100-4x400g-roce.yaml"), 2, "2.8.4");
+	cr_expect_eq(x.t.ch.ring.nchannels, 4);
+	cr_expect_float_eq(x.t.ch.ring.bw_inter, 12.0, 1e-9);
 	tuned_destroy(&x);
 
 	tuned_release(&x, CONFIG("gh200-grace-hopper.yaml"), 2, "2.12.12");
