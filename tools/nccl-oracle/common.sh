@@ -1,20 +1,46 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 #
-# Sourced by run.sh and search.sh: what building any of the tag's files
-# needs. Expects $cuda (the CUDA toolkit) and die(); sets $cuda_def.
+# Sourced by run.sh and search.sh: their common set-up and what building any
+# of the tag's files needs. Expects die().
+# setup_oracle NAME    checks the tools, CUDA_HOME, $gdrlab, ENGINE_LIB and
+#                      $nccl_git; makes $gdrlab absolute; sets $cuda,
+#                      $cuda_def, $engine_lib and $work, a folder of NAME
+#                      removed on exit (KEEP=1 keeps it)
 # export_tag TAG DIR   src/ and makefiles/ of TAG into DIR, with gen/nccl.h
 #                      and gen/pfn_shim.h
 # tag_flags DIR        sets std, inc (array), pre (array), ld (array): the
 #                      tag's compile and link flags, as its makefiles give them
-# shellcheck disable=SC2154  # $cuda and $nccl_git are the caller's
+# shellcheck disable=SC2154  # $gdrlab and $nccl_git are the caller's
 
-# CUDA_MAJOR/CUDA_MINOR, which NCCL's makefiles/common.mk takes from nvcc and
-# passes to every compile; here from the headers (CUDART_VERSION 13000 = 13.0).
-cudart=$(sed -n 's/^#define CUDART_VERSION *\([0-9]*\).*/\1/p' "$cuda/include/cuda_runtime_api.h")
-[ -n "$cudart" ] || die "no CUDART_VERSION in $cuda/include/cuda_runtime_api.h"
-# shellcheck disable=SC2034  # the caller uses it
-cuda_def="-DCUDA_MAJOR=$((cudart / 1000)) -DCUDA_MINOR=$((cudart % 1000 / 10))"
+# shellcheck disable=SC2317  # called by the trap
+cleanup() {
+	if [ "${KEEP:-0}" = 1 ]; then echo "kept $work"; else rm -rf "$work" || true; fi
+}
+
+setup_oracle() {
+	local t cudart
+	for t in g++ cc python3 git; do
+		command -v "$t" >/dev/null || die "$t not found (the oracles are built with g++ and cc, driven by python3, from tags git exports)"
+	done
+	cuda=${CUDA_HOME:-/usr/local/cuda}
+	[ -f "$cuda/include/cuda_runtime.h" ] ||
+		die "$cuda/include/cuda_runtime.h not found: set CUDA_HOME to a CUDA toolkit (its headers are enough)"
+	[ -x "$gdrlab" ] || die "$gdrlab is not an executable (build gdrlab first: ./setup.sh)"
+	gdrlab=$(cd "$(dirname "$gdrlab")" && pwd)/$(basename "$gdrlab")
+	engine_lib=${ENGINE_LIB:-$(dirname "$gdrlab")/../engine/libgdrlab_engine.a}
+	[ -f "$engine_lib" ] || die "$engine_lib not found: set ENGINE_LIB to the built libgdrlab_engine.a"
+	git --git-dir "$nccl_git" rev-parse --git-dir >/dev/null 2>&1 || die "$nccl_git is not a git directory"
+	# CUDA_MAJOR/CUDA_MINOR, which NCCL's makefiles/common.mk takes from nvcc
+	# and passes to every compile; here from the headers (CUDART_VERSION
+	# 13000 = 13.0).
+	cudart=$(sed -n 's/^#define CUDART_VERSION *\([0-9]*\).*/\1/p' "$cuda/include/cuda_runtime_api.h")
+	[ -n "$cudart" ] || die "no CUDART_VERSION in $cuda/include/cuda_runtime_api.h"
+	# shellcheck disable=SC2034  # the caller's compile lines use it
+	cuda_def="-DCUDA_MAJOR=$((cudart / 1000)) -DCUDA_MINOR=$((cudart % 1000 / 10))"
+	work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+	trap cleanup EXIT
+}
 
 # nccl.h from src/nccl.h.in, as the tag's src/Makefile ($(INCDIR)/nccl.h rule)
 # does: the numbers from makefiles/version.mk, NCCL_VERSION_CODE printed with

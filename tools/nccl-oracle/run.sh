@@ -33,29 +33,10 @@ releases=${args[2]:-2.8.4,2.12.12,2.19.3,2.21.5,2.30.7}
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-cuda=${CUDA_HOME:-/usr/local/cuda}
-
-command -v g++ >/dev/null || die "g++ not found (it builds NCCL's tuning.cc)"
-command -v cc >/dev/null || die "cc not found (it builds engine_graphs.c)"
-command -v python3 >/dev/null || die "python3 not found (it runs compare.py)"
-command -v git >/dev/null || die "git not found (it exports the NCCL tags)"
-[ -f "$cuda/include/cuda_runtime.h" ] ||
-	die "$cuda/include/cuda_runtime.h not found: set CUDA_HOME to a CUDA toolkit (its headers are enough)"
-[ -x "$gdrlab" ] || die "$gdrlab is not an executable (build gdrlab first: ./setup.sh)"
-gdrlab=$(cd "$(dirname "$gdrlab")" && pwd)/$(basename "$gdrlab")
-engine_lib=${ENGINE_LIB:-$(dirname "$gdrlab")/../engine/libgdrlab_engine.a}
-[ -f "$engine_lib" ] || die "$engine_lib not found: set ENGINE_LIB to the built libgdrlab_engine.a"
-git --git-dir "$nccl_git" rev-parse --git-dir >/dev/null 2>&1 || die "$nccl_git is not a git directory"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/nccl-oracle.XXXXXX")
-# shellcheck disable=SC2317  # called by the trap
-cleanup() {
-	if [ "${KEEP:-0}" = 1 ]; then echo "kept $work"; else rm -rf "$work" || true; fi
-}
-trap cleanup EXIT
 
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$here/common.sh"
+setup_oracle nccl-oracle
 
 # The tag's unmodified src/graph/tuning.cc and a harness, with the tag's own
 # headers. -O0 builds fastest; without -ffast-math the float arithmetic is the

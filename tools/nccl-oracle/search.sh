@@ -24,20 +24,11 @@ IFS=, read -ra nodes <<<"${NODES:-2,3}"
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-cuda=${CUDA_HOME:-/usr/local/cuda}
 known_file=$here/search_known.txt
 
-command -v g++ >/dev/null || die "g++ not found (it builds NCCL's graph search)"
-command -v cc >/dev/null || die "cc not found (it builds topo_xml.c)"
-command -v python3 >/dev/null || die "python3 not found (it reads gdrlab's JSON)"
-command -v git >/dev/null || die "git not found (it exports the NCCL tags)"
-[ -f "$cuda/include/cuda_runtime.h" ] ||
-	die "$cuda/include/cuda_runtime.h not found: set CUDA_HOME to a CUDA toolkit (its headers are enough)"
-[ -x "$gdrlab" ] || die "$gdrlab is not an executable (build gdrlab first: ./setup.sh)"
-gdrlab=$(cd "$(dirname "$gdrlab")" && pwd)/$(basename "$gdrlab")
-engine_lib=${ENGINE_LIB:-$(dirname "$gdrlab")/../engine/libgdrlab_engine.a}
-[ -f "$engine_lib" ] || die "$engine_lib not found: set ENGINE_LIB to the built libgdrlab_engine.a"
-git --git-dir "$nccl_git" rev-parse --git-dir >/dev/null 2>&1 || die "$nccl_git is not a git directory"
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$here/common.sh"
+setup_oracle nccl-search
 IFS=, read -ra rels <<<"$releases"
 for r in "${rels[@]}"; do
 	case $r in
@@ -48,16 +39,6 @@ done
 for n in "${nodes[@]}"; do
 	if ! [[ $n =~ ^[0-9]+$ ]] || [ "$n" -lt 2 ]; then die "NODES: $n (2 or more: the search needs a network)"; fi
 done
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/nccl-search.XXXXXX")
-# shellcheck disable=SC2317  # called by the trap
-cleanup() {
-	if [ "${KEEP:-0}" = 1 ]; then echo "kept $work"; else rm -rf "$work" || true; fi
-}
-trap cleanup EXIT
-
-# shellcheck source-path=SCRIPTDIR source=common.sh
-. "$here/common.sh"
 
 # The tag's unmodified topo.cc, paths.cc, search.cc and xml.cc with search.cc
 # of this folder. --gc-sections for every tag: ncclTopoGetSystem and the
