@@ -11,7 +11,20 @@
 #                      and gen/pfn_shim.h
 # tag_flags DIR        sets std, inc (array), pre (array), ld (array): the
 #                      tag's compile and link flags, as its makefiles give them
-# shellcheck disable=SC2154  # $gdrlab and $nccl_git are the caller's
+# shellcheck disable=SC2154  # $gdrlab, $nccl_git and $releases are the caller's
+
+# read_releases       $releases (a comma list) into rels (array), each one a
+#                      release the oracles have
+read_releases() {
+	local r
+	IFS=, read -ra rels <<<"$releases"
+	for r in "${rels[@]}"; do
+		case $r in
+		2.8.4 | 2.12.12 | 2.19.3 | 2.21.5 | 2.30.7) ;;
+		*) die "unknown release $r (known: 2.8.4,2.12.12,2.19.3,2.21.5,2.30.7)" ;;
+		esac
+	done
+}
 
 # shellcheck disable=SC2317  # called by the trap
 cleanup() {

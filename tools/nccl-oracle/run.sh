@@ -56,13 +56,7 @@ build_oracle() {
 }
 
 start=$SECONDS
-IFS=, read -ra rels <<<"$releases"
-for r in "${rels[@]}"; do
-	case $r in
-	2.8.4 | 2.12.12 | 2.19.3 | 2.21.5 | 2.30.7) ;;
-	*) die "unknown release $r (known: 2.8.4,2.12.12,2.19.3,2.21.5,2.30.7)" ;;
-	esac
-done
+read_releases
 pids=()
 for r in "${rels[@]}"; do # one tag a job: independent, and the compiles are the wait
 	build_oracle "v$r-1" &

@@ -29,13 +29,7 @@ known_file=$here/search_known.txt
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$here/common.sh"
 setup_oracle nccl-search
-IFS=, read -ra rels <<<"$releases"
-for r in "${rels[@]}"; do
-	case $r in
-	2.8.4 | 2.12.12 | 2.19.3 | 2.21.5 | 2.30.7) ;;
-	*) die "unknown release $r (known: 2.8.4,2.12.12,2.19.3,2.21.5,2.30.7)" ;;
-	esac
-done
+read_releases
 for n in "${nodes[@]}"; do
 	if ! [[ $n =~ ^[0-9]+$ ]] || [ "$n" -lt 2 ]; then die "NODES: $n (2 or more: the search needs a network)"; fi
 done
