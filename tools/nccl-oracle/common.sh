@@ -11,7 +11,7 @@
 #                      and gen/pfn_shim.h
 # tag_flags DIR        sets std, inc (array), pre (array), ld (array): the
 #                      tag's compile and link flags, as its makefiles give them
-# shellcheck disable=SC2154  # $gdrlab, $nccl_git and $releases are the caller's
+# shellcheck disable=SC2154  # $gdrlab, $nccl_git, $releases, $here, $repo: the caller's
 
 # read_releases       $releases (a comma list) into rels (array), each one a
 #                      release the oracles have
@@ -24,6 +24,24 @@ read_releases() {
 		*) die "unknown release $r (known: 2.8.4,2.12.12,2.19.3,2.21.5,2.30.7)" ;;
 		esac
 	done
+}
+
+# build_all FUNC FILE EXE  FUNC TAG for every release's tag at once, then
+#                      FILE of this folder against the engine library into
+#                      $work/EXE; exits on the first failure, each said why
+build_all() {
+	local r p failed=0 pids=()
+	for r in "${rels[@]}"; do # one tag a job: the compiles are the wait
+		"$1" "v$r-1" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || failed=1 # let the others finish before cleaning up
+	done
+	[ "$failed" = 0 ] || exit 2
+	cc -std=gnu11 -O1 -I"$repo/engine" "$here/$2" "$engine_lib" -lyaml -lm \
+		-o "$work/$3" 2>"$work/$3.log" ||
+		{ cat "$work/$3.log" >&2; die "building $2 against $engine_lib failed"; }
 }
 
 # shellcheck disable=SC2317  # called by the trap

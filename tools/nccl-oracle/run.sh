@@ -41,6 +41,7 @@ setup_oracle nccl-oracle
 # The tag's unmodified src/graph/tuning.cc and a harness, with the tag's own
 # headers. -O0 builds fastest; without -ffast-math the float arithmetic is the
 # same at any level (x86-64: SSE, no FMA contraction).
+# shellcheck disable=SC2317  # called by build_all
 build_oracle() {
 	local tag=$1 t=$work/$1 std harness inc pre ld
 	export_tag "$tag" "$t"
@@ -57,19 +58,7 @@ build_oracle() {
 
 start=$SECONDS
 read_releases
-pids=()
-for r in "${rels[@]}"; do # one tag a job: independent, and the compiles are the wait
-	build_oracle "v$r-1" &
-	pids+=($!)
-done
-failed=0
-for p in "${pids[@]}"; do
-	wait "$p" || failed=1 # build_oracle said why; let the others finish before cleaning up
-done
-[ "$failed" = 0 ] || exit 2
-cc -std=gnu11 -O1 -I"$repo/engine" "$here/engine_graphs.c" "$engine_lib" -lyaml -lm \
-	-o "$work/engine-graphs" 2>"$work/engine-graphs.log" ||
-	{ cat "$work/engine-graphs.log" >&2; die "building engine_graphs.c against $engine_lib failed"; }
+build_all build_oracle engine_graphs.c engine-graphs
 echo "built ${#rels[@]} oracles in $((SECONDS - start)) s ($work)"
 
 opts=()

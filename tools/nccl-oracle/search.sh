@@ -38,6 +38,7 @@ done
 # of this folder. --gc-sections for every tag: ncclTopoGetSystem and the
 # other entry points the harness does not call need CUDA, NVML and the rest
 # of NCCL; dropped, what remains links against the harness's stubs.
+# shellcheck disable=SC2317  # called by build_all
 build_search() {
 	local tag=$1 t=$work/$1 std inc pre ld f objs=()
 	export_tag "$tag" "$t"
@@ -56,19 +57,7 @@ build_search() {
 }
 
 start=$SECONDS
-pids=()
-for r in "${rels[@]}"; do # one tag a job: the compiles are the wait
-	build_search "v$r-1" &
-	pids+=($!)
-done
-failed=0
-for p in "${pids[@]}"; do
-	wait "$p" || failed=1
-done
-[ "$failed" = 0 ] || exit 2
-cc -std=gnu11 -O1 -I"$repo/engine" "$here/topo_xml.c" "$engine_lib" -lyaml -lm \
-	-o "$work/topo-xml" 2>"$work/topo-xml.log" ||
-	{ cat "$work/topo-xml.log" >&2; die "building topo_xml.c against $engine_lib failed"; }
+build_all build_search topo_xml.c topo-xml
 echo "built ${#rels[@]} search oracles in $((SECONDS - start)) s ($work)"
 
 # NCCL reads its parameters from the environment: none of the caller's.
