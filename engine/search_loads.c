@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+#include "search_loads.h"
+
+#include <math.h>
+
+#include "gdr_policy.h"
+#include "nccl_tuning.h"
+
+static double gbs(double bytes_per_s)
+{
+	return bytes_per_s / 1e9;
+}
+
+static bool pcie_link(enum res_kind kind)
+{
+	return kind == RES_SWITCH_UP || kind == RES_SWITCH_DOWN ||
+	       kind == RES_GPU_UP || kind == RES_GPU_DOWN ||
+	       kind == RES_NIC_UP || kind == RES_NIC_DOWN;
+}
+
+/* Whether route @r is NCCL's PATH_PHB: through one CPU's root complex,
+ * not across the inter-socket link. */
+static bool route_phb(const struct res_layout *l, const struct route *r)
+{
+	bool root_complex = false;
+
+	for (unsigned i = 0; i < r->n; i++) {
+		enum res_kind kind;
+		unsigned node, idx;
+
+		res_locate(l, r->res[i], &node, &kind, &idx);
+		if (kind == RES_XSOCKET_UP || kind == RES_XSOCKET_DOWN)
+			return false;
+		root_complex |= kind == RES_P2P_READ || kind == RES_P2P_WRITE;
+	}
+	return root_complex;
+}
+
+/*
+ * Add @share of a channel's route to the search's loads (in multiples of
+ * the speed) as search.cc's followPath charges a path (v2.30.7-1:84-124,
+ * v2.8.4-1:65-100):
+ * - from a GPU through an Intel root complex (PATH_PHB), each PCI link
+ *   takes INTEL_P2P_OVERHEAD x the speed ("Account for P2P inefficiency
+ *   through Intel CPU RC"), 6/5 or, up to 2.8, 12/9;
+ * - into a GPU before Ampere (compute capability < 80) from anything but
+ *   a GPU, as a NIC writing it, the GPU's link the other way an eighth
+ *   of the speed too.
+ */
+static void add_route(const struct nccl_release *rel,
+		      const struct res_layout *l, const struct topology *t,
+		      struct route_end from, struct route_end to,
+		      enum res_kind p2p, double share, double *use)
+{
+	struct route r;
+	double pci = 1;
+
+	route_build(l, t, from, to, p2p, &r);
+	if (from.kind == ROUTE_GPU && t->cpu_vendor == TOPO_CPU_INTEL &&
+	    route_phb(l, &r))
+		pci = rel->intel_p2p_overhead;
+	for (unsigned i = 0; i < r.n; i++) {
+		enum res_kind kind;
+		unsigned node, idx;
+
+		res_locate(l, r.res[i], &node, &kind, &idx);
+		use[r.res[i]] += share * (pcie_link(kind) ? pci : 1);
+	}
+	if (to.kind == ROUTE_GPU && from.kind != ROUTE_GPU &&
+	    t->gpu_arch < TOPO_GPU_AMPERE)
+		use[l->base[RES_GPU_UP] + (unsigned)to.index] += share / 8;
+}
+
+bool search_sees(enum res_kind kind)
+{
+	return kind != RES_P2P_READ && kind != RES_P2P_WRITE;
+}
+
+int search_exit_relay(const struct topology *t, const struct pxn_policy *pxn,
+		      unsigned gpu, int nic)
+{
+	return pxn->on ? gdr_pxn_relay(t, (int)gpu, nic, pxn->gdr_level) : -1;
+}
+
+/* The PCIe link behind resource @kind @idx, or NULL. */
+static const struct topo_link *pcie_link_of(const struct topology *t,
+					    enum res_kind kind, unsigned idx)
+{
+	switch (kind) {
+	case RES_SWITCH_UP:
+	case RES_SWITCH_DOWN:
+		return &t->switches[idx].uplink;
+	case RES_GPU_UP:
+	case RES_GPU_DOWN:
+		return &t->gpus[idx].link;
+	case RES_NIC_UP:
+	case RES_NIC_DOWN:
+		return &t->nics[idx].dev.link;
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * What NCCL's topology counts resource @kind @idx at, GB/s, where it has
+ * its own figure:
+ * - a NIC at its line rate (speed / 8000, topo.cc), whatever RDMA then
+ *   achieves;
+ * - a PCIe link of generation g and w lanes at w x rate(g) / 80, rate in
+ *   100 Mbit/s a lane (topo.cc kvDictPciGen: 60 for Gen3, doubling a
+ *   generation; past the release's table, Gen3's), 12 GB/s for Gen3
+ *   x16 where the link carries 12.6 at the topology's efficiency;
+ * - the link between two sockets at the release's figure for the CPU's
+ *   vendor (ncclTopoGetInterCpuBw).
+ * Anything else at the topology's capacity.
+ */
+static double nccl_capacity(const struct nccl_release *r,
+			    const struct topology *t, enum res_kind kind,
+			    unsigned idx)
+{
+	const struct topo_link *lk = pcie_link_of(t, kind, idx);
+
+	if (kind == RES_PORT_TX || kind == RES_PORT_RX)
+		return gbs(t->nics[idx].line_rate);
+	if (kind == RES_XSOCKET_UP || kind == RES_XSOCKET_DOWN)
+		return r->inter_cpu_bw[t->cpu_vendor];
+	if (lk && lk->pcie_gen) {
+		unsigned gen =
+		    lk->pcie_gen <= r->pci_max_gen ? lk->pcie_gen : 3;
+
+		return lk->pcie_width * (15.0 * (1u << (gen - 1))) / 80.0;
+	}
+	return gbs(res_capacity(t, kind, idx));
+}
+
+bool search_loads_fit(const struct nccl_release *r, const struct topology *t,
+		      const struct res_layout *l, const double *use,
+		      double speed)
+{
+	for (uint32_t i = 0; i < l->per_node; i++) {
+		enum res_kind kind;
+		unsigned node, idx;
+		double cap;
+
+		if (!use[i])
+			continue;
+		res_locate(l, i, &node, &kind, &idx);
+		if (!search_sees(kind))
+			continue;
+		cap = nccl_capacity(r, t, kind, idx);
+		if (isfinite(cap) && use[i] * speed > cap * (1 + 1e-9))
+			return false;
+	}
+	return true;
+}
+
+void search_net_in(const struct nccl_release *r, const struct res_layout *l,
+		   const struct topology *t, int nic, unsigned gpu, double *use)
+{
+	struct route_end n = {ROUTE_NIC, nic}, g = {ROUTE_GPU, (int)gpu};
+
+	use[l->base[RES_PORT_RX] + (unsigned)nic] += 1;
+	add_route(r, l, t, n, g, RES_P2P_WRITE, 1, use);
+}
+
+void search_net_out(const struct nccl_release *r, const struct res_layout *l,
+		    const struct topology *t, const struct pxn_policy *pxn,
+		    unsigned gpu, int nic, double share, double *use)
+{
+	struct route_end g = {ROUTE_GPU, (int)gpu}, n = {ROUTE_NIC, nic};
+	int relay = search_exit_relay(t, pxn, gpu, nic);
+
+	use[l->base[RES_PORT_TX] + (unsigned)nic] += share;
+	if (relay >= 0) {
+		use[l->base[RES_NVLINK_TX] + gpu] += share;
+		use[l->base[RES_NVLINK_RX] + (unsigned)relay] += share;
+		g.index = relay;
+	}
+	add_route(r, l, t, g, n, RES_P2P_READ, share, use);
+}
+
+void search_add_chain(const struct nccl_release *r, const struct res_layout *l,
+		      const struct topology *t, const unsigned *order,
+		      unsigned n, bool ring_closes, double share, double *use)
+{
+	if (topo_has_nvlink(t)) {
+		/* NVLink counted per GPU: a ring's every GPU sends and
+		 * receives once (so NCCL's search on an NVSwitch) */
+		for (unsigned k = 0; k + 1 < n; k++) {
+			use[l->base[RES_NVLINK_TX] + order[k]] += share;
+			use[l->base[RES_NVLINK_RX] + order[k + 1]] += share;
+		}
+		if (ring_closes && n > 1) {
+			use[l->base[RES_NVLINK_TX] + order[n - 1]] += share;
+			use[l->base[RES_NVLINK_RX] + order[0]] += share;
+		}
+		return;
+	}
+	for (unsigned k = 0; k + 1 < n || (ring_closes && n > 1 && k < n);
+	     k++) {
+		struct route_end a = {ROUTE_GPU, (int)order[k]};
+		struct route_end b = {ROUTE_GPU, (int)order[(k + 1) % n]};
+
+		add_route(r, l, t, a, b, RES_P2P_WRITE, share, use);
+	}
+}

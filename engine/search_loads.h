@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * search_loads: what one channel of NCCL's graph search loads on a node's
+ * links, and whether they carry it, as src/graph/search.cc's followPath
+ * charges a path and topo.cc counts each link (engine/channels.c searches
+ * with them). Loads are per resource of one node (res_layout of one node),
+ * in multiples of the channel's speed.
+ */
+#ifndef GDRLAB_SEARCH_LOADS_H
+#define GDRLAB_SEARCH_LOADS_H
+
+#include <stdbool.h>
+
+#include "resources.h"
+#include "topo_path.h"
+#include "topology.h"
+
+struct nccl_release;
+
+/* Whether a channel leaving through a NIC beyond its GPU's reach sends by
+ * a peer GPU's NIC over NVLink (PXN: the release has it and it is not
+ * switched off), judged at @gdr_level (gdr_policy.h). */
+struct pxn_policy {
+	bool on;
+	enum topo_path_type gdr_level;
+};
+
+/* The PXN relay a channel leaving from @gpu through @nic sends by, or -1. */
+int search_exit_relay(const struct topology *t, const struct pxn_policy *pxn,
+		      unsigned gpu, int nic);
+
+/* Whether NCCL's topology sees resource kind @kind: it knows links, not
+ * a root complex's peer-to-peer limits (topo.h has none). */
+bool search_sees(enum res_kind kind);
+
+/* A channel entering the node: @nic's port in, the NIC writing @gpu. */
+void search_net_in(const struct nccl_release *r, const struct res_layout *l,
+		   const struct topology *t, int nic, unsigned gpu,
+		   double *use);
+
+/* @share of a channel leaving the node from @gpu through @nic: the NIC
+ * reads @gpu, or the PXN relay @gpu writes over NVLink. */
+void search_net_out(const struct nccl_release *r, const struct res_layout *l,
+		    const struct topology *t, const struct pxn_policy *pxn,
+		    unsigned gpu, int nic, double share, double *use);
+
+/* A chain of the @n GPUs @order inside a node, each sending to the next
+ * (a tree's; a ring's closes it, @ring_closes, without a network), @share
+ * of the speed each hop (a tree's bwIntra over its bwInter). */
+void search_add_chain(const struct nccl_release *r, const struct res_layout *l,
+		      const struct topology *t, const unsigned *order,
+		      unsigned n, bool ring_closes, double share, double *use);
+
+/* Whether the loads @use carry @speed GB/s each, every resource NCCL sees
+ * at NCCL's own figure for it (search_loads.c). */
+bool search_loads_fit(const struct nccl_release *r, const struct topology *t,
+		      const struct res_layout *l, const double *use,
+		      double speed);
+
+#endif
