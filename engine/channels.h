@@ -11,8 +11,11 @@
  * and, per call, drops channels while a call has fewer bytes than its
  * threads want (enqueue.cc, topoGetAlgoInfo; tuner.c does that part).
  * This is a simplified search over gdrlab's topology: it counts, for each
- * speed, how many channels fit the GPU links and the NICs, without NCCL's
- * backtracking over GPU orders. docs/model.md says where it differs.
+ * speed, how many channels fit the GPU links and the NICs, each link
+ * charged and counted as NCCL's search does (search_loads.h), without
+ * NCCL's backtracking over GPU orders. docs/model.md says where it
+ * differs; tools/nccl-oracle/search.sh holds its graphs against NCCL's
+ * own search.
  */
 #ifndef GDRLAB_CHANNELS_H
 #define GDRLAB_CHANNELS_H
