@@ -524,9 +524,9 @@ static void search_nvls(const struct nccl_release *r, const struct topology *t,
 }
 
 /* The PCIe links' least capacity from @gpu to @nic, GB/s, as NCCL's
- * paths see them (search_sees). */
-static double path_bw(const struct res_layout *l, const struct topology *t,
-		      unsigned gpu, int nic)
+ * paths see them and at its own figures (search_capacity). */
+static double path_bw(const struct nccl_release *rel, const struct res_layout *l,
+		      const struct topology *t, unsigned gpu, int nic)
 {
 	struct route_end g = { ROUTE_GPU, (int)gpu }, n = { ROUTE_NIC, nic };
 	struct route r;
@@ -540,7 +540,7 @@ static double path_bw(const struct res_layout *l, const struct topology *t,
 		res_locate(l, r.res[i], &node, &kind, &idx);
 		if (!search_sees(kind))
 			continue;
-		bw = fmin(bw, gbs(res_capacity(t, kind, idx)));
+		bw = fmin(bw, search_capacity(rel, t, kind, idx));
 	}
 	return bw;
 }
@@ -552,7 +552,8 @@ static double path_bw(const struct res_layout *l, const struct topology *t,
  * one, its NIC's line rate (NCCL's speed / 8000, topo.cc:418) or a link
  * on the way.
  */
-static double min_net_bw(const struct topology *t, unsigned ppn)
+static double min_net_bw(const struct nccl_release *r, const struct topology *t,
+			 unsigned ppn)
 {
 	struct res_layout l;
 	double bw = INFINITY;
@@ -566,7 +567,7 @@ static double min_net_bw(const struct topology *t, unsigned ppn)
 
 			if (c && nic == first)
 				break;
-			bw = fmin(bw, fmin(gbs(t->nics[nic].line_rate), path_bw(&l, t, g, nic)));
+			bw = fmin(bw, fmin(gbs(t->nics[nic].line_rate), path_bw(r, &l, t, g, nic)));
 		}
 	}
 	return isfinite(bw) ? bw : 0;
@@ -622,6 +623,6 @@ void channels_search(const struct nccl_release *r, const struct topology *t,
 		comm *= 2;
 	out->comm_channels = comm < r->max_channels ? comm : r->max_channels;
 	search_nvls(r, t, nnodes, ppn, &out->nvls);
-	out->min_net_bw = nnodes > 1 ? min_net_bw(t, ppn) : 0;
+	out->min_net_bw = nnodes > 1 ? min_net_bw(r, t, ppn) : 0;
 	nvls_tuning(r, t, nnodes, ppn, out);
 }

@@ -101,22 +101,8 @@ static const struct topo_link *pcie_link_of(const struct topology *t,
 	}
 }
 
-/*
- * What NCCL's topology counts resource @kind @idx at, GB/s, where it has
- * its own figure:
- * - a NIC at its line rate (speed / 8000, topo.cc), whatever RDMA then
- *   achieves;
- * - a PCIe link of generation g and w lanes at w x rate(g) / 80, rate in
- *   100 Mbit/s a lane (topo.cc kvDictPciGen: 60 for Gen3, doubling a
- *   generation; past the release's table, Gen3's), 12 GB/s for Gen3
- *   x16 where the link carries 12.6 at the topology's efficiency;
- * - the link between two sockets at the release's figure for the CPU's
- *   vendor (ncclTopoGetInterCpuBw).
- * Anything else at the topology's capacity.
- */
-static double nccl_capacity(const struct nccl_release *r,
-			    const struct topology *t, enum res_kind kind,
-			    unsigned idx)
+double search_capacity(const struct nccl_release *r, const struct topology *t,
+		       enum res_kind kind, unsigned idx)
 {
 	const struct topo_link *lk = pcie_link_of(t, kind, idx);
 
@@ -147,7 +133,7 @@ bool search_loads_fit(const struct nccl_release *r, const struct topology *t,
 		res_locate(l, i, &node, &kind, &idx);
 		if (!search_sees(kind))
 			continue;
-		cap = nccl_capacity(r, t, kind, idx);
+		cap = search_capacity(r, t, kind, idx);
 		if (isfinite(cap) && use[i] * speed > cap * (1 + 1e-9))
 			return false;
 	}

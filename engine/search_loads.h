@@ -51,8 +51,24 @@ void search_add_chain(const struct nccl_release *r, const struct res_layout *l,
 		      const struct topology *t, const unsigned *order,
 		      unsigned n, bool ring_closes, double share, double *use);
 
+/*
+ * What NCCL's topology counts resource @kind @idx at, GB/s, where it has
+ * its own figure:
+ * - a NIC at its line rate (speed / 8000, topo.cc), whatever RDMA then
+ *   achieves;
+ * - a PCIe link of generation g and w lanes at w x rate(g) / 80, rate in
+ *   100 Mbit/s a lane (topo.cc kvDictPciGen: 60 for Gen3, doubling a
+ *   generation; past the release's table, Gen3's), 12 GB/s for Gen3
+ *   x16 where the link carries 12.6 at the topology's efficiency;
+ * - the link between two sockets at the release's figure for the CPU's
+ *   vendor (ncclTopoGetInterCpuBw).
+ * Anything else at the topology's capacity.
+ */
+double search_capacity(const struct nccl_release *r, const struct topology *t,
+		       enum res_kind kind, unsigned idx);
+
 /* Whether the loads @use carry @speed GB/s each, every resource NCCL sees
- * at NCCL's own figure for it (search_loads.c). */
+ * at its own figure for it (search_capacity). */
 bool search_loads_fit(const struct nccl_release *r, const struct topology *t,
 		      const struct res_layout *l, const double *use,
 		      double speed);

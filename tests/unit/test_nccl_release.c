@@ -629,8 +629,9 @@ Test(nccl_release, nvls_tree_chunk_by_release)
  * Blackwell's NVLS channels and chunks (ncclNvlsTuning, v2.30.7-1
  * transport/nvls.cc:155-157, 164-245) on tests/data/b200-nvls.yaml: 8 B200
  * a node, NVLS graph of 8 heads, each head's NIC at PIX; comm->minNetBw is
- * the 400 Gbit/s line rate, 50 GB/s (the Gen5 x16 links on the way carry
- * 50.4). 2.19.3 has 16 NVLS channels whatever the GPU (nvls.cc:243).
+ * the Gen5 x16 links on the way, 16 x 240 / 80 = 48 GB/s to NCCL
+ * (topo.cc kvDictPciGen), under the 400 Gbit/s line rate's 50. 2.19.3 has
+ * 16 NVLS channels whatever the GPU (nvls.cc:243).
  *
  *   1 node:  NVLS_NCHANNELS_SM100_NVL, 24 channels; chunk 128 KiB.
  *   2 nodes: NVLS_NCHANNELS_SM100, then ncclNvlsTreeSm100Tuning's first
@@ -673,7 +674,7 @@ Test(nccl_release, nvls_channels_and_chunks_on_blackwell)
 	o = release_opts("2.30.7", 2, "nvlstree", "simple");
 	o.gdr_level = TOPO_PATH_P2C;
 	tuned_init(&x, DATA("b200-nvls.yaml"), &o);
-	assert_rel(x.t.ch.min_net_bw, 50, 1e-9);
+	assert_rel(x.t.ch.min_net_bw, 48, 1e-9);
 	cr_assert_eq(x.t.ch.nvls.type_inter, TOPO_PATH_PIX);
 	cr_assert_eq(x.t.ch.nvls_channels, 32);
 	cr_assert_eq(x.t.ch.nvls_chunk, 128 * KiB);
@@ -699,10 +700,11 @@ Test(nccl_release, nvls_channels_and_chunks_on_blackwell)
 }
 
 /*
- * The same node with 800 Gbit/s NICs and PCIe Gen6 (a B300-like node:
- * 7.877 GB/s a lane x 16 x 0.8 = 100.8 GB/s a link): comm->minNetBw is
- * the 100 GB/s line rate. On 4 nodes ncclNvlsTreeSm100Tuning's second
- * branch (100 >= 96, ppn 8 <= 8): 24 channels, chunk and tree max 256 KiB.
+ * The same node with 800 Gbit/s NICs and PCIe Gen6 (a B300-like node):
+ * comm->minNetBw is the Gen6 x16 links, 16 x 480 / 80 = 96 GB/s to NCCL,
+ * under the 100 GB/s line rate. On 4 nodes ncclNvlsTreeSm100Tuning's
+ * second branch (96 >= 96, ppn 8 <= 8): 24 channels, chunk and tree max
+ * 256 KiB.
  * A 1 GiB call over 24 x 8 = 192 concurrent ops is under 32 x 192 x 256
  * KiB = 1.5 GiB, but 256 KiB is not above that cut's 256 KiB, and not
  * under 16 x 192 x 256 KiB = 768 MiB: 256 KiB (Hopper's rule: 64 KiB from
@@ -723,7 +725,7 @@ Test(nccl_release, nvls_tree_chunk_with_800g_nics_on_blackwell)
 
 	o.gdr_level = TOPO_PATH_P2C;
 	tuned_init_with(&x, DATA("b200-nvls.yaml"), b300, 4, &o, TRACE_OP_ALLREDUCE);
-	assert_rel(x.t.ch.min_net_bw, 100, 1e-9);
+	assert_rel(x.t.ch.min_net_bw, 96, 1e-9);
 	cr_assert_eq(x.t.ch.nvls_channels, 24);
 	cr_assert_eq(x.t.ch.nvls_chunk, 256 * KiB);
 	cr_assert_eq(x.t.ch.nvls_tree_chunk, 256 * KiB);
