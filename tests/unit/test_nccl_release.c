@@ -211,6 +211,28 @@ Test(nccl_release, v2_8_4_ring_graph_and_simple_estimate)
 }
 
 /*
+ * Beyond two nodes 2.8.4 asks for a balanced tree, which its search
+ * splits before Ampere (search.cc:682): the network enters a channel's
+ * first GPU and leaves from the second, near the same NIC. The way out
+ * charges the second GPU's link 12/9 of the speed (PHB, Intel): 10 x 4/3
+ * = 13.3 does not fit 12.6, 9 x 4/3 = 12 does; the first GPU's link the
+ * NIC's writes and their eighth the other way. 2 channels at 9; pass 2
+ * raises bwIntra 10, 12, 15, 18, under twice 9 no more.
+ */
+Test(nccl_release, v2_8_4_split_tree_beyond_two_nodes)
+{
+	struct plan_options o = release_opts("2.8.4", 3, NULL, NULL);
+	struct tuned x;
+
+	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
+	cr_assert_eq(x.t.ch.tree.pattern, NCCL_PATTERN_SPLIT_TREE);
+	cr_assert_eq(x.t.ch.tree.nchannels, 2);
+	assert_rel(x.t.ch.tree.bw_inter, 9.0, 1e-9);
+	assert_rel(x.t.ch.tree.bw_intra, 18.0, 1e-9);
+	tuned_destroy(&x);
+}
+
+/*
  * Until 2.17 the tuner caps every algorithm's bus bandwidth at 235 GB/s on
  * Ampere (v2.8.4-1 tuning.cc:124, v2.12.12-1 :126; gone in 2.18.1): one
  * node of the A100 preset, whose ring graph gives 240 GB/s (12 NVLinks at
