@@ -500,7 +500,8 @@ static void search_nvls(const struct nccl_release *r, const struct topology *t,
 		if (heads[h] && gbs(t->nics[h].line_rate) / heads[h] < nic)
 			nic = gbs(t->nics[h].line_rate) / heads[h];
 	for (i = 0; i < n; i++)
-		if ((ppn + 1) * speeds[i] <= gbs(t->gpu_fabric.bw) * (1 + 1e-9) &&
+		if ((ppn + 1) * speeds[i] <=
+			    search_capacity(r, t, RES_NVLINK_TX, 0) * (1 + 1e-9) &&
 		    speeds[i] <= nic * (1 + 1e-9))
 			break;
 	if (i == n)

@@ -149,6 +149,8 @@ static const struct nccl_release v2_30_7 = {
 	.intel_p2p_overhead = 6.0 / 5.0,
 	/* topo.cc:545-556 kvDictPciGen up to 64 GT/s */
 	.pci_max_gen = 6,
+	/* topo.h:20-24 SM70/SM80 20, SM90 20.6, SM100 40.1 */
+	.nvlink_link_bw = { 20.0, 20.0, 20.6, 40.1 },
 	/* topo.h:26-34 SKL_QPI_BW 10, AMD_BW 16, ARM_BW 6 (topo.cc:60-84) */
 	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 10.0, [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
 	.net_overhead = true,
@@ -305,6 +307,8 @@ static const struct nccl_release v2_21_5 = {
 	.intel_p2p_overhead = 6.0 / 5.0,
 	/* topo.cc:376-379 kvDictPciGen up to 64 GT/s */
 	.pci_max_gen = 6,
+	/* topo.h:15-17 SM70/SM80 20, SM90 20.6 (Blackwell takes sm90's) */
+	.nvlink_link_bw = { 20.0, 20.0, 20.6, 20.6 },
 	/* topo.h:20-26 SKL_QPI_BW 10, AMD_BW 16, ARM_BW 6 (topo.cc:62-80) */
 	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 10.0, [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
 	/* getNetOverhead() (:108-118, 241-248) */
@@ -430,6 +434,8 @@ static const struct nccl_release v2_19_3 = {
 	.intel_p2p_overhead = 6.0 / 5.0,
 	/* topo.cc:376-379 kvDictPciGen up to 64 GT/s */
 	.pci_max_gen = 6,
+	/* topo.h:15-17 SM70, SM80, SM90 20 */
+	.nvlink_link_bw = { 20.0, 20.0, 20.0, 20.0 },
 	/* topo.h:20-26 SKL_QPI_BW 10, AMD_BW 16, ARM_BW 6 (topo.cc:62-80) */
 	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 10.0, [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
 	/* ring: intraLat = max(intraLat, getNetOverhead() x (Simple ? 3 : 1)) */
@@ -571,6 +577,8 @@ static const struct nccl_release v2_12_12 = {
 	.intel_p2p_overhead = 6.0 / 5.0,
 	/* topo.cc:373-376 kvDictPciGen up to 64 GT/s */
 	.pci_max_gen = 6,
+	/* topo.h:15-16 SM70_NVLINK_WIDTH, SM80_NVLINK_WIDTH 22 (Hopper takes sm80's) */
+	.nvlink_link_bw = { 22.0, 22.0, 22.0, 22.0 },
 	/* topo.h:20-24 SKL_QPI_WIDTH 9, ARM_WIDTH 6, AMD not told apart:
 	 * LOC_WIDTH (topo.cc:62-79) */
 	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 9.0, [TOPO_CPU_AMD] = 5000.0, [TOPO_CPU_ARM] = 6.0 },
@@ -680,6 +688,8 @@ static const struct nccl_release v2_8_4 = {
 	.intel_p2p_overhead = 12.0 / 9.0,
 	/* topo.cc:310 kvDictPciGen up to 16 GT/s, else 60 (Gen3's rate) */
 	.pci_max_gen = 4,
+	/* topo.h:16-17 SM70_NVLINK_WIDTH, SM80_NVLINK_WIDTH 21 (later GPUs take sm80's) */
+	.nvlink_link_bw = { 21.0, 21.0, 21.0, 21.0 },
 	/* topo.h:21-25 SKL_QPI_WIDTH 9, ARM_WIDTH 6, AMD not told apart:
 	 * LOC_WIDTH (topo.cc:62-79) */
 	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 9.0, [TOPO_CPU_AMD] = 5000.0, [TOPO_CPU_ARM] = 6.0 },

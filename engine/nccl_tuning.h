@@ -150,6 +150,10 @@ struct nccl_release {
 	 * Skylake's class, SKL_QPI_BW; AMD_BW, none before 2.19 (LOC_BW);
 	 * ARM_BW). */
 	double inter_cpu_bw[TOPO_CPU_VENDOR_COUNT];
+	/* NCCL's figure for one NVLink, GB/s, by GPU generation (topo.h
+	 * SM*_NVLINK_BW): its search counts a GPU's NVLink as links x this,
+	 * whatever the topology says a link carries. */
+	double nvlink_link_bw[TOPO_GPU_ARCH_COUNT];
 	bool net_overhead;         /* ring intra hops pay NCCL_NET_OVERHEAD */
 	/* The tuner's all-reduce ring counts 2 nNodes network steps, not
 	 * 2 (nNodes - 1) (2.12 to 2.22, 2.19.3 among them). */

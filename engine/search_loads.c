@@ -110,6 +110,8 @@ double search_capacity(const struct nccl_release *r, const struct topology *t,
 		return gbs(t->nics[idx].line_rate);
 	if (kind == RES_XSOCKET_UP || kind == RES_XSOCKET_DOWN)
 		return r->inter_cpu_bw[t->cpu_vendor];
+	if ((kind == RES_NVLINK_TX || kind == RES_NVLINK_RX) && t->gpu_fabric.links)
+		return t->gpu_fabric.links * r->nvlink_link_bw[t->gpu_arch];
 	if (lk && lk->pcie_gen) {
 		unsigned gen =
 		    lk->pcie_gen <= r->pci_max_gen ? lk->pcie_gen : 3;

@@ -61,7 +61,9 @@ void search_add_chain(const struct nccl_release *r, const struct res_layout *l,
  *   generation; past the release's table, Gen3's), 12 GB/s for Gen3
  *   x16 where the link carries 12.6 at the topology's efficiency;
  * - the link between two sockets at the release's figure for the CPU's
- *   vendor (ncclTopoGetInterCpuBw).
+ *   vendor (ncclTopoGetInterCpuBw);
+ * - a GPU's NVLink, given as links, at links x the release's figure for
+ *   one (topo.h SM*_NVLINK_BW).
  * Anything else at the topology's capacity.
  */
 double search_capacity(const struct nccl_release *r, const struct topology *t,

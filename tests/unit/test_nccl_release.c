@@ -826,7 +826,9 @@ Test(nccl_release, nvls_tree_halves_each_nic_over_the_trees)
  *   512 MiB (logSize 23): x .9;  64 MiB (logSize 20): x .8;  1 GiB: none.
  *
  * The same node with Arm CPUs, or Hopper (h100-pcie5-400g.yaml: 8 x
- * min(59.5, 96, 57.7) x 16/30), or 2.19.3, take none.
+ * min(59.5, 96, 57.7) x 16/30), or 2.19.3, take none. 2.19.3 counts the
+ * B200's NVLink at sm90's 20 GB/s a link (topo.h SM90_NVLINK_BW; it
+ * predates Blackwell): 18 x 20 = 360, so NVLS's bwIntra is 40 (9 x 40).
  */
 Test(nccl_release, nvls_tree_corrected_on_blackwell_x86)
 {
@@ -859,7 +861,7 @@ Test(nccl_release, nvls_tree_corrected_on_blackwell_x86)
 	o.gdr_level = TOPO_PATH_P2C;
 	tuned_init(&x, DATA("b200-nvls.yaml"), &o);
 	assert_rel(entry(&x, ALGO_NVLS_TREE, PROTO_SIMPLE, 512 * MiB),
-		   23 + 2 * 14 + 512.0 * MiB / (1000 * 8 * 48 * 5.0 / 6), 1e-6);
+		   23 + 2 * 14 + 512.0 * MiB / (1000 * 8 * 40 * 5.0 / 6), 1e-6);
 	tuned_destroy(&x);
 }
 
