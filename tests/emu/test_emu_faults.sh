@@ -128,6 +128,37 @@ wait_rank1() {
     echo "# rank 1 of pid $1 did not appear${2:+ with its RDMA device open} in 60 s" >>"$out/err"
 }
 
+# bounded_wait PID: wait for PID, at most 120 s. Every fault here must
+# end a run within seconds; one that does not is a hang, which would
+# otherwise take the guest's whole time-out and say nothing. Then each
+# process of the run's tree is described in the TAP log (its state, the
+# kernel function it sleeps in, its stack where the kernel shows it) and
+# killed, and rc is 124.
+bounded_wait() {
+    local i p
+    for i in $(seq 1200); do
+        kill -0 "$1" 2>/dev/null || break
+        sleep 0.1
+    done
+    if ! kill -0 "$1" 2>/dev/null; then
+        wait "$1"
+        rc=$?
+        return
+    fi
+    echo "# hang: pid $1 still running 120 s after the fault; its processes:"
+    for p in "$1" $(cat "/proc/$1/task/$1/children" 2>/dev/null); do
+        echo "#   pid $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-80)"
+        echo "#     $(grep -E '^State' "/proc/$p/status" 2>/dev/null), wchan $(cat "/proc/$p/wchan" 2>/dev/null)"
+        sed 's/^/#     /' "/proc/$p/stack" 2>/dev/null | head -8
+    done
+    echo "hang: still running 120 s after the fault (processes above)" >>"$out/err"
+    for p in $(cat "/proc/$1/task/$1/children" 2>/dev/null) "$1"; do
+        kill -9 "$p" 2>/dev/null
+    done
+    wait "$1"
+    rc=124
+}
+
 kill_mid() {
     "$@" "$bin" "${run[@]}" --trace "${KILL_TRACE:-$out/endless.jsonl}" --devices "$A,$B" \
         >/dev/null 2>"$out/err" &
@@ -137,8 +168,7 @@ kill_mid() {
     t0=$(now)
     [ -n "$kid" ] && kill "-${KILL_SIG:-9}" "$kid"
     killed=$kid
-    wait "$pid"
-    rc=$?
+    bounded_wait "$pid"
     took=$(since "$t0")
 }
 
@@ -194,8 +224,7 @@ if command -v mpirun >/dev/null; then
     [ -n "$kid" ] && sleep 2
     t0=$(now)
     [ -n "$kid" ] && kill -9 "$kid"
-    wait "$pid"
-    rc=$?
+    bounded_wait "$pid"
     took=$(since "$t0")
     if [ $rc -ne 0 ] && grep -q 'exited on signal 9' "$out/err" &&
         lt "$took" 15; then
@@ -235,8 +264,7 @@ if command -v mpirun >/dev/null; then
     mpirun_rank1 GDRLAB_BOOT_TIMEOUT=3 GDRLAB_EMU_TIMEOUT=3
     t0=$(now)
     [ -n "$kid" ] && kill -STOP "$kid"
-    wait "$pid"
-    rc=$?
+    bounded_wait "$pid"
     took=$(since "$t0")
     [ -n "$kid" ] && kill -9 "$kid" 2>/dev/null
     if [ $rc -ne 0 ] && lt "$took" 25 &&
@@ -288,9 +316,10 @@ wait_port "$A" ACTIVE || notok "rxe0 did not come back ACTIVE"
 # watch_ranks PID: every 0.5 s while PID runs, its children's state,
 # kernel wait channel and stack, where they changed
 watch_ranks() {
-    local kids last="" s k
+    local kids last="" s k n=0
     kids=$(cat /proc/"$1"/task/*/children 2>/dev/null)
-    while kill -0 "$1" 2>/dev/null; do
+    while kill -0 "$1" 2>/dev/null && [ $n -lt 240 ]; do # 120 s, as bounded_wait
+        n=$((n + 1))
         s=""
         for k in $kids; do
             [ -r "/proc/$k/stat" ] || continue
@@ -310,8 +339,7 @@ pull_try() {
     ip link set va down
     ip link set vb down
     watch_ranks "$pid" >"$out/watch"
-    wait "$pid"
-    rc=$?
+    bounded_wait "$pid"
     took=$(since "$t0")
     ip link set va up
     ip link set vb up
