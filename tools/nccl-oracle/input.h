@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 // The driver's description of one communicator, read from stdin the same
 // way for every tag's harness (oracle.cc, oracle30.cc), which then put it
-// into that tag's own structs. Names (path classes, patterns, CPU types)
-// are mapped by names.h to the tag's macros.
+// into that tag's own structs, and what both print of the tuner's tables.
+// Names (path classes, patterns, CPU types) are mapped by names.h to the
+// tag's macros. Included after the tag's headers (graph.h, comm.h).
 //
 //   nranks N | nnodes N | mincc CC | maxcc CC | arch NAME | vendor NAME
 //   commch C                    comm->nChannels (connect.cc's count)
@@ -11,6 +12,7 @@
 //                               KIND: tree ring collnet nvls
 //   coll F                      ncclFunc_t: 0 Broadcast 1 Reduce 2 AllGather 3 ReduceScatter 4 AllReduce
 //   sizes S1 S2 ...             nBytes (the total for all-gather, as NCCL's info has it)
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -66,4 +68,34 @@ static oracle_input read_input(std::istream& in) {
     }
   }
   return d;
+}
+
+// The tag's graphs g[0..3] (tree ring collnet nvls) from @in; the CollNet
+// graph is a TREE pattern, as init.cc searches it.
+static void fill_graphs(struct ncclTopoGraph* g, const oracle_input& in) {
+  g[2].pattern = NCCL_TOPO_PATTERN_TREE;
+  g[2].collNet = 1;
+  for (int i = 0; i < 4; i++) {
+    const oracle_graph& d = in.graphs[i];
+    if (!d.set) continue;
+    g[i].nChannels = d.nChannels;
+    g[i].typeIntra = d.typeIntra;
+    g[i].typeInter = d.typeInter;
+    g[i].pattern = d.pattern;
+    g[i].sameChannels = d.sameChannels;
+#if NCCL_VERSION_CODE < 21700  // speedIntra/speedInter until 2.13, bwIntra/bwInter from 2.14
+    g[i].speedIntra = d.bwIntra; g[i].speedInter = d.bwInter;
+#else
+    g[i].bwIntra = d.bwIntra; g[i].bwInter = d.bwInter;
+#endif
+  }
+}
+
+// The tuner's latency and bandwidth tables, a "tab" line each.
+static void print_tables(const struct ncclComm& comm) {
+  for (int c = 0; c < NCCL_NUM_FUNCTIONS; c++)
+    for (int a = 0; a < NCCL_NUM_ALGORITHMS; a++)
+      for (int p = 0; p < NCCL_NUM_PROTOCOLS; p++)
+        printf("tab %s %s %s %.9g %.9g\n", ncclFuncStr[c], ncclAlgoStr[a], ncclProtoStr[p],
+               comm.latencies[c][a][p], comm.bandwidths[c][a][p]);
 }

@@ -88,22 +88,7 @@ int main() {
   comm.collNetSupport = in.collNet;
   g_arch = nameOf(in.arch);
   g_vendor = nameOf(in.vendor);
-  g[2].pattern = NCCL_TOPO_PATTERN_TREE;
-  g[2].collNet = 1;
-  for (int i = 0; i < 4; i++) {
-    const oracle_graph& d = in.graphs[i];
-    if (!d.set) continue;
-    g[i].nChannels = d.nChannels;
-    g[i].typeIntra = d.typeIntra;
-    g[i].typeInter = d.typeInter;
-    g[i].pattern = d.pattern;
-    g[i].sameChannels = d.sameChannels;
-#if NCCL_VERSION_CODE < 21700  // speedIntra/speedInter until 2.13, bwIntra/bwInter from 2.14
-    g[i].speedIntra = d.bwIntra; g[i].speedInter = d.bwInter;
-#else
-    g[i].bwIntra = d.bwIntra; g[i].bwInter = d.bwInter;
-#endif
-  }
+  fill_graphs(g, in);
   comm.localRanks = comm.nRanks / comm.nNodes;
 #if NCCL_VERSION_CODE >= 21700
   comm.minCompCap = mincc;
@@ -118,11 +103,7 @@ int main() {
     fprintf(stderr, "ncclTopoTuneModel failed\n");
     return 1;
   }
-  for (int c = 0; c < NCCL_NUM_FUNCTIONS; c++)
-    for (int a = 0; a < NCCL_NUM_ALGORITHMS; a++)
-      for (int p = 0; p < NCCL_NUM_PROTOCOLS; p++)
-        printf("tab %s %s %s %.9g %.9g\n", ncclFuncStr[c], ncclAlgoStr[a], ncclProtoStr[p],
-               comm.latencies[c][a][p], comm.bandwidths[c][a][p]);
+  print_tables(comm);
   static struct ncclInfo info;
   info.comm = &comm;
   info.coll = (ncclFunc_t)coll;

@@ -77,20 +77,8 @@ int main() {
   comm.nChannels = in.nChannels;
   comm.cpuArch = nameOf(in.arch);
   comm.cpuVendor = nameOf(in.vendor);
-  g[2].pattern = NCCL_TOPO_PATTERN_TREE;
-  g[2].collNet = 1;
   if (getenv("ORACLE_LOG")) { ncclDebugLevel = NCCL_LOG_INFO; ncclDebugMask = ~0ull; }
-  for (int i = 0; i < 4; i++) {
-    const oracle_graph& d = in.graphs[i];
-    if (!d.set) continue;
-    g[i].nChannels = d.nChannels;
-    g[i].bwIntra = d.bwIntra;
-    g[i].bwInter = d.bwInter;
-    g[i].typeIntra = d.typeIntra;
-    g[i].typeInter = d.typeInter;
-    g[i].pattern = d.pattern;
-    g[i].sameChannels = d.sameChannels;
-  }
+  fill_graphs(g, in);
   comm.localRanks = comm.nRanks / comm.nNodes;
   comm.minCompCap = mincc;
   comm.maxCompCap = maxcc;
@@ -102,11 +90,7 @@ int main() {
     fprintf(stderr, "ncclTopoInitTunerConstants or ncclTopoTuneModel failed\n");
     return 1;
   }
-  for (int c = 0; c < NCCL_NUM_FUNCTIONS; c++)
-    for (int a = 0; a < NCCL_NUM_ALGORITHMS; a++)
-      for (int p = 0; p < NCCL_NUM_PROTOCOLS; p++)
-        printf("tab %s %s %s %.9g %.9g\n", ncclFuncStr[c], ncclAlgoStr[a], ncclProtoStr[p],
-               comm.latencies[c][a][p], comm.bandwidths[c][a][p]);
+  print_tables(comm);
   for (size_t s : sizes)
     for (int a = 0; a < NCCL_NUM_ALGORITHMS; a++)
       for (int p = 0; p < NCCL_NUM_PROTOCOLS; p++) {
