@@ -12,13 +12,24 @@
 //                               KIND: tree ring collnet nvls
 //   coll F                      ncclFunc_t: 0 Broadcast 1 Reduce 2 AllGather 3 ReduceScatter 4 AllReduce
 //   sizes S1 S2 ...             nBytes (the total for all-gather, as NCCL's info has it)
+#include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "names.h"
+
+// NCCL's INFO/WARN lines, on stderr with ORACLE_LOG=1 (the harnesses'
+// debug.cc stubs: each tag has its own signature).
+static void oracle_log(int level, const char* fmt, va_list ap) {
+  if (!getenv("ORACLE_LOG")) return;
+  fprintf(stderr, "[nccl %d] ", level);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+}
 
 struct oracle_graph {
   bool set;

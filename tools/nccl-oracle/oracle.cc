@@ -64,12 +64,9 @@ void ncclLoadParam(char const* env, int64_t deftVal, int64_t uninitialized, int6
 // debug.cc (v2.21.5-1 :152): NCCL's INFO/WARN lines, shown with ORACLE_LOG=1.
 thread_local int ncclDebugNoWarn = 0;
 void ncclDebugLog(ncclDebugLogLevel level, unsigned long flags, const char* filefunc, int line, const char* fmt, ...) {
-  if (!getenv("ORACLE_LOG")) return;
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "[nccl %d] ", (int)level);
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
+  oracle_log((int)level, fmt, ap);
   va_end(ap);
 }
 

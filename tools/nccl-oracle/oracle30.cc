@@ -51,12 +51,9 @@ uint64_t ncclDebugMask = 0;
 thread_local int ncclDebugNoWarn = 0;
 void ncclDebugLogInternal(ncclDebugLogLevel level, unsigned long flags, const char* file, const char* func, int line,
                           const char* fmt, ...) {
-  if (!getenv("ORACLE_LOG")) return;
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "[nccl %d] ", (int)level);
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
+  oracle_log((int)level, fmt, ap);
   va_end(ap);
 }
 
