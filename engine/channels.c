@@ -14,11 +14,6 @@ int channels_nic(const struct topology *t, unsigned gpu, unsigned channel)
 	return topo_nearest_nic_rotated(t, (int)gpu, channel);
 }
 
-static double gbs(double bytes_per_s)
-{
-	return bytes_per_s / 1e9;
-}
-
 const char *nccl_pattern_name(enum nccl_pattern p)
 {
 	static const char *const names[] = {
@@ -497,8 +492,8 @@ static void search_nvls(const struct nccl_release *r, const struct topology *t,
 			heads[h]++;
 	}
 	for (unsigned h = 0; h < t->nnics && h < TOPO_MAX_NICS; h++)
-		if (heads[h] && gbs(t->nics[h].line_rate) / heads[h] < nic)
-			nic = gbs(t->nics[h].line_rate) / heads[h];
+		if (heads[h] && search_capacity(r, t, RES_PORT_TX, h) / heads[h] < nic)
+			nic = search_capacity(r, t, RES_PORT_TX, h) / heads[h];
 	for (i = 0; i < n; i++)
 		if ((ppn + 1) * speeds[i] <=
 			    search_capacity(r, t, RES_NVLINK_TX, 0) * (1 + 1e-9) &&
@@ -568,7 +563,8 @@ static double min_net_bw(const struct nccl_release *r, const struct topology *t,
 
 			if (c && nic == first)
 				break;
-			bw = fmin(bw, fmin(gbs(t->nics[nic].line_rate), path_bw(r, &l, t, g, nic)));
+			bw = fmin(bw, fmin(search_capacity(r, t, RES_PORT_TX, (unsigned)nic),
+					   path_bw(r, &l, t, g, nic)));
 		}
 	}
 	return isfinite(bw) ? bw : 0;
