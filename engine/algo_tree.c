@@ -192,9 +192,8 @@ static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
 	 * busBw = min(nCh x the graph's speed x .92, nCh * perChMaxTreeBw),
 	 * LL128's share of it after, then x0.5 for the all-reduce; the
 	 * pattern's discount aside, as for LL) enters its cost model's
-	 * bandwidth term alone; the
-	 * latency term is the hops' latencies, 2 ((ppn - 1) intra + log2(N)
-	 * inter), and nothing per chunk a hop. So the limit paces each
+	 * bandwidth term alone; the latency term is the hops' latencies,
+	 * 2 ((ppn - 1) intra + log2(N) inter), and nothing per chunk a hop. So the limit paces each
 	 * connection's stream of slices (stream_cap), and a slice still
 	 * crosses a hop at its links' pace: charged on every hop of the fill
 	 * (as conn_cap is) it made a slice's way up and down the tree cost

@@ -47,7 +47,7 @@ struct topo_link {
 	double latency; /* seconds, one way; never zero */
 	enum topo_link_kind kind;
 	/* A PCIe link given by generation and lanes, as Linux reports it
-	 * to NCCL, which its search counts by (channels.c); 0 for a link
+	 * to NCCL, which its search counts by (search_loads.c); 0 for a link
 	 * given by its bandwidth. */
 	unsigned pcie_gen, pcie_width;
 };
