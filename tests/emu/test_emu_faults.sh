@@ -128,14 +128,19 @@ wait_rank1() {
     echo "# rank 1 of pid $1 did not appear${2:+ with its RDMA device open} in 60 s" >>"$out/err"
 }
 
+# proc_state PID: its state, the kernel function it sleeps in and the top
+# of its stack where the kernel shows it, on one line
+proc_state() {
+    echo "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) $(cat "/proc/$1/wchan" 2>/dev/null) $(head -3 "/proc/$1/stack" 2>/dev/null | tr '\n' ' ')"
+}
+
 # bounded_wait PID: wait for PID, at most 120 s. Every fault here must
 # end a run within seconds; one that does not is a hang, which would
-# otherwise take the guest's whole time-out and say nothing. Then each
-# process of the run's tree is described in the TAP log (its state, the
-# kernel function it sleeps in, its stack where the kernel shows it) and
-# killed, and rc is 124.
+# otherwise take the guest's whole time-out and say nothing. Then PID and
+# its children are described in the TAP log (proc_state) and killed, and
+# rc is 124.
 bounded_wait() {
-    local i p
+    local i p kids
     for i in $(seq 1200); do
         kill -0 "$1" 2>/dev/null || break
         sleep 0.1
@@ -145,14 +150,13 @@ bounded_wait() {
         rc=$?
         return
     fi
+    kids=$(cat /proc/"$1"/task/*/children 2>/dev/null)
     echo "# hang: pid $1 still running 120 s after the fault; its processes:"
-    for p in "$1" $(cat "/proc/$1/task/$1/children" 2>/dev/null); do
-        echo "#   pid $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-80)"
-        echo "#     $(grep -E '^State' "/proc/$p/status" 2>/dev/null), wchan $(cat "/proc/$p/wchan" 2>/dev/null)"
-        sed 's/^/#     /' "/proc/$p/stack" 2>/dev/null | head -8
+    for p in "$1" $kids; do
+        echo "#   pid $p ($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-60)): $(proc_state "$p")"
     done
     echo "hang: still running 120 s after the fault (processes above)" >>"$out/err"
-    for p in $(cat "/proc/$1/task/$1/children" 2>/dev/null) "$1"; do
+    for p in $kids "$1"; do
         kill -9 "$p" 2>/dev/null
     done
     wait "$1"
@@ -323,7 +327,7 @@ watch_ranks() {
         s=""
         for k in $kids; do
             [ -r "/proc/$k/stat" ] || continue
-            s="$s [rank pid $k: $(cut -d' ' -f3 "/proc/$k/stat") $(cat "/proc/$k/wchan" 2>/dev/null) $(head -3 "/proc/$k/stack" 2>/dev/null | tr '\n' ' ')]"
+            s="$s [rank pid $k: $(proc_state "$k")]"
         done
         [ "$s" != "$last" ] && echo "# $(since "$t0") s:$s"
         last=$s
