@@ -143,11 +143,21 @@ static int implicit_comm(struct trace *t, const struct trace_entry *e, uint64_t 
 			*out = i;
 			return 0;
 		}
-	if (e->ngroup)
-		snprintf(name, sizeof(name), "group%zu", t->ncomm_groups + 1);
-	else
+	if (e->ngroup) {
+		/* The next groupN a named communicator has not taken with
+		 * other ranks: a line may name "group2" for ranks an unnamed
+		 * line got first (the same one, then), and a written trace
+		 * names it from its first line, so the numbers after it must
+		 * not depend on which line first said the name. */
+		for (size_t n = t->ncomm_groups + 1;; n++) {
+			snprintf(name, sizeof(name), "group%zu", n);
+			if (find_name(t, name) < 0)
+				break;
+		}
+	} else {
 		snprintf(name, sizeof(name), WORLD);
-	/* A named communicator took the name with other ranks. */
+	}
+	/* A named communicator took "world" with other ranks. */
 	taken = find_name(t, name);
 	if (taken >= 0)
 		return diag_at(d, -EINVAL, t->file, e->line, 0, "group",

@@ -313,6 +313,53 @@ Test(trace, communicators)
 	expect_no_leaks();
 }
 
+/*
+ * An unnamed line's group takes the next groupN no named communicator has
+ * taken. Found by fuzz_trace: [0, 2] and [0, 1] unnamed are group1 and
+ * group2, [2, 1] group3, and a later line names "group2" for [0, 1] (the
+ * same communicator). Written, group2 is named from its first line, so
+ * on reading back [2, 1] must skip the taken group2 and be group3 again,
+ * where it once failed ("'group2' (line 2) has other ranks"). A trace
+ * naming "group1" before any unnamed group gives the first unnamed one
+ * group2.
+ */
+Test(trace, implicit_names_skip_taken_ones)
+{
+	static const char adopted[] =
+		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [0, 2]}\n"
+		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [0, 1]}\n"
+		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [2, 1]}\n"
+		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [0, 1], \"comm\": \"group2\"}\n";
+	static const char *const want[] = { "group1", "group2", "group3", "group2" };
+	static const char named_first[] =
+		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [0, 1], \"comm\": \"group1\"}\n"
+		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [2, 3]}\n";
+	struct diag d = { "" };
+	struct trace t, u;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	cr_assert_eq(trace_load_buffer(adopted, strlen(adopted), "adopted", &t, &d), 0, "%s", d.msg);
+	for (size_t i = 0; i < t.nentries; i++)
+		cr_expect_str_eq(trace_entry_comm(&t, &t.entries[i]), want[i], "line %zu", i + 1);
+	f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	cr_assert_eq(trace_write(f, &t), 0);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(trace_load_buffer(buf, len, "written", &u, &d), 0, "%s\n%s", d.msg, buf);
+	expect_equal(&t, &u);
+	free(buf);
+	trace_destroy(&t);
+	trace_destroy(&u);
+
+	cr_assert_eq(trace_load_buffer(named_first, strlen(named_first), "named", &t, &d), 0,
+		     "%s", d.msg);
+	cr_expect_str_eq(trace_entry_comm(&t, &t.entries[1]), "group2");
+	trace_destroy(&t);
+	expect_no_leaks();
+}
+
 Test(trace, write_reads_back_equal)
 {
 	struct trace a, b;
