@@ -24,7 +24,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -34,56 +33,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "boot_tcp_internal.h"
 #include "fd_io.h"
 
-int64_t tcp_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 double tcp_secs(int ms)
 {
 	return ms / 1000.0;
-}
-
-int tcp_left_ms(int64_t deadline)
-{
-	int64_t left = deadline - tcp_now_ms();
-
-	return left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
-}
-
-int tcp_read_by(int fd, void *buf, size_t len, int64_t deadline)
-{
-	char *p = buf;
-
-	while (len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t n;
-
-		n = poll(&pfd, 1, tcp_left_ms(deadline));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ETIMEDOUT;
-		n = recv(fd, p, len, 0);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -ECONNRESET;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 int tcp_send_msg(int fd, unsigned type, const void *buf, size_t len)
@@ -143,7 +100,7 @@ static int peer_try(const struct addrinfo *ai, int64_t deadline, int *out)
 		return -errno;
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS)
 		err = -errno;
-	else if (poll(&pfd, 1, tcp_left_ms(deadline)) <= 0)
+	else if (poll(&pfd, 1, fd_left_ms(deadline)) <= 0)
 		err = -ETIMEDOUT;
 	else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) || err)
 		err = err ? -err : -errno;
@@ -161,7 +118,7 @@ static int peer_try(const struct addrinfo *ai, int64_t deadline, int *out)
 static int peer_connect(struct tcp *t, struct boot *b, struct diag *d)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	int64_t deadline = tcp_now_ms() + t->cfg.timeout_ms;
+	int64_t deadline = fd_now_ms() + t->cfg.timeout_ms;
 	char port[16];
 	int err = -ETIMEDOUT, left;
 
@@ -182,9 +139,9 @@ static int peer_connect(struct tcp *t, struct boot *b, struct diag *d)
 		freeaddrinfo(res);
 		if (!err)
 			return 0;
-		left = tcp_left_ms(deadline);
+		left = fd_left_ms(deadline);
 		poll(NULL, 0, left < TCP_RETRY_MS ? left : TCP_RETRY_MS);
-	} while (tcp_left_ms(deadline));
+	} while (fd_left_ms(deadline));
 	return tcp_fail(t, d, -ETIMEDOUT,
 			"rank %u: cannot reach rank 0 at %s:%u (%s) within %g s (GDRLAB_BOOT_TIMEOUT): %s",
 			b->rank, t->cfg.host, t->cfg.port, t->cfg.from,
@@ -202,7 +159,7 @@ static int peer_hello(struct tcp *t, struct boot *b, struct diag *d)
 	tcp_tune_socket(z->fd, t->cfg.timeout_ms);
 	err = fd_write_full(z->fd, &h, sizeof(h));
 	if (!err)
-		err = tcp_read_by(z->fd, &h, sizeof(h), tcp_now_ms() + 2 * (int64_t)t->cfg.timeout_ms);
+		err = fd_read_by(z->fd, &h, sizeof(h), fd_now_ms() + 2 * (int64_t)t->cfg.timeout_ms);
 	if (err == -ETIMEDOUT)
 		return tcp_fail(t, d, err, "rank %u: no word from rank 0 at %s:%u within %g s of connecting (GDRLAB_BOOT_TIMEOUT): is it gdrlab?",
 				b->rank, t->cfg.host, t->cfg.port, tcp_secs(2 * t->cfg.timeout_ms));
@@ -236,18 +193,18 @@ static int peer_exchange(struct tcp *t, struct boot *b, const void *mine,
 			 void *all, size_t len, struct diag *d)
 {
 	int fd = t->peers[0].fd;
-	int64_t deadline = tcp_now_ms() + 2 * (int64_t)t->cfg.timeout_ms;
+	int64_t deadline = fd_now_ms() + 2 * (int64_t)t->cfg.timeout_ms;
 	struct boot_hdr h;
 	char *msg;
 	int err;
 
 	/* A failed send still reads on: an ABORT may be waiting there. */
 	tcp_send_msg(fd, BOOT_MSG_GATHER, mine, len);
-	err = tcp_read_by(fd, &h, sizeof(h), deadline);
+	err = fd_read_by(fd, &h, sizeof(h), deadline);
 	if (err)
 		return peer_lost(t, b, err, d);
 	if (h.type == BOOT_MSG_ALL && h.len == len * b->size) {
-		err = tcp_read_by(fd, all, h.len, deadline);
+		err = fd_read_by(fd, all, h.len, deadline);
 		return err ? peer_lost(t, b, err, d) : 0;
 	}
 	if (h.type != BOOT_MSG_ABORT || h.len >= DIAG_MSG_MAX)
@@ -256,7 +213,7 @@ static int peer_exchange(struct tcp *t, struct boot *b, const void *mine,
 	msg = calloc(1, h.len + 1);
 	if (!msg)
 		return tcp_fail(t, d, -ENOMEM, "out of memory");
-	err = tcp_read_by(fd, msg, h.len, deadline);
+	err = fd_read_by(fd, msg, h.len, deadline);
 	tcp_fail(t, d, -ECONNABORTED, "%s", err ? "aborted by rank 0" : msg);
 	free(msg);
 	return -ECONNABORTED;

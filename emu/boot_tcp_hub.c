@@ -66,9 +66,9 @@ static int hub_take(struct tcp *t, struct boot *b, int fd, int64_t deadline,
 		    struct diag *d)
 {
 	struct tcp_hello h;
-	int64_t by = tcp_now_ms() + TCP_HELLO_MS;
+	int64_t by = fd_now_ms() + TCP_HELLO_MS;
 
-	if (tcp_read_by(fd, &h, sizeof(h), by < deadline ? by : deadline) ||
+	if (fd_read_by(fd, &h, sizeof(h), by < deadline ? by : deadline) ||
 	    h.magic != TCP_MAGIC || h.key != t->cfg.key) {
 		close(fd);
 		return 0; /* not one of ours: a port scan, another job */
@@ -112,7 +112,7 @@ static int hub_late(struct tcp *t, struct boot *b, struct diag *d)
 
 int tcp_hub_accept(struct tcp *t, struct boot *b, struct diag *d)
 {
-	int64_t deadline = tcp_now_ms() + t->cfg.timeout_ms;
+	int64_t deadline = fd_now_ms() + t->cfg.timeout_ms;
 	unsigned have = 1;
 	int lfd, err = hub_listen(t->cfg.port, (int)b->size, &lfd);
 
@@ -121,7 +121,7 @@ int tcp_hub_accept(struct tcp *t, struct boot *b, struct diag *d)
 				t->cfg.port, t->cfg.from, strerror(-err));
 	while (!err && have < b->size) {
 		struct pollfd pfd = { .fd = lfd, .events = POLLIN };
-		int n = poll(&pfd, 1, tcp_left_ms(deadline)), fd;
+		int n = poll(&pfd, 1, fd_left_ms(deadline)), fd;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -172,7 +172,7 @@ int tcp_hub_welcome(struct tcp *t, struct boot *b, struct diag *d)
 static void hub_abort(struct tcp *t, struct boot *b)
 {
 	struct pollfd *pfd = calloc(b->size, sizeof(*pfd));
-	int64_t deadline = tcp_now_ms() + TCP_LINGER_MS;
+	int64_t deadline = fd_now_ms() + TCP_LINGER_MS;
 	char junk[4096];
 
 	for (unsigned r = 1; r < b->size; r++) {
@@ -189,7 +189,7 @@ static void hub_abort(struct tcp *t, struct boot *b)
 		for (unsigned r = 1; r < b->size; r++)
 			if (t->peers[r].fd >= 0)
 				pfd[m++] = (struct pollfd){ .fd = t->peers[r].fd, .events = POLLIN };
-		if (!m || poll(pfd, m, tcp_left_ms(deadline)) <= 0)
+		if (!m || poll(pfd, m, fd_left_ms(deadline)) <= 0)
 			break;
 		for (unsigned r = 1, i = 0; r < b->size; r++) {
 			ssize_t got;
@@ -220,11 +220,11 @@ static void hub_read(struct tcp *t, unsigned r, void *all, size_t len,
 {
 	struct boot_hdr h;
 	char *dst = (char *)all + r * len;
-	int64_t deadline = tcp_now_ms() + t->cfg.timeout_ms;
+	int64_t deadline = fd_now_ms() + t->cfg.timeout_ms;
 
-	if (tcp_read_by(t->peers[r].fd, &h, sizeof(h), deadline) ||
+	if (fd_read_by(t->peers[r].fd, &h, sizeof(h), deadline) ||
 	    (h.type == BOOT_MSG_GATHER && h.len == len &&
-	     tcp_read_by(t->peers[r].fd, dst, len, deadline))) {
+	     fd_read_by(t->peers[r].fd, dst, len, deadline))) {
 		if (!g->dead || r < g->dead)
 			g->dead = r;
 		return;
@@ -292,7 +292,7 @@ int tcp_hub_exchange(struct tcp *t, struct boot *b, const void *mine,
 {
 	const struct boot_sync_hdr *own = peek && len >= sizeof(*own) &&
 		((const struct boot_sync_hdr *)mine)->err ? mine : NULL;
-	int64_t deadline = tcp_now_ms() + t->cfg.timeout_ms;
+	int64_t deadline = fd_now_ms() + t->cfg.timeout_ms;
 	struct pollfd *pfd = calloc(b->size, sizeof(*pfd));
 	struct gather g = { .got = calloc(b->size, sizeof(bool)) };
 	int err = 0;
@@ -317,7 +317,7 @@ int tcp_hub_exchange(struct tcp *t, struct boot *b, const void *mine,
 			break;
 		/* rank 0 failed: one look for a peer that is gone (the cause,
 		 * more often than not), then stop everyone */
-		n = want ? poll(pfd, m, own ? 100 : tcp_left_ms(deadline)) : 0;
+		n = want ? poll(pfd, m, own ? 100 : fd_left_ms(deadline)) : 0;
 		if (n < 0 && errno == EINTR)
 			continue;
 		for (unsigned r = 1, i = 0; n > 0 && r < b->size; r++)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "boot.h"
+#include "fd_io.h" /* fd_now_ms, fd_left_ms, fd_read_by */
 
 #define TCP_MAGIC 0x67647262u /* "gdrb" */
 #define TCP_VERSION 1
@@ -42,13 +43,8 @@ struct tcp {
 	struct diag failed;
 };
 
-int64_t tcp_now_ms(void);
-int tcp_left_ms(int64_t deadline);
 double tcp_secs(int ms);
 
-/* Read @len bytes before @deadline: 0, -ETIMEDOUT, -ECONNRESET when the
- * other end closed, or another -errno. */
-int tcp_read_by(int fd, void *buf, size_t len, int64_t deadline);
 /* A struct boot_hdr and its payload. */
 int tcp_send_msg(int fd, unsigned type, const void *buf, size_t len);
 /* Small messages go out at once; a send blocked for @ms (a rank that

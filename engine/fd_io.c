@@ -2,7 +2,10 @@
 #include "fd_io.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 int fd_write_full(int fd, const void *buf, size_t len)
@@ -32,6 +35,46 @@ int fd_read_full(int fd, void *buf, size_t len)
 		ssize_t n = read(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ECONNRESET;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int64_t fd_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int fd_left_ms(int64_t deadline)
+{
+	int64_t left = deadline - fd_now_ms();
+
+	return left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
+}
+
+int fd_read_by(int fd, void *buf, size_t len, int64_t deadline)
+{
+	char *p = buf;
+
+	while (len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n = poll(&pfd, 1, fd_left_ms(deadline));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ETIMEDOUT;
+		n = read(fd, p, len);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : -ECONNRESET;
