@@ -11,6 +11,15 @@
  * it) aborts the run alike, as the TCP hub's barriers do. Ranks that do
  * not leave within HUB_GRACE_MS after an abort are killed, so a run
  * always ends.
+ *
+ * The hub itself never waits on one rank without a bound: a message a
+ * rank began and did not finish (stopped between its header and its
+ * payload) is read for the boot time-out at most, a write to a rank that
+ * stopped reading gives up after as long (SO_SNDTIMEO), and a rank that
+ * closed its socket is reaped without blocking, killed when it does not
+ * exit within HUB_GRACE_MS. Before 2026-12-05 each of these waited for
+ * ever, and a rank stopped in the middle of a message hung the whole run
+ * (tests/emu/test_emu_faults.sh, 2c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,16 +31,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "emu_hub.h"
 #include "emu_memory.h"
-#include "emu_rank.h"
 #include "fd_io.h"
 #include "vp_internal.h"
 
 #define HUB_GRACE_MS 10000
+#define HUB_REAP_MS 1000
 /*
  * How long a rank polls for the barrier's release before it sleeps: as
  * long as the other ranks may take to check the last collective's bytes
@@ -46,6 +58,8 @@ struct kid {
 	pid_t pid;
 	int fd;          /* -1 once closed */
 	bool reaped, result;
+	bool killed;     /* by the hub: its abort (or result) says why */
+	double closed_at; /* when fd was closed; the grace runs from there */
 	char *gather;    /* its pending contribution */
 	size_t glen;
 };
@@ -70,6 +84,23 @@ struct hub {
  * on, where there is one for each rank; else leave it unbound (ranks
  * share CPUs anyway). A hint: a failure leaves the rank unbound.
  */
+void emu_hub_die_with_parent(void)
+{
+	pid_t parent = getppid();
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(1); /* it died before the signal was armed */
+}
+
+/* Writes to a rank give up after @ms (fd_write_full: -EAGAIN). A hint,
+ * as on the TCP hub's sockets: without it a write may block. */
+static void set_send_timeout(int fd, int ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
 static void bind_rank(unsigned rank, unsigned n)
 {
 	cpu_set_t allowed, one;
@@ -99,6 +130,7 @@ static int child_main(const struct emu_rank_args *a, const char *device,
 
 	ca.device = device;
 	ca.progress = NULL;
+	emu_hub_die_with_parent();
 	if (a->bind_cpus)
 		bind_rank(rank, n);
 	boot_fork_init(&b, rank, n, fd);
@@ -148,15 +180,17 @@ static bool oom_killed(const struct hub *h)
 	return h->oom_kills != UINT64_MAX && now != UINT64_MAX && now > h->oom_kills;
 }
 
-static void kid_closed(struct hub *h, unsigned r)
+/*
+ * Say why rank @r ended, once its socket is drained and it is reaped
+ * (status @st): a signal, the OOM killer, or an exit before its results.
+ * One the hub killed is explained by the abort that came first.
+ */
+static void kid_judge(struct hub *h, unsigned r, int st)
 {
 	struct kid *k = &h->kids[r];
-	int st = 0;
 
-	close(k->fd);
-	k->fd = -1;
-	if (waitpid(k->pid, &st, 0) == k->pid)
-		k->reaped = true;
+	if (k->killed)
+		return;
 	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && oom_killed(h)) {
 		char advice[160];
 
@@ -173,6 +207,56 @@ static void kid_closed(struct hub *h, unsigned r)
 			  r, (int)k->pid, WEXITSTATUS(st));
 }
 
+/* Reap rank @r, whose socket is closed, if it has exited. */
+static bool kid_reap(struct hub *h, unsigned r)
+{
+	struct kid *k = &h->kids[r];
+	int st = 0;
+
+	if (!k->reaped && waitpid(k->pid, &st, WNOHANG) == k->pid) {
+		k->reaped = true;
+		kid_judge(h, r, st);
+	}
+	return k->reaped;
+}
+
+/* Stop listening to rank @r; the loop reaps it, or kills it after the
+ * grace (hub_reap). */
+static void kid_drop(struct hub *h, unsigned r)
+{
+	close(h->kids[r].fd);
+	h->kids[r].fd = -1;
+	h->kids[r].closed_at = vp_now_us();
+}
+
+/*
+ * Rank @r's socket reached its end. A rank closes it as it exits, a
+ * moment before the kernel lets it be reaped: wait that moment
+ * (HUB_REAP_MS at most), so that its death is reported before its peers'
+ * reactions to it.
+ */
+static void kid_closed(struct hub *h, unsigned r)
+{
+	kid_drop(h, r);
+	while (!kid_reap(h, r) &&
+	       vp_now_us() - h->kids[r].closed_at < HUB_REAP_MS * 1e3)
+		usleep(1000);
+}
+
+/*
+ * Rank @r has not taken a message for the boot time-out (SO_SNDTIMEO:
+ * its socket's buffer stayed full): hung or stopped. What it has of the
+ * message is out of step, so the hub stops talking to it, as to one that
+ * stalled mid-message.
+ */
+static void kid_deaf(struct hub *h, unsigned r)
+{
+	kid_drop(h, r); /* first: the abort is not written to it */
+	hub_abort(h, -ETIMEDOUT,
+		  "rank %u (pid %d) took nothing from the hub for %g s (GDRLAB_BOOT_TIMEOUT): hung or stopped",
+		  r, (int)h->kids[r].pid, h->a->barrier_ms / 1e3);
+}
+
 static void hub_send_all(struct hub *h)
 {
 	size_t len = h->kids[0].glen;
@@ -182,11 +266,13 @@ static void hub_send_all(struct hub *h)
 		if (h->kids[r].glen != len)
 			return hub_abort(h, -EPROTO, "ranks disagree on a bootstrap message size");
 	for (unsigned r = 0; r < h->n; r++) {
-		if (fd_write_full(h->kids[r].fd, &hdr, sizeof(hdr)))
-			continue; /* dead: its EOF reports it */
-		for (unsigned q = 0; q < h->n; q++)
-			if (fd_write_full(h->kids[r].fd, h->kids[q].gather, len))
-				break;
+		int err = fd_write_full(h->kids[r].fd, &hdr, sizeof(hdr));
+
+		for (unsigned q = 0; !err && q < h->n; q++)
+			err = fd_write_full(h->kids[r].fd, h->kids[q].gather, len);
+		if (err == -EAGAIN)
+			kid_deaf(h, r);
+		/* else a rank that is gone: its end of file reports it */
 	}
 	for (unsigned r = 0; r < h->n; r++) {
 		free(h->kids[r].gather);
@@ -196,18 +282,35 @@ static void hub_send_all(struct hub *h)
 	h->ngathered = 0;
 }
 
+/*
+ * Rank @r stopped in the middle of a message: the rest of it may never
+ * come, and what does would be read out of step, so the hub stops
+ * listening to it, aborts the run and kills it after the grace.
+ */
+static void kid_stalled(struct hub *h, unsigned r)
+{
+	kid_drop(h, r); /* first: the abort is not written to it */
+	hub_abort(h, -ETIMEDOUT,
+		  "rank %u (pid %d) stopped in the middle of a message to the hub: no more of it within %g s (GDRLAB_BOOT_TIMEOUT): hung or stopped",
+		  r, (int)h->kids[r].pid, h->a->barrier_ms / 1e3);
+}
+
+/* Read rank @r's next message, which poll says has begun. */
 static void kid_message(struct hub *h, unsigned r)
 {
 	struct kid *k = &h->kids[r];
+	int64_t by = fd_now_ms() + h->a->barrier_ms;
 	struct boot_hdr hdr;
 	char *buf;
+	int err;
 
-	if (fd_read_full(k->fd, &hdr, sizeof(hdr)))
-		return kid_closed(h, r);
-	buf = malloc(hdr.len ? hdr.len : 1);
-	if (!buf || fd_read_full(k->fd, buf, hdr.len)) {
+	err = fd_read_by(k->fd, &hdr, sizeof(hdr), by);
+	buf = err ? NULL : malloc(hdr.len ? hdr.len : 1);
+	if (buf)
+		err = fd_read_by(k->fd, buf, hdr.len, by);
+	if (err || !buf) {
 		free(buf);
-		return kid_closed(h, r);
+		return err == -ETIMEDOUT ? kid_stalled(h, r) : kid_closed(h, r);
 	}
 	if (h->aborted) {
 		free(buf); /* draining: the ranks are on their way out */
@@ -234,17 +337,9 @@ static void kid_message(struct hub *h, unsigned r)
 			hub_send_all(h);
 	} else {
 		hub_abort(h, -EPROTO, "rank %u sent a bad bootstrap message", r);
+		kid_drop(h, r); /* what follows it cannot be read in step */
 	}
 	free(buf);
-}
-
-static unsigned live(const struct hub *h)
-{
-	unsigned n = 0;
-
-	for (unsigned r = 0; r < h->n; r++)
-		n += h->kids[r].fd >= 0;
-	return n;
 }
 
 /*
@@ -280,43 +375,90 @@ static void barrier_late(struct hub *h)
 		  late > 1 ? "s" : "", list, h->a->barrier_ms / 1e3);
 }
 
+static int hub_grace_ms(const struct hub *h)
+{
+	return h->a->grace_ms > 0 ? h->a->grace_ms : HUB_GRACE_MS;
+}
+
+static bool all_reaped(const struct hub *h)
+{
+	for (unsigned r = 0; r < h->n; r++)
+		if (!h->kids[r].reaped)
+			return false;
+	return true;
+}
+
+static void kid_kill(struct hub *h, unsigned r)
+{
+	kill(h->kids[r].pid, SIGKILL);
+	h->kids[r].killed = true;
+}
+
+/*
+ * Reap the ranks whose sockets closed, and kill the ones that outstay a
+ * grace (hub_grace_ms): every rank after an abort, and one that closed its
+ * socket without exiting for as long.
+ */
+static void hub_reap(struct hub *h)
+{
+	double now = vp_now_us();
+
+	for (unsigned r = 0; r < h->n; r++) {
+		struct kid *k = &h->kids[r];
+
+		if (k->fd >= 0 || kid_reap(h, r) || k->killed ||
+		    now - k->closed_at <= hub_grace_ms(h) * 1e3)
+			continue;
+		if (!k->result)
+			hub_abort(h, -ETIMEDOUT,
+				  "rank %u (pid %d) closed its connection to the hub but did not exit within %g s",
+				  r, (int)k->pid, hub_grace_ms(h) / 1e3);
+		kid_kill(h, r);
+	}
+	if (h->aborted && now - h->abort_at > hub_grace_ms(h) * 1e3) {
+		for (unsigned r = 0; r < h->n; r++)
+			if (!h->kids[r].reaped)
+				kid_kill(h, r);
+		h->abort_at = now; /* their ends of file come next */
+	}
+}
+
 static void hub_loop(struct hub *h)
 {
 	struct pollfd *pfd = calloc(h->n, sizeof(*pfd));
 
 	if (!pfd)
 		return hub_abort(h, -ENOMEM, "out of memory");
-	while (live(h)) {
-		unsigned m = 0;
+	while (!all_reaped(h)) {
 		int ready;
 
+		/* one entry a rank; poll skips the closed ones' -1 */
 		for (unsigned r = 0; r < h->n; r++)
-			if (h->kids[r].fd >= 0)
-				pfd[m++] = (struct pollfd){ .fd = h->kids[r].fd, .events = POLLIN };
-		ready = poll(pfd, m, 200);
+			pfd[r] = (struct pollfd){ .fd = h->kids[r].fd, .events = POLLIN };
+		ready = poll(pfd, h->n, 200);
 		if (ready < 0 && errno != EINTR) {
 			hub_abort(h, -errno, "poll: %s", strerror(errno));
 			break;
 		}
-		for (unsigned r = 0, i = 0; ready > 0 && r < h->n; r++) {
-			if (h->kids[r].fd < 0)
-				continue;
-			if (pfd[i++].revents)
+		/* a message may close another rank's socket (kid_deaf) */
+		for (unsigned r = 0; ready > 0 && r < h->n; r++)
+			if (pfd[r].revents && h->kids[r].fd >= 0)
 				kid_message(h, r);
-		}
 		barrier_late(h);
-		if (h->aborted && vp_now_us() - h->abort_at > HUB_GRACE_MS * 1e3) {
-			for (unsigned r = 0; r < h->n; r++)
-				if (h->kids[r].fd >= 0)
-					kill(h->kids[r].pid, SIGKILL);
-			h->abort_at = vp_now_us(); /* their EOFs come next */
-		}
+		hub_reap(h);
 	}
 	free(pfd);
 }
 
 int emu_hub_run(const struct emu_rank_args *a, const char *const *devices,
 		struct emu_rank_coll *all, struct diag *d)
+{
+	return emu_hub_run_ranks(a, devices, child_main, all, d);
+}
+
+int emu_hub_run_ranks(const struct emu_rank_args *a,
+		      const char *const *devices, emu_hub_rank_fn *rank_main,
+		      struct emu_rank_coll *all, struct diag *d)
 {
 	struct hub h = { .a = a, .n = a->plan->nranks,
 			 .ncoll = a->plan->ncollectives, .all = all, .d = d,
@@ -326,8 +468,8 @@ int emu_hub_run(const struct emu_rank_args *a, const char *const *devices,
 	h.kids = calloc(h.n, sizeof(*h.kids));
 	if (!h.kids)
 		return diag_set(d, -ENOMEM, "out of memory");
-	for (unsigned r = 0; r < h.n; r++)
-		h.kids[r].fd = -1;
+	for (unsigned r = 0; r < h.n; r++) /* none until forked */
+		h.kids[r] = (struct kid){ .fd = -1, .reaped = true };
 	fflush(stdout);
 	fflush(stderr);
 	for (; started < h.n; started++) {
@@ -351,15 +493,20 @@ int emu_hub_run(const struct emu_rank_args *a, const char *const *devices,
 				close(h.kids[r].fd);
 			close(sv[0]);
 			free(h.kids);
-			_exit(child_main(a, devices[started], started, h.n, sv[1]));
+			_exit(rank_main(a, devices[started], started, h.n, sv[1]));
 		}
 		close(sv[1]);
 		h.kids[started] = (struct kid){ .pid = pid, .fd = sv[0] };
+		set_send_timeout(sv[0], a->barrier_ms);
 	}
 	hub_loop(&h);
 	for (unsigned r = 0; r < started; r++) {
-		if (!h.kids[r].reaped)
+		if (!h.kids[r].reaped) { /* the loop failed: end them */
+			kill(h.kids[r].pid, SIGKILL);
 			waitpid(h.kids[r].pid, NULL, 0);
+		}
+		if (h.kids[r].fd >= 0)
+			close(h.kids[r].fd);
 		free(h.kids[r].gather);
 	}
 	for (unsigned r = 0; !h.err && r < started; r++)

@@ -44,6 +44,8 @@ struct emu_rank_args {
 	int timeout_ms;
 	int barrier_ms;     /* forked: the hub's wait for the last rank at a
 			     * barrier (GDRLAB_BOOT_TIMEOUT) */
+	int grace_ms;       /* forked: how long the ranks have to leave after
+			     * an abort before the hub kills them; 0: 10 s */
 	int spin_us;        /* vp_config.spin_us */
 	bool bind_cpus;     /* forked: rank r on the r-th CPU of the ones
 			     * gdrlab may use, where there is one a rank */

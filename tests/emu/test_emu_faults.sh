@@ -247,13 +247,20 @@ fi
 # must name it, with its pid, and the hub kill it HUB_GRACE_MS (10 s)
 # after the abort. Were it stopped inside a collective (a set-up under
 # 0.2 s), rank 0 would see no RDMA progress first: a right answer too,
-# but not the path under test, so up to three tries.
+# but not the path under test, so up to three tries. So is a stop between
+# a barrier message's header and its payload, which hung the hub until
+# 2026-12-05 (the one hang of this case in CI; test_emu_hub.c stops a
+# rank there on purpose).
 stop_try() {
     KILL_SIG=STOP KILL_AFTER=0 kill_mid env GDRLAB_BOOT_TIMEOUT=3 \
         GDRLAB_EMU_TIMEOUT=3 GDRLAB_EMU_PINGPONG=0
     lt "$took" 25 && [ $rc -eq 1 ] || return 2
     grep -q "rank 1 (pid $killed) did not reach the barrier within 3 s of the first (GDRLAB_BOOT_TIMEOUT)" "$out/err" &&
         return 0
+    if grep -q "rank 1 (pid $killed) stopped in the middle of a message to the hub: no more of it within 3 s" "$out/err"; then
+        why="stopped in the middle of a barrier message"
+        return 1
+    fi
     grep -q "rank 0 failed: no RDMA progress for 3 s" "$out/err" || return 2
     why="stopped inside a collective"
     return 1
