@@ -27,23 +27,6 @@ int fd_write_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int fd_read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -ECONNRESET;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int64_t fd_now_ms(void)
 {
 	struct timespec ts;
@@ -59,22 +42,23 @@ int fd_left_ms(int64_t deadline)
 	return left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
 }
 
-int fd_read_by(int fd, void *buf, size_t len, int64_t deadline)
+/* fd_read_full, and fd_read_by where @deadline >= 0 */
+static int read_all(int fd, char *p, size_t len, int64_t deadline)
 {
-	char *p = buf;
-
 	while (len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t n = poll(&pfd, 1, fd_left_ms(deadline));
+		ssize_t n;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ETIMEDOUT;
+		if (deadline >= 0) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+			n = poll(&pfd, 1, fd_left_ms(deadline));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return n < 0 ? -errno : -ETIMEDOUT;
+		}
 		n = read(fd, p, len);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		if (n < 0 && (errno == EINTR || (deadline >= 0 && errno == EAGAIN)))
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : -ECONNRESET;
@@ -82,4 +66,14 @@ int fd_read_by(int fd, void *buf, size_t len, int64_t deadline)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int fd_read_full(int fd, void *buf, size_t len)
+{
+	return read_all(fd, buf, len, -1);
+}
+
+int fd_read_by(int fd, void *buf, size_t len, int64_t deadline)
+{
+	return read_all(fd, buf, len, deadline < 0 ? 0 : deadline);
 }
