@@ -60,7 +60,7 @@ static void print_graph(FILE *out, const char *name, const struct nccl_graph *g,
 		g->nchannels == 1 ? "" : "s", g->bw_intra, g->bw_inter,
 		g->nvlink ? "NVL" : "PCI");
 	if (nodes > 1)
-		fprintf(out, "/%s", g->pxn ? "PXN" : topo_path_name(g->type_inter));
+		fprintf(out, "/%s", nccl_graph_inter_name(g));
 	/* a tree other than the balanced one NCCL asks for */
 	if (nodes > 1 && (g->pattern == NCCL_PATTERN_TREE || g->pattern == NCCL_PATTERN_SPLIT_TREE))
 		fprintf(out, ", pattern %s", nccl_pattern_name(g->pattern));
@@ -172,7 +172,7 @@ static json_t *graph_json(const struct nccl_graph *g, unsigned nodes)
 	return json_pack("{s:i, s:f, s:f, s:s, s:o, s:b, s:s}", "channels", (int)g->nchannels,
 			 "bw_intra_gbps", g->bw_intra, "bw_inter_gbps", g->bw_inter,
 			 "intra", g->nvlink ? "NVL" : "PCI",
-			 "inter", nodes > 1 ? json_string(topo_path_name(g->type_inter)) : json_null(),
+			 "inter", nodes > 1 ? json_string(nccl_graph_inter_name(g)) : json_null(),
 			 "pxn", g->pxn, "pattern", nccl_pattern_name(g->pattern));
 }
 

@@ -131,8 +131,9 @@ int algo_conn_via(struct algo_build *b, enum conn_kind kind, unsigned src,
  * Channel @c's layout on the @node-th node of the group (channels.h), and
  * the rank at place @k of it.
  */
-/* With switches and PXN, a channel leaves a node by the NIC it came in
- * by (its rail), the exit GPU relaying through that NIC's GPU. */
+/* A channel leaves a node by the NIC it came in by where NCCL's search
+ * keeps it there, and with switches and PXN always (its rail), the exit
+ * GPU relaying through that NIC's GPU. */
 void algo_rail_align(const struct algo_build *b, struct channel_layout *l);
 void algo_layout(const struct algo_build *b, unsigned node, unsigned c,
 		 struct channel_layout *l);

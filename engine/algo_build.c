@@ -209,14 +209,15 @@ void algo_layout(const struct algo_build *b, unsigned node, unsigned c,
 
 void algo_rail_align(const struct algo_build *b, struct channel_layout *l)
 {
+	/* NCCL's crossNic 0, where its search kept the channels on their
+	 * NICs (channels_keep_nic) */
+	channels_keep_nic(&b->t->ch.ring, l);
 	/*
-	 * Rail alignment. NCCL's ring search prefers a channel that leaves a
-	 * node by the NIC it came in by (NCCL_CROSS_NIC's default 2,
-	 * src/graph/search.cc), the exit GPU sending through that NIC's
-	 * GPU by PXN (NCCL 2.12+; "Doubling all2all performance with NCCL
-	 * 2.12"): the hop then stays on one rail, under one leaf of a
-	 * rail-optimised fabric. Only with switches modelled, where it
-	 * matters; the crossbar keeps the layout it always had.
+	 * Rail alignment. With switches modelled, every channel leaves by
+	 * the NIC it came in by where PXN can relay (NCCL 2.12+; "Doubling
+	 * all2all performance with NCCL 2.12"): the hop then stays on one
+	 * rail, under one leaf of a rail-optimised fabric, which NCCL's
+	 * search, blind to the fabric, does not weigh.
 	 */
 	if (b->p->layout.fabric.tiers && plan_uses_pxn(b->p) && topo_has_nvlink(&b->p->topo) &&
 	    l->nic_in >= 0)

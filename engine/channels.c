@@ -27,6 +27,11 @@ const char *nccl_pattern_name(enum nccl_pattern p)
 	return (unsigned)p < sizeof(names) / sizeof(names[0]) ? names[p] : "?";
 }
 
+const char *nccl_graph_inter_name(const struct nccl_graph *g)
+{
+	return g->pxn && g->type_inter <= TOPO_PATH_PXB ? "PXN" : topo_path_name(g->type_inter);
+}
+
 /* Whether @nic is among the NICs nearest to @gpu. */
 static bool near(const struct topology *t, unsigned gpu, int nic)
 {
@@ -39,6 +44,28 @@ static bool near(const struct topology *t, unsigned gpu, int nic)
 			best = p;
 	}
 	return topo_gpu_nic_path(t, (int)gpu, nic) == best;
+}
+
+/*
+ * Of the @n GPUs but @entry, the one with the shortest path to @nic, the
+ * GPU before @entry first at a tie: the way back to the NIC a channel came
+ * in by, as NCCL's search orders the GPUs it tries last by their path to
+ * the network (search.cc ncclTopoSearchNextGpuSort). On a node of a NIC
+ * per GPU, one on the NIC's socket (PHB), not across the sockets.
+ */
+static unsigned nearest_other(const struct topology *t, const unsigned *gpus,
+			      unsigned n, unsigned entry, int nic)
+{
+	unsigned best = (entry + n - 1) % n;
+
+	for (unsigned k = 2; k < n; k++) {
+		unsigned g = (entry + n - k) % n;
+
+		if (topo_gpu_nic_path(t, (int)gpus[g], nic) <
+		    topo_gpu_nic_path(t, (int)gpus[best], nic))
+			best = g;
+	}
+	return best;
 }
 
 void channels_layout(const struct topology *t, const unsigned *gpus,
@@ -68,7 +95,7 @@ void channels_layout(const struct topology *t, const unsigned *gpus,
 			near_gpus[ng++] = g;
 	/* NICs that share their near GPUs take turns at them too. */
 	entry = near_gpus[(channel / nn + channel) % ng];
-	exit = ng > 1 ? near_gpus[(channel / nn + channel + 1) % ng] : (entry + n - 1) % n;
+	exit = ng > 1 ? near_gpus[(channel / nn + channel + 1) % ng] : nearest_other(t, gpus, n, entry, nic);
 	l->order[at++] = entry;
 	for (unsigned k = 1; k < n; k++) {
 		unsigned g = (entry + k) % n;
@@ -80,6 +107,12 @@ void channels_layout(const struct topology *t, const unsigned *gpus,
 		l->order[at++] = exit;
 	l->nic_in = nic;
 	l->nic_out = near(t, gpus[exit], nic) ? nic : channels_nic(t, gpus[exit], channel);
+}
+
+void channels_keep_nic(const struct nccl_graph *g, struct channel_layout *l)
+{
+	if (g->keep_nic && l->nic_in >= 0)
+		l->nic_out = l->nic_in;
 }
 
 /* GPUs 0..n-1: the node's first GPUs, which a communicator searches. */
@@ -99,7 +132,7 @@ static const unsigned identity[TOPO_MAX_GPUS] = {
 static unsigned fit_channels(const struct nccl_release *r, const struct topology *t,
 			     const struct res_layout *l, unsigned ppn,
 			     bool network, const struct pxn_policy *pxn,
-			     double speed, double *use)
+			     const struct nccl_graph *g, double speed, double *use)
 {
 	unsigned c;
 
@@ -108,6 +141,7 @@ static unsigned fit_channels(const struct nccl_release *r, const struct topology
 		struct channel_layout lay;
 
 		channels_layout(t, identity, ppn, c, network, &lay);
+		channels_keep_nic(g, &lay);
 		if (network && (lay.nic_in < 0 || lay.nic_out < 0))
 			return c;
 		/* across nodes the network closes the ring: the entry GPU
@@ -206,15 +240,22 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 	 * bandwidth and, at a tie, the faster channels.
 	 */
 	for (size_t i = 0; use && i < nspeeds; i++) {
-		unsigned c;
+		static const struct nccl_graph keep = { .keep_nic = true }, cross = { 0 };
+		unsigned c, kept = 0;
 
 		if (g->nchannels && speeds[i] / g->bw_inter <= 0.49)
 			break;
-		c = fit_channels(r, t, &l, ppn, network, pxn, speeds[i], use);
+		/* crossNic 0 first; crossing NICs only for more channels */
+		if (network)
+			kept = fit_channels(r, t, &l, ppn, network, pxn, &keep, speeds[i], use);
+		c = fit_channels(r, t, &l, ppn, network, pxn, &cross, speeds[i], use);
+		if (kept && kept >= c)
+			c = kept;
 		if (c && c * speeds[i] > best * (1 + 1e-9)) {
 			best = c * speeds[i];
 			g->nchannels = c;
 			g->bw_intra = g->bw_inter = speeds[i];
+			g->keep_nic = kept && kept == c;
 		}
 	}
 	free(use);
@@ -229,6 +270,7 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 		struct channel_layout lay;
 
 		channels_layout(t, identity, ppn, c, network, &lay);
+		channels_keep_nic(g, &lay);
 		widen_type(t, pxn, lay.order[0], lay.nic_in, false, g);
 		widen_type(t, pxn, lay.order[ppn - 1], lay.nic_out, true, g);
 	}

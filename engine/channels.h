@@ -49,8 +49,16 @@ struct nccl_graph {
 	enum topo_path_type type_inter; /* farthest GPU-NIC class it uses */
 	bool pxn;                  /* some channel leaves through a PXN relay
 				    * (NCCL's typeInter PATH_PXN) */
+	bool keep_nic;             /* a ring's channels leave a node by the
+				    * NIC they came in by (NCCL's crossNic 0),
+				    * where the layout's exit GPU is not near
+				    * it: channels_keep_nic */
 	enum nccl_pattern pattern; /* what the search ended at */
 };
+
+/* @g's typeInter as NCCL names it: PATH_PXN, between PXB and P2C, where
+ * a channel leaves through a PXN relay and nothing is farther. */
+const char *nccl_graph_inter_name(const struct nccl_graph *g);
 
 struct nccl_channels {
 	struct nccl_graph ring;    /* also CollNet's and PAT's */
@@ -90,6 +98,17 @@ struct channel_layout {
 	unsigned order[TOPO_MAX_GPUS]; /* indices into the GPUs, entry first */
 	int nic_in, nic_out;           /* -1 without a network */
 };
+
+/*
+ * NCCL's ring search keeps a channel on the NIC it came in by (crossNic 0)
+ * at every GPU-NIC path type, PXN among them from 2.12, before it lets it
+ * leave by another (search.cc ncclTopoCompute: typeInter widens before
+ * crossNic does; v2.12.12-1 and on). A graph that does (@g's keep_nic)
+ * leaves by @l's entry NIC from its exit GPU, through a PXN relay where
+ * one applies (search_loads.h). Nothing changes where the exit GPU is
+ * near the entry NIC already.
+ */
+void channels_keep_nic(const struct nccl_graph *g, struct channel_layout *l);
 
 /* The layout of channel @channel over the @n local GPUs @gpus of a node. */
 void channels_layout(const struct topology *t, const unsigned *gpus,

@@ -501,6 +501,59 @@ Test(tuner, search_loads_as_nccls_follow_path)
 	tuned_destroy(&x);
 }
 
+/*
+ * A ring keeps the NIC it came in by (crossNic 0) at every GPU-NIC path
+ * type before it may leave by another (search.cc ncclTopoCompute widens
+ * typeInter before crossNic). On h100-nic-per-gpu (a GPU and its NIC
+ * alone under each of 8 switches, 4 a socket) channel c enters by NIC c
+ * at GPU c and leaves from the nearest other GPU to NIC c, one on its
+ * socket (ncclTopoSearchNextGpuSort): through GPU c over NVLink (PXN), or
+ * with NCCL_PXN_DISABLE through the CPU (PHB). NCCL 2.21.5's own
+ * search.cc on this node (tools/nccl-oracle/search.sh, PXN=on and off):
+ * 8 channels at 24 GB/s, typeInter PXN, and PHB; gdrlab's layout, before
+ * 2026-12-05, left by the last GPU's own NIC (PIX).
+ */
+static void keeps_its_nic(bool pxn_off, const char *inter)
+{
+	struct plan_options o;
+	struct tuned x;
+
+	plan_options_default(&o);
+	o.nodes = 2;
+	o.pxn_off = pxn_off;
+	plan_options_set_nccl(&o, nccl_release_find("2.21.5"));
+	tuned_init_opts(&x, CONFIG("validation/h100-nic-per-gpu.yaml"), &o, TRACE_OP_ALLREDUCE);
+	cr_expect(x.t.ch.ring.keep_nic);
+	cr_expect_eq(x.t.ch.ring.nchannels, 8);
+	cr_expect_float_eq(x.t.ch.ring.bw_inter, 24.0, 1e-9);
+	cr_expect_str_eq(nccl_graph_inter_name(&x.t.ch.ring), inter);
+	for (unsigned c = 0; c < 8; c++) {
+		static const unsigned gpus[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+		struct channel_layout l;
+		unsigned exit;
+
+		channels_layout(&x.topo, gpus, 8, c, true, &l);
+		channels_keep_nic(&x.t.ch.ring, &l);
+		exit = l.order[7];
+		cr_expect_eq(l.order[0], c);
+		cr_expect_eq(l.nic_in, (int)c);
+		cr_expect_eq(l.nic_out, (int)c, "channel %u leaves by NIC %d", c, l.nic_out);
+		cr_expect_eq(exit / 4, c / 4, "channel %u leaves from GPU %u, off NIC %u's socket",
+			     c, exit, c);
+	}
+	tuned_destroy(&x);
+}
+
+Test(tuner, ring_keeps_its_nic_through_pxn)
+{
+	keeps_its_nic(false, "PXN");
+}
+
+Test(tuner, ring_keeps_its_nic_through_the_cpu_without_pxn)
+{
+	keeps_its_nic(true, "PHB");
+}
+
 /* PAT: all-gather and reduce-scatter with one GPU a node (NCCL 2.23+). */
 Test(tuner, pat_only_with_one_gpu_a_node)
 {

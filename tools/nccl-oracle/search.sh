@@ -8,7 +8,8 @@
 # RELEASES  comma list of 2.8.4,2.12.12,2.19.3,2.21.5,2.30.7 (default: all)
 # Environment: CUDA_HOME (/usr/local/cuda), KEEP=1 (keep the work folder),
 # ENGINE_LIB (libgdrlab_engine.a; default beside GDRLAB: ../engine/),
-# NODES (comma list, 2,3), JOBS (cases run at once; default the CPUs).
+# NODES (comma list, 2,3), JOBS (cases run at once; default the CPUs),
+# PXN=off (NCCL_PXN_DISABLE=1 for NCCL, --pxn off for gdrlab).
 # Exit: 0 every difference is in search_known.txt, 1 another difference or a
 # failed case, 2 a missing tool or bad argument.
 set -euo pipefail
@@ -21,6 +22,8 @@ gdrlab=$1
 nccl_git=$2
 releases=${3:-2.8.4,2.12.12,2.19.3,2.21.5,2.30.7}
 IFS=, read -ra nodes <<<"${NODES:-2,3}"
+pxn=${PXN:-on}
+case $pxn in on) pxn_env= ;; off) pxn_env=NCCL_PXN_DISABLE=1 ;; *) die "PXN: on or off, not '$pxn'" ;; esac
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -90,7 +93,8 @@ run_case() {
 	local rel=$1 f=$2 n=$3 p o
 	p=$(basename "$f" .yaml)
 	o=$work/out/$rel-$p-$n
-	if ! timeout 300 "$work/search-v$rel-1" "$work/xml/$p.xml" "$n" >"$o.raw" 2>"$o.err"; then
+	if ! env ${pxn_env:+"$pxn_env"} timeout 300 "$work/search-v$rel-1" "$work/xml/$p.xml" "$n" \
+		>"$o.raw" 2>"$o.err"; then
 		echo "FAILED NCCL: $(tail -1 "$o.err")" >"$o.nccl"
 	else
 		awk '$1 == "comm" { comm = $2 }
@@ -102,7 +106,8 @@ run_case() {
 				print name, nch, g[name, 3], g[name, 4], intra, g[name, 6], g[name, 7] } }' \
 			"$o.raw" >"$o.nccl"
 	fi
-	if ! "$gdrlab" busbw -t "$f" -n "$n" --nccl "$rel" -b 8 -e 8 --json - >"$o.json" 2>"$o.err"; then
+	if ! "$gdrlab" busbw -t "$f" -n "$n" --nccl "$rel" -b 8 -e 8 --pxn "$pxn" --json - \
+		>"$o.json" 2>"$o.err"; then
 		echo "FAILED gdrlab: $(tail -1 "$o.err")" >"$o.gdrlab"
 	else
 		python3 -c '
