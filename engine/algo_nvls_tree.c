@@ -77,22 +77,31 @@ struct head {
 	int parent, child[2];
 };
 
+/* Channel @c's head, an index into the node's GPUs, and its NIC in
+ * @nic: NCCL's NVLS graph's (channels_nvls_head), the heads taken in turn
+ * by the channels (connect.cc). */
+static unsigned nvls_tree_head(const struct algo_build *b, unsigned c, int *nic)
+{
+	unsigned gpus[TOPO_MAX_GPUS], G = b->t->ppn;
+
+	for (unsigned k = 0; k < G; k++)
+		gpus[k] = b->pat->ranks[k] % b->p->gpus_per_node;
+	return channels_nvls_head(&b->p->topo, gpus, G, b->t->nnodes > 1, c, nic);
+}
+
 /* Channel @c's pipe on tree @which carrying @share of the channel. */
 static int nvls_tree_channel(struct algo_build *b, unsigned c, unsigned which, double share,
 			     struct head *h, uint32_t *mcast)
 {
 	unsigned N = b->t->nnodes, G = b->t->ppn, hg, deepest = 0, dmax = 0;
-	struct channel_layout lay;
 	double vol = share / b->nch;
-	int err;
+	int err, nic;
 
 	err = algo_pipe_begin(b, PIPE_CHAIN, c, vol);
 	if (err)
 		return err;
 	algo_pipe(b)->chunk_bytes = b->t->ch.nvls_tree_chunk;
-	/* The head: where the channel's layout enters the node, at its NIC. */
-	algo_layout(b, 0, c, &lay);
-	hg = lay.order[0];
+	hg = nvls_tree_head(b, c, &nic);
 	for (unsigned i = 0; i < N; i++) {
 		h[i].mcast = mcast + (size_t)i * G;
 		algo_dtree((int)N, (int)i, (int)which, &h[i].parent, &h[i].child[0],
@@ -112,7 +121,7 @@ static int nvls_tree_channel(struct algo_build *b, unsigned c, unsigned which, d
 		}
 		if (!err && h[i].parent >= 0)
 			err = algo_conn_via(b, CONN_P2P, head, algo_rank(b, (unsigned)h[i].parent, hg),
-					    c, lay.nic_in, lay.nic_in, vol, -1, &h[i].up);
+					    c, nic, nic, vol, -1, &h[i].up);
 	}
 	for (unsigned i = 0; i < N && !err; i++) {
 		unsigned d = 0;
@@ -133,7 +142,7 @@ static int nvls_tree_channel(struct algo_build *b, unsigned c, unsigned which, d
 			if (h[i].child[k] >= 0)
 				err = algo_conn_via(b, CONN_P2P, algo_rank(b, i, hg),
 						    algo_rank(b, (unsigned)h[i].child[k], hg), c,
-						    lay.nic_in, lay.nic_in, vol, -1,
+						    nic, nic, vol, -1,
 						    &h[h[i].child[k]].down_in);
 		for (unsigned g = 0; g < G && !err; g++)
 			err = algo_conn(b, CONN_NVLS_MCAST, algo_rank(b, i, g),
@@ -222,12 +231,8 @@ static int nvls_tree_build(struct algo_build *b)
 	 * tree's network hops pay NCCL's NVLSTree hop each. */
 	b->pat->base_latency = 1e-6 * nccl_hop_latency(b->p->nccl, HOP_NVLINK,
 							 ALGO_NVLS_TREE, PROTO_SIMPLE);
-	for (unsigned c = 0; c < b->nch && !err; c++) {
-		struct channel_layout lay;
-
-		algo_layout(b, 0, c, &lay);
-		nic[c] = lay.nic_in;
-	}
+	for (unsigned c = 0; c < b->nch && !err; c++)
+		nvls_tree_head(b, c, &nic[c]);
 	for (unsigned c = 0; c < b->nch && !err; c++) {
 		unsigned which = nvls_tree_of(nic, b->nch, c);
 

@@ -499,13 +499,67 @@ static void search_tree(const struct nccl_release *r, const struct topology *t,
 		dup_channels(r, t->gpu_arch, ring->nchannels, g);
 }
 
+/* NCCL's NICs for NVLS heads, in its order (ncclTopoSelectNets for all
+ * GPUs: each GPU's nearest NICs, GPU by GPU): their count, in @nets. */
+static unsigned nvls_nets(const struct topology *t, const unsigned *gpus, unsigned n,
+			  int *nets)
+{
+	unsigned m = 0;
+
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned i = 0; i < t->nnics && m < TOPO_MAX_NICS; i++) {
+			bool listed = false;
+
+			for (unsigned j = 0; j < m; j++)
+				listed |= nets[j] == (int)i;
+			if (!listed && near(t, gpus[k], (int)i))
+				nets[m++] = (int)i;
+		}
+	return m;
+}
+
+unsigned channels_nvls_heads(const struct topology *t, const unsigned *gpus, unsigned n,
+			     bool network)
+{
+	int nets[TOPO_MAX_NICS];
+	unsigned m;
+
+	if (!network || !t->nnics)
+		return n;
+	m = nvls_nets(t, gpus, n, nets);
+	return m && m < n ? m : n;
+}
+
+unsigned channels_nvls_head(const struct topology *t, const unsigned *gpus, unsigned n,
+			    bool network, unsigned c, int *nic)
+{
+	int nets[TOPO_MAX_NICS];
+	unsigned heads = channels_nvls_heads(t, gpus, n, network);
+
+	*nic = -1;
+	if (!network || !t->nnics)
+		return c % n;
+	nvls_nets(t, gpus, n, nets);
+	*nic = nets[c % heads];
+	/* the NIC's local GPU (ncclTopoGetLocalGpu): the first of its near
+	 * GPUs whose own NIC for the lowest channel is this one */
+	for (unsigned ch = 0; ch < TOPO_MAX_NICS; ch++)
+		for (unsigned k = 0; k < n; k++)
+			if (near(t, gpus[k], *nic) && channels_nic(t, gpus[k], ch) == *nic)
+				return k;
+	return c % n;
+}
 
 /*
- * NVLS (search.cc, ncclTopoSearchTryNvls and ncclTopoCompute): one channel
- * a GPU, its head. Each channel loads every GPU's NVLink with its speed
- * and the head's twice, both ways, so a GPU carries (ppn + 1) x the speed
- * each way; across nodes each head also sends to its NIC at bwInter (the
- * heads of one NIC together).
+ * NVLS (search.cc, ncclTopoSearchTryNvls and ncclTopoCompute): a channel
+ * a head. On one node every GPU heads one; across nodes a head is the
+ * local GPU of a NIC, one a NIC, as many as NICs up to the GPUs
+ * (ncclTopoSearchRecNet: "NVLS search only tries to find NIC:GPU
+ * combinations to compute the heads"; v2.21.5-1 :574-580): on a node of
+ * 8 GPUs and 4 NICs, 4 heads. Each channel loads every GPU's NVLink with
+ * its speed and the head's twice, both ways, so a speed fits when
+ * (channels + 1) x speed is within a GPU's NVLink; across nodes each head
+ * also sends to its NIC at bwInter.
  * Then pass 2 raises bwInter alone while it is under twice bwIntra and
  * the search still succeeds: across nodes while the heads' NICs carry it,
  * on one node (nothing checks it there) to the top of the speed list.
@@ -515,50 +569,49 @@ static void search_tree(const struct nccl_release *r, const struct topology *t,
 static void search_nvls(const struct nccl_release *r, const struct topology *t,
 			unsigned nnodes, unsigned ppn, struct nccl_graph *g)
 {
+	bool network = nnodes > 1;
+	unsigned heads, loads[TOPO_MAX_GPUS] = { 0 }, most = 0;
 	const double *speeds;
 	double nic = INFINITY;
-	unsigned heads[TOPO_MAX_NICS] = { 0 };
 	size_t n, i;
 
 	memset(g, 0, sizeof(*g));
 	if (!r->nvls || t->gpu_fabric.kind != TOPO_GPU_FABRIC_NVSWITCH || !t->gpu_fabric.nvls ||
 	    t->gpu_arch < TOPO_GPU_HOPPER || ppn < 2)
 		return;
-	speeds = nccl_search_speeds(r, t->gpu_arch, nnodes > 1, &n);
-	/* each head's channel takes bwInter from its NIC: heads sharing
-	 * one (8 GPUs, 4 NICs) share its speed */
-	for (unsigned k = 0; nnodes > 1 && k < ppn; k++) {
-		int h = topo_nearest_nic(t, (int)k);
+	speeds = nccl_search_speeds(r, t->gpu_arch, network, &n);
+	heads = channels_nvls_heads(t, identity, ppn, network);
+	g->type_inter = TOPO_PATH_PIX;
+	for (unsigned c = 0; c < heads; c++) {
+		int h;
+		unsigned k = channels_nvls_head(t, identity, ppn, network, c, &h);
 
-		if (h >= 0)
-			heads[h]++;
+		if (++loads[k] > most)
+			most = loads[k];
+		if (h >= 0) {
+			/* one head a NIC: its whole port; typeInter the
+			 * farthest of a head's paths to its NIC */
+			if (search_capacity(r, t, RES_PORT_TX, (unsigned)h) < nic)
+				nic = search_capacity(r, t, RES_PORT_TX, (unsigned)h);
+			if (topo_gpu_nic_path(t, (int)k, h) > g->type_inter)
+				g->type_inter = topo_gpu_nic_path(t, (int)k, h);
+		}
 	}
-	for (unsigned h = 0; h < t->nnics && h < TOPO_MAX_NICS; h++)
-		if (heads[h] && search_capacity(r, t, RES_PORT_TX, h) / heads[h] < nic)
-			nic = search_capacity(r, t, RES_PORT_TX, h) / heads[h];
 	for (i = 0; i < n; i++)
-		if ((ppn + 1) * speeds[i] <=
+		if ((heads + most) * speeds[i] <=
 			    search_capacity(r, t, RES_NVLINK_TX, 0) * (1 + 1e-9) &&
 		    speeds[i] <= nic * (1 + 1e-9))
 			break;
-	if (i == n)
+	if (i == n) {
+		g->type_inter = TOPO_PATH_PIX;
 		return;
-	g->nchannels = ppn;
+	}
+	g->nchannels = heads;
 	g->pattern = NCCL_PATTERN_NVLS;
 	g->bw_intra = g->bw_inter = speeds[i];
 	while (i > 0 && g->bw_inter < 2 * g->bw_intra && speeds[i - 1] <= nic * (1 + 1e-9))
 		g->bw_inter = speeds[--i];
 	g->nvlink = true;
-	/* typeInter: the farthest of a head's paths to its NIC (each head
-	 * the local GPU of its NIC, search.cc ncclTopoSearchRecNet) */
-	g->type_inter = TOPO_PATH_PIX;
-	for (unsigned k = 0; nnodes > 1 && k < ppn; k++) {
-		int h = topo_nearest_nic(t, (int)k);
-		enum topo_path_type p = h >= 0 ? topo_gpu_nic_path(t, (int)k, h) : TOPO_PATH_PIX;
-
-		if (p > g->type_inter)
-			g->type_inter = p;
-	}
 }
 
 /* The PCIe links' least capacity from @gpu to @nic, GB/s, as NCCL's

@@ -338,9 +338,14 @@ Test(tuner, nvls_only_where_the_switches_reduce)
  * speed a GPU: 9 x 40 = 360 fits, 9 x 50 does not, so bwIntra = 40 (of
  * sm90's 60, 50, 40, ...). Pass 2 raises bwInter alone while under 2 x 40:
  * on one node nothing checks it, 50 then 60 (the top); across nodes the
- * inter list (48, 45, 42, 40, 30, 24, ...) up to what a head's share of
- * its 400 Gbit/s NIC carries: 48 of 50 GB/s with a NIC a GPU, 24 of 25
- * with a NIC for two. NCCL's NVLS estimate per channel is then
+ * inter list (48, 45, 42, 40, 30, 24, ...) up to what a head's 400
+ * Gbit/s NIC carries, 48 of 50 GB/s. Across nodes a head is a NIC's local
+ * GPU, one a NIC (ncclTopoSearchRecNet): with a NIC for two GPUs (4 x
+ * 400G) 4 heads, GPUs 0, 2, 4, 6, each channel at 48 both ways ((4 + 1) x
+ * 48 = 240 within 370.8): NCCL 2.21.5's and 2.30.7's own search.cc give 4
+ * channels at 48/48 there (tools/nccl-oracle/search.sh), where gdrlab had
+ * 8 heads sharing NICs at 24 until 2026-12-05. NCCL's NVLS estimate per
+ * channel is then
  * min(40 x 0.85 x 7/8 x 2 = 59.5, bwInter): 59.5 on one node (476 GB/s
  * busbw over 8 channels), which beats Ring's there, as NCCL picks NVLS
  * for large all-reduces on an H100 node.
@@ -364,11 +369,20 @@ Test(tuner, nvls_graph_as_nccl_searches_it)
 	cr_expect_float_eq(x.t.ch.nvls.bw_inter, 48.0, 1e-9);
 	tuned_destroy(&x);
 
-	/* four NICs for eight heads: two heads share 50 GB/s, so bwInter
-	 * stops at 24 (30 > 25) */
+	/* four NICs: four heads, a NIC each */
 	tuned_init(&x, CONFIG("validation/h100-4x400g-roce.yaml"), 5, PLAN_PATH_AUTO, NULL,
 		   NULL);
-	cr_expect_float_eq(x.t.ch.nvls.bw_inter, 24.0, 1e-9);
+	cr_expect_eq(x.t.ch.nvls.nchannels, 4);
+	cr_expect_float_eq(x.t.ch.nvls.bw_intra, 48.0, 1e-9);
+	cr_expect_float_eq(x.t.ch.nvls.bw_inter, 48.0, 1e-9);
+	for (unsigned ch = 0; ch < 8; ch++) {
+		static const unsigned gpus[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+		int nic;
+
+		cr_expect_eq(channels_nvls_head(&x.topo, gpus, 8, true, ch, &nic), 2 * (ch % 4),
+			     "channel %u", ch);
+		cr_expect_eq(nic, (int)(ch % 4), "channel %u", ch);
+	}
 	tuned_destroy(&x);
 }
 

@@ -12,7 +12,9 @@
 // nvmlwrap.cc, ...), most of them never called here.
 //
 // usage:  search-oracle TOPOLOGY.xml NNODES
-// output: GRAPH NCH BWINTRA BWINTER TYPEINTRA TYPEINTER PATTERN   (ring, tree)
+// output: GRAPH NCH BWINTRA BWINTER TYPEINTRA TYPEINTER PATTERN   (ring, tree;
+//         nvls too with ORACLE_NVLS=1, from 2.17: init.cc searches it where
+//         the GPUs can multicast, which no XML says)
 //         comm NCH        the communicator's channels, min(ring, tree)
 // NNODES only tells the search whether there is a network (NNODES > 1) and,
 // up to 2.8, which tree pattern init.cc asks for. ORACLE_GRAPHS=1 prints each
@@ -43,6 +45,9 @@ static const char* patternName(int p) {
   case NCCL_TOPO_PATTERN_TREE: return "TREE";
   case NCCL_TOPO_PATTERN_SPLIT_TREE: return "SPLIT_TREE";
   case NCCL_TOPO_PATTERN_BALANCED_TREE: return "BALANCED_TREE";
+#if NCCL_VERSION_CODE >= 21700
+  case NCCL_TOPO_PATTERN_NVLS: return "NVLS";
+#endif
   }
   return "?";
 }
@@ -136,6 +141,20 @@ int main(int argc, char** argv) {
 
   print("ring", &ring);
   print("tree", &tree);
+#if NCCL_VERSION_CODE >= 21700
+  // init.cc's NVLS graph, after the CollNet ones (which need a plugin):
+  // minChannels 1, maxChannels MAXCHANNELS (v2.19.3-1 :942-949,
+  // v2.30.7-1 :1209-1217).
+  if (getenv("ORACLE_NVLS")) {
+    static struct ncclTopoGraph nvls;
+    nvls.id = 3;
+    nvls.pattern = NCCL_TOPO_PATTERN_NVLS;
+    nvls.minChannels = 1;
+    nvls.maxChannels = MAXCHANNELS;
+    NCCLCHECK(ncclTopoCompute(system, &nvls));
+    print("nvls", &nvls);
+  }
+#endif
   if (getenv("ORACLE_GRAPHS")) {  // each channel: NET in -> GPUs (rank) -> NET out, on stderr
     const struct ncclTopoGraph* gs[2] = {&ring, &tree};
     for (int k = 0; k < 2; k++)

@@ -88,24 +88,13 @@ done
 # One case: NCCL's graphs and gdrlab's, as lines "GRAPH NCH BWINTRA BWINTER
 # INTRA INTER PATTERN". NCCL's ring has the communicator's channels, the
 # fewer of ring and tree, as gdrlab reports them (channels.c, init.cc);
-# INTRA is NVL or PCI on both sides (gdrlab's JSON tells no more).
+# INTRA is NVL or PCI on both sides (gdrlab's JSON tells no more). The NVLS
+# graph is searched where gdrlab has one (the preset's NVSwitch reduces;
+# nothing in NCCL's XML says so) and the release has the pattern (2.17+).
 run_case() {
-	local rel=$1 f=$2 n=$3 p o
+	local rel=$1 f=$2 n=$3 p o nvls=
 	p=$(basename "$f" .yaml)
 	o=$work/out/$rel-$p-$n
-	if ! env ${pxn_env:+"$pxn_env"} timeout 300 "$work/search-v$rel-1" "$work/xml/$p.xml" "$n" \
-		>"$o.raw" 2>"$o.err"; then
-		echo "FAILED NCCL: $(tail -1 "$o.err")" >"$o.nccl"
-	else
-		awk '$1 == "comm" { comm = $2 }
-		     $1 == "ring" || $1 == "tree" { for (i = 1; i <= 7; i++) g[$1, i] = $i }
-		     END { for (k = 0; k < 2; k++) {
-				name = k ? "tree" : "ring"
-				nch = k ? g[name, 2] : comm
-				intra = (g[name, 5] == "NVL" || g[name, 5] == "NVB") ? "NVL" : "PCI"
-				print name, nch, g[name, 3], g[name, 4], intra, g[name, 6], g[name, 7] } }' \
-			"$o.raw" >"$o.nccl"
-	fi
 	if ! "$gdrlab" busbw -t "$f" -n "$n" --nccl "$rel" -b 8 -e 8 --pxn "$pxn" --json - \
 		>"$o.json" 2>"$o.err"; then
 		echo "FAILED gdrlab: $(tail -1 "$o.err")" >"$o.gdrlab"
@@ -113,10 +102,26 @@ run_case() {
 		python3 -c '
 import json, sys
 g = json.load(open(sys.argv[1]))["graphs"]
-for k in ("ring", "tree"):
+for k in ("ring", "tree", "nvls"):
     x = g[k]
-    print(k, x["channels"], "%g" % x["bw_intra_gbps"], "%g" % x["bw_inter_gbps"], x["intra"],
-          x["inter"], x["pattern"])' "$o.json" >"$o.gdrlab"
+    if x:
+        print(k, x["channels"], "%g" % x["bw_intra_gbps"], "%g" % x["bw_inter_gbps"], x["intra"],
+              x["inter"], x["pattern"])' "$o.json" >"$o.gdrlab"
+		grep -q '^nvls ' "$o.gdrlab" && nvls=ORACLE_NVLS=1
+	fi
+	if ! env ${pxn_env:+"$pxn_env"} ${nvls:+"$nvls"} timeout 300 "$work/search-v$rel-1" \
+		"$work/xml/$p.xml" "$n" >"$o.raw" 2>"$o.nccl.err"; then
+		echo "FAILED NCCL: $(tail -1 "$o.nccl.err")" >"$o.nccl"
+	else
+		awk '$1 == "comm" { comm = $2 }
+		     $1 == "ring" || $1 == "tree" || $1 == "nvls" { for (i = 1; i <= 7; i++) g[$1, i] = $i }
+		     END { for (k = 0; k < 3; k++) {
+				name = k == 0 ? "ring" : k == 1 ? "tree" : "nvls"
+				if (!((name, 1) in g)) continue
+				nch = name == "ring" ? comm : g[name, 2]
+				intra = (g[name, 5] == "NVL" || g[name, 5] == "NVB") ? "NVL" : "PCI"
+				print name, nch, g[name, 3], g[name, 4], intra, g[name, 6], g[name, 7] } }' \
+			"$o.raw" >"$o.nccl"
 	fi
 }
 
@@ -164,7 +169,8 @@ for rel in "${rels[@]}"; do
 					"$(cat "$o.nccl" "$o.gdrlab" | grep '^FAILED' | tr '\n' ' ')" >>"$table"
 				continue
 			fi
-			for g in ring tree; do
+			for g in ring tree nvls; do
+				grep -q "^$g " "$o.gdrlab" || continue
 				read -ra a <<<"$(grep "^$g " "$o.nccl")"
 				read -ra b <<<"$(grep "^$g " "$o.gdrlab")"
 				ngraphs=$((ngraphs + 1))
