@@ -95,7 +95,8 @@ void channels_layout(const struct topology *t, const unsigned *gpus,
 			near_gpus[ng++] = g;
 	/* NICs that share their near GPUs take turns at them too. */
 	entry = near_gpus[(channel / nn + channel) % ng];
-	exit = ng > 1 ? near_gpus[(channel / nn + channel + 1) % ng] : nearest_other(t, gpus, n, entry, nic);
+	exit = ng > 1 ? near_gpus[(channel / nn + channel + 1) % ng] :
+			nearest_other(t, gpus, n, entry, nic);
 	l->order[at++] = entry;
 	for (unsigned k = 1; k < n; k++) {
 		unsigned g = (entry + k) % n;

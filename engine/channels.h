@@ -91,7 +91,9 @@ void channels_search(const struct nccl_release *r, const struct topology *t,
  * channel takes the NICs in turn (channel c the (c mod nics)-th NIC that
  * is nearest to some GPU); it enters the node at a GPU near that NIC and,
  * where another GPU shares the NIC, leaves from that one, so that it goes
- * in and out through one NIC; the other GPUs lie between, in order.
+ * in and out through one NIC; else from the other GPU nearest to that NIC
+ * (its socket's), by its own NIC unless the graph keeps the channel's
+ * (channels_keep_nic). The other GPUs lie between, in order.
  * Without a network the GPUs are only turned by the channel.
  */
 struct channel_layout {
