@@ -265,6 +265,25 @@ static void expect_equal(const struct trace *a, const struct trace *b)
 	cr_expect_eq(a->ncomms, b->ncomms);
 }
 
+/* @t written, read back and held equal to @t; the text written, for the
+ * caller to look into and free. */
+static char *write_reads_back(const struct trace *t)
+{
+	struct diag d = { "" };
+	struct trace u;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(trace_write(f, t), 0);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(trace_load_buffer(buf, len, "written", &u, &d), 0, "%s\n%s", d.msg, buf);
+	expect_equal(t, &u);
+	trace_destroy(&u);
+	return buf;
+}
+
 /*
  * Communicators: a line without "comm" is on its group's ("world" for all
  * ranks, group1, group2, ... in order), a named one keeps its ranks for
@@ -282,10 +301,8 @@ Test(trace, communicators)
 		"{\"iteration\": 1, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [2, 3]}\n";
 	static const char *const want[] = { "world", "group1", "tp0", "tp0", "tp0", "tp0-copy", "group1" };
 	struct diag d = { "" };
-	struct trace t, u;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	struct trace t;
+	char *buf;
 
 	cr_assert_eq(trace_load_buffer(text, strlen(text), "comms", &t, &d), 0, "%s", d.msg);
 	cr_assert_eq(t.nentries, 7);
@@ -300,16 +317,10 @@ Test(trace, communicators)
 	cr_expect_eq(t.entries[0].stream, 0);
 	/* an unnamed line with tp0's ranks is on tp0: one set, one name */
 	cr_expect_eq(t.entries[4].comm, t.entries[2].comm);
-	f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	cr_assert_eq(trace_write(f, &t), 0);
-	cr_assert_eq(fclose(f), 0);
+	buf = write_reads_back(&t);
 	cr_expect_null(strstr(buf, "\"comm\": \"world\""), "implicit names stay implicit:\n%s", buf);
-	cr_assert_eq(trace_load_buffer(buf, len, "written", &u, &d), 0, "%s\n%s", d.msg, buf);
-	expect_equal(&t, &u);
 	free(buf);
 	trace_destroy(&t);
-	trace_destroy(&u);
 	expect_no_leaks();
 }
 
@@ -335,23 +346,13 @@ Test(trace, implicit_names_skip_taken_ones)
 		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [0, 1], \"comm\": \"group1\"}\n"
 		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [2, 3]}\n";
 	struct diag d = { "" };
-	struct trace t, u;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	struct trace t;
 
 	cr_assert_eq(trace_load_buffer(adopted, strlen(adopted), "adopted", &t, &d), 0, "%s", d.msg);
 	for (size_t i = 0; i < t.nentries; i++)
 		cr_expect_str_eq(trace_entry_comm(&t, &t.entries[i]), want[i], "line %zu", i + 1);
-	f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	cr_assert_eq(trace_write(f, &t), 0);
-	cr_assert_eq(fclose(f), 0);
-	cr_assert_eq(trace_load_buffer(buf, len, "written", &u, &d), 0, "%s\n%s", d.msg, buf);
-	expect_equal(&t, &u);
-	free(buf);
+	free(write_reads_back(&t));
 	trace_destroy(&t);
-	trace_destroy(&u);
 
 	cr_assert_eq(trace_load_buffer(named_first, strlen(named_first), "named", &t, &d), 0,
 		     "%s", d.msg);
@@ -362,11 +363,9 @@ Test(trace, implicit_names_skip_taken_ones)
 
 Test(trace, write_reads_back_equal)
 {
-	struct trace a, b;
+	struct trace a;
 	struct diag d = { "" };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *buf;
 
 	cr_assert_eq(trace_load_buffer(good, strlen(good), "good", &a, &d), 0,
 		     "%s", d.msg);
@@ -377,19 +376,12 @@ Test(trace, write_reads_back_equal)
 	/* what NCCL ran, when known, goes out and comes back */
 	snprintf(a.entries[1].algo, sizeof(a.entries[1].algo), "NVLSTree");
 	snprintf(a.entries[1].proto, sizeof(a.entries[1].proto), "LL128");
-	f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	cr_assert_eq(trace_write(f, &a), 0);
-	cr_assert_eq(fclose(f), 0);
-	cr_assert_eq(trace_load_buffer(buf, len, "written", &b, &d), 0,
-		     "%s\n%s", d.msg, buf);
-	expect_equal(&a, &b);
+	buf = write_reads_back(&a);
 	cr_expect_not_null(strstr(buf, "\"op\": \"reduce_scatter\""),
 			   "canonical names on output");
 	cr_expect_not_null(strstr(buf, "\"dtype\": \"fp32\""));
 	free(buf);
 	trace_destroy(&a);
-	trace_destroy(&b);
 	expect_no_leaks();
 }
 
