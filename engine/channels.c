@@ -519,36 +519,36 @@ static unsigned nvls_nets(const struct topology *t, const unsigned *gpus, unsign
 	return m;
 }
 
-unsigned channels_nvls_heads(const struct topology *t, const unsigned *gpus, unsigned n,
-			     bool network)
+/* NVLS's heads across nodes: one a NIC of @m, as many as NICs up to the
+ * @n GPUs. */
+static unsigned nvls_heads_of(unsigned m, unsigned n)
 {
-	int nets[TOPO_MAX_NICS];
-	unsigned m;
-
-	if (!network || !t->nnics)
-		return n;
-	m = nvls_nets(t, gpus, n, nets);
 	return m && m < n ? m : n;
+}
+
+/* @nic's local GPU (ncclTopoGetLocalGpu): the first of its near GPUs whose
+ * own NIC for the lowest channel is this one; an index into @gpus. */
+static unsigned nvls_local_gpu(const struct topology *t, const unsigned *gpus, unsigned n,
+			       int nic)
+{
+	for (unsigned ch = 0; ch < TOPO_MAX_NICS; ch++)
+		for (unsigned k = 0; k < n; k++)
+			if (near(t, gpus[k], nic) && channels_nic(t, gpus[k], ch) == nic)
+				return k;
+	return 0;
 }
 
 unsigned channels_nvls_head(const struct topology *t, const unsigned *gpus, unsigned n,
 			    bool network, unsigned c, int *nic)
 {
 	int nets[TOPO_MAX_NICS];
-	unsigned heads = channels_nvls_heads(t, gpus, n, network);
+	unsigned m;
 
 	*nic = -1;
-	if (!network || !t->nnics)
+	if (!network || !t->nnics || !(m = nvls_nets(t, gpus, n, nets)))
 		return c % n;
-	nvls_nets(t, gpus, n, nets);
-	*nic = nets[c % heads];
-	/* the NIC's local GPU (ncclTopoGetLocalGpu): the first of its near
-	 * GPUs whose own NIC for the lowest channel is this one */
-	for (unsigned ch = 0; ch < TOPO_MAX_NICS; ch++)
-		for (unsigned k = 0; k < n; k++)
-			if (near(t, gpus[k], *nic) && channels_nic(t, gpus[k], ch) == *nic)
-				return k;
-	return c % n;
+	*nic = nets[c % nvls_heads_of(m, n)];
+	return nvls_local_gpu(t, gpus, n, *nic);
 }
 
 /*
@@ -571,7 +571,8 @@ static void search_nvls(const struct nccl_release *r, const struct topology *t,
 			unsigned nnodes, unsigned ppn, struct nccl_graph *g)
 {
 	bool network = nnodes > 1;
-	unsigned heads, loads[TOPO_MAX_GPUS] = { 0 }, most = 0;
+	unsigned heads, nnets, loads[TOPO_MAX_GPUS] = { 0 }, most = 0;
+	int nets[TOPO_MAX_NICS];
 	const double *speeds;
 	double nic = INFINITY;
 	size_t n, i;
@@ -581,11 +582,12 @@ static void search_nvls(const struct nccl_release *r, const struct topology *t,
 	    t->gpu_arch < TOPO_GPU_HOPPER || ppn < 2)
 		return;
 	speeds = nccl_search_speeds(r, t->gpu_arch, network, &n);
-	heads = channels_nvls_heads(t, identity, ppn, network);
+	nnets = network && t->nnics ? nvls_nets(t, identity, ppn, nets) : 0;
+	heads = nnets ? nvls_heads_of(nnets, ppn) : ppn;
 	g->type_inter = TOPO_PATH_PIX;
 	for (unsigned c = 0; c < heads; c++) {
-		int h;
-		unsigned k = channels_nvls_head(t, identity, ppn, network, c, &h);
+		int h = nnets ? nets[c] : -1;
+		unsigned k = nnets ? nvls_local_gpu(t, identity, ppn, h) : c;
 
 		if (++loads[k] > most)
 			most = loads[k];

@@ -115,13 +115,10 @@ void channels_keep_nic(const struct nccl_graph *g, struct channel_layout *l);
 /*
  * NVLS's heads (search.cc): on one node (@network false) every one of the
  * @n GPUs @gpus; across nodes one a NIC, the NIC's local GPU, as many as
- * NICs up to the GPUs. channels_nvls_heads counts them;
- * channels_nvls_head gives channel @c's (an index into @gpus; channels
- * beyond the heads take them in turn, connect.cc) and its NIC in @nic
+ * NICs up to the GPUs. Channel @c's head (an index into @gpus; channels
+ * beyond the heads take them in turn, connect.cc), and its NIC in @nic
  * (-1 on one node).
  */
-unsigned channels_nvls_heads(const struct topology *t, const unsigned *gpus, unsigned n,
-			     bool network);
 unsigned channels_nvls_head(const struct topology *t, const unsigned *gpus, unsigned n,
 			    bool network, unsigned c, int *nic);
 
