@@ -158,12 +158,35 @@ static void draw_box(FILE *f, const struct topology *t, const struct box *b,
 	fputs("</text></g>\n", f);
 }
 
+/* A wired mesh: how many pairs have NVLinks, and the most a GPU has
+ * (what its pairs add up to, not what links says it could hold). */
+static const char *wired_text(const struct topology *t, char *buf, size_t len)
+{
+	const struct topo_gpu_fabric *g = &t->gpu_fabric;
+	unsigned pairs = 0, most = 0;
+
+	for (unsigned i = 0; i < t->ngpus; i++) {
+		unsigned sum = 0;
+
+		for (unsigned j = 0; j < t->ngpus; j++) {
+			sum += g->pair_links[i][j];
+			pairs += j > i && g->pair_links[i][j];
+		}
+		most = sum > most ? sum : most;
+	}
+	snprintf(buf, len, "NVLink mesh, %u pair%s wired, up to %u link%s a GPU at %.4g GB/s each way",
+		 pairs, pairs == 1 ? "" : "s", most, most == 1 ? "" : "s", g->link_bw / 1e9);
+	return buf;
+}
+
 static const char *gpu_fabric_text(const struct topology *t, char *buf, size_t len)
 {
 	static const char *const kinds[] = { "PCIe peer-to-peer", "NVLink", "NVSwitch" };
 
 	if (!topo_has_nvlink(t))
 		return kinds[0];
+	if (t->gpu_fabric.kind == TOPO_GPU_FABRIC_NVLINK && t->gpu_fabric.wired)
+		return wired_text(t, buf, len);
 	snprintf(buf, len, "%s, %.0f GB/s a GPU each way%s", kinds[t->gpu_fabric.kind],
 		 t->gpu_fabric.bw / 1e9, t->gpu_fabric.nvls ? ", NVLink SHARP" : "");
 	return buf;

@@ -99,9 +99,20 @@ struct topo_gpu_fabric {
 	double bw;      /* NVLink: per GPU per direction, bytes/s */
 	double latency; /* NVLink: seconds per hop */
 	unsigned links; /* NVLink links per GPU when given as links x
-			 * link_bandwidth (0: bandwidth given whole) */
+			 * link_bandwidth, or the most a GPU has in its
+			 * pairs (0: bandwidth given whole) */
 	bool nvls;      /* NVSwitch with NVLink SHARP (multicast and
 			 * in-switch reduction, third-generation NVSwitch) */
+	/*
+	 * A mesh (kind nvlink) as wired, given as `pairs`: pair_links[i][j]
+	 * NVLinks between GPUs i and j (symmetric, 0 on the diagonal), each
+	 * link_bw bytes/s a direction, as DGX-1's hybrid cube-mesh or NVLink
+	 * bridges between pairs of PCIe cards. Without (wired false) any two
+	 * GPUs reach each other at a GPU's whole bandwidth.
+	 */
+	bool wired;
+	double link_bw; /* one link, bytes/s a direction (0: given whole) */
+	uint8_t pair_links[TOPO_MAX_GPUS][TOPO_MAX_GPUS];
 };
 
 /* How a node's NICs are cabled to the leaf switches. */
@@ -191,6 +202,12 @@ struct topology {
 static inline bool topo_has_nvlink(const struct topology *t)
 {
 	return t->gpu_fabric.kind != TOPO_GPU_FABRIC_PCIE;
+}
+
+/* NVLinks from GPU @a to GPU @b of a wired mesh (0: not a pair). */
+static inline unsigned topo_pair_links(const struct topology *t, unsigned a, unsigned b)
+{
+	return t->gpu_fabric.pair_links[a][b];
 }
 
 /*

@@ -7,7 +7,8 @@
  * significant digits (bandwidths in GB/s, or MB/s below 1 GB/s; times in
  * us), links as explicit
  * bandwidth_up/bandwidth_down (the loader's PCIe efficiency is already in
- * them), absent caps (INFINITY) as absent keys.
+ * them), absent caps (INFINITY) as absent keys, a wired NVLink mesh's
+ * pairs one a line.
  */
 #include "topology_write.h"
 
@@ -124,6 +125,56 @@ static void devices(FILE *f, const struct topology *t)
 	}
 }
 
+/*
+ * A wired mesh (kind nvlink with pairs) in block style, each pair on its
+ * own line in GPU order. links is written even where the pairs would give
+ * it, so that a count above every GPU's pairs survives.
+ */
+static void wired_mesh(FILE *f, const struct topology *t)
+{
+	const struct topo_gpu_fabric *g = &t->gpu_fabric;
+
+	fprintf(f, "gpu_fabric:\n  kind: nvlink\n");
+	if (g->links)
+		fprintf(f, "  links: %u\n", g->links);
+	fprintf(f, "  ");
+	bw(f, "link_bandwidth", g->link_bw);
+	fprintf(f, "\n  latency: %.10g us\n  pairs:\n", g->latency * 1e6);
+	for (unsigned i = 0; i < t->ngpus; i++)
+		for (unsigned j = i + 1; j < t->ngpus; j++)
+			if (g->pair_links[i][j])
+				fprintf(f, "    - { gpus: [%s, %s], links: %u }\n",
+					t->gpus[i].name, t->gpus[j].name,
+					(unsigned)g->pair_links[i][j]);
+}
+
+static void gpu_fabric(FILE *f, const struct topology *t)
+{
+	const struct topo_gpu_fabric *g = &t->gpu_fabric;
+
+	if (!topo_has_nvlink(t)) {
+		fprintf(f, "gpu_fabric: { kind: pcie }\n");
+		return;
+	}
+	if (g->kind == TOPO_GPU_FABRIC_NVLINK && g->wired) {
+		wired_mesh(f, t);
+		return;
+	}
+	fprintf(f, "gpu_fabric: { kind: %s, ",
+		g->kind == TOPO_GPU_FABRIC_NVSWITCH ? "nvswitch" : "nvlink");
+	if (g->links) {
+		fprintf(f, "links: %u, ", g->links);
+		/* A struct filled by hand may lack link_bw: the whole's share. */
+		bw(f, "link_bandwidth", g->link_bw > 0 ? g->link_bw : g->bw / g->links);
+	} else {
+		bw(f, "bandwidth", g->bw);
+	}
+	fprintf(f, ", latency: %.10g us", g->latency * 1e6);
+	if (g->kind == TOPO_GPU_FABRIC_NVSWITCH)
+		fprintf(f, ", nvls: %s", g->nvls ? "true" : "false");
+	fprintf(f, " }\n");
+}
+
 int topology_write(FILE *f, const struct topology *t)
 {
 	fprintf(f, "name: ");
@@ -153,24 +204,7 @@ int topology_write(FILE *f, const struct topology *t)
 		fprintf(f, " }\n");
 	}
 	devices(f, t);
-	if (topo_has_nvlink(t)) {
-		const struct topo_gpu_fabric *g = &t->gpu_fabric;
-
-		fprintf(f, "gpu_fabric: { kind: %s, ",
-			g->kind == TOPO_GPU_FABRIC_NVSWITCH ? "nvswitch" : "nvlink");
-		if (g->links) {
-			fprintf(f, "links: %u, ", g->links);
-			bw(f, "link_bandwidth", g->bw / g->links);
-		} else {
-			bw(f, "bandwidth", g->bw);
-		}
-		fprintf(f, ", latency: %.10g us", g->latency * 1e6);
-		if (g->kind == TOPO_GPU_FABRIC_NVSWITCH)
-			fprintf(f, ", nvls: %s", g->nvls ? "true" : "false");
-		fprintf(f, " }\n");
-	} else {
-		fprintf(f, "gpu_fabric: { kind: pcie }\n");
-	}
+	gpu_fabric(f, t);
 	if (t->fabric.tiers)
 		switches(f, &t->fabric);
 	else

@@ -39,7 +39,7 @@ struct name_ref {
 	const yaml_node_t *node;
 };
 
-/* Parse state for one load; on the heap, it is a few kilobytes. */
+/* Parse state for one load; on the heap, it is some twenty kilobytes. */
 struct ctx {
 	struct yaml_doc y;
 	struct topology *t;
@@ -48,6 +48,9 @@ struct ctx {
 	unsigned nnames;
 	/* Where each parent was written, to point at it once resolved. */
 	const yaml_node_t *switch_parent[TOPO_MAX_SWITCHES];
+	/* The line each pair of gpu_fabric.pairs was first listed on (0:
+	 * not yet), to point at it when the pair comes again. */
+	unsigned pair_line[TOPO_MAX_GPUS][TOPO_MAX_GPUS];
 };
 
 /* Read a device name into @dst and remember it for the duplicate check. */
@@ -473,7 +476,16 @@ static int read_nic(void *arg, yaml_node_t *n, unsigned i)
 	return err;
 }
 
-enum { G_KIND, G_BANDWIDTH, G_LINKS, G_LINK_BW, G_LATENCY, G_NVLS, G_NKEYS };
+enum {
+	G_KIND,
+	G_BANDWIDTH,
+	G_LINKS,
+	G_LINK_BW,
+	G_LATENCY,
+	G_NVLS,
+	G_PAIRS,
+	G_NKEYS,
+};
 
 static const struct yaml_doc_key gpu_fabric_keys[G_NKEYS] = {
 	[G_KIND] = { "kind", true },
@@ -482,6 +494,7 @@ static const struct yaml_doc_key gpu_fabric_keys[G_NKEYS] = {
 	[G_LINK_BW] = { "link_bandwidth", false },
 	[G_LATENCY] = { "latency", false },
 	[G_NVLS] = { "nvls", false },
+	[G_PAIRS] = { "pairs", false },
 };
 
 static const char *const gpu_fabric_names[] = {
@@ -490,14 +503,169 @@ static const char *const gpu_fabric_names[] = {
 	[TOPO_GPU_FABRIC_NVSWITCH] = "nvswitch",
 };
 
-/* NVLink bandwidth: the whole per GPU, or links x per-link bandwidth. */
-static int read_nvlink_bw(const struct yaml_doc *y, yaml_node_t *n,
-			  const struct yaml_doc_found *f,
-			  struct topo_gpu_fabric *g)
+/* NVLinks a GPU has: 6 on V100, 12 on A100, 18 on H100 and B200; the
+ * bound leaves room and keeps a typo from meaning a thousand. */
+#define NVLINKS_GPU_MAX 64
+/* NVLinks between one pair of GPUs: at most all of a GPU's (H100's 18). */
+#define NVLINKS_PAIR_MAX 18
+/* Every unordered pair once; a pair listed again fails before this. */
+#define PAIRS_MAX (TOPO_MAX_GPUS * (TOPO_MAX_GPUS - 1) / 2)
+
+/* One entry of gpu_fabric.pairs: { gpus: [a, b], links: n }. */
+enum { P_GPUS, P_LINKS, P_NKEYS };
+
+static const struct yaml_doc_key pair_keys[P_NKEYS] = {
+	[P_GPUS] = { "gpus", true },
+	[P_LINKS] = { "links", true },
+};
+
+/* The two ends of the pair being read, as read_pair_gpu() finds them. */
+struct pair_ends {
+	const struct ctx *c;
+	int gpu[2];
+};
+
+/*
+ * One name of a pair's gpus. read_top() reads gpu_fabric after gpus,
+ * whatever the order in the file, so every GPU is known here.
+ */
+static int read_pair_gpu(void *arg, yaml_node_t *n, unsigned i)
 {
-	double per_link;
+	struct pair_ends *p = arg;
+	const struct ctx *c = p->c;
+	char buf[YAML_DOC_SHOW_BUF];
+	const char *s;
 	int err;
 
+	err = yaml_doc_scalar(&c->y, n, "gpus", &s);
+	if (err)
+		return err;
+	p->gpu[i] = topology_find_gpu(c->t, s);
+	if (p->gpu[i] == TOPO_NONE)
+		return yaml_doc_fail(&c->y, n, "gpus", "unknown GPU '%s'",
+				     yaml_doc_show(buf, sizeof(buf), s));
+	if (i == 1 && p->gpu[1] == p->gpu[0])
+		return yaml_doc_fail(&c->y, n, "gpus", "%s paired with itself",
+				     c->t->gpus[p->gpu[0]].name);
+	return 0;
+}
+
+static int read_pair(void *arg, yaml_node_t *n, unsigned i)
+{
+	struct ctx *c = arg;
+	struct topo_gpu_fabric *g = &c->t->gpu_fabric;
+	struct yaml_doc_found f[P_NKEYS];
+	struct pair_ends p = { .c = c };
+	unsigned links, *first;
+	int a, b, err;
+
+	(void)i;
+	err = yaml_doc_read_map(&c->y, n, "pairs", pair_keys, P_NKEYS, f);
+	if (!err)
+		err = yaml_doc_read_list(&c->y, f[P_GPUS].val, "gpus", 2, 2,
+					 read_pair_gpu, &p);
+	if (!err)
+		err = yaml_doc_read_uint(&c->y, f[P_LINKS].val, "links", 1,
+					 NVLINKS_PAIR_MAX, &links);
+	if (err)
+		return err;
+	a = p.gpu[0];
+	b = p.gpu[1];
+	/* [b, a] names the same pair: either order counts as listed. */
+	first = &c->pair_line[a][b];
+	if (*first)
+		return yaml_doc_fail(&c->y, f[P_GPUS].val, "gpus",
+				     "pair %s, %s listed twice (first on line %u)",
+				     c->t->gpus[a].name, c->t->gpus[b].name,
+				     *first);
+	*first = (unsigned)f[P_GPUS].val->start_mark.line + 1;
+	c->pair_line[b][a] = *first;
+	g->pair_links[a][b] = (uint8_t)links;
+	g->pair_links[b][a] = (uint8_t)links;
+	return 0;
+}
+
+/*
+ * No GPU may have more NVLinks in its pairs than links says it has;
+ * without links, the most any GPU has is its links (the GPU's bandwidth
+ * is then all of its links at once).
+ */
+static int check_pair_sums(const struct ctx *c, const struct yaml_doc_found *f)
+{
+	struct topo_gpu_fabric *g = &c->t->gpu_fabric;
+	unsigned i, j, sum, most = 0;
+	int who = 0;
+
+	for (i = 0; i < c->t->ngpus; i++) {
+		for (j = 0, sum = 0; j < c->t->ngpus; j++)
+			sum += g->pair_links[i][j];
+		if (f[G_LINKS].val && sum > g->links)
+			return yaml_doc_fail(&c->y, f[G_LINKS].val, "links",
+					     "%s has %u NVLinks in pairs, more than links (%u)",
+					     c->t->gpus[i].name, sum, g->links);
+		if (sum > most) {
+			most = sum;
+			who = (int)i;
+		}
+	}
+	if (f[G_LINKS].val)
+		return 0;
+	/* links is written back (topology_write): it must read back. */
+	if (most > NVLINKS_GPU_MAX)
+		return yaml_doc_fail(&c->y, f[G_PAIRS].key, "pairs",
+				     "%s has %u NVLinks in pairs, more than a GPU has (at most %d)",
+				     c->t->gpus[who].name, most, NVLINKS_GPU_MAX);
+	g->links = most;
+	return 0;
+}
+
+/*
+ * A mesh as wired: link_bandwidth a link, the pairs, and links a GPU if
+ * given (else the pairs give it). A whole bandwidth cannot say how much
+ * of it each pair gets.
+ */
+static int read_wired(struct ctx *c, yaml_node_t *n,
+		      const struct yaml_doc_found *f)
+{
+	const struct yaml_doc *y = &c->y;
+	struct topo_gpu_fabric *g = &c->t->gpu_fabric;
+	int err = 0;
+
+	if (f[G_BANDWIDTH].val)
+		return yaml_doc_fail(y, f[G_BANDWIDTH].key, "bandwidth",
+				     "pairs need link_bandwidth: NVLinks are counted per pair");
+	if (!f[G_LINK_BW].val)
+		return yaml_doc_fail(y, n, "link_bandwidth",
+				     "missing required key (pairs need it)");
+	if (f[G_LINKS].val)
+		err = yaml_doc_read_uint(y, f[G_LINKS].val, "links", 1,
+					 NVLINKS_GPU_MAX, &g->links);
+	if (!err)
+		err = yaml_doc_read_unit(y, f[G_LINK_BW].val, "link_bandwidth",
+					 units_parse_bandwidth, &g->link_bw);
+	if (!err)
+		err = yaml_doc_read_list(y, f[G_PAIRS].val, "pairs", 1,
+					 PAIRS_MAX, read_pair, c);
+	if (!err)
+		err = check_pair_sums(c, f);
+	if (err)
+		return err;
+	g->wired = true;
+	g->bw = g->links * g->link_bw;
+	return 0;
+}
+
+/* NVLink bandwidth: the whole per GPU, links x per-link bandwidth, or
+ * per-link bandwidth and the pairs as wired. */
+static int read_nvlink_bw(struct ctx *c, yaml_node_t *n,
+			  const struct yaml_doc_found *f)
+{
+	const struct yaml_doc *y = &c->y;
+	struct topo_gpu_fabric *g = &c->t->gpu_fabric;
+	int err;
+
+	if (f[G_PAIRS].val)
+		return read_wired(c, n, f);
 	if (f[G_BANDWIDTH].val) {
 		err = yaml_doc_refuse_keys(y, gpu_fabric_keys, f, G_LINKS, G_LINK_BW,
 					   "cannot be combined with bandwidth");
@@ -513,18 +681,20 @@ static int read_nvlink_bw(const struct yaml_doc *y, yaml_node_t *n,
 		return yaml_doc_fail(y, n, "links", "missing required key (link_bandwidth needs it)");
 	if (!f[G_LINK_BW].val)
 		return yaml_doc_fail(y, n, "link_bandwidth", "missing required key (links needs it)");
-	err = yaml_doc_read_uint(y, f[G_LINKS].val, "links", 1, 64, &g->links);
+	err = yaml_doc_read_uint(y, f[G_LINKS].val, "links", 1, NVLINKS_GPU_MAX,
+				 &g->links);
 	if (!err)
 		err = yaml_doc_read_unit(y, f[G_LINK_BW].val, "link_bandwidth",
-					 units_parse_bandwidth, &per_link);
+					 units_parse_bandwidth, &g->link_bw);
 	if (!err)
-		g->bw = g->links * per_link;
+		g->bw = g->links * g->link_bw;
 	return err;
 }
 
-static int read_gpu_fabric(const struct yaml_doc *y, yaml_node_t *n,
-			   struct topo_gpu_fabric *g)
+static int read_gpu_fabric(struct ctx *c, yaml_node_t *n)
 {
+	const struct yaml_doc *y = &c->y;
+	struct topo_gpu_fabric *g = &c->t->gpu_fabric;
 	struct yaml_doc_found f[G_NKEYS];
 	unsigned kind;
 	int err;
@@ -537,6 +707,10 @@ static int read_gpu_fabric(const struct yaml_doc *y, yaml_node_t *n,
 	if (err)
 		return err;
 	g->kind = kind;
+	/* NVSwitches join every pair: only a mesh has a wiring to give. */
+	if (g->kind != TOPO_GPU_FABRIC_NVLINK && f[G_PAIRS].key)
+		return yaml_doc_fail(y, f[G_PAIRS].key, "pairs",
+				     "only allowed with kind: nvlink");
 	if (g->kind == TOPO_GPU_FABRIC_PCIE)
 		return yaml_doc_refuse_keys(y, gpu_fabric_keys, f, G_BANDWIDTH,
 					    G_NVLS, "only allowed with kind: nvlink or nvswitch");
@@ -547,7 +721,7 @@ static int read_gpu_fabric(const struct yaml_doc *y, yaml_node_t *n,
 	if (!f[G_LATENCY].val)
 		return yaml_doc_fail(y, n, "latency",
 				     "missing required key (NVLink needs it)");
-	err = read_nvlink_bw(y, n, f, g);
+	err = read_nvlink_bw(c, n, f);
 	if (!err)
 		err = yaml_doc_read_unit(y, f[G_LATENCY].val, "latency",
 					 units_parse_time, &g->latency);
@@ -712,7 +886,7 @@ static int read_top(struct ctx *c, yaml_node_t *root)
 					 TOPO_MAX_NICS, read_nic, c);
 	t->gpu_fabric.kind = TOPO_GPU_FABRIC_PCIE;
 	if (!err && f[K_GPU_FABRIC].val)
-		err = read_gpu_fabric(y, f[K_GPU_FABRIC].val, &t->gpu_fabric);
+		err = read_gpu_fabric(c, f[K_GPU_FABRIC].val);
 	if (!err)
 		err = topology_read_fabric(y, f[K_FABRIC].val, t);
 	if (!err)

@@ -140,6 +140,10 @@ has "$tmp/set.html" "leaves of 8 ports (2 up)"
 has "$tmp/set.html" "leaf-2to1.yaml, with --set)"
 # a SYS pair is direct at GDR level SYS alone
 has "$tmp/run.html" '<th>gpu0-nic0</th><td>SYS</td>\(<td class="staged">staged</td>\)\{4\}<td class="gdr">direct</td>' 
+# a mesh wired pair by pair says so: DGX-1's 16 pairs, 6 links a GPU
+expect 0 "the run's report, a wired mesh drawn" -- "$gdrlab" report "$tmp/run.json" \
+    --topology "$src/tests/data/dgx1-wired-mesh.yaml" -o "$tmp/mesh.html"
+has "$tmp/mesh.html" "GPU to GPU: NVLink mesh, 16 pairs wired, up to 6 links a GPU at 20 GB/s each way"
 
 # Every point failed: no chart but the error; some failed: the chart and
 # their errors (nvls needs NVSwitch, which round-numbers lacks).

@@ -273,6 +273,143 @@ Test(topology, find)
 }
 
 /*
+ * tests/data/dgx1-wired-mesh.yaml: DGX-1V's hybrid cube-mesh, the NV1 and
+ * NV2 of nvidia-smi topo -m. Each GPU has 1+1+2+2 = 6 links, so links,
+ * absent, is 6 and a GPU's bandwidth 6 x 20 GB/s. gpu_fabric comes before
+ * gpus in that file; gpu7, gpu6 is listed in that order.
+ */
+Test(topology, wired_mesh)
+{
+	static const uint8_t want[8][8] = {
+		/*  0  1  2  3  4  5  6  7 */
+		{ 0, 1, 1, 2, 2, 0, 0, 0 }, /* gpu0 */
+		{ 1, 0, 2, 1, 0, 2, 0, 0 }, /* gpu1 */
+		{ 1, 2, 0, 2, 0, 0, 1, 0 }, /* gpu2 */
+		{ 2, 1, 2, 0, 0, 0, 0, 1 }, /* gpu3 */
+		{ 2, 0, 0, 0, 0, 1, 1, 2 }, /* gpu4 */
+		{ 0, 2, 0, 0, 1, 0, 2, 1 }, /* gpu5 */
+		{ 0, 0, 1, 0, 1, 2, 0, 2 }, /* gpu6 */
+		{ 0, 0, 0, 1, 2, 1, 2, 0 }, /* gpu7 */
+	};
+	struct topology t;
+
+	load(GDRLAB_SOURCE_DIR "/tests/data/dgx1-wired-mesh.yaml", &t);
+	cr_assert_eq(t.ngpus, 8);
+	cr_assert_eq(t.gpu_fabric.kind, TOPO_GPU_FABRIC_NVLINK);
+	cr_assert(t.gpu_fabric.wired);
+	cr_assert_eq(t.gpu_fabric.links, 6);
+	cr_assert_eq(t.gpu_fabric.link_bw, 20e9);
+	cr_assert_eq(t.gpu_fabric.bw, 120e9);
+	cr_assert(close_to(t.gpu_fabric.latency, 0.6e-6));
+	for (unsigned i = 0; i < TOPO_MAX_GPUS; i++)
+		for (unsigned j = 0; j < TOPO_MAX_GPUS; j++)
+			cr_assert_eq(t.gpu_fabric.pair_links[i][j],
+				     i < 8 && j < 8 ? want[i][j] : 0,
+				     "pair_links[%u][%u] = %u", i, j,
+				     t.gpu_fabric.pair_links[i][j]);
+}
+
+/*
+ * Four PCIe cards, two pairs joined by NVLink bridges (as H100 NVL): 12
+ * links a pair, the GPU's 18 given, so bw is 18 x 20.6 GB/s although only
+ * 12 are wired. gpu0 and gpu2 share no link.
+ */
+Test(topology, wired_bridges_with_links)
+{
+	static const char yaml[] =
+		"name: bridged\n"
+		"sockets: [ { name: cpu0, memory_bandwidth: 100 GB/s } ]\n"
+		"gpus:\n"
+		"  - { name: a, parent: cpu0, link: { gen: 5, width: 16, latency: 0.1 us } }\n"
+		"  - { name: b, parent: cpu0, link: { gen: 5, width: 16, latency: 0.1 us } }\n"
+		"  - { name: c, parent: cpu0, link: { gen: 5, width: 16, latency: 0.1 us } }\n"
+		"  - { name: d, parent: cpu0, link: { gen: 5, width: 16, latency: 0.1 us } }\n"
+		"nics: [ { name: n0, parent: cpu0, link: { gen: 5, width: 16, latency: 0.1 us }, rate: 400 Gbit/s, latency: 1 us } ]\n"
+		"gpu_fabric:\n"
+		"  kind: nvlink\n"
+		"  links: 18\n"
+		"  link_bandwidth: 20.6 GB/s\n"
+		"  latency: 0.6 us\n"
+		"  pairs: [ { gpus: [a, b], links: 12 }, { links: 12, gpus: [d, c] } ]\n"
+		"fabric: { switch_latency: 300 ns }\n"
+		"staging: { chunk: 1 MiB, buffers: 4, copy_bandwidth: 20 GB/s, chunk_overhead: 2 us }\n";
+	const struct topo_gpu_fabric *g;
+	struct topology t;
+
+	load_str(yaml, &t);
+	g = &t.gpu_fabric;
+	cr_assert(g->wired);
+	cr_assert_eq(g->links, 18);
+	cr_assert(close_to(g->link_bw, 20.6e9));
+	cr_assert(close_to(g->bw, 18 * 20.6e9));
+	cr_assert_eq(g->pair_links[0][1], 12);
+	cr_assert_eq(g->pair_links[1][0], 12);
+	cr_assert_eq(g->pair_links[2][3], 12);
+	cr_assert_eq(g->pair_links[3][2], 12);
+	cr_assert_eq(g->pair_links[0][2], 0);
+	cr_assert_eq(g->pair_links[1][3], 0);
+	cr_assert_eq(g->pair_links[0][0], 0);
+}
+
+/* Without pairs nothing is wired; link_bw is the per-link figure when the
+ * bandwidth is given as links x link_bandwidth, 0 when given whole. */
+Test(topology, link_bw_without_pairs)
+{
+	char yaml[sizeof(minimal) + 128];
+	struct topology t;
+
+	load(CONFIG("a100-pcie4-200g"), &t);
+	cr_assert(!t.gpu_fabric.wired);
+	cr_assert_eq(t.gpu_fabric.link_bw, 20e9);
+	snprintf(yaml, sizeof(yaml), "%sgpu_fabric: { kind: nvlink, links: 6, link_bandwidth: 25 GB/s, latency: 1 us }\n",
+		 minimal);
+	load_str(yaml, &t);
+	cr_assert(!t.gpu_fabric.wired);
+	cr_assert_eq(t.gpu_fabric.links, 6);
+	cr_assert_eq(t.gpu_fabric.link_bw, 25e9);
+	cr_assert_eq(t.gpu_fabric.bw, 150e9);
+	snprintf(yaml, sizeof(yaml), "%sgpu_fabric: { kind: nvlink, bandwidth: 150 GB/s, latency: 1 us }\n",
+		 minimal);
+	load_str(yaml, &t);
+	cr_assert(!t.gpu_fabric.wired);
+	cr_assert_eq(t.gpu_fabric.links, 0);
+	cr_assert_eq(t.gpu_fabric.link_bw, 0);
+	cr_assert_eq(t.gpu_fabric.bw, 150e9);
+}
+
+/*
+ * --set still reaches gpu_fabric with pairs: link_bandwidth; every pair's
+ * links through the list (3 each: gpu0's four pairs make links 12); links
+ * where the file has it (pairs-over-links: 7 lets gpu3's 7 in, 5 is below
+ * gpu0's 2 + 4 and is refused, naming the --set).
+ */
+Test(topology, wired_mesh_overrides)
+{
+	static const char mesh[] = GDRLAB_SOURCE_DIR "/tests/data/dgx1-wired-mesh.yaml";
+	static const char over[] = BAD_DIR "pairs-over-links.yaml";
+	struct topo_override faster = { "gpu_fabric.link_bandwidth", "25 GB/s" };
+	struct topo_override thicker = { "gpu_fabric.pairs.links", "3" };
+	struct topo_override more = { "gpu_fabric.links", "7" };
+	struct topo_override fewer = { "gpu_fabric.links", "5" };
+	struct topology t;
+	struct diag d = { "" };
+
+	cr_assert_eq(topology_load_with(mesh, &faster, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.gpu_fabric.links, 6);
+	cr_assert_eq(t.gpu_fabric.bw, 150e9);
+	cr_assert_eq(topology_load_with(mesh, &thicker, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.gpu_fabric.links, 12);
+	cr_assert_eq(t.gpu_fabric.pair_links[7][6], 3);
+	cr_assert_eq(t.gpu_fabric.bw, 240e9);
+	cr_assert_eq(topology_load_with(over, &more, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.gpu_fabric.links, 7);
+	cr_assert_eq(t.gpu_fabric.pair_links[2][3], 3);
+	cr_assert_eq(topology_load_with(over, &fewer, 1, &t, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "gpu_fabric.links=5, set on " BAD_DIR "pairs-over-links.yaml: "
+			 "links: gpu0 has 6 NVLinks in pairs, more than links (5)");
+}
+
+/*
  * Load tests/data/bad-topology/@name.yaml and check the message: it starts
  * with "path:line:col: key: " and contains @gist. The struct must come back
  * all zero.
@@ -624,4 +761,49 @@ Test(bad_topology, fabric_spine_under_a_core_needs_uplinks)
 	/* a missing key points at the mapping that should hold it */
 	check_bad("fabric-spine-needs-uplinks", 14, 10, "uplinks",
 		  "missing required key (spine has a tier above it)");
+}
+
+/* gpu_fabric.pairs: a mesh as wired (a GPU list defined above the
+ * gpu_fabric of each file, which comes last). */
+Test(bad_topology, pairs_only_for_a_mesh)
+{
+	check_bad("pairs-with-pcie", 15, 3, "pairs", "only allowed with kind: nvlink");
+	check_bad("pairs-with-nvswitch", 17, 3, "pairs", "only allowed with kind: nvlink");
+}
+
+Test(bad_topology, pairs_need_link_bandwidth)
+{
+	check_bad("pairs-with-bandwidth", 15, 3, "bandwidth",
+		  "pairs need link_bandwidth: NVLinks are counted per pair");
+	/* the missing key is reported at the gpu_fabric mapping */
+	check_bad("pairs-need-link-bandwidth", 14, 3, "link_bandwidth",
+		  "missing required key (pairs need it)");
+}
+
+Test(bad_topology, pairs_name_two_distinct_gpus)
+{
+	check_bad("pairs-unknown-gpu", 18, 22, "gpus", "unknown GPU 'gpu9'");
+	check_bad("pairs-self", 19, 22, "gpus", "gpu2 paired with itself");
+	check_bad("pairs-three-gpus", 18, 28, "gpus", "too many entries (at most 2)");
+}
+
+/* gpu1, gpu0 on line 20 is gpu0, gpu1 of line 18 again. */
+Test(bad_topology, pairs_listed_twice)
+{
+	check_bad("pairs-twice", 20, 15, "gpus",
+		  "pair gpu1, gpu0 listed twice (first on line 18)");
+}
+
+/* gpu3: 2 + 2 + 3 = 7 links; gpu0 and gpu1, at exactly 6, pass. */
+Test(bad_topology, pairs_over_links)
+{
+	check_bad("pairs-over-links", 15, 10, "links",
+		  "gpu3 has 7 NVLinks in pairs, more than links (6)");
+}
+
+Test(bad_topology, pair_keys)
+{
+	check_bad("pairs-missing-links", 18, 7, "links", "missing required key");
+	check_bad("pairs-unknown-key", 18, 29, "link", "unknown key");
+	check_bad("pairs-links-range", 18, 36, "links", "must be between 1 and 18, got '19'");
 }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "helpers.h"
 #include "topology_write.h"
@@ -75,7 +76,12 @@ static void assert_same(const struct topology *a, const struct topology *b)
 		same(a->gpu_fabric.latency, b->gpu_fabric.latency, "nvlink", 0);
 		cr_assert_eq(a->gpu_fabric.links, b->gpu_fabric.links);
 		cr_assert_eq(a->gpu_fabric.nvls, b->gpu_fabric.nvls);
+		same(a->gpu_fabric.link_bw, b->gpu_fabric.link_bw, "nvlink link", 0);
+		cr_assert_eq(a->gpu_fabric.wired, b->gpu_fabric.wired);
 	}
+	/* all of it, not only the GPUs': what is unwired must stay 0 */
+	cr_assert_eq(memcmp(a->gpu_fabric.pair_links, b->gpu_fabric.pair_links,
+			    sizeof(a->gpu_fabric.pair_links)), 0, "pair_links differ");
 	cr_assert_eq(a->gpu_arch, b->gpu_arch);
 	cr_assert_eq(a->cpu_vendor, b->cpu_vendor);
 	cr_assert_eq(a->fabric.in_network_reduction, b->fabric.in_network_reduction);
@@ -114,6 +120,7 @@ static const char *const files[] = {
 	DATA("mixed-gdr.yaml"), DATA("ring-400g.yaml"),
 	DATA("one-gpu-four-nics.yaml"), DATA("one-gpu-two-nics.yaml"),
 	DATA("pxn-two-gpus.yaml"), DATA("eight-gpus-one-socket.yaml"),
+	DATA("dgx1-wired-mesh.yaml"),
 	CONFIG("h100-superpod-ib.yaml"), CONFIG("h100-roce-clos.yaml"),
 	DATA("fabric/leaf-2to1.yaml"), DATA("fabric/rail.yaml"), DATA("fabric/node.yaml"),
 };
@@ -145,4 +152,22 @@ Test(topology_write, changed_values_survive)
 	round_trip(&a, &b);
 	assert_same(&b, &a);
 	cr_assert(isinf(b.gpus[2].p2p_read_bw));
+}
+
+/* A wired mesh changed: two more links a GPU and a pair added (gpu0 and
+ * gpu5 had none), so that links is above what the file's pairs gave. */
+Test(topology_write, changed_mesh_survives)
+{
+	struct topology a, b;
+	struct diag d = { "" };
+
+	cr_assert_eq(topology_load(DATA("dgx1-wired-mesh.yaml"), &a, &d), 0, "%s", d.msg);
+	a.gpu_fabric.links = 8;
+	a.gpu_fabric.bw = 8 * a.gpu_fabric.link_bw;
+	a.gpu_fabric.pair_links[0][5] = 2;
+	a.gpu_fabric.pair_links[5][0] = 2;
+	round_trip(&a, &b);
+	assert_same(&b, &a);
+	cr_assert_eq(b.gpu_fabric.pair_links[5][0], 2);
+	cr_assert_eq(b.gpu_fabric.bw, 160e9);
 }
