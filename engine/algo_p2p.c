@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "topo_path.h"
+
 /* NCCL_NCHANNELS_PER_NET_PEER's default since 2.29 is max(NICs,
  * netBw / 14 GB/s) (paths.cc); over NVLink NCCL_NCHANNELS_PER_PEER is 2. */
 unsigned algo_p2p_channels(const struct plan *p, unsigned src, unsigned dst)
@@ -50,7 +52,9 @@ static uint64_t algo_p2p_chunk(const struct plan *p, const struct plan_pattern *
 		return proto_step_bytes(PROTO_LL);
 	if (pat->nnodes > 1)
 		return 131072;
-	return topo_has_nvlink(&p->topo) ? 524288 : 131072;
+	/* NCCL_P2P_NVL_CHUNKSIZE where every GPU reaches every other over
+	 * NVLink, else NCCL_P2P_PCI_CHUNKSIZE (init.cc) */
+	return topo_all_nvlink(&p->topo) ? 524288 : 131072;
 }
 
 static int p2p_pair(struct algo_build *b, unsigned src, unsigned dst,

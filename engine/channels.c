@@ -7,6 +7,7 @@
 
 #include "nccl_tuning.h"
 #include "resources.h"
+#include "channels_mesh.h"
 #include "search_loads.h"
 
 int channels_nic(const struct topology *t, unsigned gpu, unsigned channel)
@@ -68,21 +69,16 @@ static unsigned nearest_other(const struct topology *t, const unsigned *gpus,
 	return best;
 }
 
-void channels_layout(const struct topology *t, const unsigned *gpus,
-		     unsigned n, unsigned channel, bool network,
-		     struct channel_layout *l)
+/*
+ * Channel @channel's NIC (the (c mod nics)-th some GPU is nearest to) and
+ * the GPUs it enters and leaves the node by, indices into @gpus.
+ */
+static int layout_ends(const struct topology *t, const unsigned *gpus, unsigned n,
+		       unsigned channel, unsigned *entry, unsigned *exit)
 {
 	unsigned nics[TOPO_MAX_NICS], nn = 0, near_gpus[TOPO_MAX_GPUS], ng = 0;
-	unsigned entry, exit, at = 0;
 	int nic;
 
-	l->nic_in = l->nic_out = -1;
-	if (!network || !t->nnics || !n) {
-		for (unsigned k = 0; k < n; k++)
-			l->order[k] = (k + channel) % n;
-		return;
-	}
-	/* The NICs some GPU of the node is nearest to. */
 	for (unsigned i = 0; i < t->nnics; i++)
 		for (unsigned g = 0; g < n; g++)
 			if (near(t, gpus[g], (int)i)) {
@@ -94,18 +90,58 @@ void channels_layout(const struct topology *t, const unsigned *gpus,
 		if (near(t, gpus[g], nic))
 			near_gpus[ng++] = g;
 	/* NICs that share their near GPUs take turns at them too. */
-	entry = near_gpus[(channel / nn + channel) % ng];
-	exit = ng > 1 ? near_gpus[(channel / nn + channel + 1) % ng] :
-			nearest_other(t, gpus, n, entry, nic);
-	l->order[at++] = entry;
-	for (unsigned k = 1; k < n; k++) {
-		unsigned g = (entry + k) % n;
+	*entry = near_gpus[(channel / nn + channel) % ng];
+	*exit = ng > 1 ? near_gpus[(channel / nn + channel + 1) % ng] :
+			 nearest_other(t, gpus, n, *entry, nic);
+	return nic;
+}
 
-		if (g != exit)
-			l->order[at++] = g;
+/* A wired mesh's channel ends (channels_mesh.h): a ring turned by the
+ * channel inside one node. */
+static void mesh_ends(const struct topology *t, const unsigned *gpus, unsigned n,
+		      unsigned c, bool network, int *entry, int *exit)
+{
+	unsigned in, out;
+
+	if (!network || !t->nnics) {
+		*entry = (int)(c % n);
+		*exit = -1;
+		return;
 	}
-	if (n > 1)
-		l->order[at++] = exit;
+	layout_ends(t, gpus, n, c, &in, &out);
+	*entry = (int)in;
+	*exit = n > 1 ? (int)out : (int)in;
+}
+
+void channels_layout(const struct topology *t, const unsigned *gpus,
+		     unsigned n, unsigned channel, bool network,
+		     struct channel_layout *l)
+{
+	unsigned entry, exit, at = 0;
+	int nic;
+
+	l->nic_in = l->nic_out = -1;
+	if (t->gpu_fabric.wired && n > 1)
+		mesh_order(t, gpus, n, channel, network, mesh_ends, l->order);
+	if (!network || !t->nnics || !n) {
+		for (unsigned k = 0; !t->gpu_fabric.wired && k < n; k++)
+			l->order[k] = (k + channel) % n;
+		if (n == 1)
+			l->order[0] = 0;
+		return;
+	}
+	nic = layout_ends(t, gpus, n, channel, &entry, &exit);
+	if (!t->gpu_fabric.wired || n == 1) {
+		l->order[at++] = entry;
+		for (unsigned k = 1; k < n; k++) {
+			unsigned g = (entry + k) % n;
+
+			if (g != exit)
+				l->order[at++] = g;
+		}
+		if (n > 1)
+			l->order[at++] = exit;
+	}
 	l->nic_in = nic;
 	l->nic_out = near(t, gpus[exit], nic) ? nic : channels_nic(t, gpus[exit], channel);
 }
@@ -217,6 +253,30 @@ static void widen_type(const struct topology *t, const struct pxn_policy *pxn, u
 		g->type_inter = p;
 }
 
+/* @g's typeIntra: the farthest way between consecutive GPUs of its
+ * channels' layouts (a ring's closing inside a node on one). */
+static void intra_type(const struct topology *t, unsigned ppn, bool network,
+		       struct nccl_graph *g)
+{
+	bool pcie = false, via = false;
+
+	for (unsigned c = 0; t->gpu_fabric.wired && c < g->nchannels; c++) {
+		struct channel_layout lay;
+
+		channels_layout(t, identity, ppn, c, network, &lay);
+		for (unsigned k = 0; k + 1 < ppn || (!network && ppn > 1 && k < ppn); k++) {
+			unsigned v;
+			enum topo_nvlink_way w =
+			    topo_nvlink_way(t, lay.order[k], lay.order[(k + 1) % ppn], &v);
+
+			pcie |= w == TOPO_NVLINK_NONE;
+			via |= w == TOPO_NVLINK_VIA;
+		}
+	}
+	g->nvlink = topo_has_nvlink(t) && ppn > 1 && !pcie && !via;
+	g->nvb = topo_has_nvlink(t) && ppn > 1 && !pcie && via;
+}
+
 static void search_ring(const struct nccl_release *r, const struct topology *t,
 			unsigned nnodes, unsigned ppn, const struct pxn_policy *pxn,
 			struct nccl_graph *g)
@@ -231,7 +291,6 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 	res_layout_init(&l, t, 1);
 	speeds = nccl_search_speeds(r, t->gpu_arch, network, &nspeeds);
 	memset(g, 0, sizeof(*g));
-	g->nvlink = topo_has_nvlink(t) && ppn > 1;
 	/* Per-node loads of the channels so far, in multiples of a speed. */
 	use = calloc(l.per_node ? l.per_node : 1, sizeof(*use));
 	/*
@@ -266,6 +325,7 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 		g->bw_intra = g->bw_inter = 0.1;
 	}
 	g->pattern = NCCL_PATTERN_RING;
+	intra_type(t, ppn, network, g);
 	g->type_inter = TOPO_PATH_PIX;
 	for (unsigned c = 0; network && c < g->nchannels; c++) {
 		struct channel_layout lay;
@@ -429,6 +489,7 @@ static bool search_tree_net(const struct nccl_release *r, const struct topology 
 		return false;
 	}
 	found.nvlink = ring->nvlink;
+	found.nvb = ring->nvb;
 	found.type_inter = TOPO_PATH_PIX;
 	for (unsigned c = 0; c < found.nchannels; c++) {
 		struct channel_layout lay;

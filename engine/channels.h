@@ -13,7 +13,8 @@
  * This is a simplified search over gdrlab's topology: it counts, for each
  * speed, how many channels fit the GPU links and the NICs, each link
  * charged and counted as NCCL's search does (search_loads.h), without
- * NCCL's backtracking over GPU orders. docs/model.md says where it
+ * NCCL's backtracking over GPU orders (on a mesh wired pair by pair each
+ * channel's order is searched: channels_mesh.h). docs/model.md says where it
  * differs; tools/nccl-oracle/search.sh holds its graphs against NCCL's
  * own search.
  */
@@ -45,7 +46,10 @@ const char *nccl_pattern_name(enum nccl_pattern p);
 struct nccl_graph {
 	unsigned nchannels;        /* the graph's channels */
 	double bw_intra, bw_inter; /* GB/s per channel, as NCCL counts */
-	bool nvlink;               /* hops inside a node over NVLink */
+	bool nvlink;               /* every hop inside a node over a pair's
+				    * own NVLinks (NCCL's typeIntra PATH_NVL) */
+	bool nvb;                  /* else no hop over PCIe, some through a
+				    * GPU between (PATH_NVB: wired meshes) */
 	enum topo_path_type type_inter; /* farthest GPU-NIC class it uses */
 	bool pxn;                  /* some channel leaves through a PXN relay
 				    * (NCCL's typeInter PATH_PXN) */
@@ -93,7 +97,8 @@ void channels_search(const struct nccl_release *r, const struct topology *t,
  * where another GPU shares the NIC, leaves from that one, so that it goes
  * in and out through one NIC; else from the other GPU nearest to that NIC
  * (its socket's), by its own NIC unless the graph keeps the channel's
- * (channels_keep_nic). The other GPUs lie between, in order.
+ * (channels_keep_nic). The other GPUs lie between, in order; on a mesh
+ * wired pair by pair, in the order channels_mesh.h finds along the pairs.
  * Without a network the GPUs are only turned by the channel.
  */
 struct channel_layout {

@@ -63,13 +63,18 @@ static int nic_local_gpu(const struct topology *topo, int nic)
 int gdr_pxn_relay(const struct topology *topo, int gpu, int nic,
 		  enum topo_path_type level)
 {
+	unsigned via;
 	int relay;
 
 	if (!topo_has_nvlink(topo) || gpu < 0 || (unsigned)gpu >= topo->ngpus || nic < 0 ||
 	    (unsigned)nic >= topo->nnics || topo_gpu_nic_path(topo, gpu, nic) < TOPO_PATH_PHB)
 		return -1;
 	relay = nic_local_gpu(topo, nic);
-	if (relay < 0 || relay == gpu || topo_gpu_nic_path(topo, relay, nic) > TOPO_PATH_P2C ||
+	/* PXN sends over NVLink to a peer it shares links with (paths.cc:
+	 * the peer's path must be PATH_NVL) */
+	if (relay < 0 || relay == gpu ||
+	    topo_nvlink_way(topo, (unsigned)gpu, (unsigned)relay, &via) != TOPO_NVLINK_DIRECT ||
+	    topo_gpu_nic_path(topo, relay, nic) > TOPO_PATH_P2C ||
 	    !gdr_allowed(topo, relay, nic, level, NULL, 0))
 		return -1;
 	return relay;

@@ -31,6 +31,8 @@ static unsigned res_count(const struct topology *topo, enum res_kind kind)
 	case RES_XSOCKET_UP:
 	case RES_XSOCKET_DOWN:
 		return 1;
+	case RES_NVLINK_PAIR:
+		return topo->gpu_fabric.wired ? topo->ngpus * topo->ngpus : 0;
 	case RES_KIND_COUNT:
 		break;
 	}
@@ -101,6 +103,13 @@ double res_capacity(const struct topology *topo, enum res_kind kind,
 		/* copy_engines copies at once, each at copy_bw. */
 		return topo->staging.copy_bw * (topo->staging.copy_engines ?
 						       topo->staging.copy_engines : 1);
+	case RES_NVLINK_PAIR:
+		/* a GPU and itself, or two GPUs with no links: nothing
+		 * routes through them */
+		return topo_pair_links(topo, i / topo->ngpus, i % topo->ngpus) ?
+			       topo_pair_links(topo, i / topo->ngpus, i % topo->ngpus) *
+				       topo->gpu_fabric.link_bw :
+			       INFINITY;
 	case RES_KIND_COUNT:
 		break;
 	}
@@ -132,6 +141,7 @@ static const char *const res_kind_names[RES_KIND_COUNT] = {
 	[RES_PORT_RX] = "port_rx",
 	[RES_GPU_P2P_READ] = "p2p_read", [RES_GPU_P2P_WRITE] = "p2p_write",
 	[RES_CE_D2H] = "copy_engines_d2h", [RES_CE_H2D] = "copy_engines_h2d",
+	[RES_NVLINK_PAIR] = "nvlink_to",
 };
 
 void res_locate(const struct res_layout *l, uint32_t id, unsigned *node,
@@ -199,6 +209,11 @@ void res_name(const struct res_layout *l, const struct topology *topo,
 	case RES_P2P_WRITE:
 		owner = topo->sockets[index].name;
 		break;
+	case RES_NVLINK_PAIR:
+		snprintf(buf, len, "node%u/%s.nvlink_to_%s", node,
+			 topo->gpus[index / topo->ngpus].name,
+			 topo->gpus[index % topo->ngpus].name);
+		return;
 	default:
 		break;
 	}

@@ -39,6 +39,9 @@ enum res_kind {
 			    * receiving, a GPU copying into it over PCIe) */
 	RES_CE_D2H,        /* per GPU: its copy engines, GPU -> host */
 	RES_CE_H2D,        /* per GPU: its copy engines, host -> GPU */
+	RES_NVLINK_PAIR,   /* per ordered pair of GPUs of a wired mesh: the
+			    * NVLinks from GPU i to GPU j, index i x GPUs + j
+			    * (none unless the mesh is wired) */
 	RES_KIND_COUNT,
 };
 

@@ -221,12 +221,30 @@ static void wire(struct rb *b, bool tx, bool rx, int nic_src, int nic_dst,
 	s->latency += fabric_latency(t, switches);
 }
 
-static void intra(struct rb *b, unsigned src, unsigned dst)
+/* The NVLinks of a wired mesh's pair @a -> @b, one hop. */
+static void use_pair(struct rb *b, unsigned a, unsigned c)
 {
 	const struct topology *t = &b->p->topo;
 
+	use(b, RES_NVLINK_PAIR, a * t->ngpus + c, false);
+	stage(b)->latency += t->gpu_fabric.latency;
+}
+
+static void intra(struct rb *b, unsigned src, unsigned dst)
+{
+	const struct topology *t = &b->p->topo;
+	unsigned via;
+	enum topo_nvlink_way way = topo_nvlink_way(t, src, dst, &via);
+
 	stage_begin(b, STAGE_INTRA);
-	if (topo_has_nvlink(t)) {
+	if (way != TOPO_NVLINK_NONE && t->gpu_fabric.wired) {
+		/* Through a GPU wired to both (PATH_NVB), NCCL's P2P
+		 * transport keeps the buffer in that GPU's memory (p2p.cc's
+		 * intermediate rank): both pairs carry the data. */
+		use_pair(b, src, way == TOPO_NVLINK_VIA ? via : dst);
+		if (way == TOPO_NVLINK_VIA)
+			use_pair(b, via, dst);
+	} else if (way != TOPO_NVLINK_NONE) {
 		use(b, RES_NVLINK_TX, src, false);
 		use(b, RES_NVLINK_RX, dst, false);
 		stage(b)->latency += t->gpu_fabric.latency;
@@ -355,7 +373,12 @@ void route_pick_nics(const struct plan *p, struct route_req *q,
 	     topo_gpu_nic_path(t, (int)q->src_gpu, q->nic_src) > TOPO_PATH_PXB)) {
 		int rail = channels_nic(t, q->dst_gpu, channel);
 
-		if (rail >= 0 && topo_gpu_nic_path(t, (int)q->dst_gpu, rail) <= TOPO_PATH_PXB)
+		/* in a wired mesh only where the sender has NVLinks to the
+		 * rail's GPU (paths.cc: PXN needs PATH_NVL to the peer) */
+		if (rail >= 0 && topo_gpu_nic_path(t, (int)q->dst_gpu, rail) <= TOPO_PATH_PXB &&
+		    (!t->gpu_fabric.wired ||
+		     topo_gpu_nic_path(t, (int)q->src_gpu, rail) <= TOPO_PATH_PXB ||
+		     gdr_pxn_relay(t, (int)q->src_gpu, rail, p->opts.gdr_level) >= 0))
 			q->nic_src = rail;
 	}
 	q->relay_gpu = gdr_pxn_relay(t, (int)q->src_gpu, q->nic_src, p->opts.gdr_level);
@@ -366,6 +389,7 @@ void route_make(const struct plan *p, enum proto_id proto,
 		struct route_notes *notes)
 {
 	struct rb b = { .p = p, .r = r };
+	unsigned via;
 
 	memset(r, 0, sizeof(*r));
 	r->private_cap = INFINITY;
@@ -386,7 +410,10 @@ void route_make(const struct plan *p, enum proto_id proto,
 	case CONN_P2P:
 		if (q->intra) {
 			r->intra = true;
-			r->hop = topo_has_nvlink(&p->topo) ? HOP_NVLINK : HOP_PCI;
+			r->hop = topo_nvlink_way(&p->topo, q->src_gpu, q->dst_gpu, &via) ==
+						 TOPO_NVLINK_DIRECT ?
+					 HOP_NVLINK :
+					 HOP_PCI;
 			intra(&b, q->src_gpu, q->dst_gpu);
 		} else {
 			r->hop = HOP_NET;

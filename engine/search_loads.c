@@ -71,6 +71,40 @@ static void add_route(const struct nccl_release *rel,
 		use[l->base[RES_GPU_UP] + (unsigned)to.index] += share / 8;
 }
 
+/*
+ * @share of a channel from GPU @a to GPU @b of the node: over NVLink,
+ * per GPU on an NVSwitch or an unwired mesh (each GPU sends and
+ * receives once, as NCCL's search counts a GPU's links to the NVSwitch),
+ * on the pair's own links in a wired mesh, and on both pairs through
+ * the GPU between where they share none (PATH_NVB, followPath charging
+ * each link of the path); else over PCIe peer-to-peer.
+ */
+static void add_gpu_hop(const struct nccl_release *r, const struct res_layout *l,
+			const struct topology *t, unsigned a, unsigned b, double share,
+			double *use)
+{
+	struct route_end from = {ROUTE_GPU, (int)a}, to = {ROUTE_GPU, (int)b};
+	unsigned via, n = t->ngpus;
+
+	switch (topo_nvlink_way(t, a, b, &via)) {
+	case TOPO_NVLINK_DIRECT:
+		if (t->gpu_fabric.wired) {
+			use[l->base[RES_NVLINK_PAIR] + a * n + b] += share;
+		} else {
+			use[l->base[RES_NVLINK_TX] + a] += share;
+			use[l->base[RES_NVLINK_RX] + b] += share;
+		}
+		return;
+	case TOPO_NVLINK_VIA:
+		use[l->base[RES_NVLINK_PAIR] + a * n + via] += share;
+		use[l->base[RES_NVLINK_PAIR] + via * n + b] += share;
+		return;
+	case TOPO_NVLINK_NONE:
+		add_route(r, l, t, from, to, RES_P2P_WRITE, share, use);
+		return;
+	}
+}
+
 bool search_sees(enum res_kind kind)
 {
 	return kind != RES_P2P_READ && kind != RES_P2P_WRITE;
@@ -112,6 +146,9 @@ double search_capacity(const struct nccl_release *r, const struct topology *t,
 		return r->inter_cpu_bw[t->cpu_vendor];
 	if ((kind == RES_NVLINK_TX || kind == RES_NVLINK_RX) && t->gpu_fabric.links)
 		return t->gpu_fabric.links * r->nvlink_link_bw[t->gpu_arch];
+	if (kind == RES_NVLINK_PAIR)
+		return topo_pair_links(t, idx / t->ngpus, idx % t->ngpus) *
+		       r->nvlink_link_bw[t->gpu_arch];
 	if (lk && lk->pcie_gen) {
 		unsigned gen =
 		    lk->pcie_gen <= r->pci_max_gen ? lk->pcie_gen : 3;
@@ -160,8 +197,7 @@ void search_net_out(const struct nccl_release *r, const struct res_layout *l,
 
 	use[l->base[RES_PORT_TX] + (unsigned)nic] += share;
 	if (relay >= 0) {
-		use[l->base[RES_NVLINK_TX] + gpu] += share;
-		use[l->base[RES_NVLINK_RX] + (unsigned)relay] += share;
+		add_gpu_hop(r, l, t, gpu, (unsigned)relay, share, use);
 		g.index = relay;
 	}
 	add_route(r, l, t, g, n, RES_P2P_READ, share, use);
@@ -171,24 +207,6 @@ void search_add_chain(const struct nccl_release *r, const struct res_layout *l,
 		      const struct topology *t, const unsigned *order,
 		      unsigned n, bool ring_closes, double share, double *use)
 {
-	if (topo_has_nvlink(t)) {
-		/* NVLink counted per GPU: a ring's every GPU sends and
-		 * receives once (so NCCL's search on an NVSwitch) */
-		for (unsigned k = 0; k + 1 < n; k++) {
-			use[l->base[RES_NVLINK_TX] + order[k]] += share;
-			use[l->base[RES_NVLINK_RX] + order[k + 1]] += share;
-		}
-		if (ring_closes && n > 1) {
-			use[l->base[RES_NVLINK_TX] + order[n - 1]] += share;
-			use[l->base[RES_NVLINK_RX] + order[0]] += share;
-		}
-		return;
-	}
-	for (unsigned k = 0; k + 1 < n || (ring_closes && n > 1 && k < n);
-	     k++) {
-		struct route_end a = {ROUTE_GPU, (int)order[k]};
-		struct route_end b = {ROUTE_GPU, (int)order[(k + 1) % n]};
-
-		add_route(r, l, t, a, b, RES_P2P_WRITE, share, use);
-	}
+	for (unsigned k = 0; k + 1 < n || (ring_closes && n > 1 && k < n); k++)
+		add_gpu_hop(r, l, t, order[k], order[(k + 1) % n], share, use);
 }

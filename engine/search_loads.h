@@ -63,7 +63,7 @@ void search_add_chain(const struct nccl_release *r, const struct res_layout *l,
  * - the link between two sockets at the release's figure for the CPU's
  *   vendor (ncclTopoGetInterCpuBw);
  * - a GPU's NVLink, given as links, at links x the release's figure for
- *   one (topo.h SM*_NVLINK_BW).
+ *   one (topo.h SM*_NVLINK_BW); a wired pair's likewise, its own links;
  * Anything else at the topology's capacity.
  */
 double search_capacity(const struct nccl_release *r, const struct topology *t,

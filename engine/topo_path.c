@@ -165,3 +165,36 @@ int topo_nearest_nic_rotated(const struct topology *topo, int gpu,
 	}
 	return TOPO_NONE;
 }
+
+enum topo_nvlink_way topo_nvlink_way(const struct topology *topo, unsigned a,
+				     unsigned b, unsigned *via)
+{
+	unsigned best = 0;
+
+	*via = a;
+	if (!topo_has_nvlink(topo))
+		return TOPO_NVLINK_NONE;
+	if (!topo->gpu_fabric.wired || topo_pair_links(topo, a, b))
+		return TOPO_NVLINK_DIRECT;
+	for (unsigned v = 0; v < topo->ngpus; v++) {
+		unsigned in = topo_pair_links(topo, a, v), out = topo_pair_links(topo, v, b);
+		unsigned links = in < out ? in : out;
+
+		if (v != a && v != b && links > best) {
+			best = links;
+			*via = v;
+		}
+	}
+	return best ? TOPO_NVLINK_VIA : TOPO_NVLINK_NONE;
+}
+
+bool topo_all_nvlink(const struct topology *topo)
+{
+	unsigned via;
+
+	for (unsigned a = 0; a < topo->ngpus; a++)
+		for (unsigned b = 0; b < topo->ngpus; b++)
+			if (a != b && topo_nvlink_way(topo, a, b, &via) == TOPO_NVLINK_NONE)
+				return false;
+	return topo_has_nvlink(topo);
+}

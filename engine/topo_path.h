@@ -6,6 +6,8 @@
 #ifndef GDRLAB_TOPO_PATH_H
 #define GDRLAB_TOPO_PATH_H
 
+#include <stdbool.h>
+
 #include "topology.h"
 
 /*
@@ -46,5 +48,26 @@ int topo_nearest_nic(const struct topology *topo, int gpu);
  */
 int topo_nearest_nic_rotated(const struct topology *topo, int gpu,
 			     unsigned rotation);
+
+/*
+ * How GPU @a's data reaches GPU @b of the same node over NVLink, as
+ * NCCL's paths.cc finds it: by the links of their own pair (PATH_NVL;
+ * on NVSwitches and unwired meshes every pair), through one GPU wired to
+ * both (PATH_NVB, *@via: the one whose two pairs have the most links,
+ * the lowest index at a tie), or not at all (PCIe peer-to-peer).
+ */
+enum topo_nvlink_way {
+	TOPO_NVLINK_DIRECT,
+	TOPO_NVLINK_VIA,
+	TOPO_NVLINK_NONE,
+};
+
+enum topo_nvlink_way topo_nvlink_way(const struct topology *topo, unsigned a,
+				     unsigned b, unsigned *via);
+
+/* Whether every two GPUs of the node reach each other over NVLink, their
+ * own pair's or through a GPU between (paths.cc ncclTopoPathAllNVLink:
+ * the farthest GPU-GPU path is under PATH_PIX). */
+bool topo_all_nvlink(const struct topology *topo);
 
 #endif

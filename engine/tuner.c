@@ -238,7 +238,7 @@ static bool ll128_default(const struct tune_ctx *t)
 	enum topo_path_type farthest = hopper && t->p->nccl->ll128_hopper_p2c ? TOPO_PATH_P2C :
 										  TOPO_PATH_PXB;
 
-	if (t->ppn > 1 && !ch->ring.nvlink)
+	if (t->ppn > 1 && !ch->ring.nvlink && !ch->ring.nvb)
 		return false; /* typeIntra <= PATH_NVB */
 	if (t->nnodes > 1 && (ch->ring.type_inter > farthest || !t->net_gdr))
 		return false; /* typeInter <= PXB, or P2C on Hopper+ (2.27 on) */

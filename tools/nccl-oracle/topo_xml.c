@@ -23,11 +23,10 @@
  *   bandwidth is refused. Bus ids are made up, in tree order.
  * - a GPU's sm from gdrlab's architecture and its NVLinks: an NVSwitch
  *   fabric as `links` links to one NVSwitch (NCCL adds the NVSwitch node
- *   itself); a point-to-point mesh (kind nvlink) holds no wiring in gdrlab,
- *   only the links per GPU: written all to all when the links split evenly
- *   over the other GPUs (ABCI's 4 x V100, 2 a pair), as the DGX-1's hybrid
- *   cube-mesh for 8 GPUs of 6 links (the DGX-1 whitepaper's layout, GPU
- *   numbering as nvidia-smi shows a DGX-1V), refused otherwise.
+ *   itself); a point-to-point mesh (kind nvlink) as its `pairs` wire it
+ *   (the DGX-1's hybrid cube-mesh), or without them all to all when the
+ *   links split evenly over the other GPUs (ABCI's 4 x V100, 2 a pair),
+ *   refused otherwise.
  * - a NIC's line rate as NCCL's speed (Mbit/s), GPUDirect RDMA allowed on
  *   both sides (NCCL's GDR level still decides whether it is used).
  */
@@ -39,14 +38,6 @@
 /* NCCL's names for PCIe generations (xml.h / topo.cc kvDictPciGen). */
 static const char *const gt_name[] = { "", "2.5 GT/s", "5 GT/s", "8 GT/s", "16 GT/s",
 				       "32 GT/s", "64 GT/s" };
-
-/* DGX-1 (V100) hybrid cube-mesh: NVLinks between GPU i and j. */
-static const int dgx1_mesh[8][8] = {
-	{ 0, 1, 1, 2, 2, 0, 0, 0 }, { 1, 0, 2, 1, 0, 2, 0, 0 },
-	{ 1, 2, 0, 2, 0, 0, 1, 0 }, { 2, 1, 2, 0, 0, 0, 0, 1 },
-	{ 2, 0, 0, 0, 0, 1, 1, 2 }, { 0, 2, 0, 0, 1, 0, 2, 1 },
-	{ 0, 0, 1, 0, 1, 2, 0, 2 }, { 0, 0, 0, 1, 2, 1, 2, 0 },
-};
 
 static const struct topology *t;
 static unsigned gpu_bus[TOPO_MAX_GPUS], nic_bus[TOPO_MAX_NICS], sw_bus[TOPO_MAX_SWITCHES];
@@ -177,17 +168,16 @@ int main(int argc, char **argv)
 	if (t->gpu_fabric.kind == TOPO_GPU_FABRIC_NVLINK) {
 		unsigned n = t->ngpus, links = t->gpu_fabric.links;
 
-		if (links && links % (n - 1) == 0) {
+		if (t->gpu_fabric.wired) {
+			for (unsigned i = 0; i < n; i++)
+				for (unsigned j = 0; j < n; j++)
+					mesh[i][j] = (int)topo_pair_links(t, i, j);
+		} else if (links && links % (n - 1) == 0) {
 			for (unsigned i = 0; i < n; i++)
 				for (unsigned j = 0; j < n; j++)
 					mesh[i][j] = i == j ? 0 : (int)(links / (n - 1));
-		} else if (n == 8 && links == 6) {
-			fprintf(stderr, "note: NVLink written as the DGX-1 hybrid cube-mesh\n");
-			for (unsigned i = 0; i < n; i++)
-				for (unsigned j = 0; j < n; j++)
-					mesh[i][j] = dgx1_mesh[i][j];
 		} else {
-			skip("an NVLink mesh whose wiring gdrlab does not hold", NULL);
+			skip("an NVLink mesh whose wiring the topology does not give (pairs)", NULL);
 		}
 	}
 	/* every link is checked before anything is written */
