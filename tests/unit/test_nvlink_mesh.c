@@ -166,3 +166,26 @@ Test(nvlink_mesh, ring_crosses_pcie_only_where_it_must)
 	cr_expect_lt(entry(&x, ALGO_RING, PROTO_LL128, 1 << 20), 0);
 	tuned_destroy(&x);
 }
+
+/*
+ * configs/h100-nvl-pcie-pairs.yaml: 8 H100 NVL, a bridge within each pair,
+ * PCIe Gen5 x16 links (50.4 GB/s a direction at the loader's 0.8) between
+ * pairs. A ring over all 8 crosses PCIe between the pairs, so each GPU's
+ * link carries the ring's bytes once each way and binds: a 2 GiB
+ * all-reduce's bus bandwidth is the link's, 2 (n - 1) / n x S / T = 50.4
+ * GB/s, T = 1.75 x 2 GiB / 50.4 GB/s = 74.56 ms, where NVLink alone (the
+ * same node on NVSwitch) would take the ring past 247 GB/s.
+ */
+Test(nvlink_mesh, bridged_pairs_bind_at_pcie)
+{
+	struct plan_options o;
+	struct run r;
+	static const char line[] =
+		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":2147483648,\"dtype\":\"fp32\"}\n";
+
+	plan_options_default(&o);
+	o.nodes = 1;
+	run_trace(&r, "analytic", CONFIG("h100-nvl-pcie-pairs.yaml"), line, &o);
+	assert_rel(r.rec.coll[0].time_us, 1.75 * 2147483648.0 / 50.4e9 * 1e6, 0.01);
+	run_destroy(&r);
+}

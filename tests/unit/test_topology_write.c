@@ -122,6 +122,7 @@ static const char *const files[] = {
 	DATA("pxn-two-gpus.yaml"), DATA("eight-gpus-one-socket.yaml"),
 	DATA("dgx1-wired-mesh.yaml"),
 	CONFIG("h100-superpod-ib.yaml"), CONFIG("h100-roce-clos.yaml"),
+	CONFIG("h100-nvl-pcie-pairs.yaml"),
 	DATA("fabric/leaf-2to1.yaml"), DATA("fabric/rail.yaml"), DATA("fabric/node.yaml"),
 };
 
