@@ -79,11 +79,8 @@ static const unsigned identity[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 Test(nvlink_mesh, dgx1_rings_fill_every_link)
 {
 	struct tuned x;
-	struct plan_options o;
 
-	plan_options_default(&o);
-	o.nodes = 1;
-	tuned_init_opts(&x, CONFIG("validation/dgx1-v100-4xedr.yaml"), &o, TRACE_OP_ALLREDUCE);
+	tuned_release(&x, CONFIG("validation/dgx1-v100-4xedr.yaml"), 1, "2.30.7");
 	cr_expect(x.t.ch.ring.nvlink);
 	cr_expect_float_eq(x.t.ch.ring.nchannels * x.t.ch.ring.bw_intra, 120.0, 1e-9);
 	for (unsigned c = 0; c < x.t.ch.ring.nchannels; c++) {
@@ -96,18 +93,6 @@ Test(nvlink_mesh, dgx1_rings_fill_every_link)
 				     l.order[(k + 1) % 8]);
 	}
 	tuned_destroy(&x);
-}
-
-/* An all-reduce's tuner on @nodes nodes of @topo_path under NCCL @version. */
-static void tuned_release(struct tuned *x, const char *topo_path, unsigned nodes,
-			  const char *version)
-{
-	struct plan_options o;
-
-	plan_options_default(&o);
-	o.nodes = nodes;
-	plan_options_set_nccl(&o, nccl_release_find(version));
-	tuned_init_opts(x, topo_path, &o, TRACE_OP_ALLREDUCE);
 }
 
 /*
@@ -141,11 +126,8 @@ Test(nvlink_mesh, dgx1_tree_chain_crosses_a_single_link)
 Test(nvlink_mesh, ring_crosses_pcie_only_where_it_must)
 {
 	struct tuned x;
-	struct plan_options o;
 
-	plan_options_default(&o);
-	o.nodes = 1;
-	tuned_init_opts(&x, DATA("nvlink-pairs.yaml"), &o, TRACE_OP_ALLREDUCE);
+	tuned_release(&x, DATA("nvlink-pairs.yaml"), 1, "2.30.7");
 	cr_expect(!x.t.ch.ring.nvlink);
 	cr_expect(!x.t.ch.ring.nvb);
 	for (unsigned c = 0; c < x.t.ch.ring.nchannels; c++) {

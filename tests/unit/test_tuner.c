@@ -52,18 +52,6 @@ static void tuned_init(struct tuned *x, const char *topo_path, unsigned nodes,
 	tuned_init_op(x, topo_path, nodes, path, algo, proto, TRACE_OP_ALLREDUCE);
 }
 
-/* An all-reduce's tuner on @nodes nodes of @topo_path under NCCL @version. */
-static void tuned_release(struct tuned *x, const char *topo_path, unsigned nodes,
-			  const char *version)
-{
-	struct plan_options o;
-
-	plan_options_default(&o);
-	o.nodes = nodes;
-	plan_options_set_nccl(&o, nccl_release_find(version));
-	tuned_init_opts(x, topo_path, &o, TRACE_OP_ALLREDUCE);
-}
-
 Test(tuner, ring_estimates_are_nccls_formulas)
 {
 	struct tuned x;

@@ -44,6 +44,18 @@ static void tuned_init_opts(struct tuned *x, const char *topo_path,
 	tuned_init_with(x, topo_path, NULL, 0, o, op);
 }
 
+/* An all-reduce's tuner on @nodes nodes of @topo_path under NCCL @version. */
+static inline void tuned_release(struct tuned *x, const char *topo_path, unsigned nodes,
+				 const char *version)
+{
+	struct plan_options o;
+
+	plan_options_default(&o);
+	o.nodes = nodes;
+	plan_options_set_nccl(&o, nccl_release_find(version));
+	tuned_init_opts(x, topo_path, &o, TRACE_OP_ALLREDUCE);
+}
+
 static void tuned_destroy(struct tuned *x)
 {
 	plan_destroy(&x->plan);
