@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "channels_mesh.h"
 #include "nccl_tuning.h"
 #include "resources.h"
-#include "channels_mesh.h"
 #include "search_loads.h"
 
 int channels_nic(const struct topology *t, unsigned gpu, unsigned channel)
@@ -117,21 +117,21 @@ void channels_layout(const struct topology *t, const unsigned *gpus,
 		     unsigned n, unsigned channel, bool network,
 		     struct channel_layout *l)
 {
+	bool mesh = t->gpu_fabric.wired && n > 1;
 	unsigned entry, exit, at = 0;
 	int nic;
 
 	l->nic_in = l->nic_out = -1;
-	if (t->gpu_fabric.wired && n > 1)
+	/* a wired mesh's channels go along its pairs, as searched */
+	if (mesh)
 		mesh_order(t, gpus, n, channel, network, mesh_ends, l->order);
 	if (!network || !t->nnics || !n) {
-		for (unsigned k = 0; !t->gpu_fabric.wired && k < n; k++)
+		for (unsigned k = 0; !mesh && k < n; k++)
 			l->order[k] = (k + channel) % n;
-		if (n == 1)
-			l->order[0] = 0;
 		return;
 	}
 	nic = layout_ends(t, gpus, n, channel, &entry, &exit);
-	if (!t->gpu_fabric.wired || n == 1) {
+	if (!mesh) {
 		l->order[at++] = entry;
 		for (unsigned k = 1; k < n; k++) {
 			unsigned g = (entry + k) % n;
