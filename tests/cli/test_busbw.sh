@@ -279,7 +279,7 @@ has "$tmp/out" "^# topology h100-pcie5-400g (abci-v100-2xedr.yaml)"
 bad_usage "unknown shipped name" "--topology: 'no-such-preset': no such file, nor a shipped topology of that name (shipped: a100-1gpu-hdr, a100-pcie4-200g, abci-v100-2xedr, dgx-a100-8x200g, dgx1-v100-4xedr, " -- -t no-such-preset
 has "$tmp/err" ", two-socket-commodity) (see"
 bad_usage "part of a name" "--topology: 'ABCI': no such file, nor a shipped topology of that name; did you mean abci-v100-2xedr? (see" -- -t ABCI
-bad_usage "part of names" "--topology: 'h100': no such file, nor a shipped topology of that name; did you mean h100-4x400g-roce, h100-nic-per-gpu, h100-pcie5-400g, h100-roce-clos, h100-superpod-ib? (see" -- -t h100
+bad_usage "part of names" "--topology: 'h100': no such file, nor a shipped topology of that name; did you mean h100-4x400g-roce, h100-nic-per-gpu, h100-nvl-pcie-pairs, h100-pcie5-400g, h100-roce-clos, h100-superpod-ib? (see" -- -t h100
 GDRLAB_DATA_DIR=$tmp/here bad_usage "data folder moved" "--topology: 'abci-v100-2xedr': no such file, nor a shipped topology of that name (none shipped in $tmp/here/configs)" -- -t abci-v100-2xedr
 expect 2 "missing topology file" -- "$gdrlab" busbw -t "$tmp/none.yaml" --json "$tmp/no.json"
 has "$tmp/err" "none.yaml"
