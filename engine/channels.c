@@ -96,21 +96,20 @@ static int layout_ends(const struct topology *t, const unsigned *gpus, unsigned 
 	return nic;
 }
 
-/* A wired mesh's channel ends (channels_mesh.h): a ring turned by the
- * channel inside one node. */
+/* A wired mesh's channel ends (channels_mesh.h): its entry and NIC, or a
+ * ring turned by the channel inside one node. */
 static void mesh_ends(const struct topology *t, const unsigned *gpus, unsigned n,
-		      unsigned c, bool network, int *entry, int *exit)
+		      unsigned c, bool network, int *entry, int *nic)
 {
 	unsigned in, out;
 
 	if (!network || !t->nnics) {
 		*entry = (int)(c % n);
-		*exit = -1;
+		*nic = -1;
 		return;
 	}
-	layout_ends(t, gpus, n, c, &in, &out);
+	*nic = layout_ends(t, gpus, n, c, &in, &out);
 	*entry = (int)in;
-	*exit = n > 1 ? (int)out : (int)in;
 }
 
 void channels_layout(const struct topology *t, const unsigned *gpus,
@@ -131,7 +130,9 @@ void channels_layout(const struct topology *t, const unsigned *gpus,
 		return;
 	}
 	nic = layout_ends(t, gpus, n, channel, &entry, &exit);
-	if (!mesh) {
+	if (mesh) {
+		exit = l->order[n - 1]; /* where the mesh's search left it */
+	} else {
 		l->order[at++] = entry;
 		for (unsigned k = 1; k < n; k++) {
 			unsigned g = (entry + k) % n;
@@ -253,28 +254,41 @@ static void widen_type(const struct topology *t, const struct pxn_policy *pxn, u
 		g->type_inter = p;
 }
 
-/* @g's typeIntra: the farthest way between consecutive GPUs of its
- * channels' layouts (a ring's closing inside a node on one). */
-static void intra_type(const struct topology *t, unsigned ppn, bool network,
-		       struct nccl_graph *g)
+/*
+ * @g's typeIntra: the farthest way between consecutive GPUs of its
+ * channels' layouts (a ring's closing inside a node on one). Across nodes
+ * NCCL widens typeIntra no further than typeInter (search.cc:
+ * maxTypeIntra is typeInter with a network), so a graph whose GPUs meet
+ * over PCIe of class C has a typeInter of C at least, however near its
+ * NICs are (LL128 then follows it): the class, or PIX.
+ */
+static enum topo_path_type intra_type(const struct topology *t, unsigned ppn, bool network,
+				      struct nccl_graph *g)
 {
+	enum topo_path_type farthest = TOPO_PATH_PIX;
 	bool pcie = false, via = false;
 
-	for (unsigned c = 0; t->gpu_fabric.wired && c < g->nchannels; c++) {
+	for (unsigned c = 0; c < g->nchannels && ppn > 1; c++) {
 		struct channel_layout lay;
 
 		channels_layout(t, identity, ppn, c, network, &lay);
-		for (unsigned k = 0; k + 1 < ppn || (!network && ppn > 1 && k < ppn); k++) {
-			unsigned v;
-			enum topo_nvlink_way w =
-			    topo_nvlink_way(t, lay.order[k], lay.order[(k + 1) % ppn], &v);
+		for (unsigned k = 0; k + 1 < ppn || (!network && k < ppn); k++) {
+			unsigned a = lay.order[k], b = lay.order[(k + 1) % ppn], v, links;
+			enum topo_nvlink_way w = topo_nvlink_way(t, a, b, &v);
+			enum topo_path_type p;
 
-			pcie |= w == TOPO_NVLINK_NONE;
 			via |= w == TOPO_NVLINK_VIA;
+			if (w != TOPO_NVLINK_NONE)
+				continue;
+			pcie = true;
+			p = topo_gpu_gpu_path(t, a, b, &links);
+			if (p > farthest)
+				farthest = p;
 		}
 	}
 	g->nvlink = topo_has_nvlink(t) && ppn > 1 && !pcie && !via;
 	g->nvb = topo_has_nvlink(t) && ppn > 1 && !pcie && via;
+	return farthest;
 }
 
 static void search_ring(const struct nccl_release *r, const struct topology *t,
@@ -325,8 +339,7 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 		g->bw_intra = g->bw_inter = 0.1;
 	}
 	g->pattern = NCCL_PATTERN_RING;
-	intra_type(t, ppn, network, g);
-	g->type_inter = TOPO_PATH_PIX;
+	g->type_inter = intra_type(t, ppn, network, g);
 	for (unsigned c = 0; network && c < g->nchannels; c++) {
 		struct channel_layout lay;
 
@@ -488,9 +501,7 @@ static bool search_tree_net(const struct nccl_release *r, const struct topology 
 		g->pattern = want;
 		return false;
 	}
-	found.nvlink = ring->nvlink;
-	found.nvb = ring->nvb;
-	found.type_inter = TOPO_PATH_PIX;
+	found.type_inter = intra_type(t, ppn, true, &found);
 	for (unsigned c = 0; c < found.nchannels; c++) {
 		struct channel_layout lay;
 		unsigned first, second;

@@ -13,13 +13,35 @@
 #define MESH_BUDGET (1u << 18)
 #define MESH_MAX_CHANNELS 64
 
-/* What an order costs: its hops over PCIe, its hops through a GPU
- * between, the fewest links a channel has of any pair it crosses, and
- * the fewest the pairs it crosses are wired with. */
+/*
+ * A hop's class in the order NCCL's search widens it: a pair's own links
+ * (PATH_NVL), through a GPU between (PATH_NVB), then PCIe's classes.
+ */
+enum { LEVEL_NVL, LEVEL_NVB, LEVEL_PCIE };
+
+static unsigned pcie_level(enum topo_path_type p)
+{
+	return LEVEL_PCIE + (unsigned)p;
+}
+
+/*
+ * What an order costs, compared in this order:
+ * - inter, its typeInter: across nodes NCCL widens typeInter from PIX and,
+ *   for each, typeIntra up to it, no further (search.cc: maxTypeIntra is
+ *   typeInter with a network), so a chain whose hops need PHB or SYS may
+ *   leave by a GPU that far from the NIC too;
+ * - intra, its typeIntra, the farthest of its hops;
+ * - links, the fewest links a channel has of any pair it crosses (none
+ *   over PCIe), and wired, the fewest the pairs are wired with (below);
+ * - hops, the links it crosses, entry and exit included: at one
+ *   bandwidth NCCL keeps the graph of fewer (ncclTopoCompareGraphs).
+ * At a tie the first found stands: the GPUs after each by index, PCI
+ * order, the reference NCCL's search tries first.
+ */
 struct mesh_score {
-	unsigned pcie, via;
+	unsigned inter, intra;
 	double links;
-	unsigned wired;
+	unsigned wired, hops;
 };
 
 /*
@@ -33,20 +55,22 @@ struct mesh_score {
  */
 static bool better(const struct mesh_score *a, const struct mesh_score *b)
 {
-	if (a->pcie != b->pcie)
-		return a->pcie < b->pcie;
-	if (a->via != b->via)
-		return a->via < b->via;
+	if (a->inter != b->inter)
+		return a->inter < b->inter;
+	if (a->intra != b->intra)
+		return a->intra < b->intra;
 	if (a->links > b->links * (1 + 1e-12) || b->links > a->links * (1 + 1e-12))
 		return a->links > b->links;
-	return a->wired > b->wired;
+	if (a->wired != b->wired)
+		return a->wired > b->wired;
+	return a->hops < b->hops;
 }
 
 struct mesh_search {
 	const struct topology *t;
 	const unsigned *gpus;
 	unsigned n;
-	int exit;      /* the last GPU of an open chain, or -1: a ring */
+	int nic;       /* the NIC the chain leaves by, or -1: a ring */
 	const uint16_t *load; /* channels on each ordered pair so far */
 	unsigned path[TOPO_MAX_GPUS], best_path[TOPO_MAX_GPUS];
 	struct mesh_score best;
@@ -62,36 +86,59 @@ static double share(const struct mesh_search *s, unsigned a, unsigned b)
 	return (double)topo_pair_links(s->t, a, b) / (s->load[a * ng + b] + 1);
 }
 
+static unsigned umin(unsigned a, unsigned b)
+{
+	return a < b ? a : b;
+}
+
 /* @sc with the hop from GPU index @a to @b (into @gpus) added. */
 static struct mesh_score add_hop(const struct mesh_search *s, struct mesh_score sc,
 				 unsigned a, unsigned b)
 {
-	unsigned ga = s->gpus[a], gb = s->gpus[b], via;
+	unsigned ga = s->gpus[a], gb = s->gpus[b], via, level, wired, hops;
 	double links;
-
-	unsigned wired;
 
 	switch (topo_nvlink_way(s->t, ga, gb, &via)) {
 	case TOPO_NVLINK_DIRECT:
+		level = LEVEL_NVL;
 		links = share(s, ga, gb);
 		wired = topo_pair_links(s->t, ga, gb);
+		hops = 1;
 		break;
 	case TOPO_NVLINK_VIA:
-		sc.via++;
+		level = LEVEL_NVB;
 		links = share(s, ga, via) < share(s, via, gb) ? share(s, ga, via) :
 								 share(s, via, gb);
-		wired = topo_pair_links(s->t, ga, via) < topo_pair_links(s->t, via, gb) ?
-				topo_pair_links(s->t, ga, via) :
-				topo_pair_links(s->t, via, gb);
+		wired = umin(topo_pair_links(s->t, ga, via), topo_pair_links(s->t, via, gb));
+		hops = 2;
 		break;
 	default:
-		sc.pcie++;
-		return sc;
+		level = pcie_level(topo_gpu_gpu_path(s->t, ga, gb, &hops));
+		links = 0;
+		wired = 0;
+		break;
 	}
+	if (level > sc.intra)
+		sc.intra = level;
+	if (level > sc.inter)
+		sc.inter = level;
 	if (links < sc.links)
 		sc.links = links;
 	if (wired < sc.wired)
 		sc.wired = wired;
+	sc.hops += hops;
+	return sc;
+}
+
+/* @sc with the chain's way out from GPU index @last to its NIC added. */
+static struct mesh_score add_exit(const struct mesh_search *s, struct mesh_score sc,
+				  unsigned last)
+{
+	unsigned level = pcie_level(topo_gpu_nic_path(s->t, (int)s->gpus[last], s->nic));
+
+	if (level > sc.inter)
+		sc.inter = level;
+	sc.hops += topo_gpu_nic_links(s->t, s->gpus[last], (unsigned)s->nic);
 	return sc;
 }
 
@@ -101,13 +148,13 @@ static void dfs(struct mesh_search *s, unsigned k, uint64_t used, struct mesh_sc
 {
 	unsigned last = s->path[k - 1];
 
+	/* every component only worsens as hops are added */
 	if (s->found && !better(&sc, &s->best))
-		return; /* hops only add to the counts and lower the links */
+		return;
 	if (s->tries++ > MESH_BUDGET)
 		return;
 	if (k == s->n) {
-		if (s->exit < 0 && s->n > 1)
-			sc = add_hop(s, sc, last, s->path[0]);
+		sc = s->nic < 0 ? add_hop(s, sc, last, s->path[0]) : add_exit(s, sc, last);
 		if (!s->found || better(&sc, &s->best)) {
 			s->best = sc;
 			s->found = true;
@@ -119,9 +166,6 @@ static void dfs(struct mesh_search *s, unsigned k, uint64_t used, struct mesh_sc
 		unsigned g = (last + d) % s->n;
 
 		if (used >> g & 1)
-			continue;
-		/* an open chain ends at its exit */
-		if ((int)g == s->exit && k + 1 < s->n)
 			continue;
 		s->path[k] = g;
 		dfs(s, k + 1, used | 1ull << g, add_hop(s, sc, last, g));
@@ -154,7 +198,7 @@ static struct {
 	uint64_t key;
 	bool network;
 	unsigned n, nchannels;
-	int entry[MESH_MAX_CHANNELS], exit[MESH_MAX_CHANNELS];
+	int entry[MESH_MAX_CHANNELS], nic[MESH_MAX_CHANNELS];
 	unsigned order[MESH_MAX_CHANNELS][TOPO_MAX_GPUS];
 	uint16_t load[TOPO_MAX_GPUS * TOPO_MAX_GPUS];
 } cache;
@@ -179,19 +223,24 @@ static uint64_t mesh_key(const struct topology *t, const unsigned *gpus, unsigne
 /* Lay out channel @c after the cached ones: the best order from its
  * entry, each hop charged. */
 static void lay_out(const struct topology *t, const unsigned *gpus, unsigned c, int entry,
-		    int exit)
+		    int nic)
 {
 	struct mesh_search s = {
-		.t = t, .gpus = gpus, .n = cache.n, .exit = exit, .load = cache.load,
-		.best = { 0, 0, 0, 0 },
+		.t = t, .gpus = gpus, .n = cache.n, .nic = nic, .load = cache.load,
 	};
+	struct mesh_score start = { LEVEL_PCIE + TOPO_PATH_PIX, LEVEL_NVL, 1e300, UINT_MAX, 0 };
 
+	/* a ring inside one node has no typeInter to widen */
+	if (nic < 0)
+		start.inter = 0;
+	else
+		start.hops = topo_gpu_nic_links(t, gpus[entry], (unsigned)nic);
 	s.path[0] = (unsigned)entry;
-	dfs(&s, 1, 1ull << entry, (struct mesh_score){ 0, 0, 1e300, UINT_MAX });
+	dfs(&s, 1, 1ull << entry, start);
 	memcpy(cache.order[c], s.best_path, cache.n * sizeof(*s.best_path));
-	charge(t, gpus, cache.n, exit < 0, cache.order[c], cache.load);
+	charge(t, gpus, cache.n, nic < 0, cache.order[c], cache.load);
 	cache.entry[c] = entry;
-	cache.exit[c] = exit;
+	cache.nic[c] = nic;
 }
 
 void mesh_order(const struct topology *t, const unsigned *gpus, unsigned n,
@@ -209,17 +258,17 @@ void mesh_order(const struct topology *t, const unsigned *gpus, unsigned n,
 	/* the channels before keep their orders while their ends are the
 	 * same; from the first that differs, all are laid out again */
 	for (unsigned k = 0; k <= c; k++) {
-		int entry, exit;
+		int entry, nic;
 
-		ends(t, gpus, n, k, network, &entry, &exit);
-		if (k < cache.nchannels && cache.entry[k] == entry && cache.exit[k] == exit)
+		ends(t, gpus, n, k, network, &entry, &nic);
+		if (k < cache.nchannels && cache.entry[k] == entry && cache.nic[k] == nic)
 			continue;
 		if (k < cache.nchannels) {
 			memset(cache.load, 0, sizeof(cache.load));
 			for (unsigned j = 0; j < k; j++)
-				charge(t, gpus, n, cache.exit[j] < 0, cache.order[j], cache.load);
+				charge(t, gpus, n, cache.nic[j] < 0, cache.order[j], cache.load);
 		}
-		lay_out(t, gpus, k, entry, exit);
+		lay_out(t, gpus, k, entry, nic);
 		cache.nchannels = k + 1;
 	}
 	memcpy(order, cache.order[c], n * sizeof(*order));

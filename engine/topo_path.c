@@ -72,42 +72,81 @@ static bool switch_is_ancestor(const struct topology *topo, int anc, int sw)
 }
 
 /*
- * PIX: same parent switch. PXB: different parents under a common switch.
- * P2C: the GPU reaches its socket over NVLink-C2C and the NIC is under
- * that socket (NCCL's PATH_P2C, src/graph/paths.cc). PHB: same socket,
- * and the lowest common ancestor is the root complex (which includes a
- * device sitting directly on a root port). SYS: the inter-socket link is
- * crossed. Out-of-range indices give SYS, the class that no GDR level
- * short of SYS allows.
+ * The PCIe class between two devices of a node: PIX, same parent switch;
+ * PXB, different parents under a common switch; PHB, same socket, the
+ * lowest common ancestor the root complex (which includes a device sitting
+ * directly on a root port); SYS, across the inter-socket link. *@links:
+ * the links a path between them crosses, as NCCL counts a path's hops
+ * (each device's link, each switch's uplink up to the common point, the
+ * link between the sockets).
  */
+static enum topo_path_type device_path(const struct topology *topo, const struct topo_device *a,
+				       const struct topo_device *b, unsigned *links)
+{
+	unsigned up_a = 1, up_b;
+	int sw = a->parent_switch;
+
+	*links = 0;
+	if (a->socket != b->socket) {
+		for (int s = a->parent_switch; switch_ok(topo, s) && *links <= topo->nswitches;
+		     s = topo->switches[s].parent_switch)
+			++*links;
+		for (int s = b->parent_switch; switch_ok(topo, s) && *links <= 2 * topo->nswitches;
+		     s = topo->switches[s].parent_switch)
+			++*links;
+		*links += 3;
+		return TOPO_PATH_SYS;
+	}
+	/* up from a, one switch at a time, until b is below */
+	for (unsigned k = 0; k <= topo->nswitches && switch_ok(topo, sw); k++, up_a++) {
+		if (switch_ok(topo, b->parent_switch) &&
+		    switch_is_ancestor(topo, sw, b->parent_switch)) {
+			up_b = 1;
+			for (int s = b->parent_switch; s != sw && up_b <= topo->nswitches;
+			     s = topo->switches[s].parent_switch)
+				up_b++;
+			*links = up_a + up_b;
+			return k == 0 && sw == b->parent_switch ? TOPO_PATH_PIX : TOPO_PATH_PXB;
+		}
+		sw = topo->switches[sw].parent_switch;
+	}
+	up_b = 1;
+	for (int s = b->parent_switch; switch_ok(topo, s) && up_b <= topo->nswitches;
+	     s = topo->switches[s].parent_switch)
+		up_b++;
+	*links = up_a + up_b;
+	return TOPO_PATH_PHB;
+}
+
+/* A GPU on NVLink-C2C reaches a NIC of its socket through its CPU (NCCL's
+ * PATH_P2C, src/graph/paths.cc). Out-of-range indices give SYS, the class
+ * that no GDR level short of SYS allows. */
 enum topo_path_type topo_gpu_nic_path(const struct topology *topo, int gpu,
 				      int nic)
 {
-	const struct topo_device *g, *n;
-	int sw;
-	unsigned k;
+	unsigned links;
 
 	if (gpu < 0 || (unsigned)gpu >= topo->ngpus || gpu >= TOPO_MAX_GPUS ||
 	    nic < 0 || (unsigned)nic >= topo->nnics || nic >= TOPO_MAX_NICS)
 		return TOPO_PATH_SYS;
-	g = &topo->gpus[gpu];
-	n = &topo->nics[nic].dev;
-	if (g->socket != n->socket)
-		return TOPO_PATH_SYS;
-	if (g->link.kind == TOPO_LINK_C2C)
+	if (topo->gpus[gpu].link.kind == TOPO_LINK_C2C &&
+	    topo->gpus[gpu].socket == topo->nics[nic].dev.socket)
 		return TOPO_PATH_P2C;
-	if (!switch_ok(topo, g->parent_switch) ||
-	    !switch_ok(topo, n->parent_switch))
-		return TOPO_PATH_PHB;
-	if (g->parent_switch == n->parent_switch)
-		return TOPO_PATH_PIX;
-	sw = g->parent_switch;
-	for (k = 0; k <= topo->nswitches && switch_ok(topo, sw); k++) {
-		if (switch_is_ancestor(topo, sw, n->parent_switch))
-			return TOPO_PATH_PXB;
-		sw = topo->switches[sw].parent_switch;
-	}
-	return TOPO_PATH_PHB;
+	return device_path(topo, &topo->gpus[gpu], &topo->nics[nic].dev, &links);
+}
+
+unsigned topo_gpu_nic_links(const struct topology *topo, unsigned gpu, unsigned nic)
+{
+	unsigned links;
+
+	device_path(topo, &topo->gpus[gpu], &topo->nics[nic].dev, &links);
+	return links;
+}
+
+enum topo_path_type topo_gpu_gpu_path(const struct topology *topo, unsigned a, unsigned b,
+				      unsigned *links)
+{
+	return device_path(topo, &topo->gpus[a], &topo->gpus[b], links);
 }
 
 /* The set of NICs nearest to @gpu, as a bit mask (TOPO_MAX_NICS is 64). */

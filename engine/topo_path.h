@@ -34,6 +34,15 @@ int topo_path_parse(const char *s, enum topo_path_type *t);
 enum topo_path_type topo_gpu_nic_path(const struct topology *topo, int gpu,
 				      int nic);
 
+/* The PCIe class between GPUs @a and @b (PIX, PXB, PHB, SYS) and, in
+ * *@links, the links a PCIe path between them crosses (NCCL's path
+ * count, its tie-break between graphs of one bandwidth). */
+enum topo_path_type topo_gpu_gpu_path(const struct topology *topo, unsigned a, unsigned b,
+				      unsigned *links);
+
+/* The links a PCIe path from GPU @gpu to NIC @nic crosses. */
+unsigned topo_gpu_nic_links(const struct topology *topo, unsigned gpu, unsigned nic);
+
 /*
  * The NIC a GPU uses for traffic leaving the node: the nearest one; among
  * equally near ones, GPUs are spread round-robin so that every NIC carries

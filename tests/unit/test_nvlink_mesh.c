@@ -171,3 +171,37 @@ Test(nvlink_mesh, bridged_pairs_bind_at_pcie)
 	assert_rel(r.rec.coll[0].time_us, 1.75 * 2147483648.0 / 50.4e9 * 1e6, 0.01);
 	run_destroy(&r);
 }
+
+/*
+ * Two h100-nvl-pcie-pairs nodes: any ring through the 8 GPUs crosses the
+ * sockets, so its typeIntra is SYS and, since NCCL widens typeIntra no
+ * further than typeInter across nodes (search.cc), its typeInter is SYS
+ * too: the ring may leave by a GPU across the sockets from its NIC. Of
+ * the orders from GPU 0 (NIC 0's), PCI order 0..7 crosses the fewest
+ * links, 24 (NIC 0 -> 0: 2; the bridges 0-1, 2-3, 4-5, 6-7: 1 each; 1 -> 2
+ * and 5 -> 6 through a root complex: 4 each; 3 -> 4 across the sockets:
+ * 5; 7 -> NIC 0 across them again: 5), where leaving by GPU 1 beside the
+ * NIC costs a bridge (0 -> 2 ... 7 -> 1: 25). One channel at 15 GB/s (NCCL
+ * counts the link between two AMD sockets at 16). NCCL 2.30.7's own search
+ * on this node (tools/nccl-oracle/search.sh, ORACLE_GRAPHS=1): "NET 0 -> 0
+ * 1 2 3 4 5 6 7 -> NET 0", 1 channel at 15/15, typeIntra and typeInter
+ * SYS.
+ */
+Test(nvlink_mesh, bridged_pairs_ring_leaves_across_the_sockets)
+{
+	struct tuned x;
+	struct channel_layout l;
+
+	tuned_release(&x, CONFIG("h100-nvl-pcie-pairs.yaml"), 2, "2.30.7");
+	cr_expect_eq(x.t.ch.ring.nchannels, 1);
+	cr_expect_float_eq(x.t.ch.ring.bw_inter, 15.0, 1e-9);
+	cr_expect_eq(x.t.ch.ring.type_inter, TOPO_PATH_SYS);
+	cr_expect(!x.t.ch.ring.nvlink && !x.t.ch.ring.nvb);
+	channels_layout(&x.topo, identity, 8, 0, true, &l);
+	channels_keep_nic(&x.t.ch.ring, &l);
+	for (unsigned k = 0; k < 8; k++)
+		cr_expect_eq(l.order[k], k, "position %u: gpu%u", k, l.order[k]);
+	cr_expect_eq(l.nic_in, 0);
+	cr_expect_eq(l.nic_out, 0);
+	tuned_destroy(&x);
+}
