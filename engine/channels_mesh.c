@@ -203,20 +203,30 @@ static struct {
 	uint16_t load[TOPO_MAX_GPUS * TOPO_MAX_GPUS];
 } cache;
 
-/* FNV-1a over the node's wiring and the communicator's GPUs. */
+static uint64_t fnv(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ULL;
+}
+
+/* FNV-1a over what an order's score reads: the node's wiring, the
+ * communicator's GPUs, and their PCIe classes to each other and to the
+ * NICs (two nodes wired alike may be cabled otherwise). */
 static uint64_t mesh_key(const struct topology *t, const unsigned *gpus, unsigned n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	const unsigned char *p;
+	uint64_t h = fnv(0xcbf29ce484222325ULL, t->ngpus);
+	unsigned links;
 
 	for (unsigned i = 0; i < t->ngpus; i++)
-		for (unsigned j = 0; j < t->ngpus; j++) {
-			h = (h ^ topo_pair_links(t, i, j)) * 0x100000001b3ULL;
-		}
-	h = (h ^ t->ngpus) * 0x100000001b3ULL;
-	p = (const unsigned char *)gpus;
-	for (size_t i = 0; i < n * sizeof(*gpus); i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
+		for (unsigned j = 0; j < t->ngpus; j++)
+			h = fnv(h, topo_pair_links(t, i, j));
+	for (unsigned i = 0; i < n; i++) {
+		h = fnv(h, gpus[i]);
+		for (unsigned j = 0; j < n; j++)
+			h = fnv(h, topo_gpu_gpu_path(t, gpus[i], gpus[j], &links) * 256u + links);
+		for (unsigned j = 0; j < t->nnics; j++)
+			h = fnv(h, topo_gpu_nic_path(t, (int)gpus[i], (int)j) * 256u +
+					   topo_gpu_nic_links(t, gpus[i], j));
+	}
 	return h;
 }
 
