@@ -162,13 +162,29 @@ static void dfs(struct mesh_search *s, unsigned k, uint64_t used, struct mesh_sc
 		}
 		return;
 	}
-	for (unsigned d = 1; d < s->n; d++) {
-		unsigned g = (last + d) % s->n;
+	/* the most promising next GPU first, as NCCL's search sorts them
+	 * (ncclTopoSearchNextGpuSort, by bandwidth), so that a good order
+	 * comes early and cuts the rest short; at a tie, by index after */
+	unsigned next[TOPO_MAX_GPUS], count = 0;
+	struct mesh_score hop[TOPO_MAX_GPUS], none = { 0, 0, 1e300, UINT_MAX, 0 };
 
-		if (used >> g & 1)
+	for (unsigned d = 1; d < s->n; d++) {
+		unsigned g = (last + d) % s->n, at = count++;
+
+		if (used >> g & 1) {
+			count--;
 			continue;
-		s->path[k] = g;
-		dfs(s, k + 1, used | 1ull << g, add_hop(s, sc, last, g));
+		}
+		hop[g] = add_hop(s, none, last, g);
+		while (at > 0 && better(&hop[g], &hop[next[at - 1]])) {
+			next[at] = next[at - 1];
+			at--;
+		}
+		next[at] = g;
+	}
+	for (unsigned i = 0; i < count; i++) {
+		s->path[k] = next[i];
+		dfs(s, k + 1, used | 1ull << next[i], add_hop(s, sc, last, next[i]));
 	}
 }
 
