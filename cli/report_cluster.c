@@ -166,12 +166,10 @@ static const char *wired_text(const struct topology *t, char *buf, size_t len)
 	unsigned pairs = 0, most = 0;
 
 	for (unsigned i = 0; i < t->ngpus; i++) {
-		unsigned sum = 0;
+		unsigned sum = topo_gpu_pair_links(t, i);
 
-		for (unsigned j = 0; j < t->ngpus; j++) {
-			sum += g->pair_links[i][j];
-			pairs += j > i && g->pair_links[i][j];
-		}
+		for (unsigned j = i + 1; j < t->ngpus; j++)
+			pairs += g->pair_links[i][j] > 0;
 		most = sum > most ? sum : most;
 	}
 	snprintf(buf, len, "NVLink mesh, %u pair%s wired, up to %u link%s a GPU at %.4g GB/s each way",

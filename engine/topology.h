@@ -210,6 +210,16 @@ static inline unsigned topo_pair_links(const struct topology *t, unsigned a, uns
 	return t->gpu_fabric.pair_links[a][b];
 }
 
+/* NVLinks GPU @gpu has in its pairs of a wired mesh, all peers together. */
+static inline unsigned topo_gpu_pair_links(const struct topology *t, unsigned gpu)
+{
+	unsigned sum = 0;
+
+	for (unsigned j = 0; j < t->ngpus; j++)
+		sum += t->gpu_fabric.pair_links[gpu][j];
+	return sum;
+}
+
 /*
  * Read a topology file. On failure returns a negative errno and fills @d
  * with "file:line:col: key: problem". @topo is left zeroed on failure.

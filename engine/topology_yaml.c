@@ -593,12 +593,11 @@ static int read_pair(void *arg, yaml_node_t *n, unsigned i)
 static int check_pair_sums(const struct ctx *c, const struct yaml_doc_found *f)
 {
 	struct topo_gpu_fabric *g = &c->t->gpu_fabric;
-	unsigned i, j, sum, most = 0;
+	unsigned sum, most = 0;
 	int who = 0;
 
-	for (i = 0; i < c->t->ngpus; i++) {
-		for (j = 0, sum = 0; j < c->t->ngpus; j++)
-			sum += g->pair_links[i][j];
+	for (unsigned i = 0; i < c->t->ngpus; i++) {
+		sum = topo_gpu_pair_links(c->t, i);
 		if (f[G_LINKS].val && sum > g->links)
 			return yaml_doc_fail(&c->y, f[G_LINKS].val, "links",
 					     "%s has %u NVLinks in pairs, more than links (%u)",
