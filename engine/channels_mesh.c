@@ -2,6 +2,7 @@
 #include "channels_mesh.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -78,54 +79,36 @@ struct mesh_search {
 	unsigned long tries;
 };
 
-/* The links a channel gets of pair @a -> @b with the channels before it. */
-static double share(const struct mesh_search *s, unsigned a, unsigned b)
-{
-	unsigned ng = s->t->ngpus;
-
-	return (double)topo_pair_links(s->t, a, b) / (s->load[a * ng + b] + 1);
-}
-
-static unsigned umin(unsigned a, unsigned b)
-{
-	return a < b ? a : b;
-}
-
-/* @sc with the hop from GPU index @a to @b (into @gpus) added. */
+/* @sc with the hop from GPU index @a to @b (into @gpus) added: over a
+ * pair's own links or two through a GPU between, the links a channel
+ * gets of each with the channels before it and the links it is wired
+ * with; else over PCIe. */
 static struct mesh_score add_hop(const struct mesh_search *s, struct mesh_score sc,
 				 unsigned a, unsigned b)
 {
-	unsigned ga = s->gpus[a], gb = s->gpus[b], via, level, wired, hops;
-	double links;
+	unsigned ga = s->gpus[a], gb = s->gpus[b], pairs[2], level, hops;
+	unsigned npairs = topo_wired_pairs(s->t, ga, gb, pairs);
 
-	switch (topo_nvlink_way(s->t, ga, gb, &via)) {
-	case TOPO_NVLINK_DIRECT:
-		level = LEVEL_NVL;
-		links = share(s, ga, gb);
-		wired = topo_pair_links(s->t, ga, gb);
-		hops = 1;
-		break;
-	case TOPO_NVLINK_VIA:
-		level = LEVEL_NVB;
-		links = share(s, ga, via) < share(s, via, gb) ? share(s, ga, via) :
-								 share(s, via, gb);
-		wired = umin(topo_pair_links(s->t, ga, via), topo_pair_links(s->t, via, gb));
-		hops = 2;
-		break;
-	default:
+	for (unsigned i = 0; i < npairs; i++) {
+		unsigned wired = topo_pair_links(s->t, pairs[i] / s->t->ngpus,
+						 pairs[i] % s->t->ngpus);
+
+		sc.links = fmin(sc.links, (double)wired / (s->load[pairs[i]] + 1));
+		if (wired < sc.wired)
+			sc.wired = wired;
+	}
+	if (npairs) {
+		level = npairs == 1 ? LEVEL_NVL : LEVEL_NVB;
+		hops = npairs;
+	} else {
 		level = pcie_level(topo_gpu_gpu_path(s->t, ga, gb, &hops));
-		links = 0;
-		wired = 0;
-		break;
+		sc.links = 0;
+		sc.wired = 0;
 	}
 	if (level > sc.intra)
 		sc.intra = level;
 	if (level > sc.inter)
 		sc.inter = level;
-	if (links < sc.links)
-		sc.links = links;
-	if (wired < sc.wired)
-		sc.wired = wired;
 	sc.hops += hops;
 	return sc;
 }
@@ -193,19 +176,11 @@ static void charge(const struct topology *t, const unsigned *gpus, unsigned n, b
 		   const unsigned *path, uint16_t *load)
 {
 	for (unsigned k = 0; k + 1 < n || (ring && n > 1 && k < n); k++) {
-		unsigned a = gpus[path[k]], b = gpus[path[(k + 1) % n]], via;
+		unsigned pairs[2], npairs = topo_wired_pairs(t, gpus[path[k]],
+							     gpus[path[(k + 1) % n]], pairs);
 
-		switch (topo_nvlink_way(t, a, b, &via)) {
-		case TOPO_NVLINK_DIRECT:
-			load[a * t->ngpus + b]++;
-			break;
-		case TOPO_NVLINK_VIA:
-			load[a * t->ngpus + via]++;
-			load[via * t->ngpus + b]++;
-			break;
-		default:
-			break;
-		}
+		for (unsigned i = 0; i < npairs; i++)
+			load[pairs[i]]++;
 	}
 }
 

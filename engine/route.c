@@ -221,30 +221,22 @@ static void wire(struct rb *b, bool tx, bool rx, int nic_src, int nic_dst,
 	s->latency += fabric_latency(t, switches);
 }
 
-/* The NVLinks of a wired mesh's pair @a -> @b, one hop. */
-static void use_pair(struct rb *b, unsigned a, unsigned c)
-{
-	const struct topology *t = &b->p->topo;
-
-	use(b, RES_NVLINK_PAIR, a * t->ngpus + c, false);
-	stage(b)->latency += t->gpu_fabric.latency;
-}
-
 static void intra(struct rb *b, unsigned src, unsigned dst)
 {
 	const struct topology *t = &b->p->topo;
-	unsigned via;
-	enum topo_nvlink_way way = topo_nvlink_way(t, src, dst, &via);
+	unsigned via, pairs[2], npairs = topo_wired_pairs(t, src, dst, pairs);
 
 	stage_begin(b, STAGE_INTRA);
-	if (way != TOPO_NVLINK_NONE && t->gpu_fabric.wired) {
-		/* Through a GPU wired to both (PATH_NVB), NCCL's P2P
-		 * transport keeps the buffer in that GPU's memory (p2p.cc's
-		 * intermediate rank): both pairs carry the data. */
-		use_pair(b, src, way == TOPO_NVLINK_VIA ? via : dst);
-		if (way == TOPO_NVLINK_VIA)
-			use_pair(b, via, dst);
-	} else if (way != TOPO_NVLINK_NONE) {
+	if (npairs) {
+		/* A wired mesh's pairs, one hop each; through a GPU wired to
+		 * both (PATH_NVB), NCCL's P2P transport keeps the buffer in
+		 * that GPU's memory (p2p.cc's intermediate rank): both pairs
+		 * carry the data. */
+		for (unsigned i = 0; i < npairs; i++) {
+			use(b, RES_NVLINK_PAIR, pairs[i], false);
+			stage(b)->latency += t->gpu_fabric.latency;
+		}
+	} else if (topo_nvlink_way(t, src, dst, &via) != TOPO_NVLINK_NONE) {
 		use(b, RES_NVLINK_TX, src, false);
 		use(b, RES_NVLINK_RX, dst, false);
 		stage(b)->latency += t->gpu_fabric.latency;

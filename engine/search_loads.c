@@ -84,24 +84,17 @@ static void add_gpu_hop(const struct nccl_release *r, const struct res_layout *l
 			double *use)
 {
 	struct route_end from = {ROUTE_GPU, (int)a}, to = {ROUTE_GPU, (int)b};
-	unsigned via, n = t->ngpus;
+	unsigned via, pairs[2], npairs = topo_wired_pairs(t, a, b, pairs);
 
-	switch (topo_nvlink_way(t, a, b, &via)) {
-	case TOPO_NVLINK_DIRECT:
-		if (t->gpu_fabric.wired) {
-			use[l->base[RES_NVLINK_PAIR] + a * n + b] += share;
-		} else {
-			use[l->base[RES_NVLINK_TX] + a] += share;
-			use[l->base[RES_NVLINK_RX] + b] += share;
-		}
+	for (unsigned i = 0; i < npairs; i++)
+		use[l->base[RES_NVLINK_PAIR] + pairs[i]] += share;
+	if (npairs)
 		return;
-	case TOPO_NVLINK_VIA:
-		use[l->base[RES_NVLINK_PAIR] + a * n + via] += share;
-		use[l->base[RES_NVLINK_PAIR] + via * n + b] += share;
-		return;
-	case TOPO_NVLINK_NONE:
+	if (topo_nvlink_way(t, a, b, &via) != TOPO_NVLINK_NONE) {
+		use[l->base[RES_NVLINK_TX] + a] += share;
+		use[l->base[RES_NVLINK_RX] + b] += share;
+	} else {
 		add_route(r, l, t, from, to, RES_P2P_WRITE, share, use);
-		return;
 	}
 }
 

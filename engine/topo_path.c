@@ -71,6 +71,20 @@ static bool switch_is_ancestor(const struct topology *topo, int anc, int sw)
 	return false;
 }
 
+/* The links from a device under switch @sw (TOPO_NONE: on a root port)
+ * up to switch @top (TOPO_NONE: its CPU): its own, and the uplink of each
+ * switch it passes below @top. */
+static unsigned links_up(const struct topology *topo, int sw, int top)
+{
+	unsigned links = 1;
+
+	for (unsigned k = 0; sw != top && switch_ok(topo, sw) && k <= topo->nswitches; k++) {
+		links++;
+		sw = topo->switches[sw].parent_switch;
+	}
+	return links;
+}
+
 /*
  * The PCIe class between two devices of a node: PIX, same parent switch;
  * PXB, different parents under a common switch; PHB, same socket, the
@@ -83,38 +97,26 @@ static bool switch_is_ancestor(const struct topology *topo, int anc, int sw)
 static enum topo_path_type device_path(const struct topology *topo, const struct topo_device *a,
 				       const struct topo_device *b, unsigned *links)
 {
-	unsigned up_a = 1, up_b;
 	int sw = a->parent_switch;
 
-	*links = 0;
 	if (a->socket != b->socket) {
-		for (int s = a->parent_switch; switch_ok(topo, s) && *links <= topo->nswitches;
-		     s = topo->switches[s].parent_switch)
-			++*links;
-		for (int s = b->parent_switch; switch_ok(topo, s) && *links <= 2 * topo->nswitches;
-		     s = topo->switches[s].parent_switch)
-			++*links;
-		*links += 3;
+		*links = links_up(topo, a->parent_switch, TOPO_NONE) +
+			 links_up(topo, b->parent_switch, TOPO_NONE) + 1;
 		return TOPO_PATH_SYS;
 	}
 	/* up from a, one switch at a time, until b is below */
-	for (unsigned k = 0; k <= topo->nswitches && switch_ok(topo, sw); k++, up_a++) {
+	for (unsigned k = 0; k <= topo->nswitches && switch_ok(topo, sw); k++) {
 		if (switch_ok(topo, b->parent_switch) &&
 		    switch_is_ancestor(topo, sw, b->parent_switch)) {
-			up_b = 1;
-			for (int s = b->parent_switch; s != sw && up_b <= topo->nswitches;
-			     s = topo->switches[s].parent_switch)
-				up_b++;
-			*links = up_a + up_b;
-			return k == 0 && sw == b->parent_switch ? TOPO_PATH_PIX : TOPO_PATH_PXB;
+			*links = links_up(topo, a->parent_switch, sw) +
+				 links_up(topo, b->parent_switch, sw);
+			return sw == a->parent_switch && sw == b->parent_switch ? TOPO_PATH_PIX :
+										  TOPO_PATH_PXB;
 		}
 		sw = topo->switches[sw].parent_switch;
 	}
-	up_b = 1;
-	for (int s = b->parent_switch; switch_ok(topo, s) && up_b <= topo->nswitches;
-	     s = topo->switches[s].parent_switch)
-		up_b++;
-	*links = up_a + up_b;
+	*links = links_up(topo, a->parent_switch, TOPO_NONE) +
+		 links_up(topo, b->parent_switch, TOPO_NONE);
 	return TOPO_PATH_PHB;
 }
 
@@ -225,6 +227,26 @@ enum topo_nvlink_way topo_nvlink_way(const struct topology *topo, unsigned a,
 		}
 	}
 	return best ? TOPO_NVLINK_VIA : TOPO_NVLINK_NONE;
+}
+
+unsigned topo_wired_pairs(const struct topology *topo, unsigned a, unsigned b,
+			  unsigned pairs[2])
+{
+	unsigned via, n = topo->ngpus;
+
+	if (!topo->gpu_fabric.wired)
+		return 0;
+	switch (topo_nvlink_way(topo, a, b, &via)) {
+	case TOPO_NVLINK_DIRECT:
+		pairs[0] = a * n + b;
+		return 1;
+	case TOPO_NVLINK_VIA:
+		pairs[0] = a * n + via;
+		pairs[1] = via * n + b;
+		return 2;
+	default:
+		return 0;
+	}
 }
 
 bool topo_all_nvlink(const struct topology *topo)

@@ -74,6 +74,15 @@ enum topo_nvlink_way {
 enum topo_nvlink_way topo_nvlink_way(const struct topology *topo, unsigned a,
 				     unsigned b, unsigned *via);
 
+/*
+ * The pairs of a wired mesh a transfer from GPU @a to GPU @b crosses, in
+ * @pairs as indices a x GPUs + b (RES_NVLINK_PAIR's): one over their own
+ * pair, two through a GPU between; none over PCIe or where the mesh is
+ * not wired (an NVSwitch, a mesh counted per GPU).
+ */
+unsigned topo_wired_pairs(const struct topology *topo, unsigned a, unsigned b,
+			  unsigned pairs[2]);
+
 /* Whether every two GPUs of the node reach each other over NVLink, their
  * own pair's or through a GPU between (paths.cc ncclTopoPathAllNVLink:
  * the farthest GPU-GPU path is under PATH_PIX). */
