@@ -200,10 +200,13 @@ void algo_layout(const struct algo_build *b, unsigned node, unsigned c,
 {
 	const struct plan_pattern *pat = b->pat;
 	unsigned gpus[TOPO_MAX_GPUS], G = b->t->ppn;
+	/* a tree takes its own graph's channels; CollNet's chain the ring's */
+	const struct nccl_graph *g = pat->algo == ALGO_TREE ? &b->t->ch.tree : &b->t->ch.ring;
 
 	for (unsigned k = 0; k < G; k++)
 		gpus[k] = pat->ranks[node * G + k] % b->p->gpus_per_node;
-	channels_layout(&b->p->topo, gpus, G, c, b->t->nnodes > 1, l);
+	channels_layout(b->p->nccl, &b->p->topo, gpus, G, channels_copied(&b->t->ch, g, c), b->t->nnodes > 1,
+			l);
 	algo_rail_align(b, l);
 }
 

@@ -69,23 +69,74 @@ static unsigned nearest_other(const struct topology *t, const unsigned *gpus,
 	return best;
 }
 
-/*
- * Channel @channel's NIC (the (c mod nics)-th some GPU is nearest to) and
- * the GPUs it enters and leaves the node by, indices into @gpus.
- */
-static int layout_ends(const struct topology *t, const unsigned *gpus, unsigned n,
-		       unsigned channel, unsigned *entry, unsigned *exit)
+/* NCCL's mirrorBits: @val's low log2(@pow2) bits in reverse order. */
+static unsigned mirror_bits(unsigned val, unsigned pow2)
 {
-	unsigned nics[TOPO_MAX_NICS], nn = 0, near_gpus[TOPO_MAX_GPUS], ng = 0;
+	unsigned m = 0;
+
+	for (unsigned b = 1, mb = pow2 >> 1; b < pow2; b <<= 1, mb >>= 1)
+		if (val & b)
+			m |= mb;
+	return m;
+}
+
+/*
+ * The NICs a communicator's channels take in turn (channel c the (c mod
+ * count)-th), in NCCL's order: GPU by GPU, its nearest NICs from the one
+ * @r starts it at (enum nccl_first_net), each NIC once (search.cc
+ * ncclTopoSelectNets; the search's channel c starts at its c-th). On a
+ * whole node every release lists the NICs in index order; a GPU alone of
+ * its switch's in a communicator starts at the first NIC in 2.8.4 and
+ * 2.30.7, at one by its index in 2.12 - 2.30.4.
+ */
+static unsigned channel_nics(const struct nccl_release *r, const struct topology *t,
+			     const unsigned *gpus, unsigned n, int *nics)
+{
+	unsigned nn = 0;
+
+	for (unsigned g = 0; g < n; g++) {
+		int local[TOPO_MAX_NICS];
+		unsigned m = 0, sharing = 0, start = 0, dev = gpus[g];
+
+		for (unsigned i = 0; i < t->nnics; i++)
+			if (near(t, gpus[g], (int)i))
+				local[m++] = (int)i;
+		if (!m)
+			continue;
+		for (unsigned k = 0; k < n; k++)
+			sharing += near(t, gpus[k], local[0]);
+		if (r && r->first_net == NCCL_FIRST_NET_DEV_MOD_GPUS)
+			dev %= sharing;
+		if (r && r->first_net == NCCL_FIRST_NET_DEV)
+			start = dev % m;
+		else if (r && r->first_net != NCCL_FIRST_NET_INDEX)
+			start = (m & (m - 1)) ? dev % m : mirror_bits(dev, m);
+		for (unsigned k = 0; k < m; k++) {
+			int nic = local[(start + k) % m];
+			bool listed = false;
+
+			for (unsigned j = 0; j < nn; j++)
+				listed |= nics[j] == nic;
+			if (!listed)
+				nics[nn++] = nic;
+		}
+	}
+	return nn;
+}
+
+/*
+ * Channel @channel's NIC (channel_nics) and the GPUs it enters and leaves
+ * the node by, indices into @gpus.
+ */
+static int layout_ends(const struct nccl_release *r, const struct topology *t,
+		       const unsigned *gpus, unsigned n, unsigned channel, unsigned *entry,
+		       unsigned *exit)
+{
+	int nics[TOPO_MAX_NICS];
+	unsigned nn = channel_nics(r, t, gpus, n, nics), near_gpus[TOPO_MAX_GPUS], ng = 0;
 	int nic;
 
-	for (unsigned i = 0; i < t->nnics; i++)
-		for (unsigned g = 0; g < n; g++)
-			if (near(t, gpus[g], (int)i)) {
-				nics[nn++] = i;
-				break;
-			}
-	nic = (int)nics[channel % nn];
+	nic = nics[channel % nn];
 	for (unsigned g = 0; g < n; g++)
 		if (near(t, gpus[g], nic))
 			near_gpus[ng++] = g;
@@ -98,8 +149,9 @@ static int layout_ends(const struct topology *t, const unsigned *gpus, unsigned 
 
 /* A wired mesh's channel ends (channels_mesh.h): its entry and NIC, or a
  * ring turned by the channel inside one node. */
-static void mesh_ends(const struct topology *t, const unsigned *gpus, unsigned n,
-		      unsigned c, bool network, int *entry, int *nic)
+static void mesh_ends(const struct nccl_release *r, const struct topology *t,
+		      const unsigned *gpus, unsigned n, unsigned c, bool network, int *entry,
+		      int *nic)
 {
 	unsigned in, out;
 
@@ -108,12 +160,12 @@ static void mesh_ends(const struct topology *t, const unsigned *gpus, unsigned n
 		*nic = -1;
 		return;
 	}
-	*nic = layout_ends(t, gpus, n, c, &in, &out);
+	*nic = layout_ends(r, t, gpus, n, c, &in, &out);
 	*entry = (int)in;
 }
 
-void channels_layout(const struct topology *t, const unsigned *gpus,
-		     unsigned n, unsigned channel, bool network,
+void channels_layout(const struct nccl_release *r, const struct topology *t,
+		     const unsigned *gpus, unsigned n, unsigned channel, bool network,
 		     struct channel_layout *l)
 {
 	bool mesh = t->gpu_fabric.wired && n > 1;
@@ -123,13 +175,13 @@ void channels_layout(const struct topology *t, const unsigned *gpus,
 	l->nic_in = l->nic_out = -1;
 	/* a wired mesh's channels go along its pairs, as searched */
 	if (mesh)
-		mesh_order(t, gpus, n, channel, network, mesh_ends, l->order);
+		mesh_order(r, t, gpus, n, channel, network, mesh_ends, l->order);
 	if (!network || !t->nnics || !n) {
 		for (unsigned k = 0; !mesh && k < n; k++)
 			l->order[k] = (k + channel) % n;
 		return;
 	}
-	nic = layout_ends(t, gpus, n, channel, &entry, &exit);
+	nic = layout_ends(r, t, gpus, n, channel, &entry, &exit);
 	if (mesh) {
 		exit = l->order[n - 1]; /* where the mesh's search left it */
 	} else {
@@ -145,6 +197,13 @@ void channels_layout(const struct topology *t, const unsigned *gpus,
 	}
 	l->nic_in = nic;
 	l->nic_out = near(t, gpus[exit], nic) ? nic : channels_nic(t, gpus[exit], channel);
+}
+
+unsigned channels_copied(const struct nccl_channels *ch, const struct nccl_graph *g, unsigned c)
+{
+	if (ch->ring.nchannels)
+		c %= ch->ring.nchannels;
+	return g->distinct ? c % g->distinct : c;
 }
 
 void channels_keep_nic(const struct nccl_graph *g, struct channel_layout *l)
@@ -178,7 +237,7 @@ static unsigned fit_channels(const struct nccl_release *r, const struct topology
 	for (c = 0; c < r->max_channels / 2; c++) {
 		struct channel_layout lay;
 
-		channels_layout(t, identity, ppn, c, network, &lay);
+		channels_layout(r, t, identity, ppn, c, network, &lay);
 		channels_keep_nic(g, &lay);
 		if (network && (lay.nic_in < 0 || lay.nic_out < 0))
 			return c;
@@ -217,7 +276,7 @@ static unsigned fit_tree_channels(const struct nccl_release *r, const struct top
 		struct channel_layout lay;
 		unsigned first, second;
 
-		channels_layout(t, identity, ppn, c, true, &lay);
+		channels_layout(r, t, identity, ppn, c, true, &lay);
 		if (lay.nic_in < 0)
 			return c;
 		first = lay.order[0];
@@ -262,7 +321,8 @@ static void widen_type(const struct topology *t, const struct pxn_policy *pxn, u
  * over PCIe of class C has a typeInter of C at least, however near its
  * NICs are (LL128 then follows it): the class, or PIX.
  */
-static enum topo_path_type intra_type(const struct topology *t, unsigned ppn, bool network,
+static enum topo_path_type intra_type(const struct nccl_release *r, const struct topology *t,
+				      unsigned ppn, bool network,
 				      struct nccl_graph *g)
 {
 	enum topo_path_type farthest = TOPO_PATH_PIX;
@@ -271,7 +331,7 @@ static enum topo_path_type intra_type(const struct topology *t, unsigned ppn, bo
 	for (unsigned c = 0; c < g->nchannels && ppn > 1; c++) {
 		struct channel_layout lay;
 
-		channels_layout(t, identity, ppn, c, network, &lay);
+		channels_layout(r, t, identity, ppn, c, network, &lay);
 		for (unsigned k = 0; k + 1 < ppn || (!network && k < ppn); k++) {
 			unsigned a = lay.order[k], b = lay.order[(k + 1) % ppn], v, links;
 			enum topo_nvlink_way w = topo_nvlink_way(t, a, b, &v);
@@ -338,12 +398,13 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 		g->nchannels = 1;
 		g->bw_intra = g->bw_inter = 0.1;
 	}
+	g->distinct = g->nchannels;
 	g->pattern = NCCL_PATTERN_RING;
-	g->type_inter = intra_type(t, ppn, network, g);
+	g->type_inter = intra_type(r, t, ppn, network, g);
 	for (unsigned c = 0; network && c < g->nchannels; c++) {
 		struct channel_layout lay;
 
-		channels_layout(t, identity, ppn, c, network, &lay);
+		channels_layout(r, t, identity, ppn, c, network, &lay);
 		channels_keep_nic(g, &lay);
 		widen_type(t, pxn, lay.order[0], lay.nic_in, false, g);
 		widen_type(t, pxn, lay.order[ppn - 1], lay.nic_out, true, g);
@@ -392,7 +453,7 @@ static bool tree_chains_fit(const struct nccl_release *r, const struct topology 
 	for (unsigned c = 0; c < n; c++) {
 		struct channel_layout lay;
 
-		channels_layout(t, identity, ppn, c, network, &lay);
+		channels_layout(r, t, identity, ppn, c, network, &lay);
 		search_add_chain(r, &l, t, lay.order, ppn, false, 1, use);
 	}
 	ok = search_loads_fit(r, t, &l, use, speed);
@@ -501,12 +562,12 @@ static bool search_tree_net(const struct nccl_release *r, const struct topology 
 		g->pattern = want;
 		return false;
 	}
-	found.type_inter = intra_type(t, ppn, true, &found);
+	found.type_inter = intra_type(r, t, ppn, true, &found);
 	for (unsigned c = 0; c < found.nchannels; c++) {
 		struct channel_layout lay;
 		unsigned first, second;
 
-		channels_layout(t, identity, ppn, c, true, &lay);
+		channels_layout(r, t, identity, ppn, c, true, &lay);
 		first = lay.order[0];
 		second = lay.order[ppn - 1];
 		widen_type(t, pxn, first, lay.nic_in, false, &found);
@@ -568,6 +629,8 @@ static void search_tree(const struct nccl_release *r, const struct topology *t,
 	while (ppn > 1 && i > 0 && g->bw_intra < 2 * g->bw_inter &&
 	       tree_intra_fits(r, t, ppn, pxn, whole, network, g, speeds[i - 1]))
 		g->bw_intra = speeds[--i];
+	/* its channels as fit_tree_channels laid them out, then copies */
+	g->distinct = g->nchannels;
 	if (r->tree_min_channels_one)
 		dup_channels(r, t->gpu_arch, ring->nchannels, g);
 }

@@ -45,6 +45,9 @@ const char *nccl_pattern_name(enum nccl_pattern p);
 /* A graph as NCCL's search returns it (struct ncclTopoGraph). */
 struct nccl_graph {
 	unsigned nchannels;        /* the graph's channels */
+	unsigned distinct;         /* of them, those the search laid out; the
+				    * rest copy them in turn
+				    * (ncclTopoDupChannels) */
 	double bw_intra, bw_inter; /* GB/s per channel, as NCCL counts */
 	bool nvlink;               /* every hop inside a node over a pair's
 				    * own NVLinks (NCCL's typeIntra PATH_NVL) */
@@ -127,9 +130,21 @@ void channels_keep_nic(const struct nccl_graph *g, struct channel_layout *l);
 unsigned channels_nvls_head(const struct topology *t, const unsigned *gpus, unsigned n,
 			    bool network, unsigned c, int *nic);
 
+/*
+ * The channel of graph @g (@ch's ring or tree) whose layout communicator
+ * channel @c takes. NCCL copies channels rather than laying out new ones:
+ * the search its graph's (ncclTopoDupChannels: channel c + n is channel
+ * c), the communicator its own, twice over and more (connect.cc
+ * ncclTopoPostset: channel c + nChannels is channel c, copyChannels
+ * channel c - start). So @c is the graph's channel c mod the
+ * communicator's first channels (the ring's count, the fewer of the two
+ * graphs'), that one's mod those the search laid out.
+ */
+unsigned channels_copied(const struct nccl_channels *ch, const struct nccl_graph *g, unsigned c);
+
 /* The layout of channel @channel over the @n local GPUs @gpus of a node. */
-void channels_layout(const struct topology *t, const unsigned *gpus,
-		     unsigned n, unsigned channel, bool network,
+void channels_layout(const struct nccl_release *r, const struct topology *t,
+		     const unsigned *gpus, unsigned n, unsigned channel, bool network,
 		     struct channel_layout *l);
 
 /*

@@ -244,8 +244,8 @@ static void lay_out(const struct topology *t, const unsigned *gpus, unsigned c, 
 	cache.nic[c] = nic;
 }
 
-void mesh_order(const struct topology *t, const unsigned *gpus, unsigned n,
-		unsigned channel, bool network, mesh_ends_fn ends, unsigned *order)
+void mesh_order(const struct nccl_release *r, const struct topology *t, const unsigned *gpus,
+		unsigned n, unsigned channel, bool network, mesh_ends_fn ends, unsigned *order)
 {
 	uint64_t key = mesh_key(t, gpus, n);
 	unsigned c = channel % MESH_MAX_CHANNELS;
@@ -261,7 +261,7 @@ void mesh_order(const struct topology *t, const unsigned *gpus, unsigned n,
 	for (unsigned k = 0; k <= c; k++) {
 		int entry, nic;
 
-		ends(t, gpus, n, k, network, &entry, &nic);
+		ends(r, t, gpus, n, k, network, &entry, &nic);
 		if (k < cache.nchannels && cache.entry[k] == entry && cache.nic[k] == nic)
 			continue;
 		if (k < cache.nchannels) {

@@ -19,11 +19,14 @@
 
 #include "topology.h"
 
+struct nccl_release;
+
 /* Where channel @c of a layout enters the node (an index into the GPUs)
  * and the NIC it enters and leaves by; @nic < 0 for a ring closing inside
  * the node. */
-typedef void (*mesh_ends_fn)(const struct topology *t, const unsigned *gpus, unsigned n,
-			     unsigned c, bool network, int *entry, int *nic);
+typedef void (*mesh_ends_fn)(const struct nccl_release *r, const struct topology *t,
+			     const unsigned *gpus, unsigned n, unsigned c, bool network,
+			     int *entry, int *nic);
 
 /*
  * The order of channel @channel over the @n GPUs @gpus (indices into
@@ -32,7 +35,7 @@ typedef void (*mesh_ends_fn)(const struct topology *t, const unsigned *gpus, uns
  * entry, every channel before it laid out first (@ends gives each one's
  * entry and NIC). Results are kept for the last mesh and GPUs asked about.
  */
-void mesh_order(const struct topology *t, const unsigned *gpus, unsigned n,
-		unsigned channel, bool network, mesh_ends_fn ends, unsigned *order);
+void mesh_order(const struct nccl_release *r, const struct topology *t, const unsigned *gpus,
+		unsigned n, unsigned channel, bool network, mesh_ends_fn ends, unsigned *order);
 
 #endif

@@ -183,6 +183,7 @@ static const struct nccl_release v2_30_7 = {
 	 * nChannels < 16 */
 	.comm_x2_hopper = true,
 	.comm_x2_below = 16,
+	.first_net = NCCL_FIRST_NET_DEV_MOD_GPUS,
 };
 
 /*
@@ -349,6 +350,7 @@ static const struct nccl_release v2_21_5 = {
 	 * nChannels < 16 */
 	.comm_x2_hopper = true,
 	.comm_x2_below = 16,
+	.first_net = NCCL_FIRST_NET_DEV_MIRROR,
 };
 
 /* search.cc: speedArrayIntra and speedArrayInter are 2.30.7's (v2_30_intra,
@@ -479,6 +481,7 @@ static const struct nccl_release v2_19_3 = {
 	 * newest_gpu_hopper) */
 	.comm_x2_hopper = true,
 	.comm_x2_below = 17,
+	.first_net = NCCL_FIRST_NET_DEV_MIRROR,
 };
 
 /* search.cc (v2.12.12-1 :729-730): one list inside a node, one with a
@@ -609,6 +612,7 @@ static const struct nccl_release v2_12_12 = {
 	 * (init.cc:508); duplication at speedIntra >= 25 (search.cc:893-900),
 	 * the communicator twice the graph (connect.cc:294) */
 	.max_channels = 32,
+	.first_net = NCCL_FIRST_NET_DEV,
 };
 
 /* One list for every GPU, inside a node and across nodes alike. */
@@ -721,6 +725,7 @@ static const struct nccl_release v2_8_4 = {
 		[TOPO_GPU_HOPPER] = { N(v2_8_speeds), N(v2_8_speeds) },
 		[TOPO_GPU_BLACKWELL] = { N(v2_8_speeds), N(v2_8_speeds) },
 	},
+	.first_net = NCCL_FIRST_NET_INDEX,
 };
 
 const struct nccl_release *const nccl_releases[] = { &v2_30_7, &v2_21_5, &v2_19_3,

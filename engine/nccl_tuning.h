@@ -52,6 +52,23 @@ enum hop_class {
 #define NCCL_NODE_COLUMNS 3
 
 /* What one release of NCCL puts in its cost model and search. */
+/*
+ * Which of a GPU's nearest NICs (index order, m of them) its channels try
+ * first: the search starts each communicator from the NICs its GPUs list
+ * so, each GPU's from there on in turn (search.cc ncclTopoSelectNets,
+ * topo.cc ncclTopoGetLocalNet). "dev" is the GPU's CUDA index on its node.
+ */
+enum nccl_first_net {
+	NCCL_FIRST_NET_INDEX,      /* the first (2.8.4's search) */
+	NCCL_FIRST_NET_DEV,        /* dev mod m (2.12: "Shuffle by gpu NVML
+				    * device number") */
+	NCCL_FIRST_NET_DEV_MIRROR, /* dev's low bits mirrored, m a power of
+				    * two, else dev mod m (2.19 - 2.30.4) */
+	NCCL_FIRST_NET_DEV_MOD_GPUS, /* the same of dev mod the
+				      * communicator's GPUs near the first NIC
+				      * (2.30.7: one GPU alone takes the first) */
+};
+
 struct nccl_release {
 	const char *version;   /* "2.30.7" */
 	const char *source;    /* the tag and files the numbers are from */
@@ -188,6 +205,8 @@ struct nccl_release {
 	bool dup_skips_hopper;  /* no duplication on Hopper+ with 4+ slow channels */
 	bool comm_x2_hopper;    /* connect.cc: twice again on Hopper+ across nodes */
 	unsigned comm_x2_below; /* ... while it has fewer channels (2.30.7: 16) */
+	enum nccl_first_net first_net; /* which of its nearest NICs a GPU
+					* tries first (channels.c) */
 };
 
 /* The releases of this build, newest first (plan_options.nccl indexes

@@ -657,12 +657,19 @@ static void staged_tree_shows_the_network_hop(const char *backend)
  * Until 2026-12-02 the closed form shared a hop's links only with the
  * hops within K - 1 = 3 depths of its own (solve_fill) and gave 1013.8
  * us, under what the memory can carry; the model backend had 1514.7.
- * The model backend follows this reading (1514.66). The closed form has
- * told its fill shares by time since (model/analytic.c time_shares): a
- * hop takes the share it finds as its first slice starts, with the other
- * channels' network hops still in flight, for the whole of the hop, where
- * the simulation gives it more as those end; it gives 1636.0, within 10%
- * and above what the memory can carry.
+ * The model backend followed this reading (1514.66) until 2026-12-05,
+ * when channels 8-15 became copies of the graph's 0-7, as NCCL's are
+ * (channels_copied): channel 8 is channel 0, on nic0 beside it, where it
+ * had entered by gpu1 on nic1. Every count above stays (the same
+ * layouts, 8 a NIC's two, at the same depths), but the copies reach a NIC
+ * together where two chains of different layouts did, and the
+ * simulation gives 1548.14, 2.0% above the reading: within 2.5%. The
+ * closed form has told its fill shares by time since (model/analytic.c
+ * time_shares): a hop takes the share it finds as its first slice
+ * starts, with the other channels' network hops still in flight, for the
+ * whole of the hop, where the simulation gives it more as those end; it
+ * gives 1657.0 (1636.0 before the copies), within 10% and above what the
+ * memory can carry.
  */
 static const char broadcast_32mib[] =
 	"{\"iteration\":0,\"op\":\"broadcast\",\"bytes\":33554432,"
@@ -682,7 +689,7 @@ static void staged_broadcast_bound_by_host_memory(const char *backend)
 	cr_assert_eq(r.rec.coll[0].nchannels, 16);
 	cr_assert_geq(r.rec.coll[0].time_us, memory);
 	assert_rel(r.rec.coll[0].time_us, 8.4 + chain + 3 * pi,
-		   strcmp(backend, "analytic") ? TOL : 0.1);
+		   strcmp(backend, "analytic") ? 0.025 : 0.1);
 	run_destroy(&r);
 }
 
@@ -695,6 +702,10 @@ static void staged_broadcast_bound_by_host_memory(const char *backend)
  * hop of the same depth (solve_fill's phases) and was 15-18% slower than
  * the model backend here (719.8 against 614.9 us; 1250.2 against 1062.5);
  * told by time (model/analytic.c time_shares) it is within 5% of it.
+ * Since channels 8-15 are copies of the graph's 0-7 (2026-12-05,
+ * channels_copied), each copy in step with its channel on one NIC, the
+ * model backend is 7.3% faster on eight-gpus-one-socket (1025.4 against
+ * 1099.9 us; 1062.6 against 1103.4 before): within 8% there.
  */
 static const char broadcast_4mib[] =
 	"{\"iteration\":0,\"op\":\"broadcast\",\"bytes\":4194304,"
@@ -722,7 +733,7 @@ Test(conformance, broadcast_chains_that_differ_backends_agree)
 		   0.05);
 	assert_rel(direct_broadcast("analytic", DATA("eight-gpus-one-socket.yaml"), broadcast_32mib),
 		   direct_broadcast("model", DATA("eight-gpus-one-socket.yaml"), broadcast_32mib),
-		   0.05);
+		   0.08);
 }
 
 #define CONFORMANCE(backend)                                                  \

@@ -86,7 +86,7 @@ Test(nvlink_mesh, dgx1_rings_fill_every_link)
 	for (unsigned c = 0; c < x.t.ch.ring.nchannels; c++) {
 		struct channel_layout l;
 
-		channels_layout(&x.topo, identity, 8, c, false, &l);
+		channels_layout(x.plan.nccl, &x.topo, identity, 8, c, false, &l);
 		for (unsigned k = 0; k < 8; k++)
 			cr_expect_gt(topo_pair_links(&x.topo, l.order[k], l.order[(k + 1) % 8]), 0,
 				     "channel %u: gpu%u -> gpu%u is no pair", c, l.order[k],
@@ -134,7 +134,7 @@ Test(nvlink_mesh, ring_crosses_pcie_only_where_it_must)
 		struct channel_layout l;
 		unsigned pcie = 0, via = 0, v;
 
-		channels_layout(&x.topo, identity, 4, c, false, &l);
+		channels_layout(x.plan.nccl, &x.topo, identity, 4, c, false, &l);
 		for (unsigned k = 0; k < 4; k++) {
 			enum topo_nvlink_way w =
 			    topo_nvlink_way(&x.topo, l.order[k], l.order[(k + 1) % 4], &v);
@@ -197,7 +197,7 @@ Test(nvlink_mesh, bridged_pairs_ring_leaves_across_the_sockets)
 	cr_expect_float_eq(x.t.ch.ring.bw_inter, 15.0, 1e-9);
 	cr_expect_eq(x.t.ch.ring.type_inter, TOPO_PATH_SYS);
 	cr_expect(!x.t.ch.ring.nvlink && !x.t.ch.ring.nvb);
-	channels_layout(&x.topo, identity, 8, 0, true, &l);
+	channels_layout(x.plan.nccl, &x.topo, identity, 8, 0, true, &l);
 	channels_keep_nic(&x.t.ch.ring, &l);
 	for (unsigned k = 0; k < 8; k++)
 		cr_expect_eq(l.order[k], k, "position %u: gpu%u", k, l.order[k]);

@@ -534,7 +534,7 @@ static void keeps_its_nic(bool pxn_off, const char *inter)
 		struct channel_layout l;
 		unsigned exit;
 
-		channels_layout(&x.topo, gpus, 8, c, true, &l);
+		channels_layout(x.plan.nccl, &x.topo, gpus, 8, c, true, &l);
 		channels_keep_nic(&x.t.ch.ring, &l);
 		exit = l.order[7];
 		cr_expect_eq(l.order[0], c);
