@@ -26,9 +26,17 @@ read_releases() {
 	done
 }
 
+# build_helper FILE EXE  FILE of this folder against the engine library into
+#                      $work/EXE; exits on a failure, saying why
+build_helper() {
+	cc -std=gnu11 -O1 -I"$repo/engine" "$here/$1" "$engine_lib" -lyaml -lm \
+		-o "$work/$2" 2>"$work/$2.log" ||
+		{ cat "$work/$2.log" >&2; die "building $1 against $engine_lib failed"; }
+}
+
 # build_all FUNC FILE EXE  FUNC TAG for every release's tag at once, then
-#                      FILE of this folder against the engine library into
-#                      $work/EXE; exits on the first failure, each said why
+#                      build_helper FILE EXE; exits on the first failure,
+#                      each said why
 build_all() {
 	local r p failed=0 pids=()
 	for r in "${rels[@]}"; do # one tag a job: the compiles are the wait
@@ -39,9 +47,7 @@ build_all() {
 		wait "$p" || failed=1 # let the others finish before cleaning up
 	done
 	[ "$failed" = 0 ] || exit 2
-	cc -std=gnu11 -O1 -I"$repo/engine" "$here/$2" "$engine_lib" -lyaml -lm \
-		-o "$work/$3" 2>"$work/$3.log" ||
-		{ cat "$work/$3.log" >&2; die "building $2 against $engine_lib failed"; }
+	build_helper "$2" "$3"
 }
 
 # shellcheck disable=SC2317  # called by the trap

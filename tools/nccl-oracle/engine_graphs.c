@@ -11,12 +11,20 @@
  * It also prints the ring so that compare.py can check this search is the
  * one busbw ran (same channels and bandwidths as the JSON's ring).
  *
- * usage: engine-graphs TOPOLOGY RELEASE NNODES GDR_LEVEL PXN(0|1)
+ * With a sixth argument `channels` it prints instead each graph channel's
+ * way through a node as search.cc's harness does with ORACLE_GRAPHS=1,
+ * for search.sh to hold against NCCL's: the NIC it enters by, the GPUs in
+ * order, the NIC it leaves by (a tree's both its entry's: "Trees are
+ * symmetric", as algo_tree.c takes it).
+ *
+ * usage: engine-graphs TOPOLOGY RELEASE NNODES GDR_LEVEL PXN(0|1) [channels]
  * out:   arch NAME / vendor NAME / GRAPH nch bw_intra bw_inter nvlink
  *        type_inter pxn pattern  (GRAPH: ring, tree; pattern as NCCL names it)
+ *        or, with `channels`: GRAPH C: NET IN -> G0 G1 ... -> NET OUT
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "channels.h"
 #include "diag.h"
@@ -31,6 +39,30 @@ static void print_graph(const char *name, const struct nccl_graph *g)
 	       nccl_pattern_name(g->pattern));
 }
 
+/* The graph's channels (those a communicator takes: its first), each laid
+ * out as the engine's algorithms lay it out. */
+static void print_channels(const char *name, const struct nccl_release *r,
+			   const struct topology *t, bool network,
+			   const struct nccl_channels *ch, const struct nccl_graph *g)
+{
+	unsigned gpus[TOPO_MAX_GPUS];
+
+	for (unsigned k = 0; k < t->ngpus; k++)
+		gpus[k] = k;
+	for (unsigned c = 0; c < g->nchannels; c++) {
+		struct channel_layout l;
+
+		channels_layout(r, t, gpus, t->ngpus, channels_copied(ch, g, c), network, &l);
+		channels_keep_nic(&ch->ring, &l);
+		if (g == &ch->tree)
+			l.nic_out = l.nic_in;
+		printf("%s %2u: NET %d ->", name, c, l.nic_in);
+		for (unsigned k = 0; k < t->ngpus; k++)
+			printf(" %u", l.order[k]);
+		printf(" -> NET %d\n", l.nic_out);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct topology t; /* large */
@@ -39,9 +71,9 @@ int main(int argc, char **argv)
 	enum topo_path_type gdr;
 	struct diag d;
 
-	if (argc != 6) {
+	if (argc != 6 && !(argc == 7 && !strcmp(argv[6], "channels"))) {
 		fprintf(stderr,
-			"usage: %s TOPOLOGY RELEASE NNODES GDR_LEVEL PXN\n",
+			"usage: %s TOPOLOGY RELEASE NNODES GDR_LEVEL PXN [channels]\n",
 			argv[0]);
 		return 2;
 	}
@@ -60,6 +92,11 @@ int main(int argc, char **argv)
 	 * passes in: the release's PXN, not switched off, not staged. */
 	channels_search(r, &t, (unsigned)atoi(argv[3]), t.ngpus,
 			r->pxn && atoi(argv[5]), gdr, &out);
+	if (argc == 7) {
+		print_channels("ring", r, &t, atoi(argv[3]) > 1, &out, &out.ring);
+		print_channels("tree", r, &t, atoi(argv[3]) > 1, &out, &out.tree);
+		return 0;
+	}
 	printf("arch %s\nvendor %s\n", topo_gpu_arch_name(t.gpu_arch),
 	       topo_cpu_vendor_name(t.cpu_vendor));
 	print_graph("ring", &out.ring);

@@ -61,6 +61,7 @@ build_search() {
 
 start=$SECONDS
 build_all build_search topo_xml.c topo-xml
+build_helper engine_graphs.c engine-graphs
 echo "built ${#rels[@]} search oracles in $((SECONDS - start)) s ($work)"
 
 # NCCL reads its parameters from the environment: none of the caller's.
@@ -108,11 +109,20 @@ for k in ("ring", "tree", "nvls"):
         print(k, x["channels"], "%g" % x["bw_intra_gbps"], "%g" % x["bw_inter_gbps"], x["intra"],
               x["inter"], x["pattern"])' "$o.json" >"$o.gdrlab"
 		grep -q '^nvls ' "$o.gdrlab" && nvls=ORACLE_NVLS=1
+		# each channel's NICs and GPUs, searched as busbw did (its GDR
+		# level; PXN as plan_uses_pxn decides)
+		read -r gdr pxn_on < <(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["gdr_level"], 1 if d["pxn"] and not d["path"].startswith("staged") else 0)' "$o.json")
+		"$work/engine-graphs" "$f" "$rel" "$n" "$gdr" "$pxn_on" channels >"$o.gdrlab.ch" 2>&1 ||
+			echo "FAILED engine-graphs" >"$o.gdrlab.ch"
 	fi
-	if ! env ${pxn_env:+"$pxn_env"} ${nvls:+"$nvls"} timeout 300 "$work/search-v$rel-1" \
-		"$work/xml/$p.xml" "$n" >"$o.raw" 2>"$o.nccl.err"; then
+	if ! env ${pxn_env:+"$pxn_env"} ${nvls:+"$nvls"} ORACLE_GRAPHS=1 timeout 300 \
+		"$work/search-v$rel-1" "$work/xml/$p.xml" "$n" >"$o.raw" 2>"$o.nccl.err"; then
 		echo "FAILED NCCL: $(tail -1 "$o.nccl.err")" >"$o.nccl"
 	else
+		grep -E '^(ring|tree) +[0-9]+: NET' "$o.nccl.err" >"$o.nccl.ch" || true
 		awk '$1 == "comm" { comm = $2 }
 		     $1 == "ring" || $1 == "tree" || $1 == "nvls" { for (i = 1; i <= 7; i++) g[$1, i] = $i }
 		     END { for (k = 0; k < 3; k++) {
@@ -200,6 +210,67 @@ for rel in "${rels[@]}"; do
 	done
 done
 
+# Each graph channel's way, NCCL's against gdrlab's (engine_graphs.c
+# channels): the NICs it enters and leaves by, which bind the network and
+# its PCIe, and the GPUs it enters and leaves by. Over the channels both
+# have (NCCL's ring graph may have more than the communicator takes). The
+# GPUs between are not compared: on an NVSwitch their order costs nothing,
+# and NCCL's differs by release.
+chtable=$work/channels.txt
+read -r nch nnic ngpu < <(python3 - "$work/out" "$chtable" <<'PY'
+import glob, os, re, sys
+out, table = sys.argv[1], sys.argv[2]
+pat = re.compile(r"^(ring|tree) +(\d+): NET (-?\d+) -> ([\d ]+) -> NET (-?\d+)")
+def read(path):
+    g = {}
+    if not os.path.exists(path):
+        return g
+    for line in open(path):
+        m = pat.match(line)
+        if m:
+            gpus = m.group(4).split()
+            g[(m.group(1), int(m.group(2)))] = (m.group(3), m.group(5), gpus[0], gpus[-1], line.split(":", 1)[1].strip())
+    return g
+n = nic = gpu = 0
+with open(table, "w") as t:
+    for ch in sorted(glob.glob(os.path.join(out, "*.nccl.ch"))):
+        case = os.path.basename(ch)[:-len(".nccl.ch")]
+        a, b = read(ch), read(os.path.join(out, case + ".gdrlab.ch"))
+        for k in sorted(set(a) & set(b)):
+            n += 1
+            same_nic = a[k][:2] == b[k][:2]
+            same_gpu = a[k][2:4] == b[k][2:4]
+            nic += same_nic
+            gpu += same_gpu
+            if not same_nic:
+                rel, rest = case.split("-", 1)
+                preset, nodes = rest.rsplit("-", 1)
+                t.write("%s %s %s %s %d|NCCL %s, gdrlab %s\n" % (rel, preset, nodes, k[0], k[1],
+                                                               a[k][4], b[k][4]))
+print(n, nic, gpu)
+PY
+)
+
+# A channel whose NICs differ is known where search_known.txt has its
+# graph as GRAPH-nics ("ring-nics"): shown a line a case; a new one a line
+# a channel.
+nchnew=0
+declare -A chknown=()
+while IFS='|' read -r key what; do
+	read -r rel p n g c <<<"$key"
+	if k=$(known_reason "$rel" "$p" "$n" "$g-nics"); then
+		used_known+=("${k%%|*}")
+		chknown["$rel $p $n $g|${k#*|}"]=$((${chknown["$rel $p $n $g|${k#*|}"]:-0} + 1))
+	else
+		nchnew=$((nchnew + 1))
+		printf '  %-8s %-22s %s  %s %2s  %s  NEW\n' "$rel" "$p" "$n" "$g" "$c" "$what"
+	fi
+done < <(sort -V "$chtable") >"$chtable.shown"
+for k in "${!chknown[@]}"; do
+	read -r rel p n g <<<"${k%%|*}"
+	printf '  %-8s %-22s %s  %s  %s channels  known: %s\n' "$rel" "$p" "$n" "$g" "${chknown[$k]}" "${k#*|}"
+done | sort -V >>"$chtable.shown"
+
 if [ -s "$table" ]; then
 	echo
 	echo "differences (graph: channels bwIntra bwInter intra typeInter pattern; the ring's channels are the communicator's):"
@@ -221,9 +292,14 @@ echo
 echo "presets:  ${#presets[@]} compared; skipped: ${skipped[*]:-none}"
 echo "cases:    $ncases (releases $releases; nodes ${nodes[*]})"
 echo "graphs:   $ngraphs compared, $nequal equal, $((nknown + nnew)) differ ($nknown known, $nnew new)"
+echo "channels: $nch compared, NICs in and out equal on $nnic, entry and exit GPUs on $ngpu"
+if [ -s "$chtable.shown" ]; then
+	echo "channels whose NICs differ:"
+	cat "$chtable.shown"
+fi
 echo "failed:   $nfailed"
 echo "time:     $((SECONDS - start)) s"
-if [ "$nnew" = 0 ] && [ "$nfailed" = 0 ]; then
+if [ "$nnew" = 0 ] && [ "$nchnew" = 0 ] && [ "$nfailed" = 0 ]; then
 	echo PASS
 else
 	echo FAIL
