@@ -623,10 +623,12 @@ static void search_tree(const struct nccl_release *r, const struct topology *t,
 	if (network)
 		whole = search_tree_net(r, t, nnodes, ppn, pxn, ring, g);
 	speeds = nccl_search_speeds(r, t->gpu_arch, network, &n);
-	/* pass 2 starts at the first speed not above bwInter */
+	/* pass 2 starts at the first speed not above bwInter; with one GPU a
+	 * node too, whose chain has no hop to hold it (NCCL's own search of
+	 * one GPU: 48/24 on 400G, 20/10 on a V100's Gen3 link) */
 	for (i = 0; i < n && speeds[i] > g->bw_inter * (1 + 1e-9); i++)
 		;
-	while (ppn > 1 && i > 0 && g->bw_intra < 2 * g->bw_inter &&
+	while (i > 0 && g->bw_intra < 2 * g->bw_inter &&
 	       tree_intra_fits(r, t, ppn, pxn, whole, network, g, speeds[i - 1]))
 		g->bw_intra = speeds[--i];
 	/* its channels as fit_tree_channels laid them out, then copies */

@@ -166,19 +166,17 @@ Test(analytic, tree_latency_grows_with_log2_nodes)
 /*
  * Tree/Simple all-reduce on 2 nodes, the closed form's exact cases
  * (derived in tests/unit/test_conformance.c, where the model backend is
- * held to them too). NCCL's tree bandwidth a graph channel (tuning.cc:
- * min(the graph's 10 GB/s x .92, perChMaxTreeBw, Ampere 2 nodes 23.6) =
- * 9.2, x0.5 for the all-reduce, over the communicator's 2 channels: 2.3
+ * held to them too). NCCL's tree bandwidth a graph channel (tuning.cc, 2
+ * nodes: min(bwIntra 20 x .92, perChMaxTreeBw, Ampere 2 nodes 23.6) =
+ * 18.4, x0.5 for the all-reduce, over the communicator's 2 channels: 4.6
  * GB/s a connection) paces a connection's stream of 512 KiB slices; a
  * slice crosses a hop at its links' pace (10 GB/s while it fills the pipe
- * alone). One channel: T = 8.4 + 2 (14 + 52.429) + (K - 1) 227.951 for K
- * slices; two channels at 64 MiB, where each NIC direction carries two
- * connections at the stream's 2.3 GB/s (under the link's 5 each): 8.4 +
- * 2 (14 + 52.429) + 63 x 227.951.
+ * alone). One channel: T = 8.4 + 2 (14 + 52.429) + (K - 1) 113.975 for K
+ * slices.
  */
 Test(analytic, tree_allreduce_pipelines_up_and_down)
 {
-	double tau = 524288 / 10e9 * 1e6, pi = 524288 / 2.3e9 * 1e6;
+	double tau = 524288 / 10e9 * 1e6, pi = 524288 / 4.6e9 * 1e6;
 	struct plan_options o = opts(PLAN_PATH_DIRECT, 2, "tree", "simple");
 	struct coll_record c;
 
