@@ -15,12 +15,19 @@
  * way through a node as search.cc's harness does with ORACLE_GRAPHS=1,
  * for search.sh to hold against NCCL's: the NIC it enters by, the GPUs in
  * order, the NIC it leaves by (a tree's both its entry's: "Trees are
- * symmetric", as algo_tree.c takes it).
+ * symmetric", as algo_tree.c takes it). With `graphs`, the ring and tree
+ * as search.sh compares them (the JSON's fields; the ring's channels the
+ * communicator's first). A seventh, GPU, makes the communicator that GPU
+ * alone on each node, as the tuner searches and lays out a data-parallel
+ * group of one GPU a node (tuner.c: the search on ppn GPUs, the layout on
+ * the group's own).
  *
- * usage: engine-graphs TOPOLOGY RELEASE NNODES GDR_LEVEL PXN(0|1) [channels]
+ * usage: engine-graphs TOPOLOGY RELEASE NNODES GDR_LEVEL PXN(0|1)
+ *                      [channels|graphs [GPU]]
  * out:   arch NAME / vendor NAME / GRAPH nch bw_intra bw_inter nvlink
  *        type_inter pxn pattern  (GRAPH: ring, tree; pattern as NCCL names it)
  *        or, with `channels`: GRAPH C: NET IN -> G0 G1 ... -> NET OUT
+ *        or, with `graphs`: GRAPH nch bw_intra bw_inter NVL|PCI inter pattern
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,25 +49,30 @@ static void print_graph(const char *name, const struct nccl_graph *g)
 /* The graph's channels (those a communicator takes: its first), each laid
  * out as the engine's algorithms lay it out. */
 static void print_channels(const char *name, const struct nccl_release *r,
-			   const struct topology *t, bool network,
-			   const struct nccl_channels *ch, const struct nccl_graph *g)
+			   const struct topology *t, bool network, const unsigned *gpus,
+			   unsigned n, const struct nccl_channels *ch, const struct nccl_graph *g)
 {
-	unsigned gpus[TOPO_MAX_GPUS];
-
-	for (unsigned k = 0; k < t->ngpus; k++)
-		gpus[k] = k;
 	for (unsigned c = 0; c < g->nchannels; c++) {
 		struct channel_layout l;
 
-		channels_layout(r, t, gpus, t->ngpus, channels_copied(ch, g, c), network, &l);
+		channels_layout(r, t, gpus, n, channels_copied(ch, g, c), network, &l);
 		channels_keep_nic(&ch->ring, &l);
 		if (g == &ch->tree)
 			l.nic_out = l.nic_in;
+		/* NCCL's harness prints ranks: the communicator's, 0 .. n-1 */
 		printf("%s %2u: NET %d ->", name, c, l.nic_in);
-		for (unsigned k = 0; k < t->ngpus; k++)
+		for (unsigned k = 0; k < n; k++)
 			printf(" %u", l.order[k]);
 		printf(" -> NET %d\n", l.nic_out);
 	}
+}
+
+/* As search.sh prints the JSON's graph (gdrlab busbw --json's "graphs"). */
+static void print_compared(const char *name, const struct nccl_graph *g)
+{
+	printf("%s %u %g %g %s %s %s\n", name, g->nchannels, g->bw_intra, g->bw_inter,
+	       g->nvlink || g->nvb ? "NVL" : "PCI", nccl_graph_inter_name(g),
+	       nccl_pattern_name(g->pattern));
 }
 
 int main(int argc, char **argv)
@@ -69,11 +81,13 @@ int main(int argc, char **argv)
 	const struct nccl_release *r;
 	struct nccl_channels out;
 	enum topo_path_type gdr;
+	unsigned gpus[TOPO_MAX_GPUS], n;
 	struct diag d;
 
-	if (argc != 6 && !(argc == 7 && !strcmp(argv[6], "channels"))) {
+	if (argc < 6 || argc > 8 ||
+	    (argc >= 7 && strcmp(argv[6], "channels") && strcmp(argv[6], "graphs"))) {
 		fprintf(stderr,
-			"usage: %s TOPOLOGY RELEASE NNODES GDR_LEVEL PXN [channels]\n",
+			"usage: %s TOPOLOGY RELEASE NNODES GDR_LEVEL PXN [channels|graphs [GPU]]\n",
 			argv[0]);
 		return 2;
 	}
@@ -81,6 +95,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", d.msg);
 		return 1;
 	}
+	n = t.ngpus;
 	r = nccl_release_find(argv[2]);
 	if (!r || topo_path_parse(argv[4], &gdr)) {
 		fprintf(stderr, "unknown release %s or GDR level %s\n", argv[2],
@@ -90,11 +105,25 @@ int main(int argc, char **argv)
 	/* As tuner.c's search_cached calls it for a world of NNODES x all the
 	 * node's GPUs; PXN as plan_uses_pxn (plan.h) decides, which the caller
 	 * passes in: the release's PXN, not switched off, not staged. */
-	channels_search(r, &t, (unsigned)atoi(argv[3]), t.ngpus,
-			r->pxn && atoi(argv[5]), gdr, &out);
-	if (argc == 7) {
-		print_channels("ring", r, &t, atoi(argv[3]) > 1, &out, &out.ring);
-		print_channels("tree", r, &t, atoi(argv[3]) > 1, &out, &out.tree);
+	for (unsigned k = 0; k < t.ngpus; k++)
+		gpus[k] = k;
+	if (argc == 8) {
+		gpus[0] = (unsigned)atoi(argv[7]);
+		n = 1;
+		if (gpus[0] >= t.ngpus) {
+			fprintf(stderr, "%s: no GPU %s\n", argv[1], argv[7]);
+			return 2;
+		}
+	}
+	channels_search(r, &t, (unsigned)atoi(argv[3]), n, r->pxn && atoi(argv[5]), gdr, &out);
+	if (argc >= 7 && !strcmp(argv[6], "channels")) {
+		print_channels("ring", r, &t, atoi(argv[3]) > 1, gpus, n, &out, &out.ring);
+		print_channels("tree", r, &t, atoi(argv[3]) > 1, gpus, n, &out, &out.tree);
+		return 0;
+	}
+	if (argc >= 7) {
+		print_compared("ring", &out.ring);
+		print_compared("tree", &out.tree);
 		return 0;
 	}
 	printf("arch %s\nvendor %s\n", topo_gpu_arch_name(t.gpu_arch),

@@ -67,9 +67,13 @@ echo "built ${#rels[@]} search oracles in $((SECONDS - start)) s ($work)"
 # NCCL reads its parameters from the environment: none of the caller's.
 while IFS= read -r v; do unset "$v"; done < <(compgen -e | grep '^NCCL_' || true)
 
-# The presets: those topo-xml writes (multi-GPU, with NICs, written faithfully).
+# What is searched: each preset topo-xml writes (multi-GPU, with NICs,
+# written faithfully) as a whole node, "NAME|FILE|", and each preset's last
+# GPU alone, "NAME~gK|FILE|K": the communicator of a data-parallel group of
+# one GPU a node, whose XML holds that GPU only (topo_xml.c).
 mkdir -p "$work/xml" "$work/out"
 presets=()
+subjects=()
 skipped=()
 for f in "$repo"/configs/*.yaml "$repo"/configs/validation/*.yaml; do
 	p=$(basename "$f" .yaml)
@@ -77,12 +81,23 @@ for f in "$repo"/configs/*.yaml "$repo"/configs/validation/*.yaml; do
 	"$work/topo-xml" "$f" >"$work/xml/$p.xml" 2>"$work/xml/$p.err" || rc=$?
 	if [ "$rc" = 0 ]; then
 		presets+=("$f")
+		subjects+=("$p|$f|")
 		grep '^note:' "$work/xml/$p.err" | sed "s/^note: /  note: $p: /" || true
 	elif [ "$rc" = 3 ]; then
 		skipped+=("$p ($(sed -n 's/^skip: //p' "$work/xml/$p.err"))")
 	else
 		cat "$work/xml/$p.err" >&2
 		die "topo-xml failed on $f"
+	fi
+	rc=0
+	"$work/topo-xml" "$f" last >"$work/xml/$p.one.xml" 2>"$work/xml/$p.one.err" || rc=$?
+	if [ "$rc" = 0 ]; then
+		g=$(sed -n 's/^gpu: //p' "$work/xml/$p.one.err")
+		mv "$work/xml/$p.one.xml" "$work/xml/$p~g$g.xml"
+		subjects+=("$p~g$g|$f|$g")
+	elif [ "$rc" != 3 ]; then
+		cat "$work/xml/$p.one.err" >&2
+		die "topo-xml failed on $f, one GPU"
 	fi
 done
 
@@ -92,15 +107,17 @@ done
 # INTRA is NVL or PCI on both sides (gdrlab's JSON tells no more). The NVLS
 # graph is searched where gdrlab has one (the preset's NVSwitch reduces;
 # nothing in NCCL's XML says so) and the release has the pattern (2.17+).
+# A subject of one GPU takes gdrlab's graphs from engine-graphs (busbw runs
+# whole nodes), searched as the tuner searches a group of one GPU a node.
 run_case() {
-	local rel=$1 f=$2 n=$3 p o nvls=
-	p=$(basename "$f" .yaml)
+	local rel=$1 subject=$2 n=$3 p f gpu o nvls=
+	IFS='|' read -r p f gpu <<<"$subject"
 	o=$work/out/$rel-$p-$n
 	if ! "$gdrlab" busbw -t "$f" -n "$n" --nccl "$rel" -b 8 -e 8 --pxn "$pxn" --json - \
 		>"$o.json" 2>"$o.err"; then
 		echo "FAILED gdrlab: $(tail -1 "$o.err")" >"$o.gdrlab"
 	else
-		python3 -c '
+		[ -n "$gpu" ] || python3 -c '
 import json, sys
 g = json.load(open(sys.argv[1]))["graphs"]
 for k in ("ring", "tree", "nvls"):
@@ -108,14 +125,19 @@ for k in ("ring", "tree", "nvls"):
     if x:
         print(k, x["channels"], "%g" % x["bw_intra_gbps"], "%g" % x["bw_inter_gbps"], x["intra"],
               x["inter"], x["pattern"])' "$o.json" >"$o.gdrlab"
-		grep -q '^nvls ' "$o.gdrlab" && nvls=ORACLE_NVLS=1
+		grep -qs '^nvls ' "$o.gdrlab" && nvls=ORACLE_NVLS=1
 		# each channel's NICs and GPUs, searched as busbw did (its GDR
 		# level; PXN as plan_uses_pxn decides)
 		read -r gdr pxn_on < <(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(d["gdr_level"], 1 if d["pxn"] and not d["path"].startswith("staged") else 0)' "$o.json")
-		"$work/engine-graphs" "$f" "$rel" "$n" "$gdr" "$pxn_on" channels >"$o.gdrlab.ch" 2>&1 ||
+		if [ -n "$gpu" ]; then
+			"$work/engine-graphs" "$f" "$rel" "$n" "$gdr" "$pxn_on" graphs "$gpu" >"$o.gdrlab" 2>&1 ||
+				echo "FAILED engine-graphs: $(tail -1 "$o.gdrlab")" >"$o.gdrlab"
+		fi
+		# shellcheck disable=SC2086  # $gpu: one word or none
+		"$work/engine-graphs" "$f" "$rel" "$n" "$gdr" "$pxn_on" channels $gpu >"$o.gdrlab.ch" 2>&1 ||
 			echo "FAILED engine-graphs" >"$o.gdrlab.ch"
 	fi
 	if ! env ${pxn_env:+"$pxn_env"} ${nvls:+"$nvls"} ORACLE_GRAPHS=1 timeout 300 \
@@ -137,10 +159,10 @@ print(d["gdr_level"], 1 if d["pxn"] and not d["path"].startswith("staged") else 
 
 jobs_max=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 for rel in "${rels[@]}"; do
-	for f in "${presets[@]}"; do
+	for subject in "${subjects[@]}"; do
 		for n in "${nodes[@]}"; do
 			while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
-			run_case "$rel" "$f" "$n" &
+			run_case "$rel" "$subject" "$n" &
 		done
 	done
 done
@@ -168,8 +190,8 @@ used_known=()
 table=$work/table.txt
 : >"$table"
 for rel in "${rels[@]}"; do
-	for f in "${presets[@]}"; do
-		p=$(basename "$f" .yaml)
+	for subject in "${subjects[@]}"; do
+		p=${subject%%|*}
 		for n in "${nodes[@]}"; do
 			o=$work/out/$rel-$p-$n
 			ncases=$((ncases + 1))
@@ -289,7 +311,7 @@ if [ -f "$known_file" ]; then
 	done <"$known_file"
 fi
 echo
-echo "presets:  ${#presets[@]} compared; skipped: ${skipped[*]:-none}"
+echo "presets:  ${#presets[@]} compared whole, $((${#subjects[@]} - ${#presets[@]})) as one GPU alone; skipped: ${skipped[*]:-none}"
 echo "cases:    $ncases (releases $releases; nodes ${nodes[*]})"
 echo "graphs:   $ngraphs compared, $nequal equal, $((nknown + nnew)) differ ($nknown known, $nnew new)"
 echo "channels: $nch compared, NICs in and out equal on $nnic, entry and exit GPUs on $ngpu"

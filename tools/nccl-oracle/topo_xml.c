@@ -5,10 +5,14 @@
  * (search.cc). Read with gdrlab's own loader (libgdrlab_engine.a), so every
  * preset is read as gdrlab reads it, defaults included.
  *
- * usage: topo-xml TOPOLOGY > TOPOLOGY.xml
+ * usage: topo-xml TOPOLOGY [GPU] > TOPOLOGY.xml
+ * GPU (an index, or `last`): the node as a communicator of that GPU alone
+ * sees it (NCCL's XML holds the communicator's GPUs only): that GPU, rank
+ * 0 but its own dev, and everything else but the other GPUs; "gpu: K" on
+ * stderr says which.
  * Exit 0, or 3 with "skip: REASON" on stderr when the topology cannot be
- * written faithfully (or has nothing for the search to compare: one GPU,
- * no NIC), 1 when it does not load.
+ * written faithfully (or has nothing for the search to compare: one GPU
+ * of a whole node, no NIC), 1 when it does not load.
  *
  * What NCCL's XML holds, from what gdrlab's topology holds:
  * - a <cpu> per socket: arch, vendor and, for Intel and AMD, a family and
@@ -32,6 +36,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "topology.h"
 
@@ -40,6 +45,7 @@ static const char *const gt_name[] = { "", "2.5 GT/s", "5 GT/s", "8 GT/s", "16 G
 				       "32 GT/s", "64 GT/s" };
 
 static const struct topology *t;
+static int only = -1; /* the one GPU written, or -1: all */
 static unsigned gpu_bus[TOPO_MAX_GPUS], nic_bus[TOPO_MAX_NICS], sw_bus[TOPO_MAX_SWITCHES];
 static int mesh[TOPO_MAX_GPUS][TOPO_MAX_GPUS];
 
@@ -79,12 +85,13 @@ static void emit_gpu(unsigned i, int ind)
 	pci_open(ind, gpu_bus[i], "0x030200",
 		 "vendor=\"0x10de\" device=\"0x20b0\" subsystem_vendor=\"0x10de\" subsystem_device=\"0x1450\"",
 		 &t->gpus[i].link, t->gpus[i].name);
-	printf("%*s  <gpu dev=\"%u\" sm=\"%d\" rank=\"%u\" gdr=\"1\">\n", ind, "", i, sm[t->gpu_arch], i);
+	printf("%*s  <gpu dev=\"%u\" sm=\"%d\" rank=\"%u\" gdr=\"1\">\n", ind, "", i, sm[t->gpu_arch],
+	       only >= 0 ? 0 : i);
 	if (t->gpu_fabric.kind == TOPO_GPU_FABRIC_NVSWITCH)
 		printf("%*s    <nvlink target=\"0000:ff:00.0\" count=\"%u\" tclass=\"0x068000\"/>\n", ind,
 		       "", t->gpu_fabric.links);
 	for (unsigned j = 0; j < t->ngpus; j++)
-		if (mesh[i][j])
+		if (mesh[i][j] && only < 0)
 			printf("%*s    <nvlink target=\"0000:%02x:00.0\" count=\"%d\" tclass=\"0x030200\"/>\n",
 			       ind, "", gpu_bus[j], mesh[i][j]);
 	printf("%*s  </gpu>\n%*s</pci>\n", ind, "", ind, "");
@@ -137,7 +144,7 @@ static void emit(unsigned s, int sw, int ind)
 			printf("%*s</pci>\n", ind, "");
 		}
 	for (unsigned i = 0; i < t->ngpus; i++)
-		if (below(&t->gpus[i], s, sw))
+		if (below(&t->gpus[i], s, sw) && (only < 0 || (unsigned)only == i))
 			emit_gpu(i, ind);
 	for (unsigned i = 0; i < t->nnics; i++)
 		if (below(&t->nics[i].dev, s, sw))
@@ -150,8 +157,8 @@ int main(int argc, char **argv)
 	unsigned bus = 0x10, gen, width;
 	struct diag d;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s TOPOLOGY\n", argv[0]);
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: %s TOPOLOGY [GPU]\n", argv[0]);
 		return 2;
 	}
 	if (topology_load(argv[1], &topo, &d)) {
@@ -159,8 +166,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t = &topo;
-	if (t->ngpus < 2)
+	if (argc == 3) {
+		char *end = NULL;
+
+		only = !strcmp(argv[2], "last") ? (int)t->ngpus - 1 : (int)strtol(argv[2], &end, 10);
+		if (only < 0 || (unsigned)only >= t->ngpus || (strcmp(argv[2], "last") && *end)) {
+			fprintf(stderr, "%s: no GPU %s\n", argv[1], argv[2]);
+			return 2;
+		}
+		fprintf(stderr, "gpu: %d\n", only);
+	} else if (t->ngpus < 2) {
 		skip("one GPU a node", NULL);
+	}
 	if (!t->nnics)
 		skip("no NIC", NULL);
 	if (t->gpu_fabric.kind == TOPO_GPU_FABRIC_NVSWITCH && !t->gpu_fabric.links)
