@@ -20,7 +20,9 @@
 static void pat_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		     double *bw, char *why, size_t len)
 {
-	const struct nccl_graph *g = &t->ch.ring;
+	/* init.cc: PAT's graph is the tree's (graphs[NCCL_ALGO_PAT] =
+	 * treeGraph), whose bwIntra the search's second pass raises */
+	const struct nccl_graph *g = &t->ch.tree;
 
 	*bw = 0;
 	*lat = 0;

@@ -68,8 +68,9 @@ struct nccl_graph {
 const char *nccl_graph_inter_name(const struct nccl_graph *g);
 
 struct nccl_channels {
-	struct nccl_graph ring;    /* also CollNet's and PAT's */
-	/* The tree's (treeGraph): the ring's channels, or fewer in 2.8.4,
+	struct nccl_graph ring;    /* also CollNet's */
+	/* The tree's (treeGraph, also PAT's: init.cc graphs[]): the ring's
+	 * channels, or fewer in 2.8.4,
 	 * at the speed its pattern's loads carry, bwIntra raised by
 	 * search.cc's pass 2. */
 	struct nccl_graph tree;

@@ -572,6 +572,32 @@ Test(tuner, pat_only_with_one_gpu_a_node)
 	cr_assert_not_null(strstr(why, "one GPU a node"), "%s", why);
 }
 
+/*
+ * PAT's graph is the tree's (init.cc: graphs[NCCL_ALGO_PAT] = treeGraph).
+ * On round-numbers' 2 nodes (one GPU a node, a 10 GB/s NIC) the ring's
+ * graph is 1 channel at 10 GB/s; the tree's second pass raises its
+ * bwIntra to 20 (twice bwInter; no chain holds it), which the tuner takes
+ * on two nodes: PAT's bus bandwidth 1 x 20 x .75 = 15 GB/s, so doubling
+ * an all-gather from 64 to 128 MiB (nBytes the whole buffer) adds 64 MiB
+ * / 15 GB/s = 4473.9 us to NCCL's estimate (the ring's graph would give
+ * twice that).
+ */
+Test(tuner, pat_takes_the_tree_graph)
+{
+	struct tuned x;
+	double a, b;
+
+	tuned_init_op(&x, DATA("round-numbers.yaml"), 2, PLAN_PATH_DIRECT, NULL, NULL,
+		      TRACE_OP_ALL_GATHER);
+	cr_assert_float_eq(x.t.ch.ring.bw_intra, 10.0, 1e-9);
+	cr_assert_float_eq(x.t.ch.tree.bw_intra, 20.0, 1e-9);
+	a = entry(&x, ALGO_PAT, PROTO_SIMPLE, 64ull << 20);
+	b = entry(&x, ALGO_PAT, PROTO_SIMPLE, 128ull << 20);
+	cr_assert_gt(a, 0);
+	assert_rel(b - a, (64 << 20) / 15e9 * 1e6, 1e-6);
+	tuned_destroy(&x);
+}
+
 /* CollNet needs a fabric that reduces (SHARP). */
 Test(tuner, collnet_only_where_the_fabric_reduces)
 {
