@@ -205,8 +205,8 @@ void algo_layout(const struct algo_build *b, unsigned node, unsigned c,
 
 	for (unsigned k = 0; k < G; k++)
 		gpus[k] = pat->ranks[node * G + k] % b->p->gpus_per_node;
-	channels_layout(b->p->nccl, &b->p->topo, gpus, G, channels_copied(&b->t->ch, g, c), b->t->nnodes > 1,
-			l);
+	channels_layout(b->p->nccl, &b->p->topo, gpus, G, channels_copied(&b->t->ch, g, c),
+			b->t->nnodes > 1, l);
 	algo_rail_align(b, l);
 }
 

@@ -124,8 +124,8 @@ static void ring_order(const struct algo_build *b, unsigned c, struct ring_pos *
 			j++;
 		for (unsigned k = i; k < j; k++)
 			gpus[k - i] = pat->ranks[k] % G;
-		channels_layout(b->p->nccl, &b->p->topo, gpus, j - i, channels_copied(&b->t->ch, &b->t->ch.ring, c),
-				b->t->nnodes > 1, &lay);
+		channels_layout(b->p->nccl, &b->p->topo, gpus, j - i,
+				channels_copied(&b->t->ch, &b->t->ch.ring, c), b->t->nnodes > 1, &lay);
 		algo_rail_align(b, &lay);
 		for (unsigned k = 0; k < j - i; k++)
 			out[at++] = (struct ring_pos){ pat->ranks[i + lay.order[k]],

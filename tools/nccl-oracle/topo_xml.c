@@ -85,8 +85,9 @@ static void emit_gpu(unsigned i, int ind)
 	pci_open(ind, gpu_bus[i], "0x030200",
 		 "vendor=\"0x10de\" device=\"0x20b0\" subsystem_vendor=\"0x10de\" subsystem_device=\"0x1450\"",
 		 &t->gpus[i].link, t->gpus[i].name);
-	printf("%*s  <gpu dev=\"%u\" sm=\"%d\" rank=\"%u\" gdr=\"1\">\n", ind, "", i, sm[t->gpu_arch],
-	       only >= 0 ? 0 : i);
+	/* one GPU alone is its communicator's rank 0, its dev its own */
+	printf("%*s  <gpu dev=\"%u\" sm=\"%d\" rank=\"%u\" gdr=\"1\">\n", ind, "", i,
+	       sm[t->gpu_arch], only >= 0 ? 0 : i);
 	if (t->gpu_fabric.kind == TOPO_GPU_FABRIC_NVSWITCH)
 		printf("%*s    <nvlink target=\"0000:ff:00.0\" count=\"%u\" tclass=\"0x068000\"/>\n", ind,
 		       "", t->gpu_fabric.links);
@@ -169,8 +170,10 @@ int main(int argc, char **argv)
 	if (argc == 3) {
 		char *end = NULL;
 
-		only = !strcmp(argv[2], "last") ? (int)t->ngpus - 1 : (int)strtol(argv[2], &end, 10);
-		if (only < 0 || (unsigned)only >= t->ngpus || (strcmp(argv[2], "last") && *end)) {
+		bool last = !strcmp(argv[2], "last");
+
+		only = last ? (int)t->ngpus - 1 : (int)strtol(argv[2], &end, 10);
+		if (only < 0 || (unsigned)only >= t->ngpus || (!last && *end)) {
 			fprintf(stderr, "%s: no GPU %s\n", argv[1], argv[2]);
 			return 2;
 		}
