@@ -20,6 +20,7 @@
 
 struct busbw_args {
 	const char *topology, *backend, *json, *csv;
+	const char *gpus;     /* --gpus: each node's GPUs the run uses */
 	const struct nccl_coll *coll;
 	const struct nccl_type *type;
 	uint64_t minbytes, maxbytes, stepbytes;
@@ -34,6 +35,7 @@ struct busbw_run {
 	const struct topology *topo;
 	const char *backend;        /* its static name */
 	unsigned nodes, nranks;
+	struct node_gpus gpus;      /* --gpus read; n 0: every GPU */
 	size_t n;                   /* rows, in nccl-tests' order */
 	uint64_t *counts;           /* owned: count per row, as printed */
 	struct predict_point *pts;  /* owned: size and prediction per row */

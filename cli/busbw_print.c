@@ -87,6 +87,7 @@ static void print_header(FILE *out, const struct busbw_run *r)
 {
 	const struct busbw_args *a = r->a;
 	const struct plan_options *o = &a->opts;
+	char gpus[200];
 
 	fprintf(out, "# gdrlab busbw: %s_perf as the %s backend predicts it (nothing was run)\n",
 		a->coll->name, r->backend);
@@ -98,9 +99,9 @@ static void print_header(FILE *out, const struct busbw_run *r)
 		fprintf(out, "# minBytes %llu maxBytes %llu step: %llu(bytes) type %s\n",
 			(unsigned long long)a->minbytes, (unsigned long long)a->maxbytes,
 			(unsigned long long)a->stepbytes, a->type->name);
-	fprintf(out, "# topology %s (%s): %u nodes x %u GPUs = %u ranks, %u NICs per node\n",
-		r->topo->name, a->topology, r->nodes, r->topo->ngpus, r->nranks,
-		r->topo->nnics);
+	node_gpus_describe(&r->gpus, r->topo, gpus, sizeof(gpus));
+	fprintf(out, "# topology %s (%s): %u nodes x %s = %u ranks, %u NICs per node\n",
+		r->topo->name, a->topology, r->nodes, gpus, r->nranks, r->topo->nnics);
 	cli_sets_print(out, "# ", &a->sets);
 	fprintf(out, "# path %s, GDR level %s, NCCL %s%s%s%s%s%s\n", plan_path_name(o->path),
 		topo_path_name(o->gdr_level), nccl_releases[o->nccl]->version, o->algo ? ", NCCL_ALGO " : "",
@@ -212,6 +213,7 @@ static json_t *run_json(const struct busbw_run *r)
 	json_object_set_new(doc, "root", json_integer(a->coll->root));
 	json_object_set_new(doc, "nodes", json_integer(r->nodes));
 	json_object_set_new(doc, "gpus_per_node", json_integer(r->topo->ngpus));
+	json_object_set_new(doc, "gpus", node_gpus_json(&r->gpus, r->topo));
 	json_object_set_new(doc, "ranks", json_integer(r->nranks));
 	json_object_set_new(doc, "path", json_string(plan_path_name(o->path)));
 	json_object_set_new(doc, "gdr_level", json_string(topo_path_name(o->gdr_level)));

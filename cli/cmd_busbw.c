@@ -30,6 +30,10 @@ static const char busbw_usage[] =
 	"  -t, --topology FILE     node and cluster description (YAML), or a shipped\n"
 	"                          one by name (h100-pcie5-400g: configs/NAME.yaml)\n"
 	"  -n, --nodes N           number of nodes (default: the topology's)\n"
+	"      --gpus LIST         the GPUs of each node the run uses, as nccl-tests\n"
+	"                          started with that many ranks a node on those\n"
+	"                          devices (3; 0-3; 0,2,4-7; default all): NCCL then\n"
+	"                          searches them alone, with every NIC of the node\n"
 	"%s"
 	"  -b, --minbytes SIZE     smallest size (default 8); K, M, G: powers of 1024\n"
 	"  -e, --maxbytes SIZE     largest size (default 8G)\n"
@@ -74,6 +78,7 @@ enum {
 	OPT_BACKEND,
 	OPT_JSON,
 	OPT_CSV,
+	OPT_GPUS,
 };
 
 /* nccl-tests' loop: for (size = min; size <= max; size = next). */
@@ -100,6 +105,7 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 	static const struct option longopts[] = {
 		{ "topology", required_argument, NULL, 't' },
 		{ "nodes", required_argument, NULL, 'n' },
+		{ "gpus", required_argument, NULL, OPT_GPUS },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "minbytes", required_argument, NULL, 'b' },
 		{ "maxbytes", required_argument, NULL, 'e' },
@@ -177,6 +183,9 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 			break;
 		case OPT_CSV:
 			a->csv = optarg;
+			break;
+		case OPT_GPUS:
+			a->gpus = optarg;
 			break;
 		case 'q':
 			a->quiet = true;
@@ -273,7 +282,7 @@ static int predict(struct busbw_run *r, const struct backend_ops *b,
 		.backend = b, .topo = r->topo, .opts = &r->a->opts,
 		.op = r->a->coll->op, .dtype = r->a->type->dtype,
 		.root = r->a->coll->root, .name = "busbw", .hooks = &hooks,
-		.graphs = &r->graphs,
+		.graphs = &r->graphs, .gpus = &r->gpus,
 	};
 	double sum = 0;
 	int err;
@@ -337,8 +346,12 @@ int cmd_busbw(int argc, char **argv)
 	r.a = &a;
 	r.topo = &topo;
 	r.backend = b->name;
+	if (a.gpus && node_gpus_parse("--gpus", a.gpus, &topo, &r.gpus, &d)) {
+		cli_usage_error("busbw", "%s", d.msg);
+		return EXIT_USAGE;
+	}
 	r.nodes = predict_nodes(&topo, &a.opts);
-	r.nranks = predict_ranks(&topo, &a.opts);
+	r.nranks = predict_ranks(&topo, &a.opts, &r.gpus);
 	err = make_rows(&r, &d);
 	if (!err)
 		err = predict(&r, b, &d);

@@ -34,9 +34,131 @@ unsigned predict_nodes(const struct topology *topo, const struct plan_options *o
 	return o->nodes ? o->nodes : topo->nodes;
 }
 
-unsigned predict_ranks(const struct topology *topo, const struct plan_options *o)
+unsigned predict_ranks(const struct topology *topo, const struct plan_options *o,
+		       const struct node_gpus *gpus)
 {
-	return predict_nodes(topo, o) * topo->ngpus;
+	return predict_nodes(topo, o) * node_gpus_count(gpus, topo);
+}
+
+unsigned node_gpus_count(const struct node_gpus *g, const struct topology *topo)
+{
+	return g && g->n ? g->n : topo->ngpus;
+}
+
+/* A GPU index at *@p, moving it past the digits. */
+static bool gpu_number(const char **p, unsigned *v)
+{
+	char *end;
+	unsigned long x;
+
+	if (**p < '0' || **p > '9')
+		return false;
+	errno = 0;
+	x = strtoul(*p, &end, 10);
+	if (errno || x >= TOPO_MAX_GPUS)
+		return false;
+	*v = (unsigned)x;
+	*p = end;
+	return true;
+}
+
+int node_gpus_parse(const char *opt, const char *s, const struct topology *topo,
+		    struct node_gpus *out, struct diag *d)
+{
+	bool seen[TOPO_MAX_GPUS] = { false };
+	const char *p = s;
+
+	memset(out, 0, sizeof(*out));
+	for (;;) {
+		unsigned lo, hi;
+
+		if (!gpu_number(&p, &lo))
+			break;
+		hi = lo;
+		if (*p == '-' && (p++, !gpu_number(&p, &hi)))
+			break;
+		if (hi < lo)
+			break;
+		if (hi >= topo->ngpus)
+			return diag_set(d, -EINVAL, "%s: GPU %u, but %s has %u GPUs a node (0-%u), got '%s'",
+					opt, hi, topo->name, topo->ngpus, topo->ngpus - 1, s);
+		for (unsigned v = lo; v <= hi; v++) {
+			if (seen[v])
+				return diag_set(d, -EINVAL, "%s: GPU %u twice, got '%s'", opt, v, s);
+			seen[v] = true;
+		}
+		if (!*p) {
+			for (unsigned v = 0; v < topo->ngpus; v++)
+				if (seen[v])
+					out->idx[out->n++] = v;
+			return 0;
+		}
+		if (*p++ != ',')
+			break;
+	}
+	return diag_set(d, -EINVAL, "%s: expected a node's GPUs as indices and ranges (3, 0-3, 0,2,4-7), got '%s'",
+			opt, s);
+}
+
+void node_gpus_describe(const struct node_gpus *g, const struct topology *topo, char *buf,
+			size_t len)
+{
+	int at;
+
+	if (!g || !g->n) {
+		snprintf(buf, len, "%u GPUs", topo->ngpus);
+		return;
+	}
+	at = snprintf(buf, len, "%u of %u GPUs (", g->n, topo->ngpus);
+	/* runs of consecutive GPUs as ranges, as node_gpus_parse reads them */
+	for (unsigned i = 0; i < g->n && at > 0 && (size_t)at < len;) {
+		unsigned j = i;
+
+		while (j + 1 < g->n && g->idx[j + 1] == g->idx[j] + 1)
+			j++;
+		at += snprintf(buf + at, len - (size_t)at, j > i ? "%s%u-%u" : "%s%u",
+			       i ? "," : "", g->idx[i], g->idx[j]);
+		i = j + 1;
+	}
+	if (at > 0 && (size_t)at < len)
+		snprintf(buf + at, len - (size_t)at, ")");
+}
+
+json_t *node_gpus_json(const struct node_gpus *g, const struct topology *topo)
+{
+	json_t *a = json_array();
+
+	for (unsigned k = 0; a && k < node_gpus_count(g, topo); k++)
+		json_array_append_new(a, json_integer(g && g->n ? g->idx[k] : k));
+	return a;
+}
+
+/*
+ * @e on s->gpus of every node, a communicator of its own ("gpus"), or on
+ * every rank. The ranks a node, in order: its GPUs' global ranks.
+ */
+static int place(const struct predict_setup *s, struct trace *t, struct trace_entry *e,
+		 struct diag *d)
+{
+	unsigned gpn = s->topo->ngpus, nodes = predict_nodes(s->topo, s->opts);
+	unsigned per = node_gpus_count(s->gpus, s->topo);
+
+	if (!s->gpus || !s->gpus->n)
+		return 0;
+	e->group = calloc((size_t)nodes * per, sizeof(*e->group));
+	if (!e->group)
+		return diag_set(d, -ENOMEM, "%s: out of memory", s->name);
+	e->ngroup = nodes * per;
+	for (unsigned node = 0; node < nodes; node++)
+		for (unsigned k = 0; k < per; k++)
+			e->group[node * per + k] = node * gpn + s->gpus->idx[k];
+	if (e->op == TRACE_OP_BROADCAST)
+		e->root = (int)e->group[0];
+	if (e->op == TRACE_OP_SENDRECV) {
+		e->root = (int)e->group[nodes > 1 ? per - 1 : 0];
+		e->peer = (int)e->group[nodes > 1 ? per : 1];
+	}
+	return trace_comm_assign(t, e, "gpus", 0, d);
 }
 
 /* The trace of the points that have elements; @index[k]: entry k's point. */
@@ -44,8 +166,9 @@ static int build_trace(const struct predict_setup *s,
 		       const struct predict_point *pts, size_t n,
 		       struct trace *t, size_t *index, struct diag *d)
 {
-	unsigned gpn = s->topo->ngpus, nranks = predict_ranks(s->topo, s->opts);
+	unsigned gpn = s->topo->ngpus, nranks = predict_ranks(s->topo, s->opts, s->gpus);
 	size_t k = 0;
+	int err;
 
 	memset(t, 0, sizeof(*t));
 	snprintf(t->file, sizeof(t->file), "%s", s->name);
@@ -74,6 +197,12 @@ static int build_trace(const struct predict_setup *s,
 			/* the pair between node 0 and node 1 (see the header) */
 			e->root = nranks > gpn ? (int)gpn - 1 : 0;
 			e->peer = nranks > gpn ? (int)gpn : 1;
+		}
+		t->nentries = k + 1; /* trace_comm_assign, trace_destroy see it */
+		err = place(s, t, e, d);
+		if (err) {
+			trace_destroy(t);
+			return err;
 		}
 		index[k++] = i;
 	}
@@ -116,7 +245,10 @@ int predict_sizes(const struct predict_setup *s, struct predict_point *pts,
 		p->rec = *c;
 		p->rec.fallback = NULL;
 	}
-	if (s->graphs)
+	if (s->graphs && trace.entries[0].ngroup)
+		tune_group_graphs(&plan, trace.entries[0].group, trace.entries[0].ngroup,
+				  s->graphs);
+	else if (s->graphs)
 		tune_world_graphs(&plan, s->graphs);
 	records_destroy(&rec);
 	plan_destroy(&plan);

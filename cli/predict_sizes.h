@@ -8,12 +8,15 @@
 #ifndef GDRLAB_PREDICT_SIZES_H
 #define GDRLAB_PREDICT_SIZES_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "backend.h"
 #include "channels.h"
+#include "diag.h"
 #include "records.h"
+#include "topology.h"
 
 struct predict_point {
 	/* In: nccl-tests' size (the larger buffer, trace.h's bytes); 0 for
@@ -28,10 +31,38 @@ struct predict_point {
 	struct coll_record rec;
 };
 
+/*
+ * The GPUs of each node a run uses, as nccl-tests' ranks on a host: their
+ * indices in the node, ascending, each once (--gpus "0-3,7"). n 0: all.
+ */
+struct node_gpus {
+	unsigned n;
+	unsigned idx[TOPO_MAX_GPUS];
+};
+
+/*
+ * Parse @s ("3", "0-3", "0,2,4-7") against @topo's GPUs into @out; 0, or
+ * -EINVAL with @d naming @opt, the value and what is wrong.
+ */
+int node_gpus_parse(const char *opt, const char *s, const struct topology *topo,
+		    struct node_gpus *out, struct diag *d);
+
+/* The GPUs @g lists a node, or all of @topo's where it lists none. */
+unsigned node_gpus_count(const struct node_gpus *g, const struct topology *topo);
+
+/* "8 GPUs", or "1 of 8 GPUs (3)" where @g lists some, into @buf. */
+void node_gpus_describe(const struct node_gpus *g, const struct topology *topo, char *buf,
+			size_t len);
+
+/* Each node's GPUs a run uses, as a JSON array of indices (new
+ * reference; NULL on allocation failure). */
+json_t *node_gpus_json(const struct node_gpus *g, const struct topology *topo);
+
 struct predict_setup {
 	const struct backend_ops *backend;
 	const struct topology *topo;
 	const struct plan_options *opts; /* nodes: 0 for the topology's */
+	const struct node_gpus *gpus;    /* NULL: every GPU of each node */
 	enum trace_op op;
 	enum trace_dtype dtype;
 	int root;                 /* broadcast's; -1 for 0 */
@@ -51,16 +82,20 @@ struct predict_setup {
 const struct backend_ops *predict_backend(const char *cmd, const char *name,
 					  const char *measures);
 
-/* The nodes and ranks a prediction with @o runs on. */
+/* The nodes and ranks a prediction with @o on @gpus of each node (NULL:
+ * all) runs on. */
 unsigned predict_nodes(const struct topology *topo, const struct plan_options *o);
-unsigned predict_ranks(const struct topology *topo, const struct plan_options *o);
+unsigned predict_ranks(const struct topology *topo, const struct plan_options *o,
+		       const struct node_gpus *gpus);
 
 /*
  * Predict every point of @pts (@n of them) with @s, one collective each,
- * one after another as nccl-tests runs them. Send/receive is the one
- * pair that crosses between the first two nodes (rank G-1 to rank G, G
- * GPUs a node; 0 to 1 on one node): nccl-tests' ring of sends moves one
- * such pair per NIC direction at once, each about as fast as one alone.
+ * one after another as nccl-tests runs them: on every rank, or with
+ * s->gpus on those GPUs of each node, a communicator of their own (a
+ * broadcast's root its first rank). Send/receive is the one pair that
+ * crosses between the first two nodes (node 0's last GPU to node 1's
+ * first; 0 to 1 on one node): nccl-tests' ring of sends moves one such
+ * pair per NIC direction at once, each about as fast as one alone.
  * On failure a negative errno and @d filled (-EINVAL: the input's fault,
  * as plan_build's).
  */

@@ -42,9 +42,13 @@ const char validate_nccl_tests_usage[] =
 	"                          sizes are the file's; its out-of-place times\n"
 	"                          (in place where it has none) are the measurement\n"
 	"  -t, --topology FILE     the measured nodes: as many GPUs per node as the\n"
-	"                          file has ranks per host (or a shipped topology by\n"
-	"                          name: abci-v100-2xedr, configs/validation/NAME.yaml)\n"
+	"                          file has ranks per host, or --gpus (or a shipped\n"
+	"                          topology by name: abci-v100-2xedr,\n"
+	"                          configs/validation/NAME.yaml)\n"
 	"  -n, --nodes N           nodes to predict (default: the file's hosts)\n"
+	"      --gpus LIST         the GPUs of each node the file's ranks ran on,\n"
+	"                          where fewer than the topology's (3; 0-3; 0,2,4-7):\n"
+	"                          predicted as NCCL searches those alone\n"
 	"%s"
 	"      --op OP             the collective, for files that do not name it\n"
 	"                          (nccl-tests before 2.16.7): allreduce, all_gather,\n"
@@ -80,6 +84,7 @@ bool validate_nccl_tests_wanted(int argc, char **argv)
 
 enum {
 	OPT_NCCL_TESTS = 512,
+	OPT_GPUS,
 	OPT_OP,
 	OPT_TOLERANCE,
 	OPT_JSON,
@@ -93,6 +98,7 @@ static int parse(int argc, char **argv, struct vnt_args *a)
 		{ "nccl-tests", required_argument, NULL, OPT_NCCL_TESTS },
 		{ "topology", required_argument, NULL, 't' },
 		{ "nodes", required_argument, NULL, 'n' },
+		{ "gpus", required_argument, NULL, OPT_GPUS },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "op", required_argument, NULL, OPT_OP },
 		{ "backend", required_argument, NULL, 'b' },
@@ -119,6 +125,9 @@ static int parse(int argc, char **argv, struct vnt_args *a)
 		switch (c) {
 		case OPT_NCCL_TESTS:
 			a->file = optarg;
+			break;
+		case OPT_GPUS:
+			a->gpus = optarg;
 			break;
 		case 't':
 			if (cli_shipped_file("validate", "--topology", optarg, CLI_SHIPPED_TOPOLOGY, &a->topology))
@@ -224,7 +233,7 @@ static int resolve_cluster(struct vnt_run *r, struct plan_options *o,
 			   struct diag *d)
 {
 	const struct nccl_tests_file *f = r->f;
-	unsigned gpn = r->topo->ngpus;
+	unsigned gpn = node_gpus_count(&r->gpus, r->topo);
 
 	/*
 	 * NCCL_TESTS_SPLIT: the groups ran their collectives at once, and
@@ -240,9 +249,14 @@ static int resolve_cluster(struct vnt_run *r, struct plan_options *o,
 			return file_error(f->name, 0, "devices", d,
 					  "%u ranks on %u hosts: not as many on every host, which gdrlab cannot model",
 					  f->nranks, f->nhosts);
+		if (f->nranks / f->nhosts != gpn && r->gpus.n)
+			return file_error(f->name, 0, "devices", d,
+					  "%u ranks per host (%u on %u host%s), but --gpus gives %u GPUs a node: give the ones they ran on",
+					  f->nranks / f->nhosts, f->nranks, f->nhosts,
+					  f->nhosts == 1 ? "" : "s", gpn);
 		if (f->nranks / f->nhosts != gpn)
 			return file_error(f->name, 0, "devices", d,
-					  "%u ranks per host (%u on %u host%s), but %s has %u GPUs per node: predict on a topology of the measured nodes",
+					  "%u ranks per host (%u on %u host%s), but %s has %u GPUs per node: give --gpus with the GPUs they ran on, or a topology of the measured nodes",
 					  f->nranks / f->nhosts, f->nranks, f->nhosts,
 					  f->nhosts == 1 ? "" : "s", r->a->topology, gpn);
 		if (!o->nodes)
@@ -252,7 +266,7 @@ static int resolve_cluster(struct vnt_run *r, struct plan_options *o,
 				  "the file lists no devices, so not its hosts: give --nodes");
 	}
 	r->nodes = predict_nodes(r->topo, o);
-	r->nranks = predict_ranks(r->topo, o);
+	r->nranks = predict_ranks(r->topo, o, &r->gpus);
 	return 0;
 }
 
@@ -336,7 +350,7 @@ static int predict(struct vnt_run *r, const struct backend_ops *b,
 	struct predict_setup s = {
 		.backend = b, .topo = r->topo, .opts = o, .op = r->coll->op,
 		.dtype = r->type->dtype, .root = f->rows[0].root,
-		.name = f->name, .hooks = &hooks,
+		.name = f->name, .hooks = &hooks, .gpus = &r->gpus,
 	};
 	int err;
 
@@ -440,6 +454,10 @@ int validate_nccl_tests(int argc, char **argv)
 	err = topology_load_with(a.topology, a.sets.v, a.sets.n, &topo, &d);
 	if (err)
 		return cli_fail("validate", CLI_LOADING, err, &d);
+	if (a.gpus && node_gpus_parse("--gpus", a.gpus, &topo, &r.gpus, &d)) {
+		cli_usage_error("validate", "%s", d.msg);
+		return EXIT_USAGE;
+	}
 	err = nccl_tests_load(a.file, &f, &d);
 	if (err)
 		return cli_fail("validate", CLI_LOADING, err, &d);

@@ -24,6 +24,7 @@ enum vnt_verdict { VNT_NORMAL, VNT_SLOWER, VNT_FASTER };
 
 struct vnt_args {
 	const char *file, *topology, *backend, *json, *op;
+	const char *gpus;     /* --gpus: each host's GPUs the file's ranks ran on */
 	struct plan_options opts;
 	struct cli_sets sets; /* --set PATH=VALUE */
 	double tolerance; /* percent */
@@ -53,6 +54,7 @@ struct vnt_run {
 	const struct nccl_type *type;
 	const char *backend;
 	unsigned nodes, nranks;
+	struct node_gpus gpus;      /* --gpus read; n 0: every GPU */
 	size_t n, unmeasured; /* rows compared; rows with no time in either half */
 	struct vnt_row *rows;       /* owned */
 	struct predict_point *pts;  /* owned, one per row */

@@ -21,7 +21,7 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 {
 	const struct nccl_tests_file *f = r->f;
 	const struct vnt_args *a = r->a;
-	char t[2][8], bw[2][7], ranks[64] = "devices not listed";
+	char t[2][8], bw[2][7], ranks[64] = "devices not listed", gpus[200];
 	size_t in_place = 0;
 
 	if (f->nhosts)
@@ -29,8 +29,9 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 			 f->nhosts, f->nhosts == 1 ? "" : "s");
 	fprintf(out, "validate: %s (%s_perf, %s, %s) measured vs %s predicted\n",
 		f->name, r->coll->name, r->type->name, ranks, r->backend);
-	fprintf(out, "topology %s (%s): %u nodes x %u GPUs, path %s, GDR level %s, NCCL %s",
-		r->topo->name, a->topology, r->nodes, r->topo->ngpus,
+	node_gpus_describe(&r->gpus, r->topo, gpus, sizeof(gpus));
+	fprintf(out, "topology %s (%s): %u nodes x %s, path %s, GDR level %s, NCCL %s",
+		r->topo->name, a->topology, r->nodes, gpus,
 		plan_path_name(a->opts.path), topo_path_name(a->opts.gdr_level),
 		nccl_releases[a->opts.nccl]->version);
 	if (r->file_nccl[0] && strcmp(r->file_nccl, nccl_releases[a->opts.nccl]->version))
@@ -131,6 +132,7 @@ json_t *vnt_json(const struct vnt_run *r)
 	json_object_set_new(doc, "file_ranks", json_integer(f->nranks));
 	json_object_set_new(doc, "nodes", json_integer(r->nodes));
 	json_object_set_new(doc, "gpus_per_node", json_integer(r->topo->ngpus));
+	json_object_set_new(doc, "gpus", node_gpus_json(&r->gpus, r->topo));
 	json_object_set_new(doc, "ranks", json_integer(r->nranks));
 	json_object_set_new(doc, "path", json_string(plan_path_name(a->opts.path)));
 	json_object_set_new(doc, "gdr_level", json_string(topo_path_name(a->opts.gdr_level)));

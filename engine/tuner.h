@@ -59,6 +59,9 @@ struct channels_cache {
  * nodes, all GPUs of each): what NCCL_DEBUG_SUBSYS=GRAPH logs.
  */
 void tune_world_graphs(const struct plan *p, struct nccl_channels *out);
+/* The same for the communicator of the sorted ranks @ranks (@n). */
+void tune_group_graphs(const struct plan *p, const unsigned *ranks, unsigned n,
+		       struct nccl_channels *out);
 
 /*
  * The communicator NCCL's model sees for @op over the sorted group

@@ -157,6 +157,27 @@ has "$tmp/flat" '"ring":{"channels":4,"bw_intra_gbps":24.0,"bw_inter_gbps":24.0,
 has "$tmp/flat" '"tree":{"channels":4,"bw_intra_gbps":48.0,"bw_inter_gbps":24.0,"intra":"NVL","inter":"PIX","pxn":false,"pattern":"BALANCED_TREE"}'
 has "$tmp/flat" '"comm_channels":8'
 
+# --- --gpus: some GPUs of each node, as nccl-tests with that many ranks a
+# node. gpu3 of h100-pcie5-400g alone (its switch holds gpu2, gpu3, nic2,
+# nic3): NCCL 2.30.7's own search of that GPU alone (tools/nccl-oracle) finds
+# one ring channel at 48 GB/s, the GPU's link, copied at 24, both on nic2,
+# and the tree at 48/24. The ring's 1 GiB all-reduce over 2 ranks sends
+# 2 (n - 1) / n x 1 GiB = 1 GiB out of nic2 at 400 Gbit/s x .95 = 47.5
+# GB/s: busbw 47.5 less the latency (under 0.5% at 1 GiB).
+expect 0 "--gpus 3" -- "$gdrlab" busbw -t "$h100" -n 2 --gpus 3 -b 1G -e 1G --algo ring --proto simple
+has "$tmp/out" "2 nodes x 1 of 8 GPUs (3) = 2 ranks"
+has "$tmp/out" "ring 2 channels, bw 24.0/24.0, type PCI/PIX; tree 2 channels, bw 48.0/24.0, type PCI/PIX, pattern TREE;"
+rows "$tmp/out" | awk '$8 < 47.26 || $8 > 47.5 { print "FAIL: --gpus 3 busbw " $8 ", not 47.5 less the latency"; bad = 1 } END { exit bad }' || fail=1
+expect 0 "--gpus, json" -- "$gdrlab" busbw -t "$h100" -n 2 --gpus 0,2-3 -b 8 -e 8 --json -
+tr -d ' \n' <"$tmp/out" >"$tmp/flat"
+has "$tmp/flat" '"gpus":\[0,2,3\]'
+has "$tmp/flat" '"ranks":6'
+for bad in 8 1,1 3-1 x 0-; do
+    expect 2 "--gpus $bad" -- "$gdrlab" busbw -t "$h100" --gpus "$bad"
+    one_line "$tmp/err"
+done
+has "$tmp/err" "--gpus: expected a node's GPUs as indices and ranges (3, 0-3, 0,2,4-7), got '0-'"
+
 # --- JSON: parses; the same rows; exact relations in full precision
 expect 0 "json" -- "$gdrlab" busbw -t "$abci" --json "$tmp/ar.json"
 json_ok "$tmp/ar.json"

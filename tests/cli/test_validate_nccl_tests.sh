@@ -108,6 +108,31 @@ expect 2 "8 ranks a host on a 4-GPU node" -- "$gdrlab" validate \
 has "$tmp/err" "all_reduce_a100_2nodes.txt: devices: 8 ranks per host (16 on 2 hosts), but $abci has 4 GPUs per node"
 one_line "$tmp/err"
 [ ! -e "$tmp/m.json" ] || { echo "FAIL: m.json written"; fail=1; }
+# One rank a host on 8-GPU nodes (-g 1, one process a node; nccl-tests#150's
+# 8 B): --gpus names the GPUs they ran on, and NCCL searches that GPU alone
+# with every NIC of its node (docs/model.md §2). 2.30.7's Ring/LL over two
+# ranks on two nodes: baseLat 6.6 us and 2 (nNodes - 1) network hops of LL's
+# 5 us (tuning.cc), 16.6 us, against the measured 19.9.
+one=$data/all_reduce_1gpu_2nodes.txt
+dgx=$src/configs/validation/dgx-a100-8x200g.yaml
+expect 2 "1 rank a host, no --gpus" -- "$gdrlab" validate --nccl-tests "$one" -t "$dgx"
+has "$tmp/err" "1 ranks per host (2 on 2 hosts), but $dgx has 8 GPUs per node: give --gpus with the GPUs they ran on"
+one_line "$tmp/err"
+expect 2 "--gpus: two for one rank a host" -- "$gdrlab" validate --nccl-tests "$one" -t "$dgx" --gpus 0-1
+has "$tmp/err" "1 ranks per host (2 on 2 hosts), but --gpus gives 2 GPUs a node: give the ones they ran on"
+one_line "$tmp/err"
+expect 2 "--gpus: no such GPU" -- "$gdrlab" validate --nccl-tests "$one" -t "$dgx" --gpus 8
+has "$tmp/err" "--gpus: GPU 8, but dgx-a100-8x200g has 8 GPUs a node (0-7), got '8'"
+one_line "$tmp/err"
+expect 0 "--gpus 0" -- "$gdrlab" validate --nccl-tests "$one" -t "$dgx" --gpus 0 --nccl 2.30.7 --json "$tmp/one.json"
+has "$tmp/out" "2 nodes x 1 of 8 GPUs (0), path auto"
+json_ok "$tmp/one.json"
+tr -d ' \n' <"$tmp/one.json" >"$tmp/flat"
+has "$tmp/flat" '"gpus":\[0\]'
+awk '$1 == 8 && $2 == "19.90" { if ($3 != "16.60" || $7 != "Ring" || $8 != "LL") bad = 1; n++ }
+    END { exit bad || n != 1 }' <(grep -v '^[a-z]' "$tmp/out") ||
+    { echo "FAIL: not 19.90 measured, 16.60 predicted, Ring/LL:"; cat "$tmp/out"; fail=1; }
+
 # --op against a file that names its collective
 expect 2 "--op disagrees" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
     -t "$src/configs/a100-pcie4-200g.yaml" --op all_gather
