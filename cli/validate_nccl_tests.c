@@ -47,8 +47,10 @@ const char validate_nccl_tests_usage[] =
 	"                          configs/validation/NAME.yaml)\n"
 	"  -n, --nodes N           nodes to predict (default: the file's hosts)\n"
 	"      --gpus LIST         the GPUs of each node the file's ranks ran on,\n"
-	"                          where fewer than the topology's (3; 0-3; 0,2,4-7):\n"
-	"                          predicted as NCCL searches those alone\n"
+	"                          where fewer than the topology's (3; 0-3; 0,2,4-7;\n"
+	"                          default: the devices its text lists, where every\n"
+	"                          host's are the same): predicted as NCCL searches\n"
+	"                          those alone\n"
 	"%s"
 	"      --op OP             the collective, for files that do not name it\n"
 	"                          (nccl-tests before 2.16.7): allreduce, all_gather,\n"
@@ -233,13 +235,22 @@ static int resolve_cluster(struct vnt_run *r, struct plan_options *o,
 			   struct diag *d)
 {
 	const struct nccl_tests_file *f = r->f;
-	unsigned gpn = node_gpus_count(&r->gpus, r->topo);
+	unsigned gpn;
 
 	/*
 	 * NCCL_TESTS_SPLIT: the groups ran their collectives at once, and
 	 * src/common.cu Allreduce averages the time over every process of
 	 * every group; rank 0's rows are no collective that ran alone.
 	 */
+	/* fewer ranks a host than GPUs a node, on devices the file lists
+	 * alike for every host: those GPUs, as --gpus would give them */
+	if (!r->gpus.n && f->nhosts && f->ndevices == f->nranks / f->nhosts &&
+	    f->ndevices < r->topo->ngpus && f->devices[f->ndevices - 1] < r->topo->ngpus) {
+		r->gpus.n = f->ndevices;
+		memcpy(r->gpus.idx, f->devices, f->ndevices * sizeof(*f->devices));
+		r->gpus_from_file = true;
+	}
+	gpn = node_gpus_count(&r->gpus, r->topo);
 	if (f->ngroups > 1)
 		return file_error(f->name, 0, "devices", d,
 				  "%u groups of ranks ran at once (NCCL_TESTS_SPLIT): the times are the mean over all groups, rank 0's of %u ranks sharing the machines with the others; gdrlab predicts one collective alone",

@@ -54,7 +54,9 @@ struct vnt_run {
 	const struct nccl_type *type;
 	const char *backend;
 	unsigned nodes, nranks;
-	struct node_gpus gpus;      /* --gpus read; n 0: every GPU */
+	struct node_gpus gpus;      /* --gpus read, or the file's devices
+				     * (gpus_from_file); n 0: every GPU */
+	bool gpus_from_file;
 	size_t n, unmeasured; /* rows compared; rows with no time in either half */
 	struct vnt_row *rows;       /* owned */
 	struct predict_point *pts;  /* owned, one per row */

@@ -159,8 +159,22 @@ static int group_run(struct nt_reader *r, long long group)
 	return 0;
 }
 
+/* Rank 0's group's ranks' hosts and devices, for nccl_tests_file.devices. */
+static int keep_rank_devs(struct nt_reader *r, unsigned n, long long device)
+{
+	for (unsigned k = 0; k < n; k++) {
+		if (array_grow((void **)&r->rank_devs, r->nrank_devs, &r->rank_devs_cap,
+			       sizeof(*r->rank_devs)))
+			return -ENOMEM;
+		r->rank_devs[r->nrank_devs++] = (struct nt_rank_dev){
+			r->hosts[r->nhost_runs - 1], device < 0 ? -1 : device + k
+		};
+	}
+	return 0;
+}
+
 int nt_add_devices(struct nt_reader *r, long long rank, unsigned n,
-		   long long group, const char *host, const char *gpu,
+		   long long group, const char *host, long long device, const char *gpu,
 		   const struct nt_dev_at *at, struct diag *d)
 {
 	struct nccl_tests_file *f = r->f;
@@ -193,6 +207,8 @@ int nt_add_devices(struct nt_reader *r, long long rank, unsigned n,
 	err = group_run(r, group);
 	if (!err && ours)
 		err = host_run(r, host);
+	if (!err && ours)
+		err = keep_rank_devs(r, n, device);
 	if (err)
 		return diag_set(d, -ENOMEM, "%s:%u: out of memory", r->name,
 				at->line);
@@ -439,14 +455,57 @@ static unsigned count_groups(long long *v, size_t n)
 	return k;
 }
 
+static int cmp_rank_dev(const void *a, const void *b)
+{
+	const struct nt_rank_dev *x = a, *y = b;
+	int c = strcmp(x->host, y->host);
+
+	return c ? c : (x->device > y->device) - (x->device < y->device);
+}
+
+/* The devices of each host, where every host lists the same ones, each
+ * once and each known (nccl_tests_file.devices); else none. */
+static void host_devices(struct nt_reader *r)
+{
+	struct nccl_tests_file *f = r->f;
+	const struct nt_rank_dev *v = r->rank_devs;
+	size_t n = r->nrank_devs, first_end = 0;
+
+	f->ndevices = 0;
+	if (!n)
+		return;
+	qsort(r->rank_devs, n, sizeof(*r->rank_devs), cmp_rank_dev);
+	while (first_end < n && !strcmp(v[first_end].host, v[0].host))
+		first_end++;
+	if (first_end > sizeof(f->devices) / sizeof(f->devices[0]))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = i % first_end; /* its place on its host */
+		bool same_host = i && !strcmp(v[i].host, v[i - 1].host);
+
+		if (v[i].device < 0 || (k == 0) == same_host ||
+		    v[i].device != v[k].device || (same_host && v[i].device == v[i - 1].device))
+			return;
+	}
+	if (n % first_end)
+		return;
+	for (size_t k = 0; k < first_end; k++)
+		f->devices[k] = (unsigned)v[k].device;
+	f->ndevices = (unsigned)first_end;
+}
+
 int nt_finish(struct nt_reader *r, int err)
 {
 	size_t i;
 
 	if (!err) {
+		host_devices(r);
 		r->f->nhosts = count_hosts(r->hosts, r->nhost_runs);
 		r->f->ngroups = count_groups(r->groups, r->ngroup_runs);
 	}
+	free(r->rank_devs);
+	r->rank_devs = NULL;
+	r->nrank_devs = 0;
 	for (i = 0; i < r->nhost_runs; i++)
 		free(r->hosts[i]);
 	free(r->hosts);

@@ -74,6 +74,12 @@ struct nccl_tests_file {
 	unsigned nhosts; /* distinct host names among them; 0 if not listed */
 	unsigned ngroups; /* groups among all devices listed; 0 if not listed */
 	char gpu[64];    /* rank 0's device name (cut to fit); "" if absent */
+	/* The devices ("device D" of the text's list) its ranks ran on on
+	 * each host, where every host lists the same ones: ascending, each
+	 * once; ndevices 0 where the file does not say (JSON) or the hosts
+	 * differ. */
+	unsigned ndevices;
+	unsigned devices[64];
 	/* The NCCL library's NCCL_VERSION_CODE, from "# nccl-tests version
 	 * ... nccl-library=22703" (nccl-tests 2.13 and later); 0 if not said. */
 	unsigned nccl_version;

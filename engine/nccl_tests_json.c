@@ -524,7 +524,8 @@ static int read_device(struct json_rd *j, size_t off, const json_t *dev,
 		return err;
 	snprintf(key, sizeof(key), "%srank", prefix);
 	where(j, off, &at.line, &at.col);
-	return nt_add_devices(j->r, rank, per, group, host, gpu, &at, j->d);
+	/* -J names no device index (device_info is the GPU's name) */
+	return nt_add_devices(j->r, rank, per, group, host, -1, gpu, &at, j->d);
 }
 
 static int read_devices(struct json_rd *j, const json_t *root)

@@ -57,6 +57,15 @@ struct nt_reader {
 	size_t nhost_runs, hosts_cap;
 	long long *groups; /* owned: one per run of devices in a group */
 	size_t ngroup_runs, groups_cap;
+	struct nt_rank_dev *rank_devs; /* owned: rank 0's group's ranks */
+	size_t nrank_devs, rank_devs_cap;
+};
+
+/* A rank of rank 0's group: its host (one of nt_reader.hosts) and device
+ * (-1 where the format gives none). */
+struct nt_rank_dev {
+	const char *host;
+	long long device;
 };
 
 void nt_init(struct nt_reader *r, const char *name, struct nccl_tests_file *f,
@@ -78,10 +87,11 @@ struct nt_dev_at {
 /*
  * @n devices of the "Using devices" list or config.devices, ranks @rank
  * to @rank + n - 1 in rank order, on @host in group @group (-1 where the
- * format gives none); @rank is -1 where the format gives none.
+ * format gives none), devices @device on (-1 where it gives none); @rank
+ * is -1 where the format gives none.
  */
 int nt_add_devices(struct nt_reader *r, long long rank, unsigned n,
-		   long long group, const char *host, const char *gpu,
+		   long long group, const char *host, long long device, const char *gpu,
 		   const struct nt_dev_at *at, struct diag *d);
 
 /*

@@ -73,7 +73,7 @@ struct layout {
 
 /* A device line of v1.0.0, kept until the list ends. */
 struct v1_dev {
-	long long rank;
+	long long rank, device;
 	char *host, *gpu;
 	unsigned line, col;
 };
@@ -345,8 +345,8 @@ static int parse_header(struct text *t, const struct tok *w, unsigned nw)
  * the bus as domain:bus:device since 2.14.1 ("[0x3d]" before), and no
  * Pid in v1.0.0 ("#   Rank %2d on %10s device %2d [0x%02x] %s").
  */
-static int keep_v1_device(struct text *t, long long rank, const char *host, const char *gpu,
-			  unsigned col)
+static int keep_v1_device(struct text *t, long long rank, long long device, const char *host,
+			  const char *gpu, unsigned col)
 {
 	struct v1_dev *v;
 
@@ -354,7 +354,7 @@ static int keep_v1_device(struct text *t, long long rank, const char *host, cons
 	    array_grow((void **)&t->v1, t->nv1, &t->cap_v1, sizeof(*t->v1)))
 		return diag_set(t->d, -ENOMEM, "%s: out of memory", t->r->name);
 	v = &t->v1[t->nv1];
-	*v = (struct v1_dev){ rank, strdup(host), strdup(gpu), t->line, col };
+	*v = (struct v1_dev){ rank, device, strdup(host), strdup(gpu), t->line, col };
 	if (!v->host || !v->gpu) {
 		free(v->host);
 		free(v->gpu);
@@ -403,7 +403,8 @@ static int flush_v1_devices(struct text *t)
 				      "rank %lld again (also on line %u): " NT_SECOND_RUN,
 				      v->rank, t->v1[i - 1].line);
 		else
-			err = nt_add_devices(t->r, v->rank, 1, -1, v->host, v->gpu, &at, t->d);
+			err = nt_add_devices(t->r, v->rank, 1, -1, v->host, v->device, v->gpu, &at,
+					     t->d);
 	}
 	drop_v1_devices(t);
 	return err;
@@ -412,7 +413,7 @@ static int flush_v1_devices(struct text *t)
 static int parse_device(struct text *t, const struct tok *w, unsigned nw)
 {
 	struct nt_dev_at at = { t->line, w[0].col, "Rank" };
-	long long rank = 0, group = -1, x;
+	long long rank = 0, group = -1, x, device;
 	const char *host, *gpu = "";
 	bool v1 = true; /* no Group, no Pid: v1.0.0's line */
 	unsigned i = 1;
@@ -437,7 +438,7 @@ static int parse_device(struct text *t, const struct tok *w, unsigned nw)
 	host = w[i + 1].s;
 	i += 2;
 	if (i + 1 >= nw || !word_is(&w[i], "device") ||
-	    !parse_ll(w[i + 1].s, &x))
+	    !parse_ll(w[i + 1].s, &device) || device < 0)
 		goto bad;
 	i += 2;
 	if (i >= nw || w[i].s[0] != '[' || w[i].s[strlen(w[i].s) - 1] != ']')
@@ -446,8 +447,8 @@ static int parse_device(struct text *t, const struct tok *w, unsigned nw)
 	if (i < nw)
 		gpu = t->orig + w[i].col - 1; /* the rest of the line */
 	if (v1)
-		return keep_v1_device(t, rank, host, gpu, w[0].col);
-	return nt_add_devices(t->r, rank, 1, group, host, gpu, &at, t->d);
+		return keep_v1_device(t, rank, device, host, gpu, w[0].col);
+	return nt_add_devices(t->r, rank, 1, group, host, device, gpu, &at, t->d);
 bad:
 	return line_err(t, i < nw ? w[i].col : 0, "Rank",
 			"expected 'Rank N [Group G] [Pid P] on HOST device D [BUS] NAME'");

@@ -115,7 +115,12 @@ one_line "$tmp/err"
 # 5 us (tuning.cc), 16.6 us, against the measured 19.9.
 one=$data/all_reduce_1gpu_2nodes.txt
 dgx=$src/configs/validation/dgx-a100-8x200g.yaml
-expect 2 "1 rank a host, no --gpus" -- "$gdrlab" validate --nccl-tests "$one" -t "$dgx"
+# the file's device lines give them (device 0 on each host)
+expect 0 "1 rank a host, devices from the file" -- "$gdrlab" validate --nccl-tests "$one" -t "$dgx" --nccl 2.30.7
+has "$tmp/out" "2 nodes x 1 of 8 GPUs (0) (the file's devices), path auto"
+# where the hosts' devices differ, gdrlab cannot model it: --gpus says which
+expect 2 "1 rank a host, devices differ" -- "$gdrlab" validate \
+    --nccl-tests "$data/all_reduce_1gpu_2nodes_devices_differ.txt" -t "$dgx"
 has "$tmp/err" "1 ranks per host (2 on 2 hosts), but $dgx has 8 GPUs per node: give --gpus with the GPUs they ran on"
 one_line "$tmp/err"
 expect 2 "--gpus: two for one rank a host" -- "$gdrlab" validate --nccl-tests "$one" -t "$dgx" --gpus 0-1

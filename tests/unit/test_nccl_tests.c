@@ -197,6 +197,36 @@ Test(nccl_tests, newer_text_with_root_and_noise)
 	assert_no_leaks();
 }
 
+/*
+ * The devices each host's ranks ran on ("on HOST device D"), where every
+ * host lists the same: all 8 on each of all_reduce_a100_2nodes' two hosts;
+ * device 0 on each in the one-rank-a-host file; none where the hosts'
+ * differ (device 0 on one, 1 on the other) or the format names none (-J).
+ */
+Test(nccl_tests, devices_every_host_ran_on)
+{
+	struct nccl_tests_file f;
+
+	load(NT_DATA("all_reduce_a100_2nodes.txt"), &f);
+	cr_assert_eq(f.ndevices, 8);
+	for (unsigned k = 0; k < 8; k++)
+		cr_expect_eq(f.devices[k], k);
+	nccl_tests_destroy(&f);
+	load(NT_DATA("all_reduce_1gpu_2nodes.txt"), &f);
+	cr_expect_eq(f.nranks, 2);
+	cr_expect_eq(f.nhosts, 2);
+	cr_assert_eq(f.ndevices, 1);
+	cr_expect_eq(f.devices[0], 0);
+	nccl_tests_destroy(&f);
+	load(NT_DATA("all_reduce_1gpu_2nodes_devices_differ.txt"), &f);
+	cr_expect_eq(f.ndevices, 0);
+	nccl_tests_destroy(&f);
+	load(NT_DATA("all_reduce_a100_2nodes.json"), &f);
+	cr_expect_eq(f.ndevices, 0);
+	nccl_tests_destroy(&f);
+	assert_no_leaks();
+}
+
 Test(nccl_tests, json_twin_reads_like_the_text)
 {
 	struct nccl_tests_file t, j;
