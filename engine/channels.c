@@ -81,13 +81,41 @@ static unsigned mirror_bits(unsigned val, unsigned pow2)
 }
 
 /*
+ * GPU @g's (an index into @gpus) nearest NICs, index order, into @local
+ * (their count returned), and in @start the one of them it tries first,
+ * by @r's rule (enum nccl_first_net, topo.cc ncclTopoGetLocalNet).
+ */
+static unsigned gpu_nics(const struct nccl_release *r, const struct topology *t,
+			 const unsigned *gpus, unsigned n, unsigned g, int *local,
+			 unsigned *start)
+{
+	unsigned m = 0, sharing = 0, dev = gpus[g];
+
+	*start = 0;
+	for (unsigned i = 0; i < t->nnics; i++)
+		if (near(t, gpus[g], (int)i))
+			local[m++] = (int)i;
+	if (!m)
+		return 0;
+	for (unsigned k = 0; k < n; k++)
+		sharing += near(t, gpus[k], local[0]);
+	if (r && r->first_net == NCCL_FIRST_NET_DEV_MOD_GPUS)
+		dev %= sharing;
+	if (r && r->first_net == NCCL_FIRST_NET_DEV)
+		*start = dev % m;
+	else if (r && r->first_net != NCCL_FIRST_NET_INDEX)
+		*start = (m & (m - 1)) ? dev % m : mirror_bits(dev, m);
+	return m;
+}
+
+/*
  * The NICs a communicator's channels take in turn (channel c the (c mod
  * count)-th), in NCCL's order: GPU by GPU, its nearest NICs from the one
- * @r starts it at (enum nccl_first_net), each NIC once (search.cc
- * ncclTopoSelectNets; the search's channel c starts at its c-th). On a
- * whole node every release lists the NICs in index order; a GPU alone of
- * its switch's in a communicator starts at the first NIC in 2.8.4 and
- * 2.30.7, at one by its index in 2.12 - 2.30.4.
+ * @r starts it at, each NIC once (search.cc ncclTopoSelectNets; the
+ * search's channel c starts at its c-th). On a whole node every release
+ * lists the NICs in index order; a GPU alone of its switch's in a
+ * communicator starts at the first NIC in 2.8.4 and 2.30.7, at one by its
+ * index in 2.12 - 2.30.4.
  */
 static unsigned channel_nics(const struct nccl_release *r, const struct topology *t,
 			     const unsigned *gpus, unsigned n, int *nics)
@@ -96,21 +124,8 @@ static unsigned channel_nics(const struct nccl_release *r, const struct topology
 
 	for (unsigned g = 0; g < n; g++) {
 		int local[TOPO_MAX_NICS];
-		unsigned m = 0, sharing = 0, start = 0, dev = gpus[g];
+		unsigned start, m = gpu_nics(r, t, gpus, n, g, local, &start);
 
-		for (unsigned i = 0; i < t->nnics; i++)
-			if (near(t, gpus[g], (int)i))
-				local[m++] = (int)i;
-		if (!m)
-			continue;
-		for (unsigned k = 0; k < n; k++)
-			sharing += near(t, gpus[k], local[0]);
-		if (r && r->first_net == NCCL_FIRST_NET_DEV_MOD_GPUS)
-			dev %= sharing;
-		if (r && r->first_net == NCCL_FIRST_NET_DEV)
-			start = dev % m;
-		else if (r && r->first_net != NCCL_FIRST_NET_INDEX)
-			start = (m & (m - 1)) ? dev % m : mirror_bits(dev, m);
 		for (unsigned k = 0; k < m; k++) {
 			int nic = local[(start + k) % m];
 			bool listed = false;
@@ -126,7 +141,13 @@ static unsigned channel_nics(const struct nccl_release *r, const struct topology
 
 /*
  * Channel @channel's NIC (channel_nics) and the GPUs it enters and leaves
- * the node by, indices into @gpus.
+ * the node by, indices into @gpus. From 2.12 it enters by the NIC's own
+ * GPU, the first of its near GPUs that tries it first (2.30.7's
+ * net.localGpu, tried before the others: search.cc ncclTopoSearchRecNet),
+ * and leaves by the next of them. 2.8.4 tries first a GPU no channel
+ * uses yet either way ("avoid using GPUs in both directions between
+ * channels"), which NICs sharing their GPUs get by taking turns at them.
+ * Channels past the NICs' count take turns at those GPUs.
  */
 static int layout_ends(const struct nccl_release *r, const struct topology *t,
 		       const unsigned *gpus, unsigned n, unsigned channel, unsigned *entry,
@@ -134,15 +155,25 @@ static int layout_ends(const struct nccl_release *r, const struct topology *t,
 {
 	int nics[TOPO_MAX_NICS];
 	unsigned nn = channel_nics(r, t, gpus, n, nics), near_gpus[TOPO_MAX_GPUS], ng = 0;
+	unsigned own = 0;
 	int nic;
 
 	nic = nics[channel % nn];
-	for (unsigned g = 0; g < n; g++)
-		if (near(t, gpus[g], nic))
-			near_gpus[ng++] = g;
-	/* NICs that share their near GPUs take turns at them too. */
-	*entry = near_gpus[(channel / nn + channel) % ng];
-	*exit = ng > 1 ? near_gpus[(channel / nn + channel + 1) % ng] :
+	for (unsigned g = 0; g < n; g++) {
+		int local[TOPO_MAX_NICS];
+		unsigned start;
+
+		if (!near(t, gpus[g], nic))
+			continue;
+		if (gpu_nics(r, t, gpus, n, g, local, &start) && local[start] == nic && !own)
+			own = ng + 1;
+		near_gpus[ng++] = g;
+	}
+	own = own ? own - 1 : 0;
+	if (!r || r->first_net == NCCL_FIRST_NET_INDEX)
+		own = channel; /* 2.8.4: in turns */
+	*entry = near_gpus[(own + channel / nn) % ng];
+	*exit = ng > 1 ? near_gpus[(own + channel / nn + 1) % ng] :
 			 nearest_other(t, gpus, n, *entry, nic);
 	return nic;
 }

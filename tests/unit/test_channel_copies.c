@@ -59,16 +59,17 @@ static void layout(const struct comm *x, const struct nccl_graph *g, const unsig
 
 /*
  * a100-pcie4-200g, 2 nodes: the ring graph's 4 channels, one a NIC, each
- * entering by the GPU that shares its switch with the NIC and leaving by
- * the other (nic0: gpu0 ... gpu1, nic1: gpu3 ... gpu2, nic2: gpu4 ...
- * gpu5, nic3: gpu7 ... gpu6; the search oracle's graph). The
- * communicator's 8 channels are those 4 twice: channel 4 is channel 0,
- * not channel 0 entered by gpu1.
+ * entering by the first GPU of the NIC's switch (the NIC's own GPU,
+ * net.localGpu, which NCCL 2.30.7's search tries first) and leaving by
+ * the other: NCCL's own search of the node gives "NET 0 -> 0 ... 1",
+ * "NET 1 -> 2 ... 3", "NET 2 -> 4 ... 5", "NET 3 -> 6 ... 7"
+ * (tools/nccl-oracle). The communicator's 8 channels are those 4 twice:
+ * channel 4 is channel 0, not channel 0 entered by gpu1.
  */
 Test(channel_copies, communicator_channels_copy_the_graphs)
 {
 	static const unsigned gpus[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
-	static const unsigned entry[] = { 0, 3, 4, 7 }, exit_[] = { 1, 2, 5, 6 };
+	static const unsigned entry[] = { 0, 2, 4, 6 }, exit_[] = { 1, 3, 5, 7 };
 	unsigned ranks[16];
 	struct comm x;
 

@@ -715,7 +715,9 @@ static void staged_broadcast_bound_by_host_memory(const char *backend)
  * Since channels 8-15 are copies of the graph's 0-7 (2026-12-05,
  * channels_copied), each copy in step with its channel on one NIC, the
  * model backend is 7.3% faster on eight-gpus-one-socket (1025.4 against
- * 1099.9 us; 1062.6 against 1103.4 before): within 8% there.
+ * 1099.9 us; 1062.6 against 1103.4 before): within 8% there. Since a
+ * channel enters by its NIC's own GPU (the same day), on the A100 preset
+ * 6.4% (612.7 against 652.0 us): within 7% there.
  */
 static const char broadcast_4mib[] =
 	"{\"iteration\":0,\"op\":\"broadcast\",\"bytes\":4194304,"
@@ -740,7 +742,7 @@ Test(conformance, broadcast_chains_that_differ_backends_agree)
 	NEED_BACKEND("model");
 	assert_rel(direct_broadcast("analytic", CONFIG("a100-pcie4-200g.yaml"), broadcast_4mib),
 		   direct_broadcast("model", CONFIG("a100-pcie4-200g.yaml"), broadcast_4mib),
-		   0.05);
+		   0.07);
 	assert_rel(direct_broadcast("analytic", DATA("eight-gpus-one-socket.yaml"), broadcast_32mib),
 		   direct_broadcast("model", DATA("eight-gpus-one-socket.yaml"), broadcast_32mib),
 		   0.08);

@@ -262,19 +262,20 @@ static void sym_and_every_conn(const char *topo, struct plan_options *o, const c
 /*
  * A tree's channels that an automorphism of its connections and links
  * maps onto one another move in step (simgrid_sym.c). On 8 A100 nodes the
- * graph has 4 channels, one a NIC (nic0 enters at gpu0 and leaves by gpu1,
- * nic1 at gpu3 and gpu2, nic2 at gpu4 and gpu5, nic3 at gpu7 and gpu6),
+ * graph has 4 channels, one a NIC, each entering by the first GPU of its
+ * NIC's switch and leaving by the second (nic0: gpu0 ... gpu1, nic1: gpu2
+ * ... gpu3, nic2: gpu4 ... gpu5, nic3: gpu6 ... gpu7, as NCCL's search),
  * and the communicator's 8 are those 4 twice, tree 0 and tree 1, each copy
- * laid out as its channel (connect.cc). Direct and staged alike they are
- * two orbits of 4: the GPUs turned by four with the NICs by two (the
- * sockets swapped: channel 0 onto 2, 1 onto 3) and the nodes mirrored
- * (tree 0 onto tree 1: channel c onto its copy c + 4). Channel 0 does not
- * map onto 1 (chains 0 2 3 4 5 6 7 1 and 3 4 5 6 7 0 1 2): the map would
- * send gpu0 to gpu3, on its socket, and gpu2 to gpu4, on the other. Until
- * 2026-12-05 a copy entered by the other GPU of its NIC's switch, so the
- * mirror did not hold staged and the orbits were of 2. The call simulated
- * on one channel an orbit against every channel: to rounding (1e-6), on a
- * quarter of the tasks.
+ * laid out as its channel (connect.cc). Direct they are one orbit of 8:
+ * the GPUs turned by two with the NICs by one (channel c onto c + 1) and
+ * the nodes mirrored (tree 0 onto tree 1: channel c onto its copy c + 4).
+ * Staged, host memory keeps each socket's channels together and the
+ * orbits are of 4: the GPUs turned by four (the sockets swapped: channel 0
+ * onto 2) and mirrored. Until 2026-12-05 odd channels entered by the
+ * second GPU of their switch, which no turn maps channel 0 onto, and a
+ * copy by the other GPU, so the orbits were of 4 direct and 2 staged. The
+ * call simulated on one channel an orbit against every channel: to
+ * rounding (1e-6), on an eighth and a quarter of the tasks.
  */
 static void sym_tree_matches_every_conn(enum plan_path path, unsigned orbit)
 {
@@ -297,7 +298,7 @@ static void sym_tree_matches_every_conn(enum plan_path path, unsigned orbit)
 Test(model, symmetric_tree_direct_matches_every_connection)
 {
 	need_model();
-	sym_tree_matches_every_conn(PLAN_PATH_DIRECT, 4);
+	sym_tree_matches_every_conn(PLAN_PATH_DIRECT, 8);
 }
 
 Test(model, symmetric_tree_staged_matches_every_connection)
