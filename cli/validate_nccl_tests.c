@@ -237,11 +237,6 @@ static int resolve_cluster(struct vnt_run *r, struct plan_options *o,
 	const struct nccl_tests_file *f = r->f;
 	unsigned gpn;
 
-	/*
-	 * NCCL_TESTS_SPLIT: the groups ran their collectives at once, and
-	 * src/common.cu Allreduce averages the time over every process of
-	 * every group; rank 0's rows are no collective that ran alone.
-	 */
 	/* fewer ranks a host than GPUs a node, on devices the file lists
 	 * alike for every host: those GPUs, as --gpus would give them */
 	if (!r->gpus.n && f->nhosts && f->ndevices == f->nranks / f->nhosts &&
@@ -251,6 +246,11 @@ static int resolve_cluster(struct vnt_run *r, struct plan_options *o,
 		r->gpus_from_file = true;
 	}
 	gpn = node_gpus_count(&r->gpus, r->topo);
+	/*
+	 * NCCL_TESTS_SPLIT: the groups ran their collectives at once, and
+	 * src/common.cu Allreduce averages the time over every process of
+	 * every group; rank 0's rows are no collective that ran alone.
+	 */
 	if (f->ngroups > 1)
 		return file_error(f->name, 0, "devices", d,
 				  "%u groups of ranks ran at once (NCCL_TESTS_SPLIT): the times are the mean over all groups, rank 0's of %u ranks sharing the machines with the others; gdrlab predicts one collective alone",

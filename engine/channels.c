@@ -115,10 +115,10 @@ static unsigned gpu_nics(const struct nccl_release *r, const struct topology *t,
  * search's channel c starts at its c-th). On a whole node every release
  * lists the NICs in index order; a GPU alone of its switch's in a
  * communicator starts at the first NIC in 2.8.4 and 2.30.7, at one by its
- * index in 2.12 - 2.30.4.
+ * index in 2.12 - 2.30.4. @first[g]: the NIC GPU @g starts at, -1 for none.
  */
 static unsigned channel_nics(const struct nccl_release *r, const struct topology *t,
-			     const unsigned *gpus, unsigned n, int *nics)
+			     const unsigned *gpus, unsigned n, int *nics, int *first)
 {
 	unsigned nn = 0;
 
@@ -126,6 +126,7 @@ static unsigned channel_nics(const struct nccl_release *r, const struct topology
 		int local[TOPO_MAX_NICS];
 		unsigned start, m = gpu_nics(r, t, gpus, n, g, local, &start);
 
+		first[g] = m ? local[start] : -1;
 		for (unsigned k = 0; k < m; k++) {
 			int nic = local[(start + k) % m];
 			bool listed = false;
@@ -153,23 +154,21 @@ static int layout_ends(const struct nccl_release *r, const struct topology *t,
 		       const unsigned *gpus, unsigned n, unsigned channel, unsigned *entry,
 		       unsigned *exit)
 {
-	int nics[TOPO_MAX_NICS];
-	unsigned nn = channel_nics(r, t, gpus, n, nics), near_gpus[TOPO_MAX_GPUS], ng = 0;
-	unsigned own = 0;
-	int nic;
+	int nics[TOPO_MAX_NICS], first[TOPO_MAX_GPUS];
+	unsigned nn = channel_nics(r, t, gpus, n, nics, first);
+	unsigned near_gpus[TOPO_MAX_GPUS], ng = 0, own = 0;
+	bool found = false;
+	int nic = nics[channel % nn];
 
-	nic = nics[channel % nn];
 	for (unsigned g = 0; g < n; g++) {
-		int local[TOPO_MAX_NICS];
-		unsigned start;
-
 		if (!near(t, gpus[g], nic))
 			continue;
-		if (gpu_nics(r, t, gpus, n, g, local, &start) && local[start] == nic && !own)
-			own = ng + 1;
+		if (!found && first[g] == nic) {
+			own = ng;
+			found = true;
+		}
 		near_gpus[ng++] = g;
 	}
-	own = own ? own - 1 : 0;
 	if (!r || r->first_net == NCCL_FIRST_NET_INDEX)
 		own = channel; /* 2.8.4: in turns */
 	*entry = near_gpus[(own + channel / nn) % ng];

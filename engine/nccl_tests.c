@@ -469,29 +469,31 @@ static void host_devices(struct nt_reader *r)
 {
 	struct nccl_tests_file *f = r->f;
 	const struct nt_rank_dev *v = r->rank_devs;
-	size_t n = r->nrank_devs, first_end = 0;
+	size_t n = r->nrank_devs, per = 0;
 
 	f->ndevices = 0;
 	if (!n)
 		return;
+	/* by host, then device: the first host's devices, ascending, first */
 	qsort(r->rank_devs, n, sizeof(*r->rank_devs), cmp_rank_dev);
-	while (first_end < n && !strcmp(v[first_end].host, v[0].host))
-		first_end++;
-	if (first_end > sizeof(f->devices) / sizeof(f->devices[0]))
+	while (per < n && !strcmp(v[per].host, v[0].host))
+		per++;
+	if (per > sizeof(f->devices) / sizeof(f->devices[0]) || n % per)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		size_t k = i % first_end; /* its place on its host */
-		bool same_host = i && !strcmp(v[i].host, v[i - 1].host);
-
-		if (v[i].device < 0 || (k == 0) == same_host ||
-		    v[i].device != v[k].device || (same_host && v[i].device == v[i - 1].device))
-			return;
+	for (size_t k = 0; k < per; k++)
+		if (v[k].device < 0 || (k && v[k].device == v[k - 1].device))
+			return; /* unknown, or one device twice */
+	/* every host a block of the same devices, as many as the first's */
+	for (size_t at = per; at < n; at += per) {
+		if (!strcmp(v[at].host, v[at - 1].host))
+			return; /* the host before has more */
+		for (size_t k = 0; k < per; k++)
+			if (strcmp(v[at + k].host, v[at].host) || v[at + k].device != v[k].device)
+				return;
 	}
-	if (n % first_end)
-		return;
-	for (size_t k = 0; k < first_end; k++)
+	for (size_t k = 0; k < per; k++)
 		f->devices[k] = (unsigned)v[k].device;
-	f->ndevices = (unsigned)first_end;
+	f->ndevices = (unsigned)per;
 }
 
 int nt_finish(struct nt_reader *r, int err)

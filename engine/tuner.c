@@ -187,26 +187,25 @@ static void search_cached(const struct plan *p, unsigned nnodes, unsigned ppn,
 	}
 }
 
-/* The graphs of @nnodes x @ppn as NCCL logs them. Without GPUDirect RDMA
- * NCCL routes a GPU's NIC path through its CPU (paths.cc,
+/* @out, searched for @nnodes x @ppn, as NCCL logs it. Without GPUDirect
+ * RDMA NCCL routes a GPU's NIC path through its CPU (paths.cc,
  * v2.21.5-1:626-635): its graphs' typeInter is PHB at least, as the
  * tuner's LL128 rule already takes it. */
-static void logged_graphs(const struct plan *p, unsigned nnodes, unsigned ppn,
-			  struct nccl_channels *out)
+static void as_logged(unsigned nnodes, bool net_gdr, struct nccl_channels *out)
 {
-	search_cached(p, nnodes, ppn, NULL, out);
-	if (nnodes > 1 && !network_gdr(p, ppn)) {
-		struct nccl_graph *g[] = { &out->ring, &out->tree, &out->nvls };
+	struct nccl_graph *g[] = { &out->ring, &out->tree, &out->nvls };
 
-		for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
-			if (g[i]->type_inter < TOPO_PATH_PHB)
-				g[i]->type_inter = TOPO_PATH_PHB;
-	}
+	if (nnodes < 2 || net_gdr)
+		return;
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
+		if (g[i]->type_inter < TOPO_PATH_PHB)
+			g[i]->type_inter = TOPO_PATH_PHB;
 }
 
 void tune_world_graphs(const struct plan *p, struct nccl_channels *out)
 {
-	logged_graphs(p, p->nodes, p->gpus_per_node, out);
+	search_cached(p, p->nodes, p->gpus_per_node, NULL, out);
+	as_logged(p->nodes, p->nodes > 1 && network_gdr(p, p->gpus_per_node), out);
 }
 
 void tune_group_graphs(const struct plan *p, const unsigned *ranks, unsigned n,
@@ -214,8 +213,10 @@ void tune_group_graphs(const struct plan *p, const unsigned *ranks, unsigned n,
 {
 	struct tune_ctx t;
 
+	/* the group's nodes, GPUs a node and graphs, searched once */
 	tune_ctx_init(&t, p, TRACE_OP_ALLREDUCE, ranks, n, NULL);
-	logged_graphs(p, t.nnodes, t.ppn, out);
+	*out = t.ch;
+	as_logged(t.nnodes, t.net_gdr, out);
 }
 
 void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
