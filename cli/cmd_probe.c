@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "output_file.h"
+#include "probe_nvlink.h"
 #include "probe_report.h"
 
 static const char probe_usage[] =
@@ -19,7 +20,8 @@ static const char probe_usage[] =
 	"Find the GPUs (by PCI vendor and class: no driver needed) and RDMA NICs,\n"
 	"the PCIe path between each pair in NCCL's terms (PIX, PXB, P2C, PHB, SYS),\n"
 	"ACS on the bridges between them, nvidia-peermem and dma-buf support, and\n"
-	"whether GPUDirect RDMA would be used at each GDR level, and why not.\n"
+	"whether GPUDirect RDMA would be used at each GDR level, and why not. On\n"
+	"the live /sys the drivers add each GPU's generation and NVLinks (NVML).\n"
 	"\n"
 	"  -s, --sysfs DIR           read a captured sysfs tree instead of /sys\n"
 	"                            (the drivers of this machine are then not asked)\n"
@@ -141,6 +143,40 @@ static void print_devices(const struct probe *p)
 						    p->cpus[p->switches[i].cpu].name);
 }
 
+/* Each GPU's NVLinks by far end, as nvidia-smi topo -m's NV# (NVML). */
+static void print_nvlinks(const struct probe *p)
+{
+	static const char *const peer[] = {
+		[PROBE_NVL_SWITCH] = "NVSwitch", [PROBE_NVL_GPU] = "", [PROBE_NVL_CPU] = "CPU",
+	};
+	struct probe_fabric f;
+
+	if (!p->ngpus)
+		return;
+	probe_nvlink_fabric(p, &f);
+	if (f.kind == PROBE_FABRIC_UNKNOWN) {
+		printf("NVLinks: not read (nvml: %s)\n", p->nvml);
+		return;
+	}
+	if (f.kind == PROBE_FABRIC_PCIE) {
+		printf("NVLinks: none active (NVML)\n");
+		return;
+	}
+	printf("NVLinks (NVML; far end x active links):\n");
+	for (unsigned i = 0; i < p->ngpus; i++) {
+		const struct probe_gpu *g = &p->gpus[i];
+
+		printf("  %-5s", g->name);
+		for (unsigned k = 0; k < g->nnvlinks; k++) {
+			const struct probe_nvlink *l = &g->nvlinks[k];
+
+			printf(" %s x%u", l->gpu >= 0 ? p->gpus[l->gpu].name : peer[l->peer],
+			       l->links);
+		}
+		printf("%s\n", g->nnvlinks ? "" : " none");
+	}
+}
+
 /* Like nvidia-smi topo -m, in NCCL's classes (nvidia-smi's NODE is PHB). */
 static void print_matrix(const struct probe *p)
 {
@@ -223,6 +259,7 @@ static void print_table(const struct probe *p)
 	printf("gdrlab probe: %s%s\n", p->sysfs,
 	       p->live ? "" : " (captured tree: drivers not asked)");
 	print_devices(p);
+	print_nvlinks(p);
 	if (!p->ngpus || !p->nnics)
 		printf("No %s here: no GPU x NIC pairs to judge.\n",
 		       !p->ngpus && !p->nnics ? "GPU and no RDMA device" :

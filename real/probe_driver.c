@@ -3,9 +3,11 @@
  * probe_driver: what only the drivers can say, asked through libraries
  * loaded at run time (dlopen), as NCCL, perftest and UCX do, so that one
  * binary runs where they are missing:
- *   libcuda.so.1      CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED per GPU
+ *   libcuda.so.1      per GPU: CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, the
+ *                     compute capability, multicast (NVLink SHARP)
  *   libnvidia-ml.so.1 BAR1 total/free; C2C mode (what NCCL's xml.cc asks
- *                     with nvmlDeviceGetC2cModeInfoV)
+ *                     with nvmlDeviceGetC2cModeInfoV); each GPU's NVLinks
+ *                     and their far ends, as xml.cc reads them
  *   libibverbs.so.1   the dma-buf probe NCCL and UCX use:
  *                     ibv_reg_dmabuf_mr(pd, 0, 0, 0, -1, 0) fails with
  *                     EOPNOTSUPP/EPROTONOSUPPORT when unsupported, with
@@ -18,9 +20,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "probe_nvlink.h"
+#include "probe_read.h"
 #include "probe_sysfs.h"
 
-#define CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED 124 /* cuda.h, CUDA >= 11.7 */
+/* cuda.h's CUdevice_attribute values */
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED 124 /* CUDA >= 11.7 */
+#define CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED 132 /* CUDA >= 12.0 */
 
 typedef int (*cu_init_fn)(unsigned);
 typedef int (*cu_count_fn)(int *);
@@ -35,10 +43,35 @@ struct nvml_bar1 {
 struct nvml_c2c {
 	unsigned int enabled; /* nvmlC2cModeInfo_v1_t.isC2cEnabled */
 };
+/* nvmlPciInfo_t as NCCL declares it for the unversioned calls (nvmlwrap.h):
+ * the legacy 16-byte bus id first; room to spare past its end. */
+struct nvml_pci {
+	char bus_id[16];
+	unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+	unsigned int reserved[4];
+	unsigned char spare[64];
+};
+/* nvmlFieldValue_t (nvml.h), for NVML_FI_DEV_NVLINK_GET_STATE */
+struct nvml_field {
+	unsigned int field_id, scope_id;
+	long long timestamp, latency_usec;
+	int value_type, nvml_return;
+	union {
+		double d;
+		unsigned int ui;
+		unsigned long long ull;
+	} value;
+};
+#define NVML_NVLINK_CAP_P2P_SUPPORTED 0
+#define NVML_FI_DEV_NVLINK_GET_STATE 165
 typedef int (*nvml_init_fn)(void);
 typedef int (*nvml_handle_fn)(const char *, nvml_device_t *);
 typedef int (*nvml_bar1_fn)(nvml_device_t, struct nvml_bar1 *);
 typedef int (*nvml_c2c_fn)(nvml_device_t, struct nvml_c2c *);
+typedef int (*nvml_link_cap_fn)(nvml_device_t, unsigned int, int, unsigned int *);
+typedef int (*nvml_link_state_fn)(nvml_device_t, unsigned int, int *);
+typedef int (*nvml_link_pci_fn)(nvml_device_t, unsigned int, struct nvml_pci *);
+typedef int (*nvml_fields_fn)(nvml_device_t, int, struct nvml_field *);
 
 struct ibv_device;
 struct ibv_context;
@@ -55,25 +88,14 @@ typedef struct ibv_mr *(*ibv_dmabuf_fn)(struct ibv_pd *, uint64_t, size_t,
 					uint64_t, int, int);
 typedef int (*ibv_dereg_fn)(struct ibv_mr *);
 
-/* "0000:17:00.0", lower case, whatever domain width the driver used. */
-static void norm_bdf(const char *in, char *out, size_t len)
-{
-	unsigned dom, bus, dev, fn;
-
-	if (sscanf(in, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4)
-		snprintf(out, len, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
-	else
-		snprintf(out, len, "%.*s", (int)(len - 1), in);
-}
-
 static struct probe_gpu *gpu_by_bdf(struct probe *p, const char *bdf)
 {
 	char want[PROBE_BDF_MAX], have[PROBE_BDF_MAX];
 	unsigned i;
 
-	norm_bdf(bdf, want, sizeof(want));
+	probe_norm_bdf(bdf, want, sizeof(want));
 	for (i = 0; i < p->ngpus; i++) {
-		norm_bdf(p->gpus[i].pci.bdf, have, sizeof(have));
+		probe_norm_bdf(p->gpus[i].pci.bdf, have, sizeof(have));
 		if (!strcmp(want, have))
 			return &p->gpus[i];
 	}
@@ -96,7 +118,7 @@ static void probe_cuda(struct probe *p)
 	cu_busid_fn busid;
 	cu_attr_fn attr;
 	char bdf[64];
-	int n = 0, i, dev, v, rc;
+	int n = 0, i, dev, v, minor, rc;
 	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 
 	if (!h) {
@@ -132,6 +154,12 @@ static void probe_cuda(struct probe *p)
 		g = gpu_by_bdf(p, bdf);
 		if (!g)
 			continue;
+		if (!attr(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) &&
+		    !attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev))
+			g->sm = v * 10 + minor;
+		/* what NCCL asks before NVLS (nvls.cc ncclNvlsInit) */
+		if (!attr(&v, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, dev))
+			g->multicast = v ? PROBE_YES : PROBE_NO;
 		if (attr(&v, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev)) {
 			snprintf(g->dmabuf_why, PROBE_WHY_MAX,
 				 "unknown (driver too old for the attribute)");
@@ -145,8 +173,57 @@ out_close:
 	dlclose(h);
 }
 
+struct nvml_links {
+	nvml_link_cap_fn cap;
+	nvml_link_state_fn state;
+	nvml_link_pci_fn remote;
+	nvml_fields_fn fields;
+};
+
+/* The links NCCL asks about, by compute capability (xml.cc maxNvLinks);
+ * all an H100 has when the CUDA driver did not say. */
+static unsigned max_nvlinks(int sm)
+{
+	return !sm ? 18 : sm < 60 ? 0 : sm < 70 ? 4 : sm < 80 ? 6 : sm < 90 ? 12 : 18;
+}
+
+/* NCCL's test: from Hopper the NVLINK_GET_STATE field, before it
+ * nvmlDeviceGetNvLinkState (xml.cc). */
+static bool link_active(const struct nvml_links *n, nvml_device_t dev, int sm, unsigned l)
+{
+	int active = 0;
+
+	if (sm >= 90 && n->fields) {
+		struct nvml_field fv = { .field_id = NVML_FI_DEV_NVLINK_GET_STATE, .scope_id = l };
+
+		return !n->fields(dev, 1, &fv) && !fv.nvml_return && fv.value.ui == 1;
+	}
+	return !n->state(dev, l, &active) && active == 1;
+}
+
+/* @g's active NVLinks that carry P2P, counted by far end (probe_nvlink.c). */
+static void read_nvlinks(const struct nvml_links *n, nvml_device_t dev, struct probe_gpu *g)
+{
+	for (unsigned l = 0; l < max_nvlinks(g->sm); l++) {
+		unsigned int p2p = 0;
+		struct nvml_pci pci;
+
+		if (n->cap(dev, l, NVML_NVLINK_CAP_P2P_SUPPORTED, &p2p) || !p2p ||
+		    !link_active(n, dev, g->sm, l))
+			continue;
+		memset(&pci, 0, sizeof(pci));
+		if (n->remote(dev, l, &pci))
+			continue;
+		pci.bus_id[sizeof(pci.bus_id) - 1] = '\0';
+		if (probe_nvlink_add(g, pci.bus_id))
+			break;
+	}
+	g->nvlinks_read = true;
+}
+
 static void probe_nvml(struct probe *p)
 {
+	struct nvml_links links;
 	nvml_init_fn init, shutdown;
 	nvml_handle_fn handle;
 	nvml_bar1_fn bar1;
@@ -167,6 +244,11 @@ static void probe_nvml(struct probe *p)
 	handle = (nvml_handle_fn)dlsym(h, "nvmlDeviceGetHandleByPciBusId_v2");
 	bar1 = (nvml_bar1_fn)dlsym(h, "nvmlDeviceGetBAR1MemoryInfo");
 	c2c = (nvml_c2c_fn)dlsym(h, "nvmlDeviceGetC2cModeInfoV"); /* optional */
+	/* the unversioned names, as NCCL's nvmlwrap.cc */
+	links.cap = (nvml_link_cap_fn)dlsym(h, "nvmlDeviceGetNvLinkCapability");
+	links.state = (nvml_link_state_fn)dlsym(h, "nvmlDeviceGetNvLinkState");
+	links.remote = (nvml_link_pci_fn)dlsym(h, "nvmlDeviceGetNvLinkRemotePciInfo");
+	links.fields = (nvml_fields_fn)dlsym(h, "nvmlDeviceGetFieldValues");
 	if (!init || !shutdown || !handle || !bar1) {
 		snprintf(p->nvml, sizeof(p->nvml), "libnvidia-ml.so.1 lacks the calls used");
 		goto out_close;
@@ -176,7 +258,9 @@ static void probe_nvml(struct probe *p)
 		snprintf(p->nvml, sizeof(p->nvml), "nvmlInit failed: nvmlReturn_t %d", rc);
 		goto out_close;
 	}
-	snprintf(p->nvml, sizeof(p->nvml), "libnvidia-ml.so.1");
+	snprintf(p->nvml, sizeof(p->nvml), "libnvidia-ml.so.1%s",
+		 links.cap && links.state && links.remote ? "" :
+		 " (NVLinks not read: it lacks the NVLink calls)");
 	for (i = 0; i < p->ngpus; i++) {
 		struct probe_gpu *g = &p->gpus[i];
 
@@ -192,7 +276,10 @@ static void probe_nvml(struct probe *p)
 			snprintf(g->c2c_why, PROBE_WHY_MAX, "NVML C2C mode %s",
 				 c.enabled ? "enabled" : "disabled");
 		}
+		if (links.cap && links.state && links.remote)
+			read_nvlinks(&links, dev, g);
 	}
+	probe_nvlink_classify(p);
 	shutdown();
 out_close:
 	dlclose(h);

@@ -2,7 +2,8 @@
 /*
  * probe_emit: a gdrlab topology file (docs/topology-format.md) of the
  * probed machine. sysfs gives the tree, PCIe generations and widths, and
- * NIC rates; everything else is an estimate or a placeholder, and each such
+ * NIC rates; the drivers the GPU generation and NVLinks (probe_nvlink.c);
+ * everything else is an estimate or a placeholder, and each such
  * value carries a comment saying which, so that no one mistakes it for a
  * measurement.
  */
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "probe_nvlink.h"
 #include "probe_report.h"
 #include "topology.h"
 
@@ -80,7 +82,8 @@ static void emit_header(const struct probe *p, FILE *out)
 	fprintf(out,
 		"# Written by 'gdrlab probe --emit-topology' from %s.\n"
 		"# From sysfs: NUMA nodes (sockets), PCIe switches, GPUs, NICs, link\n"
-		"# generation and width (max_link_*), NIC rates (ports/*/rate).\n"
+		"# generation and width (max_link_*), NIC rates (ports/*/rate). From the\n"
+		"# drivers (the live /sys only): the GPU generation and the NVLinks.\n"
 		"# ESTIMATE: a typical value with its reasoning; PLACEHOLDER: sysfs cannot\n"
 		"# tell, replace it with a measurement. Both must be checked before the\n"
 		"# model's numbers are trusted.\n"
@@ -159,6 +162,70 @@ static void emit_devices(const struct probe *p, FILE *out)
 	}
 }
 
+/* NCCL's latency of an NVLink hop, as the shipped presets take it. */
+#define NVLINK_LATENCY "0.6 us"
+
+/* The mesh's pairs, each once (probe_nvlink_pair). */
+static void emit_pairs(const struct probe *p, FILE *out)
+{
+	fprintf(out, "  pairs:\n");
+	for (unsigned a = 0; a < p->ngpus; a++)
+		for (unsigned b = a + 1; b < p->ngpus; b++) {
+			unsigned n = probe_nvlink_pair(p, a, b);
+
+			if (n)
+				fprintf(out, "    - { gpus: [%s, %s], links: %u }\n",
+					p->gpus[a].name, p->gpus[b].name, n);
+		}
+}
+
+/*
+ * gpu_arch and gpu_fabric from the drivers: the compute capability
+ * (libcuda) and each GPU's NVLinks (NVML), counted a link at NCCL's figure
+ * for the GPU (topo.h; the presets' convention); a captured tree, or a
+ * machine whose drivers did not answer, gets placeholders.
+ */
+static void emit_gpu_fabric(const struct probe *p, FILE *out)
+{
+	struct probe_fabric f;
+	const char *arch;
+
+	probe_nvlink_fabric(p, &f);
+	arch = probe_gpu_arch(f.sm);
+	if (arch)
+		fprintf(out, "\n# From the CUDA driver: compute capability %d.%d (NCCL's tuning "
+			"index, tuning.cc).\ngpu_arch: %s\n", f.sm / 10, f.sm % 10, arch);
+	else
+		fprintf(out, "\n# PLACEHOLDER: the CUDA driver did not give the compute capability.\n"
+			"gpu_arch: ampere\n");
+	switch (f.kind) {
+	case PROBE_FABRIC_UNKNOWN:
+		fprintf(out, "\n# PLACEHOLDER: NVML did not give the NVLinks (%s).\n"
+			"gpu_fabric: { kind: pcie }\n", p->nvml);
+		break;
+	case PROBE_FABRIC_PCIE:
+		fprintf(out, "\n# From NVML: no GPU has an active NVLink to a GPU or an NVSwitch.\n"
+			"gpu_fabric: { kind: pcie }\n");
+		break;
+	case PROBE_FABRIC_NVSWITCH:
+		fprintf(out, "\n# From NVML: NVLinks to NVSwitches (%s%u a GPU); NCCL's %.1f GB/s a link\n"
+			"# (topo.h); NVLink SHARP where every GPU has multicast (the CUDA driver).\n"
+			"# Latency: ESTIMATE, NCCL's NVLink hop as the presets.\n",
+			f.uneven ? "GPUs differ, the fewest: " : "", f.links, probe_nvlink_bw(f.sm));
+		fprintf(out, "gpu_fabric: { kind: nvswitch, links: %u, link_bandwidth: %.1f GB/s, "
+			"latency: %s, nvls: %s }\n", f.links, probe_nvlink_bw(f.sm), NVLINK_LATENCY,
+			f.nvls ? "true" : "false");
+		break;
+	case PROBE_FABRIC_NVLINK:
+		fprintf(out, "\n# From NVML: NVLinks between GPUs, pair by pair; NCCL's %.1f GB/s a\n"
+			"# link (topo.h). Latency: ESTIMATE, NCCL's NVLink hop as the presets.\n"
+			"gpu_fabric:\n  kind: nvlink\n  link_bandwidth: %.1f GB/s\n  latency: %s\n",
+			probe_nvlink_bw(f.sm), probe_nvlink_bw(f.sm), NVLINK_LATENCY);
+		emit_pairs(p, out);
+		break;
+	}
+}
+
 int probe_emit_topology(const struct probe *p, FILE *out, struct diag *d)
 {
 	unsigned i, npci = 0;
@@ -175,9 +242,9 @@ int probe_emit_topology(const struct probe *p, FILE *out, struct diag *d)
 				"than a topology file holds", p->sysfs);
 	emit_header(p, out);
 	emit_devices(p, out);
+	emit_gpu_fabric(p, out);
 	fprintf(out,
-		"\n# PLACEHOLDER: sysfs knows nothing of GPU-GPU links (NVLink) or the network.\n"
-		"gpu_fabric: { kind: pcie }\n"
+		"\n# PLACEHOLDER: sysfs knows nothing of the network.\n"
 		"fabric: { switch_latency: 0.2 us, hops: 1, oversubscription: 1 }\n"
 		"# ESTIMATE: NCCL's network buffers (NCCL_BUFFSIZE 4 MiB in 8 slots), about\n"
 		"# 2 us per cudaMemcpyAsync; copy bandwidth PLACEHOLDER (gdrlab calibrate).\n"

@@ -3,6 +3,7 @@
  * only ever added. */
 #include <stdio.h>
 
+#include "probe_nvlink.h"
 #include "probe_report.h"
 
 static const char *const level_keys[] = { "pix", "pxb", "phb", "sys" };
@@ -31,6 +32,44 @@ static json_t *pci_json(const struct probe *p, const struct probe_pcidev *d)
 			 "device", device, "link", link_json(&d->link));
 }
 
+static const char *const peer_names[] = {
+	[PROBE_NVL_SWITCH] = "nvswitch", [PROBE_NVL_GPU] = "gpu", [PROBE_NVL_CPU] = "cpu",
+};
+
+/* One entry a far device: NCCL's <nvlink target count tclass>; null when
+ * NVML was not asked. */
+static json_t *nvlinks_json(const struct probe *p, const struct probe_gpu *g)
+{
+	json_t *a;
+
+	if (!g->nvlinks_read)
+		return json_null();
+	a = json_array();
+	for (unsigned k = 0; k < g->nnvlinks; k++) {
+		const struct probe_nvlink *l = &g->nvlinks[k];
+
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:i}",
+			"target", l->target, "peer", peer_names[l->peer],
+			"gpu", l->gpu >= 0 ? json_string(p->gpus[l->gpu].name) : json_null(),
+			"links", (int)l->links));
+	}
+	return a;
+}
+
+/* What the emitted topology's gpu_fabric says (probe_nvlink_fabric). */
+static json_t *fabric_json(const struct probe *p)
+{
+	static const char *const kinds[] = {
+		[PROBE_FABRIC_UNKNOWN] = "unknown", [PROBE_FABRIC_PCIE] = "pcie",
+		[PROBE_FABRIC_NVSWITCH] = "nvswitch", [PROBE_FABRIC_NVLINK] = "nvlink",
+	};
+	struct probe_fabric f;
+
+	probe_nvlink_fabric(p, &f);
+	return json_pack("{s:s, s:i, s:b, s:b}", "kind", kinds[f.kind],
+			 "links", (int)f.links, "uneven", f.uneven, "nvls", f.nvls);
+}
+
 static json_t *gpu_json(const struct probe *p, const struct probe_gpu *g)
 {
 	json_t *o = pci_json(p, &g->pci);
@@ -44,6 +83,10 @@ static json_t *gpu_json(const struct probe *p, const struct probe_gpu *g)
 			    json_pack("{s:I, s:I}", "total", (json_int_t)g->bar1_total,
 				      "free", (json_int_t)g->bar1_free) :
 			    json_null());
+	json_object_set_new(o, "compute_capability", g->sm ?
+			    json_sprintf("%d.%d", g->sm / 10, g->sm % 10) : json_null());
+	json_object_set_new(o, "multicast", json_string(probe_tri_name(g->multicast)));
+	json_object_set_new(o, "nvlinks", nvlinks_json(p, g));
 	return o;
 }
 
@@ -152,6 +195,7 @@ json_t *probe_json(const struct probe *p)
 	for (i = 0; i < p->ngpus; i++)
 		json_array_append_new(a, gpu_json(p, &p->gpus[i]));
 	json_object_set_new(root, "gpus", a);
+	json_object_set_new(root, "gpu_fabric", fabric_json(p));
 	a = json_array();
 	for (i = 0; i < p->nnics; i++)
 		json_array_append_new(a, nic_json(p, &p->nics[i]));

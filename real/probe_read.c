@@ -98,3 +98,13 @@ int probe_speed_gen(const char *speed)
 			return i + 1;
 	return 0;
 }
+
+void probe_norm_bdf(const char *in, char *out, size_t len)
+{
+	unsigned dom, bus, dev, fn;
+
+	if (sscanf(in, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4)
+		snprintf(out, len, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	else
+		snprintf(out, len, "%.*s", (int)(len - 1), in);
+}

@@ -25,6 +25,10 @@ long probe_read_bytes(const char *path, uint8_t *buf, size_t len);
 /* "16.0 GT/s PCIe" -> 4; 0 when not a known PCIe rate. */
 int probe_speed_gen(const char *speed);
 
+/* "0000:17:00.0", lower case, whatever domain width a driver used (NVML's
+ * has eight digits); anything else copied as it is. */
+void probe_norm_bdf(const char *in, char *out, size_t len);
+
 /* Fold two-level Broadcom PEX switches into one, as NCCL (probe_bcm.c). */
 void probe_flatten_bcm(struct probe *p);
 

@@ -35,6 +35,7 @@
 #define PROBE_BDF_MAX 24
 #define PROBE_NAME_MAX 32
 #define PROBE_WHY_MAX 160
+#define PROBE_MAX_NVLINK_PEERS 18 /* an H100's NVLinks, each to a peer of its own at most */
 
 enum probe_tri { PROBE_UNKNOWN, PROBE_NO, PROBE_YES };
 
@@ -59,6 +60,20 @@ struct probe_pcidev {
 	struct probe_link link;
 };
 
+/* What is at the far end of a GPU's NVLinks (NCCL's tclass: xml.cc). */
+enum probe_nvl_peer { PROBE_NVL_SWITCH, PROBE_NVL_GPU, PROBE_NVL_CPU };
+
+/*
+ * A GPU's active NVLinks to one device, as NCCL's XML records them (xml.cc
+ * ncclTopoGetXmlFromGpu: <nvlink target="BUSID" count="N" tclass="...">).
+ */
+struct probe_nvlink {
+	char target[PROBE_BDF_MAX]; /* far end's bus id, "0000:17:00.0"; "" not visible */
+	unsigned links;
+	enum probe_nvl_peer peer;
+	int gpu; /* the far GPU's index when @peer is a GPU, else -1 */
+};
+
 struct probe_gpu {
 	char name[PROBE_NAME_MAX]; /* gpu0, gpu1, ... in bus-id order */
 	struct probe_pcidev pci;
@@ -68,6 +83,11 @@ struct probe_gpu {
 	char dmabuf_why[PROBE_WHY_MAX];
 	bool bar1_known;
 	uint64_t bar1_total, bar1_free; /* bytes, from NVML */
+	int sm;                   /* compute capability x 10 (CUDA driver); 0 not known */
+	enum probe_tri multicast; /* CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: NVLink SHARP */
+	bool nvlinks_read;        /* NVML was asked for its NVLinks (probe_nvlink.c) */
+	unsigned nnvlinks;
+	struct probe_nvlink nvlinks[PROBE_MAX_NVLINK_PEERS];
 };
 
 struct probe_port {
