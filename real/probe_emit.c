@@ -179,25 +179,38 @@ static void emit_pairs(const struct probe *p, FILE *out)
 		}
 }
 
+/* What NCCL's tuner picks its tables by: the GPU generation (the lowest
+ * compute capability, tuning.cc) and the CPU vendor (probe_cpu.c). */
+static void emit_generations(const struct probe *p, const struct probe_fabric *f, FILE *out)
+{
+	const char *arch = probe_gpu_arch(f->sm);
+
+	if (arch)
+		fprintf(out, "\n# From the CUDA driver: compute capability %d.%d (NCCL's tuning "
+			"index, tuning.cc).\ngpu_arch: %s\n", f->sm / 10, f->sm % 10, arch);
+	else
+		fprintf(out, "\n# PLACEHOLDER: the CUDA driver did not give the compute capability.\n"
+			"gpu_arch: ampere\n");
+	if (p->cpu_vendor[0])
+		fprintf(out, "# From /proc/cpuinfo: %s.\ncpu_vendor: %s\n", p->cpu_vendor_why,
+			p->cpu_vendor);
+	else
+		fprintf(out, "# PLACEHOLDER: CPU vendor unknown (%s).\ncpu_vendor: intel\n",
+			p->cpu_vendor_why);
+}
+
 /*
- * gpu_arch and gpu_fabric from the drivers: the compute capability
- * (libcuda) and each GPU's NVLinks (NVML), counted a link at NCCL's figure
- * for the GPU (topo.h; the presets' convention); a captured tree, or a
- * machine whose drivers did not answer, gets placeholders.
+ * gpu_arch, cpu_vendor and gpu_fabric from the live machine: the compute
+ * capability (libcuda) and each GPU's NVLinks (NVML), counted a link at
+ * NCCL's figure for the GPU (topo.h; the presets' convention); a captured
+ * tree, or a machine whose drivers did not answer, gets placeholders.
  */
 static void emit_gpu_fabric(const struct probe *p, FILE *out)
 {
 	struct probe_fabric f;
-	const char *arch;
 
 	probe_nvlink_fabric(p, &f);
-	arch = probe_gpu_arch(f.sm);
-	if (arch)
-		fprintf(out, "\n# From the CUDA driver: compute capability %d.%d (NCCL's tuning "
-			"index, tuning.cc).\ngpu_arch: %s\n", f.sm / 10, f.sm % 10, arch);
-	else
-		fprintf(out, "\n# PLACEHOLDER: the CUDA driver did not give the compute capability.\n"
-			"gpu_arch: ampere\n");
+	emit_generations(p, &f, out);
 	switch (f.kind) {
 	case PROBE_FABRIC_UNKNOWN:
 		fprintf(out, "\n# PLACEHOLDER: NVML did not give the NVLinks (%s).\n"

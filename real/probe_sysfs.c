@@ -524,8 +524,10 @@ int probe_run(const struct probe_options *opt, struct probe **out,
 	for (i = 0; i < p->nnics; i++)
 		snprintf(p->nics[i].dmabuf_why, PROBE_WHY_MAX, "unknown (%s)",
 			 "driver not asked");
+	snprintf(p->cpu_vendor_why, sizeof(p->cpu_vendor_why), "not asked (captured tree)");
 	if (opt && opt->drivers) {
 		p->live = true;
+		probe_cpu_vendor(p, "/proc/cpuinfo");
 		probe_drivers(p);
 	}
 	probe_classify(p, real_root);

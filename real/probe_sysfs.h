@@ -189,6 +189,8 @@ struct probe {
 	char cuda[PROBE_WHY_MAX], nvml[PROBE_WHY_MAX], verbs[PROBE_WHY_MAX];
 	enum probe_tri peermem;
 	char peermem_why[PROBE_WHY_MAX];
+	char cpu_vendor[8]; /* "intel", "amd", "arm"; "" not known (live /sys only) */
+	char cpu_vendor_why[PROBE_WHY_MAX];
 
 	unsigned ncpus, nswitches, ngpus, nnics, nbridges;
 	struct probe_cpu cpus[PROBE_MAX_CPUS];
@@ -214,6 +216,10 @@ struct probe_options {
 int probe_run(const struct probe_options *opt, struct probe **out,
 	      struct diag *d);
 void probe_destroy(struct probe *p);
+
+/* The CPU vendor as NCCL's tuner takes it, from @cpuinfo ("/proc/cpuinfo"
+ * of the live machine; probe_cpu.c); never fails, says why instead. */
+void probe_cpu_vendor(struct probe *p, const char *cpuinfo);
 
 /* Fill the driver facts (probe_driver.c); never fails, says why instead. */
 void probe_drivers(struct probe *p);
