@@ -11,20 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe_report.h"
+#include "probe_helpers.h"
 #include "topo_path.h"
-
-#define SYSFS(name) GDRLAB_SOURCE_DIR "/tests/data/sysfs/" name
-
-static struct probe *load(const char *dir)
-{
-	struct probe_options opt = { dir, false };
-	struct diag d = { "" };
-	struct probe *p;
-
-	cr_assert_eq(probe_run(&opt, &p, &d), 0, "%s", d.msg);
-	return p;
-}
 
 /* @rows: one string per GPU, the class of each NIC separated by spaces. */
 static void check_matrix(const struct probe *p, const char *const *rows)
@@ -87,19 +75,10 @@ static void why_of(const struct probe *p, unsigned g, unsigned n,
  * (P2C has no class of its own in the model: it is PHB there). */
 static void check_emit(const struct probe *p, unsigned sockets, unsigned switches)
 {
-	struct topology *t = malloc(sizeof(*t));
-	struct diag d = { "" };
 	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
+	struct topology *t = probe_emitted(p, &buf);
 	unsigned g, n;
 
-	cr_assert_not_null(t);
-	cr_assert_not_null(fp);
-	cr_assert_eq(probe_emit_topology(p, fp, &d), 0, "%s", d.msg);
-	fclose(fp);
-	cr_assert_eq(topology_load_buffer(buf, len, "emitted.yaml", t, &d), 0,
-		     "%s\n%s", d.msg, buf);
 	cr_expect_eq(t->nsockets, sockets);
 	cr_expect_eq(t->nswitches, switches);
 	cr_expect_eq(t->ngpus, p->ngpus);
@@ -127,7 +106,7 @@ Test(probe, dgx_8gpu)
 		"nnnyn", "nnnyn", "nyyyy", "nnyyn", "nnnyn", "nnnyn", "nyyyy", "nnyyn",
 		"nnnyn", "nnnyn", "nnyyn", "yyyyy", "nnnyn", "nnnyn", "nnyyn", "yyyyy",
 	};
-	struct probe *p = load(SYSFS("dgx-8gpu"));
+	struct probe *p = probe_load(SYSFS("dgx-8gpu"));
 	char why[PROBE_WHY_MAX];
 
 	/* The NVSwitch (class 0680) and nothing else is left out. */
@@ -169,7 +148,7 @@ Test(probe, ws_2socket)
 {
 	static const char *const rows[] = { "SYS" };
 	static const char *const v[] = { "nnnmn" };
-	struct probe *p = load(SYSFS("ws-2socket"));
+	struct probe *p = probe_load(SYSFS("ws-2socket"));
 	char why[PROBE_WHY_MAX];
 
 	/* The GPU's HDMI audio function (10de, class 0403) is not a GPU. */
@@ -196,7 +175,7 @@ Test(probe, acs_redirect)
 {
 	static const char *const rows[] = { "PIX PHB", "PHB PIX" };
 	static const char *const v[] = { "nnnnn", "nnyyn", "nnyyn", "yyyyy" };
-	struct probe *p = load(SYSFS("acs-redirect"));
+	struct probe *p = probe_load(SYSFS("acs-redirect"));
 	char why[PROBE_WHY_MAX];
 
 	cr_assert_eq(p->ngpus, 2);
@@ -223,7 +202,7 @@ Test(probe, gh200_c2c)
 	static const char *const rows[] = { "P2C SYS", "SYS P2C" };
 	/* P2C: not at pix/pxb, yes from phb and at NCCL's default. */
 	static const char *const v[] = { "nnyyy", "nnnyn", "nnnyn", "nnyyy" };
-	struct probe *p = load(SYSFS("gh200-c2c"));
+	struct probe *p = probe_load(SYSFS("gh200-c2c"));
 
 	cr_assert_eq(p->ngpus, 2);
 	cr_assert_eq(p->nnics, 2);
@@ -274,7 +253,7 @@ Test(probe, bcm_pex_flattened_as_nccl)
 	static const char *const v[] = {
 		"yyyyy", "nnnyn", "yyyyy", "nnnyn", "nnnyn", "yyyyy", "nnnyn", "nyyyy",
 	};
-	struct probe *p = load(SYSFS("bcm-pex"));
+	struct probe *p = probe_load(SYSFS("bcm-pex"));
 	json_t *j, *js;
 	char why[PROBE_WHY_MAX];
 
@@ -343,7 +322,7 @@ Test(probe, bcm_pex_without_subsystem_ids_stays_pxb)
 		 "cp -a '%s' '%s' && find '%s' -name 'subsystem_*' -delete",
 		 SYSFS("bcm-pex"), tree, tree);
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
-	p = load(tree);
+	p = probe_load(tree);
 	cr_expect_eq(p->nswitches, 7);
 	cr_expect_eq(p->nwarnings, 0);
 	cr_expect_str_eq(sw(p, "0000:03:00.0")->name, "sw1");
@@ -382,7 +361,7 @@ Test(probe, pxb_8gpu_two_levels_not_broadcom)
 		"nnnyn", "nnnyn", "nyyyy", "nnyyn", "nnnyn", "nnnyn", "nyyyy", "nnyyn",
 		"nnnyn", "nnnyn", "nnyyn", "nyyyy", "nnnyn", "nnnyn", "nnyyn", "nyyyy",
 	};
-	struct probe *p = load(SYSFS("pxb-8gpu"));
+	struct probe *p = probe_load(SYSFS("pxb-8gpu"));
 	char why[PROBE_WHY_MAX];
 
 	cr_assert_eq(p->ngpus, 8);
@@ -413,7 +392,7 @@ Test(probe, pxb_8gpu_two_levels_not_broadcom)
 
 Test(probe, json_keys)
 {
-	struct probe *p = load(SYSFS("acs-redirect"));
+	struct probe *p = probe_load(SYSFS("acs-redirect"));
 	json_t *j = probe_json(p), *pair;
 
 	cr_assert_not_null(j);

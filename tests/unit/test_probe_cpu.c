@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * probe_cpu_vendor: /proc/cpuinfo as the kernel writes it on an Intel, an
- * AMD, an Arm and a POWER machine (the lines that matter, copied from
- * each format), and the vendor the emitted topology then carries.
+ * AMD, an Arm and a POWER machine (the lines that matter, in each one's
+ * format), and the vendor the emitted topology then carries.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -10,92 +10,67 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "probe_report.h"
-#include "topology.h"
+#include "probe_helpers.h"
 
 static struct probe *probe_of(const char *cpuinfo)
 {
-	struct probe_options opt = { GDRLAB_SOURCE_DIR "/tests/data/sysfs/dgx-8gpu", false };
 	char path[] = "/tmp/gdrlab-cpuinfo-XXXXXX";
-	struct diag d = { "" };
-	struct probe *p;
+	struct probe *p = probe_load(SYSFS("dgx-8gpu"));
 	int fd = mkstemp(path);
 
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, cpuinfo, strlen(cpuinfo)), (ssize_t)strlen(cpuinfo));
 	close(fd);
-	cr_assert_eq(probe_run(&opt, &p, &d), 0, "%s", d.msg);
 	probe_cpu_vendor(p, path);
 	unlink(path);
 	return p;
 }
 
-static enum topo_cpu_vendor emitted_vendor(const struct probe *p)
+/* Each machine's lines, the vendor read, and what the emitted file says
+ * (a vendor NCCL's tables lack is a placeholder: intel, and it loads). */
+Test(probe_cpu, each_vendor_into_the_topology)
 {
-	struct topology *t = malloc(sizeof(*t));
-	struct diag d = { "" };
-	enum topo_cpu_vendor v;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
+	static const struct {
+		const char *cpuinfo, *vendor;
+		enum topo_cpu_vendor emitted;
+	} rows[] = {
+		{ "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n", "intel",
+		  TOPO_CPU_INTEL },
+		{ "processor\t: 0\nvendor_id\t: AuthenticAMD\n"
+		  "model name\t: AMD EPYC 7742 64-Core Processor\n", /* DGX A100 */
+		  "amd", TOPO_CPU_AMD },
+		{ "processor\t: 0\nBogoMIPS\t: 2000.00\nCPU implementer\t: 0x41\n"
+		  "CPU architecture: 8\n", /* Grace */
+		  "arm", TOPO_CPU_ARM },
+		{ "processor\t: 0\ncpu\t\t: POWER9, altivec supported\n", "", TOPO_CPU_INTEL },
+	};
 
-	cr_assert_not_null(t);
-	cr_assert_eq(probe_emit_topology(p, fp, &d), 0, "%s", d.msg);
-	fclose(fp);
-	cr_assert_eq(topology_load_buffer(buf, len, "emitted.yaml", t, &d), 0, "%s", d.msg);
-	v = t->cpu_vendor;
-	free(buf);
-	free(t);
-	return v;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct probe *p = probe_of(rows[i].cpuinfo);
+		char *text = NULL;
+		struct topology *t = probe_emitted(p, &text);
+
+		cr_expect_str_eq(p->cpu_vendor, rows[i].vendor, "row %zu", i);
+		cr_expect_eq(t->cpu_vendor, rows[i].emitted, "row %zu:\n%s", i, text);
+		cr_expect_eq(!rows[i].vendor[0], strstr(text, "PLACEHOLDER: CPU vendor") != NULL,
+			     "row %zu", i);
+		free(text);
+		free(t);
+		probe_destroy(p);
+	}
 }
 
-Test(probe_cpu, intel)
+Test(probe_cpu, the_reasons)
 {
-	struct probe *p = probe_of("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n");
+	struct probe *p = probe_of("processor\t: 0\nvendor_id\t: AuthenticAMD\n");
 
-	cr_expect_str_eq(p->cpu_vendor, "intel");
-	cr_expect_eq(emitted_vendor(p), TOPO_CPU_INTEL);
-	probe_destroy(p);
-}
-
-Test(probe_cpu, amd_as_a_dgx_a100)
-{
-	struct probe *p = probe_of("processor\t: 0\nvendor_id\t: AuthenticAMD\n"
-				   "model name\t: AMD EPYC 7742 64-Core Processor\n");
-
-	cr_expect_str_eq(p->cpu_vendor, "amd");
 	cr_expect_str_eq(p->cpu_vendor_why, "vendor_id AuthenticAMD");
-	cr_expect_eq(emitted_vendor(p), TOPO_CPU_AMD);
-	probe_destroy(p);
-}
-
-Test(probe_cpu, arm_as_grace)
-{
-	struct probe *p = probe_of("processor\t: 0\nBogoMIPS\t: 2000.00\n"
-				   "CPU implementer\t: 0x41\nCPU architecture: 8\n");
-
-	cr_expect_str_eq(p->cpu_vendor, "arm");
-	cr_expect_eq(emitted_vendor(p), TOPO_CPU_ARM);
-	probe_destroy(p);
-}
-
-/* No vendor NCCL's tables have: a placeholder, and the file still loads. */
-Test(probe_cpu, power_is_a_placeholder)
-{
-	struct probe *p = probe_of("processor\t: 0\ncpu\t\t: POWER9, altivec supported\n");
-
-	cr_expect_str_eq(p->cpu_vendor, "");
-	cr_expect_not_null(strstr(p->cpu_vendor_why, "neither vendor_id nor CPU implementer"));
-	cr_expect_eq(emitted_vendor(p), TOPO_CPU_INTEL);
-	probe_destroy(p);
-}
-
-Test(probe_cpu, unreadable)
-{
-	struct probe *p = probe_of("");
-
 	probe_cpu_vendor(p, "/nonexistent/cpuinfo");
 	cr_expect_str_eq(p->cpu_vendor, "");
 	cr_expect_str_eq(p->cpu_vendor_why, "/nonexistent/cpuinfo unreadable");
+	probe_destroy(p);
+	p = probe_of("processor\t: 0\n");
+	cr_expect_not_null(strstr(p->cpu_vendor_why, "has neither vendor_id nor CPU implementer"),
+			   "%s", p->cpu_vendor_why);
 	probe_destroy(p);
 }

@@ -16,21 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "probe_helpers.h"
 #include "probe_nvlink.h"
-#include "probe_report.h"
-#include "topology.h"
 
 #define DATA(name) GDRLAB_SOURCE_DIR "/tests/data/" name
-
-static struct probe *load(const char *dir)
-{
-	struct probe_options opt = { dir, false };
-	struct diag d = { "" };
-	struct probe *p;
-
-	cr_assert_eq(probe_run(&opt, &p, &d), 0, "%s", d.msg);
-	return p;
-}
 
 /* NVML's spelling of GPU @g's bus id: eight digits of domain, upper case. */
 static void nvml_bdf(const struct probe *p, unsigned g, char *out, size_t len)
@@ -63,23 +52,6 @@ static void read_all(struct probe *p, int sm, enum probe_tri multicast)
 	}
 }
 
-/* The topology `probe --emit-topology` writes, read back. */
-static struct topology *emitted(const struct probe *p, char **text)
-{
-	struct topology *t = malloc(sizeof(*t));
-	struct diag d = { "" };
-	size_t len = 0;
-	FILE *fp = open_memstream(text, &len);
-
-	cr_assert_not_null(t);
-	cr_assert_not_null(fp);
-	cr_assert_eq(probe_emit_topology(p, fp, &d), 0, "%s", d.msg);
-	fclose(fp);
-	cr_assert_eq(topology_load_buffer(*text, len, "emitted.yaml", t, &d), 0, "%s\n%s",
-		     d.msg, *text);
-	return t;
-}
-
 /* DGX-1 (V100): each GPU's six NVLinks, one or two to each of four peers. */
 Test(probe_nvlink, dgx1_cube_mesh_as_the_hand_written_file)
 {
@@ -88,7 +60,7 @@ Test(probe_nvlink, dgx1_cube_mesh_as_the_hand_written_file)
 		{ 1, 5, 2 }, { 2, 3, 2 }, { 2, 6, 1 }, { 3, 7, 1 }, { 4, 5, 1 }, { 4, 6, 1 },
 		{ 4, 7, 2 }, { 5, 6, 2 }, { 5, 7, 1 }, { 6, 7, 2 },
 	};
-	struct probe *p = load(DATA("sysfs/pxb-8gpu"));
+	struct probe *p = probe_load(SYSFS("pxb-8gpu"));
 	struct topology *hand = malloc(sizeof(*hand));
 	struct diag d = { "" };
 	struct probe_fabric f;
@@ -122,7 +94,7 @@ Test(probe_nvlink, dgx1_cube_mesh_as_the_hand_written_file)
 							   "kind")), "nvlink");
 	json_decref(j);
 
-	t = emitted(p, &text);
+	t = probe_emitted(p, &text);
 	cr_assert_not_null(hand);
 	cr_assert_eq(topology_load(DATA("dgx1-wired-mesh.yaml"), hand, &d), 0, "%s", d.msg);
 	cr_expect_eq(t->gpu_arch, TOPO_GPU_VOLTA, "%s", text);
@@ -151,7 +123,7 @@ Test(probe_nvlink, dgx_a100_nvswitch)
 		"00000000:21:00.0", "00000000:22:00.0", "00000000:23:00.0",
 		"00000000:24:00.0", "00000000:25:00.0", "",
 	};
-	struct probe *p = load(DATA("sysfs/dgx-8gpu"));
+	struct probe *p = probe_load(SYSFS("dgx-8gpu"));
 	struct probe_fabric f;
 	struct topology *t;
 	char *text = NULL;
@@ -172,7 +144,7 @@ Test(probe_nvlink, dgx_a100_nvswitch)
 	cr_expect_not(f.uneven);
 	cr_expect_not(f.nvls, "no multicast on Ampere");
 
-	t = emitted(p, &text);
+	t = probe_emitted(p, &text);
 	cr_expect_eq(t->gpu_arch, TOPO_GPU_AMPERE, "%s", text);
 	cr_expect_eq(t->gpu_fabric.kind, TOPO_GPU_FABRIC_NVSWITCH);
 	cr_expect_eq(t->gpu_fabric.links, 12);
@@ -187,7 +159,7 @@ Test(probe_nvlink, dgx_a100_nvswitch)
  * link down makes the counts uneven and the file takes the fewest. */
 Test(probe_nvlink, hopper_nvls_and_a_link_down)
 {
-	struct probe *p = load(DATA("sysfs/dgx-8gpu"));
+	struct probe *p = probe_load(SYSFS("dgx-8gpu"));
 	struct probe_fabric f;
 	struct topology *t;
 	char *text = NULL;
@@ -202,7 +174,7 @@ Test(probe_nvlink, hopper_nvls_and_a_link_down)
 	cr_expect_eq(f.links, 17);
 	cr_expect(f.uneven);
 	cr_expect(f.nvls);
-	t = emitted(p, &text);
+	t = probe_emitted(p, &text);
 	cr_expect_eq(t->gpu_arch, TOPO_GPU_HOPPER, "%s", text);
 	cr_expect_float_eq(t->gpu_fabric.bw, 17 * 20.6e9, 1, "NCCL's SM90_NVLINK_BW");
 	cr_expect(t->gpu_fabric.nvls);
@@ -217,7 +189,7 @@ Test(probe_nvlink, hopper_nvls_and_a_link_down)
 Test(probe_nvlink, npu_is_the_cpu)
 {
 	char dir[] = "/tmp/gdrlab-npu-XXXXXX", path[256];
-	struct probe *p = load(DATA("sysfs/dgx-8gpu"));
+	struct probe *p = probe_load(SYSFS("dgx-8gpu"));
 	struct probe_fabric f;
 	FILE *fp;
 
@@ -258,14 +230,14 @@ Test(probe_nvlink, npu_is_the_cpu)
 /* A captured tree: NVML not asked, so the file says placeholder. */
 Test(probe_nvlink, not_read_is_a_placeholder)
 {
-	struct probe *p = load(DATA("sysfs/dgx-8gpu"));
+	struct probe *p = probe_load(SYSFS("dgx-8gpu"));
 	struct probe_fabric f;
 	struct topology *t;
 	char *text = NULL;
 
 	probe_nvlink_fabric(p, &f);
 	cr_expect_eq(f.kind, PROBE_FABRIC_UNKNOWN);
-	t = emitted(p, &text);
+	t = probe_emitted(p, &text);
 	cr_expect_eq(t->gpu_fabric.kind, TOPO_GPU_FABRIC_PCIE);
 	cr_expect_not_null(strstr(text, "# PLACEHOLDER: NVML did not give the NVLinks"), "%s", text);
 	cr_expect_not_null(strstr(text, "# PLACEHOLDER: the CUDA driver did not give"), "%s", text);
@@ -277,12 +249,12 @@ Test(probe_nvlink, not_read_is_a_placeholder)
 /* Read, and no NVLink: PCIe, said as a finding. */
 Test(probe_nvlink, none_active_is_pcie)
 {
-	struct probe *p = load(DATA("sysfs/ws-2socket"));
+	struct probe *p = probe_load(SYSFS("ws-2socket"));
 	struct topology *t;
 	char *text = NULL;
 
 	read_all(p, 89, PROBE_NO);
-	t = emitted(p, &text);
+	t = probe_emitted(p, &text);
 	cr_expect_eq(t->gpu_fabric.kind, TOPO_GPU_FABRIC_PCIE);
 	cr_expect_eq(t->gpu_arch, TOPO_GPU_AMPERE, "8.9 takes NCCL's Ampere tables");
 	cr_expect_not_null(strstr(text, "From NVML: no GPU has an active NVLink"), "%s", text);
