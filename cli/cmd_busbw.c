@@ -346,10 +346,8 @@ int cmd_busbw(int argc, char **argv)
 	r.a = &a;
 	r.topo = &topo;
 	r.backend = b->name;
-	if (a.gpus && node_gpus_parse("--gpus", a.gpus, &topo, &r.gpus, &d)) {
-		cli_usage_error("busbw", "%s", d.msg);
+	if (node_gpus_option("busbw", a.gpus, &topo, &r.gpus))
 		return EXIT_USAGE;
-	}
 	r.nodes = predict_nodes(&topo, &a.opts);
 	r.nranks = predict_ranks(&topo, &a.opts, &r.gpus);
 	err = make_rows(&r, &d);

@@ -100,6 +100,17 @@ int node_gpus_parse(const char *opt, const char *s, const struct topology *topo,
 			opt, s);
 }
 
+int node_gpus_option(const char *cmd, const char *s, const struct topology *topo,
+		     struct node_gpus *out)
+{
+	struct diag d = { "" };
+
+	if (!s || !node_gpus_parse("--gpus", s, topo, out, &d))
+		return 0;
+	cli_usage_error(cmd, "%s", d.msg);
+	return EXIT_USAGE;
+}
+
 void node_gpus_describe(const struct node_gpus *g, const struct topology *topo, char *buf,
 			size_t len)
 {

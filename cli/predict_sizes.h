@@ -47,6 +47,11 @@ struct node_gpus {
 int node_gpus_parse(const char *opt, const char *s, const struct topology *topo,
 		    struct node_gpus *out, struct diag *d);
 
+/* A command's --gpus @s, when given (NULL: every GPU), into @out: 0, or
+ * EXIT_USAGE once @cmd's usage error is said. */
+int node_gpus_option(const char *cmd, const char *s, const struct topology *topo,
+		     struct node_gpus *out);
+
 /* The GPUs @g lists a node, or all of @topo's where it lists none. */
 unsigned node_gpus_count(const struct node_gpus *g, const struct topology *topo);
 

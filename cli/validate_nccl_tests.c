@@ -465,10 +465,8 @@ int validate_nccl_tests(int argc, char **argv)
 	err = topology_load_with(a.topology, a.sets.v, a.sets.n, &topo, &d);
 	if (err)
 		return cli_fail("validate", CLI_LOADING, err, &d);
-	if (a.gpus && node_gpus_parse("--gpus", a.gpus, &topo, &r.gpus, &d)) {
-		cli_usage_error("validate", "%s", d.msg);
+	if (node_gpus_option("validate", a.gpus, &topo, &r.gpus))
 		return EXIT_USAGE;
-	}
 	err = nccl_tests_load(a.file, &f, &d);
 	if (err)
 		return cli_fail("validate", CLI_LOADING, err, &d);
