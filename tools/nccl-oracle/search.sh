@@ -117,21 +117,22 @@ run_case() {
 		>"$o.json" 2>"$o.err"; then
 		echo "FAILED gdrlab: $(tail -1 "$o.err")" >"$o.gdrlab"
 	else
-		[ -n "$gpu" ] || python3 -c '
-import json, sys
-g = json.load(open(sys.argv[1]))["graphs"]
-for k in ("ring", "tree", "nvls"):
-    x = g[k]
-    if x:
-        print(k, x["channels"], "%g" % x["bw_intra_gbps"], "%g" % x["bw_inter_gbps"], x["intra"],
-              x["inter"], x["pattern"])' "$o.json" >"$o.gdrlab"
-		grep -qs '^nvls ' "$o.gdrlab" && nvls=ORACLE_NVLS=1
-		# each channel's NICs and GPUs, searched as busbw did (its GDR
-		# level; PXN as plan_uses_pxn decides)
+		# whole nodes: busbw's graphs into $o.gdrlab; either way its GDR
+		# level and PXN (as plan_uses_pxn decides), which each channel's
+		# NICs and GPUs are searched with below
 		read -r gdr pxn_on < <(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-print(d["gdr_level"], 1 if d["pxn"] and not d["path"].startswith("staged") else 0)' "$o.json")
+if sys.argv[2]:
+    with open(sys.argv[2], "w") as out:
+        for k in ("ring", "tree", "nvls"):
+            x = d["graphs"][k]
+            if x:
+                print(k, x["channels"], "%g" % x["bw_intra_gbps"], "%g" % x["bw_inter_gbps"],
+                      x["intra"], x["inter"], x["pattern"], file=out)
+print(d["gdr_level"], 1 if d["pxn"] and not d["path"].startswith("staged") else 0)' \
+			"$o.json" "$([ -n "$gpu" ] || echo "$o.gdrlab")")
+		grep -qs '^nvls ' "$o.gdrlab" && nvls=ORACLE_NVLS=1
 		if [ -n "$gpu" ]; then
 			"$work/engine-graphs" "$f" "$rel" "$n" "$gdr" "$pxn_on" graphs "$gpu" >"$o.gdrlab" 2>&1 ||
 				echo "FAILED engine-graphs: $(tail -1 "$o.gdrlab")" >"$o.gdrlab"
