@@ -209,6 +209,22 @@ static const char *first_fallback(json_t *run, size_t *count)
 	return why;
 }
 
+/* Whether some collective of @run crossed the network ("intra_node": it
+ * never left a node, engine/plan.c). */
+static bool leaves_node(json_t *run)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(run, "collectives"), i, c) {
+		const char *path = json_string_value(json_object_get(c, "path"));
+
+		if (path && strcmp(path, "intra_node"))
+			return true;
+	}
+	return false;
+}
+
 static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 {
 	json_t *s = json_object_get(json_object_get(doc, "speedups"), "direct_vs_staged");
@@ -230,6 +246,10 @@ static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 		if (!json_is_number(json_object_get(s, "communication")))
 			html_printf(f, "No collective here moves data between GPUs (each is on one "
 				       "rank): the paths cost the same.");
+		else if (!leaves_node(runs[0]))
+			html_printf(f, "No collective here leaves its node (NVLink or PCIe inside "
+				       "it): GPUDirect RDMA does not apply, and the paths cost the "
+				       "same.");
 		else
 			html_printf(f, "Direct (GPUDirect RDMA) communication is %.3gx %s than "
 				       "NCCL's host staging; with compute overlap the iteration is "

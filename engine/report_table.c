@@ -271,6 +271,16 @@ static const char *const path_titles[REPORT_PATHS] = {
 	[REPORT_STAGED_MEMCPY] = "staged-memcpy",
 };
 
+/* Whether some collective of @r crossed the network (PLAN_USED_NONE: it
+ * never left a node). */
+static bool crosses_network(const struct records *r)
+{
+	for (size_t i = 0; i < r->ncoll; i++)
+		if (r->coll[i].path != PLAN_USED_NONE)
+			return true;
+	return false;
+}
+
 static void print_verdict(FILE *out, const struct records *const r[REPORT_PATHS])
 {
 	double comm = report_comm_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]);
@@ -284,6 +294,12 @@ static void print_verdict(FILE *out, const struct records *const r[REPORT_PATHS]
 	}
 	if (comm <= 0 || iter <= 0)
 		return;
+	if (!crosses_network(r[REPORT_DIRECT])) {
+		fprintf(out, "\nverdict: no collective here leaves its node (NVLink or PCIe inside "
+			     "it): GPUDirect RDMA\n         does not apply, and the paths cost the "
+			     "same\n");
+		return;
+	}
 	fprintf(out, "\nverdict: direct (GPUDirect RDMA) communication is %.2fx %s than "
 		     "NCCL's host staging",
 		comm >= 1 ? comm : 1 / comm, comm >= 1 ? "faster" : "slower");

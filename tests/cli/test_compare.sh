@@ -64,7 +64,18 @@ has "$tmp/one.json" '^      "communication": null,$'
 # nor does NCCL tune them (a local copy): no estimate of its own, on any path
 [ "$(grep -c '"nccl_estimate_us": null,$' "$tmp/one.json")" = 3 ] ||
     { echo "FAIL: a one-rank collective has an NCCL estimate:"; grep nccl_estimate "$tmp/one.json"; fail=1; }
+# One node: every collective stays on NVLink, all three paths alike, and
+# the verdict says GPUDirect RDMA does not apply (it said "1.00x faster")
+expect 0 "one-node compare" -- "$gdrlab" compare -t h100-pcie5-400g -T resnet50-ddp --nodes 1 \
+    --json "$tmp/node.json"
+has "$tmp/out" "^  communication  *1.00x  *1.00x$"
+has "$tmp/out" "^verdict: no collective here leaves its node (NVLink or PCIe inside it): GPUDirect RDMA$"
+has "$tmp/out" "^         does not apply, and the paths cost the same$"
+[ "$(grep -c '"path": "intra_node"' "$tmp/node.json")" = 30 ] ||
+    { echo "FAIL: not every collective of the three paths stayed in its node"; fail=1; }
 if "$gdrlab" backends >/dev/null && command -v gnuplot >/dev/null; then
+    expect 0 "one-node report" -- "$gdrlab" report "$tmp/node.json" -o "$tmp/node.html"
+    has "$tmp/node.html" "No collective here leaves its node (NVLink or PCIe inside it): GPUDirect RDMA does not apply"
     expect 0 "one-rank report" -- "$gdrlab" report "$tmp/one.json" -o "$tmp/one.html"
     has "$tmp/one.html" "No collective here moves data between GPUs"
     has "$tmp/one.html" "No chart: every collective took 0 us (one rank each: nothing moves), which a log scale cannot show."
