@@ -76,12 +76,12 @@ struct plan_pipe *algo_pipe(struct algo_build *b)
 
 static uint64_t req_hash(const struct route_req *q)
 {
-	uint64_t v[7] = { q->kind, q->src_gpu, q->dst_gpu, q->intra,
+	uint64_t v[8] = { q->kind, q->src_gpu, q->dst_gpu, q->intra,
 			  (uint64_t)(q->nic_src + 1), (uint64_t)(q->nic_dst + 1),
-			  (uint64_t)(q->relay_gpu + 1) };
+			  (uint64_t)(q->relay_gpu + 1), q->node_gpus };
 	uint64_t h = 14695981039346656037ull;
 
-	for (unsigned i = 0; i < 7; i++) {
+	for (unsigned i = 0; i < 8; i++) {
 		h ^= v[i];
 		h *= 1099511628211ull;
 	}
@@ -93,7 +93,8 @@ static bool req_equal(const struct route_req *q, const struct route_req *rq)
 	return q->kind == rq->kind && q->src_gpu == rq->src_gpu &&
 	       q->dst_gpu == rq->dst_gpu && q->intra == rq->intra &&
 	       q->nic_src == rq->nic_src && q->nic_dst == rq->nic_dst &&
-	       q->relay_gpu == rq->relay_gpu && q->switches == rq->switches;
+	       q->relay_gpu == rq->relay_gpu && q->switches == rq->switches &&
+	       q->node_gpus == rq->node_gpus;
 }
 
 static int rehash(struct algo_build *b)
@@ -246,6 +247,7 @@ int algo_conn_via(struct algo_build *b, enum conn_kind kind, unsigned src,
 		.intra = plan_node_of(p, src) == plan_node_of(p, dst),
 		.nic_src = nic_src,
 		.nic_dst = nic_dst,
+		.node_gpus = b->t ? b->t->ppn : 0,
 	};
 	const struct plan_route *r;
 	struct plan_conn *c;

@@ -184,6 +184,7 @@ static const struct nccl_release v2_30_7 = {
 	.comm_x2_hopper = true,
 	.comm_x2_below = 16,
 	.first_net = NCCL_FIRST_NET_DEV_MOD_GPUS,
+	.p2p_level = NCCL_P2P_LEVEL_PXB,
 };
 
 /*
@@ -351,6 +352,7 @@ static const struct nccl_release v2_21_5 = {
 	.comm_x2_hopper = true,
 	.comm_x2_below = 16,
 	.first_net = NCCL_FIRST_NET_DEV_MIRROR,
+	.p2p_level = NCCL_P2P_LEVEL_VENDOR,
 };
 
 /* search.cc: speedArrayIntra and speedArrayInter are 2.30.7's (v2_30_intra,
@@ -482,6 +484,7 @@ static const struct nccl_release v2_19_3 = {
 	.comm_x2_hopper = true,
 	.comm_x2_below = 17,
 	.first_net = NCCL_FIRST_NET_DEV_MIRROR,
+	.p2p_level = NCCL_P2P_LEVEL_VENDOR,
 };
 
 /* search.cc (v2.12.12-1 :729-730): one list inside a node, one with a
@@ -613,6 +616,7 @@ static const struct nccl_release v2_12_12 = {
 	 * the communicator twice the graph (connect.cc:294) */
 	.max_channels = 32,
 	.first_net = NCCL_FIRST_NET_DEV,
+	.p2p_level = NCCL_P2P_LEVEL_VENDOR,
 };
 
 /* One list for every GPU, inside a node and across nodes alike. */
@@ -726,6 +730,7 @@ static const struct nccl_release v2_8_4 = {
 		[TOPO_GPU_BLACKWELL] = { N(v2_8_speeds), N(v2_8_speeds) },
 	},
 	.first_net = NCCL_FIRST_NET_INDEX,
+	.p2p_level = NCCL_P2P_LEVEL_VENDOR_284,
 };
 
 const struct nccl_release *const nccl_releases[] = { &v2_30_7, &v2_21_5, &v2_19_3,

@@ -69,6 +69,19 @@ enum nccl_first_net {
 				      * (2.30.7: one GPU alone takes the first) */
 };
 
+/*
+ * How far apart (PCIe path class) two GPUs of a node may be and still
+ * copy to each other peer to peer; farther, NCCL's SHM transport moves the
+ * data through host memory (paths.cc ncclTopoCheckP2p's p2pLevel, before
+ * NCCL_P2P_LEVEL).
+ */
+enum nccl_p2p_level {
+	NCCL_P2P_LEVEL_VENDOR_284, /* SYS; Intel PHB (PXB on Broadwell), Arm PXB (2.8.4) */
+	NCCL_P2P_LEVEL_VENDOR,     /* SYS; Intel and Arm PXB (2.12 - 2.22) */
+	NCCL_P2P_LEVEL_PXB,        /* PXB; SYS for an AMD node of at most two of the
+				    * communicator's GPUs (2.23 on) */
+};
+
 struct nccl_release {
 	const char *version;   /* "2.30.7" */
 	const char *source;    /* the tag and files the numbers are from */
@@ -207,6 +220,7 @@ struct nccl_release {
 	unsigned comm_x2_below; /* ... while it has fewer channels (2.30.7: 16) */
 	enum nccl_first_net first_net; /* which of its nearest NICs a GPU
 					* tries first (channels.c) */
+	enum nccl_p2p_level p2p_level; /* PCIe peer to peer or SHM (p2p_policy.c) */
 };
 
 /* The releases of this build, newest first (plan_options.nccl indexes

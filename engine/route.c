@@ -22,6 +22,7 @@
 #include "channels.h"
 #include "gdr_policy.h"
 #include "nccl_tuning.h"
+#include "p2p_policy.h"
 
 _Static_assert(4 * TOPO_MAX_SWITCH_DEPTH + 16 <= PLAN_MAX_USES,
 	       "a connection through the deepest switch tree must fit its uses");
@@ -148,9 +149,15 @@ static struct route_end nic_end(int n)
 	return (struct route_end){ ROUTE_NIC, n };
 }
 
+/* Socket @s's host memory as a route's end. */
+static struct route_end socket_mem(int s)
+{
+	return (struct route_end){ ROUTE_MEM, s };
+}
+
 static struct route_end mem_end(const struct plan *p, int nic)
 {
-	return (struct route_end){ ROUTE_MEM, p->topo.nics[nic].dev.socket };
+	return socket_mem(p->topo.nics[nic].dev.socket);
 }
 
 /* GPU memory into the NIC: read directly, or through host memory. */
@@ -221,7 +228,15 @@ static void wire(struct rb *b, bool tx, bool rx, int nic_src, int nic_dst,
 	s->latency += fabric_latency(t, switches);
 }
 
-static void intra(struct rb *b, unsigned src, unsigned dst)
+/*
+ * @node_gpus: the communicator's GPUs on the node, for NCCL's P2P level
+ * (p2p_policy.h); beyond it NCCL's SHM transport carries the data: the
+ * GPU's threads store into a host buffer the receiver allocated
+ * (NCCL_SHM_LOCALITY's default, the receive side; NCCL binds each rank to
+ * its GPU's NUMA node, so the pages are there: shm.cc), and the peer's
+ * threads load it once the slice is whole.
+ */
+static void intra(struct rb *b, unsigned src, unsigned dst, unsigned node_gpus)
 {
 	const struct topology *t = &b->p->topo;
 	unsigned via, pairs[2], npairs = topo_wired_pairs(t, src, dst, pairs);
@@ -240,10 +255,16 @@ static void intra(struct rb *b, unsigned src, unsigned dst)
 		use(b, RES_NVLINK_TX, src, false);
 		use(b, RES_NVLINK_RX, dst, false);
 		stage(b)->latency += t->gpu_fabric.latency;
-	} else {
+	} else if (p2p_allowed(b->p->nccl, t, src, dst,
+			       node_gpus ? node_gpus : b->p->gpus_per_node)) {
 		/* A GPU copies to a peer over PCIe by writing into it. */
 		use_route(b, false, gpu_end(src), gpu_end(dst), RES_P2P_WRITE);
 		use(b, RES_GPU_P2P_WRITE, dst, false);
+	} else {
+		use_route(b, false, gpu_end(src), socket_mem(t->gpus[dst].socket), RES_P2P_WRITE);
+		b->segment++;
+		stage_begin(b, STAGE_INTRA);
+		use_route(b, false, socket_mem(t->gpus[dst].socket), gpu_end(dst), RES_P2P_WRITE);
 	}
 }
 
@@ -265,7 +286,7 @@ static void network(struct rb *b, enum proto_id proto,
 	if (q->relay_gpu >= 0) {
 		/* PXN: over NVLink into the relay GPU's buffer; its proxy
 		 * sends from there. */
-		intra(b, q->src_gpu, sender);
+		intra(b, q->src_gpu, sender, q->node_gpus);
 		b->segment++;
 	}
 	sd = side_direct(b->p, sender, q->nic_src, true, n);
@@ -406,7 +427,7 @@ void route_make(const struct plan *p, enum proto_id proto,
 						 TOPO_NVLINK_DIRECT ?
 					 HOP_NVLINK :
 					 HOP_PCI;
-			intra(&b, q->src_gpu, q->dst_gpu);
+			intra(&b, q->src_gpu, q->dst_gpu, q->node_gpus);
 		} else {
 			r->hop = HOP_NET;
 			network(&b, proto, q, notes);

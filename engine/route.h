@@ -23,6 +23,8 @@ struct route_req {
 	unsigned switches;         /* network switches between the two NICs
 				    * (fabric_switches: the leaf, spine and
 				    * core tiers cross different counts) */
+	unsigned node_gpus;        /* the communicator's GPUs on a node
+				    * (p2p_policy.h); 0: the plan's */
 };
 
 /*
