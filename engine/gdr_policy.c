@@ -16,14 +16,22 @@ bool gdr_allowed(const struct topology *topo, int gpu, int nic,
 {
 	enum topo_path_type path = topo_gpu_nic_path(topo, gpu, nic);
 
-	if (path <= level)
-		return true;
 	if (gpu < 0 || (unsigned)gpu >= topo->ngpus || nic < 0 ||
 	    (unsigned)nic >= topo->nnics) {
 		if (why)
 			snprintf(why, len, "no GPU %d or NIC %d in this node", gpu, nic);
 		return false;
 	}
+	/* NCCL's gpu.gdrSupport, cudaDevAttrGPUDirectRDMASupported
+	 * (paths.cc ncclTopoCheckGdr, plugin/net.cc ncclGpuGdrSupport) */
+	if (topo->gpus[gpu].no_gdr) {
+		if (why)
+			snprintf(why, len, "%s does not support GPUDirect RDMA (gdr: false)",
+				 topo->gpus[gpu].name);
+		return false;
+	}
+	if (path <= level)
+		return true;
 	if (why)
 		snprintf(why, len, "%s-%s path is %s (%s), beyond GDR level %s",
 			 topo->gpus[gpu].name, topo->nics[nic].dev.name,

@@ -6,7 +6,8 @@
  * is used between a GPU and a NIC only when their path class is no farther
  * than the GDR level; the default level is P2C (NCCL 2.27 and later:
  * through PCIe switches, or a GPU's NVLink-C2C to its own CPU; never
- * through a CPU's PCIe root complex).
+ * through a CPU's PCIe root complex), and never for a GPU CUDA says has
+ * no GPUDirect RDMA (topology `gdr: false`: GeForce cards).
  */
 #ifndef GDRLAB_GDR_POLICY_H
 #define GDRLAB_GDR_POLICY_H

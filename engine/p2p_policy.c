@@ -32,5 +32,8 @@ bool p2p_allowed(const struct nccl_release *r, const struct topology *t, unsigne
 
 	if (topo_nvlink_way(t, a, b, &via) != TOPO_NVLINK_NONE)
 		return true;
+	/* cudaDeviceCanAccessPeer says no (p2p.cc p2pCanConnect) */
+	if (t->gpus[a].no_peer_access || t->gpus[b].no_peer_access)
+		return false;
 	return topo_gpu_gpu_path(t, a, b, &links) <= p2p_level(r, t, node_gpus);
 }

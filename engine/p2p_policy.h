@@ -5,8 +5,10 @@
  *
  * As NCCL decides (src/graph/paths.cc ncclTopoCheckP2p): over NVLink
  * always; over PCIe while the pair's path class is within the release's
- * P2P level (nccl_tuning.h, enum nccl_p2p_level); farther, NCCL's SHM
- * transport carries the data through a host buffer (route.c).
+ * P2P level (nccl_tuning.h, enum nccl_p2p_level) and CUDA lets the two
+ * access each other (topology `peer_access: false` says it does not);
+ * else NCCL's SHM transport carries the data through a host buffer
+ * (route.c).
  * NCCL_P2P_LEVEL is not modelled.
  */
 #ifndef GDRLAB_P2P_POLICY_H

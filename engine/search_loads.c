@@ -72,6 +72,35 @@ static void add_route(const struct nccl_release *rel,
 }
 
 /*
+ * @share of a channel from GPU @a to GPU @b that CUDA refuses peer access
+ * (topology `peer_access: false`): NCCL's path goes up to @a's CPU and
+ * down to @b (paths.cc ncclTopoComputePaths, addInterStep), a PHB path
+ * at least, whose PCI links take Intel's overhead on one socket.
+ */
+static void add_via_cpu(const struct nccl_release *r, const struct res_layout *l,
+			const struct topology *t, unsigned a, unsigned b, double share,
+			double *use)
+{
+	struct route_end from = { ROUTE_GPU, (int)a }, cpu = { ROUTE_MEM, t->gpus[a].socket },
+			 to = { ROUTE_GPU, (int)b };
+	double pci = t->cpu_vendor == TOPO_CPU_INTEL && t->gpus[a].socket == t->gpus[b].socket ?
+			     r->intel_p2p_overhead :
+			     1;
+	struct route way[2];
+
+	route_build(l, t, from, cpu, RES_P2P_WRITE, &way[0]);
+	route_build(l, t, cpu, to, RES_P2P_WRITE, &way[1]);
+	for (unsigned k = 0; k < 2; k++)
+		for (unsigned i = 0; i < way[k].n; i++) {
+			enum res_kind kind;
+			unsigned node, idx;
+
+			res_locate(l, way[k].res[i], &node, &kind, &idx);
+			use[way[k].res[i]] += share * (pcie_link(kind) ? pci : 1);
+		}
+}
+
+/*
  * @share of a channel from GPU @a to GPU @b of the node: over NVLink,
  * per GPU on an NVSwitch or an unwired mesh (each GPU sends and
  * receives once, as NCCL's search counts a GPU's links to the NVSwitch),
@@ -93,6 +122,8 @@ static void add_gpu_hop(const struct nccl_release *r, const struct res_layout *l
 	if (topo_nvlink_way(t, a, b, &via) != TOPO_NVLINK_NONE) {
 		use[l->base[RES_NVLINK_TX] + a] += share;
 		use[l->base[RES_NVLINK_RX] + b] += share;
+	} else if (t->gpus[a].no_peer_access || t->gpus[b].no_peer_access) {
+		add_via_cpu(r, l, t, a, b, share, use);
 	} else {
 		add_route(r, l, t, from, to, RES_P2P_WRITE, share, use);
 	}
@@ -100,7 +131,7 @@ static void add_gpu_hop(const struct nccl_release *r, const struct res_layout *l
 
 bool search_sees(enum res_kind kind)
 {
-	return kind != RES_P2P_READ && kind != RES_P2P_WRITE;
+	return kind != RES_P2P_READ && kind != RES_P2P_WRITE && kind != RES_MEM;
 }
 
 int search_exit_relay(const struct topology *t, const struct pxn_policy *pxn,

@@ -30,7 +30,8 @@ int search_exit_relay(const struct topology *t, const struct pxn_policy *pxn,
 		      unsigned gpu, int nic);
 
 /* Whether NCCL's topology sees resource kind @kind: it knows links, not
- * a root complex's peer-to-peer limits (topo.h has none). */
+ * a root complex's peer-to-peer limits nor host memory (topo.h has
+ * neither). */
 bool search_sees(enum res_kind kind);
 
 /* A channel entering the node: @nic's port in, the NIC writing @gpu. */

@@ -79,6 +79,16 @@ struct topo_device {
 	 */
 	double p2p_read_bw;
 	double p2p_write_bw;
+	/*
+	 * GPUs: what CUDA refuses this GPU (GeForce cards, for one): a NIC
+	 * reading or writing its memory (no_gdr: NCCL asks
+	 * cudaDevAttrGPUDirectRDMASupported), and peer access over PCIe to
+	 * and from the other GPUs (no_peer_access: cudaDeviceCanAccessPeer;
+	 * NCCL then copies through host memory, p2p_policy.h). Always
+	 * false for NICs.
+	 */
+	bool no_gdr;
+	bool no_peer_access;
 };
 
 struct topo_nic {

@@ -109,6 +109,10 @@ static void devices(FILE *f, const struct topology *t)
 			parent_name(t, g->socket, g->parent_switch));
 		link(f, &g->link);
 		caps(f, g->p2p_read_bw, g->p2p_write_bw);
+		if (g->no_gdr)
+			fprintf(f, ", gdr: false");
+		if (g->no_peer_access)
+			fprintf(f, ", peer_access: false");
 		fprintf(f, " }\n");
 	}
 	fprintf(f, "nics:\n");

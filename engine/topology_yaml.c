@@ -255,8 +255,9 @@ static const struct yaml_doc_key device_keys[D_NKEYS] = {
 	[D_LATENCY] = { "latency", true },
 };
 
-/* A GPU's keys: the common three, then its peer-to-peer caps. */
-enum { U_P2P_READ = D_LINK + 1, U_P2P_WRITE, U_NKEYS };
+/* A GPU's keys: the common three, then its peer-to-peer caps and what
+ * CUDA refuses it. */
+enum { U_P2P_READ = D_LINK + 1, U_P2P_WRITE, U_GDR, U_PEER_ACCESS, U_NKEYS };
 
 static const struct yaml_doc_key gpu_keys[U_NKEYS] = {
 	[D_NAME] = { "name", true },
@@ -264,6 +265,8 @@ static const struct yaml_doc_key gpu_keys[U_NKEYS] = {
 	[D_LINK] = { "link", true },
 	[U_P2P_READ] = { "p2p_read", false },
 	[U_P2P_WRITE] = { "p2p_write", false },
+	[U_GDR] = { "gdr", false },
+	[U_PEER_ACCESS] = { "peer_access", false },
 };
 
 /*
@@ -420,6 +423,16 @@ static int read_device(struct ctx *c, yaml_node_t *n, const char *list,
 	return err;
 }
 
+/* A GPU's "gdr: false" or "peer_access: false" (absent: true) as @no. */
+static int read_refusal(struct ctx *c, const yaml_node_t *n, const char *key, bool *no)
+{
+	bool yes = true;
+	int err = n ? yaml_doc_read_bool(&c->y, n, key, &yes) : 0;
+
+	*no = !yes;
+	return err;
+}
+
 static int read_gpu(void *arg, yaml_node_t *n, unsigned i)
 {
 	struct ctx *c = arg;
@@ -443,6 +456,10 @@ static int read_gpu(void *arg, yaml_node_t *n, unsigned i)
 		err = yaml_doc_read_unit(&c->y, f[U_P2P_WRITE].val,
 					 "p2p_write", units_parse_bandwidth,
 					 &gpu->p2p_write_bw);
+	if (!err)
+		err = read_refusal(c, f[U_GDR].val, "gdr", &gpu->no_gdr);
+	if (!err)
+		err = read_refusal(c, f[U_PEER_ACCESS].val, "peer_access", &gpu->no_peer_access);
 	if (!err)
 		c->t->ngpus = i + 1;
 	return err;

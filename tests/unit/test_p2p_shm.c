@@ -15,6 +15,8 @@
 #include <math.h>
 
 #include "backend.h"
+#include "channels.h"
+#include "gdr_policy.h"
 #include "nccl_tuning.h"
 #include "p2p_policy.h"
 #include "topology.h"
@@ -134,4 +136,96 @@ Test(p2p_shm, the_model_backend_agrees)
 		cr_skip_test("model backend not testable here: %s", why);
 	assert_rel(ring_time("model", "2.30.7", TOPO_CPU_INTEL), SHM_S, 0.01);
 	assert_rel(ring_time("model", "2.8.4", TOPO_CPU_INTEL), P2P_S, 0.01);
+}
+
+/*
+ * CUDA refusing peer access (GeForce cards; topology `peer_access:
+ * false`) sends even a pair under one switch through host memory: gpu2
+ * and gpu3 (PIX) take SHM's 429.5 ms, where peer to peer they turn at
+ * their switch, 42.6 ms.
+ */
+static double pair_time(bool refused)
+{
+	static const char trace[] = "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1073741824,"
+				    "\"dtype\":\"fp32\",\"group\":[2,3]}\n";
+	struct diag d = { "" };
+	struct plan_options o;
+	struct run *r = calloc(1, sizeof(*r));
+	double s;
+
+	cr_assert_not_null(r);
+	load(&r->topo, TOPO_CPU_INTEL);
+	r->topo.gpus[3].no_peer_access = refused;
+	plan_options_default(&o);
+	o.algo = "ring";
+	o.proto = "simple";
+	cr_assert_eq(trace_load_buffer(trace, strlen(trace), "inline.jsonl", &r->trace, &d), 0,
+		     "%s", d.msg);
+	cr_assert_eq(backend_execute(backend_find("analytic"), &r->topo, &r->trace, &o, NULL,
+				     &r->plan, &r->rec, &d),
+		     0, "%s", d.msg);
+	s = r->rec.coll[0].time_us / 1e6;
+	run_destroy(r);
+	free(r);
+	return s;
+}
+
+Test(p2p_shm, refused_peer_access_goes_through_host_memory)
+{
+	assert_rel(pair_time(false), P2P_S, 0.01);
+	assert_rel(pair_time(true), SHM_S, 0.01);
+}
+
+/*
+ * NCCL's search sees the refused pair's way through the CPU (paths.cc
+ * addInterStep): two GPUs under one switch, Gen4 (NCCL's 24 GB/s). Peer
+ * to peer each hop crosses the two GPUs' links, one speed each; through
+ * the CPU both hops cross the switch's uplink each way, and with Intel's
+ * overhead on a PHB path (6/5) the uplink carries 2 x 1.2 = 2.4 speeds:
+ * at most 10 GB/s in all, where the links alone allow 24.
+ */
+Test(p2p_shm, the_search_sees_the_way_through_the_cpu)
+{
+	static const char yaml[] =
+		"name: pair\nnodes: 1\ncpu_vendor: intel\n"
+		"sockets: [ { name: cpu0, memory_bandwidth: 100 GB/s } ]\n"
+		"switches: [ { name: sw0, parent: cpu0, link: { gen: 4, width: 16, latency: 0.1 us } } ]\n"
+		"gpus:\n"
+		"  - { name: gpu0, parent: sw0, link: { gen: 4, width: 16, latency: 0.1 us } }\n"
+		"  - { name: gpu1, parent: sw0, link: { gen: 4, width: 16, latency: 0.1 us } }\n"
+		"nics: [ { name: nic0, parent: cpu0, link: { gen: 4, width: 16, latency: 0.1 us },"
+		" rate: 200 Gbit/s, latency: 1 us } ]\n"
+		"fabric: { switch_latency: 0.2 us }\n"
+		"staging: { chunk: 512 KiB, buffers: 8, copy_bandwidth: 20 GB/s, chunk_overhead: 2 us }\n";
+	struct topology *t = malloc(sizeof(*t));
+	struct nccl_channels p2p, shm;
+	struct diag d = { "" };
+
+	cr_assert_not_null(t);
+	cr_assert_eq(topology_load_buffer(yaml, sizeof(yaml) - 1, "pair", t, &d), 0, "%s", d.msg);
+	channels_search(nccl_release_newest(), t, 1, 2, true, TOPO_PATH_P2C, &p2p);
+	t->gpus[1].no_peer_access = true;
+	channels_search(nccl_release_newest(), t, 1, 2, true, TOPO_PATH_P2C, &shm);
+	cr_expect_geq(p2p.ring.bw_intra * p2p.ring.nchannels, 24 - 1e-9, "peer to peer: %u x %g GB/s",
+		      p2p.ring.nchannels, p2p.ring.bw_intra);
+	cr_expect_leq(shm.ring.bw_intra * shm.ring.nchannels, 10 + 1e-9,
+		      "through the CPU: %u x %g GB/s", shm.ring.nchannels, shm.ring.bw_intra);
+	free(t);
+}
+
+/* A GPU without GPUDirect RDMA (topology `gdr: false`) stages, and says
+ * why, whatever the distance to its NIC. */
+Test(p2p_shm, no_gdr_stages)
+{
+	struct topology *t = malloc(sizeof(*t));
+	struct diag d = { "" };
+	char why[200] = "";
+
+	cr_assert_not_null(t);
+	cr_assert_eq(topology_load(CONFIG("a100-pcie4-200g.yaml"), t, &d), 0, "%s", d.msg);
+	cr_expect(gdr_allowed(t, 0, 0, TOPO_PATH_P2C, why, sizeof(why)));
+	t->gpus[0].no_gdr = true;
+	cr_expect_not(gdr_allowed(t, 0, 0, TOPO_PATH_SYS, why, sizeof(why)));
+	cr_expect_str_eq(why, "gpu0 does not support GPUDirect RDMA (gdr: false)");
+	free(t);
 }

@@ -606,6 +606,17 @@ Test(bad_topology, nic_p2p_read)
 	check_bad("nic-p2p-read", 9, 111, "p2p_read", "unknown key");
 }
 
+/* What CUDA refuses a GPU is a bool, and a GPU's alone. */
+Test(bad_topology, gdr_is_a_bool)
+{
+	check_bad("gdr-not-bool", 7, 83, "gdr", "expected 'false' or 'true', got 'no'");
+}
+
+Test(bad_topology, nic_peer_access)
+{
+	check_bad("nic-peer-access", 9, 111, "peer_access", "unknown key");
+}
+
 /* Nine switches deep: the deepest (sw8, line 13) is one too many. */
 Test(bad_topology, switch_too_deep)
 {

@@ -37,6 +37,8 @@ static void same_device(const struct topo_device *a, const struct topo_device *b
 	same_link(&a->link, &b->link, what, i);
 	same(a->p2p_read_bw, b->p2p_read_bw, what, i);
 	same(a->p2p_write_bw, b->p2p_write_bw, what, i);
+	cr_assert_eq(a->no_gdr, b->no_gdr, "%s[%u] gdr", what, i);
+	cr_assert_eq(a->no_peer_access, b->no_peer_access, "%s[%u] peer_access", what, i);
 }
 
 /* Every field of the struct (file aside: it names where it was read). */
@@ -150,9 +152,13 @@ Test(topology_write, changed_values_survive)
 	a.gpus[3].p2p_read_bw = 11.5e9;
 	a.nics[1].line_rate = 23.25e9;
 	a.staging.copy_bw = 19.75e9;
+	a.gpus[5].no_gdr = true;
+	a.gpus[6].no_peer_access = true;
 	round_trip(&a, &b);
 	assert_same(&b, &a);
 	cr_assert(isinf(b.gpus[2].p2p_read_bw));
+	cr_assert(b.gpus[5].no_gdr && !b.gpus[5].no_peer_access);
+	cr_assert(b.gpus[6].no_peer_access && !b.gpus[6].no_gdr);
 }
 
 /* A wired mesh changed: two more links a GPU and a pair added (gpu0 and
