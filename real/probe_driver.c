@@ -4,7 +4,8 @@
  * loaded at run time (dlopen), as NCCL, perftest and UCX do, so that one
  * binary runs where they are missing:
  *   libcuda.so.1      per GPU: CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, the
- *                     compute capability, multicast (NVLink SHARP)
+ *                     compute capability, multicast (NVLink SHARP),
+ *                     GPUDirect RDMA support; peer access between GPUs
  *   libnvidia-ml.so.1 BAR1 total/free; C2C mode (what NCCL's xml.cc asks
  *                     with nvmlDeviceGetC2cModeInfoV); each GPU's NVLinks
  *                     and their far ends, as xml.cc reads them
@@ -27,6 +28,7 @@
 /* cuda.h's CUdevice_attribute values */
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED 116 /* CUDA >= 11.3 */
 #define CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED 124 /* CUDA >= 11.7 */
 #define CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED 132 /* CUDA >= 12.0 */
 
@@ -35,6 +37,7 @@ typedef int (*cu_count_fn)(int *);
 typedef int (*cu_get_fn)(int *, int);
 typedef int (*cu_busid_fn)(char *, int, int);
 typedef int (*cu_attr_fn)(int *, int, int);
+typedef int (*cu_peer_fn)(int *, int, int);
 
 typedef struct nvml_device *nvml_device_t;
 struct nvml_bar1 {
@@ -110,6 +113,52 @@ static void set_gpus_dmabuf_why(struct probe *p, const char *why)
 		snprintf(p->gpus[i].dmabuf_why, PROBE_WHY_MAX, "unknown (%s)", why);
 }
 
+/* What the CUDA driver says of GPU @g, device @dev. */
+static void cuda_gpu_facts(cu_attr_fn attr, int dev, struct probe_gpu *g)
+{
+	int v, minor;
+
+	if (!attr(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) &&
+	    !attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev))
+		g->sm = v * 10 + minor;
+	/* what NCCL asks before NVLS (nvls.cc ncclNvlsInit) */
+	if (!attr(&v, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, dev))
+		g->multicast = v ? PROBE_YES : PROBE_NO;
+	/* and before it lets a NIC touch GPU memory (ncclGpuGdrSupport) */
+	if (!attr(&v, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED, dev))
+		g->gdr_support = v ? PROBE_YES : PROBE_NO;
+	if (attr(&v, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev)) {
+		snprintf(g->dmabuf_why, PROBE_WHY_MAX, "unknown (driver too old for the attribute)");
+		return;
+	}
+	g->dmabuf = v ? PROBE_YES : PROBE_NO;
+	snprintf(g->dmabuf_why, PROBE_WHY_MAX, "%s (CUDA driver attribute)", v ? "yes" : "no");
+}
+
+/*
+ * Peer access as NCCL's P2P transport asks it (p2p.cc p2pCanConnect,
+ * cudaDeviceCanAccessPeer): a GPU no other GPU can reach is "no" (GeForce
+ * cards from the 40 series), one some can is "yes"; @devs[i] is GPU i's
+ * device, -1 where CUDA does not list it.
+ */
+static void cuda_peer_access(struct probe *p, cu_peer_fn can, const int *devs)
+{
+	for (unsigned i = 0; i < p->ngpus; i++) {
+		unsigned asked = 0, yes = 0;
+
+		for (unsigned j = 0; j < p->ngpus; j++) {
+			int v = 0;
+
+			if (j == i || devs[i] < 0 || devs[j] < 0 || can(&v, devs[i], devs[j]))
+				continue;
+			asked++;
+			yes += v != 0;
+		}
+		if (asked)
+			p->gpus[i].peer_access = yes ? PROBE_YES : PROBE_NO;
+	}
+}
+
 static void probe_cuda(struct probe *p)
 {
 	cu_init_fn init;
@@ -117,8 +166,9 @@ static void probe_cuda(struct probe *p)
 	cu_get_fn get;
 	cu_busid_fn busid;
 	cu_attr_fn attr;
+	cu_peer_fn peer;
 	char bdf[64];
-	int n = 0, i, dev, v, minor, rc;
+	int n = 0, i, dev, rc, devs[PROBE_MAX_GPUS];
 	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 
 	if (!h) {
@@ -131,6 +181,7 @@ static void probe_cuda(struct probe *p)
 	get = (cu_get_fn)dlsym(h, "cuDeviceGet");
 	busid = (cu_busid_fn)dlsym(h, "cuDeviceGetPCIBusId");
 	attr = (cu_attr_fn)dlsym(h, "cuDeviceGetAttribute");
+	peer = (cu_peer_fn)dlsym(h, "cuDeviceCanAccessPeer");
 	if (!init || !count || !get || !busid || !attr) {
 		snprintf(p->cuda, sizeof(p->cuda), "libcuda.so.1 lacks the driver API");
 		set_gpus_dmabuf_why(p, "no driver");
@@ -146,6 +197,8 @@ static void probe_cuda(struct probe *p)
 	if (count(&n))
 		n = 0;
 	snprintf(p->cuda, sizeof(p->cuda), "libcuda.so.1: %d device(s)", n);
+	for (unsigned k = 0; k < PROBE_MAX_GPUS; k++)
+		devs[k] = -1;
 	for (i = 0; i < n; i++) {
 		struct probe_gpu *g;
 
@@ -154,21 +207,11 @@ static void probe_cuda(struct probe *p)
 		g = gpu_by_bdf(p, bdf);
 		if (!g)
 			continue;
-		if (!attr(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) &&
-		    !attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev))
-			g->sm = v * 10 + minor;
-		/* what NCCL asks before NVLS (nvls.cc ncclNvlsInit) */
-		if (!attr(&v, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, dev))
-			g->multicast = v ? PROBE_YES : PROBE_NO;
-		if (attr(&v, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev)) {
-			snprintf(g->dmabuf_why, PROBE_WHY_MAX,
-				 "unknown (driver too old for the attribute)");
-			continue;
-		}
-		g->dmabuf = v ? PROBE_YES : PROBE_NO;
-		snprintf(g->dmabuf_why, PROBE_WHY_MAX, "%s (CUDA driver attribute)",
-			 v ? "yes" : "no");
+		devs[g - p->gpus] = dev;
+		cuda_gpu_facts(attr, dev, g);
 	}
+	if (peer)
+		cuda_peer_access(p, peer, devs);
 out_close:
 	dlclose(h);
 }

@@ -26,19 +26,31 @@ static const char *parent_of(const struct probe *p, const struct probe_pcidev *d
 
 /*
  * "{ gen, width, latency }" from the device's max_link_* (current_link_* is
- * not used: idle GPUs train down to Gen1), then " }  # @what" when @close.
+ * not used: idle GPUs train down to Gen1), then, where @close is not NULL,
+ * @close and " }" ending the device's entry; then "  # @what".
  */
 static void emit_link(FILE *out, const struct probe_link *l, const char *latency,
-		      const char *what, bool close)
+		      const char *what, const char *close)
 {
 	bool gen_ok = l->max_gen >= 1 && l->max_gen <= 6;
 	int w = l->max_width;
 	bool width_ok = w == 1 || w == 2 || w == 4 || w == 8 || w == 16 || w == 32;
 
-	fprintf(out, "{ gen: %d, width: %d, latency: %s }%s  # %s%s\n",
+	fprintf(out, "{ gen: %d, width: %d, latency: %s }%s%s  # %s%s\n",
 		gen_ok ? l->max_gen : 3, width_ok ? w : 16, latency,
-		close ? " }" : "", what,
+		close ? close : "", close ? " }" : "", what,
 		gen_ok && width_ok ? "" : "; PLACEHOLDER gen/width: not in sysfs");
+}
+
+/* What the CUDA driver refuses GPU @g, as the topology's keys say it. */
+static const char *gpu_refusals(const struct probe_gpu *g)
+{
+	bool gdr = g->gdr_support == PROBE_NO, peer = g->peer_access == PROBE_NO;
+
+	return gdr && peer ? ", gdr: false, peer_access: false" :
+	       gdr	    ? ", gdr: false" :
+	       peer	    ? ", peer_access: false" :
+			      "";
 }
 
 static void sanitize(const char *in, char *out, size_t len)
@@ -115,10 +127,17 @@ static void emit_devices(const struct probe *p, FILE *out)
 			fprintf(out, "  - { name: %s, parent: %s, link: ", s->name,
 				s->parent >= 0 ? p->switches[s->parent].name :
 						 p->cpus[s->cpu].name);
-			emit_link(out, &s->link, "0.15 us", what, true);
+			emit_link(out, &s->link, "0.15 us", what, "");
 		}
 	}
-	fprintf(out, "\n# Device link latency: ESTIMATE, 0.1 us.\ngpus:\n");
+	fprintf(out, "\n# Device link latency: ESTIMATE, 0.1 us.\n");
+	for (i = 0; i < p->ngpus; i++)
+		if (gpu_refusals(&p->gpus[i])[0]) {
+			fprintf(out, "# gdr, peer_access false: the CUDA driver says the GPU has no\n"
+				"# GPUDirect RDMA, or no peer access to the other GPUs.\n");
+			break;
+		}
+	fprintf(out, "gpus:\n");
 	for (i = 0; i < p->ngpus; i++) {
 		const struct probe_gpu *g = &p->gpus[i];
 
@@ -136,7 +155,7 @@ static void emit_devices(const struct probe *p, FILE *out)
 			 g->pci.vendor, g->pci.device);
 		fprintf(out, "  - { name: %s, parent: %s, link: ", g->name,
 			parent_of(p, &g->pci));
-		emit_link(out, &g->pci.link, "0.1 us", what, true);
+		emit_link(out, &g->pci.link, "0.1 us", what, gpu_refusals(g));
 	}
 	fprintf(out, "\nnics:\n");
 	for (i = 0; i < p->nnics; i++) {
@@ -149,7 +168,7 @@ static void emit_devices(const struct probe *p, FILE *out)
 			 n->pci.vendor, n->pci.device);
 		fprintf(out, "  - name: %s\n    parent: %s\n    link: ", name,
 			parent_of(p, &n->pci));
-		emit_link(out, &n->pci.link, "0.1 us", what, false);
+		emit_link(out, &n->pci.link, "0.1 us", what, NULL);
 		gbit = nic_gbit(n, &port);
 		if (gbit > 0)
 			fprintf(out, "    # rate: from ports/%u/rate\n", port);

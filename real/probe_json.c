@@ -86,6 +86,8 @@ static json_t *gpu_json(const struct probe *p, const struct probe_gpu *g)
 	json_object_set_new(o, "compute_capability", g->sm ?
 			    json_sprintf("%d.%d", g->sm / 10, g->sm % 10) : json_null());
 	json_object_set_new(o, "multicast", json_string(probe_tri_name(g->multicast)));
+	json_object_set_new(o, "gpudirect_rdma", json_string(probe_tri_name(g->gdr_support)));
+	json_object_set_new(o, "peer_access", json_string(probe_tri_name(g->peer_access)));
 	json_object_set_new(o, "nvlinks", nvlinks_json(p, g));
 	return o;
 }

@@ -85,6 +85,8 @@ struct probe_gpu {
 	uint64_t bar1_total, bar1_free; /* bytes, from NVML */
 	int sm;                   /* compute capability x 10 (CUDA driver); 0 not known */
 	enum probe_tri multicast; /* CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: NVLink SHARP */
+	enum probe_tri gdr_support; /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED */
+	enum probe_tri peer_access; /* cuDeviceCanAccessPeer to some other GPU */
 	bool nvlinks_read;        /* NVML was asked for its NVLinks (probe_nvlink.c) */
 	unsigned nnvlinks;
 	struct probe_nvlink nvlinks[PROBE_MAX_NVLINK_PEERS];

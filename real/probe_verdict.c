@@ -2,10 +2,12 @@
 /*
  * probe_verdict: would GPUDirect RDMA be used for a GPU-NIC pair? The
  * checks, in the order that a "no" is reported:
- *   1. distance: the pair's class within the GDR level, as
+ *   1. the GPU: CUDA's GPU_DIRECT_RDMA_SUPPORTED, what NCCL asks first
+ *      (ncclGpuGdrSupport; GeForce cards have none);
+ *   2. distance: the pair's class within the GDR level, as
  *      engine/gdr_policy.c and NCCL's ncclTopoCheckGdr decide it;
- *   2. ACS redirect on a bridge where P2P would turn around;
- *   3. a registration path: dma-buf on both the GPU and the NIC (NCCL's
+ *   3. ACS redirect on a bridge where P2P would turn around;
+ *   4. a registration path: dma-buf on both the GPU and the NIC (NCCL's
  *      first choice), else nvidia-peermem (net_ib/gdr.cc).
  * What could not be read (ACS as non-root, no driver) gives "maybe".
  * Not checked: the IOMMU mode, NCCL_NET_GDR_READ for pre-Ampere GPUs,
@@ -57,6 +59,11 @@ enum probe_gdr probe_gdr_verdict(const struct probe *p, unsigned g,
 	pr = &p->pairs[g][n];
 	gpu = &p->gpus[g];
 	nic = &p->nics[n];
+	if (gpu->gdr_support == PROBE_NO) {
+		snprintf(why, len, "%s has no GPUDirect RDMA (CUDA's GPU_DIRECT_RDMA_SUPPORTED is 0)",
+			 gpu->name);
+		return PROBE_GDR_NO;
+	}
 	if (!probe_class_within(pr->cls, level, allow_p2c)) {
 		snprintf(why, len, "path %s (%s) is beyond GDR level %s",
 			 probe_class_name(pr->cls),
