@@ -165,14 +165,25 @@ static void print_nvlinks(const struct probe *p)
 	printf("NVLinks (NVML; far end x active links):\n");
 	for (unsigned i = 0; i < p->ngpus; i++) {
 		const struct probe_gpu *g = &p->gpus[i];
+		unsigned links[3] = { 0 }, ends[3] = { 0 };
 
 		printf("  %-5s", g->name);
 		for (unsigned k = 0; k < g->nnvlinks; k++) {
 			const struct probe_nvlink *l = &g->nvlinks[k];
 
-			printf(" %s x%u", l->gpu >= 0 ? p->gpus[l->gpu].name : peer[l->peer],
-			       l->links);
+			if (l->gpu >= 0) {
+				printf(" %s x%u", p->gpus[l->gpu].name, l->links);
+				continue;
+			}
+			links[l->peer] += l->links;
+			ends[l->peer]++;
 		}
+		/* a GPU's switches and CPU ends, summed: a DGX's six NVSwitches
+		 * are one fabric */
+		for (unsigned k = 0; k < 3; k++)
+			if (ends[k])
+				printf(" %s x%u (%u device%s)", peer[k], links[k], ends[k],
+				       ends[k] > 1 ? "s" : "");
 		printf("%s\n", g->nnvlinks ? "" : " none");
 	}
 }

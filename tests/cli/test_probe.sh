@@ -19,6 +19,9 @@ expect 0 "this machine" -- "$gdrlab" probe
 has "$tmp/out" "GPUs:"
 expect 0 "dgx table" -- "$gdrlab" probe --sysfs "$sys/dgx-8gpu"
 has "$tmp/out" "gpu4-mlx5_2      PXB  no    yes   yes   yes   yes"
+# a captured tree: the drivers' facts are said to be unasked, not guessed
+has "$tmp/out" "^NVLinks: not read (nvml: not asked (captured tree))$"
+has "$tmp/out" "^cpu vendor: unknown (not asked (captured tree))$"
 expect 0 "json to stdout" -- "$gdrlab" probe --sysfs "$sys/acs-redirect" --json -
 has "$tmp/out" '"acs": "redirect"'
 grep -q "GPUs:" "$tmp/out" && { echo "FAIL: table printed with --json -"; fail=1; }
