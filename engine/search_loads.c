@@ -47,6 +47,19 @@ static bool route_phb(const struct res_layout *l, const struct route *r)
  *   a GPU, as a NIC writing it, the GPU's link the other way an eighth
  *   of the speed too.
  */
+/* @share of every resource of @r, its PCI links @pci times as much. */
+static void charge(const struct res_layout *l, const struct route *r, double share, double pci,
+		   double *use)
+{
+	for (unsigned i = 0; i < r->n; i++) {
+		enum res_kind kind;
+		unsigned node, idx;
+
+		res_locate(l, r->res[i], &node, &kind, &idx);
+		use[r->res[i]] += share * (pcie_link(kind) ? pci : 1);
+	}
+}
+
 static void add_route(const struct nccl_release *rel,
 		      const struct res_layout *l, const struct topology *t,
 		      struct route_end from, struct route_end to,
@@ -59,13 +72,7 @@ static void add_route(const struct nccl_release *rel,
 	if (from.kind == ROUTE_GPU && t->cpu_vendor == TOPO_CPU_INTEL &&
 	    route_phb(l, &r))
 		pci = rel->intel_p2p_overhead;
-	for (unsigned i = 0; i < r.n; i++) {
-		enum res_kind kind;
-		unsigned node, idx;
-
-		res_locate(l, r.res[i], &node, &kind, &idx);
-		use[r.res[i]] += share * (pcie_link(kind) ? pci : 1);
-	}
+	charge(l, &r, share, pci, use);
 	if (to.kind == ROUTE_GPU && from.kind != ROUTE_GPU &&
 	    t->gpu_arch < TOPO_GPU_AMPERE)
 		use[l->base[RES_GPU_UP] + (unsigned)to.index] += share / 8;
@@ -90,14 +97,8 @@ static void add_via_cpu(const struct nccl_release *r, const struct res_layout *l
 
 	route_build(l, t, from, cpu, RES_P2P_WRITE, &way[0]);
 	route_build(l, t, cpu, to, RES_P2P_WRITE, &way[1]);
-	for (unsigned k = 0; k < 2; k++)
-		for (unsigned i = 0; i < way[k].n; i++) {
-			enum res_kind kind;
-			unsigned node, idx;
-
-			res_locate(l, way[k].res[i], &node, &kind, &idx);
-			use[way[k].res[i]] += share * (pcie_link(kind) ? pci : 1);
-		}
+	charge(l, &way[0], share, pci, use);
+	charge(l, &way[1], share, pci, use);
 }
 
 /*
