@@ -247,7 +247,7 @@ int algo_conn_via(struct algo_build *b, enum conn_kind kind, unsigned src,
 		.intra = plan_node_of(p, src) == plan_node_of(p, dst),
 		.nic_src = nic_src,
 		.nic_dst = nic_dst,
-		.node_gpus = b->t ? b->t->ppn : 0,
+		.node_gpus = b->t ? b->t->ppn : p->gpus_per_node,
 	};
 	const struct plan_route *r;
 	struct plan_conn *c;

@@ -255,8 +255,7 @@ static void intra(struct rb *b, unsigned src, unsigned dst, unsigned node_gpus)
 		use(b, RES_NVLINK_TX, src, false);
 		use(b, RES_NVLINK_RX, dst, false);
 		stage(b)->latency += t->gpu_fabric.latency;
-	} else if (p2p_allowed(b->p->nccl, t, src, dst,
-			       node_gpus ? node_gpus : b->p->gpus_per_node)) {
+	} else if (p2p_allowed(b->p->nccl, t, src, dst, node_gpus)) {
 		/* A GPU copies to a peer over PCIe by writing into it. */
 		use_route(b, false, gpu_end(src), gpu_end(dst), RES_P2P_WRITE);
 		use(b, RES_GPU_P2P_WRITE, dst, false);

@@ -24,7 +24,7 @@ struct route_req {
 				    * (fabric_switches: the leaf, spine and
 				    * core tiers cross different counts) */
 	unsigned node_gpus;        /* the communicator's GPUs on a node
-				    * (p2p_policy.h); 0: the plan's */
+				    * (p2p_policy.h) */
 };
 
 /*
