@@ -93,16 +93,9 @@ typedef int (*ibv_dereg_fn)(struct ibv_mr *);
 
 static struct probe_gpu *gpu_by_bdf(struct probe *p, const char *bdf)
 {
-	char want[PROBE_BDF_MAX], have[PROBE_BDF_MAX];
-	unsigned i;
+	int i = probe_gpu_at(p, bdf);
 
-	probe_norm_bdf(bdf, want, sizeof(want));
-	for (i = 0; i < p->ngpus; i++) {
-		probe_norm_bdf(p->gpus[i].pci.bdf, have, sizeof(have));
-		if (!strcmp(want, have))
-			return &p->gpus[i];
-	}
-	return NULL;
+	return i >= 0 ? &p->gpus[i] : NULL;
 }
 
 static void set_gpus_dmabuf_why(struct probe *p, const char *why)

@@ -47,18 +47,6 @@ int probe_nvlink_add(struct probe_gpu *g, const char *target)
 	return 0;
 }
 
-static int gpu_at(const struct probe *p, const char *bdf)
-{
-	char have[PROBE_BDF_MAX];
-
-	for (unsigned i = 0; i < p->ngpus; i++) {
-		probe_norm_bdf(p->gpus[i].pci.bdf, have, sizeof(have));
-		if (!strcmp(have, bdf))
-			return (int)i;
-	}
-	return -1;
-}
-
 static enum probe_nvl_peer peer_class(const struct probe *p, const char *bdf)
 {
 	char dir[4096 + 64], cls[32];
@@ -77,7 +65,7 @@ void probe_nvlink_classify(struct probe *p)
 		for (unsigned k = 0; k < g->nnvlinks; k++) {
 			struct probe_nvlink *l = &g->nvlinks[k];
 
-			l->gpu = l->target[0] ? gpu_at(p, l->target) : -1;
+			l->gpu = l->target[0] ? probe_gpu_at(p, l->target) : -1;
 			l->peer = l->gpu >= 0 ? PROBE_NVL_GPU : peer_class(p, l->target);
 		}
 	}

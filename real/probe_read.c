@@ -108,3 +108,16 @@ void probe_norm_bdf(const char *in, char *out, size_t len)
 	else
 		snprintf(out, len, "%.*s", (int)(len - 1), in);
 }
+
+int probe_gpu_at(const struct probe *p, const char *bdf)
+{
+	char want[PROBE_BDF_MAX], have[PROBE_BDF_MAX];
+
+	probe_norm_bdf(bdf, want, sizeof(want));
+	for (unsigned i = 0; i < p->ngpus; i++) {
+		probe_norm_bdf(p->gpus[i].pci.bdf, have, sizeof(have));
+		if (!strcmp(want, have))
+			return (int)i;
+	}
+	return -1;
+}

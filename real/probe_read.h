@@ -28,6 +28,9 @@ int probe_speed_gen(const char *speed);
 /* "0000:17:00.0", lower case, whatever domain width a driver used (NVML's
  * has eight digits); anything else copied as it is. */
 void probe_norm_bdf(const char *in, char *out, size_t len);
+/* The index of @p's GPU at bus id @bdf (any spelling probe_norm_bdf
+ * reads), or -1. */
+int probe_gpu_at(const struct probe *p, const char *bdf);
 
 /* Fold two-level Broadcom PEX switches into one, as NCCL (probe_bcm.c). */
 void probe_flatten_bcm(struct probe *p);
