@@ -4,6 +4,7 @@
 #define GDRLAB_TEST_HELPERS_H
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #include "backend.h"
