@@ -103,10 +103,11 @@ static void print_header(FILE *out, const struct busbw_run *r)
 	fprintf(out, "# topology %s (%s): %u nodes x %s = %u ranks, %u NICs per node\n",
 		r->topo->name, a->topology, r->nodes, gpus, r->nranks, r->topo->nnics);
 	cli_sets_print(out, "# ", &a->sets);
-	fprintf(out, "# path %s, GDR level %s, NCCL %s%s%s%s%s%s\n", plan_path_name(o->path),
+	fprintf(out, "# path %s, GDR level %s, NCCL %s%s%s%s%s%s%s%s\n", plan_path_name(o->path),
 		topo_path_name(o->gdr_level), nccl_releases[o->nccl]->version, o->algo ? ", NCCL_ALGO " : "",
 		o->algo ? o->algo : "", o->proto ? ", NCCL_PROTO " : "",
-		o->proto ? o->proto : "", o->pxn_off ? ", PXN off" : "");
+		o->proto ? o->proto : "", o->pxn_off ? ", PXN off" : "",
+		o->p2p_level ? ", NCCL_P2P_LEVEL " : "", p2p_user_level_name(o->p2p_level));
 	print_graphs(out, r);
 	fprintf(out, "# algo, proto, nch: NCCL's choice; nccl_est: NCCL's own estimate (its TUNING lines)\n");
 	fprintf(out, "#\n");
@@ -222,6 +223,8 @@ static json_t *run_json(const struct busbw_run *r)
 	json_object_set_new(doc, "nccl_proto", string_or_null(o->proto));
 	json_object_set_new(doc, "nchannels", o->nchannels ? json_integer(o->nchannels) : json_null());
 	json_object_set_new(doc, "pxn", json_boolean(!o->pxn_off));
+	json_object_set_new(doc, "p2p_level", o->p2p_level ?
+				 json_string(p2p_user_level_name(o->p2p_level)) : json_null());
 	json_object_set_new(doc, "graphs", graphs_json(r));
 	json_object_set_new(doc, "min_bytes", json_integer((json_int_t)a->minbytes));
 	json_object_set_new(doc, "max_bytes", json_integer((json_int_t)a->maxbytes));

@@ -80,6 +80,7 @@ enum {
 	CLI_OPT_PROTO,
 	CLI_OPT_CHANNELS,
 	CLI_OPT_PXN,
+	CLI_OPT_P2P_LEVEL,
 	CLI_OPT_NCCL,
 	CLI_OPT_IB_GID_INDEX,
 	CLI_OPT_IB_TC,
@@ -91,6 +92,7 @@ enum {
 	{ "proto", required_argument, NULL, CLI_OPT_PROTO },                  \
 	{ "channels", required_argument, NULL, CLI_OPT_CHANNELS },            \
 	{ "pxn", required_argument, NULL, CLI_OPT_PXN },                      \
+	{ "p2p-level", required_argument, NULL, CLI_OPT_P2P_LEVEL },          \
 	{ "nccl", required_argument, NULL, CLI_OPT_NCCL },
 /* Their lines of --help. */
 extern const char cli_nccl_usage[];

@@ -232,6 +232,11 @@ const char cli_nccl_usage[] =
 	"      --channels N        channels a collective uses (default: NCCL's count)\n"
 	"      --pxn on|off        PXN: send through a peer GPU's NIC over NVLink\n"
 	"                          where NCCL would (default on)\n"
+	"      --p2p-level LEVEL   NCCL_P2P_LEVEL: the farthest GPU pair that copies\n"
+	"                          peer to peer, loc (NCCL_P2P_DISABLE=1: not even\n"
+	"                          NVLink), nvl, nvb, pix, pxb, phb or sys; farther\n"
+	"                          ones go through host memory (default: NCCL's\n"
+	"                          rule for the release and CPU vendor)\n"
 	"      --nccl VERSION      the NCCL release whose tuner, constants and\n"
 	"                          defaults apply: 2.30.7 (default), 2.21.5, 2.19.3,\n"
 	"                          2.12.12 (no NVLS) or 2.8.4 (no PXN or NVLS); GDR\n"
@@ -307,6 +312,11 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 		if (strcmp(arg, "on") && strcmp(arg, "off"))
 			return cli_usage_error(cmd, "--pxn: expected on or off, got '%s'", arg);
 		o->pxn_off = !strcmp(arg, "off");
+		return 0;
+	case CLI_OPT_P2P_LEVEL:
+		if (p2p_user_level_parse(arg, &o->p2p_level))
+			return cli_usage_error(cmd, "--p2p-level: expected loc, nvl, nvb, pix, pxb, phb, sys or 0-5, got '%s'",
+					       arg);
 		return 0;
 	case CLI_OPT_NCCL: {
 		const struct nccl_release *r = nccl_release_find(arg);

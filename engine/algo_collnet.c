@@ -99,7 +99,9 @@ static int direct_build(struct algo_build *b)
 {
 	unsigned G = b->t->ppn, N = b->t->nnodes;
 	double vol = 1.0 / b->nch, intra_us;
-	enum hop_class h = topo_has_nvlink(&b->p->topo) ? HOP_NVLINK : HOP_PCI;
+	enum hop_class h = topo_has_nvlink(&b->p->topo) && p2p_nvlink_usable(b->p->opts.p2p_level) ?
+				   HOP_NVLINK :
+				   HOP_PCI;
 	int err = 0;
 
 	/* NCCL: 2 (min(1, ppn-1) intra + (ppn-1) 0.4 us) + inter: each

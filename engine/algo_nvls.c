@@ -91,7 +91,9 @@ static void nvls_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 		return;
 	}
 	*bw = algo_nvls_algbw(t, false, nsteps);
-	*lat = nccl_hw_latency(t->p->nccl, HOP_NVLINK, ALGO_NVLS, p);
+	/* the graph's typeIntra, PHB where NVLink's P2P is off (tuning.cc
+	 * intraHw) */
+	*lat = nccl_hw_latency(t->p->nccl, t->ch.nvls.nvlink ? HOP_NVLINK : HOP_PCI, ALGO_NVLS, p);
 }
 
 uint64_t algo_nvls_chunk_cut(uint64_t chunk, uint64_t bytes, const struct plan *p,

@@ -36,7 +36,8 @@ static void nvls_tree_cost(const struct tune_ctx *t, enum proto_id p,
 		return;
 	}
 	*bw = algo_nvls_algbw(t, true, 2 * (n - 1));
-	*lat = nccl_hw_latency(t->p->nccl, HOP_NVLINK, ALGO_NVLS_TREE, p) +
+	*lat = nccl_hw_latency(t->p->nccl, t->ch.nvls.nvlink ? HOP_NVLINK : HOP_PCI,
+			      ALGO_NVLS_TREE, p) +
 	       2 * algo_log2(t->nnodes) *
 		       nccl_hw_latency(t->p->nccl, HOP_NET, ALGO_NVLS_TREE, p);
 }

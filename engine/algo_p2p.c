@@ -54,7 +54,7 @@ static uint64_t algo_p2p_chunk(const struct plan *p, const struct plan_pattern *
 		return 131072;
 	/* NCCL_P2P_NVL_CHUNKSIZE where every GPU reaches every other over
 	 * NVLink, else NCCL_P2P_PCI_CHUNKSIZE (init.cc) */
-	return topo_all_nvlink(&p->topo) ? 524288 : 131072;
+	return p2p_all_nvlink(p->nccl, p->opts.p2p_level, &p->topo) ? 524288 : 131072;
 }
 
 static int p2p_pair(struct algo_build *b, unsigned src, unsigned dst,

@@ -258,7 +258,7 @@ static const unsigned identity[TOPO_MAX_GPUS] = {
  */
 static unsigned fit_channels(const struct nccl_release *r, const struct topology *t,
 			     const struct res_layout *l, unsigned ppn,
-			     bool network, const struct pxn_policy *pxn,
+			     bool network, const struct search_env *env,
 			     const struct nccl_graph *g, double speed, double *use)
 {
 	unsigned c;
@@ -273,10 +273,10 @@ static unsigned fit_channels(const struct nccl_release *r, const struct topology
 			return c;
 		/* across nodes the network closes the ring: the entry GPU
 		 * receives from its NIC, the exit GPU sends to one */
-		search_add_chain(r, l, t, lay.order, ppn, !network, 1, use);
+		search_add_chain(r, env, l, t, lay.order, ppn, !network, 1, use);
 		if (network) {
 			search_net_in(r, l, t, lay.nic_in, lay.order[0], use);
-			search_net_out(r, l, t, pxn, lay.order[ppn - 1], lay.nic_out, 1, use);
+			search_net_out(r, l, t, env, lay.order[ppn - 1], lay.nic_out, 1, use);
 		}
 		if (!search_loads_fit(r, t, l, use, speed))
 			return c;
@@ -296,7 +296,7 @@ static unsigned fit_channels(const struct nccl_release *r, const struct topology
  */
 static unsigned fit_tree_channels(const struct nccl_release *r, const struct topology *t,
 				  const struct res_layout *l, unsigned ppn,
-				  enum nccl_pattern pattern, const struct pxn_policy *pxn,
+				  enum nccl_pattern pattern, const struct search_env *env,
 				  double speed, double intra, unsigned max, double *use)
 {
 	unsigned c;
@@ -311,15 +311,15 @@ static unsigned fit_tree_channels(const struct nccl_release *r, const struct top
 			return c;
 		first = lay.order[0];
 		second = lay.order[ppn - 1];
-		search_add_chain(r, l, t, lay.order, ppn, false, intra / speed, use);
+		search_add_chain(r, env, l, t, lay.order, ppn, false, intra / speed, use);
 		search_net_in(r, l, t, lay.nic_in, first, use);
 		if (pattern == NCCL_PATTERN_TREE || ppn == 1) {
-			search_net_out(r, l, t, pxn, first, lay.nic_in, 1, use);
+			search_net_out(r, l, t, env, first, lay.nic_in, 1, use);
 		} else if (pattern == NCCL_PATTERN_SPLIT_TREE) {
-			search_net_out(r, l, t, pxn, second, lay.nic_in, 1, use);
+			search_net_out(r, l, t, env, second, lay.nic_in, 1, use);
 		} else {
-			search_net_out(r, l, t, pxn, first, lay.nic_in, 0.5, use);
-			search_net_out(r, l, t, pxn, second, lay.nic_in, 0.5, use);
+			search_net_out(r, l, t, env, first, lay.nic_in, 0.5, use);
+			search_net_out(r, l, t, env, second, lay.nic_in, 0.5, use);
 		}
 		if (!search_loads_fit(r, t, l, use, speed))
 			return c;
@@ -330,12 +330,12 @@ static unsigned fit_tree_channels(const struct nccl_release *r, const struct top
 /* Widen @g's typeInter to a channel's way between @gpu and @nic (@out:
  * leaving, by a PXN relay where one applies: NCCL's PATH_PXN, NVLink
  * then the relay's own path). */
-static void widen_type(const struct topology *t, const struct pxn_policy *pxn, unsigned gpu,
+static void widen_type(const struct topology *t, const struct search_env *env, unsigned gpu,
 		       int nic, bool out, struct nccl_graph *g)
 {
 	enum topo_path_type p = topo_gpu_nic_path(t, (int)gpu, nic);
 
-	if (out && search_exit_relay(t, pxn, gpu, nic) >= 0) {
+	if (out && search_exit_relay(t, env, gpu, nic) >= 0) {
 		g->pxn = true;
 		p = TOPO_PATH_PIX;
 	}
@@ -345,14 +345,15 @@ static void widen_type(const struct topology *t, const struct pxn_policy *pxn, u
 
 /*
  * @g's typeIntra: the farthest way between consecutive GPUs of its
- * channels' layouts (a ring's closing inside a node on one). Across nodes
- * NCCL widens typeIntra no further than typeInter (search.cc:
+ * channels' layouts (a ring's closing inside a node on one); a pair that
+ * may not copy peer to peer goes through the CPU (p2p_policy.h). Across
+ * nodes NCCL widens typeIntra no further than typeInter (search.cc:
  * maxTypeIntra is typeInter with a network), so a graph whose GPUs meet
  * over PCIe of class C has a typeInter of C at least, however near its
  * NICs are (LL128 then follows it): the class, or PIX.
  */
-static enum topo_path_type intra_type(const struct nccl_release *r, const struct topology *t,
-				      unsigned ppn, bool network,
+static enum topo_path_type intra_type(const struct nccl_release *r, const struct search_env *env,
+				      const struct topology *t, unsigned ppn, bool network,
 				      struct nccl_graph *g)
 {
 	enum topo_path_type farthest = TOPO_PATH_PIX;
@@ -367,11 +368,15 @@ static enum topo_path_type intra_type(const struct nccl_release *r, const struct
 			enum topo_nvlink_way w = topo_nvlink_way(t, a, b, &v);
 			enum topo_path_type p;
 
-			via |= w == TOPO_NVLINK_VIA;
-			if (w != TOPO_NVLINK_NONE)
+			if (!p2p_allowed(r, env->p2p_level, t, a, b, ppn)) {
+				p = p2p_refused_class(t, a, b);
+			} else if (w != TOPO_NVLINK_NONE) {
+				via |= w == TOPO_NVLINK_VIA;
 				continue;
+			} else {
+				p = topo_gpu_gpu_path(t, a, b, &links);
+			}
 			pcie = true;
-			p = topo_gpu_gpu_path(t, a, b, &links);
 			if (p > farthest)
 				farthest = p;
 		}
@@ -382,7 +387,7 @@ static enum topo_path_type intra_type(const struct nccl_release *r, const struct
 }
 
 static void search_ring(const struct nccl_release *r, const struct topology *t,
-			unsigned nnodes, unsigned ppn, const struct pxn_policy *pxn,
+			unsigned nnodes, unsigned ppn, const struct search_env *env,
 			struct nccl_graph *g)
 {
 	struct res_layout l;
@@ -411,8 +416,8 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 			break;
 		/* crossNic 0 first; crossing NICs only for more channels */
 		if (network)
-			kept = fit_channels(r, t, &l, ppn, network, pxn, &keep, speeds[i], use);
-		c = fit_channels(r, t, &l, ppn, network, pxn, &cross, speeds[i], use);
+			kept = fit_channels(r, t, &l, ppn, network, env, &keep, speeds[i], use);
+		c = fit_channels(r, t, &l, ppn, network, env, &cross, speeds[i], use);
 		if (kept && kept >= c)
 			c = kept;
 		if (c && c * speeds[i] > best * (1 + 1e-9)) {
@@ -430,14 +435,14 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 	}
 	g->distinct = g->nchannels;
 	g->pattern = NCCL_PATTERN_RING;
-	g->type_inter = intra_type(r, t, ppn, network, g);
+	g->type_inter = intra_type(r, env, t, ppn, network, g);
 	for (unsigned c = 0; network && c < g->nchannels; c++) {
 		struct channel_layout lay;
 
 		channels_layout(r, t, identity, ppn, c, network, &lay);
 		channels_keep_nic(g, &lay);
-		widen_type(t, pxn, lay.order[0], lay.nic_in, false, g);
-		widen_type(t, pxn, lay.order[ppn - 1], lay.nic_out, true, g);
+		widen_type(t, env, lay.order[0], lay.nic_in, false, g);
+		widen_type(t, env, lay.order[ppn - 1], lay.nic_out, true, g);
 	}
 }
 
@@ -469,8 +474,9 @@ static bool balanced_tree_fits(const struct topology *t, unsigned ppn)
 /* Whether @n channels of a node's tree chains fit the intra-node links
  * at @speed: each channel's GPUs in its layout's order, each sending to
  * the next (the last sends to the network, not inside the node). */
-static bool tree_chains_fit(const struct nccl_release *r, const struct topology *t,
-			    unsigned ppn, bool network, unsigned n, double speed)
+static bool tree_chains_fit(const struct nccl_release *r, const struct search_env *env,
+			    const struct topology *t, unsigned ppn, bool network, unsigned n,
+			    double speed)
 {
 	struct res_layout l;
 	double *use;
@@ -484,7 +490,7 @@ static bool tree_chains_fit(const struct nccl_release *r, const struct topology 
 		struct channel_layout lay;
 
 		channels_layout(r, t, identity, ppn, c, network, &lay);
-		search_add_chain(r, &l, t, lay.order, ppn, false, 1, use);
+		search_add_chain(r, env, &l, t, lay.order, ppn, false, 1, use);
 	}
 	ok = search_loads_fit(r, t, &l, use, speed);
 	free(use);
@@ -550,7 +556,7 @@ static enum nccl_pattern tree_pattern(const struct nccl_release *r, const struct
  * so a miss here need not be NCCL's).
  */
 static bool search_tree_net(const struct nccl_release *r, const struct topology *t,
-			    unsigned nnodes, unsigned ppn, const struct pxn_policy *pxn,
+			    unsigned nnodes, unsigned ppn, const struct search_env *env,
 			    const struct nccl_graph *ring, struct nccl_graph *g)
 {
 	enum nccl_pattern want = tree_pattern(r, t, nnodes, ppn);
@@ -570,9 +576,9 @@ static bool search_tree_net(const struct nccl_release *r, const struct topology 
 
 		if (found.nchannels && speeds[i] / found.bw_inter <= 0.49)
 			break;
-		c = fit_tree_channels(r, t, &l, ppn, pattern, pxn, speeds[i], speeds[i], max, use);
+		c = fit_tree_channels(r, t, &l, ppn, pattern, env, speeds[i], speeds[i], max, use);
 		if (c < max && pattern == NCCL_PATTERN_SPLIT_TREE) {
-			unsigned simple = fit_tree_channels(r, t, &l, ppn, NCCL_PATTERN_TREE, pxn,
+			unsigned simple = fit_tree_channels(r, t, &l, ppn, NCCL_PATTERN_TREE, env,
 							    speeds[i], speeds[i], max, use);
 
 			if (simple > c) {
@@ -592,7 +598,7 @@ static bool search_tree_net(const struct nccl_release *r, const struct topology 
 		g->pattern = want;
 		return false;
 	}
-	found.type_inter = intra_type(r, t, ppn, true, &found);
+	found.type_inter = intra_type(r, env, t, ppn, true, &found);
 	for (unsigned c = 0; c < found.nchannels; c++) {
 		struct channel_layout lay;
 		unsigned first, second;
@@ -600,11 +606,11 @@ static bool search_tree_net(const struct nccl_release *r, const struct topology 
 		channels_layout(r, t, identity, ppn, c, true, &lay);
 		first = lay.order[0];
 		second = lay.order[ppn - 1];
-		widen_type(t, pxn, first, lay.nic_in, false, &found);
+		widen_type(t, env, first, lay.nic_in, false, &found);
 		if (found.pattern != NCCL_PATTERN_SPLIT_TREE)
-			widen_type(t, pxn, first, lay.nic_in, true, &found);
+			widen_type(t, env, first, lay.nic_in, true, &found);
 		if (found.pattern != NCCL_PATTERN_TREE)
-			widen_type(t, pxn, second, lay.nic_in, true, &found);
+			widen_type(t, env, second, lay.nic_in, true, &found);
 	}
 	*g = found;
 	return true;
@@ -614,7 +620,7 @@ static bool search_tree_net(const struct nccl_release *r, const struct topology 
  * chains at @intra, across nodes its network loads at bwInter too (the
  * search's pass 2 searches the whole graph again). */
 static bool tree_intra_fits(const struct nccl_release *r, const struct topology *t,
-			    unsigned ppn, const struct pxn_policy *pxn, bool whole,
+			    unsigned ppn, const struct search_env *env, bool whole,
 			    bool network, const struct nccl_graph *g, double intra)
 {
 	struct res_layout l;
@@ -622,10 +628,10 @@ static bool tree_intra_fits(const struct nccl_release *r, const struct topology 
 	bool ok;
 
 	if (!whole)
-		return tree_chains_fit(r, t, ppn, network, g->nchannels, intra);
+		return tree_chains_fit(r, env, t, ppn, network, g->nchannels, intra);
 	res_layout_init(&l, t, 1);
 	use = calloc(l.per_node ? l.per_node : 1, sizeof(*use));
-	ok = use && fit_tree_channels(r, t, &l, ppn, g->pattern, pxn, g->bw_inter, intra,
+	ok = use && fit_tree_channels(r, t, &l, ppn, g->pattern, env, g->bw_inter, intra,
 				      g->nchannels, use) >= g->nchannels;
 	free(use);
 	return ok;
@@ -641,7 +647,7 @@ static bool tree_intra_fits(const struct nccl_release *r, const struct topology 
  * to the ring's (search.cc v2.8.4-1:799-806, v2.12.12-1:893-900).
  */
 static void search_tree(const struct nccl_release *r, const struct topology *t,
-			unsigned nnodes, unsigned ppn, const struct pxn_policy *pxn,
+			unsigned nnodes, unsigned ppn, const struct search_env *env,
 			const struct nccl_graph *ring, struct nccl_graph *g)
 {
 	bool network = nnodes > 1, whole = false;
@@ -651,7 +657,7 @@ static void search_tree(const struct nccl_release *r, const struct topology *t,
 	*g = *ring;
 	g->pattern = NCCL_PATTERN_BALANCED_TREE;
 	if (network)
-		whole = search_tree_net(r, t, nnodes, ppn, pxn, ring, g);
+		whole = search_tree_net(r, t, nnodes, ppn, env, ring, g);
 	speeds = nccl_search_speeds(r, t->gpu_arch, network, &n);
 	/* pass 2 starts at the first speed not above bwInter; with one GPU a
 	 * node too, whose chain has no hop to hold it (NCCL's own search of
@@ -659,7 +665,7 @@ static void search_tree(const struct nccl_release *r, const struct topology *t,
 	for (i = 0; i < n && speeds[i] > g->bw_inter * (1 + 1e-9); i++)
 		;
 	while (i > 0 && g->bw_intra < 2 * g->bw_inter &&
-	       tree_intra_fits(r, t, ppn, pxn, whole, network, g, speeds[i - 1]))
+	       tree_intra_fits(r, t, ppn, env, whole, network, g, speeds[i - 1]))
 		g->bw_intra = speeds[--i];
 	/* its channels as fit_tree_channels laid them out, then copies */
 	g->distinct = g->nchannels;
@@ -733,9 +739,14 @@ unsigned channels_nvls_head(const struct topology *t, const unsigned *gpus, unsi
  * on one node (nothing checks it there) to the top of the speed list.
  * The tuner takes min(bwIntra-based, bwInter) per channel (algo_nvls.c),
  * so on one node NVLS is bounded by the NVLink speed, not held at it.
+ * With NVLink's peer-to-peer disabled the graph is found all the same;
+ * where the search starts at the nearest GPU pair (2.25 on) its
+ * typeIntra is PHB (NCCL's own search, tools/nccl-oracle P2P=LOC), and
+ * the tuner takes PCI's latencies for it.
  */
-static void search_nvls(const struct nccl_release *r, const struct topology *t,
-			unsigned nnodes, unsigned ppn, struct nccl_graph *g)
+static void search_nvls(const struct nccl_release *r, const struct search_env *env,
+			const struct topology *t, unsigned nnodes, unsigned ppn,
+			struct nccl_graph *g)
 {
 	bool network = nnodes > 1;
 	unsigned heads, nnets, loads[TOPO_MAX_GPUS] = { 0 }, most = 0;
@@ -781,7 +792,7 @@ static void search_nvls(const struct nccl_release *r, const struct topology *t,
 	g->bw_intra = g->bw_inter = speeds[i];
 	while (i > 0 && g->bw_inter < 2 * g->bw_intra && speeds[i - 1] <= nic * (1 + 1e-9))
 		g->bw_inter = speeds[--i];
-	g->nvlink = true;
+	g->nvlink = !r->intra_from_nearest || p2p_nvlink_usable(env->p2p_level);
 }
 
 /* The PCIe links' least capacity from @gpu to @nic, GB/s, as NCCL's
@@ -856,11 +867,10 @@ static void nvls_tuning(const struct nccl_release *r, const struct topology *t,
 	out->nvls_tree_chunk = tun.tree_chunk;
 }
 
-void channels_search(const struct nccl_release *r, const struct topology *t,
-		     unsigned nnodes, unsigned ppn, bool pxn,
-		     enum topo_path_type gdr_level, struct nccl_channels *out)
+void channels_search(const struct nccl_release *r, const struct search_env *env,
+		     const struct topology *t, unsigned nnodes, unsigned ppn,
+		     struct nccl_channels *out)
 {
-	struct pxn_policy policy = { pxn, gdr_level };
 	unsigned comm;
 
 	if (ppn < 1)
@@ -868,9 +878,9 @@ void channels_search(const struct nccl_release *r, const struct topology *t,
 	if (ppn > t->ngpus)
 		ppn = t->ngpus;
 	memset(out, 0, sizeof(*out));
-	search_ring(r, t, nnodes, ppn, &policy, &out->ring);
+	search_ring(r, t, nnodes, ppn, env, &out->ring);
 	dup_channels(r, t->gpu_arch, r->max_channels / 2, &out->ring);
-	search_tree(r, t, nnodes, ppn, &policy, &out->ring, &out->tree);
+	search_tree(r, t, nnodes, ppn, env, &out->ring, &out->tree);
 	/* init.cc: both take the fewer of their channels (v2.30.7-1:1280,
 	 * v2.8.4-1:695) */
 	if (out->tree.nchannels < out->ring.nchannels)
@@ -884,7 +894,7 @@ void channels_search(const struct nccl_release *r, const struct topology *t,
 	    out->ring.bw_intra > 45.0 && comm < r->comm_x2_below)
 		comm *= 2;
 	out->comm_channels = comm < r->max_channels ? comm : r->max_channels;
-	search_nvls(r, t, nnodes, ppn, &out->nvls);
+	search_nvls(r, env, t, nnodes, ppn, &out->nvls);
 	out->min_net_bw = nnodes > 1 ? min_net_bw(r, t, ppn) : 0;
 	nvls_tuning(r, t, nnodes, ppn, out);
 }

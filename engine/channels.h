@@ -27,6 +27,7 @@
 #include "topo_path.h"
 
 struct nccl_release;
+struct search_env;
 
 /* A graph's pattern (NCCL_TOPO_PATTERN_*, src/graph/topo.h). Inside a
  * node each is a chain of GPUs from the one the network enters by; what
@@ -86,13 +87,12 @@ struct nccl_channels {
 
 /*
  * The graphs of a communicator of @ppn GPUs per node (GPUs 0..ppn-1 of
- * the node type) over @nnodes nodes, as NCCL release @r searches them. @pxn: NCCL_PXN_DISABLE is 0, and a
- * GPU beyond its NIC's reach sends through a relay (gdr_policy.h) judged
- * at @gdr_level.
+ * the node type) over @nnodes nodes, as NCCL release @r searches them
+ * under the variables @env (search_loads.h: PXN, the GDR and P2P levels).
  */
-void channels_search(const struct nccl_release *r, const struct topology *t,
-		     unsigned nnodes, unsigned ppn, bool pxn,
-		     enum topo_path_type gdr_level, struct nccl_channels *out);
+void channels_search(const struct nccl_release *r, const struct search_env *env,
+		     const struct topology *t, unsigned nnodes, unsigned ppn,
+		     struct nccl_channels *out);
 
 /*
  * A channel's way through a node, as NCCL's ring search lays it out: the

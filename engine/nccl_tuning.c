@@ -185,6 +185,7 @@ static const struct nccl_release v2_30_7 = {
 	.comm_x2_below = 16,
 	.first_net = NCCL_FIRST_NET_DEV_MOD_GPUS,
 	.p2p_level = NCCL_P2P_LEVEL_PXB,
+	.intra_from_nearest = true,
 };
 
 /*

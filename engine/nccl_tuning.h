@@ -221,6 +221,11 @@ struct nccl_release {
 	enum nccl_first_net first_net; /* which of its nearest NICs a GPU
 					* tries first (channels.c) */
 	enum nccl_p2p_level p2p_level; /* PCIe peer to peer or SHM (p2p_policy.c) */
+	/* The search's typeIntra starts at the node's nearest GPU pair
+	 * (ncclTopoGetGpuMinPath), not at NVL (2.25 on: search.cc
+	 * v2.30.7-1:1088-1102, v2.24.3-1 has none): with NVLink's P2P off an
+	 * NVLS graph is PHB, and the tuner takes PCI's latencies for it. */
+	bool intra_from_nearest;
 };
 
 /* The releases of this build, newest first (plan_options.nccl indexes

@@ -1,13 +1,62 @@
 /* SPDX-License-Identifier: MIT */
 #include "p2p_policy.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+
 #include "nccl_tuning.h"
-#include "topo_path.h"
+
+static const char *const user_names[] = {
+	[P2P_USER_LOC] = "LOC", [P2P_USER_NVL] = "NVL", [P2P_USER_NVB] = "NVB",
+	[P2P_USER_PIX] = "PIX", [P2P_USER_PXB] = "PXB", [P2P_USER_PHB] = "PHB",
+	[P2P_USER_SYS] = "SYS",
+};
+
+static bool name_is(const char *s, const char *name)
+{
+	while (*s && *name && toupper((unsigned char)*s) == *name) {
+		s++;
+		name++;
+	}
+	return !*s && !*name;
+}
+
+int p2p_user_level_parse(const char *s, enum p2p_user_level *out)
+{
+	/* paths.cc levelsOldToNew: the numbers before NVLink had classes */
+	static const enum p2p_user_level old[] = {
+		P2P_USER_LOC, P2P_USER_PIX, P2P_USER_PXB, P2P_USER_PHB, P2P_USER_SYS,
+	};
+	char *end;
+	unsigned long n;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (unsigned i = P2P_USER_LOC; i <= P2P_USER_SYS; i++)
+		if (name_is(s, user_names[i])) {
+			*out = (enum p2p_user_level)i;
+			return 0;
+		}
+	if (!isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	*out = errno || n >= sizeof(old) / sizeof(old[0]) ? P2P_USER_SYS : old[n];
+	return 0;
+}
+
+const char *p2p_user_level_name(enum p2p_user_level l)
+{
+	return l > P2P_USER_UNSET && l <= P2P_USER_SYS ? user_names[l] : "";
+}
 
 /* The farthest PCIe class NCCL copies peer to peer over (paths.cc
  * p2pLevel: v2.8.4-1:268-288, v2.21.5-1:279-298, v2.30.7-1:356-362). */
-static enum topo_path_type p2p_level(const struct nccl_release *r, const struct topology *t,
-				     unsigned node_gpus)
+static enum topo_path_type release_level(const struct nccl_release *r, const struct topology *t,
+					 unsigned node_gpus)
 {
 	switch (r ? r->p2p_level : NCCL_P2P_LEVEL_PXB) {
 	case NCCL_P2P_LEVEL_VENDOR_284:
@@ -25,15 +74,58 @@ static enum topo_path_type p2p_level(const struct nccl_release *r, const struct 
 	}
 }
 
-bool p2p_allowed(const struct nccl_release *r, const struct topology *t, unsigned a,
-		 unsigned b, unsigned node_gpus)
+/* The user's level as a PCIe class; below PIX (LOC, NVL, NVB) none. */
+static bool user_pcie_level(enum p2p_user_level user, enum topo_path_type *level)
 {
+	static const enum topo_path_type pcie[] = {
+		[P2P_USER_PIX] = TOPO_PATH_PIX, [P2P_USER_PXB] = TOPO_PATH_PXB,
+		[P2P_USER_PHB] = TOPO_PATH_PHB, [P2P_USER_SYS] = TOPO_PATH_SYS,
+	};
+
+	if (user < P2P_USER_PIX)
+		return false;
+	*level = pcie[user];
+	return true;
+}
+
+bool p2p_allowed(const struct nccl_release *r, enum p2p_user_level user,
+		 const struct topology *t, unsigned a, unsigned b, unsigned node_gpus)
+{
+	enum topo_path_type level;
 	unsigned via, links;
 
-	if (topo_nvlink_way(t, a, b, &via) != TOPO_NVLINK_NONE)
-		return true;
+	switch (topo_nvlink_way(t, a, b, &via)) {
+	case TOPO_NVLINK_DIRECT:
+		return user == P2P_USER_UNSET || user >= P2P_USER_NVL;
+	case TOPO_NVLINK_VIA:
+		return user == P2P_USER_UNSET || user >= P2P_USER_NVB;
+	case TOPO_NVLINK_NONE:
+		break;
+	}
 	/* cudaDeviceCanAccessPeer says no (p2p.cc p2pCanConnect) */
 	if (t->gpus[a].no_peer_access || t->gpus[b].no_peer_access)
 		return false;
-	return topo_gpu_gpu_path(t, a, b, &links) <= p2p_level(r, t, node_gpus);
+	if (user == P2P_USER_UNSET)
+		level = release_level(r, t, node_gpus);
+	else if (!user_pcie_level(user, &level))
+		return false;
+	return topo_gpu_gpu_path(t, a, b, &links) <= level;
+}
+
+enum topo_path_type p2p_refused_class(const struct topology *t, unsigned a, unsigned b)
+{
+	return t->gpus[a].socket == t->gpus[b].socket ? TOPO_PATH_PHB : TOPO_PATH_SYS;
+}
+
+bool p2p_all_nvlink(const struct nccl_release *r, enum p2p_user_level user,
+		    const struct topology *t)
+{
+	unsigned via;
+
+	for (unsigned a = 0; a < t->ngpus; a++)
+		for (unsigned b = 0; b < t->ngpus; b++)
+			if (a != b && (topo_nvlink_way(t, a, b, &via) == TOPO_NVLINK_NONE ||
+				       !p2p_allowed(r, user, t, a, b, t->ngpus)))
+				return false;
+	return topo_has_nvlink(t);
 }

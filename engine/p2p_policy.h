@@ -3,29 +3,77 @@
  * p2p_policy: do two GPUs of a node copy to each other peer to peer, or
  * through host memory?
  *
- * As NCCL decides (src/graph/paths.cc ncclTopoCheckP2p): over NVLink
- * always; over PCIe while the pair's path class is within the release's
- * P2P level (nccl_tuning.h, enum nccl_p2p_level) and CUDA lets the two
- * access each other (topology `peer_access: false` says it does not);
- * else NCCL's SHM transport carries the data through a host buffer
- * (route.c).
- * NCCL_P2P_LEVEL is not modelled.
+ * As NCCL decides (src/graph/paths.cc ncclTopoCheckP2p): while the pair's
+ * path class is within the P2P level and CUDA lets the two access each
+ * other (topology `peer_access: false` says it does not); else NCCL's SHM
+ * transport carries the data through a host buffer (route.c), and its
+ * search sees the pair's path through the receiver's CPU (paths.cc
+ * ncclTopoComputePaths, addInterStep; search_loads.c). The level is the
+ * release's (nccl_tuning.h, enum nccl_p2p_level: NVLink always, PCIe by
+ * CPU vendor) unless NCCL_P2P_LEVEL or NCCL_P2P_DISABLE sets it
+ * (enum p2p_user_level), which may refuse NVLink too.
  */
 #ifndef GDRLAB_P2P_POLICY_H
 #define GDRLAB_P2P_POLICY_H
 
 #include <stdbool.h>
 
+#include "topo_path.h"
 #include "topology.h"
 
 struct nccl_release;
 
 /*
- * Whether GPUs @a and @b of a node copy peer to peer under release @r,
- * in a communicator of @node_gpus GPUs on that node (2.23 on, an AMD node
- * of at most two lets them at any distance).
+ * NCCL_P2P_LEVEL as a user sets it: the farthest path class two GPUs copy
+ * peer to peer over, NCCL's names (topo.cc topoPathTypeStr) nearest first.
+ * LOC is NCCL_P2P_DISABLE=1: not even NVLink. NVB is NVLink through a GPU
+ * between (a wired mesh's pairs without links of their own).
  */
-bool p2p_allowed(const struct nccl_release *r, const struct topology *t, unsigned a,
-		 unsigned b, unsigned node_gpus);
+enum p2p_user_level {
+	P2P_USER_UNSET, /* the release's rule */
+	P2P_USER_LOC,
+	P2P_USER_NVL,
+	P2P_USER_NVB,
+	P2P_USER_PIX,
+	P2P_USER_PXB,
+	P2P_USER_PHB,
+	P2P_USER_SYS,
+};
+
+/*
+ * @s as NCCL reads NCCL_P2P_LEVEL (paths.cc ncclGetLevel): a class name
+ * (LOC, NVL, NVB, PIX, PXB, PHB, SYS; any case here) or the old numbers
+ * 0-5 (LOC, PIX, PXB, PHB, SYS, SYS; larger ones SYS). 0 and *@out, or
+ * -EINVAL.
+ */
+int p2p_user_level_parse(const char *s, enum p2p_user_level *out);
+const char *p2p_user_level_name(enum p2p_user_level l); /* "LOC", ...; "" unset */
+
+/*
+ * Whether GPUs @a and @b of a node copy peer to peer under release @r and
+ * the user's level @user, in a communicator of @node_gpus GPUs on that
+ * node (2.23 on, an AMD node of at most two lets them at any distance).
+ */
+bool p2p_allowed(const struct nccl_release *r, enum p2p_user_level user,
+		 const struct topology *t, unsigned a, unsigned b, unsigned node_gpus);
+
+/* Whether any GPU pair of a node may copy over NVLink at level @user:
+ * NCCL_P2P_DISABLE=1 turns NVLink's peer-to-peer off, NVLS's multicast
+ * and nothing else. */
+static inline bool p2p_nvlink_usable(enum p2p_user_level user)
+{
+	return user != P2P_USER_LOC;
+}
+
+/* Whether every two GPUs of the node copy to each other over NVLink,
+ * their own pair's or through a GPU between (paths.cc
+ * ncclTopoPathAllNVLink: the farthest GPU-GPU path, once refused pairs
+ * go through the CPU, is under PATH_PIX). */
+bool p2p_all_nvlink(const struct nccl_release *r, enum p2p_user_level user,
+		    const struct topology *t);
+
+/* The class NCCL gives a refused pair's path, through @b's CPU: PHB on
+ * one socket, else SYS (addInterStep merges the two halves' classes). */
+enum topo_path_type p2p_refused_class(const struct topology *t, unsigned a, unsigned b);
 
 #endif

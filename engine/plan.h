@@ -36,6 +36,7 @@
 #include "diag.h"
 #include "maxmin.h"
 #include "nccl_tuning.h"
+#include "p2p_policy.h"
 #include "proto.h"
 #include "resources.h"
 #include "topo_path.h"
@@ -214,6 +215,7 @@ struct plan_options {
 	const char *proto;      /* NCCL_PROTO syntax; NULL: all */
 	unsigned nchannels;     /* 0: as NCCL; else a fixed channel count */
 	bool pxn_off;           /* NCCL_PXN_DISABLE=1 */
+	enum p2p_user_level p2p_level; /* NCCL_P2P_LEVEL; unset: the release's */
 	/* The NCCL release whose tuner and constants the plan follows:
 	 * an index into nccl_releases[] (nccl_tuning.h), 0 the newest. */
 	unsigned nccl;
@@ -288,10 +290,12 @@ static inline uint32_t plan_use_id(const struct plan *p,
 }
 
 /* Whether sends may go through a PXN relay (gdr_policy.h): NCCL's way,
- * with GPUDirect RDMA possible and NCCL_PXN_DISABLE unset. */
+ * with GPUDirect RDMA possible, NCCL_PXN_DISABLE unset and NVLink's
+ * peer-to-peer not disabled (PXN needs a PATH_NVL to the relay: paths.cc). */
 static inline bool plan_uses_pxn(const struct plan *p)
 {
 	return !p->opts.pxn_off && !p->opts.ring_only && (!p->nccl || p->nccl->pxn) &&
+	       p2p_nvlink_usable(p->opts.p2p_level) &&
 	       p->opts.path != PLAN_PATH_STAGED &&
 	       p->opts.path != PLAN_PATH_STAGED_MEMCPY;
 }

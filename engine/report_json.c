@@ -105,6 +105,8 @@ static json_t *run_json(const struct report_context *ctx, const struct records *
 	iters = json_array();
 	if (!doc || !colls || !iters)
 		goto err;
+	json_object_set_new(doc, "p2p_level", p->opts.p2p_level ?
+			    json_string(p2p_user_level_name(p->opts.p2p_level)) : json_null());
 	json_object_set_new(doc, "communicators", json_integer((json_int_t)(r->ncomms ? r->ncomms : 1)));
 	json_object_set_new(doc, "sharing", json_string(records_sharing_name(r->sharing)));
 	json_object_set_new(doc, "fabric", fabric_json(r));

@@ -128,8 +128,9 @@ static void print_header(FILE *out, const struct report_context *ctx,
 		r->nodes, r->nodes == 1 ? "" : "s", r->gpus_per_node,
 		r->gpus_per_node == 1 ? "" : "s", p->topo.nnics,
 		p->topo.nnics == 1 ? "" : "s");
-	fprintf(out, "backend    %s; NCCL %s; GDR level %s; staging %llu KiB x %u buffers\n",
+	fprintf(out, "backend    %s; NCCL %s; GDR level %s%s%s; staging %llu KiB x %u buffers\n",
 		r->backend, p->nccl->version, topo_path_name(p->opts.gdr_level),
+		p->opts.p2p_level ? "; P2P level " : "", p2p_user_level_name(p->opts.p2p_level),
 		(unsigned long long)(p->topo.staging.chunk_bytes / 1024),
 		p->topo.staging.buffers);
 	print_fabric(out, r);

@@ -129,7 +129,9 @@ static bool side_direct(const struct plan *p, unsigned gpu, int nic, bool send,
 		note(n, false, why);
 		return false;
 	}
-	if (send && p->topo.gpu_arch < TOPO_GPU_AMPERE && !topo_has_nvlink(&p->topo)) {
+	/* paths.cc ncclTopoCheckGdr: reads need a GPU with a PATH_NVL peer */
+	if (send && p->topo.gpu_arch < TOPO_GPU_AMPERE &&
+	    (!topo_has_nvlink(&p->topo) || !p2p_nvlink_usable(p->opts.p2p_level))) {
 		snprintf(why, sizeof(why),
 			 "GPUDirect RDMA reads are off before Ampere without NVLink (NCCL_NET_GDR_READ)");
 		note(n, false, why);
@@ -242,7 +244,12 @@ static void intra(struct rb *b, unsigned src, unsigned dst, unsigned node_gpus)
 	unsigned via, pairs[2], npairs = topo_wired_pairs(t, src, dst, pairs);
 
 	stage_begin(b, STAGE_INTRA);
-	if (npairs) {
+	if (!p2p_allowed(b->p->nccl, b->p->opts.p2p_level, t, src, dst, node_gpus)) {
+		use_route(b, false, gpu_end(src), socket_mem(t->gpus[dst].socket), RES_P2P_WRITE);
+		b->segment++;
+		stage_begin(b, STAGE_INTRA);
+		use_route(b, false, socket_mem(t->gpus[dst].socket), gpu_end(dst), RES_P2P_WRITE);
+	} else if (npairs) {
 		/* A wired mesh's pairs, one hop each; through a GPU wired to
 		 * both (PATH_NVB), NCCL's P2P transport keeps the buffer in
 		 * that GPU's memory (p2p.cc's intermediate rank): both pairs
@@ -255,15 +262,10 @@ static void intra(struct rb *b, unsigned src, unsigned dst, unsigned node_gpus)
 		use(b, RES_NVLINK_TX, src, false);
 		use(b, RES_NVLINK_RX, dst, false);
 		stage(b)->latency += t->gpu_fabric.latency;
-	} else if (p2p_allowed(b->p->nccl, t, src, dst, node_gpus)) {
+	} else {
 		/* A GPU copies to a peer over PCIe by writing into it. */
 		use_route(b, false, gpu_end(src), gpu_end(dst), RES_P2P_WRITE);
 		use(b, RES_GPU_P2P_WRITE, dst, false);
-	} else {
-		use_route(b, false, gpu_end(src), socket_mem(t->gpus[dst].socket), RES_P2P_WRITE);
-		b->segment++;
-		stage_begin(b, STAGE_INTRA);
-		use_route(b, false, socket_mem(t->gpus[dst].socket), gpu_end(dst), RES_P2P_WRITE);
 	}
 }
 
@@ -423,7 +425,8 @@ void route_make(const struct plan *p, enum proto_id proto,
 		if (q->intra) {
 			r->intra = true;
 			r->hop = topo_nvlink_way(&p->topo, q->src_gpu, q->dst_gpu, &via) ==
-						 TOPO_NVLINK_DIRECT ?
+						 TOPO_NVLINK_DIRECT &&
+					 p2p_nvlink_usable(p->opts.p2p_level) ?
 					 HOP_NVLINK :
 					 HOP_PCI;
 			intra(&b, q->src_gpu, q->dst_gpu, q->node_gpus);

@@ -5,6 +5,7 @@
 
 #include "gdr_policy.h"
 #include "nccl_tuning.h"
+#include "p2p_policy.h"
 
 static double gbs(double bytes_per_s)
 {
@@ -79,18 +80,19 @@ static void add_route(const struct nccl_release *rel,
 }
 
 /*
- * @share of a channel from GPU @a to GPU @b that CUDA refuses peer access
- * (topology `peer_access: false`): NCCL's path goes up to @a's CPU and
- * down to @b (paths.cc ncclTopoComputePaths, addInterStep), a PHB path
- * at least, whose PCI links take Intel's overhead on one socket.
+ * @share of a channel from GPU @a to GPU @b that may not copy peer to
+ * peer (p2p_policy.h): NCCL's path goes up to @b's CPU and down to @b
+ * (paths.cc ncclTopoComputePaths, addInterStep), whose PCI links take
+ * Intel's overhead on one socket (a PHB path: followPath).
  */
 static void add_via_cpu(const struct nccl_release *r, const struct res_layout *l,
 			const struct topology *t, unsigned a, unsigned b, double share,
 			double *use)
 {
-	struct route_end from = { ROUTE_GPU, (int)a }, cpu = { ROUTE_MEM, t->gpus[a].socket },
+	struct route_end from = { ROUTE_GPU, (int)a }, cpu = { ROUTE_MEM, t->gpus[b].socket },
 			 to = { ROUTE_GPU, (int)b };
-	double pci = t->cpu_vendor == TOPO_CPU_INTEL && t->gpus[a].socket == t->gpus[b].socket ?
+	double pci = t->cpu_vendor == TOPO_CPU_INTEL &&
+			     p2p_refused_class(t, a, b) == TOPO_PATH_PHB ?
 			     r->intel_p2p_overhead :
 			     1;
 	struct route way[2];
@@ -102,20 +104,27 @@ static void add_via_cpu(const struct nccl_release *r, const struct res_layout *l
 }
 
 /*
- * @share of a channel from GPU @a to GPU @b of the node: over NVLink,
- * per GPU on an NVSwitch or an unwired mesh (each GPU sends and
- * receives once, as NCCL's search counts a GPU's links to the NVSwitch),
- * on the pair's own links in a wired mesh, and on both pairs through
- * the GPU between where they share none (PATH_NVB, followPath charging
- * each link of the path); else over PCIe peer-to-peer.
+ * @share of a channel from GPU @a to GPU @b of the node, whose
+ * communicator has @node_gpus GPUs there: through the CPU where the two
+ * may not copy peer to peer; over NVLink, per GPU on an NVSwitch or an
+ * unwired mesh (each GPU sends and receives once, as NCCL's search
+ * counts a GPU's links to the NVSwitch), on the pair's own links in a
+ * wired mesh, and on both pairs through the GPU between where they share
+ * none (PATH_NVB, followPath charging each link of the path); else over
+ * PCIe peer-to-peer.
  */
-static void add_gpu_hop(const struct nccl_release *r, const struct res_layout *l,
-			const struct topology *t, unsigned a, unsigned b, double share,
-			double *use)
+static void add_gpu_hop(const struct nccl_release *r, const struct search_env *env,
+			const struct res_layout *l, const struct topology *t, unsigned a,
+			unsigned b, unsigned node_gpus, double share, double *use)
 {
 	struct route_end from = {ROUTE_GPU, (int)a}, to = {ROUTE_GPU, (int)b};
-	unsigned via, pairs[2], npairs = topo_wired_pairs(t, a, b, pairs);
+	unsigned via, pairs[2], npairs;
 
+	if (!p2p_allowed(r, env->p2p_level, t, a, b, node_gpus)) {
+		add_via_cpu(r, l, t, a, b, share, use);
+		return;
+	}
+	npairs = topo_wired_pairs(t, a, b, pairs);
 	for (unsigned i = 0; i < npairs; i++)
 		use[l->base[RES_NVLINK_PAIR] + pairs[i]] += share;
 	if (npairs)
@@ -123,8 +132,6 @@ static void add_gpu_hop(const struct nccl_release *r, const struct res_layout *l
 	if (topo_nvlink_way(t, a, b, &via) != TOPO_NVLINK_NONE) {
 		use[l->base[RES_NVLINK_TX] + a] += share;
 		use[l->base[RES_NVLINK_RX] + b] += share;
-	} else if (t->gpus[a].no_peer_access || t->gpus[b].no_peer_access) {
-		add_via_cpu(r, l, t, a, b, share, use);
 	} else {
 		add_route(r, l, t, from, to, RES_P2P_WRITE, share, use);
 	}
@@ -135,10 +142,10 @@ bool search_sees(enum res_kind kind)
 	return kind != RES_P2P_READ && kind != RES_P2P_WRITE && kind != RES_MEM;
 }
 
-int search_exit_relay(const struct topology *t, const struct pxn_policy *pxn,
+int search_exit_relay(const struct topology *t, const struct search_env *env,
 		      unsigned gpu, int nic)
 {
-	return pxn->on ? gdr_pxn_relay(t, (int)gpu, nic, pxn->gdr_level) : -1;
+	return env->pxn ? gdr_pxn_relay(t, (int)gpu, nic, env->gdr_level) : -1;
 }
 
 /* The PCIe link behind resource @kind @idx, or NULL. */
@@ -214,24 +221,25 @@ void search_net_in(const struct nccl_release *r, const struct res_layout *l,
 }
 
 void search_net_out(const struct nccl_release *r, const struct res_layout *l,
-		    const struct topology *t, const struct pxn_policy *pxn,
+		    const struct topology *t, const struct search_env *env,
 		    unsigned gpu, int nic, double share, double *use)
 {
 	struct route_end g = {ROUTE_GPU, (int)gpu}, n = {ROUTE_NIC, nic};
-	int relay = search_exit_relay(t, pxn, gpu, nic);
+	int relay = search_exit_relay(t, env, gpu, nic);
 
 	use[l->base[RES_PORT_TX] + (unsigned)nic] += share;
 	if (relay >= 0) {
-		add_gpu_hop(r, l, t, gpu, (unsigned)relay, share, use);
+		/* over NVLink: PXN is off where NVLink's P2P is */
+		add_gpu_hop(r, env, l, t, gpu, (unsigned)relay, t->ngpus, share, use);
 		g.index = relay;
 	}
 	add_route(r, l, t, g, n, RES_P2P_READ, share, use);
 }
 
-void search_add_chain(const struct nccl_release *r, const struct res_layout *l,
-		      const struct topology *t, const unsigned *order,
+void search_add_chain(const struct nccl_release *r, const struct search_env *env,
+		      const struct res_layout *l, const struct topology *t, const unsigned *order,
 		      unsigned n, bool ring_closes, double share, double *use)
 {
 	for (unsigned k = 0; k + 1 < n || (ring_closes && n > 1 && k < n); k++)
-		add_gpu_hop(r, l, t, order[k], order[(k + 1) % n], share, use);
+		add_gpu_hop(r, env, l, t, order[k], order[(k + 1) % n], n, share, use);
 }

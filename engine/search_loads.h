@@ -11,22 +11,25 @@
 
 #include <stdbool.h>
 
+#include "p2p_policy.h"
 #include "resources.h"
 #include "topo_path.h"
 #include "topology.h"
 
 struct nccl_release;
 
-/* Whether a channel leaving through a NIC beyond its GPU's reach sends by
- * a peer GPU's NIC over NVLink (PXN: the release has it and it is not
- * switched off), judged at @gdr_level (gdr_policy.h). */
-struct pxn_policy {
-	bool on;
-	enum topo_path_type gdr_level;
+/* The NCCL variables a search runs under. */
+struct search_env {
+	/* whether a channel leaving through a NIC beyond its GPU's reach
+	 * sends by a peer GPU's NIC over NVLink (PXN: the release has it,
+	 * NCCL_PXN_DISABLE and NCCL_P2P_DISABLE are unset) */
+	bool pxn;
+	enum topo_path_type gdr_level;  /* NCCL_NET_GDR_LEVEL (gdr_policy.h) */
+	enum p2p_user_level p2p_level;  /* NCCL_P2P_LEVEL (p2p_policy.h) */
 };
 
 /* The PXN relay a channel leaving from @gpu through @nic sends by, or -1. */
-int search_exit_relay(const struct topology *t, const struct pxn_policy *pxn,
+int search_exit_relay(const struct topology *t, const struct search_env *env,
 		      unsigned gpu, int nic);
 
 /* Whether NCCL's topology sees resource kind @kind: it knows links, not
@@ -42,14 +45,15 @@ void search_net_in(const struct nccl_release *r, const struct res_layout *l,
 /* @share of a channel leaving the node from @gpu through @nic: the NIC
  * reads @gpu, or the PXN relay @gpu writes over NVLink. */
 void search_net_out(const struct nccl_release *r, const struct res_layout *l,
-		    const struct topology *t, const struct pxn_policy *pxn,
+		    const struct topology *t, const struct search_env *env,
 		    unsigned gpu, int nic, double share, double *use);
 
 /* A chain of the @n GPUs @order inside a node, each sending to the next
  * (a tree's; a ring's closes it, @ring_closes, without a network), @share
- * of the speed each hop (a tree's bwIntra over its bwInter). */
-void search_add_chain(const struct nccl_release *r, const struct res_layout *l,
-		      const struct topology *t, const unsigned *order,
+ * of the speed each hop (a tree's bwIntra over its bwInter); a pair
+ * refused peer-to-peer (p2p_policy.h) through the receiver's CPU. */
+void search_add_chain(const struct nccl_release *r, const struct search_env *env,
+		      const struct res_layout *l, const struct topology *t, const unsigned *order,
 		      unsigned n, bool ring_closes, double share, double *use);
 
 /*

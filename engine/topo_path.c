@@ -248,14 +248,3 @@ unsigned topo_wired_pairs(const struct topology *topo, unsigned a, unsigned b,
 		return 0;
 	}
 }
-
-bool topo_all_nvlink(const struct topology *topo)
-{
-	unsigned via;
-
-	for (unsigned a = 0; a < topo->ngpus; a++)
-		for (unsigned b = 0; b < topo->ngpus; b++)
-			if (a != b && topo_nvlink_way(topo, a, b, &via) == TOPO_NVLINK_NONE)
-				return false;
-	return topo_has_nvlink(topo);
-}

@@ -83,9 +83,4 @@ enum topo_nvlink_way topo_nvlink_way(const struct topology *topo, unsigned a,
 unsigned topo_wired_pairs(const struct topology *topo, unsigned a, unsigned b,
 			  unsigned pairs[2]);
 
-/* Whether every two GPUs of the node reach each other over NVLink, their
- * own pair's or through a GPU between (paths.cc ncclTopoPathAllNVLink:
- * the farthest GPU-GPU path is under PATH_PIX). */
-bool topo_all_nvlink(const struct topology *topo);
-
 #endif

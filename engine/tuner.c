@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "gdr_policy.h"
+#include "search_loads.h"
 
 /* NCCL_SIMPLE_MAX_NTHREADS etc. (src/include/device.h): threads a
  * channel runs per algorithm and protocol, and PCI_BW (topo.h). */
@@ -174,12 +175,14 @@ static bool network_gdr(const struct plan *p, unsigned ppn)
 static void search_cached(const struct plan *p, unsigned nnodes, unsigned ppn,
 			  struct channels_cache *cache, struct nccl_channels *out)
 {
+	struct search_env env = { plan_uses_pxn(p), p->opts.gdr_level, p->opts.p2p_level };
+
 	for (unsigned i = 0; cache && i < cache->n; i++)
 		if (cache->e[i].nnodes == nnodes && cache->e[i].ppn == ppn) {
 			*out = cache->e[i].ch;
 			return;
 		}
-	channels_search(p->nccl, &p->topo, nnodes, ppn, plan_uses_pxn(p), p->opts.gdr_level, out);
+	channels_search(p->nccl, &env, &p->topo, nnodes, ppn, out);
 	if (cache && cache->n < sizeof(cache->e) / sizeof(cache->e[0])) {
 		cache->e[cache->n].nnodes = nnodes;
 		cache->e[cache->n].ppn = ppn;

@@ -157,6 +157,26 @@ has "$tmp/flat" '"ring":{"channels":4,"bw_intra_gbps":24.0,"bw_inter_gbps":24.0,
 has "$tmp/flat" '"tree":{"channels":4,"bw_intra_gbps":48.0,"bw_inter_gbps":24.0,"intra":"NVL","inter":"PIX","pxn":false,"pattern":"BALANCED_TREE"}'
 has "$tmp/flat" '"comm_channels":8'
 
+# --- --p2p-level loc (NCCL_P2P_DISABLE=1) on the A100 preset's node: every
+# ring hop goes up to the receiver's CPU and down (paths.cc addInterStep),
+# so each PCIe switch's uplink carries its two GPUs' sends up and their
+# receives down: 2 speeds each way on NCCL's 24 GB/s for Gen4 x16, one
+# channel at 12 (speedArrayIntra's). The data takes the same way: 25.2 GB/s
+# (Gen4 x16 at the loader's 0.8) over two flows, busbw 12.6 less the
+# latency. typeIntra is PCI: no LL128 (tuning.cc enables it at NVB at most).
+expect 0 "--p2p-level loc" -- "$gdrlab" busbw -t a100-pcie4-200g -n 1 -b 1G -e 1G --p2p-level loc --algo ring --proto simple
+has "$tmp/out" "NCCL_PROTO simple, NCCL_P2P_LEVEL LOC$"
+has "$tmp/out" "ring 1 channel, bw 12.0/12.0, type PCI;"
+rows "$tmp/out" | awk '$8 < 12.0 || $8 > 12.6 { print "FAIL: --p2p-level loc busbw " $8 ", not 12.6 less the latency"; bad = 1 } END { exit bad }' || fail=1
+expect 0 "LL128 over NVLink" -- "$gdrlab" busbw -t a100-pcie4-200g -n 1 -b 8 -e 1G
+rows "$tmp/out" | grep -q ' LL128 ' || { echo "FAIL: no LL128 row over NVLink"; fail=1; }
+expect 0 "no LL128 without P2P" -- "$gdrlab" busbw -t a100-pcie4-200g -n 1 -b 8 -e 1G --p2p-level LOC --json -
+has "$tmp/out" '"p2p_level": "LOC"'
+grep -q '"proto": "LL128"' "$tmp/out" && { echo "FAIL: LL128 chosen with P2P disabled"; fail=1; }
+expect 2 "--p2p-level bad" -- "$gdrlab" busbw -t a100-pcie4-200g --p2p-level nvlink
+one_line "$tmp/err"
+has "$tmp/err" "--p2p-level: expected loc, nvl, nvb, pix, pxb, phb, sys or 0-5, got 'nvlink'"
+
 # --- --gpus: some GPUs of each node, as nccl-tests with that many ranks a
 # node. gpu3 of h100-pcie5-400g alone (its switch holds gpu2, gpu3, nic2,
 # nic3): NCCL 2.30.7's own search of that GPU alone (tools/nccl-oracle) finds

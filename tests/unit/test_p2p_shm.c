@@ -19,6 +19,7 @@
 #include "gdr_policy.h"
 #include "nccl_tuning.h"
 #include "p2p_policy.h"
+#include "search_loads.h"
 #include "topology.h"
 
 #include "helpers.h"
@@ -65,8 +66,8 @@ Test(p2p_shm, nccl_p2p_level_by_release_and_vendor)
 	cr_assert_not_null(t);
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		load(t, rows[i].vendor);
-		cr_expect_eq(p2p_allowed(nccl_release_find(rows[i].release), t, rows[i].a,
-					 rows[i].b, rows[i].node_gpus),
+		cr_expect_eq(p2p_allowed(nccl_release_find(rows[i].release), P2P_USER_UNSET, t,
+					 rows[i].a, rows[i].b, rows[i].node_gpus),
 			     rows[i].p2p, "row %zu: %s gpu%u-gpu%u", i, rows[i].release,
 			     rows[i].a, rows[i].b);
 	}
@@ -81,8 +82,10 @@ Test(p2p_shm, nvlink_always)
 
 	cr_assert_not_null(t);
 	cr_assert_eq(topology_load(DATA("dgx1-wired-mesh.yaml"), t, &d), 0, "%s", d.msg);
-	cr_expect(p2p_allowed(nccl_release_find("2.30.7"), t, 0, 4, 8), "a pair, across sockets");
-	cr_expect(p2p_allowed(nccl_release_find("2.30.7"), t, 0, 5, 8), "through a GPU (NVB)");
+	cr_expect(p2p_allowed(nccl_release_find("2.30.7"), P2P_USER_UNSET, t, 0, 4, 8),
+		  "a pair, across sockets");
+	cr_expect(p2p_allowed(nccl_release_find("2.30.7"), P2P_USER_UNSET, t, 0, 5, 8),
+		  "through a GPU (NVB)");
 	free(t);
 }
 
@@ -183,14 +186,15 @@ Test(p2p_shm, the_search_sees_the_way_through_the_cpu)
 		"fabric: { switch_latency: 0.2 us }\n"
 		"staging: { chunk: 512 KiB, buffers: 8, copy_bandwidth: 20 GB/s, chunk_overhead: 2 us }\n";
 	struct topology *t = malloc(sizeof(*t));
+	struct search_env env = { true, TOPO_PATH_P2C, P2P_USER_UNSET };
 	struct nccl_channels p2p, shm;
 	struct diag d = { "" };
 
 	cr_assert_not_null(t);
 	cr_assert_eq(topology_load_buffer(yaml, sizeof(yaml) - 1, "pair", t, &d), 0, "%s", d.msg);
-	channels_search(nccl_release_newest(), t, 1, 2, true, TOPO_PATH_P2C, &p2p);
+	channels_search(nccl_release_newest(), &env, t, 1, 2, &p2p);
 	t->gpus[1].no_peer_access = true;
-	channels_search(nccl_release_newest(), t, 1, 2, true, TOPO_PATH_P2C, &shm);
+	channels_search(nccl_release_newest(), &env, t, 1, 2, &shm);
 	cr_expect_geq(p2p.ring.bw_intra * p2p.ring.nchannels, 24 - 1e-9, "peer to peer: %u x %g GB/s",
 		      p2p.ring.nchannels, p2p.ring.bw_intra);
 	cr_expect_leq(shm.ring.bw_intra * shm.ring.nchannels, 10 + 1e-9,

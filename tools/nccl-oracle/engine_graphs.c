@@ -22,6 +22,9 @@
  * group of one GPU a node (tuner.c: the search on ppn GPUs, the layout on
  * the group's own).
  *
+ * NCCL_P2P_LEVEL in the environment is read as NCCL reads it (NCCL's
+ * --p2p-level); PXN then as plan_uses_pxn decides.
+ *
  * usage: engine-graphs TOPOLOGY RELEASE NNODES GDR_LEVEL PXN(0|1)
  *                      [channels|graphs [GPU]]
  * out:   arch NAME / vendor NAME / GRAPH nch bw_intra bw_inter nvlink
@@ -36,6 +39,7 @@
 #include "channels.h"
 #include "diag.h"
 #include "nccl_tuning.h"
+#include "search_loads.h"
 #include "topo_path.h"
 #include "topology.h"
 
@@ -80,6 +84,7 @@ int main(int argc, char **argv)
 	static struct topology t; /* large */
 	const struct nccl_release *r;
 	struct nccl_channels out;
+	struct search_env env = { false, TOPO_PATH_PXB, P2P_USER_UNSET };
 	enum topo_path_type gdr;
 	unsigned gpus[TOPO_MAX_GPUS], n;
 	struct diag d;
@@ -115,7 +120,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	channels_search(r, &t, (unsigned)atoi(argv[3]), n, r->pxn && atoi(argv[5]), gdr, &out);
+	if (getenv("NCCL_P2P_LEVEL") &&
+	    p2p_user_level_parse(getenv("NCCL_P2P_LEVEL"), &env.p2p_level)) {
+		fprintf(stderr, "bad NCCL_P2P_LEVEL %s\n", getenv("NCCL_P2P_LEVEL"));
+		return 2;
+	}
+	env.pxn = r->pxn && atoi(argv[5]) && p2p_nvlink_usable(env.p2p_level);
+	env.gdr_level = gdr;
+	channels_search(r, &env, &t, (unsigned)atoi(argv[3]), n, &out);
 	if (argc >= 7 && !strcmp(argv[6], "channels")) {
 		print_channels("ring", r, &t, atoi(argv[3]) > 1, gpus, n, &out, &out.ring);
 		print_channels("tree", r, &t, atoi(argv[3]) > 1, gpus, n, &out, &out.tree);

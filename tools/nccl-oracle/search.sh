@@ -9,14 +9,16 @@
 # Environment: CUDA_HOME (/usr/local/cuda), KEEP=1 (keep the work folder),
 # ENGINE_LIB (libgdrlab_engine.a; default beside GDRLAB: ../engine/),
 # NODES (comma list, 2,3), JOBS (cases run at once; default the CPUs),
-# PXN=off (NCCL_PXN_DISABLE=1 for NCCL, --pxn off for gdrlab).
+# PXN=off (NCCL_PXN_DISABLE=1 for NCCL, --pxn off for gdrlab), P2P=LEVEL
+# (NCCL_P2P_LEVEL for NCCL and engine_graphs.c, --p2p-level for gdrlab; its
+# differences are not in search_known.txt, which holds the defaults').
 # Exit: 0 every difference is in search_known.txt, 1 another difference or a
 # failed case, 2 a missing tool or bad argument.
 set -euo pipefail
 
 die() { echo "search-oracle: $*" >&2; exit 2; }
 
-case ${1:-} in -h | --help) sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h | --help) sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then die "usage: $0 GDRLAB NCCL_GIT [RELEASES]"; fi
 gdrlab=$1
 nccl_git=$2
@@ -24,10 +26,14 @@ releases=${3:-2.8.4,2.12.12,2.19.3,2.21.5,2.30.7}
 IFS=, read -ra nodes <<<"${NODES:-2,3}"
 pxn=${PXN:-on}
 case $pxn in on) pxn_env= ;; off) pxn_env=NCCL_PXN_DISABLE=1 ;; *) die "PXN: on or off, not '$pxn'" ;; esac
+p2p=${P2P:-}
+case $p2p in '' | LOC | NVL | NVB | PIX | PXB | PHB | SYS) ;; *) die "P2P: one of NCCL's level names (LOC ... SYS), not '$p2p'" ;; esac
+p2p_env=${p2p:+NCCL_P2P_LEVEL=$p2p}
+[ -z "$p2p" ] || known_file= # every difference counts
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-known_file=$here/search_known.txt
+known_file=${known_file-$here/search_known.txt}
 
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$here/common.sh"
@@ -113,7 +119,7 @@ run_case() {
 	local rel=$1 subject=$2 n=$3 p f gpu o nvls=
 	IFS='|' read -r p f gpu <<<"$subject"
 	o=$work/out/$rel-$p-$n
-	if ! "$gdrlab" busbw -t "$f" -n "$n" --nccl "$rel" -b 8 -e 8 --pxn "$pxn" --json - \
+	if ! "$gdrlab" busbw -t "$f" -n "$n" --nccl "$rel" -b 8 -e 8 --pxn "$pxn" ${p2p:+--p2p-level "$p2p"} --json - \
 		>"$o.json" 2>"$o.err"; then
 		echo "FAILED gdrlab: $(tail -1 "$o.err")" >"$o.gdrlab"
 	else
@@ -134,14 +140,14 @@ print(d["gdr_level"], 1 if d["pxn"] and not d["path"].startswith("staged") else 
 			"$o.json" "$([ -n "$gpu" ] || echo "$o.gdrlab")")
 		grep -qs '^nvls ' "$o.gdrlab" && nvls=ORACLE_NVLS=1
 		if [ -n "$gpu" ]; then
-			"$work/engine-graphs" "$f" "$rel" "$n" "$gdr" "$pxn_on" graphs "$gpu" >"$o.gdrlab" 2>&1 ||
+			env ${p2p_env:+"$p2p_env"} "$work/engine-graphs" "$f" "$rel" "$n" "$gdr" "$pxn_on" graphs "$gpu" >"$o.gdrlab" 2>&1 ||
 				echo "FAILED engine-graphs: $(tail -1 "$o.gdrlab")" >"$o.gdrlab"
 		fi
 		# shellcheck disable=SC2086  # $gpu: one word or none
-		"$work/engine-graphs" "$f" "$rel" "$n" "$gdr" "$pxn_on" channels $gpu >"$o.gdrlab.ch" 2>&1 ||
+		env ${p2p_env:+"$p2p_env"} "$work/engine-graphs" "$f" "$rel" "$n" "$gdr" "$pxn_on" channels $gpu >"$o.gdrlab.ch" 2>&1 ||
 			echo "FAILED engine-graphs" >"$o.gdrlab.ch"
 	fi
-	if ! env ${pxn_env:+"$pxn_env"} ${nvls:+"$nvls"} ORACLE_GRAPHS=1 timeout 300 \
+	if ! env ${pxn_env:+"$pxn_env"} ${p2p_env:+"$p2p_env"} ${nvls:+"$nvls"} ORACLE_GRAPHS=1 timeout 300 \
 		"$work/search-v$rel-1" "$work/xml/$p.xml" "$n" >"$o.raw" 2>"$o.nccl.err"; then
 		echo "FAILED NCCL: $(tail -1 "$o.nccl.err")" >"$o.nccl"
 	else
