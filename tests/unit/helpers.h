@@ -35,23 +35,32 @@ struct run {
 	struct records rec;
 };
 
-/* Load @topo_path, parse @jsonl, and execute it on @backend. */
-static inline void run_trace(struct run *r, const char *backend,
-			     const char *topo_path, const char *jsonl,
-			     const struct plan_options *opts)
+/* Parse @jsonl and execute it on @backend over r->topo, loaded (and
+ * changed, where a test does) already. */
+static inline void run_loaded(struct run *r, const char *backend, const char *jsonl,
+			      const struct plan_options *opts)
 {
 	struct diag d = { "" };
 	const struct backend_ops *b = backend_find(backend);
 	int err;
 
 	cr_assert_not_null(b, "backend %s", backend);
-	err = topology_load(topo_path, &r->topo, &d);
-	cr_assert_eq(err, 0, "%s", d.msg);
 	err = trace_load_buffer(jsonl, strlen(jsonl), "inline.jsonl", &r->trace, &d);
 	cr_assert_eq(err, 0, "%s", d.msg);
 	err = backend_execute(b, &r->topo, &r->trace, opts, NULL, &r->plan,
 			      &r->rec, &d);
 	cr_assert_eq(err, 0, "%s", d.msg);
+}
+
+/* Load @topo_path, parse @jsonl, and execute it on @backend. */
+static inline void run_trace(struct run *r, const char *backend,
+			     const char *topo_path, const char *jsonl,
+			     const struct plan_options *opts)
+{
+	struct diag d = { "" };
+
+	cr_assert_eq(topology_load(topo_path, &r->topo, &d), 0, "%s", d.msg);
+	run_loaded(r, backend, jsonl, opts);
 }
 
 static inline void run_destroy(struct run *r)

@@ -143,14 +143,12 @@ static double pair_time(const char *backend, const char *yaml, const char *relea
 {
 	static const char trace[] = "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1073741824,"
 				    "\"dtype\":\"fp32\",\"group\":[0,1]}\n";
-	const struct backend_ops *b = backend_find(backend);
 	struct diag d = { "" };
 	struct plan_options o;
 	struct run *r = calloc(1, sizeof(*r));
 	double us;
 
 	cr_assert_not_null(r);
-	cr_assert_not_null(b);
 	if (yaml)
 		cr_assert_eq(topology_load_buffer(yaml, strlen(yaml), "inline", &r->topo, &d), 0,
 			     "%s", d.msg);
@@ -163,10 +161,7 @@ static double pair_time(const char *backend, const char *yaml, const char *relea
 	o.algo = "ring";
 	o.proto = "simple";
 	o.p2p_level = level;
-	cr_assert_eq(trace_load_buffer(trace, sizeof(trace) - 1, "inline.jsonl", &r->trace, &d), 0,
-		     "%s", d.msg);
-	cr_assert_eq(backend_execute(b, &r->topo, &r->trace, &o, NULL, &r->plan, &r->rec, &d), 0,
-		     "%s", d.msg);
+	run_loaded(r, backend, trace, &o);
 	us = r->rec.coll[0].time_us;
 	run_destroy(r);
 	free(r);

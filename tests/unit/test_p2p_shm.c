@@ -94,15 +94,12 @@ Test(p2p_shm, nvlink_always)
 static double pair_time(const char *backend, const char *release, enum topo_cpu_vendor vendor,
 			unsigned a, bool refused)
 {
-	const struct backend_ops *b = backend_find(backend);
-	struct diag d = { "" };
 	struct plan_options o;
 	struct run *r = calloc(1, sizeof(*r));
 	char trace[160];
 	double us;
 
 	cr_assert_not_null(r);
-	cr_assert_not_null(b);
 	snprintf(trace, sizeof(trace),
 		 "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1073741824,"
 		 "\"dtype\":\"fp32\",\"group\":[%u,%u]}\n", a, a + 1);
@@ -112,10 +109,7 @@ static double pair_time(const char *backend, const char *release, enum topo_cpu_
 	plan_options_set_nccl(&o, nccl_release_find(release));
 	o.algo = "ring";
 	o.proto = "simple";
-	cr_assert_eq(trace_load_buffer(trace, strlen(trace), "inline.jsonl", &r->trace, &d), 0,
-		     "%s", d.msg);
-	cr_assert_eq(backend_execute(b, &r->topo, &r->trace, &o, NULL, &r->plan, &r->rec, &d), 0,
-		     "%s", d.msg);
+	run_loaded(r, backend, trace, &o);
 	us = r->rec.coll[0].time_us;
 	run_destroy(r);
 	free(r);
