@@ -7,11 +7,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "output_file.h"
+#include "nccl_tuning.h"
 #include "probe_nvlink.h"
+#include "probe_p2p.h"
 #include "probe_report.h"
 
 static const char probe_usage[] =
@@ -208,6 +211,71 @@ static void print_matrix(const struct probe *p)
 	}
 }
 
+/*
+ * Each two GPUs, as NCCL would copy between them (probe_p2p.h): a matrix
+ * of the ways (NVL, NVB, or the PCIe class), * through host memory, then
+ * each reason once with its pairs.
+ */
+static void print_gpu_pairs(const struct probe *p)
+{
+	struct diag d = { "" };
+	struct topology *t = probe_topology(p, &d);
+	char (*reasons)[PROBE_WHY_MAX];
+	unsigned nreasons = 0, n;
+	struct probe_fabric f;
+	struct probe_p2p x;
+
+	if (!t) {
+		printf("\nGPU x GPU: not judged (%s)\n", d.msg);
+		return;
+	}
+	n = t->ngpus;
+	probe_nvlink_fabric(p, &f);
+	printf("\nGPU x GPU (NVL: NVLink, NVB: NVLink through a GPU between, else the PCIe class;\n"
+	       "* through host memory, NCCL's SHM transport, by NCCL %s's rule%s%s):\n      ",
+	       nccl_release_newest()->version,
+	       p->cpu_vendor[0] ? "" : "; CPU vendor unknown, Intel's taken",
+	       f.kind == PROBE_FABRIC_UNKNOWN ? "; NVLinks not read, PCIe taken" : "");
+	for (unsigned k = 0; k < n; k++)
+		printf(" %-6s", p->gpus[k].name);
+	printf("\n");
+	reasons = calloc((size_t)n * n, sizeof(*reasons));
+	for (unsigned i = 0; i < n; i++) {
+		printf("%-6s", p->gpus[i].name);
+		for (unsigned k = 0; k < n; k++) {
+			char cell[8] = "X";
+			unsigned r = 0;
+
+			if (k != i) {
+				probe_p2p_pair(t, i, k, &x);
+				snprintf(cell, sizeof(cell), "%s%s", x.path, x.shm ? "*" : "");
+				while (reasons && x.shm && r < nreasons && strcmp(reasons[r], x.why))
+					r++;
+				if (reasons && x.shm && r == nreasons)
+					snprintf(reasons[nreasons++], PROBE_WHY_MAX, "%s", x.why);
+			}
+			printf(" %-6s", cell);
+		}
+		printf("\n");
+	}
+	/* each reason once, with the pairs it holds for */
+	for (unsigned r = 0; r < nreasons; r++) {
+		const char *sep = "*";
+
+		for (unsigned i = 0; i < n; i++)
+			for (unsigned k = i + 1; k < n; k++) {
+				probe_p2p_pair(t, i, k, &x);
+				if (!x.shm || strcmp(reasons[r], x.why))
+					continue;
+				printf("%s %s-%s", sep, p->gpus[i].name, p->gpus[k].name);
+				sep = ",";
+			}
+		printf(": %s\n", reasons[r]);
+	}
+	free(reasons);
+	free(t);
+}
+
 static void print_acs(const struct probe *p)
 {
 	char flags[128];
@@ -279,6 +347,8 @@ static void print_table(const struct probe *p)
 		       !p->ngpus ? "GPU" : "RDMA device");
 	else
 		print_matrix(p);
+	if (p->ngpus > 1)
+		print_gpu_pairs(p);
 	if (p->ngpus && p->nnics)
 		print_acs(p);
 	print_verdicts(p);

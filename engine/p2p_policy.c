@@ -53,10 +53,10 @@ const char *p2p_user_level_name(enum p2p_user_level l)
 	return l > P2P_USER_UNSET && l <= P2P_USER_SYS ? user_names[l] : "";
 }
 
-/* The farthest PCIe class NCCL copies peer to peer over (paths.cc
- * p2pLevel: v2.8.4-1:268-288, v2.21.5-1:279-298, v2.30.7-1:356-362). */
-static enum topo_path_type release_level(const struct nccl_release *r, const struct topology *t,
-					 unsigned node_gpus)
+/* paths.cc p2pLevel: v2.8.4-1:268-288, v2.21.5-1:279-298,
+ * v2.30.7-1:356-362. */
+enum topo_path_type p2p_release_level(const struct nccl_release *r, const struct topology *t,
+				      unsigned node_gpus)
 {
 	switch (r ? r->p2p_level : NCCL_P2P_LEVEL_PXB) {
 	case NCCL_P2P_LEVEL_VENDOR_284:
@@ -106,7 +106,7 @@ bool p2p_allowed(const struct nccl_release *r, enum p2p_user_level user,
 	if (t->gpus[a].no_peer_access || t->gpus[b].no_peer_access)
 		return false;
 	if (user == P2P_USER_UNSET)
-		level = release_level(r, t, node_gpus);
+		level = p2p_release_level(r, t, node_gpus);
 	else if (!user_pcie_level(user, &level))
 		return false;
 	return topo_gpu_gpu_path(t, a, b, &links) <= level;

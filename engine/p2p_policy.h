@@ -65,6 +65,11 @@ static inline bool p2p_nvlink_usable(enum p2p_user_level user)
 	return user != P2P_USER_LOC;
 }
 
+/* The farthest PCIe class release @r copies peer to peer over on @t, in
+ * a communicator of @node_gpus GPUs a node, NCCL_P2P_LEVEL unset. */
+enum topo_path_type p2p_release_level(const struct nccl_release *r, const struct topology *t,
+				      unsigned node_gpus);
+
 /* Whether every two GPUs of the node copy to each other over NVLink,
  * their own pair's or through a GPU between (paths.cc
  * ncclTopoPathAllNVLink: the farthest GPU-GPU path, once refused pairs

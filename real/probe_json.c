@@ -2,8 +2,10 @@
 /* probe_json: the probe for tools. Keys are documented in docs/cli.md and
  * only ever added. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "probe_nvlink.h"
+#include "probe_p2p.h"
 #include "probe_report.h"
 
 static const char *const level_keys[] = { "pix", "pxb", "phb", "sys" };
@@ -159,6 +161,31 @@ static json_t *pair_json(const struct probe *p, unsigned g, unsigned n)
 			 "gdr", gdr);
 }
 
+/* Each two GPUs, as NCCL would copy between them (probe_p2p.h); null
+ * where the machine cannot be written as a topology (no RDMA device). */
+static json_t *gpu_pairs_json(const struct probe *p)
+{
+	struct diag d = { "" };
+	struct topology *t = p->ngpus > 1 ? probe_topology(p, &d) : NULL;
+	json_t *a;
+
+	if (!t)
+		return json_null();
+	a = json_array();
+	for (unsigned i = 0; a && i < t->ngpus; i++)
+		for (unsigned k = i + 1; k < t->ngpus; k++) {
+			struct probe_p2p x;
+
+			probe_p2p_pair(t, i, k, &x);
+			json_array_append_new(a, json_pack("{s:[s,s], s:s, s:s, s:o}", "gpus",
+							   p->gpus[i].name, p->gpus[k].name, "path",
+							   x.path, "transport", x.shm ? "shm" : "p2p",
+							   "why", x.shm ? json_string(x.why) : json_null()));
+		}
+	free(t);
+	return a ? a : json_null();
+}
+
 json_t *probe_json(const struct probe *p)
 {
 	json_t *root, *a;
@@ -215,6 +242,7 @@ json_t *probe_json(const struct probe *p)
 			if (probe_nic_in_matrix(p, k))
 				json_array_append_new(a, pair_json(p, i, k));
 	json_object_set_new(root, "pairs", a);
+	json_object_set_new(root, "gpu_pairs", gpu_pairs_json(p));
 	a = json_array();
 	for (i = 0; i < p->nwarnings; i++)
 		json_array_append_new(a, json_string(p->warnings[i]));

@@ -22,6 +22,12 @@ has "$tmp/out" "gpu4-mlx5_2      PXB  no    yes   yes   yes   yes"
 # a captured tree: the drivers' facts are said to be unasked, not guessed
 has "$tmp/out" "^NVLinks: not read (nvml: not asked (captured tree))$"
 has "$tmp/out" "^cpu vendor: unknown (not asked (captured tree))$"
+# GPU x GPU: gpu0 and gpu1 under one switch, peer to peer; gpu0 and gpu4 on
+# two sockets, beyond 2.30.7's PXB (Intel's rule, the vendor unknown)
+has "$tmp/out" "^GPU x GPU (NVL: NVLink"
+has "$tmp/out" "by NCCL 2.30.7's rule; CPU vendor unknown, Intel's taken; NVLinks not read, PCIe taken):$"
+has "$tmp/out" "^gpu0   X      PIX "
+has "$tmp/out" "gpu0-gpu4.*: SYS is beyond NCCL 2.30.7's P2P level on intel CPUs with 8 GPUs, PXB; NCCL_P2P_LEVEL=SYS would allow it$"
 expect 0 "json to stdout" -- "$gdrlab" probe --sysfs "$sys/acs-redirect" --json -
 has "$tmp/out" '"acs": "redirect"'
 grep -q "GPUs:" "$tmp/out" && { echo "FAIL: table printed with --json -"; fail=1; }

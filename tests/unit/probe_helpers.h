@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "probe_nvlink.h"
 #include "probe_report.h"
 #include "topology.h"
 
@@ -39,6 +40,38 @@ static inline struct topology *probe_emitted(const struct probe *p, char **text)
 	cr_assert_eq(topology_load_buffer(*text, len, "emitted.yaml", t, &d), 0, "%s\n%s",
 		     d.msg, *text);
 	return t;
+}
+
+/* NVML's spelling of GPU @g's bus id: eight digits of domain, upper case. */
+static inline void nvml_bdf(const struct probe *p, unsigned g, char *out, size_t len)
+{
+	unsigned dom, bus, dev, fn;
+
+	cr_assert_eq(sscanf(p->gpus[g].pci.bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn), 4);
+	snprintf(out, len, "%08X:%02X:%02X.%X", dom, bus, dev, fn);
+}
+
+/* @n NVLinks between GPUs @a and @b, as each GPU's NVML reports its own. */
+static inline void wire(struct probe *p, unsigned a, unsigned b, unsigned n)
+{
+	char bdf[32];
+
+	for (unsigned k = 0; k < n; k++) {
+		nvml_bdf(p, b, bdf, sizeof(bdf));
+		cr_assert_eq(probe_nvlink_add(&p->gpus[a], bdf), 0);
+		nvml_bdf(p, a, bdf, sizeof(bdf));
+		cr_assert_eq(probe_nvlink_add(&p->gpus[b], bdf), 0);
+	}
+}
+
+/* NVML read on every GPU, of compute capability @sm / 10 and @multicast. */
+static inline void read_all(struct probe *p, int sm, enum probe_tri multicast)
+{
+	for (unsigned i = 0; i < p->ngpus; i++) {
+		p->gpus[i].nvlinks_read = true;
+		p->gpus[i].sm = sm;
+		p->gpus[i].multicast = multicast;
+	}
 }
 
 #endif

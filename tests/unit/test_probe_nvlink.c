@@ -21,37 +21,6 @@
 
 #define DATA(name) GDRLAB_SOURCE_DIR "/tests/data/" name
 
-/* NVML's spelling of GPU @g's bus id: eight digits of domain, upper case. */
-static void nvml_bdf(const struct probe *p, unsigned g, char *out, size_t len)
-{
-	unsigned dom, bus, dev, fn;
-
-	cr_assert_eq(sscanf(p->gpus[g].pci.bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn), 4);
-	snprintf(out, len, "%08X:%02X:%02X.%X", dom, bus, dev, fn);
-}
-
-/* @n NVLinks between GPUs @a and @b, as each GPU's NVML reports its own. */
-static void wire(struct probe *p, unsigned a, unsigned b, unsigned n)
-{
-	char bdf[32];
-
-	for (unsigned k = 0; k < n; k++) {
-		nvml_bdf(p, b, bdf, sizeof(bdf));
-		cr_assert_eq(probe_nvlink_add(&p->gpus[a], bdf), 0);
-		nvml_bdf(p, a, bdf, sizeof(bdf));
-		cr_assert_eq(probe_nvlink_add(&p->gpus[b], bdf), 0);
-	}
-}
-
-static void read_all(struct probe *p, int sm, enum probe_tri multicast)
-{
-	for (unsigned i = 0; i < p->ngpus; i++) {
-		p->gpus[i].nvlinks_read = true;
-		p->gpus[i].sm = sm;
-		p->gpus[i].multicast = multicast;
-	}
-}
-
 /* DGX-1 (V100): each GPU's six NVLinks, one or two to each of four peers. */
 Test(probe_nvlink, dgx1_cube_mesh_as_the_hand_written_file)
 {
