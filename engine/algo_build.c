@@ -208,6 +208,7 @@ void algo_layout(const struct algo_build *b, unsigned node, unsigned c,
 		gpus[k] = pat->ranks[node * G + k] % b->p->gpus_per_node;
 	channels_layout(b->p->nccl, &b->p->topo, gpus, G, channels_copied(&b->t->ch, g, c),
 			b->t->nnodes > 1, l);
+	channels_far_nic(&b->p->topo, g, gpus, G, l);
 	algo_rail_align(b, l);
 }
 

@@ -242,6 +242,28 @@ void channels_keep_nic(const struct nccl_graph *g, struct channel_layout *l)
 		l->nic_out = l->nic_in;
 }
 
+/* The @rank-th NIC (by index) at class @cls from @gpu, or -1. */
+static int nic_at_class(const struct topology *t, unsigned gpu, enum topo_path_type cls,
+			unsigned rank)
+{
+	for (unsigned k = 0; k < t->nnics; k++)
+		if (topo_gpu_nic_path(t, (int)gpu, (int)k) == cls && !rank--)
+			return (int)k;
+	return -1;
+}
+
+void channels_far_nic(const struct topology *t, const struct nccl_graph *g,
+		      const unsigned *gpus, unsigned n, struct channel_layout *l)
+{
+	int nic;
+
+	if (!g->far_nic || n != 1 || l->nic_in < 0)
+		return;
+	nic = nic_at_class(t, gpus[0], g->far_class, g->far_rank);
+	if (nic >= 0)
+		l->nic_in = l->nic_out = nic;
+}
+
 /* GPUs 0..n-1: the node's first GPUs, which a communicator searches. */
 static const unsigned identity[TOPO_MAX_GPUS] = {
 	0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
@@ -269,6 +291,7 @@ static unsigned fit_channels(const struct nccl_release *r, const struct topology
 
 		channels_layout(r, t, identity, ppn, c, network, &lay);
 		channels_keep_nic(g, &lay);
+		channels_far_nic(t, g, identity, ppn, &lay);
 		if (network && (lay.nic_in < 0 || lay.nic_out < 0))
 			return c;
 		/* across nodes the network closes the ring: the entry GPU
@@ -297,7 +320,8 @@ static unsigned fit_channels(const struct nccl_release *r, const struct topology
 static unsigned fit_tree_channels(const struct nccl_release *r, const struct topology *t,
 				  const struct res_layout *l, unsigned ppn,
 				  enum nccl_pattern pattern, const struct search_env *env,
-				  double speed, double intra, unsigned max, double *use)
+				  const struct nccl_graph *ring, double speed, double intra,
+				  unsigned max, double *use)
 {
 	unsigned c;
 
@@ -307,6 +331,7 @@ static unsigned fit_tree_channels(const struct nccl_release *r, const struct top
 		unsigned first, second;
 
 		channels_layout(r, t, identity, ppn, c, true, &lay);
+		channels_far_nic(t, ring, identity, ppn, &lay);
 		if (lay.nic_in < 0)
 			return c;
 		first = lay.order[0];
@@ -386,6 +411,34 @@ static enum topo_path_type intra_type(const struct nccl_release *r, const struct
 	return farthest;
 }
 
+/*
+ * A lone GPU (GPU 0 searched alone) whose nearest NICs fit no channel of
+ * @speed: the channels that fit on the first NIC farther away that fits
+ * one, in NCCL's order (channels_far_nic), that NIC in *@far; 0 if none.
+ */
+static unsigned fit_far(const struct nccl_release *r, const struct topology *t,
+			const struct res_layout *l, const struct search_env *env, double speed,
+			double *use, struct nccl_graph *far)
+{
+	int near = topo_nearest_nic(t, 0);
+	enum topo_path_type nearest = near >= 0 ? topo_gpu_nic_path(t, 0, near) : TOPO_PATH_SYS;
+
+	for (unsigned cls = (unsigned)nearest + 1; cls < TOPO_PATH_COUNT; cls++)
+		for (unsigned rank = 0; nic_at_class(t, 0, (enum topo_path_type)cls, rank) >= 0;
+		     rank++) {
+			unsigned c;
+
+			far->far_nic = true;
+			far->far_class = (enum topo_path_type)cls;
+			far->far_rank = rank;
+			c = fit_channels(r, t, l, 1, true, env, far, speed, use);
+			if (c)
+				return c;
+		}
+	far->far_nic = false;
+	return 0;
+}
+
 static void search_ring(const struct nccl_release *r, const struct topology *t,
 			unsigned nnodes, unsigned ppn, const struct search_env *env,
 			struct nccl_graph *g)
@@ -410,6 +463,7 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 	 */
 	for (size_t i = 0; use && i < nspeeds; i++) {
 		static const struct nccl_graph keep = { .keep_nic = true }, cross = { 0 };
+		struct nccl_graph far = { 0 };
 		unsigned c, kept = 0;
 
 		if (g->nchannels && speeds[i] / g->bw_inter <= 0.49)
@@ -420,11 +474,16 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 		c = fit_channels(r, t, &l, ppn, network, env, &cross, speeds[i], use);
 		if (kept && kept >= c)
 			c = kept;
+		if (!c && network && ppn == 1)
+			c = fit_far(r, t, &l, env, speeds[i], use, &far);
 		if (c && c * speeds[i] > best * (1 + 1e-9)) {
 			best = c * speeds[i];
 			g->nchannels = c;
 			g->bw_intra = g->bw_inter = speeds[i];
 			g->keep_nic = kept && kept == c;
+			g->far_nic = !kept && far.far_nic;
+			g->far_class = far.far_class;
+			g->far_rank = far.far_rank;
 		}
 	}
 	free(use);
@@ -441,6 +500,7 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 
 		channels_layout(r, t, identity, ppn, c, network, &lay);
 		channels_keep_nic(g, &lay);
+		channels_far_nic(t, g, identity, ppn, &lay);
 		widen_type(t, env, lay.order[0], lay.nic_in, false, g);
 		widen_type(t, env, lay.order[ppn - 1], lay.nic_out, true, g);
 	}
@@ -576,10 +636,11 @@ static bool search_tree_net(const struct nccl_release *r, const struct topology 
 
 		if (found.nchannels && speeds[i] / found.bw_inter <= 0.49)
 			break;
-		c = fit_tree_channels(r, t, &l, ppn, pattern, env, speeds[i], speeds[i], max, use);
+		c = fit_tree_channels(r, t, &l, ppn, pattern, env, ring, speeds[i], speeds[i], max,
+				      use);
 		if (c < max && pattern == NCCL_PATTERN_SPLIT_TREE) {
 			unsigned simple = fit_tree_channels(r, t, &l, ppn, NCCL_PATTERN_TREE, env,
-							    speeds[i], speeds[i], max, use);
+							    ring, speeds[i], speeds[i], max, use);
 
 			if (simple > c) {
 				c = simple;
@@ -598,12 +659,17 @@ static bool search_tree_net(const struct nccl_release *r, const struct topology 
 		g->pattern = want;
 		return false;
 	}
+	/* a lone GPU's tree leaves by the ring's NIC: the same loads */
+	found.far_nic = ring->far_nic;
+	found.far_class = ring->far_class;
+	found.far_rank = ring->far_rank;
 	found.type_inter = intra_type(r, env, t, ppn, true, &found);
 	for (unsigned c = 0; c < found.nchannels; c++) {
 		struct channel_layout lay;
 		unsigned first, second;
 
 		channels_layout(r, t, identity, ppn, c, true, &lay);
+		channels_far_nic(t, &found, identity, ppn, &lay);
 		first = lay.order[0];
 		second = lay.order[ppn - 1];
 		widen_type(t, env, first, lay.nic_in, false, &found);
@@ -631,7 +697,7 @@ static bool tree_intra_fits(const struct nccl_release *r, const struct topology 
 		return tree_chains_fit(r, env, t, ppn, network, g->nchannels, intra);
 	res_layout_init(&l, t, 1);
 	use = calloc(l.per_node ? l.per_node : 1, sizeof(*use));
-	ok = use && fit_tree_channels(r, t, &l, ppn, g->pattern, env, g->bw_inter, intra,
+	ok = use && fit_tree_channels(r, t, &l, ppn, g->pattern, env, g, g->bw_inter, intra,
 				      g->nchannels, use) >= g->nchannels;
 	free(use);
 	return ok;
@@ -871,16 +937,20 @@ void channels_search(const struct nccl_release *r, const struct search_env *env,
 		     const struct topology *t, unsigned nnodes, unsigned ppn,
 		     struct nccl_channels *out)
 {
+	struct search_env e = *env;
 	unsigned comm;
 
 	if (ppn < 1)
 		ppn = 1;
 	if (ppn > t->ngpus)
 		ppn = t->ngpus;
+	/* PXN relays through a peer GPU of the communicator on the node:
+	 * with one GPU a node there is none (paths.cc: the peer is a rank) */
+	e.pxn = env->pxn && ppn > 1;
 	memset(out, 0, sizeof(*out));
-	search_ring(r, t, nnodes, ppn, env, &out->ring);
+	search_ring(r, t, nnodes, ppn, &e, &out->ring);
 	dup_channels(r, t->gpu_arch, r->max_channels / 2, &out->ring);
-	search_tree(r, t, nnodes, ppn, env, &out->ring, &out->tree);
+	search_tree(r, t, nnodes, ppn, &e, &out->ring, &out->tree);
 	/* init.cc: both take the fewer of their channels (v2.30.7-1:1280,
 	 * v2.8.4-1:695) */
 	if (out->tree.nchannels < out->ring.nchannels)
@@ -894,7 +964,7 @@ void channels_search(const struct nccl_release *r, const struct search_env *env,
 	    out->ring.bw_intra > 45.0 && comm < r->comm_x2_below)
 		comm *= 2;
 	out->comm_channels = comm < r->max_channels ? comm : r->max_channels;
-	search_nvls(r, env, t, nnodes, ppn, &out->nvls);
+	search_nvls(r, &e, t, nnodes, ppn, &out->nvls);
 	out->min_net_bw = nnodes > 1 ? min_net_bw(r, t, ppn) : 0;
 	nvls_tuning(r, t, nnodes, ppn, out);
 }

@@ -372,7 +372,9 @@ void route_pick_nics(const struct plan *p, struct route_req *q,
 		q->nic_src = channels_nic(t, q->src_gpu, channel);
 	if (q->nic_dst < 0)
 		q->nic_dst = channels_nic(t, q->dst_gpu, channel);
-	if (!plan_uses_pxn(p) || q->nic_src < 0)
+	/* PXN relays through a peer GPU of the communicator on the node:
+	 * with one GPU a node there is none (paths.cc: the peer is a rank) */
+	if (!plan_uses_pxn(p) || q->nic_src < 0 || q->node_gpus < 2)
 		return;
 	/* A send/receive leaves by the receiver's rail when the sender's
 	 * own NIC is beyond PXB and that rail's is not (a collective's

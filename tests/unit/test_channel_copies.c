@@ -54,6 +54,7 @@ static void layout(const struct comm *x, const struct nccl_graph *g, const unsig
 		   unsigned n, unsigned c, struct channel_layout *l)
 {
 	channels_layout(x->plan.nccl, &x->topo, gpus, n, channels_copied(&x->t.ch, g, c), true, l);
+	channels_far_nic(&x->topo, g, gpus, n, l);
 	channels_keep_nic(&x->t.ch.ring, l);
 }
 
@@ -185,4 +186,45 @@ Test(channel_copies, two_one_gpu_rings_share_one_nic)
 	for (unsigned i = 0; i < 2; i++)
 		assert_rel(r.rec.coll[i].time_us, 2 * 1073741824.0 / 47.5e9 * 1e6, 0.02);
 	run_destroy(&r);
+}
+
+/*
+ * One V100 of ABCI alone (one GPU a node): its own HCA hangs from its
+ * CPU's root complex (PHB), the other from the other socket's (SYS).
+ * NCCL's search tries its own NIC first, then the other
+ * (ncclTopoSelectNets), at every speed before the next lower one. By
+ * hand, at NCCL's figures: the GPU's Gen3 x16 link is 12 GB/s and a ring
+ * channel of speed s sends s up it and receives s into it, which on Volta
+ * costs s/8 up the link too (search.cc followPath). To its own HCA
+ * through an Intel root complex the PCI links take 6/5 of the speed:
+ * 1.2 s + s/8 <= 12, s <= 9.05, 9 of the speed list; across the sockets
+ * no overhead, s + s/8 <= 12 (10.67), and the link between them is
+ * Skylake's 10: 10, the faster. NCCL 2.30.7's own search of gpu3 alone
+ * (tools/nccl-oracle): ring "NET 0 -> 0 -> NET 0", 10/10 SYS; tree
+ * 20/10. gpu1, on the other socket, crosses to hca1.
+ */
+Test(channel_copies, one_v100_crosses_to_the_faster_nic)
+{
+	static const unsigned ranks3[] = { 3, 7 }, ranks1[] = { 1, 5 }, gpu3[] = { 3 },
+			      gpu1[] = { 1 };
+	struct channel_layout l;
+	struct comm x;
+
+	comm_init(&x, CONFIG("validation/abci-v100-2xedr.yaml"), 2, ranks3, 2, "2.30.7");
+	cr_expect_eq(x.t.ch.ring.nchannels, 1);
+	cr_expect_float_eq(x.t.ch.ring.bw_inter, 10.0, 1e-9);
+	cr_expect_eq(x.t.ch.ring.type_inter, TOPO_PATH_SYS);
+	cr_expect_float_eq(x.t.ch.tree.bw_intra, 20.0, 1e-9);
+	for (unsigned c = 0; c < x.t.ch.comm_channels; c++) {
+		layout(&x, &x.t.ch.ring, gpu3, 1, c, &l);
+		cr_expect(l.nic_in == 0 && l.nic_out == 0, "ring channel %u: hca%d, hca%d", c,
+			  l.nic_in, l.nic_out);
+		layout(&x, &x.t.ch.tree, gpu3, 1, c, &l);
+		cr_expect_eq(l.nic_in, 0, "tree channel %u: hca%d", c, l.nic_in);
+	}
+	comm_destroy(&x);
+	comm_init(&x, CONFIG("validation/abci-v100-2xedr.yaml"), 2, ranks1, 2, "2.30.7");
+	layout(&x, &x.t.ch.ring, gpu1, 1, 0, &l);
+	cr_expect_eq(l.nic_in, 1, "gpu1: hca%d", l.nic_in);
+	comm_destroy(&x);
 }

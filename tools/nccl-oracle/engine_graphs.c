@@ -60,6 +60,7 @@ static void print_channels(const char *name, const struct nccl_release *r,
 		struct channel_layout l;
 
 		channels_layout(r, t, gpus, n, channels_copied(ch, g, c), network, &l);
+		channels_far_nic(t, g, gpus, n, &l);
 		channels_keep_nic(&ch->ring, &l);
 		if (g == &ch->tree)
 			l.nic_out = l.nic_in;
