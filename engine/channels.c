@@ -481,7 +481,7 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 			g->nchannels = c;
 			g->bw_intra = g->bw_inter = speeds[i];
 			g->keep_nic = kept && kept == c;
-			g->far_nic = !kept && far.far_nic;
+			g->far_nic = far.far_nic;
 			g->far_class = far.far_class;
 			g->far_rank = far.far_rank;
 		}

@@ -57,9 +57,9 @@ const char *p2p_user_level_name(enum p2p_user_level l); /* "LOC", ...; "" unset 
 bool p2p_allowed(const struct nccl_release *r, enum p2p_user_level user,
 		 const struct topology *t, unsigned a, unsigned b, unsigned node_gpus);
 
-/* Whether any GPU pair of a node may copy over NVLink at level @user:
- * NCCL_P2P_DISABLE=1 turns NVLink's peer-to-peer off, NVLS's multicast
- * and nothing else. */
+/* Whether NVLink pairs may copy peer to peer at level @user: all but
+ * LOC (NCCL_P2P_DISABLE=1) let a pair's own links. NVLS's multicast is
+ * not peer-to-peer and stays either way. */
 static inline bool p2p_nvlink_usable(enum p2p_user_level user)
 {
 	return user != P2P_USER_LOC;

@@ -60,8 +60,9 @@ void probe_p2p_pair(const struct topology *t, unsigned a, unsigned b, struct pro
 	}
 	cls = topo_gpu_gpu_path(t, a, b, &links);
 	level = p2p_release_level(r, t, t->ngpus);
+	/* the rule's inputs in brackets: the vendor, and on AMD the count */
 	snprintf(out->why, sizeof(out->why),
-		 "%s is beyond NCCL %s's P2P level on %s CPUs with %u GPUs, %s; NCCL_P2P_LEVEL=%s would allow it",
-		 topo_path_name(cls), r->version, topo_cpu_vendor_name(t->cpu_vendor), t->ngpus,
-		 topo_path_name(level), topo_path_name(cls));
+		 "%s is beyond NCCL %s's P2P level here, %s (%s CPUs, %u GPUs); NCCL_P2P_LEVEL=%s would allow it",
+		 topo_path_name(cls), r->version, topo_path_name(level),
+		 topo_cpu_vendor_name(t->cpu_vendor), t->ngpus, topo_path_name(cls));
 }

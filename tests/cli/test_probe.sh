@@ -27,7 +27,7 @@ has "$tmp/out" "^cpu vendor: unknown (not asked (captured tree))$"
 has "$tmp/out" "^GPU x GPU (NVL: NVLink"
 has "$tmp/out" "by NCCL 2.30.7's rule; CPU vendor unknown, Intel's taken; NVLinks not read, PCIe taken):$"
 has "$tmp/out" "^gpu0   X      PIX "
-has "$tmp/out" "gpu0-gpu4.*: SYS is beyond NCCL 2.30.7's P2P level on intel CPUs with 8 GPUs, PXB; NCCL_P2P_LEVEL=SYS would allow it$"
+has "$tmp/out" "gpu0-gpu4.*: SYS is beyond NCCL 2.30.7's P2P level here, PXB (intel CPUs, 8 GPUs); NCCL_P2P_LEVEL=SYS would allow it$"
 expect 0 "json to stdout" -- "$gdrlab" probe --sysfs "$sys/acs-redirect" --json -
 has "$tmp/out" '"acs": "redirect"'
 grep -q "GPUs:" "$tmp/out" && { echo "FAIL: table printed with --json -"; fail=1; }

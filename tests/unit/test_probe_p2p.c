@@ -34,10 +34,10 @@ Test(probe_p2p, pcie_pairs_by_the_p2p_level)
 	cr_assert_not_null(t, "%s", d.msg);
 	expect_pair(t, 0, 1, "PIX", false, "");
 	expect_pair(t, 0, 2, "PHB", true,
-		    "PHB is beyond NCCL 2.30.7's P2P level on intel CPUs with 8 GPUs, PXB; "
+		    "PHB is beyond NCCL 2.30.7's P2P level here, PXB (intel CPUs, 8 GPUs); "
 		    "NCCL_P2P_LEVEL=PHB would allow it");
 	expect_pair(t, 3, 4, "SYS", true,
-		    "SYS is beyond NCCL 2.30.7's P2P level on intel CPUs with 8 GPUs, PXB; "
+		    "SYS is beyond NCCL 2.30.7's P2P level here, PXB (intel CPUs, 8 GPUs); "
 		    "NCCL_P2P_LEVEL=SYS would allow it");
 	free(t);
 	probe_destroy(p);
