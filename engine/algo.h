@@ -72,6 +72,9 @@ bool algo_serves(enum algo_id a, enum trace_op op);
 struct route_notes {
 	unsigned staged_sides, direct_sides;
 	char why[200];
+	/* the first GPU pair copying through host memory (NCCL's SHM), and
+	 * why; "" if none */
+	char shm[240];
 };
 
 /*

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "nccl_tuning.h"
@@ -128,4 +129,42 @@ bool p2p_all_nvlink(const struct nccl_release *r, enum p2p_user_level user,
 				       !p2p_allowed(r, user, t, a, b, t->ngpus)))
 				return false;
 	return topo_has_nvlink(t);
+}
+
+const char *p2p_pair_class(const struct topology *t, unsigned a, unsigned b)
+{
+	unsigned via, links;
+
+	switch (topo_nvlink_way(t, a, b, &via)) {
+	case TOPO_NVLINK_DIRECT:
+		return "NVL";
+	case TOPO_NVLINK_VIA:
+		return "NVB";
+	default:
+		return topo_path_name(topo_gpu_gpu_path(t, a, b, &links));
+	}
+}
+
+bool p2p_refused(const struct nccl_release *r, enum p2p_user_level user,
+		 const struct topology *t, unsigned a, unsigned b, unsigned node_gpus,
+		 char *why, size_t len)
+{
+	const char *cls = p2p_pair_class(t, a, b);
+	unsigned via;
+
+	if (p2p_allowed(r, user, t, a, b, node_gpus))
+		return false;
+	if (topo_nvlink_way(t, a, b, &via) == TOPO_NVLINK_NONE &&
+	    (t->gpus[a].no_peer_access || t->gpus[b].no_peer_access))
+		snprintf(why, len, "CUDA refuses %s peer access (cuDeviceCanAccessPeer)",
+			 t->gpus[a].no_peer_access ? t->gpus[a].name : t->gpus[b].name);
+	else if (user != P2P_USER_UNSET)
+		snprintf(why, len, "NCCL_P2P_LEVEL=%s refuses %s", p2p_user_level_name(user), cls);
+	else
+		/* the rule's inputs in brackets: the vendor, and on AMD the count */
+		snprintf(why, len,
+			 "%s is beyond NCCL %s's P2P level here, %s (%s CPUs, %u GPUs); NCCL_P2P_LEVEL=%s would allow it",
+			 cls, r ? r->version : "?", topo_path_name(p2p_release_level(r, t, node_gpus)),
+			 topo_cpu_vendor_name(t->cpu_vendor), node_gpus, cls);
+	return true;
 }

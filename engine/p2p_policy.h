@@ -17,6 +17,7 @@
 #define GDRLAB_P2P_POLICY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "topo_path.h"
 #include "topology.h"
@@ -56,6 +57,20 @@ const char *p2p_user_level_name(enum p2p_user_level l); /* "LOC", ...; "" unset 
  */
 bool p2p_allowed(const struct nccl_release *r, enum p2p_user_level user,
 		 const struct topology *t, unsigned a, unsigned b, unsigned node_gpus);
+
+/* GPUs @a and @b's way as NCCL_P2P_LEVEL names it: "NVL" (their own
+ * NVLinks), "NVB" (NVLink through a GPU between), or the PCIe class. */
+const char *p2p_pair_class(const struct topology *t, unsigned a, unsigned b);
+
+/*
+ * Whether GPUs @a and @b may not copy peer to peer (p2p_allowed's
+ * opposite), with why in @why (@len): the user's level, CUDA refusing
+ * peer access, or the release's level, with the NCCL_P2P_LEVEL that
+ * would allow the pair.
+ */
+bool p2p_refused(const struct nccl_release *r, enum p2p_user_level user,
+		 const struct topology *t, unsigned a, unsigned b, unsigned node_gpus,
+		 char *why, size_t len);
 
 /* Whether NVLink pairs may copy peer to peer at level @user: all but
  * LOC (NCCL_P2P_DISABLE=1) let a pair's own links. NVLS's multicast is

@@ -298,6 +298,8 @@ static int pattern_build(struct plan *p, struct plan_pattern *pat,
 	}
 	if (b.notes.why[0])
 		memcpy(pat->fallback, b.notes.why, sizeof(b.notes.why));
+	if (b.notes.shm[0])
+		memcpy(pat->shm, b.notes.shm, sizeof(b.notes.shm));
 	pat->nfallback = b.notes.staged_sides;
 	if (b.notes.direct_sides && b.notes.staged_sides)
 		pat->path = PLAN_USED_MIXED;

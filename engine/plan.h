@@ -201,6 +201,8 @@ struct plan_pattern {
 				      * INFINITY for none */
 	enum plan_path_used path;
 	char fallback[256];          /* why direct was not used; "" if it was */
+	char shm[256];               /* a GPU pair through host memory, and
+				      * why; "" if none (p2p_policy.h) */
 	unsigned nfallback;          /* NIC sides that fell back to staged */
 	double bus_factor;           /* nccl-tests busbw = algbw * bus_factor */
 };

@@ -98,6 +98,7 @@ int records_init(struct records *r, const struct plan *p, const char *backend)
 		c->ready_us = e->ready_us;
 		c->path = pat->path;
 		c->fallback = pat->fallback[0] ? pat->fallback : NULL;
+		c->shm = pat->shm[0] ? pat->shm : NULL;
 		c->algo = pat->algo;
 		c->proto = pat->proto;
 		c->nchannels = pc->nchannels;

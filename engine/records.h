@@ -39,6 +39,8 @@ struct coll_record {
 	double start_us, end_us; /* absolute, from the start of the run */
 	enum plan_path_used path;
 	const char *fallback;  /* NULL, or a reason borrowed from the plan */
+	const char *shm;       /* NULL, or a GPU pair through host memory and
+				* why, borrowed from the plan */
 	/* What ran, as NCCL's tuner chose it, and NCCL's own estimate of
 	 * it (NAN for p2p, which NCCL's tuner does not model). */
 	enum algo_id algo;

@@ -28,7 +28,7 @@ static json_t *stages_json(const struct coll_record *c)
 
 static json_t *collective_json(const struct records *r, const struct coll_record *c)
 {
-	return json_pack("{s:I,s:s,s:I,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:s,s:o,s:o,"
+	return json_pack("{s:I,s:s,s:I,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:s,s:o,s:o,s:o,"
 			 "s:s,s:s,s:i,s:o,s:s,s:i,s:f}",
 			 "iteration", (json_int_t)c->iteration,
 			 "op", trace_op_name(c->op),
@@ -42,6 +42,7 @@ static json_t *collective_json(const struct records *r, const struct coll_record
 			 "busbw_gbps", c->busbw_gbps,
 			 "path", plan_path_used_name(c->path),
 			 "fallback", c->fallback ? json_string(c->fallback) : json_null(),
+			 "shm", c->shm ? json_string(c->shm) : json_null(),
 			 "stages", stages_json(c),
 			 "algo", algo_name(c->algo),
 			 "proto", proto_name(c->proto),

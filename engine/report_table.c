@@ -69,18 +69,39 @@ static void human_bytes(uint64_t b, char *buf, size_t len)
 	snprintf(buf, len, u ? "%.2f %s" : "%.0f %s", v, unit[u]);
 }
 
-static const char *first_fallback(const struct records *r, unsigned *count)
+/* The first collective's note (its fallback, or with @shm its pair
+ * through host memory), and in *@count how many have one. */
+static const char *first_note(const struct records *r, bool shm, unsigned *count)
 {
 	const char *why = NULL;
 
 	*count = 0;
-	for (size_t i = 0; i < r->ncoll; i++)
-		if (r->coll[i].fallback) {
+	for (size_t i = 0; i < r->ncoll; i++) {
+		const char *note = shm ? r->coll[i].shm : r->coll[i].fallback;
+
+		if (note) {
 			if (!why)
-				why = r->coll[i].fallback;
+				why = note;
 			(*count)++;
 		}
+	}
 	return why;
+}
+
+static const char *first_fallback(const struct records *r, unsigned *count)
+{
+	return first_note(r, false, count);
+}
+
+/* Collectives whose copies inside a node go through host memory. */
+static void print_shm(FILE *out, const struct records *r)
+{
+	unsigned n;
+	const char *why = first_note(r, true, &n);
+
+	if (why)
+		fprintf(out, "shm        %u collective%s copy between GPUs through host memory (NCCL's SHM), %s\n",
+			n, n == 1 ? "" : "s", why);
 }
 
 /* The switches, and the link whose flows get the least of it, when the
@@ -212,6 +233,7 @@ void report_table(FILE *out, const struct report_context *ctx,
 	if (why)
 		fprintf(out, "; %u collectives fell back to staged: %s", nfb, why);
 	fprintf(out, "\n");
+	print_shm(out, r);
 	if (r->data_checked)
 		fprintf(out, "data       %llu bytes verified, %llu wrong\n",
 			(unsigned long long)r->verified_bytes,
@@ -363,6 +385,7 @@ void report_compare_table(FILE *out, const struct report_context *ctx,
 	if (why)
 		fprintf(out, "fallback   %u collectives could not go direct: %s\n",
 			nfb, why);
+	print_shm(out, r[REPORT_DIRECT]);
 	/* Each path is tuned on its own (staged has no LL128, say), so each
 	 * says what NCCL's tuner chose for it. */
 	for (int k = 0; k < REPORT_PATHS; k++) {

@@ -238,13 +238,19 @@ static void wire(struct rb *b, bool tx, bool rx, int nic_src, int nic_dst,
  * its GPU's NUMA node, so the pages are there: shm.cc), and the peer's
  * threads load it once the slice is whole.
  */
-static void intra(struct rb *b, unsigned src, unsigned dst, unsigned node_gpus)
+static void intra(struct rb *b, unsigned src, unsigned dst, unsigned node_gpus,
+		  struct route_notes *n)
 {
 	const struct topology *t = &b->p->topo;
 	unsigned via, pairs[2], npairs = topo_wired_pairs(t, src, dst, pairs);
+	char why[200];
 
 	stage_begin(b, STAGE_INTRA);
-	if (!p2p_allowed(b->p->nccl, b->p->opts.p2p_level, t, src, dst, node_gpus)) {
+	if (p2p_refused(b->p->nccl, b->p->opts.p2p_level, t, src, dst, node_gpus, why,
+			sizeof(why))) {
+		if (n && !n->shm[0])
+			snprintf(n->shm, sizeof(n->shm), "%s-%s: %s", t->gpus[src].name,
+				 t->gpus[dst].name, why);
 		use_route(b, false, gpu_end(src), socket_mem(t->gpus[dst].socket), RES_P2P_WRITE);
 		b->segment++;
 		stage_begin(b, STAGE_INTRA);
@@ -287,7 +293,7 @@ static void network(struct rb *b, enum proto_id proto,
 	if (q->relay_gpu >= 0) {
 		/* PXN: over NVLink into the relay GPU's buffer; its proxy
 		 * sends from there. */
-		intra(b, q->src_gpu, sender, q->node_gpus);
+		intra(b, q->src_gpu, sender, q->node_gpus, n);
 		b->segment++;
 	}
 	sd = side_direct(b->p, sender, q->nic_src, true, n);
@@ -431,7 +437,7 @@ void route_make(const struct plan *p, enum proto_id proto,
 					 p2p_nvlink_usable(p->opts.p2p_level) ?
 					 HOP_NVLINK :
 					 HOP_PCI;
-			intra(&b, q->src_gpu, q->dst_gpu, q->node_gpus);
+			intra(&b, q->src_gpu, q->dst_gpu, q->node_gpus, notes);
 		} else {
 			r->hop = HOP_NET;
 			network(&b, proto, q, notes);

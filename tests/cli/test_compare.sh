@@ -73,6 +73,20 @@ has "$tmp/out" "^verdict: no collective here leaves its node (NVLink or PCIe ins
 has "$tmp/out" "^         does not apply, and the paths cost the same$"
 [ "$(grep -c '"path": "intra_node"' "$tmp/node.json")" = 30 ] ||
     { echo "FAIL: not every collective of the three paths stayed in its node"; fail=1; }
+grep -q '"shm": "' "$tmp/node.json" && { echo "FAIL: an NVSwitch pair through host memory"; fail=1; }
+# Two GPUs on an Intel CPU's root ports (PHB): beyond 2.30.7's P2P level
+# (PXB), so NCCL copies between them through host memory; --p2p-level phb
+# lets them copy peer to peer
+expect 0 "one node through host memory" -- "$gdrlab" run -t two-socket-commodity -T resnet50-ddp \
+    --nodes 1 --json "$tmp/shm.json"
+has "$tmp/out" "^shm        10 collectives copy between GPUs through host memory (NCCL's SHM), gpu0-gpu1: PHB is beyond NCCL 2.30.7's P2P level here, PXB (intel CPUs, 2 GPUs); NCCL_P2P_LEVEL=PHB would allow it$"
+[ "$(grep -c '"shm": "gpu0-gpu1: PHB is beyond' "$tmp/shm.json")" = 10 ] ||
+    { echo "FAIL: not every collective says it went through host memory"; fail=1; }
+expect 0 "--p2p-level phb" -- "$gdrlab" run -t two-socket-commodity -T resnet50-ddp --nodes 1 \
+    --p2p-level phb --json "$tmp/p2p.json"
+grep -q "^shm" "$tmp/out" && { echo "FAIL: shm line with --p2p-level phb"; fail=1; }
+[ "$(grep -c '"shm": null' "$tmp/p2p.json")" = 10 ] ||
+    { echo "FAIL: --p2p-level phb: a collective through host memory"; fail=1; }
 if "$gdrlab" backends >/dev/null && command -v gnuplot >/dev/null; then
     expect 0 "one-node report" -- "$gdrlab" report "$tmp/node.json" -o "$tmp/node.html"
     has "$tmp/node.html" "No collective here leaves its node (NVLink or PCIe inside it): GPUDirect RDMA does not apply"

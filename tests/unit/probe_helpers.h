@@ -74,4 +74,21 @@ static inline void read_all(struct probe *p, int sm, enum probe_tri multicast)
 	}
 }
 
+/* pxb-8gpu (a DGX-1's PCIe) wired as DGX-1V's hybrid cube-mesh, six
+ * NVLinks a V100, one or two to each of four peers (nvidia-smi topo -m's
+ * NV1 and NV2; tests/data/dgx1-wired-mesh.yaml), NVML read, classified. */
+static inline void wire_dgx1_mesh(struct probe *p)
+{
+	static const unsigned mesh[][3] = {
+		{ 0, 1, 1 }, { 0, 2, 1 }, { 0, 3, 2 }, { 0, 4, 2 }, { 1, 2, 2 }, { 1, 3, 1 },
+		{ 1, 5, 2 }, { 2, 3, 2 }, { 2, 6, 1 }, { 3, 7, 1 }, { 4, 5, 1 }, { 4, 6, 1 },
+		{ 4, 7, 2 }, { 5, 6, 2 }, { 5, 7, 1 }, { 6, 7, 2 },
+	};
+
+	read_all(p, 70, PROBE_NO);
+	for (size_t i = 0; i < sizeof(mesh) / sizeof(mesh[0]); i++)
+		wire(p, mesh[i][0], mesh[i][1], mesh[i][2]);
+	probe_nvlink_classify(p);
+}
+
 #endif

@@ -268,3 +268,29 @@ Test(p2p_level, nvls_stays_its_type_from_2_25)
 	cr_expect(old.nvls.nvlink, "2.21.5: NVL");
 	free(t);
 }
+
+/* Why a pair goes through host memory, as `run` and `probe` say it. */
+Test(p2p_level, refusal_reasons)
+{
+	struct topology *t = load(DATA("pcie-gpus-shm.yaml"), TOPO_CPU_INTEL);
+	struct topology *mesh = load(DATA("dgx1-wired-mesh.yaml"), TOPO_CPU_INTEL);
+	const struct nccl_release *r = nccl_release_find("2.21.5");
+	char why[200] = "untouched";
+
+	cr_expect_not(p2p_refused(r, P2P_USER_UNSET, t, 2, 3, 2, why, sizeof(why)));
+	cr_expect_str_eq(why, "untouched");
+	cr_expect(p2p_refused(r, P2P_USER_UNSET, t, 0, 1, 2, why, sizeof(why)));
+	cr_expect_str_eq(why, "PHB is beyond NCCL 2.21.5's P2P level here, PXB (intel CPUs, 2 GPUs); "
+			      "NCCL_P2P_LEVEL=PHB would allow it");
+	cr_expect(p2p_refused(r, P2P_USER_LOC, t, 2, 3, 2, why, sizeof(why)));
+	cr_expect_str_eq(why, "NCCL_P2P_LEVEL=LOC refuses PIX");
+	t->gpus[3].no_peer_access = true;
+	cr_expect(p2p_refused(r, P2P_USER_SYS, t, 2, 3, 2, why, sizeof(why)));
+	cr_expect_str_eq(why, "CUDA refuses gpu3 peer access (cuDeviceCanAccessPeer)");
+	cr_expect(p2p_refused(r, P2P_USER_LOC, mesh, 0, 4, 8, why, sizeof(why)));
+	cr_expect_str_eq(why, "NCCL_P2P_LEVEL=LOC refuses NVL");
+	cr_expect(p2p_refused(r, P2P_USER_NVL, mesh, 0, 5, 8, why, sizeof(why)));
+	cr_expect_str_eq(why, "NCCL_P2P_LEVEL=NVL refuses NVB");
+	free(mesh);
+	free(t);
+}

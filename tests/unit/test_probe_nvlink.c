@@ -24,11 +24,6 @@
 /* DGX-1 (V100): each GPU's six NVLinks, one or two to each of four peers. */
 Test(probe_nvlink, dgx1_cube_mesh_as_the_hand_written_file)
 {
-	static const unsigned mesh[][3] = {
-		{ 0, 1, 1 }, { 0, 2, 1 }, { 0, 3, 2 }, { 0, 4, 2 }, { 1, 2, 2 }, { 1, 3, 1 },
-		{ 1, 5, 2 }, { 2, 3, 2 }, { 2, 6, 1 }, { 3, 7, 1 }, { 4, 5, 1 }, { 4, 6, 1 },
-		{ 4, 7, 2 }, { 5, 6, 2 }, { 5, 7, 1 }, { 6, 7, 2 },
-	};
 	struct probe *p = probe_load(SYSFS("pxb-8gpu"));
 	struct topology *hand = malloc(sizeof(*hand));
 	struct diag d = { "" };
@@ -38,10 +33,7 @@ Test(probe_nvlink, dgx1_cube_mesh_as_the_hand_written_file)
 	json_t *j, *l;
 
 	cr_assert_eq(p->ngpus, 8);
-	read_all(p, 70, PROBE_NO);
-	for (size_t i = 0; i < sizeof(mesh) / sizeof(mesh[0]); i++)
-		wire(p, mesh[i][0], mesh[i][1], mesh[i][2]);
-	probe_nvlink_classify(p);
+	wire_dgx1_mesh(p);
 	cr_expect_eq(p->gpus[0].nnvlinks, 4, "gpu0's four peers, each counted once");
 	cr_expect_eq(p->gpus[0].nvlinks[2].gpu, 3);
 	cr_expect_eq(p->gpus[0].nvlinks[2].links, 2);

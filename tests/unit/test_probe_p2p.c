@@ -25,13 +25,21 @@ static void expect_pair(const struct topology *t, unsigned a, unsigned b, const 
 	cr_expect_str_eq(x.why, why, "gpu%u-gpu%u", a, b);
 }
 
-Test(probe_p2p, pcie_pairs_by_the_p2p_level)
+/* @p's topology, as the probe judges its pairs on it. */
+static struct topology *judged(const struct probe *p)
 {
-	struct probe *p = probe_load(SYSFS("pxb-8gpu"));
 	struct diag d = { "" };
 	struct topology *t = probe_topology(p, &d);
 
 	cr_assert_not_null(t, "%s", d.msg);
+	return t;
+}
+
+Test(probe_p2p, pcie_pairs_by_the_p2p_level)
+{
+	struct probe *p = probe_load(SYSFS("pxb-8gpu"));
+	struct topology *t = judged(p);
+
 	expect_pair(t, 0, 1, "PIX", false, "");
 	expect_pair(t, 0, 2, "PHB", true,
 		    "PHB is beyond NCCL 2.30.7's P2P level here, PXB (intel CPUs, 8 GPUs); "
@@ -48,21 +56,11 @@ Test(probe_p2p, pcie_pairs_by_the_p2p_level)
  * wired to both), peer to peer however far apart on PCIe. */
 Test(probe_p2p, nvlink_pairs_copy_peer_to_peer)
 {
-	static const unsigned mesh[][3] = {
-		{ 0, 1, 1 }, { 0, 2, 1 }, { 0, 3, 2 }, { 0, 4, 2 }, { 1, 2, 2 }, { 1, 3, 1 },
-		{ 1, 5, 2 }, { 2, 3, 2 }, { 2, 6, 1 }, { 3, 7, 1 }, { 4, 5, 1 }, { 4, 6, 1 },
-		{ 4, 7, 2 }, { 5, 6, 2 }, { 5, 7, 1 }, { 6, 7, 2 },
-	};
 	struct probe *p = probe_load(SYSFS("pxb-8gpu"));
-	struct diag d = { "" };
 	struct topology *t;
 
-	read_all(p, 70, PROBE_NO);
-	for (size_t i = 0; i < sizeof(mesh) / sizeof(mesh[0]); i++)
-		wire(p, mesh[i][0], mesh[i][1], mesh[i][2]);
-	probe_nvlink_classify(p);
-	t = probe_topology(p, &d);
-	cr_assert_not_null(t, "%s", d.msg);
+	wire_dgx1_mesh(p);
+	t = judged(p);
 	expect_pair(t, 0, 4, "NVL", false, "");
 	expect_pair(t, 0, 5, "NVB", false, "");
 	free(t);
@@ -74,12 +72,10 @@ Test(probe_p2p, nvlink_pairs_copy_peer_to_peer)
 Test(probe_p2p, refused_peer_access)
 {
 	struct probe *p = probe_load(SYSFS("pxb-8gpu"));
-	struct diag d = { "" };
 	struct topology *t;
 
 	p->gpus[3].peer_access = PROBE_NO;
-	t = probe_topology(p, &d);
-	cr_assert_not_null(t, "%s", d.msg);
+	t = judged(p);
 	expect_pair(t, 2, 3, "PIX", true, "CUDA refuses gpu3 peer access (cuDeviceCanAccessPeer)");
 	free(t);
 	probe_destroy(p);
