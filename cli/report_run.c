@@ -192,8 +192,10 @@ static void paths_table(FILE *f, json_t *runs[3], size_t nruns)
 	fputs("</table>\n", f);
 }
 
-/* A collective of @run that GPUDirect RDMA could not carry, and how many. */
-static const char *first_fallback(json_t *run, size_t *count)
+/* The first collective of @run with a note @key ("fallback": GPUDirect
+ * RDMA could not carry it; "shm": a GPU pair through host memory), and
+ * in *@count how many have one. */
+static const char *first_note(json_t *run, const char *key, size_t *count)
 {
 	json_t *c;
 	const char *why = NULL;
@@ -201,10 +203,10 @@ static const char *first_fallback(json_t *run, size_t *count)
 
 	*count = 0;
 	json_array_foreach(json_object_get(run, "collectives"), i, c) {
-		const char *fb = json_string_value(json_object_get(c, "fallback"));
+		const char *note = json_string_value(json_object_get(c, key));
 
-		if (fb && !(*count)++)
-			why = fb;
+		if (note && !(*count)++)
+			why = note;
 	}
 	return why;
 }
@@ -230,8 +232,9 @@ static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 	json_t *s = json_object_get(json_object_get(doc, "speedups"), "direct_vs_staged");
 	double comm = json_number_value(json_object_get(s, "communication"));
 	double it_d = json_number_value(json_object_get(runs[0], "iteration_time_us"));
-	size_t fallbacks;
-	const char *why = first_fallback(runs[0], &fallbacks);
+	size_t fallbacks, shms;
+	const char *why = first_note(runs[0], "fallback", &fallbacks);
+	const char *shm = first_note(runs[0], "shm", &shms);
 
 	if (nruns == 1) {
 		fputs("<p class=\"lead\">What does an iteration cost on this path?</p>\n<p class=\"answer\">", f);
@@ -261,6 +264,10 @@ static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 	if (fallbacks)
 		html_printf(f, " %zu collectives on the direct path were staged all the same: %s.",
 			    fallbacks, why);
+	if (shms)
+		html_printf(f, " %zu collectives copy between GPUs of a node through host memory "
+			       "(NCCL's SHM transport), %s.",
+			    shms, shm);
 	fputs("</p>\n", f);
 }
 

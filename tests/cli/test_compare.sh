@@ -90,6 +90,8 @@ grep -q "^shm" "$tmp/out" && { echo "FAIL: shm line with --p2p-level phb"; fail=
 if "$gdrlab" backends >/dev/null && command -v gnuplot >/dev/null; then
     expect 0 "one-node report" -- "$gdrlab" report "$tmp/node.json" -o "$tmp/node.html"
     has "$tmp/node.html" "No collective here leaves its node (NVLink or PCIe inside it): GPUDirect RDMA does not apply"
+    expect 0 "report through host memory" -- "$gdrlab" report "$tmp/shm.json" -o "$tmp/shm.html"
+    has "$tmp/shm.html" "10 collectives copy between GPUs of a node through host memory (NCCL&#39;s SHM transport), gpu0-gpu1: PHB is beyond"
     expect 0 "one-rank report" -- "$gdrlab" report "$tmp/one.json" -o "$tmp/one.html"
     has "$tmp/one.html" "No collective here moves data between GPUs"
     has "$tmp/one.html" "No chart: every collective took 0 us (one rank each: nothing moves), which a log scale cannot show."
