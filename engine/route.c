@@ -248,6 +248,8 @@ static void intra(struct rb *b, unsigned src, unsigned dst, unsigned node_gpus,
 	stage_begin(b, STAGE_INTRA);
 	if (p2p_refused(b->p->nccl, b->p->opts.p2p_level, t, src, dst, node_gpus, why,
 			sizeof(why))) {
+		/* SHM, as above: stored into the receiver's socket memory,
+		 * loaded out of it once whole; the collective says why */
 		if (n && !n->shm[0])
 			snprintf(n->shm, sizeof(n->shm), "%s-%s: %s", t->gpus[src].name,
 				 t->gpus[dst].name, why);
