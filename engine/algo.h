@@ -74,7 +74,7 @@ struct route_notes {
 	char why[200];
 	/* the first GPU pair copying through host memory (NCCL's SHM), and
 	 * why; "" if none */
-	char shm[240];
+	char shm[PLAN_SHM_NOTE_MAX];
 };
 
 /*

@@ -43,6 +43,9 @@
 #include "topology.h"
 #include "trace.h"
 
+/* "gpuA-gpuB: " and p2p_refused's reason (at most 200 bytes). */
+#define PLAN_SHM_NOTE_MAX (2 * TOPO_NAME_MAX + 208)
+
 enum stage_kind {
 	STAGE_INTRA,     /* GPU to GPU inside a node: NVLink or PCIe P2P */
 	STAGE_D2H,       /* GPU -> host buffer: GPU threads' stores (NCCL)
@@ -201,7 +204,7 @@ struct plan_pattern {
 				      * INFINITY for none */
 	enum plan_path_used path;
 	char fallback[256];          /* why direct was not used; "" if it was */
-	char shm[256];               /* a GPU pair through host memory, and
+	char shm[PLAN_SHM_NOTE_MAX]; /* a GPU pair through host memory, and
 				      * why; "" if none (p2p_policy.h) */
 	unsigned nfallback;          /* NIC sides that fell back to staged */
 	double bus_factor;           /* nccl-tests busbw = algbw * bus_factor */
