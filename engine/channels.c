@@ -257,9 +257,9 @@ void channels_far_nic(const struct topology *t, const struct nccl_graph *g,
 {
 	int nic;
 
-	if (!g->far_nic || n != 1 || l->nic_in < 0)
+	if (!g->far_nic.on || n != 1 || l->nic_in < 0)
 		return;
-	nic = nic_at_class(t, gpus[0], g->far_class, g->far_rank);
+	nic = nic_at_class(t, gpus[0], g->far_nic.cls, g->far_nic.rank);
 	if (nic >= 0)
 		l->nic_in = l->nic_out = nic;
 }
@@ -428,14 +428,14 @@ static unsigned fit_far(const struct nccl_release *r, const struct topology *t,
 		     rank++) {
 			unsigned c;
 
-			far->far_nic = true;
-			far->far_class = (enum topo_path_type)cls;
-			far->far_rank = rank;
+			far->far_nic.on = true;
+			far->far_nic.cls = (enum topo_path_type)cls;
+			far->far_nic.rank = rank;
 			c = fit_channels(r, t, l, 1, true, env, far, speed, use);
 			if (c)
 				return c;
 		}
-	far->far_nic = false;
+	far->far_nic.on = false;
 	return 0;
 }
 
@@ -482,8 +482,6 @@ static void search_ring(const struct nccl_release *r, const struct topology *t,
 			g->bw_intra = g->bw_inter = speeds[i];
 			g->keep_nic = kept && kept == c;
 			g->far_nic = far.far_nic;
-			g->far_class = far.far_class;
-			g->far_rank = far.far_rank;
 		}
 	}
 	free(use);
@@ -661,8 +659,6 @@ static bool search_tree_net(const struct nccl_release *r, const struct topology 
 	}
 	/* a lone GPU's tree leaves by the ring's NIC: the same loads */
 	found.far_nic = ring->far_nic;
-	found.far_class = ring->far_class;
-	found.far_rank = ring->far_rank;
 	found.type_inter = intra_type(r, env, t, ppn, true, &found);
 	for (unsigned c = 0; c < found.nchannels; c++) {
 		struct channel_layout lay;

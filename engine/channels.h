@@ -64,10 +64,12 @@ struct nccl_graph {
 	enum nccl_pattern pattern; /* what the search ended at */
 	/* A lone GPU's channels (one GPU a node) leave by a NIC beyond its
 	 * nearest, where those carry a lower speed (channels_far_nic): the
-	 * far_rank-th NIC (by index) at class far_class from the GPU. */
-	bool far_nic;
-	enum topo_path_type far_class;
-	unsigned far_rank;
+	 * rank-th NIC (by index) at class cls from the GPU, where on. */
+	struct {
+		bool on;
+		enum topo_path_type cls;
+		unsigned rank;
+	} far_nic;
 };
 
 /* @g's typeInter as NCCL names it: PATH_PXN, between PXB and P2C, where
@@ -133,7 +135,7 @@ void channels_keep_nic(const struct nccl_graph *g, struct channel_layout *l);
  * next lower one: a lone GPU whose nearest NIC carries less than a
  * farther one does leaves by that one (one V100 of ABCI: 9 GB/s through
  * the root complex to its own NIC, with Intel's overhead, against 10
- * across the sockets to the other). Where @g says so (far_nic) and the
+ * across the sockets to the other). Where @g says so (far_nic.on) and the
  * layout @l is of one GPU, @gpus[0], its NICs become that one. gdrlab's
  * search tries this for one GPU a node only.
  */
