@@ -214,22 +214,31 @@ static void print_matrix(const struct probe *p)
 /*
  * Each two GPUs, as NCCL would copy between them (probe_p2p.h): a matrix
  * of the ways (NVL, NVB, or the PCIe class), * through host memory, then
- * each reason once with its pairs.
+ * each reason once with its pairs. Every pair is judged once.
  */
 static void print_gpu_pairs(const struct probe *p)
 {
 	struct diag d = { "" };
 	struct topology *t = probe_topology(p, &d);
-	char (*reasons)[PROBE_WHY_MAX];
-	unsigned nreasons = 0, n;
+	struct probe_p2p *x;
 	struct probe_fabric f;
-	struct probe_p2p x;
+	unsigned n;
 
 	if (!t) {
 		printf("\nGPU x GPU: not judged (%s)\n", d.msg);
 		return;
 	}
 	n = t->ngpus;
+	x = calloc((size_t)n * n, sizeof(*x));
+	if (!x) {
+		printf("\nGPU x GPU: not judged (out of memory)\n");
+		free(t);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < n; k++)
+			if (k != i)
+				probe_p2p_pair(t, i, k, &x[i * n + k]);
 	probe_nvlink_fabric(p, &f);
 	printf("\nGPU x GPU (NVL: NVLink, NVB: NVLink through a GPU between, else the PCIe class;\n"
 	       "* through host memory, NCCL's SHM transport, by NCCL %s's rule%s%s):\n      ",
@@ -239,40 +248,37 @@ static void print_gpu_pairs(const struct probe *p)
 	for (unsigned k = 0; k < n; k++)
 		printf(" %-6s", p->gpus[k].name);
 	printf("\n");
-	reasons = calloc((size_t)n * n, sizeof(*reasons));
 	for (unsigned i = 0; i < n; i++) {
 		printf("%-6s", p->gpus[i].name);
 		for (unsigned k = 0; k < n; k++) {
 			char cell[8] = "X";
-			unsigned r = 0;
 
-			if (k != i) {
-				probe_p2p_pair(t, i, k, &x);
-				snprintf(cell, sizeof(cell), "%s%s", x.path, x.shm ? "*" : "");
-				while (reasons && x.shm && r < nreasons && strcmp(reasons[r], x.why))
-					r++;
-				if (reasons && x.shm && r == nreasons)
-					snprintf(reasons[nreasons++], PROBE_WHY_MAX, "%s", x.why);
-			}
+			if (k != i)
+				snprintf(cell, sizeof(cell), "%s%s", x[i * n + k].path,
+					 x[i * n + k].shm ? "*" : "");
 			printf(" %-6s", cell);
 		}
 		printf("\n");
 	}
-	/* each reason once, with the pairs it holds for */
-	for (unsigned r = 0; r < nreasons; r++) {
+	/* each reason once, at its first pair, with every pair it holds for */
+	for (unsigned q = 0; q < n * n; q++) {
+		const struct probe_p2p *first = &x[q];
+		bool seen = false;
 		const char *sep = "*";
 
-		for (unsigned i = 0; i < n; i++)
-			for (unsigned k = i + 1; k < n; k++) {
-				probe_p2p_pair(t, i, k, &x);
-				if (!x.shm || strcmp(reasons[r], x.why))
-					continue;
-				printf("%s %s-%s", sep, p->gpus[i].name, p->gpus[k].name);
+		if (q / n >= q % n || !first->shm)
+			continue;
+		for (unsigned e = 0; e < q && !seen; e++)
+			seen = e / n < e % n && x[e].shm && !strcmp(x[e].why, first->why);
+		for (unsigned e = q; !seen && e < n * n; e++)
+			if (e / n < e % n && x[e].shm && !strcmp(x[e].why, first->why)) {
+				printf("%s %s-%s", sep, p->gpus[e / n].name, p->gpus[e % n].name);
 				sep = ",";
 			}
-		printf(": %s\n", reasons[r]);
+		if (!seen)
+			printf(": %s\n", first->why);
 	}
-	free(reasons);
+	free(x);
 	free(t);
 }
 

@@ -149,11 +149,12 @@ bool p2p_refused(const struct nccl_release *r, enum p2p_user_level user,
 		 const struct topology *t, unsigned a, unsigned b, unsigned node_gpus,
 		 char *why, size_t len)
 {
-	const char *cls = p2p_pair_class(t, a, b);
+	const char *cls;
 	unsigned via;
 
 	if (p2p_allowed(r, user, t, a, b, node_gpus))
 		return false;
+	cls = p2p_pair_class(t, a, b);
 	if (topo_nvlink_way(t, a, b, &via) == TOPO_NVLINK_NONE &&
 	    (t->gpus[a].no_peer_access || t->gpus[b].no_peer_access))
 		snprintf(why, len, "CUDA refuses %s peer access (cuDeviceCanAccessPeer)",
