@@ -264,6 +264,16 @@ void channels_far_nic(const struct topology *t, const struct nccl_graph *g,
 		l->nic_in = l->nic_out = nic;
 }
 
+int channels_graph_nic(const struct topology *t, const struct nccl_graph *g, unsigned gpu,
+		       unsigned ppn, unsigned channel)
+{
+	struct channel_layout l;
+
+	l.nic_in = l.nic_out = channels_nic(t, gpu, channel);
+	channels_far_nic(t, g, &gpu, ppn, &l);
+	return l.nic_in;
+}
+
 /* GPUs 0..n-1: the node's first GPUs, which a communicator searches. */
 static const unsigned identity[TOPO_MAX_GPUS] = {
 	0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,

@@ -176,4 +176,12 @@ void channels_layout(const struct nccl_release *r, const struct topology *t,
  */
 int channels_nic(const struct topology *t, unsigned gpu, unsigned channel);
 
+/*
+ * The NIC channel @channel of graph @g uses at local GPU @gpu, in a
+ * communicator of @ppn GPUs a node: channels_nic's, or the farther NIC
+ * a lone GPU's graph took (channels_far_nic).
+ */
+int channels_graph_nic(const struct topology *t, const struct nccl_graph *g, unsigned gpu,
+		       unsigned ppn, unsigned channel);
+
 #endif

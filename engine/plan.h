@@ -305,6 +305,14 @@ static inline bool plan_uses_pxn(const struct plan *p)
 	       p->opts.path != PLAN_PATH_STAGED_MEMCPY;
 }
 
+/* Whether a communicator of @node_gpus GPUs a node relays through PXN:
+ * the relay is a peer GPU of the communicator on the node, so with one
+ * GPU a node there is none (paths.cc: the PXN peer is a rank). */
+static inline bool plan_pxn_for(const struct plan *p, unsigned node_gpus)
+{
+	return plan_uses_pxn(p) && node_gpus > 1;
+}
+
 static inline unsigned plan_node_of(const struct plan *p, unsigned rank)
 {
 	return rank / p->gpus_per_node;

@@ -277,10 +277,11 @@ static void intra(struct rb *b, unsigned src, unsigned dst, unsigned node_gpus,
 	}
 }
 
-static unsigned recv_judged_gpu(const struct plan *p, unsigned gpu, int nic)
+static unsigned recv_judged_gpu(const struct plan *p, unsigned gpu, int nic,
+				unsigned node_gpus)
 {
-	int relay = plan_uses_pxn(p) ? gdr_pxn_relay(&p->topo, (int)gpu, nic, p->opts.gdr_level) :
-				       -1;
+	int relay = plan_pxn_for(p, node_gpus) ?
+			    gdr_pxn_relay(&p->topo, (int)gpu, nic, p->opts.gdr_level) : -1;
 
 	return relay >= 0 ? (unsigned)relay : gpu;
 }
@@ -301,7 +302,7 @@ static void network(struct rb *b, enum proto_id proto,
 	sd = side_direct(b->p, sender, q->nic_src, true, n);
 	/* Receives stay local; NCCL judges their GPUDirect RDMA by the
 	 * receiver's PXN relay, when it has one, and lets the NIC write. */
-	rd = side_direct(b->p, recv_judged_gpu(b->p, q->dst_gpu, q->nic_dst), q->nic_dst,
+	rd = side_direct(b->p, recv_judged_gpu(b->p, q->dst_gpu, q->nic_dst, q->node_gpus), q->nic_dst,
 			 false, n);
 	/* LL's send FIFO stays in host memory even with GPUDirect RDMA:
 	 * the proxy polls its flags there (transport/net.cc). */
@@ -380,9 +381,7 @@ void route_pick_nics(const struct plan *p, struct route_req *q,
 		q->nic_src = channels_nic(t, q->src_gpu, channel);
 	if (q->nic_dst < 0)
 		q->nic_dst = channels_nic(t, q->dst_gpu, channel);
-	/* PXN relays through a peer GPU of the communicator on the node:
-	 * with one GPU a node there is none (paths.cc: the peer is a rank) */
-	if (!plan_uses_pxn(p) || q->nic_src < 0 || q->node_gpus < 2)
+	if (!plan_pxn_for(p, q->node_gpus) || q->nic_src < 0)
 		return;
 	/* A send/receive leaves by the receiver's rail when the sender's
 	 * own NIC is beyond PXB and that rail's is not (a collective's

@@ -152,23 +152,33 @@ int tune_enable_parse(struct tune_enable *e, const char *algo,
 	return err ? err : parse_spec(e, true, "--proto", proto, d);
 }
 
-/* Whether every GPU of a group of @ppn a node would read and write GPU
- * memory at its channels' NICs. */
-static bool network_gdr(const struct plan *p, unsigned ppn)
+/*
+ * Whether the @n GPUs of a communicator of @ppn a node on its first node
+ * (@ranks' first @n, or the node's first GPUs where @ranks is NULL) read
+ * and write GPU memory at the NICs graph @g's channels give them: each at
+ * its own, or through a PXN relay where the communicator has a peer on
+ * the node to relay through (NCCL judges each rank's GPUDirect RDMA by
+ * its GPU and NIC: transport/net.cc).
+ */
+static bool network_gdr(const struct plan *p, const struct nccl_graph *g, const unsigned *ranks,
+			unsigned n, unsigned ppn)
 {
 	if (p->opts.path == PLAN_PATH_STAGED || p->opts.path == PLAN_PATH_STAGED_MEMCPY)
 		return false;
-	for (unsigned g = 0; g < ppn; g++)
+	for (unsigned i = 0; i < n; i++) {
+		unsigned gpu = (ranks ? ranks[i] : i) % p->gpus_per_node;
+
 		for (unsigned c = 0; c < p->topo.nnics || c == 0; c++) {
-			int nic = channels_nic(&p->topo, g, c);
+			int nic = channels_graph_nic(&p->topo, g, gpu, ppn, c);
 
 			if (nic < 0)
 				return false;
-			if (!gdr_allowed(&p->topo, (int)g, nic, p->opts.gdr_level, NULL, 0) &&
-			    (!plan_uses_pxn(p) ||
-			     gdr_pxn_relay(&p->topo, (int)g, nic, p->opts.gdr_level) < 0))
+			if (!gdr_allowed(&p->topo, (int)gpu, nic, p->opts.gdr_level, NULL, 0) &&
+			    (!plan_pxn_for(p, ppn) ||
+			     gdr_pxn_relay(&p->topo, (int)gpu, nic, p->opts.gdr_level) < 0))
 				return false;
 		}
+	}
 	return true;
 }
 
@@ -208,7 +218,9 @@ static void as_logged(unsigned nnodes, bool net_gdr, struct nccl_channels *out)
 void tune_world_graphs(const struct plan *p, struct nccl_channels *out)
 {
 	search_cached(p, p->nodes, p->gpus_per_node, NULL, out);
-	as_logged(p->nodes, p->nodes > 1 && network_gdr(p, p->gpus_per_node), out);
+	as_logged(p->nodes, p->nodes > 1 && network_gdr(p, &out->ring, NULL, p->gpus_per_node,
+						      p->gpus_per_node),
+		  out);
 }
 
 void tune_group_graphs(const struct plan *p, const unsigned *ranks, unsigned n,
@@ -225,7 +237,7 @@ void tune_group_graphs(const struct plan *p, const unsigned *ranks, unsigned n,
 void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
 		   const unsigned *ranks, unsigned n, struct channels_cache *cache)
 {
-	unsigned most = 0;
+	unsigned most = 0, first = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->p = p;
@@ -237,6 +249,8 @@ void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
 
 		while (j < n && plan_node_of(p, ranks[j]) == node)
 			j++;
+		if (!t->nnodes)
+			first = j - i;
 		if (t->nnodes && j - i != most)
 			t->regular = false;
 		if (j - i > most)
@@ -246,7 +260,7 @@ void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
 	}
 	t->ppn = t->regular && t->nnodes ? n / t->nnodes : most;
 	search_cached(p, t->nnodes, t->ppn, cache, &t->ch);
-	t->net_gdr = t->nnodes > 1 && network_gdr(p, t->ppn);
+	t->net_gdr = t->nnodes > 1 && network_gdr(p, &t->ch.ring, ranks, first, t->ppn);
 	t->in_network = p->topo.fabric.in_network_reduction;
 }
 

@@ -91,6 +91,24 @@ Test(algo, pxn_carries_a_rings_exit)
 }
 
 /*
+ * PXN relays through a peer GPU of the communicator: gpu1 alone on each
+ * node (a group of ranks 1 and 3) has none, so it sends and receives
+ * staged. Host memory's 20 GB/s then carries each byte four times (the
+ * GPU's write and the NIC's read going out, the NIC's write and the GPU's
+ * read coming in): 5 GB/s, where judging its receives by a relay it does
+ * not have gave 10.
+ */
+Test(algo, pxn_needs_a_peer_in_the_group)
+{
+	static const char alone[] = "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":1073741824,"
+				    "\"dtype\":\"fp32\",\"algo\":\"Ring\",\"group\":[1,3]}\n";
+	struct coll_record c = run_one(DATA("pxn-two-gpus.yaml"), alone, PLAN_PATH_AUTO, false);
+
+	cr_assert_eq(c.path, PLAN_USED_STAGED);
+	assert_rel(c.busbw_gbps, 5, 0.002);
+}
+
+/*
  * NCCL's staging (the GPU's threads store into host memory, the NIC reads
  * it) costs nothing at large sizes where memory and PCIe have room: the
  * same NIC-bound 50 GB/s as direct, within the pipeline's fill.

@@ -607,3 +607,40 @@ Test(tuner, collnet_only_where_the_fabric_reduces)
 				ALGO_COLLNET_CHAIN, why, sizeof(why)));
 	cr_assert_not_null(strstr(why, "in_network_reduction"), "%s", why);
 }
+
+/*
+ * GPUDirect RDMA is judged by the communicator's own GPUs and the PXN
+ * relays it has. On tests/data/pxn-two-gpus.yaml gpu1 is PHB from the
+ * node's NIC (beyond the default PXB) and NVLinked to gpu0, which is PIX:
+ * with both GPUs a node, gpu1 relays through gpu0 and the network is
+ * GPUDirect; gpu0 alone is too; gpu1 alone has no peer to relay through
+ * (paths.cc: the PXN peer is a rank), so its network is staged and LL128
+ * is off by default, as the routes take it.
+ */
+static bool group_gdr(const unsigned *ranks, unsigned n)
+{
+	struct tuned x;
+	bool gdr;
+
+	tuned_init(&x, DATA("pxn-two-gpus.yaml"), 2, PLAN_PATH_AUTO, NULL, NULL);
+	tune_ctx_init(&x.t, &x.plan, TRACE_OP_ALLREDUCE, ranks, n, NULL);
+	gdr = x.t.net_gdr;
+	if (n == 2 && ranks[0] == 1) {
+		char why[200];
+
+		cr_expect_lt(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL128, MiB, why, sizeof(why)),
+			     0);
+		cr_expect_not_null(strstr(why, "GPUDirect RDMA"), "%s", why);
+	}
+	tuned_destroy(&x);
+	return gdr;
+}
+
+Test(tuner, gpudirect_judged_by_the_groups_own_gpus)
+{
+	static const unsigned world[] = { 0, 1, 2, 3 }, first[] = { 0, 2 }, second[] = { 1, 3 };
+
+	cr_expect(group_gdr(world, 4), "gpu1 relays through gpu0");
+	cr_expect(group_gdr(first, 2), "gpu0 is PIX from its NIC");
+	cr_expect_not(group_gdr(second, 2), "gpu1 alone has no relay");
+}
