@@ -69,7 +69,7 @@ static void tree_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 	if (p == PROTO_LL128)
 		bus = tree_ll128_bus_bw(t, bus, g->nchannels);
 	/* A tree graph of NCCL_TOPO_PATTERN_TREE (one GPU a node, search.cc:
-	 * v2.30.7-1 :1133, v2.19.3-1 :885; Hopper's fallback, channels.c
+	 * v2.30.7-1 :1133, v2.19.3-1 :885; Hopper's fallback, channels_search.c
 	 * search_tree), which the tuner discounts (v2.30.7-1 tuning.cc:336,
 	 * v2.19.3-1 :185). */
 	if (t->ch.tree.pattern == NCCL_PATTERN_TREE)

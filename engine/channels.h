@@ -17,6 +17,10 @@
  * channel's order is searched: channels_mesh.h). docs/model.md says where it
  * differs; tools/nccl-oracle/search.sh holds its graphs against NCCL's
  * own search.
+ *
+ * channels.c lays a channel out (its NICs, entry and exit GPUs),
+ * channels_search.c searches the ring and tree graphs over such layouts,
+ * channels_nvls.c NVLS's.
  */
 #ifndef GDRLAB_CHANNELS_H
 #define GDRLAB_CHANNELS_H

@@ -2,7 +2,7 @@
 /*
  * search_loads: what one channel of NCCL's graph search loads on a node's
  * links, and whether they carry it, as src/graph/search.cc's followPath
- * charges a path and topo.cc counts each link (engine/channels.c searches
+ * charges a path and topo.cc counts each link (engine/channels_search.c searches
  * with them). Loads are per resource of one node (res_layout of one node),
  * in multiples of the channel's speed.
  */

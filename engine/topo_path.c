@@ -179,6 +179,21 @@ int topo_nearest_nic(const struct topology *topo, int gpu)
 	return topo_nearest_nic_rotated(topo, gpu, 0);
 }
 
+bool topo_nic_is_nearest(const struct topology *topo, unsigned gpu, int nic)
+{
+	return nic >= 0 && nic < TOPO_MAX_NICS &&
+	       (nearest_set(topo, (int)gpu) >> (unsigned)nic & 1);
+}
+
+int topo_nic_at_class(const struct topology *topo, unsigned gpu, enum topo_path_type cls,
+		      unsigned rank)
+{
+	for (unsigned k = 0; k < topo->nnics; k++)
+		if (topo_gpu_nic_path(topo, (int)gpu, (int)k) == cls && !rank--)
+			return (int)k;
+	return -1;
+}
+
 int topo_nearest_nic_rotated(const struct topology *topo, int gpu,
 			     unsigned rotation)
 {

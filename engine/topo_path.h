@@ -50,6 +50,13 @@ unsigned topo_gpu_nic_links(const struct topology *topo, unsigned gpu, unsigned 
  */
 int topo_nearest_nic(const struct topology *topo, int gpu);
 
+/* Whether @nic is among the NICs nearest to @gpu. */
+bool topo_nic_is_nearest(const struct topology *topo, unsigned gpu, int nic);
+
+/* The @rank-th NIC (by index) at class @cls from @gpu, or -1. */
+int topo_nic_at_class(const struct topology *topo, unsigned gpu, enum topo_path_type cls,
+		      unsigned rank);
+
 /*
  * The same, turned @rotation places along the GPU's equally near NICs:
  * NCCL's channels rotate over the NICs, so a GPU with four equally near
