@@ -140,6 +140,8 @@ int algo_conn_via(struct algo_build *b, enum conn_kind kind, unsigned src,
 void algo_rail_align(const struct algo_build *b, struct channel_layout *l);
 void algo_layout(const struct algo_build *b, unsigned node, unsigned c,
 		 struct channel_layout *l);
+/* The local GPUs of the group's @node-th node, in its ranks' order. */
+void algo_node_gpus(const struct algo_build *b, unsigned node, unsigned *gpus);
 unsigned algo_layout_rank(const struct algo_build *b, unsigned node,
 			  const struct channel_layout *l, unsigned k);
 int algo_dep(struct algo_build *b, uint32_t conn, uint32_t dep);

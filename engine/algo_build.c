@@ -196,6 +196,12 @@ int algo_conn(struct algo_build *b, enum conn_kind kind, unsigned src,
 			     latency_us, out);
 }
 
+void algo_node_gpus(const struct algo_build *b, unsigned node, unsigned *gpus)
+{
+	for (unsigned k = 0; k < b->t->ppn; k++)
+		gpus[k] = b->pat->ranks[node * b->t->ppn + k] % b->p->gpus_per_node;
+}
+
 void algo_layout(const struct algo_build *b, unsigned node, unsigned c,
 		 struct channel_layout *l)
 {
@@ -204,8 +210,7 @@ void algo_layout(const struct algo_build *b, unsigned node, unsigned c,
 	/* a tree takes its own graph's channels; CollNet's chain the ring's */
 	const struct nccl_graph *g = pat->algo == ALGO_TREE ? &b->t->ch.tree : &b->t->ch.ring;
 
-	for (unsigned k = 0; k < G; k++)
-		gpus[k] = pat->ranks[node * G + k] % b->p->gpus_per_node;
+	algo_node_gpus(b, node, gpus);
 	channels_layout(b->p->nccl, &b->p->topo, gpus, G, channels_copied(&b->t->ch, g, c),
 			b->t->nnodes > 1, l);
 	channels_far_nic(&b->p->topo, g, gpus, G, l);

@@ -172,8 +172,30 @@ struct node_conns {
 	uint32_t *up, *down;      /* intra chain: up[k] is GPU k+1 -> k,
 				   * down[k] is GPU k -> k+1 */
 	int parent, child[2];
-	unsigned depth;
+	unsigned at;              /* where on the parent's chain it lands */
+	unsigned depth;           /* hops up to the root's head */
 };
+
+/* @conn of node @i waits for what reaches its chain's head: from the
+ * parent, or at the root what came up to it (its chain, the children
+ * landing at the head; those landing further down came up the chain). */
+static int after_head(struct algo_build *b, const struct node_conns *nc, unsigned i,
+		      unsigned G, uint32_t conn)
+{
+	int err = 0;
+
+	if (nc[i].parent >= 0)
+		return algo_dep(b, conn, nc[i].down_in);
+	if (G > 1)
+		err = algo_dep(b, conn, nc[i].up[0]);
+	for (int k = 0; k < 2 && !err; k++) {
+		int ch = nc[i].child[k];
+
+		if (ch >= 0 && !nc[ch].at)
+			err = algo_dep(b, conn, nc[ch].up_net);
+	}
+	return err;
+}
 
 static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
 			struct node_conns *nc, uint32_t *chain_buf)
@@ -209,28 +231,50 @@ static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
 		tree_bus_bw(b->t, 1) :
 		INFINITY /* LL's: tree_ll_limits, once the routes are known */) /
 		2 * b->t->ch.ring.nchannels / b->t->ch.comm_channels;
-	/* Structure first, then connections: up the chains and the tree. */
+	/*
+	 * Structure first. Every node of a regular group has the same GPUs,
+	 * so one layout: the tree's chain (channels_tree_chain), a child's
+	 * connections at the parent's first GPU or at the one that sends
+	 * back to the network (connect.cc: treeToChild0 there but in a
+	 * simple tree, treeToChild1 too in a split tree).
+	 */
+	struct channel_layout lay;
+	unsigned back, pos[2], gpus[TOPO_MAX_GPUS];
+	int nic;
+
+	algo_layout(b, 0, c, &lay);
+	algo_node_gpus(b, 0, gpus);
+	back = channels_tree_chain(&b->p->topo, b->t->ch.tree.pattern, gpus, G, &lay);
+	/* where a mesh's pairs left that GPU at the chain's far end, NCCL's
+	 * own chain has it second: the children land at the head, a hop
+	 * short of that, not G - 2 hops long */
+	if (G > 2 && back == G - 1)
+		back = 0;
+	pos[0] = back;
+	pos[1] = b->t->ch.tree.pattern == NCCL_PATTERN_SPLIT_TREE ? back : 0;
+	nic = lay.nic_in;
 	for (unsigned i = 0; i < N; i++) {
 		algo_dtree((int)N, (int)i, (int)which, &nc[i].parent, &nc[i].child[0],
 			   &nc[i].child[1]);
-		nc[i].depth = 0;
+		nc[i].at = 0;
 	}
+	for (unsigned i = 0; i < N; i++)
+		for (int k = 0; k < 2; k++)
+			if (nc[i].child[k] >= 0)
+				nc[nc[i].child[k]].at = pos[k];
+	/* the longest way to the root: a network hop a level and the
+	 * parent's chain from where it lands to its head */
 	for (unsigned i = 0; i < N; i++) {
-		unsigned d = 0;
+		unsigned d = 0, level = 0;
 
-		for (int at = (int)i; nc[at].parent >= 0 && d <= N; at = nc[at].parent)
-			d++;
+		for (int at = (int)i; nc[at].parent >= 0 && level <= N; at = nc[at].parent, level++)
+			d += 1 + nc[at].at;
 		nc[i].depth = d;
 		if (d > nc[deepest].depth)
 			deepest = i;
 	}
-	/* Every node of a regular group has the same GPUs, so one layout. */
-	struct channel_layout lay;
-	int nic;
-
-	algo_layout(b, 0, c, &lay);
-	nic = lay.nic_in;
 #define RANK(i, k) algo_layout_rank(b, (i), &lay, (k))
+	/* Connections: up the chains and the tree... */
 	for (unsigned i = 0; i < N && !err; i++) {
 		for (unsigned k = G - 1; k >= 1 && !err; k--) {
 			err = algo_conn(b, CONN_P2P, RANK(i, k), RANK(i, k - 1), c, vol, -1,
@@ -239,62 +283,59 @@ static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
 				err = algo_dep(b, nc[i].up[k - 1], nc[i].up[k]);
 		}
 		if (!err && nc[i].parent >= 0)
-			err = algo_conn_via(b, CONN_P2P, RANK(i, 0), RANK((unsigned)nc[i].parent, 0),
-					    c, nic, nic, vol, -1, &nc[i].up_net);
+			err = algo_conn_via(b, CONN_P2P, RANK(i, 0),
+					    RANK((unsigned)nc[i].parent, nc[i].at), c, nic, nic, vol,
+					    -1, &nc[i].up_net);
 	}
-	/* The head's send up waits for its chain and its children. */
+	/* ...a GPU sending up once its chain and the children landing at it
+	 * have (a head's at the root: after_head)... */
 	for (unsigned i = 0; i < N && !err; i++) {
-		if (nc[i].parent < 0)
-			continue;
-		if (G > 1)
+		if (nc[i].parent >= 0 && G > 1)
 			err = algo_dep(b, nc[i].up_net, nc[i].up[0]);
-		for (int k = 0; k < 2 && !err; k++)
-			if (nc[i].child[k] >= 0)
-				err = algo_dep(b, nc[i].up_net, nc[nc[i].child[k]].up_net);
-	}
-	/* Down: from the parent to each head, then along each chain. */
-	for (unsigned i = 0; i < N && !err; i++) {
 		for (int k = 0; k < 2 && !err; k++) {
-			unsigned ch = (unsigned)nc[i].child[k];
+			int ch = nc[i].child[k];
 
-			if (nc[i].child[k] < 0)
+			if (ch < 0)
 				continue;
-			err = algo_conn_via(b, CONN_P2P, RANK(i, 0), RANK(ch, 0), c, nic, nic,
-					    vol, -1, &nc[ch].down_in);
+			if (nc[ch].at)
+				err = algo_dep(b, nc[i].up[nc[ch].at - 1], nc[ch].up_net);
+			else if (nc[i].parent >= 0)
+				err = algo_dep(b, nc[i].up_net, nc[ch].up_net);
 		}
+	}
+	/* ...and down: from where a child lands on its parent's chain to its
+	 * head, and along each chain. */
+	for (unsigned i = 0; i < N && !err; i++) {
 		for (unsigned k = 0; k + 1 < G && !err; k++)
 			err = algo_conn(b, CONN_P2P, RANK(i, k), RANK(i, k + 1), c, vol, -1,
 					&nc[i].down[k]);
+		for (int k = 0; k < 2 && !err; k++) {
+			int ch = nc[i].child[k];
+
+			if (ch >= 0)
+				err = algo_conn_via(b, CONN_P2P, RANK(i, nc[ch].at), RANK((unsigned)ch, 0),
+						    c, nic, nic, vol, -1, &nc[ch].down_in);
+		}
 	}
 #undef RANK
 	for (unsigned i = 0; i < N && !err; i++) {
-		/* What a head sends down: at the root, what came up to it;
-		 * elsewhere, what came down from its parent. */
-		uint32_t outs[3];
-		unsigned nout = 0;
-
-		for (int k = 0; k < 2; k++)
-			if (nc[i].child[k] >= 0)
-				outs[nout++] = nc[nc[i].child[k]].down_in;
 		if (G > 1)
-			outs[nout++] = nc[i].down[0];
-		for (unsigned o = 0; o < nout && !err; o++) {
-			if (nc[i].parent >= 0) {
-				err = algo_dep(b, outs[o], nc[i].down_in);
-				continue;
-			}
-			if (G > 1)
-				err = algo_dep(b, outs[o], nc[i].up[0]);
-			for (int k = 0; k < 2 && !err; k++)
-				if (nc[i].child[k] >= 0)
-					err = algo_dep(b, outs[o], nc[nc[i].child[k]].up_net);
-		}
+			err = after_head(b, nc, i, G, nc[i].down[0]);
 		for (unsigned k = 1; k + 1 < G && !err; k++)
 			err = algo_dep(b, nc[i].down[k], nc[i].down[k - 1]);
+		for (int k = 0; k < 2 && !err; k++) {
+			int ch = nc[i].child[k];
+
+			if (ch < 0)
+				continue;
+			err = nc[ch].at ? algo_dep(b, nc[ch].down_in, nc[i].down[nc[ch].at - 1]) :
+					  after_head(b, nc, i, G, nc[ch].down_in);
+		}
 	}
 	if (err)
 		return err;
-	/* The chain: the deepest node's last GPU up to the root, and back. */
+	/* The chain: the deepest node's last GPU up to the root's head, and
+	 * back down to it. */
 	{
 		unsigned n = 0, path[64], np = 0;
 
@@ -302,10 +343,17 @@ static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
 			chain_buf[n++] = nc[deepest].up[k - 1];
 		for (int at = (int)deepest; nc[at].parent >= 0 && np < 64; at = nc[at].parent) {
 			chain_buf[n++] = nc[at].up_net;
+			for (unsigned k = nc[at].at; k >= 1; k--)
+				chain_buf[n++] = nc[nc[at].parent].up[k - 1];
 			path[np++] = (unsigned)at;
 		}
-		while (np)
-			chain_buf[n++] = nc[path[--np]].down_in;
+		while (np) {
+			unsigned at = path[--np];
+
+			for (unsigned k = 0; k < nc[at].at; k++)
+				chain_buf[n++] = nc[nc[at].parent].down[k];
+			chain_buf[n++] = nc[at].down_in;
+		}
 		for (unsigned k = 0; k + 1 < G; k++)
 			chain_buf[n++] = nc[deepest].down[k];
 		for (unsigned i = 0; i < n && !err; i++)
@@ -363,7 +411,8 @@ static int tree_build(struct algo_build *b)
 	unsigned half = b->t->ch.comm_channels / 2 ? b->t->ch.comm_channels / 2 : 1;
 	struct node_conns *nc = calloc(N, sizeof(*nc));
 	uint32_t *links = calloc((size_t)N * 2 * (G ? G : 1), sizeof(*links));
-	uint32_t *chain = calloc(2 * (G + 64), sizeof(*chain));
+	/* a hop a level and the chain below where it lands, up and down */
+	uint32_t *chain = calloc(2 * (G + 64 * (G + 1)), sizeof(*chain));
 	int err = 0;
 
 	if (!nc || !links || !chain) {

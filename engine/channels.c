@@ -228,6 +228,53 @@ void channels_keep_nic(const struct nccl_graph *g, struct channel_layout *l)
 		l->nic_out = l->nic_in;
 }
 
+/* Whether the @n GPUs @gpus are wired all to all, alike: any order of
+ * them crosses the same links (ABCI's four V100), as on an NVSwitch. */
+static bool wired_alike(const struct topology *t, const unsigned *gpus, unsigned n)
+{
+	unsigned links = topo_pair_links(t, gpus[0], gpus[1]);
+
+	for (unsigned a = 0; a < n; a++)
+		for (unsigned b = a + 1; b < n; b++)
+			if (topo_pair_links(t, gpus[a], gpus[b]) != links)
+				return false;
+	return links > 0;
+}
+
+unsigned channels_tree_chain(const struct topology *t, enum nccl_pattern p, const unsigned *gpus,
+			     unsigned n, struct channel_layout *l)
+{
+	unsigned entry = l->order[0], exit = l->order[n - 1], at = 1;
+	unsigned back = p == NCCL_PATTERN_TREE || n < 2 ? 0 : 1;
+
+	if (l->nic_in < 0)
+		return back; /* on one node the chain is the ring's, turned */
+	l->nic_out = l->nic_in;
+	if (n < 3)
+		return back;
+	/* a mesh's pairs ordered its chain as the search found it (NCCL's
+	 * tree there is its own search's: docs/model.md, Known limits) */
+	if (t->gpu_fabric.wired && !wired_alike(t, gpus, n))
+		return back ? n - 1 : 0;
+	/* the way it went to the second, the others after it: down the
+	 * indices from a second just below the entry (on an NVSwitch NCCL
+	 * tries only the next and previous GPUs: 1 0 7 6 ... 2) */
+	if (back && exit == (entry + n - 1) % n) {
+		for (unsigned k = 1; k < n; k++)
+			l->order[at++] = (entry + n - k) % n;
+		return back;
+	}
+	if (back)
+		l->order[at++] = exit;
+	for (unsigned k = 1; k < n; k++) {
+		unsigned g = (entry + k) % n;
+
+		if (!back || g != exit)
+			l->order[at++] = g;
+	}
+	return back;
+}
+
 void channels_far_nic(const struct topology *t, const struct nccl_graph *g,
 		      const unsigned *gpus, unsigned n, struct channel_layout *l)
 {

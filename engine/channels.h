@@ -134,6 +134,26 @@ struct channel_layout {
 void channels_keep_nic(const struct nccl_graph *g, struct channel_layout *l);
 
 /*
+ * A tree graph's chain through a node (connect.cc: each GPU's tree.up is
+ * the one before it in the graph's intra order, down the one after): NCCL
+ * searches it from the GPU the network enters by, then (a balanced or
+ * split tree, @p) the GPU that sends back to the network, one near the
+ * NIC (ncclTopoSearchNextGpuSort, backToNet), then the others in index
+ * order from the entry, or down from the second where it is the entry's
+ * previous; a simple tree (TREE) only sends back from its entry, so its
+ * chain is index order from there. @l, laid out for a ring
+ * (channels_layout: entry, the others, the exit GPU), becomes that chain;
+ * both its NICs the entry's ("Trees are symmetric"). A wired mesh's
+ * chain stays as its pairs ordered it, its exit last, unless every pair
+ * of @gpus (the layout's GPUs) is wired alike; on one node (no NIC) it
+ * stays as it is. Returns where in the chain the GPU that sends back to
+ * the network is (a balanced tree's one child, a split tree's both:
+ * connect.cc treeToChild0/1 at intra[1]); 0 for a simple tree.
+ */
+unsigned channels_tree_chain(const struct topology *t, enum nccl_pattern p, const unsigned *gpus,
+			     unsigned n, struct channel_layout *l);
+
+/*
  * NCCL's search tries a GPU's own NICs first, then the others by class
  * and index (search.cc ncclTopoSelectNets), at each speed before the
  * next lower one: a lone GPU whose nearest NIC carries less than a

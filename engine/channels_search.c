@@ -68,6 +68,7 @@ static unsigned fit_channels(const struct nccl_release *r, const struct topology
  * second is the GPU the ring's layout leaves by, one near the NIC where
  * there is one: search.cc sorts the GPUs it tries next by their path to
  * the network when the next goes back to it (ncclTopoSearchNextGpuSort).
+ * The chain's loads are the tree's own order (channels_tree_chain).
  */
 static unsigned fit_tree_channels(const struct nccl_release *r, const struct topology *t,
 				  const struct res_layout *l, unsigned ppn,
@@ -87,7 +88,7 @@ static unsigned fit_tree_channels(const struct nccl_release *r, const struct top
 		if (lay.nic_in < 0)
 			return c;
 		first = lay.order[0];
-		second = lay.order[ppn - 1];
+		second = lay.order[channels_tree_chain(t, pattern, identity, ppn, &lay)];
 		search_add_chain(r, env, l, t, lay.order, ppn, false, intra / speed, use);
 		search_net_in(r, l, t, lay.nic_in, first, use);
 		if (pattern == NCCL_PATTERN_TREE || ppn == 1) {
@@ -282,11 +283,11 @@ static bool balanced_tree_fits(const struct topology *t, unsigned ppn)
 }
 
 /* Whether @n channels of a node's tree chains fit the intra-node links
- * at @speed: each channel's GPUs in its layout's order, each sending to
- * the next (the last sends to the network, not inside the node). */
+ * at @speed: each channel's GPUs in its chain's order (@pattern's:
+ * channels_tree_chain), each sending to the next. */
 static bool tree_chains_fit(const struct nccl_release *r, const struct search_env *env,
-			    const struct topology *t, unsigned ppn, bool network, unsigned n,
-			    double speed)
+			    const struct topology *t, unsigned ppn, bool network,
+			    enum nccl_pattern pattern, unsigned n, double speed)
 {
 	struct res_layout l;
 	double *use;
@@ -300,6 +301,7 @@ static bool tree_chains_fit(const struct nccl_release *r, const struct search_en
 		struct channel_layout lay;
 
 		channels_layout(r, t, identity, ppn, c, network, &lay);
+		channels_tree_chain(t, pattern, identity, ppn, &lay);
 		search_add_chain(r, env, &l, t, lay.order, ppn, false, 1, use);
 	}
 	ok = search_loads_fit(r, t, &l, use, speed);
@@ -419,7 +421,7 @@ static bool search_tree_net(const struct nccl_release *r, const struct topology 
 		channels_layout(r, t, identity, ppn, c, true, &lay);
 		channels_far_nic(t, &found, identity, ppn, &lay);
 		first = lay.order[0];
-		second = lay.order[ppn - 1];
+		second = lay.order[channels_tree_chain(t, found.pattern, identity, ppn, &lay)];
 		widen_type(t, env, first, lay.nic_in, false, &found);
 		if (found.pattern != NCCL_PATTERN_SPLIT_TREE)
 			widen_type(t, env, first, lay.nic_in, true, &found);
@@ -442,7 +444,7 @@ static bool tree_intra_fits(const struct nccl_release *r, const struct topology 
 	bool ok;
 
 	if (!whole)
-		return tree_chains_fit(r, env, t, ppn, network, g->nchannels, intra);
+		return tree_chains_fit(r, env, t, ppn, network, g->pattern, g->nchannels, intra);
 	res_layout_init(&l, t, 1);
 	use = calloc(l.per_node ? l.per_node : 1, sizeof(*use));
 	ok = use && fit_tree_channels(r, t, &l, ppn, g->pattern, env, g, g->bw_inter, intra,

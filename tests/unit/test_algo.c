@@ -188,3 +188,48 @@ Test(algo, nvls_runs_at_nvls_efficiency_on_one_node_and_across)
 		run_destroy(&r);
 	}
 }
+
+/*
+ * A tree's children land where NCCL connects them (connect.cc:
+ * treeToChild0 at the chain's second GPU but in a simple tree,
+ * treeToChild1 there too in a split tree), so a slice from a child that
+ * lands at the second GPU crosses one more hop inside its parent, up and
+ * down. On ABCI's nodes (4 V100 wired alike, the chain 0 1 2 3) an 8-byte
+ * Tree/LL all-reduce from 2 to 4 nodes adds a level: its two network hops
+ * (NCCL's tree LL network hop, 5 us) and, where its children land at the
+ * second GPU, NVLink hops (tuning.cc hwLat). NCCL 2.8.4 splits the tree
+ * beyond two nodes on Volta (both children at the second GPU): the
+ * deepest node's way crosses the second GPU at both levels, 4 more hops
+ * of 0.52 x 1.8 us (its LL intra factor across nodes). 2.30.7's tree is
+ * balanced (child 0 there, child 1 at the head): the deepest node (1,
+ * child 0 of node 2, which is the root's child 1) crosses it once each
+ * way, 2 hops of 0.6 us. On two nodes every child is a child 1 (or the
+ * pattern a simple tree), at the head.
+ */
+static double abci_tree_ll(const char *release, unsigned nodes)
+{
+	static const char line[] =
+		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":8,\"dtype\":\"fp32\"}\n";
+	struct plan_options o;
+	struct run r;
+	double t;
+
+	plan_options_default(&o);
+	o.nodes = nodes;
+	o.algo = "tree";
+	o.proto = "ll";
+	plan_options_set_nccl(&o, nccl_release_find(release));
+	run_trace(&r, "analytic", CONFIG("validation/abci-v100-2xedr.yaml"), line, &o);
+	t = r.rec.coll[0].time_us;
+	run_destroy(&r);
+	return t;
+}
+
+Test(algo, tree_children_land_where_nccl_connects_them)
+{
+	double split = abci_tree_ll("2.8.4", 4) - abci_tree_ll("2.8.4", 2);
+	double balanced = abci_tree_ll("2.30.7", 4) - abci_tree_ll("2.30.7", 2);
+
+	cr_expect(fabs(split - (2 * 5.0 + 4 * 0.52 * 1.8)) < 0.05, "%.3f us", split);
+	cr_expect(fabs(balanced - (2 * 5.0 + 2 * 0.6)) < 0.05, "%.3f us", balanced);
+}

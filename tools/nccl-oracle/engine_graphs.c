@@ -14,8 +14,8 @@
  * With a sixth argument `channels` it prints instead each graph channel's
  * way through a node as search.cc's harness does with ORACLE_GRAPHS=1,
  * for search.sh to hold against NCCL's: the NIC it enters by, the GPUs in
- * order, the NIC it leaves by (a tree's both its entry's: "Trees are
- * symmetric", as algo_tree.c takes it). With `graphs`, the ring and tree
+ * order, the NIC it leaves by (a tree's chain as channels_tree_chain
+ * orders it, both its NICs the entry's: "Trees are symmetric"). With `graphs`, the ring and tree
  * as search.sh compares them (the JSON's fields; the ring's channels the
  * communicator's first). A seventh, GPU, makes the communicator that GPU
  * alone on each node, as the tuner searches and lays out a data-parallel
@@ -63,7 +63,7 @@ static void print_channels(const char *name, const struct nccl_release *r,
 		channels_far_nic(t, g, gpus, n, &l);
 		channels_keep_nic(&ch->ring, &l);
 		if (g == &ch->tree)
-			l.nic_out = l.nic_in;
+			channels_tree_chain(t, g->pattern, gpus, n, &l);
 		/* NCCL's harness prints ranks: the communicator's, 0 .. n-1 */
 		printf("%s %2u: NET %d ->", name, c, l.nic_in);
 		for (unsigned k = 0; k < n; k++)
