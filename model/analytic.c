@@ -319,7 +319,8 @@ static int analytic_run(const struct plan *p, struct records *rec,
 			struct diag *d)
 {
 	struct maxmin_ws mm;
-	struct solver sv = { .p = p, .nres = res_total(&p->layout), .mm = &mm };
+	struct use_pool pool = { NULL, 0 };
+	struct solver sv = { .p = p, .nres = res_total(&p->layout), .mm = &mm, .pool = &pool };
 	struct pattern_state *st;
 	double *cap;
 	int err = maxmin_ws_init(&mm, sv.nres);
@@ -365,6 +366,7 @@ out:
 		}
 	free(st);
 	free(cap);
+	free(pool.uses);
 	maxmin_ws_destroy(&mm);
 	return err;
 }

@@ -33,6 +33,34 @@ static int conn_clock_cmp(const void *a, const void *b)
 }
 
 /*
+ * Whether the connections at places @a (@na, ascending) are those the
+ * last fill solve took, at @b (@nb; SIZE_MAX before any), but for at most
+ * FILL_SET_SLACK of them.
+ */
+static bool near_set(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+	size_t i = 0, j = 0, diff = 0, most;
+
+	if (nb == SIZE_MAX)
+		return false;
+	most = (size_t)(FILL_SET_SLACK * (double)nb);
+	while (i < na && j < nb && diff <= most) {
+		if (a[i] == b[j]) {
+			i++;
+			j++;
+		} else if (a[i] < b[j]) {
+			i++;
+			diff++;
+		} else {
+			j++;
+			diff++;
+		}
+	}
+	diff += (na - i) + (nb - j);
+	return diff <= most;
+}
+
+/*
  * The shares of time_rates, each connection's taken with the connections
  * that move at the same time as its first slice: for its tau (each
  * segment's), those whose first slice is in flight as its own starts;
@@ -49,6 +77,7 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 	double *at = malloc(n * sizeof(*at));
 	uint32_t *pick = malloc(n * sizeof(*pick));
 	uint32_t *prev = malloc(n * sizeof(*prev)); /* the last fill solve's */
+	uint32_t *pos = malloc(n * sizeof(*pos));   /* the picks' places */
 	double *frate = calloc(n, sizeof(*frate));   /* its rates */
 	uint32_t *group = malloc(n * sizeof(*group)); /* the group's connections */
 	size_t nprev = SIZE_MAX;
@@ -130,13 +159,16 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 				b++;
 			ws->npick = 0;
 			for (size_t m = a; m < b; m++)
-				if (clk[m].start + spread + clk[m].hop > t)
+				if (clk[m].start + spread + clk[m].hop > t) {
+					pos[ws->npick] = (uint32_t)m;
 					pick[ws->npick++] = clk[m].conn;
+				}
 			/* a wide window's middle groups share one set, solved
-			 * once (whole: a window joins most of what it holds) */
-			if (ws->npick != nprev || memcmp(pick, prev, nprev * sizeof(*prev))) {
+			 * once (whole: a window joins most of what it holds),
+			 * and a set that moved by little keeps the last one's */
+			if (!near_set(pos, ws->npick, prev, nprev)) {
 				err = share_conns(sv, ws, pat, nch, -1, true, 0, 0, NULL, frate);
-				memcpy(prev, pick, ws->npick * sizeof(*prev));
+				memcpy(prev, pos, ws->npick * sizeof(*prev));
 				nprev = ws->npick;
 			}
 			if (!err && pat->pipes[pat->conns[clk[j].conn].pipe].shape != PIPE_RING)
@@ -150,6 +182,7 @@ out:
 	free(group);
 	free(frate);
 	free(prev);
+	free(pos);
 	free(pick);
 	free(at);
 	free(clk);

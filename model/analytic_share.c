@@ -480,6 +480,25 @@ out:
 }
 
 /*
+ * Whether phase @ph's window [@new_lo, @new_hi] must be solved anew, the
+ * last solve's being [@lo, @hi]: where @ph was not in it, or the two
+ * differ by more than FILL_WINDOW_SLACK of its connections.
+ */
+static bool window_moved(const struct phase_index *px, uint32_t ph, uint32_t lo, uint32_t hi,
+			 uint32_t new_lo, uint32_t new_hi)
+{
+	size_t was = px->start[hi + 1] - px->start[lo];
+	size_t off_lo = lo < new_lo ? px->start[new_lo] - px->start[lo] :
+				      px->start[lo] - px->start[new_lo];
+	size_t off_hi = hi < new_hi ? px->start[new_hi + 1] - px->start[hi + 1] :
+				      px->start[hi + 1] - px->start[new_hi + 1];
+
+	if (new_lo == lo && new_hi == hi)
+		return false;
+	return ph < lo || ph > hi || (double)(off_lo + off_hi) > FILL_WINDOW_SLACK * (double)was;
+}
+
+/*
  * A chain of fewer slices than phases has a slice at @window phases
  * either side of a connection's while it moves its own: those move with
  * it, through all their segments. The channels being alike, every
@@ -502,14 +521,16 @@ static int solve_fill(const struct solver *sv, struct share_ws *ws,
 		cr[i].fill = cr[i].rate;
 	for (uint32_t ph = 0, lo = 0, hi = 0; !err && window + 1 < nphases && ph < nphases; ph++) {
 		/* the phases in the window, clamped at the chain's ends: a
-		 * wide window's middle phases share one set, solved once */
+		 * wide window's middle phases share one set, solved once,
+		 * and a window that moved by little keeps the last one's */
 		uint32_t new_lo = ph > window ? ph - window : 0;
 		uint32_t new_hi = ph + window < nphases ? ph + window : nphases - 1;
 
-		if (!ph || new_lo != lo || new_hi != hi)
+		if (!ph || window_moved(px, ph, lo, hi, new_lo, new_hi)) {
 			err = share_conns(sv, ws, pat, nch, -1, true, new_lo, new_hi, NULL, rate);
-		lo = new_lo;
-		hi = new_hi;
+			lo = new_lo;
+			hi = new_hi;
+		}
 		for (size_t j = px->start[ph]; !err && j < px->start[ph + 1]; j++) {
 			size_t i = px->order[j];
 
@@ -528,6 +549,11 @@ int share_ws_init(const struct solver *sv, const struct plan_pattern *pat,
 	size_t n = pat->nconns ? pat->nconns : 1;
 	int err = 0;
 
+	ws->home = sv->pool;
+	ws->pool = sv->pool->uses;
+	ws->room = sv->pool->room;
+	sv->pool->uses = NULL;
+	sv->pool->room = 0;
 	ws->links = links_for(sv, pat, ps, &err);
 	ws->cap = malloc(n * sizeof(*ws->cap));
 	ws->flows = malloc(n * sizeof(*ws->flows));
@@ -547,7 +573,12 @@ int share_ws_init(const struct solver *sv, const struct plan_pattern *pat,
 
 void share_ws_destroy(struct share_ws *ws)
 {
-	free(ws->pool);
+	if (ws->home && !ws->home->uses) {
+		ws->home->uses = ws->pool;
+		ws->home->room = ws->room;
+	} else {
+		free(ws->pool);
+	}
 	free(ws->conn);
 	free(ws->flows);
 	free(ws->cap);
