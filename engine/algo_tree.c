@@ -267,8 +267,9 @@ static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
 	for (unsigned i = 0; i < N; i++) {
 		unsigned d = 0, level = 0;
 
-		for (int at = (int)i; nc[at].parent >= 0 && level <= N; at = nc[at].parent, level++)
-			d += 1 + nc[at].at;
+		for (int node = (int)i; nc[node].parent >= 0 && level <= N;
+		     node = nc[node].parent, level++)
+			d += 1 + nc[node].at;
 		nc[i].depth = d;
 		if (d > nc[deepest].depth)
 			deepest = i;
@@ -341,18 +342,19 @@ static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
 
 		for (unsigned k = G - 1; k >= 1; k--)
 			chain_buf[n++] = nc[deepest].up[k - 1];
-		for (int at = (int)deepest; nc[at].parent >= 0 && np < 64; at = nc[at].parent) {
-			chain_buf[n++] = nc[at].up_net;
-			for (unsigned k = nc[at].at; k >= 1; k--)
-				chain_buf[n++] = nc[nc[at].parent].up[k - 1];
-			path[np++] = (unsigned)at;
+		for (int node = (int)deepest; nc[node].parent >= 0 && np < 64;
+		     node = nc[node].parent) {
+			chain_buf[n++] = nc[node].up_net;
+			for (unsigned k = nc[node].at; k >= 1; k--)
+				chain_buf[n++] = nc[nc[node].parent].up[k - 1];
+			path[np++] = (unsigned)node;
 		}
 		while (np) {
-			unsigned at = path[--np];
+			unsigned node = path[--np];
 
-			for (unsigned k = 0; k < nc[at].at; k++)
-				chain_buf[n++] = nc[nc[at].parent].down[k];
-			chain_buf[n++] = nc[at].down_in;
+			for (unsigned k = 0; k < nc[node].at; k++)
+				chain_buf[n++] = nc[nc[node].parent].down[k];
+			chain_buf[n++] = nc[node].down_in;
 		}
 		for (unsigned k = 0; k + 1 < G; k++)
 			chain_buf[n++] = nc[deepest].down[k];
