@@ -212,7 +212,8 @@ void channels_layout(const struct nccl_release *r, const struct topology *t,
 			l->order[at++] = exit;
 	}
 	l->nic_in = nic;
-	l->nic_out = topo_nic_is_nearest(t, gpus[exit], nic) ? nic : channels_nic(t, gpus[exit], channel);
+	l->nic_out = topo_nic_is_nearest(t, gpus[exit], nic) ? nic :
+							      channels_nic(t, gpus[exit], channel);
 }
 
 unsigned channels_copied(const struct nccl_channels *ch, const struct nccl_graph *g, unsigned c)
