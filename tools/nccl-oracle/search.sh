@@ -242,11 +242,12 @@ done
 # Each graph channel's way, NCCL's against gdrlab's (engine_graphs.c
 # channels): the NICs it enters and leaves by, which bind the network and
 # its PCIe, and the GPUs it enters and leaves by. Over the channels both
-# have (NCCL's ring graph may have more than the communicator takes). The
-# GPUs between are not compared: on an NVSwitch their order costs nothing,
-# and NCCL's differs by release.
+# have (NCCL's ring graph may have more than the communicator takes). A
+# ring's GPUs between are not compared: on an NVSwitch their order costs
+# nothing, and NCCL's differs by release; a tree's whole chain is counted
+# (its second GPU takes a child's connection: channels_tree_chain).
 chtable=$work/channels.txt
-read -r nch nnic ngpu < <(python3 - "$work/out" "$chtable" <<'PY'
+read -r nch nnic ngpu ntree nchain < <(python3 - "$work/out" "$chtable" <<'PY'
 import glob, os, re, sys
 out, table = sys.argv[1], sys.argv[2]
 pat = re.compile(r"^(ring|tree) +(\d+): NET (-?\d+) -> ([\d ]+) -> NET (-?\d+)")
@@ -258,9 +259,9 @@ def read(path):
         m = pat.match(line)
         if m:
             gpus = m.group(4).split()
-            g[(m.group(1), int(m.group(2)))] = (m.group(3), m.group(5), gpus[0], gpus[-1], line.split(":", 1)[1].strip())
+            g[(m.group(1), int(m.group(2)))] = (m.group(3), m.group(5), gpus[0], gpus[-1], line.split(":", 1)[1].strip(), gpus)
     return g
-n = nic = gpu = 0
+n = nic = gpu = trees = chains = 0
 with open(table, "w") as t:
     for ch in sorted(glob.glob(os.path.join(out, "*.nccl.ch"))):
         case = os.path.basename(ch)[:-len(".nccl.ch")]
@@ -271,12 +272,15 @@ with open(table, "w") as t:
             same_gpu = a[k][2:4] == b[k][2:4]
             nic += same_nic
             gpu += same_gpu
+            if k[0] == "tree":
+                trees += 1
+                chains += a[k][5] == b[k][5]
             if not same_nic:
                 rel, rest = case.split("-", 1)
                 preset, nodes = rest.rsplit("-", 1)
                 t.write("%s %s %s %s %d|NCCL %s, gdrlab %s\n" % (rel, preset, nodes, k[0], k[1],
                                                                a[k][4], b[k][4]))
-print(n, nic, gpu)
+print(n, nic, gpu, trees, chains)
 PY
 )
 
@@ -322,6 +326,7 @@ echo "presets:  ${#presets[@]} compared whole, $((${#subjects[@]} - ${#presets[@
 echo "cases:    $ncases (releases $releases; nodes ${nodes[*]})"
 echo "graphs:   $ngraphs compared, $nequal equal, $((nknown + nnew)) differ ($nknown known, $nnew new)"
 echo "channels: $nch compared, NICs in and out equal on $nnic, entry and exit GPUs on $ngpu"
+echo "trees:    $ntree channels compared, whole chain equal on $nchain"
 if [ -s "$chtable.shown" ]; then
 	echo "channels whose NICs differ:"
 	cat "$chtable.shown"
