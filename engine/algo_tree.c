@@ -244,7 +244,8 @@ static int tree_channel(struct algo_build *b, unsigned c, unsigned which,
 
 	algo_layout(b, 0, c, &lay);
 	algo_node_gpus(b, 0, gpus);
-	back = channels_tree_chain(&b->p->topo, b->t->ch.tree.pattern, gpus, G, &lay);
+	back = channels_tree_chain(b->p->nccl, &b->p->topo, b->t->ch.tree.pattern, gpus, G,
+				   &lay);
 	/* where a mesh's pairs left that GPU at the chain's far end, NCCL's
 	 * own chain has it second: the children land at the head, a hop
 	 * short of that, not G - 2 hops long */

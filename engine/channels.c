@@ -242,8 +242,9 @@ static bool wired_alike(const struct topology *t, const unsigned *gpus, unsigned
 	return links > 0;
 }
 
-unsigned channels_tree_chain(const struct topology *t, enum nccl_pattern p, const unsigned *gpus,
-			     unsigned n, struct channel_layout *l)
+unsigned channels_tree_chain(const struct nccl_release *r, const struct topology *t,
+			     enum nccl_pattern p, const unsigned *gpus, unsigned n,
+			     struct channel_layout *l)
 {
 	unsigned entry = l->order[0], exit = l->order[n - 1], at = 1;
 	unsigned back = p == NCCL_PATTERN_TREE || n < 2 ? 0 : 1;
@@ -258,9 +259,11 @@ unsigned channels_tree_chain(const struct topology *t, enum nccl_pattern p, cons
 	if (t->gpu_fabric.wired && !wired_alike(t, gpus, n))
 		return back ? n - 1 : 0;
 	/* the way it went to the second, the others after it: down the
-	 * indices from a second just below the entry (on an NVSwitch NCCL
-	 * tries only the next and previous GPUs: 1 0 7 6 ... 2) */
-	if (back && exit == (entry + n - 1) % n) {
+	 * indices from a second just below the entry where NCCL tries an
+	 * NVSwitch's neighbours first (1 0 7 6 ... 2), else on up from the
+	 * entry (1 0 2 3 ... 7) */
+	if (back && exit == (entry + n - 1) % n && r && r->nvswitch_neighbors_first &&
+	    t->gpu_fabric.kind == TOPO_GPU_FABRIC_NVSWITCH) {
 		for (unsigned k = 1; k < n; k++)
 			l->order[at++] = (entry + n - k) % n;
 		return back;

@@ -140,8 +140,9 @@ void channels_keep_nic(const struct nccl_graph *g, struct channel_layout *l);
  * split tree, @p) the GPU that sends back to the network, one near the
  * NIC (ncclTopoSearchNextGpuSort, backToNet), then the others in index
  * order from the entry, or down from the second where it is the entry's
- * previous; a simple tree (TREE) only sends back from its entry, so its
- * chain is index order from there. @l, laid out for a ring
+ * previous on an NVSwitch, from 2.19 (@r's nvswitch_neighbors_first); a
+ * simple tree (TREE) only sends back from its entry, so its chain is
+ * index order from there. @l, laid out for a ring
  * (channels_layout: entry, the others, the exit GPU), becomes that chain;
  * both its NICs the entry's ("Trees are symmetric"). A wired mesh's
  * chain stays as its pairs ordered it, its exit last, unless every pair
@@ -150,8 +151,9 @@ void channels_keep_nic(const struct nccl_graph *g, struct channel_layout *l);
  * the network is (a balanced tree's one child, a split tree's both:
  * connect.cc treeToChild0/1 at intra[1]); 0 for a simple tree.
  */
-unsigned channels_tree_chain(const struct topology *t, enum nccl_pattern p, const unsigned *gpus,
-			     unsigned n, struct channel_layout *l);
+unsigned channels_tree_chain(const struct nccl_release *r, const struct topology *t,
+			     enum nccl_pattern p, const unsigned *gpus, unsigned n,
+			     struct channel_layout *l);
 
 /*
  * NCCL's search tries a GPU's own NICs first, then the others by class

@@ -88,7 +88,7 @@ static unsigned fit_tree_channels(const struct nccl_release *r, const struct top
 		if (lay.nic_in < 0)
 			return c;
 		first = lay.order[0];
-		second = lay.order[channels_tree_chain(t, pattern, identity, ppn, &lay)];
+		second = lay.order[channels_tree_chain(r, t, pattern, identity, ppn, &lay)];
 		search_add_chain(r, env, l, t, lay.order, ppn, false, intra / speed, use);
 		search_net_in(r, l, t, lay.nic_in, first, use);
 		if (pattern == NCCL_PATTERN_TREE || ppn == 1) {
@@ -301,7 +301,7 @@ static bool tree_chains_fit(const struct nccl_release *r, const struct search_en
 		struct channel_layout lay;
 
 		channels_layout(r, t, identity, ppn, c, network, &lay);
-		channels_tree_chain(t, pattern, identity, ppn, &lay);
+		channels_tree_chain(r, t, pattern, identity, ppn, &lay);
 		search_add_chain(r, env, &l, t, lay.order, ppn, false, 1, use);
 	}
 	ok = search_loads_fit(r, t, &l, use, speed);
@@ -421,7 +421,8 @@ static bool search_tree_net(const struct nccl_release *r, const struct topology 
 		channels_layout(r, t, identity, ppn, c, true, &lay);
 		channels_far_nic(t, &found, identity, ppn, &lay);
 		first = lay.order[0];
-		second = lay.order[channels_tree_chain(t, found.pattern, identity, ppn, &lay)];
+		second = lay.order[channels_tree_chain(r, t, found.pattern, identity, ppn,
+							 &lay)];
 		widen_type(t, env, first, lay.nic_in, false, &found);
 		if (found.pattern != NCCL_PATTERN_SPLIT_TREE)
 			widen_type(t, env, first, lay.nic_in, true, &found);

@@ -145,6 +145,7 @@ static const struct nccl_release v2_30_7 = {
 	.ll_intra_factor = 1.0,
 	.tree_pattern_factor = 0.85,
 	.tree_simpler_fallback = true,
+	.nvswitch_neighbors_first = true,
 	/* topo.h:39 INTEL_P2P_OVERHEAD(bw) (bw * 6 / 5), search.cc followPath */
 	.intel_p2p_overhead = 6.0 / 5.0,
 	/* topo.cc:545-556 kvDictPciGen up to 64 GT/s */
@@ -306,6 +307,7 @@ static const struct nccl_release v2_21_5 = {
 	/* NCCL_TOPO_PATTERN_TREE: x.85 (:185); search.cc:963-967 */
 	.tree_pattern_factor = 0.85,
 	.tree_simpler_fallback = true,
+	.nvswitch_neighbors_first = true,
 	/* topo.h:31 INTEL_P2P_OVERHEAD(bw) (bw*6/5), search.cc followPath */
 	.intel_p2p_overhead = 6.0 / 5.0,
 	/* topo.cc:376-379 kvDictPciGen up to 64 GT/s */
@@ -435,6 +437,7 @@ static const struct nccl_release v2_19_3 = {
 	.ll_intra_factor = 1.0,
 	.tree_pattern_factor = 0.85,
 	.tree_simpler_fallback = true,
+	.nvswitch_neighbors_first = true,
 	/* topo.h:31 INTEL_P2P_OVERHEAD(bw) (bw*6/5), search.cc followPath */
 	.intel_p2p_overhead = 6.0 / 5.0,
 	/* topo.cc:376-379 kvDictPciGen up to 64 GT/s */

@@ -158,6 +158,12 @@ struct nccl_release {
 	/* search.cc's "Try a simpler tree": on sm90 and later a balanced
 	 * tree not found falls back to NCCL_TOPO_PATTERN_TREE (2.19.3 on). */
 	bool tree_simpler_fallback;
+	/* On an NVSwitch the search tries a GPU's neighbours by index first,
+	 * a tree's previous one before its next (ncclTopoSearchNextGpuSort,
+	 * "Try to use neighbors first", 2.19 on: not in v2.18.6-1), so a
+	 * tree whose second GPU is its entry's previous goes on down; before,
+	 * on up from the entry (channels_tree_chain). */
+	bool nvswitch_neighbors_first;
 	/* The tree's pattern by node count (init.cc of 2.5 - 2.9): a
 	 * simple NCCL_TOPO_PATTERN_TREE on one or two nodes, else a
 	 * balanced tree, which search.cc makes SPLIT_TREE before Ampere

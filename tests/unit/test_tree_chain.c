@@ -6,46 +6,53 @@
  * harness prints them). A balanced tree's chain goes from the GPU the
  * network enters by to the one that sends back to it, then on in index
  * order, or down from there where that one is the entry's previous (on
- * an NVSwitch NCCL tries only the next and the previous GPU); a simple
- * tree's is index order from its entry.
+ * an NVSwitch NCCL 2.19 on tries the next and the previous GPU first); a
+ * simple tree's is index order from its entry.
  */
 #include "channels.h"
 #include "tuned_helpers.h"
 
-/* Tree channel @c's chain on @nodes nodes of @topo_path under 2.21.5,
- * into @order (@n GPUs); where the chain sends back to the network. */
-static unsigned chain(const char *topo_path, unsigned nodes, unsigned c, unsigned *order,
-		      unsigned *n, enum nccl_pattern *pattern)
+/* Tree channel @c's chain on @nodes nodes of @topo_path under NCCL
+ * @version, into @order (@n GPUs); where the chain sends back to the
+ * network. */
+static unsigned chain(const char *topo_path, const char *version, unsigned nodes, unsigned c,
+		      unsigned *order, unsigned *n, enum nccl_pattern *pattern)
 {
 	static const unsigned gpus[TOPO_MAX_GPUS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 	struct channel_layout l;
 	struct tuned x;
 	unsigned back;
 
-	tuned_release(&x, topo_path, nodes, "2.21.5");
+	tuned_release(&x, topo_path, nodes, version);
 	*n = x.t.ppn;
 	*pattern = x.t.ch.tree.pattern;
 	channels_layout(x.plan.nccl, &x.topo, gpus, *n, channels_copied(&x.t.ch, &x.t.ch.tree, c),
 			true, &l);
-	back = channels_tree_chain(&x.topo, *pattern, gpus, *n, &l);
+	back = channels_tree_chain(x.plan.nccl, &x.topo, *pattern, gpus, *n, &l);
 	cr_expect_eq(l.nic_out, l.nic_in, "a tree leaves by the NIC it came in by");
 	memcpy(order, l.order, *n * sizeof(*order));
 	tuned_destroy(&x);
 	return back;
 }
 
-static void expect_chain(const char *topo_path, unsigned nodes, unsigned c,
-			 const unsigned *want, unsigned want_back)
+static void expect_release_chain(const char *topo_path, const char *version, unsigned nodes,
+				 unsigned c, const unsigned *want, unsigned want_back)
 {
 	unsigned order[TOPO_MAX_GPUS], n;
 	enum nccl_pattern pattern;
-	unsigned back = chain(topo_path, nodes, c, order, &n, &pattern);
+	unsigned back = chain(topo_path, version, nodes, c, order, &n, &pattern);
 
 	for (unsigned k = 0; k < n; k++)
 		cr_expect_eq(order[k], want[k], "%s channel %u: GPU %u at %u, NCCL's %u", topo_path,
 			     c, order[k], k, want[k]);
 	cr_expect_eq(back, want_back, "%s channel %u (%s)", topo_path, c,
 		     nccl_pattern_name(pattern));
+}
+
+static void expect_chain(const char *topo_path, unsigned nodes, unsigned c,
+			 const unsigned *want, unsigned want_back)
+{
+	expect_release_chain(topo_path, "2.21.5", nodes, c, want, want_back);
 }
 
 /* DGX A100 (NVSwitch, two GPUs and two NICs a PCIe switch): a balanced
@@ -61,6 +68,17 @@ Test(tree_chain, balanced_on_an_nvswitch_as_nccl_searches_it)
 
 	for (unsigned c = 0; c < 8; c++)
 		expect_chain(CONFIG("validation/dgx-a100-8x200g.yaml"), 2, c, want[c], 1);
+}
+
+/* Before 2.19 NCCL's search did not try an NVSwitch's neighbours first:
+ * from a second below the entry the chain goes on up from the entry
+ * (NCCL 2.12.12's own search of DGX A100, 3 nodes: 1 0 2 3 4 5 6 7). */
+Test(tree_chain, balanced_before_neighbours_first)
+{
+	static const unsigned ch1[8] = { 1, 0, 2, 3, 4, 5, 6, 7 }, ch3[8] = { 3, 2, 4, 5, 6, 7, 0, 1 };
+
+	expect_release_chain(CONFIG("validation/dgx-a100-8x200g.yaml"), "2.12.12", 3, 1, ch1, 1);
+	expect_release_chain(CONFIG("validation/dgx-a100-8x200g.yaml"), "2.12.12", 3, 3, ch3, 1);
 }
 
 /* A GPU and its NIC alone under each PCIe switch, on Hopper: NCCL falls

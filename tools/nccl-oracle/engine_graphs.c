@@ -63,7 +63,7 @@ static void print_channels(const char *name, const struct nccl_release *r,
 		channels_far_nic(t, g, gpus, n, &l);
 		channels_keep_nic(&ch->ring, &l);
 		if (g == &ch->tree)
-			channels_tree_chain(t, g->pattern, gpus, n, &l);
+			channels_tree_chain(r, t, g->pattern, gpus, n, &l);
 		/* NCCL's harness prints ranks: the communicator's, 0 .. n-1 */
 		printf("%s %2u: NET %d ->", name, c, l.nic_in);
 		for (unsigned k = 0; k < n; k++)
