@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A tree channel's chain through a node (channels.h, channels_tree_chain)
- * against NCCL 2.21.5's own search of the same nodes (search.cc, compiled
- * by tools/nccl-oracle/search.sh, its channels' intra orders as NCCL's
- * harness prints them). A balanced tree's chain goes from the GPU the
+ * against NCCL 2.21.5's and 2.12.12's own search of the same nodes
+ * (search.cc, compiled by tools/nccl-oracle/search.sh, its channels'
+ * intra orders as NCCL's harness prints them). A balanced tree's chain goes from the GPU the
  * network enters by to the one that sends back to it, then on in index
  * order, or down from there where that one is the entry's previous (on
  * an NVSwitch NCCL 2.19 on tries the next and the previous GPU first); a
