@@ -617,30 +617,28 @@ Test(tuner, collnet_only_where_the_fabric_reduces)
  * (paths.cc: the PXN peer is a rank), so its network is staged and LL128
  * is off by default, as the routes take it.
  */
-static bool group_gdr(const unsigned *ranks, unsigned n)
+/* The tuner's view of an all-reduce over @ranks (@n) of two nodes. */
+static void group_init(struct tuned *x, const unsigned *ranks, unsigned n)
 {
-	struct tuned x;
-	bool gdr;
-
-	tuned_init(&x, DATA("pxn-two-gpus.yaml"), 2, PLAN_PATH_AUTO, NULL, NULL);
-	tune_ctx_init(&x.t, &x.plan, TRACE_OP_ALLREDUCE, ranks, n, NULL);
-	gdr = x.t.net_gdr;
-	if (n == 2 && ranks[0] == 1) {
-		char why[200];
-
-		cr_expect_lt(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL128, MiB, why, sizeof(why)),
-			     0);
-		cr_expect_not_null(strstr(why, "GPUDirect RDMA"), "%s", why);
-	}
-	tuned_destroy(&x);
-	return gdr;
+	tuned_init(x, DATA("pxn-two-gpus.yaml"), 2, PLAN_PATH_AUTO, NULL, NULL);
+	tune_ctx_init(&x->t, &x->plan, TRACE_OP_ALLREDUCE, ranks, n, NULL);
 }
 
 Test(tuner, gpudirect_judged_by_the_groups_own_gpus)
 {
 	static const unsigned world[] = { 0, 1, 2, 3 }, first[] = { 0, 2 }, second[] = { 1, 3 };
+	struct tuned x;
+	char why[200];
 
-	cr_expect(group_gdr(world, 4), "gpu1 relays through gpu0");
-	cr_expect(group_gdr(first, 2), "gpu0 is PIX from its NIC");
-	cr_expect_not(group_gdr(second, 2), "gpu1 alone has no relay");
+	group_init(&x, world, 4);
+	cr_expect(x.t.net_gdr, "gpu1 relays through gpu0");
+	tuned_destroy(&x);
+	group_init(&x, first, 2);
+	cr_expect(x.t.net_gdr, "gpu0 is PIX from its NIC");
+	tuned_destroy(&x);
+	group_init(&x, second, 2);
+	cr_expect_not(x.t.net_gdr, "gpu1 alone has no relay");
+	cr_expect_lt(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL128, MiB, why, sizeof(why)), 0);
+	cr_expect_not_null(strstr(why, "GPUDirect RDMA"), "%s", why);
+	tuned_destroy(&x);
 }
