@@ -279,14 +279,21 @@ unsigned channels_tree_chain(const struct nccl_release *r, const struct topology
 	return back;
 }
 
+/* The NIC graph @g takes for a lone GPU @gpu beyond its nearest, where
+ * it takes one (@n 1 and far_nic.on), else -1. */
+static int far_nic(const struct topology *t, const struct nccl_graph *g, unsigned gpu,
+		   unsigned n)
+{
+	if (!g->far_nic.on || n != 1)
+		return -1;
+	return topo_nic_at_class(t, gpu, g->far_nic.cls, g->far_nic.rank);
+}
+
 void channels_far_nic(const struct topology *t, const struct nccl_graph *g,
 		      const unsigned *gpus, unsigned n, struct channel_layout *l)
 {
-	int nic;
+	int nic = l->nic_in >= 0 ? far_nic(t, g, gpus[0], n) : -1;
 
-	if (!g->far_nic.on || n != 1 || l->nic_in < 0)
-		return;
-	nic = topo_nic_at_class(t, gpus[0], g->far_nic.cls, g->far_nic.rank);
 	if (nic >= 0)
 		l->nic_in = l->nic_out = nic;
 }
@@ -294,9 +301,7 @@ void channels_far_nic(const struct topology *t, const struct nccl_graph *g,
 int channels_graph_nic(const struct topology *t, const struct nccl_graph *g, unsigned gpu,
 		       unsigned ppn, unsigned channel)
 {
-	struct channel_layout l;
+	int nic = channels_nic(t, gpu, channel), far = nic >= 0 ? far_nic(t, g, gpu, ppn) : -1;
 
-	l.nic_in = l.nic_out = channels_nic(t, gpu, channel);
-	channels_far_nic(t, g, &gpu, ppn, &l);
-	return l.nic_in;
+	return far >= 0 ? far : nic;
 }

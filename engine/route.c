@@ -302,8 +302,8 @@ static void network(struct rb *b, enum proto_id proto,
 	sd = side_direct(b->p, sender, q->nic_src, true, n);
 	/* Receives stay local; NCCL judges their GPUDirect RDMA by the
 	 * receiver's PXN relay, when it has one, and lets the NIC write. */
-	rd = side_direct(b->p, recv_judged_gpu(b->p, q->dst_gpu, q->nic_dst, q->node_gpus), q->nic_dst,
-			 false, n);
+	rd = side_direct(b->p, recv_judged_gpu(b->p, q->dst_gpu, q->nic_dst, q->node_gpus),
+			 q->nic_dst, false, n);
 	/* LL's send FIFO stays in host memory even with GPUDirect RDMA:
 	 * the proxy polls its flags there (transport/net.cc). */
 	send_side(b, sender, q->nic_src, sd, proto == PROTO_LL && !memcpy_way(b->p));
