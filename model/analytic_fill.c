@@ -32,32 +32,112 @@ static int conn_clock_cmp(const void *a, const void *b)
 	return (x->conn > y->conn) - (x->conn < y->conn);
 }
 
-/*
- * Whether the connections at places @a (@na, ascending) are those the
- * last fill solve took, at @b (@nb; SIZE_MAX before any), but for at most
- * FILL_SET_SLACK of them.
- */
-static bool near_set(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
-{
-	size_t i = 0, j = 0, diff = 0, most;
+/* A filling connection's clock position by when its slices have all
+ * left (fill_sets). */
+struct conn_end {
+	double at;
+	uint32_t pos;
+};
 
-	if (nb == SIZE_MAX)
-		return false;
-	most = (size_t)(FILL_SET_SLACK * (double)nb);
-	while (i < na && j < nb && diff <= most) {
-		if (a[i] == b[j]) {
-			i++;
-			j++;
-		} else if (a[i] < b[j]) {
-			i++;
-			diff++;
-		} else {
-			j++;
-			diff++;
-		}
+static int conn_end_cmp(const void *a, const void *b)
+{
+	const struct conn_end *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/*
+ * time_shares' fill sets. A connection's slices span its first's start
+ * to its last's end (that start, the chain's @spread, its hop): a group
+ * starting at t takes, up to a window's far end `to`, the connections
+ * whose first slice starts before `to` (clock positions before b) and
+ * whose spans end after t. A set that differs from the last one solved
+ * by at most FILL_SET_SLACK of it keeps that solve's shares; the
+ * difference is counted from the two sets' edges, not by listing both:
+ * the last set's connections whose spans have ended since (t only
+ * grows), and those between the two sets' b.
+ */
+struct fill_sets {
+	const struct conn_clock *clk;
+	size_t nc;
+	double *end;             /* per position: start + spread + hop */
+	struct conn_end *by_end; /* every position, by end */
+	size_t next_end;         /* by_end's first ending after the group's t */
+	size_t solved_b;         /* the last set solved: its b */
+	size_t nsolved;          /* and its size; SIZE_MAX before any */
+	size_t gone;             /* its connections ended since */
+};
+
+static void fill_sets_destroy(struct fill_sets *fs)
+{
+	free(fs->by_end);
+	free(fs->end);
+}
+
+static int fill_sets_init(struct fill_sets *fs, const struct conn_clock *clk, size_t nc,
+			  double spread)
+{
+	*fs = (struct fill_sets){ .clk = clk, .nc = nc, .nsolved = SIZE_MAX };
+	fs->end = malloc((nc ? nc : 1) * sizeof(*fs->end));
+	fs->by_end = malloc((nc ? nc : 1) * sizeof(*fs->by_end));
+	if (!fs->end || !fs->by_end)
+		return -ENOMEM;
+	for (size_t m = 0; m < nc; m++) {
+		fs->end[m] = clk[m].start + spread + clk[m].hop;
+		fs->by_end[m] = (struct conn_end){ fs->end[m], (uint32_t)m };
 	}
-	diff += (na - i) + (nb - j);
+	qsort(fs->by_end, nc, sizeof(*fs->by_end), conn_end_cmp);
+	return 0;
+}
+
+/* On to a group starting at @t: the last set's spans that have ended. */
+static void fill_sets_at(struct fill_sets *fs, double t)
+{
+	for (; fs->next_end < fs->nc && fs->by_end[fs->next_end].at <= t; fs->next_end++)
+		if (fs->by_end[fs->next_end].pos < fs->solved_b)
+			fs->gone++;
+}
+
+/* The first clock position at or after @lo whose first slice starts at
+ * or after @to. */
+static size_t starts_from(const struct conn_clock *clk, size_t lo, size_t nc, double to)
+{
+	size_t hi = nc;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (clk[mid].start < to)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether the set up to @b at @t (fill_sets_at's) is the last one solved
+ * but for at most FILL_SET_SLACK of it. */
+static bool fill_set_near(const struct fill_sets *fs, size_t b, double t)
+{
+	size_t diff = fs->gone, most;
+
+	if (fs->nsolved == SIZE_MAX)
+		return false;
+	most = (size_t)(FILL_SET_SLACK * (double)fs->nsolved);
+	for (size_t m = b < fs->solved_b ? b : fs->solved_b,
+		    to = b < fs->solved_b ? fs->solved_b : b;
+	     m < to && diff <= most; m++)
+		diff += fs->end[m] > t;
 	return diff <= most;
+}
+
+static void fill_set_solved(struct fill_sets *fs, size_t b, size_t n)
+{
+	fs->solved_b = b;
+	fs->nsolved = n;
+	fs->gone = 0;
 }
 
 /*
@@ -76,18 +156,16 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 	struct conn_clock *clk = malloc(n * sizeof(*clk));
 	double *at = malloc(n * sizeof(*at));
 	uint32_t *pick = malloc(n * sizeof(*pick));
-	uint32_t *prev = malloc(n * sizeof(*prev)); /* the last fill solve's */
-	uint32_t *pos = malloc(n * sizeof(*pos));   /* the picks' places */
-	double *frate = calloc(n, sizeof(*frate));   /* its rates */
+	double *frate = calloc(n, sizeof(*frate));   /* the last fill solve's */
 	uint32_t *group = malloc(n * sizeof(*group)); /* the group's connections */
-	size_t nprev = SIZE_MAX;
 	double *rate = calloc(n, sizeof(*rate)), hmax = 0, first = INFINITY, last = 0;
 	unsigned nseg = 0;
 	struct joined_ws jw = { 0 };
+	struct fill_sets fs = { 0 };
 	bool all_at_once;
 	int err = 0;
 
-	if (!clk || !at || !pick || !prev || !rate || !frate || !group) {
+	if (!clk || !at || !pick || !rate || !frate || !group) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -111,9 +189,11 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 	for (size_t i = 0; i < pat->nconns; i++)
 		cr[i].fill = cr[i].rate;
 	qsort(clk, nc, sizeof(*clk), conn_clock_cmp);
+	if (!all_at_once)
+		err = fill_sets_init(&fs, clk, nc, spread);
 	ws->pick = pick;
-	for (size_t g = 0, end; !err && g < nc; g = end) {
-		double t = clk[g].start, tie = 1e-9 * fmax(hmax, t), last_to = INFINITY;
+	for (size_t g = 0, end, a = 0; !err && g < nc; g = end) {
+		double t = clk[g].start, tie = 1e-9 * fmax(hmax, t), from = t - spread - hmax;
 		size_t lo = g;
 
 		for (end = g; end < nc && clk[end].start <= t + tie; end++)
@@ -136,53 +216,46 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 				if (k < cr[clk[j].conn].nseg)
 					cr[clk[j].conn].seg_bw[k] = rate[clk[j].conn];
 		}
-		/* fill: whose slices' spans overlap theirs; the window opens
-		 * at one start for the group, and its end moves on from the
-		 * last member's while the hops rise (conn_clock_cmp orders a
-		 * group by start, then hop: they mostly do) */
-		for (size_t j = g, a = g, b = end; !err && !all_at_once && j < end; j++) {
-			double from = t - spread - hmax, to = t + spread + clk[j].hop;
+		if (all_at_once)
+			continue;
+		/* fill: whose slices' spans overlap theirs (fill_sets), from
+		 * the first whose first slice starts after @from, the earliest
+		 * a span ending after t can start, to the window's far end,
+		 * one for each hop of the group (one span, one set) */
+		while (a < g && clk[a].start <= from)
+			a++;
+		fill_sets_at(&fs, t);
+		for (size_t j = g; !err && j < end; j++) {
+			uint32_t i = clk[j].conn;
 
-			if (j > g && clk[j].hop == clk[j - 1].hop) {
-				/* the same span: the same set */
-				if (pat->pipes[pat->conns[clk[j].conn].pipe].shape != PIPE_RING)
-					cr[clk[j].conn].fill = frate[clk[j].conn];
-				continue;
-			}
-			if (j == g)
-				while (a > 0 && clk[a - 1].start > from)
-					a--;
-			if (to < last_to)
-				b = end; /* the first start at or past a nearer end */
-			last_to = to;
-			while (b < nc && clk[b].start < to)
-				b++;
-			ws->npick = 0;
-			for (size_t m = a; m < b; m++)
-				if (clk[m].start + spread + clk[m].hop > t) {
-					pos[ws->npick] = (uint32_t)m;
-					pick[ws->npick++] = clk[m].conn;
+			if (j == g || clk[j].hop != clk[j - 1].hop) {
+				size_t b = starts_from(clk, end, nc, t + spread + clk[j].hop);
+
+				/* a wide window's middle groups share one set,
+				 * solved once (whole: a window joins most of
+				 * what it holds), and a set that moved by
+				 * little keeps the last one's */
+				if (!fill_set_near(&fs, b, t)) {
+					ws->npick = 0;
+					for (size_t m = a; m < b; m++)
+						if (fs.end[m] > t)
+							pick[ws->npick++] = clk[m].conn;
+					err = share_conns(sv, ws, pat, nch, -1, true, 0, 0, NULL,
+							  frate);
+					fill_set_solved(&fs, b, ws->npick);
 				}
-			/* a wide window's middle groups share one set, solved
-			 * once (whole: a window joins most of what it holds),
-			 * and a set that moved by little keeps the last one's */
-			if (!near_set(pos, ws->npick, prev, nprev)) {
-				err = share_conns(sv, ws, pat, nch, -1, true, 0, 0, NULL, frate);
-				memcpy(prev, pos, ws->npick * sizeof(*prev));
-				nprev = ws->npick;
 			}
-			if (!err && pat->pipes[pat->conns[clk[j].conn].pipe].shape != PIPE_RING)
-				cr[clk[j].conn].fill = frate[clk[j].conn];
+			if (!err && pat->pipes[pat->conns[i].pipe].shape != PIPE_RING)
+				cr[i].fill = frate[i];
 		}
 	}
 out:
+	fill_sets_destroy(&fs);
 	joined_destroy(&jw);
 	ws->pick = NULL;
 	free(rate);
 	free(group);
 	free(frate);
-	free(prev);
-	free(pos);
 	free(pick);
 	free(at);
 	free(clk);
