@@ -6,15 +6,26 @@
  * at start-up, before its own defaults' file and MALLOC_CONF, which still
  * override it (jemalloc(3), TUNING).
  *
- * thp:always: jemalloc asks for transparent huge pages on the memory it
- * maps (madvise(MADV_HUGEPAGE), honoured where the kernel's THP mode is
- * "madvise" or "always"; a no-op under "never"). The analytic backend's
- * 1024-node runs fill some hundred MiB of per-connection arrays once
- * (conn_rate is 144 bytes, 131 056 connections a tree pattern on the
- * A100 preset), and each 4 KiB page's first touch is a page fault: on a
- * virtual machine whose faults are dear, a quarter of the Llama-2-7B 1024
- * x 8 staged run's samples were page faults and the memcpy taking them.
- * With 2 MiB pages that run went from 1.14-1.17 s to 0.56-0.86 s, its
- * peak RSS from 120 to 131-139 MiB (docs/performance.md).
+ * The analytic backend's 1024-node calls each take and free some tens of
+ * MiB of per-connection arrays (conn_rate is 144 bytes, 131 056
+ * connections a tree pattern on the A100 preset). By default jemalloc
+ * serves a request of 8 MiB or more from an arena that keeps nothing
+ * (opt.oversize_threshold) and hands the pages of what is freed back to
+ * the kernel: each call faulted its arrays in afresh (the Llama-2-7B
+ * 1024 x 8 run: 108 000 page faults of 4 KiB, 70 600 with these
+ * options). So:
+ *
+ * oversize_threshold:0: no such arena; large requests are served, and
+ * their freed pages kept, as every other.
+ *
+ * muzzy_decay_ms:-1: freed pages, once past their dirty decay
+ * (MADV_FREE), are never purged: touched again, they fault only if the
+ * kernel has taken them under memory pressure, which it may.
+ *
+ * Transparent huge pages (thp:always, 2026-12-04 to 2026-12-05) are left
+ * to the kernel's default again: they made each fault cheaper on a host
+ * whose faults were dear, but a run started cold (a minute's idle) paid
+ * 0.3-0.4 s of system time compacting memory for them, the staged run
+ * 1.07-1.18 s against 0.78-0.82 without (docs/performance.md).
  */
-const char *malloc_conf = "thp:always";
+const char *malloc_conf = "oversize_threshold:0,muzzy_decay_ms:-1";
