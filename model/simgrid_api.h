@@ -28,8 +28,11 @@ struct sgm_api {
 	__typeof__(&simgrid_init) init;
 	__typeof__(&simgrid_load_platform) load_platform;
 	__typeof__(&simgrid_run) run;
+	__typeof__(&simgrid_run_until) run_until;
 	__typeof__(&simgrid_get_clock) get_clock;
-	__typeof__(&sg_host_by_name) host_by_name;
+	__typeof__(&sg_host_list) host_list;
+	__typeof__(&sg_host_count) host_count;
+	__typeof__(&sg_host_get_name) host_get_name;
 	__typeof__(&sg_actor_init) actor_init;
 	__typeof__(&sg_actor_set_data) actor_set_data;
 	__typeof__(&sg_actor_self_get_data) actor_self_get_data;

@@ -6,7 +6,8 @@
  * load aborts), and gdrlab runs several plans per process (compare, sweep,
  * tests). So every simulation runs in a forked child (engine/child_call.h)
  * that sends its results back over a pipe: one per job, several at once,
- * or one for a trace whose communicators run together. A child that dies (SimGrid
+ * each forked from a child that loaded its platform, or one for a trace
+ * whose communicators run together. A child that dies (SimGrid
  * aborts on what it cannot handle) is a clean error naming the signal,
  * never a hang.
  */
@@ -114,7 +115,7 @@ struct sim_call {
 	const struct sgm_job *jobs;
 	size_t njobs;
 	const struct records *together; /* NULL: each job alone only */
-	size_t *order;                  /* alone: the jobs, largest first */
+	size_t *order;                  /* alone: the jobs by platform */
 };
 
 /* After the jobs' results in the answer: with together, the collectives'
@@ -178,32 +179,59 @@ struct job_answer {
 	struct sgm_result res;
 };
 
+/* The jobs of one platform: its loader's children simulate them. */
+struct platform_jobs {
+	const struct sim_call *call;
+	const size_t *order; /* call->jobs' indices */
+	size_t n;
+	unsigned nodes, parallel;
+};
+
+/* In a child of the platform's loader: one job, on the platform it
+ * inherited. */
 static int simulate_job_child(void *arg, size_t i, void *answer, size_t len, struct diag *d)
 {
-	const struct sim_call *s = arg;
+	const struct platform_jobs *g = arg;
 	struct job_answer *a = answer;
 	struct sgm_header h = { 0 };
 
 	(void)len;
 	if (getenv("GDRLAB_MODEL_CRASH"))
 		abort(); /* as simulate_child */
-	sgm_simulate(s->p, s->o, &s->jobs[s->order[i]], 1, &a->res, NULL, &h);
+	sgm_run(g->call->p, &g->call->jobs[g->order[i]], 1, &a->res, NULL, &h);
 	if (h.err)
 		return diag_set(d, h.err, "%s", h.msg);
 	a->stats = h.stats;
 	return 0;
 }
 
+/* In a child: load the platform once, then each job in a child of its
+ * own, forked from this one (sgm_load says why). */
+static int load_platform_child(void *arg, void *answer, size_t len, struct diag *d)
+{
+	const struct platform_jobs *g = arg;
+	struct sgm_header h = { 0 };
+
+	(void)len;
+	if (sgm_load(g->call->p, g->call->o, g->nodes, &h))
+		return diag_set(d, h.err, "%s", h.msg);
+	return child_call_each("model backend: the simulation", simulate_job_child, arg, g->n,
+			       answer, sizeof(struct job_answer), g->parallel, d);
+}
+
 struct job_size {
+	unsigned nodes; /* of its platform */
 	uint64_t bytes;
 	size_t job;
 };
 
-/* Largest first; ties in job order. */
+/* By platform; on one, largest first; ties in job order. */
 static int cmp_job_size(const void *a, const void *b)
 {
 	const struct job_size *x = a, *y = b;
 
+	if (x->nodes != y->nodes)
+		return (x->nodes > y->nodes) - (x->nodes < y->nodes);
 	if (x->bytes != y->bytes)
 		return (x->bytes < y->bytes) - (x->bytes > y->bytes);
 	return (x->job > y->job) - (x->job < y->job);
@@ -233,41 +261,63 @@ static int parallel_children(unsigned *n, struct diag *d)
 	return 0;
 }
 
+/* call->order: the jobs by platform, largest first on each (so that the
+ * last to start are short); their platforms' nodes into @nodes. */
+static int order_jobs(struct sim_call *call, unsigned *nodes, struct diag *d)
+{
+	struct job_size *size = malloc((call->njobs ? call->njobs : 1) * sizeof(*size));
+	int err = size ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < call->njobs; i++) {
+		size[i] = (struct job_size){ 0, call->jobs[i].bytes, i };
+		err = sgm_platform_nodes(call->p, call->o, &call->jobs[i], 1, &size[i].nodes);
+	}
+	if (!err) {
+		qsort(size, call->njobs, sizeof(*size), cmp_job_size);
+		for (size_t i = 0; i < call->njobs; i++) {
+			call->order[i] = size[i].job;
+			nodes[i] = size[i].nodes;
+		}
+	}
+	free(size);
+	return err ? diag_set(d, err, "model backend: %s",
+			      err == -ENOMEM ? "out of memory" : "cannot fold a collective") : 0;
+}
+
 /*
  * Each job alone in a simulation of its own, as many at once as there
  * are CPUs (child_call_each). A job's time is then its own: simulated
  * from the clock's zero, whatever the trace's other jobs (in one
  * simulation one after another, each started where the last ended, the
- * clock's rounding moved a scaled tree's time by up to 5e-4).
+ * clock's rounding moved a scaled tree's time by up to 5e-4). The jobs of
+ * one platform (the same nodes) run in children of one process that
+ * loaded it, one platform after another.
  */
 static int simulate_alone(struct sim_call *call, struct sim_answer *answer, struct diag *d)
 {
 	size_t n = call->njobs ? call->njobs : 1;
 	struct job_answer *each;
-	struct job_size *size;
-	unsigned parallel;
+	unsigned parallel, *nodes;
 	int err = parallel_children(&parallel, d);
 
 	if (err)
 		return err;
 	each = calloc(n, sizeof(*each));
-	size = malloc(n * sizeof(*size));
+	nodes = malloc(n * sizeof(*nodes));
 	call->order = malloc(n * sizeof(*call->order));
-	if (!each || !size || !call->order) {
-		free(each);
-		free(size);
-		free(call->order);
-		return diag_set(d, -ENOMEM, "model backend: out of memory");
+	if (!each || !nodes || !call->order)
+		err = diag_set(d, -ENOMEM, "model backend: out of memory");
+	if (!err)
+		err = order_jobs(call, nodes, d);
+	for (size_t i = 0, end; !err && i < call->njobs; i = end) {
+		struct platform_jobs g;
+
+		for (end = i; end < call->njobs && nodes[end] == nodes[i]; end++)
+			;
+		g = (struct platform_jobs){ call, call->order + i, end - i, nodes[i], parallel };
+		err = child_call("model backend: the simulation", load_platform_child, &g,
+				 each + i, (end - i) * sizeof(*each), d);
 	}
-	/* Largest first, so that the last to start are short. */
-	for (size_t i = 0; i < call->njobs; i++)
-		size[i] = (struct job_size){ call->jobs[i].bytes, i };
-	qsort(size, call->njobs, sizeof(*size), cmp_job_size);
-	for (size_t i = 0; i < call->njobs; i++)
-		call->order[i] = size[i].job;
-	free(size);
-	err = child_call_each("model backend: the simulation", simulate_job_child, call,
-			      call->njobs, each, sizeof(*each), parallel, d);
 	for (size_t i = 0; !err && i < call->njobs; i++) {
 		const struct model_stats *st = &each[i].stats;
 
@@ -281,6 +331,7 @@ static int simulate_alone(struct sim_call *call, struct sim_answer *answer, stru
 	}
 	free(call->order);
 	call->order = NULL;
+	free(nodes);
 	free(each);
 	return err;
 }

@@ -96,6 +96,9 @@ uint32_t sgm_fold_res(const struct sgm_fold *f, uint32_t id);
 /* SimGrid names of the platform's objects. */
 #define SGM_NAME_MAX 48
 void sgm_link_host_name(char *buf, size_t len, uint32_t res, char end);
+/* The resource and end ('a' or 'b') a host of sgm_link_host_name names;
+ * false for another name. */
+bool sgm_link_host_parse(const char *name, uint32_t *res, char *end);
 #define SGM_CONTROL_HOST "ctl"
 /*
  * Links carry no latency of their own (a segment's planned latency is
@@ -149,8 +152,27 @@ struct sgm_together {
 bool sgm_together_fits(const struct plan *p, const struct records *rec,
 		       const struct model_options *o);
 
-/* In the child: simulate @jobs, fill @res (njobs) and @h; then, with
- * @together, place the trace's collectives together. */
+/* The nodes @jobs' platform needs: the largest folded or scaled view. */
+int sgm_platform_nodes(const struct plan *p, const struct model_options *o,
+		       const struct sgm_job *jobs, size_t njobs, unsigned *nodes);
+
+/*
+ * In a child: start SimGrid and load the platform of @nodes nodes of @p
+ * (a second time in one process is SimGrid's abort); 0, or the error in
+ * @h. Then sgm_run, in this process or in children forked from it: a
+ * platform of many nodes takes longer to load than most jobs take to run
+ * on it (1.8 s against 0.3-1.5 for the 256 nodes of a Llama-3-70B replay
+ * on 2048 GPUs), and a child forked after the load starts from it as
+ * one that loaded it.
+ */
+int sgm_load(const struct plan *p, const struct model_options *o, unsigned nodes,
+	     struct sgm_header *h);
+/* Simulate @jobs on the loaded platform, fill @res (njobs) and @h; then,
+ * with @together, place the trace's collectives together. Once a process:
+ * SimGrid runs once. */
+void sgm_run(const struct plan *p, const struct sgm_job *jobs, size_t njobs,
+	     struct sgm_result *res, struct sgm_together *together, struct sgm_header *h);
+/* Both, on the platform @jobs need (every node with @together). */
 void sgm_simulate(const struct plan *p, const struct model_options *o,
 		  const struct sgm_job *jobs, size_t njobs,
 		  struct sgm_result *res, struct sgm_together *together,

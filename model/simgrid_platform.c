@@ -26,6 +26,25 @@ void sgm_link_host_name(char *buf, size_t len, uint32_t res, char end)
 	snprintf(buf, len, "%c%u", end, (unsigned)res);
 }
 
+bool sgm_link_host_parse(const char *name, uint32_t *res, char *end)
+{
+	unsigned long v = 0;
+	const char *d = name + 1;
+
+	if ((name[0] != 'a' && name[0] != 'b') || !*d)
+		return false;
+	for (; *d >= '0' && *d <= '9'; d++) {
+		v = 10 * v + (unsigned long)(*d - '0');
+		if (v > UINT32_MAX)
+			return false;
+	}
+	if (*d)
+		return false;
+	*res = (uint32_t)v;
+	*end = name[0];
+	return true;
+}
+
 /*
  * Resource @id as SimGrid takes it: a link between two hosts of its own,
  * so that a task names exactly the links it crosses. Pass 0 writes the

@@ -788,9 +788,8 @@ static void controller_main(int argc, char **argv)
 		fail_job(c->sim, err);
 }
 
-/* The nodes the platform needs: the largest folded or scaled view. */
-static int platform_nodes(const struct plan *p, const struct model_options *o,
-			  const struct sgm_job *jobs, size_t njobs, unsigned *out)
+int sgm_platform_nodes(const struct plan *p, const struct model_options *o,
+		       const struct sgm_job *jobs, size_t njobs, unsigned *out)
 {
 	unsigned nodes = 1;
 
@@ -842,31 +841,95 @@ static int platform_load(struct sim *s, const struct plan *p)
 	return err;
 }
 
+/* Each limited resource's two hosts and the controller's, from one walk
+ * over every host (a lookup by name walks the node zones, one by one). */
 static int hosts_lookup(struct sim *s, const struct plan *p)
 {
 	/* The switches' links come after the nodes' when every node is in
 	 * the platform (sgm_platform_write). */
 	size_t nres = (size_t)s->per_node * s->nodes +
 		      (s->nodes == p->nodes ? p->layout.fabric.n : 0);
-	char name[SGM_NAME_MAX];
+	size_t nhosts = sgm.host_count();
+	sg_host_t *all = sgm.host_list();
 
 	s->link_a = calloc(nres ? nres : 1, sizeof(*s->link_a));
 	s->link_b = calloc(nres ? nres : 1, sizeof(*s->link_b));
-	if (!s->link_a || !s->link_b)
+	if (!s->link_a || !s->link_b || (nhosts && !all)) {
+		free(all);
 		return -ENOMEM;
-	s->nres = nres;
-	for (size_t r = 0; r < nres; r++) {
-		double cap = res_capacity_of(&p->layout, &p->topo, (uint32_t)r);
-
-		if (!isfinite(cap) || cap <= 0)
-			continue;
-		sgm_link_host_name(name, sizeof(name), (uint32_t)r, 'a');
-		s->link_a[r] = sgm.host_by_name(name);
-		sgm_link_host_name(name, sizeof(name), (uint32_t)r, 'b');
-		s->link_b[r] = sgm.host_by_name(name);
 	}
-	s->ctl = sgm.host_by_name(SGM_CONTROL_HOST);
+	s->nres = nres;
+	for (size_t i = 0; i < nhosts; i++) {
+		const char *name = sgm.host_get_name(all[i]);
+		uint32_t r;
+		char end;
+
+		if (!strcmp(name, SGM_CONTROL_HOST))
+			s->ctl = all[i];
+		else if (sgm_link_host_parse(name, &r, &end) && r < nres)
+			(end == 'a' ? s->link_a : s->link_b)[r] = all[i];
+	}
+	free(all); /* xbt_free: SimGrid's malloc is the process's */
 	return s->ctl ? 0 : -ENOENT;
+}
+
+/* The platform this process loaded (sgm_load): SimGrid's state is the
+ * process's, and so is this. */
+static struct sim loaded;
+
+int sgm_load(const struct plan *p, const struct model_options *o, unsigned nodes,
+	     struct sgm_header *h)
+{
+	/* ptask_L07: plain max-min sharing, no correction factors, and
+	 * parallel tasks over several links (docs/model.md says why). Small
+	 * actor stacks: a job may have thousands of connections. SimGrid
+	 * keeps argv: static. */
+	static char a0[] = "gdrlab-model", a1[] = "--cfg=host/model:ptask_L07",
+		    a2[] = "--log=root.thres:critical", a3[] = "--cfg=contexts/stack-size:64";
+	static char *argv[] = { a0, a1, a2, a3, NULL };
+	int argc = 4, err;
+	char why[sizeof(h->msg) - 32]; /* sgm_api_load's */
+	struct sim *s = &loaded;
+
+	*s = (struct sim){ .o = o, .h = h, .per_node = p->layout.per_node, .nodes = nodes };
+	h->stats.sim_nodes = nodes;
+	if ((err = sgm_api_load(why, sizeof(why)))) {
+		char msg[sizeof(h->msg)];
+
+		snprintf(msg, sizeof(msg), "model backend: %s", why);
+		fail(s, err, msg);
+		return err;
+	}
+	sgm.init(&argc, argv);
+	err = platform_load(s, p);
+	if (!err)
+		err = hosts_lookup(s, p);
+	if (err) {
+		fail(s, err, "model backend: cannot build the SimGrid platform");
+		return err;
+	}
+	/* Sealed here, once, not by each job's run: SimGrid seals a zone
+	 * walking every host of the platform (NetZoneImpl::seal, 3.32), so
+	 * sealing 256 nodes' zones took longer than most jobs on them. With
+	 * no actor, the clock stays at 0. */
+	sgm.run_until(0);
+	return 0;
+}
+
+void sgm_run(const struct plan *p, const struct sgm_job *jobs, size_t njobs,
+	     struct sgm_result *res, struct sgm_together *together, struct sgm_header *h)
+{
+	struct sim *s = &loaded;
+	struct controller ctl = { s, p, jobs, njobs, res, together };
+	sg_actor_t actor;
+
+	s->h = h;
+	h->stats.sim_nodes = s->nodes;
+	actor = sgm.actor_init("controller", s->ctl);
+	sgm.actor_set_data(actor, &ctl);
+	sgm.actor_start(actor, controller_main, 0, NULL);
+	sgm.run();
+	sgm_sym_cache_clear(&s->sym);
 }
 
 void sgm_simulate(const struct plan *p, const struct model_options *o,
@@ -874,43 +937,15 @@ void sgm_simulate(const struct plan *p, const struct model_options *o,
 		  struct sgm_result *res, struct sgm_together *together,
 		  struct sgm_header *h)
 {
-	/* ptask_L07: plain max-min sharing, no correction factors, and
-	 * parallel tasks over several links (docs/model.md says why). Small
-	 * actor stacks: a job may have thousands of connections. */
-	char a0[] = "gdrlab-model", a1[] = "--cfg=host/model:ptask_L07",
-	     a2[] = "--log=root.thres:critical",
-	     a3[] = "--cfg=contexts/stack-size:64";
-	char *argv[] = { a0, a1, a2, a3, NULL };
-	int argc = 4, err;
-	char why[sizeof(h->msg) - 32]; /* sgm_api_load's */
-	struct sim s = { .o = o, .h = h, .per_node = p->layout.per_node };
-	struct controller ctl = { &s, p, jobs, njobs, res, together };
-	sg_actor_t actor;
+	unsigned nodes = p->nodes; /* together: every node, as it is */
+	int err = together ? 0 : sgm_platform_nodes(p, o, jobs, njobs, &nodes);
 
-	err = platform_nodes(p, o, jobs, njobs, &s.nodes);
-	if (together)
-		s.nodes = p->nodes; /* every node, as it is */
-	h->stats.sim_nodes = s.nodes;
-	if (!err && (err = sgm_api_load(why, sizeof(why)))) {
-		char msg[sizeof(h->msg)];
-
-		snprintf(msg, sizeof(msg), "model backend: %s", why);
-		fail(&s, err, msg);
-		return; /* the child exits: nothing to free */
-	}
-	if (!err) {
-		sgm.init(&argc, argv);
-		err = platform_load(&s, p);
-	}
-	if (!err)
-		err = hosts_lookup(&s, p);
 	if (err) {
+		struct sim s = { .o = o, .h = h };
+
 		fail(&s, err, "model backend: cannot build the SimGrid platform");
 		return; /* the child exits: nothing to free */
 	}
-	actor = sgm.actor_init("controller", s.ctl);
-	sgm.actor_set_data(actor, &ctl);
-	sgm.actor_start(actor, controller_main, 0, NULL);
-	sgm.run();
-	sgm_sym_cache_clear(&s.sym);
+	if (!sgm_load(p, o, nodes, h))
+		sgm_run(p, jobs, njobs, res, together, h);
 }
