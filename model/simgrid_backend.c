@@ -281,7 +281,7 @@ static int order_jobs(struct sim_call *call, unsigned *nodes, struct diag *d)
 	}
 	free(size);
 	return err ? diag_set(d, err, "model backend: %s",
-			      err == -ENOMEM ? "out of memory" : "cannot fold a collective") : 0;
+			      err == -ENOMEM ? "out of memory" : "cannot build the SimGrid platform") : 0;
 }
 
 /*
