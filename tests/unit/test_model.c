@@ -328,6 +328,54 @@ Test(model, ring_4096_nodes_against_the_closed_form)
 	assert_rel(run_time(DATA("ring-400g.yaml"), allreduce_64mib, &o, NULL), closed, 0.01);
 }
 
+/* @jsonl's calls on the model backend: their times into @t, stats @st. */
+static void model_times(const char *topo, const struct plan_options *o, const char *jsonl,
+			double *t, size_t n, struct model_stats *st)
+{
+	struct diag d = { "" };
+	struct run r;
+	int err;
+
+	run_trace(&r, "analytic", topo, jsonl, o); /* for the plan */
+	cr_assert_eq(r.rec.ncoll, n);
+	err = model_simulate(&r.plan, NULL, &r.rec, st, &d);
+	cr_assert_eq(err, 0, "%s", d.msg);
+	for (size_t i = 0; i < n; i++)
+		t[i] = r.rec.coll[i].time_us;
+	run_destroy(&r);
+}
+
+/*
+ * Jobs that need platforms of different nodes, simulated by the children
+ * of one loader per platform (simgrid_backend.c): NCCL's tuner puts an
+ * 8-byte all-reduce on 32 nodes of one GPU on its tree (scaled: a
+ * platform of 16 nodes) and 256 MiB on its ring (folded onto 2). Each
+ * call's time in the trace of both is its time simulated alone, to the
+ * bit.
+ */
+Test(model, jobs_on_two_platforms_time_as_each_alone)
+{
+	static const char tree_8b[] =
+		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":8,\"dtype\":\"fp32\"}\n";
+	static const char ring_256mib[] =
+		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":268435456,\"dtype\":\"fp32\"}\n";
+	struct plan_options o = opts(PLAN_PATH_DIRECT, 32);
+	struct model_stats st_tree, st_ring, st_both;
+	char both[sizeof(tree_8b) + sizeof(ring_256mib)];
+	double tree, ring, t[2];
+
+	need_model();
+	snprintf(both, sizeof(both), "%s%s", tree_8b, ring_256mib);
+	model_times(DATA("ring-400g.yaml"), &o, tree_8b, &tree, 1, &st_tree);
+	model_times(DATA("ring-400g.yaml"), &o, ring_256mib, &ring, 1, &st_ring);
+	cr_assert_eq(st_tree.sim_nodes, 16, "the tree's platform: %u nodes", st_tree.sim_nodes);
+	cr_assert_eq(st_ring.sim_nodes, 2, "the ring's platform: %u nodes", st_ring.sim_nodes);
+	model_times(DATA("ring-400g.yaml"), &o, both, t, 2, &st_both);
+	cr_assert_eq(t[0], tree, "the tree: %.6f us, alone %.6f", t[0], tree);
+	cr_assert_eq(t[1], ring, "the ring: %.6f us, alone %.6f", t[1], ring);
+	assert_no_leaks();
+}
+
 /* A simulation process that dies is a clean error, never a hang. */
 Test(model, crashed_simulation_is_a_clean_error)
 {
