@@ -33,13 +33,12 @@ case \$(cat "$tmp/mode") in
 always) kill -SEGV \$\$ ;;
 first) [ "\$starts" -gt 1 ] || kill -SEGV \$\$ ;;
 running)
-    for a in "\$@"; do
-        case \$a in *mount_tag=ctl,*) ctl=\${a#local,path=}; ctl=\${ctl%%,mount_tag=ctl*} ;; esac
-    done
     "$real" "\$@" &
     q=\$!
-    while [ ! -e "\$ctl/started" ] && kill -0 \$q 2>/dev/null; do sleep 0.2; done
-    sleep 1
+    # the command's own first line, in the shared folder: it has begun
+    # (the guest's started marker and a second's sleep were not enough
+    # for a TCG guest under CI's load: it had not yet written it)
+    while [ ! -s "$tmp/ran" ] && kill -0 \$q 2>/dev/null; do sleep 0.2; done
     kill -SEGV \$q
     wait \$q
     exit \$?
