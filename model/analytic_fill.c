@@ -12,14 +12,8 @@
 #include <string.h>
 
 #include "analytic_internal.h"
+#include "fill_sets.h"
 #include "pipeline.h"
-
-/* A connection of a filling chain on the call's clock (time_shares). */
-struct conn_clock {
-	double start; /* its first slice's start */
-	double hop;   /* that slice's latency + tau through it */
-	uint32_t conn;
-};
 
 static int conn_clock_cmp(const void *a, const void *b)
 {
@@ -30,114 +24,6 @@ static int conn_clock_cmp(const void *a, const void *b)
 	if (x->hop != y->hop)
 		return x->hop < y->hop ? -1 : 1;
 	return (x->conn > y->conn) - (x->conn < y->conn);
-}
-
-/* A filling connection's clock position by when its slices have all
- * left (fill_sets). */
-struct conn_end {
-	double at;
-	uint32_t pos;
-};
-
-static int conn_end_cmp(const void *a, const void *b)
-{
-	const struct conn_end *x = a, *y = b;
-
-	if (x->at != y->at)
-		return x->at < y->at ? -1 : 1;
-	return (x->pos > y->pos) - (x->pos < y->pos);
-}
-
-/*
- * time_shares' fill sets. A connection's slices span its first's start
- * to its last's end (that start, the chain's @spread, its hop): a group
- * starting at t takes, up to a window's far end `to`, the connections
- * whose first slice starts before `to` (clock positions before b) and
- * whose spans end after t. A set that differs from the last one solved
- * by at most FILL_SET_SLACK of it keeps that solve's shares; the
- * difference is counted from the two sets' edges, not by listing both:
- * the last set's connections whose spans have ended since (t only
- * grows), and those between the two sets' b.
- */
-struct fill_sets {
-	const struct conn_clock *clk;
-	size_t nc;
-	double *end;             /* per position: start + spread + hop */
-	struct conn_end *by_end; /* every position, by end */
-	size_t next_end;         /* by_end's first ending after the group's t */
-	size_t solved_b;         /* the last set solved: its b */
-	size_t nsolved;          /* and its size; SIZE_MAX before any */
-	size_t gone;             /* its connections ended since */
-};
-
-static void fill_sets_destroy(struct fill_sets *fs)
-{
-	free(fs->by_end);
-	free(fs->end);
-}
-
-static int fill_sets_init(struct fill_sets *fs, const struct conn_clock *clk, size_t nc,
-			  double spread)
-{
-	*fs = (struct fill_sets){ .clk = clk, .nc = nc, .nsolved = SIZE_MAX };
-	fs->end = malloc((nc ? nc : 1) * sizeof(*fs->end));
-	fs->by_end = malloc((nc ? nc : 1) * sizeof(*fs->by_end));
-	if (!fs->end || !fs->by_end)
-		return -ENOMEM;
-	for (size_t m = 0; m < nc; m++) {
-		fs->end[m] = clk[m].start + spread + clk[m].hop;
-		fs->by_end[m] = (struct conn_end){ fs->end[m], (uint32_t)m };
-	}
-	qsort(fs->by_end, nc, sizeof(*fs->by_end), conn_end_cmp);
-	return 0;
-}
-
-/* On to a group starting at @t: the last set's spans that have ended. */
-static void fill_sets_at(struct fill_sets *fs, double t)
-{
-	for (; fs->next_end < fs->nc && fs->by_end[fs->next_end].at <= t; fs->next_end++)
-		if (fs->by_end[fs->next_end].pos < fs->solved_b)
-			fs->gone++;
-}
-
-/* The first clock position at or after @lo whose first slice starts at
- * or after @to. */
-static size_t starts_from(const struct conn_clock *clk, size_t lo, size_t nc, double to)
-{
-	size_t hi = nc;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (clk[mid].start < to)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Whether the set up to @b at @t (fill_sets_at's) is the last one solved
- * but for at most FILL_SET_SLACK of it. */
-static bool fill_set_near(const struct fill_sets *fs, size_t b, double t)
-{
-	size_t diff = fs->gone, most;
-
-	if (fs->nsolved == SIZE_MAX)
-		return false;
-	most = (size_t)(FILL_SET_SLACK * (double)fs->nsolved);
-	for (size_t m = b < fs->solved_b ? b : fs->solved_b,
-		    to = b < fs->solved_b ? fs->solved_b : b;
-	     m < to && diff <= most; m++)
-		diff += fs->end[m] > t;
-	return diff <= most;
-}
-
-static void fill_set_solved(struct fill_sets *fs, size_t b, size_t n)
-{
-	fs->solved_b = b;
-	fs->nsolved = n;
-	fs->gone = 0;
 }
 
 /*
@@ -229,13 +115,13 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 			uint32_t i = clk[j].conn;
 
 			if (j == g || clk[j].hop != clk[j - 1].hop) {
-				size_t b = starts_from(clk, end, nc, t + spread + clk[j].hop);
+				size_t b = fill_sets_until(&fs, end, t + spread + clk[j].hop);
 
 				/* a wide window's middle groups share one set,
 				 * solved once (whole: a window joins most of
 				 * what it holds), and a set that moved by
 				 * little keeps the last one's */
-				if (!fill_set_near(&fs, b, t)) {
+				if (!fill_set_near(&fs, b, t, FILL_SET_SLACK)) {
 					ws->npick = 0;
 					for (size_t m = a; m < b; m++)
 						if (fs.end[m] > t)
