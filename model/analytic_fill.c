@@ -15,17 +15,6 @@
 #include "fill_sets.h"
 #include "pipeline.h"
 
-static int conn_clock_cmp(const void *a, const void *b)
-{
-	const struct conn_clock *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->hop != y->hop)
-		return x->hop < y->hop ? -1 : 1;
-	return (x->conn > y->conn) - (x->conn < y->conn);
-}
-
 /*
  * The shares of time_rates, each connection's taken with the connections
  * that move at the same time as its first slice: for its tau (each

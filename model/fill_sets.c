@@ -6,6 +6,17 @@
 #include <errno.h>
 #include <stdlib.h>
 
+int conn_clock_cmp(const void *a, const void *b)
+{
+	const struct conn_clock *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->hop != y->hop)
+		return x->hop < y->hop ? -1 : 1;
+	return (x->conn > y->conn) - (x->conn < y->conn);
+}
+
 static int conn_end_cmp(const void *a, const void *b)
 {
 	const struct conn_end *x = a, *y = b;

@@ -29,6 +29,9 @@ struct conn_clock {
 	uint32_t conn;
 };
 
+/* The clock's order, qsort's: by start, then hop, then connection. */
+int conn_clock_cmp(const void *a, const void *b);
+
 /* A clock position by when its slices have all left. */
 struct conn_end {
 	double at;

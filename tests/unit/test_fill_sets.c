@@ -21,17 +21,6 @@ static uint32_t next(uint64_t *s)
 	return (uint32_t)(*s >> 33);
 }
 
-static int by_start(const void *a, const void *b)
-{
-	const struct conn_clock *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->hop != y->hop)
-		return x->hop < y->hop ? -1 : 1;
-	return (x->conn > y->conn) - (x->conn < y->conn);
-}
-
 /* |a ^ b| for two marks of @n positions. */
 static size_t differ(const bool *a, const bool *b, size_t n)
 {
@@ -59,7 +48,7 @@ static void one_case(uint64_t *seed, double slack, size_t *solves, size_t *kept)
 		if (clk[i].hop > hmax)
 			hmax = clk[i].hop;
 	}
-	qsort(clk, nc, sizeof(*clk), by_start);
+	qsort(clk, nc, sizeof(*clk), conn_clock_cmp);
 	cr_assert_eq(fill_sets_init(&fs, clk, nc, spread), 0);
 	for (size_t g = 0, end; g < nc; g = end) {
 		double t = clk[g].start, from = t - spread - hmax;
