@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The simulation itself, run in the forked child: load the platform, then
- * one controller actor runs every job, one after another.
+ * The simulation itself, run in forked children: one loads the platform
+ * (sgm_load), then in it or in children forked from it one controller
+ * actor runs the jobs, one after another (sgm_run).
  *
  * A job is one collective at one size: every connection of the channels it
  * uses (one of each symmetric orbit, simgrid_sym.c) becomes one SimGrid
