@@ -182,5 +182,7 @@ uint64_t algo_nvls_chunk_cut(uint64_t chunk, uint64_t bytes, const struct plan *
 uint64_t algo_nvls_pattern_chunk(const struct plan_pattern *pat);
 /* Channels a send from @src to @dst uses (algo_p2p.c). */
 unsigned algo_p2p_channels(const struct plan *p, unsigned src, unsigned dst);
+/* Channels a send from GPU @g of a node to another node uses. */
+unsigned algo_p2p_net_channels(const struct topology *t, unsigned g);
 
 #endif

@@ -19,14 +19,11 @@
 
 /* NCCL_NCHANNELS_PER_NET_PEER's default since 2.29 is max(NICs,
  * netBw / 14 GB/s) (paths.cc); over NVLink NCCL_NCHANNELS_PER_PEER is 2. */
-unsigned algo_p2p_channels(const struct plan *p, unsigned src, unsigned dst)
+unsigned algo_p2p_net_channels(const struct topology *t, unsigned g)
 {
-	const struct topology *t = &p->topo;
-	unsigned g = src % p->gpus_per_node, nics = 0;
+	unsigned nics = 0;
 	double bw = 0;
 
-	if (plan_node_of(p, src) == plan_node_of(p, dst))
-		return 2;
 	for (unsigned c = 0; c < t->nnics; c++) {
 		int nic = channels_nic(t, g, c);
 		bool seen = false;
@@ -41,6 +38,17 @@ unsigned algo_p2p_channels(const struct plan *p, unsigned src, unsigned dst)
 	if (nics < (unsigned)(bw / 14 + 0.999))
 		nics = (unsigned)(bw / 14 + 0.999);
 	return nics ? nics : 1;
+}
+
+unsigned algo_p2p_channels(const struct plan *p, unsigned src, unsigned dst)
+{
+	unsigned g = src % p->gpus_per_node;
+
+	if (plan_node_of(p, src) == plan_node_of(p, dst))
+		return 2;
+	/* plan_build's, for each GPU of a node, once */
+	return g < TOPO_MAX_GPUS && p->p2p_net_channels[g] ? p->p2p_net_channels[g] :
+							     algo_p2p_net_channels(&p->topo, g);
 }
 
 static uint64_t algo_p2p_chunk(const struct plan *p, const struct plan_pattern *pat,
