@@ -31,6 +31,8 @@ struct overlap {
 	size_t nres;
 	struct overlap_shape *shapes; /* solved (pattern, channels) */
 	size_t nshapes, cap_shapes;
+	size_t *by_pattern;           /* per pattern: its first shape, SIZE_MAX
+				       * for none (the others chain by next) */
 	double *dense;                /* nres scratch, zero between uses */
 	int32_t *local;               /* nres: a resource's index in a solve, -1 */
 };
