@@ -42,13 +42,9 @@ unsigned algo_p2p_net_channels(const struct topology *t, unsigned g)
 
 unsigned algo_p2p_channels(const struct plan *p, unsigned src, unsigned dst)
 {
-	unsigned g = src % p->gpus_per_node;
-
 	if (plan_node_of(p, src) == plan_node_of(p, dst))
 		return 2;
-	/* plan_build's, for each GPU of a node, once */
-	return g < TOPO_MAX_GPUS && p->p2p_net_channels[g] ? p->p2p_net_channels[g] :
-							     algo_p2p_net_channels(&p->topo, g);
+	return p->p2p_net_channels[src % p->gpus_per_node]; /* plan_build's */
 }
 
 static uint64_t algo_p2p_chunk(const struct plan *p, const struct plan_pattern *pat,

@@ -254,8 +254,8 @@ struct plan {
 	struct plan_options opts;
 	const struct nccl_release *nccl; /* opts.nccl's */
 	unsigned nodes, gpus_per_node, nranks;
-	unsigned p2p_net_channels[TOPO_MAX_GPUS]; /* algo_p2p_net_channels of each GPU of
-						   * a node, found once (0: not yet) */
+	unsigned p2p_net_channels[TOPO_MAX_GPUS]; /* algo_p2p_net_channels of each
+						   * GPU of a node, found once */
 	struct res_layout layout;
 	size_t npatterns;
 	struct plan_pattern *patterns; /* owned */
