@@ -100,8 +100,9 @@ static void print_header(FILE *out, const struct busbw_run *r)
 			(unsigned long long)a->minbytes, (unsigned long long)a->maxbytes,
 			(unsigned long long)a->stepbytes, a->type->name);
 	node_gpus_describe(&r->gpus, r->topo, gpus, sizeof(gpus));
-	fprintf(out, "# topology %s (%s): %u nodes x %s = %u ranks, %u NICs per node\n",
-		r->topo->name, a->topology, r->nodes, gpus, r->nranks, r->topo->nnics);
+	fprintf(out, "# topology %s (%s): %u node%s x %s = %u rank%s, %u NIC%s per node\n",
+		r->topo->name, a->topology, r->nodes, r->nodes == 1 ? "" : "s", gpus, r->nranks,
+		r->nranks == 1 ? "" : "s", r->topo->nnics, r->topo->nnics == 1 ? "" : "s");
 	cli_sets_print(out, "# ", &a->sets);
 	fprintf(out, "# path %s, GDR level %s, NCCL %s%s%s%s%s%s%s%s\n", plan_path_name(o->path),
 		topo_path_name(o->gdr_level), nccl_releases[o->nccl]->version, o->algo ? ", NCCL_ALGO " : "",

@@ -117,7 +117,7 @@ void node_gpus_describe(const struct node_gpus *g, const struct topology *topo, 
 	int at;
 
 	if (!g || !g->n) {
-		snprintf(buf, len, "%u GPUs", topo->ngpus);
+		snprintf(buf, len, "%u GPU%s", topo->ngpus, topo->ngpus == 1 ? "" : "s");
 		return;
 	}
 	at = snprintf(buf, len, "%u of %u GPUs (", g->n, topo->ngpus);

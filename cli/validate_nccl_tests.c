@@ -262,13 +262,13 @@ static int resolve_cluster(struct vnt_run *r, struct plan_options *o,
 					  f->nranks, f->nhosts);
 		if (f->nranks / f->nhosts != gpn && r->gpus.n)
 			return file_error(f->name, 0, "devices", d,
-					  "%u ranks per host (%u on %u host%s), but --gpus gives %u GPUs a node: give the ones they ran on",
-					  f->nranks / f->nhosts, f->nranks, f->nhosts,
+					  "%u rank%s per host (%u on %u host%s), but --gpus gives %u GPUs a node: give the ones they ran on",
+					  f->nranks / f->nhosts, f->nranks / f->nhosts == 1 ? "" : "s", f->nranks, f->nhosts,
 					  f->nhosts == 1 ? "" : "s", gpn);
 		if (f->nranks / f->nhosts != gpn)
 			return file_error(f->name, 0, "devices", d,
-					  "%u ranks per host (%u on %u host%s), but %s has %u GPUs per node: give --gpus with the GPUs they ran on, or a topology of the measured nodes",
-					  f->nranks / f->nhosts, f->nranks, f->nhosts,
+					  "%u rank%s per host (%u on %u host%s), but %s has %u GPUs per node: give --gpus with the GPUs they ran on, or a topology of the measured nodes",
+					  f->nranks / f->nhosts, f->nranks / f->nhosts == 1 ? "" : "s", f->nranks, f->nhosts,
 					  f->nhosts == 1 ? "" : "s", r->a->topology, gpn);
 		if (!o->nodes)
 			o->nodes = f->nhosts;

@@ -30,8 +30,8 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 	fprintf(out, "validate: %s (%s_perf, %s, %s) measured vs %s predicted\n",
 		f->name, r->coll->name, r->type->name, ranks, r->backend);
 	node_gpus_describe(&r->gpus, r->topo, gpus, sizeof(gpus));
-	fprintf(out, "topology %s (%s): %u nodes x %s%s, path %s, GDR level %s, NCCL %s",
-		r->topo->name, a->topology, r->nodes, gpus,
+	fprintf(out, "topology %s (%s): %u node%s x %s%s, path %s, GDR level %s, NCCL %s",
+		r->topo->name, a->topology, r->nodes, r->nodes == 1 ? "" : "s", gpus,
 		r->gpus_from_file ? " (the file's devices)" : "",
 		plan_path_name(a->opts.path), topo_path_name(a->opts.gdr_level),
 		nccl_releases[a->opts.nccl]->version);

@@ -234,7 +234,7 @@ same "csv rows" "$tmp/got" "$tmp/want"
 # one. -b 8 -e 64M -f 64: 8, 512, 32768, 2097152 bytes, four rows.
 one=$src/tests/data/one-gpu-two-nics.yaml
 expect 0 "one rank" -- "$gdrlab" busbw -t "$one" -n 1 -b 8 -e 64M -f 64
-has "$tmp/out" "1 nodes x 1 GPUs = 1 ranks"
+has "$tmp/out" "1 node x 1 GPU = 1 rank"
 rows "$tmp/out" | awk 'NF != 18 || $17 != "N/A" { print "FAIL: one rank, nccl_est: " $0; bad = 1 }
     END { if (NR != 4) { print "FAIL: one rank: " NR " rows, want 4"; bad = 1 }; exit bad }' || fail=1
 expect 0 "one rank json" -- "$gdrlab" busbw -t "$one" -n 1 -b 8 -e 64M -f 64 --json -

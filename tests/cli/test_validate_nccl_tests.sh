@@ -121,10 +121,10 @@ has "$tmp/out" "2 nodes x 1 of 8 GPUs (0) (the file's devices), path auto"
 # where the hosts' devices differ, gdrlab cannot model it: --gpus says which
 expect 2 "1 rank a host, devices differ" -- "$gdrlab" validate \
     --nccl-tests "$data/all_reduce_1gpu_2nodes_devices_differ.txt" -t "$dgx"
-has "$tmp/err" "1 ranks per host (2 on 2 hosts), but $dgx has 8 GPUs per node: give --gpus with the GPUs they ran on"
+has "$tmp/err" "1 rank per host (2 on 2 hosts), but $dgx has 8 GPUs per node: give --gpus with the GPUs they ran on"
 one_line "$tmp/err"
 expect 2 "--gpus: two for one rank a host" -- "$gdrlab" validate --nccl-tests "$one" -t "$dgx" --gpus 0-1
-has "$tmp/err" "1 ranks per host (2 on 2 hosts), but --gpus gives 2 GPUs a node: give the ones they ran on"
+has "$tmp/err" "1 rank per host (2 on 2 hosts), but --gpus gives 2 GPUs a node: give the ones they ran on"
 one_line "$tmp/err"
 expect 2 "--gpus: no such GPU" -- "$gdrlab" validate --nccl-tests "$one" -t "$dgx" --gpus 8
 has "$tmp/err" "--gpus: GPU 8, but dgx-a100-8x200g has 8 GPUs a node (0-7), got '8'"
