@@ -7,8 +7,12 @@
  * (src/graph/tuning.cc): a latency and a bandwidth per protocol, which
  * tuner.c compares across the table to choose, as NCCL does. And its
  * structure: the connections, pipes and hop chains a collective becomes
- * (plan.h), which the backends time. tuner.c and plan.c never branch on
- * an algorithm; they call these.
+ * (plan.h), which the backends time. tuner.c and plan.c call these for
+ * both; what they still decide by algorithm is what NCCL's enqueue.cc
+ * decides outside its cost model too: which algorithms need the same
+ * ranks on every node or refuse 8-bit reductions (NVLS), and a call's
+ * threads and channels (topoGetAlgoInfo), and so how many channels a
+ * pattern is built with.
  */
 #ifndef GDRLAB_ALGO_H
 #define GDRLAB_ALGO_H
