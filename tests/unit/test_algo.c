@@ -233,3 +233,68 @@ Test(algo, tree_children_land_where_nccl_connects_them)
 	cr_expect(fabs(split - (2 * 5.0 + 4 * 0.52 * 1.8)) < 0.05, "%.3f us", split);
 	cr_expect(fabs(balanced - (2 * 5.0 + 2 * 0.6)) < 0.05, "%.3f us", balanced);
 }
+
+/*
+ * copy_engines: the copies one GPU runs at copy_bandwidth at once, per
+ * direction, the same in both backends (resources.c RES_CE_*). A staged-
+ * memcpy send of 1 GiB from a GPU of two NICs (25 GB/s in all) runs on
+ * two channels, a NIC each, each copying its slices at 5 GB/s into and
+ * out of host memory: with one engine the two channels share 5 GB/s,
+ * with two each gets its own, and a third or fourth finds no copy to
+ * run. The pipeline's fill is under 0.1%.
+ */
+static const char slow_copies[] =
+	"name: slow-copies\nnodes: 2\n"
+	"sockets: [ { name: cpu0, memory_bandwidth: 1000 GB/s } ]\n"
+	"switches: [ { name: sw0, parent: cpu0, link: { bandwidth: 200 GB/s, latency: 1 us } } ]\n"
+	"gpus: [ { name: gpu0, parent: sw0, link: { bandwidth: 200 GB/s, latency: 1 us } } ]\n"
+	"nics:\n"
+	"  - { name: nic0, parent: sw0, link: { bandwidth: 100 GB/s, latency: 1 us },"
+	" rate: 100 Gbit/s, efficiency: 1, latency: 2 us }\n"
+	"  - { name: nic1, parent: sw0, link: { bandwidth: 100 GB/s, latency: 1 us },"
+	" rate: 100 Gbit/s, efficiency: 1, latency: 2 us }\n"
+	"gpu_fabric: { kind: pcie }\n"
+	"fabric: { switch_latency: 1 us, hops: 1, oversubscription: 1 }\n"
+	"staging: { chunk: 1 MiB, buffers: 4, copy_bandwidth: 5 GB/s,"
+	" chunk_overhead: 0.001 us, copy_engines: %u }\n";
+
+static double memcpy_send_us(const char *backend, unsigned engines)
+{
+	static const char send[] = "{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":1073741824,"
+				   "\"dtype\":\"fp32\",\"src\":0,\"dst\":1}\n";
+	char yaml[sizeof(slow_copies) + 16];
+	struct diag d = { "" };
+	struct plan_options o;
+	struct run *r = calloc(1, sizeof(*r));
+	double us;
+
+	cr_assert_not_null(r);
+	snprintf(yaml, sizeof(yaml), slow_copies, engines);
+	cr_assert_eq(topology_load_buffer(yaml, strlen(yaml), "inline", &r->topo, &d), 0, "%s",
+		     d.msg);
+	plan_options_default(&o);
+	o.path = PLAN_PATH_STAGED_MEMCPY;
+	run_loaded(r, backend, send, &o);
+	cr_assert_eq(r->rec.coll[0].nchannels, 2);
+	us = r->rec.coll[0].time_us;
+	run_destroy(r);
+	free(r);
+	return us;
+}
+
+Test(algo, copy_engines_mean_the_same_in_both_backends)
+{
+	const struct backend_ops *model = backend_find("model");
+	char why[256] = "";
+	bool with_model = model && !backend_probe(model, why, sizeof(why));
+
+	for (unsigned engines = 1; engines <= 4; engines *= 2) {
+		double want = GiB / (5e9 * (engines < 2 ? engines : 2)) * 1e6;
+
+		assert_rel(memcpy_send_us("analytic", engines), want, 0.001);
+		if (with_model)
+			assert_rel(memcpy_send_us("model", engines), want, 0.001);
+	}
+	if (!with_model)
+		cr_skip_test("model backend not testable here: %s", why);
+}
