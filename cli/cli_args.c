@@ -315,7 +315,7 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 		return 0;
 	case CLI_OPT_P2P_LEVEL:
 		if (p2p_user_level_parse(arg, &o->p2p_level))
-			return cli_usage_error(cmd, "--p2p-level: expected loc, nvl, nvb, pix, pxb, phb, sys or 0-5, got '%s'",
+			return cli_usage_error(cmd, "--p2p-level: expected loc, nvl, nvb, pix, pxb, phb, sys or NCCL's old numbers (0 loc, 1 pix, 2 pxb, 3 phb, 4 and above sys), got '%s'",
 					       arg);
 		return 0;
 	case CLI_OPT_NCCL: {

@@ -69,11 +69,13 @@ static const char calib_usage[] =
 	"  -b, --backend NAME      a wall-clock backend (default emu); real measures\n"
 	"                          the copies on GPU 0 (pinned H2D/D2H, per-copy cost)\n"
 	"  -t, --topology FILE     where the staging chunk and buffers come from\n"
-	"                          (default configs/emu-vm.yaml); real with no NIC\n"
-	"                          here: the NIC's rate and latency too\n"
+	"                          (default the shipped emu-vm, configs/emu-vm.yaml);\n"
+	"                          real with no NIC here: the NIC's rate and latency\n"
+	"                          too\n"
 	"  -T, --trace FILE        trace for the prediction check (or a shipped one\n"
 	"                          by name)\n"
-	"                          (default traces/emu-small.jsonl)\n"
+	"                          (default the shipped emu-small,\n"
+	"                          traces/emu-small.jsonl)\n"
 	"  -o, --output FILE       topology file to write (default calibrated.yaml)\n"
 	"      --layout FILE       write the measured figures into this machine's own\n"
 	"                          layout (gdrlab probe --emit-topology, or a preset,\n"
@@ -434,8 +436,8 @@ static int parse(int argc, char **argv, struct calib *c)
 
 int cmd_calibrate(int argc, char **argv)
 {
-	struct calib c = { .backend = "emu", .topology = "configs/emu-vm.yaml",
-			   .trace = "traces/emu-small.jsonl",
+	/* the defaults are shipped files, found from any folder */
+	struct calib c = { .backend = "emu", .topology = NULL, .trace = NULL,
 			   .output = "calibrated.yaml", .size = 8u << 20 };
 	const struct backend_ops *b;
 	struct output_file out;
@@ -449,6 +451,12 @@ int cmd_calibrate(int argc, char **argv)
 	rc = parse(argc, argv, &c);
 	if (rc >= 0)
 		return rc;
+	if (!c.topology &&
+	    cli_shipped_file("calibrate", "--topology", "emu-vm", CLI_SHIPPED_TOPOLOGY, &c.topology))
+		return EXIT_USAGE;
+	if (!c.trace &&
+	    cli_shipped_file("calibrate", "--trace", "emu-small", CLI_SHIPPED_TRACE, &c.trace))
+		return EXIT_USAGE;
 	b = cli_find_backend("calibrate", "--backend", c.backend);
 	if (!b)
 		return EXIT_USAGE;

@@ -175,7 +175,7 @@ has "$tmp/out" '"p2p_level": "LOC"'
 grep -q '"proto": "LL128"' "$tmp/out" && { echo "FAIL: LL128 chosen with P2P disabled"; fail=1; }
 expect 2 "--p2p-level bad" -- "$gdrlab" busbw -t a100-pcie4-200g --p2p-level nvlink
 one_line "$tmp/err"
-has "$tmp/err" "--p2p-level: expected loc, nvl, nvb, pix, pxb, phb, sys or 0-5, got 'nvlink'"
+has "$tmp/err" "--p2p-level: expected loc, nvl, nvb, pix, pxb, phb, sys or NCCL's old numbers (0 loc, 1 pix, 2 pxb, 3 phb, 4 and above sys), got 'nvlink'"
 
 # --- --gpus: some GPUs of each node, as nccl-tests with that many ranks a
 # node. gpu3 of h100-pcie5-400g alone (its switch holds gpu2, gpu3, nic2,

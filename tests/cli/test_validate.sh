@@ -63,6 +63,11 @@ expect 1 "calibrate --backend real without a GPU" -- "$gdrlab" calibrate --backe
 has "$tmp/err" "gdrlab calibrate: no NVIDIA GPU: "
 one_line "$tmp/err"
 [ ! -e "$tmp/cal.yaml" ] || { echo "FAIL: cal.yaml written"; fail=1; }
+# its default topology and trace are shipped files, found from any folder:
+# from an empty one it gets as far as the GPU
+expect 1 "calibrate --backend real from another folder" -- \
+    sh -c 'cd "$1" && shift && exec "$@"' sh "$tmp" "$gdrlab" calibrate --backend real -o "$tmp/cal.yaml"
+has "$tmp/err" "gdrlab calibrate: no NVIDIA GPU: "
 # a --trace that is not there: bad input (2), said before any measuring
 expect 2 "calibrate --trace missing" -- "$gdrlab" calibrate --backend real --topology "$topo" \
     --trace "$tmp/nothere.jsonl" -o "$tmp/cal.yaml"
