@@ -42,6 +42,15 @@ int cli_fail(const char *cmd, enum cli_stage stage, int err,
 /* A whole number in 1..@max: 0, or -EINVAL. */
 int cli_parse_unsigned(const char *s, unsigned max, unsigned *out);
 
+/*
+ * A size on the command line, either way gdrlab's options write one: as
+ * nccl-tests' -b takes it (8, 1K, 8M, 8G: powers of 1024) or as the
+ * topology file does ('1MiB', '1 MB', '4096 B'). 0, or -EINVAL when it is
+ * neither, -ERANGE when it is over @max.
+ */
+int cli_parse_size(const char *s, uint64_t max, uint64_t *bytes);
+#define CLI_SIZE_FORMS "8, 1K, 8M, 8G (powers of 1024) or 1MiB, 1MB"
+
 /* What a shipped file is, by name (cli_shipped_file). */
 enum cli_shipped {
 	CLI_SHIPPED_TOPOLOGY, /* configs/NAME.yaml, configs/validation/NAME.yaml */

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "ib_config.h"
 #include "input_file.h"
+#include "nccl_conv.h"
 #include "tuner.h"
 #include "units.h"
 
@@ -200,6 +201,19 @@ int cli_parse_unsigned(const char *s, unsigned max, unsigned *out)
 	return 0;
 }
 
+int cli_parse_size(const char *s, uint64_t max, uint64_t *bytes)
+{
+	const char *why;
+	uint64_t v;
+
+	if (nccl_parse_size(s, &v) && units_parse_size(s, &v, &why))
+		return -EINVAL;
+	if (v > max)
+		return -ERANGE;
+	*bytes = v;
+	return 0;
+}
+
 int cli_parse_tolerance(const char *cmd, const char *arg, double *pct)
 {
 	char *end;
@@ -283,7 +297,6 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 {
 	struct tune_enable scratch;
 	struct diag d = { "" };
-	const char *why;
 	uint64_t bytes;
 
 	switch (c) {
@@ -342,8 +355,8 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 		o->gdr_level_set = true;
 		return 0;
 	case 'C':
-		if (units_parse_size(arg, &bytes, &why))
-			return cli_usage_error(cmd, "--chunk: expected a size like '1MiB', got '%s'", arg);
+		if (cli_parse_size(arg, UINT64_MAX, &bytes) || !bytes)
+			return cli_usage_error(cmd, "--chunk: expected a size above 0 like " CLI_SIZE_FORMS ", got '%s'", arg);
 		o->chunk_bytes = bytes;
 		return 0;
 	case 'B':

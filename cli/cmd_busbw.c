@@ -148,8 +148,8 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 			break;
 		case 'b':
 		case 'e':
-			if (nccl_parse_size(optarg, c == 'b' ? &a->minbytes : &a->maxbytes))
-				return cli_usage_error("busbw", "%s: expected a size like 8, 1K, 8M or 8G (at most 1024G), got '%s'",
+			if (cli_parse_size(optarg, NCCL_SIZE_MAX, c == 'b' ? &a->minbytes : &a->maxbytes))
+				return cli_usage_error("busbw", "%s: expected a size like " CLI_SIZE_FORMS " (at most 1024G), got '%s'",
 						       c == 'b' ? "--minbytes" : "--maxbytes", optarg);
 			break;
 		case 'f':
@@ -158,7 +158,7 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 			factor_given = true;
 			break;
 		case 'i':
-			if (nccl_parse_size(optarg, &a->stepbytes) || !a->stepbytes)
+			if (cli_parse_size(optarg, NCCL_SIZE_MAX, &a->stepbytes) || !a->stepbytes)
 				return cli_usage_error("busbw", "--stepbytes: expected a size above 0 like 1M, got '%s'", optarg);
 			step_given = true;
 			break;

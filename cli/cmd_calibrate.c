@@ -381,7 +381,6 @@ static int parse(int argc, char **argv, struct calib *c)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *why;
 	int opt;
 
 	optind = 1;
@@ -404,7 +403,7 @@ static int parse(int argc, char **argv, struct calib *c)
 			c->output = optarg;
 			break;
 		case 's':
-			if (units_parse_size(optarg, &c->size, &why) || c->size < 4096) {
+			if (cli_parse_size(optarg, UINT64_MAX, &c->size) || c->size < 4096) {
 				fprintf(stderr, "gdrlab calibrate: --size: expected a size of at least 4KiB, got '%s'\n", optarg);
 				return EXIT_USAGE;
 			}

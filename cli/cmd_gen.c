@@ -104,11 +104,11 @@ static void print_ddp_help(FILE *out)
 
 static int parse_size(const char *opt, const char *s, uint64_t *out)
 {
-	const char *why = NULL;
-
-	if (units_parse_size(s, out, &why))
-		return fail(EXIT_USAGE, "%s: '%s': %s", opt, s,
-			    why ? why : "is not a size");
+	if (cli_parse_size(s, UINT64_MAX, out))
+		return fail(EXIT_USAGE, "%s: '%s': expected a size like %s", opt, s,
+			    CLI_SIZE_FORMS);
+	if (!*out)
+		return fail(EXIT_USAGE, "%s: '%s': must be greater than zero", opt, s);
 	return 0;
 }
 

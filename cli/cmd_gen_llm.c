@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "diag.h"
 #include "gen_llm.h"
 #include "output_file.h"
@@ -142,8 +143,6 @@ static int parse_dtype(struct diag *d, const char *opt, const char *s, enum trac
 static int parse_one(struct gen_llm_args *a, int c, const char *opt, const char *arg,
 		     struct diag *d)
 {
-	const char *why = NULL;
-
 	switch (c) {
 	case OPT_MODEL:
 		snprintf(a->model, sizeof(a->model), "%s", arg);
@@ -166,8 +165,8 @@ static int parse_one(struct gen_llm_args *a, int c, const char *opt, const char 
 	case OPT_TFLOPS: return parse_real(d, opt, arg, &a->o.gpu_tflops);
 	case OPT_EFF: return parse_real(d, opt, arg, &a->o.efficiency);
 	case OPT_BUCKET:
-		if (units_parse_size(arg, &a->o.bucket_bytes, &why))
-			return usage_err(d, opt, why ? why : "a size", arg);
+		if (cli_parse_size(arg, UINT64_MAX, &a->o.bucket_bytes) || !a->o.bucket_bytes)
+			return usage_err(d, opt, "a size above 0 like " CLI_SIZE_FORMS, arg);
 		return 0;
 	case OPT_ITER: return parse_count(d, opt, arg, &a->o.iterations);
 	default:
