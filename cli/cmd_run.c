@@ -532,8 +532,11 @@ int cmd_run(int argc, char **argv)
 		rc = cli_fail("run", CLI_RUNNING, err, &d);
 		goto out_records;
 	}
-	if (!stdout_taken(&a))
+	if (!stdout_taken(&a)) {
+		/* the values the topology file was run with, first */
+		cli_sets_print(stdout, "", &a.sets);
 		report_table(stdout, &ctx, &rec);
+	}
 	if (!stdout_taken(&a) && a.njobs)
 		print_jobs(&s, &a, &rec);
 	rc = data_status("run", &rec);
@@ -604,8 +607,10 @@ int cmd_compare(int argc, char **argv)
 		rc = cli_fail("compare", CLI_RUNNING, err, &d);
 		goto out_runs;
 	}
-	if (!stdout_taken(&a))
+	if (!stdout_taken(&a)) {
+		cli_sets_print(stdout, "", &a.sets);
 		report_compare_table(stdout, &ctx, rp);
+	}
 	for (int k = 0; k < REPORT_PATHS && !rc; k++)
 		rc = data_status("compare", rp[k]);
 out_runs:

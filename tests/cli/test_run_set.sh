@@ -26,6 +26,10 @@ awk -v a="$(comm_of "$tmp/80.json")" -v b="$(comm_of "$tmp/40.json")" 'BEGIN {
 has "$tmp/40.json" '"topology_set": {'
 has "$tmp/40.json" '"nics.rate": "40 Gbit/s"'
 expect 0 "compare takes it too" -- "$gdrlab" compare -q -t "$topo" -T "$tmp/ar.jsonl" --set "nics.rate=40 Gbit/s"
+# the table says what it ran with, first
+has "$tmp/out" "^--set nics.rate=40 Gbit/s$"
+expect 0 "run's table too" -- "$gdrlab" run -q -t "$topo" -T "$tmp/ar.jsonl" --set "nics.rate=40 Gbit/s"
+has "$tmp/out" "^--set nics.rate=40 Gbit/s$"
 
 # busbw and validate: --set is the file edited, to the digit
 sed 's/rate: 80 Gbit\/s/rate: 40 Gbit\/s/' "$topo" >"$tmp/40.yaml"
