@@ -296,8 +296,9 @@ static void write_header(FILE *out, const struct ddp_args *a,
 		fmt_size(o->first_bucket_bytes, first, sizeof(first)),
 		o->iterations, o->forward_us, o->backward_us);
 	fprintf(out,
-		"# %s: %zu tensors, %" PRIu64 " parameters; %zu buckets, %" PRIu64 " bytes of %s gradients per iteration\n",
-		l->name, l->nparams, model_layout_numel(l), per_it, bytes,
+		"# %s: %zu tensor%s, %" PRIu64 " parameters; %zu bucket%s, %" PRIu64 " bytes of %s gradients per iteration\n",
+		l->name, l->nparams, l->nparams == 1 ? "" : "s", model_layout_numel(l), per_it,
+		per_it == 1 ? "" : "s", bytes,
 		trace_dtype_name(o->dtype));
 }
 

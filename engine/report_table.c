@@ -114,12 +114,13 @@ static void print_fabric(FILE *out, const struct records *r)
 
 	if (!g->tiers)
 		return;
-	fprintf(out, "fabric     %u-tier, %s-attached: %u leaves (%.3g:1), %u spines",
+	fprintf(out, "fabric     %u-tier, %s-attached: %u lea%s (%.3g:1), %u spine%s",
 		g->tiers, r->attach == TOPO_ATTACH_RAIL ? "rail" : "node", g->leaves,
-		r->leaf_oversubscription, g->spines);
+		g->leaves == 1 ? "f" : "ves", r->leaf_oversubscription, g->spines,
+		g->spines == 1 ? "" : "s");
 	if (g->tiers == 3)
-		fprintf(out, " (%.3g:1) in %u pods, %u cores", r->spine_oversubscription,
-			g->pods, g->cores);
+		fprintf(out, " (%.3g:1) in %u pod%s, %u core%s", r->spine_oversubscription,
+			g->pods, g->pods == 1 ? "" : "s", g->cores, g->cores == 1 ? "" : "s");
 	fprintf(out, "; ECMP seed %llu\n", (unsigned long long)r->ecmp_seed);
 	for (size_t i = 0; i < r->ncoll; i++) {
 		const struct coll_record *c = &r->coll[i];
@@ -143,8 +144,9 @@ static void print_header(FILE *out, const struct report_context *ctx,
 	const struct plan *p = ctx->plan;
 
 	fprintf(out, "topology   %s (%s)\n", p->topo.name, ctx->topology_file);
-	fprintf(out, "trace      %s: %zu collectives over %u iterations\n",
-		ctx->trace_file, r->ncoll, r->niter);
+	fprintf(out, "trace      %s: %zu collective%s over %u iteration%s\n",
+		ctx->trace_file, r->ncoll, r->ncoll == 1 ? "" : "s", r->niter,
+		r->niter == 1 ? "" : "s");
 	fprintf(out, "cluster    %u node%s x %u GPU%s, %u NIC%s per node\n",
 		r->nodes, r->nodes == 1 ? "" : "s", r->gpus_per_node,
 		r->gpus_per_node == 1 ? "" : "s", p->topo.nnics,
