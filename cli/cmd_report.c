@@ -288,6 +288,10 @@ static int report(const char *results, const char *out, const char *timeline, co
 		return fail(EXIT_USAGE, "%s: not what gdrlab run, compare or sweep write with --json",
 			    results);
 	}
+	if (kind != REPORT_SWEEP && report_run_check(p.doc, d.msg, sizeof(d.msg))) {
+		json_decref(p.doc);
+		return fail(EXIT_USAGE, "%s: %s", results, d.msg);
+	}
 	snprintf(p.scratch, sizeof(p.scratch), "/tmp/gdrlab-report-XXXXXX");
 	if (!mkdtemp(p.scratch)) {
 		json_decref(p.doc);

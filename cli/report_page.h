@@ -45,6 +45,15 @@ const char *report_num(json_t *v, double scale, char *buf, size_t len);
 enum report_doc { REPORT_RUN, REPORT_COMPARE, REPORT_SWEEP, REPORT_UNKNOWN };
 enum report_doc report_doc_kind(json_t *doc);
 
+/*
+ * Whether each run of a run or compare document has what its sections
+ * read, of the type they read it as: its cluster's nodes, GPUs and NICs
+ * a node (whole numbers), its collectives (objects, each with a whole
+ * iteration and ranks and a time). 0, or -EINVAL with what is wrong in
+ * @why: "direct: 'nodes' is not a whole number".
+ */
+int report_run_check(json_t *doc, char *why, size_t len);
+
 /* The sections of a document report_doc_kind calls a run or a compare,
  * or a sweep. */
 void report_run_sections(struct report_page *p);   /* a run or a compare */

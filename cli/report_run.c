@@ -5,6 +5,7 @@
  * collective with the algorithm and protocol NCCL's tuner chose for it on
  * each path, and the node.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,13 +146,14 @@ static void setup_table(FILE *f, json_t *run)
 		{ "topology", "topology_file" }, { "trace", "trace_file" }, { "backend", "backend" },
 		{ "NCCL", "nccl" }, { "GDR level", "gdr_level" }, { "links shared", "sharing" },
 	};
+	long long nodes = json_integer_value(json_object_get(run, "nodes")),
+		  gpus = json_integer_value(json_object_get(run, "gpus_per_node")),
+		  nics = json_integer_value(json_object_get(run, "nics_per_node"));
 
 	fputs("<h2 id=\"setup\">What ran</h2>\n<table class=\"setup\">", f);
 	fputs("<tr><th>cluster</th>", f);
-	html_cell(f, "td", "%lld nodes x %lld GPUs, %lld NICs a node",
-		  json_integer_value(json_object_get(run, "nodes")),
-		  json_integer_value(json_object_get(run, "gpus_per_node")),
-		  json_integer_value(json_object_get(run, "nics_per_node")));
+	html_cell(f, "td", "%lld node%s x %lld GPU%s, %lld NIC%s a node", nodes,
+		  nodes == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", nics, nics == 1 ? "" : "s");
 	fputs("</tr>\n", f);
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		json_t *v = json_object_get(run, rows[i].key);
@@ -286,6 +288,51 @@ enum report_doc report_doc_kind(json_t *doc)
 	    runs[1] == json_object_get(doc, "staged"))
 		return REPORT_COMPARE;
 	return REPORT_UNKNOWN;
+}
+
+/* "direct: " for a compare's section, "" for a run. */
+static const char *run_label(json_t *doc, json_t *run, char *buf, size_t len)
+{
+	const char *key;
+	json_t *v;
+
+	buf[0] = 0;
+	json_object_foreach(doc, key, v)
+		if (v == run && run != doc)
+			snprintf(buf, len, "%s: ", key);
+	return buf;
+}
+
+int report_run_check(json_t *doc, char *why, size_t len)
+{
+	static const char *const whole[] = { "nodes", "gpus_per_node", "nics_per_node" };
+	json_t *runs[3], *c;
+	size_t nruns = chart_runs(doc, runs), i;
+	char at[64];
+
+	for (size_t r = 0; r < nruns; r++) {
+		run_label(doc, runs[r], at, sizeof(at));
+		for (size_t k = 0; k < sizeof(whole) / sizeof(whole[0]); k++)
+			if (!json_is_integer(json_object_get(runs[r], whole[k])) ||
+			    json_integer_value(json_object_get(runs[r], whole[k])) < 1) {
+				snprintf(why, len, "%s'%s' is not a whole number above 0", at, whole[k]);
+				return -EINVAL;
+			}
+		if (!json_is_array(json_object_get(runs[r], "collectives"))) {
+			snprintf(why, len, "%s'collectives' is not a list", at);
+			return -EINVAL;
+		}
+		json_array_foreach(json_object_get(runs[r], "collectives"), i, c)
+			if (!json_is_integer(json_object_get(c, "iteration")) ||
+			    !json_is_integer(json_object_get(c, "ranks")) ||
+			    !json_is_number(json_object_get(c, "time_us"))) {
+				snprintf(why, len,
+					 "%scollectives[%zu]: needs a whole 'iteration' and 'ranks' and a number 'time_us'",
+					 at, i);
+				return -EINVAL;
+			}
+	}
+	return 0;
 }
 
 void report_run_sections(struct report_page *p)

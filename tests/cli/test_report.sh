@@ -210,6 +210,14 @@ bad_usage_of report "JSON gdrlab did not write" "$tmp/other.json: not what gdrla
 printf '{"direct": {}, "staged": {}}\n' >"$tmp/hollow.json"
 bad_usage_of report "a compare with no runs in it" \
     "$tmp/hollow.json: not what gdrlab run, compare or sweep write" -- "$tmp/hollow.json" -o "$tmp/x.html"
+# a value of another type than gdrlab writes (the page said "0 nodes")
+sed 's/"nodes": [0-9]*/"nodes": "two"/' "$tmp/run.json" >"$tmp/typed.json"
+bad_usage_of report "a run whose nodes are a string" \
+    "$tmp/typed.json: 'nodes' is not a whole number above 0" -- "$tmp/typed.json" -o "$tmp/x.html"
+sed '0,/"time_us": [0-9.e+-]*/s//"time_us": "slow"/' "$tmp/compare.json" >"$tmp/typed2.json"
+bad_usage_of report "a compare whose first collective's time is a string" \
+    "$tmp/typed2.json: direct: collectives\[0\]: needs a whole 'iteration' and 'ranks' and a number 'time_us'" \
+    -- "$tmp/typed2.json" -o "$tmp/x.html"
 bad_usage_of report "no output" "-o: where the page goes" -- "$tmp/plan.json"
 bad_usage_of report "a timeline not there" "--timeline $tmp/gone.json: No such file" \
     -- "$tmp/plan.json" --timeline "$tmp/gone.json" -o "$tmp/x.html"
