@@ -128,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (report_doc_kind(doc) == REPORT_SWEEP)
 		report_sweep_sections(&p);
-	else if (report_doc_kind(doc) != REPORT_UNKNOWN)
+	else if (report_doc_kind(doc) != REPORT_UNKNOWN && !report_run_check(doc, why, sizeof(why)))
 		report_run_sections(&p);
 	if (fclose(p.f))
 		abort();
