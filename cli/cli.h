@@ -117,7 +117,7 @@ extern const char cli_ib_usage[];
 
 /*
  * The options of a run that several commands take alike (run, compare,
- * validate, busbw): -n/--nodes, -p/--path, -g/--gdr-level, --chunk ('C'),
+ * validate, busbw; each lists those it takes in its getopt table): -n/--nodes, -p/--path, -g/--gdr-level, --chunk ('C'),
  * --buffers ('B'), --devices ('D', which sets GDRLAB_EMU_DEVICES for the
  * ranks to inherit), CLI_NCCL_LONGOPTS and CLI_IB_LONGOPTS; getopt's ':' (a value
  * missing) and anything else is an unknown option. 0 when @c was handled, else the exit status after a

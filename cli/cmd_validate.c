@@ -65,9 +65,15 @@ static const char validate_usage[] =
 	"      --channels N        channels a collective uses\n"
 	"      --pxn on|off        PXN: send through a peer GPU's NIC over NVLink\n"
 	"                          where NCCL would (default on)\n"
-	"                          (these four are accepted, but emu and real run\n"
+	"      --p2p-level LEVEL   NCCL_P2P_LEVEL (as for 'gdrlab run')\n"
+	"                          (these five are accepted, but emu and real run\n"
 	"                          gdrlab's own ring, Ring/Simple on one channel\n"
 	"                          without PXN, and the prediction is of that ring)\n"
+	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; pxb before --nccl 2.30.7),\n"
+	"                          phb, sys: where path auto goes direct\n"
+	"      --chunk SIZE        emu and real's staging bounce buffer (default:\n"
+	"                          the topology's staging.chunk)\n"
+	"      --buffers N         bounce buffers per side, 1..64\n"
 	"      --nccl VERSION      the NCCL release whose defaults apply: 2.30.7\n"
 	"                          (default), 2.21.5, 2.19.3, 2.12.12 or 2.8.4 (GDR\n"
 	"                          level default PXB)\n"
@@ -102,6 +108,9 @@ static int parse(int argc, char **argv, struct validate_args *a)
 		{ "tolerance", required_argument, NULL, 'o' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "devices", required_argument, NULL, 'D' },
+		{ "gdr-level", required_argument, NULL, 'g' },
+		{ "chunk", required_argument, NULL, 'C' },
+		{ "buffers", required_argument, NULL, 'B' },
 		CLI_NCCL_LONGOPTS
 		CLI_IB_LONGOPTS
 		{ "quiet", no_argument, NULL, 'q' },
@@ -116,7 +125,7 @@ static int parse(int argc, char **argv, struct validate_args *a)
 	plan_options_default(&a->opts);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:P:t:T:n:p:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":b:P:t:T:n:p:g:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			a->measure = optarg;

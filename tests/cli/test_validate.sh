@@ -41,6 +41,13 @@ expect 2 "bad path" -- "$gdrlab" validate --backend emu --path sideways --topolo
 has "$tmp/err" "--path: expected direct, staged, staged-memcpy or auto, got 'sideways'"
 expect 2 "bad nodes" -- "$gdrlab" validate --backend emu --nodes 0 --topology "$topo" --trace "$trace"
 expect 2 "bad tolerance" -- "$gdrlab" validate --backend emu --tolerance -3 --topology "$topo" --trace "$trace"
+# run's staging and GDR options are validate's too (a run of the same
+# machine): taken, then the same reason the GPU is not there
+expect 1 "run's -g, --chunk, --buffers" -- "$gdrlab" validate --backend real -g pix --chunk 1M \
+    --buffers 4 --topology "$topo" --trace "$trace"
+has "$tmp/err" "gdrlab validate: backend real cannot run here: no NVIDIA GPU: "
+expect 2 "bad --chunk" -- "$gdrlab" validate --backend real --chunk 0 --topology "$topo" --trace "$trace"
+has "$tmp/err" "--chunk: expected a size above 0"
 expect 2 "missing trace file" -- "$gdrlab" validate --backend emu --topology "$topo" --trace "$tmp/none.jsonl"
 has "$tmp/err" "none.jsonl"
 one_line "$tmp/err"
