@@ -50,17 +50,23 @@ struct plan_reader {
 	struct diag *d;
 };
 
-/* @out = the plan's folder / @name unless @name is absolute. */
+/* @out = the plan's folder / @name unless @name is absolute; where no
+ * such file is there, a shipped one of that name (a topology's or a
+ * trace's, by @key), as a sweep file's points and -t and -T take them. */
 static int plan_path(const struct plan_reader *r, const yaml_node_t *n, const char *key,
 		     const char *name, char *out, size_t len)
 {
 	int k = name[0] == '/' ? snprintf(out, len, "%s", name) :
 				 snprintf(out, len, "%s/%s", r->dir, name);
-	char shown[512];
+	enum cli_shipped kind = strcmp(key, "trace") ? CLI_SHIPPED_TOPOLOGY : CLI_SHIPPED_TRACE;
+	char shown[512], shipped[4096];
 	FILE *f;
 
 	if (k < 0 || (size_t)k >= len)
 		return yaml_doc_fail(&r->y, n, key, "file name too long");
+	if (access(out, F_OK) && cli_shipped_lookup(name, kind, shipped, sizeof(shipped)) > 0 &&
+	    strlen(shipped) < len)
+		strcpy(out, shipped);
 	f = fopen(out, "r");
 	if (!f)
 		return yaml_doc_fail(&r->y, n, key, "cannot read %s: %s",

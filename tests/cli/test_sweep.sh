@@ -243,6 +243,12 @@ EOP
 expect 0 "a preset axis" -- "$gdrlab" sweep --csv "$tmp/plan/preset.yaml"
 has "$tmp/out" "^\"preset=a100-pcie4-200g\",3,\"a100-pcie4-200g\",2,16,"
 has "$tmp/out" "^\"preset=gh200-grace-hopper\",3,\"gh200-grace-hopper\",2,2,"
+# a topology and a trace by their shipped names, where no file beside the
+# plan has them (as -t, -T and a sweep file's points take them)
+printf 'base: { topology: two-socket-commodity, trace: resnet50-ddp }\naxes:\n  nodes: [2]\n' \
+    >"$tmp/plan/named.yaml"
+expect 0 "shipped names in a plan" -- "$gdrlab" sweep --csv "$tmp/plan/named.yaml"
+has "$tmp/out" "^\"nodes=2\",3,\"two-socket-commodity\",2,4,"
 printf 'base: { trace: %s }\naxes:\n  nodes: [1]\n' "$src/traces/resnet50-ddp.jsonl" >"$tmp/plan/np.yaml"
 bad_usage_of sweep "no topology" "$tmp/plan/np.yaml:1:7: base: needs a topology file or a preset, one of them" \
     -- "$tmp/plan/np.yaml"
