@@ -202,8 +202,10 @@ int sweep_load(const char *file, struct sweep *sw, struct diag *d)
 	free(buf);
 	free(dir);
 	fclose(f);
-	if (!rc && !sw->n)
-		rc = sweep_error(d, "%s:%u: no points%s", file, line, "");
+	if (!rc && !sw->n) {
+		diag_set(d, -EINVAL, "%s: no points", file); /* no line has one */
+		rc = EXIT_USAGE;
+	}
 	if (!rc) {
 		sw->rows = calloc(sw->n, sizeof(*sw->rows));
 		if (!sw->rows) {

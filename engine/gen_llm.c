@@ -43,8 +43,12 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 
 	if (!a)
 		return diag_set(d, -EINVAL, "--model: no model");
-	if (!o->tp || o->tp > GEN_LLM_PAR_MAX || a->heads % o->tp || a->kv_heads % o->tp)
-		return opt_err(d, "--tp", "%u does not divide the model's attention heads", o->tp);
+	if (!o->tp)
+		return opt_err(d, "--tp", "%u: expected 1 or more GPUs a tensor-parallel group", 0);
+	if (o->tp > GEN_LLM_PAR_MAX || a->heads % o->tp || a->kv_heads % o->tp)
+		return diag_set(d, -EINVAL,
+				"--tp: %u does not divide the model's attention heads (%u, %u of keys and values)",
+				o->tp, a->heads, a->kv_heads);
 	if (!o->pp || o->pp > a->layers)
 		return opt_err(d, "--pp", "%u stages: between 1 and the model's layers", o->pp);
 	if (!o->dp || o->dp > GEN_LLM_PAR_MAX)
@@ -57,7 +61,7 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 		return opt_err(d, "--tp", "tp x pp x dp = %u ranks is more than 65536",
 			       o->tp * o->pp * o->dp);
 	if (o->zero > 3)
-		return opt_err(d, "--zero", "%u: 0, 1, 2 or 3", o->zero);
+		return opt_err(d, "--zero", "%u: expected 0, 1, 2 or 3", o->zero);
 	if (o->zero == 3 && o->ep > 1)
 		return opt_err(d, "--zero", "%u with expert parallelism is not modelled", o->zero);
 	if (o->sequence_parallel && o->tp < 2)
