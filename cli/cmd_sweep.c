@@ -218,8 +218,16 @@ int sweep_load(const char *file, struct sweep *sw, struct diag *d)
 
 static void print_table(const struct sweep *sw)
 {
-	printf("%-20s %-22s %6s %6s %-8s %-8s %-6s %14s %14s %12s %8s\n", "point",
-	       "topology", "nodes", "gpus", "backend", "path", "gdr", "iteration_us",
+	int lw = sweep_label_width(sw, 20), tw = 22, pw = 8;
+
+	for (size_t i = 0; i < sw->n; i++) {
+		if (!sw->rows[i].err && (int)strlen(sw->rows[i].topo_name) > tw)
+			tw = (int)strlen(sw->rows[i].topo_name);
+		if (!sw->rows[i].err && (int)strlen(sw->rows[i].path_used) > pw)
+			pw = (int)strlen(sw->rows[i].path_used);
+	}
+	printf("%-*s %-*s %6s %6s %-8s %-*s %-6s %14s %14s %12s %8s\n", lw, "point", tw,
+	       "topology", "nodes", "gpus", "backend", pw, "path", "gdr", "iteration_us",
 	       "comm_us", "exposed_us", "wall_s");
 	for (size_t i = 0; i < sw->n; i++) {
 		const struct point *p = &sw->pts[i];
@@ -228,11 +236,11 @@ static void print_table(const struct sweep *sw)
 
 		sweep_point_label(sw, p, label, sizeof(label));
 		if (r->err) {
-			printf("%-20s error: %s\n", label, r->error);
+			printf("%-*s error: %s\n", lw, label, r->error);
 			continue;
 		}
-		printf("%-20s %-22s %6u %6u %-8s %-8s %-6s %14.3f %14.3f %12.3f ",
-		       label, r->topo_name, r->nodes, r->gpus, p->backend, r->path_used,
+		printf("%-*s %-*s %6u %6u %-8s %-*s %-6s %14.3f %14.3f %12.3f ",
+		       lw, label, tw, r->topo_name, r->nodes, r->gpus, p->backend, pw, r->path_used,
 		       topo_path_name(p->opts.gdr_level), r->iteration_us, r->comm_us,
 		       r->exposed_us);
 		if (sw->no_wall)

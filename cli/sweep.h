@@ -129,6 +129,9 @@ void sweep_free(struct sweep *sw);
 
 /* A point's label: its name, or a plan point's axis values. */
 void sweep_point_label(const struct sweep *sw, const struct point *p, char *buf, size_t len);
+/* The widest of the points' labels, at least @min: a table's first
+ * column, so that every row's other columns line up. */
+int sweep_label_width(const struct sweep *sw, int min);
 
 /* Read @file: 0, or an exit status (EXIT_USAGE, EXIT_RUNTIME) with the
  * one-line reason in @d. */

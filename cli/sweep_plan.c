@@ -736,3 +736,16 @@ void sweep_point_label(const struct sweep *sw, const struct point *p, char *buf,
 		at += (size_t)k;
 	}
 }
+
+int sweep_label_width(const struct sweep *sw, int min)
+{
+	char label[512];
+	int w = min;
+
+	for (size_t i = 0; i < sw->n; i++) {
+		sweep_point_label(sw, &sw->pts[i], label, sizeof(label));
+		if ((int)strlen(label) > w)
+			w = (int)strlen(label);
+	}
+	return w;
+}

@@ -77,6 +77,23 @@ static void series_label(const struct sweep *sw, size_t i, int skip, int skip2, 
 		snprintf(buf, len, "all");
 }
 
+/* The widest label of the series along axis @a (points at its first
+ * value), at least @min. */
+static int series_width(const struct sweep *sw, unsigned a, int min)
+{
+	char label[512];
+	int w = min;
+
+	for (size_t i = 0; i < sw->n; i++) {
+		if (sw->pts[i].axis_value[a])
+			continue;
+		series_label(sw, i, (int)a, -1, label, sizeof(label));
+		if ((int)strlen(label) > w)
+			w = (int)strlen(label);
+	}
+	return w;
+}
+
 /* Efficiency of point @j against the series' first, @i; NAN on an error. */
 static double efficiency(const struct sweep *sw, size_t i, size_t j)
 {
@@ -152,8 +169,10 @@ static void print_scaling(const struct sweep *sw, FILE *out)
 	const struct sweep_axis *ax = &sw->axes[an];
 	char label[512];
 
+	int w = series_width(sw, an, 40);
+
 	fprintf(out, "\nscaling efficiency: the iteration at %s nodes over the iteration at each "
-		     "(* below %.2f)\n%-40s", ax->values[0], sw->questions.threshold, "series");
+		     "(* below %.2f)\n%-*s", ax->values[0], sw->questions.threshold, w, "series");
 	for (unsigned v = 0; v < ax->nvalues; v++)
 		fprintf(out, " %8s", ax->values[v]);
 	fputc('\n', out);
@@ -163,7 +182,7 @@ static void print_scaling(const struct sweep *sw, FILE *out)
 		if (sw->pts[i].axis_value[an])
 			continue;
 		series_label(sw, i, (int)an, -1, label, sizeof(label));
-		fprintf(out, "%-40s", label);
+		fprintf(out, "%-*s", w, label);
 		for (unsigned v = 0; v < ax->nvalues; v++) {
 			double e = efficiency(sw, i, with_value(sw, i, an, v));
 			bool low = e < sw->questions.threshold;
@@ -187,21 +206,29 @@ static void print_speedup(const struct sweep *sw, FILE *out)
 	unsigned staged = (unsigned)sweep_value_index(&sw->axes[ap], "staged");
 	const struct sweep_axis *r = &sw->axes[q->rows], *c = &sw->axes[q->columns];
 
-	fprintf(out, "\nGPUDirect RDMA speedup, iteration time staged / direct (%s down, %s across%s)\n%-16s",
-		r->name, c->name, sw->naxes > 3 ? "; other axes at their first values" : "", "");
+	int rw = 16, cw = 12;
+
+	for (unsigned rv = 0; rv < r->nvalues; rv++)
+		if ((int)strlen(r->values[rv]) > rw)
+			rw = (int)strlen(r->values[rv]);
 	for (unsigned cv = 0; cv < c->nvalues; cv++)
-		fprintf(out, " %12s", c->values[cv]);
+		if ((int)strlen(c->values[cv]) > cw)
+			cw = (int)strlen(c->values[cv]);
+	fprintf(out, "\nGPUDirect RDMA speedup, iteration time staged / direct (%s down, %s across%s)\n%-*s",
+		r->name, c->name, sw->naxes > 3 ? "; other axes at their first values" : "", rw, "");
+	for (unsigned cv = 0; cv < c->nvalues; cv++)
+		fprintf(out, " %*s", cw, c->values[cv]);
 	fputc('\n', out);
 	for (unsigned rv = 0; rv < r->nvalues; rv++) {
-		fprintf(out, "%-16s", r->values[rv]);
+		fprintf(out, "%-*s", rw, r->values[rv]);
 		for (unsigned cv = 0; cv < c->nvalues; cv++) {
 			double x = speedup(sw, cell(sw, (unsigned)q->rows, rv, (unsigned)q->columns, cv),
 					   ap, direct, staged, false);
 
 			if (isnan(x))
-				fprintf(out, " %12s", "error");
+				fprintf(out, " %*s", cw, "error");
 			else
-				fprintf(out, " %11.3fx", x);
+				fprintf(out, " %*.3fx", cw - 1, x);
 		}
 		fputc('\n', out);
 	}
@@ -230,6 +257,8 @@ static void print_nic_speed(const struct sweep *sw, FILE *out)
 	unsigned a = (unsigned)sw->questions.nic_axis;
 	char label[512];
 
+	int w = series_width(sw, a, 40);
+
 	fprintf(out, "\nthe first %s at which exposed communication is at most %.1f%% of the iteration\n",
 		sw->axes[a].name, 100 * sw->questions.exposed_share);
 	for (size_t i = 0; i < sw->n; i++) {
@@ -241,9 +270,9 @@ static void print_nic_speed(const struct sweep *sw, FILE *out)
 		series_label(sw, i, (int)a, -1, label, sizeof(label));
 		v = nic_first(sw, i, &share);
 		if (v < 0)
-			fprintf(out, "%-40s none of its values\n", label);
+			fprintf(out, "%-*s none of its values\n", w, label);
 		else
-			fprintf(out, "%-40s %s (exposed %.2f%%)\n", label, sw->axes[a].values[v],
+			fprintf(out, "%-*s %s (exposed %.2f%%)\n", w, label, sw->axes[a].values[v],
 				100 * share);
 	}
 }
@@ -252,13 +281,16 @@ static void print_breakdown(const struct sweep *sw, FILE *out)
 {
 	char label[512];
 
-	fprintf(out, "\nstage busy time of the bottleneck connections, us an iteration\n%-40s", "point");
+	int w = sweep_label_width(sw, 40);
+
+	fprintf(out, "\nstage busy time of the bottleneck connections, us an iteration\n%-*s", w,
+		"point");
 	for (int k = 0; k < STAGE_KIND_COUNT; k++)
 		fprintf(out, " %13s", stage_kind_name(k));
 	fputc('\n', out);
 	for (size_t i = 0; i < sw->n; i++) {
 		sweep_point_label(sw, &sw->pts[i], label, sizeof(label));
-		fprintf(out, "%-40s", label);
+		fprintf(out, "%-*s", w, label);
 		for (int k = 0; k < STAGE_KIND_COUNT; k++)
 			if (sw->rows[i].err)
 				fprintf(out, " %13s", "error");
@@ -307,6 +339,7 @@ static void print_cost(const struct sweep *sw, FILE *out)
 {
 	const struct sweep_questions *q = &sw->questions;
 	bool tokens = has_tokens(sw);
+	int w = sweep_label_width(sw, 40);
 	char label[512];
 
 	fprintf(out, "\ncost at %g a GPU-hour", q->gpu_hour);
@@ -314,17 +347,17 @@ static void print_cost(const struct sweep *sw, FILE *out)
 		fprintf(out, ", %g a NIC-hour", q->nic_hour);
 	if (q->switch_port_hour > 0)
 		fprintf(out, ", %g a switch-port-hour", q->switch_port_hour);
-	fprintf(out, "\n%-40s %16s%s\n", "point", "per iteration",
+	fprintf(out, "\n%-*s %16s%s\n", w, "point", "per iteration",
 		tokens ? "  per million tokens" : "");
 	for (size_t i = 0; i < sw->n; i++) {
 		double c = cost_of(sw, i);
 
 		sweep_point_label(sw, &sw->pts[i], label, sizeof(label));
 		if (isnan(c)) {
-			fprintf(out, "%-40s %16s\n", label, "error");
+			fprintf(out, "%-*s %16s\n", w, label, "error");
 			continue;
 		}
-		fprintf(out, "%-40s %16.4g", label, c);
+		fprintf(out, "%-*s %16.4g", w, label, c);
 		if (tokens)
 			fprintf(out, "  %18.4g", tokens_of(sw, i) > 0 ? c / tokens_of(sw, i) * 1e6 : NAN);
 		fputc('\n', out);
