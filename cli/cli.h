@@ -172,7 +172,7 @@ int cmd_validate_help(void);
 bool validate_nccl_tests_wanted(int argc, char **argv);
 int validate_nccl_tests(int argc, char **argv);
 extern const char validate_nccl_tests_usage[];
-int cmd_default(const char *argv0);
+int cmd_default(void);
 
 /* Where configs/, traces/ and scenarios/ are: $GDRLAB_DATA_DIR, else the
  * source tree this binary was built from. */

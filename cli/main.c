@@ -88,15 +88,15 @@ int cmd_backends(int argc, char **argv)
  * The shipped default scenario (scenarios/default), run from the data
  * directory so that its output matches scenarios/default/expected.txt.
  */
-int cmd_default(const char *argv0)
+int cmd_default(void)
 {
 	char *args[] = { "compare", "--topology", "configs/a100-pcie4-200g.yaml",
 			 "--trace", "traces/resnet50-ddp.jsonl", NULL };
 	const char *dir = cli_data_dir();
 
 	if (chdir(dir)) {
-		fprintf(stderr, "%s: cannot enter the data directory %s: %s "
-			"(set GDRLAB_DATA_DIR)\n", argv0, dir, strerror(errno));
+		fprintf(stderr, "gdrlab: cannot enter the data directory %s: %s "
+			"(set GDRLAB_DATA_DIR)\n", dir, strerror(errno));
 		return EXIT_RUNTIME;
 	}
 	return cmd_compare(5, args);
@@ -107,7 +107,7 @@ static int dispatch(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	if (!cmd)
-		return cmd_default(argv[0]);
+		return cmd_default();
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		printf(usage, cli_data_dir());
 		return 0;
