@@ -110,6 +110,10 @@ static void print_header(FILE *out, const struct busbw_run *r)
 		o->proto ? o->proto : "", o->pxn_off ? ", PXN off" : "",
 		o->p2p_level ? ", NCCL_P2P_LEVEL " : "", p2p_user_level_name(o->p2p_level));
 	print_graphs(out, r);
+	if (r->nranks == 1)
+		/* enqueue.cc: ncclLaunchOneRank, a copy (or a scaling) on the GPU */
+		fprintf(out, "# one rank: NCCL copies the buffer on its GPU (src/device/onerank.cu), "
+			     "which gdrlab does not time (no GPU memory figure): 0 us\n");
 	fprintf(out, "# algo, proto, nch: NCCL's choice; nccl_est: NCCL's own estimate (its TUNING lines)\n");
 	fprintf(out, "#\n");
 	fprintf(out, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          "

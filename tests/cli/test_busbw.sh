@@ -235,6 +235,7 @@ same "csv rows" "$tmp/got" "$tmp/want"
 one=$src/tests/data/one-gpu-two-nics.yaml
 expect 0 "one rank" -- "$gdrlab" busbw -t "$one" -n 1 -b 8 -e 64M -f 64
 has "$tmp/out" "1 node x 1 GPU = 1 rank"
+has "$tmp/out" "^# one rank: NCCL copies the buffer on its GPU (src/device/onerank.cu), which gdrlab does not time"
 rows "$tmp/out" | awk 'NF != 18 || $17 != "N/A" { print "FAIL: one rank, nccl_est: " $0; bad = 1 }
     END { if (NR != 4) { print "FAIL: one rank: " NR " rows, want 4"; bad = 1 }; exit bad }' || fail=1
 expect 0 "one rank json" -- "$gdrlab" busbw -t "$one" -n 1 -b 8 -e 64M -f 64 --json -
