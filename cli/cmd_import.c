@@ -47,6 +47,15 @@ static void usage(FILE *out)
 	      "written).\n", out);
 }
 
+/* Whether some call of @t is every rank's (no group of its own). */
+static bool every_rank_calls(const struct trace *t)
+{
+	for (size_t i = 0; i < t->nentries; i++)
+		if (!t->entries[i].ngroup)
+			return true;
+	return false;
+}
+
 static int write_trace(const char *output, const struct importer_ops *imp,
 		       char **files, int nfiles, const struct trace *t,
 		       const struct import_notes *notes)
@@ -64,6 +73,10 @@ static int write_trace(const char *output, const struct importer_ops *imp,
 	fprintf(of.fp, "\n# %zu collectives\n", t->nentries);
 	if (notes->line[0])
 		fprintf(of.fp, "# %s\n", notes->line);
+	if (notes->world && every_rank_calls(t))
+		fprintf(of.fp, "# the job ran on %u ranks; its calls of every rank (no group) span every "
+			       "rank a replay's cluster has: replay on %u ranks to time the job as it ran\n",
+			notes->world, notes->world);
 	err = trace_write(of.fp, t);
 	if (err) {
 		output_file_abort(&of);
@@ -80,7 +93,7 @@ static int import_files(int argc, char **argv, const struct import_options *io,
 			const char *output)
 {
 	const struct importer_ops *imp;
-	struct import_notes notes = { "" };
+	struct import_notes notes = { "", 0 };
 	struct import_input *in;
 	struct diag d = { "" };
 	struct trace t;

@@ -521,8 +521,10 @@ static int chakra_import(const struct import_input *in, size_t n, const struct i
 			       in[0].name);
 	if (!err)
 		err = import_calls_build(&k.calls, in, k.world ? k.world : o->world, t);
-	if (!err)
+	if (!err) {
 		write_notes(&k, notes);
+		notes->world = k.world ? k.world : o->world;
+	}
 	chakra_pgs_free(&k.pgs);
 	import_calls_free(&k.calls);
 	return err;

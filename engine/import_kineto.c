@@ -743,6 +743,7 @@ static int kineto_import(const struct import_input *in, size_t n,
 		err = import_calls_build(&k.calls, in, world ? world : o->world, t);
 	if (!err) {
 		notes->line[0] = '\0';
+		notes->world = world ? world : o->world;
 		if (k.skipped[KSKIP_P2P] || k.skipped[KSKIP_NOTHING] || k.skipped[KSKIP_BROADCAST] ||
 		    k.skipped[KSKIP_ROOTED])
 			snprintf(notes->line, sizeof(notes->line),

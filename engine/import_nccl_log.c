@@ -99,6 +99,7 @@ struct state {
 	const struct import_input *in;
 	size_t file;
 	unsigned line;
+	int world_n; /* the world communicator's ranks, once built */
 	struct proc *procs;
 	size_t nprocs, cap_procs;
 	struct comm_view *views;
@@ -675,6 +676,7 @@ static void notes_of(const struct state *s, struct import_notes *notes)
 	size_t at = 0;
 
 	notes->line[0] = '\0';
+	notes->world = s->world_n > 0 ? (unsigned)s->world_n : 0;
 	if (s->net[0] + s->net[1])
 		at = (size_t)snprintf(notes->line, sizeof(notes->line),
 				      "NCCL's network connections: %u sends, %u of them GPUDirect RDMA, %u through a PXN proxy; %u receives, %u GPUDirect RDMA (replay with --path %s)",
@@ -990,6 +992,7 @@ static int build(struct state *s, struct trace *t)
 	err = world_ranks(s, &world_id, &world_n);
 	if (err)
 		return err;
+	s->world_n = world_n;
 	/* a group's members are looked up once per rank of every entry */
 	qsort(s->views, s->nviews, sizeof(*s->views), cmp_view);
 	if (!s->ncolls && s->left_out)

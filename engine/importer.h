@@ -59,6 +59,7 @@ void import_options_free(struct import_options *o);
  * trace's header: one line, "" when nothing. */
 struct import_notes {
 	char line[512];
+	unsigned world; /* the job's ranks where the input says them, else 0 */
 };
 
 struct import_input {

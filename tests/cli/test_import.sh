@@ -44,6 +44,8 @@ one_line "$tmp/err"
 # back and replays; one file or one a rank, the same entries
 expect 0 "one file" -- "$gdrlab" import nccl-log "$logs/job-4ranks.log" -o "$tmp/one.jsonl"
 has "$tmp/one.jsonl" "^# made by: gdrlab import nccl-log $logs/job-4ranks.log$"
+# its world's calls span whatever cluster a replay has: the header says the job's size
+has "$tmp/one.jsonl" "^# the job ran on 4 ranks; its calls of every rank (no group) span every rank a replay's cluster has: replay on 4 ranks"
 has "$tmp/one.jsonl" "^# 6 collectives$"
 has "$tmp/one.jsonl" "^# NCCL's network connections: 2 sends, 2 of them GPUDirect RDMA, 1 through a PXN proxy; 2 receives, 1 GPUDirect RDMA (replay with --path auto)$"
 expect 0 "a file a rank, to stdout" -- "$gdrlab" import nccl-log "$logs"/rank-*.log -o -
