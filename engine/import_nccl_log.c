@@ -90,6 +90,7 @@ struct coll {
 	unsigned stream;  /* the first rank seen's: its n-th stream on the comm */
 	unsigned line;
 	size_t file;
+	int logged;       /* the ranks whose line of it the logs hold */
 	char algo[TRACE_NAME_MAX], proto[TRACE_NAME_MAX]; /* from TUNING */
 	bool tuned;       /* its TUNING line came (algo stays "" for NCCL's
 			   * own kernels: symmetric, copy engine) */
@@ -640,10 +641,13 @@ static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 			return fail(s, "opCount", "%s opCount %" PRIx64 " disagrees with %s:%u's %s (count %" PRIu64 " datatype %d root %d against %" PRIu64 " %d %d)",
 				    c.func, c.op_count, s->in[o->file].name, o->line, o->func, c.count,
 				    c.datatype, c.root, o->count, o->datatype, o->root);
-		if (o)
+		if (o) {
+			s->colls[*slot - 1].logged++;
 			return v->rank ? 0 : await_tuning(s, proc, (size_t)(*slot - 1));
+		}
 		*slot = (uint32_t)s->ncolls + 1;
 	}
+	c.logged = 1;
 	s->colls[s->ncolls++] = c;
 	return v->rank || c.op == TRACE_OP_SENDRECV ? 0 : await_tuning(s, proc, s->ncolls - 1);
 }
@@ -668,12 +672,58 @@ static void channel_line(struct state *s, const char *msg)
 }
 
 /* The header line of what the Channel lines said. */
+/* A communicator (by commId and size) and how many processes' logs hold
+ * a rank of it. */
+struct comm_present {
+	uint64_t id;
+	int nranks, procs;
+};
+
+/* Each communicator of the logs with its processes, into *@out (freed by
+ * the caller); its count, 0 when out of memory (nothing is then said). */
+static size_t comms_present(const struct state *s, struct comm_present **out)
+{
+	struct comm_present *c = calloc(s->nviews ? s->nviews : 1, sizeof(*c));
+	size_t n = 0;
+
+	*out = c;
+	for (size_t i = 0; c && i < s->nviews; i++) {
+		const struct comm_view *v = &s->views[i];
+		size_t k = 0;
+
+		/* a process has one view of a communicator (its rank in it) */
+		while (k < n && (c[k].id != v->id || c[k].nranks != v->nranks))
+			k++;
+		if (k == n)
+			c[n++] = (struct comm_present){ v->id, v->nranks, 0 };
+		c[k].procs++;
+	}
+	return c ? n : 0;
+}
+
+/*
+ * Whether collective @c was logged by fewer of its communicator's ranks
+ * than the logs hold (@comms, @n): a job cut short, or a log. Importing
+ * some ranks' logs only (one rank of eight) is not: a call is then logged
+ * by as many ranks as the logs have of its communicator.
+ */
+static bool cut_short(const struct comm_present *comms, size_t n, const struct coll *c)
+{
+	if (c->op == TRACE_OP_SENDRECV || c->logged >= c->nranks)
+		return false;
+	for (size_t k = 0; k < n; k++)
+		if (comms[k].id == c->comm_id && comms[k].nranks == c->nranks)
+			return c->logged < comms[k].procs;
+	return false;
+}
+
 static void notes_of(const struct state *s, struct import_notes *notes)
 {
 	const char *path = s->gdr[0] + s->gdr[1] == 0 ? "staged" :
 			   s->gdr[0] == s->net[0] && s->gdr[1] == s->net[1] ? "direct" : "auto";
 
-	size_t at = 0;
+	struct comm_present *comms;
+	size_t at = 0, ncomms;
 
 	notes->line[0] = '\0';
 	notes->world = s->world_n > 0 ? (unsigned)s->world_n : 0;
@@ -682,10 +732,30 @@ static void notes_of(const struct state *s, struct import_notes *notes)
 				      "NCCL's network connections: %u sends, %u of them GPUDirect RDMA, %u through a PXN proxy; %u receives, %u GPUDirect RDMA (replay with --path %s)",
 				      s->net[1], s->gdr[1], s->pxn, s->net[0], s->gdr[0], path);
 	if (s->left_out && at < sizeof(notes->line))
-		snprintf(notes->line + at, sizeof(notes->line) - at,
-			 "%sleft out: %u ranks' lines of NCCL functions the trace has no op for (the first: %s, %s:%u)",
-			 at ? "; " : "", s->left_out, s->left_out_name, s->in[s->left_out_file].name,
-			 s->left_out_line);
+		at += (size_t)snprintf(notes->line + at, sizeof(notes->line) - at,
+				       "%sleft out: %u ranks' lines of NCCL functions the trace has no op for (the first: %s, %s:%u)",
+				       at ? "; " : "", s->left_out, s->left_out_name,
+				       s->in[s->left_out_file].name, s->left_out_line);
+	/* a job that died, or a log cut short: kept, as each call's own
+	 * logged line says what it was, but said */
+	ncomms = comms_present(s, &comms);
+	for (size_t i = 0, partial = 0; i < s->ncolls; i++) {
+		const struct coll *c = &s->colls[i];
+
+		if (!cut_short(comms, ncomms, c))
+			continue;
+		if (!partial++)
+			for (size_t j = i + 1; j < s->ncolls; j++)
+				partial += cut_short(comms, ncomms, &s->colls[j]);
+		if (at < sizeof(notes->line))
+			snprintf(notes->line + at, sizeof(notes->line) - at,
+				 "%s%zu collective%s logged by only some of their ranks (the first: %s, %s:%u, %d of %d): a job cut short or some ranks' logs missing",
+				 at ? "; " : "", partial, partial == 1 ? "" : "s", c->func,
+				 s->in[c->file].name, c->line,
+				 c->logged, c->nranks);
+		break;
+	}
+	free(comms);
 }
 
 static int parse_line(struct state *s, char *line)

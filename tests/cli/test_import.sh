@@ -44,6 +44,11 @@ one_line "$tmp/err"
 # back and replays; one file or one a rank, the same entries
 expect 0 "one file" -- "$gdrlab" import nccl-log "$logs/job-4ranks.log" -o "$tmp/one.jsonl"
 has "$tmp/one.jsonl" "^# made by: gdrlab import nccl-log $logs/job-4ranks.log$"
+# a rank's line of a call missing (a job cut short): kept, and said
+sed 29d "$logs/job-4ranks.log" >"$tmp/cut.log"
+expect 0 "a call one rank did not log" -- "$gdrlab" import nccl-log "$tmp/cut.log" -o "$tmp/cut.jsonl"
+has "$tmp/cut.jsonl" "; 1 collective logged by only some of their ranks (the first: AllReduce, $tmp/cut.log:26, 1 of 2): a job cut short"
+if grep -q "logged by only some" "$tmp/one.jsonl"; then echo "FAIL: the whole log said cut short"; fail=1; fi
 # its world's calls span whatever cluster a replay has: the header says the job's size
 has "$tmp/one.jsonl" "^# the job ran on 4 ranks; its calls of every rank (no group) span every rank a replay's cluster has: replay on 4 ranks"
 has "$tmp/one.jsonl" "^# 6 collectives$"
