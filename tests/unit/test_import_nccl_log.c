@@ -49,6 +49,22 @@ Test(import_nccl_log, one_file_of_four_ranks)
 	trace_destroy(&want);
 }
 
+/* A line of the job's own longer than NCCL's ever are (a script's print,
+ * line 4 of long-print.log, else job-4ranks.log) is not NCCL's: skipped,
+ * the same trace. */
+Test(import_nccl_log, a_long_line_not_nccls_is_skipped)
+{
+	const char *files[] = { LOG("long-print.log") };
+	struct trace got, want;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("nccl-log", files, 1, &got, &d), 0, "%s", d.msg);
+	load_expected(&want);
+	assert_same(&got, &want);
+	trace_destroy(&got);
+	trace_destroy(&want);
+}
+
 /* One file a rank, in two orders: the same trace as the one file. */
 Test(import_nccl_log, one_file_a_rank_in_any_order)
 {
@@ -149,7 +165,8 @@ Test(import_nccl_log, every_fault_its_line)
 		{ "no-init-line.log", "no-init-line.log: nccl-log: no 'Init COMPLETE' line" },
 		{ "bad-prefix.log", "bad-prefix.log:2: prefix: expected 'host:pid:tid [device] NCCL INFO'" },
 		{ "no-commid.log", "no-commid.log:3: comm: a communicator of 1 of the world's 2 ranks, and this NCCL's log has no commId" },
-		{ "long-line.log", "long-line.log:2: line: longer than 4095 bytes" },
+		{ "long-line.log", "long-line.log:2: line: an NCCL line longer than 4095 bytes" },
+		{ "nul-byte.log", "nul-byte.log:2: line: a NUL byte" },
 		{ "send-to-self.log", "send-to-self.log:2: root: a send's peer must be another of the 2 ranks, got 0" },
 		{ "rank-out-of-range.log", "rank-out-of-range.log:1: rank: rank 2 of 2 ranks" },
 		{ "tuning-unmatched.log", "tuning-unmatched.log:2: tuning: no AllReduce of 4096 bytes of node0:1001 is waiting for it (its collective line must come first)" },
