@@ -261,7 +261,7 @@ static int write_nic_speed(FILE *data, FILE *gp, const char *data_path, json_t *
 	json_t *values = json_object_get(q, "values"), *series = json_object_get(q, "series"), *s;
 	double share = json_number_value(json_object_get(q, "exposed_share"));
 	double lo = INFINITY, hi = 0;
-	size_t i, k;
+	size_t i, k, drawn = 0;
 
 	if (!json_is_array(values) || !json_is_array(series) || !json_array_size(series) ||
 	    !json_is_string(json_object_get(q, "axis")))
@@ -281,11 +281,14 @@ static int write_nic_speed(FILE *data, FILE *gp, const char *data_path, json_t *
 				continue;
 			}
 			fprintf(data, "%zu %.6f\n", k, v);
+			drawn++;
 			lo = v > 0 && v < lo ? v : lo;
 			hi = v > hi ? v : hi;
 		}
 		fprintf(data, "\n\n");
 	}
+	if (!drawn)
+		return -ENODATA; /* gnuplot draws no plot of undefined values */
 	/* shares over decades (a slow NIC's 20%, a fast one's 0.1%): log
 	 * scale, or the small ones, where the question is, lie on the axis;
 	 * not when 0 is asked for, which a log scale cannot show */

@@ -89,7 +89,7 @@ static int plot(const char *results, enum chart_kind kind, const char *out)
 		rc = fail(EXIT_USAGE, "%s: its %s is not as gdrlab writes it", results,
 			  asked ? asked : "collectives");
 	else if (err == -ENODATA)
-		rc = fail(EXIT_RUNTIME, "%s: nothing to draw: every point of its %s failed (its rows say why)",
+		rc = fail(EXIT_RUNTIME, "%s: nothing to draw: no point of its %s has a value (each failed, or its iteration took no time: its rows say which)",
 			  results, asked ? asked : "run");
 	else if (err == -EDOM)
 		rc = fail(EXIT_RUNTIME, "%s: nothing to draw: %s", results, why);

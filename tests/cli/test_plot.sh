@@ -120,10 +120,27 @@ sed 's/algo: ring/algo: nvls/' "$tmp/plan2.yaml" >"$tmp/nvls.yaml" # no NVSwitch
 expect 1 "a breakdown whose points all failed" -- "$gdrlab" sweep --json --no-wall "$tmp/nvls.yaml"
 cp "$tmp/out" "$tmp/nvls.json"
 expect 1 "its breakdown chart" -- "$gdrlab" plot "$tmp/nvls.json" --kind breakdown -o "$tmp/x.svg"
-has "$tmp/err" "gdrlab plot: $tmp/nvls.json: nothing to draw: every point of its breakdown failed (its rows say why)$"
+has "$tmp/err" "gdrlab plot: $tmp/nvls.json: nothing to draw: no point of its breakdown has a value (each failed, or its iteration took no time: its rows say which)$"
 one_line "$tmp/err"
 if grep -q breakdown_us "$tmp/err"; then echo "FAIL: plot names the breakdown by its JSON key"; fail=1; fi
 [ ! -e "$tmp/x.svg" ] && [ ! -e "$tmp/x.pdf" ] || { echo "FAIL: a chart was left behind"; fail=1; }
 expect 0 "help" -- "$gdrlab" plot --help
 has "$tmp/out" "usage: gdrlab plot"
+# points that ran, each iteration of no time (one-rank calls only: NCCL's
+# local copy, not timed): no exposed share to draw, said so; the report
+# leaves that chart out and is written (gnuplot refused the plot before)
+printf '{"iteration": 0, "op": "allreduce", "bytes": 4096, "group": [0]}\n' >"$tmp/onerank.jsonl"
+cat >"$tmp/zero.yaml" <<EOP
+base: { preset: two-socket-commodity, trace: $tmp/onerank.jsonl }
+axes:
+  nics.rate: { values: [100, 400], unit: Gbit/s }
+questions:
+  nic_speed: { axis: nics.rate, exposed_share: 0.05 }
+EOP
+expect 0 "a plan of iterations of no time" -- "$gdrlab" sweep --json --no-wall "$tmp/zero.yaml"
+cp "$tmp/out" "$tmp/zero.json"
+expect 1 "its nic_speed chart" -- "$gdrlab" plot "$tmp/zero.json" --kind nic_speed -o "$tmp/x.svg"
+has "$tmp/err" "nothing to draw: no point of its nic_speed has a value"
+[ ! -e "$tmp/x.svg" ] || { echo "FAIL: a chart was left behind"; fail=1; }
+expect 0 "its report" -- "$gdrlab" report "$tmp/zero.json" -o "$tmp/zero.html"
 exit $fail
