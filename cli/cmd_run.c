@@ -451,6 +451,39 @@ static void print_jobs(const struct session *s, const struct run_args *a,
 		       alone[k], together[k], alone[k] > 0 ? together[k] / alone[k] : 1);
 }
 
+/* The same in the JSON: "jobs", each its --job as given, its nodes as the
+ * table shows them, its communication alone and together (us an
+ * iteration) and the slowdown. */
+static int jobs_json(json_t *doc, const struct session *s, const struct run_args *a,
+		     const struct records *r)
+{
+	double together[RUN_MAX_JOBS], alone[RUN_MAX_JOBS];
+	json_t *jobs = json_array();
+	int err = jobs ? 0 : -ENOMEM;
+
+	trace_jobs_slowdown(&s->trace, r, a->njobs, together, alone);
+	for (unsigned k = 0; k < a->njobs && !err; k++) {
+		char where[sizeof(s->job_where[0])], *w = where, *end;
+
+		snprintf(where, sizeof(where), "%s", s->job_where[k]);
+		while (*w == ' ')
+			w++;
+		for (end = w + strlen(w); end > w && end[-1] == ' ';)
+			*--end = '\0';
+		if (json_array_append_new(jobs, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f}",
+							  "job", a->jobs[k], "trace", s->job_name[k],
+							  "nodes", w, "comm_alone_us", alone[k],
+							  "comm_together_us", together[k], "slowdown",
+							  alone[k] > 0 ? together[k] / alone[k] : 1.0)))
+			err = -ENOMEM;
+	}
+	if (!err && json_object_set_new(doc, "jobs", jobs))
+		err = -ENOMEM;
+	else if (err)
+		json_decref(jobs);
+	return err;
+}
+
 static int session_load(struct session *s, const char *cmd,
 			struct run_args *a)
 {
@@ -516,6 +549,8 @@ int cmd_run(int argc, char **argv)
 		struct report_json j;
 
 		err = report_json(&ctx, &rec, &j);
+		if (!err && a.njobs)
+			err = jobs_json(j.doc, &s, &a, &rec);
 		err = report_json_write(out.json.fp, &j, err ? err : cli_sets_json(j.doc, &a.sets));
 	}
 	if (!err && out.csv.fp)

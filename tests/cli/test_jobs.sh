@@ -27,6 +27,11 @@ expect 0 "jobs as JSON" -- "$gdrlab" run -t "$fab" \
 json_ok "$tmp/out"
 has "$tmp/out" '"comm": "job1/world"'
 has "$tmp/out" '"ecmp_seed": 0'
+# the table's jobs section too, which --json - leaves out of stdout: each
+# job alone and together, here apart on their leaves (a slowdown of 1)
+has "$tmp/out" '"job": "'"$tmp"'/j.jsonl@4:4"'
+has "$tmp/out" '"nodes": "4-7"'
+has "$tmp/out" '"slowdown": 1.0'
 
 # the busiest switch link in CSV as in JSON: the same link, flows, share
 expect 0 "a run's CSV" -- "$gdrlab" run -q -t "$fab" -T "$tmp/j.jsonl" --csv "$tmp/j.csv" --json "$tmp/j.json"
