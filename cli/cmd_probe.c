@@ -34,7 +34,8 @@ static const char probe_usage[] =
 	"  -h, --help                this help\n"
 	"\n"
 	"Exit status: 0 ok (also with no GPU or no RDMA device: it says so),\n"
-	"1 an output could not be written, 2 bad usage or unreadable --sysfs DIR.\n";
+	"1 an output could not be written (--emit-topology with no GPU or NIC too:\n"
+	"then neither file is written), 2 bad usage or unreadable --sysfs DIR.\n";
 
 struct probe_args {
 	const char *sysfs, *json, *topology;
