@@ -315,4 +315,10 @@ EOP
 expect 1 "quotes and a failed point" -- "$gdrlab" sweep --csv --no-wall "$tmp/named/q.jsonl"
 has "$tmp/out" '^"a""b,c",1,"a100-pcie4-200g",2,16,analytic,auto,direct,P2C,[0-9.]*,[0-9.]*,[0-9.]*,,""$'
 has "$tmp/out" '^"gone",2,"",,,analytic,auto,,P2C,,,,,".*no-such-preset: cannot read.*"$'
+# a name's newline and control bytes: one row of the table, '?' for each
+printf '{"name": "a\\nb\\u0001c", "topology": "a100-pcie4-200g", "trace": "resnet50-ddp"}\n' \
+    >"$tmp/named/ctl.jsonl"
+expect 0 "a name with a newline" -- "$gdrlab" sweep --no-wall "$tmp/named/ctl.jsonl"
+has "$tmp/out" '^a?b?c  *a100-pcie4-200g '
+[ "$(wc -l <"$tmp/out")" -eq 2 ] || { echo "FAIL: the table is not a header and one row"; fail=1; }
 exit $fail
