@@ -835,60 +835,82 @@ static int parse_line(struct state *s, char *line)
 /* What read_line found besides the line. */
 enum line_end { LINE_OK, LINE_LONG, LINE_NUL, LINE_EOF };
 
+/* A file read a block at a time, its lines found with memchr. */
+struct line_reader {
+	FILE *fp;
+	size_t at, end;
+	char block[1 << 16];
+};
+
 /*
- * One line of @fp into @buf (@len bytes: the first @len - 1 of a longer
- * line, the rest read and dropped), its newline (and a CR before it) off.
- * A NUL byte ends the reading at once: no NCCL line has one, and a stream
- * of them (/dev/zero) may have no newline to wait for.
+ * The next line of @r into @buf (@len bytes: the first @len - 1 of a
+ * longer line, the rest read and dropped), its newline (and a CR before
+ * it) off. A NUL byte ends the reading at once: no NCCL line has one, and
+ * a stream of them (/dev/zero) may have no newline to wait for.
  */
-static enum line_end read_line(FILE *fp, char *buf, size_t len)
+static enum line_end read_line(struct line_reader *r, char *buf, size_t len)
 {
 	size_t n = 0;
 	bool any = false, cut = false;
-	int c;
 
-	while ((c = getc_unlocked(fp)) != EOF && c != '\n') {
+	for (;;) {
+		const char *from, *nl;
+		size_t take, room = len - 1 - n;
+
+		if (r->at == r->end) {
+			r->at = 0;
+			r->end = fread(r->block, 1, sizeof(r->block), r->fp);
+			if (!r->end)
+				break;
+		}
+		from = r->block + r->at;
+		nl = memchr(from, '\n', r->end - r->at);
+		take = nl ? (size_t)(nl - from) : r->end - r->at;
 		any = true;
-		if (c == '\0')
+		if (memchr(from, '\0', take))
 			return LINE_NUL;
-		if (n + 1 < len)
-			buf[n++] = (char)c;
-		else
-			cut = true;
+		memcpy(buf + n, from, take < room ? take : room);
+		cut |= take > room;
+		n += take < room ? take : room;
+		r->at += take + (nl != NULL);
+		if (nl)
+			break;
 	}
 	buf[n] = '\0';
 	if (n && buf[n - 1] == '\r')
 		buf[--n] = '\0';
-	if (c == EOF && !any)
+	if (!any)
 		return LINE_EOF;
 	return cut ? LINE_LONG : LINE_OK;
 }
 
 static int read_input(struct state *s)
 {
+	struct line_reader *r = malloc(sizeof(*r));
 	char buf[LINE_MAX_LEN];
 	enum line_end end;
+	int err = 0;
 
+	if (!r)
+		return -ENOMEM;
+	r->fp = s->in[s->file].fp;
+	r->at = r->end = 0;
 	s->line = 0;
-	while ((end = read_line(s->in[s->file].fp, buf, sizeof(buf))) != LINE_EOF) {
-		int err;
-
+	while (!err && (end = read_line(r, buf, sizeof(buf))) != LINE_EOF) {
 		s->line++;
-		if (end == LINE_NUL)
-			return fail(s, "line", "a NUL byte");
 		/* a job's own long lines (a script's print) are not NCCL's:
 		 * NCCL's lines are short, and one cut would be misread */
-		if (end == LINE_LONG && strstr(buf, " NCCL INFO "))
-			return fail(s, "line", "an NCCL line longer than %d bytes", LINE_MAX_LEN - 1);
-		if (end == LINE_LONG)
-			continue;
-		err = parse_line(s, buf);
-		if (err)
-			return err;
+		if (end == LINE_NUL)
+			err = fail(s, "line", "a NUL byte");
+		else if (end == LINE_LONG && strstr(buf, " NCCL INFO "))
+			err = fail(s, "line", "an NCCL line longer than %d bytes", LINE_MAX_LEN - 1);
+		else if (end == LINE_OK)
+			err = parse_line(s, buf);
 	}
-	if (ferror(s->in[s->file].fp))
-		return diag_set(s->d, -EIO, "%s: read error", s->in[s->file].name);
-	return 0;
+	if (!err && ferror(r->fp))
+		err = diag_set(s->d, -EIO, "%s: read error", s->in[s->file].name);
+	free(r);
+	return err;
 }
 
 /* The world: the communicator with the most ranks; each process's rank

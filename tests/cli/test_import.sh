@@ -44,6 +44,12 @@ one_line "$tmp/err"
 # back and replays; one file or one a rank, the same entries
 expect 0 "one file" -- "$gdrlab" import nccl-log "$logs/job-4ranks.log" -o "$tmp/one.jsonl"
 has "$tmp/one.jsonl" "^# made by: gdrlab import nccl-log $logs/job-4ranks.log$"
+# a job's own line of 100 000 bytes (over the reader's 64 KiB blocks): not
+# NCCL's, skipped, the same trace
+awk 'NR == 4 { printf "loss %0100000d\n", 0 } { print }' "$logs/job-4ranks.log" >"$tmp/long.log"
+expect 0 "a long line of the job's own" -- "$gdrlab" import nccl-log "$tmp/long.log" -o "$tmp/long.jsonl"
+diff <(grep -v '^#' "$tmp/long.jsonl") <(grep -v '^#' "$tmp/one.jsonl") >/dev/null ||
+    { echo "FAIL: a long line of the job's own changed the trace"; fail=1; }
 # a rank's line of a call missing (a job cut short): kept, and said
 sed 29d "$logs/job-4ranks.log" >"$tmp/cut.log"
 expect 0 "a call one rank did not log" -- "$gdrlab" import nccl-log "$tmp/cut.log" -o "$tmp/cut.jsonl"
