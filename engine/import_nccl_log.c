@@ -671,7 +671,6 @@ static void channel_line(struct state *s, const char *msg)
 		s->pxn += strchr(via, '(')[1] != 'P'; /* "(PCI)" is GDR's mode */
 }
 
-/* The header line of what the Channel lines said. */
 /* A communicator (by commId and size) and how many processes' logs hold
  * a rank of it. */
 struct comm_present {
@@ -717,6 +716,8 @@ static bool cut_short(const struct comm_present *comms, size_t n, const struct c
 	return false;
 }
 
+/* The header line of what the Channel lines said, what was left out and
+ * which calls fewer ranks logged than the logs hold. */
 static void notes_of(const struct state *s, struct import_notes *notes)
 {
 	const char *path = s->gdr[0] + s->gdr[1] == 0 ? "staged" :
@@ -898,8 +899,9 @@ static int read_input(struct state *s)
 	s->line = 0;
 	while (!err && (end = read_line(r, buf, sizeof(buf))) != LINE_EOF) {
 		s->line++;
-		/* a job's own long lines (a script's print) are not NCCL's:
-		 * NCCL's lines are short, and one cut would be misread */
+		/* a job's own long lines (a script's print) are not NCCL's,
+		 * skipped: NCCL's lines are short, and one cut would be
+		 * misread */
 		if (end == LINE_NUL)
 			err = fail(s, "line", "a NUL byte");
 		else if (end == LINE_LONG && strstr(buf, " NCCL INFO "))
