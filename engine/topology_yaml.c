@@ -889,6 +889,8 @@ static int read_top(struct ctx *c, yaml_node_t *root)
 	if (!err && f[K_INTER_SOCKET].val)
 		err = read_link(y, f[K_INTER_SOCKET].val, "inter_socket",
 				&t->inter_socket);
+	if (!err && f[K_INTER_SOCKET].val)
+		err = refuse_c2c(c, f[K_INTER_SOCKET].val, &t->inter_socket);
 	if (!err && f[K_SWITCHES].val)
 		err = yaml_doc_read_list(y, f[K_SWITCHES].val, "switches", 0,
 					 TOPO_MAX_SWITCHES, read_switch, c);

@@ -703,6 +703,12 @@ Test(bad_topology, c2c_only_for_gpus)
 	check_bad("c2c-nic", 9, 38, "kind", "only a GPU's link can be c2c");
 }
 
+/* nor the link between the sockets (it was taken, as any kind) */
+Test(bad_topology, c2c_not_between_sockets)
+{
+	check_bad("c2c-inter-socket", 5, 15, "kind", "only a GPU's link can be c2c");
+}
+
 Test(bad_topology, c2c_is_no_pcie_link)
 {
 	check_bad("c2c-with-gen", 7, 77, "kind",
