@@ -448,13 +448,25 @@ static void ep_layer(struct gen *g, unsigned s, double at, double dur)
 		}
 }
 
+/*
+ * The parameters a stage's rank reduces over its data-parallel group: its
+ * dense share and, without expert parallelism, its experts too (every dp
+ * rank then holds all of them; with it, the ranks holding the same
+ * experts reduce theirs apart, edp_comm).
+ */
+static uint64_t dp_params(const struct gen_llm_options *o, const struct gen_llm_stage *st)
+{
+	return st->dense_params + (o->ep < 2 ? st->expert_params : 0);
+}
+
 /* ZeRO 3: layer k's share of the stage's parameters (equal shares, the
  * last takes the remainder), gathered before it runs. */
-static uint64_t zero3_layer(const struct gen_llm_stage *st, unsigned k)
+static uint64_t zero3_layer(const struct gen_llm_options *o, const struct gen_llm_stage *st,
+			    unsigned k)
 {
-	uint64_t each = st->dense_params / st->layers;
+	uint64_t all = dp_params(o, st), each = all / st->layers;
 
-	return k + 1 < st->layers ? each : st->dense_params - each * (st->layers - 1);
+	return k + 1 < st->layers ? each : all - each * (st->layers - 1);
 }
 
 static void zero3_gather(struct gen *g, unsigned s, const struct gen_llm_stage *st,
@@ -462,7 +474,7 @@ static void zero3_gather(struct gen *g, unsigned s, const struct gen_llm_stage *
 {
 	for (unsigned t = 0; t < g->o->tp; t++)
 		emit(g, dp_comm(g, s, t), TRACE_OP_ALL_GATHER, g->o->dtype,
-		     zero3_layer(st, k) * trace_dtype_size(g->o->dtype), at, -1, -1);
+		     zero3_layer(g->o, st, k) * trace_dtype_size(g->o->dtype), at, -1, -1);
 }
 
 static void pp_send(struct gen *g, unsigned s, unsigned to, double at)
@@ -501,7 +513,7 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 		ep_layer(g, s, b0 + k * lb, lb);
 		for (unsigned t = 0; o->zero == 3 && t < o->tp; t++)
 			emit(g, dp_comm(g, s, t), TRACE_OP_REDUCE_SCATTER, o->grad_dtype,
-			     zero3_layer(st, layer) * trace_dtype_size(o->grad_dtype),
+			     zero3_layer(o, st, layer) * trace_dtype_size(o->grad_dtype),
 			     b0 + (k + 1) * lb, -1, -1);
 	}
 	if (s > 0)
@@ -562,7 +574,7 @@ static void one_iteration(struct gen *g, const struct schedule *sc)
 		for (unsigned i = 0; i < o->micro_batches; i++)
 			micro_batch(g, sc, s, i, &st);
 		for (unsigned t = 0; o->zero < 3 && o->dp > 1 && t < o->tp; t++) {
-			grad_buckets(g, dp_comm(g, s, t), st.dense_params, b0, sc->bdur[s]);
+			grad_buckets(g, dp_comm(g, s, t), dp_params(o, &st), b0, sc->bdur[s]);
 			for (unsigned j = 0; o->ep > 1 && o->dp / o->ep > 1 && j < o->ep; j++)
 				grad_buckets(g, edp_comm(g, s, t, j), st.expert_params, b0, sc->bdur[s]);
 		}

@@ -189,6 +189,31 @@ Test(gen_llm, expert_parallel_bytes)
 	trace_destroy(&t);
 }
 
+/* Experts without expert parallelism: every dp rank holds them all, so
+ * their gradients go over the dp group with the rest, whatever ZeRO stage:
+ * the whole model's params x 2 bytes (they were left out, 2026-12-06). */
+Test(gen_llm, experts_without_ep_reduce_over_dp)
+{
+	struct gen_llm_options o = base("mixtral-8x7b");
+	uint64_t P = llm_total_params(o.arch);
+	struct trace t;
+
+	o.dp = 2;
+	make(&o, &t);
+	cr_expect_eq(bytes_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 2 * P);
+	trace_destroy(&t);
+	o.zero = 1;
+	make(&o, &t);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), 2 * P);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_ALL_GATHER), 2 * P);
+	trace_destroy(&t);
+	o.zero = 3;
+	make(&o, &t);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_ALL_GATHER), 2 * 2 * P);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), 2 * P);
+	trace_destroy(&t);
+}
+
 /*
  * Compute: one stage's forward is tokens x FLOPs a token over the peak at
  * its efficiency, backward twice that; 1F1B over 2 stages and one
