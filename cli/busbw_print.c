@@ -91,6 +91,9 @@ static void print_header(FILE *out, const struct busbw_run *r)
 
 	fprintf(out, "# gdrlab busbw: %s_perf as the %s backend predicts it (nothing was run)\n",
 		a->coll->name, r->backend);
+	/* nccl-tests' own line (2.16.7 and on), which names the test for a
+	 * reader, validate --nccl-tests among them */
+	fprintf(out, "# Collective test starting: %s_perf\n", a->coll->name);
 	if (a->stepfactor > 1)
 		fprintf(out, "# minBytes %llu maxBytes %llu step: %u(factor) type %s\n",
 			(unsigned long long)a->minbytes, (unsigned long long)a->maxbytes,
@@ -144,6 +147,7 @@ void busbw_print_table(FILE *out, const struct busbw_run *r)
 	}
 	fprintf(out, "# %-20s : %g\n", "Avg bus bandwidth", r->avg_busbw);
 	fprintf(out, "#\n");
+	fprintf(out, "# Collective test concluded: %s_perf\n", r->a->coll->name);
 }
 
 static json_t *real_or_null(bool ok, double v)

@@ -43,13 +43,14 @@ int cli_fail(const char *cmd, enum cli_stage stage, int err,
 int cli_parse_unsigned(const char *s, unsigned max, unsigned *out);
 
 /*
- * A size on the command line, either way gdrlab's options write one: as
- * nccl-tests' -b takes it (8, 1K, 8M, 8G: powers of 1024) or as the
- * topology file does ('1MiB', '1 MB', '4096 B'). 0, or -EINVAL when it is
- * neither, -ERANGE when it is over @max.
+ * A size on the command line, as nccl-tests' -b takes it (nccl_conv.h
+ * nccl_parse_size): 8, 1K, 8M, 8G, powers of 1024, KB and KiB the same
+ * (nccl-tests reads the letter alone), a space before the unit allowed
+ * ('1 MiB', as a topology file writes it). 0, or -EINVAL when it is not
+ * one, -ERANGE when it is over @max.
  */
 int cli_parse_size(const char *s, uint64_t max, uint64_t *bytes);
-#define CLI_SIZE_FORMS "8, 1K, 8M, 8G (powers of 1024) or 1MiB, 1MB"
+#define CLI_SIZE_FORMS "8, 1K, 8M or 8G (powers of 1024; 8MB and 8MiB are 8M)"
 
 /* What a shipped file is, by name (cli_shipped_file). */
 enum cli_shipped {

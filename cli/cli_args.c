@@ -18,7 +18,6 @@
 #include "input_file.h"
 #include "nccl_conv.h"
 #include "tuner.h"
-#include "units.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -203,10 +202,16 @@ int cli_parse_unsigned(const char *s, unsigned max, unsigned *out)
 
 int cli_parse_size(const char *s, uint64_t max, uint64_t *bytes)
 {
-	const char *why;
+	char joined[64];
+	const char *space = strchr(s, ' ');
 	uint64_t v;
 
-	if (nccl_parse_size(s, &v) && units_parse_size(s, &v, &why))
+	/* "1 MiB", as a topology file writes it: the number and its unit */
+	if (space && strlen(s) < sizeof(joined) && !strchr(space + 1, ' ')) {
+		snprintf(joined, sizeof(joined), "%.*s%s", (int)(space - s), s, space + 1);
+		s = joined;
+	}
+	if (nccl_parse_size(s, &v))
 		return -EINVAL;
 	if (v > max)
 		return -ERANGE;

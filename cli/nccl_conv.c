@@ -126,6 +126,15 @@ int nccl_parse_size(const char *s, uint64_t *bytes)
 	case 'k':
 		unit *= 1024;
 		end++;
+		/* nccl-tests reads the letter alone (common.cu parsesize's
+		 * "%lf %1s"): 1KB and 1KiB are 1K too */
+		if (*end == 'i')
+			end++;
+		if (*end == 'B')
+			end++;
+		break;
+	case 'B':
+		end++; /* bytes */
 		break;
 	}
 	if (*end)

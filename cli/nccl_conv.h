@@ -61,7 +61,8 @@ void nccl_coll_size(const struct nccl_coll *c, unsigned tsize,
 
 /*
  * A size as nccl-tests' -b, -e and -i take it: a number (a fraction is
- * allowed) with an optional K, M or G, powers of 1024 (either case),
+ * allowed) with an optional K, M or G, powers of 1024 (either case; KB
+ * and KiB are K too, as nccl-tests reads the letter alone), or B,
  * rounded down to whole bytes. 0, or -EINVAL when it is not one or is
  * above NCCL_SIZE_MAX.
  */

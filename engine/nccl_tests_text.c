@@ -58,6 +58,7 @@ enum col_kind {
 	C_ERROR,
 	C_ITER,
 	C_STAMP,
+	C_BUSBW_EXTRA, /* gdrlab busbw's own columns after nccl-tests' */
 };
 
 struct layout {
@@ -330,6 +331,13 @@ static int parse_header(struct text *t, const struct tok *w, unsigned nw)
 		if (!err)
 			err = add_col(t, C_STAMP, "timestamp", -1); /* time */
 	}
+	/* a table `gdrlab busbw` printed: its columns after nccl-tests' say
+	 * what it chose (cli/busbw_print.c), read past */
+	if (!err && i + 5 == nw && word_is(&w[i], "algo") && word_is(&w[i + 1], "proto") &&
+	    word_is(&w[i + 2], "nch") && word_is(&w[i + 3], "nccl_est") &&
+	    word_is(&w[i + 4], "path"))
+		for (; !err && i < nw; i++)
+			err = add_col(t, C_BUSBW_EXTRA, "busbw", -1);
 	if (!err && i < nw)
 		err = line_err(t, w[i].col, "header",
 			       "unknown column '%s' after the last one",
@@ -582,7 +590,17 @@ static int parse_field(struct text *t, unsigned c, const struct tok *tok,
 		row->root = (int)x;
 		return 0;
 	case C_STAMP:
+	case C_BUSBW_EXTRA:
 		return 0;
+	case C_TIME:
+	case C_ALGBW:
+	case C_BUSBW:
+		/* gdrlab busbw's row of nothing to move (a size that rounds
+		 * to 0 bytes): no time, where nccl-tests prints its launch's;
+		 * the row is left out as any 0-byte row */
+		if (!row->size && word_is(tok, "N/A"))
+			return 0;
+		return parse_cell(t, c, tok, l->half[c] ? &row->ip : &row->oop);
 	default:
 		return parse_cell(t, c, tok,
 				  l->half[c] ? &row->ip : &row->oop);

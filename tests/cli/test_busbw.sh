@@ -252,17 +252,21 @@ rows "$tmp/out" | awk '$17 !~ /^[0-9.]+$/ { print "FAIL: two ranks, nccl_est: " 
 # --- usage errors: exit 2, one line
 bad_usage() { bad_usage_of busbw "$@"; } # bad_usage WHAT MESSAGE -- args...
 bad_usage "no topology" "--topology is required" -- -b 8
-bad_usage "bad -b" "--minbytes: expected a size like 8, 1K, 8M, 8G (powers of 1024) or 1MiB, 1MB" -- -t "$abci" -b 8X
+bad_usage "bad -b" "--minbytes: expected a size like 8, 1K, 8M or 8G (powers of 1024; 8MB and 8MiB are 8M)" -- -t "$abci" -b 8X
 # strtod's hexadecimal and exponents are no sizes the help offers (0x10
 # was 16, 1e3 1000)
 for v in 0x10 1e3 1.2.3 .; do
-    bad_usage "-b $v" "--minbytes: expected a size like 8, 1K, 8M, 8G (powers of 1024) or 1MiB, 1MB (at most 1024G), got '$v'" -- -t "$abci" -b "$v"
+    bad_usage "-b $v" "--minbytes: expected a size like 8, 1K, 8M or 8G (powers of 1024; 8MB and 8MiB are 8M) (at most 1024G), got '$v'" -- -t "$abci" -b "$v"
 done
 bad_usage "negative -e" "--maxbytes: expected a size" -- -t "$abci" -e -8
 bad_usage "huge -e" "--maxbytes: expected a size" -- -t "$abci" -e 2000G
 bad_usage "huge -e, the file's way" "--maxbytes: expected a size" -- -t "$abci" -e 2000GiB
-# the topology file's way of writing a size is taken too: 1MiB is 1M
-expect 0 "-b 1MiB -e 1M" -- "$gdrlab" busbw -t "$abci" -b 1MiB -e 1M
+# nccl-tests reads a size's letter alone: 1MiB and 1MB are 1M (1048576),
+# and "1 MiB", as a topology file writes it, too
+expect 0 "-b 1MiB -e 1MB" -- "$gdrlab" busbw -t "$abci" -b 1MiB -e 1MB
+has "$tmp/out" "^ *1048576 "
+[ "$(grep -vc '^#' "$tmp/out")" -eq 1 ] || { echo "FAIL: 1MiB to 1MB is not one size"; fail=1; }
+expect 0 "-b '1 MiB'" -- "$gdrlab" busbw -t "$abci" -b "1 MiB" -e 1M
 has "$tmp/out" "^ *1048576 "
 bad_usage "-f 0" "--stepfactor: expected a whole number from 1 to 1024, got '0'" -- -t "$abci" -f 0
 bad_usage "-i 0" "--stepbytes: expected a size above 0" -- -t "$abci" -i 0

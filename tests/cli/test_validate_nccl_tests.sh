@@ -236,6 +236,17 @@ has "$tmp/err" "--op: expected allreduce"
 one_line "$tmp/err"
 expect 2 "two predictors" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" -b analytic -P model
 one_line "$tmp/err"
+# busbw's own table read back (its columns after nccl-tests' read past, its
+# rows of nothing to move left out, its test named by nccl-tests' line):
+# measured = predicted, every size normal, for every test
+for op in allreduce all_gather reduce_scatter broadcast alltoall sendrecv; do
+    expect 0 "busbw --op $op" -- "$gdrlab" busbw -t "$abci" -b 8 -e 64M -f 8 --op "$op"
+    cp "$tmp/out" "$tmp/own.txt"
+    expect 0 "its table validated" -- "$gdrlab" validate --nccl-tests "$tmp/own.txt" -t "$abci" -n 2
+    has "$tmp/out" "^validate: $tmp/own.txt (${op/allreduce/all_reduce}_perf, float, devices not listed)"
+    awk '$1 ~ /^[0-9]+$/ && NF >= 8 { e = $4; sub(/%/, "", e); if (e + 0 > 0.06 || e + 0 < -0.06) bad = 1 }
+        END { exit bad }' "$tmp/out" || { echo "FAIL: $op: busbw's own table off its prediction"; fail=1; }
+done
 if ! "$gdrlab" backends | grep -q '^emu  *absent'; then
     expect 2 "a measuring backend" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" --backend emu
     has "$tmp/err" "'emu' measures, it does not predict"
