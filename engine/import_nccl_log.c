@@ -460,17 +460,27 @@ static const char *tuning_name(const char *w, size_t n, bool proto)
  * for this process's oldest unmatched collective of that function and
  * size, which the TUNING line does not name otherwise.
  */
-/* The oldest call of @p waiting for a TUNING line of function @f and
- * @bytes, now tuned; NULL when none waits. */
+/*
+ * The oldest call of @p waiting for a TUNING line of function @f and
+ * @bytes, now tuned; NULL when none waits. A line's bytes are the call's
+ * count of its type, but for an AllGather or ReduceScatter in 2.23, which
+ * printed the larger buffer (v2.23.4-1 enqueue.cc: nBytes from
+ * ncclFuncMaxSendRecvCount, count x nranks).
+ */
 static struct coll *tuning_waiter(struct state *s, struct proc *p, size_t f,
 				  unsigned long long bytes)
 {
 	for (size_t k = p->head; k < p->ntuned; k++) {
 		struct coll *c = &s->colls[p->tuned[k]];
 		enum trace_dtype dt = TRACE_DTYPE_FP32;
+		unsigned long long mine;
+		bool whole;
 
 		dtype_of(c->datatype, &dt);
-		if (c->func != funcs[f].name || c->tuned || c->count * trace_dtype_size(dt) != bytes)
+		mine = c->count * trace_dtype_size(dt);
+		whole = (c->op == TRACE_OP_ALL_GATHER || c->op == TRACE_OP_REDUCE_SCATTER) &&
+			mine * (unsigned long long)c->nranks == bytes;
+		if (c->func != funcs[f].name || c->tuned || (mine != bytes && !whole))
 			continue;
 		c->tuned = true;
 		while (p->head < p->ntuned && s->colls[p->tuned[p->head]].tuned)
@@ -625,9 +635,14 @@ static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 		c.in_op = place_in_op(&s->views[v - s->views], c.op_count);
 	if (c.op == TRACE_OP_BROADCAST && (c.root < 0 || c.root >= c.nranks))
 		return fail(s, "root", "%d is not a rank of the %d", c.root, c.nranks);
-	if (c.op == TRACE_OP_SENDRECV && (c.root < 0 || c.root >= c.nranks || c.root == v->rank))
-		return fail(s, "root", "a send's peer must be another of the %d ranks, got %d",
+	if (c.op == TRACE_OP_SENDRECV && (c.root < 0 || c.root >= c.nranks))
+		return fail(s, "root", "a send's peer must be one of the %d ranks, got %d",
 			    c.nranks, c.root);
+	/* a rank's send to itself (PyTorch's all-to-all over send/receive
+	 * before NCCL 2.28 sends every rank its share, its own included):
+	 * a copy on the GPU, nothing crosses a link */
+	if (c.op == TRACE_OP_SENDRECV && c.root == v->rank)
+		return 0;
 	if (coll_room(s) || array_grow((void **)&s->colls, s->ncolls, &s->cap_colls, sizeof(*s->colls)))
 		return -ENOMEM;
 	/* every rank logs a collective; the first stands for all (sends are

@@ -65,6 +65,28 @@ Test(import_nccl_log, a_long_line_not_nccls_is_skipped)
 	trace_destroy(&want);
 }
 
+/*
+ * PyTorch's all-to-all over send/receive (before NCCL 2.28) sends every
+ * rank its share, its own too: a rank's send to itself is a copy on its
+ * GPU, left out; the other two are the trace's sends, 256 floats each.
+ */
+Test(import_nccl_log, a_send_to_itself_is_left_out)
+{
+	const char *files[] = { LOG("alltoall-sends.log") };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 2);
+	for (size_t i = 0; i < 2; i++) {
+		cr_expect_eq(t.entries[i].op, TRACE_OP_SENDRECV);
+		cr_expect_eq(t.entries[i].bytes, 1024);
+		cr_expect_eq(t.entries[i].root, (int)i);
+		cr_expect_eq(t.entries[i].peer, (int)(1 - i));
+	}
+	trace_destroy(&t);
+}
+
 /* One file a rank, in two orders: the same trace as the one file. */
 Test(import_nccl_log, one_file_a_rank_in_any_order)
 {
@@ -167,7 +189,7 @@ Test(import_nccl_log, every_fault_its_line)
 		{ "no-commid.log", "no-commid.log:3: comm: a communicator of 1 of the world's 2 ranks, and this NCCL's log has no commId" },
 		{ "long-line.log", "long-line.log:2: line: an NCCL line longer than 4095 bytes" },
 		{ "nul-byte.log", "nul-byte.log:2: line: a NUL byte" },
-		{ "send-to-self.log", "send-to-self.log:2: root: a send's peer must be another of the 2 ranks, got 0" },
+		{ "send-to-nobody.log", "send-to-nobody.log:2: root: a send's peer must be one of the 2 ranks, got 2" },
 		{ "rank-out-of-range.log", "rank-out-of-range.log:1: rank: rank 2 of 2 ranks" },
 		{ "tuning-unmatched.log", "tuning-unmatched.log:2: tuning: no AllReduce of 4096 bytes of node0:1001 is waiting for it (its collective line must come first)" },
 		{ "tuning-unknown.log", "tuning-unknown.log:3: tuning: unknown algorithm or protocol 'RINGS' / 'LL'" },
@@ -195,7 +217,10 @@ static const struct trace_entry *find_entry(const struct trace *t, const char *c
  * identical processes they often are. The world's 262144 floats = 1 MiB,
  * each pair's 65536 bfloat16 = 128 KiB. 2.23's TUNING lines give numbers:
  * Algo 1 proto 2 = Ring Simple, 0 1 = Tree LL128, 1 0 = Ring LL
- * (nccl_common.h: TREE 0, RING 1; LL 0, LL128 1, SIMPLE 2).
+ * (nccl_common.h: TREE 0, RING 1; LL 0, LL128 1, SIMPLE 2). Then an
+ * AllGather of 1024 floats a rank: 16 KiB in all, which 2.23's TUNING
+ * line gives as the larger buffer (enqueue.cc nBytes from
+ * ncclFuncMaxSendRecvCount), not a rank's 4 KiB as 2.24 and on do.
  */
 Test(import_nccl_log, split_children_of_nccl_2_23)
 {
@@ -204,7 +229,7 @@ Test(import_nccl_log, split_children_of_nccl_2_23)
 	struct trace t;
 
 	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
-	cr_assert_eq(t.nentries, 3);
+	cr_assert_eq(t.nentries, 4);
 	cr_expect_eq(t.entries[0].bytes, 1048576);
 	cr_expect_eq(t.entries[0].ngroup, 0);
 	cr_expect_str_eq(trace_entry_comm(&t, &t.entries[0]), "world");
@@ -224,6 +249,10 @@ Test(import_nccl_log, split_children_of_nccl_2_23)
 	cr_expect_str_eq(t.entries[1].proto, "LL128");
 	cr_expect_str_eq(t.entries[2].algo, "Ring");
 	cr_expect_str_eq(t.entries[2].proto, "LL");
+	cr_expect_eq(t.entries[3].op, TRACE_OP_ALL_GATHER);
+	cr_expect_eq(t.entries[3].bytes, 16384);
+	cr_expect_str_eq(t.entries[3].algo, "Ring");
+	cr_expect_str_eq(t.entries[3].proto, "LL");
 	trace_destroy(&t);
 }
 
