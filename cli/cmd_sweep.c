@@ -235,7 +235,7 @@ static void print_table(const struct sweep *sw)
 		char label[512];
 
 		sweep_point_label(sw, p, label, sizeof(label));
-		sweep_label_printable(label);
+		diag_printable(label, label, sizeof(label)); /* one row a point */
 		if (r->err) {
 			printf("%-*s error: %s\n", lw, label, r->error);
 			continue;

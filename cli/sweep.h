@@ -133,10 +133,6 @@ void sweep_point_label(const struct sweep *sw, const struct point *p, char *buf,
  * column, so that every row's other columns line up. */
 int sweep_label_width(const struct sweep *sw, int min);
 
-/* @label as a text table shows it: control bytes (a name's newline) as
- * '?', so that a row stays one line; CSV and JSON quote them instead. */
-char *sweep_label_printable(char *label);
-
 /* Read @file: 0, or an exit status (EXIT_USAGE, EXIT_RUNTIME) with the
  * one-line reason in @d. */
 int sweep_load(const char *file, struct sweep *sw, struct diag *d);

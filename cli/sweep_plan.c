@@ -737,14 +737,6 @@ void sweep_point_label(const struct sweep *sw, const struct point *p, char *buf,
 	}
 }
 
-char *sweep_label_printable(char *label)
-{
-	for (char *c = label; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
-	return label;
-}
-
 int sweep_label_width(const struct sweep *sw, int min)
 {
 	char label[512];

@@ -182,7 +182,7 @@ static void print_scaling(const struct sweep *sw, FILE *out)
 		if (sw->pts[i].axis_value[an])
 			continue;
 		series_label(sw, i, (int)an, -1, label, sizeof(label));
-		sweep_label_printable(label);
+		diag_printable(label, label, sizeof(label)); /* one row a point */
 		fprintf(out, "%-*s", w, label);
 		for (unsigned v = 0; v < ax->nvalues; v++) {
 			double e = efficiency(sw, i, with_value(sw, i, an, v));
@@ -269,7 +269,7 @@ static void print_nic_speed(const struct sweep *sw, FILE *out)
 		if (sw->pts[i].axis_value[a])
 			continue;
 		series_label(sw, i, (int)a, -1, label, sizeof(label));
-		sweep_label_printable(label);
+		diag_printable(label, label, sizeof(label)); /* one row a point */
 		v = nic_first(sw, i, &share);
 		if (v < 0)
 			fprintf(out, "%-*s none of its values\n", w, label);
@@ -292,7 +292,7 @@ static void print_breakdown(const struct sweep *sw, FILE *out)
 	fputc('\n', out);
 	for (size_t i = 0; i < sw->n; i++) {
 		sweep_point_label(sw, &sw->pts[i], label, sizeof(label));
-		sweep_label_printable(label);
+		diag_printable(label, label, sizeof(label)); /* one row a point */
 		fprintf(out, "%-*s", w, label);
 		for (int k = 0; k < STAGE_KIND_COUNT; k++)
 			if (sw->rows[i].err)
@@ -356,7 +356,7 @@ static void print_cost(const struct sweep *sw, FILE *out)
 		double c = cost_of(sw, i);
 
 		sweep_point_label(sw, &sw->pts[i], label, sizeof(label));
-		sweep_label_printable(label);
+		diag_printable(label, label, sizeof(label)); /* one row a point */
 		if (isnan(c)) {
 			fprintf(out, "%-*s %16s\n", w, label, "error");
 			continue;

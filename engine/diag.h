@@ -37,7 +37,8 @@ int diag_vat(struct diag *d, int err, const char *file, unsigned line,
 /*
  * @s copied into @buf (@n bytes) for a message: control bytes become '?'
  * and a long string is cut with "...", so a hostile value can neither
- * break the one-line rule nor flood it. Returns @buf.
+ * break the one-line rule nor flood it. @buf may be @s itself (each byte
+ * is read before it is written). Returns @buf.
  */
 const char *diag_printable(const char *s, char *buf, size_t n);
 
