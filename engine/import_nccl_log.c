@@ -738,8 +738,9 @@ static void notes_of(const struct state *s, struct import_notes *notes)
 	const char *path = s->gdr[0] + s->gdr[1] == 0 ? "staged" :
 			   s->gdr[0] == s->net[0] && s->gdr[1] == s->net[1] ? "direct" : "auto";
 
+	const struct coll *first = NULL; /* the first call cut short */
 	struct comm_present *comms;
-	size_t at = 0, ncomms;
+	size_t at = 0, ncomms, partial = 0;
 
 	notes->line[0] = '\0';
 	notes->world = s->world_n > 0 ? (unsigned)s->world_n : 0;
@@ -755,22 +756,14 @@ static void notes_of(const struct state *s, struct import_notes *notes)
 	/* a job that died, or a log cut short: kept, as each call's own
 	 * logged line says what it was, but said */
 	ncomms = comms_present(s, &comms);
-	for (size_t i = 0, partial = 0; i < s->ncolls; i++) {
-		const struct coll *c = &s->colls[i];
-
-		if (!cut_short(comms, ncomms, c))
-			continue;
-		if (!partial++)
-			for (size_t j = i + 1; j < s->ncolls; j++)
-				partial += cut_short(comms, ncomms, &s->colls[j]);
-		if (at < sizeof(notes->line))
-			snprintf(notes->line + at, sizeof(notes->line) - at,
-				 "%s%zu collective%s logged by only some of their ranks (the first: %s, %s:%u, %d of %d): a job cut short or some ranks' logs missing",
-				 at ? "; " : "", partial, partial == 1 ? "" : "s", c->func,
-				 s->in[c->file].name, c->line,
-				 c->logged, c->nranks);
-		break;
-	}
+	for (size_t i = 0; i < s->ncolls; i++)
+		if (cut_short(comms, ncomms, &s->colls[i]) && !partial++)
+			first = &s->colls[i];
+	if (first && at < sizeof(notes->line))
+		snprintf(notes->line + at, sizeof(notes->line) - at,
+			 "%s%zu collective%s logged by only some of their ranks (the first: %s, %s:%u, %d of %d): a job cut short or some ranks' logs missing",
+			 at ? "; " : "", partial, partial == 1 ? "" : "s", first->func,
+			 s->in[first->file].name, first->line, first->logged, first->nranks);
 	free(comms);
 }
 
