@@ -23,6 +23,7 @@
 
 #include "channels.h"
 #include "nccl_tuning.h"
+#include "p2p_schedule.h"
 #include "plan.h"
 #include "proto.h"
 
@@ -37,6 +38,7 @@ struct tune_ctx {
 	struct nccl_channels ch;
 	bool net_gdr;       /* the network sides read and write GPU memory */
 	bool in_network;    /* the fabric reduces (CollNet) */
+	struct p2p_budget p2p; /* send/receive and alltoall: their channels */
 };
 
 struct algo_build;
@@ -184,9 +186,11 @@ uint64_t algo_nvls_chunk_cut(uint64_t chunk, uint64_t bytes, const struct plan *
 /* The chunk an NVLS or NVLS-tree pattern's pipes were built with: the
  * communicator's (ncclNvlsTuning), before a call's cuts. */
 uint64_t algo_nvls_pattern_chunk(const struct plan_pattern *pat);
-/* Channels a send from @src to @dst uses (algo_p2p.c). */
-unsigned algo_p2p_channels(const struct plan *p, unsigned src, unsigned dst);
-/* Channels a send from GPU @g of a node to another node uses. */
+/* Whether a send/receive from @src to @dst, or an alltoall over @nnodes
+ * nodes, crosses the network (algo_p2p.c). */
+bool algo_p2p_network(const struct plan *p, enum trace_op op, unsigned nnodes, int src,
+		      int dst);
+/* Channels a send from GPU @g of a node to another node uses at most. */
 unsigned algo_p2p_net_channels(const struct topology *t, unsigned g);
 
 #endif

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * P2P: send/receive and alltoall, NCCL's point-to-point path (not an
- * NCCL_ALGO; src/enqueue.cc, transport/net.cc). A send is split over a
- * few channels per peer, each moving chunks of NCCL_P2P_NET_CHUNKSIZE
- * (128 KiB) across nodes, NCCL_P2P_NVL_CHUNKSIZE (512 KiB) over NVLink,
- * NCCL_P2P_PCI_CHUNKSIZE (128 KiB) over PCIe, through NCCL_STEPS slots;
- * LL up to NCCL_P2P_LL_THRESHOLD (16 KiB) a channel. An alltoall is
- * every rank's sends to every other rank at once, each peer on its own
- * channel. NCCL's tuner has no latency for p2p; a send pays a ring hop's
+ * NCCL_ALGO; src/enqueue.cc, transport/net.cc). A send to a peer is cut
+ * into parts on channels of their own (p2p_schedule.h), each moving
+ * chunks of NCCL_P2P_NET_CHUNKSIZE (128 KiB) across nodes,
+ * NCCL_P2P_NVL_CHUNKSIZE (512 KiB) over NVLink, NCCL_P2P_PCI_CHUNKSIZE
+ * (128 KiB) over PCIe, through NCCL_STEPS slots; LL up to
+ * NCCL_P2P_LL_THRESHOLD (16 KiB) a part on one node (tuner.c). An
+ * alltoall is every rank's sends to every other rank at once, S / n to
+ * each. NCCL's tuner has no latency for p2p; a send pays a ring hop's
  * latency for its protocol and the ring's launch.
  */
 #include "algo.h"
@@ -18,7 +19,7 @@
 #include "topo_path.h"
 
 /* NCCL_NCHANNELS_PER_NET_PEER's default since 2.29 is max(NICs,
- * netBw / 14 GB/s) (paths.cc); over NVLink NCCL_NCHANNELS_PER_PEER is 2. */
+ * netBw / 14 GB/s) (paths.cc ncclTopoGetNchannels). */
 unsigned algo_p2p_net_channels(const struct topology *t, unsigned g)
 {
 	unsigned nics = 0;
@@ -40,25 +41,35 @@ unsigned algo_p2p_net_channels(const struct topology *t, unsigned g)
 	return nics ? nics : 1;
 }
 
-unsigned algo_p2p_channels(const struct plan *p, unsigned src, unsigned dst)
+bool algo_p2p_network(const struct plan *p, enum trace_op op, unsigned nnodes, int src,
+		      int dst)
 {
-	if (plan_node_of(p, src) == plan_node_of(p, dst))
-		return 2;
-	return p->p2p_net_channels[src % p->gpus_per_node]; /* plan_build's */
+	if (op == TRACE_OP_SENDRECV)
+		return plan_node_of(p, (unsigned)src) != plan_node_of(p, (unsigned)dst);
+	return nnodes > 1;
 }
 
+/*
+ * The chunk: the LL step, else the communicator's p2pChunkSize, a
+ * quarter of it for a send of less than a step across nodes and half for
+ * less than eight steps (addP2pToPlan: "Tune chunk size for the
+ * network").
+ */
 static uint64_t algo_p2p_chunk(const struct plan *p, const struct plan_pattern *pat,
-			uint64_t bytes, unsigned nchannels)
+			       uint64_t bytes, unsigned nchannels)
 {
-	(void)bytes;
+	uint64_t step = p2p_chunk_size(p, pat->nnodes);
+	uint64_t send = pat->op == TRACE_OP_ALLTOALL && pat->nranks ? bytes / pat->nranks : bytes;
+	bool network = algo_p2p_network(p, pat->op, pat->nnodes, pat->root, pat->peer);
+
 	(void)nchannels;
 	if (pat->proto == PROTO_LL)
 		return proto_step_bytes(PROTO_LL);
-	if (pat->nnodes > 1)
-		return 131072;
-	/* NCCL_P2P_NVL_CHUNKSIZE where every GPU reaches every other over
-	 * NVLink, else NCCL_P2P_PCI_CHUNKSIZE (init.cc) */
-	return p2p_all_nvlink(p->nccl, p->opts.p2p_level, &p->topo) ? 524288 : 131072;
+	if (network && send < step)
+		return step / 4;
+	if (network && send < 8 * step)
+		return step / 2;
+	return step;
 }
 
 static int p2p_pair(struct algo_build *b, unsigned src, unsigned dst,
@@ -75,24 +86,58 @@ static int p2p_pair(struct algo_build *b, unsigned src, unsigned dst,
 	return err;
 }
 
+/* Where @rank is in the pattern's sorted ranks. */
+static unsigned rank_index(const struct plan_pattern *pat, unsigned rank)
+{
+	unsigned lo = 0, hi = pat->nranks;
+
+	while (hi - lo > 1) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (pat->ranks[mid] <= rank)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The parts of the send from ranks[@i] to ranks[@j], on the channels
+ * of their round. */
+static int p2p_send(struct algo_build *b, const struct p2p_rounds *r, unsigned i, unsigned j)
+{
+	const struct plan_pattern *pat = b->pat;
+	unsigned round = p2p_round_of(r, i, j), parts = pat->parts ? pat->parts : 1;
+	double share = pat->op == TRACE_OP_ALLTOALL ? 1.0 / pat->nranks : 1.0;
+	int err = 0;
+
+	for (unsigned part = 0; part < parts && !err; part++)
+		err = p2p_pair(b, pat->ranks[i], pat->ranks[j],
+			       p2p_part_channel(&b->t->p2p, r, round, part), share / parts);
+	return err;
+}
+
 static int p2p_build(struct algo_build *b)
 {
 	struct plan_pattern *pat = b->pat;
 	unsigned n = pat->nranks;
-	int err = 0;
+	struct p2p_rounds r;
+	int err;
 
 	pat->base_latency = 1e-6 * nccl_launch_latency(b->p->nccl, ALGO_RING, pat->proto);
-	if (pat->op == TRACE_OP_SENDRECV) {
-		for (unsigned c = 0; c < b->nch && !err; c++)
-			err = p2p_pair(b, (unsigned)pat->root, (unsigned)pat->peer, c,
-				       1.0 / b->nch);
+	err = p2p_rounds_init(&r, b->p, pat->ranks, n);
+	if (err)
 		return err;
+	if (pat->op == TRACE_OP_SENDRECV) {
+		err = p2p_send(b, &r, rank_index(pat, (unsigned)pat->root),
+			       rank_index(pat, (unsigned)pat->peer));
+	} else {
+		/* Alltoall: every rank's sends, round by round. */
+		for (unsigned i = 0; i < n && !err; i++)
+			for (unsigned round = 1; round < n && !err; round++)
+				err = p2p_send(b, &r, i, p2p_round_peer(&r, i, round));
 	}
-	/* Alltoall: S/n to each peer; peers rotate over the channels. */
-	for (unsigned i = 0; i < n && !err; i++)
-		for (unsigned k = 1; k < n && !err; k++)
-			err = p2p_pair(b, pat->ranks[i], pat->ranks[(i + k) % n],
-				       k % (b->nch ? b->nch : 1), 1.0 / n);
+	p2p_rounds_destroy(&r);
 	return err;
 }
 

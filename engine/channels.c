@@ -55,8 +55,7 @@ static unsigned nearest_other(const struct topology *t, const unsigned *gpus,
 	return best;
 }
 
-/* NCCL's mirrorBits: @val's low log2(@pow2) bits in reverse order. */
-static unsigned mirror_bits(unsigned val, unsigned pow2)
+unsigned channels_mirror_bits(unsigned val, unsigned pow2)
 {
 	unsigned m = 0;
 
@@ -90,7 +89,7 @@ static unsigned gpu_nics(const struct nccl_release *r, const struct topology *t,
 	if (r && r->first_net == NCCL_FIRST_NET_DEV)
 		*start = dev % m;
 	else if (r && r->first_net != NCCL_FIRST_NET_INDEX)
-		*start = (m & (m - 1)) ? dev % m : mirror_bits(dev, m);
+		*start = (m & (m - 1)) ? dev % m : channels_mirror_bits(dev, m);
 	return m;
 }
 

@@ -202,6 +202,10 @@ void channels_layout(const struct nccl_release *r, const struct topology *t,
  */
 int channels_nic(const struct topology *t, unsigned gpu, unsigned channel);
 
+/* NCCL's mirrorBits and reverseBits: @val's low log2(@pow2) bits in
+ * reverse order (@pow2 a power of two). */
+unsigned channels_mirror_bits(unsigned val, unsigned pow2);
+
 /*
  * The NIC channel @channel of graph @g uses at local GPU @gpu, in a
  * communicator of @ppn GPUs a node: channels_nic's, or the farther NIC

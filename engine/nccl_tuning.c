@@ -523,6 +523,9 @@ static const struct nccl_release v2_12_12 = {
 	.pxn = true,
 	/* paths.cc:380 netGdrLevel = PATH_PXB */
 	.default_gdr_level = TOPO_PATH_PXB,
+	/* no p2p LL before 2.14 (2.14 - 2.16, which take this table too, had
+	 * it for small sends on one node) */
+	.p2p_simple_only = true,
 	/* :193-197 LL128 where min == max == 70 or 80 */
 	.ll128_volta_ampere_only = true,
 	/* :56 baseLat, 2.8.4's */
@@ -642,6 +645,7 @@ static const struct nccl_release v2_8_4 = {
 	.minor_from = 0,
 	.has = { [ALGO_TREE] = true, [ALGO_RING] = true },
 	.default_gdr_level = TOPO_PATH_PXB,
+	.p2p_simple_only = true, /* no p2p LL before 2.14 */
 	/* "Enable LL128 by default only on Volta/Ampere+NVLink" */
 	.ll128_volta_ampere_only = true,
 	.base_lat = {

@@ -100,6 +100,9 @@ struct nccl_release {
 	 * and connect.cc's doubling (`minCompCap == 90`) leave Blackwell
 	 * out (2.19.3). */
 	bool newest_gpu_hopper;
+	/* Sends are Simple whatever their size: LL for small sends came
+	 * with 2.14 (enqueue.cc NCCL_P2P_LL_THRESHOLD; v2.12.12-1 has none). */
+	bool p2p_simple_only;
 	/* Microseconds, NCCL's baseLat and hwLat. */
 	double base_lat[ALGO_NCCL_COUNT][PROTO_COUNT];
 	double hw_lat[HOP_CLASS_COUNT][ALGO_NCCL_COUNT][PROTO_COUNT];

@@ -215,7 +215,7 @@ static bool pattern_matches(const struct plan_pattern *pat,
 {
 	return pat->op == e->op && pat->algo == c->algo && pat->proto == c->proto &&
 	       pat->nranks == n && pat->root == root && pat->peer == peer &&
-	       c->nchannels <= pat->nchannels &&
+	       c->nchannels <= pat->nchannels && pat->parts == c->parts &&
 	       !memcmp(pat->ranks, ranks, n * sizeof(*ranks));
 }
 
@@ -223,10 +223,9 @@ static bool pattern_matches(const struct plan_pattern *pat,
 static unsigned channels_to_build(const struct plan *p, const struct tune_ctx *t,
 				  const struct tune_choice *c)
 {
-	unsigned n = c->algo == ALGO_NVLS || c->algo == ALGO_NVLS_TREE ?
-			     t->ch.nvls_channels :
-		     c->algo == ALGO_P2P && t->op == TRACE_OP_SENDRECV ? c->nchannels :
-									t->ch.comm_channels;
+	unsigned n = c->algo == ALGO_NVLS || c->algo == ALGO_NVLS_TREE ? t->ch.nvls_channels :
+		     c->algo == ALGO_P2P ? c->nchannels : /* the p2p channels */
+					   t->ch.comm_channels;
 
 	if (p->opts.ring_only)
 		return 1;
@@ -286,6 +285,7 @@ static int pattern_build(struct plan *p, struct plan_pattern *pat,
 	pat->total_cap = INFINITY;
 	pat->total_stream_cap = INFINITY;
 	pat->nchannels = channels_to_build(p, t, c);
+	pat->parts = c->parts;
 	algo_build_init(&b, p, t, pat, pat->nchannels);
 	err = n < 2 ? 0 : algo_table[c->algo]->build(&b);
 	err = algo_build_end(&b, err);
@@ -415,10 +415,9 @@ static int plan_add_entry(struct build_ctx *bc, size_t idx, struct diag *d)
 	p->collectives[idx].entry = idx;
 	p->collectives[idx].pattern = k;
 	p->collectives[idx].bytes = e->bytes;
-	/* A call uses a prefix of the pattern's channels; an alltoall's
-	 * peers are spread over all of them. */
-	p->collectives[idx].nchannels = c.nchannels < p->patterns[k].nchannels &&
-						e->op != TRACE_OP_ALLTOALL ?
+	/* A call uses a prefix of the pattern's channels (a send all the
+	 * p2p channels, its parts taking those of their rounds). */
+	p->collectives[idx].nchannels = c.nchannels < p->patterns[k].nchannels ?
 						c.nchannels : p->patterns[k].nchannels;
 	p->collectives[idx].nccl_estimate_us = c.estimate_us;
 	return 0;

@@ -184,6 +184,8 @@ struct plan_pattern {
 	unsigned *ranks;             /* owned; the group, sorted */
 	int root, peer;
 	unsigned nchannels;          /* channels built; a call uses a prefix */
+	unsigned parts;              /* send/receive and alltoall: channels a
+				      * send to one peer takes (0 for others) */
 	size_t nroutes;
 	struct plan_route *routes;   /* owned */
 	size_t nconns;

@@ -101,7 +101,10 @@ int records_init(struct records *r, const struct plan *p, const char *backend)
 		c->shm = pat->shm[0] ? pat->shm : NULL;
 		c->algo = pat->algo;
 		c->proto = pat->proto;
-		c->nchannels = pc->nchannels;
+		/* a send/receive: the channels its parts take, not all of
+		 * the p2p channels its pattern spans */
+		c->nchannels = e->op == TRACE_OP_SENDRECV && pat->parts ? pat->parts :
+									  pc->nchannels;
 		c->nccl_estimate_us = pc->nccl_estimate_us;
 		c->comm = t->ncomms ? e->comm : 0;
 		c->stream = e->stream;

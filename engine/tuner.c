@@ -262,6 +262,9 @@ void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
 	search_cached(p, t->nnodes, t->ppn, cache, &t->ch);
 	t->net_gdr = t->nnodes > 1 && network_gdr(p, &t->ch.ring, ranks, first, t->ppn);
 	t->in_network = p->topo.fabric.in_network_reduction;
+	if (op == TRACE_OP_SENDRECV || op == TRACE_OP_ALLTOALL)
+		p2p_budget_init(&t->p2p, p, ranks, n, t->nnodes,
+				p->opts.nchannels ? p->opts.nchannels : t->ch.comm_channels);
 }
 
 /* tuning.cc: LL128 by default only where NCCL has validated it. */
@@ -363,31 +366,30 @@ static unsigned call_channels(const struct tune_ctx *t, enum algo_id a,
 	return nc;
 }
 
-/* Send/receive and alltoall: NCCL's p2p path, LL for small sends. */
+/*
+ * Send/receive and alltoall: NCCL's p2p path over the communicator's p2p
+ * channels, each send to a peer cut into parts (p2p_schedule.h). LL for a
+ * small send of at most NCCL_P2P_LL_THRESHOLD a part where its
+ * connections have LL buffers: not over the network, whose p2p
+ * connections get none (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0, net.cc since
+ * 2.14). An alltoall with a peer on another node is Simple: its slowest
+ * sends are.
+ */
 static int choose_p2p(const struct tune_ctx *t, uint64_t bytes,
 		      struct tune_choice *c)
 {
 	const struct plan *p = t->p;
 	uint64_t per_peer = t->op == TRACE_OP_ALLTOALL && t->nranks ? bytes / t->nranks : bytes;
-	unsigned per_peer_channels;
+	bool network = algo_p2p_network(p, t->op, t->nnodes, t->src, t->dst);
 
 	c->algo = ALGO_P2P;
 	c->estimate_us = NAN;
-	if (t->op == TRACE_OP_SENDRECV) {
-		c->nchannels = algo_p2p_channels(p, (unsigned)t->src, (unsigned)t->dst);
-		per_peer_channels = c->nchannels;
-	} else {
-		c->nchannels = t->ch.comm_channels;
-		per_peer_channels = 1;
-	}
-	if (p->opts.nchannels)
-		c->nchannels = p->opts.nchannels;
-	c->proto = per_peer <= (uint64_t)per_peer_channels * P2P_LL_THRESHOLD ? PROTO_LL :
-									      PROTO_SIMPLE;
-	if (p->opts.ring_only) {
-		c->nchannels = 1;
-		c->proto = PROTO_SIMPLE;
-	}
+	c->nchannels = t->p2p.channels;
+	c->parts = p2p_parts(&t->p2p, per_peer);
+	c->proto = !network && !p->nccl->p2p_simple_only && !p->opts.ring_only &&
+				   per_peer <= (uint64_t)c->parts * P2P_LL_THRESHOLD ?
+			   PROTO_LL :
+			   PROTO_SIMPLE;
 	return 0;
 }
 

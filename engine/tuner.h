@@ -37,6 +37,9 @@ struct tune_choice {
 	enum algo_id algo;
 	enum proto_id proto;
 	unsigned nchannels;
+	unsigned parts;     /* send/receive and alltoall: the channels one
+			     * send to a peer is cut over (p2p_schedule.h); 0
+			     * for a collective */
 	double estimate_us; /* NCCL's estimate of the call; NAN for p2p and
 			     * for one rank, which NCCL does not tune */
 };

@@ -56,6 +56,25 @@ Test(algo, one_gpu_drives_every_nic)
 }
 
 /*
+ * An alltoall's send to a peer is cut into parts on channels of their
+ * own, as a send/receive's is (NCCL's addP2pToPlan stripes both), so on
+ * the same node a GPU's one peer takes all four NICs: 2 GiB a rank over 2
+ * ranks sends 1 GiB to the other in 1 GiB / 50 GB/s, busbw 50 GB/s (an
+ * alltoall's factor (n - 1) / n on 2 GiB over that time). On one NIC it
+ * would be 12.5.
+ */
+Test(algo, an_alltoall_spreads_a_peers_bytes_over_every_nic)
+{
+	static const char alltoall[] = "{\"iteration\":0,\"op\":\"alltoall\",\"bytes\":2147483648,"
+				       "\"dtype\":\"fp32\"}\n";
+	struct coll_record c = run_one(DATA("one-gpu-four-nics.yaml"), alltoall, PLAN_PATH_AUTO,
+				       false);
+
+	assert_rel(c.time_us, GiB / 50e3, 0.002);
+	assert_rel(c.busbw_gbps, 50, 0.002);
+}
+
+/*
  * PXN (tests/data/pxn-two-gpus.yaml): gpu1 is PHB from the node's only
  * NIC, gpu0 PIX, NVLink between them. gpu1's sends go over NVLink to
  * gpu0 and out of the NIC with GPUDirect RDMA; NCCL judges gpu1's
