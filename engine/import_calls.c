@@ -375,7 +375,7 @@ static int cmp_issue(const void *a, const void *b)
 }
 
 /* @c, a copy of @o's call from another file: the same rank is an error,
- * and so is another op, size or group. */
+ * and so is another op, group or size (but an all-to-all's). */
 static int check_copy(struct import_calls *k, const struct import_input *in,
 		      const struct import_call *o, const struct import_call *c)
 {
@@ -386,7 +386,7 @@ static int check_copy(struct import_calls *k, const struct import_input *in,
 	if (o->rank == c->rank)
 		return fail_at(k, in[c->file].name, c->where, k->rank_key, "rank %d is in two files (%s, %s)",
 			       c->rank, in[o->file].name, in[c->file].name);
-	if (o->op != c->op || o->bytes != c->bytes)
+	if (o->op != c->op || (o->bytes != c->bytes && o->op != TRACE_OP_ALLTOALL))
 		return fail_at(k, in[c->file].name, c->where, k->key,
 			       "rank %d's call %u of group '%s' is %s of %" PRIu64 " bytes, rank %d's (%s) %s of %" PRIu64,
 			       c->rank, c->seq, pg, trace_op_name(c->op), c->bytes, o->rank,
@@ -526,6 +526,13 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 			err = c->p2p ? check_sides(k, in, o, c) : check_copy(k, in, o, c);
 			if (err)
 				return err;
+			/* an uneven all-to-all: as if every rank moved what
+			 * its fullest does, whose NIC sets the time */
+			if (c->bytes != o->bytes && !o->uneven)
+				k->uneven++;
+			k->c[kept - 1].uneven |= c->bytes != o->bytes;
+			if (c->bytes > o->bytes)
+				k->c[kept - 1].bytes = c->bytes;
 			k->c[kept - 1].both = true;
 			continue;
 		}
@@ -576,4 +583,15 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 	}
 	*t = out;
 	return 0;
+}
+
+void import_calls_note_uneven(const struct import_calls *k, struct import_notes *notes)
+{
+	size_t len = strlen(notes->line);
+
+	if (!k->uneven || len >= sizeof(notes->line))
+		return;
+	snprintf(notes->line + len, sizeof(notes->line) - len,
+		 "%s%u all-to-all%s uneven across ranks (all_to_allv), each taken at its largest rank's bytes for every rank: the fullest NIC's time, an upper bound where the fabric is oversubscribed",
+		 len ? "; " : "", k->uneven, k->uneven == 1 ? "" : "s");
 }

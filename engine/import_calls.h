@@ -5,7 +5,9 @@
  * group (a call is the n-th of its group on every rank), placed in the
  * file's profiler steps, and at the end the copies of one call from the
  * ranks' files are merged into one trace entry: the lowest rank's stands
- * for the group's, the others must agree on op, bytes and group.
+ * for the group's, the others must agree on op, bytes and group; an
+ * all-to-all's ranks may differ on bytes (PyTorch's all_to_allv records
+ * each rank's own), the largest standing for every rank's.
  *
  * Process-group names and groups of ranks are kept once each (a job has
  * few), so what a call costs does not grow with its group.
@@ -44,6 +46,8 @@ struct import_call {
 	bool p2p;          /* sendrecv: matched by pair, not group place */
 	bool recv;         /* the receiving side's copy */
 	bool both;         /* import_calls_build: its two sides were read */
+	bool uneven;       /* import_calls_build: an all-to-all whose ranks'
+			    * bytes differ */
 };
 
 struct import_calls {
@@ -61,6 +65,8 @@ struct import_calls {
 	size_t nfile_ranks, cap_file_ranks;
 	struct { unsigned pg; int src, dst; unsigned calls; } *pairs; /* the file's */
 	size_t npairs, cap_pairs;
+	unsigned uneven;      /* import_calls_build: all-to-alls whose
+			       * ranks' bytes differ, taken at the largest */
 	bool binary;          /* where is a byte offset, not a line */
 	const char *rank_key; /* what a rank in two files names */
 	const char *key;      /* what a disagreement between ranks names */
@@ -115,11 +121,16 @@ int import_calls_end_file(struct import_calls *k, bool timed, const char *file,
 /*
  * The trace's entries, one per (group name, place) over the files (a
  * send/receive: per group, pair and place, one entry for its two sides;
- * a side whose peer's file was read and has no match is an error); a
- * group that is ranks 0 .. @world-1 is written as none (every rank). On
+ * a side whose peer's file was read and has no match is an error; an
+ * all-to-all the largest of its ranks' bytes, counted in @k->uneven
+ * where they differ); a group that is ranks 0 .. @world-1 is written as
+ * none (every rank). On
  * failure a negative errno, @k's diag filled and @t untouched.
  */
 int import_calls_build(struct import_calls *k, const struct import_input *in,
 		       unsigned world, struct trace *t);
+/* After import_calls_build: the uneven all-to-alls, appended to
+ * @notes->line (after a "; " where it has something). */
+void import_calls_note_uneven(const struct import_calls *k, struct import_notes *notes);
 
 #endif

@@ -523,6 +523,7 @@ static int chakra_import(const struct import_input *in, size_t n, const struct i
 		err = import_calls_build(&k.calls, in, k.world ? k.world : o->world, t);
 	if (!err) {
 		write_notes(&k, notes);
+		import_calls_note_uneven(&k.calls, notes);
 		notes->world = k.world ? k.world : o->world;
 	}
 	chakra_pgs_free(&k.pgs);

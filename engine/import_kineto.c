@@ -441,8 +441,12 @@ static int on_collective(struct kstate *k, struct jstream *s, const json_t *e, c
 	if (arg_uint(args, "In msg nelems", &in) || arg_uint(args, "Out msg nelems", &out))
 		return jstream_fail(s, "In msg nelems", "expected whole numbers in 'In msg nelems' and 'Out msg nelems'");
 	/* the trace's bytes are the whole buffer: an all-gather's output,
-	 * the others' input (a send's and a receive's tensor) */
+	 * the others' input (a send's and a receive's tensor); an
+	 * all-to-all's larger side, which differ where its splits are
+	 * uneven (a rank's own sends and receives, all_to_allv) */
 	nelems = c.op == TRACE_OP_ALL_GATHER ? out : in;
+	if (c.op == TRACE_OP_ALLTOALL && out > in)
+		nelems = out;
 	if (nelems > (uint64_t)INT64_MAX / 8) /* the largest element */
 		return jstream_fail(s, "In msg nelems", "too many elements");
 	c.bytes = nelems * trace_dtype_size(c.dtype);
@@ -750,6 +754,7 @@ static int kineto_import(const struct import_input *in, size_t n,
 				 "left out: %u point-to-point calls and %u broadcasts whose peers and roots the profile does not say (PyTorch records them from 2.5; from 2.2 a send's or receive's outside batch_isend_irecv), %u reduces, gathers, scatters and out-of-place broadcasts (no root recorded), %u barriers, waits and empty calls",
 				 k.skipped[KSKIP_P2P], k.skipped[KSKIP_BROADCAST], k.skipped[KSKIP_ROOTED],
 				 k.skipped[KSKIP_NOTHING]);
+		import_calls_note_uneven(&k.calls, notes);
 	}
 	import_calls_free(&k.calls);
 	kold_free(&k.old);

@@ -615,3 +615,34 @@ Test(import_kineto, a_root_outside_its_communicator)
 	cr_expect(strstr(d.msg, "broadcast-no-ranks.json:27: Process Group Ranks: rank 1 is not in process group '2' as its other calls list it (2 ranks from 2)") != NULL,
 		  "%s", d.msg);
 }
+
+/*
+ * An uneven all-to-all (tests/data/kineto/uneven-rank*.json): rank 0
+ * sends 1000 and 3000 floats to ranks 0 and 1, rank 1 500 and 200, so
+ * rank 0 records 4000 in and 1500 out, rank 1 700 in and 3200 out. Each
+ * rank's larger side, the larger of the two: 4000 floats, 16000 bytes,
+ * and the header says one call was uneven. The even all-to-all after it
+ * (2048 floats on both) is 8192 bytes and not counted. Rank 1's file
+ * alone: its own larger side, 3200 floats, nothing to compare.
+ */
+Test(import_kineto, uneven_all_to_all_takes_the_fullest_rank)
+{
+	const char *both[] = { KT("uneven-rank0.json"), KT("uneven-rank1.json") };
+	const char *one[] = { KT("uneven-rank1.json") };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(import_as("kineto", both, 2, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 2);
+	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLTOALL);
+	cr_expect_eq(t.entries[0].bytes, 16000);
+	cr_expect_eq(t.entries[1].bytes, 8192);
+	cr_expect(strstr(notes.line, "1 all-to-all uneven across ranks (all_to_allv), each taken at its largest rank's bytes"),
+		  "%s", notes.line);
+	trace_destroy(&t);
+
+	cr_assert_eq(import_as("kineto", one, 1, &t, &d), 0, "%s", d.msg);
+	cr_expect_eq(t.entries[0].bytes, 12800);
+	cr_expect_eq(strstr(notes.line, "uneven"), NULL, "%s", notes.line);
+	trace_destroy(&t);
+}
