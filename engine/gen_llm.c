@@ -430,7 +430,9 @@ static void tp_layer(struct gen *g, unsigned s, double at, double dur)
 
 /* A MoE layer's dispatch (before its experts, halfway) and combine
  * (after them): each rank sends its tokens' top_k copies (Lepikhin et
- * al. 2020, GShard; Megatron-Core's alltoall token dispatcher). */
+ * al. 2020, GShard; Megatron-Core's alltoall token dispatcher). An
+ * alltoall's bytes are one rank's send buffer, its chunks for every rank
+ * (nccl-tests' size; PyTorch's `In msg nelems`), whatever ep is. */
 static void ep_layer(struct gen *g, unsigned s, double at, double dur)
 {
 	const struct gen_llm_options *o = g->o;
@@ -441,10 +443,10 @@ static void ep_layer(struct gen *g, unsigned s, double at, double dur)
 		return;
 	for (unsigned t = 0; t < o->tp; t++)
 		for (unsigned b = 0; b < o->dp / o->ep; b++) {
-			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine * o->ep,
+			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine,
 			     at + dur / 2, -1, -1);
-			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine * o->ep,
-			     at + dur, -1, -1);
+			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine, at + dur,
+			     -1, -1);
 		}
 }
 
