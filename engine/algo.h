@@ -59,10 +59,11 @@ struct algo_ops {
 		       double *bw);
 	/* The connections and pipes of the pattern (channels b->nch). */
 	int (*build)(struct algo_build *b);
-	/* The chunk a call of @bytes on @nchannels uses, when the
-	 * algorithm shrinks it for small calls (optional; else the pipe's). */
+	/* The chunk pipe @pp of a call of @bytes on @nchannels uses, when
+	 * the algorithm shrinks it for small calls (optional; else the
+	 * pipe's). */
 	uint64_t (*chunk)(const struct plan *p, const struct plan_pattern *pat,
-			  uint64_t bytes, unsigned nchannels);
+			  const struct plan_pipe *pp, uint64_t bytes, unsigned nchannels);
 };
 
 /* The table, indexed by enum algo_id (all_algos.c). */
@@ -190,7 +191,9 @@ uint64_t algo_nvls_pattern_chunk(const struct plan_pattern *pat);
  * nodes, crosses the network (algo_p2p.c). */
 bool algo_p2p_network(const struct plan *p, enum trace_op op, unsigned nnodes, int src,
 		      int dst);
-/* Channels a send from GPU @g of a node to another node uses at most. */
-unsigned algo_p2p_net_channels(const struct topology *t, unsigned g);
+/* Channels a send from GPU @g of a node to another node uses at most,
+ * release @r counting the links. */
+unsigned algo_p2p_net_channels(const struct nccl_release *r, const struct topology *t,
+			       unsigned g);
 
 #endif

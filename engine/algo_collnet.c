@@ -195,12 +195,13 @@ static int chain_build(struct algo_build *b)
 
 /* CollNet chain chunks are at most 256 KiB (calcCollChunking). */
 static uint64_t chain_chunk(const struct plan *p, const struct plan_pattern *pat,
-			    uint64_t bytes, unsigned nchannels)
+			const struct plan_pipe *pp, uint64_t bytes, unsigned nchannels)
 {
 	uint64_t chunk = 262144;
 	double depth = (double)pat->nranks / pat->nnodes;
 
 	(void)p;
+	(void)pp;
 	while (bytes / (nchannels * chunk) < depth * 64 && chunk > 131072)
 		chunk /= 2;
 	while (bytes / (nchannels * chunk) < depth * 8 && chunk > 65536)

@@ -111,12 +111,13 @@ uint64_t algo_nvls_chunk_cut(uint64_t chunk, uint64_t bytes, const struct plan *
  * chunk, nvls_build), smaller for calls that fill few chunks (enqueue.cc,
  * v2.30.7-1:2263-2274, v2.19.3-1:1360-1366). */
 static uint64_t algo_nvls_chunk(const struct plan *p, const struct plan_pattern *pat,
-				uint64_t bytes, unsigned nchannels)
+			const struct plan_pipe *pp, uint64_t bytes, unsigned nchannels)
 {
 	static const struct nvls_chunk_cut cuts[] = {
 		{ 64, 65536 }, { 8, 32768 }, { 2, 16384 },
 	};
 
+	(void)pp;
 	return algo_nvls_chunk_cut(algo_nvls_pattern_chunk(pat), bytes, p, nchannels, cuts,
 				   sizeof(cuts) / sizeof(cuts[0]));
 }

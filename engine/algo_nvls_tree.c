@@ -63,12 +63,13 @@ static void nvls_tree_refine(const struct tune_ctx *t, enum proto_id p, uint64_t
  * larger, and cut later.
  */
 static uint64_t nvls_tree_chunk(const struct plan *p, const struct plan_pattern *pat,
-				uint64_t bytes, unsigned nchannels)
+			const struct plan_pipe *pp, uint64_t bytes, unsigned nchannels)
 {
 	static const struct nvls_chunk_cut cuts[] = {
 		{ 32, 262144 }, { 16, 131072 }, { 4, 65536 }, { 1, 32768 },
 	};
 
+	(void)pp;
 	return algo_nvls_chunk_cut(algo_nvls_pattern_chunk(pat), bytes, p, nchannels, cuts,
 				   sizeof(cuts) / sizeof(cuts[0]));
 }

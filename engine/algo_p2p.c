@@ -16,29 +16,42 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "search_loads.h"
 #include "topo_path.h"
 
-/* NCCL_NCHANNELS_PER_NET_PEER's default since 2.29 is max(NICs,
- * netBw / 14 GB/s) (paths.cc ncclTopoGetNchannels). */
-unsigned algo_p2p_net_channels(const struct topology *t, unsigned g)
+/*
+ * NCCL_NCHANNELS_PER_NET_PEER's default since 2.29 (paths.cc
+ * ncclTopoGetNchannels, topo.cc ncclTopoGetLocalNetCountByBw): of the NICs
+ * the GPU's channels take in turn, as many as it takes for their paths'
+ * bandwidth to reach the GPU's own to its CPU, and one channel a NIC or
+ * one per P2P_PER_CHANNEL_NET_BW (14 GB/s) of them, whichever is more. A
+ * PCIe GPU's one link fills with its first NIC.
+ */
+unsigned algo_p2p_net_channels(const struct nccl_release *r, const struct topology *t,
+			       unsigned g)
 {
-	unsigned nics = 0;
-	double bw = 0;
+	struct route_end gpu = { ROUTE_GPU, (int)g }, cpu = { ROUTE_MEM, t->gpus[g].socket };
+	int first = channels_nic(t, g, 0);
+	struct res_layout l;
+	double gpu_bw, bw = 0;
+	unsigned count = 0, by_bw;
 
-	for (unsigned c = 0; c < t->nnics; c++) {
+	if (first < 0)
+		return 2;
+	res_layout_init(&l, t, 1);
+	gpu_bw = search_path_bw(r, &l, t, gpu, cpu);
+	for (unsigned c = 0; c < 64 /* MAXCHANNELS */; c++) {
 		int nic = channels_nic(t, g, c);
-		bool seen = false;
 
-		for (unsigned k = 0; k < c; k++)
-			seen |= channels_nic(t, g, k) == nic;
-		if (nic >= 0 && !seen) {
-			nics++;
-			bw += t->nics[nic].line_rate / 1e9;
-		}
+		if (c && nic == first)
+			break;
+		bw += search_net_bw(r, &l, t, g, (unsigned)nic);
+		count++;
+		if (bw >= gpu_bw)
+			break;
 	}
-	if (nics < (unsigned)(bw / 14 + 0.999))
-		nics = (unsigned)(bw / 14 + 0.999);
-	return nics ? nics : 1;
+	by_bw = ((unsigned)bw + 13) / 14;
+	return by_bw > count ? by_bw : count;
 }
 
 bool algo_p2p_network(const struct plan *p, enum trace_op op, unsigned nnodes, int src,
@@ -51,16 +64,17 @@ bool algo_p2p_network(const struct plan *p, enum trace_op op, unsigned nnodes, i
 
 /*
  * The chunk: the LL step, else the communicator's p2pChunkSize, a
- * quarter of it for a send of less than a step across nodes and half for
- * less than eight steps (addP2pToPlan: "Tune chunk size for the
- * network").
+ * quarter of it for a send of less than a step over the network and half
+ * for less than eight steps (addP2pToPlan: "Tune chunk size for the
+ * network"; an alltoall's sends to its own node keep the step).
  */
 static uint64_t algo_p2p_chunk(const struct plan *p, const struct plan_pattern *pat,
-			       uint64_t bytes, unsigned nchannels)
+			const struct plan_pipe *pp, uint64_t bytes, unsigned nchannels)
 {
-	uint64_t step = p2p_chunk_size(p, pat->nnodes);
+	const struct plan_conn *c = &pat->conns[pp->first_conn];
+	uint64_t step = p2p_chunk_size(p, pat->ranks, pat->nranks, pat->nnodes);
 	uint64_t send = pat->op == TRACE_OP_ALLTOALL && pat->nranks ? bytes / pat->nranks : bytes;
-	bool network = algo_p2p_network(p, pat->op, pat->nnodes, pat->root, pat->peer);
+	bool network = plan_node_of(p, c->src_rank) != plan_node_of(p, c->dst_rank);
 
 	(void)nchannels;
 	if (pat->proto == PROTO_LL)

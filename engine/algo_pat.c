@@ -47,12 +47,13 @@ static void pat_cost(const struct tune_ctx *t, enum proto_id p, double *lat,
 
 /* calcCollChunking: chunks shrink while a call has few per channel. */
 static uint64_t pat_chunk(const struct plan *p, const struct plan_pattern *pat,
-			  uint64_t bytes, unsigned nchannels)
+			const struct plan_pipe *pp, uint64_t bytes, unsigned nchannels)
 {
 	uint64_t chunk = proto_step_bytes(PROTO_SIMPLE);
 	unsigned k = pat->op == TRACE_OP_ALL_GATHER ? 32 : 16;
 
 	(void)p;
+	(void)pp;
 	while (chunk * nchannels * k > bytes && chunk > 65536)
 		chunk /= 2;
 	return chunk;

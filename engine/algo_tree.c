@@ -96,12 +96,13 @@ static void tree_refine(const struct tune_ctx *t, enum proto_id p,
  * "nRanks/nNodes - 1 + log2i(nNodes)"), which later releases do not.
  */
 static uint64_t tree_chunk(const struct plan *p, const struct plan_pattern *pat,
-			   uint64_t bytes, unsigned nchannels)
+			const struct plan_pipe *pp, uint64_t bytes, unsigned nchannels)
 {
 	uint64_t chunk = proto_step_bytes(pat->proto);
 	double ppn = (double)pat->nranks / pat->nnodes;
 	double steps = 1 + algo_log2(pat->nnodes) + 0.1 * ppn;
 
+	(void)pp;
 	if (pat->proto == PROTO_SIMPLE && p->nccl->tree_simple_chunk_by_depth) {
 		uint64_t depth = pat->nranks / pat->nnodes - 1 + (uint64_t)algo_log2(pat->nnodes);
 

@@ -132,28 +132,6 @@ void channels_search_nvls(const struct nccl_release *r, const struct search_env 
 	g->nvlink = !r->intra_from_nearest || p2p_nvlink_usable(env->p2p_level);
 }
 
-/* The PCIe links' least capacity from @gpu to @nic, GB/s, as NCCL's
- * paths see them and at its own figures (search_capacity). */
-static double path_bw(const struct nccl_release *rel, const struct res_layout *l,
-		      const struct topology *t, unsigned gpu, int nic)
-{
-	struct route_end g = { ROUTE_GPU, (int)gpu }, n = { ROUTE_NIC, nic };
-	struct route r;
-	double bw = INFINITY;
-
-	route_build(l, t, g, n, RES_P2P_READ, &r);
-	for (unsigned i = 0; i < r.n; i++) {
-		enum res_kind kind;
-		unsigned node, idx;
-
-		res_locate(l, r.res[i], &node, &kind, &idx);
-		if (!search_sees(kind))
-			continue;
-		bw = fmin(bw, search_capacity(rel, t, kind, idx));
-	}
-	return bw;
-}
-
 /*
  * comm->minNetBw (topo.cc ncclTopoGetMinNetBw, the least over the ranks:
  * init.cc:1450): of the NICs each GPU's channels take in turn
@@ -176,8 +154,7 @@ double channels_min_net_bw(const struct nccl_release *r, const struct topology *
 
 			if (c && nic == first)
 				break;
-			bw = fmin(bw, fmin(search_capacity(r, t, RES_PORT_TX, (unsigned)nic),
-					   path_bw(r, &l, t, g, nic)));
+			bw = fmin(bw, search_net_bw(r, &l, t, g, (unsigned)nic));
 		}
 	}
 	return isfinite(bw) ? bw : 0;

@@ -119,14 +119,15 @@ enum topo_path_type p2p_refused_class(const struct topology *t, unsigned a, unsi
 }
 
 bool p2p_all_nvlink(const struct nccl_release *r, enum p2p_user_level user,
-		    const struct topology *t)
+		    const struct topology *t, const unsigned *gpus, unsigned n)
 {
 	unsigned via;
 
-	for (unsigned a = 0; a < t->ngpus; a++)
-		for (unsigned b = 0; b < t->ngpus; b++)
-			if (a != b && (topo_nvlink_way(t, a, b, &via) == TOPO_NVLINK_NONE ||
-				       !p2p_allowed(r, user, t, a, b, t->ngpus)))
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < n; j++)
+			if (i != j &&
+			    (topo_nvlink_way(t, gpus[i], gpus[j], &via) == TOPO_NVLINK_NONE ||
+			     !p2p_allowed(r, user, t, gpus[i], gpus[j], n)))
 				return false;
 	return topo_has_nvlink(t);
 }

@@ -85,12 +85,13 @@ static inline bool p2p_nvlink_usable(enum p2p_user_level user)
 enum topo_path_type p2p_release_level(const struct nccl_release *r, const struct topology *t,
 				      unsigned node_gpus);
 
-/* Whether every two GPUs of the node copy to each other over NVLink,
- * their own pair's or through a GPU between (paths.cc
- * ncclTopoPathAllNVLink: the farthest GPU-GPU path, once refused pairs
- * go through the CPU, is under PATH_PIX). */
+/* Whether every two of the @n GPUs @gpus of a node (a communicator's
+ * there: NCCL trims the node to them, topo.cc ncclTopoTrimSystem) copy
+ * to each other over NVLink, their own pair's or through a GPU between
+ * (paths.cc ncclTopoPathAllNVLink: the farthest GPU-GPU path, once
+ * refused pairs go through the CPU, is under PATH_PIX). */
 bool p2p_all_nvlink(const struct nccl_release *r, enum p2p_user_level user,
-		    const struct topology *t);
+		    const struct topology *t, const unsigned *gpus, unsigned n);
 
 /* The class NCCL gives a refused pair's path, through @b's CPU: PHB on
  * one socket, else SYS (addInterStep merges the two halves' classes). */

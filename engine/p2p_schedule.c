@@ -37,11 +37,18 @@ static unsigned gcd(unsigned a, unsigned b)
 	return a;
 }
 
-uint64_t p2p_chunk_size(const struct plan *p, unsigned nnodes)
+uint64_t p2p_chunk_size(const struct plan *p, const unsigned *ranks, unsigned n,
+			unsigned nnodes)
 {
+	unsigned gpus[TOPO_MAX_GPUS], m = 0;
+
 	if (nnodes > 1)
-		return 131072;
-	return p2p_all_nvlink(p->nccl, p->opts.p2p_level, &p->topo) ? 524288 : 131072;
+		return p->topo.cpu_vendor == TOPO_CPU_ARM && p->topo.gpu_arch >= TOPO_GPU_BLACKWELL ?
+			       262144 :
+			       131072;
+	for (unsigned i = 0; i < n && m < TOPO_MAX_GPUS; i++)
+		gpus[m++] = ranks[i] % p->gpus_per_node;
+	return p2p_all_nvlink(p->nccl, p->opts.p2p_level, &p->topo, gpus, m) ? 524288 : 131072;
 }
 
 /*
@@ -50,12 +57,16 @@ uint64_t p2p_chunk_size(const struct plan *p, unsigned nnodes)
  * as NCCL does (path bandwidth / its figure for one link, at least one);
  * two over PCIe.
  */
-static unsigned intra_channels(const struct plan *p, unsigned g, unsigned h)
+static unsigned intra_channels(const struct plan *p, unsigned g, unsigned h,
+			       unsigned node_gpus)
 {
 	const struct topology *t = &p->topo;
 	double link = p->nccl->nvlink_link_bw[t->gpu_arch];
 	unsigned via, links;
 
+	/* a pair refused peer to peer goes through the CPU (paths.cc) */
+	if (!p2p_allowed(p->nccl, p->opts.p2p_level, t, g, h, node_gpus))
+		return 2;
 	switch (topo_nvlink_way(t, g, h, &via)) {
 	case TOPO_NVLINK_NONE:
 		return 2;
@@ -79,7 +90,7 @@ void p2p_budget_init(struct p2p_budget *b, const struct plan *p, const unsigned 
 	unsigned fewest = P2P_MAX_CHANNELS;
 
 	b->nnodes = nnodes;
-	b->step = p2p_chunk_size(p, nnodes);
+	b->step = p2p_chunk_size(p, ranks, n, nnodes);
 	if (p->opts.ring_only) {
 		b->channels = b->per_peer = b->min_parts = 1;
 		return;
@@ -96,7 +107,8 @@ void p2p_budget_init(struct p2p_budget *b, const struct plan *p, const unsigned 
 
 			for (unsigned j = s; j < e; j++) {
 				unsigned c = j == i ? fewest :
-						      intra_channels(p, g, ranks[j] % p->gpus_per_node);
+						      intra_channels(p, g, ranks[j] % p->gpus_per_node,
+								     e - s);
 
 				if (c < fewest)
 					fewest = c;

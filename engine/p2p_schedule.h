@@ -19,11 +19,14 @@
 
 struct plan;
 
-/* A communicator's p2pChunkSize, the bytes of a Simple step:
- * NCCL_P2P_NET_CHUNKSIZE across nodes, NCCL_P2P_NVL_CHUNKSIZE where every
- * GPU reaches every other over NVLink, else NCCL_P2P_PCI_CHUNKSIZE
- * (init.cc: 128 KiB, 512 KiB, 128 KiB). */
-uint64_t p2p_chunk_size(const struct plan *p, unsigned nnodes);
+/* The p2pChunkSize of the communicator of the sorted ranks @ranks (@n,
+ * over @nnodes nodes), the bytes of a Simple step (init.cc):
+ * NCCL_P2P_NET_CHUNKSIZE (128 KiB) across nodes, twice that on Arm CPUs
+ * with Blackwell GPUs ("GBx platforms only have 4 GPUs per host"),
+ * NCCL_P2P_NVL_CHUNKSIZE (512 KiB) where every two of its GPUs reach each
+ * other over NVLink, else NCCL_P2P_PCI_CHUNKSIZE (128 KiB). */
+uint64_t p2p_chunk_size(const struct plan *p, const unsigned *ranks, unsigned n,
+			unsigned nnodes);
 
 /* A communicator's p2p channels (paths.cc ncclTopoComputeP2pChannels,
  * ncclTopoComputeP2pChannelsPerPeer, v2.30.7-1). */

@@ -468,7 +468,7 @@ int plan_build(struct plan *p, const struct topology *topo,
 	/* a send's channels across nodes, which every send of a GPU asks
 	 * for (11% of a 2048-GPU trace's plan when found each time) */
 	for (unsigned g = 0; g < p->gpus_per_node; g++)
-		p->p2p_net_channels[g] = algo_p2p_net_channels(&p->topo, g);
+		p->p2p_net_channels[g] = algo_p2p_net_channels(p->nccl, &p->topo, g);
 
 	p->ncollectives = trace->nentries;
 	p->collectives = calloc(trace->nentries ? trace->nentries : 1,

@@ -23,7 +23,7 @@ void plan_slicing(const struct plan *p, const struct plan_pattern *pat,
 	unsigned nch = nchannels ? nchannels : 1;
 	/* gdrlab's own ring keeps the chunk plan.c gave it, not NCCL's. */
 	double full = (double)(ops->chunk && !p->opts.ring_only ?
-				       ops->chunk(p, pat, bytes, nch) : pp->chunk_bytes);
+				       ops->chunk(p, pat, pp, bytes, nch) : pp->chunk_bytes);
 	double data;
 	bool memcpy_way = false;
 

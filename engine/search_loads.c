@@ -243,3 +243,30 @@ void search_add_chain(const struct nccl_release *r, const struct search_env *env
 	for (unsigned k = 0; k + 1 < n || (ring_closes && n > 1 && k < n); k++)
 		add_gpu_hop(r, env, l, t, order[k], order[(k + 1) % n], n, share, use);
 }
+
+double search_path_bw(const struct nccl_release *rel, const struct res_layout *l,
+		      const struct topology *t, struct route_end from, struct route_end to)
+{
+	struct route r;
+	double bw = INFINITY;
+
+	route_build(l, t, from, to, RES_P2P_READ, &r);
+	for (unsigned i = 0; i < r.n; i++) {
+		enum res_kind kind;
+		unsigned node, idx;
+
+		res_locate(l, r.res[i], &node, &kind, &idx);
+		if (!search_sees(kind))
+			continue;
+		bw = fmin(bw, search_capacity(rel, t, kind, idx));
+	}
+	return bw;
+}
+
+double search_net_bw(const struct nccl_release *rel, const struct res_layout *l,
+		     const struct topology *t, unsigned gpu, unsigned nic)
+{
+	struct route_end g = { ROUTE_GPU, (int)gpu }, n = { ROUTE_NIC, (int)nic };
+
+	return fmin(search_capacity(rel, t, RES_PORT_TX, nic), search_path_bw(rel, l, t, g, n));
+}

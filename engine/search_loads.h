@@ -74,6 +74,17 @@ void search_add_chain(const struct nccl_release *r, const struct search_env *env
 double search_capacity(const struct nccl_release *r, const struct topology *t,
 		       enum res_kind kind, unsigned idx);
 
+/* The least capacity of the links NCCL's paths see from @from to @to
+ * (@l one node's layout), GB/s, each at its own figure (search_capacity):
+ * a path's bw in NCCL's topology (paths.cc). */
+double search_path_bw(const struct nccl_release *r, const struct res_layout *l,
+		      const struct topology *t, struct route_end from, struct route_end to);
+
+/* GPU @gpu's path to NIC @nic with the NIC at its line rate: the bw of
+ * NCCL's GPU-to-NET path, GB/s. */
+double search_net_bw(const struct nccl_release *r, const struct res_layout *l,
+		     const struct topology *t, unsigned gpu, unsigned nic);
+
 /* Whether the loads @use carry @speed GB/s each, every resource NCCL sees
  * at its own figure for it (search_capacity). */
 bool search_loads_fit(const struct nccl_release *r, const struct topology *t,

@@ -419,13 +419,13 @@ Test(nccl_release, v2_8_4_tree_simple_chunk_by_depth)
 
 	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
 	cr_assert_eq(x.plan.patterns[0].algo, ALGO_TREE);
-	cr_assert_eq(tree->chunk(&x.plan, &x.plan.patterns[0], 4 * MiB, 4), 64 * KiB);
-	cr_assert_eq(tree->chunk(&x.plan, &x.plan.patterns[0], 32 * MiB, 4), 128 * KiB);
+	cr_assert_eq(tree->chunk(&x.plan, &x.plan.patterns[0], x.plan.patterns[0].pipes, 4 * MiB, 4), 64 * KiB);
+	cr_assert_eq(tree->chunk(&x.plan, &x.plan.patterns[0], x.plan.patterns[0].pipes, 32 * MiB, 4), 128 * KiB);
 	tuned_destroy(&x);
 
 	o = release_opts("2.30.7", 8, "tree", "simple");
 	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
-	cr_assert_eq(tree->chunk(&x.plan, &x.plan.patterns[0], 4 * MiB, 4), 512 * KiB);
+	cr_assert_eq(tree->chunk(&x.plan, &x.plan.patterns[0], x.plan.patterns[0].pipes, 4 * MiB, 4), 512 * KiB);
 	tuned_destroy(&x);
 }
 
@@ -537,7 +537,7 @@ static uint64_t first_pattern_chunk(const struct plan_options *o, const char *to
 	uint64_t chunk;
 
 	tuned_init(&x, topo, o);
-	chunk = algo_table[x.plan.patterns[0].algo]->chunk(&x.plan, &x.plan.patterns[0],
+	chunk = algo_table[x.plan.patterns[0].algo]->chunk(&x.plan, &x.plan.patterns[0], x.plan.patterns[0].pipes,
 							    bytes, nch);
 	tuned_destroy(&x);
 	return chunk;
@@ -604,7 +604,7 @@ Test(nccl_release, v2_19_3_has_pxn_and_nvls_not_pat)
 	/* Tree/Simple's chunk shrinks by depth, as 2.8.4's (see above) */
 	o = release_opts("2.19.3", 8, "tree", "simple");
 	tuned_init(&x, DATA("volta-nics-at-cpu.yaml"), &o);
-	cr_assert_eq(algo_table[ALGO_TREE]->chunk(&x.plan, &x.plan.patterns[0], 4 * MiB, 4),
+	cr_assert_eq(algo_table[ALGO_TREE]->chunk(&x.plan, &x.plan.patterns[0], x.plan.patterns[0].pipes, 4 * MiB, 4),
 		     64 * KiB);
 	tuned_destroy(&x);
 }
@@ -629,21 +629,21 @@ Test(nccl_release, nvls_tree_chunk_by_release)
 	o.gdr_level = TOPO_PATH_P2C;
 	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
 	cr_assert_eq(x.plan.patterns[0].algo, ALGO_NVLS_TREE);
-	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 64 * MiB, 16), 128 * KiB);
-	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 16 * MiB, 16), 64 * KiB);
-	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 4 * MiB, 16), 32 * KiB);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], x.plan.patterns[0].pipes, 64 * MiB, 16), 128 * KiB);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], x.plan.patterns[0].pipes, 16 * MiB, 16), 64 * KiB);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], x.plan.patterns[0].pipes, 4 * MiB, 16), 32 * KiB);
 	tuned_destroy(&x);
 
 	o.nodes = 4;
 	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
-	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 64 * MiB, 16), 64 * KiB);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], x.plan.patterns[0].pipes, 64 * MiB, 16), 64 * KiB);
 	tuned_destroy(&x);
 
 	o = release_opts("2.19.3", 2, "nvlstree", "simple");
 	o.gdr_level = TOPO_PATH_P2C;
 	tuned_init(&x, CONFIG("h100-pcie5-400g.yaml"), &o);
-	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 64 * MiB, 16), 128 * KiB);
-	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 1024 * MiB, 16), 256 * KiB);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], x.plan.patterns[0].pipes, 64 * MiB, 16), 128 * KiB);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], x.plan.patterns[0].pipes, 1024 * MiB, 16), 256 * KiB);
 	tuned_destroy(&x);
 }
 
@@ -703,7 +703,7 @@ Test(nccl_release, nvls_channels_and_chunks_on_blackwell)
 	cr_assert_eq(x.t.ch.nvls_tree_chunk, 64 * KiB);
 	cr_assert_eq(choose(&x, 64 * MiB).nchannels, 32);
 	cr_assert_eq(x.plan.patterns[0].nchannels, 32);
-	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 1024 * MiB, 32), 64 * KiB);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], x.plan.patterns[0].pipes, 1024 * MiB, 32), 64 * KiB);
 	tuned_destroy(&x);
 
 	o.nodes = 4;
@@ -751,7 +751,7 @@ Test(nccl_release, nvls_tree_chunk_with_800g_nics_on_blackwell)
 	cr_assert_eq(x.t.ch.nvls_channels, 24);
 	cr_assert_eq(x.t.ch.nvls_chunk, 256 * KiB);
 	cr_assert_eq(x.t.ch.nvls_tree_chunk, 256 * KiB);
-	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], 1024 * MiB, 24), 256 * KiB);
+	cr_assert_eq(nt->chunk(&x.plan, &x.plan.patterns[0], x.plan.patterns[0].pipes, 1024 * MiB, 24), 256 * KiB);
 	tuned_destroy(&x);
 
 	o.nodes = 2;

@@ -107,6 +107,7 @@ Test(p2p_level, refuses_nvlink_below_its_class)
 {
 	struct topology *t = load(DATA("dgx1-wired-mesh.yaml"), TOPO_CPU_INTEL);
 	const struct nccl_release *r = nccl_release_newest();
+	static const unsigned all[] = { 0, 1, 2, 3, 4, 5, 6, 7 }, wired[] = { 0, 4 };
 
 	/* gpu0-gpu4 are wired to each other, gpu0-gpu5 are not */
 	cr_expect(p2p_allowed(r, P2P_USER_NVL, t, 0, 4, 8));
@@ -114,9 +115,11 @@ Test(p2p_level, refuses_nvlink_below_its_class)
 	cr_expect(p2p_allowed(r, P2P_USER_NVB, t, 0, 5, 8));
 	cr_expect(p2p_allowed(r, P2P_USER_PIX, t, 0, 5, 8));
 	cr_expect_not(p2p_allowed(r, P2P_USER_LOC, t, 0, 4, 8));
-	cr_expect(p2p_all_nvlink(r, P2P_USER_UNSET, t));
-	cr_expect(p2p_all_nvlink(r, P2P_USER_NVB, t));
-	cr_expect_not(p2p_all_nvlink(r, P2P_USER_NVL, t), "NVB pairs go through the CPU");
+	cr_expect(p2p_all_nvlink(r, P2P_USER_UNSET, t, all, 8));
+	cr_expect(p2p_all_nvlink(r, P2P_USER_NVB, t, all, 8));
+	cr_expect_not(p2p_all_nvlink(r, P2P_USER_NVL, t, all, 8), "NVB pairs go through the CPU");
+	/* a communicator of gpu0 and gpu4 alone has only their own pair */
+	cr_expect(p2p_all_nvlink(r, P2P_USER_NVL, t, wired, 2));
 	free(t);
 }
 
