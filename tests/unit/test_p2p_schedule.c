@@ -7,8 +7,11 @@
  * (enqueue.cc addP2pToPlan).
  */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
+#include "helpers.h"
 #include "p2p_schedule.h"
 #include "plan.h"
 
@@ -124,4 +127,33 @@ Test(p2p_schedule, a_send_takes_more_parts_as_it_grows)
 	cr_expect_eq(p2p_parts(&nvl, 102400), 2);
 	cr_expect_eq(p2p_parts(&nvl, 16777216), 2);
 	cr_expect_eq(p2p_parts(&nvl, 67108864), 4);
+}
+
+static unsigned net_channels(const char *path, unsigned gpu)
+{
+	struct topology *t = malloc(sizeof(*t));
+	struct diag d = { "" };
+	unsigned n;
+
+	cr_assert_not_null(t);
+	cr_assert_eq(topology_load(path, t, &d), 0, "%s", d.msg);
+	n = algo_p2p_net_channels(nccl_release_newest(), t, gpu);
+	free(t);
+	return n;
+}
+
+/*
+ * The channels a send across nodes may take (ncclTopoGetNchannels,
+ * ncclTopoGetLocalNetCountByBw): NICs in the GPU's channels' turn until
+ * their paths' bandwidth reaches the GPU's own to its CPU, then at least
+ * one per 14 GB/s of them. h100-pcie5-400g: a GPU's PCIe Gen5 x16 link,
+ * 16 x 240 / 80 = 48 GB/s as NCCL counts it, is full with its first
+ * 400 Gbit/s NIC (48 of its 50), so one NIC and ceil(48 / 14) = 4, not
+ * the 8 both NICs' 100 GB/s would give. one-gpu-four-nics: a 200 GB/s
+ * link takes all four 12.5 GB/s NICs, 50 GB/s: max(4, ceil(50 / 14)) = 4.
+ */
+Test(p2p_schedule, a_net_peer_takes_the_nics_the_gpu_can_fill)
+{
+	cr_expect_eq(net_channels(CONFIG("h100-pcie5-400g.yaml"), 0), 4);
+	cr_expect_eq(net_channels(DATA("one-gpu-four-nics.yaml"), 0), 4);
 }
