@@ -528,9 +528,7 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 				return err;
 			/* an uneven all-to-all: as if every rank moved what
 			 * its fullest does, whose NIC sets the time */
-			if (c->bytes != o->bytes && !o->uneven)
-				k->uneven++;
-			k->c[kept - 1].uneven |= c->bytes != o->bytes;
+			k->c[kept - 1].uneven |= c->uneven || c->bytes != o->bytes;
 			if (c->bytes > o->bytes)
 				k->c[kept - 1].bytes = c->bytes;
 			k->c[kept - 1].both = true;
@@ -539,6 +537,9 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 		k->c[kept++] = *c;
 	}
 	k->n = kept;
+	k->uneven = 0;
+	for (size_t i = 0; i < k->n; i++)
+		k->uneven += k->c[i].uneven;
 	for (size_t i = 0; i < k->n; i++) {
 		if (k->c[i].p2p && !k->c[i].both) {
 			err = check_lone_side(k, in, &k->c[i]);
@@ -592,6 +593,6 @@ void import_calls_note_uneven(const struct import_calls *k, struct import_notes 
 	if (!k->uneven || len >= sizeof(notes->line))
 		return;
 	snprintf(notes->line + len, sizeof(notes->line) - len,
-		 "%s%u all-to-all%s uneven across ranks (all_to_allv), each taken at its largest rank's bytes for every rank: the fullest NIC's time, an upper bound where the fabric is oversubscribed",
+		 "%s%u all-to-all%s uneven across ranks (all_to_allv), each replayed even, every rank moving over the network what the fullest rank sent or received: the fullest NIC's time, the other ranks' traffic overstated",
 		 len ? "; " : "", k->uneven, k->uneven == 1 ? "" : "s");
 }

@@ -46,8 +46,9 @@ struct import_call {
 	bool p2p;          /* sendrecv: matched by pair, not group place */
 	bool recv;         /* the receiving side's copy */
 	bool both;         /* import_calls_build: its two sides were read */
-	bool uneven;       /* import_calls_build: an all-to-all whose ranks'
-			    * bytes differ */
+	bool uneven;       /* an all-to-all whose ranks' sizes differ (the
+			    * importer's word, or import_calls_build's
+			    * finding) */
 };
 
 struct import_calls {

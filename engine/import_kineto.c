@@ -194,6 +194,69 @@ bad:
 	return jstream_fail(s, "Process Group Ranks", "expected distinct ranks, like \"[0, 1, 2, 3]\"");
 }
 
+/*
+ * An all_to_allv's "In split size" or "Out split size" ("[1000, 3000]",
+ * elements to or from each place of the group): their sum and the one at
+ * @place, in *@sum and *@own, *@uneven set where two differ; their count,
+ * or 0 where the list is absent, empty (an even all-to-all), cut by the
+ * profiler or not numbers.
+ */
+static unsigned arg_splits(const json_t *args, const char *key, uint64_t place, uint64_t *sum,
+			   uint64_t *own, bool *uneven)
+{
+	const json_t *v = json_object_get(args, key);
+	const char *p = json_is_string(v) ? json_string_value(v) : "";
+	unsigned long long first = 0;
+	unsigned n = 0;
+
+	*sum = *own = 0;
+	while (*p == ' ' || *p == '[')
+		p++;
+	while (*p && *p != ']') {
+		char *end;
+		unsigned long long x;
+
+		errno = 0;
+		x = strtoull(p, &end, 10);
+		if (errno || end == p || *p == '-' || x > UINT64_MAX / 2 - *sum)
+			return 0;
+		if (n == place)
+			*own = x;
+		if (!n)
+			first = x;
+		*uneven |= x != first;
+		*sum += x;
+		n++;
+		for (p = end; *p == ' ' || *p == ','; p++)
+			;
+	}
+	return *p == ']' ? n : 0;
+}
+
+/*
+ * An all-to-all's elements as the trace has them, every rank's alike:
+ * where the rank's splits say it (all_to_allv), the even all-to-all whose
+ * ranks send and receive over the network as much as this rank does at
+ * most, max(sent, received to and from other ranks) x n / (n - 1); else
+ * its larger side. *@uneven: the rank's sizes differ.
+ */
+static uint64_t alltoall_nelems(const json_t *args, uint64_t in, uint64_t out, bool *uneven)
+{
+	uint64_t place, in_sum, in_own, out_sum, out_own, off;
+	unsigned n;
+
+	*uneven = in != out;
+	if (arg_uint(args, "Rank", &place) ||
+	    (n = arg_splits(args, "In split size", place, &in_sum, &in_own, uneven)) < 2 ||
+	    arg_splits(args, "Out split size", place, &out_sum, &out_own, uneven) != n ||
+	    place >= n)
+		return in > out ? in : out;
+	off = in_sum - in_own > out_sum - out_own ? in_sum - in_own : out_sum - out_own;
+	if (off > UINT64_MAX / n)
+		return UINT64_MAX;
+	return (off * n + n - 2) / (n - 1);
+}
+
 /* Is every one of the @n sorted @listed ranks one of the @m sorted @all? */
 static bool ranks_within(const unsigned *listed, unsigned n, const unsigned *all, unsigned m)
 {
@@ -441,12 +504,11 @@ static int on_collective(struct kstate *k, struct jstream *s, const json_t *e, c
 	if (arg_uint(args, "In msg nelems", &in) || arg_uint(args, "Out msg nelems", &out))
 		return jstream_fail(s, "In msg nelems", "expected whole numbers in 'In msg nelems' and 'Out msg nelems'");
 	/* the trace's bytes are the whole buffer: an all-gather's output,
-	 * the others' input (a send's and a receive's tensor); an
-	 * all-to-all's larger side, which differ where its splits are
-	 * uneven (a rank's own sends and receives, all_to_allv) */
-	nelems = c.op == TRACE_OP_ALL_GATHER ? out : in;
-	if (c.op == TRACE_OP_ALLTOALL && out > in)
-		nelems = out;
+	 * an all-to-all's send buffer as an even one (alltoall_nelems), the
+	 * others' input (a send's and a receive's tensor) */
+	nelems = c.op == TRACE_OP_ALL_GATHER ? out :
+		 c.op == TRACE_OP_ALLTOALL   ? alltoall_nelems(args, in, out, &c.uneven) :
+					       in;
 	if (nelems > (uint64_t)INT64_MAX / 8) /* the largest element */
 		return jstream_fail(s, "In msg nelems", "too many elements");
 	c.bytes = nelems * trace_dtype_size(c.dtype);

@@ -618,12 +618,13 @@ Test(import_kineto, a_root_outside_its_communicator)
 
 /*
  * An uneven all-to-all (tests/data/kineto/uneven-rank*.json): rank 0
- * sends 1000 and 3000 floats to ranks 0 and 1, rank 1 500 and 200, so
- * rank 0 records 4000 in and 1500 out, rank 1 700 in and 3200 out. Each
- * rank's larger side, the larger of the two: 4000 floats, 16000 bytes,
- * and the header says one call was uneven. The even all-to-all after it
- * (2048 floats on both) is 8192 bytes and not counted. Rank 1's file
- * alone: its own larger side, 3200 floats, nothing to compare.
+ * sends 1000 and 3000 floats to ranks 0 and 1, rank 1 500 and 200. Over
+ * the network rank 0 sends 3000 and receives 500, rank 1 sends 500 and
+ * receives 3000: the fullest moves 3000 floats, which an even all-to-all
+ * of 2 ranks sends to the other rank when its buffer is 2 x 3000 floats,
+ * 24000 bytes. Each file's splits say as much, so rank 1's alone gives
+ * the same; the header says the call was uneven either way. The even
+ * all-to-all after it (2048 floats on both) is 8192 bytes, not counted.
  */
 Test(import_kineto, uneven_all_to_all_takes_the_fullest_rank)
 {
@@ -635,14 +636,14 @@ Test(import_kineto, uneven_all_to_all_takes_the_fullest_rank)
 	cr_assert_eq(import_as("kineto", both, 2, &t, &d), 0, "%s", d.msg);
 	cr_assert_eq(t.nentries, 2);
 	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLTOALL);
-	cr_expect_eq(t.entries[0].bytes, 16000);
+	cr_expect_eq(t.entries[0].bytes, 24000);
 	cr_expect_eq(t.entries[1].bytes, 8192);
-	cr_expect(strstr(notes.line, "1 all-to-all uneven across ranks (all_to_allv), each taken at its largest rank's bytes"),
+	cr_expect(strstr(notes.line, "1 all-to-all uneven across ranks (all_to_allv), each replayed even"),
 		  "%s", notes.line);
 	trace_destroy(&t);
 
 	cr_assert_eq(import_as("kineto", one, 1, &t, &d), 0, "%s", d.msg);
-	cr_expect_eq(t.entries[0].bytes, 12800);
-	cr_expect_eq(strstr(notes.line, "uneven"), NULL, "%s", notes.line);
+	cr_expect_eq(t.entries[0].bytes, 24000);
+	cr_expect(strstr(notes.line, "1 all-to-all uneven"), "%s", notes.line);
 	trace_destroy(&t);
 }
