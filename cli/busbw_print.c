@@ -83,6 +83,23 @@ static void print_graphs(FILE *out, const struct busbw_run *r)
 	fprintf(out, "; communicator %u channels\n", c->comm_channels);
 }
 
+/* Why some sizes did not go direct, as run's tables say it: the first
+ * reason and how many sizes it stands for. */
+static void print_fallback(FILE *out, const struct busbw_run *r)
+{
+	const struct predict_point *first = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (r->pts[i].fallback[0]) {
+			first = first ? first : &r->pts[i];
+			n++;
+		}
+	if (first)
+		fprintf(out, "# %s on %zu of %zu size%s: %s\n", plan_path_used_name(first->rec.path), n,
+			r->n, r->n == 1 ? "" : "s", first->fallback);
+}
+
 static void print_header(FILE *out, const struct busbw_run *r)
 {
 	const struct busbw_args *a = r->a;
@@ -112,6 +129,7 @@ static void print_header(FILE *out, const struct busbw_run *r)
 		o->algo ? o->algo : "", o->proto ? ", NCCL_PROTO " : "",
 		o->proto ? o->proto : "", o->pxn_off ? ", PXN off" : "",
 		o->p2p_level ? ", NCCL_P2P_LEVEL " : "", p2p_user_level_name(o->p2p_level));
+	print_fallback(out, r);
 	print_graphs(out, r);
 	if (r->nranks == 1)
 		/* enqueue.cc: ncclLaunchOneRank, a copy (or a scaling) on the GPU */
@@ -165,7 +183,7 @@ static json_t *row_json(const struct busbw_run *r, size_t i)
 	const struct predict_point *p = &r->pts[i];
 	bool ok = predicted(p);
 
-	return json_pack("{s:I, s:I, s:o, s:f, s:f, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:I, s:I, s:o, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "size", (json_int_t)p->size, "count", (json_int_t)r->counts[i],
 			 "time_us", real_or_null(ok, p->rec.time_us),
 			 "algbw_gbps", p->rec.algbw_gbps, "busbw_gbps", p->rec.busbw_gbps,
@@ -173,7 +191,8 @@ static json_t *row_json(const struct busbw_run *r, size_t i)
 			 "proto", string_or_null(ok ? proto_name(p->rec.proto) : NULL),
 			 "channels", ok ? json_integer(p->rec.nchannels) : json_null(),
 			 "nccl_estimate_us", real_or_null(ok, p->rec.nccl_estimate_us),
-			 "path", string_or_null(ok ? plan_path_used_name(p->rec.path) : NULL));
+			 "path", string_or_null(ok ? plan_path_used_name(p->rec.path) : NULL),
+			 "fallback", string_or_null(ok && p->fallback[0] ? p->fallback : NULL));
 }
 
 static json_t *graph_json(const struct nccl_graph *g, unsigned nodes)

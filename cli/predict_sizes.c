@@ -255,6 +255,7 @@ int predict_sizes(const struct predict_setup *s, struct predict_point *pts,
 
 		p->rec = *c;
 		p->rec.fallback = NULL;
+		snprintf(p->fallback, sizeof(p->fallback), "%s", c->fallback ? c->fallback : "");
 	}
 	if (s->graphs && trace.entries[0].ngroup)
 		tune_group_graphs(&plan, trace.entries[0].group, trace.entries[0].ngroup,

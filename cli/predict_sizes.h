@@ -27,8 +27,9 @@ struct predict_point {
 	/* Out: the backend's record of it: time, nccl-tests' bandwidths, the
 	 * path, and what NCCL's tuner chose (estimate NAN for p2p: NCCL does
 	 * not model it); zero, estimate NAN, for an unpredicted row. Its
-	 * fallback reason is not kept (it was the plan's). */
+	 * fallback reason, which was the plan's, is in @fallback. */
 	struct coll_record rec;
+	char fallback[200]; /* why direct was not used; "" if it was */
 };
 
 /*
