@@ -107,6 +107,10 @@ check_op sendrecv int32 4 0 sum -1 1
 # p2p: no NCCL estimate; the pair crosses the nodes
 expect 0 "sendrecv" -- "$gdrlab" busbw -t "$abci" --op sendrecv -b 1M -e 1M
 rows "$tmp/out" | awk '$14 != "P2P" || $17 != "N/A" || $18 == "intra_node" { print "FAIL: " $0; bad = 1 } END { exit bad }' || fail=1
+# -p direct where the NIC is across the sockets from every GPU
+# (two-socket-commodity: SYS, beyond GDR level P2C): staged, and why
+expect 0 "fallback" -- "$gdrlab" busbw -t two-socket-commodity --op alltoall -p direct -b 1M -e 2M
+has "$tmp/out" "^# staged on 2 of 2 sizes: gpu0-nic0 path is SYS (across CPU sockets), beyond GDR level P2C"
 # 16 ranks: the factor follows the cluster (2 x 15 / 16)
 expect 0 "h100 -n 2" -- "$gdrlab" busbw -t "$h100" -n 2 -b 1M -e 1G -f 4
 has "$tmp/out" "2 nodes x 8 GPUs = 16 ranks"
