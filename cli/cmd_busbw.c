@@ -39,7 +39,8 @@ static const char busbw_usage[] =
 	"  -e, --maxbytes SIZE     largest size (default 8G)\n"
 	"  -f, --stepfactor N      multiply the size by N each step (default 2); 1, as\n"
 	"                          in nccl-tests, adds --stepbytes instead\n"
-	"  -i, --stepbytes SIZE    add SIZE each step instead (default 1M; not with -f)\n"
+	"  -i, --stepbytes SIZE    add SIZE each step instead (default 1M; with -f\n"
+	"                          only as -f 1)\n"
 	"      --op OP             allreduce (default), all_gather, reduce_scatter,\n"
 	"                          broadcast (root 0), alltoall, sendrecv; nccl-tests'\n"
 	"                          names (all_reduce, ...) too\n"
@@ -207,9 +208,10 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 	if (cli_stdout_twice("busbw", (const char *[]){ a->json, a->csv },
 			     (const char *[]){ "--json", "--csv" }, 2))
 		return EXIT_USAGE;
-	/* nccl-tests adds -i only when -f is 1; asked for both, one is a mistake */
-	if (factor_given && step_given)
-		return cli_usage_error("busbw", "--stepfactor and --stepbytes exclude each other (-f multiplies, -i adds)");
+	/* nccl-tests adds -i only when -f is 1; asked for both with another
+	 * factor, one is a mistake */
+	if (factor_given && step_given && a->stepfactor != 1)
+		return cli_usage_error("busbw", "--stepfactor and --stepbytes exclude each other unless -f is 1 (-f multiplies, -i adds)");
 	if (step_given)
 		a->stepfactor = 1;
 	if (a->minbytes > a->maxbytes)

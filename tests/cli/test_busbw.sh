@@ -275,6 +275,9 @@ has "$tmp/out" "^ *1048576 "
 bad_usage "-f 0" "--stepfactor: expected a whole number from 1 to 1024, got '0'" -- -t "$abci" -f 0
 bad_usage "-i 0" "--stepbytes: expected a size above 0" -- -t "$abci" -i 0
 bad_usage "-f and -i" "--stepfactor and --stepbytes exclude each other" -- -t "$abci" -f 2 -i 1M
+# -f 1 -i: nccl-tests' own way of asking for steps of -i
+expect 0 "-f 1 -i" -- "$gdrlab" busbw -t "$abci" -f 1 -i 4K -b 4K -e 12K
+[ "$(rows "$tmp/out" | awk '{ printf "%s ", $1 }')" = "4096 8192 12288 " ] || { echo "FAIL: -f 1 -i 4K"; fail=1; }
 bad_usage "-b above -e" "--minbytes 2147483648 is above --maxbytes 1073741824" -- -t "$abci" -b 2G -e 1G
 bad_usage "-b 0 -f 2" "--minbytes 0 with --stepfactor" -- -t "$abci" -b 0
 bad_usage "too many sizes" "--minbytes 1 to --maxbytes 1073741824 in steps of 1 makes more than 65536 sizes" -- -t "$abci" -b 1 -e 1G -i 1
