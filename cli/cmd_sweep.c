@@ -125,7 +125,7 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 			pt->opts.gdr_level_set = true;
 		} else if (!strcmp(key, "nccl")) {
 			if (sweep_point_nccl(pt, s)) {
-				diag_set(d, -EINVAL, "%s:%u: nccl: no tables for NCCL '%s' in this build (%s)",
+				diag_set(d, -EINVAL, "%s:%u: nccl: expected an NCCL 2 version (2.18.5, 2.18), got '%s'; this build has the tables of %s",
 					 file, line, s, nccl_release_list());
 				return EXIT_USAGE;
 			}

@@ -104,8 +104,9 @@ bool sweep_has_questions(const struct sweep *sw);
 int sweep_questions_print(const struct sweep *sw, FILE *out);
 int sweep_questions_json(const struct sweep *sw, struct json_t *doc);
 
-/* "nccl" of a point: a release of nccl_tuning.h, and its GDR level
- * unless one is given; -1 for a release this build has no tables for. */
+/* "nccl" of a point: the tables of nccl_tuning.h that stand for that
+ * release (nccl_release_for_version), and their GDR level unless one is
+ * given; -1 for what is no NCCL 2 version. */
 int sweep_point_nccl(struct point *pt, const char *version);
 
 /*

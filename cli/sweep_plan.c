@@ -100,7 +100,7 @@ static int preset_path(const struct plan_reader *r, const yaml_node_t *n, const 
  * too; here, so that the plan reader's fuzz target has it) */
 int sweep_point_nccl(struct point *pt, const char *version)
 {
-	const struct nccl_release *r = nccl_release_find(version);
+	const struct nccl_release *r = nccl_release_for_version(version);
 
 	if (!r)
 		return -1;
@@ -145,7 +145,7 @@ static int set_key(struct plan_reader *r, struct point *pt, const char *key, con
 	}
 	if (!strcmp(key, "nccl"))
 		return sweep_point_nccl(pt, s) ?
-			       yaml_doc_fail_got(&r->y, n, key, "no tables for this NCCL in this build (%s)",
+			       yaml_doc_fail_got(&r->y, n, key, "expected an NCCL 2 version (2.18.5, 2.18); this build has the tables of %s",
 						 nccl_release_list()) : 0;
 	if (!strcmp(key, "backend")) {
 		if (!backend_lookup(s, why, sizeof(why))) {

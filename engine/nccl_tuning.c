@@ -31,8 +31,10 @@
  */
 #include "nccl_tuning.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -768,6 +770,57 @@ const struct nccl_release *nccl_release_find(const char *version)
 	return NULL;
 }
 
+/* The tables that stand for NCCL 2.@y: newest first, the first whose
+ * range has begun. */
+static const struct nccl_release *release_for_minor(unsigned y)
+{
+	for (size_t i = 0; i < nccl_release_count; i++)
+		if (y >= nccl_releases[i]->minor_from)
+			return nccl_releases[i];
+	return nccl_releases[nccl_release_count - 1];
+}
+
+const struct nccl_release *nccl_release_for_version(const char *version)
+{
+	const struct nccl_release *r = nccl_release_find(version);
+	unsigned long major, minor;
+	char *end;
+
+	if (r || !version)
+		return r;
+	if (version[0] == 'v')
+		version++;
+	errno = 0;
+	major = strtoul(version, &end, 10);
+	if (errno || end == version || *end != '.' || major != 2)
+		return NULL;
+	version = end + 1;
+	minor = strtoul(version, &end, 10);
+	if (errno || end == version || minor > 99)
+		return NULL;
+	if (*end == '.') {
+		version = end + 1;
+		strtoul(version, &end, 10);
+		if (errno || end == version)
+			return NULL;
+	}
+	if (*end && strcmp(end, "-1"))
+		return NULL;
+	return release_for_minor((unsigned)minor);
+}
+
+void nccl_release_span(const struct nccl_release *r, char *buf, size_t len)
+{
+	size_t i = nccl_release_index(r);
+
+	if (i == 0 || i >= nccl_release_count)
+		snprintf(buf, len, "2.%u and later", r->minor_from);
+	else if (nccl_releases[i - 1]->minor_from - 1 == r->minor_from)
+		snprintf(buf, len, "2.%u", r->minor_from);
+	else
+		snprintf(buf, len, "2.%u to 2.%u", r->minor_from, nccl_releases[i - 1]->minor_from - 1);
+}
+
 unsigned nccl_release_index(const struct nccl_release *r)
 {
 	unsigned i = 0;
@@ -808,11 +861,7 @@ const struct nccl_release *nccl_release_for_code(unsigned code, char *name,
 	snprintf(name, len, "%u.%u.%u", x, y, z);
 	if (x > 2)
 		return nccl_release_newest();
-	/* newest first: the first whose range has begun */
-	for (size_t i = 0; i < nccl_release_count; i++)
-		if (y >= nccl_releases[i]->minor_from)
-			return nccl_releases[i];
-	return nccl_releases[nccl_release_count - 1];
+	return release_for_minor(y);
 }
 
 /* p2p has no entry of its own: one ring hop's, as NCCL's tuner has none. */

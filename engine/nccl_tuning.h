@@ -245,6 +245,13 @@ const struct nccl_release *nccl_release_newest(void);
 /* "2.8.4", "2.12.12", "2.30.7" (a "v" in front and a "-1" behind are taken);
  * NULL when this build has no table for it. */
 const struct nccl_release *nccl_release_find(const char *version);
+/* Release @version's tables: its own, else (any "2.Y" or "2.Y.Z") those
+ * that stand for its minor release, as nccl_release_for_code; NULL for
+ * what is no NCCL 2 version. */
+const struct nccl_release *nccl_release_for_version(const char *version);
+/* The minor releases @r's tables stand for: "2.17 to 2.20", "2.25 and
+ * later". */
+void nccl_release_span(const struct nccl_release *r, char *buf, size_t len);
 /* "2.30.7, 2.21.5, 2.19.3, 2.12.12, 2.8.4" */
 const char *nccl_release_list(void);
 /* @r's index in nccl_releases (plan_options.nccl); nccl_release_count
