@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "search_loads.h"
 #include "topo_path.h"
@@ -116,18 +117,54 @@ static unsigned rank_index(const struct plan_pattern *pat, unsigned rank)
 	return lo;
 }
 
-/* The parts of the send from ranks[@i] to ranks[@j], on the channels
- * of their round. */
-static int p2p_send(struct algo_build *b, const struct p2p_rounds *r, unsigned i, unsigned j)
+/*
+ * A rank's p2p work as NCCL's kernel takes it: on each channel in
+ * batches of up to NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8) sends, from one
+ * group of 8 rounds, one batch after another (enqueue.cc
+ * ncclAddWorkBatchToPlan). A send starts when the batches before its own
+ * on its channel are done, each taking its slowest send's latency.
+ */
+struct batches {
+	int group[64];   /* per channel: round / 8 of its batch, -1 none */
+	unsigned n[64];  /* sends in it */
+	double start[64], latency[64];
+};
+
+/* The start of a send of round @round on channel @c, latency @lat. */
+static double batch_start(struct batches *w, unsigned c, unsigned round, double lat)
 {
-	const struct plan_pattern *pat = b->pat;
+	int group = (int)(round / 8);
+
+	if (w->group[c] >= 0 && (w->n[c] == 8 || w->group[c] != group)) {
+		w->start[c] += w->latency[c];
+		w->latency[c] = 0;
+		w->n[c] = 0;
+	}
+	w->group[c] = group;
+	w->n[c]++;
+	if (lat > w->latency[c])
+		w->latency[c] = lat;
+	return w->start[c];
+}
+
+/* The parts of the send from ranks[@i] to ranks[@j], on the channels
+ * of their round; with @w, each after the batches before its own. */
+static int p2p_send(struct algo_build *b, const struct p2p_rounds *r, unsigned i, unsigned j,
+		    struct batches *w)
+{
+	struct plan_pattern *pat = b->pat;
 	unsigned round = p2p_round_of(r, i, j), parts = pat->parts ? pat->parts : 1;
 	double share = pat->op == TRACE_OP_ALLTOALL ? 1.0 / pat->nranks : 1.0;
 	int err = 0;
 
-	for (unsigned part = 0; part < parts && !err; part++)
-		err = p2p_pair(b, pat->ranks[i], pat->ranks[j],
-			       p2p_part_channel(&b->t->p2p, r, round, part), share / parts);
+	for (unsigned part = 0; part < parts && !err; part++) {
+		unsigned c = p2p_part_channel(&b->t->p2p, r, round, part);
+
+		err = p2p_pair(b, pat->ranks[i], pat->ranks[j], c, share / parts);
+		if (!err && w && c < 64)
+			algo_pipe(b)->start = batch_start(w, c, round,
+							  pat->conns[pat->nconns - 1].latency);
+	}
 	return err;
 }
 
@@ -144,12 +181,17 @@ static int p2p_build(struct algo_build *b)
 		return err;
 	if (pat->op == TRACE_OP_SENDRECV) {
 		err = p2p_send(b, &r, rank_index(pat, (unsigned)pat->root),
-			       rank_index(pat, (unsigned)pat->peer));
+			       rank_index(pat, (unsigned)pat->peer), NULL);
 	} else {
 		/* Alltoall: every rank's sends, round by round. */
-		for (unsigned i = 0; i < n && !err; i++)
+		for (unsigned i = 0; i < n && !err; i++) {
+			struct batches w;
+
+			memset(&w, 0, sizeof(w));
+			memset(w.group, 0xff, sizeof(w.group));
 			for (unsigned round = 1; round < n && !err; round++)
-				err = p2p_send(b, &r, i, p2p_round_peer(&r, i, round));
+				err = p2p_send(b, &r, i, p2p_round_peer(&r, i, round), &w);
+		}
 	}
 	p2p_rounds_destroy(&r);
 	return err;

@@ -7,6 +7,7 @@
  * latencies are under 0.1% of the time: the bandwidth is the answer.
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "helpers.h"
 
@@ -72,6 +73,59 @@ Test(algo, an_alltoall_spreads_a_peers_bytes_over_every_nic)
 
 	assert_rel(c.time_us, GiB / 50e3, 0.002);
 	assert_rel(c.busbw_gbps, 50, 0.002);
+}
+
+/* A small alltoall (16 floats a peer) on @nodes nodes of
+ * round-numbers.yaml (one GPU a node), its time in us. */
+static double small_alltoall(const char *backend, unsigned nodes)
+{
+	struct plan_options o;
+	struct run r;
+	char line[160];
+	double t;
+
+	plan_options_default(&o);
+	o.nodes = nodes;
+	snprintf(line, sizeof(line),
+		 "{\"iteration\":0,\"op\":\"alltoall\",\"bytes\":%u,\"dtype\":\"fp32\"}\n",
+		 64 * nodes);
+	run_trace(&r, backend, DATA("round-numbers.yaml"), line, &o);
+	t = r.rec.coll[0].time_us;
+	run_destroy(&r);
+	return t;
+}
+
+/*
+ * NCCL's kernel takes a channel's sends in batches of 8 from one group
+ * of 8 rounds, one batch after another (enqueue.cc
+ * ncclAddWorkBatchToPlan). On nodes of one GPU every round is its own
+ * group of peers, and round r takes p2p channel r mod 2 (2 channels: its
+ * base, 1 bit reversed): n ranks' rounds 1 .. n - 1 make floor((n - 1) /
+ * 8) + 1 batches on a channel. A send of 64 bytes costs its latency L =
+ * T(2) - launch (its 6 ns on the wire aside), so T(n) = T(2) +
+ * floor((n - 1) / 8) x L: 8 ranks as 2, 9 and 16 one L more, 32 three.
+ * Both backends.
+ */
+static void alltoall_batches(const char *backend)
+{
+	double launch = nccl_launch_latency(nccl_release_newest(), ALGO_RING, PROTO_SIMPLE);
+	double t2 = small_alltoall(backend, 2), lat = t2 - launch;
+
+	cr_assert_gt(lat, 1, "a network hop's latency");
+	assert_rel(small_alltoall(backend, 8), t2, 0.005);
+	assert_rel(small_alltoall(backend, 9), t2 + lat, 0.005);
+	assert_rel(small_alltoall(backend, 16), t2 + lat, 0.005);
+	assert_rel(small_alltoall(backend, 32), t2 + 3 * lat, 0.005);
+}
+
+Test(algo, an_alltoall_takes_a_channels_sends_in_batches_of_8)
+{
+	alltoall_batches("analytic");
+}
+
+Test(algo, an_alltoall_takes_a_channels_sends_in_batches_of_8_model)
+{
+	alltoall_batches("model");
 }
 
 /*
