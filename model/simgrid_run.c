@@ -886,12 +886,15 @@ int sgm_load(const struct plan *p, const struct model_options *o, unsigned nodes
 {
 	/* ptask_L07: plain max-min sharing, no correction factors, and
 	 * parallel tasks over several links (docs/model.md says why). Small
-	 * actor stacks: a job may have thousands of connections. SimGrid
-	 * keeps argv: static. */
+	 * actor stacks: a job may have thousands of connections; and no
+	 * guard page below each, whose mprotect is a mapping of its own
+	 * (an alltoall of 256 ranks starts some 130 000 actors, past
+	 * Linux's vm.max_map_count of 65 536). SimGrid keeps argv: static. */
 	static char a0[] = "gdrlab-model", a1[] = "--cfg=host/model:ptask_L07",
-		    a2[] = "--log=root.thres:critical", a3[] = "--cfg=contexts/stack-size:64";
-	static char *argv[] = { a0, a1, a2, a3, NULL };
-	int argc = 4, err;
+		    a2[] = "--log=root.thres:critical", a3[] = "--cfg=contexts/stack-size:64",
+		    a4[] = "--cfg=contexts/guard-size:0";
+	static char *argv[] = { a0, a1, a2, a3, a4, NULL };
+	int argc = 5, err;
 	char why[sizeof(h->msg) - 32]; /* sgm_api_load's */
 	struct sim *s = &loaded;
 
