@@ -121,8 +121,9 @@ static unsigned rank_index(const struct plan_pattern *pat, unsigned rank)
  * A rank's p2p work as NCCL's kernel takes it: on each channel in
  * batches of up to NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8) sends, from one
  * group of 8 rounds, one batch after another (enqueue.cc
- * ncclAddWorkBatchToPlan). A send starts when the batches before its own
- * on its channel are done, each taking its slowest send's latency.
+ * ncclAddWorkBatchToPlan). A send ends later by the batches before its
+ * own on its channel, each its slowest send's latency; their bytes share
+ * the links with its own, as if all moved at once (plan_pipe.delay).
  */
 struct batches {
 	int group[64];   /* per channel: round / 8 of its batch, -1 none */
@@ -130,7 +131,8 @@ struct batches {
 	double start[64], latency[64];
 };
 
-/* The start of a send of round @round on channel @c, latency @lat. */
+/* When the batch of a send of round @round on channel @c, latency @lat,
+ * starts: the latencies of those before it. */
 static double batch_start(struct batches *w, unsigned c, unsigned round, double lat)
 {
 	int group = (int)(round / 8);
@@ -148,7 +150,7 @@ static double batch_start(struct batches *w, unsigned c, unsigned round, double 
 }
 
 /* The parts of the send from ranks[@i] to ranks[@j], on the channels
- * of their round; with @w, each after the batches before its own. */
+ * of their round; with @w, each delayed by the batches before its own. */
 static int p2p_send(struct algo_build *b, const struct p2p_rounds *r, unsigned i, unsigned j,
 		    struct batches *w)
 {
@@ -162,7 +164,7 @@ static int p2p_send(struct algo_build *b, const struct p2p_rounds *r, unsigned i
 
 		err = p2p_pair(b, pat->ranks[i], pat->ranks[j], c, share / parts);
 		if (!err && w && c < 64)
-			algo_pipe(b)->start = batch_start(w, c, round,
+			algo_pipe(b)->delay = batch_start(w, c, round,
 							  pat->conns[pat->nconns - 1].latency);
 	}
 	return err;

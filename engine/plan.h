@@ -171,10 +171,12 @@ struct plan_pipe {
 				  * ring's per-channel maxima, a ring's LL
 				  * share); INFINITY for none */
 	double efficiency;       /* of the links' share it gets (NVLS, PAT) */
-	double start;            /* seconds after the call starts before its
-				  * first slice may leave: the batches of
-				  * NCCL's p2p work before its own on its
-				  * channel (algo_p2p.c); 0 for the rest */
+	double delay;            /* seconds its end comes later than its
+				  * slices take, sharing the links with
+				  * every other pipe: the latencies of the
+				  * batches of NCCL's p2p work before its own
+				  * on its channel (algo_p2p.c); 0 for the
+				  * rest */
 	size_t first_conn, nconns;
 	/* The connections a slice crosses, in order: the critical path. */
 	size_t first_hop, nhops;

@@ -109,7 +109,7 @@ static bool same_pipe(const struct plan_pipe *x, const struct plan_pipe *y)
 	       x->slice_steps == y->slice_steps && x->chunk_bytes == y->chunk_bytes &&
 	       x->share == y->share && x->conn_cap == y->conn_cap &&
 	       x->stream_cap == y->stream_cap &&
-	       x->efficiency == y->efficiency && x->start == y->start &&
+	       x->efficiency == y->efficiency && x->delay == y->delay &&
 	       x->first_conn == y->first_conn &&
 	       x->nconns == y->nconns && x->first_hop == y->first_hop && x->nhops == y->nhops;
 }

@@ -279,7 +279,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 			const struct plan_conn *bott;
 			struct conn_time bott_ct;
 			double slices = 0;
-			double t = pat->pipes[i].start +
+			double t = pat->pipes[i].delay +
 				   time_pipe(sv, pat, &pat->pipes[i], cr, bytes, nch, fill, &bott,
 					     &bott_ct, &slices);
 

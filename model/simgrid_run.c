@@ -83,8 +83,8 @@ struct sconn {
 	double links;                /* the route's own latency */
 	double gap;                  /* the stream's limit: slice q starts no
 				      * earlier than q x gap into the job */
-	double start;                /* its pipe's: no slice before then
-				      * into the job (plan_pipe.start) */
+	double delay;                /* its pipe's, added to its end
+				      * (plan_pipe.delay) */
 	bool cut_through;
 	unsigned nseg;
 	struct seg seg[PLAN_MAX_STAGES];
@@ -223,8 +223,8 @@ static void seg_actor_main(int argc, char **argv)
 				sleep_until(freed[q - c->slots] + c->credit_trip);
 			/* The stream's limits (plan_stream_cap) space the
 			 * slices, each still moving at its links' pace. */
-			if (c->gap > 0 || c->start > 0)
-				sleep_until(c->run->start + c->start + q * c->gap);
+			if (c->gap > 0)
+				sleep_until(c->run->start + q * c->gap);
 		} else {
 			sgm.sem_acquire(g->ready);
 			sleep_until(g->ready_at[q]);
@@ -262,7 +262,9 @@ static void seg_actor_main(int argc, char **argv)
 		}
 	}
 	if (k == last) {
-		double end = c->nslices ? c->arrival[c->nslices - 1] : now();
+		/* the batches before its pipe's, their latencies only
+		 * (plan_pipe.delay: as the analytic backend counts them) */
+		double end = (c->nslices ? c->arrival[c->nslices - 1] : now()) + c->delay;
 
 		if (end > c->run->end)
 			c->run->end = end;
@@ -408,7 +410,7 @@ static int conn_init(struct sim *s, const struct plan *p, const struct plan_patt
 	sc->latency = c->latency;
 	sc->links = r->latency;
 	sc->gap = isfinite(stream) && stream > 0 ? sc->slice / stream : 0;
-	sc->start = pp->start;
+	sc->delay = pp->delay;
 	sc->nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
 	sc->arrival = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->arrival));
 	sc->sent = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->sent));

@@ -128,7 +128,7 @@ static void sym_signature(const struct plan *p, const struct plan_pattern *pat,
 	sig_put(&s, bits(pp->conn_cap));
 	sig_put(&s, bits(pp->stream_cap));
 	sig_put(&s, bits(pp->efficiency));
-	sig_put(&s, bits(pp->start));
+	sig_put(&s, bits(pp->delay));
 	sig_put(&s, memcpy_way);
 	sig_put(&s, bits(c->volume));
 	sig_put(&s, bits(c->latency));
