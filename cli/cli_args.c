@@ -337,19 +337,20 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 					       arg);
 		return 0;
 	case CLI_OPT_NCCL: {
-		const struct nccl_release *r = nccl_release_for_version(arg);
+		unsigned minor;
+		const struct nccl_release *r = nccl_release_for_version(arg, &minor);
 		char span[32];
 
 		if (!r)
 			return cli_usage_error(cmd, "--nccl: expected an NCCL 2 version (2.18.5, 2.18), got '%s'; this build has the tables of %s",
 					       arg, nccl_release_list());
 		/* another release of a table's range: say whose tables */
-		if (r != nccl_release_find(arg)) {
+		if (minor) {
 			nccl_release_span(r, span, sizeof(span));
 			fprintf(stderr, "gdrlab %s: --nccl %s: NCCL %s's tables, which stand for %s\n",
 				cmd, arg, r->version, span);
 		}
-		plan_options_set_nccl(o, r);
+		plan_options_set_nccl_minor(o, r, minor);
 		o->nccl_set = true;
 		return 0;
 	}

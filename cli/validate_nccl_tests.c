@@ -441,7 +441,12 @@ static int write_json(const struct vnt_run *r, struct diag *d)
  * this build has tables for (said in the header), and its GDR default. */
 static void file_release(struct plan_options *o, unsigned code, char *name, size_t len)
 {
-	plan_options_set_nccl(o, nccl_release_for_code(code, name, len));
+	const struct nccl_release *r = nccl_release_for_code(code, name, len);
+	unsigned minor;
+
+	/* the file's own minor release, where another's tables stand for it */
+	nccl_release_for_version(name, &minor);
+	plan_options_set_nccl_minor(o, r, minor);
 }
 
 int validate_nccl_tests(int argc, char **argv)

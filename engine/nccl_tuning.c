@@ -525,9 +525,6 @@ static const struct nccl_release v2_12_12 = {
 	.pxn = true,
 	/* paths.cc:380 netGdrLevel = PATH_PXB */
 	.default_gdr_level = TOPO_PATH_PXB,
-	/* no p2p LL before 2.14 (2.14 - 2.16, which take this table too, had
-	 * it for small sends on one node) */
-	.p2p_simple_only = true,
 	/* :193-197 LL128 where min == max == 70 or 80 */
 	.ll128_volta_ampere_only = true,
 	/* :56 baseLat, 2.8.4's */
@@ -647,7 +644,6 @@ static const struct nccl_release v2_8_4 = {
 	.minor_from = 0,
 	.has = { [ALGO_TREE] = true, [ALGO_RING] = true },
 	.default_gdr_level = TOPO_PATH_PXB,
-	.p2p_simple_only = true, /* no p2p LL before 2.14 */
 	/* "Enable LL128 by default only on Volta/Ampere+NVLink" */
 	.ll128_volta_ampere_only = true,
 	.base_lat = {
@@ -780,12 +776,20 @@ static const struct nccl_release *release_for_minor(unsigned y)
 	return nccl_releases[nccl_release_count - 1];
 }
 
-const struct nccl_release *nccl_release_for_version(const char *version)
+unsigned nccl_release_minor(const struct nccl_release *r)
+{
+	const char *dot = strchr(r->version, '.');
+
+	return dot ? (unsigned)strtoul(dot + 1, NULL, 10) : 0;
+}
+
+const struct nccl_release *nccl_release_for_version(const char *version, unsigned *out)
 {
 	const struct nccl_release *r = nccl_release_find(version);
 	unsigned long major, minor;
 	char *end;
 
+	*out = 0;
 	if (r || !version)
 		return r;
 	if (version[0] == 'v')
@@ -806,6 +810,7 @@ const struct nccl_release *nccl_release_for_version(const char *version)
 	}
 	if (*end && strcmp(end, "-1"))
 		return NULL;
+	*out = (unsigned)minor;
 	return release_for_minor((unsigned)minor);
 }
 

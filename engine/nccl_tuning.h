@@ -100,9 +100,6 @@ struct nccl_release {
 	 * and connect.cc's doubling (`minCompCap == 90`) leave Blackwell
 	 * out (2.19.3). */
 	bool newest_gpu_hopper;
-	/* Sends are Simple whatever their size: LL for small sends came
-	 * with 2.14 (enqueue.cc NCCL_P2P_LL_THRESHOLD; v2.12.12-1 has none). */
-	bool p2p_simple_only;
 	/* Microseconds, NCCL's baseLat and hwLat. */
 	double base_lat[ALGO_NCCL_COUNT][PROTO_COUNT];
 	double hw_lat[HOP_CLASS_COUNT][ALGO_NCCL_COUNT][PROTO_COUNT];
@@ -246,9 +243,12 @@ const struct nccl_release *nccl_release_newest(void);
  * NULL when this build has no table for it. */
 const struct nccl_release *nccl_release_find(const char *version);
 /* Release @version's tables: its own, else (any "2.Y" or "2.Y.Z") those
- * that stand for its minor release, as nccl_release_for_code; NULL for
- * what is no NCCL 2 version. */
-const struct nccl_release *nccl_release_for_version(const char *version);
+ * that stand for its minor release, as nccl_release_for_code, with Y in
+ * *@minor (0 for a table's own release); NULL for what is no NCCL 2
+ * version. */
+const struct nccl_release *nccl_release_for_version(const char *version, unsigned *minor);
+/* The minor release of @r's own version (30 for 2.30.7). */
+unsigned nccl_release_minor(const struct nccl_release *r);
 /* The minor releases @r's tables stand for: "2.17 to 2.20", "2.25 and
  * later". */
 void nccl_release_span(const struct nccl_release *r, char *buf, size_t len);

@@ -73,9 +73,25 @@ void plan_options_default(struct plan_options *o)
 
 void plan_options_set_nccl(struct plan_options *o, const struct nccl_release *r)
 {
+	plan_options_set_nccl_minor(o, r, 0);
+}
+
+void plan_options_set_nccl_minor(struct plan_options *o, const struct nccl_release *r,
+				 unsigned minor)
+{
 	o->nccl = nccl_release_index(r);
-	if (!o->gdr_level_set)
-		o->gdr_level = r->default_gdr_level;
+	o->nccl_minor = minor;
+	if (o->gdr_level_set)
+		return;
+	/* 2.27 moved NCCL_NET_GDR_LEVEL's default from PXB to P2C */
+	o->gdr_level = r->default_gdr_level == TOPO_PATH_P2C && minor && minor < 27 ?
+			       TOPO_PATH_PXB :
+			       r->default_gdr_level;
+}
+
+unsigned plan_nccl_minor(const struct plan *p)
+{
+	return p->opts.nccl_minor ? p->opts.nccl_minor : nccl_release_minor(p->nccl);
 }
 
 double plan_bus_factor(enum trace_op op, unsigned n)

@@ -232,6 +232,10 @@ struct plan_options {
 	/* The NCCL release whose tuner and constants the plan follows:
 	 * an index into nccl_releases[] (nccl_tuning.h), 0 the newest. */
 	unsigned nccl;
+	/* The NCCL 2 minor release asked for where another release's tables
+	 * stand for it (2.26 in 2.30.7's): what the tables cannot tell
+	 * follows it (plan_nccl_minor). 0: the table's own. */
+	unsigned nccl_minor;
 	bool nccl_set;          /* nccl given, not the default */
 	bool gdr_level_set;     /* gdr_level given, not the release's default */
 	/* The collectives of gdrlab's own verbs ring, as emu and real run
@@ -246,6 +250,10 @@ void plan_options_default(struct plan_options *o);
 /* Follow NCCL release @r (nccl_tuning.h): its tables, and its GDR level
  * default unless a level was given (before or after). */
 void plan_options_set_nccl(struct plan_options *o, const struct nccl_release *r);
+/* The same for NCCL 2.@minor, which @r's tables stand for (0: @r's own
+ * release): the GDR level's default is PXB before 2.27. */
+void plan_options_set_nccl_minor(struct plan_options *o, const struct nccl_release *r,
+				 unsigned minor);
 
 /* One collective of the trace, with what the tuner chose for it. */
 struct plan_collective {
@@ -322,6 +330,10 @@ static inline bool plan_pxn_for(const struct plan *p, unsigned node_gpus)
 {
 	return plan_uses_pxn(p) && node_gpus > 1;
 }
+
+/* The NCCL 2 minor release the plan follows: the one asked for, else its
+ * table's own. */
+unsigned plan_nccl_minor(const struct plan *p);
 
 static inline unsigned plan_node_of(const struct plan *p, unsigned rank)
 {

@@ -372,8 +372,9 @@ static unsigned call_channels(const struct tune_ctx *t, enum algo_id a,
  * small send of at most NCCL_P2P_LL_THRESHOLD a part where its
  * connections have LL buffers: not over the network, whose p2p
  * connections get none (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0, net.cc since
- * 2.14). An alltoall with a peer on another node is Simple: its slowest
- * sends are.
+ * 2.14), and not before 2.14, which had no p2p LL (v2.12.12-1's enqueue.cc
+ * has no NCCL_P2P_LL_THRESHOLD). An alltoall with a peer on another node
+ * is Simple: its slowest sends are.
  */
 static int choose_p2p(const struct tune_ctx *t, uint64_t bytes,
 		      struct tune_choice *c)
@@ -386,7 +387,7 @@ static int choose_p2p(const struct tune_ctx *t, uint64_t bytes,
 	c->estimate_us = NAN;
 	c->nchannels = t->p2p.channels;
 	c->parts = p2p_parts(&t->p2p, per_peer);
-	c->proto = !network && !p->nccl->p2p_simple_only && !p->opts.ring_only &&
+	c->proto = !network && plan_nccl_minor(p) >= 14 && !p->opts.ring_only &&
 				   per_peer <= (uint64_t)c->parts * P2P_LL_THRESHOLD ?
 			   PROTO_LL :
 			   PROTO_SIMPLE;

@@ -304,6 +304,17 @@ bad_usage "not an NCCL version" "--nccl: expected an NCCL 2 version (2.18.5, 2.1
 expect 0 "--nccl 2.18.5" -- "$gdrlab" busbw -t "$abci" --nccl 2.18.5 -b 1M -e 1M
 has "$tmp/err" "^gdrlab busbw: --nccl 2.18.5: NCCL 2.19.3's tables, which stand for 2.17 to 2.20$"
 has "$tmp/out" "NCCL 2.19.3"
+# what the tables cannot tell follows the release asked for: GDR's
+# default PXB before 2.27 (2.30.7's tables stand for 2.25 on), p2p LL
+# on one node from 2.14 (2.12.12's stand for 2.10 - 2.16)
+expect 0 "--nccl 2.26" -- "$gdrlab" busbw -t gh200-grace-hopper --nccl 2.26 -b 1M -e 1M
+has "$tmp/out" "GDR level PXB, NCCL 2.30.7"
+expect 0 "--nccl 2.27" -- "$gdrlab" busbw -t gh200-grace-hopper --nccl 2.27 -b 1M -e 1M
+has "$tmp/out" "GDR level P2C, NCCL 2.30.7"
+for v in 2.12.12:Simple 2.14:LL; do
+    expect 0 "--nccl ${v%:*} sendrecv" -- "$gdrlab" busbw -t h100-superpod-ib -n 1 --op sendrecv --nccl "${v%:*}" -b 1K -e 1K
+    rows "$tmp/out" | awk -v p="${v#*:}" '$15 != p { print "FAIL: " $0; bad = 1 } END { exit bad }' || fail=1
+done
 
 # --- --nccl: the release in the header and the JSON; 2.8.4's GDR level
 # default (PXB) unless -g says otherwise, before or after it
