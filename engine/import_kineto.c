@@ -197,20 +197,29 @@ bad:
 /*
  * An all_to_allv's "In split size" or "Out split size" ("[1000, 3000]",
  * elements to or from each place of the group): their sum and the one at
- * @place, in *@sum and *@own, *@uneven set where two differ; their count,
- * or 0 where the list is absent, empty (an even all-to-all), cut by the
- * profiler or not numbers.
+ * @place, in *@sum and *@own, *@uneven set where two differ. Their count;
+ * 0 where the list is absent, empty (an even all-to-all) or cut by the
+ * profiler ("[0, 1, ..., 29, ...]"); -1 where it is not a list of whole
+ * numbers.
  */
-static unsigned arg_splits(const json_t *args, const char *key, uint64_t place, uint64_t *sum,
-			   uint64_t *own, bool *uneven)
+static int arg_splits(const json_t *args, const char *key, uint64_t place, uint64_t *sum,
+		      uint64_t *own, bool *uneven)
 {
 	const json_t *v = json_object_get(args, key);
 	const char *p = json_is_string(v) ? json_string_value(v) : "";
 	unsigned long long first = 0;
-	unsigned n = 0;
+	int n = 0;
 
 	*sum = *own = 0;
-	while (*p == ' ' || *p == '[')
+	if (v && !json_is_string(v))
+		return -1;
+	if (strstr(p, "..."))
+		return 0;
+	while (*p == ' ')
+		p++;
+	if (*p && *p++ != '[')
+		return -1;
+	while (*p == ' ')
 		p++;
 	while (*p && *p != ']') {
 		char *end;
@@ -218,9 +227,10 @@ static unsigned arg_splits(const json_t *args, const char *key, uint64_t place, 
 
 		errno = 0;
 		x = strtoull(p, &end, 10);
-		if (errno || end == p || *p == '-' || x > UINT64_MAX / 2 - *sum)
-			return 0;
-		if (n == place)
+		if (errno || end == p || *p == '-' || *p == '+' || x > UINT64_MAX / 2 - *sum ||
+		    n == INT32_MAX)
+			return -1;
+		if ((uint64_t)n == place)
 			*own = x;
 		if (!n)
 			first = x;
@@ -230,31 +240,46 @@ static unsigned arg_splits(const json_t *args, const char *key, uint64_t place, 
 		for (p = end; *p == ' ' || *p == ','; p++)
 			;
 	}
-	return *p == ']' ? n : 0;
+	return *p == ']' || !n ? n : -1;
 }
 
 /*
- * An all-to-all's elements as the trace has them, every rank's alike:
- * where the rank's splits say it (all_to_allv), the even all-to-all whose
- * ranks send and receive over the network as much as this rank does at
- * most, max(sent, received to and from other ranks) x n / (n - 1); else
- * its larger side. *@uneven: the rank's sizes differ.
+ * An all-to-all's elements as the trace has them, every rank's alike, in
+ * *@out: where the rank's splits say it (all_to_allv), the even all-to-all
+ * whose ranks send and receive over the network as much as this rank does
+ * at most, max(sent, received to and from other ranks) x n / (n - 1);
+ * else its larger side. *@uneven: the rank's sizes differ. A split list
+ * that is no list of whole numbers, or not one a place of the group
+ * ("Group size"), is an error.
  */
-static uint64_t alltoall_nelems(const json_t *args, uint64_t in, uint64_t out, bool *uneven)
+static int alltoall_nelems(struct jstream *s, const json_t *args, uint64_t in, uint64_t out,
+			   uint64_t *nelems, bool *uneven)
 {
-	uint64_t place, in_sum, in_own, out_sum, out_own, off;
-	unsigned n;
+	uint64_t place, size, in_sum, in_own, out_sum, out_own, off;
+	int n, m;
 
 	*uneven = in != out;
-	if (arg_uint(args, "Rank", &place) ||
-	    (n = arg_splits(args, "In split size", place, &in_sum, &in_own, uneven)) < 2 ||
-	    arg_splits(args, "Out split size", place, &out_sum, &out_own, uneven) != n ||
-	    place >= n)
-		return in > out ? in : out;
+	*nelems = in > out ? in : out;
+	if (arg_uint(args, "Rank", &place))
+		place = UINT64_MAX;
+	n = arg_splits(args, "In split size", place, &in_sum, &in_own, uneven);
+	m = arg_splits(args, "Out split size", place, &out_sum, &out_own, uneven);
+	if (n < 0 || m < 0)
+		return jstream_fail(s, n < 0 ? "In split size" : "Out split size",
+				    "expected a list of whole numbers, like \"[1000, 3000]\"");
+	if (!n || !m)
+		return 0;
+	if (n != m)
+		return jstream_fail(s, "Out split size", "%d places where 'In split size' has %d", m, n);
+	if (!arg_uint(args, "Group size", &size) && size != (uint64_t)n)
+		return jstream_fail(s, "In split size", "%d places in a group of %llu ranks", n,
+				    (unsigned long long)size);
+	if (n < 2 || place >= (uint64_t)n)
+		return 0;
 	off = in_sum - in_own > out_sum - out_own ? in_sum - in_own : out_sum - out_own;
-	if (off > UINT64_MAX / n)
-		return UINT64_MAX;
-	return (off * n + n - 2) / (n - 1);
+	*nelems = off > UINT64_MAX / (unsigned)n ? UINT64_MAX :
+						   (off * (unsigned)n + (unsigned)n - 2) / ((unsigned)n - 1);
+	return 0;
 }
 
 /* Is every one of the @n sorted @listed ranks one of the @m sorted @all? */
@@ -506,9 +531,9 @@ static int on_collective(struct kstate *k, struct jstream *s, const json_t *e, c
 	/* the trace's bytes are the whole buffer: an all-gather's output,
 	 * an all-to-all's send buffer as an even one (alltoall_nelems), the
 	 * others' input (a send's and a receive's tensor) */
-	nelems = c.op == TRACE_OP_ALL_GATHER ? out :
-		 c.op == TRACE_OP_ALLTOALL   ? alltoall_nelems(args, in, out, &c.uneven) :
-					       in;
+	nelems = c.op == TRACE_OP_ALL_GATHER ? out : in;
+	if (c.op == TRACE_OP_ALLTOALL && (err = alltoall_nelems(s, args, in, out, &nelems, &c.uneven)))
+		return err;
 	if (nelems > (uint64_t)INT64_MAX / 8) /* the largest element */
 		return jstream_fail(s, "In msg nelems", "too many elements");
 	c.bytes = nelems * trace_dtype_size(c.dtype);

@@ -200,6 +200,9 @@ Test(import_kineto, every_fault_its_line)
 		{ "old-unknown-suffix.json", "old-unknown-suffix.json:15: name: type suffix 'f128' is not one NCCL writes (f16, f32, bf16, f64, i8, u8, ...)" },
 		{ "old-no-kernel.json", "old-no-kernel.json:12: External id: no NCCL kernel has External id 11 (profile with ProfilerActivity.CUDA)" },
 		{ "old-wrong-kernel.json", "old-wrong-kernel.json:15: name: an NCCL AllGather kernel, for the nccl:all_reduce on line 12" },
+		/* an all_to_allv's splits: whole numbers, one a place */
+		{ "splits-not-numbers.json", "splits-not-numbers.json:18: In split size: expected a list of whole numbers, like \"[1000, 3000]\"" },
+		{ "splits-wrong-length.json", "splits-wrong-length.json:18: Out split size: 2 places where 'In split size' has 3" },
 	};
 
 	expect_bad_imports("kineto", KT("bad/"), cases, sizeof(cases) / sizeof(cases[0]));
