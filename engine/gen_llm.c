@@ -53,10 +53,21 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 		return opt_err(d, "--pp", "%u stages: between 1 and the model's layers", o->pp);
 	if (!o->dp || o->dp > GEN_LLM_PAR_MAX)
 		return opt_err(d, "--dp", "%u: between 1 and 65536", o->dp);
-	if (!o->ep || o->dp % o->ep)
+	if (!o->ep)
+		return opt_err(d, "--ep", "%u: expected 1 or more GPUs an expert-parallel group", 0);
+	if (o->dp % o->ep)
 		return opt_err(d, "--ep", "%u does not divide --dp", o->ep);
-	if (o->ep > 1 && (a->experts < 2 || a->experts % o->ep))
+	if (o->ep > 1 && a->experts < 2)
+		return diag_set(d, -EINVAL, "--ep: %s has no experts (not a mixture of experts)",
+				a->name);
+	if (o->ep > 1 && a->experts % o->ep)
 		return opt_err(d, "--ep", "%u does not divide the model's experts", o->ep);
+	/* Megatron-Core's TransformerConfig: "When using expert parallelism
+	 * and tensor parallelism, sequence parallelism must be used" */
+	if (o->ep > 1 && o->tp > 1 && !o->sequence_parallel)
+		return diag_set(d, -EINVAL,
+				"--ep: expert parallelism with --tp %u needs --sequence-parallel, as Megatron-Core asks",
+				o->tp);
 	if ((unsigned long long)o->tp * o->pp * o->dp > GEN_LLM_PAR_MAX)
 		return opt_err(d, "--tp", "tp x pp x dp = %u ranks is more than 65536",
 			       o->tp * o->pp * o->dp);
