@@ -88,16 +88,18 @@ static void print_graphs(FILE *out, const struct busbw_run *r)
 static void print_fallback(FILE *out, const struct busbw_run *r)
 {
 	const struct predict_point *first = NULL;
-	size_t n = 0;
+	size_t n = 0, of = 0;
 
-	for (size_t i = 0; i < r->n; i++)
-		if (r->pts[i].fallback[0]) {
+	for (size_t i = 0; i < r->n; i++) {
+		of += predicted(&r->pts[i]);
+		if (predicted(&r->pts[i]) && r->pts[i].fallback[0]) {
 			first = first ? first : &r->pts[i];
 			n++;
 		}
+	}
 	if (first)
 		fprintf(out, "# %s on %zu of %zu size%s: %s\n", plan_path_used_name(first->rec.path), n,
-			r->n, r->n == 1 ? "" : "s", first->fallback);
+			of, of == 1 ? "" : "s", first->fallback);
 }
 
 static void print_header(FILE *out, const struct busbw_run *r)

@@ -257,7 +257,8 @@ static void run_destroy(struct busbw_run *r)
 
 /*
  * The engine names the trace's file and line in its messages; busbw's
- * trace has neither, so "busbw:3: op: ..." becomes "size 32: ...".
+ * trace has neither, so "busbw:3: op: ..." becomes "size 32: ...", and
+ * "busbw: ..." (the whole table's) "...": the command names itself.
  */
 static void name_size(const struct busbw_run *r, struct diag *d)
 {
@@ -265,6 +266,10 @@ static void name_size(const struct busbw_run *r, struct diag *d)
 	unsigned line;
 	int at = 0;
 
+	if (!strncmp(d->msg, "busbw: ", 7)) {
+		memmove(d->msg, d->msg + 7, strlen(d->msg + 7) + 1);
+		return;
+	}
 	if (sscanf(d->msg, "busbw:%u: %n", &line, &at) != 1 || !at || !line ||
 	    line > r->n)
 		return;

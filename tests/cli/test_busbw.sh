@@ -299,6 +299,7 @@ bad_usage "unknown backend" "--backend: unknown backend 'nope'" -- -t "$abci" --
 # NCCL's MAXCHANNELS: 32 until 2.24 (src/device.h), 64 from 2.25
 bad_usage "too many channels" "--channels: 40 is more than NCCL 2.19.3's 32" -- -t "$abci" --nccl 2.19.3 --channels 40
 bad_usage "too many channels, newest" "--channels: expected a whole number from 1 to 64" -- -t "$abci" --channels 65
+bad_usage "one rank's sendrecv" "sendrecv needs 2 ranks, the cluster has 1 (give --nodes)" -- -t h100-superpod-ib -n 1 --op sendrecv --gpus 3
 bad_usage "not an NCCL version" "--nccl: expected an NCCL 2 version (2.18.5, 2.18), got '3.0'; this build has the tables of 2.30.7, 2.21.5, 2.19.3, 2.12.12, 2.8.4" -- -t "$abci" --nccl 3.0
 # another release: the tables that stand for it (2.17 - 2.20: 2.19.3's), said
 expect 0 "--nccl 2.18.5" -- "$gdrlab" busbw -t "$abci" --nccl 2.18.5 -b 1M -e 1M
