@@ -258,8 +258,9 @@ const char cli_nccl_usage[] =
 	"                          rule for the release and CPU vendor)\n"
 	"      --nccl VERSION      the NCCL release whose tuner, constants and\n"
 	"                          defaults apply: 2.30.7 (default), 2.21.5, 2.19.3,\n"
-	"                          2.12.12 (no NVLS) or 2.8.4 (no PXN or NVLS); GDR\n"
-	"                          level default PXB before 2.30.7\n";
+	"                          2.12.12 (no NVLS) or 2.8.4 (no PXN or NVLS), or\n"
+	"                          another 2.x, taking the tables that stand for it;\n"
+	"                          GDR level default PXB before 2.27\n";
 
 const char cli_ib_usage[] =
 	"      --ib-gid-index N    emu, real: RoCE GID index (NCCL_IB_GID_INDEX;\n"

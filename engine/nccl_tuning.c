@@ -31,6 +31,7 @@
  */
 #include "nccl_tuning.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -794,18 +795,23 @@ const struct nccl_release *nccl_release_for_version(const char *version, unsigne
 		return r;
 	if (version[0] == 'v')
 		version++;
+	/* digits alone: strtoul would take a sign or blanks */
+	if (!isdigit((unsigned char)version[0]))
+		return NULL;
 	errno = 0;
 	major = strtoul(version, &end, 10);
-	if (errno || end == version || *end != '.' || major != 2)
+	if (errno || *end != '.' || major != 2 || !isdigit((unsigned char)end[1]))
 		return NULL;
 	version = end + 1;
 	minor = strtoul(version, &end, 10);
-	if (errno || end == version || minor > 99)
+	if (errno || minor > 99)
 		return NULL;
 	if (*end == '.') {
 		version = end + 1;
+		if (!isdigit((unsigned char)version[0]))
+			return NULL;
 		strtoul(version, &end, 10);
-		if (errno || end == version)
+		if (errno)
 			return NULL;
 	}
 	if (*end && strcmp(end, "-1"))
