@@ -64,6 +64,10 @@ int sweep_gen_check(const char *key, const char *value, struct diag *d)
 	struct gen_llm_args a;
 	char name[64];
 
+	/* a point keeps its options a line each: a line break would split
+	 * one (YAML folds a blank line in a plain scalar into one) */
+	if (strchr(value, '\n'))
+		return diag_set(d, -EINVAL, "a line break in a value of gen llm's");
 	gen_llm_args_init(&a);
 	option_name(key, name, sizeof(name));
 	return gen_llm_set(&a, name, value, d) ? -EINVAL : 0;

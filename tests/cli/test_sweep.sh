@@ -117,6 +117,11 @@ questions:
   scaling: { threshold: 0.8 }
   gdr_speedup: { rows: fabric.switch_latency, columns: nodes }
 EOP
+# a gen value with a line break (YAML keeps one from a quoted "\n" or a
+# blank line in a plain scalar): refused, not split into two options
+printf 'base: { preset: h100-pcie5-400g, gen: { model: "llama3-8b\\n" } }\naxes:\n  path: [direct, staged]\n' >"$tmp/plan/newline.yaml"
+expect 2 "a line break in a gen value" -- "$gdrlab" sweep "$tmp/plan/newline.yaml"
+has "$tmp/err" "a line break in a value of gen llm's"
 expect 0 "a plan's questions" -- "$gdrlab" sweep "$tmp/plan/q.yaml"
 row=$(grep '^path=direct fabric.switch_latency=1 us ' "$tmp/out")
 # (the latencies, a few us of 27 ms, move the third digit at most)
