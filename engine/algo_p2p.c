@@ -41,7 +41,7 @@ unsigned algo_p2p_net_channels(const struct nccl_release *r, const struct topolo
 		return 2;
 	res_layout_init(&l, t, 1);
 	gpu_bw = search_path_bw(r, &l, t, gpu, cpu);
-	for (unsigned c = 0; c < 64 /* MAXCHANNELS */; c++) {
+	for (unsigned c = 0; c < P2P_MAX_CHANNELS; c++) {
 		int nic = channels_nic(t, g, c);
 
 		if (c && nic == first)
@@ -126,9 +126,10 @@ static unsigned rank_index(const struct plan_pattern *pat, unsigned rank)
  * the links with its own, as if all moved at once (plan_pipe.delay).
  */
 struct batches {
-	int group[64];   /* per channel: round / 8 of its batch, -1 none */
-	unsigned n[64];  /* sends in it */
-	double start[64], latency[64];
+	int group[P2P_MAX_CHANNELS];  /* per channel: round / 8 of its batch,
+				       * -1 none */
+	unsigned n[P2P_MAX_CHANNELS]; /* sends in it */
+	double start[P2P_MAX_CHANNELS], latency[P2P_MAX_CHANNELS];
 };
 
 /* When the batch of a send of round @round on channel @c, latency @lat,
@@ -163,7 +164,7 @@ static int p2p_send(struct algo_build *b, const struct p2p_rounds *r, unsigned i
 		unsigned c = p2p_part_channel(&b->t->p2p, r, round, part);
 
 		err = p2p_pair(b, pat->ranks[i], pat->ranks[j], c, share / parts);
-		if (!err && w && c < 64)
+		if (!err && w && c < P2P_MAX_CHANNELS)
 			algo_pipe(b)->delay = batch_start(w, c, round,
 							  pat->conns[pat->nconns - 1].latency);
 	}

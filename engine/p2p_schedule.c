@@ -15,7 +15,6 @@
 #include "plan.h"
 
 #define P2P_PER_BATCH 8     /* NCCL_MAX_DEV_WORK_P2P_PER_BATCH (device.h) */
-#define P2P_MAX_CHANNELS 64 /* MAXCHANNELS (device.h) */
 
 static unsigned pow2_up(unsigned x)
 {

@@ -19,6 +19,8 @@
 
 struct plan;
 
+#define P2P_MAX_CHANNELS 64 /* MAXCHANNELS (device.h) */
+
 /* The p2pChunkSize of the communicator of the sorted ranks @ranks (@n,
  * over @nnodes nodes), the bytes of a Simple step (init.cc):
  * NCCL_P2P_NET_CHUNKSIZE (128 KiB) across nodes, twice that on Arm CPUs
