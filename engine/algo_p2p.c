@@ -64,22 +64,23 @@ bool algo_p2p_network(const struct plan *p, enum trace_op op, unsigned nnodes, i
 }
 
 /*
- * The chunk: the LL step, else the communicator's p2pChunkSize, a
- * quarter of it for a send of less than a step over the network and half
- * for less than eight steps (addP2pToPlan: "Tune chunk size for the
- * network"; an alltoall's sends to its own node keep the step).
+ * The chunk: the pipe's step (the LL step, or the communicator's
+ * p2pChunkSize, set when it was built), a quarter of it for a send of
+ * less than a step over the network and half for less than eight steps
+ * (addP2pToPlan: "Tune chunk size for the network"; an alltoall's sends
+ * to its own node keep the step).
  */
 static uint64_t algo_p2p_chunk(const struct plan *p, const struct plan_pattern *pat,
 			const struct plan_pipe *pp, uint64_t bytes, unsigned nchannels)
 {
 	const struct plan_conn *c = &pat->conns[pp->first_conn];
-	uint64_t step = p2p_chunk_size(p, pat->ranks, pat->nranks, pat->nnodes);
+	uint64_t step = pp->chunk_bytes;
 	uint64_t send = pat->op == TRACE_OP_ALLTOALL && pat->nranks ? bytes / pat->nranks : bytes;
 	bool network = plan_node_of(p, c->src_rank) != plan_node_of(p, c->dst_rank);
 
 	(void)nchannels;
 	if (pat->proto == PROTO_LL)
-		return proto_step_bytes(PROTO_LL);
+		return step;
 	if (network && send < step)
 		return step / 4;
 	if (network && send < 8 * step)
@@ -94,6 +95,9 @@ static int p2p_pair(struct algo_build *b, unsigned src, unsigned dst,
 	int err;
 
 	err = algo_pipe_begin(b, PIPE_CHAIN, channel, share);
+	/* Simple's step is the communicator's p2pChunkSize (p2p_budget) */
+	if (!err && b->pat->proto != PROTO_LL)
+		algo_pipe(b)->chunk_bytes = b->t->p2p.step;
 	if (!err)
 		err = algo_conn(b, CONN_P2P, src, dst, channel, share, -1, &conn);
 	if (!err)

@@ -36,8 +36,14 @@ static unsigned gcd(unsigned a, unsigned b)
 	return a;
 }
 
-uint64_t p2p_chunk_size(const struct plan *p, const unsigned *ranks, unsigned n,
-			unsigned nnodes)
+/* The p2pChunkSize of the communicator of the sorted ranks @ranks (@n,
+ * over @nnodes nodes), the bytes of a Simple step (init.cc):
+ * NCCL_P2P_NET_CHUNKSIZE (128 KiB) across nodes, twice that on Arm CPUs
+ * with Blackwell GPUs ("GBx platforms only have 4 GPUs per host"),
+ * NCCL_P2P_NVL_CHUNKSIZE (512 KiB) where every two of its GPUs reach each
+ * other over NVLink, else NCCL_P2P_PCI_CHUNKSIZE (128 KiB). */
+static uint64_t p2p_chunk_size(const struct plan *p, const unsigned *ranks, unsigned n,
+			       unsigned nnodes)
 {
 	unsigned gpus[TOPO_MAX_GPUS], m = 0;
 

@@ -21,15 +21,6 @@ struct plan;
 
 #define P2P_MAX_CHANNELS 64 /* MAXCHANNELS (device.h) */
 
-/* The p2pChunkSize of the communicator of the sorted ranks @ranks (@n,
- * over @nnodes nodes), the bytes of a Simple step (init.cc):
- * NCCL_P2P_NET_CHUNKSIZE (128 KiB) across nodes, twice that on Arm CPUs
- * with Blackwell GPUs ("GBx platforms only have 4 GPUs per host"),
- * NCCL_P2P_NVL_CHUNKSIZE (512 KiB) where every two of its GPUs reach each
- * other over NVLink, else NCCL_P2P_PCI_CHUNKSIZE (128 KiB). */
-uint64_t p2p_chunk_size(const struct plan *p, const unsigned *ranks, unsigned n,
-			unsigned nnodes);
-
 /* A communicator's p2p channels (paths.cc ncclTopoComputeP2pChannels,
  * ncclTopoComputeP2pChannelsPerPeer, v2.30.7-1). */
 struct p2p_budget {
