@@ -376,6 +376,38 @@ static int cmp_issue(const void *a, const void *b)
 
 /* @c, a copy of @o's call from another file: the same rank is an error,
  * and so is another op, group or size (but an all-to-all's). */
+/*
+ * Ops whose ranks may record different bytes for one call: PyTorch's
+ * all_to_allv, each rank its own split sizes, and the list forms of
+ * all_gather and reduce_scatter with tensors of unequal sizes, each rank
+ * its own share (ProcessGroupNCCL.cpp, allgather and reduce_scatter:
+ * RECORD_PARAM_COMMS_DATA's nelems are the rank's input, or output,
+ * times the group's size; NCCL then runs one broadcast, or reduce, a
+ * rank's share, grouped).
+ */
+static bool shares_may_differ(enum trace_op op)
+{
+	return op == TRACE_OP_ALLTOALL || op == TRACE_OP_ALL_GATHER ||
+	       op == TRACE_OP_REDUCE_SCATTER;
+}
+
+static bool gathers_shares(enum trace_op op)
+{
+	return op == TRACE_OP_ALL_GATHER || op == TRACE_OP_REDUCE_SCATTER;
+}
+
+/* An all-gather's or a reduce-scatter's whole buffer from its copies:
+ * each rank's bytes are its own share times the ranks, so their mean is
+ * the sum of the shares where every rank was read, and stands for the
+ * ranks not read otherwise. A whole number of elements. */
+static uint64_t mean_of_shares(const struct import_call *c)
+{
+	uint64_t size = trace_dtype_size(c->dtype), mean = c->sum / c->copies;
+
+	mean -= mean % size;
+	return mean ? mean : size;
+}
+
 static int check_copy(struct import_calls *k, const struct import_input *in,
 		      const struct import_call *o, const struct import_call *c)
 {
@@ -386,7 +418,7 @@ static int check_copy(struct import_calls *k, const struct import_input *in,
 	if (o->rank == c->rank)
 		return fail_at(k, in[c->file].name, c->where, k->rank_key, "rank %d is in two files (%s, %s)",
 			       c->rank, in[o->file].name, in[c->file].name);
-	if (o->op != c->op || (o->bytes != c->bytes && o->op != TRACE_OP_ALLTOALL))
+	if (o->op != c->op || (o->bytes != c->bytes && !shares_may_differ(o->op)))
 		return fail_at(k, in[c->file].name, c->where, k->key,
 			       "rank %d's call %u of group '%s' is %s of %" PRIu64 " bytes, rank %d's (%s) %s of %" PRIu64,
 			       c->rank, c->seq, pg, trace_op_name(c->op), c->bytes, o->rank,
@@ -526,20 +558,41 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 			err = c->p2p ? check_sides(k, in, o, c) : check_copy(k, in, o, c);
 			if (err)
 				return err;
-			/* an uneven all-to-all: as if every rank moved what
-			 * its fullest does, whose NIC sets the time */
 			k->c[kept - 1].uneven |= c->uneven || c->bytes != o->bytes;
-			if (c->bytes > o->bytes)
-				k->c[kept - 1].bytes = c->bytes;
 			k->c[kept - 1].both = true;
+			if (gathers_shares(c->op)) {
+				/* the whole buffer: the ranks' shares added */
+				if (c->bytes > UINT64_MAX - o->sum)
+					return fail_at(k, in[c->file].name, c->where, k->key,
+						       "the ranks' bytes of call %u add up past 2^64",
+						       c->seq);
+				k->c[kept - 1].sum += c->bytes;
+				k->c[kept - 1].copies++;
+			} else if (c->bytes > o->bytes) {
+				/* an uneven all-to-all: as if every rank moved
+				 * what its fullest does, whose NIC sets the time */
+				k->c[kept - 1].bytes = c->bytes;
+			}
 			continue;
 		}
-		k->c[kept++] = *c;
+		k->c[kept] = *c;
+		k->c[kept].sum = c->bytes;
+		k->c[kept++].copies = 1;
 	}
 	k->n = kept;
-	k->uneven = 0;
-	for (size_t i = 0; i < k->n; i++)
-		k->uneven += k->c[i].uneven;
+	k->uneven = k->uneven_shares = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		struct import_call *c = &k->c[i];
+
+		if (!c->uneven)
+			continue;
+		if (gathers_shares(c->op)) {
+			c->bytes = mean_of_shares(c);
+			k->uneven_shares++;
+		} else {
+			k->uneven++;
+		}
+	}
 	for (size_t i = 0; i < k->n; i++) {
 		if (k->c[i].p2p && !k->c[i].both) {
 			err = check_lone_side(k, in, &k->c[i]);
@@ -590,9 +643,14 @@ void import_calls_note_uneven(const struct import_calls *k, struct import_notes 
 {
 	size_t len = strlen(notes->line);
 
-	if (!k->uneven || len >= sizeof(notes->line))
-		return;
-	snprintf(notes->line + len, sizeof(notes->line) - len,
-		 "%s%u all-to-all%s uneven across ranks (all_to_allv), each replayed even, every rank moving over the network what the fullest rank sent or received: the fullest NIC's time, the other ranks' traffic overstated",
-		 len ? "; " : "", k->uneven, k->uneven == 1 ? "" : "s");
+	if (k->uneven && len < sizeof(notes->line))
+		snprintf(notes->line + len, sizeof(notes->line) - len,
+			 "%s%u all-to-all%s uneven across ranks (all_to_allv), each replayed even, every rank moving over the network what the fullest rank sent or received: the fullest NIC's time, the other ranks' traffic overstated",
+			 len ? "; " : "", k->uneven, k->uneven == 1 ? "" : "s");
+	len = strlen(notes->line);
+	if (k->uneven_shares && len < sizeof(notes->line))
+		snprintf(notes->line + len, sizeof(notes->line) - len,
+			 "%s%u all-gather%s or reduce-scatter%s of unequal shares across ranks (lists of unequal tensors, which NCCL runs as one broadcast or reduce a share, grouped), each replayed as the even one of the same whole buffer, the sum of the shares",
+			 len ? "; " : "", k->uneven_shares, k->uneven_shares == 1 ? "" : "s",
+			 k->uneven_shares == 1 ? "" : "s");
 }

@@ -7,7 +7,10 @@
  * ranks' files are merged into one trace entry: the lowest rank's stands
  * for the group's, the others must agree on op, bytes and group; an
  * all-to-all's ranks may differ on bytes (PyTorch's all_to_allv records
- * each rank's own), the largest standing for every rank's.
+ * each rank's own), the largest standing for every rank's; an
+ * all-gather's or a reduce-scatter's ranks too (the list forms with
+ * tensors of unequal sizes, where each rank records its own share), the
+ * whole buffer then the sum of the ranks' shares.
  *
  * Process-group names and groups of ranks are kept once each (a job has
  * few), so what a call costs does not grow with its group.
@@ -48,7 +51,10 @@ struct import_call {
 	bool both;         /* import_calls_build: its two sides were read */
 	bool uneven;       /* an all-to-all whose ranks' sizes differ (the
 			    * importer's word, or import_calls_build's
-			    * finding) */
+			    * finding), or an all-gather's or a
+			    * reduce-scatter's (import_calls_build's) */
+	uint64_t sum;      /* import_calls_build: the copies' bytes added */
+	unsigned copies;   /* import_calls_build: the ranks read */
 };
 
 struct import_calls {
@@ -68,6 +74,9 @@ struct import_calls {
 	size_t npairs, cap_pairs;
 	unsigned uneven;      /* import_calls_build: all-to-alls whose
 			       * ranks' bytes differ, taken at the largest */
+	unsigned uneven_shares; /* import_calls_build: all-gathers and
+				 * reduce-scatters whose ranks' shares
+				 * differ, taken at their sum */
 	bool binary;          /* where is a byte offset, not a line */
 	const char *rank_key; /* what a rank in two files names */
 	const char *key;      /* what a disagreement between ranks names */
@@ -124,13 +133,16 @@ int import_calls_end_file(struct import_calls *k, bool timed, const char *file,
  * send/receive: per group, pair and place, one entry for its two sides;
  * a side whose peer's file was read and has no match is an error; an
  * all-to-all the largest of its ranks' bytes, counted in @k->uneven
- * where they differ); a group that is ranks 0 .. @world-1 is written as
+ * where they differ; an all-gather or a reduce-scatter whose ranks' bytes
+ * differ the mean of them, each rank's share times the ranks: the sum
+ * of the shares where every rank's file was read, counted in
+ * @k->uneven_shares); a group that is ranks 0 .. @world-1 is written as
  * none (every rank). On
  * failure a negative errno, @k's diag filled and @t untouched.
  */
 int import_calls_build(struct import_calls *k, const struct import_input *in,
 		       unsigned world, struct trace *t);
-/* After import_calls_build: the uneven all-to-alls, appended to
+/* After import_calls_build: the uneven calls, appended to
  * @notes->line (after a "; " where it has something). */
 void import_calls_note_uneven(const struct import_calls *k, struct import_notes *notes);
 

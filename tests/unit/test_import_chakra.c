@@ -131,6 +131,7 @@ static void put_node(FILE *fp, const struct node_spec *s)
 struct style {
 	bool untimed, no_step, no_pgs, no_types;
 	int64_t rank1_size; /* rank 1's world all-reduce, 0: as the others' */
+	int64_t rank1_share; /* rank 1's all-gather share, 0: as the others' */
 };
 
 /* PyTorch's pg_config_info as Chakra keeps it: Python's str() of the
@@ -175,7 +176,7 @@ static void write_rank(const char *path, int r, const struct style *st)
 	/* comm_size: one rank's input, 1024 halves */
 	put_node(fp, &(struct node_spec){ 9, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", COLL,
 					  t * 1300, st->no_types ? NULL : "['GenericList[Tensor(c10::Half)]', 'Int']", NULL,
-					  ALL_GATHER, 2048, "0" });
+					  ALL_GATHER, r == 1 && st->rank1_share ? st->rank1_share : 2048, "0" });
 	if (r >= 2)
 		put_node(fp, &(struct node_spec){ 11, "ncclDevKernel_Broadcast_RING_LL(ncclDevKernelArgsStorage<4096ul>)", COLL,
 						  t * 1400, "['Tensor(float)']", NULL, BROADCAST, 8192, "2" });
@@ -356,6 +357,25 @@ Test(import_chakra, ranks_that_disagree)
 			   "%s", d.msg);
 	cr_expect_not_null(strstr(d.msg, "job.0.et: byte "), "%s", d.msg);
 	cr_expect_null(t.entries);
+	remove_scratch();
+}
+
+/*
+ * An all-gather whose ranks' shares differ (a list of unequal tensors):
+ * rank 1's is 4096 bytes, the others' 2048, so the whole buffer is
+ * 3 x 2048 + 4096 = 10240 bytes, not 4 x 2048 = 8192 (the last call of
+ * the made-up run), and the header says so.
+ */
+Test(import_chakra, unequal_shares_take_their_sum)
+{
+	struct trace t;
+
+	import_run(&(struct style){ .rank1_share = 4096 }, &t);
+	cr_expect_eq(t.entries[3].op, TRACE_OP_ALL_GATHER);
+	cr_expect_eq(t.entries[3].bytes, 10240);
+	cr_expect_not_null(strstr(notes.line, "; 1 all-gather or reduce-scatter of unequal shares across ranks"),
+			   "%s", notes.line);
+	trace_destroy(&t);
 	remove_scratch();
 }
 

@@ -650,3 +650,38 @@ Test(import_kineto, uneven_all_to_all_takes_the_fullest_rank)
 	cr_expect(strstr(notes.line, "1 all-to-all uneven"), "%s", notes.line);
 	trace_destroy(&t);
 }
+
+/*
+ * An all-gather and a reduce-scatter of unequal shares
+ * (tests/data/kineto/uneven-shares-rank*.json): each rank records its own
+ * share times the 2 ranks, rank 0 1000 and 500 floats, rank 1 3000 and
+ * 1500. The whole buffers are the shares added, 4000 floats (16000 bytes)
+ * and 2000 (8000); an even all-gather after them (1024 floats a rank,
+ * 8192 bytes) is not counted. One rank's file alone cannot tell: its own
+ * share times 2 (24000 and 12000 bytes), nothing said.
+ */
+Test(import_kineto, unequal_shares_take_their_sum)
+{
+	const char *both[] = { KT("uneven-shares-rank0.json"), KT("uneven-shares-rank1.json") };
+	const char *one[] = { KT("uneven-shares-rank1.json") };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(import_as("kineto", both, 2, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 3);
+	cr_expect_eq(t.entries[0].op, TRACE_OP_ALL_GATHER);
+	cr_expect_eq(t.entries[0].bytes, 16000);
+	cr_expect_eq(t.entries[1].op, TRACE_OP_REDUCE_SCATTER);
+	cr_expect_eq(t.entries[1].bytes, 8000);
+	cr_expect_eq(t.entries[2].bytes, 8192);
+	cr_expect(strstr(notes.line, "2 all-gathers or reduce-scatters of unequal shares across ranks"),
+		  "%s", notes.line);
+	cr_expect_null(strstr(notes.line, "all-to-all"), "%s", notes.line);
+	trace_destroy(&t);
+
+	cr_assert_eq(import_as("kineto", one, 1, &t, &d), 0, "%s", d.msg);
+	cr_expect_eq(t.entries[0].bytes, 24000);
+	cr_expect_eq(t.entries[1].bytes, 12000);
+	cr_expect_null(strstr(notes.line, "unequal"), "%s", notes.line);
+	trace_destroy(&t);
+}
