@@ -11,7 +11,9 @@
 #ifndef GDRLAB_INPUT_FILE_H
 #define GDRLAB_INPUT_FILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "diag.h"
 
@@ -19,5 +21,12 @@
  * in @d and *@err its -errno where it cannot be read or is a
  * directory. */
 FILE *input_open(const char *path, const char *mode, int *err, struct diag *d);
+
+/*
+ * Whether the file @st describes was opened by input_open in this
+ * process, and by what name (*@path): an output must not be written over
+ * an input (output_file.c), or `--csv trace.jsonl` replaced the trace.
+ */
+bool input_file_was_read(const struct stat *st, const char **path);
 
 #endif

@@ -10,6 +10,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "input_file.h"
+
 /* Links followed before giving up with ELOOP, as the kernel does. */
 #define OUTPUT_MAX_LINKS 40
 
@@ -173,6 +175,61 @@ static int open_direct(struct output_file *o, struct diag *d)
 	return 0;
 }
 
+/*
+ * The outputs open in this process, so that two of one command cannot
+ * name one file (`--json x --csv x` kept only the last committed): a
+ * command opens a few.
+ */
+#define OPEN_OUTPUTS_MAX 16
+static struct output_file *open_outputs[OPEN_OUTPUTS_MAX];
+
+static void track(struct output_file *o, bool open)
+{
+	for (size_t i = 0; i < OPEN_OUTPUTS_MAX; i++) {
+		if (open && !open_outputs[i]) {
+			open_outputs[i] = o;
+			return;
+		}
+		if (!open && open_outputs[i] == o)
+			open_outputs[i] = NULL;
+	}
+}
+
+/* @a and @b name one file: the same name in the same folder (either may
+ * not exist yet). */
+static bool same_target(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+	const char *base_a = sa ? sa + 1 : a, *base_b = sb ? sb + 1 : b;
+	char dir_a[PATH_MAX], dir_b[PATH_MAX];
+	struct stat st_a, st_b;
+
+	if (strcmp(base_a, base_b))
+		return false;
+	snprintf(dir_a, sizeof(dir_a), "%.*s", sa ? (int)(sa - a) + 1 : 1, sa ? a : ".");
+	snprintf(dir_b, sizeof(dir_b), "%.*s", sb ? (int)(sb - b) + 1 : 1, sb ? b : ".");
+	return !stat(dir_a, &st_a) && !stat(dir_b, &st_b) && st_a.st_dev == st_b.st_dev &&
+	       st_a.st_ino == st_b.st_ino;
+}
+
+/* An output over an input this command read, or over another of its
+ * outputs, refused: the input would be gone, or one output lost. */
+static int check_target(const struct output_file *o, struct diag *d)
+{
+	const char *input;
+	struct stat st;
+
+	if (!stat(o->dest, &st) && input_file_was_read(&st, &input))
+		return diag_set(d, -EINVAL, "%s: is an input of this command too (%s): write the output to another file",
+				o->path, input);
+	for (size_t i = 0; i < OPEN_OUTPUTS_MAX; i++)
+		if (open_outputs[i] && open_outputs[i] != o && !open_outputs[i]->is_stdout &&
+		    !open_outputs[i]->direct && same_target(open_outputs[i]->dest, o->dest))
+			return diag_set(d, -EINVAL, "%s: is another output of this command too (%s): give each its own file",
+					o->path, open_outputs[i]->path);
+	return 0;
+}
+
 int output_file_open(struct output_file *o, const char *path, struct diag *d)
 {
 	struct stat st;
@@ -193,6 +250,9 @@ int output_file_open(struct output_file *o, const char *path, struct diag *d)
 		return diag_set(d, err, "%s: %s", path, strerror(-err));
 	if (magic || (stat(o->dest, &st) == 0 && !S_ISREG(st.st_mode)))
 		return open_direct(o, d);
+	err = check_target(o, d);
+	if (err)
+		return err;
 
 	/* A regular file, or none yet: write a temporary beside it. */
 	if (snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.XXXXXX", o->dest) >= (int)sizeof(o->tmp))
@@ -211,6 +271,7 @@ int output_file_open(struct output_file *o, const char *path, struct diag *d)
 		unlink(o->tmp);
 		return diag_set(d, -err, "%s: %s", path, strerror(err));
 	}
+	track(o, true);
 	return 0;
 }
 
@@ -235,6 +296,12 @@ int output_file_commit(struct output_file *o, struct diag *d)
 		o->fp = NULL;
 		return output_stdout_flush(d);
 	}
+	/* an input read since the output was opened */
+	if (!o->direct && check_target(o, d)) {
+		output_file_abort(o);
+		return -EINVAL;
+	}
+	track(o, false);
 	err = sink_close_all(o);
 	if (!err && !o->direct && rename(o->tmp, o->dest))
 		err = -errno;
@@ -251,7 +318,10 @@ int output_file_commit(struct output_file *o, struct diag *d)
  * output. Returns the stream's first error, as sink_close_all. */
 static int drop(struct output_file *o)
 {
-	int err = sink_close_all(o);
+	int err;
+
+	track(o, false);
+	err = sink_close_all(o);
 
 	if (!o->direct)
 		unlink(o->tmp);

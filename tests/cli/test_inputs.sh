@@ -34,4 +34,22 @@ done
 for o in o.json o.jsonl o.html o.svg; do
     [ ! -e "$tmp/$o" ] || { echo "FAIL: $o written"; fail=1; }
 done
+
+# An output that names an input (the trace, the topology), or another
+# output, is refused before anything is written: the input stays as it
+# was (compare --csv over its trace once left the CSV in its place).
+cp "$tr" "$tmp/trace.jsonl"
+cp "$t" "$tmp/topo.yaml"
+expect 2 "compare --csv over its trace" -- \
+    "$gdrlab" compare -t "$t" -T "$tmp/trace.jsonl" --csv "$tmp/./trace.jsonl"
+has "$tmp/err" "^gdrlab compare: $tmp/./trace.jsonl: is an input of this command too ($tmp/trace.jsonl): write the output to another file$"
+cmp -s "$tr" "$tmp/trace.jsonl" || { echo "FAIL: the trace was written over"; fail=1; }
+expect 2 "busbw --json over its topology" -- \
+    "$gdrlab" busbw -t "$tmp/topo.yaml" -n 2 -b 8 -e 8 --json "$tmp/topo.yaml"
+has "$tmp/err" "is an input of this command too"
+cmp -s "$t" "$tmp/topo.yaml" || { echo "FAIL: the topology was written over"; fail=1; }
+expect 2 "run --json and --csv into one file" -- \
+    "$gdrlab" run -t "$t" -T "$tr" --json "$tmp/same" --csv "$tmp/./same"
+has "$tmp/err" "^gdrlab run: $tmp/./same: is another output of this command too ($tmp/same): give each its own file$"
+[ ! -e "$tmp/same" ] || { echo "FAIL: same written"; fail=1; }
 exit $fail
