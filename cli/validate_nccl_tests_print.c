@@ -43,9 +43,11 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 	cli_sets_print(out, "", &a->sets);
 	for (size_t i = 0; i < r->n; i++)
 		in_place += r->rows[i].measured != &r->rows[i].row->oop;
-	fprintf(out, "error = (measured - predicted) / predicted; measured: out-of-place%s%s\n",
+	fprintf(out, "error = (measured - predicted) / predicted; measured: out-of-place%s%s%s\n",
 		in_place ? " (in-place where a row has none)" : "",
-		r->unmeasured ? "; rows with no time left out" : "");
+		f->cputime ? ", its time size / algbw (the file's times are -C 1's cputime, the host's)" : "",
+		r->unmeasured ? (f->cputime ? "; rows under 1 GB/s of algbw left out" :
+					      "; rows with no time left out") : "");
 	/* nccl-tests' widths and number formats, as busbw prints them */
 	fprintf(out, "%12s  %7s  %7s  %7s  %10s  %10s  %-13s  %-6s  %s\n", "size",
 		"meas_us", "pred_us", "error", "meas_busbw", "pred_busbw", "algo", "proto",
@@ -142,6 +144,7 @@ json_t *vnt_json(const struct vnt_run *r)
 	json_object_set_new(doc, "tolerance_pct", json_real(a->tolerance));
 	json_object_set_new(doc, "peak_predicted_busbw_gbps", json_real(r->peak_busbw));
 	json_object_set_new(doc, "unmeasured_rows", json_integer((json_int_t)r->unmeasured));
+	json_object_set_new(doc, "time_from_algbw", json_boolean(f->cputime));
 	for (size_t i = 0; i < r->n; i++)
 		if (json_array_append_new(sizes, row_json(r, i)))
 			goto err;

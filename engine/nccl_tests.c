@@ -379,12 +379,32 @@ static int append(struct nt_reader *r, const struct nccl_tests_row *row,
 	return 0;
 }
 
-int nt_add_row(struct nt_reader *r, const struct nccl_tests_row *row,
+/* A half whose time column was the host's cputime (nccl_tests_file
+ * cputime): its time from its algbw, or unmeasured. */
+static void time_from_algbw(uint64_t size, struct nccl_tests_result *h)
+{
+	if (!h->valid)
+		return;
+	if (!(h->algbw_gbps >= 1.0)) {
+		h->valid = false;
+		h->time_us = NAN;
+		return;
+	}
+	h->time_us = (double)size / (h->algbw_gbps * 1e3); /* GB/s: 1e3 B/us */
+}
+
+int nt_add_row(struct nt_reader *r, const struct nccl_tests_row *given,
 	       const struct nt_at *at, struct diag *d)
 {
 	char buf[32];
+	struct nccl_tests_row copy = *given, *row = &copy;
 	unsigned tsize = type_size(row->type);
 	int err;
+
+	if (r->f->cputime) {
+		time_from_algbw(row->size, &row->oop);
+		time_from_algbw(row->size, &row->ip);
+	}
 
 	if (!tsize)
 		return row_err(r, at, NT_F_TYPE, d,

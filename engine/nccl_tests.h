@@ -35,7 +35,7 @@
 
 /* One half of a row: out of place or in place. */
 struct nccl_tests_result {
-	double time_us;    /* nccl-tests' time (cputime with -C) */
+	double time_us;    /* nccl-tests' time (with -C, from algbw) */
 	double algbw_gbps; /* size / time */
 	double busbw_gbps; /* algbw x the collective's bus factor */
 	long long wrong;   /* wrong elements; -1 when N/A or not counted */
@@ -74,14 +74,23 @@ struct nccl_tests_file {
 	unsigned nhosts; /* distinct host names among them; 0 if not listed */
 	unsigned ngroups; /* groups among all devices listed; 0 if not listed */
 	char gpu[64];    /* rank 0's device name (cut to fit); "" if absent */
-	/* The devices ("device D" of the text's list) its ranks ran on on
-	 * each host, where every host lists the same ones: ascending, each
-	 * once; ndevices 0 where the file does not say (JSON) or the hosts
-	 * differ. */
+	/* The devices ("device D" of the text's list, the JSON's "device")
+	 * its ranks ran on on each host, where every host lists the same
+	 * ones: ascending, each once; ndevices 0 where the file does not say
+	 * or the hosts differ. */
 	unsigned ndevices;
 	unsigned devices[64];
+	/*
+	 * The time columns were -C 1's cputime: the host's time to enqueue
+	 * the calls, not the collective's (src/common.cu, v2.14.1 on: algbw
+	 * and busbw still come from the GPU's time). So each half's time is
+	 * size / algbw instead; a half of under 1 GB/s of algbw, whose two
+	 * decimals cannot tell its time, is left unmeasured (valid false).
+	 */
+	bool cputime;
 	/* The NCCL library's NCCL_VERSION_CODE, from "# nccl-tests version
-	 * ... nccl-library=22703" (nccl-tests 2.13 and later); 0 if not said. */
+	 * ... nccl-library=22703" (nccl-tests 2.13 and later) or the JSON's
+	 * "nccl_version"; 0 if not said. */
 	unsigned nccl_version;
 	size_t nrows;
 	/*

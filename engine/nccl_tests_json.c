@@ -283,8 +283,10 @@ static int read_half(struct json_rd *j, size_t off, const json_t *row,
 		return json_fail(j, off, key, "expected an object or null, got %s",
 				 json_kind(h));
 	snprintf(key, sizeof(key), "%s%s.", prefix, name);
-	if (!json_object_get(h, tkey) && json_object_get(h, "cpu_time"))
+	if (!json_object_get(h, tkey) && json_object_get(h, "cpu_time")) {
 		tkey = "cpu_time"; /* -C 1 */
+		j->r->f->cputime = true;
+	}
 	err = get_num(j, off, h, key, tkey, &res->time_us);
 	if (!err)
 		err = get_num(j, off, h, key, "alg_bw", &res->algbw_gbps);
@@ -431,6 +433,18 @@ static int read_version(struct json_rd *j, const json_t *root)
 	return 0;
 }
 
+/* "nccl_version": 21805, the NCCL the run used (NCCL_VERSION_CODE, as
+ * the text's "nccl-library=21805"; every JSON version, src/util.cu). A
+ * value that is no version code is left unread, as the text's is. */
+static void read_nccl_version(struct json_rd *j, const json_t *root)
+{
+	json_t *v = json_object_get(root, "nccl_version");
+	json_int_t code = json_is_integer(v) ? json_integer_value(v) : 0;
+
+	if (code >= 1000 && code < 1000000)
+		j->r->f->nccl_version = (unsigned)code;
+}
+
 /* args[0] is the program: "./build/all_reduce_perf". */
 static int read_args(struct json_rd *j, const json_t *root)
 {
@@ -504,7 +518,7 @@ static int read_device(struct json_rd *j, size_t off, const json_t *dev,
 	const char *host = NULL, *gpu = "";
 	char prefix[48], key[64];
 	struct nt_dev_at at = { .key = key };
-	long long rank, group;
+	long long rank, group, device;
 	int err;
 
 	snprintf(prefix, sizeof(prefix), "config.devices[%zu]", i);
@@ -520,12 +534,15 @@ static int read_device(struct json_rd *j, size_t off, const json_t *dev,
 		err = get_opt_int(j, off, dev, prefix, "rank", 0, -1, &rank);
 	if (!err)
 		err = get_opt_int(j, off, dev, prefix, "group", 0, -1, &group);
+	/* the CUDA device index, as the text's "device N" (every JSON
+	 * version: v2.17.3 src/util.cu jsonRankInfo) */
+	if (!err)
+		err = get_opt_int(j, off, dev, prefix, "device", 0, -1, &device);
 	if (err)
 		return err;
 	snprintf(key, sizeof(key), "%srank", prefix);
 	where(j, off, &at.line, &at.col);
-	/* -J names no device index (device_info is the GPU's name) */
-	return nt_add_devices(j->r, rank, per, group, host, -1, gpu, &at, j->d);
+	return nt_add_devices(j->r, rank, per, group, host, device, gpu, &at, j->d);
 }
 
 static int read_devices(struct json_rd *j, const json_t *root)
@@ -640,6 +657,8 @@ int nt_load_json(struct nt_reader *r, const char *buf, size_t len,
 		goto out;
 	}
 	err = read_version(&j, root);
+	if (!err)
+		read_nccl_version(&j, root);
 	if (!err)
 		err = read_args(&j, root);
 	if (!err)

@@ -259,6 +259,8 @@ static int parse_half(struct text *t, const struct tok *w, unsigned nw,
 	int err;
 
 	err = expect(t, w, nw, i, "time", "cputime", &got);
+	if (!err && !strcmp(got, "cputime"))
+		t->r->f->cputime = true;
 	if (!err)
 		err = add_col(t, C_TIME, got, half);
 	if (!err)

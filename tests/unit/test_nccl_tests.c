@@ -201,7 +201,9 @@ Test(nccl_tests, newer_text_with_root_and_noise)
  * The devices each host's ranks ran on ("on HOST device D"), where every
  * host lists the same: all 8 on each of all_reduce_a100_2nodes' two hosts;
  * device 0 on each in the one-rank-a-host file; none where the hosts'
- * differ (device 0 on one, 1 on the other) or the format names none (-J).
+ * differ (device 0 on one, 1 on the other). The JSON twin names them as
+ * the text does (config.devices[].device); its NCCL is the text's too
+ * ("nccl_version": 22703, the text's nccl-library=22703).
  */
 Test(nccl_tests, devices_every_host_ran_on)
 {
@@ -222,7 +224,10 @@ Test(nccl_tests, devices_every_host_ran_on)
 	cr_expect_eq(f.ndevices, 0);
 	nccl_tests_destroy(&f);
 	load(NT_DATA("all_reduce_a100_2nodes.json"), &f);
-	cr_expect_eq(f.ndevices, 0);
+	cr_assert_eq(f.ndevices, 8);
+	for (unsigned k = 0; k < 8; k++)
+		cr_expect_eq(f.devices[k], k);
+	cr_expect_eq(f.nccl_version, 22703);
 	nccl_tests_destroy(&f);
 	assert_no_leaks();
 }
@@ -336,12 +341,16 @@ Test(nccl_tests, other_layouts)
 {
 	struct nccl_tests_file f;
 
-	/* Broadcast before 2.13: a root column and no redop; -C 1 cputime */
+	/* Broadcast before 2.13: a root column and no redop; -C 1 cputime,
+	 * whose halves' algbw (0.10) is too coarse to give a time */
 	load_str("#       size         count    type    root  cputime   algbw   busbw  error  cputime   algbw   busbw  error\n"
 		 "        1024           256   float       3    10.00    0.10    0.10  0e+00    10.00    0.10    0.10  0e+00\n"
 		 "# Avg bus bandwidth    : -nan \n",
 		 &f);
 	cr_assert_eq(f.nrows, 1);
+	cr_expect(f.cputime);
+	cr_expect_not(f.rows[0].oop.valid);
+	cr_expect(isnan(f.rows[0].ip.time_us));
 	cr_expect_eq(f.rows[0].root, 3);
 	cr_expect_str_eq(f.rows[0].redop, "");
 	cr_expect(isnan(f.avg_busbw));
@@ -364,11 +373,12 @@ Test(nccl_tests, other_layouts)
 	cr_expect_str_eq(f.gpu, "G");
 	nccl_tests_destroy(&f);
 
-	/* JSON version 1 as first written: typos, cpu_time, nulls, int root */
+	/* JSON version 1 as first written: typos, cpu_time (the time from
+	 * alg_bw: 8 B / 2 GB/s = 0.004 us), nulls, int root */
 	load_str("  {\"version\": 1, \"args\": [\"/opt/nt/broadcast_perf\"],\n"
 		 "   \"results\": [{\"size\": 8, \"count\": 2, \"type\": \"float\",\n"
 		 "     \"redop\": \"none\", \"root\": 0, \"out_of_place\": null,\n"
-		 "     \"in_place\": {\"cpu_time\": 5.5, \"alg_bw\": 0.0, \"bus_bw\": 0.0,\n"
+		 "     \"in_place\": {\"cpu_time\": 5.5, \"alg_bw\": 2.0, \"bus_bw\": 2.0,\n"
 		 "                  \"nwrong\": null}}],\n"
 		 "   \"average_bus_bandwidith\": {\"bandwidith\": 0.5}}",
 		 &f);
@@ -380,7 +390,8 @@ Test(nccl_tests, other_layouts)
 	cr_expect_not(f.rows[0].oop.valid);
 	cr_expect(isnan(f.rows[0].oop.time_us));
 	cr_expect(f.rows[0].ip.valid);
-	cr_expect_eq(f.rows[0].ip.time_us, 5.5);
+	cr_expect(f.cputime);
+	cr_expect_eq(f.rows[0].ip.time_us, 8 / 2.0e3);
 	cr_expect_eq(f.rows[0].ip.wrong, -1);
 	cr_expect_eq(f.avg_busbw, 0.5);
 	nccl_tests_destroy(&f);
@@ -563,7 +574,9 @@ Test(nccl_tests, release_v2_13_0_broadcast_empty_redop)
 }
 
 /* v2.14.1-v2.16.6: "Rank .. Group .. Pid", the bus as domain:bus:device;
- * -C 1 (cputime) and -G 10 */
+ * -C 1 and -G 10: the time columns are the host's enqueue time (8 us),
+ * algbw the GPU's, so each time is size / algbw (src/common.cu v2.15.0:
+ * cputimeSec before completeColl, getBw of deltaSec) */
 Test(nccl_tests, release_v2_15_reduce_scatter_cputime)
 {
 	struct nccl_tests_file f;
@@ -582,15 +595,16 @@ Test(nccl_tests, release_v2_15_reduce_scatter_cputime)
 	cr_expect_eq(r->size, 33554432);
 	cr_expect_eq(r->count, 524288); /* a rank's: 32 MiB / 4 B / 16 */
 	cr_expect_str_eq(r->redop, "sum");
-	cr_expect_eq(r->oop.time_us, 238.4);
+	cr_expect(f.cputime);
+	cr_expect_eq(r->oop.time_us, 33554432 / 140.74e3); /* 238.4 us */
 	cr_expect_eq(r->oop.busbw_gbps, 131.94);
-	cr_expect_eq(r->ip.time_us, 241.6);
+	cr_expect_eq(r->ip.time_us, 33554432 / 138.90e3);
 	r = &f.rows[7];
 	cr_expect_eq(r->size, 4294967296);
 	cr_expect_eq(r->count, 67108864);
-	cr_expect_eq(r->oop.time_us, 23913);
+	cr_expect_eq(r->oop.time_us, 4294967296 / 179.61e3); /* 23913 us */
 	cr_expect_eq(r->oop.busbw_gbps, 168.38);
-	cr_expect_eq(r->ip.time_us, 24317);
+	cr_expect_eq(r->ip.time_us, 4294967296 / 176.62e3);
 	nccl_tests_destroy(&f);
 	assert_no_leaks();
 }
