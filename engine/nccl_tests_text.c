@@ -16,7 +16,9 @@
  * Lines that are not the table (UCX and NCCL warnings, a job's echo) are
  * skipped, as are the comment lines we have no use for. Only a line
  * between the header and the footer that starts with a number is a row;
- * one where nccl-tests says it failed ends the reading there.
+ * one where nccl-tests says it failed ends the reading there. A
+ * launcher's prefix on each line is read past, and a row that NCCL's log
+ * lines cut into pieces is put back together (nccl_tests_noise.h).
  */
 #include "nccl_tests_read.h"
 
@@ -30,6 +32,7 @@
 #include <string.h>
 
 #include "array_grow.h"
+#include "nccl_tests_noise.h"
 
 /* nccl-tests prints at most 2048 bytes a line; room for longer noise. */
 #define LINE_MAX_LEN 4096
@@ -96,6 +99,13 @@ struct text {
 	/* v1.0.0's device lines, until their list ends (flush_v1_devices) */
 	struct v1_dev *v1;
 	size_t nv1, cap_v1;
+	/* NCCL's log lines cut a row: its pieces so far (pending) */
+	struct nt_log_hosts hosts;
+	bool pending;
+	unsigned pend_line;
+	size_t npend;
+	char pend[LINE_MAX_LEN];
+	char phys[LINE_MAX_LEN]; /* a line without its launcher's prefix */
 	char orig[LINE_MAX_LEN]; /* the line as written, trailing blanks cut */
 	char buf[LINE_MAX_LEN];  /* the same, cut into tokens */
 	struct tok tok[TOKENS_MAX];
@@ -873,6 +883,77 @@ static int parse_line(struct text *t, const char *s, size_t len)
 	return parse_v1_line(t);
 }
 
+/* Whether @s starts as a row does, in the table: a whole number. */
+static bool row_start(const struct text *t, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && is_blank(s[i]))
+		i++;
+	if (!t->have_header || t->closed || i == len || s[i] < '0' || s[i] > '9')
+		return false;
+	while (i < len && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i == len || is_blank(s[i]);
+}
+
+/* @n more bytes of a row cut by NCCL's log. */
+static void pend(struct text *t, const char *s, size_t n)
+{
+	if (n > sizeof(t->pend) - 2 - t->npend)
+		n = sizeof(t->pend) - 2 - t->npend;
+	if (t->npend)
+		t->pend[t->npend++] = ' ';
+	memcpy(t->pend + t->npend, s, n);
+	t->npend += n;
+}
+
+/* The row put back together, read at the line it began on. */
+static int parse_pending(struct text *t)
+{
+	unsigned line = t->line;
+	int err;
+
+	t->pending = false;
+	t->line = t->pend_line;
+	err = parse_line(t, t->pend, t->npend);
+	t->line = line;
+	return err;
+}
+
+/*
+ * One line of the file, seen through a launcher's prefix and NCCL's log
+ * (nccl_tests_noise.h): a log line inside a row is dropped, and where
+ * one was glued to a row's cells the row waits for the rest of its
+ * cells, on the next line that is no log line.
+ */
+static int take_line(struct text *t, const char *s, size_t len)
+{
+	size_t p = nt_launcher_prefix(s, len), cut;
+	bool log;
+
+	if (len >= sizeof(t->phys))
+		return t->pending ? parse_pending(t) : parse_line(t, s, len);
+	memcpy(t->phys, s, len);
+	memset(t->phys, ' ', p); /* read past, the columns kept */
+	log = nt_log_line(t->phys + p, len - p, &t->hosts);
+	if (log && t->pending)
+		return 0;
+	cut = log ? len : p + nt_glued_log(t->phys + p, len - p, &t->hosts);
+	if (t->pending) {
+		pend(t, t->phys + p, cut - p);
+		return cut < len ? 0 : parse_pending(t);
+	}
+	if (cut < len && row_start(t, t->phys, cut)) {
+		t->pending = true;
+		t->pend_line = t->line;
+		t->npend = 0;
+		pend(t, t->phys, cut);
+		return 0;
+	}
+	return parse_line(t, t->phys, len);
+}
+
 int nt_load_text(struct nt_reader *r, const char *buf, size_t len,
 		 struct diag *d)
 {
@@ -893,8 +974,12 @@ int nt_load_text(struct nt_reader *r, const char *buf, size_t len,
 		if (!nl)
 			nl = end;
 		t->line++;
-		err = parse_line(t, buf, (size_t)(nl - buf));
+		err = take_line(t, buf, (size_t)(nl - buf));
 		buf = nl + 1;
+	}
+	if (!err && t->pending) {
+		t->last = true; /* the file ends inside the row */
+		err = parse_pending(t);
 	}
 	if (!err && t->nv1)
 		err = flush_v1_devices(t);

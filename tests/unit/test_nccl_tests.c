@@ -19,6 +19,7 @@
 
 #include "helpers.h"
 #include "nccl_tests.h"
+#include "nccl_tests_noise.h"
 
 #define NT_DATA(name) DATA("nccl-tests/" name)
 #define NT_BAD(name) DATA("nccl-tests/bad/" name)
@@ -640,6 +641,75 @@ Test(nccl_tests, release_v2_17_large_times)
 
 /* mpirun -np 2 all_gather_perf -g 2: the text lists 4 ranks, -J one
  * entry per process (src/util.cu parseRankInfo), so 2 x ngpus 2 */
+/*
+ * NCCL's log on nccl-tests' stdout (NCCL_DEBUG=INFO, as in NVIDIA/nccl
+ * issue 1453): rank 0 prints a row's size .. root, then NCCL logs the
+ * calls it times, each a line of its own but the first glued to the
+ * cells before it, on a host whose name starts with digits
+ * ("-110-1-0-7:31000:31000 [0] NCCL INFO ..."). Its log lines before
+ * the table name the host, so every row reads as printed; and the same
+ * run through Open MPI's --tag-output, rank 1's log lines among rank 0's.
+ */
+Test(nccl_tests, rows_cut_by_nccl_log_lines_and_launcher_prefixes)
+{
+	static const struct { uint64_t size; double oop, ip; } want[] = {
+		{ 8, 19.90, 18.96 }, { 128, 20.11, 20.02 }, { 2048, 22.40, 22.31 },
+		{ 32768, 31.50, 31.22 }, { 524288, 70.05, 69.80 },
+	};
+	const char *files[] = { NT_DATA("all_reduce_nccl_info.txt"), NT_DATA("all_reduce_ompi_tag.txt") };
+
+	for (size_t k = 0; k < 2; k++) {
+		struct nccl_tests_file f;
+
+		load(files[k], &f);
+		cr_expect_str_eq(f.op, "all_reduce");
+		cr_expect_eq(f.nranks, 2);
+		cr_expect_eq(f.nhosts, 2);
+		cr_expect_eq(f.nccl_version, 22703);
+		cr_assert_eq(f.nrows, 5, "%s", files[k]);
+		for (size_t i = 0; i < 5; i++) {
+			cr_expect_eq(f.rows[i].size, want[i].size, "%s row %zu", files[k], i);
+			cr_expect_eq(f.rows[i].oop.time_us, want[i].oop, "%s row %zu", files[k], i);
+			cr_expect_eq(f.rows[i].ip.time_us, want[i].ip, "%s row %zu", files[k], i);
+		}
+		/* the rows cut by the log are read at the line they began on */
+		cr_expect_eq(f.rows[0].line, k ? 18 : 15, "%s: %u", files[k], f.rows[0].line);
+		nccl_tests_destroy(&f);
+	}
+	assert_no_leaks();
+}
+
+/* The prefixes launchers write, and the log line glued to a row's last
+ * cell: after a host seen whole, else after the cell (a number, N/A);
+ * a host of digits not seen whole cannot be told from the cell. */
+Test(nccl_tests, launcher_prefixes_and_glued_log_lines)
+{
+	struct nt_log_hosts hosts = { .n = 0 };
+	const char *glued = "   -1nodeA:12:34 [0] NCCL INFO x";
+	const char *na = "   N/Anode-b:1:1 [3] NCCL WARN y";
+	const char *digits = "   -110-1-0-7:1:2 [0] NCCL INFO z";
+	const char *log = "10-1-0-7:31000:31000 [0] NCCL INFO NCCL version 2.27.3";
+
+#define PFX(s) nt_launcher_prefix(s, strlen(s))
+	cr_expect_eq(PFX("[1,0]<stdout>:# size"), 14);
+	cr_expect_eq(PFX("[12,3]<stderr>:x"), 15);
+	cr_expect_eq(PFX("[0] # nThread"), 4);
+	cr_expect_eq(PFX(" 0: #"), 4);
+	cr_expect_eq(PFX("12: x"), 4);
+	cr_expect_eq(PFX("           8             2"), 0);
+	cr_expect_eq(PFX("[0]x"), 0);
+	cr_expect_eq(PFX("1234:5678:5678 [0] NCCL INFO"), 0);
+#undef PFX
+	cr_expect_eq(nt_glued_log(glued, strlen(glued), &hosts), 5);
+	cr_expect_eq(nt_glued_log(na, strlen(na), &hosts), 6);
+	cr_expect_eq(nt_glued_log(digits, strlen(digits), &hosts), strlen(digits));
+	cr_expect_not(nt_log_line(glued, strlen(glued), &hosts));
+	cr_assert(nt_log_line(log, strlen(log), &hosts));
+	cr_expect_str_eq(hosts.name[0], "10-1-0-7");
+	cr_expect_eq(nt_glued_log(digits, strlen(digits), &hosts), 5);
+	cr_expect_eq(nt_glued_log(log, strlen(log), &hosts), strlen(log)); /* not glued */
+}
+
 Test(nccl_tests, release_v2_19_json_one_entry_per_process)
 {
 	struct nccl_tests_file t, j;
