@@ -38,6 +38,9 @@ starts "$tmp/ar.txt" "$(printf '# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s 
 starts "$tmp/ar.txt" "$(printf '# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s' \
     '(B)' '(elements)' '' '' '' '(us)' '(GB/s)' '(GB/s)' '' '(us)' '(GB/s)' '(GB/s)')"
 starts "$tmp/ar.txt" "# Avg bus bandwidth    : "
+# nccl-tests' footer line before it (v2.19.6 src/util.cu writeResultFooter)
+grep -B1 "^# Avg bus bandwidth" "$tmp/ar.txt" | head -1 | grep -qx "# Out of bounds values : 0 OK" ||
+    { echo "FAIL: no '# Out of bounds values : 0 OK' before the average"; fail=1; }
 has "$tmp/ar.txt" "#wrong  algo  *proto  *nch  nccl_est  path$"
 has "$tmp/ar.txt" "2 nodes x 4 GPUs = 8 ranks"
 # every row: 18 columns, the two halves the same, gdrlab's choice sane
