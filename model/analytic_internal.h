@@ -37,6 +37,9 @@ struct conn_rate {
 					    * connections of the phases its
 					    * slices overlap (solve_fill) */
 	unsigned nseg;
+	bool held;                         /* its rate is its pipe's pace,
+					    * below its links' share (solve:
+					    * it waits, its links idle) */
 	struct slot_fifos fifos;           /* how its slots turn over */
 };
 
@@ -151,6 +154,10 @@ struct conn_time {
 	double period; /* between slices, steady, slots aside */
 	double slot;   /* between slices, paced by the slots */
 	bool paced;    /* the period is the stream's limit (plan.h stream_cap) */
+	double joint;  /* a slice at its share with all its segments busy at
+			* once, where that sets the period over every one
+			* segment's (a staged hop's host memory, which its
+			* copy in and the NIC's read share); else 0 */
 	double seg_tau[PLAN_MAX_STAGES];
 };
 

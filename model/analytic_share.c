@@ -439,22 +439,24 @@ static int solve(const struct solver *sv, struct share_ws *ws,
 {
 	const struct phase_index *px = ws->px;
 	size_t n = pat->nconns ? pat->nconns : 1;
-	double *rate = calloc(n, sizeof(*rate));
+	double *rate = calloc(n, sizeof(*rate)), *own = calloc(n, sizeof(*own));
 	double *pace = calloc(pat->npipes ? pat->npipes : 1, sizeof(*pace));
 	unsigned nseg = 0;
 	int err = -ENOMEM;
 
-	if (!rate || !pace)
+	if (!rate || !own || !pace)
 		goto out;
-	err = share_conns(sv, ws, pat, nch, -1, false, 0, 0, NULL, rate);
+	err = share_conns(sv, ws, pat, nch, -1, false, 0, 0, NULL, own);
 	if (!err) {
-		pipe_pace(pat, rate, nch, pace);
+		pipe_pace(pat, own, nch, pace);
 		err = share_conns(sv, ws, pat, nch, -1, false, 0, 0, pace, rate);
 	}
 	for (size_t i = 0; !err && i < pat->nconns; i++) {
-		const struct plan_route *r = &pat->routes[pat->conns[i].route];
+		const struct plan_conn *c = &pat->conns[i];
+		const struct plan_route *r = &pat->routes[c->route];
 
 		cr[i].rate = rate[i];
+		cr[i].held = own[i] > pace[c->pipe] * c->volume * (1 + SAME_PACE);
 		slot_fifos_of(sv->p, pat, &pat->conns[i], &cr[i].fifos);
 		cr[i].nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
 		if (cr[i].nseg > nseg)
@@ -475,6 +477,7 @@ static int solve(const struct solver *sv, struct share_ws *ws,
 		cr[i].fill = cr[i].rate;
 out:
 	free(pace);
+	free(own);
 	free(rate);
 	return err;
 }

@@ -50,9 +50,12 @@ void conn_time(const struct conn_rate *r, double slice, unsigned slots,
 	/* In steady state the flow passes a slice every slice / its share,
 	 * and each segment takes one at a time with its own work. */
 	t->period = steady;
+	t->joint = steady;
 	for (unsigned k = 0; k < r->nseg; k++)
 		if (t->seg_tau[k] > t->period)
 			t->period = t->seg_tau[k];
+	if (r->held || t->period > steady * (1 + SAME_PACE))
+		t->joint = 0;
 	/* However few slices share the links, the stream takes no more
 	 * than its limit allows; it is paced too where its steady share
 	 * is that limit (share_conns() caps the steady shares at it). */
