@@ -6,6 +6,7 @@
  * each path, and the node.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,6 +216,19 @@ static const char *first_note(json_t *run, const char *key, size_t *count)
 
 /* Whether some collective of @run crossed the network ("intra_node": it
  * never left a node, engine/plan.c). */
+/* Whether a run's trace gives any compute to overlap (its iterations'
+ * compute_us). */
+static bool run_has_compute(const json_t *run)
+{
+	const json_t *it;
+	size_t i;
+
+	json_array_foreach(json_object_get(run, "iterations"), i, it)
+		if (json_number_value(json_object_get(it, "compute_us")) > 0)
+			return true;
+	return false;
+}
+
 static bool leaves_node(json_t *run)
 {
 	json_t *c;
@@ -255,11 +269,15 @@ static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 			html_printf(f, "No collective here leaves its node (NVLink or PCIe inside "
 				       "it): GPUDirect RDMA does not apply, and the paths cost the "
 				       "same.");
+		else if (fabs(comm - 1) < 0.005)
+			html_printf(f, "Direct (GPUDirect RDMA) communication is as fast as "
+				       "NCCL's host staging.");
 		else
 			html_printf(f, "Direct (GPUDirect RDMA) communication is %.3gx %s than "
-				       "NCCL's host staging; with compute overlap the iteration is "
-				       "%.2g%% %s.",
+				       "NCCL's host staging; %s the iteration is %.2g%% %s.",
 				    comm >= 1 ? comm : 1 / comm, comm >= 1 ? "faster" : "slower",
+				    run_has_compute(runs[0]) ? "with compute overlap" :
+							       "with no compute in the trace,",
 				    100 * (it_s > it_d ? 1 - it_d / it_s : it_d / it_s - 1),
 				    it_s >= it_d ? "shorter" : "longer");
 	}

@@ -87,6 +87,26 @@ expect 0 "--p2p-level phb" -- "$gdrlab" run -t two-socket-commodity -T resnet50-
 grep -q "^shm" "$tmp/out" && { echo "FAIL: shm line with --p2p-level phb"; fail=1; }
 [ "$(grep -c '"shm": null' "$tmp/p2p.json")" = 10 ] ||
     { echo "FAIL: --p2p-level phb: a collective through host memory"; fail=1; }
+# Direct slower because NCCL's tuner gives it another protocol: a 32 MiB
+# all-gather on 16 Grace Hoppers runs Ring/LL128 direct, Ring/Simple
+# staged (LL128 needs GPUDirect RDMA on every network side), as busbw's
+# choice columns say; the verdict names the choice, and with --proto
+# simple both run Simple and direct is no slower. No compute in the
+# trace: the iteration line says so.
+printf '{"iteration": 0, "op": "all_gather", "bytes": 33554432, "dtype": "fp32"}\n' > "$tmp/ag.jsonl"
+for p in direct staged; do
+    expect 0 "busbw $p" -- "$gdrlab" busbw -t gh200-grace-hopper -n 16 --op all_gather -b 32M -e 32M -p $p
+    grep -q "^ *33554432 .* Ring *$([ $p = direct ] && echo LL128 || echo Simple) " "$tmp/out" ||
+        { echo "FAIL: busbw -p $p: not the choice this test reads"; cat "$tmp/out"; fail=1; }
+done
+expect 0 "compare, another protocol direct" -- "$gdrlab" compare -t gh200-grace-hopper -n 16 -T "$tmp/ag.jsonl"
+has "$tmp/out" "slower than NCCL's host staging"
+has "$tmp/out" "^         1 of the 1 calls direct takes longer run another choice of NCCL's tuner$"
+has "$tmp/out" "^         (Ring/LL128 where staged runs Ring/Simple): its estimates, not the data path;$"
+has "$tmp/out" "with no compute in the trace, the iteration is"
+expect 0 "compare --proto simple" -- "$gdrlab" compare -t gh200-grace-hopper -n 16 -T "$tmp/ag.jsonl" --proto simple
+grep -q "another choice" "$tmp/out" && { echo "FAIL: a choice note with one protocol"; fail=1; }
+grep -q "slower than NCCL's host staging" "$tmp/out" && { echo "FAIL: direct slower on Simple"; fail=1; }
 if "$gdrlab" backends >/dev/null && command -v gnuplot >/dev/null; then
     expect 0 "one-node report" -- "$gdrlab" report "$tmp/node.json" -o "$tmp/node.html"
     has "$tmp/node.html" "No collective here leaves its node (NVLink or PCIe inside it): GPUDirect RDMA does not apply"
