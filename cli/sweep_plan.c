@@ -47,6 +47,8 @@ struct plan_reader {
 	struct sweep_axis *axis[SWEEP_MAX_AXES];
 	yaml_node_t *axis_node[SWEEP_MAX_AXES]; /* each axis's values */
 	struct point *variant[SWEEP_MAX_AXES];
+	yaml_node_t *no_topology; /* base, where it names no topology: an
+				   * axis of topologies must then */
 	struct diag *d;
 };
 
@@ -87,11 +89,10 @@ static int preset_path(const struct plan_reader *r, const yaml_node_t *n, const 
 				strlen(name) || name[0] == '.')
 		return yaml_doc_fail(&r->y, n, "preset", "'%s': expected the name of a shipped topology "
 				     "(configs/, e.g. h100-pcie5-400g)", diag_printable(name, shown, sizeof(shown)));
-	k = snprintf(out, len, "%s/configs/%s.yaml", cli_data_dir(), name);
-	if (k < 0 || (size_t)k >= len)
-		return yaml_doc_fail(&r->y, n, "preset", "the data folder's path is too long");
-	if (access(out, R_OK))
-		return yaml_doc_fail(&r->y, n, "preset", "'%s': no such shipped topology (%s/configs/*.yaml)",
+	/* where -t finds one: configs/ and configs/validation/ */
+	k = cli_shipped_lookup(name, CLI_SHIPPED_TOPOLOGY, out, len);
+	if (k <= 0 || access(out, R_OK))
+		return yaml_doc_fail(&r->y, n, "preset", "'%s': no such shipped topology (%s/configs/*.yaml, configs/validation/*.yaml)",
 				     name, cli_data_dir());
 	return 0;
 }
@@ -224,9 +225,11 @@ static int read_base(struct plan_reader *r, yaml_node_t *n)
 		spec[i] = (struct yaml_doc_key){ point_keys[i], false };
 	spec[GEN] = (struct yaml_doc_key){ "gen", false };
 	err = yaml_doc_read_map(&r->y, n, "base", spec, NKEYS + 1, f);
-	if (!err && !f[0].val == !f[NKEYS - 1].val)
-		return yaml_doc_fail(&r->y, f[0].val ? f[NKEYS - 1].key : n, "base",
+	if (!err && f[0].val && f[NKEYS - 1].val)
+		return yaml_doc_fail(&r->y, f[NKEYS - 1].key, "base",
 				     "needs a topology file or a preset, one of them");
+	if (!err && !f[0].val && !f[NKEYS - 1].val)
+		r->no_topology = n; /* unless an axis gives them (check_topology) */
 	if (!err && !f[1].val == !f[GEN].val)
 		return yaml_doc_fail(&r->y, f[1].val ? f[GEN].key : n, "base",
 				     "needs a trace file or a generator (gen: { model: ... }), one of them");
@@ -334,6 +337,19 @@ static yaml_node_t *values_of(struct plan_reader *r, yaml_node_t *n)
 	return n;
 }
 
+/* The topology a topology path's values are tried on: the base's, or
+ * where it names none, the first of the axis of topologies (into @pt). */
+static int first_topology(struct plan_reader *r, const struct sweep *sw, struct point *pt)
+{
+	*pt = r->base;
+	if (pt->topology[0])
+		return 0;
+	for (unsigned b = 0; b < sw->naxes; b++)
+		if (!strcmp(sw->axes[b].name, "topology") || !strcmp(sw->axes[b].name, "preset"))
+			return set_key(r, pt, sw->axes[b].name, sw->axes[b].values[0], r->axis_node[b]);
+	return 0; /* check_topology says what is missing */
+}
+
 /* Each value of axis @a (the @k-th) as a point would take it: a bad one
  * is the plan's error, at the value's node. */
 static int check_values(struct plan_reader *r, const struct sweep *sw, unsigned k, yaml_node_t *n)
@@ -370,8 +386,12 @@ static int check_values(struct plan_reader *r, const struct sweep *sw, unsigned 
 			struct topo_override ov[SWEEP_MAX_AXES];
 			struct topology t;
 			struct diag d = { "" };
+			struct point first;
 			unsigned nov = 1;
 
+			err = first_topology(r, sw, &first);
+			if (err)
+				return err;
 			/* this value with the other topology axes' first ones:
 			 * values meant together (fabric.attach: node with
 			 * fabric.leaf.nodes: 0) are tried together */
@@ -383,7 +403,7 @@ static int check_values(struct plan_reader *r, const struct sweep *sw, unsigned 
 					snprintf(ov[nov].value, sizeof(ov[nov].value), "%s", sw->axes[b].values[0]);
 					nov++;
 				}
-			err = topology_load_with(r->base.topology, ov, nov, &t, &d);
+			err = topology_load_with(first.topology, ov, nov, &t, &d);
 			if (err) {
 				char shown[SWEEP_VALUE_MAX * 4];
 
@@ -432,8 +452,22 @@ static void copy_key(struct point *dst, const struct point *src, const char *key
 		memcpy(dst->proto, src->proto, sizeof(dst->proto));
 }
 
+/* A base with no topology is whole only with an axis of them. */
+static int check_topology(struct plan_reader *r, const struct sweep *sw)
+{
+	for (unsigned i = 0; i < sw->naxes; i++)
+		if (!strcmp(sw->axes[i].name, "topology") || !strcmp(sw->axes[i].name, "preset"))
+			return 0;
+	if (!r->no_topology)
+		return 0;
+	return yaml_doc_fail(&r->y, r->no_topology, "base",
+			     "needs a topology file or a preset, one of them, or an axis of them");
+}
+
 static int read_axes(struct plan_reader *r, yaml_node_t *n, struct sweep *sw)
 {
+	int err;
+
 	if (!n || n->type != YAML_MAPPING_NODE || n->data.mapping.pairs.start == n->data.mapping.pairs.top)
 		return yaml_doc_fail(&r->y, n ? n : yaml_doc_root(&r->y), "axes",
 				     "expected a mapping of one to %d axes", SWEEP_MAX_AXES);
@@ -443,8 +477,7 @@ static int read_axes(struct plan_reader *r, yaml_node_t *n, struct sweep *sw)
 		struct sweep_axis *a;
 		bool known = false;
 		const char *name;
-		int err = yaml_doc_scalar(&r->y, k, "axes", &name);
-
+		err = yaml_doc_scalar(&r->y, k, "axes", &name);
 		if (err)
 			return err;
 		if (sw->naxes == SWEEP_MAX_AXES)
@@ -471,13 +504,10 @@ static int read_axes(struct plan_reader *r, yaml_node_t *n, struct sweep *sw)
 			return err;
 	}
 	/* once all are read: a topology value is tried with the others' first */
-	for (unsigned k = 0; k < sw->naxes; k++) {
-		int err = check_values(r, sw, k, r->axis_node[k]);
-
-		if (err)
-			return err;
-	}
-	return 0;
+	err = check_topology(r, sw);
+	for (unsigned k = 0; k < sw->naxes && !err; k++)
+		err = check_values(r, sw, k, r->axis_node[k]);
+	return err;
 }
 
 static int axis_named(const struct plan_reader *r, const struct sweep *sw, const yaml_node_t *n,

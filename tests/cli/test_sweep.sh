@@ -255,8 +255,15 @@ printf 'base: { topology: two-socket-commodity, trace: resnet50-ddp }\naxes:\n  
 expect 0 "shipped names in a plan" -- "$gdrlab" sweep --csv "$tmp/plan/named.yaml"
 has "$tmp/out" "^\"nodes=2\",3,\"two-socket-commodity\",2,4,"
 printf 'base: { trace: %s }\naxes:\n  nodes: [1]\n' "$src/traces/resnet50-ddp.jsonl" >"$tmp/plan/np.yaml"
-bad_usage_of sweep "no topology" "$tmp/plan/np.yaml:1:7: base: needs a topology file or a preset, one of them" \
+bad_usage_of sweep "no topology" "$tmp/plan/np.yaml:1:7: base: needs a topology file or a preset, one of them, or an axis of them" \
     -- "$tmp/plan/np.yaml"
+# ... which an axis of them gives; a validation preset by name, as -t takes
+# it (configs/validation/), with a topology path tried on the axis's first
+printf 'base: { trace: resnet50-ddp }\naxes:\n  preset: [h100-pcie5-400g, dgx-a100-8x200g]\n  nics.rate: { values: [200], unit: Gbit/s }\n' \
+    >"$tmp/plan/axis-only.yaml"
+expect 0 "topologies from an axis alone" -- "$gdrlab" sweep --csv "$tmp/plan/axis-only.yaml"
+has "$tmp/out" "^\"preset=h100-pcie5-400g nics.rate=200 Gbit/s\",3,\"h100-pcie5-400g\",2,16,"
+has "$tmp/out" "^\"preset=dgx-a100-8x200g nics.rate=200 Gbit/s\",3,\"dgx-a100-8x200g\",2,16,"
 printf 'base: { preset: a100-pcie4-200g, trace: %s }\naxes:\n  preset: [h100, ../configs/x]\n' \
     "$src/traces/resnet50-ddp.jsonl" >"$tmp/plan/bp.yaml"
 bad_usage_of sweep "an unknown preset" "$tmp/plan/bp.yaml:3:12: preset: 'h100': no such shipped topology" \
