@@ -22,8 +22,10 @@ int report_csv(FILE *out, const struct records *r, bool header)
 {
 	if (!header)
 		goto rows;
+	/* requested_path: what the run asked for, so that compare's three
+	 * runs stay apart where direct fell back to staging (path) */
 	fprintf(out, "backend,iteration,index,op,bytes,ranks,ready_us,start_us,"
-		     "end_us,time_us,algbw_gbps,busbw_gbps,path,fallback");
+		     "end_us,time_us,algbw_gbps,busbw_gbps,requested_path,path,fallback");
 	for (int k = 0; k < STAGE_KIND_COUNT; k++)
 		fprintf(out, ",%s_us", stage_kind_name(k));
 	fprintf(out, ",algo,proto,channels,nccl_estimate_us,comm,stream,alone_us,"
@@ -32,11 +34,11 @@ rows:
 	for (size_t i = 0; i < r->ncoll; i++) {
 		const struct coll_record *c = &r->coll[i];
 
-		fprintf(out, "%s,%u,%zu,%s,%llu,%u,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%s,",
+		fprintf(out, "%s,%u,%zu,%s,%llu,%u,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%s,%s,",
 			r->backend, c->iteration, c->entry, trace_op_name(c->op),
 			(unsigned long long)c->bytes, c->nranks, c->ready_us,
 			c->start_us, c->end_us, c->time_us, c->algbw_gbps,
-			c->busbw_gbps, plan_path_used_name(c->path));
+			c->busbw_gbps, plan_path_name(r->path), plan_path_used_name(c->path));
 		report_csv_field(out, c->fallback ? c->fallback : "");
 		for (int k = 0; k < STAGE_KIND_COUNT; k++)
 			fprintf(out, ",%.3f", c->stage_us[k]);

@@ -107,6 +107,16 @@ has "$tmp/out" "with no compute in the trace, the iteration is"
 expect 0 "compare --proto simple" -- "$gdrlab" compare -t gh200-grace-hopper -n 16 -T "$tmp/ag.jsonl" --proto simple
 grep -q "another choice" "$tmp/out" && { echo "FAIL: a choice note with one protocol"; fail=1; }
 grep -q "slower than NCCL's host staging" "$tmp/out" && { echo "FAIL: direct slower on Simple"; fail=1; }
+# --csv: each row says which of the three runs it is, also where direct
+# fell back to staging (two-socket-commodity: its NIC across the sockets)
+expect 0 "compare --csv" -- "$gdrlab" compare -t two-socket-commodity -T resnet50-ddp --csv "$tmp/fb.csv"
+has "$tmp/fb.csv" "^backend,iteration,index,op,bytes,ranks,ready_us,start_us,end_us,time_us,algbw_gbps,busbw_gbps,requested_path,path,fallback,"
+for p in staged direct staged-memcpy; do
+    [ "$(grep -c "^analytic,[^,]*,[^,]*,allreduce,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,$p," "$tmp/fb.csv")" = 10 ] ||
+        { echo "FAIL: not 10 rows of the $p run"; fail=1; }
+done
+grep -q ",direct,staged,\"gpu1-nic0 path is SYS" "$tmp/fb.csv" ||
+    { echo "FAIL: direct's fallback rows"; fail=1; }
 if "$gdrlab" backends >/dev/null && command -v gnuplot >/dev/null; then
     expect 0 "one-node report" -- "$gdrlab" report "$tmp/node.json" -o "$tmp/node.html"
     has "$tmp/node.html" "No collective here leaves its node (NVLink or PCIe inside it): GPUDirect RDMA does not apply"
