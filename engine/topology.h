@@ -187,6 +187,9 @@ enum topo_cpu_vendor {
 };
 
 const char *topo_gpu_arch_name(enum topo_gpu_arch a);     /* "hopper" */
+struct topology;
+/* @t's compute capability x 10: its gpu_cc, or its generation's own. */
+unsigned topo_gpu_cc(const struct topology *t);
 const char *topo_cpu_vendor_name(enum topo_cpu_vendor v); /* "amd" */
 
 struct topology {
@@ -194,6 +197,11 @@ struct topology {
 	char file[256]; /* path it was read from, for messages */
 	unsigned nodes;
 	enum topo_gpu_arch gpu_arch;
+	/* Compute capability x 10 (89: Ada), the generation's own (70, 80,
+	 * 90, 100) unless the file says otherwise: NCCL tunes an 8.6 or 8.9
+	 * GPU as Ampere but, before 2.27, enables LL128 on whole
+	 * generations alone (tuning.cc). */
+	unsigned gpu_cc;
 	enum topo_cpu_vendor cpu_vendor;
 
 	unsigned nsockets, nswitches, ngpus, nnics;

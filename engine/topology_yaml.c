@@ -796,6 +796,7 @@ enum {
 	K_FABRIC,
 	K_STAGING,
 	K_GPU_ARCH,
+	K_GPU_CC,
 	K_CPU_VENDOR,
 	K_NKEYS,
 };
@@ -812,6 +813,7 @@ static const struct yaml_doc_key top_keys[K_NKEYS] = {
 	[K_FABRIC] = { "fabric", true },
 	[K_STAGING] = { "staging", true },
 	[K_GPU_ARCH] = { "gpu_arch", false },
+	[K_GPU_CC] = { "compute_capability", false },
 	[K_CPU_VENDOR] = { "cpu_vendor", false },
 };
 
@@ -820,6 +822,14 @@ static const char *const gpu_arch_names[TOPO_GPU_ARCH_COUNT] = {
 	[TOPO_GPU_AMPERE] = "ampere",
 	[TOPO_GPU_HOPPER] = "hopper",
 	[TOPO_GPU_BLACKWELL] = "blackwell",
+};
+
+/* A generation's own compute capability x 10. */
+static const unsigned gpu_arch_cc[TOPO_GPU_ARCH_COUNT] = {
+	[TOPO_GPU_VOLTA] = 70,
+	[TOPO_GPU_AMPERE] = 80,
+	[TOPO_GPU_HOPPER] = 90,
+	[TOPO_GPU_BLACKWELL] = 100,
 };
 
 static const char *const cpu_vendor_names[TOPO_CPU_VENDOR_COUNT] = {
@@ -833,9 +843,62 @@ const char *topo_gpu_arch_name(enum topo_gpu_arch a)
 	return (unsigned)a < TOPO_GPU_ARCH_COUNT ? gpu_arch_names[a] : "?";
 }
 
+unsigned topo_gpu_cc(const struct topology *t)
+{
+	if (t->gpu_cc)
+		return t->gpu_cc;
+	return (unsigned)t->gpu_arch < TOPO_GPU_ARCH_COUNT ? gpu_arch_cc[t->gpu_arch] : 0;
+}
+
 const char *topo_cpu_vendor_name(enum topo_cpu_vendor v)
 {
 	return (unsigned)v < TOPO_CPU_VENDOR_COUNT ? cpu_vendor_names[v] : "?";
+}
+
+/* The generation NCCL's tables take a compute capability x 10 for
+ * (tuning.cc compCapIndex: Ampere from 8.0, Hopper from 9.0, ...). */
+static enum topo_gpu_arch arch_of_cc(unsigned cc)
+{
+	return cc >= 100 ? TOPO_GPU_BLACKWELL : cc >= 90 ? TOPO_GPU_HOPPER :
+	       cc >= 80 ? TOPO_GPU_AMPERE : TOPO_GPU_VOLTA;
+}
+
+/* gpu_arch ("ada" too: Ampere's tables, 8.9) and compute_capability
+ * ("8.6", "8.9": where it is not the generation's own). */
+static int read_gpu_model(const struct yaml_doc *y, const struct yaml_doc_found *f,
+		    struct topology *t)
+{
+	static const char *const names[] = { "volta", "ampere", "ada", "hopper", "blackwell" };
+	static const unsigned cc_of_name[] = { 70, 80, 89, 90, 100 };
+	double cc;
+	unsigned v;
+	int err;
+
+	if (f[K_GPU_ARCH].val) {
+		err = yaml_doc_read_choice(y, f[K_GPU_ARCH].val, "gpu_arch", names,
+					   sizeof(names) / sizeof(names[0]), &v);
+		if (err)
+			return err;
+		t->gpu_cc = cc_of_name[v];
+		t->gpu_arch = arch_of_cc(t->gpu_cc);
+	}
+	if (!f[K_GPU_CC].val)
+		return 0;
+	err = yaml_doc_read_decimal(y, f[K_GPU_CC].val, "compute_capability",
+				    "a compute capability (8.9)", &cc);
+	if (err)
+		return err;
+	v = (unsigned)lround(cc * 10);
+	if (v < 70 || v > 129 || fabs(cc * 10 - v) > 1e-9)
+		return yaml_doc_fail(y, f[K_GPU_CC].val, "compute_capability",
+				     "%g is no compute capability NCCL runs on (7.0 to 12.9, one decimal)", cc);
+	if (f[K_GPU_ARCH].val && arch_of_cc(v) != t->gpu_arch)
+		return yaml_doc_fail(y, f[K_GPU_CC].val, "compute_capability",
+				     "%g is %s to NCCL's tables (tuning.cc), where gpu_arch says %s", cc,
+				     gpu_arch_names[arch_of_cc(v)], gpu_arch_names[t->gpu_arch]);
+	t->gpu_cc = v;
+	t->gpu_arch = arch_of_cc(v);
+	return 0;
 }
 
 /* gpu_arch and cpu_vendor: NCCL's tuning tables are indexed by both. */
@@ -843,17 +906,14 @@ static int read_platform(const struct yaml_doc *y,
 			 const struct yaml_doc_found *f, struct topology *t)
 {
 	unsigned v;
-	int err = 0;
+	int err;
 
 	/* Defaults: the generation and CPU of most presets (A100, EPYC
 	 * aside) and of NCCL's own first column of each table. */
 	t->gpu_arch = TOPO_GPU_AMPERE;
+	t->gpu_cc = gpu_arch_cc[TOPO_GPU_AMPERE];
 	t->cpu_vendor = TOPO_CPU_INTEL;
-	if (f[K_GPU_ARCH].val) {
-		err = yaml_doc_read_choice(y, f[K_GPU_ARCH].val, "gpu_arch",
-					   gpu_arch_names, TOPO_GPU_ARCH_COUNT, &v);
-		t->gpu_arch = v;
-	}
+	err = read_gpu_model(y, f, t);
 	if (!err && f[K_CPU_VENDOR].val) {
 		err = yaml_doc_read_choice(y, f[K_CPU_VENDOR].val, "cpu_vendor",
 					   cpu_vendor_names, TOPO_CPU_VENDOR_COUNT,

@@ -286,6 +286,12 @@ static bool ll128_default(const struct tune_ctx *t)
 		return false;
 	if (t->p->nccl->newest_gpu_hopper && t->p->topo.gpu_arch > TOPO_GPU_HOPPER)
 		return false; /* 2.19.3: case 70, 80, 90 */
+	/* before 2.27 a switch on the compute capability itself (2.8.4:
+	 * 70 or 80; 2.19.3 - 2.26: case 70, 80, 90): 8.6 and 8.9 are
+	 * Ampere's tables without its LL128 (v2.25.1-1 tuning.cc:430-436;
+	 * 2.27 takes any from 7.0, v2.27.3-1:463) */
+	if (plan_nccl_minor(t->p) < 27 && topo_gpu_cc(&t->p->topo) % 10)
+		return false;
 	return true;
 }
 
@@ -323,7 +329,13 @@ double tune_entry(const struct tune_ctx *t, const struct tune_enable *e,
 		return -1;
 	}
 	if (p == PROTO_LL128 && e->proto[t->op][p] == 2 && !ll128_default(t)) {
-		snprintf(why, len, "NCCL enables LL128 only with NVLink inside nodes and GPUDirect RDMA within PXB (P2C on Hopper from 2.27)");
+		unsigned cc = topo_gpu_cc(&t->p->topo);
+
+		if (cc % 10 && plan_nccl_minor(t->p) < 27)
+			snprintf(why, len, "NCCL before 2.27 enables LL128 on compute capabilities 7.0, 8.0 and 9.0 alone, not %u.%u",
+				 cc / 10, cc % 10);
+		else
+			snprintf(why, len, "NCCL enables LL128 only with NVLink inside nodes and GPUDirect RDMA within PXB (P2C on Hopper from 2.27)");
 		return -1;
 	}
 	ops->cost(t, p, &lat, &bw, why, len);

@@ -204,7 +204,11 @@ static void emit_generations(const struct probe *p, const struct probe_fabric *f
 {
 	const char *arch = probe_gpu_arch(f->sm);
 
-	if (arch)
+	if (arch && f->sm % 10 && f->sm != 89) /* 8.6: Ampere's tables, not its LL128 */
+		fprintf(out, "\n# From the CUDA driver: compute capability %d.%d (NCCL's tuning "
+			"index, tuning.cc).\ngpu_arch: %s\ncompute_capability: %d.%d\n", f->sm / 10,
+			f->sm % 10, arch, f->sm / 10, f->sm % 10);
+	else if (arch)
 		fprintf(out, "\n# From the CUDA driver: compute capability %d.%d (NCCL's tuning "
 			"index, tuning.cc).\ngpu_arch: %s\n", f->sm / 10, f->sm % 10, arch);
 	else

@@ -81,7 +81,8 @@ const char *probe_gpu_arch(int sm)
 {
 	if (!sm)
 		return NULL;
-	return sm >= 100 ? "blackwell" : sm >= 90 ? "hopper" : sm >= 80 ? "ampere" : "volta";
+	return sm >= 100 ? "blackwell" : sm >= 90 ? "hopper" : sm == 89 ? "ada" :
+	       sm >= 80 ? "ampere" : "volta";
 }
 
 static unsigned links_to(const struct probe_gpu *g, enum probe_nvl_peer peer, int gpu)

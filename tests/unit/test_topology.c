@@ -718,7 +718,7 @@ Test(bad_topology, c2c_is_no_pcie_link)
 Test(bad_topology, gpu_arch_by_name)
 {
 	check_bad("gpu-arch", 12, 11, "gpu_arch",
-		  "expected 'volta', 'ampere', 'hopper' or 'blackwell', got 'sm90'");
+		  "expected 'volta', 'ampere', 'ada', 'hopper' or 'blackwell', got 'sm90'");
 }
 
 Test(bad_topology, in_network_reduction_is_a_bool)

@@ -22,6 +22,9 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "tuned_helpers.h"
 
@@ -121,6 +124,75 @@ Test(tuner, ll128_needs_gpudirect_unless_asked)
 	assert_rel(entry(&x, ALGO_RING, PROTO_LL128, MiB), 65 + MiB / (1000 * 9.2 * 4 / 6.0), 1e-9);
 	cr_assert_eq(choose(&x, MiB).proto, PROTO_LL128);
 	tuned_destroy(&x);
+}
+
+/* round-numbers.yaml with @extra appended, into @path (a scratch file). */
+static void round_numbers_with(char *path, size_t len, const char *extra)
+{
+	FILE *in = fopen(DATA("round-numbers.yaml"), "r"), *out;
+	char buf[4096];
+	size_t n;
+	int fd;
+
+	snprintf(path, len, "/tmp/gdrlab-tuner-XXXXXX");
+	fd = mkstemp(path);
+	cr_assert(in && fd >= 0);
+	out = fdopen(fd, "w");
+	cr_assert_not_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)))
+		fwrite(buf, 1, n, out);
+	fputs(extra, out);
+	fclose(in);
+	cr_assert_eq(fclose(out), 0);
+}
+
+/*
+ * An Ada GPU (compute capability 8.9): Ampere's tables, the same
+ * estimates, but before 2.27 NCCL enabled LL128 on compute capabilities
+ * 7.0, 8.0 and 9.0 alone (v2.21.5-1 tuning.cc:310-315 "case 70, 80,
+ * 90"), and from 2.27 on any from 7.0 (v2.27.3-1:463). One GPU a node
+ * with GPUDirect: round-numbers' LL128 at 512 KiB (ll128_between_ll_and_
+ * simple), under 2.21.5 not for Ada, and as Ampere under 2.30.7.
+ */
+Test(tuner, ada_has_ll128_from_nccl_2_27)
+{
+	struct tuned x;
+	char path[64], why[200];
+
+	round_numbers_with(path, sizeof(path), "gpu_arch: ada\n");
+	tuned_release(&x, path, 4, "2.21.5");
+	cr_assert_eq(x.plan.topo.gpu_arch, TOPO_GPU_AMPERE);
+	cr_assert_lt(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL128, 512 * KiB, why, sizeof(why)), 0);
+	cr_assert_str_eq(why, "NCCL before 2.27 enables LL128 on compute capabilities 7.0, 8.0 and 9.0 alone, not 8.9");
+	cr_assert_neq(choose(&x, 512 * KiB).proto, PROTO_LL128);
+	tuned_destroy(&x);
+	tuned_release(&x, DATA("round-numbers.yaml"), 4, "2.21.5");
+	cr_assert_gt(tune_entry(&x.t, &x.e, ALGO_RING, PROTO_LL128, 512 * KiB, why, sizeof(why)), 0);
+	tuned_destroy(&x);
+	tuned_release(&x, path, 4, "2.30.7");
+	assert_rel(entry(&x, ALGO_RING, PROTO_LL128, MiB), 65 + MiB / (1000 * 9.2 * 4 / 6.0), 1e-9);
+	cr_assert_eq(choose(&x, 512 * KiB).proto, PROTO_LL128);
+	tuned_destroy(&x);
+	unlink(path);
+}
+
+/* compute_capability: the generation it belongs to, and no other. */
+Test(tuner, compute_capability_names_the_generation)
+{
+	struct topology t;
+	struct diag d = { "" };
+	char path[64];
+
+	round_numbers_with(path, sizeof(path), "compute_capability: 8.6\n");
+	cr_assert_eq(topology_load(path, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.gpu_arch, TOPO_GPU_AMPERE);
+	cr_assert_eq(topo_gpu_cc(&t), 86);
+	unlink(path);
+	round_numbers_with(path, sizeof(path), "gpu_arch: hopper\ncompute_capability: 8.9\n");
+	cr_assert_lt(topology_load(path, &t, &d), 0);
+	cr_assert_not_null(strstr(d.msg, "compute_capability: 8.9 is ampere to NCCL's tables (tuning.cc), where gpu_arch says hopper"),
+			   "%s", d.msg);
+	unlink(path);
 }
 
 /*

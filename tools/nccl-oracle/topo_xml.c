@@ -79,15 +79,12 @@ static void pci_open(int ind, unsigned bus, const char *cls, const char *ids,
 
 static void emit_gpu(unsigned i, int ind)
 {
-	static const int sm[] = { [TOPO_GPU_VOLTA] = 70, [TOPO_GPU_AMPERE] = 80,
-				  [TOPO_GPU_HOPPER] = 90, [TOPO_GPU_BLACKWELL] = 100 };
-
 	pci_open(ind, gpu_bus[i], "0x030200",
 		 "vendor=\"0x10de\" device=\"0x20b0\" subsystem_vendor=\"0x10de\" subsystem_device=\"0x1450\"",
 		 &t->gpus[i].link, t->gpus[i].name);
 	/* one GPU alone is its communicator's rank 0, its dev its own */
 	printf("%*s  <gpu dev=\"%u\" sm=\"%d\" rank=\"%u\" gdr=\"1\">\n", ind, "", i,
-	       sm[t->gpu_arch], only >= 0 ? 0 : i);
+	       topo_gpu_cc(t), only >= 0 ? 0 : i);
 	if (t->gpu_fabric.kind == TOPO_GPU_FABRIC_NVSWITCH)
 		printf("%*s    <nvlink target=\"0000:ff:00.0\" count=\"%u\" tclass=\"0x068000\"/>\n", ind,
 		       "", t->gpu_fabric.links);
