@@ -261,9 +261,16 @@ void report_table(FILE *out, const struct report_context *ctx,
 	fprintf(out, "%-15s %12s %6s %6s %12s %11s  %s\n", "op", "bytes", "ranks",
 		"count", "time_us", "busbw_GB/s", "path");
 	for (size_t i = 0; i < ng; i++) {
-		char b[32];
+		char b[32], near[32];
 
 		human_bytes(groups[i].bytes, b, sizeof(b));
+		/* two sizes that print alike (33587200 and 33589248 bytes:
+		 * "32.03 MiB") are told apart in bytes */
+		for (size_t j = i ? i - 1 : i + 1; j <= i + 1 && j < ng; j += 2) {
+			human_bytes(groups[j].bytes, near, sizeof(near));
+			if (groups[j].bytes != groups[i].bytes && !strcmp(near, b))
+				snprintf(b, sizeof(b), "%llu B", (unsigned long long)groups[i].bytes);
+		}
 		fprintf(out, "%-15s %12s %6u %6u %12.1f %11.2f  %s\n",
 			trace_op_name(groups[i].op), b, groups[i].nranks,
 			groups[i].count, groups[i].time_us / groups[i].count,

@@ -52,4 +52,12 @@ expect 2 "run --json and --csv into one file" -- \
     "$gdrlab" run -t "$t" -T "$tr" --json "$tmp/same" --csv "$tmp/./same"
 has "$tmp/err" "^gdrlab run: $tmp/./same: is another output of this command too ($tmp/same): give each its own file$"
 [ ! -e "$tmp/same" ] || { echo "FAIL: same written"; fail=1; }
+
+# run's table groups calls by size: two sizes that print alike in MiB
+# (33587200 and 33589248 bytes, both 32.03 MiB) are told apart in bytes
+printf '{"iteration":0,"op":"allreduce","bytes":33587200,"dtype":"fp32"}\n{"iteration":0,"op":"allreduce","bytes":33589248,"dtype":"fp32"}\n{"iteration":0,"op":"allreduce","bytes":4096,"dtype":"fp32"}\n' >"$tmp/near.jsonl"
+expect 0 "sizes that print alike" -- "$gdrlab" run -t "$t" -T "$tmp/near.jsonl"
+has "$tmp/out" "^allreduce  *33589248 B  *16  *1 "
+has "$tmp/out" "^allreduce  *33587200 B  *16  *1 "
+has "$tmp/out" "^allreduce  *4.00 KiB  *16  *1 "
 exit $fail
