@@ -4,7 +4,8 @@
 # a file that is not there, alike: one line "FILE: cannot read: REASON",
 # exit 2 (bad input), no output file. A directory once gave "read error"
 # (exit 1), "no points", or a JSON syntax error; a missing results file
-# "FILE:-1: unable to open".
+# "FILE:-1: unable to open". An output over an input is refused, and
+# run's table tells apart the sizes of the trace it read.
 #   usage: test_inputs.sh GDRLAB SOURCE_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
