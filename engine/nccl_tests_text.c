@@ -897,13 +897,19 @@ static bool row_start(const struct text *t, const char *s, size_t len)
 	return i == len || is_blank(s[i]);
 }
 
-/* @n more bytes of a row cut by NCCL's log. */
+/* @n more bytes of a row cut by NCCL's log, after a blank. Past the
+ * buffer the row is as long as it, which tokenize takes for a line too
+ * long (its message). */
 static void pend(struct text *t, const char *s, size_t n)
 {
-	if (n > sizeof(t->pend) - 2 - t->npend)
-		n = sizeof(t->pend) - 2 - t->npend;
-	if (t->npend)
+	size_t room = sizeof(t->pend) - t->npend;
+
+	if (t->npend && room) {
 		t->pend[t->npend++] = ' ';
+		room--;
+	}
+	if (n > room)
+		n = room;
 	memcpy(t->pend + t->npend, s, n);
 	t->npend += n;
 }

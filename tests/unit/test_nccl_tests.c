@@ -679,6 +679,30 @@ Test(nccl_tests, rows_cut_by_nccl_log_lines_and_launcher_prefixes)
 	assert_no_leaks();
 }
 
+/* A row that NCCL's log cut, its pieces longer than a line may be, is
+ * refused as a line too long, at the line it began on (the fuzz target
+ * found the pieces written past the buffer). */
+Test(nccl_tests, a_cut_row_longer_than_a_line)
+{
+	static const char head[] =
+		"#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  busbw  #wrong\n"
+		"       8      2 float    sum    -1h:1:1 [0] NCCL INFO x\n";
+	size_t n = strlen(head) + 3 * 4000 + 16;
+	char *text = malloc(n);
+
+	cr_assert_not_null(text);
+	strcpy(text, head);
+	for (int k = 0; k < 3; k++) {
+		size_t at = strlen(text);
+
+		memset(text + at, ' ', 2);
+		memset(text + at + 2, '1', 3988);
+		strcpy(text + at + 3990, "h:1:1 [0] NCCL INFO y\n");
+	}
+	expect_fail(text, "inline:2: row: line longer than 4095 bytes");
+	free(text);
+}
+
 /* The prefixes launchers write, and the log line glued to a row's last
  * cell: after a host seen whole, else after the cell (a number, N/A);
  * a host of digits not seen whole cannot be told from the cell. */
