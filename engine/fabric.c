@@ -89,8 +89,9 @@ enum fabric_problem fabric_check(const struct topology *t, unsigned nodes, char 
 	leaves = div_up(nodes, n) * (f->attach == TOPO_ATTACH_RAIL ? t->nnics : 1);
 	per_pod = sdown / k;
 	if (!per_pod || (f->tiers == 2 && leaves > per_pod)) {
-		snprintf(why, len, "%u leaves of %u nodes need %u ports on each spine for their uplinks, which has %u (%u, %u of them uplinks)",
-			 leaves, nodes, leaves * k, sdown, s->ports, s->uplinks);
+		snprintf(why, len, "%u leaves of %u nodes need %u ports on each spine for their uplinks, which has %u (%u, %u of them uplinks)%s",
+			 leaves, nodes, leaves * k, sdown, s->ports, s->uplinks,
+			 f->tiers == 2 ? "; a core tier above the spines (fabric.core, docs/topology-format.md) makes pods of them" : "");
 		return FABRIC_SPINE_PORTS;
 	}
 	pods = div_up(leaves, per_pod);
