@@ -28,6 +28,7 @@ const struct chart_kind_info chart_kinds[CHART_KINDS] = {
 	[CHART_COST] = { "cost", "cost", "cost" },
 	[CHART_PATHS] = { "paths", NULL, NULL },
 	[CHART_COLLECTIVES] = { "collectives", NULL, NULL },
+	[CHART_BUSBW] = { "busbw", NULL, NULL },
 };
 
 int chart_kind_parse(const char *name, enum chart_kind *k)
@@ -538,6 +539,74 @@ static int write_collectives(FILE *data, FILE *gp, const char *data_path, json_t
 	return 0;
 }
 
+/* busbw --json's rows, or validate --nccl-tests --json's sizes: the
+ * curves' points, and whether they are validate's (measured too). */
+static json_t *busbw_points(json_t *doc, bool *measured)
+{
+	json_t *rows = json_object_get(doc, "rows"), *sizes = json_object_get(doc, "sizes");
+
+	*measured = !json_is_array(rows) && json_is_array(sizes) &&
+		    json_object_get(doc, "nccl_tests_file");
+	if (json_is_array(rows) && json_object_get(doc, "test"))
+		return rows;
+	return *measured ? sizes : NULL;
+}
+
+/*
+ * Bus bandwidth against size, as nccl-tests' curves are read: busbw's
+ * predicted curve, or validate's measured one beside the prediction.
+ * Sizes of no busbw (0 bytes, one rank) are left out; the size axis is
+ * log 2 with byte tics.
+ */
+static int write_busbw(FILE *data, FILE *gp, const char *data_path, json_t *doc, char *why,
+		       size_t len)
+{
+	static const char *const keys[2][2] = { { "busbw_gbps", NULL },
+						{ "measured_busbw_gbps", "predicted_busbw_gbps" } };
+	bool measured;
+	json_t *pts = busbw_points(doc, &measured), *p;
+	unsigned ncurves = measured ? 2 : 1;
+	size_t i, drawn = 0;
+
+	if (!pts)
+		return -EINVAL;
+	for (unsigned c = 0; c < ncurves; c++) {
+		json_array_foreach(pts, i, p) {
+			json_t *size = json_object_get(p, "size"), *bw = json_object_get(p, keys[measured][c]);
+
+			if (!json_is_integer(size) || (bw && !json_is_null(bw) && !json_is_number(bw)))
+				return -EINVAL;
+			if (json_integer_value(size) <= 0 || !json_is_number(bw) ||
+			    json_number_value(bw) <= 0)
+				continue;
+			fprintf(data, "%lld %.6f\n", (long long)json_integer_value(size),
+				json_number_value(bw));
+			drawn++;
+		}
+		fprintf(data, "\n\n");
+	}
+	if (!drawn) {
+		snprintf(why, len, "no size has a bus bandwidth above 0 (one rank, or 0-byte rows), "
+			 "which a log scale cannot show");
+		return -EDOM;
+	}
+	fprintf(gp, "set title ");
+	put_quoted(gp, measured ? "nccl-tests bus bandwidth: measured and predicted" :
+				  "nccl-tests bus bandwidth, predicted");
+	fprintf(gp, "\nset xlabel 'size (bytes)'\nset ylabel 'busbw (GB/s)'\n"
+		    "set logscale x 2\nset logscale y 10\nset format x '%%.0b %%BB'\n"
+		    "set key outside right\nset grid\nplot ");
+	for (unsigned c = 0; c < ncurves; c++) {
+		fprintf(gp, "%s'%s' index %u using 1:2 with linespoints title ", c ? ", " : "", data_path,
+			c);
+		put_quoted(gp, measured ? (c ? "predicted" : "measured") :
+					  json_string_value(json_object_get(doc, "topology")) ?
+					  json_string_value(json_object_get(doc, "topology")) : "predicted");
+	}
+	fputc('\n', gp);
+	return 0;
+}
+
 static json_t *question_of(enum chart_kind k, json_t *doc)
 {
 	if (!chart_kinds[k].question)
@@ -548,7 +617,10 @@ static json_t *question_of(enum chart_kind k, json_t *doc)
 int chart_has_data(enum chart_kind k, json_t *doc)
 {
 	json_t *runs[3];
+	bool measured;
 
+	if (k == CHART_BUSBW)
+		return busbw_points(doc, &measured) != NULL;
 	return chart_kinds[k].question ? question_of(k, doc) != NULL : chart_runs(doc, runs) > 0;
 }
 
@@ -565,6 +637,11 @@ size_t chart_series(enum chart_kind k, json_t *doc)
 	case CHART_SPEEDUP: return 2; /* the cells and their labels */
 	case CHART_PATHS: return 2;
 	case CHART_COLLECTIVES: return chart_runs(doc, runs);
+	case CHART_BUSBW: {
+		bool measured;
+
+		return busbw_points(doc, &measured) ? 1 + measured : 0;
+	}
 	default: return 1;
 	}
 }
@@ -583,6 +660,7 @@ static int write_chart(enum chart_kind k, FILE *data, FILE *gp, const char *data
 	case CHART_BREAKDOWN: return write_bars(data, gp, data_path, doc, q, false);
 	case CHART_COST: return write_bars(data, gp, data_path, doc, q, true);
 	case CHART_PATHS: return write_paths(data, gp, data_path, doc);
+	case CHART_BUSBW: return write_busbw(data, gp, data_path, doc, why, len);
 	default: return write_collectives(data, gp, data_path, doc, why, len);
 	}
 }

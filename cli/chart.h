@@ -21,6 +21,8 @@ enum chart_kind {
 	CHART_COST,        /* cost: each point's iteration in money */
 	CHART_PATHS,       /* a run or compare: its iteration per path */
 	CHART_COLLECTIVES, /* a run or compare: each collective's time */
+	CHART_BUSBW,       /* busbw's predicted curve, or validate
+			    * --nccl-tests' measured and predicted ones */
 	CHART_KINDS,
 };
 

@@ -42,6 +42,12 @@ static const char plot_usage[] =
 	"  --kind paths     each path's communication: hidden behind compute, exposed\n"
 	"  --kind collectives  each collective's time in the first iteration, a\n"
 	"                   line per path\n"
+	"\n"
+	"or what 'gdrlab busbw --json' or 'gdrlab validate --nccl-tests --json' wrote:\n"
+	"\n"
+	"  --kind busbw     bus bandwidth against size: the predicted curve, and\n"
+	"                   validate's measured one beside it\n"
+	"\n"
 	"  -o, --output F   the chart: SVG or PNG by its extension; written whole\n"
 	"                   or not at all\n"
 	"  -h, --help       this help\n"
@@ -78,6 +84,9 @@ static int plot(const char *results, enum chart_kind kind, const char *out)
 		if (asked)
 			return fail(EXIT_USAGE, "%s: no %s answer in it (a plan's --json with that question)",
 				    results, asked);
+		if (kind == CHART_BUSBW)
+			return fail(EXIT_USAGE, "%s: no busbw table in it (busbw's or validate --nccl-tests' --json)",
+				    results);
 		return fail(EXIT_USAGE, "%s: no collectives in it (a run's or compare's --json)", results);
 	}
 	if (output_file_open(&of, out, &d)) {
@@ -87,7 +96,7 @@ static int plot(const char *results, enum chart_kind kind, const char *out)
 	err = chart_draw(kind, doc, of.tmp, svg, why, sizeof(why));
 	if (err == -EINVAL)
 		rc = fail(EXIT_USAGE, "%s: its %s is not as gdrlab writes it", results,
-			  asked ? asked : "collectives");
+			  asked ? asked : kind == CHART_BUSBW ? "busbw table" : "collectives");
 	else if (err == -ENODATA)
 		rc = fail(EXIT_RUNTIME, "%s: nothing to draw: no point of its %s has a value (each failed, or its iteration took no time: its rows say which)",
 			  results, asked ? asked : "run");
@@ -140,10 +149,10 @@ int cmd_plot(int argc, char **argv)
 		return cli_usage_error("plot", "expected one results file (gdrlab sweep PLAN --json)");
 	if (!kind)
 		return cli_usage_error("plot", "--kind is needed: scaling, speedup, nic_speed, "
-					       "breakdown, cost, paths or collectives");
+					       "breakdown, cost, paths, collectives or busbw");
 	if (chart_kind_parse(kind, &k))
 		return cli_usage_error("plot", "--kind: unknown kind '%s' (scaling, speedup, "
-					       "nic_speed, breakdown, cost, paths or collectives)",
+					       "nic_speed, breakdown, cost, paths, collectives or busbw)",
 				       kind);
 	if (!out)
 		return cli_usage_error("plot", "-o: where the chart goes (.svg or .png)");

@@ -109,7 +109,7 @@ printf '[1, 2]\n' >"$tmp/points.json"
 bad_usage_of plot "no answer" "$tmp/points.json: no scaling answer in it" -- "$tmp/points.json" --kind scaling -o "$tmp/x.svg"
 bad_usage_of plot "not JSON" "$tmp/plan.yaml:" -- "$tmp/plan.yaml" --kind scaling -o "$tmp/x.svg"
 bad_usage_of plot "extension" "-o: '$tmp/x.pdf' is not a .svg or .png file name" -- "$tmp/results.json" --kind scaling -o "$tmp/x.pdf"
-bad_usage_of plot "kind" "--kind: unknown kind 'pie' (scaling, speedup, nic_speed, breakdown, cost, paths or collectives)" -- "$tmp/results.json" --kind pie -o "$tmp/x.svg"
+bad_usage_of plot "kind" "--kind: unknown kind 'pie' (scaling, speedup, nic_speed, breakdown, cost, paths, collectives or busbw)" -- "$tmp/results.json" --kind pie -o "$tmp/x.svg"
 bad_usage_of plot "no kind" "--kind is needed: scaling, speedup," -- "$tmp/results.json" -o "$tmp/x.svg"
 bad_usage_of plot "a question the plan did not ask" "$tmp/results.json: no cost answer in it" -- "$tmp/results.json" --kind cost -o "$tmp/x.svg"
 # the breakdown question by the name a plan asks it by (breakdown: true),
@@ -143,4 +143,26 @@ expect 1 "its nic_speed chart" -- "$gdrlab" plot "$tmp/zero.json" --kind nic_spe
 has "$tmp/err" "nothing to draw: no point of its nic_speed has a value"
 [ ! -e "$tmp/x.svg" ] || { echo "FAIL: a chart was left behind"; fail=1; }
 expect 0 "its report" -- "$gdrlab" report "$tmp/zero.json" -o "$tmp/zero.html"
+
+# busbw's predicted curve (one line), validate's measured and predicted
+# (two), each point a size with a busbw: 2 nodes from 8 B to 1 MiB by 4,
+# 9 sizes; the ABCI 2-node file's 24 sizes from 4 B
+expect 0 "busbw --json" -- "$gdrlab" busbw -t "$src/tests/data/round-numbers.yaml" -n 2 -b 8 -e 1M -f 4 \
+    --json "$tmp/bb.json"
+expect 0 "busbw chart" -- "$gdrlab" plot "$tmp/bb.json" --kind busbw -o "$tmp/bb.svg"
+n=$(grep -c 'id="gnuplot_plot_[0-9]*"' "$tmp/bb.svg")
+[ "$n" -eq 1 ] || { echo "FAIL: busbw chart has $n series, want 1"; fail=1; }
+has "$tmp/bb.svg" "round-numbers"
+abci=$src/../shared/data/nccl-tests/abci-v/all_reduce_2nodes.txt
+if [ -f "$abci" ]; then
+    expect 0 "validate --json" -- "$gdrlab" validate --nccl-tests "$abci" \
+        -t "$src/configs/validation/abci-v100-2xedr.yaml" --op allreduce --nccl 2.8.4 -g pxb --json "$tmp/v.json"
+    expect 0 "validate chart" -- "$gdrlab" plot "$tmp/v.json" --kind busbw -o "$tmp/v.svg"
+    n=$(grep -c 'id="gnuplot_plot_[0-9]*"' "$tmp/v.svg")
+    [ "$n" -eq 2 ] || { echo "FAIL: validate chart has $n series, want 2"; fail=1; }
+    has "$tmp/v.svg" "measured"
+    has "$tmp/v.svg" "predicted"
+fi
+bad_usage_of plot "busbw of a run" "$tmp/zero.json: no busbw table in it (busbw's or validate --nccl-tests' --json)" \
+    -- "$tmp/zero.json" --kind busbw -o "$tmp/x.svg"
 exit $fail
