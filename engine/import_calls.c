@@ -374,8 +374,6 @@ static int cmp_issue(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* @c, a copy of @o's call from another file: the same rank is an error,
- * and so is another op, group or size (but an all-to-all's). */
 /*
  * Ops whose ranks may record different bytes for one call: PyTorch's
  * all_to_allv, each rank its own split sizes, and the list forms of
@@ -408,6 +406,8 @@ static uint64_t mean_of_shares(const struct import_call *c)
 	return mean ? mean : size;
 }
 
+/* @c, a copy of @o's call from another file: the same rank is an error,
+ * and so is another op, group or size (but where shares_may_differ). */
 static int check_copy(struct import_calls *k, const struct import_input *in,
 		      const struct import_call *o, const struct import_call *c)
 {

@@ -139,12 +139,9 @@ static double busiest_link(const struct solver *sv, const struct plan_pattern *p
 	return worst;
 }
 
-/* One pipe timed (pipeline_time), its bottleneck connection and its
- * slices (none where the call's channels leave it out). @fill: a chain
- * of fewer slices than hops takes its fill shares (conn_rate.fill), else
- * the steady ones. */
 /* The connection of a call whose busiest segment is busiest, and that
- * segment's busy time (slices x its tau): what the stages show. */
+ * segment's busy time (slices x its tau, or x the connection's period
+ * where its segments' joint share sets it): what the stages show. */
 struct busiest {
 	const struct plan_conn *c;
 	struct conn_time ct;
@@ -164,6 +161,10 @@ static void note_busy(struct busiest *b, const struct plan_conn *c, const struct
 	}
 }
 
+/* One pipe timed (pipeline_time), its bottleneck connection and its
+ * slices (none where the call's channels leave it out). @fill: a chain
+ * of fewer slices than hops takes its fill shares (conn_rate.fill), else
+ * the steady ones. Each connection's busy time goes to @busiest. */
 static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
 			const struct plan_pipe *pp, const struct conn_rate *cr,
 			uint64_t bytes, unsigned nch, bool fill,
