@@ -55,31 +55,35 @@ size_t nt_launcher_prefix(const char *s, size_t len)
 	return n && word_at(s, len, i + n, ": ") ? i + n + 2 : 0;
 }
 
+/* The digits of @s just before @end: how many. */
+static size_t digits_before(const char *s, size_t end)
+{
+	size_t k = end;
+
+	while (k > 0 && is_digit(s[k - 1]))
+		k--;
+	return end - k;
+}
+
 /*
  * "[DEV] NCCL " from @i, after "PID:TID ": where the host before them
  * ends (its ':'), or (size_t)-1. @i is the '[' of "[DEV]".
  */
 static size_t host_end_before(const char *s, size_t len, size_t i)
 {
-	size_t k;
+	size_t k = digits_at(s, len, i + 1), n;
 
-	if (i < 2 || s[i - 1] != ' ' || s[i] != '[')
+	if (i < 2 || s[i - 1] != ' ' || s[i] != '[' || !k || !word_at(s, len, i + 1 + k, "] NCCL "))
 		return (size_t)-1;
-	k = digits_at(s, len, i + 1);
-	if (!k || !word_at(s, len, i + 1 + k, "] NCCL "))
-		return (size_t)-1;
-	/* back over "PID:TID" */
-	k = i - 1;
-	while (k > 0 && is_digit(s[k - 1]))
-		k--;
-	if (k == i - 1 || k == 0 || s[k - 1] != ':')
-		return (size_t)-1;
-	k--;
-	while (k > 0 && is_digit(s[k - 1]))
-		k--;
-	if (k == 0 || s[k - 1] != ':' || is_digit(s[k]) == false)
-		return (size_t)-1;
-	return k - 1;
+	/* back over "HOST:PID:TID ", a host of one byte at least */
+	k = i - 1; /* the blank */
+	for (int field = 0; field < 2; field++) {
+		n = digits_before(s, k);
+		if (!n || k - n < 2 || s[k - n - 1] != ':')
+			return (size_t)-1;
+		k -= n + 1; /* the ':' before the number */
+	}
+	return k;
 }
 
 bool nt_log_line(const char *s, size_t len, struct nt_log_hosts *hosts)
