@@ -57,8 +57,9 @@ static double switch_ports(const struct topology *t, unsigned nodes)
 }
 
 /*
- * A plan's generated point: gen llm's trace of @pt's options, on as many
- * nodes as its ranks fill unless the point gives its nodes, and the
+ * A plan's generated point: gen llm's trace of @pt's options (its compute
+ * at the topology's GPU, topo_gpu_tflops, unless gpu_tflops is one of
+ * them), on as many nodes as its ranks fill unless the point gives its nodes, and the
  * tokens an iteration trains (data-parallel ranks x micro-batches x
  * sequences x tokens: docs/gen-llm.md).
  */
@@ -67,10 +68,15 @@ static int generate(const struct point *pt, const struct topology *topo, struct 
 {
 	struct gen_llm_args a;
 	unsigned ranks;
+	char given[SWEEP_VALUE_MAX];
 	int err = sweep_gen_args(pt->gen, &a, d);
 
 	if (err)
 		return err;
+	/* the point's own GPUs compute, unless the plan says how fast: an
+	 * A100 cluster's iteration is not an H100's */
+	if (!sweep_gen_get(pt->gen, "gpu_tflops", given, sizeof(given)))
+		a.o.gpu_tflops = topo_gpu_tflops(topo);
 	ranks = a.o.tp * a.o.pp * a.o.dp;
 	if (!opts->nodes && topo->ngpus)
 		opts->nodes = (ranks + topo->ngpus - 1) / topo->ngpus;

@@ -190,6 +190,9 @@ const char *topo_gpu_arch_name(enum topo_gpu_arch a);     /* "hopper" */
 struct topology;
 /* @t's compute capability x 10: its gpu_cc, or its generation's own. */
 unsigned topo_gpu_cc(const struct topology *t);
+/* @t's GPU's dense peak, TFLOP/s: its gpu_tflops, or the flagship's of
+ * its compute capability (topology_yaml.c says whose). */
+double topo_gpu_tflops(const struct topology *t);
 const char *topo_cpu_vendor_name(enum topo_cpu_vendor v); /* "amd" */
 
 struct topology {
@@ -202,6 +205,10 @@ struct topology {
 	 * GPU as Ampere but, before 2.27, enables LL128 on whole
 	 * generations alone (tuning.cc). */
 	unsigned gpu_cc;
+	/* One GPU's dense BF16 (FP16 on Volta) tensor peak, TFLOP/s: what a
+	 * generated job's compute is reckoned at (gen llm); 0: not given,
+	 * topo_gpu_tflops then takes its generation's flagship's. */
+	double gpu_tflops;
 	enum topo_cpu_vendor cpu_vendor;
 
 	unsigned nsockets, nswitches, ngpus, nnics;

@@ -226,5 +226,7 @@ int topology_write(FILE *f, const struct topology *t)
 		topo_cpu_vendor_name(t->cpu_vendor));
 	if (t->gpu_cc && t->gpu_cc % 10)
 		fprintf(f, "compute_capability: %u.%u\n", t->gpu_cc / 10, t->gpu_cc % 10);
+	if (t->gpu_tflops > 0)
+		fprintf(f, "gpu_tflops: %.10g\n", t->gpu_tflops);
 	return ferror(f) ? -EIO : 0;
 }

@@ -797,6 +797,7 @@ enum {
 	K_STAGING,
 	K_GPU_ARCH,
 	K_GPU_CC,
+	K_GPU_TFLOPS,
 	K_CPU_VENDOR,
 	K_NKEYS,
 };
@@ -814,6 +815,7 @@ static const struct yaml_doc_key top_keys[K_NKEYS] = {
 	[K_STAGING] = { "staging", true },
 	[K_GPU_ARCH] = { "gpu_arch", false },
 	[K_GPU_CC] = { "compute_capability", false },
+	[K_GPU_TFLOPS] = { "gpu_tflops", false },
 	[K_CPU_VENDOR] = { "cpu_vendor", false },
 };
 
@@ -848,6 +850,30 @@ unsigned topo_gpu_cc(const struct topology *t)
 	if (t->gpu_cc)
 		return t->gpu_cc;
 	return (unsigned)t->gpu_arch < TOPO_GPU_ARCH_COUNT ? gpu_arch_cc[t->gpu_arch] : 0;
+}
+
+/*
+ * The dense BF16 tensor peak (FP16 on Volta) of each compute capability's
+ * flagship, from NVIDIA's datasheets: V100 SXM2 125 (Tesla V100
+ * datasheet), A100 SXM 312 (A100 datasheet), A40 149.7 (8.6), L40S 362
+ * (8.9), H100 SXM 989.5 (H100 datasheet; GH200's GPU the same), B200
+ * 2250 (HGX B200: 36 PFLOPS BF16 with sparsity for 8, half dense).
+ * Another part of a generation (A30, H100 NVL) sets gpu_tflops.
+ */
+double topo_gpu_tflops(const struct topology *t)
+{
+	static const struct { unsigned cc; double tflops; } flagship[] = {
+		{ 70, 125 }, { 80, 312 }, { 86, 149.7 }, { 89, 362 }, { 90, 989.5 }, { 100, 2250 },
+	};
+	unsigned cc = topo_gpu_cc(t);
+	double best = flagship[0].tflops;
+
+	if (t->gpu_tflops > 0)
+		return t->gpu_tflops;
+	for (size_t i = 0; i < sizeof(flagship) / sizeof(flagship[0]); i++)
+		if (flagship[i].cc <= cc)
+			best = flagship[i].tflops;
+	return best;
 }
 
 const char *topo_cpu_vendor_name(enum topo_cpu_vendor v)
@@ -914,6 +940,12 @@ static int read_platform(const struct yaml_doc *y,
 	t->gpu_cc = gpu_arch_cc[TOPO_GPU_AMPERE];
 	t->cpu_vendor = TOPO_CPU_INTEL;
 	err = read_gpu_model(y, f, t);
+	if (!err && f[K_GPU_TFLOPS].val) {
+		err = yaml_doc_read_decimal(y, f[K_GPU_TFLOPS].val, "gpu_tflops",
+					    "a GPU's dense peak in TFLOP/s (989.5)", &t->gpu_tflops);
+		if (!err && !(t->gpu_tflops > 0))
+			err = yaml_doc_fail(y, f[K_GPU_TFLOPS].val, "gpu_tflops", "must be > 0");
+	}
 	if (!err && f[K_CPU_VENDOR].val) {
 		err = yaml_doc_read_choice(y, f[K_CPU_VENDOR].val, "cpu_vendor",
 					   cpu_vendor_names, TOPO_CPU_VENDOR_COUNT,

@@ -268,6 +268,21 @@ printf 'base: { preset: a100-pcie4-200g, trace: %s }\naxes:\n  preset: [h100, ..
     "$src/traces/resnet50-ddp.jsonl" >"$tmp/plan/bp.yaml"
 bad_usage_of sweep "an unknown preset" "$tmp/plan/bp.yaml:3:12: preset: 'h100': no such shipped topology" \
     -- "$tmp/plan/bp.yaml"
+# a generator's compute is the point's GPU's: Llama-3-8B TP 8 DP 2 on the
+# A100 preset takes 989.5 / 312 the H100 preset's compute (iteration less
+# exposed communication: their dense peaks, topology_yaml.c
+# topo_gpu_tflops), and the same where the plan gives gpu_tflops
+printf 'base:\n  gen: { model: llama3-8b, tp: 8, dp: 2 }\naxes:\n  preset: [a100-pcie4-200g, h100-pcie5-400g]\n' \
+    >"$tmp/plan/gpus.yaml"
+expect 0 "compute by the topology's GPU" -- "$gdrlab" sweep --csv --no-wall "$tmp/plan/gpus.yaml"
+awk -F, 'NR == 2 { a = $10 - $12 } NR == 3 { h = $10 - $12 }
+    END { r = a / h; if (r < 3.1714 * 0.9999 || r > 3.1714 * 1.0001) { print "FAIL: A100/H100 compute " r ", want 989.5/312"; exit 1 } }' \
+    "$tmp/out" || fail=1
+sed 's/dp: 2 }/dp: 2, gpu_tflops: 500 }/' "$tmp/plan/gpus.yaml" >"$tmp/plan/gpus500.yaml"
+expect 0 "compute at the plan's gpu_tflops" -- "$gdrlab" sweep --csv --no-wall "$tmp/plan/gpus500.yaml"
+awk -F, 'NR == 2 { a = $10 - $12 } NR == 3 { h = $10 - $12 }
+    END { if (a - h > 1e-3 * a || h - a > 1e-3 * a) { print "FAIL: gpu_tflops 500: " a " and " h; exit 1 } }' \
+    "$tmp/out" || fail=1
 # a generator's points: gen llm makes each point's trace; its nodes are
 # the ranks it fills (tp x pp x dp on round-numbers' one GPU a node: 2,
 # 4), its tokens an iteration dp x micro-batches x sequences x tokens (2 x

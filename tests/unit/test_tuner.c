@@ -195,6 +195,30 @@ Test(tuner, compute_capability_names_the_generation)
 	unlink(path);
 }
 
+/* A GPU's dense peak: the file's gpu_tflops, else its compute
+ * capability's flagship's (A100 312, A40 149.7 for 8.6, L40S 362). */
+Test(tuner, gpu_tflops_given_or_the_flagships)
+{
+	static const struct { const char *extra; double tflops; } cases[] = {
+		{ "", 312 }, { "compute_capability: 8.6\n", 149.7 }, { "gpu_arch: ada\n", 362 },
+		{ "gpu_arch: hopper\ngpu_tflops: 835\n", 835 }, { "gpu_arch: volta\n", 125 },
+	};
+	struct topology t;
+	struct diag d = { "" };
+	char path[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		round_numbers_with(path, sizeof(path), cases[i].extra);
+		cr_assert_eq(topology_load(path, &t, &d), 0, "%s", d.msg);
+		cr_expect_eq(topo_gpu_tflops(&t), cases[i].tflops, "%s", cases[i].extra);
+		unlink(path);
+	}
+	round_numbers_with(path, sizeof(path), "gpu_tflops: 0\n");
+	cr_assert_lt(topology_load(path, &t, &d), 0);
+	cr_expect_not_null(strstr(d.msg, "gpu_tflops: must be > 0"), "%s", d.msg);
+	unlink(path);
+}
+
 /*
  * NCCL's tree on one GPU a node: up and down log2(4) levels of 5 us
  * network hops (LL), lat = 6.8 + 2 x 2 x 5 = 26.8 us, against the ring's
