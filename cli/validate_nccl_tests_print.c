@@ -43,6 +43,9 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 	cli_sets_print(out, "", &a->sets);
 	for (size_t i = 0; i < r->n; i++)
 		in_place += r->rows[i].measured != &r->rows[i].row->oop;
+	if (f->cuda_graphs)
+		fprintf(out, "note: the run timed %u CUDA graph launches (-G %u): no host launch cost a call, which the prediction (NCCL's base latency) counts, so small sizes read fast\n",
+			f->cuda_graphs, f->cuda_graphs);
 	fprintf(out, "error = (measured - predicted) / predicted; measured: out-of-place%s%s%s\n",
 		in_place ? " (in-place where a row has none)" : "",
 		f->cputime ? ", its time size / algbw (the file's times are -C 1's cputime, the host's)" : "",
@@ -145,6 +148,7 @@ json_t *vnt_json(const struct vnt_run *r)
 	json_object_set_new(doc, "peak_predicted_busbw_gbps", json_real(r->peak_busbw));
 	json_object_set_new(doc, "unmeasured_rows", json_integer((json_int_t)r->unmeasured));
 	json_object_set_new(doc, "time_from_algbw", json_boolean(f->cputime));
+	json_object_set_new(doc, "cuda_graphs", json_integer(f->cuda_graphs));
 	for (size_t i = 0; i < r->n; i++)
 		if (json_array_append_new(sizes, row_json(r, i)))
 			goto err;

@@ -88,6 +88,10 @@ struct nccl_tests_file {
 	 * decimals cannot tell its time, is left unmeasured (valid false).
 	 */
 	bool cputime;
+	/* -G N (nccl-tests 2.11 on: "graph: N" in the run's line, the
+	 * JSON's config.graph): N CUDA graph launches timed, which leave out
+	 * the host's launch cost a call otherwise pays; 0 if not. */
+	unsigned cuda_graphs;
 	/* The NCCL library's NCCL_VERSION_CODE, from "# nccl-tests version
 	 * ... nccl-library=22703" (nccl-tests 2.13 and later) or the JSON's
 	 * "nccl_version"; 0 if not said. */

@@ -547,7 +547,7 @@ static int read_device(struct json_rd *j, size_t off, const json_t *dev,
 
 static int read_devices(struct json_rd *j, const json_t *root)
 {
-	json_t *cfg = json_object_get(root, "config"), *devs, *dev;
+	json_t *cfg = json_object_get(root, "config"), *devs, *dev, *graph;
 	size_t off = j->key[K_CONFIG], i;
 	unsigned per = 1;
 	int err;
@@ -557,6 +557,11 @@ static int read_devices(struct json_rd *j, const json_t *root)
 	if (!json_is_object(cfg))
 		return json_fail(j, off, "config", "expected an object, got %s",
 				 json_kind(cfg));
+	/* -G N: CUDA graph launches (nccl_tests_file cuda_graphs) */
+	graph = json_object_get(cfg, "graph");
+	if (json_is_integer(graph) && json_integer_value(graph) > 0 &&
+	    json_integer_value(graph) <= UINT_MAX)
+		j->r->f->cuda_graphs = (unsigned)json_integer_value(graph);
 	devs = json_object_get(cfg, "devices");
 	if (!devs)
 		return 0;

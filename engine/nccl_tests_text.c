@@ -709,6 +709,16 @@ static void library_version(struct text *t, const struct tok *w, unsigned nw)
 	}
 }
 
+/* "... graph: 10 ..." in the run's line: its CUDA graph launches (-G). */
+static void run_graphs(struct text *t, const struct tok *w, unsigned nw)
+{
+	uint64_t n;
+
+	for (unsigned i = 0; i + 1 < nw; i++)
+		if (word_is(&w[i], "graph:") && parse_u64(w[i + 1].s, &n) && n <= UINT_MAX)
+			t->r->f->cuda_graphs = (unsigned)n;
+}
+
 /* A comment line: the header, a device, the footer, or nothing to us. */
 static int parse_comment(struct text *t)
 {
@@ -735,6 +745,7 @@ static int parse_comment(struct text *t)
 		nt_set_program(t->r, w[3].s);
 	} else if (nw >= 2 && word_is(&w[0], "nThread") && !t->run_line) {
 		t->run_line = t->line;
+		run_graphs(t, w, nw);
 	} else if (nw >= 3 && word_is(&w[0], "nccl-tests") && word_is(&w[1], "version")) {
 		library_version(t, w + 2, nw - 2);
 	}
