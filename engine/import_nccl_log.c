@@ -258,7 +258,7 @@ static uint64_t mix64(uint64_t x)
 static int split_id(struct state *s, size_t proc, const char *msg, uint64_t *id)
 {
 	const struct comm_view *parent;
-	uint64_t ptr, count = 0;
+	uint64_t ptr, count = 0, x;
 	int color, err;
 
 	err = number(s, msg, "parent", 16, UINT64_MAX, &ptr);
@@ -266,10 +266,14 @@ static int split_id(struct state *s, size_t proc, const char *msg, uint64_t *id)
 		err = number(s, msg, "splitCount", 10, UINT32_MAX, &count);
 	else if (!err && value_of(msg, "childCount"))
 		err = number(s, msg, "childCount", 10, UINT32_MAX, &count);
+	/* a color is any int from 0 (NCCL_SPLIT_NOCOLOR, -1, logs no
+	 * split): PyTorch's genNcclSplitColor hashes a group's ranks into
+	 * [0, INT32_MAX) (torch/csrc/distributed/c10d/NCCLUtils.cpp) */
 	if (!err)
-		err = small_int(s, msg, "color", &color);
+		err = number(s, msg, "color", 10, INT32_MAX, &x);
 	if (err)
 		return err;
+	color = (int)x;
 	parent = view_of(s, proc, ptr);
 	if (!parent)
 		return fail(s, "parent", "communicator 0x%" PRIx64 " of %s, split from here, has no 'Init COMPLETE' line before it",

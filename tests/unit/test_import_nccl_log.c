@@ -213,7 +213,8 @@ static const struct trace_entry *find_entry(const struct trace *t, const char *c
  * NCCL 2.23 (split-2.23.log, by hand from its src/init.cc and
  * src/enqueue.cc): the pairs (0, 2) and (1, 3) are ncclCommSplit children
  * of the world, whose Init lines name their parent and color, not a
- * commId; the comm pointers are the same in every process, as in
+ * commId (colors past 2^30, as PyTorch hashes a group's ranks into
+ * one: until 2026-12-06 refused); the comm pointers are the same in every process, as in
  * identical processes they often are. The world's 262144 floats = 1 MiB,
  * each pair's 65536 bfloat16 = 128 KiB. 2.23's TUNING lines give numbers:
  * Algo 1 proto 2 = Ring Simple, 0 1 = Tree LL128, 1 0 = Ring LL
