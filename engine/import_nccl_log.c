@@ -107,6 +107,7 @@ struct state {
 	size_t nviews, cap_views;
 	struct coll *colls;
 	size_t ncolls, cap_colls;
+	unsigned alltoalls; /* all-to-alls made of a group's sends */
 	/* network connections by their Channel lines: sends and receives,
 	 * those of them with GPUDirect RDMA, sends through a PXN proxy */
 	unsigned net[2], gdr[2], pxn;
@@ -768,6 +769,11 @@ static void notes_of(const struct state *s, struct import_notes *notes)
 			 "%s%zu collective%s logged by only some of their ranks (the first: %s, %s:%u, %d of %d): a job cut short or some ranks' logs missing",
 			 at ? "; " : "", partial, partial == 1 ? "" : "s", first->func,
 			 s->in[first->file].name, first->line, first->logged, first->nranks);
+	at = strlen(notes->line);
+	if (s->alltoalls && at < sizeof(notes->line))
+		snprintf(notes->line + at, sizeof(notes->line) - at,
+			 "%s%u all-to-all%s from the sends of one NCCL group (one opCount, every rank to every other), each replayed as the one alltoall NCCL runs them as",
+			 at ? "; " : "", s->alltoalls, s->alltoalls == 1 ? "" : "s");
 	free(comms);
 }
 
@@ -1060,6 +1066,8 @@ struct order_key {
 	bool world;
 	uint64_t comm_id;
 	unsigned in_op;
+	int src, dst;                /* a send's: one group's sends in any
+				      * file's order come out alike */
 	size_t seen;                 /* the order lines were read in */
 };
 
@@ -1082,6 +1090,10 @@ static int cmp_order(const void *pa, const void *pb)
 		return a->comm_id < b->comm_id ? -1 : 1;
 	if (a->in_op != b->in_op)
 		return a->in_op < b->in_op ? -1 : 1;
+	if (a->src != b->src)
+		return a->src < b->src ? -1 : 1;
+	if (a->dst != b->dst)
+		return a->dst < b->dst ? -1 : 1;
 	return (a->seen > b->seen) - (a->seen < b->seen);
 }
 
@@ -1111,6 +1123,8 @@ static int issue_order(const struct state *s, struct trace *t, uint64_t world_id
 		k[i].world = s->colls[i].comm_id == world_id && s->colls[i].nranks == world_n;
 		k[i].comm_id = s->colls[i].comm_id;
 		k[i].in_op = s->colls[i].in_op;
+		k[i].src = x->op == TRACE_OP_SENDRECV ? x->root : -1;
+		k[i].dst = x->op == TRACE_OP_SENDRECV ? x->peer : -1;
 		k[i].seen = i;
 	}
 	qsort(k, t->nentries, sizeof(*k), cmp_order);
@@ -1119,6 +1133,112 @@ static int issue_order(const struct state *s, struct trace *t, uint64_t world_id
 	memcpy(t->entries, e, t->nentries * sizeof(*e));
 	free(e);
 	free(k);
+	return 0;
+}
+
+/* A send, by (communicator, opCount), then sender and receiver. */
+struct send_key {
+	uint64_t comm_id, op_count;
+	int nranks, src, dst; /* global ranks */
+	size_t i;             /* its call and entry */
+};
+
+static int cmp_send(const void *pa, const void *pb)
+{
+	const struct send_key *x = pa, *y = pb;
+
+	if (x->comm_id != y->comm_id)
+		return x->comm_id < y->comm_id ? -1 : 1;
+	if (x->nranks != y->nranks)
+		return x->nranks < y->nranks ? -1 : 1;
+	if (x->op_count != y->op_count)
+		return x->op_count < y->op_count ? -1 : 1;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+/* @n sorted sends from @k: every ordered pair of the communicator's
+ * ranks once, each of one count and type, within a trace's bytes. */
+static bool whole_alltoall(const struct state *s, const struct trace *t,
+			   const struct send_key *k, size_t n)
+{
+	const struct coll *c0 = &s->colls[k[0].i];
+	uint64_t ranks = (uint64_t)c0->nranks;
+
+	if (ranks < 2 || n != ranks * (ranks - 1) ||
+	    t->entries[k[0].i].bytes > (uint64_t)INT64_MAX / ranks)
+		return false;
+	for (size_t j = 1; j < n; j++) {
+		const struct coll *c = &s->colls[k[j].i];
+
+		if (c->count != c0->count || c->datatype != c0->datatype ||
+		    (k[j].src == k[j - 1].src && k[j].dst == k[j - 1].dst))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * An all-to-all before NCCL 2.28 is a group of sends (PyTorch's
+ * all2all_single_equal_split: ncclGroupStart, a send and a receive a
+ * peer, ncclGroupEnd), its lines one opCount: NCCL runs them at once, as
+ * one alltoall (its p2p plan), where the trace's sends would run one after
+ * another. The sends of one (communicator, opCount) that are every
+ * ordered pair of its ranks once, of one count, become that alltoall: its
+ * bytes the count x ranks, a rank's send buffer (its own share, which it
+ * copies and logs no line for, included), at its first line. @t's entries
+ * and the state's calls stay side by side; *@folded counts them.
+ */
+static int fold_alltoalls(struct state *s, struct trace *t, unsigned *folded)
+{
+	struct send_key *k = malloc((s->ncolls ? s->ncolls : 1) * sizeof(*k));
+	bool *drop = calloc(s->ncolls ? s->ncolls : 1, sizeof(*drop));
+	size_t n = 0, kept = 0;
+
+	*folded = 0;
+	if (!k || !drop) {
+		free(k);
+		free(drop);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->ncolls; i++)
+		if (s->colls[i].op == TRACE_OP_SENDRECV)
+			k[n++] = (struct send_key){ s->colls[i].comm_id, s->colls[i].op_count,
+						    s->colls[i].nranks, t->entries[i].root,
+						    t->entries[i].peer, i };
+	qsort(k, n, sizeof(*k), cmp_send);
+	for (size_t a = 0, b; a < n; a = b) {
+		size_t first = k[a].i;
+		struct trace_entry *e;
+
+		for (b = a + 1; b < n && k[b].comm_id == k[a].comm_id && k[b].nranks == k[a].nranks &&
+				k[b].op_count == k[a].op_count;
+		     b++)
+			first = k[b].i < first ? k[b].i : first;
+		if (!whole_alltoall(s, t, k + a, b - a))
+			continue;
+		for (size_t j = a; j < b; j++)
+			drop[k[j].i] = k[j].i != first;
+		e = &t->entries[first];
+		e->op = TRACE_OP_ALLTOALL;
+		e->bytes *= (uint64_t)k[a].nranks;
+		e->root = e->peer = -1;
+		s->colls[first].op = TRACE_OP_ALLTOALL;
+		s->colls[first].logged = s->colls[first].nranks;
+		(*folded)++;
+	}
+	for (size_t i = 0; i < s->ncolls; i++) {
+		if (drop[i]) {
+			free(t->entries[i].group);
+			continue;
+		}
+		t->entries[kept] = t->entries[i];
+		s->colls[kept++] = s->colls[i];
+	}
+	s->ncolls = t->nentries = kept;
+	free(k);
+	free(drop);
 	return 0;
 }
 
@@ -1147,6 +1267,8 @@ static int build(struct state *s, struct trace *t)
 	snprintf(t->file, sizeof(t->file), "%s", s->in[0].name);
 	for (size_t i = 0; i < s->ncolls && !err; i++)
 		err = make_entry(s, &s->colls[i], world_id, world_n, &t->entries[i]);
+	if (!err)
+		err = fold_alltoalls(s, t, &s->alltoalls);
 	/* Each NCCL communicator is one of the trace's, named by its commId
 	 * (the world's "world"), so that two of the same ranks stay two. */
 	for (size_t i = 0; i < s->ncolls && !err; i++) {

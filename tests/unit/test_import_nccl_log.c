@@ -67,23 +67,28 @@ Test(import_nccl_log, a_long_line_not_nccls_is_skipped)
 
 /*
  * PyTorch's all-to-all over send/receive (before NCCL 2.28) sends every
- * rank its share, its own too: a rank's send to itself is a copy on its
- * GPU, left out; the other two are the trace's sends, 256 floats each.
+ * rank its share, its own too, in one NCCL group (one opCount): a rank's
+ * send to itself is a copy on its GPU, left out, and the others, every
+ * ordered pair of the 2 ranks once at 256 floats, are the one alltoall
+ * NCCL runs them as: 2 x 256 x 4 = 2048 bytes, a rank's send buffer, not
+ * two sends one after the other. Without rank 1's log the group is half
+ * an all-to-all and stays the send it is.
  */
-Test(import_nccl_log, a_send_to_itself_is_left_out)
+Test(import_nccl_log, a_groups_sends_to_every_peer_are_one_alltoall)
 {
 	const char *files[] = { LOG("alltoall-sends.log") };
 	struct diag d = { "" };
 	struct trace t;
 
 	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
-	cr_assert_eq(t.nentries, 2);
-	for (size_t i = 0; i < 2; i++) {
-		cr_expect_eq(t.entries[i].op, TRACE_OP_SENDRECV);
-		cr_expect_eq(t.entries[i].bytes, 1024);
-		cr_expect_eq(t.entries[i].root, (int)i);
-		cr_expect_eq(t.entries[i].peer, (int)(1 - i));
-	}
+	cr_assert_eq(t.nentries, 1);
+	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLTOALL);
+	cr_expect_eq(t.entries[0].bytes, 2048);
+	cr_expect_eq(t.entries[0].ngroup, 0);
+	cr_expect_eq(t.entries[0].root, -1);
+	cr_expect_str_eq(trace_entry_comm(&t, &t.entries[0]), "world");
+	cr_expect_not_null(strstr(notes.line, "1 all-to-all from the sends of one NCCL group"), "%s",
+			   notes.line);
 	trace_destroy(&t);
 }
 
