@@ -19,7 +19,11 @@ void gen_llm_options_default(struct gen_llm_options *o)
 	o->micro_batches = 1;
 	o->micro_batch_size = 1;
 	o->dtype = TRACE_DTYPE_BF16;
-	o->grad_dtype = TRACE_DTYPE_BF16;
+	/* Megatron-LM reduces a bf16 model's gradients in fp32 unless told
+	 * otherwise (megatron/training/arguments.py: "accumulate and
+	 * all-reduce gradients in fp32 for bfloat16 data type";
+	 * --grad-reduce-in-bf16 to keep them bf16) */
+	o->grad_dtype = TRACE_DTYPE_FP32;
 	/* H100 SXM's dense BF16 peak (NVIDIA H100 datasheet: 1979 TFLOPS
 	 * with sparsity, half without) at 40%, about what Llama 3's
 	 * training reports (38-43% BF16 MFU, Llama 3 paper table 4). */
@@ -418,8 +422,12 @@ static uint64_t activation_bytes(const struct gen_llm_options *o)
 /* A layer's tensor-parallel collectives at @at (its start) over @dur:
  * after attention and after the MLP, or with sequence parallelism an
  * all-gather before each and a reduce-scatter after (Korthikanti et al.
- * 2022, figure 5). */
-static void tp_layer(struct gen *g, unsigned s, double at, double dur)
+ * 2022, figure 5). A @backward half gathers its column-parallel linear's
+ * input once more, for its weight's gradient, where the forward kept
+ * only its rank's share of it (Megatron-LM, megatron/core/tensor_parallel/
+ * layers.py, LinearWithGradAccumulationAndAsyncCommunication.backward:
+ * "if ctx.sequence_parallel" all-gathers the input to total_input). */
+static void tp_layer(struct gen *g, unsigned s, double at, double dur, bool backward)
 {
 	const struct gen_llm_options *o = g->o;
 	uint64_t act = activation_bytes(o);
@@ -432,6 +440,9 @@ static void tp_layer(struct gen *g, unsigned s, double at, double dur)
 
 			if (o->sequence_parallel) {
 				emit(g, tp_comm(g, s, d), TRACE_OP_ALL_GATHER, o->dtype, act, start, -1, -1);
+				if (backward)
+					emit(g, tp_comm(g, s, d), TRACE_OP_ALL_GATHER, o->dtype, act,
+					     (start + end) / 2, -1, -1);
 				emit(g, tp_comm(g, s, d), TRACE_OP_REDUCE_SCATTER, o->dtype, act, end, -1, -1);
 			} else {
 				emit(g, tp_comm(g, s, d), TRACE_OP_ALLREDUCE, o->dtype, act, end, -1, -1);
@@ -511,7 +522,7 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 	for (unsigned k = 0; k < st->layers; k++) {
 		if (o->zero == 3)
 			zero3_gather(g, s, st, k, f0 + k * lf);
-		tp_layer(g, s, f0 + k * lf, lf);
+		tp_layer(g, s, f0 + k * lf, lf, false);
 		ep_layer(g, s, f0 + k * lf, lf);
 	}
 	if (s + 1 < o->pp)
@@ -522,7 +533,7 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 
 		if (o->zero == 3)
 			zero3_gather(g, s, st, layer, b0 + k * lb);
-		tp_layer(g, s, b0 + k * lb, lb);
+		tp_layer(g, s, b0 + k * lb, lb, true);
 		ep_layer(g, s, b0 + k * lb, lb);
 		for (unsigned t = 0; o->zero == 3 && t < o->tp; t++)
 			emit(g, dp_comm(g, s, t), TRACE_OP_REDUCE_SCATTER, o->grad_dtype,

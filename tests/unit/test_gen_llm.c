@@ -52,8 +52,14 @@ static void make(const struct gen_llm_options *o, struct trace *t)
 	cr_assert_eq(gen_llm_trace(o, t, &d), 0, "%s", d.msg);
 }
 
+/* A gradient's bytes: fp32, Megatron-LM's default reduction of a bf16
+ * model's gradients (megatron/training/arguments.py, "accumulate and
+ * all-reduce gradients in fp32 for bfloat16 data type"); bf16 until
+ * 2026-12-06, half of it. */
+#define GRAD 4
+
 /* ZeRO 0: each data-parallel group all-reduces its rank's whole
- * gradient, params x 2 bytes, once an iteration. */
+ * gradient, params x GRAD bytes, once an iteration. */
 Test(gen_llm, zero0_all_reduces_the_gradients)
 {
 	struct gen_llm_options o = base("llama3-8b");
@@ -63,15 +69,16 @@ Test(gen_llm, zero0_all_reduces_the_gradients)
 	o.dp = 4;
 	o.micro_batches = 3;
 	make(&o, &t);
-	cr_expect_eq(bytes_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 2 * P);
+	cr_expect_eq(bytes_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), GRAD * P);
 	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), 0);
 	cr_expect_eq(t.ncomms, 1);
 	cr_expect_eq(t.entries[0].ngroup, 4);
 	trace_destroy(&t);
 }
 
-/* ZeRO 1 and 2: gradients reduce-scattered, parameters all-gathered,
- * each params x 2 bytes (the whole buffer, as the trace counts them). */
+/* ZeRO 1 and 2: gradients reduce-scattered (params x GRAD bytes),
+ * parameters all-gathered (params x 2, bf16): the whole buffers, as the
+ * trace counts them. */
 Test(gen_llm, zero1_reduce_scatters_and_gathers)
 {
 	struct gen_llm_options o = base("llama3-8b");
@@ -81,7 +88,7 @@ Test(gen_llm, zero1_reduce_scatters_and_gathers)
 	o.dp = 8;
 	o.zero = 1;
 	make(&o, &t);
-	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), 2 * P);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), GRAD * P);
 	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_ALL_GATHER), 2 * P);
 	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_ALLREDUCE), 0);
 	trace_destroy(&t);
@@ -100,19 +107,22 @@ Test(gen_llm, zero3_gathers_twice_and_scatters_once_a_micro_batch)
 	o.zero = 3;
 	make(&o, &t);
 	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_ALL_GATHER), 2 * 2 * P);
-	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), 2 * P);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), GRAD * P);
 	trace_destroy(&t);
 	o.micro_batches = 3;
 	make(&o, &t);
 	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_ALL_GATHER), 3 * 2 * 2 * P);
-	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), 3 * 2 * P);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), 3 * GRAD * P);
 	trace_destroy(&t);
 }
 
 /* Tensor parallelism: 4 all-reduces a layer and micro-batch (2 forward,
  * 2 backward) of micro-batch x seq x hidden x 2 bytes; with sequence
- * parallelism an all-gather and a reduce-scatter of it in place of each.
- * The data-parallel gradients of a rank are then its tp share. */
+ * parallelism an all-gather and a reduce-scatter of it in place of each,
+ * and in backward each column-parallel linear's input gathered again for
+ * its weight's gradient (Megatron-LM's layers.py): 6 all-gathers, 4
+ * reduce-scatters. The data-parallel gradients of a rank are then its tp
+ * share. */
 Test(gen_llm, tensor_parallel_bytes)
 {
 	struct gen_llm_options o = base("llama3-8b");
@@ -127,12 +137,12 @@ Test(gen_llm, tensor_parallel_bytes)
 	cr_expect_eq(bytes_of(&t, "tp-s0-d1", TRACE_OP_ALLREDUCE), 4 * L * m * act);
 	cr_expect_eq(bytes_of(&t, "tp", TRACE_OP_ALL_GATHER), 0);
 	cr_expect_eq(bytes_of(&t, "dp-s0-t3", TRACE_OP_ALLREDUCE),
-		     2 * (llm_total_params(o.arch) / 4));
+		     GRAD * (llm_total_params(o.arch) / 4));
 	trace_destroy(&t);
 	o.sequence_parallel = true;
 	make(&o, &t);
 	cr_expect_eq(bytes_of(&t, "tp-s0-d1", TRACE_OP_ALLREDUCE), 0);
-	cr_expect_eq(bytes_of(&t, "tp-s0-d1", TRACE_OP_ALL_GATHER), 4 * L * m * act);
+	cr_expect_eq(bytes_of(&t, "tp-s0-d1", TRACE_OP_ALL_GATHER), 6 * L * m * act);
 	cr_expect_eq(bytes_of(&t, "tp-s0-d1", TRACE_OP_REDUCE_SCATTER), 4 * L * m * act);
 	trace_destroy(&t);
 }
@@ -185,9 +195,9 @@ Test(gen_llm, expert_parallel_bytes)
 	o.micro_batches = 2;
 	make(&o, &t);
 	cr_expect_eq(bytes_of(&t, "ep-s0-t0-b1", TRACE_OP_ALLTOALL), 4 * 32 * 2 * mine);
-	cr_expect_eq(bytes_of(&t, "edp-s0-t0-e1", TRACE_OP_ALLREDUCE), 2 * (experts / 2));
+	cr_expect_eq(bytes_of(&t, "edp-s0-t0-e1", TRACE_OP_ALLREDUCE), GRAD * (experts / 2));
 	cr_expect_eq(bytes_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE),
-		     2 * (llm_total_params(a) - experts));
+		     GRAD * (llm_total_params(a) - experts));
 	trace_destroy(&t);
 }
 
@@ -202,17 +212,17 @@ Test(gen_llm, experts_without_ep_reduce_over_dp)
 
 	o.dp = 2;
 	make(&o, &t);
-	cr_expect_eq(bytes_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 2 * P);
+	cr_expect_eq(bytes_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), GRAD * P);
 	trace_destroy(&t);
 	o.zero = 1;
 	make(&o, &t);
-	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), 2 * P);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), GRAD * P);
 	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_ALL_GATHER), 2 * P);
 	trace_destroy(&t);
 	o.zero = 3;
 	make(&o, &t);
 	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_ALL_GATHER), 2 * 2 * P);
-	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), 2 * P);
+	cr_expect_eq(bytes_of(&t, "dp", TRACE_OP_REDUCE_SCATTER), GRAD * P);
 	trace_destroy(&t);
 }
 
