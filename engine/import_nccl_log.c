@@ -108,6 +108,8 @@ struct state {
 	struct coll *colls;
 	size_t ncolls, cap_colls;
 	unsigned alltoalls; /* all-to-alls made of a group's sends */
+	unsigned cut_line;  /* a file's last line, cut short and left out */
+	size_t cut_file;
 	/* network connections by their Channel lines: sends and receives,
 	 * those of them with GPUDirect RDMA, sends through a PXN proxy */
 	unsigned net[2], gdr[2], pxn;
@@ -770,6 +772,11 @@ static void notes_of(const struct state *s, struct import_notes *notes)
 			 at ? "; " : "", partial, partial == 1 ? "" : "s", first->func,
 			 s->in[first->file].name, first->line, first->logged, first->nranks);
 	at = strlen(notes->line);
+	if (s->cut_line && at < sizeof(notes->line))
+		snprintf(notes->line + at, sizeof(notes->line) - at,
+			 "%sthe last line of %s cut short (line %u, no end), left out",
+			 at ? "; " : "", s->in[s->cut_file].name, s->cut_line);
+	at = strlen(notes->line);
 	if (s->alltoalls && at < sizeof(notes->line))
 		snprintf(notes->line + at, sizeof(notes->line) - at,
 			 "%s%u all-to-all%s from the sends of one NCCL group (one opCount, every rank to every other), each replayed as the one alltoall NCCL runs them as",
@@ -867,11 +874,12 @@ struct line_reader {
  * it) off. A NUL byte ends the reading at once: no NCCL line has one, and
  * a stream of them (/dev/zero) may have no newline to wait for.
  */
-static enum line_end read_line(struct line_reader *r, char *buf, size_t len)
+static enum line_end read_line(struct line_reader *r, char *buf, size_t len, bool *unended)
 {
 	size_t n = 0;
 	bool any = false, cut = false;
 
+	*unended = false;
 	for (;;) {
 		const char *from, *nl;
 		size_t take, room = len - 1 - n;
@@ -879,8 +887,10 @@ static enum line_end read_line(struct line_reader *r, char *buf, size_t len)
 		if (r->at == r->end) {
 			r->at = 0;
 			r->end = fread(r->block, 1, sizeof(r->block), r->fp);
-			if (!r->end)
+			if (!r->end) {
+				*unended = any; /* the file ends inside it */
 				break;
+			}
 		}
 		from = r->block + r->at;
 		nl = memchr(from, '\n', r->end - r->at);
@@ -908,6 +918,7 @@ static int read_input(struct state *s)
 	struct line_reader *r = malloc(sizeof(*r));
 	char buf[LINE_MAX_LEN];
 	enum line_end end;
+	bool unended;
 	int err = 0;
 
 	if (!r)
@@ -915,7 +926,7 @@ static int read_input(struct state *s)
 	r->fp = s->in[s->file].fp;
 	r->at = r->end = 0;
 	s->line = 0;
-	while (!err && (end = read_line(r, buf, sizeof(buf))) != LINE_EOF) {
+	while (!err && (end = read_line(r, buf, sizeof(buf), &unended)) != LINE_EOF) {
 		s->line++;
 		/* a job's own long lines (a script's print) are not NCCL's,
 		 * skipped: NCCL's lines are short, and one cut would be
@@ -926,6 +937,14 @@ static int read_input(struct state *s)
 			err = fail(s, "line", "an NCCL line longer than %d bytes", LINE_MAX_LEN - 1);
 		else if (end == LINE_OK)
 			err = parse_line(s, buf);
+		/* a killed job's last line, cut where its file ends: what it
+		 * began to say is lost, not wrong (notes_of says so) */
+		if (err == -EINVAL && unended && !s->cut_line) {
+			s->cut_line = s->line;
+			s->cut_file = s->file;
+			s->d->msg[0] = '\0';
+			err = 0;
+		}
 	}
 	if (!err && ferror(r->fp))
 		err = diag_set(s->d, -EIO, "%s: read error", s->in[s->file].name);

@@ -7,6 +7,10 @@
  */
 #include "import_helpers.h"
 
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
 #define LOG(name) DATA("nccl-log/" name)
 
 /* Every field of two traces' entries. */
@@ -350,4 +354,45 @@ Test(import_nccl_log, symmetric_kernel_lines_of_nccl_2_28)
 	cr_expect_str_eq(t.entries[1].proto, "LL");
 	cr_expect_eq(t.entries[1].bytes, 4096);
 	trace_destroy(&t);
+}
+
+/*
+ * A killed job's log ends inside a line: job-4ranks.log cut 40 bytes
+ * before its last line (a Destroy line), inside the Recv line before it.
+ * That line is left out, the header says so; the same cut line inside
+ * the file is still an error.
+ */
+Test(import_nccl_log, a_last_line_cut_short_is_left_out)
+{
+	char path[] = "/tmp/gdrlab-cut-XXXXXX", buf[1 << 16];
+	FILE *in = fopen(LOG("job-4ranks.log"), "r");
+	size_t n = in ? fread(buf, 1, sizeof(buf) - 1, in) : 0;
+	const char *files[] = { path };
+	struct diag d = { "" };
+	struct trace t;
+	const char *last;
+	int fd = mkstemp(path);
+
+	cr_assert(in && fd >= 0 && n > 40 && n < sizeof(buf) - 1);
+	fclose(in);
+	buf[n] = '\0';
+	last = strstr(buf, "Destroy COMPLETE");
+	cr_assert_not_null(last);
+	while (last > buf && last[-1] != '\n')
+		last--;
+	n = (size_t)(last - buf) - 40;
+	cr_assert_eq(write(fd, buf, n), (ssize_t)n);
+	close(fd);
+	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_expect_not_null(strstr(notes.line, "cut short (line "), "%s", notes.line);
+	cr_expect_not_null(strstr(notes.line, ", no end), left out"), "%s", notes.line);
+	trace_destroy(&t);
+	/* the cut line, then a whole one: an error at the cut line */
+	fd = open(path, O_WRONLY | O_APPEND);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, "\n", 1), 1);
+	cr_assert_eq(write(fd, buf, 10), 10);
+	close(fd);
+	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), -EINVAL);
+	unlink(path);
 }
