@@ -493,6 +493,26 @@ static int on_peerless(struct kstate *k, struct jstream *s, const json_t *e, con
 	return 0;
 }
 
+/* An all-gather's output is its input from every rank of its group, a
+ * reduce-scatter's input its output to every rank (ProcessGroupNCCL's
+ * RECORD_PARAM_COMMS_DATA: the one nelems times the group's size): another
+ * pair is no such call. */
+static int check_gather_nelems(const struct kstate *k, struct jstream *s,
+			       const struct import_call *c, uint64_t in, uint64_t out)
+{
+	uint64_t n = k->calls.groups[c->group].n, whole, part;
+
+	if (c->op != TRACE_OP_ALL_GATHER && c->op != TRACE_OP_REDUCE_SCATTER)
+		return 0;
+	whole = c->op == TRACE_OP_ALL_GATHER ? out : in;
+	part = c->op == TRACE_OP_ALL_GATHER ? in : out;
+	if (whole % n == 0 && whole / n == part)
+		return 0;
+	return jstream_fail(s, c->op == TRACE_OP_ALL_GATHER ? "Out msg nelems" : "In msg nelems",
+			    "%" PRIu64 " elements is not %s msg nelems %" PRIu64 " x the group's %" PRIu64 " ranks",
+			    whole, c->op == TRACE_OP_ALL_GATHER ? "In" : "Out", part, n);
+}
+
 static int on_collective(struct kstate *k, struct jstream *s, const json_t *e, const json_t *args,
 			 double ts)
 {
@@ -552,6 +572,9 @@ static int on_collective(struct kstate *k, struct jstream *s, const json_t *e, c
 	err = call_group(k, s, args, pg ? pg : "", &c.group);
 	if (err)
 		return s->err = err;
+	err = check_gather_nelems(k, s, &c, in, out);
+	if (err)
+		return err;
 	/* without distributedInfo: "Rank" is the file's place in the call's
 	 * group (ProcessGroupNCCL records its own rank_), its global rank
 	 * the group's rank of that place (PyTorch sorts a group's ranks,

@@ -203,6 +203,8 @@ Test(import_kineto, every_fault_its_line)
 		/* an all_to_allv's splits: whole numbers, one a place */
 		{ "splits-not-numbers.json", "splits-not-numbers.json:18: In split size: expected a list of whole numbers, like \"[1000, 3000]\"" },
 		{ "splits-wrong-length.json", "splits-wrong-length.json:18: Out split size: 2 places where 'In split size' has 3" },
+		/* an all-gather's output is its input x the group's ranks */
+		{ "gather-nelems.json", "gather-nelems.json:18: Out msg nelems: 4097 elements is not In msg nelems 1024 x the group's 4 ranks" },
 	};
 
 	expect_bad_imports("kineto", KT("bad/"), cases, sizeof(cases) / sizeof(cases[0]));
