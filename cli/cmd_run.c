@@ -272,6 +272,8 @@ struct session {
 	char job_name[RUN_MAX_JOBS][19];  /* its trace's name, as the table shows it */
 	const struct backend_ops *backend;
 	struct progress progress;
+	bool jobs;        /* --job: each trace on nodes of its own */
+	bool noted_ranks; /* note_job_ranks said its piece */
 };
 
 /* A node number or count at *@s, digits only, moving *@s past it; false
@@ -495,6 +497,7 @@ static int session_load(struct session *s, const char *cmd,
 	if (!s->backend)
 		return EXIT_USAGE;
 	err = topology_load_with(a->topology, a->sets.v, a->sets.n, &s->topo, &d);
+	s->jobs = a->njobs > 0;
 	if (!err && a->njobs)
 		err = load_jobs(s, a, &d);
 	else if (!err)
@@ -505,7 +508,36 @@ static int session_load(struct session *s, const char *cmd,
 	return 0;
 }
 
-static int execute(struct session *s, const struct plan_options *opts,
+/*
+ * A trace whose groups name fewer ranks than the cluster has, with calls
+ * of no group: those run on every rank of the cluster, not on the job's
+ * (an imported 4-rank job replayed on 2 x 8 GPUs), so the replay is of
+ * another job. Said once on stderr, not refused: a trace of world calls
+ * and sub-groups can mean the cluster (gen llm's, a plan's).
+ */
+static void note_job_ranks(struct session *s, const char *cmd, const struct plan *p)
+{
+	int most = -1;
+	size_t world = 0;
+
+	if (s->noted_ranks)
+		return;
+	s->noted_ranks = true;
+	for (size_t i = 0; i < s->trace.nentries; i++) {
+		const struct trace_entry *e = &s->trace.entries[i];
+
+		world += !e->ngroup;
+		for (unsigned g = 0; g < e->ngroup; g++)
+			most = (int)e->group[g] > most ? (int)e->group[g] : most;
+	}
+	if (most < 0 || !world || (unsigned)most + 1 >= p->nranks)
+		return;
+	fprintf(stderr,
+		"gdrlab %s: note: the trace's groups name ranks 0 to %d, and its %zu call%s of no group run%s on all %u ranks of this cluster: a job of %d ranks replayed as a larger one (give --nodes for its own)\n",
+		cmd, most, world, world == 1 ? "" : "s", world == 1 ? "s" : "", p->nranks, most + 1);
+}
+
+static int execute(struct session *s, const char *cmd, const struct plan_options *opts,
 		   struct plan *plan, struct records *rec, struct diag *d)
 {
 	struct backend_hooks hooks = { progress_update, &s->progress };
@@ -514,6 +546,8 @@ static int execute(struct session *s, const struct plan_options *opts,
 	err = backend_execute(s->backend, &s->topo, &s->trace, opts, &hooks,
 			      plan, rec, d);
 	progress_done(&s->progress);
+	if (!err && !s->jobs)
+		note_job_ranks(s, cmd, plan);
 	return err;
 }
 
@@ -534,7 +568,7 @@ int cmd_run(int argc, char **argv)
 	rc = session_load(&s, "run", &a);
 	if (rc)
 		goto out_trace;
-	err = execute(&s, &a.opts, &plan, &rec, &d);
+	err = execute(&s, "run", &a.opts, &plan, &rec, &d);
 	if (err) {
 		rc = cli_fail("run", CLI_RUNNING, err, &d);
 		goto out_trace;
@@ -606,7 +640,7 @@ int cmd_compare(int argc, char **argv)
 		struct plan_options opts = a.opts;
 
 		opts.path = report_path_plan[done];
-		err = execute(&s, &opts, &plans[done], &recs[done], &d);
+		err = execute(&s, "compare", &opts, &plans[done], &recs[done], &d);
 		if (err) {
 			rc = cli_fail("compare", CLI_RUNNING, err, &d);
 			goto out_runs;

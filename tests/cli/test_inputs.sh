@@ -61,4 +61,17 @@ expect 0 "sizes that print alike" -- "$gdrlab" run -t "$t" -T "$tmp/near.jsonl"
 has "$tmp/out" "^allreduce  *33589248 B  *16  *1 "
 has "$tmp/out" "^allreduce  *33587200 B  *16  *1 "
 has "$tmp/out" "^allreduce  *4.00 KiB  *16  *1 "
+
+# A job of 4 ranks (groups [0, 1] and [2, 3], and calls of no group)
+# replayed on the 16 ranks of 2 x 8 GPUs: its world calls would run on 16,
+# which is said once (run and compare); a trace of world calls alone, or
+# of groups alone, says nothing
+printf '{"iteration":0,"op":"allreduce","bytes":4096,"dtype":"fp32"}\n{"iteration":0,"op":"allreduce","bytes":4096,"dtype":"fp32","group":[0,1]}\n{"iteration":0,"op":"allreduce","bytes":4096,"dtype":"fp32","group":[2,3]}\n' >"$tmp/job4.jsonl"
+for cmd in run compare; do
+    expect 0 "$cmd of a 4-rank job on 16" -- "$gdrlab" $cmd -t "$t" -T "$tmp/job4.jsonl"
+    has "$tmp/err" "^gdrlab $cmd: note: the trace's groups name ranks 0 to 3, and its 1 call of no group runs on all 16 ranks of this cluster: a job of 4 ranks replayed as a larger one (give --nodes for its own)$"
+    one_line "$tmp/err"
+done
+expect 0 "world calls alone" -- "$gdrlab" run -t "$t" -T "$tr"
+[ ! -s "$tmp/err" ] || { echo "FAIL: a note for world calls alone"; cat "$tmp/err"; fail=1; }
 exit $fail
