@@ -233,6 +233,20 @@ static int nvls_tree_build(struct algo_build *b)
 	 * tree's network hops pay NCCL's NVLSTree hop each. */
 	b->pat->base_latency = 1e-6 * nccl_hop_latency(b->p->nccl, HOP_NVLINK,
 							 ALGO_NVLS_TREE, PROTO_SIMPLE);
+	/*
+	 * NCCL's NVLS-tree bandwidth a graph channel is the least of NVLS's,
+	 * the network's and perChMaxNVLSTreeBw (tuning.cc, v2.30.7-1:307-322;
+	 * Hopper 57.7 GB/s on 2 nodes, 45.5 from 4), a per-channel maximum
+	 * that enters its cost model's bandwidth term alone, as
+	 * perChMaxTreeBw does the tree's: so it paces the call's stream of
+	 * slices (total_stream_cap, shared by its channels), as the tree's
+	 * paces its connections' (algo_tree.c), a slice still crossing each
+	 * link at the link's pace. Until 2026-12-06 it did not: on
+	 * h100-pcie5-400g's 2 nodes a 1 GiB all-reduce read 515 GB/s busbw
+	 * where NCCL's estimate gives 454 (2 x 8 H100 over 8 x 400G RoCE
+	 * measured 430, nccl#1221).
+	 */
+	b->pat->total_stream_cap = 1e9 * algo_nvls_algbw(b->t, true, 2 * (b->t->nranks - 1));
 	for (unsigned c = 0; c < b->nch && !err; c++)
 		nvls_tree_head(b, c, &nic[c]);
 	for (unsigned c = 0; c < b->nch && !err; c++) {
