@@ -641,16 +641,11 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 
 void import_calls_note_uneven(const struct import_calls *k, struct import_notes *notes)
 {
-	size_t len = strlen(notes->line);
-
-	if (k->uneven && len < sizeof(notes->line))
-		snprintf(notes->line + len, sizeof(notes->line) - len,
-			 "%s%u all-to-all%s uneven across ranks (all_to_allv), each replayed even, every rank moving over the network what the fullest rank sent or received: the fullest NIC's time, the other ranks' traffic overstated",
-			 len ? "; " : "", k->uneven, k->uneven == 1 ? "" : "s");
-	len = strlen(notes->line);
-	if (k->uneven_shares && len < sizeof(notes->line))
-		snprintf(notes->line + len, sizeof(notes->line) - len,
-			 "%s%u all-gather%s or reduce-scatter%s of unequal shares across ranks (lists of unequal tensors, which NCCL runs as one broadcast or reduce a share, grouped), each replayed as the even one of the same whole buffer, the sum of the shares",
-			 len ? "; " : "", k->uneven_shares, k->uneven_shares == 1 ? "" : "s",
-			 k->uneven_shares == 1 ? "" : "s");
+	if (k->uneven)
+		import_notes_add(notes, "%u all-to-all%s uneven across ranks (all_to_allv), each replayed even, every rank moving over the network what the fullest rank sent or received: the fullest NIC's time, the other ranks' traffic overstated",
+				 k->uneven, k->uneven == 1 ? "" : "s");
+	if (k->uneven_shares)
+		import_notes_add(notes, "%u all-gather%s or reduce-scatter%s of unequal shares across ranks (lists of unequal tensors, which NCCL runs as one broadcast or reduce a share, grouped), each replayed as the even one of the same whole buffer, the sum of the shares",
+				 k->uneven_shares, k->uneven_shares == 1 ? "" : "s",
+				 k->uneven_shares == 1 ? "" : "s");
 }

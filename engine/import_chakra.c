@@ -489,21 +489,14 @@ static int read_one(struct cstate *k, const struct import_input *in, size_t n)
 
 static void write_notes(const struct cstate *k, struct import_notes *notes)
 {
-	size_t len = 0;
-
 	notes->line[0] = '\0';
 	if (k->skipped[0] || k->skipped[1] || k->skipped[2])
-		len += (size_t)snprintf(notes->line, sizeof(notes->line),
-					"left out: %u point-to-point calls, %u broadcasts, reduces, gathers and scatters (no peer or root), %u barriers and empty calls; ",
-					k->skipped[0], k->skipped[2], k->skipped[1]);
-	if (!k->steps && len < sizeof(notes->line))
-		len += (size_t)snprintf(notes->line + len, sizeof(notes->line) - len,
-					"no ProfilerStep nodes: one iteration; ");
-	if (k->untimed && len < sizeof(notes->line))
-		len += (size_t)snprintf(notes->line + len, sizeof(notes->line) - len,
-					"no start_time_micros: calls ready at 0, in file order; ");
-	if (len >= 2 && len < sizeof(notes->line))
-		notes->line[len - 2] = '\0'; /* the last "; " */
+		import_notes_add(notes, "left out: %u point-to-point calls, %u broadcasts, reduces, gathers and scatters (no peer or root), %u barriers and empty calls",
+				 k->skipped[0], k->skipped[2], k->skipped[1]);
+	if (!k->steps)
+		import_notes_add(notes, "no ProfilerStep nodes: one iteration");
+	if (k->untimed)
+		import_notes_add(notes, "no start_time_micros: calls ready at 0, in file order");
 }
 
 static int chakra_import(const struct import_input *in, size_t n, const struct import_options *o,

@@ -261,8 +261,8 @@ static uint64_t mix64(uint64_t x)
 static int split_id(struct state *s, size_t proc, const char *msg, uint64_t *id)
 {
 	const struct comm_view *parent;
-	uint64_t ptr, count = 0, x;
-	int color, err;
+	uint64_t ptr, count = 0, color;
+	int err;
 
 	err = number(s, msg, "parent", 16, UINT64_MAX, &ptr);
 	if (!err && value_of(msg, "splitCount"))
@@ -273,10 +273,9 @@ static int split_id(struct state *s, size_t proc, const char *msg, uint64_t *id)
 	 * split): PyTorch's genNcclSplitColor hashes a group's ranks into
 	 * [0, INT32_MAX) (torch/csrc/distributed/c10d/NCCLUtils.cpp) */
 	if (!err)
-		err = number(s, msg, "color", 10, INT32_MAX, &x);
+		err = number(s, msg, "color", 10, INT32_MAX, &color);
 	if (err)
 		return err;
-	color = (int)x;
 	parent = view_of(s, proc, ptr);
 	if (!parent)
 		return fail(s, "parent", "communicator 0x%" PRIx64 " of %s, split from here, has no 'Init COMPLETE' line before it",
@@ -747,40 +746,33 @@ static void notes_of(const struct state *s, struct import_notes *notes)
 
 	const struct coll *first = NULL; /* the first call cut short */
 	struct comm_present *comms;
-	size_t at = 0, ncomms, partial = 0;
+	size_t ncomms, partial = 0;
 
 	notes->line[0] = '\0';
 	notes->world = s->world_n > 0 ? (unsigned)s->world_n : 0;
 	if (s->net[0] + s->net[1])
-		at = (size_t)snprintf(notes->line, sizeof(notes->line),
-				      "NCCL's network connections: %u sends, %u of them GPUDirect RDMA, %u through a PXN proxy; %u receives, %u GPUDirect RDMA (replay with --path %s)",
-				      s->net[1], s->gdr[1], s->pxn, s->net[0], s->gdr[0], path);
-	if (s->left_out && at < sizeof(notes->line))
-		at += (size_t)snprintf(notes->line + at, sizeof(notes->line) - at,
-				       "%sleft out: %u ranks' lines of NCCL functions the trace has no op for (the first: %s, %s:%u)",
-				       at ? "; " : "", s->left_out, s->left_out_name,
-				       s->in[s->left_out_file].name, s->left_out_line);
+		import_notes_add(notes, "NCCL's network connections: %u sends, %u of them GPUDirect RDMA, %u through a PXN proxy; %u receives, %u GPUDirect RDMA (replay with --path %s)",
+				 s->net[1], s->gdr[1], s->pxn, s->net[0], s->gdr[0], path);
+	if (s->left_out)
+		import_notes_add(notes, "left out: %u ranks' lines of NCCL functions the trace has no op for (the first: %s, %s:%u)",
+				 s->left_out, s->left_out_name, s->in[s->left_out_file].name,
+				 s->left_out_line);
 	/* a job that died, or a log cut short: kept, as each call's own
 	 * logged line says what it was, but said */
 	ncomms = comms_present(s, &comms);
 	for (size_t i = 0; i < s->ncolls; i++)
 		if (cut_short(comms, ncomms, &s->colls[i]) && !partial++)
 			first = &s->colls[i];
-	if (first && at < sizeof(notes->line))
-		snprintf(notes->line + at, sizeof(notes->line) - at,
-			 "%s%zu collective%s logged by only some of their ranks (the first: %s, %s:%u, %d of %d): a job cut short or some ranks' logs missing",
-			 at ? "; " : "", partial, partial == 1 ? "" : "s", first->func,
-			 s->in[first->file].name, first->line, first->logged, first->nranks);
-	at = strlen(notes->line);
-	if (s->cut_line && at < sizeof(notes->line))
-		snprintf(notes->line + at, sizeof(notes->line) - at,
-			 "%sthe last line of %s cut short (line %u, no end), left out",
-			 at ? "; " : "", s->in[s->cut_file].name, s->cut_line);
-	at = strlen(notes->line);
-	if (s->alltoalls && at < sizeof(notes->line))
-		snprintf(notes->line + at, sizeof(notes->line) - at,
-			 "%s%u all-to-all%s from the sends of one NCCL group (one opCount, every rank to every other), each replayed as the one alltoall NCCL runs them as",
-			 at ? "; " : "", s->alltoalls, s->alltoalls == 1 ? "" : "s");
+	if (first)
+		import_notes_add(notes, "%zu collective%s logged by only some of their ranks (the first: %s, %s:%u, %d of %d): a job cut short or some ranks' logs missing",
+				 partial, partial == 1 ? "" : "s", first->func, s->in[first->file].name,
+				 first->line, first->logged, first->nranks);
+	if (s->cut_line)
+		import_notes_add(notes, "the last line of %s cut short (line %u, no end), left out",
+				 s->in[s->cut_file].name, s->cut_line);
+	if (s->alltoalls)
+		import_notes_add(notes, "%u all-to-all%s from the sends of one NCCL group (one opCount, every rank to every other), each replayed as the one alltoall NCCL runs them as",
+				 s->alltoalls, s->alltoalls == 1 ? "" : "s");
 	free(comms);
 }
 

@@ -62,6 +62,11 @@ struct import_notes {
 	unsigned world; /* the job's ranks where the input says them, else 0 */
 };
 
+/* One more thing said in @n's line, after a "; " where it has one; cut
+ * where the line is full. */
+void import_notes_add(struct import_notes *n, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 struct import_input {
 	FILE *fp;
 	const char *name; /* for messages */
