@@ -267,32 +267,40 @@ void tune_ctx_init(struct tune_ctx *t, const struct plan *p, enum trace_op op,
 				p->opts.nchannels ? p->opts.nchannels : t->ch.comm_channels);
 }
 
-/* tuning.cc: LL128 by default only where NCCL has validated it. */
-static bool ll128_default(const struct tune_ctx *t)
+/* tuning.cc: LL128 by default only where NCCL has validated it; where
+ * not, false and why in @why. */
+static bool ll128_default(const struct tune_ctx *t, char *why, size_t len)
 {
 	const struct nccl_channels *ch = &t->ch;
 	bool hopper = t->p->topo.gpu_arch >= TOPO_GPU_HOPPER;
 	enum topo_path_type farthest = hopper && t->p->nccl->ll128_hopper_p2c ? TOPO_PATH_P2C :
 										  TOPO_PATH_PXB;
+	unsigned cc = topo_gpu_cc(&t->p->topo);
 
-	if (t->ppn > 1 && !ch->ring.nvlink && !ch->ring.nvb)
-		return false; /* typeIntra <= PATH_NVB */
-	if (t->nnodes > 1 && (ch->ring.type_inter > farthest || !t->net_gdr))
-		return false; /* typeInter <= PXB, or P2C on Hopper+ (2.27 on) */
-	if (t->nnodes > 1 && ch->ring.pxn && !hopper)
-		return false; /* PATH_PXN on Hopper and later only */
-	if (t->p->nccl->ll128_volta_ampere_only && t->p->topo.gpu_arch != TOPO_GPU_VOLTA &&
-	    t->p->topo.gpu_arch != TOPO_GPU_AMPERE)
-		return false;
-	if (t->p->nccl->newest_gpu_hopper && t->p->topo.gpu_arch > TOPO_GPU_HOPPER)
-		return false; /* 2.19.3: case 70, 80, 90 */
 	/* before 2.27 a switch on the compute capability itself (2.8.4:
 	 * 70 or 80; 2.19.3 - 2.26: case 70, 80, 90): 8.6 and 8.9 are
 	 * Ampere's tables without its LL128 (v2.25.1-1 tuning.cc:430-436;
 	 * 2.27 takes any from 7.0, v2.27.3-1:463) */
-	if (plan_nccl_minor(t->p) < 27 && topo_gpu_cc(&t->p->topo) % 10)
+	if (plan_nccl_minor(t->p) < 27 && cc % 10) {
+		snprintf(why, len, "NCCL before 2.27 enables LL128 on compute capabilities 7.0, 8.0 and 9.0 alone, not %u.%u",
+			 cc / 10, cc % 10);
 		return false;
+	}
+	if (t->ppn > 1 && !ch->ring.nvlink && !ch->ring.nvb)
+		goto refused; /* typeIntra <= PATH_NVB */
+	if (t->nnodes > 1 && (ch->ring.type_inter > farthest || !t->net_gdr))
+		goto refused; /* typeInter <= PXB, or P2C on Hopper+ (2.27 on) */
+	if (t->nnodes > 1 && ch->ring.pxn && !hopper)
+		goto refused; /* PATH_PXN on Hopper and later only */
+	if (t->p->nccl->ll128_volta_ampere_only && t->p->topo.gpu_arch != TOPO_GPU_VOLTA &&
+	    t->p->topo.gpu_arch != TOPO_GPU_AMPERE)
+		goto refused;
+	if (t->p->nccl->newest_gpu_hopper && t->p->topo.gpu_arch > TOPO_GPU_HOPPER)
+		goto refused; /* 2.19.3: case 70, 80, 90 */
 	return true;
+refused:
+	snprintf(why, len, "NCCL enables LL128 only with NVLink inside nodes and GPUDirect RDMA within PXB (P2C on Hopper from 2.27)");
+	return false;
 }
 
 double tune_entry(const struct tune_ctx *t, const struct tune_enable *e,
@@ -328,16 +336,8 @@ double tune_entry(const struct tune_ctx *t, const struct tune_enable *e,
 		snprintf(why, len, "NVLS does not reduce 8-bit types (int8, uint8, fp8)");
 		return -1;
 	}
-	if (p == PROTO_LL128 && e->proto[t->op][p] == 2 && !ll128_default(t)) {
-		unsigned cc = topo_gpu_cc(&t->p->topo);
-
-		if (cc % 10 && plan_nccl_minor(t->p) < 27)
-			snprintf(why, len, "NCCL before 2.27 enables LL128 on compute capabilities 7.0, 8.0 and 9.0 alone, not %u.%u",
-				 cc / 10, cc % 10);
-		else
-			snprintf(why, len, "NCCL enables LL128 only with NVLink inside nodes and GPUDirect RDMA within PXB (P2C on Hopper from 2.27)");
+	if (p == PROTO_LL128 && e->proto[t->op][p] == 2 && !ll128_default(t, why, len))
 		return -1;
-	}
 	ops->cost(t, p, &lat, &bw, why, len);
 	if (bw <= 0) {
 		if (!why[0])
