@@ -272,8 +272,6 @@ struct session {
 	char job_name[RUN_MAX_JOBS][19];  /* its trace's name, as the table shows it */
 	const struct backend_ops *backend;
 	struct progress progress;
-	bool jobs;        /* --job: each trace on nodes of its own */
-	bool noted_ranks; /* note_job_ranks said its piece */
 };
 
 /* A node number or count at *@s, digits only, moving *@s past it; false
@@ -497,7 +495,6 @@ static int session_load(struct session *s, const char *cmd,
 	if (!s->backend)
 		return EXIT_USAGE;
 	err = topology_load_with(a->topology, a->sets.v, a->sets.n, &s->topo, &d);
-	s->jobs = a->njobs > 0;
 	if (!err && a->njobs)
 		err = load_jobs(s, a, &d);
 	else if (!err)
@@ -515,14 +512,14 @@ static int session_load(struct session *s, const char *cmd,
  * another job. Said once on stderr, not refused: a trace of world calls
  * and sub-groups can mean the cluster (gen llm's, a plan's).
  */
-static void note_job_ranks(struct session *s, const char *cmd, const struct plan *p)
+static void note_job_ranks(const struct session *s, const struct run_args *a, const char *cmd,
+			   const struct plan *p)
 {
 	int most = -1;
 	size_t world = 0;
 
-	if (s->noted_ranks)
-		return;
-	s->noted_ranks = true;
+	if (a->njobs)
+		return; /* each job's trace on nodes of its own */
 	for (size_t i = 0; i < s->trace.nentries; i++) {
 		const struct trace_entry *e = &s->trace.entries[i];
 
@@ -537,7 +534,7 @@ static void note_job_ranks(struct session *s, const char *cmd, const struct plan
 		cmd, most, world, world == 1 ? "" : "s", world == 1 ? "s" : "", p->nranks, most + 1);
 }
 
-static int execute(struct session *s, const char *cmd, const struct plan_options *opts,
+static int execute(struct session *s, const struct plan_options *opts,
 		   struct plan *plan, struct records *rec, struct diag *d)
 {
 	struct backend_hooks hooks = { progress_update, &s->progress };
@@ -546,8 +543,6 @@ static int execute(struct session *s, const char *cmd, const struct plan_options
 	err = backend_execute(s->backend, &s->topo, &s->trace, opts, &hooks,
 			      plan, rec, d);
 	progress_done(&s->progress);
-	if (!err && !s->jobs)
-		note_job_ranks(s, cmd, plan);
 	return err;
 }
 
@@ -568,11 +563,12 @@ int cmd_run(int argc, char **argv)
 	rc = session_load(&s, "run", &a);
 	if (rc)
 		goto out_trace;
-	err = execute(&s, "run", &a.opts, &plan, &rec, &d);
+	err = execute(&s, &a.opts, &plan, &rec, &d);
 	if (err) {
 		rc = cli_fail("run", CLI_RUNNING, err, &d);
 		goto out_trace;
 	}
+	note_job_ranks(&s, &a, "run", &plan);
 	ctx = (struct report_context){ &plan, a.topology, a.trace ? a.trace : "jobs" };
 	err = outputs_open(&out, &a, &d);
 	if (err) {
@@ -640,13 +636,14 @@ int cmd_compare(int argc, char **argv)
 		struct plan_options opts = a.opts;
 
 		opts.path = report_path_plan[done];
-		err = execute(&s, "compare", &opts, &plans[done], &recs[done], &d);
+		err = execute(&s, &opts, &plans[done], &recs[done], &d);
 		if (err) {
 			rc = cli_fail("compare", CLI_RUNNING, err, &d);
 			goto out_runs;
 		}
 		rp[done] = &recs[done];
 	}
+	note_job_ranks(&s, &a, "compare", &plans[REPORT_DIRECT]);
 	ctx = (struct report_context){ &plans[REPORT_DIRECT], a.topology, a.trace };
 	err = outputs_open(&out, &a, &d);
 	if (err) {
