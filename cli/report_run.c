@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report.h"
 #include "report_html.h"
 #include "report_page.h"
 
@@ -214,8 +215,6 @@ static const char *first_note(json_t *run, const char *key, size_t *count)
 	return why;
 }
 
-/* Whether some collective of @run crossed the network ("intra_node": it
- * never left a node, engine/plan.c). */
 /* Whether a run's trace gives any compute to overlap (its iterations'
  * compute_us). */
 static bool run_has_compute(const json_t *run)
@@ -229,6 +228,8 @@ static bool run_has_compute(const json_t *run)
 	return false;
 }
 
+/* Whether some collective of @run crossed the network ("intra_node": it
+ * never left a node, engine/plan.c). */
 static bool leaves_node(json_t *run)
 {
 	json_t *c;
@@ -269,7 +270,7 @@ static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 			html_printf(f, "No collective here leaves its node (NVLink or PCIe inside "
 				       "it): GPUDirect RDMA does not apply, and the paths cost the "
 				       "same.");
-		else if (fabs(comm - 1) < 0.005)
+		else if (fabs(comm - 1) < REPORT_SAME_SPEED)
 			html_printf(f, "Direct (GPUDirect RDMA) communication is as fast as "
 				       "NCCL's host staging.");
 		else

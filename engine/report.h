@@ -67,6 +67,9 @@ int report_timeline(FILE *out, const struct records *r);
 
 /* Speedup of @fast over @slow: iteration time, or communication time. */
 double report_speedup(const struct records *slow, const struct records *fast);
+/* A speedup this close to 1 reads "as fast as" in a verdict (the table's
+ * and the page's), not "1.00x slower". */
+#define REPORT_SAME_SPEED 0.005
 double report_comm_speedup(const struct records *slow, const struct records *fast);
 
 #endif

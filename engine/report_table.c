@@ -327,7 +327,7 @@ static bool has_compute(const struct records *r)
  * a percent, which "1.00x slower" said. */
 static void print_ratio(FILE *out, double x)
 {
-	if (fabs(x - 1) < 0.005)
+	if (fabs(x - 1) < REPORT_SAME_SPEED)
 		fprintf(out, "as fast as");
 	else
 		fprintf(out, "%.2fx %s than", x >= 1 ? x : 1 / x, x >= 1 ? "faster" : "slower");
@@ -401,7 +401,7 @@ static void print_verdict(FILE *out, const struct records *const r[REPORT_PATHS]
 		fprintf(out, ";\n         %s the iteration is %.1f%% %s\n",
 			has_compute(r[REPORT_DIRECT]) ? "with compute overlap" : "with no compute in the trace,",
 			100 * fabs(1 - 1 / iter), iter >= 1 ? "shorter" : "longer");
-	if (comm < 1 / 1.005)
+	if (comm < 1 / (1 + REPORT_SAME_SPEED))
 		print_choice_note(out, r[REPORT_DIRECT], r[REPORT_STAGED]);
 }
 
