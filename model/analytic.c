@@ -148,10 +148,16 @@ struct busiest {
 	double slices, busy;
 };
 
+/* A connection's busiest segment's busy time over @slices. */
+static double busy_time(const struct conn_time *ct, unsigned nseg, double slices)
+{
+	return slices * fmax(slowest_segment(ct, nseg), ct->joint);
+}
+
 static void note_busy(struct busiest *b, const struct plan_conn *c, const struct conn_time *ct,
 		      unsigned nseg, double slices)
 {
-	double busy = slices * fmax(slowest_segment(ct, nseg), ct->joint);
+	double busy = busy_time(ct, nseg, slices);
 
 	if (!b->c || busy > b->busy * (1 + SAME_PACE)) {
 		b->c = c;
@@ -333,8 +339,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		again = fill && links && worst < busiest_link(sv, pat, links, bytes, nch, &err);
 	}
 	if (worst_conn)
-		worst_busy = worst_slices * fmax(slowest_segment(&worst_ct, cr[worst_conn - pat->conns].nseg),
-						 worst_ct.joint);
+		worst_busy = busy_time(&worst_ct, cr[worst_conn - pat->conns].nseg, worst_slices);
 	free(by_time);
 	if (err)
 		return err;
