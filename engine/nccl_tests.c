@@ -128,6 +128,12 @@ void nt_init(struct nt_reader *r, const char *name, struct nccl_tests_file *f,
 	f->avg_busbw = NAN;
 }
 
+void nt_set_nccl_version(struct nt_reader *r, unsigned long long code)
+{
+	if (code >= 1000 && code < 1000000)
+		r->f->nccl_version = (unsigned)code;
+}
+
 void nt_set_program(struct nt_reader *r, const char *program)
 {
 	nt_program_op(program, r->f->op, sizeof(r->f->op));

@@ -433,16 +433,14 @@ static int read_version(struct json_rd *j, const json_t *root)
 	return 0;
 }
 
-/* "nccl_version": 21805, the NCCL the run used (NCCL_VERSION_CODE, as
- * the text's "nccl-library=21805"; every JSON version, src/util.cu). A
- * value that is no version code is left unread, as the text's is. */
+/* "nccl_version": 21805, the NCCL the run used (every JSON version,
+ * src/util.cu), as the text's "nccl-library=21805". */
 static void read_nccl_version(struct json_rd *j, const json_t *root)
 {
 	json_t *v = json_object_get(root, "nccl_version");
-	json_int_t code = json_is_integer(v) ? json_integer_value(v) : 0;
 
-	if (code >= 1000 && code < 1000000)
-		j->r->f->nccl_version = (unsigned)code;
+	if (json_is_integer(v) && json_integer_value(v) > 0)
+		nt_set_nccl_version(j->r, (unsigned long long)json_integer_value(v));
 }
 
 /* args[0] is the program: "./build/all_reduce_perf". */

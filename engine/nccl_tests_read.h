@@ -73,6 +73,10 @@ void nt_init(struct nt_reader *r, const char *name, struct nccl_tests_file *f,
 
 /* Take the collective from a program name ("/x/all_reduce_perf_mpi"). */
 void nt_set_program(struct nt_reader *r, const char *program);
+/* The NCCL the run used, NCCL_VERSION_CODE (22703): the text's
+ * nccl-library=, the JSON's nccl_version. A number that is no version
+ * code is noise, left unread. */
+void nt_set_nccl_version(struct nt_reader *r, unsigned long long code);
 
 /* Why a rank listed twice is refused: the end of its message. */
 #define NT_SECOND_RUN \

@@ -704,8 +704,8 @@ static void library_version(struct text *t, const struct tok *w, unsigned nw)
 			continue;
 		errno = 0;
 		code = strtoul(v, &end, 10);
-		if (!errno && !*end && code >= 1000 && code < 1000000)
-			t->r->f->nccl_version = (unsigned)code;
+		if (!errno && !*end)
+			nt_set_nccl_version(t->r, code);
 	}
 }
 
