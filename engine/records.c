@@ -8,53 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * One queue per (communicator, stream) in use: a communicator's stream 0
- * by its index, other streams (rare) by a search of those seen.
- */
-struct queue_key {
-	unsigned comm, stream, queue;
-};
-
-static int number_queues(struct records *r)
-{
-	size_t ncomm = r->ncomms ? r->ncomms : 1;
-	unsigned *first = malloc(ncomm * sizeof(*first));
-	struct queue_key *other = NULL;
-	size_t nother = 0, cap = 0;
-	int err = 0;
-
-	if (!first)
-		return -ENOMEM;
-	for (size_t k = 0; k < ncomm; k++)
-		first[k] = UINT_MAX;
-	r->nqueues = 0;
-	for (size_t i = 0; i < r->ncoll && !err; i++) {
-		struct coll_record *c = &r->coll[i];
-		size_t k;
-
-		if (!c->stream) {
-			if (first[c->comm] == UINT_MAX)
-				first[c->comm] = r->nqueues++;
-			c->queue = first[c->comm];
-			continue;
-		}
-		for (k = 0; k < nother; k++)
-			if (other[k].comm == c->comm && other[k].stream == c->stream)
-				break;
-		if (k == nother) {
-			err = array_grow((void **)&other, nother, &cap, sizeof(*other));
-			if (err)
-				break;
-			other[nother++] = (struct queue_key){ c->comm, c->stream, r->nqueues++ };
-		}
-		c->queue = other[k].queue;
-	}
-	free(other);
-	free(first);
-	return err;
-}
-
 const char *records_sharing_name(enum records_sharing s)
 {
 	static const char *const names[] = { "none", "fluid", "simgrid", "serial" };
@@ -108,10 +61,12 @@ int records_init(struct records *r, const struct plan *p, const char *backend)
 		c->nccl_estimate_us = pc->nccl_estimate_us;
 		c->comm = t->ncomms ? e->comm : 0;
 		c->stream = e->stream;
+		c->src = e->op == TRACE_OP_SENDRECV ? e->root : -1;
+		c->dst = e->op == TRACE_OP_SENDRECV ? e->peer : -1;
 	}
 	r->ncomms = t->ncomms;
 	r->comms = t->comms;
-	if (number_queues(r)) {
+	if (records_order(r, t)) {
 		records_destroy(r);
 		return -ENOMEM;
 	}
@@ -133,6 +88,8 @@ void records_destroy(struct records *r)
 	free(r->coll);
 	free(r->iter);
 	free(r->link_names);
+	free(r->pred_first);
+	free(r->preds);
 	memset(r, 0, sizeof(*r));
 }
 

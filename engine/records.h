@@ -31,7 +31,14 @@ struct coll_record {
 	unsigned nranks;
 	double ready_us;       /* from the start of its iteration */
 	unsigned comm, stream; /* its communicator (records.comms) and stream */
-	unsigned queue;        /* the (communicator, stream) it waits in line on */
+	unsigned queue;        /* its (communicator, stream), or the pair's
+				* for a send outside a batch (records_order) */
+	bool batched;          /* a send of a batch (trace_entry.batched) */
+	bool joins_batch;      /* starts with the call before it on its queue:
+				* both of one batch */
+	size_t next_in_batch;  /* the batch's next send, or SIZE_MAX */
+	bool pair_queue;       /* its queue is its pair's (src, dst) */
+	int src, dst;          /* a send/receive's ranks, else -1 */
 	double time_us;        /* duration: filled by the backend, alone;
 				* stretched by the schedule where other
 				* communicators shared its links */
@@ -115,7 +122,11 @@ struct records {
 	 * records); none when the trace keeps none (one, "world"). */
 	size_t ncomms;
 	const struct trace_comm *comms;
-	unsigned nqueues;          /* distinct (communicator, stream) */
+	unsigned nqueues;          /* distinct (communicator, stream), pairs' */
+	/* What each call waits for (records_order): the calls
+	 * preds[pred_first[i] .. pred_first[i + 1]) of its iteration; a
+	 * batch's first send waits for the batch, its others for nothing. */
+	size_t *pred_first, *preds;
 	bool overlapped;           /* collectives shared links at once */
 	enum records_sharing sharing;
 	unsigned niter;
@@ -159,16 +170,33 @@ static inline void records_progress(const struct records *r, size_t done)
 
 /*
  * Place collectives and compute bandwidths and iteration summaries.
- * Collectives of one communicator and stream run one after another, as
- * on one CUDA stream: each starts when its bucket is ready and the
- * previous one has ended. With @p (the plan a model backend timed),
- * those of different communicators or streams run at the same time and
- * share the links they both use (overlap.h). Without it every collective
+ * Each call starts when its bucket is ready and the calls it waits for
+ * (records_order) have ended, as on each rank's CUDA stream. With @p
+ * (the plan a model backend timed), calls that do not wait for each
+ * other run at the same time and share the links they both use
+ * (overlap.h). Without it every collective
  * waits for the one before it in the trace, as the backends that move
  * real bytes ran them. An iteration ends when both its compute and its
  * last collective have ended; the next starts then. 0 or -ENOMEM.
  */
 int records_schedule(struct records *r, const struct plan *p);
+
+/*
+ * Which calls wait for which, as NCCL and PyTorch order them
+ * (records_order.c): a call starts once the calls before it on its
+ * communicator and stream that share a rank with it have ended, as each
+ * rank's stream runs its own calls in order: a collective waits for all
+ * before it, a batch's sends (one ncclGroupStart/End, trace_entry.batched)
+ * for those of their ranks. A send outside a batch runs on its pair's own
+ * queue, as PyTorch runs it on a two-rank communicator of its own. Sets
+ * queue, batched, joins_batch, next_in_batch, pair_queue, nqueues and
+ * the preds. 0 or -ENOMEM.
+ */
+int records_order(struct records *r, const struct trace *t);
+
+/* Whether two of @r's collectives may run at once: two queues, or a
+ * batch's sends. */
+bool records_concurrent(const struct records *r);
 
 /* The name of collective @c's communicator. */
 const char *records_comm_name(const struct records *r, const struct coll_record *c);

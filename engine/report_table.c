@@ -199,18 +199,39 @@ static void print_algorithms(FILE *out, const char *label, const struct records 
 	fprintf(out, "\n");
 }
 
+/* How many of @r's queues are pairs' own (a send outside a batch). */
+static unsigned pair_queues(const struct records *r)
+{
+	bool *seen = calloc(r->nqueues ? r->nqueues : 1, sizeof(*seen));
+	unsigned n = 0;
+
+	for (size_t i = 0; seen && i < r->ncoll; i++)
+		if (r->coll[i].pair_queue && !seen[r->coll[i].queue]) {
+			seen[r->coll[i].queue] = true;
+			n++;
+		}
+	free(seen);
+	return n;
+}
+
 /* "communicators  3 (tp0, tp1, dp0) on 4 streams; ...": only when
  * collectives could run at once. */
 static void print_comms(FILE *out, const char *label, const struct records *r)
 {
 	double stretch = 1;
+	unsigned pairs;
 
-	if (r->nqueues < 2)
+	if (!records_concurrent(r))
 		return;
+	pairs = pair_queues(r);
 	fprintf(out, "%s%zu (", label, r->ncomms);
 	for (size_t k = 0; k < r->ncomms && k < 6; k++)
 		fprintf(out, "%s%s", k ? ", " : "", r->comms[k].name);
-	fprintf(out, "%s) on %u streams", r->ncomms > 6 ? ", ..." : "", r->nqueues);
+	fprintf(out, "%s)", r->ncomms > 6 ? ", ..." : "");
+	if (r->nqueues > pairs)
+		fprintf(out, " on %u stream%s", r->nqueues - pairs, r->nqueues - pairs == 1 ? "" : "s");
+	if (pairs)
+		fprintf(out, ", sends outside a batch on %u rank pairs' own streams", pairs);
 	for (size_t i = 0; i < r->ncoll; i++)
 		if (r->coll[i].alone_us > 0 && r->coll[i].time_us / r->coll[i].alone_us > stretch)
 			stretch = r->coll[i].time_us / r->coll[i].alone_us;

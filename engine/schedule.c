@@ -2,9 +2,12 @@
 /*
  * schedule: collectives on the timeline of each iteration.
  *
- * Each (communicator, stream) is a queue: its collectives run in trace
- * order, each once its bucket is ready and the one before it has ended.
- * Queues run at once. While one collective runs alone it takes its time
+ * A call starts once its bucket is ready and the calls it waits for
+ * have ended (records_order: those before it on its communicator and
+ * stream that share a rank with it); the sends of one batch start
+ * together, once all their buffers are ready, and what waits for the
+ * batch waits for the last of them. Calls that wait for none of each
+ * other run at once. While one collective runs alone it takes its time
  * alone, to the bit; while several run, each moves at the speed the
  * shared links leave it (overlap.h), recomputed whenever one starts or
  * ends: an event-driven fluid schedule.
@@ -27,12 +30,15 @@ static double max2(double a, double b)
 struct sched {
 	struct records *r;
 	struct overlap *ov;    /* NULL: collectives never slow each other */
-	bool serial;           /* one queue: the trace's order */
-	double *queue_free;    /* per queue: when its last collective ended */
-	size_t *next;          /* per collective: the next on its queue, or SIZE_MAX */
-	size_t *head;          /* per queue: its next collective, or SIZE_MAX */
-	size_t *tail;          /* per queue: its last collective of the iteration */
-	bool *busy;            /* per queue: one of its collectives runs */
+	bool serial;           /* the trace's order, one call at a time */
+	/* Per call; a batch's counts and times on its first send (its lead). */
+	size_t *lead;          /* the first send of its batch, or itself */
+	size_t *succ_first, *succ; /* the calls waiting for it (records.preds inverted) */
+	size_t *waits;         /* calls it still waits for */
+	double *after;         /* when the last of those ended */
+	unsigned *running;     /* its batch's sends running */
+	size_t *pending;       /* leads waiting for nothing but their time */
+	size_t npending;
 	size_t *live;          /* collectives running now */
 	double *left;          /* per live slot: microseconds of work alone left */
 	double *speed;         /* per live slot */
@@ -41,36 +47,75 @@ struct sched {
 	size_t nlive;
 };
 
+/* The calls waiting for @i: the records' order inverted, or in serial
+ * the next call of the trace. */
+static int invert_preds(struct sched *s)
+{
+	const struct records *r = s->r;
+	size_t n = r->ncoll;
+
+	for (size_t i = 0; i <= n; i++)
+		s->succ_first[i] = 0;
+	for (size_t i = 0; i < n && !s->serial; i++)
+		for (size_t k = r->pred_first[i]; k < r->pred_first[i + 1]; k++)
+			s->succ_first[r->preds[k] + 1]++;
+	for (size_t i = 0; i < n; i++)
+		s->succ_first[i + 1] += s->succ_first[i];
+	s->succ = malloc((s->succ_first[n] ? s->succ_first[n] : 1) * sizeof(*s->succ));
+	if (!s->succ)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !s->serial; i++)
+		for (size_t k = r->pred_first[i]; k < r->pred_first[i + 1]; k++)
+			s->succ[s->succ_first[r->preds[k]]++] = i;
+	for (size_t i = n; i > 0; i--) /* back to each call's first */
+		s->succ_first[i] = s->succ_first[i - 1];
+	s->succ_first[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		s->lead[i] = i;
+	for (size_t i = 0; i < n; i++) {
+		if (!s->serial && r->coll[i].joins_batch)
+			continue;
+		for (size_t j = r->coll[i].next_in_batch; !s->serial && j != SIZE_MAX;
+		     j = r->coll[j].next_in_batch)
+			s->lead[j] = i;
+	}
+	return 0;
+}
+
 static int sched_init(struct sched *s, struct records *r, struct overlap *ov, bool serial)
 {
-	size_t q = r->nqueues ? r->nqueues : 1, n = r->ncoll ? r->ncoll : 1;
+	size_t n = r->ncoll ? r->ncoll : 1;
 
 	memset(s, 0, sizeof(*s));
 	s->r = r;
 	s->ov = ov;
-	s->serial = serial;
-	s->queue_free = calloc(q, sizeof(*s->queue_free));
-	s->head = malloc(q * sizeof(*s->head));
-	s->tail = malloc(q * sizeof(*s->tail));
-	s->busy = calloc(q, sizeof(*s->busy));
-	s->next = malloc(n * sizeof(*s->next));
-	/* At most one collective of each queue runs at a time. */
-	s->live = malloc(q * sizeof(*s->live));
-	s->left = malloc(q * sizeof(*s->left));
-	s->speed = malloc(q * sizeof(*s->speed));
-	s->alone = malloc(q * sizeof(*s->alone));
-	s->slowed = malloc(q * sizeof(*s->slowed));
-	return s->queue_free && s->head && s->tail && s->busy && s->next && s->live && s->left &&
-		       s->speed && s->alone && s->slowed ? 0 : -ENOMEM;
+	s->serial = serial || !r->pred_first;
+	s->lead = malloc(n * sizeof(*s->lead));
+	s->succ_first = malloc((n + 1) * sizeof(*s->succ_first));
+	s->waits = malloc(n * sizeof(*s->waits));
+	s->after = malloc(n * sizeof(*s->after));
+	s->running = calloc(n, sizeof(*s->running));
+	s->pending = malloc(n * sizeof(*s->pending));
+	s->live = malloc(n * sizeof(*s->live));
+	s->left = malloc(n * sizeof(*s->left));
+	s->speed = malloc(n * sizeof(*s->speed));
+	s->alone = malloc(n * sizeof(*s->alone));
+	s->slowed = malloc(n * sizeof(*s->slowed));
+	if (!s->lead || !s->succ_first || !s->waits || !s->after || !s->running ||
+	    !s->pending || !s->live || !s->left || !s->speed || !s->alone || !s->slowed)
+		return -ENOMEM;
+	return invert_preds(s);
 }
 
 static void sched_destroy(struct sched *s)
 {
-	free(s->queue_free);
-	free(s->head);
-	free(s->tail);
-	free(s->busy);
-	free(s->next);
+	free(s->lead);
+	free(s->succ_first);
+	free(s->succ);
+	free(s->waits);
+	free(s->after);
+	free(s->running);
+	free(s->pending);
 	free(s->live);
 	free(s->left);
 	free(s->speed);
@@ -89,19 +134,39 @@ static int respeed(struct sched *s)
 	return overlap_speeds(s->ov, s->live, s->alone, s->nlive, s->speed);
 }
 
-static unsigned queue_of(const struct sched *s, const struct coll_record *c)
+/* The sends of the batch @lead leads (a call alone: itself). */
+static size_t batch_next(const struct sched *s, size_t i)
 {
-	return s->serial ? 0 : c->queue;
+	return s->serial ? SIZE_MAX : s->r->coll[i].next_in_batch;
 }
 
-/* When queue @q's head may start, or INFINITY when it has none. */
-static double head_start(const struct sched *s, unsigned q, double iter_start)
+/* When pending @lead (with the rest of its batch) may start: all its
+ * buffers ready and what it waits for ended. */
+static double lead_start(const struct sched *s, size_t lead, double iter_start)
 {
-	size_t h = s->head[q];
+	double ready = 0;
 
-	if (h == SIZE_MAX)
-		return INFINITY;
-	return max2(iter_start + s->r->coll[h].ready_us, s->queue_free[q]);
+	for (size_t i = lead; i != SIZE_MAX; i = batch_next(s, i))
+		ready = max2(ready, s->r->coll[i].ready_us);
+	return max2(iter_start + ready, s->after[lead]);
+}
+
+/* Call @lead's batch has ended at @end: what waited for it may go. */
+static void release(struct sched *s, size_t lead, double end, size_t i1)
+{
+	size_t from = s->succ_first[lead], to = s->succ_first[lead + 1];
+
+	if (s->serial) { /* the next call of the trace */
+		from = 0;
+		to = lead + 1 < i1;
+	}
+	for (size_t k = from; k < to; k++) {
+		size_t w = s->serial ? lead + 1 : s->succ[k];
+
+		s->after[w] = max2(s->after[w], end);
+		if (--s->waits[w] == 0)
+			s->pending[s->npending++] = w;
+	}
 }
 
 /* Collectives [i0, i1) of one iteration from @iter_start; returns the end
@@ -110,38 +175,31 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 			   double *last_end)
 {
 	struct records *r = s->r;
-	bool *busy = s->busy; /* all false between iterations: every call ended */
-	size_t *tail = s->tail;
 	double now = iter_start;
 	size_t done = i0;
 	int err = 0;
 
 	*last_end = iter_start;
-	for (unsigned q = 0; q < r->nqueues; q++)
-		s->head[q] = tail[q] = SIZE_MAX;
+	s->npending = 0;
 	for (size_t i = i0; i < i1; i++) {
-		unsigned q = queue_of(s, &r->coll[i]);
-
-		s->next[i] = SIZE_MAX;
-		if (tail[q] == SIZE_MAX)
-			s->head[q] = i;
-		else
-			s->next[tail[q]] = i;
-		tail[q] = i;
+		s->after[i] = iter_start;
+		s->waits[i] = s->serial ? i > i0 : r->pred_first[i + 1] - r->pred_first[i];
+		if (s->lead[i] == i && !s->waits[i])
+			s->pending[s->npending++] = i;
 	}
 	while (done < i1 && !err) {
 		double t = INFINITY;
 		bool changed = false;
 
-		for (unsigned q = 0; q < r->nqueues; q++)
-			if (!busy[q])
-				t = fmin(t, head_start(s, q, iter_start));
+		for (size_t k = 0; k < s->npending; k++)
+			t = fmin(t, lead_start(s, s->pending[k], iter_start));
 		for (size_t k = 0; k < s->nlive; k++)
 			t = fmin(t, now + s->left[k] / s->speed[k]);
-		/* Ends first: a queue's next collective starts when it is free. */
+		/* Ends first: what waits for a call may start when it ends. */
 		for (size_t k = 0; k < s->nlive;) {
 			struct coll_record *c = &r->coll[s->live[k]];
 			double end = now + s->left[k] / s->speed[k];
+			size_t lead = s->lead[s->live[k]];
 
 			if (end > t) {
 				s->left[k] -= (t - now) * s->speed[k];
@@ -158,9 +216,9 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 				c->end_us = c->start_us + c->alone_us;
 				c->time_us = c->alone_us;
 			}
-			s->queue_free[queue_of(s, c)] = c->end_us;
-			busy[queue_of(s, c)] = false;
-			s->head[queue_of(s, c)] = s->next[s->live[k]];
+			s->after[lead] = max2(s->after[lead], c->end_us);
+			if (--s->running[lead] == 0)
+				release(s, lead, s->after[lead], i1);
 			*last_end = max2(*last_end, c->end_us);
 			done++;
 			changed = true;
@@ -171,19 +229,24 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 			s->slowed[k] = s->slowed[s->nlive];
 		}
 		now = t;
-		for (unsigned q = 0; q < r->nqueues; q++) {
-			struct coll_record *c;
+		for (size_t k = 0; k < s->npending;) {
+			size_t lead = s->pending[k];
+			double start = lead_start(s, lead, iter_start);
 
-			if (busy[q] || head_start(s, q, iter_start) > now)
+			if (start > now) {
+				k++;
 				continue;
-			c = &r->coll[s->head[q]];
-			c->start_us = head_start(s, q, iter_start);
-			busy[q] = true;
-			s->live[s->nlive] = s->head[q];
-			s->left[s->nlive] = c->alone_us;
-			s->speed[s->nlive] = 1;
-			s->slowed[s->nlive] = false;
-			s->nlive++;
+			}
+			for (size_t i = lead; i != SIZE_MAX; i = batch_next(s, i)) {
+				r->coll[i].start_us = start;
+				s->running[lead]++;
+				s->live[s->nlive] = i;
+				s->left[s->nlive] = r->coll[i].alone_us;
+				s->speed[s->nlive] = 1;
+				s->slowed[s->nlive] = false;
+				s->nlive++;
+			}
+			s->pending[k] = s->pending[--s->npending];
 			changed = true;
 		}
 		if (changed)
@@ -232,9 +295,9 @@ int records_schedule(struct records *r, const struct plan *p)
 			r->coll[i].alone_us = r->coll[i].time_us;
 	if (!r->scheduled) {
 		r->sharing = !p ? RECORDS_SHARED_SERIAL :
-			     r->nqueues > 1 ? RECORDS_SHARED_FLUID : RECORDS_SHARED_NONE;
+			     records_concurrent(r) ? RECORDS_SHARED_FLUID : RECORDS_SHARED_NONE;
 		/* Sharing matters only where two queues can run at once. */
-		if (p && r->nqueues > 1) {
+		if (p && records_concurrent(r)) {
 			err = overlap_init(&ov, p);
 			with_ov = !err;
 		}

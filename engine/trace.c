@@ -132,7 +132,8 @@ static bool entry_writable(const struct trace_entry *e)
 	       (e->op != TRACE_OP_SENDRECV ||
 		(e->root >= 0 && e->peer >= 0 && e->root != e->peer)) &&
 	       memchr(e->algo, '\0', sizeof(e->algo)) && memchr(e->proto, '\0', sizeof(e->proto)) &&
-	       e->stream <= TRACE_STREAM_MAX;
+	       e->stream <= TRACE_STREAM_MAX &&
+	       (!e->batched || (e->op == TRACE_OP_SENDRECV && e->batch <= TRACE_BATCH_MAX));
 }
 
 static void write_entry(FILE *out, const struct trace *t, const struct trace_entry *e)
@@ -162,6 +163,8 @@ static void write_entry(FILE *out, const struct trace *t, const struct trace_ent
 		fprintf(out, ", \"comm\": \"%s\"", t->comms[e->comm].name);
 	if (e->stream)
 		fprintf(out, ", \"stream\": %u", e->stream);
+	if (e->batched)
+		fprintf(out, ", \"batch\": %u", e->batch);
 	if (e->algo[0])
 		fprintf(out, ", \"algo\": \"%s\"", e->algo);
 	if (e->proto[0])

@@ -11,7 +11,8 @@
  * must be a member of the group. "comm" names the communicator and
  * "stream" the stream a collective runs on: collectives of one
  * communicator and stream run one after another, those of different ones
- * at the same time (docs/trace-format.md).
+ * at the same time; "batch" groups sends into one launch
+ * (docs/trace-format.md).
  */
 #ifndef GDRLAB_TRACE_H
 #define GDRLAB_TRACE_H
@@ -45,6 +46,7 @@ enum trace_dtype {
 #define TRACE_NAME_MAX 16
 #define TRACE_COMM_NAME_MAX 64
 #define TRACE_STREAM_MAX 65535
+#define TRACE_BATCH_MAX 2147483647
 /* A time's ceiling (ready_us, compute_us), us: 10^12 us is 11.6 days,
  * beyond any iteration, and keeps every sum of a trace's times finite and
  * exact to a nanosecond (a double's 53 bits). */
@@ -69,6 +71,11 @@ struct trace_entry {
 	char algo[TRACE_NAME_MAX], proto[TRACE_NAME_MAX];
 	unsigned comm;      /* index into trace.comms (0 when it has none) */
 	unsigned stream;    /* the stream on that communicator, 0 by default */
+	/* A send/receive of one ncclGroupStart/End (PyTorch's
+	 * batch_isend_irecv): the lines of one communicator and stream
+	 * in a row with the same batch run at once, as one launch. */
+	bool batched;
+	unsigned batch;     /* 0 .. TRACE_BATCH_MAX when batched */
 };
 
 /*

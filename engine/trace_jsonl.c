@@ -29,7 +29,7 @@
 static const char *const known_keys[] = {
 	"iteration", "op",	   "bytes", "dtype", "ready_us",
 	"compute_us", "group", "root",	"src",	 "dst",
-	"algo",	      "proto", "comm",	"stream",
+	"algo",	      "proto", "comm",	"stream", "batch",
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -291,6 +291,27 @@ static int check_compute(struct reader *r, const struct trace_entry *e,
 	return 0;
 }
 
+/* "batch": which ncclGroupStart/End a send/receive was issued in. */
+static int parse_batch(struct reader *r, const json_t *obj, struct trace_entry *e,
+		       struct diag *d)
+{
+	const json_t *v = json_object_get(obj, "batch");
+	long long batch;
+	int err;
+
+	if (!v)
+		return 0;
+	if (e->op != TRACE_OP_SENDRECV)
+		return rd_err(r, d, "batch", "only sendrecv lines are batched, not %s",
+			      trace_op_name(e->op));
+	err = get_count(r, v, "batch", "batch", TRACE_BATCH_MAX, &batch, d);
+	if (err)
+		return err;
+	e->batched = true;
+	e->batch = (unsigned)batch;
+	return 0;
+}
+
 static int parse_fields(struct reader *r, const json_t *obj,
 			struct trace_entry *e, struct diag *d)
 {
@@ -386,6 +407,8 @@ static int parse_fields(struct reader *r, const json_t *obj,
 		err = parse_choice(r, obj, "algo", e->algo, d);
 	if (!err)
 		err = parse_choice(r, obj, "proto", e->proto, d);
+	if (!err)
+		err = parse_batch(r, obj, e, d);
 	return err;
 }
 

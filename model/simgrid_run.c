@@ -673,108 +673,165 @@ static void fail_job(struct sim *s, int err)
 bool sgm_together_fits(const struct plan *p, const struct records *rec,
 		       const struct model_options *o)
 {
-	return !(o && o->fluid) && rec->nqueues > 1 &&
+	return !(o && o->fluid) && records_concurrent(rec) &&
 	       (double)rec->ncoll * p->nodes <= SGM_TOGETHER_MAX_WORK;
 }
 
-/* One (communicator, stream) of one iteration: its calls in order. */
-struct queue_run {
+/* One call of one iteration (a batch: its first send), waiting for the
+ * calls records_order says it waits for. */
+struct call_run {
 	struct sim *sim;
 	const struct plan *p;
 	struct sgm_together *tg;
-	const size_t *calls;
-	size_t ncalls;
+	size_t lead;
 	double iter_start, t0; /* seconds on SimGrid's clock */
+	sg_sem_t *ended;       /* per call of the run: released once it ended */
 	sg_sem_t done;
 };
 
-static void queue_main(int argc, char **argv)
+/* One send of a batch, run beside the others (call_main). */
+struct batch_send {
+	struct call_run *c;
+	size_t call;
+	double t;
+	int err;
+	sg_sem_t done;
+};
+
+static void batch_send_main(int argc, char **argv)
 {
-	struct queue_run *q = sgm.actor_self_get_data();
-	const struct records *rec = q->tg->rec;
+	struct batch_send *b = sgm.actor_self_get_data();
+	const struct plan_collective *pc = &b->c->p->collectives[b->call];
 
 	(void)argc;
 	(void)argv;
-	for (size_t k = 0; k < q->ncalls && !q->sim->h->err; k++) {
-		size_t i = q->calls[k];
-		const struct plan_collective *pc = &q->p->collectives[i];
-		double start, t = 0;
-		int err;
-
-		sleep_until(q->iter_start + 1e-6 * rec->coll[i].ready_us);
-		start = now();
-		err = simulate_call(q->sim, q->p, pc->pattern, pc->bytes, pc->nchannels, &t, NULL);
-		if (err) {
-			fail_job(q->sim, err);
-			break;
-		}
-		/* The launch latency is part of the call: the queue's next
-		 * one waits for it. */
-		sleep_until(start + t);
-		q->tg->coll[i] = (struct sgm_span){ 1e6 * (start - q->t0), 1e6 * (start + t - q->t0) };
-	}
-	sgm.sem_release(q->done);
+	b->err = simulate_call(b->c->sim, b->c->p, pc->pattern, pc->bytes, pc->nchannels, &b->t,
+			       NULL);
+	sgm.sem_release(b->done);
 }
 
-/* Every iteration's queues at once; the next iteration once the last
- * call and the compute of this one have ended. */
+/*
+ * The sends of @c's batch (a call alone: itself), at once from now: each
+ * its own span; returns when the last ends (what waits for the batch
+ * waits for it, the launch latency included), or an error.
+ */
+static int run_batch(struct call_run *c)
+{
+	const struct records *rec = c->tg->rec;
+	size_t n = 0, j = 0;
+	struct batch_send *b;
+	double start = now(), end = start;
+	sg_sem_t done;
+	int err = 0;
+
+	for (size_t i = c->lead; i != SIZE_MAX; i = rec->coll[i].next_in_batch)
+		n++;
+	b = calloc(n, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	done = sgm.sem_init(0);
+	for (size_t i = c->lead; i != SIZE_MAX; i = rec->coll[i].next_in_batch, j++) {
+		sg_actor_t a = sgm.actor_init("batch-send", c->sim->ctl);
+
+		b[j] = (struct batch_send){ c, i, 0, 0, done };
+		sgm.actor_set_data(a, &b[j]);
+		sgm.actor_start(a, batch_send_main, 0, NULL);
+	}
+	for (j = 0; j < n; j++)
+		sgm.sem_acquire(done);
+	for (j = 0; j < n && !err; j++) {
+		err = b[j].err;
+		c->tg->coll[b[j].call] = (struct sgm_span){ 1e6 * (start - c->t0),
+							   1e6 * (start + b[j].t - c->t0) };
+		if (start + b[j].t > end)
+			end = start + b[j].t;
+	}
+	sgm.sem_destroy(done);
+	free(b);
+	if (!err)
+		sleep_until(end);
+	return err;
+}
+
+static void call_main(int argc, char **argv)
+{
+	struct call_run *c = sgm.actor_self_get_data();
+	const struct records *rec = c->tg->rec;
+	double ready = 0;
+	int err = 0;
+
+	(void)argc;
+	(void)argv;
+	/* each one it waits for passes its "ended" on to the next waiter */
+	for (size_t k = rec->pred_first[c->lead]; k < rec->pred_first[c->lead + 1]; k++) {
+		sgm.sem_acquire(c->ended[rec->preds[k]]);
+		sgm.sem_release(c->ended[rec->preds[k]]);
+	}
+	/* a batch's sends start once all their buffers are ready */
+	for (size_t i = c->lead; i != SIZE_MAX; i = rec->coll[i].next_in_batch)
+		if (rec->coll[i].ready_us > ready)
+			ready = rec->coll[i].ready_us;
+	if (!c->sim->h->err) {
+		sleep_until(c->iter_start + 1e-6 * ready);
+		err = run_batch(c);
+	}
+	if (err)
+		fail_job(c->sim, err);
+	sgm.sem_release(c->ended[c->lead]);
+	sgm.sem_release(c->done);
+}
+
+/* Every iteration's calls at once, each when what it waits for has
+ * ended; the next iteration once the last call and the compute of this
+ * one have ended. */
 static int run_together(struct sim *s, const struct plan *p, struct sgm_together *tg)
 {
 	const struct records *rec = tg->rec;
-	size_t *calls = malloc((rec->ncoll ? rec->ncoll : 1) * sizeof(*calls));
-	size_t *first = malloc((rec->nqueues + 1) * sizeof(*first));
-	struct queue_run *qs = calloc(rec->nqueues ? rec->nqueues : 1, sizeof(*qs));
+	size_t n = rec->ncoll ? rec->ncoll : 1, i = 0;
+	struct call_run *cs = calloc(n, sizeof(*cs));
+	sg_sem_t *ended = calloc(n, sizeof(*ended));
 	double t0 = now(), iter_start = t0;
-	sg_sem_t done = sgm.sem_init(0);
-	size_t i = 0;
+	sg_sem_t done;
 
-	if (!calls || !first || !qs) {
-		free(calls);
-		free(first);
-		free(qs);
-		sgm.sem_destroy(done);
+	if (!cs || !ended) {
+		free(cs);
+		free(ended);
 		return -ENOMEM;
 	}
+	done = sgm.sem_init(0);
 	s->whole = true;
 	for (unsigned it = 0; it < rec->niter && !s->h->err; it++) {
-		size_t i0 = i, nq = 0;
+		size_t i0 = i, ncalls = 0;
 		double end = iter_start + 1e-6 * rec->iter[it].compute_us;
 
-		/* the iteration's calls by queue, each queue's in trace order */
-		for (unsigned q = 0; q <= rec->nqueues; q++)
-			first[q] = 0;
 		for (; i < rec->ncoll && rec->coll[i].iteration == it; i++)
-			first[rec->coll[i].queue + 1]++;
-		for (unsigned q = 0; q < rec->nqueues; q++)
-			first[q + 1] += first[q];
-		for (size_t k = i0; k < i; k++)
-			calls[first[rec->coll[k].queue]++] = k;
-		for (size_t k = 0; k < i - i0;) {
-			size_t j = k;
+			ended[i] = sgm.sem_init(0);
+		for (size_t k = i0; k < i; k++) {
 			sg_actor_t a;
 
-			while (j < i - i0 && rec->coll[calls[j]].queue == rec->coll[calls[k]].queue)
-				j++;
-			qs[nq] = (struct queue_run){ s, p, tg, calls + k, j - k, iter_start, t0, done };
-			a = sgm.actor_init("queue", s->ctl);
-			sgm.actor_set_data(a, &qs[nq++]);
-			sgm.actor_start(a, queue_main, 0, NULL);
-			k = j;
+			if (rec->coll[k].joins_batch)
+				continue;
+			cs[k] = (struct call_run){ s, p, tg, k, iter_start, t0, ended, done };
+			a = sgm.actor_init("call", s->ctl);
+			sgm.actor_set_data(a, &cs[k]);
+			sgm.actor_start(a, call_main, 0, NULL);
+			ncalls++;
 		}
-		for (size_t k = 0; k < nq; k++)
+		for (size_t k = 0; k < ncalls; k++)
 			sgm.sem_acquire(done);
-		for (size_t k = i0; k < i; k++)
+		for (size_t k = i0; k < i; k++) {
+			sgm.sem_destroy(ended[k]);
 			if (t0 + 1e-6 * tg->coll[k].end_us > end)
 				end = t0 + 1e-6 * tg->coll[k].end_us;
+		}
 		tg->iter[it] = (struct sgm_span){ 1e6 * (iter_start - t0), 1e6 * (end - t0) };
 		sleep_until(end);
 		iter_start = end;
 	}
 	s->whole = false;
 	sgm.sem_destroy(done);
-	free(qs);
-	free(first);
-	free(calls);
+	free(ended);
+	free(cs);
 	return 0;
 }
 

@@ -6,6 +6,8 @@
  * wait for each other; those of different ones run at once, at full pace
  * where they share nothing, and at max-min fair rates where they share a
  * link, each capped at its pace alone (its bytes over its time alone).
+ * Sends outside a batch run on their pair's own queue, as PyTorch runs
+ * them on a two-rank communicator; a batch's sends start together.
  * Each time alone comes from a run of that collective by itself, so these
  * check the schedule, not the backend's timing.
  */
@@ -68,18 +70,65 @@ Test(concurrency, disjoint_links_take_the_slower_alone)
 	run_destroy(&r);
 }
 
-/* One communicator, one stream: the second waits for the first. */
+/* One communicator, one stream: the second batch waits for the first. */
 Test(concurrency, one_communicator_is_ordered)
 {
 	double t = alone(SEND(67108864, 0, 1, "a", ",\"group\":[0,1,2]"));
 	struct run r;
 
-	run_on(&r, "analytic", SEND(67108864, 0, 1, "a", ",\"group\":[0,1,2]")
-				       SEND(67108864, 0, 2, "a", ""));
+	run_on(&r, "analytic", SEND(67108864, 0, 1, "a", ",\"group\":[0,1,2],\"batch\":1")
+				       SEND(67108864, 0, 2, "a", ",\"batch\":2"));
 	cr_expect_eq(r.rec.nqueues, 1);
+	cr_expect_not(r.rec.coll[1].joins_batch);
 	cr_expect_eq(r.rec.coll[1].start_us, r.rec.coll[0].end_us);
 	assert_rel(r.rec.iteration_time_us, 2 * t, 1e-12);
 	run_destroy(&r);
+}
+
+/* Outside a batch, one pair's sends wait for each other, both ways. */
+Test(concurrency, a_pairs_sends_are_ordered)
+{
+	double t = alone(SEND(67108864, 0, 1, "a", ",\"group\":[0,1,2]"));
+	struct run r;
+
+	run_on(&r, "analytic", SEND(67108864, 0, 1, "a", ",\"group\":[0,1,2]")
+				       SEND(67108864, 1, 0, "a", ""));
+	cr_expect_eq(r.rec.nqueues, 1);
+	cr_expect(r.rec.coll[1].pair_queue);
+	cr_expect_eq(r.rec.coll[1].start_us, r.rec.coll[0].end_us);
+	assert_rel(r.rec.iteration_time_us, 2 * t, 1e-12);
+	run_destroy(&r);
+}
+
+/*
+ * A batch: a 64 MiB send 0 -> 1 and a 16 MiB one 2 -> 3, the second's
+ * buffer ready at 50 us, then a batch of one send 0 -> 1. Both of the
+ * first start at 50, each ends at its time alone after it (they share no
+ * link), and the next batch starts when the longer has ended.
+ */
+static void expect_batch_waits_for_its_last(const char *backend)
+{
+	double t01 = alone(SEND(67108864, 0, 1, "a", "")), t23 = alone(SEND(16777216, 2, 3, "a", ""));
+	struct run r;
+
+	run_on(&r, backend, SEND(67108864, 0, 1, "a", ",\"batch\":7")
+				    SEND(16777216, 2, 3, "a", ",\"batch\":7,\"ready_us\":50")
+					    SEND(67108864, 0, 1, "a", ",\"batch\":8"));
+	cr_assert_eq(r.rec.ncoll, 3);
+	cr_expect(r.rec.coll[1].joins_batch);
+	cr_expect_not(r.rec.coll[2].joins_batch);
+	assert_rel(r.rec.coll[0].start_us, 50, 1e-9); /* SimGrid's clock: to 1e-15 */
+	assert_rel(r.rec.coll[1].start_us, 50, 1e-9);
+	assert_rel(r.rec.coll[0].end_us, 50 + t01, 1e-9);
+	assert_rel(r.rec.coll[1].end_us, 50 + t23, 1e-9);
+	assert_rel(r.rec.coll[2].start_us, 50 + fmax(t01, t23), 1e-9);
+	cr_expect_not(r.rec.overlapped);
+	run_destroy(&r);
+}
+
+Test(concurrency, a_batch_starts_together_and_the_next_waits_for_its_last)
+{
+	expect_batch_waits_for_its_last("analytic");
 }
 
 /*
@@ -127,6 +176,53 @@ Test(concurrency, two_streams_of_one_communicator_share_too)
 					  SEND(67108864, 0, 2, "a", ",\"stream\":1"), 0);
 }
 
+/*
+ * One communicator of four ranks: batches 0 <-> 1 and 2 <-> 3 share no
+ * rank and run at once; a batch 1 <-> 2 waits for both; the all-reduce
+ * after it waits for it; a send outside a batch, on its pair's own
+ * queue, waits for none of them.
+ */
+Test(concurrency, batches_wait_for_their_ranks_calls)
+{
+	double t01 = alone(SEND(67108864, 0, 1, "a", "")), t23 = alone(SEND(16777216, 2, 3, "a", ""));
+	double t12 = alone(SEND(4194304, 1, 2, "a", ""));
+	struct run r;
+
+	run_on(&r, "analytic", SEND(67108864, 0, 1, "a", ",\"group\":[0,1,2,3],\"batch\":1")
+				       SEND(16777216, 2, 3, "a", ",\"batch\":2")
+					       SEND(4194304, 1, 2, "a", ",\"batch\":3")
+		   "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":4096,\"comm\":\"a\"}\n"
+		   SEND(4096, 3, 0, "a", ""));
+	cr_assert_eq(r.rec.ncoll, 5);
+	cr_expect_eq(r.rec.coll[0].start_us, 0);
+	cr_expect_eq(r.rec.coll[1].start_us, 0);
+	cr_expect_eq(r.rec.coll[2].start_us, fmax(t01, t23));
+	assert_rel(r.rec.coll[3].start_us, fmax(t01, t23) + t12, 1e-12);
+	cr_expect_eq(r.rec.coll[4].start_us, 0);
+	cr_expect(r.rec.coll[4].pair_queue);
+	run_destroy(&r);
+}
+
+/* Sends of other pairs outside a batch, on one communicator of three
+ * ranks: each pair's own queue, at once, sharing node 0's NIC. */
+Test(concurrency, sends_of_two_pairs_outside_a_batch_share)
+{
+	struct run r;
+
+	run_on(&r, "analytic", SEND(67108864, 0, 1, "a", ",\"group\":[0,1,2]")
+				       SEND(67108864, 0, 2, "a", ""));
+	cr_expect_eq(r.rec.nqueues, 2);
+	expect_halves_of(&r, 0);
+	run_destroy(&r);
+}
+
+/* A batch's two sends out of node 0's NIC share it as two communicators'. */
+Test(concurrency, a_batchs_sends_share)
+{
+	expect_halves("analytic", SEND(67108864, 0, 1, "a", ",\"batch\":0")
+					  SEND(67108864, 0, 2, "a", ",\"batch\":0"), 0);
+}
+
 static bool have_model(void)
 {
 	const struct backend_ops *m = backend_find("model");
@@ -146,6 +242,27 @@ Test(concurrency, the_model_backend_shares_in_simgrid)
 	if (!have_model())
 		cr_skip_test("model backend not testable here");
 	run_on(&r, "model", TWO_SENDS);
+	cr_expect_eq(r.rec.sharing, RECORDS_SHARED_SIMGRID);
+	expect_halves_of(&r, 8.4 + 14);
+	run_destroy(&r);
+}
+
+Test(concurrency, the_model_backend_runs_a_batch_together)
+{
+	struct run r;
+
+	if (!have_model())
+		cr_skip_test("model backend not testable here");
+	expect_batch_waits_for_its_last("model");
+	/* a batch of the same ranks after it waits for it, as in the fluid */
+	run_on(&r, "model", SEND(67108864, 0, 1, "a", ",\"group\":[0,1,2,3],\"batch\":1")
+				    SEND(16777216, 2, 3, "a", ",\"batch\":2")
+					    SEND(4194304, 1, 2, "a", ",\"batch\":3"));
+	assert_rel(r.rec.coll[1].start_us + 1, 1, 1e-12);
+	assert_rel(r.rec.coll[2].start_us, r.rec.coll[0].end_us, 1e-12);
+	run_destroy(&r);
+	run_on(&r, "model", SEND(67108864, 0, 1, "a", ",\"batch\":0")
+				    SEND(67108864, 0, 2, "a", ",\"batch\":0"));
 	cr_expect_eq(r.rec.sharing, RECORDS_SHARED_SIMGRID);
 	expect_halves_of(&r, 8.4 + 14);
 	run_destroy(&r);

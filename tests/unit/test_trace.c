@@ -203,6 +203,8 @@ ParameterizedTestParameters(trace, bad_file)
 		{ "comm-world-taken", ":2: group: ", "but 'world' (line 1) has other ranks" },
 		{ "stream-too-large", ":1: stream: ", "65536 is too large (max 65535)" },
 		{ "stream-negative", ":1: stream: ", "negative stream -1" },
+		{ "batch-not-sendrecv", ":1: batch: ", "only sendrecv lines are batched, not allreduce" },
+		{ "batch-negative", ":1: batch: ", "negative batch -2" },
 	};
 
 	return cr_make_param_array(struct bad_case, cases,
@@ -261,6 +263,8 @@ static void expect_equal(const struct trace *a, const struct trace *b)
 			cr_expect_eq(x->group[g], y->group[g], "entry %zu", i);
 		cr_expect_str_eq(trace_entry_comm(a, x), trace_entry_comm(b, y), "entry %zu", i);
 		cr_expect_eq(x->stream, y->stream, "entry %zu", i);
+		cr_expect_eq(x->batched, y->batched, "entry %zu", i);
+		cr_expect_eq(x->batch, y->batch, "entry %zu", i);
 	}
 	cr_expect_eq(a->ncomms, b->ncomms);
 }
@@ -298,15 +302,19 @@ Test(trace, communicators)
 		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"comm\": \"tp0\", \"stream\": 3}\n"
 		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [0, 1]}\n"
 		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"comm\": \"tp0-copy\", \"group\": [0, 1]}\n"
-		"{\"iteration\": 1, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [2, 3]}\n";
-	static const char *const want[] = { "world", "group1", "tp0", "tp0", "tp0", "tp0-copy", "group1" };
+		"{\"iteration\": 1, \"op\": \"allreduce\", \"bytes\": 4096, \"group\": [2, 3]}\n"
+		"{\"iteration\": 1, \"op\": \"sendrecv\", \"bytes\": 4096, \"src\": 3, \"dst\": 2, \"comm\": \"pp\", \"group\": [2, 3], \"batch\": 2147483647}\n";
+	static const char *const want[] = { "world", "group1", "tp0", "tp0", "tp0", "tp0-copy", "group1", "pp" };
 	struct diag d = { "" };
 	struct trace t;
 	char *buf;
 
 	cr_assert_eq(trace_load_buffer(text, strlen(text), "comms", &t, &d), 0, "%s", d.msg);
-	cr_assert_eq(t.nentries, 7);
-	cr_expect_eq(t.ncomms, 4);
+	cr_assert_eq(t.nentries, 8);
+	cr_expect_eq(t.ncomms, 5);
+	cr_expect(t.entries[7].batched);
+	cr_expect_eq(t.entries[7].batch, 2147483647);
+	cr_expect_not(t.entries[0].batched);
 	for (size_t i = 0; i < t.nentries; i++)
 		cr_expect_str_eq(trace_entry_comm(&t, &t.entries[i]), want[i], "line %zu", i + 1);
 	/* tp0's ranks on the line that left them out, and its stream */
