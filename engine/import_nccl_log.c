@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "array_grow.h"
+#include "nccl_log_groups.h"
 
 #define LINE_MAX_LEN 4096
 
@@ -108,6 +109,9 @@ struct state {
 	struct coll *colls;
 	size_t ncolls, cap_colls;
 	unsigned alltoalls; /* all-to-alls made of a group's sends */
+	unsigned batches;   /* launches of several sends, not an all-to-all */
+	struct nlg_end *recvs; /* Recv lines: which launch took each transfer in */
+	size_t nrecvs, cap_recvs;
 	unsigned cut_line;  /* a file's last line, cut short and left out */
 	size_t cut_file;
 	/* network connections by their Channel lines: sends and receives,
@@ -599,6 +603,15 @@ static unsigned place_in_op(struct comm_view *v, uint64_t op_count)
 	return 0;
 }
 
+/* A Recv line: its launch, for batch_sends. */
+static int add_recv(struct state *s, const struct nlg_end *r)
+{
+	if (array_grow((void **)&s->recvs, s->nrecvs, &s->cap_recvs, sizeof(*s->recvs)))
+		return -ENOMEM;
+	s->recvs[s->nrecvs++] = *r;
+	return 0;
+}
+
 /* "Func: opCount .. count .. datatype .. root .. comm 0x.. [nranks=N]" */
 static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 {
@@ -636,7 +649,8 @@ static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 	if (err)
 		return err;
 	if (funcs[f].skip)
-		return 0;
+		return c.root < 0 || c.root >= c.nranks || c.root == v->rank ? 0 :
+		       add_recv(s, &(struct nlg_end){ c.comm_id, c.root, v->rank, c.op_count, s->nrecvs });
 	if (c.op != TRACE_OP_SENDRECV)
 		c.in_op = place_in_op(&s->views[v - s->views], c.op_count);
 	if (c.op == TRACE_OP_BROADCAST && (c.root < 0 || c.root >= c.nranks))
@@ -773,6 +787,9 @@ static void notes_of(const struct state *s, struct import_notes *notes)
 	if (s->alltoalls)
 		import_notes_add(notes, "%u all-to-all%s from the sends of one NCCL group (one opCount, every rank to every other), each replayed as the one alltoall NCCL runs them as",
 				 s->alltoalls, s->alltoalls == 1 ? "" : "s");
+	if (s->batches)
+		import_notes_add(notes, "%u NCCL group%s of several sends (each rank's one opCount, joined by their transfers; not every rank to every other: a pipeline's exchange, batch_isend_irecv), each replayed as one batch, its sends at once",
+				 s->batches, s->batches == 1 ? "" : "s");
 	free(comms);
 }
 
@@ -1253,6 +1270,100 @@ static int fold_alltoalls(struct state *s, struct trace *t, unsigned *folded)
 	return 0;
 }
 
+/*
+ * Every other send is a batch of the sends of its launch
+ * (nccl_log_groups.h): they run at once and wait for their ranks' calls
+ * before them, not for the other ranks' sends (records_order).
+ * s->batches counts the launches of more than one send.
+ */
+static int batch_sends(struct state *s, struct trace *t)
+{
+	size_t n = s->ncolls ? s->ncolls : 1, nsends = 0;
+	struct nlg_end *sends = malloc(n * sizeof(*sends));
+	size_t *idx = malloc(n * sizeof(*idx)), *group = malloc(n * sizeof(*group));
+	unsigned *size = calloc(n, sizeof(*size));
+	int err = sends && idx && group && size ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < s->ncolls && !err; i++) {
+		const struct coll *c = &s->colls[i];
+
+		if (c->op != TRACE_OP_SENDRECV)
+			continue;
+		sends[nsends] = (struct nlg_end){ c->comm_id, c->comm_rank, c->root, c->op_count, i };
+		idx[nsends++] = i;
+	}
+	if (!err)
+		err = nlg_group(sends, nsends, s->recvs, s->nrecvs, group);
+	for (size_t k = 0; k < nsends && !err; k++) {
+		struct trace_entry *e = &t->entries[idx[k]];
+
+		e->batched = true;
+		e->batch = (unsigned)(group[k] % ((size_t)TRACE_BATCH_MAX + 1));
+		if (++size[group[k]] == 2)
+			s->batches++;
+	}
+	free(sends);
+	free(idx);
+	free(group);
+	free(size);
+	return err;
+}
+
+/* An entry's place: its batch's first entry's, then its own. */
+struct gather_key {
+	size_t at, i;
+};
+
+static int cmp_gather(const void *pa, const void *pb)
+{
+	const struct gather_key *a = pa, *b = pb;
+
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/*
+ * A batch's sends one after another, at its first's place: the issue
+ * order puts a rank's sends by its own opCount, and a launch joins ranks
+ * whose counts differ (a pipeline's middle stage's second exchange is
+ * its neighbour's first); the trace's batch is its lines in a row.
+ */
+static int gather_batches(struct trace *t)
+{
+	size_t n = t->nentries ? t->nentries : 1;
+	struct gather_key *k = malloc(n * sizeof(*k));
+	size_t *first = malloc(n * sizeof(*first)); /* by batch number */
+	struct trace_entry *e = malloc(n * sizeof(*e));
+
+	if (!k || !first || !e) {
+		free(k);
+		free(first);
+		free(e);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		first[i] = SIZE_MAX;
+	for (size_t i = 0; i < t->nentries; i++) {
+		const struct trace_entry *x = &t->entries[i];
+
+		k[i] = (struct gather_key){ i, i };
+		if (!x->batched || x->batch >= n)
+			continue;
+		if (first[x->batch] == SIZE_MAX)
+			first[x->batch] = i;
+		k[i].at = first[x->batch];
+	}
+	qsort(k, t->nentries, sizeof(*k), cmp_gather);
+	for (size_t i = 0; i < t->nentries; i++)
+		e[i] = t->entries[k[i].i];
+	memcpy(t->entries, e, t->nentries * sizeof(*e));
+	free(e);
+	free(first);
+	free(k);
+	return 0;
+}
+
 static int build(struct state *s, struct trace *t)
 {
 	uint64_t world_id = 0;
@@ -1280,6 +1391,8 @@ static int build(struct state *s, struct trace *t)
 		err = make_entry(s, &s->colls[i], world_id, world_n, &t->entries[i]);
 	if (!err)
 		err = fold_alltoalls(s, t, &s->alltoalls);
+	if (!err)
+		err = batch_sends(s, t);
 	/* Each NCCL communicator is one of the trace's, named by its commId
 	 * (the world's "world"), so that two of the same ranks stay two. */
 	for (size_t i = 0; i < s->ncolls && !err; i++) {
@@ -1294,6 +1407,8 @@ static int build(struct state *s, struct trace *t)
 	}
 	if (!err)
 		err = issue_order(s, t, world_id, world_n);
+	if (!err)
+		err = gather_batches(t);
 	return err;
 }
 
@@ -1321,6 +1436,7 @@ static int nccl_log_import(const struct import_input *in, size_t n,
 	free(s.procs);
 	free(s.views);
 	free(s.colls);
+	free(s.recvs);
 	free(s.slots);
 	return err;
 }

@@ -27,6 +27,8 @@ static void assert_same(const struct trace *got, const struct trace *want)
 		cr_expect_str_eq(a->proto, b->proto, "entry %zu", i);
 		cr_expect_str_eq(trace_entry_comm(got, a), trace_entry_comm(want, b), "entry %zu", i);
 		cr_expect_eq(a->stream, b->stream, "entry %zu", i);
+		cr_expect_eq(a->batched, b->batched, "entry %zu", i);
+		cr_expect_eq(a->batch, b->batch, "entry %zu", i);
 	}
 }
 
@@ -93,6 +95,54 @@ Test(import_nccl_log, a_groups_sends_to_every_peer_are_one_alltoall)
 	cr_expect_str_eq(trace_entry_comm(&t, &t.entries[0]), "world");
 	cr_expect_not_null(strstr(notes.line, "1 all-to-all from the sends of one NCCL group"), "%s",
 			   notes.line);
+	trace_destroy(&t);
+}
+
+/*
+ * A pipeline of 4 ranks exchanging with its neighbours, each exchange one
+ * NCCL group on each side (batch_isend_irecv): ranks 0 and 3 launch once
+ * (opCount 1), ranks 1 and 2 twice, 1's second launch being 2's first.
+ * The launches joined by their transfers are 0 <-> 1, 1 <-> 2 and
+ * 2 <-> 3, each a batch of two sends in a row, though 2 -> 1 and 0 -> 1
+ * share opCount 1. Replayed, each batch's two sends run at once, and
+ * 1 <-> 2 waits for 0 <-> 1 (rank 1's stream), 2 <-> 3 for 1 <-> 2.
+ */
+Test(import_nccl_log, a_pipelines_exchanges_are_batches_of_their_launches)
+{
+	static const int pairs[6][2] = { { 0, 1 }, { 1, 0 }, { 2, 1 }, { 1, 2 }, { 3, 2 }, { 2, 3 } };
+	const char *files[] = { LOG("pipeline-sends.log") };
+	struct plan_options o;
+	struct diag d = { "" };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct trace t;
+	struct run r;
+	double t01;
+
+	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 6);
+	for (size_t i = 0; i < 6; i++) {
+		cr_expect_eq(t.entries[i].root, pairs[i][0], "entry %zu", i);
+		cr_expect_eq(t.entries[i].peer, pairs[i][1], "entry %zu", i);
+		cr_expect(t.entries[i].batched, "entry %zu", i);
+		cr_expect_eq(t.entries[i].batch, t.entries[i & ~1u].batch, "entry %zu", i);
+	}
+	cr_expect_neq(t.entries[0].batch, t.entries[2].batch);
+	cr_expect_neq(t.entries[2].batch, t.entries[4].batch);
+	cr_expect_not_null(strstr(notes.line, "3 NCCL groups of several sends"), "%s", notes.line);
+	cr_assert_not_null(f);
+	cr_assert_eq(trace_write(f, &t), 0);
+	cr_assert_eq(fclose(f), 0);
+	plan_options_default(&o);
+	o.nodes = 4;
+	o.path = PLAN_PATH_DIRECT;
+	run_trace(&r, "analytic", DATA("round-numbers.yaml"), text, &o);
+	t01 = r.rec.coll[0].alone_us;
+	for (size_t i = 0; i < 6; i++)
+		assert_rel(r.rec.coll[i].start_us + 1, (double)(i / 2) * t01 + 1, 1e-12);
+	run_destroy(&r);
+	free(text);
 	trace_destroy(&t);
 }
 
