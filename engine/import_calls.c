@@ -483,6 +483,56 @@ static int check_lone_side(struct import_calls *k, const struct import_input *in
 		       c->recv ? "send" : "recv", other, in[f].name);
 }
 
+static size_t find_launch(size_t *up, size_t a)
+{
+	while (up[a] != a)
+		a = up[a] = up[up[a]];
+	return a;
+}
+
+/*
+ * A send's two sides' launches are one batch (each rank's
+ * batch_isend_irecv, joined by their transfers: rank 0's send to 1 and
+ * receive from 1 with rank 1's send to 0 and receive from 0): each
+ * merged call's launch becomes its batch's first launch number; counts
+ * the batches of several sends. 0 or -ENOMEM.
+ */
+static int join_launches(struct import_calls *k)
+{
+	size_t n = (size_t)k->launches + 1;
+	size_t *up, *sends;
+
+	k->batches = 0;
+	if (!k->launches)
+		return 0;
+	up = malloc(n * sizeof(*up));
+	sends = calloc(n, sizeof(*sends));
+	if (!up || !sends) {
+		free(up);
+		free(sends);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		up[i] = i;
+	for (size_t i = 0; i < k->n; i++)
+		if (k->c[i].launch && k->c[i].peer_launch)
+			up[find_launch(up, k->c[i].launch)] = find_launch(up, k->c[i].peer_launch);
+	for (size_t i = 0; i < k->n; i++) {
+		struct import_call *c = &k->c[i];
+
+		if (!c->launch)
+			c->launch = c->peer_launch;
+		if (!c->launch)
+			continue;
+		c->launch = find_launch(up, c->launch);
+		if (++sends[c->launch] == 2)
+			k->batches++;
+	}
+	free(up);
+	free(sends);
+	return 0;
+}
+
 static int fill_entry(struct import_calls *k, const struct import_call *c, unsigned world,
 		      struct trace_entry *e, const char *file)
 {
@@ -502,6 +552,8 @@ static int fill_entry(struct import_calls *k, const struct import_call *c, unsig
 	if (c->op == TRACE_OP_SENDRECV) {
 		e->root = c->root;
 		e->peer = c->peer;
+		e->batched = c->launch != 0;
+		e->batch = (unsigned)(c->launch % ((uint64_t)TRACE_BATCH_MAX + 1));
 	}
 	if (world && nr == world && r[nr - 1] == world - 1)
 		return 0; /* every rank: no group */
@@ -558,6 +610,7 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 			err = c->p2p ? check_sides(k, in, o, c) : check_copy(k, in, o, c);
 			if (err)
 				return err;
+			k->c[kept - 1].peer_launch = c->launch;
 			k->c[kept - 1].uneven |= c->uneven || c->bytes != o->bytes;
 			k->c[kept - 1].both = true;
 			if (gathers_shares(c->op)) {
@@ -600,6 +653,9 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 				return err;
 		}
 	}
+	err = join_launches(k);
+	if (err)
+		return oom(k, in[0].name);
 	qsort(k->c, k->n, sizeof(*k->c), cmp_issue);
 	out.entries = calloc(k->n ? k->n : 1, sizeof(*out.entries));
 	if (!out.entries)
@@ -635,6 +691,11 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 		out.entries[i].iteration = iteration;
 		out.niterations = iteration + 1;
 	}
+	err = trace_gather_batches(&out);
+	if (err) {
+		trace_destroy(&out);
+		return oom(k, in[0].name);
+	}
 	*t = out;
 	return 0;
 }
@@ -648,4 +709,7 @@ void import_calls_note_uneven(const struct import_calls *k, struct import_notes 
 		import_notes_add(notes, "%u all-gather%s or reduce-scatter%s of unequal shares across ranks (lists of unequal tensors, which NCCL runs as one broadcast or reduce a share, grouped), each replayed as the even one of the same whole buffer, the sum of the shares",
 				 k->uneven_shares, k->uneven_shares == 1 ? "" : "s",
 				 k->uneven_shares == 1 ? "" : "s");
+	if (k->batches)
+		import_notes_add(notes, "%u batch_isend_irecv%s of several sends (the ranks' batches joined by their transfers), each replayed as one batch, its sends at once",
+				 k->batches, k->batches == 1 ? "" : "s");
 }

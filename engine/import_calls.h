@@ -55,6 +55,11 @@ struct import_call {
 			    * reduce-scatter's (import_calls_build's) */
 	uint64_t sum;      /* import_calls_build: the copies' bytes added */
 	unsigned copies;   /* import_calls_build: the ranks read */
+	/* A send's or a receive's batch_isend_irecv on its side's rank:
+	 * 1 .. import_calls.launches, 0 when none (the importer's word);
+	 * import_calls_build joins the two sides' (peer_launch: the other
+	 * side's) into the trace's batch. */
+	uint64_t launch, peer_launch;
 };
 
 struct import_calls {
@@ -77,6 +82,8 @@ struct import_calls {
 	unsigned uneven_shares; /* import_calls_build: all-gathers and
 				 * reduce-scatters whose ranks' shares
 				 * differ, taken at their sum */
+	uint64_t launches;    /* launch numbers given (import_call.launch) */
+	unsigned batches;     /* import_calls_build: batches of several sends */
 	bool binary;          /* where is a byte offset, not a line */
 	const char *rank_key; /* what a rank in two files names */
 	const char *key;      /* what a disagreement between ranks names */
@@ -142,8 +149,8 @@ int import_calls_end_file(struct import_calls *k, bool timed, const char *file,
  */
 int import_calls_build(struct import_calls *k, const struct import_input *in,
 		       unsigned world, struct trace *t);
-/* After import_calls_build: the uneven calls, appended to
- * @notes->line (after a "; " where it has something). */
+/* After import_calls_build: the uneven calls and the batches, appended
+ * to @notes->line (after a "; " where it has something). */
 void import_calls_note_uneven(const struct import_calls *k, struct import_notes *notes);
 
 #endif

@@ -43,6 +43,7 @@
 #include "array_grow.h"
 #include "import_calls.h"
 #include "import_kineto_old.h"
+#include "import_kineto_launch.h"
 #include "import_kineto_p2p.h"
 #include "json_stream.h"
 #include "torch_dtype.h"
@@ -105,6 +106,7 @@ struct kwait {
 struct kstate {
 	struct import_calls calls;
 	struct kp2p titles;   /* the file's "nccl:send A->B" events */
+	struct klaunch launches; /* the file's communication events, by thread */
 	struct kwait *wait;   /* the file's sends and receives with no peer */
 	size_t nwait, cap_wait;
 	struct kold old;      /* the file's calls as PyTorch before 2.1 has them */
@@ -624,8 +626,15 @@ static int on_event(struct kstate *k, struct jstream *s, const char *text, size_
 			s->err = err;
 	} else if (name && !strcmp(name, "record_param_comms") && json_is_object(args) &&
 		   json_is_string(json_object_get(args, "Collective name"))) {
+		size_t before = k->calls.n;
+		bool p2p;
+
 		k->new_style = true;
 		err = on_collective(k, s, e, args, ts);
+		p2p = k->calls.n > before && k->calls.c[k->calls.n - 1].p2p;
+		if (!err && klaunch_add(&k->launches, event_id(e, "pid"), event_id(e, "tid"), ts,
+					p2p ? KLAUNCH_P2P : KLAUNCH_OTHER, k->calls.n - 1))
+			err = s->err = diag_set(s->d, -ENOMEM, "%s: out of memory", s->name);
 	} else if (name && (!strncmp(name, "nccl:", 5) || !strncmp(name, "ncclKernel_", 11) ||
 			    !strncmp(name, "ncclDevKernel_", 14))) {
 		/* PyTorch before 2.1's calls and the kernels that say their
@@ -636,6 +645,12 @@ static int on_event(struct kstate *k, struct jstream *s, const char *text, size_
 
 		if (!gpu_copy && kp2p_parse(name, &pt.recv, &pt.self, &pt.peer) &&
 		    kp2p_add(&k->titles, &pt))
+			err = s->err = diag_set(s->d, -ENOMEM, "%s: out of memory", s->name);
+		/* a batch_isend_irecv ends with "nccl:coalesced"; any other
+		 * record function of a call ends a batch's sends before it */
+		if (!err && !gpu_copy && !strncmp(name, "nccl:", 5) &&
+		    klaunch_add(&k->launches, pt.pid, pt.tid, ts,
+				strcmp(name, "nccl:coalesced") ? KLAUNCH_OTHER : KLAUNCH_COALESCED, 0))
 			err = s->err = diag_set(s->d, -ENOMEM, "%s: out of memory", s->name);
 		if (!err)
 			err = kold_event(&k->old, e, name, ts, s->line, s->name, s->d);
@@ -831,6 +846,9 @@ static int kineto_import(const struct import_input *in, size_t n,
 		err = jstream_open(s, in[k.file].fp, in[k.file].name, d);
 		if (!err)
 			err = read_file(&k, s);
+		if (!err)
+			klaunch_end_file(&k.launches, &k.calls);
+		k.launches.n = 0;
 		if (!err && !k.new_style) {
 			struct kold_file f = { in[k.file].name, k.file, k.rank, k.world, o };
 
@@ -871,6 +889,7 @@ static int kineto_import(const struct import_input *in, size_t n,
 	waits_clear(&k);
 	free(k.wait);
 	kp2p_free(&k.titles);
+	klaunch_free(&k.launches);
 	return err;
 }
 

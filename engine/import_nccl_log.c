@@ -1309,61 +1309,6 @@ static int batch_sends(struct state *s, struct trace *t)
 	return err;
 }
 
-/* An entry's place: its batch's first entry's, then its own. */
-struct gather_key {
-	size_t at, i;
-};
-
-static int cmp_gather(const void *pa, const void *pb)
-{
-	const struct gather_key *a = pa, *b = pb;
-
-	if (a->at != b->at)
-		return a->at < b->at ? -1 : 1;
-	return (a->i > b->i) - (a->i < b->i);
-}
-
-/*
- * A batch's sends one after another, at its first's place: the issue
- * order puts a rank's sends by its own opCount, and a launch joins ranks
- * whose counts differ (a pipeline's middle stage's second exchange is
- * its neighbour's first); the trace's batch is its lines in a row.
- */
-static int gather_batches(struct trace *t)
-{
-	size_t n = t->nentries ? t->nentries : 1;
-	struct gather_key *k = malloc(n * sizeof(*k));
-	size_t *first = malloc(n * sizeof(*first)); /* by batch number */
-	struct trace_entry *e = malloc(n * sizeof(*e));
-
-	if (!k || !first || !e) {
-		free(k);
-		free(first);
-		free(e);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		first[i] = SIZE_MAX;
-	for (size_t i = 0; i < t->nentries; i++) {
-		const struct trace_entry *x = &t->entries[i];
-
-		k[i] = (struct gather_key){ i, i };
-		if (!x->batched || x->batch >= n)
-			continue;
-		if (first[x->batch] == SIZE_MAX)
-			first[x->batch] = i;
-		k[i].at = first[x->batch];
-	}
-	qsort(k, t->nentries, sizeof(*k), cmp_gather);
-	for (size_t i = 0; i < t->nentries; i++)
-		e[i] = t->entries[k[i].i];
-	memcpy(t->entries, e, t->nentries * sizeof(*e));
-	free(e);
-	free(first);
-	free(k);
-	return 0;
-}
-
 static int build(struct state *s, struct trace *t)
 {
 	uint64_t world_id = 0;
@@ -1407,8 +1352,11 @@ static int build(struct state *s, struct trace *t)
 	}
 	if (!err)
 		err = issue_order(s, t, world_id, world_n);
+	/* the issue order puts a rank's sends by its own opCount, and a
+	 * launch joins ranks whose counts differ (a pipeline's middle stage's
+	 * second exchange is its neighbour's first) */
 	if (!err)
-		err = gather_batches(t);
+		err = trace_gather_batches(t);
 	return err;
 }
 

@@ -231,7 +231,8 @@ static void print_comms(FILE *out, const char *label, const struct records *r)
 	if (r->nqueues > pairs)
 		fprintf(out, " on %u stream%s", r->nqueues - pairs, r->nqueues - pairs == 1 ? "" : "s");
 	if (pairs)
-		fprintf(out, ", sends outside a batch on %u rank pairs' own streams", pairs);
+		fprintf(out, ", sends outside a batch on %u rank pair%s own stream%s", pairs,
+			pairs == 1 ? "'s" : "s'", pairs == 1 ? "" : "s");
 	for (size_t i = 0; i < r->ncoll; i++)
 		if (r->coll[i].alone_us > 0 && r->coll[i].time_us / r->coll[i].alone_us > stretch)
 			stretch = r->coll[i].time_us / r->coll[i].alone_us;

@@ -216,3 +216,78 @@ void trace_destroy(struct trace *t)
 	free(t->comm_slots);
 	memset(t, 0, sizeof(*t));
 }
+
+/* A batched line by its batch, then its place. */
+struct batch_key {
+	unsigned comm, stream, iteration, batch;
+	size_t at;
+};
+
+static int cmp_batch_key(const void *pa, const void *pb)
+{
+	const struct batch_key *a = pa, *b = pb;
+
+	if (a->comm != b->comm)
+		return a->comm < b->comm ? -1 : 1;
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	if (a->iteration != b->iteration)
+		return a->iteration < b->iteration ? -1 : 1;
+	if (a->batch != b->batch)
+		return a->batch < b->batch ? -1 : 1;
+	return (a->at > b->at) - (a->at < b->at);
+}
+
+static bool same_batch(const struct batch_key *a, const struct batch_key *b)
+{
+	return a->comm == b->comm && a->stream == b->stream && a->iteration == b->iteration &&
+	       a->batch == b->batch;
+}
+
+/* A line's new place: its batch's first line's, then its own. */
+struct place_key {
+	size_t at, i;
+};
+
+static int cmp_place(const void *pa, const void *pb)
+{
+	const struct place_key *a = pa, *b = pb;
+
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+int trace_gather_batches(struct trace *t)
+{
+	size_t n = t->nentries ? t->nentries : 1, nb = 0;
+	struct batch_key *b = malloc(n * sizeof(*b));
+	struct place_key *p = malloc(n * sizeof(*p));
+	struct trace_entry *e = malloc(n * sizeof(*e));
+
+	if (!b || !p || !e) {
+		free(b);
+		free(p);
+		free(e);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->nentries; i++) {
+		const struct trace_entry *x = &t->entries[i];
+
+		p[i] = (struct place_key){ i, i };
+		if (x->batched)
+			b[nb++] = (struct batch_key){ x->comm, x->stream, x->iteration, x->batch, i };
+	}
+	qsort(b, nb, sizeof(*b), cmp_batch_key);
+	for (size_t k = 1; k < nb; k++)
+		if (same_batch(&b[k], &b[k - 1])) /* its first's place */
+			p[b[k].at].at = p[b[k - 1].at].at;
+	qsort(p, t->nentries, sizeof(*p), cmp_place);
+	for (size_t i = 0; i < t->nentries; i++)
+		e[i] = t->entries[p[i].i];
+	memcpy(t->entries, e, t->nentries * sizeof(*e));
+	free(b);
+	free(p);
+	free(e);
+	return 0;
+}

@@ -140,6 +140,15 @@ bool trace_comm_name_valid(const char *s);
 /* Write @t as JSON Lines; the output reads back to an equal trace. */
 int trace_write(FILE *out, const struct trace *t);
 
+/*
+ * The lines of each batch (trace_entry.batched: one communicator, stream,
+ * iteration and batch) in a row at its first line's place, the others
+ * in their order, as a trace's batch is its lines in a row: for
+ * importers, whose order of issue may put other lines of the
+ * communicator between a batch's. 0 or -ENOMEM.
+ */
+int trace_gather_batches(struct trace *t);
+
 /* The ranks the trace's entries name: its highest rank (groups, roots,
  * peers) + 1, 0 where every entry is on every rank. */
 unsigned trace_ranks_named(const struct trace *t);

@@ -541,6 +541,35 @@ Test(import_kineto, one_side_of_the_pipeline)
 	trace_destroy(&t);
 }
 
+/*
+ * batch_isend_irecv in PyTorch 2.5's form (batch-rank*.json): rank 0
+ * sends to 1 and receives from 1, rank 1 receives from 0 and sends to 0,
+ * each ending its batch with "nccl:coalesced": one batch of the two
+ * sends, though each rank's is its own launch. A send with its own
+ * "nccl:send 0->1" title is outside a batch; so is one whose rank's next
+ * event is an all-reduce, though a "nccl:coalesced" comes after it.
+ */
+Test(import_kineto, a_batch_isend_irecv_is_one_batch_of_both_ranks)
+{
+	const char *files[] = { KT("batch-rank0.json"), KT("batch-rank1.json") };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(import_as("kineto", files, 2, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 5);
+	cr_expect_eq(t.entries[0].root, 0);
+	cr_expect_eq(t.entries[1].root, 1);
+	cr_expect(t.entries[0].batched);
+	cr_expect(t.entries[1].batched);
+	cr_expect_eq(t.entries[0].batch, t.entries[1].batch);
+	cr_expect_not(t.entries[2].batched);
+	cr_expect_not(t.entries[3].batched);
+	cr_expect_eq(t.entries[4].op, TRACE_OP_ALLREDUCE);
+	cr_expect_not_null(strstr(notes.line, "1 batch_isend_irecv of several sends"), "%s",
+			   notes.line);
+	trace_destroy(&t);
+}
+
 static const char *const pp24_ranks[] = { KT("pp24-rank0.json"), KT("pp24-rank1.json"),
 					  KT("pp24-rank2.json"), KT("pp24-rank3.json") };
 
