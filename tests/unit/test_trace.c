@@ -497,3 +497,25 @@ Test(trace, large_group_and_limits)
 			 "l:1: iteration: 2147483648 is too large (max 2147483647)");
 	expect_no_leaks();
 }
+
+/* A batch's lines in a row at its first's place; a batch of the same
+ * number on another communicator, and the other lines, keep their order. */
+Test(trace, gather_batches_puts_a_batchs_lines_in_a_row)
+{
+	static const char text[] =
+		"{\"iteration\": 0, \"op\": \"sendrecv\", \"bytes\": 8, \"src\": 0, \"dst\": 1, \"comm\": \"pp\", \"batch\": 4}\n"
+		"{\"iteration\": 0, \"op\": \"sendrecv\", \"bytes\": 16, \"src\": 2, \"dst\": 3, \"comm\": \"pp\", \"batch\": 5}\n"
+		"{\"iteration\": 0, \"op\": \"sendrecv\", \"bytes\": 24, \"src\": 0, \"dst\": 1, \"comm\": \"other\", \"batch\": 4}\n"
+		"{\"iteration\": 0, \"op\": \"sendrecv\", \"bytes\": 32, \"src\": 1, \"dst\": 0, \"comm\": \"pp\", \"batch\": 4}\n"
+		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 40, \"comm\": \"pp\"}\n";
+	static const uint64_t want[] = { 8, 32, 16, 24, 40 };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(trace_load_buffer(text, strlen(text), "batches", &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(trace_gather_batches(&t), 0);
+	for (size_t i = 0; i < 5; i++)
+		cr_expect_eq(t.entries[i].bytes, want[i], "line %zu", i + 1);
+	trace_destroy(&t);
+	expect_no_leaks();
+}
