@@ -36,6 +36,8 @@ void klaunch_end_file(struct klaunch *l, struct import_calls *k)
 {
 	size_t first = 0; /* the thread's sends since its last other event */
 
+	if (!l->n)
+		return;
 	qsort(l->ev, l->n, sizeof(*l->ev), cmp_ev);
 	for (size_t i = 0; i < l->n; i++) {
 		const struct klaunch_ev *e = &l->ev[i];
