@@ -83,6 +83,11 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 		return diag_set(d, -EINVAL, "--sequence-parallel: needs --tp 2 or more");
 	if (!o->micro_batches || o->micro_batches > GEN_LLM_PAR_MAX)
 		return opt_err(d, "--micro-batches", "%u: between 1 and 65536", o->micro_batches);
+	/* each stage pair's sends a batch number (pp_batch), a trace's up to 2^31 */
+	if ((unsigned long long)o->pp * o->micro_batches > (1u << 30))
+		return diag_set(d, -EINVAL,
+				"--micro-batches: %u with --pp %u: more than 2^30 sends a pipeline",
+				o->micro_batches, o->pp);
 	if (!o->micro_batch_size || o->micro_batch_size > GEN_LLM_PAR_MAX)
 		return opt_err(d, "--micro-batch-size", "%u: between 1 and 65536",
 			       o->micro_batch_size);
@@ -286,10 +291,10 @@ static size_t dp_comm(const struct gen *g, unsigned s, unsigned t)
 	return g->off_dp + (size_t)s * g->o->tp + t;
 }
 
-/* The pair of stages s and s + 1 of pipeline (d, t). */
-static size_t pp_comm(const struct gen *g, unsigned d, unsigned t, unsigned s)
+/* The stages of pipeline (d, t): Megatron-LM's pipeline group. */
+static size_t pp_comm(const struct gen *g, unsigned d, unsigned t)
 {
-	return g->off_pp + ((size_t)d * g->o->tp + t) * (g->o->pp - 1) + s;
+	return g->off_pp + (size_t)d * g->o->tp + t;
 }
 
 /* Expert-parallel block b: data-parallel ranks b ep .. b ep + ep - 1. */
@@ -337,7 +342,7 @@ static int make_comms(struct gen *g)
 
 	g->off_dp = (size_t)pp * dp;
 	g->off_pp = g->off_dp + (size_t)pp * tp;
-	g->off_ep = g->off_pp + (size_t)dp * tp * (pp - 1);
+	g->off_ep = g->off_pp + (pp > 1 ? (size_t)dp * tp : 0);
 	g->off_edp = g->off_ep + (ep > 1 ? (size_t)pp * tp * (dp / ep) : 0);
 	g->ncomms = g->off_edp + (ep > 1 ? (size_t)pp * tp * ep : 0);
 	g->comms = calloc(g->ncomms, sizeof(*g->comms));
@@ -365,13 +370,12 @@ static int make_comms(struct gen *g)
 			}
 		}
 	}
-	for (unsigned d = 0; d < dp && !g->err; d++)
-		for (unsigned t = 0; t < tp; t++)
-			for (unsigned s = 0; s + 1 < pp; s++) {
-				set_comm(g, pp_comm(g, d, t, s), 2, "pp-d%u-t%u-s%u", d, t, s);
-				add_rank(g, pp_comm(g, d, t, s), rank_of(o, t, d, s));
-				add_rank(g, pp_comm(g, d, t, s), rank_of(o, t, d, s + 1));
-			}
+	for (unsigned d = 0; pp > 1 && d < dp && !g->err; d++)
+		for (unsigned t = 0; t < tp; t++) {
+			set_comm(g, pp_comm(g, d, t), pp, "pp-d%u-t%u", d, t, 0);
+			for (unsigned s = 0; s < pp; s++)
+				add_rank(g, pp_comm(g, d, t), rank_of(o, t, d, s));
+		}
 	for (size_t k = 0; k < g->ncomms && !g->err; k++)
 		qsort(g->comms[k].ranks, g->comms[k].n, sizeof(unsigned), cmp_unsigned);
 	return g->err;
@@ -501,15 +505,44 @@ static void zero3_gather(struct gen *g, unsigned s, const struct gen_llm_stage *
 		     zero3_layer(g->o, st, k) * trace_dtype_size(g->o->dtype), at, -1, -1);
 }
 
-static void pp_send(struct gen *g, unsigned s, unsigned to, double at)
+/*
+ * The batch of a send between stages b and b + 1 (Megatron-LM's
+ * batch_p2p_comm, its default without interleaving: p2p_communication.py
+ * sends through torch.distributed.batch_isend_irecv). In 1F1B, stage b's
+ * forward of micro-batch i, past its warm-up (w = min(pp - 1 - b, m)),
+ * sends the activations with the receive of micro-batch i - w's
+ * gradients (send_forward_recv_backward), which stage b + 1's
+ * send_backward_recv_forward sends with that receive: one batch both
+ * ways. The warm-up's activations and the cool-down's gradients go alone.
+ */
+static unsigned pp_batch(const struct gen_llm_options *o, unsigned b, bool grad, unsigned i)
+{
+	unsigned m = o->micro_batches, w = o->pp - 1 - b < m ? o->pp - 1 - b : m;
+
+	if (!grad)
+		return 2 * (b * m + i);
+	return i + w < m ? 2 * (b * m + i + w) : 2 * (b * m + i) + 1;
+}
+
+/* Micro-batch @i's activations (to the next stage) or gradients (to the
+ * previous one) from stage @s, on every pipeline. */
+static void pp_send(struct gen *g, unsigned s, unsigned to, unsigned i, double at)
 {
 	const struct gen_llm_options *o = g->o;
 	uint64_t bytes = activation_bytes(o) / (o->sequence_parallel ? o->tp : 1);
+	unsigned batch = pp_batch(o, s < to ? s : to, to < s, i);
 
 	for (unsigned d = 0; d < o->dp; d++)
-		for (unsigned t = 0; t < o->tp; t++)
-			emit(g, pp_comm(g, d, t, s < to ? s : to), TRACE_OP_SENDRECV, o->dtype,
-			     bytes, at, (int)rank_of(o, t, d, s), (int)rank_of(o, t, d, to));
+		for (unsigned t = 0; t < o->tp; t++) {
+			size_t before = g->nev;
+
+			emit(g, pp_comm(g, d, t), TRACE_OP_SENDRECV, o->dtype, bytes, at,
+			     (int)rank_of(o, t, d, s), (int)rank_of(o, t, d, to));
+			if (g->nev > before) {
+				g->ev[before].e.batched = true;
+				g->ev[before].e.batch = batch;
+			}
+		}
 }
 
 static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, unsigned i,
@@ -526,7 +559,7 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 		ep_layer(g, s, f0 + k * lf, lf);
 	}
 	if (s + 1 < o->pp)
-		pp_send(g, s, s + 1, f0 + sc->fdur[s]);
+		pp_send(g, s, s + 1, i, f0 + sc->fdur[s]);
 	/* backward, last layer first */
 	for (unsigned k = 0; k < st->layers; k++) {
 		unsigned layer = st->layers - 1 - k;
@@ -541,7 +574,7 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 			     b0 + (k + 1) * lb, -1, -1);
 	}
 	if (s > 0)
-		pp_send(g, s, s - 1, b0 + sc->bdur[s]);
+		pp_send(g, s, s - 1, i, b0 + sc->bdur[s]);
 }
 
 /*
@@ -670,6 +703,9 @@ int gen_llm_trace(const struct gen_llm_options *o, struct trace *t, struct diag 
 			err = diag_set(d, -EINVAL, "gen llm: no collectives (a single GPU: --tp, --pp, --dp all 1)");
 		if (!err)
 			err = fill_trace(&g, t, d);
+		/* a batch's two sends, ready apart, in a row */
+		if (!err)
+			err = trace_gather_batches(t);
 		schedule_destroy(&sc);
 	}
 	for (size_t k = 0; k < g.ncomms; k++)

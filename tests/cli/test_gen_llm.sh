@@ -51,7 +51,7 @@ has "$tmp/out" "mixtral-8x7b"
 expect 0 "gen llm writes a trace" -- "$gdrlab" gen llm --model llama3-8b --tp 4 --pp 2 --dp 2 \
     --zero 1 --sequence-parallel --micro-batches 4 --seq 1024 -o "$tmp/llm.jsonl"
 has "$tmp/llm.jsonl" '"comm": "tp-s1-d0"'
-has "$tmp/llm.jsonl" '"comm": "pp-d1-t3-s0"'
+has "$tmp/llm.jsonl" '"comm": "pp-d1-t3", "batch": '
 has "$tmp/llm.jsonl" '# bytes an iteration:'
 expect 0 "run replays it" -- "$gdrlab" run -t "$src/configs/h100-pcie5-400g.yaml" -T "$tmp/llm.jsonl" --quiet
 has "$tmp/out" "communicators"

@@ -148,31 +148,49 @@ Test(gen_llm, tensor_parallel_bytes)
 }
 
 /* Pipeline parallelism: between two stages, each micro-batch sends its
- * activations forward and their gradient back; ranks t + tp (d + dp s). */
+ * activations forward and their gradient back, on the pipeline's group;
+ * ranks t + tp (d + dp s). In 1F1B, stage 2 of 4 warms up with one
+ * forward (pp - 1 - 2), so its activations of micro-batch i >= 1 go in
+ * one batch with stage 3's gradients of i - 1 (Megatron-LM's
+ * send_forward_recv_backward), in a row; the first activations and the
+ * last gradients go alone. */
 Test(gen_llm, pipeline_sends_per_micro_batch)
 {
 	struct gen_llm_options o = base("llama3-70b");
 	uint64_t act = 1ull * 1024 * 8192 * 2;
 	struct trace t;
-	unsigned fwd = 0, bwd = 0;
+	unsigned fwd = 0, bwd = 0, pairs = 0, alone = 0;
+	const struct trace_entry *before = NULL;
 
 	o.pp = 4;
 	o.tp = 2;
 	o.dp = 2;
 	o.micro_batches = 8;
 	make(&o, &t);
-	cr_expect_eq(bytes_of(&t, "pp-d1-t0-s2", TRACE_OP_SENDRECV), 2 * 8 * act);
+	/* three stage pairs, each 8 micro-batches both ways */
+	cr_expect_eq(bytes_of(&t, "pp-d1-t0", TRACE_OP_SENDRECV), 3 * 2 * 8 * act);
 	for (size_t i = 0; i < t.nentries; i++) {
 		const struct trace_entry *e = &t.entries[i];
 
-		if (strcmp(trace_entry_comm(&t, e), "pp-d1-t0-s2"))
+		if (strcmp(trace_entry_comm(&t, e), "pp-d1-t0"))
 			continue;
+		cr_expect(e->batched, "line %zu", i + 1);
 		/* stage 2 of replica 1, tp rank 0: 0 + 2 (1 + 2 x 2) = 10; stage 3: 14 */
 		fwd += e->root == 10 && e->peer == 14;
 		bwd += e->root == 14 && e->peer == 10;
+		if (e->root == 14 && e->peer == 10) {
+			bool paired = before && before->root == 10 && before->peer == 14 &&
+				      before->batch == e->batch;
+
+			pairs += paired;
+			alone += !paired;
+		}
+		before = e;
 	}
 	cr_expect_eq(fwd, 8);
 	cr_expect_eq(bwd, 8);
+	cr_expect_eq(pairs, 7);
+	cr_expect_eq(alone, 1);
 	trace_destroy(&t);
 }
 
