@@ -11,6 +11,7 @@
 
 #include "array_grow.h"
 #include "sort_doubles.h"
+#include "union_find.h"
 
 static int oom(struct import_calls *k, const char *file)
 {
@@ -483,13 +484,6 @@ static int check_lone_side(struct import_calls *k, const struct import_input *in
 		       c->recv ? "send" : "recv", other, in[f].name);
 }
 
-static size_t find_launch(size_t *up, size_t a)
-{
-	while (up[a] != a)
-		a = up[a] = up[up[a]];
-	return a;
-}
-
 /*
  * A send's two sides' launches are one batch (each rank's
  * batch_isend_irecv, joined by their transfers: rank 0's send to 1 and
@@ -516,7 +510,7 @@ static int join_launches(struct import_calls *k)
 		up[i] = i;
 	for (size_t i = 0; i < k->n; i++)
 		if (k->c[i].launch && k->c[i].peer_launch)
-			up[find_launch(up, k->c[i].launch)] = find_launch(up, k->c[i].peer_launch);
+			uf_join(up, k->c[i].launch, k->c[i].peer_launch);
 	for (size_t i = 0; i < k->n; i++) {
 		struct import_call *c = &k->c[i];
 
@@ -524,7 +518,7 @@ static int join_launches(struct import_calls *k)
 			c->launch = c->peer_launch;
 		if (!c->launch)
 			continue;
-		c->launch = find_launch(up, c->launch);
+		c->launch = uf_root(up, c->launch);
 		if (++sends[c->launch] == 2)
 			k->batches++;
 	}

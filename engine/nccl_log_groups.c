@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "union_find.h"
+
 /* A line by (communicator, sender, receiver, order): the k-th of a pair
  * on both sides lines up. */
 struct pair_key {
@@ -46,13 +48,6 @@ static int cmp_group(const void *pa, const void *pb)
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
 	return (x->op_count > y->op_count) - (x->op_count < y->op_count);
-}
-
-static size_t find(size_t *up, size_t a)
-{
-	while (up[a] != a)
-		a = up[a] = up[up[a]];
-	return a;
 }
 
 /* @recv_of[i]: the receive matched with send i, or SIZE_MAX. */
@@ -132,12 +127,12 @@ int nlg_group(const struct nlg_end *sends, size_t nsends, const struct nlg_end *
 			size_t kb = (size_t)((struct group_key *)bsearch(&b, keys, nkeys,
 									   sizeof(*keys), cmp_group) - keys);
 
-			up[find(up, ka)] = find(up, kb);
+			uf_join(up, ka, kb);
 		}
 	}
 	/* each launch by its first send */
 	for (size_t i = 0; i < nsends && !err; i++) {
-		size_t root = find(up, group[i]);
+		size_t root = uf_root(up, group[i]);
 
 		if (first[root] == SIZE_MAX)
 			first[root] = i;
