@@ -261,6 +261,7 @@ struct gcomm {
 struct gev {
 	struct trace_entry e; /* group left to the comm */
 	size_t comm;
+	unsigned tie;         /* between calls ready at once: the lower first */
 	size_t seq;           /* the order made, to keep ties stable */
 };
 
@@ -531,6 +532,12 @@ static void pp_send(struct gen *g, unsigned s, unsigned to, unsigned i, double a
 	const struct gen_llm_options *o = g->o;
 	uint64_t bytes = activation_bytes(o) / (o->sequence_parallel ? o->tp : 1);
 	unsigned batch = pp_batch(o, s < to ? s : to, to < s, i);
+	/* At one time a stage sends what it has just run before it receives
+	 * its next work (1F1B: send_forward before the next recv_forward,
+	 * send_backward before the next recv_backward): a later stage's
+	 * activations before an earlier one's, an earlier stage's gradients
+	 * before a later one's. */
+	unsigned tie = 1 + (s < to ? o->pp - s : s);
 
 	for (unsigned d = 0; d < o->dp; d++)
 		for (unsigned t = 0; t < o->tp; t++) {
@@ -541,6 +548,7 @@ static void pp_send(struct gen *g, unsigned s, unsigned to, unsigned i, double a
 			if (g->nev > before) {
 				g->ev[before].e.batched = true;
 				g->ev[before].e.batch = batch;
+				g->ev[before].tie = tie;
 			}
 		}
 }
@@ -615,6 +623,8 @@ static int cmp_ev(const void *pa, const void *pb)
 
 	if (a->e.ready_us != b->e.ready_us)
 		return a->e.ready_us < b->e.ready_us ? -1 : 1;
+	if (a->tie != b->tie)
+		return a->tie < b->tie ? -1 : 1;
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 

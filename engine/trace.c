@@ -244,7 +244,7 @@ static bool same_batch(const struct batch_key *a, const struct batch_key *b)
 	       a->batch == b->batch;
 }
 
-/* A line's new place: its batch's first line's, then its own. */
+/* A line's new place: its batch's last line's, then its own. */
 struct place_key {
 	size_t at, i;
 };
@@ -279,9 +279,9 @@ int trace_gather_batches(struct trace *t)
 			b[nb++] = (struct batch_key){ x->comm, x->stream, x->iteration, x->batch, i };
 	}
 	qsort(b, nb, sizeof(*b), cmp_batch_key);
-	for (size_t k = 1; k < nb; k++)
-		if (same_batch(&b[k], &b[k - 1])) /* its first's place */
-			p[b[k].at].at = p[b[k - 1].at].at;
+	for (size_t k = nb; k-- > 1;)
+		if (same_batch(&b[k], &b[k - 1])) /* its last's place */
+			p[b[k - 1].at].at = p[b[k].at].at;
 	qsort(p, t->nentries, sizeof(*p), cmp_place);
 	for (size_t i = 0; i < t->nentries; i++)
 		e[i] = t->entries[p[i].i];

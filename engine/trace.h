@@ -142,10 +142,13 @@ int trace_write(FILE *out, const struct trace *t);
 
 /*
  * The lines of each batch (trace_entry.batched: one communicator, stream,
- * iteration and batch) in a row at its first line's place, the others
- * in their order, as a trace's batch is its lines in a row: for
- * importers, whose order of issue may put other lines of the
- * communicator between a batch's. 0 or -ENOMEM.
+ * iteration and batch) in a row at its last line's place, the others in
+ * their order, as a trace's batch is its lines in a row: for importers
+ * and generators, whose order of issue may put other lines of the
+ * communicator between a batch's. The last: a batch starts once all its
+ * sends are ready (NCCL launches a group once every rank has issued it),
+ * so the calls issued before its last send are before it on its ranks'
+ * streams. 0 or -ENOMEM.
  */
 int trace_gather_batches(struct trace *t);
 

@@ -498,7 +498,7 @@ Test(trace, large_group_and_limits)
 	expect_no_leaks();
 }
 
-/* A batch's lines in a row at its first's place; a batch of the same
+/* A batch's lines in a row at its last's place; a batch of the same
  * number on another communicator, and the other lines, keep their order. */
 Test(trace, gather_batches_puts_a_batchs_lines_in_a_row)
 {
@@ -508,7 +508,7 @@ Test(trace, gather_batches_puts_a_batchs_lines_in_a_row)
 		"{\"iteration\": 0, \"op\": \"sendrecv\", \"bytes\": 24, \"src\": 0, \"dst\": 1, \"comm\": \"other\", \"batch\": 4}\n"
 		"{\"iteration\": 0, \"op\": \"sendrecv\", \"bytes\": 32, \"src\": 1, \"dst\": 0, \"comm\": \"pp\", \"batch\": 4}\n"
 		"{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 40, \"comm\": \"pp\"}\n";
-	static const uint64_t want[] = { 8, 32, 16, 24, 40 };
+	static const uint64_t want[] = { 16, 24, 8, 32, 40 };
 	struct diag d = { "" };
 	struct trace t;
 
