@@ -194,6 +194,37 @@ Test(gen_llm, pipeline_sends_per_micro_batch)
 	trace_destroy(&t);
 }
 
+/* At one time a stage sends the activations it has just run before it
+ * receives the next (Megatron's warm-up: send_forward, then the next
+ * recv_forward): stage 1's send to 2 before stage 0's to 1, else the
+ * first waits on rank 1 for the second. */
+Test(gen_llm, a_later_stages_activations_go_first_at_one_time)
+{
+	struct gen_llm_options o = base("llama3-8b");
+	const struct trace_entry *before = NULL;
+	unsigned ties = 0;
+	struct trace t;
+
+	o.pp = 4;
+	o.tp = 1;
+	o.dp = 1;
+	o.micro_batches = 8;
+	make(&o, &t);
+	for (size_t i = 0; i < t.nentries; i++) {
+		const struct trace_entry *e = &t.entries[i];
+
+		if (e->op != TRACE_OP_SENDRECV || e->peer != e->root + 1)
+			continue;
+		if (before && before->ready_us == e->ready_us) {
+			cr_expect_gt(before->root, e->root, "line %zu", i + 1);
+			ties++;
+		}
+		before = e;
+	}
+	cr_expect_gt(ties, 0);
+	trace_destroy(&t);
+}
+
 /* Experts: per MoE layer and micro-batch, 2 all-to-alls forward and 2
  * backward, each of a rank's tokens x top_k x hidden x 2 bytes: its send
  * buffer, which an alltoall's bytes are (nccl-tests' size, PyTorch's
