@@ -125,7 +125,8 @@ struct records {
 	unsigned nqueues;          /* distinct (communicator, stream), pairs' */
 	/* What each call waits for (records_order): the calls
 	 * preds[pred_first[i] .. pred_first[i + 1]) of its iteration; a
-	 * batch's first send waits for the batch, its others for nothing. */
+	 * batch's first send waits for the batch, its others for nothing;
+	 * a call waited for is a batch's send, not the batch. */
 	size_t *pred_first, *preds;
 	bool overlapped;           /* collectives shared links at once */
 	enum records_sharing sharing;
@@ -187,7 +188,8 @@ int records_schedule(struct records *r, const struct plan *p);
  * communicator and stream that share a rank with it have ended, as each
  * rank's stream runs its own calls in order: a collective waits for all
  * before it, a batch's sends (one ncclGroupStart/End, trace_entry.batched)
- * for those of their ranks. A send outside a batch runs on its pair's own
+ * for those of their ranks, and a call after a batch for the batch's
+ * sends of its own ranks. A send outside a batch runs on its pair's own
  * queue, as PyTorch runs it on a two-rank communicator of its own. Sets
  * queue, batched, joins_batch, next_in_batch, pair_queue, nqueues and
  * the preds. 0 or -ENOMEM.

@@ -9,8 +9,9 @@
  * stream, and a send waits only for the calls of its own two ranks: the
  * sends of a pipeline's stage pairs run at once. A batch (one
  * ncclGroupStart/End, PyTorch's batch_isend_irecv: group.cc launches its
- * sends as one kernel a rank) starts as one and waits for every rank it
- * has. A send outside a batch runs on its pair's own queue: PyTorch puts
+ * sends as one kernel a rank) starts as one once every rank it has is
+ * free, and what comes after on a rank waits for that rank's sends of
+ * it. A send outside a batch runs on its pair's own queue: PyTorch puts
  * it on a two-rank communicator of its own, with its own stream
  * (ProcessGroupNCCL::pointToPoint, getKeySendRecv, to 2.5 and after with
  * lazy init).
@@ -114,10 +115,10 @@ static int number_queues(struct records *r, const struct trace *t, size_t *last)
 }
 
 /* The calls since a queue's last collective, and the call each rank
- * took part in last there (a batch's first send). */
+ * took part in last there (a send of a batch). */
 struct queue_state {
 	size_t full;     /* the last call of all its ranks, or SIZE_MAX */
-	size_t *since;   /* batches since, in order */
+	size_t *since;   /* batches' sends since, in order */
 	size_t nsince, cap;
 	unsigned iteration;
 };
@@ -164,8 +165,12 @@ static int add_pred(struct order *o, size_t first, size_t call)
 	return err;
 }
 
-/* Batch @i's preds on its queue: the queue's last collective and each of
- * its ranks' last batch since. */
+/* Batch @i's preds on its queue: the queue's last collective and, for
+ * each of its ranks, the send since that last took that rank: NCCL
+ * launches a group as a kernel a rank, which ends when that rank's own
+ * sends and receives have, so a rank waits for its own part of a batch,
+ * not for the batch's other ranks. Each send of the batch becomes its
+ * ranks' last. */
 static int batch_preds(struct order *o, size_t i, size_t first)
 {
 	struct records *r = o->r;
@@ -177,17 +182,18 @@ static int batch_preds(struct order *o, size_t i, size_t first)
 			struct rank_slot *slot =
 				rank_last(o, r->coll[i].queue, end ? r->coll[j].dst : r->coll[j].src);
 
-			if (slot->call != SIZE_MAX && slot->call != i &&
+			/* a send of this batch (from i on) is not waited for */
+			if (slot->call != SIZE_MAX && slot->call < i &&
 			    r->coll[slot->call].iteration == r->coll[i].iteration &&
 			    (s->full == SIZE_MAX || slot->call > s->full))
 				err = add_pred(o, first, slot->call);
-			slot->call = i;
+			slot->call = j;
 		}
+		if (!err)
+			err = array_grow((void **)&s->since, s->nsince, &s->cap, sizeof(*s->since));
+		if (!err)
+			s->since[s->nsince++] = j;
 	}
-	if (!err)
-		err = array_grow((void **)&s->since, s->nsince, &s->cap, sizeof(*s->since));
-	if (!err)
-		s->since[s->nsince++] = i;
 	return err;
 }
 

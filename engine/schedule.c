@@ -4,10 +4,10 @@
  *
  * A call starts once its bucket is ready and the calls it waits for
  * have ended (records_order: those before it on its communicator and
- * stream that share a rank with it); the sends of one batch start
- * together, once all their buffers are ready, and what waits for the
- * batch waits for the last of them. Calls that wait for none of each
- * other run at once. While one collective runs alone it takes its time
+ * stream that share a rank with it, a batch's sends one by one); the
+ * sends of one batch start together, once all their buffers are ready
+ * and what the batch waits for has ended. Calls that wait for none of
+ * each other run at once. While one collective runs alone it takes its time
  * alone, to the bit; while several run, each moves at the speed the
  * shared links leave it (overlap.h), recomputed whenever one starts or
  * ends: an event-driven fluid schedule.
@@ -32,11 +32,9 @@ struct sched {
 	struct overlap *ov;    /* NULL: collectives never slow each other */
 	bool serial;           /* the trace's order, one call at a time */
 	/* Per call; a batch's counts and times on its first send (its lead). */
-	size_t *lead;          /* the first send of its batch, or itself */
 	size_t *succ_first, *succ; /* the calls waiting for it (records.preds inverted) */
 	size_t *waits;         /* calls it still waits for */
 	double *after;         /* when the last of those ended */
-	unsigned *running;     /* its batch's sends running */
 	size_t *pending;       /* leads waiting for nothing but their time */
 	size_t npending;
 	size_t *live;          /* collectives running now */
@@ -70,15 +68,6 @@ static int invert_preds(struct sched *s)
 	for (size_t i = n; i > 0; i--) /* back to each call's first */
 		s->succ_first[i] = s->succ_first[i - 1];
 	s->succ_first[0] = 0;
-	for (size_t i = 0; i < n; i++)
-		s->lead[i] = i;
-	for (size_t i = 0; i < n; i++) {
-		if (!s->serial && r->coll[i].joins_batch)
-			continue;
-		for (size_t j = r->coll[i].next_in_batch; !s->serial && j != SIZE_MAX;
-		     j = r->coll[j].next_in_batch)
-			s->lead[j] = i;
-	}
 	return 0;
 }
 
@@ -90,31 +79,27 @@ static int sched_init(struct sched *s, struct records *r, struct overlap *ov, bo
 	s->r = r;
 	s->ov = ov;
 	s->serial = serial || !r->pred_first;
-	s->lead = malloc(n * sizeof(*s->lead));
 	s->succ_first = malloc((n + 1) * sizeof(*s->succ_first));
 	s->waits = malloc(n * sizeof(*s->waits));
 	s->after = malloc(n * sizeof(*s->after));
-	s->running = calloc(n, sizeof(*s->running));
 	s->pending = malloc(n * sizeof(*s->pending));
 	s->live = malloc(n * sizeof(*s->live));
 	s->left = malloc(n * sizeof(*s->left));
 	s->speed = malloc(n * sizeof(*s->speed));
 	s->alone = malloc(n * sizeof(*s->alone));
 	s->slowed = malloc(n * sizeof(*s->slowed));
-	if (!s->lead || !s->succ_first || !s->waits || !s->after || !s->running ||
-	    !s->pending || !s->live || !s->left || !s->speed || !s->alone || !s->slowed)
+	if (!s->succ_first || !s->waits || !s->after || !s->pending || !s->live || !s->left ||
+	    !s->speed || !s->alone || !s->slowed)
 		return -ENOMEM;
 	return invert_preds(s);
 }
 
 static void sched_destroy(struct sched *s)
 {
-	free(s->lead);
 	free(s->succ_first);
 	free(s->succ);
 	free(s->waits);
 	free(s->after);
-	free(s->running);
 	free(s->pending);
 	free(s->live);
 	free(s->left);
@@ -151,17 +136,17 @@ static double lead_start(const struct sched *s, size_t lead, double iter_start)
 	return max2(iter_start + ready, s->after[lead]);
 }
 
-/* Call @lead's batch has ended at @end: what waited for it may go. */
-static void release(struct sched *s, size_t lead, double end, size_t i1)
+/* Call @i has ended at @end: what waited for it may go. */
+static void release(struct sched *s, size_t i, double end, size_t i1)
 {
-	size_t from = s->succ_first[lead], to = s->succ_first[lead + 1];
+	size_t from = s->succ_first[i], to = s->succ_first[i + 1];
 
 	if (s->serial) { /* the next call of the trace */
 		from = 0;
-		to = lead + 1 < i1;
+		to = i + 1 < i1;
 	}
 	for (size_t k = from; k < to; k++) {
-		size_t w = s->serial ? lead + 1 : s->succ[k];
+		size_t w = s->serial ? i + 1 : s->succ[k];
 
 		s->after[w] = max2(s->after[w], end);
 		if (--s->waits[w] == 0)
@@ -184,7 +169,7 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 	for (size_t i = i0; i < i1; i++) {
 		s->after[i] = iter_start;
 		s->waits[i] = s->serial ? i > i0 : r->pred_first[i + 1] - r->pred_first[i];
-		if (s->lead[i] == i && !s->waits[i])
+		if ((s->serial || !r->coll[i].joins_batch) && !s->waits[i])
 			s->pending[s->npending++] = i;
 	}
 	while (done < i1 && !err) {
@@ -199,7 +184,6 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 		for (size_t k = 0; k < s->nlive;) {
 			struct coll_record *c = &r->coll[s->live[k]];
 			double end = now + s->left[k] / s->speed[k];
-			size_t lead = s->lead[s->live[k]];
 
 			if (end > t) {
 				s->left[k] -= (t - now) * s->speed[k];
@@ -216,9 +200,7 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 				c->end_us = c->start_us + c->alone_us;
 				c->time_us = c->alone_us;
 			}
-			s->after[lead] = max2(s->after[lead], c->end_us);
-			if (--s->running[lead] == 0)
-				release(s, lead, s->after[lead], i1);
+			release(s, s->live[k], c->end_us, i1);
 			*last_end = max2(*last_end, c->end_us);
 			done++;
 			changed = true;
@@ -239,7 +221,6 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 			}
 			for (size_t i = lead; i != SIZE_MAX; i = batch_next(s, i)) {
 				r->coll[i].start_us = start;
-				s->running[lead]++;
 				s->live[s->nlive] = i;
 				s->left[s->nlive] = r->coll[i].alone_us;
 				s->speed[s->nlive] = 1;

@@ -698,29 +698,35 @@ struct batch_send {
 	sg_sem_t done;
 };
 
+/* A send of a batch, from now: what waits for it (records_order: a
+ * call of its ranks) may go once it has ended, the launch latency
+ * included, whatever the batch's other sends. */
 static void batch_send_main(int argc, char **argv)
 {
 	struct batch_send *b = sgm.actor_self_get_data();
 	const struct plan_collective *pc = &b->c->p->collectives[b->call];
+	double start = now();
 
 	(void)argc;
 	(void)argv;
 	b->err = simulate_call(b->c->sim, b->c->p, pc->pattern, pc->bytes, pc->nchannels, &b->t,
 			       NULL);
+	if (!b->err)
+		sleep_until(start + b->t);
+	sgm.sem_release(b->c->ended[b->call]);
 	sgm.sem_release(b->done);
 }
 
 /*
  * The sends of @c's batch (a call alone: itself), at once from now: each
- * its own span; returns when the last ends (what waits for the batch
- * waits for it, the launch latency included), or an error.
+ * its own span; returns when the last ends, or an error.
  */
 static int run_batch(struct call_run *c)
 {
 	const struct records *rec = c->tg->rec;
 	size_t n = 0, j = 0;
 	struct batch_send *b;
-	double start = now(), end = start;
+	double start = now();
 	sg_sem_t done;
 	int err = 0;
 
@@ -743,13 +749,9 @@ static int run_batch(struct call_run *c)
 		err = b[j].err;
 		c->tg->coll[b[j].call] = (struct sgm_span){ 1e6 * (start - c->t0),
 							   1e6 * (start + b[j].t - c->t0) };
-		if (start + b[j].t > end)
-			end = start + b[j].t;
 	}
 	sgm.sem_destroy(done);
 	free(b);
-	if (!err)
-		sleep_until(end);
 	return err;
 }
 
@@ -777,7 +779,9 @@ static void call_main(int argc, char **argv)
 	}
 	if (err)
 		fail_job(c->sim, err);
-	sgm.sem_release(c->ended[c->lead]);
+	/* after an error the batch's sends ran nothing: release what waits */
+	for (size_t i = c->lead; c->sim->h->err && i != SIZE_MAX; i = rec->coll[i].next_in_batch)
+		sgm.sem_release(c->ended[i]);
 	sgm.sem_release(c->done);
 }
 

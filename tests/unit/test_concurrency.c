@@ -126,6 +126,35 @@ static void expect_batch_waits_for_its_last(const char *backend)
 	run_destroy(&r);
 }
 
+/*
+ * A rank waits for its own part of a batch, not for the batch's other
+ * ranks (NCCL launches a group as a kernel a rank): after a batch of a
+ * 16 MiB send 0 -> 1 and a 64 MiB one 2 -> 3, a send 0 -> 1 starts when
+ * the 16 MiB one ends, while 2 -> 3 still runs; an all-reduce of the
+ * communicator waits for both.
+ */
+static void expect_a_rank_waits_for_its_own_sends(const char *backend)
+{
+	double t01 = alone(SEND(16777216, 0, 1, "a", "")), t23 = alone(SEND(67108864, 2, 3, "a", ""));
+	struct run r;
+
+	run_on(&r, backend, SEND(16777216, 0, 1, "a", ",\"batch\":7")
+				    SEND(67108864, 2, 3, "a", ",\"batch\":7")
+					    SEND(4096, 0, 1, "a", ",\"batch\":8")
+		   "{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":4096,\"comm\":\"a\"}\n");
+	cr_assert_eq(r.rec.ncoll, 4);
+	assert_rel(r.rec.coll[2].start_us + 1, t01 + 1, 1e-9);
+	cr_expect_gt(r.rec.coll[1].end_us, r.rec.coll[2].start_us);
+	cr_expect_geq(r.rec.coll[3].start_us, r.rec.coll[1].end_us * (1 - 1e-12));
+	assert_rel(r.rec.coll[1].end_us, t23, 1e-9);
+	run_destroy(&r);
+}
+
+Test(concurrency, a_rank_waits_for_its_own_sends_of_a_batch)
+{
+	expect_a_rank_waits_for_its_own_sends("analytic");
+}
+
 Test(concurrency, a_batch_starts_together_and_the_next_waits_for_its_last)
 {
 	expect_batch_waits_for_its_last("analytic");
@@ -254,6 +283,7 @@ Test(concurrency, the_model_backend_runs_a_batch_together)
 	if (!have_model())
 		cr_skip_test("model backend not testable here");
 	expect_batch_waits_for_its_last("model");
+	expect_a_rank_waits_for_its_own_sends("model");
 	/* a batch of the same ranks after it waits for it, as in the fluid */
 	run_on(&r, "model", SEND(67108864, 0, 1, "a", ",\"group\":[0,1,2,3],\"batch\":1")
 				    SEND(16777216, 2, 3, "a", ",\"batch\":2")
