@@ -34,6 +34,7 @@ struct coll_record {
 	unsigned queue;        /* its (communicator, stream), or the pair's
 				* for a send outside a batch (records_order) */
 	bool batched;          /* a send of a batch (trace_entry.batched) */
+	unsigned batch;        /* its batch's number, when batched */
 	bool joins_batch;      /* starts with the call before it on its queue:
 				* both of one batch */
 	size_t next_in_batch;  /* the batch's next send, or SIZE_MAX */

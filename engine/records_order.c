@@ -93,6 +93,7 @@ static int number_queues(struct records *r, const struct trace *t, size_t *last)
 		unsigned nq = r->nqueues;
 
 		c->batched = e->batched;
+		c->batch = e->batch;
 		c->next_in_batch = SIZE_MAX;
 		if (e->op == TRACE_OP_SENDRECV && !e->batched) {
 			k.lo = (unsigned)(e->root < e->peer ? e->root : e->peer);

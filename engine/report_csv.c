@@ -29,7 +29,7 @@ int report_csv(FILE *out, const struct records *r, bool header)
 	for (int k = 0; k < STAGE_KIND_COUNT; k++)
 		fprintf(out, ",%s_us", stage_kind_name(k));
 	fprintf(out, ",algo,proto,channels,nccl_estimate_us,comm,stream,alone_us,"
-		     "fabric_link,fabric_flows,fabric_share\n");
+		     "fabric_link,fabric_flows,fabric_share,src,dst,batch\n");
 rows:
 	for (size_t i = 0; i < r->ncoll; i++) {
 		const struct coll_record *c = &r->coll[i];
@@ -56,6 +56,13 @@ rows:
 		} else {
 			fprintf(out, ",,");
 		}
+		/* a send's ranks and batch: empty for a collective, outside one */
+		if (c->src >= 0)
+			fprintf(out, ",%d,%d,", c->src, c->dst);
+		else
+			fprintf(out, ",,,");
+		if (c->batched)
+			fprintf(out, "%u", c->batch);
 		fputc('\n', out);
 	}
 	return ferror(out) ? -EIO : 0;

@@ -26,10 +26,16 @@ static json_t *stages_json(const struct coll_record *c)
 	return o;
 }
 
+/* A send's rank, or null. */
+static json_t *rank_or_null(int rank)
+{
+	return rank >= 0 ? json_integer(rank) : json_null();
+}
+
 static json_t *collective_json(const struct records *r, const struct coll_record *c)
 {
 	return json_pack("{s:I,s:s,s:I,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:s,s:o,s:o,s:o,"
-			 "s:s,s:s,s:i,s:o,s:s,s:i,s:f}",
+			 "s:s,s:s,s:i,s:o,s:s,s:i,s:f,s:o,s:o,s:o,s:b}",
 			 "iteration", (json_int_t)c->iteration,
 			 "op", trace_op_name(c->op),
 			 "bytes", (json_int_t)c->bytes,
@@ -51,7 +57,11 @@ static json_t *collective_json(const struct records *r, const struct coll_record
 				 json_real(c->nccl_estimate_us) : json_null(),
 			 "comm", records_comm_name(r, c),
 			 "stream", (int)c->stream,
-			 "alone_us", c->alone_us);
+			 "alone_us", c->alone_us,
+			 "src", rank_or_null(c->src),
+			 "dst", rank_or_null(c->dst),
+			 "batch", c->batched ? json_integer(c->batch) : json_null(),
+			 "pair_stream", c->pair_queue);
 }
 
 /* The placeholder of list @k: a string no name can hold. jansson writes

@@ -170,6 +170,14 @@ int report_timeline(FILE *out, const struct records *r)
 						      "busbw_gbps", c->busbw_gbps,
 						      "comm", records_comm_name(r, c),
 						      "alone_us", c->alone_us));
+		if (e && c->src >= 0) { /* a send's ranks, and its batch */
+			json_t *args = json_object_get(e, "args");
+
+			json_object_set_new(args, "src", json_integer(c->src));
+			json_object_set_new(args, "dst", json_integer(c->dst));
+			json_object_set_new(args, "batch",
+					    c->batched ? json_integer(c->batch) : json_null());
+		}
 		json_array_append_new(ev, e);
 		/* Spans are the backend's, alone; a call that shared its
 		 * links ran them slower alike. */

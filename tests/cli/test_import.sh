@@ -94,6 +94,14 @@ expect 0 "kineto pipeline" -- "$gdrlab" import kineto "$kt"/pp-rank*.json -o "$t
 has "$tmp/kp.jsonl" '"op": "sendrecv", .*"src": 2, "dst": 0, "comm": "3"'
 expect 0 "kineto pipeline replayed" -- "$gdrlab" run -t "$src/tests/data/round-numbers.yaml" -n 4 \
     -T "$tmp/kp.jsonl" -q
+# a batch_isend_irecv: one batch of both ranks' sends, in the trace and the run's JSON and CSV
+expect 0 "kineto batch" -- "$gdrlab" import kineto "$kt"/batch-rank0.json "$kt"/batch-rank1.json -o "$tmp/kb.jsonl"
+has "$tmp/kb.jsonl" '"src": 1, "dst": 0, "comm": "0", "batch": [0-9]*}$'
+expect 0 "kineto batch replayed" -- "$gdrlab" run -t "$src/tests/data/round-numbers.yaml" -n 2 \
+    -T "$tmp/kb.jsonl" -q --json "$tmp/kb.json" --csv "$tmp/kb.csv"
+has "$tmp/kb.json" '"src": 1,$'
+has "$tmp/kb.json" '"batch": [0-9]*,$'
+has "$tmp/kb.csv" ',1,0,[0-9][0-9]*$'
 # chakra: the same run's files give the kineto importer's entries
 ch=$src/tests/data/chakra
 expect 0 "chakra" -- "$gdrlab" import chakra "$ch"/job.*.et -o "$tmp/ch.jsonl"

@@ -38,7 +38,7 @@ expect 0 "a run's CSV" -- "$gdrlab" run -q -t "$fab" -T "$tmp/j.jsonl" --csv "$t
 link=$(sed -n 's/^ *"fabric_link": "\(.*\)",$/\1/p' "$tmp/j.json" | head -1)
 flows=$(sed -n 's/^ *"fabric_flows": \([0-9]*\),$/\1/p' "$tmp/j.json" | head -1)
 [ -n "$link" ] && [ -n "$flows" ] || { echo "FAIL: no busiest link in the JSON"; fail=1; }
-has "$tmp/j.csv" ",\"$link\",$flows,0\.[0-9]*$"
+has "$tmp/j.csv" ",\"$link\",$flows,0\.[0-9]*,,,$"
 bad_usage_of run "jobs overlap" "jobs: rank 3 is in two jobs" -- \
     -t "$fab" --job "$tmp/j.jsonl@0:4" --job "$tmp/j.jsonl@3:2"
 # numbers past 2^32 are refused, not wrapped (4294967297 was node 1)

@@ -343,7 +343,7 @@ Test(cli, communicators_get_tracks_of_their_own)
 	}
 	json_decref(j);
 	slurp(csv, buf, sizeof(buf));
-	cr_expect_not_null(strstr(buf, ",comm,stream,alone_us,fabric_link,fabric_flows,fabric_share\n"),
+	cr_expect_not_null(strstr(buf, ",comm,stream,alone_us,fabric_link,fabric_flows,fabric_share,src,dst,batch\n"),
 			   "%s", buf);
 	cr_expect_not_null(strstr(buf, ",tp,2,"), "%s", buf);
 	cr_expect_not_null(strstr(buf, ",dp,0,"), "%s", buf);
