@@ -77,6 +77,16 @@ static int write_trace(const char *output, const struct importer_ops *imp,
 		fprintf(of.fp, "# the job ran on %u ranks; its calls of every rank (no group) span every "
 			       "rank a replay's cluster has: replay on %u ranks to time the job as it ran\n",
 			notes->world, notes->world);
+	/* rank r on the replay's node r / GPUs a node: as the job had them
+	 * where its hosts had as many ranks each as the topology GPUs */
+	if (notes->hosts > 1 && notes->per_host)
+		fprintf(of.fp, "# its ranks ran on %u hosts, %u a host: a replay places them so on a "
+			       "topology of %u GPU%s a node with --nodes %u\n",
+			notes->hosts, notes->per_host, notes->per_host, notes->per_host == 1 ? "" : "s",
+			notes->hosts);
+	else if (notes->hosts > 1)
+		fprintf(of.fp, "# its ranks ran on %u hosts, not as many on each: a replay puts them "
+			       "in order on its nodes' GPUs\n", notes->hosts);
 	err = trace_write(of.fp, t);
 	if (err) {
 		output_file_abort(&of);
@@ -93,7 +103,7 @@ static int import_files(int argc, char **argv, const struct import_options *io,
 			const char *output)
 {
 	const struct importer_ops *imp;
-	struct import_notes notes = { "", 0 };
+	struct import_notes notes = { .line = "" };
 	struct import_input *in;
 	struct diag d = { "" };
 	struct trace t;

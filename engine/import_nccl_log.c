@@ -751,6 +751,34 @@ static bool cut_short(const struct comm_present *comms, size_t n, const struct c
 	return false;
 }
 
+/* The hosts of the world's ranks ("host:pid"): how many, and the ranks
+ * of each where they all have as many. */
+static void count_hosts(const struct state *s, struct import_notes *notes)
+{
+	unsigned *count = calloc(s->nprocs ? s->nprocs : 1, sizeof(*count));
+	size_t *first = malloc((s->nprocs ? s->nprocs : 1) * sizeof(*first));
+
+	notes->hosts = notes->per_host = 0;
+	for (size_t i = 0; count && first && i < s->nprocs; i++) {
+		size_t len = strcspn(s->procs[i].id, ":"), k;
+
+		if (s->procs[i].world < 0)
+			continue;
+		for (k = 0; k < notes->hosts; k++)
+			if (!strncmp(s->procs[first[k]].id, s->procs[i].id, len + 1))
+				break;
+		if (k == notes->hosts)
+			first[notes->hosts++] = i;
+		count[k]++;
+	}
+	notes->per_host = notes->hosts ? count[0] : 0;
+	for (unsigned k = 1; k < notes->hosts; k++)
+		if (count[k] != count[0])
+			notes->per_host = 0;
+	free(count);
+	free(first);
+}
+
 /* The header line of what the Channel lines said, what was left out and
  * which calls fewer ranks logged than the logs hold. */
 static void notes_of(const struct state *s, struct import_notes *notes)
@@ -764,6 +792,7 @@ static void notes_of(const struct state *s, struct import_notes *notes)
 
 	notes->line[0] = '\0';
 	notes->world = s->world_n > 0 ? (unsigned)s->world_n : 0;
+	count_hosts(s, notes);
 	if (s->net[0] + s->net[1])
 		import_notes_add(notes, "NCCL's network connections: %u sends, %u of them GPUDirect RDMA, %u through a PXN proxy; %u receives, %u GPUDirect RDMA (replay with --path %s)",
 				 s->net[1], s->gdr[1], s->pxn, s->net[0], s->gdr[0], path);

@@ -60,6 +60,10 @@ void import_options_free(struct import_options *o);
 struct import_notes {
 	char line[512];
 	unsigned world; /* the job's ranks where the input says them, else 0 */
+	/* The hosts they ran on, where the input says them (an NCCL log's
+	 * "host:pid"), else 0; per_host: the ranks of each, when every host
+	 * had as many, else 0. */
+	unsigned hosts, per_host;
 };
 
 /* One more thing said in @n's line, after a "; " where it has one; cut

@@ -44,6 +44,8 @@ one_line "$tmp/err"
 # back and replays; one file or one a rank, the same entries
 expect 0 "one file" -- "$gdrlab" import nccl-log "$logs/job-4ranks.log" -o "$tmp/one.jsonl"
 has "$tmp/one.jsonl" "^# made by: gdrlab import nccl-log $logs/job-4ranks.log$"
+# its hosts (node0, node1: "host:pid"), for placing the ranks as they ran
+has "$tmp/one.jsonl" "^# its ranks ran on 2 hosts, 2 a host: a replay places them so on a topology of 2 GPUs a node with --nodes 2$"
 # a job's own line of 100 000 bytes (over the reader's 64 KiB blocks): not
 # NCCL's, skipped, the same trace
 awk 'NR == 4 { printf "loss %0100000d\n", 0 } { print }' "$logs/job-4ranks.log" >"$tmp/long.log"
