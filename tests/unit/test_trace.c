@@ -205,6 +205,8 @@ ParameterizedTestParameters(trace, bad_file)
 		{ "stream-negative", ":1: stream: ", "negative stream -1" },
 		{ "batch-not-sendrecv", ":1: batch: ", "only sendrecv lines are batched, not allreduce" },
 		{ "batch-negative", ":1: batch: ", "negative batch -2" },
+		{ "root-outside-comm", ":2: root: ", "rank 3 is not in communicator 'pp' (2 ranks from line 1)" },
+		{ "dst-outside-comm", ":2: dst: ", "rank 2 is not in communicator 'pp' (2 ranks from line 1)" },
 	};
 
 	return cr_make_param_array(struct bad_case, cases,
