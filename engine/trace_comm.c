@@ -130,35 +130,6 @@ static int add_comm(struct trace *t, const char *name, const struct trace_entry 
 	return 0;
 }
 
-/* Whether @rank is one of @c's. */
-static bool comm_has(const struct trace_comm *c, int rank)
-{
-	for (unsigned i = 0; i < c->ngroup; i++)
-		if ((int)c->group[i] == rank)
-			return true;
-	return false;
-}
-
-/* A line that takes its communicator's ranks: its root, or its sender
- * and receiver, must be among them, as a line's own group checks them
- * (a broadcast from outside would plan a chain from no rank). */
-static int ends_in_comm(const struct trace *t, const struct trace_comm *c,
-			const struct trace_entry *e, struct diag *d)
-{
-	const char *key = e->op == TRACE_OP_SENDRECV ? "src" : "root";
-	int bad = e->root;
-
-	if (e->root < 0 || comm_has(c, e->root)) {
-		key = "dst";
-		bad = e->peer;
-		if (e->peer < 0 || comm_has(c, e->peer))
-			return 0;
-	}
-	return diag_at(d, -EINVAL, t->file, e->line, 0, key,
-		       "rank %d is not in communicator '%s' (%u ranks from line %u)", bad, c->name,
-		       c->ngroup, c->line);
-}
-
 /* The communicator of a line without a name: its group's. */
 static int implicit_comm(struct trace *t, const struct trace_entry *e, uint64_t h,
 			 size_t *out, struct diag *d)
@@ -239,9 +210,6 @@ int trace_comm_assign(struct trace *t, struct trace_entry *e, const char *name,
 			return diag_set(d, -ENOMEM, "%s:%u: out of memory", t->file, e->line);
 		memcpy(e->group, t->comms[k].group, t->comms[k].ngroup * sizeof(*e->group));
 		e->ngroup = t->comms[k].ngroup;
-		err = ends_in_comm(t, &t->comms[k], e, d);
-		if (err)
-			return err;
 	} else if (!same_group(&t->comms[k], e->group, e->ngroup, h)) {
 		char had[32];
 
