@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "records.h"
 
-#include "array_grow.h"
-
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
