@@ -136,6 +136,7 @@ struct order {
 	struct rank_slot *ranks; /* open addressing by (queue, rank) */
 	size_t mask;
 	size_t *pred, npred, cap; /* all calls' preds, in order */
+	size_t *added;            /* per call: 1 + the call whose preds it is in last */
 };
 
 static struct rank_slot *rank_last(struct order *o, unsigned queue, int rank)
@@ -153,16 +154,18 @@ static struct rank_slot *rank_last(struct order *o, unsigned queue, int rank)
 	}
 }
 
-static int add_pred(struct order *o, size_t first, size_t call)
+/* @call among call @i's preds, once. */
+static int add_pred(struct order *o, size_t i, size_t call)
 {
 	int err;
 
-	for (size_t k = first; k < o->npred; k++)
-		if (o->pred[k] == call)
-			return 0;
+	if (o->added[call] == i + 1)
+		return 0;
 	err = array_grow((void **)&o->pred, o->npred, &o->cap, sizeof(*o->pred));
-	if (!err)
+	if (!err) {
 		o->pred[o->npred++] = call;
+		o->added[call] = i + 1;
+	}
 	return err;
 }
 
@@ -172,11 +175,11 @@ static int add_pred(struct order *o, size_t first, size_t call)
  * sends and receives have, so a rank waits for its own part of a batch,
  * not for the batch's other ranks. Each send of the batch becomes its
  * ranks' last. */
-static int batch_preds(struct order *o, size_t i, size_t first)
+static int batch_preds(struct order *o, size_t i)
 {
 	struct records *r = o->r;
 	struct queue_state *s = &o->qs[r->coll[i].queue];
-	int err = s->full == SIZE_MAX ? 0 : add_pred(o, first, s->full);
+	int err = s->full == SIZE_MAX ? 0 : add_pred(o, i, s->full);
 
 	for (size_t j = i; j != SIZE_MAX && !err; j = r->coll[j].next_in_batch) {
 		for (int end = 0; end < 2 && !err; end++) {
@@ -187,7 +190,7 @@ static int batch_preds(struct order *o, size_t i, size_t first)
 			if (slot->call != SIZE_MAX && slot->call < i &&
 			    r->coll[slot->call].iteration == r->coll[i].iteration &&
 			    (s->full == SIZE_MAX || slot->call > s->full))
-				err = add_pred(o, first, slot->call);
+				err = add_pred(o, i, slot->call);
 			slot->call = j;
 		}
 		if (!err)
@@ -206,9 +209,8 @@ static int link_calls(struct order *o)
 	for (size_t i = 0; i < r->ncoll && !err; i++) {
 		struct coll_record *c = &r->coll[i];
 		struct queue_state *s = &o->qs[c->queue];
-		size_t first = o->npred;
 
-		r->pred_first[i] = first;
+		r->pred_first[i] = o->npred;
 		if (c->joins_batch)
 			continue;
 		if (s->iteration != c->iteration) { /* iterations follow one another */
@@ -217,13 +219,13 @@ static int link_calls(struct order *o)
 			s->iteration = c->iteration;
 		}
 		if (c->batched) {
-			err = batch_preds(o, i, first);
+			err = batch_preds(o, i);
 			continue;
 		}
 		if (s->full != SIZE_MAX)
-			err = add_pred(o, first, s->full);
+			err = add_pred(o, i, s->full);
 		for (size_t k = 0; k < s->nsince && !err; k++)
-			err = add_pred(o, first, s->since[k]);
+			err = add_pred(o, i, s->since[k]);
 		s->full = i;
 		s->nsince = 0;
 	}
@@ -235,15 +237,16 @@ int records_order(struct records *r, const struct trace *t)
 {
 	size_t n = r->ncoll ? r->ncoll : 1;
 	size_t *last = malloc(n * sizeof(*last));
-	struct order o = { r, NULL, NULL, table_slots(2 * r->ncoll) - 1, NULL, 0, 0 };
+	struct order o = { r, NULL, NULL, table_slots(2 * r->ncoll) - 1, NULL, 0, 0, NULL };
 	int err = last ? number_queues(r, t, last) : -ENOMEM;
 
 	free(last);
 	if (!err) {
 		o.qs = calloc(r->nqueues ? r->nqueues : 1, sizeof(*o.qs));
 		o.ranks = malloc((o.mask + 1) * sizeof(*o.ranks));
+		o.added = calloc(n, sizeof(*o.added));
 		r->pred_first = malloc((r->ncoll + 1) * sizeof(*r->pred_first));
-		err = o.qs && o.ranks && r->pred_first ? 0 : -ENOMEM;
+		err = o.qs && o.ranks && o.added && r->pred_first ? 0 : -ENOMEM;
 	}
 	for (size_t k = 0; !err && k <= o.mask; k++)
 		o.ranks[k].call = SIZE_MAX;
@@ -255,6 +258,7 @@ int records_order(struct records *r, const struct trace *t)
 		free(o.qs[q].since);
 	free(o.qs);
 	free(o.ranks);
+	free(o.added);
 	r->preds = o.pred;
 	return err;
 }
