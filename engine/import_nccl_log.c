@@ -109,6 +109,7 @@ struct state {
 	struct coll *colls;
 	size_t ncolls, cap_colls;
 	unsigned alltoalls; /* all-to-alls made of a group's sends */
+	unsigned uneven_alltoalls; /* of them, those of unequal sends */
 	unsigned batches;   /* launches of several sends, not an all-to-all */
 	struct nlg_end *recvs; /* Recv lines: which launch took each transfer in */
 	size_t nrecvs, cap_recvs;
@@ -816,6 +817,9 @@ static void notes_of(const struct state *s, struct import_notes *notes)
 	if (s->alltoalls)
 		import_notes_add(notes, "%u all-to-all%s from the sends of one NCCL group (one opCount, every rank to every other), each replayed as the one alltoall NCCL runs them as",
 				 s->alltoalls, s->alltoalls == 1 ? "" : "s");
+	if (s->uneven_alltoalls)
+		import_notes_add(notes, "%u of them of unequal sends (all_to_allv), each replayed even, every rank sending each peer what the largest send moved: the fullest NIC's time, the other ranks' traffic overstated",
+				 s->uneven_alltoalls);
 	if (s->batches)
 		import_notes_add(notes, "%u NCCL group%s of several sends (each rank's one opCount, joined by their transfers; not every rank to every other: a pipeline's exchange, batch_isend_irecv), each replayed as one batch, its sends at once",
 				 s->batches, s->batches == 1 ? "" : "s");
@@ -1216,24 +1220,44 @@ static int cmp_send(const void *pa, const void *pb)
 }
 
 /* @n sorted sends from @k: every ordered pair of the communicator's
- * ranks once, each of one count and type, within a trace's bytes. */
+ * ranks once, each of one type, within a trace's bytes; *@uneven: not
+ * all of one count (PyTorch's all_to_allv over sends). */
 static bool whole_alltoall(const struct state *s, const struct trace *t,
-			   const struct send_key *k, size_t n)
+			   const struct send_key *k, size_t n, bool *uneven)
 {
 	const struct coll *c0 = &s->colls[k[0].i];
 	uint64_t ranks = (uint64_t)c0->nranks;
 
-	if (ranks < 2 || n != ranks * (ranks - 1) ||
-	    t->entries[k[0].i].bytes > (uint64_t)INT64_MAX / ranks)
+	*uneven = false;
+	if (ranks < 2 || n != ranks * (ranks - 1))
 		return false;
-	for (size_t j = 1; j < n; j++) {
+	for (size_t j = 0; j < n; j++) {
 		const struct coll *c = &s->colls[k[j].i];
 
-		if (c->count != c0->count || c->datatype != c0->datatype ||
-		    (k[j].src == k[j - 1].src && k[j].dst == k[j - 1].dst))
+		if (c->datatype != c0->datatype || t->entries[k[j].i].bytes > (uint64_t)INT64_MAX / ranks ||
+		    (j && k[j].src == k[j - 1].src && k[j].dst == k[j - 1].dst))
 			return false;
+		*uneven |= c->count != c0->count;
 	}
 	return true;
+}
+
+/* A folded group's receives: not matched with the sends left
+ * (batch_sends), whose k-th of a pair they would shift. */
+static void drop_folded_recvs(struct state *s, const struct send_key *folded, size_t nfolded)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < s->nrecvs; i++) {
+		bool in = false;
+
+		for (size_t f = 0; f < nfolded && !in; f++)
+			in = folded[f].comm_id == s->recvs[i].comm &&
+			     folded[f].op_count == s->recvs[i].op_count;
+		if (!in)
+			s->recvs[kept++] = s->recvs[i];
+	}
+	s->nrecvs = kept;
 }
 
 /*
@@ -1267,24 +1291,33 @@ static int fold_alltoalls(struct state *s, struct trace *t, unsigned *folded)
 	qsort(k, n, sizeof(*k), cmp_send);
 	for (size_t a = 0, b; a < n; a = b) {
 		size_t first = k[a].i;
+		uint64_t most = 0;
 		struct trace_entry *e;
+		bool uneven;
 
 		for (b = a + 1; b < n && k[b].comm_id == k[a].comm_id && k[b].nranks == k[a].nranks &&
 				k[b].op_count == k[a].op_count;
 		     b++)
 			first = k[b].i < first ? k[b].i : first;
-		if (!whole_alltoall(s, t, k + a, b - a))
+		if (!whole_alltoall(s, t, k + a, b - a, &uneven))
 			continue;
-		for (size_t j = a; j < b; j++)
+		for (size_t j = a; j < b; j++) {
 			drop[k[j].i] = k[j].i != first;
+			most = t->entries[k[j].i].bytes > most ? t->entries[k[j].i].bytes : most;
+		}
+		/* an uneven one as the even one of its largest send (the
+		 * kineto importer's all_to_allv, import_calls.h) */
 		e = &t->entries[first];
 		e->op = TRACE_OP_ALLTOALL;
-		e->bytes *= (uint64_t)k[a].nranks;
+		e->bytes = most * (uint64_t)k[a].nranks;
 		e->root = e->peer = -1;
 		s->colls[first].op = TRACE_OP_ALLTOALL;
 		s->colls[first].logged = s->colls[first].nranks;
-		(*folded)++;
+		/* the folded groups, for their receives, in the slots behind a */
+		k[(*folded)++] = k[a];
+		s->uneven_alltoalls += uneven;
 	}
+	drop_folded_recvs(s, k, *folded);
 	for (size_t i = 0; i < s->ncolls; i++) {
 		if (drop[i]) {
 			free(t->entries[i].group);

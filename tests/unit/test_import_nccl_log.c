@@ -146,6 +146,42 @@ Test(import_nccl_log, a_pipelines_exchanges_are_batches_of_their_launches)
 	trace_destroy(&t);
 }
 
+/*
+ * An all-to-all's sends (opCount 1 on 3 ranks), folded, then two
+ * exchanges 0 <-> 1 (opCounts 2, 3: 2000 and 3000 floats): the folded
+ * group's receives are not matched with the exchanges' sends, which stay
+ * each its own batch (found by a review: the k-th receive of a pair
+ * shifted by the all-to-all's, 8000 B joined with 12000 B). With rank
+ * 0's send to 1 twice the others (all_to_allv), the all-to-all is still
+ * one, of its largest send.
+ */
+Test(import_nccl_log, an_alltoalls_receives_do_not_shift_the_pairs_after)
+{
+	const char *files[] = { LOG("alltoall-then-pairs.log") };
+	const char *uneven[] = { LOG("uneven-alltoall-sends.log") };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 5);
+	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLTOALL);
+	cr_expect_eq(t.entries[0].bytes, 3 * 256 * 4);
+	cr_expect_eq(t.entries[1].bytes, 8000);
+	cr_expect_eq(t.entries[2].bytes, 8000);
+	cr_expect_eq(t.entries[1].batch, t.entries[2].batch);
+	cr_expect_eq(t.entries[3].bytes, 12000);
+	cr_expect_eq(t.entries[3].batch, t.entries[4].batch);
+	cr_expect_neq(t.entries[1].batch, t.entries[3].batch);
+	trace_destroy(&t);
+	cr_assert_eq(import_as("nccl-log", uneven, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 1);
+	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLTOALL);
+	cr_expect_eq(t.entries[0].bytes, 3 * 512 * 4);
+	cr_expect_not_null(strstr(notes.line, "1 of them of unequal sends (all_to_allv)"), "%s",
+			   notes.line);
+	trace_destroy(&t);
+}
+
 /* One file a rank, in two orders: the same trace as the one file. */
 Test(import_nccl_log, one_file_a_rank_in_any_order)
 {
