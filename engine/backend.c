@@ -61,7 +61,9 @@ int backend_execute(const struct backend_ops *b, const struct topology *topo,
 	/* Backends that moved real bytes ran the collectives one by one. */
 	err = records_schedule(rec, b->caps & BACKEND_CAP_SIM_CLOCK ? plan : NULL);
 	if (err) {
-		diag_set(d, err, "schedule: out of memory");
+		diag_set(d, err, err == -EDEADLK ?
+			 "schedule: internal error (a call waits for one that never ends)" :
+			 "schedule: out of memory");
 		goto err_records;
 	}
 	return 0;

@@ -126,8 +126,9 @@ struct records {
 	unsigned nqueues;          /* distinct (communicator, stream), pairs' */
 	/* What each call waits for (records_order): the calls
 	 * preds[pred_first[i] .. pred_first[i + 1]) of its iteration; a
-	 * batch's first send waits for the batch, its others for nothing;
-	 * a call waited for is a batch's send, not the batch. */
+	 * batch's first send holds what the whole batch waits for, its
+	 * others nothing; a call waited for is a batch's send, not the
+	 * batch. */
 	size_t *pred_first, *preds;
 	bool overlapped;           /* collectives shared links at once */
 	enum records_sharing sharing;
@@ -179,7 +180,8 @@ static inline void records_progress(const struct records *r, size_t done)
  * (overlap.h). Without it every collective
  * waits for the one before it in the trace, as the backends that move
  * real bytes ran them. An iteration ends when both its compute and its
- * last collective have ended; the next starts then. 0 or -ENOMEM.
+ * last collective have ended; the next starts then. 0, -ENOMEM, or
+ * -EDEADLK where a call would wait for ever (a bug).
  */
 int records_schedule(struct records *r, const struct plan *p);
 

@@ -13,8 +13,10 @@
  * free, and what comes after on a rank waits for that rank's sends of
  * it. A send outside a batch runs on its pair's own queue: PyTorch puts
  * it on a two-rank communicator of its own, with its own stream
- * (ProcessGroupNCCL::pointToPoint, getKeySendRecv, to 2.5 and after with
- * lazy init).
+ * (ProcessGroupNCCL::pointToPoint's key getKeySendRecv; in every release
+ * to 2.5, and in later ones unless the group was initialised eagerly,
+ * with a device_id, which reuses the group's communicator:
+ * pytorch#154132).
  */
 #include "records.h"
 

@@ -119,7 +119,8 @@ static int respeed(struct sched *s)
 	return overlap_speeds(s->ov, s->live, s->alone, s->nlive, s->speed);
 }
 
-/* The sends of the batch @lead leads (a call alone: itself). */
+/* The send of @i's batch after @i, or SIZE_MAX (a call alone, the
+ * batch's last; every call in serial). */
 static size_t batch_next(const struct sched *s, size_t i)
 {
 	return s->serial ? SIZE_MAX : s->r->coll[i].next_in_batch;
@@ -141,9 +142,9 @@ static void release(struct sched *s, size_t i, double end, size_t i1)
 {
 	size_t from = s->succ_first[i], to = s->succ_first[i + 1];
 
-	if (s->serial) { /* the next call of the trace */
+	if (s->serial) { /* the next call of the trace, if any */
 		from = 0;
-		to = i + 1 < i1;
+		to = i + 1 < i1 ? 1 : 0;
 	}
 	for (size_t k = from; k < to; k++) {
 		size_t w = s->serial ? i + 1 : s->succ[k];
@@ -180,6 +181,11 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 			t = fmin(t, lead_start(s, s->pending[k], iter_start));
 		for (size_t k = 0; k < s->nlive; k++)
 			t = fmin(t, now + s->left[k] / s->speed[k]);
+		/* Nothing to start or end with calls left: a wait that never
+		 * ends (records_order's waits go to earlier calls of the
+		 * iteration, so none should), said, not spun on. */
+		if (isinf(t))
+			return -EDEADLK;
 		/* Ends first: what waits for a call may start when it ends. */
 		for (size_t k = 0; k < s->nlive;) {
 			struct coll_record *c = &r->coll[s->live[k]];

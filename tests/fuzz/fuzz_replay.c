@@ -7,7 +7,11 @@
  * batches, the replay must end (no call left waiting), with finite
  * times, each call starting at or after its bucket is ready and after
  * every call it waits for has ended, a batch's sends at once; or fail
- * with a one-line message. Seeded with the shipped traces.
+ * with a one-line message. And the waits themselves are held to the rule
+ * they come from (records_order.c), told again here: a call starts after
+ * every earlier call of its queue and iteration that shares a rank with
+ * it (a collective shares all), but the sends of its own batch. Seeded
+ * with the shipped traces.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -41,6 +45,38 @@ static const char topo_text[] =
 /* Calls a trace may have here: the planner's cost grows with them. */
 #define FUZZ_REPLAY_MAX_CALLS 64
 
+/* The first send of @i's batch (itself outside one). */
+static size_t lead_of(const struct records *r, size_t i)
+{
+	for (size_t l = 0; l <= i; l++)
+		for (size_t j = l; j != SIZE_MAX; j = r->coll[j].next_in_batch)
+			if (j == i && (l == i || !r->coll[l].joins_batch))
+				return l;
+	return i;
+}
+
+static bool share_a_rank(const struct coll_record *a, const struct coll_record *b)
+{
+	if (a->src < 0 || b->src < 0) /* a collective: every rank of its queue */
+		return true;
+	return a->src == b->src || a->src == b->dst || a->dst == b->src || a->dst == b->dst;
+}
+
+/* Each rank's stream in order, told without records_order's waits. */
+static void check_order(const struct records *r, double eps)
+{
+	for (size_t j = 0; j < r->ncoll; j++)
+		for (size_t i = 0; i < j; i++) {
+			const struct coll_record *a = &r->coll[i], *b = &r->coll[j];
+
+			if (a->queue != b->queue || a->iteration != b->iteration ||
+			    !share_a_rank(a, b) || lead_of(r, i) == lead_of(r, j))
+				continue;
+			if (b->start_us < a->end_us - eps * (1 + b->start_us))
+				abort();
+		}
+}
+
 static void check(const struct records *r)
 {
 	const double eps = 1e-6;
@@ -62,6 +98,7 @@ static void check(const struct records *r)
 	}
 	if (!isfinite(r->iteration_time_us))
 		abort();
+	check_order(r, eps);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
