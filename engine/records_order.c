@@ -117,8 +117,8 @@ static int number_queues(struct records *r, const struct trace *t, size_t *last)
 	return 0;
 }
 
-/* The calls since a queue's last collective, and the call each rank
- * took part in last there (a send of a batch). */
+/* The calls since a queue's last collective, and the batch each rank
+ * took part in last there (its first send). */
 struct queue_state {
 	size_t full;     /* the last call of all its ranks, or SIZE_MAX */
 	size_t *since;   /* batches' sends since, in order */
@@ -171,11 +171,16 @@ static int add_pred(struct order *o, size_t i, size_t call)
 	return err;
 }
 
+static bool touches(const struct coll_record *c, int rank)
+{
+	return c->src == rank || c->dst == rank;
+}
+
 /* Batch @i's preds on its queue: the queue's last collective and, for
- * each of its ranks, the send since that last took that rank: NCCL
- * launches a group as a kernel a rank, which ends when that rank's own
- * sends and receives have, so a rank waits for its own part of a batch,
- * not for the batch's other ranks. Each send of the batch becomes its
+ * each of its ranks, the sends of that rank in the last batch since that
+ * took it: NCCL launches a group as a kernel a rank, which ends when that
+ * rank's own sends and receives have, so a rank waits for its own part
+ * of a batch, not for the batch's other ranks. The batch becomes its
  * ranks' last. */
 static int batch_preds(struct order *o, size_t i)
 {
@@ -185,15 +190,18 @@ static int batch_preds(struct order *o, size_t i)
 
 	for (size_t j = i; j != SIZE_MAX && !err; j = r->coll[j].next_in_batch) {
 		for (int end = 0; end < 2 && !err; end++) {
-			struct rank_slot *slot =
-				rank_last(o, r->coll[i].queue, end ? r->coll[j].dst : r->coll[j].src);
+			int rank = end ? r->coll[j].dst : r->coll[j].src;
+			struct rank_slot *slot = rank_last(o, r->coll[i].queue, rank);
+			size_t last = slot->call; /* that batch's first send */
 
-			/* a send of this batch (from i on) is not waited for */
-			if (slot->call != SIZE_MAX && slot->call < i &&
-			    r->coll[slot->call].iteration == r->coll[i].iteration &&
-			    (s->full == SIZE_MAX || slot->call > s->full))
-				err = add_pred(o, i, slot->call);
-			slot->call = j;
+			/* this batch (from i on) is not waited for */
+			if (last != SIZE_MAX && last < i &&
+			    r->coll[last].iteration == r->coll[i].iteration &&
+			    (s->full == SIZE_MAX || last > s->full))
+				for (size_t m = last; m != SIZE_MAX && !err; m = r->coll[m].next_in_batch)
+					if (touches(&r->coll[m], rank))
+						err = add_pred(o, i, m);
+			slot->call = i;
 		}
 		if (!err)
 			err = array_grow((void **)&s->since, s->nsince, &s->cap, sizeof(*s->since));

@@ -150,9 +150,29 @@ static void expect_a_rank_waits_for_its_own_sends(const char *backend)
 	run_destroy(&r);
 }
 
+/*
+ * Two sends of one rank in a batch, 64 MiB 0 -> 1 and 16 MiB 0 -> 2: the
+ * smaller ends first; a send 0 -> 3 after the batch waits for both of
+ * rank 0's, the larger's end (found by fuzz_replay: it waited for the
+ * batch's last listed send of rank 0 only).
+ */
+static void expect_a_rank_waits_for_all_its_sends(const char *backend)
+{
+	struct run r;
+
+	run_on(&r, backend, SEND(67108864, 0, 1, "a", ",\"batch\":1")
+				    SEND(16777216, 0, 2, "a", ",\"batch\":1")
+					    SEND(4096, 0, 3, "a", ",\"batch\":2"));
+	cr_assert_eq(r.rec.ncoll, 3);
+	cr_expect_lt(r.rec.coll[1].end_us, r.rec.coll[0].end_us);
+	assert_rel(r.rec.coll[2].start_us, r.rec.coll[0].end_us, 1e-9);
+	run_destroy(&r);
+}
+
 Test(concurrency, a_rank_waits_for_its_own_sends_of_a_batch)
 {
 	expect_a_rank_waits_for_its_own_sends("analytic");
+	expect_a_rank_waits_for_all_its_sends("analytic");
 }
 
 Test(concurrency, a_batch_starts_together_and_the_next_waits_for_its_last)
@@ -284,6 +304,7 @@ Test(concurrency, the_model_backend_runs_a_batch_together)
 		cr_skip_test("model backend not testable here");
 	expect_batch_waits_for_its_last("model");
 	expect_a_rank_waits_for_its_own_sends("model");
+	expect_a_rank_waits_for_all_its_sends("model");
 	/* a batch of the same ranks after it waits for it, as in the fluid */
 	run_on(&r, "model", SEND(67108864, 0, 1, "a", ",\"group\":[0,1,2,3],\"batch\":1")
 				    SEND(16777216, 2, 3, "a", ",\"batch\":2")
