@@ -412,29 +412,20 @@ static int parse_fields(struct reader *r, const json_t *obj,
 	return err;
 }
 
-/* Whether @rank is one of @c's. */
-static bool comm_has(const struct trace_comm *c, int rank)
-{
-	for (unsigned i = 0; i < c->ngroup; i++)
-		if ((int)c->group[i] == rank)
-			return true;
-	return false;
-}
-
-/* A line that takes its communicator's ranks: its root, or its sender
+/* A line that took its communicator's ranks: its root, or its sender
  * and receiver, must be among them, as a line's own group checks them
  * (a broadcast from outside would plan a chain from no rank; found by
  * fuzz_replay). */
-static int ends_in_comm(const struct reader *r, const struct trace_comm *c,
-			const struct trace_entry *e, struct diag *d)
+static int ends_in_comm(const struct reader *r, const struct trace_entry *e, struct diag *d)
 {
+	const struct trace_comm *c = &r->t->comms[e->comm];
 	const char *key = e->op == TRACE_OP_SENDRECV ? "src" : "root";
 	int bad = e->root;
 
-	if (e->root < 0 || comm_has(c, e->root)) {
+	if (e->root < 0 || in_group(e, e->root)) {
 		key = "dst";
 		bad = e->peer;
-		if (e->peer < 0 || comm_has(c, e->peer))
+		if (e->peer < 0 || in_group(e, e->peer))
 			return 0;
 	}
 	return rd_err(r, d, key, "rank %d is not in communicator '%s' (%u ranks from line %u)", bad,
@@ -457,15 +448,13 @@ static int parse_comm(struct reader *r, const json_t *obj, struct trace_entry *e
 	v = json_object_get(obj, "stream");
 	if (!err && v)
 		err = get_count(r, v, "stream", "stream", TRACE_STREAM_MAX, &stream, d);
-	if (!err && !e->ngroup) {
+	if (!err) {
+		bool took_ranks = !e->ngroup; /* the communicator's, if it has some */
+
 		err = trace_comm_assign(r->t, e, name, (unsigned)stream, d);
-		/* (a communicator of every rank has all of them) */
-		if (!err && e->comm < r->t->ncomms && r->t->comms[e->comm].ngroup)
-			err = ends_in_comm(r, &r->t->comms[e->comm], e, d);
-		return err;
+		if (!err && took_ranks && e->ngroup)
+			err = ends_in_comm(r, e, d);
 	}
-	if (!err)
-		err = trace_comm_assign(r->t, e, name, (unsigned)stream, d);
 	return err;
 }
 
