@@ -203,6 +203,10 @@ int records_order(struct records *r, const struct trace *t);
  * batch's sends. */
 bool records_concurrent(const struct records *r);
 
+/* When call @lead and the rest of its batch are all ready, from the start
+ * of their iteration: a batch starts once every buffer of it is. */
+double records_batch_ready(const struct records *r, size_t lead);
+
 /* The name of collective @c's communicator. */
 const char *records_comm_name(const struct records *r, const struct coll_record *c);
 

@@ -282,3 +282,13 @@ bool records_concurrent(const struct records *r)
 			return true;
 	return false;
 }
+
+double records_batch_ready(const struct records *r, size_t lead)
+{
+	double ready = 0;
+
+	for (size_t i = lead; i != SIZE_MAX; i = r->coll[i].next_in_batch)
+		if (r->coll[i].ready_us > ready)
+			ready = r->coll[i].ready_us;
+	return ready;
+}

@@ -34,7 +34,8 @@ struct sched {
 	/* Per call; a batch's counts and times on its first send (its lead). */
 	size_t *succ_first, *succ; /* the calls waiting for it (records.preds inverted) */
 	size_t *waits;         /* calls it still waits for */
-	double *after;         /* when the last of those ended */
+	double *after;         /* when it may start: its buffers all ready (a
+				* batch's) and the last of those ended */
 	size_t *pending;       /* leads waiting for nothing but their time */
 	size_t npending;
 	size_t *live;          /* collectives running now */
@@ -126,17 +127,6 @@ static size_t batch_next(const struct sched *s, size_t i)
 	return s->serial ? SIZE_MAX : s->r->coll[i].next_in_batch;
 }
 
-/* When pending @lead (with the rest of its batch) may start: all its
- * buffers ready and what it waits for ended. */
-static double lead_start(const struct sched *s, size_t lead, double iter_start)
-{
-	double ready = 0;
-
-	for (size_t i = lead; i != SIZE_MAX; i = batch_next(s, i))
-		ready = max2(ready, s->r->coll[i].ready_us);
-	return max2(iter_start + ready, s->after[lead]);
-}
-
 /* Call @i has ended at @end: what waited for it may go. */
 static void release(struct sched *s, size_t i, double end, size_t i1)
 {
@@ -168,7 +158,9 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 	*last_end = iter_start;
 	s->npending = 0;
 	for (size_t i = i0; i < i1; i++) {
-		s->after[i] = iter_start;
+		/* a batch's first send carries the batch's (its others none) */
+		s->after[i] = iter_start + (s->serial || r->coll[i].joins_batch ?
+						      r->coll[i].ready_us : records_batch_ready(r, i));
 		s->waits[i] = s->serial ? i > i0 : r->pred_first[i + 1] - r->pred_first[i];
 		if ((s->serial || !r->coll[i].joins_batch) && !s->waits[i])
 			s->pending[s->npending++] = i;
@@ -178,7 +170,7 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 		bool changed = false;
 
 		for (size_t k = 0; k < s->npending; k++)
-			t = fmin(t, lead_start(s, s->pending[k], iter_start));
+			t = fmin(t, s->after[s->pending[k]]);
 		for (size_t k = 0; k < s->nlive; k++)
 			t = fmin(t, now + s->left[k] / s->speed[k]);
 		/* Nothing to start or end with calls left: a wait that never
@@ -219,7 +211,7 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 		now = t;
 		for (size_t k = 0; k < s->npending;) {
 			size_t lead = s->pending[k];
-			double start = lead_start(s, lead, iter_start);
+			double start = s->after[lead];
 
 			if (start > now) {
 				k++;

@@ -759,7 +759,6 @@ static void call_main(int argc, char **argv)
 {
 	struct call_run *c = sgm.actor_self_get_data();
 	const struct records *rec = c->tg->rec;
-	double ready = 0;
 	int err = 0;
 
 	(void)argc;
@@ -769,12 +768,8 @@ static void call_main(int argc, char **argv)
 		sgm.sem_acquire(c->ended[rec->preds[k]]);
 		sgm.sem_release(c->ended[rec->preds[k]]);
 	}
-	/* a batch's sends start once all their buffers are ready */
-	for (size_t i = c->lead; i != SIZE_MAX; i = rec->coll[i].next_in_batch)
-		if (rec->coll[i].ready_us > ready)
-			ready = rec->coll[i].ready_us;
 	if (!c->sim->h->err) {
-		sleep_until(c->iter_start + 1e-6 * ready);
+		sleep_until(c->iter_start + 1e-6 * records_batch_ready(rec, c->lead));
 		err = run_batch(c);
 	}
 	if (err)
