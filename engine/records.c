@@ -60,10 +60,12 @@ int records_init(struct records *r, const struct plan *p, const char *backend)
 		c->stream = e->stream;
 		c->src = e->op == TRACE_OP_SENDRECV ? e->root : -1;
 		c->dst = e->op == TRACE_OP_SENDRECV ? e->peer : -1;
+		c->batched = e->batched;
+		c->batch = e->batch;
 	}
 	r->ncomms = t->ncomms;
 	r->comms = t->comms;
-	if (records_order(r, t)) {
+	if (records_order(r)) {
 		records_destroy(r);
 		return -ENOMEM;
 	}

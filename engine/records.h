@@ -193,11 +193,12 @@ int records_schedule(struct records *r, const struct plan *p);
  * before it, a batch's sends (one ncclGroupStart/End, trace_entry.batched)
  * for those of their ranks, and a call after a batch for the batch's
  * sends of its own ranks. A send outside a batch runs on its pair's own
- * queue, as PyTorch runs it on a two-rank communicator of its own. Sets
- * queue, batched, joins_batch, next_in_batch, pair_queue, nqueues and
- * the preds. 0 or -ENOMEM.
+ * queue, as PyTorch runs it on a two-rank communicator of its own. From
+ * the calls' comm, stream, src, dst, batched, batch and iteration, sets
+ * queue, joins_batch, next_in_batch, pair_queue, nqueues and the preds.
+ * 0 or -ENOMEM.
  */
-int records_order(struct records *r, const struct trace *t);
+int records_order(struct records *r);
 
 /* Whether two of @r's collectives may run at once: two queues, or a
  * batch's sends. */

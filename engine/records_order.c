@@ -78,7 +78,7 @@ static size_t table_slots(size_t n)
 
 /* Each call's queue, and its batch: the calls in a row on a queue with
  * one batch. @last: scratch, a call per queue. */
-static int number_queues(struct records *r, const struct trace *t, size_t *last)
+static int number_queues(struct records *r, size_t *last)
 {
 	struct queue_table q = { NULL, table_slots(r->ncoll) - 1 };
 
@@ -90,26 +90,23 @@ static int number_queues(struct records *r, const struct trace *t, size_t *last)
 	r->nqueues = 0;
 	for (size_t i = 0; i < r->ncoll; i++) {
 		struct coll_record *c = &r->coll[i];
-		const struct trace_entry *e = &t->entries[c->entry];
 		struct queue_key k = { c->comm, c->stream, UINT_MAX, UINT_MAX, 0 };
 		unsigned nq = r->nqueues;
 
-		c->batched = e->batched;
-		c->batch = e->batch;
 		c->next_in_batch = SIZE_MAX;
-		if (e->op == TRACE_OP_SENDRECV && !e->batched) {
-			k.lo = (unsigned)(e->root < e->peer ? e->root : e->peer);
-			k.hi = (unsigned)(e->root < e->peer ? e->peer : e->root);
-			c->pair_queue = true;
+		c->pair_queue = c->src >= 0 && !c->batched;
+		if (c->pair_queue) {
+			k.lo = (unsigned)(c->src < c->dst ? c->src : c->dst);
+			k.hi = (unsigned)(c->src < c->dst ? c->dst : c->src);
 		}
 		c->queue = queue_find(&q, &k, &r->nqueues);
 		if (r->nqueues == nq) { /* not its queue's first */
-			const struct trace_entry *b = &t->entries[r->coll[last[c->queue]].entry];
+			struct coll_record *b = &r->coll[last[c->queue]];
 
-			c->joins_batch = e->batched && b->batched && b->batch == e->batch &&
-					 b->iteration == e->iteration;
+			c->joins_batch = c->batched && b->batched && b->batch == c->batch &&
+					 b->iteration == c->iteration;
 			if (c->joins_batch)
-				r->coll[last[c->queue]].next_in_batch = i;
+				b->next_in_batch = i;
 		}
 		last[c->queue] = i;
 	}
@@ -243,12 +240,12 @@ static int link_calls(struct order *o)
 	return err;
 }
 
-int records_order(struct records *r, const struct trace *t)
+int records_order(struct records *r)
 {
 	size_t n = r->ncoll ? r->ncoll : 1;
 	size_t *last = malloc(n * sizeof(*last));
 	struct order o = { r, NULL, NULL, table_slots(2 * r->ncoll) - 1, NULL, 0, 0, NULL };
-	int err = last ? number_queues(r, t, last) : -ENOMEM;
+	int err = last ? number_queues(r, last) : -ENOMEM;
 
 	free(last);
 	if (!err) {
