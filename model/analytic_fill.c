@@ -32,7 +32,6 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 	double *at = malloc(n * sizeof(*at));
 	uint32_t *pick = malloc(n * sizeof(*pick));
 	double *frate = calloc(n, sizeof(*frate));   /* the last fill solve's */
-	uint32_t *group = malloc(n * sizeof(*group)); /* the group's connections */
 	double *rate = calloc(n, sizeof(*rate)), hmax = 0, first = INFINITY, last = 0;
 	unsigned nseg = 0;
 	struct joined_ws jw = { 0 };
@@ -40,7 +39,7 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 	bool all_at_once;
 	int err = 0;
 
-	if (!clk || !at || !pick || !rate || !frate || !group) {
+	if (!clk || !at || !pick || !rate || !frate) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -55,8 +54,6 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 		if (cr[i].nseg > nseg)
 			nseg = cr[i].nseg;
 	}
-	if (!err && nc)
-		err = joined_init(&jw, sv, pat, nseg);
 	if (err || !nc)
 		goto out;
 	/* every span overlapping every other: the steady shares (solve) */
@@ -64,29 +61,25 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 	for (size_t i = 0; i < pat->nconns; i++)
 		cr[i].fill = cr[i].rate;
 	qsort(clk, nc, sizeof(*clk), conn_clock_cmp);
+	err = joined_init(&jw, sv, pat, nseg, clk, nc);
 	if (!all_at_once)
 		err = fill_sets_init(&fs, clk, nc, spread);
 	ws->pick = pick;
-	for (size_t g = 0, end, a = 0; !err && g < nc; g = end) {
+	for (size_t g = 0, end, a = 0, lo = 0; !err && g < nc; g = end) {
 		double t = clk[g].start, tie = 1e-9 * fmax(hmax, t), from = t - spread - hmax;
-		size_t lo = g;
+		struct pick_window w;
 
 		for (end = g; end < nc && clk[end].start <= t + tie; end++)
 			;
-		/* tau: the first slices in flight as these start */
-		while (lo > 0 && clk[lo - 1].start >= t - hmax)
-			lo--;
-		ws->npick = 0;
-		for (size_t j = lo; j < end; j++)
-			if (j >= g || clk[j].start + clk[j].hop > t + tie)
-				pick[ws->npick++] = clk[j].conn;
-		/* only these connections' taus are read: each solve takes the
+		/* tau: the first slices in flight as these start, from the
+		 * first starting no earlier than the longest hop before */
+		while (clk[lo].start < t - hmax)
+			lo++;
+		w = (struct pick_window){ clk, lo, g, end, t + tie };
+		/* only the group's taus are read: each solve takes the
 		 * picked connections joined to them (analytic_joined.c) */
-		for (size_t j = g; j < end; j++)
-			group[j - g] = clk[j].conn;
 		for (unsigned k = 0; !err && k < nseg; k++) {
-			err = share_joined(sv, ws, &jw, pat, nch, k, pick, ws->npick, group,
-					   end - g, rate);
+			err = share_joined(sv, ws, &jw, pat, nch, k, &w, rate);
 			for (size_t j = g; !err && j < end; j++)
 				if (k < cr[clk[j].conn].nseg)
 					cr[clk[j].conn].seg_bw[k] = rate[clk[j].conn];
@@ -129,7 +122,6 @@ out:
 	joined_destroy(&jw);
 	ws->pick = NULL;
 	free(rate);
-	free(group);
 	free(frate);
 	free(pick);
 	free(at);

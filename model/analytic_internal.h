@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fill_sets.h"
 #include "maxmin.h"
 #include "plan.h"
 #include "records.h"
@@ -210,32 +211,49 @@ double hop_time(const struct conn_rate *r, const struct plan_pattern *pat,
  * joined to its group through the links they share */
 struct seg_users {
 	uint32_t *first; /* per link, + 1: where its connections start */
-	uint32_t *conn;  /* active connections, by link */
+	uint32_t *pos;   /* their clock positions, by link, in order */
 	bool built;
+};
+
+/*
+ * A group's pick, told by the clock rather than listed (a list is as long
+ * as the connections in flight, a million on a 4096-node tree, where a
+ * group joins some dozens of them): the connections at clock positions
+ * [lo, end) whose first slice is still in flight at @cut, and every one
+ * from @g on (the group, starting at @cut).
+ */
+struct pick_window {
+	const struct conn_clock *clk; /* by start */
+	size_t lo, g, end;
+	double cut;
 };
 
 struct joined_ws {
 	struct seg_users *seg; /* per segment, built at its first solve */
 	unsigned nseg;
-	uint32_t *pos;         /* per connection: its place in the pick */
+	const struct conn_clock *clk; /* the call's, by start */
+	size_t nc;
+	uint32_t *place;       /* per connection: its clock position, or
+				* UINT32_MAX off the clock */
 	bool *in;              /* per connection: joined to the wanted */
 	uint32_t *seen;        /* per link: the solve that last reached it */
 	uint32_t stamp;
 };
 
+/* @j for the @nc connections of @clk (by start) of pattern @pat. */
 int joined_init(struct joined_ws *j, const struct solver *sv, const struct plan_pattern *pat,
-		unsigned nseg);
+		unsigned nseg, const struct conn_clock *clk, size_t nc);
 void joined_destroy(struct joined_ws *j);
 /*
- * The rates through segment @seg of the @nwant connections @want among
- * the @npick connections @pick, into @rate: solved with the picked
+ * The rates through segment @seg of the group of @w (its positions from
+ * g) among the connections @w picks, into @rate: solved with the picked
  * connections joined to them through limited links, alone, which
  * share_conns over the whole pick gives them to rounding. Of the others,
  * only those joined are written.
  */
 int share_joined(const struct solver *sv, struct share_ws *ws, struct joined_ws *j,
-		 const struct plan_pattern *pat, unsigned nch, unsigned seg, const uint32_t *pick,
-		 size_t npick, const uint32_t *want, size_t nwant, double *rate);
+		 const struct plan_pattern *pat, unsigned nch, unsigned seg,
+		 const struct pick_window *w, double *rate);
 
 /* analytic_fill.c: a filling chain's shares told by time */
 uint32_t fill_window(const struct plan *p, const struct plan_pattern *pat, uint64_t bytes,
