@@ -191,6 +191,10 @@ uint64_t algo_nvls_pattern_chunk(const struct plan_pattern *pat);
  * nodes, crosses the network (algo_p2p.c). */
 bool algo_p2p_network(const struct plan *p, enum trace_op op, unsigned nnodes, int src,
 		      int dst);
+/* The ranks a node of an alltoall over the sorted @ranks (@n of them)
+ * takes where its sends can be planned from two nodes (algo_p2p.c,
+ * alltoall_fold): 0 where they cannot. */
+unsigned algo_alltoall_fold(const struct plan *p, const unsigned *ranks, unsigned n);
 /* Channels a send from GPU @g of a node to another node uses at most,
  * release @r counting the links. */
 unsigned algo_p2p_net_channels(const struct nccl_release *r, const struct topology *t,

@@ -16,7 +16,8 @@
 #include "gdr_policy.h"
 #include "tuner.h"
 
-/* Beyond this, alltoall's n^2 connections get too big to plan. */
+/* Beyond this, alltoall's n^2 connections get too big to plan, unless
+ * two nodes stand for all (algo_alltoall_fold). */
 #define PLAN_ALLTOALL_MAX_RANKS 512
 
 static const char *const stage_names[STAGE_KIND_COUNT] = {
@@ -186,11 +187,15 @@ static int entry_ranks(const struct plan *p, const struct trace_entry *e,
 			qsort(r, cnt, sizeof(*r), cmp_unsigned);
 			break;
 		}
-	if (e->op == TRACE_OP_ALLTOALL && cnt > PLAN_ALLTOALL_MAX_RANKS) {
+	if (e->op == TRACE_OP_ALLTOALL && cnt > PLAN_ALLTOALL_MAX_RANKS &&
+	    !algo_alltoall_fold(p, r, cnt)) {
 		free(r);
 		return diag_at(d, -EINVAL, p->trace->file, e->line, 0, "op",
-			       "alltoall over %u ranks: at most %u are planned peer by peer",
-			       cnt, PLAN_ALLTOALL_MAX_RANKS);
+			       "alltoall over %u ranks: at most %u are planned peer by peer "
+			       "where its nodes cannot stand for one another (%s)",
+			       cnt, PLAN_ALLTOALL_MAX_RANKS,
+			       p->layout.fabric.tiers ? "the fabric's switches route each pair of nodes its own way"
+						      : "not the same GPUs of every node");
 	}
 	*out = r;
 	*n = cnt;

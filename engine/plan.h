@@ -244,6 +244,9 @@ struct plan_options {
 	 * latencies only). Backends without BACKEND_CAP_ALGORITHMS get it,
 	 * and `validate` predicts them with it. */
 	bool ring_only;
+	/* Plan an alltoall's every send, where its nodes alike would let
+	 * two of them stand for all (algo_alltoall_fold): for checking it. */
+	bool alltoall_every_send;
 };
 
 void plan_options_default(struct plan_options *o);
