@@ -240,12 +240,34 @@ unsigned algo_layout_rank(const struct algo_build *b, unsigned node,
 	return algo_rank(b, node, l->order[k]);
 }
 
+/* The communicator's GPUs on @node (local indices, in rank order) into
+ * @gpus; their count. */
+static unsigned comm_gpus_on(const struct plan *p, const struct plan_pattern *pat,
+			     unsigned node, unsigned *gpus)
+{
+	unsigned lo = 0, hi = pat->nranks, n = 0;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (plan_node_of(p, pat->ranks[mid]) < node)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < pat->nranks && plan_node_of(p, pat->ranks[lo]) == node &&
+	       n < TOPO_MAX_GPUS; lo++)
+		gpus[n++] = pat->ranks[lo] % p->gpus_per_node;
+	return n;
+}
+
 int algo_conn_via(struct algo_build *b, enum conn_kind kind, unsigned src,
 		  unsigned dst, unsigned channel, int nic_src, int nic_dst,
 		  double volume, double latency_us, uint32_t *out)
 {
 	struct plan_pattern *pat = b->pat;
 	const struct plan *p = b->p;
+	unsigned src_gpus[TOPO_MAX_GPUS], dst_gpus[TOPO_MAX_GPUS];
 	struct route_req q = {
 		.kind = kind,
 		.src_gpu = src % p->gpus_per_node,
@@ -261,7 +283,14 @@ int algo_conn_via(struct algo_build *b, enum conn_kind kind, unsigned src,
 	double lat;
 	int err;
 
+	if (pat->algo == ALGO_P2P && kind == CONN_P2P && !q.intra) {
+		q.src_gpus = src_gpus;
+		q.nsrc_gpus = comm_gpus_on(p, pat, plan_node_of(p, src), src_gpus);
+		q.dst_gpus = dst_gpus;
+		q.ndst_gpus = comm_gpus_on(p, pat, plan_node_of(p, dst), dst_gpus);
+	}
 	route_pick_nics(p, &q, channel);
+	q.src_gpus = q.dst_gpus = NULL; /* not kept with the route */
 	q.switches = p->topo.fabric.hops;
 	if (!q.intra && q.nic_src >= 0 && q.nic_dst >= 0)
 		q.switches = fabric_switches(&p->layout.fabric, &p->topo, plan_node_of(p, src),

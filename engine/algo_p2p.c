@@ -23,26 +23,31 @@
 /*
  * NCCL_NCHANNELS_PER_NET_PEER's default since 2.29 (paths.cc
  * ncclTopoGetNchannels, topo.cc ncclTopoGetLocalNetCountByBw): of the NICs
- * the GPU's channels take in turn, as many as it takes for their paths'
- * bandwidth to reach the GPU's own to its CPU, and one channel a NIC or
- * one per P2P_PER_CHANNEL_NET_BW (14 GB/s) of them, whichever is more. A
- * PCIe GPU's one link fills with its first NIC.
+ * the GPU's p2p channels take in turn (channels_p2p_nic, the node's GPUs
+ * sharing them), as many as it takes for their paths' bandwidth to reach
+ * the GPU's own to its CPU, and one channel a NIC or one per
+ * P2P_PER_CHANNEL_NET_BW (14 GB/s) of them, whichever is more. A PCIe
+ * GPU's one link fills with its first NIC.
  */
 unsigned algo_p2p_net_channels(const struct nccl_release *r, const struct topology *t,
 			       unsigned g)
 {
 	struct route_end gpu = { ROUTE_GPU, (int)g }, cpu = { ROUTE_MEM, t->gpus[g].socket };
-	int first = channels_nic(t, g, 0);
+	unsigned all[TOPO_MAX_GPUS];
+	int first;
 	struct res_layout l;
 	double gpu_bw, bw = 0;
 	unsigned count = 0, by_bw;
 
+	for (unsigned k = 0; k < t->ngpus && k < TOPO_MAX_GPUS; k++)
+		all[k] = k;
+	first = channels_p2p_nic(r, t, all, t->ngpus, g, 0);
 	if (first < 0)
 		return 2;
 	res_layout_init(&l, t, 1);
 	gpu_bw = search_path_bw(r, &l, t, gpu, cpu);
 	for (unsigned c = 0; c < P2P_MAX_CHANNELS; c++) {
-		int nic = channels_nic(t, g, c);
+		int nic = channels_p2p_nic(r, t, all, t->ngpus, g, c);
 
 		if (c && nic == first)
 			break;

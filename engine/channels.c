@@ -67,16 +67,18 @@ unsigned channels_mirror_bits(unsigned val, unsigned pow2)
 
 /*
  * GPU @g's (an index into @gpus) nearest NICs, index order, into @local
- * (their count returned), and in @start the one of them it tries first,
- * by @r's rule (enum nccl_first_net, topo.cc ncclTopoGetLocalNet).
+ * (their count returned), in @start the one of them it tries first, by
+ * @r's rule (enum nccl_first_net, topo.cc ncclTopoGetLocalNet), and in
+ * @shared how many of @gpus have the first of them among their nearest.
  */
 static unsigned gpu_nics(const struct nccl_release *r, const struct topology *t,
 			 const unsigned *gpus, unsigned n, unsigned g, int *local,
-			 unsigned *start)
+			 unsigned *start, unsigned *shared)
 {
 	unsigned m = 0, sharing = 0, dev = gpus[g];
 
 	*start = 0;
+	*shared = 0;
 	for (unsigned i = 0; i < t->nnics; i++)
 		if (topo_nic_is_nearest(t, gpus[g], (int)i))
 			local[m++] = (int)i;
@@ -84,6 +86,7 @@ static unsigned gpu_nics(const struct nccl_release *r, const struct topology *t,
 		return 0;
 	for (unsigned k = 0; k < n; k++)
 		sharing += topo_nic_is_nearest(t, gpus[k], local[0]);
+	*shared = sharing;
 	if (r && r->first_net == NCCL_FIRST_NET_DEV_MOD_GPUS)
 		dev %= sharing;
 	if (r && r->first_net == NCCL_FIRST_NET_DEV)
@@ -91,6 +94,23 @@ static unsigned gpu_nics(const struct nccl_release *r, const struct topology *t,
 	else if (r && r->first_net != NCCL_FIRST_NET_INDEX)
 		*start = (m & (m - 1)) ? dev % m : channels_mirror_bits(dev, m);
 	return m;
+}
+
+int channels_p2p_nic(const struct nccl_release *r, const struct topology *t,
+		     const unsigned *gpus, unsigned n, unsigned g, unsigned channel)
+{
+	int local[TOPO_MAX_NICS];
+	unsigned start, sharing, per_gpu, m = gpu_nics(r, t, gpus, n, g, local, &start, &sharing);
+
+	if (!m)
+		return -1;
+	if (!r || r->first_net == NCCL_FIRST_NET_INDEX)
+		per_gpu = m;
+	else if (r->first_net == NCCL_FIRST_NET_DEV)
+		per_gpu = 1;
+	else
+		per_gpu = sharing ? (m + sharing - 1) / sharing : m;
+	return local[(start + channel % per_gpu) % m];
 }
 
 /*
@@ -109,7 +129,7 @@ static unsigned channel_nics(const struct nccl_release *r, const struct topology
 
 	for (unsigned g = 0; g < n; g++) {
 		int local[TOPO_MAX_NICS];
-		unsigned start, m = gpu_nics(r, t, gpus, n, g, local, &start);
+		unsigned start, shared, m = gpu_nics(r, t, gpus, n, g, local, &start, &shared);
 
 		first[g] = m ? local[start] : -1;
 		for (unsigned k = 0; k < m; k++) {

@@ -202,6 +202,22 @@ void channels_layout(const struct nccl_release *r, const struct topology *t,
  */
 int channels_nic(const struct topology *t, unsigned gpu, unsigned channel);
 
+/*
+ * The NIC channel @channel of a p2p connection (a send/receive, an
+ * alltoall's send) uses at GPU @gpus[@g], the @n @gpus the communicator's
+ * on that node: ncclTopoGetLocalNet, which NCCL's p2p transport asks
+ * without a graph (net.cc ncclTopoGetNetDev; topo.cc v2.30.7-1:2039-2079).
+ * From the NIC release @r starts the GPU at, its channels turn over
+ * ceil(NICs / GPUs sharing them) of its nearest NICs (2.19 on,
+ * NCCL_NETDEVS_POLICY's AUTO), where a collective's channels take all of
+ * them (channels_nic): two GPUs under one switch with two NICs keep one
+ * each. 2.12 keeps one a GPU (topo.cc v2.12.12-1:678-703), 2.8.4 turns
+ * every GPU over all of them from the first (v2.8.4-1:588-607). -1: no
+ * NIC.
+ */
+int channels_p2p_nic(const struct nccl_release *r, const struct topology *t,
+		     const unsigned *gpus, unsigned n, unsigned g, unsigned channel);
+
 /* NCCL's mirrorBits and reverseBits: @val's low log2(@pow2) bits in
  * reverse order (@pow2 a power of two). */
 unsigned channels_mirror_bits(unsigned val, unsigned pow2);

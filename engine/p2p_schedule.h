@@ -9,8 +9,9 @@
  * their own, the round's group index with its bits reversed, so that
  * consecutive rounds use channels far apart (channel.h
  * ncclP2pChannelBaseForRound; device.h ncclP2pChannelForPart). A
- * channel's NIC is then its GPU's NIC for that channel (channels_nic), so
- * the parts of one send spread over the GPU's NICs.
+ * channel's NIC is then its GPU's p2p NIC for that channel
+ * (channels_p2p_nic), so the parts of one send spread over the NICs the
+ * GPU has to itself.
  */
 #ifndef GDRLAB_P2P_SCHEDULE_H
 #define GDRLAB_P2P_SCHEDULE_H

@@ -359,6 +359,20 @@ static void nvls(struct rb *b, const struct route_req *q, bool reduce)
 	stage(b)->latency += b->p->topo.gpu_fabric.latency;
 }
 
+/* The NIC channel @channel takes at local GPU @gpu: a p2p connection's
+ * (channels_p2p_nic, @gpu among the communicator's @n @gpus of its node;
+ * -1 where it is not one of them) or, with @gpus NULL, a collective's. */
+static int p2p_or_channel_nic(const struct plan *p, const unsigned *gpus, unsigned n,
+			      unsigned gpu, unsigned channel)
+{
+	if (!gpus)
+		return channels_nic(&p->topo, gpu, channel);
+	for (unsigned k = 0; k < n; k++)
+		if (gpus[k] == gpu)
+			return channels_p2p_nic(p->nccl, &p->topo, gpus, n, k, channel);
+	return -1;
+}
+
 void route_pick_nics(const struct plan *p, struct route_req *q,
 		     unsigned channel)
 {
@@ -378,9 +392,9 @@ void route_pick_nics(const struct plan *p, struct route_req *q,
 		return;
 	}
 	if (q->nic_src < 0)
-		q->nic_src = channels_nic(t, q->src_gpu, channel);
+		q->nic_src = p2p_or_channel_nic(p, q->src_gpus, q->nsrc_gpus, q->src_gpu, channel);
 	if (q->nic_dst < 0)
-		q->nic_dst = channels_nic(t, q->dst_gpu, channel);
+		q->nic_dst = p2p_or_channel_nic(p, q->dst_gpus, q->ndst_gpus, q->dst_gpu, channel);
 	if (!plan_pxn_for(p, q->node_gpus) || q->nic_src < 0)
 		return;
 	/* A send/receive leaves by the receiver's rail when the sender's
@@ -394,7 +408,10 @@ void route_pick_nics(const struct plan *p, struct route_req *q,
 	    q->dst_gpu < t->ngpus &&
 	    (p->layout.fabric.tiers ||
 	     topo_gpu_nic_path(t, (int)q->src_gpu, q->nic_src) > TOPO_PATH_PXB)) {
-		int rail = channels_nic(t, q->dst_gpu, channel);
+		/* the NIC the GPU of the receiver's place on the sender's
+		 * node takes, none where the communicator has no such GPU
+		 * there (search.cc ncclTopoGetNetDev) */
+		int rail = p2p_or_channel_nic(p, q->src_gpus, q->nsrc_gpus, q->dst_gpu, channel);
 
 		/* in a wired mesh only where the sender has NVLinks to the
 		 * rail's GPU (paths.cc: PXN needs PATH_NVL to the peer) */

@@ -25,11 +25,17 @@ struct route_req {
 				    * core tiers cross different counts) */
 	unsigned node_gpus;        /* the communicator's GPUs on a node
 				    * (p2p_policy.h) */
+	/* NCCL's p2p path (a send/receive, an alltoall): the
+	 * communicator's GPUs on each end's node, among which
+	 * channels_p2p_nic picks the NICs; NULL for a collective's hop */
+	const unsigned *src_gpus, *dst_gpus;
+	unsigned nsrc_gpus, ndst_gpus;
 };
 
 /*
  * The NICs channel @channel uses for @q's GPUs where the caller left
- * them -1 (a collective's channel layout chooses its own), and the PXN
+ * them -1 (a collective's channel layout chooses its own; a p2p
+ * connection's are channels_p2p_nic's), and the PXN
  * relay of the send (gdr_policy.h: NCCL 2.12+, collectives and p2p
  * alike). A send/receive whose sender is beyond PXB of its NIC leaves by
  * the receiver's rail when that rail's NIC is within PXB of the

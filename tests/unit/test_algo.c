@@ -129,6 +129,35 @@ Test(algo, an_alltoall_takes_a_channels_sends_in_batches_of_8_model)
 }
 
 /*
+ * A send's NIC is the one NCCL's p2p transport asks for without a graph
+ * (topo.cc ncclTopoGetLocalNet): of a GPU's nearest NICs, its channels
+ * take ceil(NICs / GPUs sharing them). On h100-pcie5-400g two GPUs share
+ * a switch's two 400 Gbit/s NICs, so a send from GPU 0 to the next node
+ * keeps one: 400 x 0.95 / 8 = 47.5 GB/s; so does one on a communicator
+ * of GPUs 0 and 1 of each node. A communicator of one GPU a node has the
+ * two NICs to itself: above one NIC's rate (its PCIe link binds next).
+ */
+Test(algo, a_send_takes_its_gpus_share_of_the_nics)
+{
+	static const char sends[] =
+		"{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":1073741824,\"dtype\":\"fp32\",\"src\":0,\"dst\":8}\n"
+		"{\"iteration\":1,\"op\":\"sendrecv\",\"bytes\":1073741824,\"dtype\":\"fp32\",\"src\":0,\"dst\":8,"
+		"\"comm\":\"pairs\",\"group\":[0,1,8,9]}\n"
+		"{\"iteration\":2,\"op\":\"sendrecv\",\"bytes\":1073741824,\"dtype\":\"fp32\",\"src\":0,\"dst\":8,"
+		"\"comm\":\"alone\",\"group\":[0,8]}\n";
+	struct plan_options o;
+	struct run r;
+
+	plan_options_default(&o);
+	run_trace(&r, "analytic", CONFIG("h100-pcie5-400g.yaml"), sends, &o);
+	assert_rel(r.rec.coll[0].busbw_gbps, 47.5, 0.002);
+	assert_rel(r.rec.coll[1].busbw_gbps, 47.5, 0.002);
+	cr_assert_gt(r.rec.coll[2].busbw_gbps, 47.5 * 1.05, "%.2f GB/s: two NICs",
+		     r.rec.coll[2].busbw_gbps);
+	run_destroy(&r);
+}
+
+/*
  * PXN (tests/data/pxn-two-gpus.yaml): gpu1 is PHB from the node's only
  * NIC, gpu0 PIX, NVLink between them. gpu1's sends go over NVLink to
  * gpu0 and out of the NIC with GPUDirect RDMA; NCCL judges gpu1's
