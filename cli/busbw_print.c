@@ -131,6 +131,12 @@ static void print_header(FILE *out, const struct busbw_run *r)
 		o->algo ? o->algo : "", o->proto ? ", NCCL_PROTO " : "",
 		o->proto ? o->proto : "", o->pxn_off ? ", PXN off" : "",
 		o->p2p_level ? ", NCCL_P2P_LEVEL " : "", p2p_user_level_name(o->p2p_level));
+	if ((o->algo || o->proto) &&
+	    (a->coll->op == TRACE_OP_ALLTOALL || a->coll->op == TRACE_OP_SENDRECV))
+		/* enqueue.cc addP2pToPlan: no tuner, LL by a send's size */
+		fprintf(out, "# NCCL_ALGO and NCCL_PROTO do not steer NCCL's p2p path (%s): it has "
+			     "no algorithm, and each send is LL or Simple by its size\n",
+			a->coll->name);
 	print_fallback(out, r);
 	print_graphs(out, r);
 	if (r->nranks == 1)

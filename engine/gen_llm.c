@@ -65,7 +65,8 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 		return diag_set(d, -EINVAL, "--ep: %s has no experts (not a mixture of experts)",
 				a->name);
 	if (o->ep > 1 && a->experts % o->ep)
-		return opt_err(d, "--ep", "%u does not divide the model's experts", o->ep);
+		return diag_set(d, -EINVAL, "--ep: %u does not divide %s's %u experts a layer",
+				o->ep, a->name, a->experts);
 	/* Megatron-Core's TransformerConfig: "When using expert parallelism
 	 * and tensor parallelism, sequence parallelism must be used" */
 	if (o->ep > 1 && o->tp > 1 && !o->sequence_parallel)

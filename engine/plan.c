@@ -192,10 +192,13 @@ static int entry_ranks(const struct plan *p, const struct trace_entry *e,
 		free(r);
 		return diag_at(d, -EINVAL, p->trace->file, e->line, 0, "op",
 			       "alltoall over %u ranks: at most %u are planned peer by peer "
-			       "where its nodes cannot stand for one another (%s)",
+			       "where its nodes cannot stand for one another (%s); %s",
 			       cnt, PLAN_ALLTOALL_MAX_RANKS,
 			       p->layout.fabric.tiers ? "the fabric's switches route each pair of nodes its own way"
-						      : "not the same GPUs of every node");
+						      : "not the same GPUs of every node",
+			       p->layout.fabric.tiers ? "take fewer ranks, or the same nodes without the fabric's "
+							"switches (no leaf, spine, core) for a figure without ECMP's collisions"
+						      : "take the same GPUs of every node, or fewer ranks");
 	}
 	*out = r;
 	*n = cnt;

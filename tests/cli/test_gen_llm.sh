@@ -18,7 +18,7 @@ bad "--model: expected a model of" -- --model llama3-7b
 bad "--tp: 3 does not divide the model's attention heads (32, 8 of keys and values)" -- --model llama3-8b --tp 3
 bad "--tp: 0: expected 1 or more" -- --model llama3-8b --tp 0
 bad "--ep: llama3-8b has no experts (not a mixture of experts)" -- --model llama3-8b --dp 4 --ep 2
-bad "--ep: 3 does not divide the model's experts" -- --model mixtral-8x7b --dp 6 --ep 3
+bad "--ep: 3 does not divide mixtral-8x7b's 8 experts a layer" -- --model mixtral-8x7b --dp 6 --ep 3
 bad "--ep: 0: expected 1 or more" -- --model mixtral-8x7b --dp 4 --ep 0
 bad "--ep: expert parallelism with --tp 2 needs --sequence-parallel, as Megatron-Core asks" -- --model mixtral-8x7b --tp 2 --dp 4 --ep 2
 bad "--ep: 3 does not divide --dp" -- --model mixtral-8x7b --dp 4 --ep 3
