@@ -199,13 +199,15 @@ static int p2p_send(struct algo_build *b, const struct p2p_rounds *r, unsigned i
  * against every send planned): 2 L (n - 1) sends instead of n (n - 1),
  * so an alltoall of any size is planned (8 192 ranks: 131 000 sends
  * where every peer's were 67 million). A switched fabric's ECMP gives
- * each pair of nodes its own uplinks: there every send is planned.
+ * each pair of nodes its own uplinks: there every send is planned; so
+ * it is where other calls may run beside it (plan.calls_alone), whose
+ * sends on the nodes left out would meet none of its own.
  */
 unsigned algo_alltoall_fold(const struct plan *p, const unsigned *ranks, unsigned n)
 {
 	unsigned local = 0;
 
-	if (p->opts.alltoall_every_send || p->layout.fabric.tiers || !n)
+	if (p->opts.alltoall_every_send || p->layout.fabric.tiers || !p->calls_alone || !n)
 		return 0;
 	while (local < n && plan_node_of(p, ranks[local]) == plan_node_of(p, ranks[0]))
 		local++;

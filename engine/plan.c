@@ -155,6 +155,23 @@ static int outside_cluster(const struct plan *p, const struct trace_entry *e, co
 		       rank, p->nranks, p->nodes, p->gpus_per_node, need, need);
 }
 
+/* Why an alltoall's nodes cannot stand for one another
+ * (algo_alltoall_fold), and what to do. */
+static const char *fold_refusal(const struct plan *p)
+{
+	if (p->opts.alltoall_every_send)
+		return "every send asked for)";
+	if (p->layout.fabric.tiers)
+		return "the fabric's switches route each pair of nodes its own way); take fewer "
+		       "ranks, or the same nodes without the fabric's switches (no leaf, spine, "
+		       "core) for a figure without ECMP's collisions";
+	if (!p->calls_alone)
+		return "other communicators' or streams' calls may run beside it, on nodes two "
+		       "would stand for); take fewer ranks, or time it in a trace of its own";
+	return "not the same GPUs of every node); take the same GPUs of every node, or fewer "
+	       "ranks";
+}
+
 /* The entry's ranks, checked against the cluster, sorted. */
 static int entry_ranks(const struct plan *p, const struct trace_entry *e,
 		       unsigned **out, unsigned *n, struct diag *d)
@@ -192,13 +209,8 @@ static int entry_ranks(const struct plan *p, const struct trace_entry *e,
 		free(r);
 		return diag_at(d, -EINVAL, p->trace->file, e->line, 0, "op",
 			       "alltoall over %u ranks: at most %u are planned peer by peer "
-			       "where its nodes cannot stand for one another (%s); %s",
-			       cnt, PLAN_ALLTOALL_MAX_RANKS,
-			       p->layout.fabric.tiers ? "the fabric's switches route each pair of nodes its own way"
-						      : "not the same GPUs of every node",
-			       p->layout.fabric.tiers ? "take fewer ranks, or the same nodes without the fabric's "
-							"switches (no leaf, spine, core) for a figure without ECMP's collisions"
-						      : "take the same GPUs of every node, or fewer ranks");
+			       "where its nodes cannot stand for one another (%s",
+			       cnt, PLAN_ALLTOALL_MAX_RANKS, fold_refusal(p));
 	}
 	*out = r;
 	*n = cnt;
@@ -447,6 +459,21 @@ static int plan_add_entry(struct build_ctx *bc, size_t idx, struct diag *d)
 	return 0;
 }
 
+/* Whether no two calls of @t can run at once (plan.calls_alone): one
+ * communicator and stream, every send of it in a batch (a send outside
+ * one runs on its pair's own stream, records_order.c). */
+static bool calls_alone(const struct trace *t)
+{
+	for (size_t i = 0; i < t->nentries; i++) {
+		const struct trace_entry *e = &t->entries[i];
+
+		if (e->comm != t->entries[0].comm || e->stream != t->entries[0].stream ||
+		    (e->op == TRACE_OP_SENDRECV && !e->batched))
+			return false;
+	}
+	return true;
+}
+
 int plan_build(struct plan *p, const struct topology *topo,
 	       const struct trace *trace, const struct plan_options *opts,
 	       struct diag *d)
@@ -494,6 +521,7 @@ int plan_build(struct plan *p, const struct topology *topo,
 	for (unsigned g = 0; g < p->gpus_per_node; g++)
 		p->p2p_net_channels[g] = algo_p2p_net_channels(p->nccl, &p->topo, g);
 
+	p->calls_alone = calls_alone(trace);
 	p->ncollectives = trace->nentries;
 	p->collectives = calloc(trace->nentries ? trace->nentries : 1,
 				sizeof(*p->collectives));

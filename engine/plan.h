@@ -273,6 +273,12 @@ struct plan {
 	struct plan_options opts;
 	const struct nccl_release *nccl; /* opts.nccl's */
 	unsigned nodes, gpus_per_node, nranks;
+	/* No two calls of the trace can run at once: one communicator and
+	 * stream, no send on its pair's own (records_order.c). Only then
+	 * may a call be planned on some of its nodes for all of them
+	 * (algo_alltoall_fold): what runs beside it on the others would
+	 * not meet it there. */
+	bool calls_alone;
 	unsigned p2p_net_channels[TOPO_MAX_GPUS]; /* algo_p2p_net_channels of each
 						   * GPU of a node, found once */
 	struct res_layout layout;

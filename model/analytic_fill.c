@@ -62,7 +62,7 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 		cr[i].fill = cr[i].rate;
 	qsort(clk, nc, sizeof(*clk), conn_clock_cmp);
 	err = joined_init(&jw, sv, pat, nseg, clk, nc);
-	if (!all_at_once)
+	if (!err && !all_at_once)
 		err = fill_sets_init(&fs, clk, nc, spread);
 	ws->pick = pick;
 	for (size_t g = 0, end, a = 0, lo = 0; !err && g < nc; g = end) {

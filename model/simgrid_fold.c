@@ -142,6 +142,17 @@ int sgm_fold_pattern(const struct plan *p, const struct plan_pattern *pat,
 	}
 	free(index);
 	index = NULL;
+	/* Switches' links are laid out for every node (fabric.h) */
+	f->span = p->layout.fabric.tiers ? f->nodes : 1;
+	for (size_t k = 0; k < f->nkept && !p->layout.fabric.tiers; k++) {
+		const struct plan_conn *c = &pat->conns[f->kept[k]];
+		unsigned a = sgm_fold_node(p, f, c, false) + 1, b = sgm_fold_node(p, f, c, true) + 1;
+
+		if (a > f->span)
+			f->span = a;
+		if (b > f->span)
+			f->span = b;
+	}
 	/* Switches tell the connections apart as they do the nodes. */
 	if (!replay && sym && !p->layout.fabric.tiers) {
 		err = sgm_fold_symmetry(p, pat, sym, f);

@@ -48,6 +48,10 @@ struct sgm_header {
  */
 struct sgm_fold {
 	unsigned nodes;   /* nodes of the folded view */
+	unsigned span;    /* of them, the nodes its kept connections touch
+			   * (all of them under switches), which the
+			   * platform needs: two of a folded alltoall's
+			   * (algo_alltoall_fold) */
 	size_t nkept;
 	size_t *kept;     /* owned; connection indices into the pattern */
 	uint32_t *dep;    /* owned; per kept connection and dependency: the

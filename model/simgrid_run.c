@@ -570,7 +570,7 @@ static int simulate_call(struct sim *s, const struct plan *p, size_t pattern,
 			       s->o->every_conn ? NULL : &s->sym, &f);
 	if (err)
 		return err;
-	if (f.nodes > s->nodes) {
+	if (f.span > s->nodes) {
 		sgm_fold_destroy(&f);
 		return -ERANGE;
 	}
@@ -869,8 +869,8 @@ int sgm_platform_nodes(const struct plan *p, const struct model_options *o,
 		err = sgm_fold_pattern(p, pat, jobs[j].nchannels, o->replay, NULL, &f);
 		if (err)
 			return err;
-		if (f.nodes > nodes)
-			nodes = f.nodes;
+		if (f.span > nodes)
+			nodes = f.span;
 		sgm_fold_destroy(&f);
 	}
 	*out = nodes < p->nodes ? nodes : p->nodes;
