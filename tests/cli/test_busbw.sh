@@ -110,6 +110,12 @@ check_op sendrecv int32 4 0 sum -1 1
 # p2p: no NCCL estimate; the pair crosses the nodes
 expect 0 "sendrecv" -- "$gdrlab" busbw -t "$abci" --op sendrecv -b 1M -e 1M
 rows "$tmp/out" | awk '$14 != "P2P" || $17 != "N/A" || $18 == "intra_node" { print "FAIL: " $0; bad = 1 } END { exit bad }' || fail=1
+# --algo / --proto on NCCL's p2p path: said to have no effect, rows as without
+expect 0 "alltoall --algo" -- "$gdrlab" busbw -t "$abci" --op alltoall --algo ring --proto LL -b 1M -e 1M
+has "$tmp/out" "^# NCCL_ALGO and NCCL_PROTO do not steer NCCL's p2p path (alltoall)"
+rows "$tmp/out" >"$tmp/with"
+expect 0 "alltoall" -- "$gdrlab" busbw -t "$abci" --op alltoall -b 1M -e 1M
+rows "$tmp/out" | cmp -s - "$tmp/with" || { echo "FAIL: --algo moved an alltoall's rows"; fail=1; }
 # -p direct where the NIC is across the sockets from every GPU
 # (two-socket-commodity: SYS, beyond GDR level P2C): staged, and why
 expect 0 "fallback" -- "$gdrlab" busbw -t two-socket-commodity --op alltoall -p direct -b 1M -e 2M
