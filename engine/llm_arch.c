@@ -53,6 +53,18 @@ const struct llm_arch llm_archs[] = {
 		.vocab = 32000, .experts = 8, .top_k = 2, .gated_mlp = true,
 		.default_seq = 32768,
 	},
+	{
+		/* allenai/OLMoE-1B-7B-0924 config.json; Muennighoff et al.
+		 * 2024, "OLMoE: Open Mixture-of-Experts Language Models": 64
+		 * small experts, 8 a token, RMSNorms on queries and keys
+		 * (transformers' OlmoeAttention q_norm, k_norm), the output
+		 * head its own. 6,919,161,856 parameters. Trained on 4096
+		 * tokens (max_position_embeddings). */
+		.name = "olmoe-1b-7b", .source = "allenai/OLMoE-1B-7B-0924 config.json; OLMoE paper",
+		.layers = 16, .hidden = 2048, .heads = 16, .kv_heads = 16, .ffn = 1024,
+		.vocab = 50304, .experts = 64, .top_k = 8, .gated_mlp = true, .qk_norm = true,
+		.default_seq = 4096,
+	},
 	{ .name = NULL },
 };
 
@@ -77,6 +89,8 @@ uint64_t llm_attention_params(const struct llm_arch *a)
 
 	if (a->biases)
 		w += 2 * h + 2 * kv;
+	if (a->qk_norm)
+		w += h + kv;
 	return w + norm(a);
 }
 

@@ -22,6 +22,7 @@ struct llm_arch {
 	bool gated_mlp;       /* SwiGLU: three matrices, else two */
 	bool biases;          /* linear layers and LayerNorms have biases */
 	bool tied_embeddings; /* the output head is the embedding */
+	bool qk_norm;         /* RMSNorms on the queries and keys (OLMoE) */
 	unsigned learned_positions; /* positions of a learned table, 0: RoPE */
 	unsigned default_seq; /* the training sequence length of its paper */
 };

@@ -19,6 +19,16 @@ Test(gen_llm, zoo_matches_published_parameter_counts)
 	cr_expect_eq(llm_total_params(llm_arch_find("llama3-70b")), 70553706496ull);
 	cr_expect_eq(llm_total_params(llm_arch_find("llama3-405b")), 405853388800ull);
 	cr_expect_eq(llm_total_params(llm_arch_find("mixtral-8x7b")), 46702792704ull);
+	/* by hand from its config.json: embedding and head 2 x 50304 x 2048;
+	 * a layer's q, k, v, o 4 x 2048^2, q and k norms 2 x 2048, two norms
+	 * 2 x 2048, router 2048 x 64, experts 64 x 3 x 2048 x 1024; 16
+	 * layers and the final norm */
+	cr_expect_eq(llm_total_params(llm_arch_find("olmoe-1b-7b")),
+		     2ull * 50304 * 2048 +
+			     16ull * (4ull * 2048 * 2048 + 4 * 2048 + 2048 * 64 +
+				      64ull * 3 * 2048 * 1024) +
+			     2048);
+	cr_expect_eq(llm_total_params(llm_arch_find("olmoe-1b-7b")), 6919161856ull);
 	assert_rel(llm_total_params(llm_arch_find("gpt3-175b")), 175.0e9, 0.005);
 	cr_expect_null(llm_arch_find("llama3-7b"));
 }
