@@ -233,9 +233,7 @@ struct joined_ws {
 	unsigned nseg;
 	const struct conn_clock *clk; /* the call's, by start */
 	size_t nc;
-	uint32_t *place;       /* per connection: its clock position, or
-				* UINT32_MAX off the clock */
-	bool *in;              /* per connection: joined to the wanted */
+	bool *in;              /* per clock position: joined to the group */
 	uint32_t *seen;        /* per link: the solve that last reached it */
 	uint32_t stamp;
 };

@@ -22,8 +22,6 @@
 
 #include "analytic_internal.h"
 
-#define OFF_CLOCK UINT32_MAX
-
 static void seg_users_destroy(struct seg_users *u)
 {
 	free(u->first);
@@ -38,7 +36,6 @@ void joined_destroy(struct joined_ws *j)
 	free(j->seg);
 	free(j->seen);
 	free(j->in);
-	free(j->place);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -52,15 +49,10 @@ int joined_init(struct joined_ws *j, const struct solver *sv, const struct plan_
 	j->clk = clk;
 	j->nc = nc;
 	j->seg = calloc(nseg ? nseg : 1, sizeof(*j->seg));
-	j->place = malloc(n * sizeof(*j->place));
 	j->in = calloc(n, sizeof(*j->in));
 	j->seen = calloc(sv->nres ? sv->nres : 1, sizeof(*j->seen));
-	if (!j->seg || !j->place || !j->in || !j->seen)
+	if (!j->seg || !j->in || !j->seen)
 		return -ENOMEM;
-	for (size_t i = 0; i < pat->nconns; i++)
-		j->place[i] = OFF_CLOCK;
-	for (size_t q = 0; q < nc; q++)
-		j->place[clk[q].conn] = (uint32_t)q;
 	return 0;
 }
 
@@ -86,7 +78,7 @@ static uint32_t window_from(const struct seg_users *su, uint32_t r, size_t lo)
 	return a;
 }
 
-static int place_cmp(const void *a, const void *b)
+static int position_cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
@@ -156,16 +148,15 @@ static void gather_joined(const struct solver *sv, struct share_ws *ws, struct j
 			  const struct pick_window *w, size_t *n)
 {
 	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
-	uint32_t *queue = ws->conn;
+	uint32_t *queue = ws->conn; /* clock positions, then connections */
 	size_t nq = 0;
 
-	for (size_t q = w->g; q < w->end; q++)
-		if (!j->in[w->clk[q].conn]) {
-			j->in[w->clk[q].conn] = true;
-			queue[nq++] = w->clk[q].conn;
-		}
+	for (size_t q = w->g; q < w->end; q++) {
+		j->in[q] = true;
+		queue[nq++] = (uint32_t)q;
+	}
 	for (size_t q = 0; q < nq; q++) {
-		unsigned k = links_of(sv, pat, seg, queue[q], tmp);
+		unsigned k = links_of(sv, pat, seg, w->clk[queue[q]].conn, tmp);
 
 		for (unsigned u = 0; u < k; u++) {
 			uint32_t r = tmp[u].resource;
@@ -175,11 +166,11 @@ static void gather_joined(const struct solver *sv, struct share_ws *ws, struct j
 			j->seen[r] = j->stamp;
 			for (uint32_t x = window_from(su, r, w->lo);
 			     x < su->first[r + 1] && su->pos[x] < w->end; x++) {
-				uint32_t c = w->clk[su->pos[x]].conn;
+				uint32_t p = su->pos[x];
 
-				if (!j->in[c] && picked(w, su->pos[x])) {
-					j->in[c] = true;
-					queue[nq++] = c;
+				if (!j->in[p] && picked(w, p)) {
+					j->in[p] = true;
+					queue[nq++] = p;
 				}
 			}
 		}
@@ -190,20 +181,18 @@ static void gather_joined(const struct solver *sv, struct share_ws *ws, struct j
 	 * the few thousand joined a solve takes at most: past that, the
 	 * window's walk is cheaper) */
 	if (nq * 16 < w->end - w->lo) {
-		for (size_t q = 0; q < nq; q++)
-			queue[q] = j->place[queue[q]];
-		qsort(queue, nq, sizeof(*queue), place_cmp);
-		for (size_t q = 0; q < nq; q++)
-			queue[q] = w->clk[queue[q]].conn;
+		qsort(queue, nq, sizeof(*queue), position_cmp);
 	} else {
 		size_t m = 0;
 
 		for (size_t q = w->lo; q < w->end; q++)
-			if (j->in[w->clk[q].conn])
-				queue[m++] = w->clk[q].conn;
+			if (j->in[q])
+				queue[m++] = (uint32_t)q;
 	}
-	for (size_t q = 0; q < nq; q++)
+	for (size_t q = 0; q < nq; q++) {
 		j->in[queue[q]] = false;
+		queue[q] = w->clk[queue[q]].conn;
+	}
 	*n = nq;
 }
 
