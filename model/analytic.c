@@ -74,21 +74,22 @@ static void record_stages(const struct plan_pattern *pat, const struct plan_conn
  * hop's latency is long against the stream's pace (LL's small slices),
  * this, not P pi, sets how fast the loops before the last go by.
  */
-static double ring_loop(const struct conn_rate *cr, const struct plan_pattern *pat,
-			const struct plan_pipe *pp, const struct plan_slicing *s,
-			uint64_t bytes, double stream)
+static double ring_loop(const struct conn_rate *cr, const struct route_way *ways,
+			const struct plan_pattern *pat, const struct plan_pipe *pp,
+			const struct plan_slicing *s, uint64_t bytes, double stream)
 {
 	double hop = 0, seg = 0;
 
 	for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
 		const struct plan_conn *c = &pat->conns[k];
+		const struct route_way *w = &ways[c->route];
 		double slice = plan_slice_bytes(c, s, bytes);
 		struct conn_time ct;
 
 		/* a ring never fills as a chain does (solve_fill) */
-		conn_time(&cr[k], slice, s->slots, false, stream, &ct);
+		conn_time(&cr[k], w, c, slice, s->slots, false, stream, &ct);
 		seg += slowest_segment(&ct, cr[k].nseg);
-		hop += hop_time(&cr[k], pat, c, slice, s->slots, false, stream, &ct);
+		hop += hop_time(&cr[k], w, pat, c, slice, s->slots, false, stream, &ct);
 	}
 	if (!pp->nconns)
 		return 0;
@@ -173,7 +174,7 @@ static void note_busy(struct busiest *b, const struct plan_conn *c, const struct
  * the steady ones. Each connection's busy time goes to @busiest. */
 static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
 			const struct plan_pipe *pp, const struct conn_rate *cr,
-			uint64_t bytes, unsigned nch, bool fill,
+			const struct route_way *ways, uint64_t bytes, unsigned nch, bool fill,
 			const struct plan_conn **bott_out, struct conn_time *bott_ct_out,
 			double *slices, struct busiest *busiest)
 {
@@ -211,7 +212,7 @@ static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
 		double pk, pb = fmax(pi, pi_slot);
 		struct conn_time ct;
 
-		conn_time(&cr[k], plan_slice_bytes(c, &s, bytes), s.slots,
+		conn_time(&cr[k], &ways[c->route], c, plan_slice_bytes(c, &s, bytes), s.slots,
 			  filling, stream, &ct);
 		note_busy(busiest, c, &ct, cr[k].nseg, s.slices);
 		pk = fmax(ct.period, ct.slot);
@@ -248,15 +249,15 @@ static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
 	for (size_t h = pp->first_hop; h < pp->first_hop + pp->nhops; h++) {
 		const struct plan_conn *c = &pat->conns[pat->hops[h]];
 
-		chain += hop_time(&cr[pat->hops[h]], pat, c, plan_slice_bytes(c, &s, bytes),
-				  s.slots, filling, stream, NULL);
+		chain += hop_time(&cr[pat->hops[h]], &ways[c->route], pat, c,
+				  plan_slice_bytes(c, &s, bytes), s.slots, filling, stream, NULL);
 	}
 	/* A paced stream's last slice leaves (K - 1) pi in and takes
 	 * its links' tau, not pi (conn_last; the backends agree on
 	 * this: model/simgrid_run.c spaces the slices' starts). */
 	t = pipeline_time(&s, chain, pi, pi_slot, last,
 			  pp->shape == PIPE_RING && s.slices > s.per_loop ?
-				  ring_loop(cr, pat, pp, &s, bytes, stream) : 0);
+				  ring_loop(cr, ways, pat, pp, &s, bytes, stream) : 0);
 	*bott_out = shown;
 	*bott_ct_out = shown_ct;
 	*slices = s.slices;
@@ -269,6 +270,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 {
 	const struct plan *p = sv->p;
 	const struct conn_rate *cr;
+	const struct route_way *ways;
 	struct conn_rate *by_time = NULL;
 	const struct conn_links *links = NULL;
 	const struct plan_conn *worst_conn = NULL;
@@ -286,11 +288,12 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 	if (!pat->npipes || !bytes)
 		return 0;
 	window = fill_window(p, pat, bytes, nch);
-	cr = rates_for(sv, pat, ps, nch, window, &err);
+	ways = ways_for(p, pat, ps, &err);
+	cr = ways ? rates_for(sv, pat, ps, nch, window, &err) : NULL;
 	if (!cr)
 		return err;
 	if (window != NO_FILL) {
-		by_time = time_rates(sv, pat, ps, nch, window, bytes, cr, &err);
+		by_time = time_rates(sv, pat, ps, ways, nch, window, bytes, cr, &err);
 		if (!by_time)
 			return err;
 		cr = by_time;
@@ -322,7 +325,7 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 			struct conn_time bott_ct;
 			double slices = 0;
 			double t = pat->pipes[i].delay +
-				   time_pipe(sv, pat, &pat->pipes[i], cr, bytes, nch, fill, &bott,
+				   time_pipe(sv, pat, &pat->pipes[i], cr, ways, bytes, nch, fill, &bott,
 					     &bott_ct, &slices, &busiest);
 
 			if (!slices)
@@ -423,6 +426,7 @@ out:
 				free(st[i].r[k].c);
 			free(st[i].r);
 			conn_links_destroy(&st[i].links);
+			free(st[i].ways);
 		}
 	free(st);
 	free(cap);

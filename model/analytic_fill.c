@@ -144,8 +144,9 @@ out:
  * frees the rates.
  */
 struct conn_rate *time_rates(const struct solver *sv, const struct plan_pattern *pat,
-			     struct pattern_state *ps, unsigned nch, uint32_t window,
-			     uint64_t bytes, const struct conn_rate *depth, int *err)
+			     struct pattern_state *ps, const struct route_way *ways, unsigned nch,
+			     uint32_t window, uint64_t bytes, const struct conn_rate *depth,
+			     int *err)
 {
 	size_t n = pat->nconns ? pat->nconns : 1;
 	struct conn_rate *cr = malloc(n * sizeof(*cr));
@@ -174,14 +175,15 @@ struct conn_rate *time_rates(const struct solver *sv, const struct plan_pattern 
 			filling = s.slices < pp->nhops;
 			for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
 				const struct plan_conn *c = &pat->conns[k];
+				const struct route_way *w = &ways[c->route];
 				double slice = plan_slice_bytes(c, &s, bytes);
 				struct conn_time ct;
 
-				conn_time(&cr[k], slice, s.slots, filling, stream, &ct);
+				conn_time(&cr[k], w, c, slice, s.slots, filling, stream, &ct);
 				if (filling)
 					period = fmax(period, pipeline_pace(s.slices, ct.period,
 									    ct.slot, s.slots));
-				hop[k] = hop_time(&cr[k], pat, c, slice, s.slots, filling, stream,
+				hop[k] = hop_time(&cr[k], w, pat, c, slice, s.slots, filling, stream,
 						  &ct);
 			}
 		}

@@ -17,14 +17,20 @@
 #include "plan.h"
 #include "records.h"
 
-/* How a connection's slots turn over (pipeline_slot_period). */
-struct slot_fifos {
-	bool proxy;                  /* NCCL's proxy's two FIFOs
-				      * (plan_route_proxy_fifos); else one */
+/*
+ * What a route gives each slice of its connections besides their shares:
+ * each segment's per-slice work and how the slots turn over
+ * (pipeline_slot_period). One a route, found once a pattern (ways_for):
+ * a pattern has a few routes and up to a million connections, whose
+ * rates are held twice (the depth shares and the call's by time).
+ */
+struct route_way {
+	double seg_ovh[PLAN_MAX_STAGES]; /* per-slice work per segment */
+	double latency;                  /* its links' (plan_route.latency) */
+	bool proxy;                      /* NCCL's proxy's two FIFOs
+					  * (plan_route_proxy_fifos); else one */
 	unsigned send_last, recv_first;
-	double credit_trip;          /* a slice landing and its credit back */
 };
-
 
 /* What sharing leaves one connection, in payload bytes/s. */
 struct conn_rate {
@@ -32,7 +38,6 @@ struct conn_rate {
 	double seg_bw[PLAN_MAX_STAGES];    /* per segment, competing only with
 					    * the same segment of the others
 					    * (while slices fill the pipe) */
-	double seg_ovh[PLAN_MAX_STAGES];   /* per-slice work per segment */
 	double fill;                       /* while a chain has fewer slices
 					    * than phases: shared with the
 					    * connections of the phases its
@@ -41,7 +46,6 @@ struct conn_rate {
 	bool held;                         /* its rate is its pipe's pace,
 					    * below its links' share (solve:
 					    * it waits, its links idle) */
-	struct slot_fifos fifos;           /* how its slots turn over */
 };
 
 struct rates {
@@ -81,6 +85,7 @@ struct pattern_state {
 	struct rates *r;     /* solved channel counts */
 	size_t nr;
 	struct conn_links links;
+	struct route_way *ways; /* per route; NULL until found */
 	struct timed timed[TIMED_MAX];
 	unsigned ntimed, next_timed;
 };
@@ -171,6 +176,10 @@ static inline bool conn_active(const struct plan_pattern *pat, const struct plan
 /* analytic_share.c: the links and their max-min shares */
 const struct conn_links *links_for(const struct solver *sv, const struct plan_pattern *pat,
 				   struct pattern_state *ps, int *err);
+/* @ps's routes' ways, found the first time they are asked for; NULL on
+ * -ENOMEM. */
+const struct route_way *ways_for(const struct plan *p, const struct plan_pattern *pat,
+				 struct pattern_state *ps, int *err);
 void conn_links_destroy(struct conn_links *l);
 const struct conn_rate *rates_for(const struct solver *sv, const struct plan_pattern *pat,
 				  struct pattern_state *ps, unsigned nch, uint32_t window,
@@ -199,13 +208,14 @@ int longest_paths(const struct plan_pattern *pat, unsigned nch, const double *w,
 		  uint32_t *phase);
 
 /* analytic_slice.c: a connection's slice times from its shares */
-void conn_time(const struct conn_rate *r, double slice, unsigned slots, bool filling,
-	       double stream_cap, struct conn_time *t);
+void conn_time(const struct conn_rate *r, const struct route_way *w, const struct plan_conn *c,
+	       double slice, unsigned slots, bool filling, double stream_cap,
+	       struct conn_time *t);
 double slowest_segment(const struct conn_time *t, unsigned nseg);
 double conn_last(const struct plan_conn *c, const struct conn_time *ct);
-double hop_time(const struct conn_rate *r, const struct plan_pattern *pat,
-		const struct plan_conn *c, double slice, unsigned slots, bool filling,
-		double stream, const struct conn_time *whole);
+double hop_time(const struct conn_rate *r, const struct route_way *w,
+		const struct plan_pattern *pat, const struct plan_conn *c, double slice,
+		unsigned slots, bool filling, double stream, const struct conn_time *whole);
 
 /* analytic_joined.c: time_shares' tau solves, each over the connections
  * joined to its group through the links they share */
@@ -257,7 +267,8 @@ int share_joined(const struct solver *sv, struct share_ws *ws, struct joined_ws 
 uint32_t fill_window(const struct plan *p, const struct plan_pattern *pat, uint64_t bytes,
 		     unsigned nch);
 struct conn_rate *time_rates(const struct solver *sv, const struct plan_pattern *pat,
-			     struct pattern_state *ps, unsigned nch, uint32_t window,
-			     uint64_t bytes, const struct conn_rate *depth, int *err);
+			     struct pattern_state *ps, const struct route_way *ways, unsigned nch,
+			     uint32_t window, uint64_t bytes, const struct conn_rate *depth,
+			     int *err);
 
 #endif

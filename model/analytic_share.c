@@ -16,15 +16,6 @@
 #include "array_grow.h"
 #include "pipeline.h"
 
-static void slot_fifos_of(const struct plan *p, const struct plan_pattern *pat,
-			  const struct plan_conn *c, struct slot_fifos *f)
-{
-	const struct plan_route *r = &pat->routes[c->route];
-
-	f->proxy = plan_route_proxy_fifos(p, r, &f->send_last, &f->recv_first);
-	f->credit_trip = pipeline_credit_trip(r->latency, c->latency, f->proxy);
-}
-
 /* The switches' links @c's wire stage crosses, when it is in segment
  * @seg (-1: any), added to @out's @n. */
 static unsigned add_fabric(const struct plan *p, const struct plan_pattern *pat,
@@ -170,6 +161,27 @@ fail:
 	return NULL;
 }
 
+const struct route_way *ways_for(const struct plan *p, const struct plan_pattern *pat,
+				 struct pattern_state *ps, int *err)
+{
+	if (ps->ways)
+		return ps->ways;
+	ps->ways = calloc(pat->nroutes ? pat->nroutes : 1, sizeof(*ps->ways));
+	if (!ps->ways) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i < pat->nroutes; i++) {
+		const struct plan_route *r = &pat->routes[i];
+		struct route_way *w = &ps->ways[i];
+
+		for (unsigned s = 0; s < r->nstages; s++)
+			w->seg_ovh[r->stages[s].segment] += r->stages[s].chunk_overhead;
+		w->latency = r->latency;
+		w->proxy = plan_route_proxy_fifos(p, r, &w->send_last, &w->recv_first);
+	}
+	return ps->ways;
+}
 
 /*
  * Phases: which connections move at once while a pipe fills (phases()),
@@ -457,12 +469,9 @@ static int solve(const struct solver *sv, struct share_ws *ws,
 
 		cr[i].rate = rate[i];
 		cr[i].held = own[i] > pace[c->pipe] * c->volume * (1 + SAME_PACE);
-		slot_fifos_of(sv->p, pat, &pat->conns[i], &cr[i].fifos);
 		cr[i].nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
 		if (cr[i].nseg > nseg)
 			nseg = cr[i].nseg;
-		for (unsigned s = 0; s < r->nstages; s++)
-			cr[i].seg_ovh[r->stages[s].segment] += r->stages[s].chunk_overhead;
 	}
 	/* While a pipe fills, a slice's segments take turns, and only the
 	 * connections of its phase move with it. */

@@ -12,28 +12,30 @@
 
 /* What the slower of a connection's FIFOs spans of its slice's way. */
 static double slot_fifo_tau(const struct conn_time *t, unsigned nseg,
-			    const struct slot_fifos *f)
+			    const struct route_way *w)
 {
 	double send = 0, recv = 0;
 
-	if (!f->proxy)
+	if (!w->proxy)
 		return t->tau;
 	for (unsigned k = 0; k < nseg; k++) {
-		if (k <= f->send_last)
+		if (k <= w->send_last)
 			send += t->seg_tau[k];
-		if (k >= f->recv_first)
+		if (k >= w->recv_first)
 			recv += t->seg_tau[k];
 	}
 	return send > recv ? send : recv;
 }
 
 /*
- * @filling: a chain of fewer slices than hops, whose links are shared only
- * by the connections whose slices move at once (conn_rate.fill), never
- * more than while the pipe fills; else the steady share.
+ * Connection @c's, its shares @r, its route's way @w. @filling: a chain
+ * of fewer slices than hops, whose links are shared only by the
+ * connections whose slices move at once (conn_rate.fill), never more
+ * than while the pipe fills; else the steady share.
  */
-void conn_time(const struct conn_rate *r, double slice, unsigned slots,
-	       bool filling, double stream_cap, struct conn_time *t)
+void conn_time(const struct conn_rate *r, const struct route_way *w, const struct plan_conn *c,
+	       double slice, unsigned slots, bool filling, double stream_cap,
+	       struct conn_time *t)
 {
 	double eff = filling ? r->fill : r->rate, steady;
 
@@ -41,7 +43,7 @@ void conn_time(const struct conn_rate *r, double slice, unsigned slots,
 	for (unsigned k = 0; k < r->nseg; k++) {
 		double bw = r->seg_bw[k];
 
-		t->seg_tau[k] = r->seg_ovh[k] + (isfinite(bw) && bw > 0 ? slice / bw : 0);
+		t->seg_tau[k] = w->seg_ovh[k] + (isfinite(bw) && bw > 0 ? slice / bw : 0);
 		t->tau += t->seg_tau[k];
 		if (bw < eff)
 			eff = bw;
@@ -63,8 +65,9 @@ void conn_time(const struct conn_rate *r, double slice, unsigned slots,
 		   slice / stream_cap >= t->period * (1 - SAME_PACE);
 	if (t->paced && slice / stream_cap > t->period)
 		t->period = slice / stream_cap;
-	t->slot = pipeline_slot_period(slot_fifo_tau(t, r->nseg, &r->fifos),
-				       r->fifos.credit_trip, slots);
+	t->slot = pipeline_slot_period(slot_fifo_tau(t, r->nseg, w),
+				       pipeline_credit_trip(w->latency, c->latency, w->proxy),
+				       slots);
 }
 
 /* The longest a slice takes through one of a connection's segments. */
@@ -94,9 +97,9 @@ double conn_last(const struct plan_conn *c, const struct conn_time *ct)
  * tau, a cut-through hop holding it back by one grain only. @whole: the
  * slice's conn_time where the caller has it, else NULL.
  */
-double hop_time(const struct conn_rate *r, const struct plan_pattern *pat,
-		const struct plan_conn *c, double slice, unsigned slots, bool filling,
-		double stream, const struct conn_time *whole)
+double hop_time(const struct conn_rate *r, const struct route_way *w,
+		const struct plan_pattern *pat, const struct plan_conn *c, double slice,
+		unsigned slots, bool filling, double stream, const struct conn_time *whole)
 {
 	double grain = proto_get(pat->proto)->grain;
 	struct conn_time ct;
@@ -105,6 +108,6 @@ double hop_time(const struct conn_rate *r, const struct plan_pattern *pat,
 		slice = grain;
 	else if (whole)
 		return c->latency + whole->tau;
-	conn_time(r, slice, slots, filling, stream, &ct);
+	conn_time(r, w, c, slice, slots, filling, stream, &ct);
 	return c->latency + ct.tau;
 }
