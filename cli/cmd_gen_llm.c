@@ -62,7 +62,7 @@ static void print_llm_help(FILE *out)
 	      "Models:\n",
 	      out);
 	for (const struct llm_arch *a = llm_archs; a->name; a++)
-		fprintf(out, "  %-13s %8.1fB parameters, %3u layers, %s\n", a->name,
+		fprintf(out, "  %-16s %6.1fB parameters, %3u layers, %s\n", a->name,
 			llm_total_params(a) / 1e9, a->layers, a->source);
 }
 

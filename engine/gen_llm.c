@@ -111,14 +111,24 @@ void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_s
 	const struct llm_arch *a = o->arch;
 	unsigned base = a->layers / o->pp, extra = a->layers % o->pp;
 	double tokens = (double)o->micro_batch_size * o->seq, flops;
-	uint64_t dense_layer = llm_layer_params(a), dense = 0;
+	uint64_t dense = 0, routed = 0;
+	unsigned moe = 0, last;
 
 	/* Megatron splits layers evenly; any remainder goes to the first. */
 	st->layers = base + (s < extra);
 	st->first_layer = s * base + (s < extra ? s : extra);
-	if (a->experts > 1)
-		dense_layer -= a->experts * llm_expert_params(a);
-	dense = st->layers * dense_layer;
+	last = st->first_layer + st->layers - 1;
+	for (unsigned l = st->first_layer; l <= last; l++) {
+		uint64_t r = llm_layer_routed_params(a, l);
+
+		dense += llm_layer_params(a, l) - r;
+		routed += r;
+		moe += llm_layer_moe(a, l);
+	}
+	/* a stage's dense and MoE layers, each kind's FLOPs alike (its
+	 * first and its last layer stand for them) */
+	flops = (st->layers - moe) * llm_layer_flops_per_token(a, st->first_layer, o->seq) +
+		moe * llm_layer_flops_per_token(a, last, o->seq);
 	if (s == 0)
 		dense += llm_embedding_params(a);
 	if (s == o->pp - 1)
@@ -126,10 +136,8 @@ void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_s
 	/* Tensor parallelism splits every matrix (norms are small enough to
 	 * count as split too). */
 	st->dense_params = dense / o->tp;
-	st->expert_params = a->experts > 1 ?
-		st->layers * (uint64_t)a->experts * llm_expert_params(a) / (o->tp * o->ep) : 0;
-	flops = tokens * (st->layers * llm_layer_flops_per_token(a, o->seq) +
-			  (s == o->pp - 1 ? llm_head_flops_per_token(a) : 0));
+	st->expert_params = routed / (o->tp * o->ep);
+	flops = tokens * (flops + (s == o->pp - 1 ? llm_head_flops_per_token(a) : 0));
 	st->forward_us = flops / o->tp / (o->gpu_tflops * 1e12 * o->efficiency) * 1e6;
 	st->backward_us = 2 * st->forward_us;
 }
@@ -460,14 +468,16 @@ static void tp_layer(struct gen *g, unsigned s, double at, double dur, bool back
  * (after them): each rank sends its tokens' top_k copies (Lepikhin et
  * al. 2020, GShard; Megatron-Core's alltoall token dispatcher). An
  * alltoall's bytes are one rank's send buffer, its chunks for every rank
- * (nccl-tests' size; PyTorch's `In msg nelems`), whatever ep is. */
-static void ep_layer(struct gen *g, unsigned s, double at, double dur)
+ * (nccl-tests' size; PyTorch's `In msg nelems`), whatever ep is. Layer
+ * @layer (of the model) only where it is a MoE: DeepSeek's first are
+ * dense. */
+static void ep_layer(struct gen *g, unsigned s, unsigned layer, double at, double dur)
 {
 	const struct gen_llm_options *o = g->o;
 	uint64_t mine = activation_bytes(o) * o->arch->top_k /
 			(o->sequence_parallel ? o->tp : 1);
 
-	if (o->ep < 2)
+	if (o->ep < 2 || !llm_layer_moe(o->arch, layer))
 		return;
 	for (unsigned t = 0; t < o->tp; t++)
 		for (unsigned b = 0; b < o->dp / o->ep; b++) {
@@ -565,7 +575,7 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 		if (o->zero == 3)
 			zero3_gather(g, s, st, k, f0 + k * lf);
 		tp_layer(g, s, f0 + k * lf, lf, false);
-		ep_layer(g, s, f0 + k * lf, lf);
+		ep_layer(g, s, st->first_layer + k, f0 + k * lf, lf);
 	}
 	if (s + 1 < o->pp)
 		pp_send(g, s, s + 1, i, f0 + sc->fdur[s]);
@@ -576,7 +586,7 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 		if (o->zero == 3)
 			zero3_gather(g, s, st, layer, b0 + k * lb);
 		tp_layer(g, s, b0 + k * lb, lb, true);
-		ep_layer(g, s, b0 + k * lb, lb);
+		ep_layer(g, s, st->first_layer + layer, b0 + k * lb, lb);
 		for (unsigned t = 0; o->zero == 3 && t < o->tp; t++)
 			emit(g, dp_comm(g, s, t), TRACE_OP_REDUCE_SCATTER, o->grad_dtype,
 			     zero3_layer(o, st, layer) * trace_dtype_size(o->grad_dtype),

@@ -65,6 +65,43 @@ const struct llm_arch llm_archs[] = {
 		.vocab = 50304, .experts = 64, .top_k = 8, .gated_mlp = true, .qk_norm = true,
 		.default_seq = 4096,
 	},
+	{
+		/* DeepSeek-V2-Lite (DeepSeek-AI 2024, "DeepSeek-V2", section
+		 * 3.1 and appendix B): deepseek-ai/DeepSeek-V3's
+		 * inference/configs/config_16B.json and model.py. 27 layers,
+		 * the first dense (10944 wide), the others 64 routed experts
+		 * of 1408, 6 a token, and 2 shared ones; multi-head latent
+		 * attention without a query rank. 15,706,484,224 parameters
+		 * (the paper's 15.7B); 4K-token pre-training sequences. */
+		.name = "deepseek-v2-lite",
+		.source = "deepseek-ai/DeepSeek-V3 inference/configs/config_16B.json, model.py; DeepSeek-V2 paper",
+		.layers = 27, .hidden = 2048, .heads = 16, .kv_heads = 16, .ffn = 1408,
+		.vocab = 102400, .experts = 64, .top_k = 6, .shared_experts = 2,
+		.dense_layers = 1, .dense_ffn = 10944, .gated_mlp = true,
+		.mla = { .q_rank = 0, .kv_rank = 512, .qk_nope_dim = 128, .qk_rope_dim = 64,
+			 .v_dim = 128 },
+		.default_seq = 4096,
+	},
+	{
+		/* DeepSeek-V3 (DeepSeek-AI 2024, "DeepSeek-V3 Technical
+		 * Report", sections 2.1 and 4.2): inference/configs/
+		 * config_671B.json and model.py of deepseek-ai/DeepSeek-V3. 61
+		 * layers, the first 3 dense (18432 wide), the others 256
+		 * routed experts of 2048, 8 a token, and one shared. 671,026,
+		 * 404,352 parameters (the report's 671B) without the gate's
+		 * score-correction bias (256 a MoE layer), which its
+		 * load-balancing rule sets, not a gradient, and without the
+		 * multi-token-prediction module (the checkpoint's other 14B);
+		 * 4K-token pre-training sequences. */
+		.name = "deepseek-v3",
+		.source = "deepseek-ai/DeepSeek-V3 inference/configs/config_671B.json, model.py; DeepSeek-V3 report",
+		.layers = 61, .hidden = 7168, .heads = 128, .kv_heads = 128, .ffn = 2048,
+		.vocab = 129280, .experts = 256, .top_k = 8, .shared_experts = 1,
+		.dense_layers = 3, .dense_ffn = 18432, .gated_mlp = true,
+		.mla = { .q_rank = 1536, .kv_rank = 512, .qk_nope_dim = 128, .qk_rope_dim = 64,
+			 .v_dim = 128 },
+		.default_seq = 4096,
+	},
 	{ .name = NULL },
 };
 
@@ -82,32 +119,74 @@ static uint64_t norm(const struct llm_arch *a)
 	return (a->biases ? 2ULL : 1ULL) * a->hidden;
 }
 
+bool llm_layer_moe(const struct llm_arch *a, unsigned layer)
+{
+	return a->experts > 1 && layer >= a->dense_layers;
+}
+
+/* An attention's matrices: q, k, v, o, or MLA's projections. */
+static uint64_t attention_weights(const struct llm_arch *a)
+{
+	const struct llm_mla *m = &a->mla;
+	uint64_t h = a->hidden, kv = (uint64_t)a->kv_heads * (a->hidden / a->heads);
+	uint64_t heads = a->heads, qk = (uint64_t)m->qk_nope_dim + m->qk_rope_dim, q;
+
+	if (!m->kv_rank)
+		return 2 * h * h + 2 * h * kv; /* q, o; k, v */
+	/* DeepSeek-V3 inference/model.py MLA: wq (or wq_a, wq_b), wkv_a
+	 * (the latent and the shared RoPE key), wkv_b, wo */
+	q = m->q_rank ? h * m->q_rank + m->q_rank * heads * qk : h * heads * qk;
+	return q + h * (m->kv_rank + m->qk_rope_dim) +
+	       m->kv_rank * heads * (m->qk_nope_dim + m->v_dim) + heads * m->v_dim * h;
+}
+
 uint64_t llm_attention_params(const struct llm_arch *a)
 {
 	uint64_t h = a->hidden, kv = (uint64_t)a->kv_heads * (a->hidden / a->heads);
-	uint64_t w = 2 * h * h + 2 * h * kv; /* q, o; k, v */
+	uint64_t w = attention_weights(a);
 
 	if (a->biases)
 		w += 2 * h + 2 * kv;
 	if (a->qk_norm)
 		w += h + kv;
+	if (a->mla.kv_rank) /* q_norm, kv_norm on the low ranks */
+		w += a->mla.q_rank + a->mla.kv_rank;
 	return w + norm(a);
 }
 
-uint64_t llm_expert_params(const struct llm_arch *a)
+/* An MLP of @f inner width. */
+static uint64_t mlp_params(const struct llm_arch *a, uint64_t f)
 {
-	uint64_t h = a->hidden, f = a->ffn;
+	uint64_t h = a->hidden;
 
 	if (a->gated_mlp)
 		return 3 * h * f + (a->biases ? 2 * f + h : 0);
 	return 2 * h * f + (a->biases ? f + h : 0);
 }
 
-uint64_t llm_layer_params(const struct llm_arch *a)
+uint64_t llm_expert_params(const struct llm_arch *a)
 {
-	uint64_t router = a->experts > 1 ? (uint64_t)a->hidden * a->experts : 0;
+	return mlp_params(a, a->ffn);
+}
 
-	return llm_attention_params(a) + a->experts * llm_expert_params(a) + norm(a) + router;
+uint64_t llm_layer_routed_params(const struct llm_arch *a, unsigned layer)
+{
+	return llm_layer_moe(a, layer) ? a->experts * llm_expert_params(a) : 0;
+}
+
+uint64_t llm_layer_params(const struct llm_arch *a, unsigned layer)
+{
+	uint64_t mlp;
+
+	if (llm_layer_moe(a, layer))
+		/* the shared experts are one MLP of their widths together
+		 * (model.py MLP(dim, n_shared_experts * moe_inter_dim)) */
+		mlp = llm_layer_routed_params(a, layer) +
+		      (a->shared_experts ? mlp_params(a, (uint64_t)a->shared_experts * a->ffn) : 0) +
+		      (uint64_t)a->hidden * a->experts; /* router */
+	else
+		mlp = mlp_params(a, a->experts > 1 ? a->dense_ffn : a->ffn);
+	return llm_attention_params(a) + mlp + norm(a);
 }
 
 uint64_t llm_embedding_params(const struct llm_arch *a)
@@ -122,16 +201,26 @@ uint64_t llm_head_params(const struct llm_arch *a)
 
 uint64_t llm_total_params(const struct llm_arch *a)
 {
-	return a->layers * llm_layer_params(a) + llm_embedding_params(a) + llm_head_params(a);
+	uint64_t sum = llm_embedding_params(a) + llm_head_params(a);
+
+	for (unsigned l = 0; l < a->layers; l++)
+		sum += llm_layer_params(a, l);
+	return sum;
 }
 
-double llm_layer_flops_per_token(const struct llm_arch *a, unsigned seq)
+double llm_layer_flops_per_token(const struct llm_arch *a, unsigned layer, unsigned seq)
 {
-	double h = a->hidden, kv = (double)a->kv_heads * (a->hidden / a->heads);
-	double attn = 2 * (2 * h * h + 2 * h * kv);
-	double mlp = 2.0 * a->top_k * (a->gated_mlp ? 3 : 2) * h * a->ffn;
+	const struct llm_mla *m = &a->mla;
+	double h = a->hidden, mats = a->gated_mlp ? 3 : 2, mlp, widths;
 
-	return attn + mlp + 4.0 * seq * h;
+	if (llm_layer_moe(a, layer))
+		mlp = (double)(a->top_k + a->shared_experts) * a->ffn;
+	else
+		mlp = a->experts > 1 ? a->dense_ffn : a->ffn;
+	/* scores: each head's query-key width; weighted sum: its value's */
+	widths = m->kv_rank ? (double)a->heads * (m->qk_nope_dim + m->qk_rope_dim + m->v_dim) :
+			      2 * h;
+	return 2.0 * attention_weights(a) + 2.0 * mats * h * mlp + 2.0 * seq * widths;
 }
 
 double llm_head_flops_per_token(const struct llm_arch *a)

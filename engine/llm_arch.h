@@ -11,14 +11,33 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/*
+ * Multi-head latent attention (DeepSeek-V2, Liu et al. 2024, section
+ * 2.1): queries through a low-rank projection (none where q_rank is 0),
+ * keys and values from one compressed latent of kv_rank, each head's
+ * query and key a part without positions (qk_nope_dim) and a RoPE part
+ * (qk_rope_dim, the key's shared by the heads).
+ */
+struct llm_mla {
+	unsigned q_rank, kv_rank; /* kv_rank 0: not MLA */
+	unsigned qk_nope_dim, qk_rope_dim, v_dim;
+};
+
 struct llm_arch {
 	const char *name;     /* as --model takes it: "llama3-70b" */
 	const char *source;   /* where the numbers are from */
 	unsigned layers, hidden, heads, kv_heads;
-	unsigned ffn;         /* the MLP's inner width (each expert's) */
+	unsigned ffn;         /* the MLP's inner width (each routed expert's) */
 	unsigned vocab;
-	unsigned experts;     /* 1: dense; else experts per MoE layer */
-	unsigned top_k;       /* experts a token goes to (MoE) */
+	unsigned experts;     /* 1: dense; else routed experts per MoE layer */
+	unsigned top_k;       /* routed experts a token goes to (MoE) */
+	unsigned shared_experts; /* experts every token goes to beside its
+				  * routed ones, ffn wide each (DeepSeekMoE) */
+	unsigned dense_layers;   /* of a MoE, the first layers whose MLP is
+				  * dense, dense_ffn wide (DeepSeek's
+				  * first_k_dense_replace) */
+	unsigned dense_ffn;
+	struct llm_mla mla;
 	bool gated_mlp;       /* SwiGLU: three matrices, else two */
 	bool biases;          /* linear layers and LayerNorms have biases */
 	bool tied_embeddings; /* the output head is the embedding */
@@ -31,12 +50,18 @@ struct llm_arch {
 extern const struct llm_arch llm_archs[];
 const struct llm_arch *llm_arch_find(const char *name);
 
-/* Parameters of one layer's attention (with its norm). */
+/* Whether layer @layer (from 0) is a mixture of experts. */
+bool llm_layer_moe(const struct llm_arch *a, unsigned layer);
+/* Parameters of one layer's attention (with its norm), every layer's. */
 uint64_t llm_attention_params(const struct llm_arch *a);
-/* Parameters of one expert's MLP (the dense MLP when experts == 1). */
+/* Parameters of one routed expert's MLP (the dense MLP when experts == 1). */
 uint64_t llm_expert_params(const struct llm_arch *a);
-/* Parameters of one layer: attention, all its experts, norm, router. */
-uint64_t llm_layer_params(const struct llm_arch *a);
+/* Parameters of layer @layer: attention, its MLP or all its experts
+ * (routed and shared), norms, router. */
+uint64_t llm_layer_params(const struct llm_arch *a, unsigned layer);
+/* Of those, its routed experts' (0 for a dense layer): what expert
+ * parallelism splits. */
+uint64_t llm_layer_routed_params(const struct llm_arch *a, unsigned layer);
 /* The input embedding (and learned positions); the output head when
  * untied, and the final norm. */
 uint64_t llm_embedding_params(const struct llm_arch *a);
@@ -44,13 +69,14 @@ uint64_t llm_head_params(const struct llm_arch *a);
 uint64_t llm_total_params(const struct llm_arch *a);
 
 /*
- * Forward FLOPs of one token of a @seq-token sequence in one layer: 2 per
- * weight it is multiplied by (attention, and top_k experts' MLPs), plus
- * 4 x seq x hidden for the attention scores and their weighted sum
- * (Kaplan et al. 2020, table 1; Narayanan et al. 2021, appendix).
- * Backward takes twice the forward's.
+ * Forward FLOPs of one token of a @seq-token sequence in layer @layer: 2
+ * per weight it is multiplied by (attention, and the MLP or the top_k
+ * routed and the shared experts' MLPs), plus 2 x seq x heads x (query-key
+ * and value widths) for the attention scores and their weighted sum, 4 x
+ * seq x hidden where heads split hidden (Kaplan et al. 2020, table 1;
+ * Narayanan et al. 2021, appendix). Backward takes twice the forward's.
  */
-double llm_layer_flops_per_token(const struct llm_arch *a, unsigned seq);
+double llm_layer_flops_per_token(const struct llm_arch *a, unsigned layer, unsigned seq);
 /* The output head's: 2 x hidden x vocab. */
 double llm_head_flops_per_token(const struct llm_arch *a);
 

@@ -33,6 +33,49 @@ Test(gen_llm, zoo_matches_published_parameter_counts)
 	cr_expect_null(llm_arch_find("llama3-7b"));
 }
 
+/*
+ * DeepSeek's, by hand from deepseek-ai/DeepSeek-V3's inference/configs
+ * and model.py (MLA: wq or wq_a, q_norm, wq_b; wkv_a, kv_norm, wkv_b;
+ * wo; two norms a block; a dense MLP in the first layers, else a gate,
+ * the routed experts and one MLP of the shared ones), against the
+ * papers' 15.7B and 671B.
+ */
+Test(gen_llm, deepseek_counts_from_their_configs)
+{
+	/* V2-Lite: dim 2048, 16 heads of 128 + 64 query-key and 128 value,
+	 * kv rank 512, no query rank; layer 0 dense at 10944, 26 MoE
+	 * layers of 64 experts of 1408 and 2 shared; vocab 102400 */
+	uint64_t attn = 2048ull * 16 * 192 + 2048ull * (512 + 64) + 512 +
+			512ull * 16 * (128 + 128) + 16ull * 128 * 2048 + 2 * 2048;
+	uint64_t moe = 64ull * 3 * 2048 * 1408 + 3ull * 2048 * (2 * 1408) + 2048ull * 64;
+	uint64_t lite = 2ull * 102400 * 2048 + 2048 + (attn + 3ull * 2048 * 10944) +
+			26 * (attn + moe);
+	/* V3: dim 7168, 128 heads, query rank 1536, the first 3 layers
+	 * dense at 18432, 58 MoE layers of 256 experts of 2048 and one
+	 * shared; vocab 129280 */
+	uint64_t attn3 = 7168ull * 1536 + 1536 + 1536ull * 128 * 192 + 7168ull * (512 + 64) + 512 +
+			 512ull * 128 * 256 + 128ull * 128 * 7168 + 2 * 7168;
+	uint64_t moe3 = 256ull * 3 * 7168 * 2048 + 3ull * 7168 * 2048 + 7168ull * 256;
+	uint64_t v3 = 2ull * 129280 * 7168 + 7168 + 3 * (attn3 + 3ull * 7168 * 18432) +
+		      58 * (attn3 + moe3);
+	const struct llm_arch *a = llm_arch_find("deepseek-v3");
+
+	cr_expect_eq(llm_total_params(llm_arch_find("deepseek-v2-lite")), lite);
+	assert_rel(lite, 15.7e9, 0.005);
+	cr_expect_eq(llm_total_params(a), v3);
+	assert_rel(v3, 671e9, 0.0005);
+	cr_expect(!llm_layer_moe(a, 2) && llm_layer_moe(a, 3));
+	cr_expect_eq(llm_layer_routed_params(a, 2), 0);
+	cr_expect_eq(llm_layer_routed_params(a, 3), 256ull * 3 * 7168 * 2048);
+	/* a MoE layer's FLOPs a token: attention's weights, 8 routed and
+	 * the shared expert, scores over 4096 tokens of 128 heads x (192 +
+	 * 128) wide */
+	assert_rel(llm_layer_flops_per_token(a, 3, 4096),
+		   2.0 * (attn3 - 1536 - 512 - 2 * 7168) + 2.0 * 9 * 3 * 7168 * 2048 +
+			   2.0 * 4096 * 128 * 320,
+		   1e-12);
+}
+
 static struct gen_llm_options base(const char *model)
 {
 	struct gen_llm_options o;
@@ -260,6 +303,38 @@ Test(gen_llm, expert_parallel_bytes)
 	trace_destroy(&t);
 }
 
+/* DeepSeek-V2-Lite's first layer is dense: no all-to-all there, its MLP
+ * and every layer's shared experts reduced over dp with the rest, the
+ * routed experts of the 26 MoE layers over edp; a stage of 9 layers
+ * runs the dense one and 8 MoE ones. */
+Test(gen_llm, deepseek_dense_first_layers)
+{
+	struct gen_llm_options o = base("deepseek-v2-lite");
+	const struct llm_arch *a = o.arch;
+	uint64_t mine = 1ull * 1024 * 2048 * 2 * 6;
+	uint64_t routed = 26ull * 64 * 3 * 2048 * 1408;
+	struct gen_llm_stage st;
+	struct trace t;
+
+	o.dp = 8;
+	o.ep = 4;
+	make(&o, &t);
+	cr_expect_eq(bytes_of(&t, "ep-s0-t0-b1", TRACE_OP_ALLTOALL), 4 * 26 * mine);
+	cr_expect_eq(bytes_of(&t, "edp-s0-t0-e3", TRACE_OP_ALLREDUCE), GRAD * (routed / 4));
+	cr_expect_eq(bytes_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE),
+		     GRAD * (llm_total_params(a) - routed));
+	trace_destroy(&t);
+	o.pp = 3;
+	gen_llm_stage(&o, 0, &st);
+	cr_expect_eq(st.layers, 9);
+	cr_expect_eq(st.expert_params, 8ull * 64 * 3 * 2048 * 1408 / 4);
+	assert_rel(st.forward_us,
+		   1024.0 * (llm_layer_flops_per_token(a, 0, 1024) +
+			     8 * llm_layer_flops_per_token(a, 1, 1024)) /
+			   (989.5e12 * 0.4) * 1e6,
+		   1e-12);
+}
+
 /* Experts without expert parallelism: every dp rank holds them all, so
  * their gradients go over the dp group with the rest, whatever ZeRO stage:
  * the whole model's params x 2 bytes (they were left out, 2026-12-06). */
@@ -300,7 +375,7 @@ Test(gen_llm, compute_follows_flops_and_1f1b)
 
 	o.tp = 2;
 	gen_llm_stage(&o, 0, &s0);
-	flops = 1024.0 * (32 * llm_layer_flops_per_token(o.arch, 1024) +
+	flops = 1024.0 * (32 * llm_layer_flops_per_token(o.arch, 0, 1024) +
 			  llm_head_flops_per_token(o.arch));
 	assert_rel(s0.forward_us, flops / 2 / (989.5e12 * 0.4) * 1e6, 1e-12);
 	assert_rel(s0.backward_us, 2 * s0.forward_us, 1e-12);
