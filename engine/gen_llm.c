@@ -118,11 +118,14 @@ void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_s
 	st->layers = base + (s < extra);
 	st->first_layer = s * base + (s < extra ? s : extra);
 	last = st->first_layer + st->layers - 1;
+	/* Tensor parallelism splits every matrix (norms are small enough to
+	 * count as split too); a rank holds its share of each module
+	 * (zero3_share gathers them one at a time) */
 	for (unsigned l = st->first_layer; l <= last; l++) {
 		uint64_t r = llm_layer_routed_params(a, l);
 
-		dense += llm_layer_params(a, l) - r;
-		routed += r;
+		dense += (llm_layer_params(a, l) - r) / o->tp;
+		routed += r / ((uint64_t)o->tp * o->ep);
 		moe += llm_layer_moe(a, l);
 	}
 	/* a stage's dense and MoE layers, each kind's FLOPs alike (its
@@ -130,13 +133,11 @@ void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_s
 	flops = (st->layers - moe) * llm_layer_flops_per_token(a, st->first_layer, o->seq) +
 		moe * llm_layer_flops_per_token(a, last, o->seq);
 	if (s == 0)
-		dense += llm_embedding_params(a);
+		dense += llm_embedding_params(a) / o->tp;
 	if (s == o->pp - 1)
-		dense += llm_head_params(a);
-	/* Tensor parallelism splits every matrix (norms are small enough to
-	 * count as split too). */
-	st->dense_params = dense / o->tp;
-	st->expert_params = routed / (o->tp * o->ep);
+		dense += llm_head_params(a) / o->tp;
+	st->dense_params = dense;
+	st->expert_params = routed;
 	flops = tokens * (flops + (s == o->pp - 1 ? llm_head_flops_per_token(a) : 0));
 	st->forward_us = flops / o->tp / (o->gpu_tflops * 1e12 * o->efficiency) * 1e6;
 	st->backward_us = 2 * st->forward_us;
@@ -499,22 +500,38 @@ static uint64_t dp_params(const struct gen_llm_options *o, const struct gen_llm_
 	return st->dense_params + (o->ep < 2 ? st->expert_params : 0);
 }
 
-/* ZeRO 3: layer k's share of the stage's parameters (equal shares, the
- * last takes the remainder), gathered before it runs. */
-static uint64_t zero3_layer(const struct gen_llm_options *o, const struct gen_llm_stage *st,
-			    unsigned k)
-{
-	uint64_t all = dp_params(o, st), each = all / st->layers;
+/*
+ * ZeRO 3 gathers a stage's parameters a module at a time, each before it
+ * runs, as PyTorch's FSDP and DeepSpeed's stage 3 fetch them: the
+ * embedding on the first stage, each layer, the output head with the
+ * final norm on the last; a rank's tp share of each, every layer's
+ * experts with it (ZeRO 3 with expert parallelism is refused:
+ * gen_llm_check). Their gradients are reduce-scattered as each module's
+ * backward ends. Module @layer of the model, or Z3_EMBEDDING, Z3_HEAD.
+ */
+enum { Z3_EMBEDDING = -1, Z3_HEAD = -2 };
 
-	return k + 1 < st->layers ? each : all - each * (st->layers - 1);
+static uint64_t zero3_share(const struct gen_llm_options *o, int module)
+{
+	const struct llm_arch *a = o->arch;
+	uint64_t r;
+
+	if (module == Z3_EMBEDDING)
+		return llm_embedding_params(a) / o->tp;
+	if (module == Z3_HEAD)
+		return llm_head_params(a) / o->tp;
+	r = llm_layer_routed_params(a, (unsigned)module);
+	return (llm_layer_params(a, (unsigned)module) - r) / o->tp + r / o->tp;
 }
 
-static void zero3_gather(struct gen *g, unsigned s, const struct gen_llm_stage *st,
-			 unsigned k, double at)
+static void zero3_op(struct gen *g, unsigned s, int module, enum trace_op op, double at)
 {
-	for (unsigned t = 0; t < g->o->tp; t++)
-		emit(g, dp_comm(g, s, t), TRACE_OP_ALL_GATHER, g->o->dtype,
-		     zero3_layer(g->o, st, k) * trace_dtype_size(g->o->dtype), at, -1, -1);
+	const struct gen_llm_options *o = g->o;
+	enum trace_dtype dt = op == TRACE_OP_ALL_GATHER ? o->dtype : o->grad_dtype;
+
+	for (unsigned t = 0; t < o->tp; t++)
+		emit(g, dp_comm(g, s, t), op, dt, zero3_share(o, module) * trace_dtype_size(dt), at,
+		     -1, -1);
 }
 
 /*
@@ -571,26 +588,43 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 	double f0 = sc->f[s * sc->m + i], b0 = sc->b[s * sc->m + i];
 	double lf = sc->fdur[s] / st->layers, lb = sc->bdur[s] / st->layers;
 
+	bool zero3 = o->zero == 3, first = s == 0, end = s + 1 == o->pp;
+
+	/* the embedding and the head run with the first and the last layer,
+	 * in their time */
 	for (unsigned k = 0; k < st->layers; k++) {
-		if (o->zero == 3)
-			zero3_gather(g, s, st, k, f0 + k * lf);
+		int layer = (int)(st->first_layer + k);
+
+		if (zero3 && first && k == 0)
+			zero3_op(g, s, Z3_EMBEDDING, TRACE_OP_ALL_GATHER, f0);
+		if (zero3)
+			zero3_op(g, s, layer, TRACE_OP_ALL_GATHER, f0 + k * lf);
+		if (zero3 && end && k + 1 == st->layers)
+			zero3_op(g, s, Z3_HEAD, TRACE_OP_ALL_GATHER, f0 + k * lf);
 		tp_layer(g, s, f0 + k * lf, lf, false);
-		ep_layer(g, s, st->first_layer + k, f0 + k * lf, lf);
+		ep_layer(g, s, (unsigned)layer, f0 + k * lf, lf);
 	}
 	if (s + 1 < o->pp)
 		pp_send(g, s, s + 1, i, f0 + sc->fdur[s]);
-	/* backward, last layer first */
+	/* backward, the head and the last layer first */
 	for (unsigned k = 0; k < st->layers; k++) {
-		unsigned layer = st->layers - 1 - k;
+		int layer = (int)(st->first_layer + st->layers - 1 - k);
+		double at = b0 + k * lb, done = b0 + (k + 1) * lb;
 
-		if (o->zero == 3)
-			zero3_gather(g, s, st, layer, b0 + k * lb);
-		tp_layer(g, s, b0 + k * lb, lb, true);
-		ep_layer(g, s, st->first_layer + layer, b0 + k * lb, lb);
-		for (unsigned t = 0; o->zero == 3 && t < o->tp; t++)
-			emit(g, dp_comm(g, s, t), TRACE_OP_REDUCE_SCATTER, o->grad_dtype,
-			     zero3_layer(o, st, layer) * trace_dtype_size(o->grad_dtype),
-			     b0 + (k + 1) * lb, -1, -1);
+		if (zero3 && end && k == 0)
+			zero3_op(g, s, Z3_HEAD, TRACE_OP_ALL_GATHER, at);
+		if (zero3)
+			zero3_op(g, s, layer, TRACE_OP_ALL_GATHER, at);
+		if (zero3 && first && k + 1 == st->layers)
+			zero3_op(g, s, Z3_EMBEDDING, TRACE_OP_ALL_GATHER, at);
+		tp_layer(g, s, at, lb, true);
+		ep_layer(g, s, (unsigned)layer, at, lb);
+		if (zero3 && end && k == 0)
+			zero3_op(g, s, Z3_HEAD, TRACE_OP_REDUCE_SCATTER, done);
+		if (zero3)
+			zero3_op(g, s, layer, TRACE_OP_REDUCE_SCATTER, done);
+		if (zero3 && first && k + 1 == st->layers)
+			zero3_op(g, s, Z3_EMBEDDING, TRACE_OP_REDUCE_SCATTER, done);
 	}
 	if (s > 0)
 		pp_send(g, s, s - 1, i, b0 + sc->bdur[s]);

@@ -169,6 +169,46 @@ Test(gen_llm, zero3_gathers_twice_and_scatters_once_a_micro_batch)
 	trace_destroy(&t);
 }
 
+/* The @n-th (from 0) @op on communicator @comm: its bytes, 0 if none. */
+static uint64_t nth_bytes(const struct trace *t, const char *comm, enum trace_op op, size_t n)
+{
+	for (size_t i = 0; i < t->nentries; i++)
+		if (t->entries[i].op == op && !strcmp(trace_entry_comm(t, &t->entries[i]), comm) &&
+		    !n--)
+			return t->entries[i].bytes;
+	return 0;
+}
+
+/* ZeRO 3 gathers a module at a time, each its own size: the first stage
+ * its embedding before layer 0, the last its head and final norm with
+ * the last layer; in backward the head first and the embedding last. */
+Test(gen_llm, zero3_gathers_each_module)
+{
+	struct gen_llm_options o = base("llama3-8b");
+	const struct llm_arch *a = o.arch;
+	uint64_t emb = 128256ull * 4096, head = 128256ull * 4096 + 4096;
+	uint64_t layer = 2ull * 4096 * 4096 + 2ull * 4096 * 1024 + 3ull * 4096 * 14336 + 2 * 4096;
+	struct trace t;
+
+	o.dp = 2;
+	o.pp = 2;
+	o.zero = 3;
+	make(&o, &t);
+	cr_expect_eq(llm_layer_params(a, 0), layer);
+	/* stage 0: embedding, 16 layers forward; 16 layers, embedding back */
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALL_GATHER, 0), 2 * emb);
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALL_GATHER, 1), 2 * layer);
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALL_GATHER, 33), 2 * emb);
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALL_GATHER, 34), 0);
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_REDUCE_SCATTER, 16), GRAD * emb);
+	/* stage 1: 16 layers, the head with the last; the head, 16 back */
+	cr_expect_eq(nth_bytes(&t, "dp-s1-t0", TRACE_OP_ALL_GATHER, 16), 2 * head);
+	cr_expect_eq(nth_bytes(&t, "dp-s1-t0", TRACE_OP_ALL_GATHER, 17), 2 * head);
+	cr_expect_eq(nth_bytes(&t, "dp-s1-t0", TRACE_OP_REDUCE_SCATTER, 0), GRAD * head);
+	cr_expect_eq(nth_bytes(&t, "dp-s1-t0", TRACE_OP_ALL_GATHER, 34), 0);
+	trace_destroy(&t);
+}
+
 /* Tensor parallelism: 4 all-reduces a layer and micro-batch (2 forward,
  * 2 backward) of micro-batch x seq x hidden x 2 bytes; with sequence
  * parallelism an all-gather and a reduce-scatter of it in place of each,
