@@ -278,6 +278,12 @@ static int resolve_cluster(struct vnt_run *r, struct plan_options *o,
 	}
 	r->nodes = predict_nodes(r->topo, o);
 	r->nranks = predict_ranks(r->topo, o, &r->gpus);
+	/* NCCL runs no collective on one rank: it copies the buffer on the
+	 * GPU, or in place does nothing (enqueue.cc ncclLaunchOneRank,
+	 * device/onerank.cu), a cost of GPU memory no topology here gives */
+	if (r->nranks == 1)
+		return file_error(f->name, 0, "devices", d,
+				  "one rank: NCCL moves nothing between GPUs there (it copies the buffer on the GPU, or in place does nothing), and gdrlab predicts what crosses NVLink, PCIe and the network: run nccl-tests on 2 or more GPUs");
 	return 0;
 }
 

@@ -192,6 +192,11 @@ has "$tmp/out" "(all_gather_perf, float, 4 ranks on 2 hosts)"
 expect 2 "split groups" -- "$gdrlab" validate --nccl-tests "$data/split_all_gather.txt" -t "$two"
 has "$tmp/err" "split_all_gather.txt: devices: 2 groups of ranks ran at once (NCCL_TESTS_SPLIT)"
 one_line "$tmp/err"
+# one rank: NCCL copies the buffer on the GPU, nothing to predict (it said
+# "+0.0%: normal" against a prediction of 0 us until 2026-12-06)
+expect 2 "one rank" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_1gpu.txt" -t a100-pcie4-200g
+has "$tmp/err" "all_reduce_1gpu.txt: devices: one rank: NCCL moves nothing between GPUs there"
+one_line "$tmp/err"
 # --op for a file that names no collective, against its redop and root
 expect 2 "broadcast rows, --op allreduce" -- "$gdrlab" validate --nccl-tests "$data/v2.13.0_broadcast.txt" \
     -t "$src/tests/data/eight-gpus-one-socket.yaml" --op allreduce
