@@ -49,10 +49,15 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 		return diag_set(d, -EINVAL, "--model: no model");
 	if (!o->tp)
 		return opt_err(d, "--tp", "%u: expected 1 or more GPUs a tensor-parallel group", 0);
-	if (o->tp > GEN_LLM_PAR_MAX || a->heads % o->tp || a->kv_heads % o->tp)
+	if (o->tp > GEN_LLM_PAR_MAX || a->heads % o->tp || a->kv_heads % o->tp) {
+		if (a->mla.kv_rank || a->kv_heads == a->heads)
+			return diag_set(d, -EINVAL,
+					"--tp: %u does not divide %s's %u attention heads",
+					o->tp, a->name, a->heads);
 		return diag_set(d, -EINVAL,
-				"--tp: %u does not divide the model's attention heads (%u, %u of keys and values)",
-				o->tp, a->heads, a->kv_heads);
+				"--tp: %u does not divide %s's attention heads (%u, %u of keys and values)",
+				o->tp, a->name, a->heads, a->kv_heads);
+	}
 	if (!o->pp || o->pp > a->layers)
 		return opt_err(d, "--pp", "%u stages: between 1 and the model's layers", o->pp);
 	if (!o->dp || o->dp > GEN_LLM_PAR_MAX)
@@ -67,12 +72,15 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 	if (o->ep > 1 && a->experts % o->ep)
 		return diag_set(d, -EINVAL, "--ep: %u does not divide %s's %u experts a layer",
 				o->ep, a->name, a->experts);
-	/* Megatron-Core's TransformerConfig: "When using expert parallelism
-	 * and tensor parallelism, sequence parallelism must be used" */
-	if (o->ep > 1 && o->tp > 1 && !o->sequence_parallel)
+	/* Megatron-Core trains a MoE under tensor parallelism only with
+	 * sequence parallelism (moe_layer.py MoELayer.forward raises: "MoE
+	 * and tensor parallelism are enabled without also enabling sequence
+	 * parallelism"; TransformerConfig: "When using expert parallelism and
+	 * tensor parallelism, sequence parallelism must be used") */
+	if (a->experts > 1 && o->tp > 1 && !o->sequence_parallel)
 		return diag_set(d, -EINVAL,
-				"--ep: expert parallelism with --tp %u needs --sequence-parallel, as Megatron-Core asks",
-				o->tp);
+				"--tp: %s is a mixture of experts: with --tp %u it needs --sequence-parallel, as Megatron-Core asks",
+				a->name, o->tp);
 	if ((unsigned long long)o->tp * o->pp * o->dp > GEN_LLM_PAR_MAX)
 		return opt_err(d, "--tp", "tp x pp x dp = %u ranks is more than 65536",
 			       o->tp * o->pp * o->dp);
@@ -118,14 +126,17 @@ void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_s
 	st->layers = base + (s < extra);
 	st->first_layer = s * base + (s < extra ? s : extra);
 	last = st->first_layer + st->layers - 1;
-	/* Tensor parallelism splits every matrix (norms are small enough to
-	 * count as split too); a rank holds its share of each module
-	 * (zero3_share gathers them one at a time) */
+	/* Tensor parallelism splits every matrix but the few every rank
+	 * holds whole (llm_layer_tp_whole_params; norms are small enough to
+	 * count as split); a rank holds its share of each module (zero3_share
+	 * gathers them one at a time) */
+	st->tp_whole_params = 0;
 	for (unsigned l = st->first_layer; l <= last; l++) {
-		uint64_t r = llm_layer_routed_params(a, l);
+		uint64_t r = llm_layer_routed_params(a, l), w = llm_layer_tp_whole_params(a, l);
 
-		dense += (llm_layer_params(a, l) - r) / o->tp;
+		dense += (llm_layer_params(a, l) - r - w) / o->tp + w;
 		routed += r / ((uint64_t)o->tp * o->ep);
+		st->tp_whole_params += w;
 		moe += llm_layer_moe(a, l);
 	}
 	/* a stage's dense and MoE layers, each kind's FLOPs alike (its
@@ -434,59 +445,143 @@ static uint64_t activation_bytes(const struct gen_llm_options *o)
 	       trace_dtype_size(o->dtype);
 }
 
-/* A layer's tensor-parallel collectives at @at (its start) over @dur:
+/* A micro-batch's tokens x @width elements of the model's dtype. */
+static uint64_t tokens_bytes(const struct gen_llm_options *o, uint64_t width)
+{
+	return (uint64_t)o->micro_batch_size * o->seq * width * trace_dtype_size(o->dtype);
+}
+
+/*
+ * Half a layer under tensor parallelism: the inputs its column-parallel
+ * linears take, each gathered with sequence parallelism (widths of a
+ * token), an input gathered on its own (MLA's RoPE key, 0: none), and
+ * whether a row-parallel linear ends it (its output reduced).
+ */
+struct tp_half {
+	uint64_t cols[2];
+	unsigned ncols;
+	uint64_t gathered;
+	bool row;
+};
+
+/*
+ * Layer @layer's halves: attention, then the MLP. Latent attention's
+ * down-projections run on each rank's sequence shard, whole, and its
+ * up-projections gather the latents (multi_latent_attention.py: the
+ * query's, or the hidden state without one, the keys' and values', and
+ * the RoPE key by gather_from_sequence_parallel_region). A MoE layer's
+ * routed experts take their tokens through the dispatcher (moe_layer),
+ * its shared experts, where it has them, as a dense MLP.
+ */
+static void tp_halves(const struct llm_arch *a, unsigned layer, struct tp_half h[2])
+{
+	const struct llm_mla *m = &a->mla;
+
+	memset(h, 0, 2 * sizeof(*h));
+	h[0].row = true;
+	if (m->kv_rank) {
+		h[0].cols[h[0].ncols++] = m->q_rank ? m->q_rank : a->hidden;
+		h[0].cols[h[0].ncols++] = m->kv_rank;
+		h[0].gathered = m->qk_rope_dim;
+	} else {
+		h[0].cols[h[0].ncols++] = a->hidden;
+	}
+	if (!llm_layer_moe(a, layer) || a->shared_experts) {
+		h[1].cols[h[1].ncols++] = a->hidden;
+		h[1].row = true;
+	}
+}
+
+/*
+ * A layer's tensor-parallel collectives at @at (its start) over @dur:
  * after attention and after the MLP, or with sequence parallelism an
- * all-gather before each and a reduce-scatter after (Korthikanti et al.
- * 2022, figure 5). A @backward half gathers its column-parallel linear's
- * input once more, for its weight's gradient, where the forward kept
- * only its rank's share of it (Megatron-LM, megatron/core/tensor_parallel/
- * layers.py, LinearWithGradAccumulationAndAsyncCommunication.backward:
- * "if ctx.sequence_parallel" all-gathers the input to total_input). */
-static void tp_layer(struct gen *g, unsigned s, double at, double dur, bool backward)
+ * all-gather of each column-parallel linear's input before each and a
+ * reduce-scatter after (Korthikanti et al. 2022, figure 5). A @backward
+ * half gathers the gradient of its output, then each column-parallel
+ * linear's input once more, for its weight's gradient, where the
+ * forward kept only its rank's share of it (Megatron-LM, megatron/core/
+ * tensor_parallel/layers.py, LinearWithGradAccumulationAndAsyncCommun-
+ * ication.backward: "if ctx.sequence_parallel" all-gathers the input to
+ * total_input), and reduce-scatters its input's gradient.
+ */
+static void tp_layer(struct gen *g, unsigned s, unsigned layer, double at, double dur,
+		     bool backward)
 {
 	const struct gen_llm_options *o = g->o;
 	uint64_t act = activation_bytes(o);
+	struct tp_half halves[2];
 
 	if (o->tp < 2)
 		return;
+	tp_halves(o->arch, layer, halves);
 	for (unsigned d = 0; d < o->dp; d++)
 		for (int half = 0; half < 2; half++) {
-			double start = at + half * dur / 2, end = start + dur / 2;
+			const struct tp_half *h = &halves[half];
+			double start = at + half * dur / 2, end = start + dur / 2, mid = (start + end) / 2;
+			size_t c = tp_comm(g, s, d);
 
-			if (o->sequence_parallel) {
-				emit(g, tp_comm(g, s, d), TRACE_OP_ALL_GATHER, o->dtype, act, start, -1, -1);
-				if (backward)
-					emit(g, tp_comm(g, s, d), TRACE_OP_ALL_GATHER, o->dtype, act,
-					     (start + end) / 2, -1, -1);
-				emit(g, tp_comm(g, s, d), TRACE_OP_REDUCE_SCATTER, o->dtype, act, end, -1, -1);
-			} else {
-				emit(g, tp_comm(g, s, d), TRACE_OP_ALLREDUCE, o->dtype, act, end, -1, -1);
+			if (!o->sequence_parallel) {
+				if (h->row)
+					emit(g, c, TRACE_OP_ALLREDUCE, o->dtype, act, end, -1, -1);
+				continue;
 			}
+			if (backward && h->row)
+				emit(g, c, TRACE_OP_ALL_GATHER, o->dtype, act, start, -1, -1);
+			for (unsigned k = 0; k < h->ncols; k++)
+				emit(g, c, TRACE_OP_ALL_GATHER, o->dtype, tokens_bytes(o, h->cols[k]),
+				     backward ? mid : start, -1, -1);
+			if (h->gathered && !backward)
+				emit(g, c, TRACE_OP_ALL_GATHER, o->dtype, tokens_bytes(o, h->gathered),
+				     start, -1, -1);
+			if (!backward && h->row)
+				emit(g, c, TRACE_OP_REDUCE_SCATTER, o->dtype, act, end, -1, -1);
+			for (unsigned k = 0; backward && k < h->ncols; k++)
+				emit(g, c, TRACE_OP_REDUCE_SCATTER, o->dtype, tokens_bytes(o, h->cols[k]),
+				     end, -1, -1);
+			if (h->gathered && backward)
+				emit(g, c, TRACE_OP_REDUCE_SCATTER, o->dtype, tokens_bytes(o, h->gathered),
+				     end, -1, -1);
 		}
 }
 
-/* A MoE layer's dispatch (before its experts, halfway) and combine
- * (after them): each rank sends its tokens' top_k copies (Lepikhin et
- * al. 2020, GShard; Megatron-Core's alltoall token dispatcher). An
+/*
+ * A MoE layer's dispatch (before its experts, halfway) and combine
+ * (after them), Megatron-Core's all-to-all token dispatcher
+ * (token_dispatcher.py MoEAlltoAllTokenDispatcher; Lepikhin et al. 2020,
+ * GShard): each rank sends its tokens' top_k copies over the expert-
+ * parallel group, and under tensor parallelism (the experts' tensor
+ * parallelism, expert_tensor_parallel_size, being --tp) the tokens it
+ * receives are all-gathered over the tensor-parallel group after the
+ * dispatch (dispatch_postprocess) and reduce-scattered before the
+ * combine (combine_preprocess): a forward's all-to-all, all-gather,
+ * reduce-scatter, all-to-all, a backward's the same in reverse. An
  * alltoall's bytes are one rank's send buffer, its chunks for every rank
- * (nccl-tests' size; PyTorch's `In msg nelems`), whatever ep is. Layer
- * @layer (of the model) only where it is a MoE: DeepSeek's first are
- * dense. */
-static void ep_layer(struct gen *g, unsigned s, unsigned layer, double at, double dur)
+ * (nccl-tests' size; PyTorch's `In msg nelems`), whatever ep is; the
+ * gathered tokens are the tensor-parallel group's, tokens x top_k x
+ * hidden. Layer @layer (of the model) only where it is a MoE: DeepSeek's
+ * first are dense.
+ */
+static void moe_layer(struct gen *g, unsigned s, unsigned layer, double at, double dur)
 {
 	const struct gen_llm_options *o = g->o;
-	uint64_t mine = activation_bytes(o) * o->arch->top_k /
-			(o->sequence_parallel ? o->tp : 1);
+	uint64_t routed = activation_bytes(o) * o->arch->top_k;
+	uint64_t mine = routed / (o->sequence_parallel ? o->tp : 1);
+	double dispatch = at + dur / 2, combine = at + dur;
 
-	if (o->ep < 2 || !llm_layer_moe(o->arch, layer))
+	if (!llm_layer_moe(o->arch, layer))
 		return;
-	for (unsigned t = 0; t < o->tp; t++)
+	for (unsigned t = 0; o->ep > 1 && t < o->tp; t++)
 		for (unsigned b = 0; b < o->dp / o->ep; b++) {
-			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine,
-			     at + dur / 2, -1, -1);
-			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine, at + dur,
-			     -1, -1);
+			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine, dispatch, -1,
+			     -1);
+			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine, combine, -1,
+			     -1);
 		}
+	for (unsigned d = 0; o->tp > 1 && d < o->dp; d++) {
+		emit(g, tp_comm(g, s, d), TRACE_OP_ALL_GATHER, o->dtype, routed, dispatch, -1, -1);
+		emit(g, tp_comm(g, s, d), TRACE_OP_REDUCE_SCATTER, o->dtype, routed, combine, -1,
+		     -1);
+	}
 }
 
 /*
@@ -514,14 +609,16 @@ enum { Z3_EMBEDDING = -1, Z3_HEAD = -2 };
 static uint64_t zero3_share(const struct gen_llm_options *o, int module)
 {
 	const struct llm_arch *a = o->arch;
-	uint64_t r;
+	uint64_t r, w;
 
 	if (module == Z3_EMBEDDING)
 		return llm_embedding_params(a) / o->tp;
 	if (module == Z3_HEAD)
 		return llm_head_params(a) / o->tp;
 	r = llm_layer_routed_params(a, (unsigned)module);
-	return (llm_layer_params(a, (unsigned)module) - r) / o->tp + r / o->tp;
+	w = llm_layer_tp_whole_params(a, (unsigned)module);
+	return (llm_layer_params(a, (unsigned)module) - r - w) / o->tp + w +
+	       r / ((uint64_t)o->tp * o->ep);
 }
 
 static void zero3_op(struct gen *g, unsigned s, int module, enum trace_op op, double at)
@@ -601,8 +698,8 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 			zero3_op(g, s, layer, TRACE_OP_ALL_GATHER, f0 + k * lf);
 		if (zero3 && end && k + 1 == st->layers)
 			zero3_op(g, s, Z3_HEAD, TRACE_OP_ALL_GATHER, f0 + k * lf);
-		tp_layer(g, s, f0 + k * lf, lf, false);
-		ep_layer(g, s, (unsigned)layer, f0 + k * lf, lf);
+		tp_layer(g, s, (unsigned)layer, f0 + k * lf, lf, false);
+		moe_layer(g, s, (unsigned)layer, f0 + k * lf, lf);
 	}
 	if (s + 1 < o->pp)
 		pp_send(g, s, s + 1, i, f0 + sc->fdur[s]);
@@ -617,10 +714,11 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 			zero3_op(g, s, layer, TRACE_OP_ALL_GATHER, at);
 		if (zero3 && first && k + 1 == st->layers)
 			zero3_op(g, s, Z3_EMBEDDING, TRACE_OP_ALL_GATHER, at);
-		tp_layer(g, s, at, lb, true);
-		ep_layer(g, s, (unsigned)layer, at, lb);
+		/* the head's backward, first, is done before the layer's */
 		if (zero3 && end && k == 0)
-			zero3_op(g, s, Z3_HEAD, TRACE_OP_REDUCE_SCATTER, done);
+			zero3_op(g, s, Z3_HEAD, TRACE_OP_REDUCE_SCATTER, at);
+		tp_layer(g, s, (unsigned)layer, at, lb, true);
+		moe_layer(g, s, (unsigned)layer, at, lb);
 		if (zero3)
 			zero3_op(g, s, layer, TRACE_OP_REDUCE_SCATTER, done);
 		if (zero3 && first && k + 1 == st->layers)
@@ -685,6 +783,15 @@ static void one_iteration(struct gen *g, const struct schedule *sc)
 		gen_llm_stage(o, s, &st);
 		for (unsigned i = 0; i < o->micro_batches; i++)
 			micro_batch(g, sc, s, i, &st);
+		/* what every tp rank holds whole saw only its sequence shard:
+		 * its gradients summed over the group once the backwards are
+		 * done (finalize_model_grads.py
+		 * _allreduce_non_tensor_model_parallel_grads, one coalesced
+		 * call; norms, counted as split, left out) */
+		for (unsigned d = 0; o->sequence_parallel && st.tp_whole_params && d < o->dp; d++)
+			emit(g, tp_comm(g, s, d), TRACE_OP_ALLREDUCE, o->grad_dtype,
+			     st.tp_whole_params * trace_dtype_size(o->grad_dtype), b0 + sc->bdur[s],
+			     -1, -1);
 		for (unsigned t = 0; o->zero < 3 && o->dp > 1 && t < o->tp; t++) {
 			grad_buckets(g, dp_comm(g, s, t), dp_params(o, &st), b0, sc->bdur[s]);
 			for (unsigned j = 0; o->ep > 1 && o->dp / o->ep > 1 && j < o->ep; j++)
@@ -695,9 +802,21 @@ static void one_iteration(struct gen *g, const struct schedule *sc)
 		qsort(g->ev + first, g->nev - first, sizeof(*g->ev), cmp_ev);
 }
 
+/* Ranks a trace may list over all its entries (each holds its group's):
+ * 1 GiB of them. */
+#define GEN_LLM_RANKS_LISTED_MAX (1ull << 28)
+
 /* The events into @t, each on its communicator with its ranks. */
 static int fill_trace(struct gen *g, struct trace *t, struct diag *d)
 {
+	unsigned long long listed = 0;
+
+	for (size_t i = 0; i < g->nev; i++)
+		listed += g->comms[g->ev[i].comm].n;
+	if (listed > GEN_LLM_RANKS_LISTED_MAX)
+		return diag_set(d, -E2BIG,
+				"the trace would list %zu collectives over %llu ranks in all (every line its group's, %.1f GiB of them): fewer ranks a group (--dp, --tp), a larger --bucket-cap or fewer --micro-batches",
+				g->nev, listed, listed * 4.0 / (1u << 30));
 	t->entries = calloc(g->nev ? g->nev : 1, sizeof(*t->entries));
 	if (!t->entries)
 		return -ENOMEM;

@@ -64,6 +64,8 @@ struct gen_llm_stage {
 				  * dense MLPs) */
 	uint64_t expert_params;  /* per rank: its tp and ep share of the
 				  * stage's experts (0 for a dense model) */
+	uint64_t tp_whole_params; /* of dense_params, what every tp rank
+				   * holds whole (llm_layer_tp_whole_params) */
 	double forward_us, backward_us; /* one micro-batch */
 };
 

@@ -189,6 +189,16 @@ uint64_t llm_layer_params(const struct llm_arch *a, unsigned layer)
 	return llm_attention_params(a) + mlp + norm(a);
 }
 
+uint64_t llm_layer_tp_whole_params(const struct llm_arch *a, unsigned layer)
+{
+	const struct llm_mla *m = &a->mla;
+	uint64_t h = a->hidden, w = llm_layer_moe(a, layer) ? h * a->experts : 0;
+
+	if (m->kv_rank) /* wq_a and q_norm, wkv_a and kv_norm */
+		w += (h + 1) * m->q_rank + h * (m->kv_rank + m->qk_rope_dim) + m->kv_rank;
+	return w;
+}
+
 uint64_t llm_embedding_params(const struct llm_arch *a)
 {
 	return ((uint64_t)a->vocab + a->learned_positions) * a->hidden;

@@ -62,6 +62,12 @@ uint64_t llm_layer_params(const struct llm_arch *a, unsigned layer);
 /* Of those, its routed experts' (0 for a dense layer): what expert
  * parallelism splits. */
 uint64_t llm_layer_routed_params(const struct llm_arch *a, unsigned layer);
+/* Of those, what every tensor-parallel rank holds whole: latent
+ * attention's down-projections with their norms and a MoE's router
+ * (Megatron-Core builds them duplicated: multi_latent_attention.py
+ * parallel_mode 'duplicated', moe/router.py's weight), whose gradients
+ * sequence parallelism all-reduces over the tensor-parallel group. */
+uint64_t llm_layer_tp_whole_params(const struct llm_arch *a, unsigned layer);
 /* The input embedding (and learned positions); the output head when
  * untied, and the final norm. */
 uint64_t llm_embedding_params(const struct llm_arch *a);

@@ -15,13 +15,18 @@ bad() { # bad MESSAGE -- args...
 }
 bad "--model: which model?" -- --tp 2
 bad "--model: expected a model of" -- --model llama3-7b
-bad "--tp: 3 does not divide the model's attention heads (32, 8 of keys and values)" -- --model llama3-8b --tp 3
+bad "--tp: 3 does not divide llama3-8b's attention heads (32, 8 of keys and values)" -- --model llama3-8b --tp 3
+bad "--tp: 3 does not divide deepseek-v2-lite's 16 attention heads" -- --model deepseek-v2-lite --tp 3
 bad "--tp: 0: expected 1 or more" -- --model llama3-8b --tp 0
 bad "--ep: llama3-8b has no experts (not a mixture of experts)" -- --model llama3-8b --dp 4 --ep 2
 bad "--ep: 3 does not divide mixtral-8x7b's 8 experts a layer" -- --model mixtral-8x7b --dp 6 --ep 3
 bad "--ep: 0: expected 1 or more" -- --model mixtral-8x7b --dp 4 --ep 0
-bad "--ep: expert parallelism with --tp 2 needs --sequence-parallel, as Megatron-Core asks" -- --model mixtral-8x7b --tp 2 --dp 4 --ep 2
+bad "--tp: mixtral-8x7b is a mixture of experts: with --tp 2 it needs --sequence-parallel, as Megatron-Core asks" -- --model mixtral-8x7b --tp 2 --dp 4 --ep 2
+bad "--tp: deepseek-v3 is a mixture of experts: with --tp 8 it needs --sequence-parallel, as Megatron-Core asks" -- --model deepseek-v3 --tp 8
 bad "--ep: 3 does not divide --dp" -- --model mixtral-8x7b --dp 4 --ep 3
+# 61 929 gradient buckets of 65536 ranks each: 15 GiB of rank lists, refused
+# before they are made (it ran out of memory until 2026-12-06)
+bad "the trace would list 61929 collectives over 4058578944 ranks in all" -- --model llama3-405b --dp 65536
 bad "--zero: 4: expected 0, 1, 2 or 3" -- --model llama3-8b --dp 2 --zero 4
 bad "--sequence-parallel: needs --tp 2 or more" -- --model llama3-8b --dp 2 --sequence-parallel
 bad "--efficiency: must be in (0, 1]" -- --model llama3-8b --dp 2 --efficiency 1.5

@@ -375,6 +375,45 @@ Test(gen_llm, deepseek_dense_first_layers)
 		   1e-12);
 }
 
+/*
+ * DeepSeek-V2-Lite under tensor and sequence parallelism (tp 2, one
+ * micro-batch of 1024 tokens), written out from Megatron-Core's layers:
+ * latent attention gathers its query's input (the hidden state: no query
+ * rank), its 512-wide latent and its 64-wide RoPE key, and reduce-
+ * scatters its output; in backward it gathers the output's gradient and
+ * the two inputs again and reduce-scatters the three inputs' gradients.
+ * The MLP, dense or the MoE layers' shared experts, as any: a gather and
+ * a reduce-scatter of the hidden state forward, two gathers and one
+ * backward. The MoE layers' dispatcher gathers and reduce-scatters the
+ * routed tokens, 6 a token, forward and backward. What every rank holds
+ * whole (the latent's down-projection and norm, the router) is reduced
+ * over dp whole and all-reduced over tp once.
+ */
+Test(gen_llm, deepseek_latent_attention_and_dispatcher_under_tp)
+{
+	struct gen_llm_options o = base("deepseek-v2-lite");
+	const struct llm_arch *a = o.arch;
+	uint64_t tok = 1024ull * 2, h = 2048;
+	uint64_t ag = 27 * ((h + 512 + 64) + (h + h + 512) + (h + 2 * h)) + 26 * 2 * 6 * h;
+	uint64_t rs = 27 * (h + (h + 512 + 64) + 2 * h) + 26 * 2 * 6 * h;
+	uint64_t whole0 = 2048ull * 576 + 512, whole = whole0 + 2048ull * 64, dp = 0;
+	struct trace t;
+
+	o.tp = 2;
+	o.dp = 2;
+	o.sequence_parallel = true;
+	make(&o, &t);
+	cr_expect_eq(bytes_of(&t, "tp-s0-d0", TRACE_OP_ALL_GATHER), ag * tok);
+	cr_expect_eq(bytes_of(&t, "tp-s0-d0", TRACE_OP_REDUCE_SCATTER), rs * tok);
+	cr_expect_eq(bytes_of(&t, "tp-s0-d0", TRACE_OP_ALLREDUCE),
+		     GRAD * (whole0 + 26 * whole));
+	for (unsigned l = 0; l < 27; l++)
+		dp += (llm_layer_params(a, l) - (l ? whole : whole0)) / 2 + (l ? whole : whole0);
+	dp += (llm_embedding_params(a) + llm_head_params(a)) / 2;
+	cr_expect_eq(bytes_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), GRAD * dp);
+	trace_destroy(&t);
+}
+
 /* Experts without expert parallelism: every dp rank holds them all, so
  * their gradients go over the dp group with the rest, whatever ZeRO stage:
  * the whole model's params x 2 bytes (they were left out, 2026-12-06). */
