@@ -317,9 +317,14 @@ int cmd_gen_llm(int argc, char **argv)
 	err = trace_write(of.fp, &t);
 	trace_destroy(&t);
 	if (err) {
-		output_file_abort(&of);
-		fprintf(stderr, "gdrlab gen: %s: cannot write the trace: %s\n", output,
-			strerror(-err));
+		/* the stream's own errno where it has one (/dev/full: ENOSPC) */
+		d.msg[0] = '\0';
+		err = output_file_fail(&of, err, &d);
+		if (d.msg[0])
+			fprintf(stderr, "gdrlab gen: %s\n", d.msg);
+		else
+			fprintf(stderr, "gdrlab gen: %s: cannot write the trace: %s\n", output,
+				strerror(-err));
 		return EXIT_RUNTIME;
 	}
 	err = output_file_commit(&of, &d);

@@ -60,4 +60,15 @@ has "$tmp/llm.jsonl" '"comm": "pp-d1-t3", "batch": '
 has "$tmp/llm.jsonl" '# bytes an iteration:'
 expect 0 "run replays it" -- "$gdrlab" run -t "$src/configs/h100-pcie5-400g.yaml" -T "$tmp/llm.jsonl" --quiet
 has "$tmp/out" "communicators"
+# a device that cannot take the trace: its errno, one line, exit 1 (it said
+# "Input/output error" for a file named with -o until 2026-12-06)
+if [ -c /dev/full ]; then
+    for out in "-o /dev/full" ""; do
+        # shellcheck disable=SC2086 # the arguments are words
+        "$gdrlab" gen llm --model llama3-8b --dp 2 $out >/dev/full 2>"$tmp/err"; got=$?
+        [ "$got" = 1 ] || { echo "FAIL: gen llm $out to /dev/full: exit $got, want 1"; fail=1; }
+        has "$tmp/err" "^gdrlab gen: .*No space left on device$"
+        one_line "$tmp/err"
+    done
+fi
 exit $fail
