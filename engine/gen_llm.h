@@ -61,7 +61,8 @@ struct gen_llm_stage {
 	unsigned first_layer, layers;
 	uint64_t dense_params;   /* per rank: its tp share of the stage's
 				  * attention, norms, embeddings, head (and
-				  * dense MLPs) */
+				  * dense MLPs, shared experts), whole what
+				  * tp does not split */
 	uint64_t expert_params;  /* per rank: its tp and ep share of the
 				  * stage's experts (0 for a dense model) */
 	uint64_t tp_whole_params; /* of dense_params, what every tp rank
