@@ -7,8 +7,8 @@
  * override it (jemalloc(3), TUNING).
  *
  * The analytic backend's 1024-node calls each take and free some tens of
- * MiB of per-connection arrays (conn_rate is 144 bytes, 131 056
- * connections a tree pattern on the A100 preset). By default jemalloc
+ * MiB of per-connection arrays (conn_rate is 72 bytes, 144 until
+ * 2026-12-06; 131 056 connections a tree pattern on the A100 preset). By default jemalloc
  * serves a request of 8 MiB or more from an arena that keeps nothing
  * (opt.oversize_threshold) and hands the pages of what is freed back to
  * the kernel: each call faulted its arrays in afresh (the Llama-2-7B
