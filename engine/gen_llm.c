@@ -10,6 +10,11 @@
 #include "array_grow.h"
 
 #define GEN_LLM_PAR_MAX 65536
+/* What a trace may hold: collectives (some 200 bytes each while made, 20
+ * times the 2048-GPU Llama-3-70B job's), and ranks listed over all of
+ * them (each line holds its group's; 1 GiB). */
+#define GEN_LLM_COLLECTIVES_MAX (1u << 22)
+#define GEN_LLM_RANKS_LISTED_MAX (1ull << 28)
 
 void gen_llm_options_default(struct gen_llm_options *o)
 {
@@ -293,6 +298,7 @@ struct gen {
 	size_t off_dp, off_pp, off_ep, off_edp;
 	struct gev *ev;
 	size_t nev, cap;
+	unsigned long long listed; /* ranks the events' groups list, in all */
 	unsigned iteration;
 	double compute_us;
 	int err;
@@ -410,6 +416,12 @@ static void emit(struct gen *g, size_t comm, enum trace_op op, enum trace_dtype 
 
 	if (g->err || !bytes)
 		return;
+	/* refused as it grows past what a trace may hold, not once made */
+	g->listed += g->comms[comm].n;
+	if (g->nev >= GEN_LLM_COLLECTIVES_MAX || g->listed > GEN_LLM_RANKS_LISTED_MAX) {
+		g->err = -E2BIG;
+		return;
+	}
 	if (array_grow((void **)&g->ev, g->nev, &g->cap, sizeof(*g->ev))) {
 		g->err = -ENOMEM;
 		return;
@@ -502,7 +514,8 @@ static void tp_halves(const struct llm_arch *a, unsigned layer, struct tp_half h
  * forward kept only its rank's share of it (Megatron-LM, megatron/core/
  * tensor_parallel/layers.py, LinearWithGradAccumulationAndAsyncCommun-
  * ication.backward: "if ctx.sequence_parallel" all-gathers the input to
- * total_input), and reduce-scatters its input's gradient.
+ * total_input), and reduce-scatters its input's gradient. Backward runs
+ * the MLP's half first.
  */
 static void tp_layer(struct gen *g, unsigned s, unsigned layer, double at, double dur,
 		     bool backward)
@@ -515,9 +528,10 @@ static void tp_layer(struct gen *g, unsigned s, unsigned layer, double at, doubl
 		return;
 	tp_halves(o->arch, layer, halves);
 	for (unsigned d = 0; d < o->dp; d++)
-		for (int half = 0; half < 2; half++) {
-			const struct tp_half *h = &halves[half];
-			double start = at + half * dur / 2, end = start + dur / 2, mid = (start + end) / 2;
+		for (int n = 0; n < 2; n++) {
+			/* attention, then the MLP; backward the other way */
+			const struct tp_half *h = &halves[backward ? 1 - n : n];
+			double start = at + n * dur / 2, end = start + dur / 2, mid = (start + end) / 2;
 			size_t c = tp_comm(g, s, d);
 
 			if (!o->sequence_parallel) {
@@ -545,43 +559,48 @@ static void tp_layer(struct gen *g, unsigned s, unsigned layer, double at, doubl
 }
 
 /*
- * A MoE layer's dispatch (before its experts, halfway) and combine
- * (after them), Megatron-Core's all-to-all token dispatcher
- * (token_dispatcher.py MoEAlltoAllTokenDispatcher; Lepikhin et al. 2020,
- * GShard): each rank sends its tokens' top_k copies over the expert-
- * parallel group, and under tensor parallelism (the experts' tensor
- * parallelism, expert_tensor_parallel_size, being --tp) the tokens it
- * receives are all-gathered over the tensor-parallel group after the
- * dispatch (dispatch_postprocess) and reduce-scattered before the
- * combine (combine_preprocess): a forward's all-to-all, all-gather,
- * reduce-scatter, all-to-all, a backward's the same in reverse. An
+ * A MoE layer's dispatch and combine around its experts (the MLP's half
+ * of the layer, the second forward, the first backward), Megatron-Core's
+ * all-to-all token dispatcher (token_dispatcher.py
+ * MoEAlltoAllTokenDispatcher; Lepikhin et al. 2020, GShard): each rank
+ * sends its tokens' top_k copies over the expert-parallel group, and
+ * under tensor parallelism (the experts' tensor parallelism,
+ * expert_tensor_parallel_size, being --tp) the tokens it receives are
+ * all-gathered over the tensor-parallel group after the all-to-all
+ * (dispatch_postprocess) and reduce-scattered before the combine's
+ * (combine_preprocess): all-to-all, all-gather, reduce-scatter,
+ * all-to-all, forward and, as the gradients go back through the combine
+ * first, backward alike. Balanced: every rank's tokens split evenly
+ * among the experts (Megatron passes the counts as they fall). An
  * alltoall's bytes are one rank's send buffer, its chunks for every rank
  * (nccl-tests' size; PyTorch's `In msg nelems`), whatever ep is; the
  * gathered tokens are the tensor-parallel group's, tokens x top_k x
  * hidden. Layer @layer (of the model) only where it is a MoE: DeepSeek's
  * first are dense.
  */
-static void moe_layer(struct gen *g, unsigned s, unsigned layer, double at, double dur)
+static void moe_layer(struct gen *g, unsigned s, unsigned layer, double at, double dur,
+		      bool backward)
 {
 	const struct gen_llm_options *o = g->o;
 	uint64_t routed = activation_bytes(o) * o->arch->top_k;
 	uint64_t mine = routed / (o->sequence_parallel ? o->tp : 1);
-	double dispatch = at + dur / 2, combine = at + dur;
+	double first = backward ? at : at + dur / 2, last = first + dur / 2;
+	unsigned blocks = o->dp / o->ep;
 
 	if (!llm_layer_moe(o->arch, layer))
 		return;
 	for (unsigned t = 0; o->ep > 1 && t < o->tp; t++)
-		for (unsigned b = 0; b < o->dp / o->ep; b++) {
-			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine, dispatch, -1,
+		for (unsigned b = 0; b < blocks; b++)
+			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine, first, -1,
 			     -1);
-			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine, combine, -1,
+	for (unsigned d = 0; o->tp > 1 && d < o->dp; d++)
+		emit(g, tp_comm(g, s, d), TRACE_OP_ALL_GATHER, o->dtype, routed, first, -1, -1);
+	for (unsigned d = 0; o->tp > 1 && d < o->dp; d++)
+		emit(g, tp_comm(g, s, d), TRACE_OP_REDUCE_SCATTER, o->dtype, routed, last, -1, -1);
+	for (unsigned t = 0; o->ep > 1 && t < o->tp; t++)
+		for (unsigned b = 0; b < blocks; b++)
+			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine, last, -1,
 			     -1);
-		}
-	for (unsigned d = 0; o->tp > 1 && d < o->dp; d++) {
-		emit(g, tp_comm(g, s, d), TRACE_OP_ALL_GATHER, o->dtype, routed, dispatch, -1, -1);
-		emit(g, tp_comm(g, s, d), TRACE_OP_REDUCE_SCATTER, o->dtype, routed, combine, -1,
-		     -1);
-	}
 }
 
 /*
@@ -699,7 +718,7 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 		if (zero3 && end && k + 1 == st->layers)
 			zero3_op(g, s, Z3_HEAD, TRACE_OP_ALL_GATHER, f0 + k * lf);
 		tp_layer(g, s, (unsigned)layer, f0 + k * lf, lf, false);
-		moe_layer(g, s, (unsigned)layer, f0 + k * lf, lf);
+		moe_layer(g, s, (unsigned)layer, f0 + k * lf, lf, false);
 	}
 	if (s + 1 < o->pp)
 		pp_send(g, s, s + 1, i, f0 + sc->fdur[s]);
@@ -714,11 +733,13 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 			zero3_op(g, s, layer, TRACE_OP_ALL_GATHER, at);
 		if (zero3 && first && k + 1 == st->layers)
 			zero3_op(g, s, Z3_EMBEDDING, TRACE_OP_ALL_GATHER, at);
-		/* the head's backward, first, is done before the layer's */
-		if (zero3 && end && k == 0)
-			zero3_op(g, s, Z3_HEAD, TRACE_OP_REDUCE_SCATTER, at);
 		tp_layer(g, s, (unsigned)layer, at, lb, true);
-		moe_layer(g, s, (unsigned)layer, at, lb);
+		moe_layer(g, s, (unsigned)layer, at, lb, true);
+		/* the head's backward runs first, but its time is shared out
+		 * with the layers' (lb): it ends with the first slot, its
+		 * gradients' scatter ahead of the last layer's */
+		if (zero3 && end && k == 0)
+			zero3_op(g, s, Z3_HEAD, TRACE_OP_REDUCE_SCATTER, done);
 		if (zero3)
 			zero3_op(g, s, layer, TRACE_OP_REDUCE_SCATTER, done);
 		if (zero3 && first && k + 1 == st->layers)
@@ -783,40 +804,28 @@ static void one_iteration(struct gen *g, const struct schedule *sc)
 		gen_llm_stage(o, s, &st);
 		for (unsigned i = 0; i < o->micro_batches; i++)
 			micro_batch(g, sc, s, i, &st);
-		/* what every tp rank holds whole saw only its sequence shard:
-		 * its gradients summed over the group once the backwards are
-		 * done (finalize_model_grads.py
-		 * _allreduce_non_tensor_model_parallel_grads, one coalesced
-		 * call; norms, counted as split, left out) */
-		for (unsigned d = 0; o->sequence_parallel && st.tp_whole_params && d < o->dp; d++)
-			emit(g, tp_comm(g, s, d), TRACE_OP_ALLREDUCE, o->grad_dtype,
-			     st.tp_whole_params * trace_dtype_size(o->grad_dtype), b0 + sc->bdur[s],
-			     -1, -1);
 		for (unsigned t = 0; o->zero < 3 && o->dp > 1 && t < o->tp; t++) {
 			grad_buckets(g, dp_comm(g, s, t), dp_params(o, &st), b0, sc->bdur[s]);
 			for (unsigned j = 0; o->ep > 1 && o->dp / o->ep > 1 && j < o->ep; j++)
 				grad_buckets(g, edp_comm(g, s, t, j), st.expert_params, b0, sc->bdur[s]);
 		}
+		/* what every tp rank holds whole saw only its sequence shard:
+		 * its gradients summed over the group after the dp sync
+		 * (finalize_model_grads.py, finish_grad_sync then
+		 * _allreduce_non_tensor_model_parallel_grads, one coalesced
+		 * call; the norms', counted as split, left out) */
+		for (unsigned d = 0; o->sequence_parallel && st.tp_whole_params && d < o->dp; d++)
+			emit(g, tp_comm(g, s, d), TRACE_OP_ALLREDUCE, o->grad_dtype,
+			     st.tp_whole_params * trace_dtype_size(o->grad_dtype), b0 + sc->bdur[s],
+			     -1, -1);
 	}
 	if (!g->err && g->nev > first) /* (no events: g->ev may be NULL) */
 		qsort(g->ev + first, g->nev - first, sizeof(*g->ev), cmp_ev);
 }
 
-/* Ranks a trace may list over all its entries (each holds its group's):
- * 1 GiB of them. */
-#define GEN_LLM_RANKS_LISTED_MAX (1ull << 28)
-
 /* The events into @t, each on its communicator with its ranks. */
 static int fill_trace(struct gen *g, struct trace *t, struct diag *d)
 {
-	unsigned long long listed = 0;
-
-	for (size_t i = 0; i < g->nev; i++)
-		listed += g->comms[g->ev[i].comm].n;
-	if (listed > GEN_LLM_RANKS_LISTED_MAX)
-		return diag_set(d, -E2BIG,
-				"the trace would list %zu collectives over %llu ranks in all (every line its group's, %.1f GiB of them): fewer ranks a group (--dp, --tp), a larger --bucket-cap or fewer --micro-batches",
-				g->nev, listed, listed * 4.0 / (1u << 30));
 	t->entries = calloc(g->nev ? g->nev : 1, sizeof(*t->entries));
 	if (!t->entries)
 		return -ENOMEM;
@@ -873,6 +882,10 @@ int gen_llm_trace(const struct gen_llm_options *o, struct trace *t, struct diag 
 			one_iteration(&g, &sc);
 			err = g.err;
 		}
+		if (err == -E2BIG)
+			diag_set(d, err,
+				 "the trace would hold more than %u collectives or list more than %llu ranks over them (every line its group's): fewer ranks a group (--dp, --tp), fewer --micro-batches or --iterations, or a larger --bucket-cap",
+				 GEN_LLM_COLLECTIVES_MAX, GEN_LLM_RANKS_LISTED_MAX);
 		if (!err && !g.nev)
 			err = diag_set(d, -EINVAL, "gen llm: no collectives (a single GPU: --tp, --pp, --dp all 1)");
 		if (!err)
