@@ -140,10 +140,28 @@ static int finish_child(const char *what, struct each_child *c, void *answer, si
 int child_call(const char *what, child_fn fn, void *arg, void *answer,
 	       size_t len, struct diag *d)
 {
+	return child_call_ticking(what, fn, arg, answer, len, NULL, d);
+}
+
+int child_call_ticking(const char *what, child_fn fn, void *arg, void *answer, size_t len,
+		       const struct child_tick *tick, struct diag *d)
+{
 	struct each_child c;
 	int err = start_child(what, fn, arg, answer, len, &c, d);
 
-	return err ? err : finish_child(what, &c, answer, len, d);
+	if (err)
+		return err;
+	/* until the child writes or ends; any error here is finish_child's
+	 * to find and say */
+	while (tick && tick->fn) {
+		struct pollfd pfd = { .fd = c.fd, .events = POLLIN };
+		int n = poll(&pfd, 1, CHILD_TICK_MS);
+
+		if (n > 0 || (n < 0 && errno != EINTR))
+			break;
+		tick->fn(tick->ctx);
+	}
+	return finish_child(what, &c, answer, len, d);
 }
 
 int child_call_each(const char *what, child_each_fn fn, void *arg, size_t n,

@@ -29,6 +29,20 @@ typedef int (*child_fn)(void *arg, void *answer, size_t len, struct diag *d);
 int child_call(const char *what, child_fn fn, void *arg, void *answer,
 	       size_t len, struct diag *d);
 
+/* What a waiting parent calls while its child runs: a progress line's
+ * heartbeat, so that a long simulation shows its time going by. */
+struct child_tick {
+	void (*fn)(void *ctx);
+	void *ctx;
+};
+
+#define CHILD_TICK_MS 250
+
+/* child_call, @tick's fn called about every CHILD_TICK_MS until the child
+ * answers or ends (@tick NULL: never). */
+int child_call_ticking(const char *what, child_fn fn, void *arg, void *answer, size_t len,
+		       const struct child_tick *tick, struct diag *d);
+
 /* fn for child_call_each: item @i of the work. */
 typedef int (*child_each_fn)(void *arg, size_t i, void *answer, size_t len,
 			     struct diag *d);

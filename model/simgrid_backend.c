@@ -116,6 +116,7 @@ struct sim_call {
 	size_t njobs;
 	const struct records *together; /* NULL: each job alone only */
 	size_t *order;                  /* alone: the jobs by platform */
+	struct child_tick tick;         /* the parent's, while it waits */
 };
 
 /* After the jobs' results in the answer: with together, the collectives'
@@ -315,8 +316,8 @@ static int simulate_alone(struct sim_call *call, struct sim_answer *answer, stru
 		for (end = i; end < call->njobs && nodes[end] == nodes[i]; end++)
 			;
 		g = (struct platform_jobs){ call, call->order + i, end - i, nodes[i], parallel };
-		err = child_call("model backend: the simulation", load_platform_child, &g,
-				 each + i, (end - i) * sizeof(*each), d);
+		err = child_call_ticking("model backend: the simulation", load_platform_child, &g,
+					 each + i, (end - i) * sizeof(*each), &call->tick, d);
 	}
 	for (size_t i = 0; !err && i < call->njobs; i++) {
 		const struct model_stats *st = &each[i].stats;
@@ -336,6 +337,14 @@ static int simulate_alone(struct sim_call *call, struct sim_answer *answer, stru
 	return err;
 }
 
+/* A heartbeat while the simulations run: none of the calls is timed yet
+ * (they come back together), but a progress line shows the time going
+ * by (a switched fabric's every node simulated takes minutes). */
+static void still_simulating(void *ctx)
+{
+	records_progress(ctx, 0);
+}
+
 static void fill_record(struct coll_record *c, const struct sgm_result *r)
 {
 	c->time_us = r->time_us;
@@ -350,7 +359,8 @@ int model_simulate(const struct plan *p, const struct model_options *o,
 		   struct diag *d)
 {
 	static const struct model_options defaults = { 0 };
-	struct sim_call call = { .p = p, .o = o ? o : &defaults };
+	struct sim_call call = { .p = p, .o = o ? o : &defaults,
+				 .tick = { still_simulating, rec } };
 	struct sgm_job *jobs = NULL;
 	struct sim_answer *answer = NULL;
 	size_t *cls = NULL;
@@ -384,8 +394,8 @@ int model_simulate(const struct plan *p, const struct model_options *o,
 	}
 	/* Together, the jobs and then the trace in one simulation. */
 	if (call.together)
-		err = child_call("model backend: the simulation", simulate_child, &call,
-				 answer, len, d);
+		err = child_call_ticking("model backend: the simulation", simulate_child, &call,
+					 answer, len, &call.tick, d);
 	else
 		err = simulate_alone(&call, answer, d);
 	if (err)
