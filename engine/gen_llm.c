@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-#include "gen_llm.h"
+/*
+ * gen llm (gen_llm.h): the job's options and stages, its communicators,
+ * each micro-batch's layers (gen_llm_layer.c) and pipeline sends on the
+ * 1F1B schedule (gen_llm_schedule.c), the gradient buckets, and the
+ * collectives into a trace.
+ */
+#include "gen_llm_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -159,184 +165,6 @@ void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_s
 	st->backward_us = 2 * st->forward_us;
 }
 
-/* The 1F1B schedule (Narayanan et al. 2021, figure 4; Megatron's
- * forward_backward_pipelining_without_interleaving): stage s runs
- * min(pp - 1 - s, m) forwards, then one forward and one backward in
- * turn, then the backwards left. A forward waits for the previous
- * stage's forward of that micro-batch, a backward for the next stage's
- * backward (the last stage's for its own forward). Sends are taken as
- * instant here: the schedule is compute's. */
-struct schedule {
-	unsigned pp, m;
-	double *f, *b;       /* starts: micro-batch i on stage s at [s * m + i]; < 0 unplaced */
-	double *fdur, *bdur; /* per stage */
-	double end;
-};
-
-static void schedule_destroy(struct schedule *sc)
-{
-	free(sc->f);
-	free(sc->b);
-	free(sc->fdur);
-	free(sc->bdur);
-}
-
-/* Stage s's op k: which micro-batch, forward or backward. */
-static unsigned op_of(unsigned pp, unsigned m, unsigned s, unsigned k, bool *fwd)
-{
-	unsigned warm = pp - 1 - s < m ? pp - 1 - s : m;
-
-	if (k < warm) {
-		*fwd = true;
-		return k;
-	}
-	if (k < warm + 2 * (m - warm)) {
-		*fwd = (k - warm) % 2 == 0;
-		return *fwd ? warm + (k - warm) / 2 : (k - warm) / 2;
-	}
-	*fwd = false;
-	return k - m; /* backwards m - warm .. m - 1 */
-}
-
-static int schedule_1f1b(const struct gen_llm_options *o, struct schedule *sc)
-{
-	unsigned pp = o->pp, m = o->micro_batches;
-	size_t n = (size_t)pp * m, left = 2 * n;
-	unsigned *next = calloc(pp, sizeof(*next));
-	double *free_at = calloc(pp, sizeof(*free_at));
-	bool progress = true;
-
-	memset(sc, 0, sizeof(*sc));
-	sc->pp = pp;
-	sc->m = m;
-	sc->f = malloc(n * sizeof(*sc->f));
-	sc->b = malloc(n * sizeof(*sc->b));
-	sc->fdur = malloc(pp * sizeof(*sc->fdur));
-	sc->bdur = malloc(pp * sizeof(*sc->bdur));
-	if (!next || !free_at || !sc->f || !sc->b || !sc->fdur || !sc->bdur) {
-		free(next);
-		free(free_at);
-		schedule_destroy(sc);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		sc->f[i] = sc->b[i] = -1;
-	for (unsigned s = 0; s < pp; s++) {
-		struct gen_llm_stage st;
-
-		gen_llm_stage(o, s, &st);
-		sc->fdur[s] = st.forward_us;
-		sc->bdur[s] = st.backward_us;
-	}
-	while (left && progress) {
-		progress = false;
-		for (unsigned s = 0; s < pp; s++)
-			while (next[s] < 2 * m) {
-				bool fwd;
-				unsigned i = op_of(pp, m, s, next[s], &fwd);
-				double dep = 0, *at = fwd ? &sc->f[s * m + i] : &sc->b[s * m + i];
-
-				if (fwd && s) {
-					if (sc->f[(s - 1) * m + i] < 0)
-						break;
-					dep = sc->f[(s - 1) * m + i] + sc->fdur[s - 1];
-				} else if (!fwd && s + 1 < pp) {
-					if (sc->b[(s + 1) * m + i] < 0)
-						break;
-					dep = sc->b[(s + 1) * m + i] + sc->bdur[s + 1];
-				} else if (!fwd) {
-					dep = sc->f[s * m + i] + sc->fdur[s];
-				}
-				*at = fmax(dep, free_at[s]);
-				free_at[s] = *at + (fwd ? sc->fdur[s] : sc->bdur[s]);
-				sc->end = fmax(sc->end, free_at[s]);
-				next[s]++;
-				left--;
-				progress = true;
-			}
-	}
-	free(next);
-	free(free_at);
-	if (left) {
-		schedule_destroy(sc);
-		return -EDEADLK; /* 1F1B cannot deadlock: a bug */
-	}
-	return 0;
-}
-
-double gen_llm_iteration_us(const struct gen_llm_options *o)
-{
-	struct schedule sc;
-	double end;
-
-	if (schedule_1f1b(o, &sc))
-		return NAN;
-	end = sc.end;
-	schedule_destroy(&sc);
-	return end;
-}
-
-/* One communicator of the job, and its ranks. */
-struct gcomm {
-	char name[48];
-	unsigned n;
-	unsigned *ranks; /* owned */
-	long idx;        /* its index in the trace, once placed; -1 */
-};
-
-struct gev {
-	struct trace_entry e; /* group left to the comm */
-	size_t comm;
-	unsigned tie;         /* between calls ready at once: the lower first */
-	size_t seq;           /* the order made, to keep ties stable */
-};
-
-struct gen {
-	const struct gen_llm_options *o;
-	struct gcomm *comms;
-	size_t ncomms;
-	size_t off_dp, off_pp, off_ep, off_edp;
-	struct gev *ev;
-	size_t nev, cap;
-	unsigned long long listed; /* ranks the events' groups list, in all */
-	unsigned iteration;
-	double compute_us;
-	int err;
-};
-
-static unsigned rank_of(const struct gen_llm_options *o, unsigned t, unsigned d, unsigned s)
-{
-	return t + o->tp * (d + o->dp * s);
-}
-
-static size_t tp_comm(const struct gen *g, unsigned s, unsigned d)
-{
-	return (size_t)s * g->o->dp + d;
-}
-
-static size_t dp_comm(const struct gen *g, unsigned s, unsigned t)
-{
-	return g->off_dp + (size_t)s * g->o->tp + t;
-}
-
-/* The stages of pipeline (d, t): Megatron-LM's pipeline group. */
-static size_t pp_comm(const struct gen *g, unsigned d, unsigned t)
-{
-	return g->off_pp + (size_t)d * g->o->tp + t;
-}
-
-/* Expert-parallel block b: data-parallel ranks b ep .. b ep + ep - 1. */
-static size_t ep_comm(const struct gen *g, unsigned s, unsigned t, unsigned b)
-{
-	return g->off_ep + ((size_t)s * g->o->tp + t) * (g->o->dp / g->o->ep) + b;
-}
-
-/* The ranks holding the same experts: position j of every block. */
-static size_t edp_comm(const struct gen *g, unsigned s, unsigned t, unsigned j)
-{
-	return g->off_edp + ((size_t)s * g->o->tp + t) * g->o->ep + j;
-}
-
 static int cmp_unsigned(const void *a, const void *b)
 {
 	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
@@ -409,7 +237,7 @@ static int make_comms(struct gen *g)
 	return g->err;
 }
 
-static void emit(struct gen *g, size_t comm, enum trace_op op, enum trace_dtype dt,
+void gen_llm_emit(struct gen *g, size_t comm, enum trace_op op, enum trace_dtype dt,
 		 uint64_t bytes, double ready, int src, int dst)
 {
 	struct gev *v;
@@ -448,161 +276,6 @@ static uint64_t whole(uint64_t bytes, enum trace_dtype dt)
 	return bytes / e * e;
 }
 
-/* The activations one layer's tensor-parallel collectives move: a
- * micro-batch's tokens x hidden (the whole buffer, as the trace counts
- * all-gathers and reduce-scatters too). */
-static uint64_t activation_bytes(const struct gen_llm_options *o)
-{
-	return (uint64_t)o->micro_batch_size * o->seq * o->arch->hidden *
-	       trace_dtype_size(o->dtype);
-}
-
-/* A micro-batch's tokens x @width elements of the model's dtype. */
-static uint64_t tokens_bytes(const struct gen_llm_options *o, uint64_t width)
-{
-	return (uint64_t)o->micro_batch_size * o->seq * width * trace_dtype_size(o->dtype);
-}
-
-/*
- * Half a layer under tensor parallelism: the inputs its column-parallel
- * linears take, each gathered with sequence parallelism (widths of a
- * token), an input gathered on its own (MLA's RoPE key, 0: none), and
- * whether a row-parallel linear ends it (its output reduced).
- */
-struct tp_half {
-	uint64_t cols[2];
-	unsigned ncols;
-	uint64_t gathered;
-	bool row;
-};
-
-/*
- * Layer @layer's halves: attention, then the MLP. Latent attention's
- * down-projections run on each rank's sequence shard, whole, and its
- * up-projections gather the latents (multi_latent_attention.py: the
- * query's, or the hidden state without one, the keys' and values', and
- * the RoPE key by gather_from_sequence_parallel_region). A MoE layer's
- * routed experts take their tokens through the dispatcher (moe_layer),
- * its shared experts, where it has them, as a dense MLP.
- */
-static void tp_halves(const struct llm_arch *a, unsigned layer, struct tp_half h[2])
-{
-	const struct llm_mla *m = &a->mla;
-
-	memset(h, 0, 2 * sizeof(*h));
-	h[0].row = true;
-	if (m->kv_rank) {
-		h[0].cols[h[0].ncols++] = m->q_rank ? m->q_rank : a->hidden;
-		h[0].cols[h[0].ncols++] = m->kv_rank;
-		h[0].gathered = m->qk_rope_dim;
-	} else {
-		h[0].cols[h[0].ncols++] = a->hidden;
-	}
-	if (!llm_layer_moe(a, layer) || a->shared_experts) {
-		h[1].cols[h[1].ncols++] = a->hidden;
-		h[1].row = true;
-	}
-}
-
-/*
- * A layer's tensor-parallel collectives at @at (its start) over @dur:
- * after attention and after the MLP, or with sequence parallelism an
- * all-gather of each column-parallel linear's input before each and a
- * reduce-scatter after (Korthikanti et al. 2022, figure 5). A @backward
- * half gathers the gradient of its output, then each column-parallel
- * linear's input once more, for its weight's gradient, where the
- * forward kept only its rank's share of it (Megatron-LM, megatron/core/
- * tensor_parallel/layers.py, LinearWithGradAccumulationAndAsyncCommun-
- * ication.backward: "if ctx.sequence_parallel" all-gathers the input to
- * total_input), and reduce-scatters its input's gradient. Backward runs
- * the MLP's half first.
- */
-static void tp_layer(struct gen *g, unsigned s, unsigned layer, double at, double dur,
-		     bool backward)
-{
-	const struct gen_llm_options *o = g->o;
-	uint64_t act = activation_bytes(o);
-	struct tp_half halves[2];
-
-	if (o->tp < 2)
-		return;
-	tp_halves(o->arch, layer, halves);
-	for (unsigned d = 0; d < o->dp; d++)
-		for (int n = 0; n < 2; n++) {
-			/* attention, then the MLP; backward the other way */
-			const struct tp_half *h = &halves[backward ? 1 - n : n];
-			double start = at + n * dur / 2, end = start + dur / 2, mid = (start + end) / 2;
-			size_t c = tp_comm(g, s, d);
-
-			if (!o->sequence_parallel) {
-				if (h->row)
-					emit(g, c, TRACE_OP_ALLREDUCE, o->dtype, act, end, -1, -1);
-				continue;
-			}
-			if (backward && h->row)
-				emit(g, c, TRACE_OP_ALL_GATHER, o->dtype, act, start, -1, -1);
-			for (unsigned k = 0; k < h->ncols; k++)
-				emit(g, c, TRACE_OP_ALL_GATHER, o->dtype, tokens_bytes(o, h->cols[k]),
-				     backward ? mid : start, -1, -1);
-			if (h->gathered && !backward)
-				emit(g, c, TRACE_OP_ALL_GATHER, o->dtype, tokens_bytes(o, h->gathered),
-				     start, -1, -1);
-			if (!backward && h->row)
-				emit(g, c, TRACE_OP_REDUCE_SCATTER, o->dtype, act, end, -1, -1);
-			for (unsigned k = 0; backward && k < h->ncols; k++)
-				emit(g, c, TRACE_OP_REDUCE_SCATTER, o->dtype, tokens_bytes(o, h->cols[k]),
-				     end, -1, -1);
-			if (h->gathered && backward)
-				emit(g, c, TRACE_OP_REDUCE_SCATTER, o->dtype, tokens_bytes(o, h->gathered),
-				     end, -1, -1);
-		}
-}
-
-/*
- * A MoE layer's dispatch and combine around its experts (the MLP's half
- * of the layer, the second forward, the first backward), Megatron-Core's
- * all-to-all token dispatcher (token_dispatcher.py
- * MoEAlltoAllTokenDispatcher; Lepikhin et al. 2020, GShard): each rank
- * sends its tokens' top_k copies over the expert-parallel group, and
- * under tensor parallelism (the experts' tensor parallelism,
- * expert_tensor_parallel_size, being --tp) the tokens it receives are
- * all-gathered over the tensor-parallel group after the all-to-all
- * (dispatch_postprocess) and reduce-scattered before the combine's
- * (combine_preprocess): all-to-all, all-gather, reduce-scatter,
- * all-to-all, forward and, as the gradients go back through the combine
- * first, backward alike. Balanced: every rank's tokens split evenly
- * among the experts (Megatron passes the counts as they fall). An
- * alltoall's bytes are one rank's send buffer, its chunks for every rank
- * (nccl-tests' size; PyTorch's `In msg nelems`), whatever ep is; the
- * gathered tokens are the tensor-parallel group's, tokens x top_k x
- * hidden. Layer @layer (of the model) only where it is a MoE: DeepSeek's
- * first are dense.
- */
-static void moe_layer(struct gen *g, unsigned s, unsigned layer, double at, double dur,
-		      bool backward)
-{
-	const struct gen_llm_options *o = g->o;
-	uint64_t routed = activation_bytes(o) * o->arch->top_k;
-	uint64_t mine = routed / (o->sequence_parallel ? o->tp : 1);
-	double first = backward ? at : at + dur / 2, last = first + dur / 2;
-	unsigned blocks = o->dp / o->ep;
-
-	if (!llm_layer_moe(o->arch, layer))
-		return;
-	for (unsigned t = 0; o->ep > 1 && t < o->tp; t++)
-		for (unsigned b = 0; b < blocks; b++)
-			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine, first, -1,
-			     -1);
-	for (unsigned d = 0; o->tp > 1 && d < o->dp; d++)
-		emit(g, tp_comm(g, s, d), TRACE_OP_ALL_GATHER, o->dtype, routed, first, -1, -1);
-	for (unsigned d = 0; o->tp > 1 && d < o->dp; d++)
-		emit(g, tp_comm(g, s, d), TRACE_OP_REDUCE_SCATTER, o->dtype, routed, last, -1, -1);
-	for (unsigned t = 0; o->ep > 1 && t < o->tp; t++)
-		for (unsigned b = 0; b < blocks; b++)
-			emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine, last, -1,
-			     -1);
-}
-
 /*
  * The parameters a stage's rank reduces over its data-parallel group: its
  * dense share and, without expert parallelism, its experts too (every dp
@@ -612,42 +285,6 @@ static void moe_layer(struct gen *g, unsigned s, unsigned layer, double at, doub
 static uint64_t dp_params(const struct gen_llm_options *o, const struct gen_llm_stage *st)
 {
 	return st->dense_params + (o->ep < 2 ? st->expert_params : 0);
-}
-
-/*
- * ZeRO 3 gathers a stage's parameters a module at a time, each before it
- * runs, as PyTorch's FSDP and DeepSpeed's stage 3 fetch them: the
- * embedding on the first stage, each layer, the output head with the
- * final norm on the last; a rank's tp share of each, every layer's
- * experts with it (ZeRO 3 with expert parallelism is refused:
- * gen_llm_check). Their gradients are reduce-scattered as each module's
- * backward ends. Module @layer of the model, or Z3_EMBEDDING, Z3_HEAD.
- */
-enum { Z3_EMBEDDING = -1, Z3_HEAD = -2 };
-
-static uint64_t zero3_share(const struct gen_llm_options *o, int module)
-{
-	const struct llm_arch *a = o->arch;
-	uint64_t r, w;
-
-	if (module == Z3_EMBEDDING)
-		return llm_embedding_params(a) / o->tp;
-	if (module == Z3_HEAD)
-		return llm_head_params(a) / o->tp;
-	r = llm_layer_routed_params(a, (unsigned)module);
-	w = llm_layer_tp_whole_params(a, (unsigned)module);
-	return (llm_layer_params(a, (unsigned)module) - r - w) / o->tp + w +
-	       r / ((uint64_t)o->tp * o->ep);
-}
-
-static void zero3_op(struct gen *g, unsigned s, int module, enum trace_op op, double at)
-{
-	const struct gen_llm_options *o = g->o;
-	enum trace_dtype dt = op == TRACE_OP_ALL_GATHER ? o->dtype : o->grad_dtype;
-
-	for (unsigned t = 0; t < o->tp; t++)
-		emit(g, dp_comm(g, s, t), op, dt, zero3_share(o, module) * trace_dtype_size(dt), at,
-		     -1, -1);
 }
 
 /*
@@ -687,7 +324,7 @@ static void pp_send(struct gen *g, unsigned s, unsigned to, unsigned i, double a
 		for (unsigned t = 0; t < o->tp; t++) {
 			size_t before = g->nev;
 
-			emit(g, pp_comm(g, d, t), TRACE_OP_SENDRECV, o->dtype, bytes, at,
+			gen_llm_emit(g, pp_comm(g, d, t), TRACE_OP_SENDRECV, o->dtype, bytes, at,
 			     (int)rank_of(o, t, d, s), (int)rank_of(o, t, d, to));
 			if (g->nev > before) {
 				g->ev[before].e.batched = true;
@@ -712,13 +349,13 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 		int layer = (int)(st->first_layer + k);
 
 		if (zero3 && first && k == 0)
-			zero3_op(g, s, Z3_EMBEDDING, TRACE_OP_ALL_GATHER, f0);
+			gen_llm_zero3_op(g, s, Z3_EMBEDDING, TRACE_OP_ALL_GATHER, f0);
 		if (zero3)
-			zero3_op(g, s, layer, TRACE_OP_ALL_GATHER, f0 + k * lf);
+			gen_llm_zero3_op(g, s, layer, TRACE_OP_ALL_GATHER, f0 + k * lf);
 		if (zero3 && end && k + 1 == st->layers)
-			zero3_op(g, s, Z3_HEAD, TRACE_OP_ALL_GATHER, f0 + k * lf);
-		tp_layer(g, s, (unsigned)layer, f0 + k * lf, lf, false);
-		moe_layer(g, s, (unsigned)layer, f0 + k * lf, lf, false);
+			gen_llm_zero3_op(g, s, Z3_HEAD, TRACE_OP_ALL_GATHER, f0 + k * lf);
+		gen_llm_tp_layer(g, s, (unsigned)layer, f0 + k * lf, lf, false);
+		gen_llm_moe_layer(g, s, (unsigned)layer, f0 + k * lf, lf, false);
 	}
 	if (s + 1 < o->pp)
 		pp_send(g, s, s + 1, i, f0 + sc->fdur[s]);
@@ -728,22 +365,22 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 		double at = b0 + k * lb, done = b0 + (k + 1) * lb;
 
 		if (zero3 && end && k == 0)
-			zero3_op(g, s, Z3_HEAD, TRACE_OP_ALL_GATHER, at);
+			gen_llm_zero3_op(g, s, Z3_HEAD, TRACE_OP_ALL_GATHER, at);
 		if (zero3)
-			zero3_op(g, s, layer, TRACE_OP_ALL_GATHER, at);
+			gen_llm_zero3_op(g, s, layer, TRACE_OP_ALL_GATHER, at);
 		if (zero3 && first && k + 1 == st->layers)
-			zero3_op(g, s, Z3_EMBEDDING, TRACE_OP_ALL_GATHER, at);
-		tp_layer(g, s, (unsigned)layer, at, lb, true);
-		moe_layer(g, s, (unsigned)layer, at, lb, true);
+			gen_llm_zero3_op(g, s, Z3_EMBEDDING, TRACE_OP_ALL_GATHER, at);
+		gen_llm_tp_layer(g, s, (unsigned)layer, at, lb, true);
+		gen_llm_moe_layer(g, s, (unsigned)layer, at, lb, true);
 		/* the head's backward runs first, but its time is shared out
 		 * with the layers' (lb): it ends with the first slot, its
 		 * gradients' scatter ahead of the last layer's */
 		if (zero3 && end && k == 0)
-			zero3_op(g, s, Z3_HEAD, TRACE_OP_REDUCE_SCATTER, done);
+			gen_llm_zero3_op(g, s, Z3_HEAD, TRACE_OP_REDUCE_SCATTER, done);
 		if (zero3)
-			zero3_op(g, s, layer, TRACE_OP_REDUCE_SCATTER, done);
+			gen_llm_zero3_op(g, s, layer, TRACE_OP_REDUCE_SCATTER, done);
 		if (zero3 && first && k + 1 == st->layers)
-			zero3_op(g, s, Z3_EMBEDDING, TRACE_OP_REDUCE_SCATTER, done);
+			gen_llm_zero3_op(g, s, Z3_EMBEDDING, TRACE_OP_REDUCE_SCATTER, done);
 	}
 	if (s > 0)
 		pp_send(g, s, s - 1, i, b0 + sc->bdur[s]);
@@ -770,14 +407,14 @@ static void grad_buckets(struct gen *g, size_t comm, uint64_t params, double b0,
 		uint64_t b = total - done < cap ? total - done : cap;
 
 		done += b;
-		emit(g, comm, o->zero ? TRACE_OP_REDUCE_SCATTER : TRACE_OP_ALLREDUCE, o->grad_dtype,
+		gen_llm_emit(g, comm, o->zero ? TRACE_OP_REDUCE_SCATTER : TRACE_OP_ALLREDUCE, o->grad_dtype,
 		     b, b0 + dur * (double)done / (double)total, -1, -1);
 	}
 	while (o->zero && pdone < ptotal) {
 		uint64_t b = ptotal - pdone < pcap ? ptotal - pdone : pcap;
 
 		pdone += b;
-		emit(g, comm, TRACE_OP_ALL_GATHER, o->dtype, b, b0 + dur, -1, -1);
+		gen_llm_emit(g, comm, TRACE_OP_ALL_GATHER, o->dtype, b, b0 + dur, -1, -1);
 	}
 }
 
@@ -815,7 +452,7 @@ static void one_iteration(struct gen *g, const struct schedule *sc)
 		 * _allreduce_non_tensor_model_parallel_grads, one coalesced
 		 * call; the norms', counted as split, left out) */
 		for (unsigned d = 0; o->sequence_parallel && st.tp_whole_params && d < o->dp; d++)
-			emit(g, tp_comm(g, s, d), TRACE_OP_ALLREDUCE, o->grad_dtype,
+			gen_llm_emit(g, tp_comm(g, s, d), TRACE_OP_ALLREDUCE, o->grad_dtype,
 			     st.tp_whole_params * trace_dtype_size(o->grad_dtype), b0 + sc->bdur[s],
 			     -1, -1);
 	}
@@ -865,13 +502,13 @@ int gen_llm_trace(const struct gen_llm_options *o, struct trace *t, struct diag 
 	err = gen_llm_check(o, d);
 	if (err)
 		return err;
-	err = schedule_1f1b(o, &sc);
+	err = gen_llm_schedule_1f1b(o, &sc);
 	if (!err && !(sc.end <= TRACE_TIME_MAX_US)) {
 		err = diag_set(d, -EINVAL,
 			       "--gpu-tflops: an iteration's compute at %g TFLOP/s x %g comes to %g us, "
 			       "beyond the %g a trace holds",
 			       o->gpu_tflops, o->efficiency, sc.end, TRACE_TIME_MAX_US);
-		schedule_destroy(&sc);
+		gen_llm_schedule_destroy(&sc);
 		return err;
 	}
 	if (!err) {
@@ -893,7 +530,7 @@ int gen_llm_trace(const struct gen_llm_options *o, struct trace *t, struct diag 
 		/* a batch's two sends, ready apart, in a row */
 		if (!err)
 			err = trace_gather_batches(t);
-		schedule_destroy(&sc);
+		gen_llm_schedule_destroy(&sc);
 	}
 	for (size_t k = 0; k < g.ncomms; k++)
 		free(g.comms[k].ranks);

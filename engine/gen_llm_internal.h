@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What gen_llm.c (the job: its options, stages, communicators, sends,
+ * gradient buckets and the trace), gen_llm_schedule.c (the 1F1B
+ * schedule) and gen_llm_layer.c (a layer's tensor-parallel, expert and
+ * ZeRO 3 collectives) share.
+ */
+#ifndef GDRLAB_GEN_LLM_INTERNAL_H
+#define GDRLAB_GEN_LLM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gen_llm.h"
+
+/* The 1F1B schedule (Narayanan et al. 2021, figure 4; Megatron's
+ * forward_backward_pipelining_without_interleaving): stage s runs
+ * min(pp - 1 - s, m) forwards, then one forward and one backward in
+ * turn, then the backwards left. A forward waits for the previous
+ * stage's forward of that micro-batch, a backward for the next stage's
+ * backward (the last stage's for its own forward). Sends are taken as
+ * instant here: the schedule is compute's. */
+struct schedule {
+	unsigned pp, m;
+	double *f, *b;       /* starts: micro-batch i on stage s at [s * m + i]; < 0 unplaced */
+	double *fdur, *bdur; /* per stage */
+	double end;
+};
+
+/* 0, -ENOMEM, or -EDEADLK (a bug: 1F1B cannot deadlock). */
+int gen_llm_schedule_1f1b(const struct gen_llm_options *o, struct schedule *sc);
+void gen_llm_schedule_destroy(struct schedule *sc);
+
+/* One communicator of the job, and its ranks. */
+struct gcomm {
+	char name[48];
+	unsigned n;
+	unsigned *ranks; /* owned */
+	long idx;        /* its index in the trace, once placed; -1 */
+};
+
+struct gev {
+	struct trace_entry e; /* group left to the comm */
+	size_t comm;
+	unsigned tie;         /* between calls ready at once: the lower first */
+	size_t seq;           /* the order made, to keep ties stable */
+};
+
+struct gen {
+	const struct gen_llm_options *o;
+	struct gcomm *comms;
+	size_t ncomms;
+	size_t off_dp, off_pp, off_ep, off_edp;
+	struct gev *ev;
+	size_t nev, cap;
+	unsigned long long listed; /* ranks the events' groups list, in all */
+	unsigned iteration;
+	double compute_us;
+	int err;
+};
+
+static inline unsigned rank_of(const struct gen_llm_options *o, unsigned t, unsigned d, unsigned s)
+{
+	return t + o->tp * (d + o->dp * s);
+}
+
+static inline size_t tp_comm(const struct gen *g, unsigned s, unsigned d)
+{
+	return (size_t)s * g->o->dp + d;
+}
+
+static inline size_t dp_comm(const struct gen *g, unsigned s, unsigned t)
+{
+	return g->off_dp + (size_t)s * g->o->tp + t;
+}
+
+/* The stages of pipeline (d, t): Megatron-LM's pipeline group. */
+static inline size_t pp_comm(const struct gen *g, unsigned d, unsigned t)
+{
+	return g->off_pp + (size_t)d * g->o->tp + t;
+}
+
+/* Expert-parallel block b: data-parallel ranks b ep .. b ep + ep - 1. */
+static inline size_t ep_comm(const struct gen *g, unsigned s, unsigned t, unsigned b)
+{
+	return g->off_ep + ((size_t)s * g->o->tp + t) * (g->o->dp / g->o->ep) + b;
+}
+
+/* The ranks holding the same experts: position j of every block. */
+static inline size_t edp_comm(const struct gen *g, unsigned s, unsigned t, unsigned j)
+{
+	return g->off_edp + ((size_t)s * g->o->tp + t) * g->o->ep + j;
+}
+
+/* A collective of @bytes on communicator @comm, ready at @ready (src,
+ * dst: a send's ranks, else -1); none for 0 bytes, and none once @g has
+ * failed or holds what a trace may (g->err). */
+void gen_llm_emit(struct gen *g, size_t comm, enum trace_op op, enum trace_dtype dt,
+		  uint64_t bytes, double ready, int src, int dst);
+
+/* The activations one layer's tensor-parallel collectives move: a
+ * micro-batch's tokens x hidden (the whole buffer, as the trace counts
+ * all-gathers and reduce-scatters too). */
+static inline uint64_t activation_bytes(const struct gen_llm_options *o)
+{
+	return (uint64_t)o->micro_batch_size * o->seq * o->arch->hidden *
+	       trace_dtype_size(o->dtype);
+}
+
+/* gen_llm_layer.c: layer @layer's collectives, at @at (its start) over
+ * @dur, forward or @backward */
+void gen_llm_tp_layer(struct gen *g, unsigned s, unsigned layer, double at, double dur,
+		      bool backward);
+void gen_llm_moe_layer(struct gen *g, unsigned s, unsigned layer, double at, double dur,
+		       bool backward);
+
+/*
+ * ZeRO 3 gathers a stage's parameters a module at a time, each before it
+ * runs, as PyTorch's FSDP and DeepSpeed's stage 3 fetch them: the
+ * embedding on the first stage, each layer, the output head with the
+ * final norm on the last; a rank's tp share of each, every layer's
+ * experts with it (ZeRO 3 with expert parallelism is refused:
+ * gen_llm_check). Their gradients are reduce-scattered as each module's
+ * backward ends. Module @layer of the model, or Z3_EMBEDDING, Z3_HEAD.
+ */
+enum { Z3_EMBEDDING = -1, Z3_HEAD = -2 };
+
+/* @op (an all-gather of the parameters or a reduce-scatter of their
+ * gradients) of @module on stage @s's dp groups, at @at. */
+void gen_llm_zero3_op(struct gen *g, unsigned s, int module, enum trace_op op, double at);
+
+#endif
