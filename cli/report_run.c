@@ -229,19 +229,24 @@ static bool run_has_compute(const json_t *run)
 }
 
 /* Whether some collective of @run crossed the network ("intra_node": it
- * never left a node, engine/plan.c). */
-static bool leaves_node(json_t *run)
+ * never left a node, engine/plan.c), and whether one did through
+ * GPUDirect RDMA ("direct", or "mixed": some of its NIC sides). */
+static bool leaves_node(json_t *run, bool *direct)
 {
+	bool leaves = false;
 	json_t *c;
 	size_t i;
 
+	*direct = false;
 	json_array_foreach(json_object_get(run, "collectives"), i, c) {
 		const char *path = json_string_value(json_object_get(c, "path"));
 
-		if (path && strcmp(path, "intra_node"))
-			return true;
+		if (path && strcmp(path, "intra_node")) {
+			leaves = true;
+			*direct |= !strcmp(path, "direct") || !strcmp(path, "mixed");
+		}
 	}
-	return false;
+	return leaves;
 }
 
 static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
@@ -250,6 +255,7 @@ static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 	double comm = json_number_value(json_object_get(s, "communication"));
 	double it_d = json_number_value(json_object_get(runs[0], "iteration_time_us"));
 	size_t fallbacks, shms;
+	bool direct, leaves = leaves_node(runs[0], &direct);
 	const char *why = first_note(runs[0], "fallback", &fallbacks);
 	const char *shm = first_note(runs[0], "shm", &shms);
 
@@ -263,10 +269,14 @@ static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 		double it_s = json_number_value(json_object_get(runs[1], "iteration_time_us"));
 
 		fputs("<p class=\"lead\">Does GPUDirect RDMA pay here?</p>\n<p class=\"answer\">", f);
-		if (!json_is_number(json_object_get(s, "communication")))
+		if (leaves && !direct)
+			html_printf(f, "GPUDirect RDMA cannot be used here: every collective that "
+				       "leaves its node falls back to host staging (%s), so the paths "
+				       "cost the same.", why ? why : "no GPU-NIC path allows it");
+		else if (!json_is_number(json_object_get(s, "communication")))
 			html_printf(f, "No collective here moves data between GPUs (each is on one "
 				       "rank): the paths cost the same.");
-		else if (!leaves_node(runs[0]))
+		else if (!leaves)
 			html_printf(f, "No collective here leaves its node (NVLink or PCIe inside "
 				       "it): GPUDirect RDMA does not apply, and the paths cost the "
 				       "same.");
@@ -282,7 +292,7 @@ static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 				    100 * (it_s > it_d ? 1 - it_d / it_s : it_d / it_s - 1),
 				    it_s >= it_d ? "shorter" : "longer");
 	}
-	if (fallbacks)
+	if (fallbacks && (nruns == 1 || direct))
 		html_printf(f, " %zu collectives on the direct path were staged all the same: %s.",
 			    fallbacks, why);
 	if (shms)

@@ -52,6 +52,8 @@ struct row {
 	char topo_name[64];
 	unsigned nodes, gpus;
 	char path_used[16];
+	bool never_direct;          /* left its nodes, never through GPUDirect
+				     * RDMA (records_never_direct) */
 	double iteration_us, comm_us, exposed_us, wall_s;
 	unsigned nics;              /* a node's */
 	double switch_ports;        /* the fabric's switch ports a node takes */

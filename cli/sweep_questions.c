@@ -112,9 +112,24 @@ static double speedup(const struct sweep *sw, size_t i, unsigned path, unsigned 
 	const struct row *s = &sw->rows[with_value(sw, i, path, staged)];
 	double num = comm ? s->comm_us : s->iteration_us, den = comm ? d->comm_us : d->iteration_us;
 
-	if (d->err || s->err || !(den > 0))
+	/* what GPUDirect RDMA buys where it is used: none where the direct
+	 * point fell back to staging everywhere */
+	if (d->err || s->err || !(den > 0) || d->never_direct)
 		return NAN;
 	return num / den;
+}
+
+/* What a cell without a speedup says: a point failed, the direct point
+ * never went direct, or nothing was timed. */
+static const char *no_speedup(const struct sweep *sw, size_t i, unsigned path, unsigned direct,
+			      unsigned staged)
+{
+	const struct row *d = &sw->rows[with_value(sw, i, path, direct)];
+	const struct row *s = &sw->rows[with_value(sw, i, path, staged)];
+
+	if (d->err || s->err)
+		return "error";
+	return d->never_direct ? "no GDR" : "n/a";
 }
 
 /* The point of grid cell (@rv, @cv): the other axes at their first. */
@@ -206,7 +221,7 @@ static void print_speedup(const struct sweep *sw, FILE *out)
 	unsigned direct = (unsigned)sweep_value_index(&sw->axes[ap], "direct");
 	unsigned staged = (unsigned)sweep_value_index(&sw->axes[ap], "staged");
 	const struct sweep_axis *r = &sw->axes[q->rows], *c = &sw->axes[q->columns];
-
+	bool never = false;
 	int rw = 16, cw = 12;
 
 	for (unsigned rv = 0; rv < r->nvalues; rv++)
@@ -223,16 +238,21 @@ static void print_speedup(const struct sweep *sw, FILE *out)
 	for (unsigned rv = 0; rv < r->nvalues; rv++) {
 		fprintf(out, "%-*s", rw, r->values[rv]);
 		for (unsigned cv = 0; cv < c->nvalues; cv++) {
-			double x = speedup(sw, cell(sw, (unsigned)q->rows, rv, (unsigned)q->columns, cv),
-					   ap, direct, staged, false);
+			size_t i = cell(sw, (unsigned)q->rows, rv, (unsigned)q->columns, cv);
+			double x = speedup(sw, i, ap, direct, staged, false);
+			const char *why = isnan(x) ? no_speedup(sw, i, ap, direct, staged) : NULL;
 
-			if (isnan(x))
-				fprintf(out, " %*s", cw, "error");
+			if (why)
+				fprintf(out, " %*s", cw, why);
 			else
 				fprintf(out, " %*.3fx", cw - 1, x);
+			never |= why && !strcmp(why, "no GDR");
 		}
 		fputc('\n', out);
 	}
+	if (never)
+		fprintf(out, "(no GDR: the direct point fell back to host staging on every collective "
+			     "that leaves its node)\n");
 }
 
 /* Series @i's first value of the NIC axis where the exposed

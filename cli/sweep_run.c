@@ -92,20 +92,6 @@ static double wall_now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static const char *path_used(const struct records *rec)
-{
-	enum plan_path_used u = PLAN_USED_NONE;
-
-	for (size_t i = 0; i < rec->ncoll; i++) {
-		enum plan_path_used c = rec->coll[i].path;
-
-		if (c == PLAN_USED_NONE || c == u)
-			continue;
-		u = u == PLAN_USED_NONE ? c : PLAN_USED_MIXED;
-	}
-	return plan_path_used_name(u);
-}
-
 /* In the point's process: run it and fill @r. */
 static void point_run(const struct sweep *sw, const struct point *pt, struct row *r)
 {
@@ -153,7 +139,9 @@ static void point_run(const struct sweep *sw, const struct point *pt, struct row
 	snprintf(r->topo_name, sizeof(r->topo_name), "%s", topo.name);
 	r->nodes = plan.nodes;
 	r->gpus = plan.nranks;
-	snprintf(r->path_used, sizeof(r->path_used), "%s", path_used(&rec));
+	snprintf(r->path_used, sizeof(r->path_used), "%s",
+		 plan_path_used_name(records_path_used(&rec)));
+	r->never_direct = records_never_direct(&rec);
 	r->iteration_us = rec.iteration_time_us;
 	r->comm_us = rec.comm_time_us;
 	r->exposed_us = rec.exposed_comm_us;

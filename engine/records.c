@@ -92,6 +92,27 @@ void records_destroy(struct records *r)
 	memset(r, 0, sizeof(*r));
 }
 
+enum plan_path_used records_path_used(const struct records *r)
+{
+	enum plan_path_used u = PLAN_USED_NONE;
+
+	for (size_t i = 0; i < r->ncoll; i++) {
+		enum plan_path_used c = r->coll[i].path;
+
+		if (c == PLAN_USED_NONE || c == u)
+			continue;
+		u = u == PLAN_USED_NONE ? c : PLAN_USED_MIXED;
+	}
+	return u;
+}
+
+bool records_never_direct(const struct records *r)
+{
+	enum plan_path_used u = records_path_used(r);
+
+	return u == PLAN_USED_STAGED || u == PLAN_USED_STAGED_MEMCPY;
+}
+
 long records_first_corrupted(const struct records *r)
 {
 	if (!r->data_checked || !r->data_errors)

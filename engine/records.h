@@ -165,6 +165,13 @@ int records_init(struct records *r, const struct plan *p, const char *backend);
 int records_fabric(struct records *r, const struct plan *p);
 void records_destroy(struct records *r);
 
+/* The path the run's collectives took between nodes: NONE where none
+ * left its node, MIXED where they differ. */
+enum plan_path_used records_path_used(const struct records *r);
+/* Whether collectives left their nodes, none of them through GPUDirect
+ * RDMA: a run asked to go direct that fell back everywhere. */
+bool records_never_direct(const struct records *r);
+
 static inline void records_progress(const struct records *r, size_t done)
 {
 	if (r->progress)

@@ -65,7 +65,9 @@ int report_csv(FILE *out, const struct records *r, bool header);
 void report_csv_field(FILE *out, const char *s);
 int report_timeline(FILE *out, const struct records *r);
 
-/* Speedup of @fast over @slow: iteration time, or communication time. */
+/* Speedup of @fast over @slow: iteration time, or communication time; 0
+ * where it is undefined: nothing timed, or @fast, the direct run, never
+ * went direct (records_never_direct). */
 double report_speedup(const struct records *slow, const struct records *fast);
 /* A speedup this close to 1 reads "as fast as" in a verdict (the table's
  * and the page's), not "1.00x slower". */

@@ -401,14 +401,23 @@ static void print_verdict(FILE *out, const struct records *const r[REPORT_PATHS]
 			     "one rank): the paths cost the same\n");
 		return;
 	}
-	if (comm <= 0 || iter <= 0)
-		return;
 	if (!crosses_network(r[REPORT_DIRECT])) {
 		fprintf(out, "\nverdict: no collective here leaves its node (NVLink or PCIe inside "
 			     "it): GPUDirect RDMA\n         does not apply, and the paths cost the "
 			     "same\n");
 		return;
 	}
+	if (records_never_direct(r[REPORT_DIRECT])) {
+		unsigned n;
+		const char *why = first_fallback(r[REPORT_DIRECT], &n);
+
+		fprintf(out, "\nverdict: GPUDirect RDMA cannot be used here: every collective that "
+			     "leaves its node falls back\n         to host staging (%s), so the "
+			     "paths cost the same\n", why ? why : "no GPU-NIC path allows it");
+		return;
+	}
+	if (comm <= 0 || iter <= 0)
+		return;
 	fprintf(out, "\nverdict: direct (GPUDirect RDMA) communication is ");
 	print_ratio(out, comm);
 	fprintf(out, " NCCL's host staging");
@@ -517,13 +526,16 @@ void report_compare_table(FILE *out, const struct report_context *ctx,
 	print_verdict(out, r);
 }
 
+/* Undefined (0) where the faster run, asked to go direct, never did:
+ * what GPUDirect RDMA buys cannot be read off two staged runs. */
 double report_speedup(const struct records *slow, const struct records *fast)
 {
-	return fast->iteration_time_us > 0 ?
+	return fast->iteration_time_us > 0 && !records_never_direct(fast) ?
 		       slow->iteration_time_us / fast->iteration_time_us : 0;
 }
 
 double report_comm_speedup(const struct records *slow, const struct records *fast)
 {
-	return fast->comm_time_us > 0 ? slow->comm_time_us / fast->comm_time_us : 0;
+	return fast->comm_time_us > 0 && !records_never_direct(fast) ?
+		       slow->comm_time_us / fast->comm_time_us : 0;
 }

@@ -74,6 +74,23 @@ has "$tmp/out" "^         does not apply, and the paths cost the same$"
 [ "$(grep -c '"path": "intra_node"' "$tmp/node.json")" = 30 ] ||
     { echo "FAIL: not every collective of the three paths stayed in its node"; fail=1; }
 grep -q '"shm": "' "$tmp/node.json" && { echo "FAIL: an NVSwitch pair through host memory"; fail=1; }
+# Every GPU's NIC beyond the GDR level (two-socket-commodity: gpu1's NIC
+# across the sockets, SYS): "direct" falls back to staging everywhere, so
+# there is no GPUDirect RDMA to measure: speedups n/a (JSON null) and the
+# verdict says why (it said "as fast as NCCL's host staging" until
+# 2026-12-06, two staged runs compared)
+expect 0 "never direct" -- "$gdrlab" compare -t two-socket-commodity -T resnet50-ddp \
+    --json "$tmp/never.json"
+has "$tmp/out" "^  communication  *n/a  *n/a$"
+has "$tmp/out" "^verdict: GPUDirect RDMA cannot be used here: every collective that leaves its node falls back$"
+has "$tmp/out" "^         to host staging (gpu1-nic0 path is SYS (across CPU sockets), beyond GDR level P2C), so the paths cost the same$"
+json_ok "$tmp/never.json"
+has "$tmp/never.json" '^  "speedup": null,$'
+has "$tmp/never.json" '^      "communication": null,$'
+# --gdr-level sys lets it go direct: a speedup again
+expect 0 "direct at sys" -- "$gdrlab" compare -t two-socket-commodity -T resnet50-ddp -g sys
+grep -q "cannot be used here" "$tmp/out" && { echo "FAIL: -g sys: no GPUDirect RDMA said"; fail=1; }
+has "$tmp/out" "^  communication  *[0-9.]*x  *[0-9.]*x$"
 # Two GPUs on an Intel CPU's root ports (PHB): beyond 2.30.7's P2P level
 # (PXB), so NCCL copies between them through host memory; --p2p-level phb
 # lets them copy peer to peer

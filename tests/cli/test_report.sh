@@ -119,6 +119,13 @@ expect 0 "the compare's report" -- "$gdrlab" report "$tmp/compare.json" --timeli
 has "$tmp/out dir/compare.html" 'href="../tl.json"'
 has "$tmp/out dir/compare.html" "Does GPUDirect RDMA pay here?"
 has "$tmp/out dir/compare.html" "<td>Ring/Simple x"
+# the same nodes compared: "direct" never went direct, and the page says
+# so rather than "as fast as" host staging (until 2026-12-06)
+expect 0 "a compare that never goes direct" -- "$gdrlab" compare -q --json "$tmp/never.json" \
+    --topology "$src/configs/two-socket-commodity.yaml" --trace "$tmp/ar64.jsonl"
+expect 0 "its report" -- "$gdrlab" report "$tmp/never.json" -o "$tmp/never.html"
+has "$tmp/never.html" "GPUDirect RDMA cannot be used here: every collective that leaves its node falls back to host staging (gpu"
+grep -q "as fast as" "$tmp/never.html" && { echo "FAIL: never direct, yet as fast as staging"; fail=1; }
 expect 0 "the run's report" -- "$gdrlab" report "$tmp/run.json" -o "$tmp/run.html"
 # two-socket-commodity: its two GPUs reach the one NIC across the sockets
 # (SYS), beyond the default P2C: both staged, and said why
