@@ -52,7 +52,7 @@ static const char busbw_usage[] =
 	"                          gdrlab's fp32, fp16, bf16, fp64 too\n"
 	"      --backend NAME      analytic (default) or model: the predicting backend\n"
 	"  -p, --path PATH         auto (default), direct, staged, staged-memcpy\n"
-	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; pxb before --nccl 2.30.7), phb, sys\n"
+	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; pxb before --nccl 2.27), phb, sys\n"
 	"%s"
 	"      --chunk SIZE        emu and real's staging bounce buffer (e.g. 1MiB);\n"
 	"                          the timing backends copy NCCL's slices\n"

@@ -69,7 +69,7 @@ static const char validate_usage[] =
 	"                          (these five are accepted, but emu and real run\n"
 	"                          gdrlab's own ring, Ring/Simple on one channel\n"
 	"                          without PXN, and the prediction is of that ring)\n"
-	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; pxb before --nccl 2.30.7),\n"
+	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; pxb before --nccl 2.27),\n"
 	"                          phb, sys: where path auto goes direct\n"
 	"      --chunk SIZE        emu and real's staging bounce buffer (default:\n"
 	"                          the topology's staging.chunk)\n"

@@ -58,7 +58,7 @@ const char validate_nccl_tests_usage[] =
 	"  -b, --backend NAME      the predicting backend: analytic (default) or\n"
 	"                          model (-P, --predict: the same)\n"
 	"  -p, --path PATH         auto (default), direct, staged, staged-memcpy\n"
-	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; pxb before --nccl 2.30.7), phb, sys\n"
+	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; pxb before --nccl 2.27), phb, sys\n"
 	"%s"
 	"      --chunk SIZE        emu and real's staging bounce buffer (e.g. 1MiB);\n"
 	"                          the timing backends copy NCCL's slices\n"
