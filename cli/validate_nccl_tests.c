@@ -321,6 +321,38 @@ static int check_op_columns(const struct vnt_run *r, struct diag *d)
 }
 
 /*
+ * The ranks the file's rows ran on, as their busbw over algbw tells
+ * (nccl-tests' bus factor, 2 (n - 1) / n or (n - 1) / n), against the
+ * prediction's: a file without device lines, or -n or --gpus that say
+ * another machine, would compare two collectives of different sizes.
+ * Read off the row of most algbw (the two columns printed to 0.01 GB/s),
+ * where it is 1 GB/s or more; a factor 5% off the prediction's is
+ * refused (8 against 16 ranks differ by 7%; 32 against 64 by 2%, let
+ * through).
+ */
+static int check_ranks(const struct vnt_run *r, struct diag *d)
+{
+	const struct nccl_tests_file *f = r->f;
+	const struct nccl_tests_row *best = NULL;
+	double want = plan_bus_factor(r->coll->op, r->nranks), got;
+
+	if (want == 1 || r->nranks < 2)
+		return 0; /* broadcast, reduce, sendrecv: the factor says nothing */
+	for (size_t i = 0; i < f->nrows; i++)
+		if (f->rows[i].oop.valid &&
+		    (!best || f->rows[i].oop.algbw_gbps > best->oop.algbw_gbps))
+			best = &f->rows[i];
+	if (!best || best->oop.algbw_gbps < 1)
+		return 0;
+	got = best->oop.busbw_gbps / best->oop.algbw_gbps;
+	if (fabs(got - want) <= 0.05 * want)
+		return 0;
+	return file_error(f->name, best->line, "busbw", d,
+			  "%.2f / %.2f GB/s: a bus factor of %.3f, where %u ranks give %.3f: the rows ran on other ranks than predicted (give -n and --gpus as they ran)",
+			  best->oop.busbw_gbps, best->oop.algbw_gbps, got, r->nranks, want);
+}
+
+/*
  * The data type, and for a collective given by --op a check that the
  * sizes, reduction and root are that collective's: the reader checked
  * them only against the collective the file names.
@@ -493,6 +525,8 @@ int validate_nccl_tests(int argc, char **argv)
 		err = resolve_cluster(&r, &opts, &d);
 	if (!err)
 		err = resolve_rows(&r, &d);
+	if (!err)
+		err = check_ranks(&r, &d);
 	if (!err)
 		err = predict(&r, b, &opts, &d);
 	if (!err)

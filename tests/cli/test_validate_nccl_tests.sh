@@ -192,6 +192,13 @@ has "$tmp/out" "(all_gather_perf, float, 4 ranks on 2 hosts)"
 expect 2 "split groups" -- "$gdrlab" validate --nccl-tests "$data/split_all_gather.txt" -t "$two"
 has "$tmp/err" "split_all_gather.txt: devices: 2 groups of ranks ran at once (NCCL_TESTS_SPLIT)"
 one_line "$tmp/err"
+# -n that is not the file's: 16 ranks measured (busbw / algbw 1.875), 8
+# predicted (1.750): refused at the row read, not judged +191% (until
+# 2026-12-06)
+expect 2 "-n against the rows" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
+    -t a100-pcie4-200g -n 1
+has "$tmp/err" "all_reduce_a100_2nodes.txt:38: busbw: 86.57 / 46.17 GB/s: a bus factor of 1.875, where 8 ranks give 1.750"
+one_line "$tmp/err"
 # one rank: NCCL copies the buffer on the GPU, nothing to predict (it said
 # "+0.0%: normal" against a prediction of 0 us until 2026-12-06)
 expect 2 "one rank" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_1gpu.txt" -t a100-pcie4-200g
