@@ -396,6 +396,7 @@ static int predict(struct vnt_run *r, const struct backend_ops *b,
 	const struct nccl_tests_file *f = r->f;
 	struct progress progress;
 	struct backend_hooks hooks = { progress_update, &progress };
+	uint64_t largest = 0;
 	struct predict_setup s = {
 		.backend = b, .topo = r->topo, .opts = o, .op = r->coll->op,
 		.dtype = r->type->dtype, .root = f->rows[0].root,
@@ -404,7 +405,7 @@ static int predict(struct vnt_run *r, const struct backend_ops *b,
 	int err;
 
 	r->rows = calloc(f->nrows, sizeof(*r->rows));
-	r->pts = calloc(f->nrows, sizeof(*r->pts));
+	r->pts = calloc(f->nrows + 1, sizeof(*r->pts));
 	if (!r->rows || !r->pts)
 		return diag_set(d, -ENOMEM, "out of memory for %zu sizes", f->nrows);
 	for (size_t i = 0; i < f->nrows; i++) {
@@ -421,8 +422,18 @@ static int predict(struct vnt_run *r, const struct backend_ops *b,
 		r->pts[r->n].line = row->line;
 		r->n++;
 	}
+	/* the peak's reference: a file that stops at small sizes never
+	 * reaches it, and every row would read bandwidth-bound against its
+	 * own largest */
+	for (size_t i = 0; i < r->n; i++)
+		largest = r->pts[i].size > largest ? r->pts[i].size : largest;
+	if (r->n && largest < VNT_PEAK_BYTES) {
+		uint64_t unit = (uint64_t)r->type->size * (r->coll->per_rank ? r->nranks : 1);
+
+		r->pts[r->n] = (struct predict_point){ .size = VNT_PEAK_BYTES / unit * unit };
+	}
 	progress_init(&progress, "validate", r->a->quiet);
-	err = predict_sizes(&s, r->pts, r->n, d);
+	err = predict_sizes(&s, r->pts, r->n + !!r->pts[r->n].size, d);
 	progress_done(&progress);
 	return err;
 }
@@ -432,8 +443,11 @@ static void conclude(struct vnt_run *r)
 {
 	double sum[VNT_REGIMES] = { 0 };
 
-	for (size_t i = 0; i < r->n; i++)
-		r->peak_busbw = fmax(r->peak_busbw, r->pts[i].rec.busbw_gbps);
+	for (size_t i = 0; i <= r->n; i++)
+		if (r->pts[i].rec.busbw_gbps > r->peak_busbw) {
+			r->peak_busbw = r->pts[i].rec.busbw_gbps;
+			r->peak_size = r->pts[i].size;
+		}
 	for (size_t i = 0; i < r->n; i++) {
 		struct vnt_row *v = &r->rows[i];
 		const struct predict_point *p = &r->pts[i];

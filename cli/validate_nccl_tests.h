@@ -20,6 +20,12 @@
 
 enum vnt_regime_kind { VNT_LATENCY, VNT_BANDWIDTH, VNT_REGIMES };
 
+/* A row is latency-bound where its predicted busbw is below half the
+ * peak the prediction reaches, at the file's sizes or, where they stop
+ * short of it, at this size too (a collective's busbw is near its peak
+ * there on every preset). */
+#define VNT_PEAK_BYTES (256ull << 20)
+
 enum vnt_verdict { VNT_NORMAL, VNT_SLOWER, VNT_FASTER };
 
 struct vnt_args {
@@ -59,8 +65,11 @@ struct vnt_run {
 	bool gpus_from_file;
 	size_t n, unmeasured; /* rows compared; rows with no time in either half */
 	struct vnt_row *rows;       /* owned */
-	struct predict_point *pts;  /* owned, one per row */
+	struct predict_point *pts;  /* owned, one per row, and the peak's
+				     * reference after them where the rows
+				     * stop short of it (VNT_PEAK_BYTES) */
 	double peak_busbw;          /* highest predicted busbw */
+	uint64_t peak_size;         /* its size */
 	/* The NCCL the file says it ran with ("2.27.3"), when that chose
 	 * the release (no --nccl); "" otherwise. */
 	char file_nccl[16];

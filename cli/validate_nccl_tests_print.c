@@ -67,8 +67,8 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 			nccl_format_float(bw[1], p->rec.busbw_gbps, 6), algo_name(p->rec.algo),
 			proto_name(p->rec.proto), regime_names[v->regime]);
 	}
-	fprintf(out, "\nregimes (latency-bound: predicted busbw below half its peak of %.2f GB/s):\n",
-		r->peak_busbw);
+	fprintf(out, "\nregimes (latency-bound: predicted busbw below half its peak, %.2f GB/s at %llu bytes):\n",
+		r->peak_busbw, (unsigned long long)r->peak_size);
 	for (int k = 0; k < VNT_REGIMES; k++) {
 		const struct vnt_regime *g = &r->regimes[k];
 
@@ -146,6 +146,7 @@ json_t *vnt_json(const struct vnt_run *r)
 	json_object_set_new(doc, "nccl_file", r->file_nccl[0] ? json_string(r->file_nccl) : json_null());
 	json_object_set_new(doc, "tolerance_pct", json_real(a->tolerance));
 	json_object_set_new(doc, "peak_predicted_busbw_gbps", json_real(r->peak_busbw));
+	json_object_set_new(doc, "peak_predicted_size", json_integer((json_int_t)r->peak_size));
 	json_object_set_new(doc, "unmeasured_rows", json_integer((json_int_t)r->unmeasured));
 	json_object_set_new(doc, "time_from_algbw", json_boolean(f->cputime));
 	json_object_set_new(doc, "cuda_graphs", json_integer(f->cuda_graphs));
