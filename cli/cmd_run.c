@@ -527,11 +527,17 @@ static void note_job_ranks(const struct session *s, const struct run_args *a, co
 		for (unsigned g = 0; g < e->ngroup; g++)
 			most = (int)e->group[g] > most ? (int)e->group[g] : most;
 	}
-	if (most < 0 || !world || (unsigned)most + 1 >= p->nranks)
+	if (most < 0 || (unsigned)most + 1 >= p->nranks)
 		return;
-	fprintf(stderr,
-		"gdrlab %s: note: the trace's groups name ranks 0 to %d, and its %zu call%s of no group run%s on all %u ranks of this cluster: a job of %d ranks replayed as a larger one (give --nodes for its own)\n",
-		cmd, most, world, world == 1 ? "" : "s", world == 1 ? "s" : "", p->nranks, most + 1);
+	if (world)
+		fprintf(stderr,
+			"gdrlab %s: note: the trace's groups name ranks 0 to %d, and its %zu call%s of no group run%s on all %u ranks of this cluster: a job of %d ranks replayed as a larger one (give --nodes for its own)\n",
+			cmd, most, world, world == 1 ? "" : "s", world == 1 ? "s" : "", p->nranks,
+			most + 1);
+	else
+		fprintf(stderr,
+			"gdrlab %s: note: the trace's calls name ranks 0 to %d: %u of this cluster's %u GPUs take no part (give --nodes for the job's own)\n",
+			cmd, most, p->nranks - (unsigned)most - 1, p->nranks);
 }
 
 static int execute(struct session *s, const struct plan_options *opts,

@@ -54,6 +54,8 @@ struct row {
 	char path_used[16];
 	bool never_direct;          /* left its nodes, never through GPUDirect
 				     * RDMA (records_never_direct) */
+	unsigned ranks_used;        /* the trace's (trace_ranks_used), where
+				     * fewer than gpus: the rest idle; else 0 */
 	double iteration_us, comm_us, exposed_us, wall_s;
 	unsigned nics;              /* a node's */
 	double switch_ports;        /* the fabric's switch ports a node takes */

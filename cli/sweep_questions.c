@@ -176,6 +176,16 @@ static void print_scaling_verdict(const struct sweep *sw, FILE *out, size_t i, u
 			ax->values[0]);
 	else
 		fprintf(out, "  never below%s\n", failed ? " where it ran" : "");
+	/* a trace of fixed ranks on more nodes: the rest do nothing */
+	for (unsigned v = 0; v < ax->nvalues; v++) {
+		const struct row *r = &sw->rows[with_value(sw, i, an, v)];
+
+		if (!r->err && r->ranks_used) {
+			fprintf(out, "  from %s nodes the trace's %u ranks leave GPUs idle: "
+				     "not its job scaled\n", ax->values[v], r->ranks_used);
+			break;
+		}
+	}
 }
 
 static void print_scaling(const struct sweep *sw, FILE *out)

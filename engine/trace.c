@@ -201,6 +201,14 @@ unsigned trace_ranks_named(const struct trace *t)
 	return n;
 }
 
+unsigned trace_ranks_used(const struct trace *t)
+{
+	for (size_t i = 0; i < t->nentries; i++)
+		if (!t->entries[i].ngroup)
+			return 0;
+	return trace_ranks_named(t);
+}
+
 void trace_destroy(struct trace *t)
 {
 	size_t i;

@@ -74,4 +74,10 @@ for cmd in run compare; do
 done
 expect 0 "world calls alone" -- "$gdrlab" run -t "$t" -T "$tr"
 [ ! -s "$tmp/err" ] || { echo "FAIL: a note for world calls alone"; cat "$tmp/err"; fail=1; }
+# groups alone on fewer ranks than the cluster's: the rest idle, said
+# (said nothing until 2026-12-06)
+sed '1d' "$tmp/job4.jsonl" >"$tmp/groups4.jsonl"
+expect 0 "groups of 4 ranks on 16" -- "$gdrlab" run -t "$t" -T "$tmp/groups4.jsonl"
+has "$tmp/err" "^gdrlab run: note: the trace's calls name ranks 0 to 3: 12 of this cluster's 16 GPUs take no part (give --nodes for the job's own)$"
+one_line "$tmp/err"
 exit $fail
