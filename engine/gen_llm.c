@@ -392,6 +392,25 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
  * reduce-scattered (1, 2); ZeRO 1, 2 then all-gather the updated
  * parameters after the step, at the end of the stage's backward.
  */
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+uint64_t gen_llm_sharded(const struct gen *g, size_t comm, uint64_t bytes, enum trace_dtype dt)
+{
+	uint64_t e = trace_dtype_size(dt), n = g->comms[comm].n ? g->comms[comm].n : 1;
+	uint64_t unit = n / gcd64(n, 128) * 128, elts = (bytes / e + unit - 1) / unit * unit;
+
+	return elts * e;
+}
+
 static void grad_buckets(struct gen *g, size_t comm, uint64_t params, double b0, double dur)
 {
 	const struct gen_llm_options *o = g->o;
@@ -408,13 +427,15 @@ static void grad_buckets(struct gen *g, size_t comm, uint64_t params, double b0,
 
 		done += b;
 		gen_llm_emit(g, comm, o->zero ? TRACE_OP_REDUCE_SCATTER : TRACE_OP_ALLREDUCE, o->grad_dtype,
-		     b, b0 + dur * (double)done / (double)total, -1, -1);
+			     o->zero ? gen_llm_sharded(g, comm, b, o->grad_dtype) : b,
+			     b0 + dur * (double)done / (double)total, -1, -1);
 	}
 	while (o->zero && pdone < ptotal) {
 		uint64_t b = ptotal - pdone < pcap ? ptotal - pdone : pcap;
 
 		pdone += b;
-		gen_llm_emit(g, comm, TRACE_OP_ALL_GATHER, o->dtype, b, b0 + dur, -1, -1);
+		gen_llm_emit(g, comm, TRACE_OP_ALL_GATHER, o->dtype, gen_llm_sharded(g, comm, b, o->dtype),
+			     b0 + dur, -1, -1);
 	}
 }
 

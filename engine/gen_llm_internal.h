@@ -99,6 +99,14 @@ static inline size_t edp_comm(const struct gen *g, unsigned s, unsigned t, unsig
 void gen_llm_emit(struct gen *g, size_t comm, enum trace_op op, enum trace_dtype dt,
 		  uint64_t bytes, double ready, int src, int dst);
 
+/* @bytes of @dt sharded over communicator @comm (a reduce-scatter's, an
+ * all-gather's): padded to a whole number of elements a rank, as
+ * Megatron's distributed optimizer pads a bucket's end to lcm(dp, 128)
+ * elements (megatron/core/optimizer/param_layout.py bucket_end_divisor)
+ * and FSDP a flat parameter to its world's multiple, so that every
+ * rank's shard is the same. */
+uint64_t gen_llm_sharded(const struct gen *g, size_t comm, uint64_t bytes, enum trace_dtype dt);
+
 /* The activations one layer's tensor-parallel collectives move: a
  * micro-batch's tokens x hidden (the whole buffer, as the trace counts
  * all-gathers and reduce-scatters too). */

@@ -176,7 +176,9 @@ void gen_llm_zero3_op(struct gen *g, unsigned s, int module, enum trace_op op, d
 	enum trace_dtype dt = op == TRACE_OP_ALL_GATHER ? o->dtype : o->grad_dtype;
 
 	for (unsigned t = 0; t < o->tp; t++)
-		gen_llm_emit(g, dp_comm(g, s, t), op, dt, zero3_share(o, module) * trace_dtype_size(dt), at,
-		     -1, -1);
+		gen_llm_emit(g, dp_comm(g, s, t), op, dt,
+			     gen_llm_sharded(g, dp_comm(g, s, t),
+					     zero3_share(o, module) * trace_dtype_size(dt), dt),
+			     at, -1, -1);
 }
 

@@ -147,6 +147,31 @@ Test(gen_llm, zero1_reduce_scatters_and_gathers)
 	trace_destroy(&t);
 }
 
+/* Over 6 ranks a 25 MiB bucket is no whole number of elements a rank:
+ * Megatron's distributed optimizer pads each bucket's end to lcm(dp, 128)
+ * elements, 384 here: every bucket a multiple of it, the whole at most a
+ * padding a bucket over the parameters. */
+Test(gen_llm, zero1_buckets_padded_to_whole_shards)
+{
+	struct gen_llm_options o = base("llama3-8b");
+	uint64_t P = llm_total_params(o.arch), n = 0, sum = 0;
+	struct trace t;
+
+	o.dp = 6;
+	o.zero = 1;
+	make(&o, &t);
+	for (size_t i = 0; i < t.nentries; i++)
+		if (t.entries[i].op == TRACE_OP_REDUCE_SCATTER) {
+			cr_expect_eq(t.entries[i].bytes % (GRAD * 384), 0, "%llu bytes",
+				     (unsigned long long)t.entries[i].bytes);
+			sum += t.entries[i].bytes;
+			n++;
+		}
+	cr_expect(sum >= GRAD * P && sum < GRAD * (P + 384 * n), "%llu for %llu", (unsigned long long)sum,
+		  (unsigned long long)(GRAD * P));
+	trace_destroy(&t);
+}
+
 /* ZeRO 3: every micro-batch gathers the parameters forward and backward
  * and reduce-scatters the gradients: 2 x params gathered and params
  * reduce-scattered per micro-batch (the issue's closed form at one). */
