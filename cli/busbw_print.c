@@ -193,11 +193,15 @@ static json_t *row_json(const struct busbw_run *r, size_t i)
 {
 	const struct predict_point *p = &r->pts[i];
 	bool ok = predicted(p);
+	/* one rank: a copy on the GPU that gdrlab does not time (the
+	 * header's note), no time of 0 */
+	bool timed = ok && r->nranks > 1;
 
-	return json_pack("{s:I, s:I, s:o, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "size", (json_int_t)p->size, "count", (json_int_t)r->counts[i],
-			 "time_us", real_or_null(ok, p->rec.time_us),
-			 "algbw_gbps", p->rec.algbw_gbps, "busbw_gbps", p->rec.busbw_gbps,
+			 "time_us", real_or_null(timed, p->rec.time_us),
+			 "algbw_gbps", real_or_null(timed || !ok, p->rec.algbw_gbps),
+			 "busbw_gbps", real_or_null(timed || !ok, p->rec.busbw_gbps),
 			 "algo", string_or_null(ok ? algo_name(p->rec.algo) : NULL),
 			 "proto", string_or_null(ok ? proto_name(p->rec.proto) : NULL),
 			 "channels", ok ? json_integer(p->rec.nchannels) : json_null(),
@@ -306,8 +310,12 @@ int busbw_write_csv(FILE *out, const struct busbw_run *r)
 			fprintf(out, ",0,0,,,,,\n");
 			continue;
 		}
-		fprintf(out, "%.3f,%.4f,%.4f,%s,%s,%u,", p->rec.time_us, p->rec.algbw_gbps,
-			p->rec.busbw_gbps, algo_name(p->rec.algo), proto_name(p->rec.proto),
+		if (r->nranks > 1)
+			fprintf(out, "%.3f,%.4f,%.4f,", p->rec.time_us, p->rec.algbw_gbps,
+				p->rec.busbw_gbps);
+		else /* one rank: untimed, as in JSON */
+			fprintf(out, ",,,");
+		fprintf(out, "%s,%s,%u,", algo_name(p->rec.algo), proto_name(p->rec.proto),
 			p->rec.nchannels);
 		if (isfinite(p->rec.nccl_estimate_us))
 			fprintf(out, "%.3f", p->rec.nccl_estimate_us);

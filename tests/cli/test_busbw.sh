@@ -255,9 +255,12 @@ expect 0 "one rank json" -- "$gdrlab" busbw -t "$one" -n 1 -b 8 -e 64M -f 64 --j
 json_ok "$tmp/out"
 [ "$(grep -c '"nccl_estimate_us": null,$' "$tmp/out")" = 4 ] && ! grep -q '"nccl_estimate_us": [0-9]' "$tmp/out" ||
     { echo "FAIL: one rank: nccl_estimate_us not null in every row:"; cat "$tmp/out"; fail=1; }
+# nor a time: untimed is null, not 0 (0.0 until 2026-12-06)
+[ "$(grep -c '"time_us": null,$' "$tmp/out")" = 4 ] && [ "$(grep -c '"busbw_gbps": null,$' "$tmp/out")" = 4 ] ||
+    { echo "FAIL: one rank: a time or a busbw in a row:"; cat "$tmp/out"; fail=1; }
 expect 0 "one rank csv" -- "$gdrlab" busbw -t "$one" -n 1 -b 8 -e 64M -f 64 --csv -
-awk -F, 'NR > 1 && (NF != 13 || $12 != "") { print "FAIL: one rank, csv: " $0; bad = 1 } END { exit bad }' \
-    "$tmp/out" || fail=1
+awk -F, 'NR > 1 && (NF != 13 || $12 != "" || $6 != "" || $8 != "") { print "FAIL: one rank, csv: " $0; bad = 1 }
+    END { exit bad }' "$tmp/out" || fail=1
 expect 0 "two ranks" -- "$gdrlab" busbw -t "$one" -n 2 -b 8 -e 64M -f 64
 rows "$tmp/out" | awk '$17 !~ /^[0-9.]+$/ { print "FAIL: two ranks, nccl_est: " $0; bad = 1 } END { exit bad }' ||
     fail=1
