@@ -273,7 +273,9 @@ void report_table(FILE *out, const struct report_context *ctx,
 	}
 	fprintf(out, "\n");
 	fprintf(out, "iteration time       %12.1f us\n", r->iteration_time_us);
-	fprintf(out, "communication time   %12.1f us\n", r->comm_time_us);
+	fprintf(out, "communication time   %12.1f us%s\n", r->comm_time_us,
+		records_concurrent(r) ? " (every call's, summed: calls on other communicators overlap)" :
+					"");
 	fprintf(out, "exposed comm         %12.1f us\n", r->exposed_comm_us);
 	print_algorithms(out, "algorithms           ", r);
 	print_comms(out, "communicators        ", r);
