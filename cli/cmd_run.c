@@ -527,17 +527,18 @@ static void note_job_ranks(const struct session *s, const struct run_args *a, co
 		for (unsigned g = 0; g < e->ngroup; g++)
 			most = (int)e->group[g] > most ? (int)e->group[g] : most;
 	}
-	if (most < 0 || (unsigned)most + 1 >= p->nranks)
+	if (most < 0)
 		return;
-	if (world)
+	if (world && (unsigned)most + 1 < p->nranks)
 		fprintf(stderr,
 			"gdrlab %s: note: the trace's groups name ranks 0 to %d, and its %zu call%s of no group run%s on all %u ranks of this cluster: a job of %d ranks replayed as a larger one (give --nodes for its own)\n",
 			cmd, most, world, world == 1 ? "" : "s", world == 1 ? "s" : "", p->nranks,
 			most + 1);
-	else
+	else if (!world && trace_ranks_used(&s->trace) < p->nranks)
 		fprintf(stderr,
-			"gdrlab %s: note: the trace's calls name ranks 0 to %d: %u of this cluster's %u GPUs take no part (give --nodes for the job's own)\n",
-			cmd, most, p->nranks - (unsigned)most - 1, p->nranks);
+			"gdrlab %s: note: the trace's calls take %u ranks (of 0 to %d): %u of this cluster's %u GPUs take no part (give --nodes for the job's own)\n",
+			cmd, trace_ranks_used(&s->trace), most, p->nranks - trace_ranks_used(&s->trace),
+			p->nranks);
 }
 
 static int execute(struct session *s, const struct plan_options *opts,

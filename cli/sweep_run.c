@@ -105,6 +105,7 @@ static void point_run(const struct sweep *sw, const struct point *pt, struct row
 	struct records rec;
 	struct diag d = { "" };
 	double t0 = wall_now();
+	unsigned used;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -142,7 +143,8 @@ static void point_run(const struct sweep *sw, const struct point *pt, struct row
 	snprintf(r->path_used, sizeof(r->path_used), "%s",
 		 plan_path_used_name(records_path_used(&rec)));
 	r->never_direct = records_never_direct(&rec);
-	r->ranks_used = trace_ranks_used(&trace) < plan.nranks ? trace_ranks_used(&trace) : 0;
+	used = trace_ranks_used(&trace);
+	r->ranks_used = used < plan.nranks ? used : 0;
 	r->iteration_us = rec.iteration_time_us;
 	r->comm_us = rec.comm_time_us;
 	r->exposed_us = rec.exposed_comm_us;

@@ -32,6 +32,7 @@ struct hello {
 	int32_t rc;   /* 0, or the exit status reading the file gave */
 	uint32_t n;   /* points */
 	uint64_t sum; /* FNV-1a of the points */
+	uint32_t row_size, point_size; /* this build's: rows cross ranks whole */
 	char msg[DIAG_MSG_MAX];
 };
 
@@ -52,7 +53,9 @@ static uint64_t points_sum(const struct sweep *sw)
 static int spread_hello(struct boot *b, const char *file, const struct sweep *sw,
 			int load_rc, const struct diag *load_d, struct diag *d)
 {
-	struct hello mine = { .rc = load_rc }, *all = calloc(b->size, sizeof(*all));
+	struct hello mine = { .rc = load_rc, .row_size = sizeof(struct row),
+			      .point_size = sizeof(*sw->pts) },
+		     *all = calloc(b->size, sizeof(*all));
 	int err;
 
 	if (!all)
@@ -72,6 +75,10 @@ static int spread_hello(struct boot *b, const char *file, const struct sweep *sw
 			diag_set(d, 0, "%s", h->msg);
 		else if (h->rc)
 			diag_set(d, 0, "rank %u: %.*s", r, DIAG_MSG_MAX - 32, h->msg);
+		else if (h->row_size != all[0].row_size || h->point_size != all[0].point_size)
+			err = diag_set(d, EXIT_USAGE, "rank %u runs another gdrlab than rank 0 (its points and rows %u and %u bytes, rank 0's %u and %u): the same build on every host",
+				       r, h->point_size, h->row_size, all[0].point_size,
+				       all[0].row_size);
 		else if (h->n != all[0].n || h->sum != all[0].sum)
 			err = diag_set(d, EXIT_USAGE, "rank %u read %u points from %s, rank 0 %u%s: is the file the same on every host?",
 				       r, h->n, file, all[0].n,

@@ -12,7 +12,8 @@
  *
  * The regime is the prediction's, not the measurement's, so that a slow
  * measurement does not move the border: a size is latency-bound when its
- * predicted busbw is below half the highest predicted busbw of the file.
+ * predicted busbw is below half the highest the prediction reaches, over
+ * the file's sizes and 256 MiB (VNT_PEAK_BYTES).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -68,7 +69,8 @@ const char validate_nccl_tests_usage[] =
 	"  -q, --quiet             no progress on stderr\n"
 	"\n"
 	"A size is latency-bound when its predicted busbw is below half the\n"
-	"highest predicted busbw of the file, else bandwidth-bound; each regime's\n"
+	"highest the prediction reaches (over the file's sizes and 256 MiB), else\n"
+	"bandwidth-bound; each regime's\n"
 	"verdict is its mean error, (measured - predicted) / predicted, against\n"
 	"the tolerance: normal, slower or faster than expected.\n"
 	"\n"
@@ -320,36 +322,52 @@ static int check_op_columns(const struct vnt_run *r, struct diag *d)
 	return 0;
 }
 
+/* The half of a row that is the measurement: out of place, else in place
+ * (a -J file may have only that). */
+static const struct nccl_tests_result *measured_half(const struct nccl_tests_row *row)
+{
+	return row->oop.valid ? &row->oop : row->ip.valid ? &row->ip : NULL;
+}
+
 /*
- * The ranks the file's rows ran on, as their busbw over algbw tells
- * (nccl-tests' bus factor, 2 (n - 1) / n or (n - 1) / n), against the
- * prediction's: a file without device lines, or -n or --gpus that say
- * another machine, would compare two collectives of different sizes.
- * Read off the row of most algbw (the two columns printed to 0.01 GB/s),
- * where it is 1 GB/s or more; a factor 5% off the prediction's is
- * refused (8 against 16 ranks differ by 7%; 32 against 64 by 2%, let
- * through).
+ * The ranks the file ran on against the prediction's: the file's device
+ * lines say them; without them, the rows' busbw over algbw (nccl-tests'
+ * bus factor, 2 (n - 1) / n or (n - 1) / n) tells, read off the row of
+ * most algbw (both printed to 0.01 GB/s) where it is 1 GB/s or more, and
+ * a factor 5% off the prediction's is refused (8 against 16 ranks differ
+ * by 7%; 32 against 64 by 2%, let through). -n or --gpus that say
+ * another machine would otherwise compare collectives of other sizes.
  */
 static int check_ranks(const struct vnt_run *r, struct diag *d)
 {
 	const struct nccl_tests_file *f = r->f;
-	const struct nccl_tests_row *best = NULL;
-	double want = plan_bus_factor(r->coll->op, r->nranks), got;
+	const struct nccl_tests_result *best = NULL, *m;
+	enum trace_op op = r->coll->op;
+	unsigned line = 0;
+	double want, got;
 
-	if (want == 1 || r->nranks < 2)
-		return 0; /* broadcast, reduce, sendrecv: the factor says nothing */
+	if (f->nranks && f->nranks != r->nranks)
+		return file_error(f->name, 0, "devices", d,
+				  "the file ran %u ranks, the prediction takes %u: give -n and --gpus as they ran",
+				  f->nranks, r->nranks);
+	if (f->nranks || r->nranks < 2 ||
+	    (op != TRACE_OP_ALLREDUCE && op != TRACE_OP_ALL_GATHER &&
+	     op != TRACE_OP_REDUCE_SCATTER && op != TRACE_OP_ALLTOALL))
+		return 0; /* listed, or a factor of 1 whatever the ranks */
 	for (size_t i = 0; i < f->nrows; i++)
-		if (f->rows[i].oop.valid &&
-		    (!best || f->rows[i].oop.algbw_gbps > best->oop.algbw_gbps))
-			best = &f->rows[i];
-	if (!best || best->oop.algbw_gbps < 1)
+		if ((m = measured_half(&f->rows[i])) && (!best || m->algbw_gbps > best->algbw_gbps)) {
+			best = m;
+			line = f->rows[i].line;
+		}
+	if (!best || best->algbw_gbps < 1)
 		return 0;
-	got = best->oop.busbw_gbps / best->oop.algbw_gbps;
+	want = plan_bus_factor(op, r->nranks);
+	got = best->busbw_gbps / best->algbw_gbps;
 	if (fabs(got - want) <= 0.05 * want)
 		return 0;
-	return file_error(f->name, best->line, "busbw", d,
+	return file_error(f->name, line, "busbw", d,
 			  "%.2f / %.2f GB/s: a bus factor of %.3f, where %u ranks give %.3f: the rows ran on other ranks than predicted (give -n and --gpus as they ran)",
-			  best->oop.busbw_gbps, best->oop.algbw_gbps, got, r->nranks, want);
+			  best->busbw_gbps, best->algbw_gbps, got, r->nranks, want);
 }
 
 /*
@@ -410,8 +428,7 @@ static int predict(struct vnt_run *r, const struct backend_ops *b,
 		return diag_set(d, -ENOMEM, "out of memory for %zu sizes", f->nrows);
 	for (size_t i = 0; i < f->nrows; i++) {
 		const struct nccl_tests_row *row = &f->rows[i];
-		const struct nccl_tests_result *m = row->oop.valid ? &row->oop :
-						    row->ip.valid ? &row->ip : NULL;
+		const struct nccl_tests_result *m = measured_half(row);
 
 		if (!m) {
 			r->unmeasured++;
@@ -430,7 +447,8 @@ static int predict(struct vnt_run *r, const struct backend_ops *b,
 	if (r->n && largest < VNT_PEAK_BYTES) {
 		uint64_t unit = (uint64_t)r->type->size * (r->coll->per_rank ? r->nranks : 1);
 
-		r->pts[r->n] = (struct predict_point){ .size = VNT_PEAK_BYTES / unit * unit };
+		r->pts[r->n] = (struct predict_point){ .size = VNT_PEAK_BYTES / unit * unit,
+						       .line = r->pts[r->n - 1].line };
 	}
 	progress_init(&progress, "validate", r->a->quiet);
 	err = predict_sizes(&s, r->pts, r->n + !!r->pts[r->n].size, d);

@@ -386,12 +386,6 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 		pp_send(g, s, s - 1, i, b0 + sc->bdur[s]);
 }
 
-/*
- * ZeRO 0-2: a stage's gradients in buckets as the last micro-batch's
- * backward produces them (evenly over it), all-reduced (0) or
- * reduce-scattered (1, 2); ZeRO 1, 2 then all-gather the updated
- * parameters after the step, at the end of the stage's backward.
- */
 static uint64_t gcd64(uint64_t a, uint64_t b)
 {
 	while (b) {
@@ -411,6 +405,12 @@ uint64_t gen_llm_sharded(const struct gen *g, size_t comm, uint64_t bytes, enum 
 	return elts * e;
 }
 
+/*
+ * ZeRO 0-2: a stage's gradients in buckets as the last micro-batch's
+ * backward produces them (evenly over it), all-reduced (0) or
+ * reduce-scattered (1, 2); ZeRO 1, 2 then all-gather the updated
+ * parameters after the step, at the end of the stage's backward.
+ */
 static void grad_buckets(struct gen *g, size_t comm, uint64_t params, double b0, double dur)
 {
 	const struct gen_llm_options *o = g->o;

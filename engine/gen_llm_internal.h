@@ -102,9 +102,10 @@ void gen_llm_emit(struct gen *g, size_t comm, enum trace_op op, enum trace_dtype
 /* @bytes of @dt sharded over communicator @comm (a reduce-scatter's, an
  * all-gather's): padded to a whole number of elements a rank, as
  * Megatron's distributed optimizer pads a bucket's end to lcm(dp, 128)
- * elements (megatron/core/optimizer/param_layout.py bucket_end_divisor)
- * and FSDP a flat parameter to its world's multiple, so that every
- * rank's shard is the same. */
+ * elements (megatron/core/optimizer/param_layout.py bucket_end_divisor),
+ * so that every rank's shard is the same; ZeRO 3's modules are padded
+ * alike (FSDP pads a flat parameter to its world's multiple, DeepSpeed
+ * to its own alignment: 128 stands for both). */
 uint64_t gen_llm_sharded(const struct gen *g, size_t comm, uint64_t bytes, enum trace_dtype dt);
 
 /* The activations one layer's tensor-parallel collectives move: a

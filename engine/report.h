@@ -65,9 +65,10 @@ int report_csv(FILE *out, const struct records *r, bool header);
 void report_csv_field(FILE *out, const char *s);
 int report_timeline(FILE *out, const struct records *r);
 
-/* Speedup of @fast over @slow: iteration time, or communication time; 0
- * where it is undefined: nothing timed, or @fast, the direct run, never
- * went direct (records_never_direct). */
+/* Speedup of @fast, the direct run, over @slow, a staged one: iteration
+ * time, or communication time; 0 where it is undefined: nothing timed, or
+ * @fast never went direct (records_never_direct, which cannot tell a
+ * direct run that fell back from a staged one: @fast must be direct). */
 double report_speedup(const struct records *slow, const struct records *fast);
 /* A speedup this close to 1 reads "as fast as" in a verdict (the table's
  * and the page's), not "1.00x slower". */

@@ -274,7 +274,7 @@ void report_table(FILE *out, const struct report_context *ctx,
 	fprintf(out, "\n");
 	fprintf(out, "iteration time       %12.1f us\n", r->iteration_time_us);
 	fprintf(out, "communication time   %12.1f us%s\n", r->comm_time_us,
-		records_concurrent(r) ? " (every call's, summed: calls on other communicators overlap)" :
+		records_concurrent(r) ? " (every call's, summed: calls may run at once)" :
 					"");
 	fprintf(out, "exposed comm         %12.1f us\n", r->exposed_comm_us);
 	print_algorithms(out, "algorithms           ", r);

@@ -203,10 +203,29 @@ unsigned trace_ranks_named(const struct trace *t)
 
 unsigned trace_ranks_used(const struct trace *t)
 {
+	unsigned named = trace_ranks_named(t), used = 0;
+	unsigned char *seen;
+
 	for (size_t i = 0; i < t->nentries; i++)
 		if (!t->entries[i].ngroup)
 			return 0;
-	return trace_ranks_named(t);
+	seen = calloc(named ? named : 1, 1);
+	if (!seen)
+		return named; /* a bound, where the count cannot be taken */
+	for (size_t i = 0; i < t->nentries; i++) {
+		const struct trace_entry *e = &t->entries[i];
+
+		for (unsigned k = 0; k < e->ngroup; k++)
+			seen[e->group[k]] = 1;
+		if (e->root >= 0)
+			seen[e->root] = 1;
+		if (e->peer >= 0)
+			seen[e->peer] = 1;
+	}
+	for (unsigned r = 0; r < named; r++)
+		used += seen[r];
+	free(seen);
+	return used;
 }
 
 void trace_destroy(struct trace *t)

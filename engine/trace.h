@@ -155,8 +155,9 @@ int trace_gather_batches(struct trace *t);
 /* The ranks the trace's entries name: its highest rank (groups, roots,
  * peers) + 1, 0 where every entry is on every rank. */
 unsigned trace_ranks_named(const struct trace *t);
-/* The ranks the trace takes: trace_ranks_named, or 0 where a call is on
- * every rank (so on every rank of the cluster it runs on). */
+/* How many ranks the trace's calls take (groups, roots, peers), or 0
+ * where a call is on every rank (so on every rank of the cluster it runs
+ * on). */
 unsigned trace_ranks_used(const struct trace *t);
 
 void trace_destroy(struct trace *t);

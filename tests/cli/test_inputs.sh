@@ -78,6 +78,10 @@ expect 0 "world calls alone" -- "$gdrlab" run -t "$t" -T "$tr"
 # (said nothing until 2026-12-06)
 sed '1d' "$tmp/job4.jsonl" >"$tmp/groups4.jsonl"
 expect 0 "groups of 4 ranks on 16" -- "$gdrlab" run -t "$t" -T "$tmp/groups4.jsonl"
-has "$tmp/err" "^gdrlab run: note: the trace's calls name ranks 0 to 3: 12 of this cluster's 16 GPUs take no part (give --nodes for the job's own)$"
+has "$tmp/err" "^gdrlab run: note: the trace's calls take 4 ranks (of 0 to 3): 12 of this cluster's 16 GPUs take no part (give --nodes for the job's own)$"
 one_line "$tmp/err"
+# ranks counted, not the highest named: 0, 1 and 14, 15 leave 12 idle too
+printf '{"iteration":0,"op":"allreduce","bytes":4096,"dtype":"fp32","group":[0,1]}\n{"iteration":0,"op":"allreduce","bytes":4096,"dtype":"fp32","group":[14,15]}\n' >"$tmp/ends.jsonl"
+expect 0 "groups at both ends" -- "$gdrlab" run -t "$t" -T "$tmp/ends.jsonl"
+has "$tmp/err" "^gdrlab run: note: the trace's calls take 4 ranks (of 0 to 15): 12 of this cluster's 16 GPUs take no part"
 exit $fail

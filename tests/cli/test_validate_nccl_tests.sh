@@ -201,12 +201,18 @@ has "$tmp/out" "(all_gather_perf, float, 4 ranks on 2 hosts)"
 expect 2 "split groups" -- "$gdrlab" validate --nccl-tests "$data/split_all_gather.txt" -t "$two"
 has "$tmp/err" "split_all_gather.txt: devices: 2 groups of ranks ran at once (NCCL_TESTS_SPLIT)"
 one_line "$tmp/err"
-# -n that is not the file's: 16 ranks measured (busbw / algbw 1.875), 8
-# predicted (1.750): refused at the row read, not judged +191% (until
-# 2026-12-06)
-expect 2 "-n against the rows" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
+# -n that is not the file's: 16 ranks in its device lines, 8 predicted:
+# refused, not judged +191% (until 2026-12-06); without device lines the
+# rows' bus factor tells: busbw's own table of 8 ranks (busbw / algbw
+# 1.750) against 16 predicted (1.875), refused at the row read
+expect 2 "-n against the devices" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
     -t a100-pcie4-200g -n 1
-has "$tmp/err" "all_reduce_a100_2nodes.txt:38: busbw: 86.57 / 46.17 GB/s: a bus factor of 1.875, where 8 ranks give 1.750"
+has "$tmp/err" "all_reduce_a100_2nodes.txt: devices: the file ran 16 ranks, the prediction takes 8: give -n and --gpus as they ran"
+one_line "$tmp/err"
+expect 0 "busbw's table of 8 ranks" -- "$gdrlab" busbw -t "$abci" -n 2 -b 1M -e 64M -f 4
+cp "$tmp/out" "$tmp/own8.txt"
+expect 2 "-n against the rows" -- "$gdrlab" validate --nccl-tests "$tmp/own8.txt" -t "$abci" -n 4
+has "$tmp/err" "own8.txt:[0-9]*: busbw: [0-9.]* / [0-9.]* GB/s: a bus factor of 1.750, where 16 ranks give 1.875"
 one_line "$tmp/err"
 # one rank: NCCL copies the buffer on the GPU, nothing to predict (it said
 # "+0.0%: normal" against a prediction of 0 us until 2026-12-06)
