@@ -238,9 +238,9 @@ static int make_comms(struct gen *g)
 }
 
 void gen_llm_emit(struct gen *g, size_t comm, enum trace_op op, enum trace_dtype dt,
-		 uint64_t bytes, double ready, int src, int dst)
-{
-	struct gev *v;
+		  uint64_t bytes, double ready, int src, int dst)
+		  {
+		  struct gev *v;
 
 	if (g->err || !bytes)
 		return;
@@ -325,7 +325,7 @@ static void pp_send(struct gen *g, unsigned s, unsigned to, unsigned i, double a
 			size_t before = g->nev;
 
 			gen_llm_emit(g, pp_comm(g, d, t), TRACE_OP_SENDRECV, o->dtype, bytes, at,
-			     (int)rank_of(o, t, d, s), (int)rank_of(o, t, d, to));
+				     (int)rank_of(o, t, d, s), (int)rank_of(o, t, d, to));
 			if (g->nev > before) {
 				g->ev[before].e.batched = true;
 				g->ev[before].e.batch = batch;
@@ -474,8 +474,8 @@ static void one_iteration(struct gen *g, const struct schedule *sc)
 		 * call; the norms', counted as split, left out) */
 		for (unsigned d = 0; o->sequence_parallel && st.tp_whole_params && d < o->dp; d++)
 			gen_llm_emit(g, tp_comm(g, s, d), TRACE_OP_ALLREDUCE, o->grad_dtype,
-			     st.tp_whole_params * trace_dtype_size(o->grad_dtype), b0 + sc->bdur[s],
-			     -1, -1);
+				     st.tp_whole_params * trace_dtype_size(o->grad_dtype), b0 + sc->bdur[s],
+				     -1, -1);
 	}
 	if (!g->err && g->nev > first) /* (no events: g->ev may be NULL) */
 		qsort(g->ev + first, g->nev - first, sizeof(*g->ev), cmp_ev);

@@ -95,18 +95,18 @@ void gen_llm_tp_layer(struct gen *g, unsigned s, unsigned layer, double at, doub
 				gen_llm_emit(g, c, TRACE_OP_ALL_GATHER, o->dtype, act, start, -1, -1);
 			for (unsigned k = 0; k < h->ncols; k++)
 				gen_llm_emit(g, c, TRACE_OP_ALL_GATHER, o->dtype, tokens_bytes(o, h->cols[k]),
-				     backward ? mid : start, -1, -1);
+					     backward ? mid : start, -1, -1);
 			if (h->gathered && !backward)
 				gen_llm_emit(g, c, TRACE_OP_ALL_GATHER, o->dtype, tokens_bytes(o, h->gathered),
-				     start, -1, -1);
+					     start, -1, -1);
 			if (!backward && h->row)
 				gen_llm_emit(g, c, TRACE_OP_REDUCE_SCATTER, o->dtype, act, end, -1, -1);
 			for (unsigned k = 0; backward && k < h->ncols; k++)
 				gen_llm_emit(g, c, TRACE_OP_REDUCE_SCATTER, o->dtype, tokens_bytes(o, h->cols[k]),
-				     end, -1, -1);
+					     end, -1, -1);
 			if (h->gathered && backward)
 				gen_llm_emit(g, c, TRACE_OP_REDUCE_SCATTER, o->dtype, tokens_bytes(o, h->gathered),
-				     end, -1, -1);
+					     end, -1, -1);
 		}
 }
 
@@ -144,7 +144,7 @@ void gen_llm_moe_layer(struct gen *g, unsigned s, unsigned layer, double at, dou
 	for (unsigned t = 0; o->ep > 1 && t < o->tp; t++)
 		for (unsigned b = 0; b < blocks; b++)
 			gen_llm_emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine, first, -1,
-			     -1);
+				     -1);
 	for (unsigned d = 0; o->tp > 1 && d < o->dp; d++)
 		gen_llm_emit(g, tp_comm(g, s, d), TRACE_OP_ALL_GATHER, o->dtype, routed, first, -1, -1);
 	for (unsigned d = 0; o->tp > 1 && d < o->dp; d++)
@@ -152,7 +152,7 @@ void gen_llm_moe_layer(struct gen *g, unsigned s, unsigned layer, double at, dou
 	for (unsigned t = 0; o->ep > 1 && t < o->tp; t++)
 		for (unsigned b = 0; b < blocks; b++)
 			gen_llm_emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine, last, -1,
-			     -1);
+				     -1);
 }
 
 static uint64_t zero3_share(const struct gen_llm_options *o, int module)
@@ -178,7 +178,7 @@ void gen_llm_zero3_op(struct gen *g, unsigned s, int module, enum trace_op op, d
 	for (unsigned t = 0; t < o->tp; t++)
 		gen_llm_emit(g, dp_comm(g, s, t), op, dt,
 			     gen_llm_sharded(g, dp_comm(g, s, t),
-					     zero3_share(o, module) * trace_dtype_size(dt), dt),
+			     zero3_share(o, module) * trace_dtype_size(dt), dt),
 			     at, -1, -1);
 }
 
