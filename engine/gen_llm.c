@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "array_grow.h"
+#include "gcd.h"
 
 #define GEN_LLM_PAR_MAX 65536
 /* What a trace may hold: collectives (some 200 bytes each while made, 20
@@ -386,21 +387,10 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 		pp_send(g, s, s - 1, i, b0 + sc->bdur[s]);
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 uint64_t gen_llm_sharded(const struct gen *g, size_t comm, uint64_t bytes, enum trace_dtype dt)
 {
 	uint64_t e = trace_dtype_size(dt), n = g->comms[comm].n ? g->comms[comm].n : 1;
-	uint64_t unit = n / gcd64(n, 128) * 128, elts = (bytes / e + unit - 1) / unit * unit;
+	uint64_t unit = n / gcd_u64(n, 128) * 128, elts = (bytes / e + unit - 1) / unit * unit;
 
 	return elts * e;
 }

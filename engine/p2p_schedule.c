@@ -10,6 +10,7 @@
 
 #include "algo.h"
 #include "channels.h"
+#include "gcd.h"
 #include "nccl_tuning.h"
 #include "p2p_policy.h"
 #include "plan.h"
@@ -23,17 +24,6 @@ static unsigned pow2_up(unsigned x)
 	while (p < x)
 		p <<= 1;
 	return p;
-}
-
-static unsigned gcd(unsigned a, unsigned b)
-{
-	while (b) {
-		unsigned r = a % b;
-
-		a = b;
-		b = r;
-	}
-	return a;
 }
 
 /* The p2pChunkSize of the communicator of the sorted ranks @ranks (@n,
@@ -185,7 +175,7 @@ int p2p_rounds_init(struct p2p_rounds *r, const struct plan *p, const unsigned *
 		for (e = s; e < n && plan_node_of(p, ranks[e]) == node; e++)
 			;
 		if ((e - s) % r->group || e - s < r->group)
-			r->group = gcd(r->group, e - s);
+			r->group = (unsigned)gcd_u64(r->group, e - s);
 	}
 	if (!r->group)
 		r->group = 1;
