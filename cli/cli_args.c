@@ -408,6 +408,10 @@ int cli_set_option(const char *cmd, const char *arg, struct cli_sets *s)
 				       arg);
 	snprintf(o->path, sizeof(o->path), "%.*s", (int)(eq - arg), arg);
 	snprintf(o->value, sizeof(o->value), "%s", eq + 1);
+	/* one way to say the cluster's size: beside -n the --set was echoed
+	 * in the header and lost */
+	if (!strcmp(o->path, "nodes"))
+		return cli_usage_error(cmd, "--set nodes: give the node count with --nodes (-n)");
 	s->n++;
 	return 0;
 }

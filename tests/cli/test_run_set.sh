@@ -62,6 +62,9 @@ bad_usage_of validate "validate: not PATH=VALUE" "--set: expected PATH=VALUE" \
 bad_usage_of run "a path the file lacks" "$topo: nics.rat: the topology has no 'nics.rat' to set" \
     -- -t "$topo" -T "$tmp/ar.jsonl" --set nics.rat=1
 bad_usage_of run "not PATH=VALUE" "--set: expected PATH=VALUE" -- -t "$topo" -T "$tmp/ar.jsonl" --set nics.rate
+# the node count is -n's: beside it a --set nodes was echoed and lost
+bad_usage_of run "--set nodes" "--set nodes: give the node count with --nodes (-n)" -- -t "$topo" \
+    -T "$tmp/ar.jsonl" --set nodes=1 -n 4
 # a bad value is the --set's, not the file's line (whose value is good)
 bad_usage_of run "a bad value" "nics.rate=fast, set on $topo: rate: expected a bandwidth" -- \
     -t "$topo" -T "$tmp/ar.jsonl" --set nics.rate=fast
