@@ -271,27 +271,36 @@ static void cost(struct report_page *p, json_t *q)
 {
 	static const char *const keys[] = { "per_iteration", "per_million_tokens" };
 	json_t *prices = json_object_get(json_object_get(p->doc, "plan"), "prices"), *x;
+	/* per million tokens where the plan gives them: the smallest job's
+	 * iteration is the cheapest whatever it trains */
+	bool tokens = json_object_get(json_array_get(q, 0), keys[1]) != NULL;
+	const char *key = keys[tokens];
 	double best = INFINITY;
 	size_t i, at = 0;
 
 	json_array_foreach(q, i, x) {
-		json_t *c = json_object_get(x, "per_iteration");
+		json_t *c = json_object_get(x, key);
 
 		if (json_is_number(c) && json_number_value(c) < best)
 			best = json_number_value(c), at = i;
 	}
 	fputs("<h2 id=\"cost\">Cost</h2>\n", p->f);
 	if (isfinite(best)) {
+		double nic = json_number_value(json_object_get(prices, "nic_hour"));
+		double port = json_number_value(json_object_get(prices, "switch_port_hour"));
+
 		fputs("<p class=\"answer\">", p->f);
-		html_printf(p->f, "The cheapest iteration: %s, %.4g", str(json_array_get(points_of(p->doc), at),
-									   "point"), best);
+		html_printf(p->f, "The cheapest %s: %s, %.4g",
+			    tokens ? "million tokens" : "iteration",
+			    str(json_array_get(points_of(p->doc), at), "point"), best);
 		if (prices)
-			html_printf(p->f, " at %g a GPU-hour%s", json_number_value(json_object_get(prices, "gpu_hour")),
-				    json_number_value(json_object_get(prices, "nic_hour")) > 0 ?
-					    " and its NICs' price" : "");
+			html_printf(p->f, " at %g a GPU-hour%s%s",
+				    json_number_value(json_object_get(prices, "gpu_hour")),
+				    nic > 0 ? ", its NICs' price" : "",
+				    port > 0 ? ", its switch ports'" : "");
 		fputs(".</p>\n", p->f);
 	}
-	report_chart(p, CHART_COST, "Each point's iteration at its GPUs' (and NICs') hourly price.");
+	report_chart(p, CHART_COST, "Each point's iteration at its GPUs' (and NICs' and switch ports') hourly price.");
 	failed_note(p->f, p->doc);
 	per_point_table(p->f, p->doc, q, keys, json_object_get(json_array_get(q, 0), keys[1]) ? 2 : 1);
 }

@@ -105,6 +105,13 @@ static double efficiency(const struct sweep *sw, size_t i, size_t j)
 }
 
 /* Iteration (or communication) staged over direct at point @i's cell. */
+/* Whether @r's calls all stayed in their nodes: no network, no GPUDirect
+ * RDMA to weigh. */
+static bool in_node(const struct row *r)
+{
+	return !strcmp(r->path_used, plan_path_used_name(PLAN_USED_NONE));
+}
+
 static double speedup(const struct sweep *sw, size_t i, unsigned path, unsigned direct,
 		      unsigned staged, bool comm)
 {
@@ -113,8 +120,8 @@ static double speedup(const struct sweep *sw, size_t i, unsigned path, unsigned 
 	double num = comm ? s->comm_us : s->iteration_us, den = comm ? d->comm_us : d->iteration_us;
 
 	/* what GPUDirect RDMA buys where it is used: none where the direct
-	 * point fell back to staging everywhere */
-	if (d->err || s->err || !(den > 0) || d->never_direct)
+	 * point fell back to staging everywhere, or never left its nodes */
+	if (d->err || s->err || !(den > 0) || d->never_direct || in_node(d))
 		return NAN;
 	return num / den;
 }
@@ -129,7 +136,7 @@ static const char *no_speedup(const struct sweep *sw, size_t i, unsigned path, u
 
 	if (d->err || s->err)
 		return "error";
-	return d->never_direct ? "no GDR" : "n/a";
+	return d->never_direct ? "no GDR" : in_node(d) ? "in node" : "n/a";
 }
 
 /* The point of grid cell (@rv, @cv): the other axes at their first. */
@@ -231,7 +238,7 @@ static void print_speedup(const struct sweep *sw, FILE *out)
 	unsigned direct = (unsigned)sweep_value_index(&sw->axes[ap], "direct");
 	unsigned staged = (unsigned)sweep_value_index(&sw->axes[ap], "staged");
 	const struct sweep_axis *r = &sw->axes[q->rows], *c = &sw->axes[q->columns];
-	bool never = false;
+	bool never = false, inside = false;
 	int rw = 16, cw = 12;
 
 	for (unsigned rv = 0; rv < r->nvalues; rv++)
@@ -257,12 +264,15 @@ static void print_speedup(const struct sweep *sw, FILE *out)
 			else
 				fprintf(out, " %*.3fx", cw - 1, x);
 			never |= why && !strcmp(why, "no GDR");
+			inside |= why && !strcmp(why, "in node");
 		}
 		fputc('\n', out);
 	}
 	if (never)
 		fprintf(out, "(no GDR: the direct point fell back to host staging on every collective "
 			     "that leaves its node)\n");
+	if (inside)
+		fprintf(out, "(in node: no collective left its node, GPUDirect RDMA does not apply)\n");
 }
 
 /* Series @i's first value of the NIC axis where the exposed

@@ -48,9 +48,23 @@ static double switch_ports(const struct topology *t, unsigned nodes)
 	struct fabric_geom g;
 
 	fabric_geom_init(&g, t, nodes, 0);
-	if (g.tiers && nodes)
-		return ((double)g.leaves * t->fabric.leaf.ports + (double)g.spines * t->fabric.spine.ports +
-			(double)g.cores * t->fabric.core.ports) / nodes;
+	if (g.tiers && nodes) {
+		/* the switches these nodes need, whole: their leaves; the
+		 * spines of their pods where traffic leaves a leaf (more than
+		 * one leaf, or on rails, more than one node); the cores where
+		 * it leaves a pod. The geometry lays out every spine and core
+		 * for routing whatever the nodes (a 1-node job paid for 1024
+		 * cores of h100-roce-clos until 2026-12-06). */
+		bool rail = t->fabric.attach == TOPO_ATTACH_RAIL;
+		bool spines = rail ? nodes > 1 : g.leaves > 1;
+		double ports = (double)g.leaves * t->fabric.leaf.ports;
+
+		if (spines)
+			ports += (double)g.spines * t->fabric.spine.ports;
+		if (g.pods > 1)
+			ports += (double)g.cores * t->fabric.core.ports;
+		return ports / nodes;
+	}
 	if (!hops)
 		return 0; /* back to back: no switch (topology-format.md) */
 	return t->nnics * (1 + (hops - 1) / o);

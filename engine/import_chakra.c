@@ -491,7 +491,7 @@ static void write_notes(const struct cstate *k, struct import_notes *notes)
 {
 	notes->line[0] = '\0';
 	if (k->skipped[0] || k->skipped[1] || k->skipped[2])
-		import_notes_add(notes, "left out: %u point-to-point calls, %u broadcasts, reduces, gathers and scatters (no peer or root), %u barriers and empty calls",
+		import_notes_add(notes, "left out, counted on each rank that recorded them: %u point-to-point calls, %u broadcasts, reduces, gathers and scatters (no peer or root), %u barriers and empty calls",
 				 k->skipped[0], k->skipped[2], k->skipped[1]);
 	if (!k->steps)
 		import_notes_add(notes, "no ProfilerStep nodes: one iteration");

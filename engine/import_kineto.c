@@ -879,7 +879,7 @@ static int kineto_import(const struct import_input *in, size_t n,
 		if (k.skipped[KSKIP_P2P] || k.skipped[KSKIP_NOTHING] || k.skipped[KSKIP_BROADCAST] ||
 		    k.skipped[KSKIP_ROOTED])
 			import_notes_add(notes,
-				 "left out: %u point-to-point calls and %u broadcasts whose peers and roots the profile does not say (PyTorch records them from 2.5; from 2.2 a send's or receive's outside batch_isend_irecv), %u reduces, gathers, scatters and out-of-place broadcasts (no root recorded), %u barriers, waits and empty calls",
+				 "left out, counted on each rank that recorded them: %u point-to-point calls and %u broadcasts whose peers and roots the profile does not say (PyTorch records them from 2.5; from 2.2 a send's or receive's outside batch_isend_irecv), %u reduces, gathers, scatters and out-of-place broadcasts (no root recorded), %u barriers, waits and empty calls",
 				 k.skipped[KSKIP_P2P], k.skipped[KSKIP_BROADCAST], k.skipped[KSKIP_ROOTED],
 				 k.skipped[KSKIP_NOTHING]);
 		import_calls_note_uneven(&k.calls, notes);

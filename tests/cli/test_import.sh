@@ -76,7 +76,7 @@ kt=$src/tests/data/kineto
 expect 0 "kineto" -- "$gdrlab" import kineto "$kt/rank0.json" "$kt/rank1.json.gz" \
     "$kt/rank2.json" "$kt/rank3.json" -o "$tmp/k.jsonl"
 has "$tmp/k.jsonl" "^# 5 collectives$"
-has "$tmp/k.jsonl" "^# left out: 2 point-to-point calls and 0 broadcasts whose peers and roots the profile does not say (PyTorch records them from 2.5; from 2.2 a send's or receive's outside batch_isend_irecv)"
+has "$tmp/k.jsonl" "^# left out, counted on each rank that recorded them: 2 point-to-point calls and 0 broadcasts whose peers and roots the profile does not say (PyTorch records them from 2.5; from 2.2 a send's or receive's outside batch_isend_irecv)"
 has "$tmp/k.jsonl" '"op": "broadcast".*"root": 3'
 
 expect 2 "a cut gzip" -- "$gdrlab" import kineto "$kt/bad/cut.json.gz" -o "$tmp/k2.jsonl"
@@ -108,7 +108,7 @@ has "$tmp/kb.csv" ',1,0,[0-9][0-9]*$'
 ch=$src/tests/data/chakra
 expect 0 "chakra" -- "$gdrlab" import chakra "$ch"/job.*.et -o "$tmp/ch.jsonl"
 has "$tmp/ch.jsonl" "^# 4 collectives$"
-has "$tmp/ch.jsonl" "^# left out: 2 point-to-point calls, 2 broadcasts, reduces, gathers and scatters (no peer or root), 4 barriers and empty calls$"
+has "$tmp/ch.jsonl" "^# left out, counted on each rank that recorded them: 2 point-to-point calls, 2 broadcasts, reduces, gathers and scatters (no peer or root), 4 barriers and empty calls$"
 # (but for the broadcast, whose root kineto reads and Chakra does not say)
 diff <(grep -v -e '^#' -e '"op": "broadcast"' "$tmp/k.jsonl") <(grep -v '^#' "$tmp/ch.jsonl") >"$tmp/diff" ||
     { echo "FAIL: chakra and kineto import the run differently:"; cat "$tmp/diff"; fail=1; }

@@ -102,6 +102,16 @@ done
 if grep -E '(src|href)="(https?:)?//' "$tmp/plan.html" >/dev/null; then
     echo "FAIL: the page fetches something:"; grep -E -o '(src|href)="(https?:)?//[^"]*' "$tmp/plan.html"; fail=1
 fi
+# no tokens given: the cheapest iteration; with tokens a GPU, the cheapest
+# million tokens, ranked by them (the iteration was the headline whatever
+# the plan said until 2026-12-06). NIC-bound, the 40 Gbit/s ring on 2
+# nodes is the shortest and the smallest: cheapest both ways
+has "$tmp/plan.html" "The cheapest iteration: path=direct nics.rate=40 Gbit/s nodes=2, 1.868e-05 at 2.5 a GPU-hour."
+sed 's/  cost: { gpu_hour: 2.5 }/  cost: { gpu_hour: 2.5, tokens_per_gpu: 1000 }/' "$tmp/plan.yaml" >"$tmp/tokens.yaml"
+expect 0 "with tokens" -- "$gdrlab" sweep --json --no-wall "$tmp/tokens.yaml"
+cp "$tmp/out" "$tmp/tokens.json"
+expect 0 "its report" -- "$gdrlab" report "$tmp/tokens.json" -o "$tmp/tokens.html"
+has "$tmp/tokens.html" "The cheapest million tokens: path=direct nics.rate=40 Gbit/s nodes=2, 0.00934 at 2.5 a GPU-hour."
 # a ring all-reduce moves 2 (n - 1) / n of its bytes a rank: 1.5x at 4
 # nodes what it does at 2; NIC-bound, the efficiency is 1 / 1.5 < 0.8
 has "$tmp/plan.html" "path=direct nics.rate=20 Gbit/s: below 0.8 from 4 nodes"

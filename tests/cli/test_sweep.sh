@@ -130,6 +130,12 @@ echo "$row" | tr -d '*' | awk '{ e[1] = 1; e[2] = 0.5 / (3 / 4); e[3] = 0.5 / (7
     { echo "FAIL: scaling efficiency: $row, by hand 1, 0.667, 0.571"; fail=1; }
 echo "$row" | grep -q 'below from 4 nodes' || { echo "FAIL: crossing: $row"; fail=1; }
 has "$tmp/out" "GPUDirect RDMA speedup, iteration time staged / direct (fabric.switch_latency down, nodes across)"
+# one node of 8 H100s: every call stays on NVLink, GPUDirect RDMA does not
+# apply: "in node", not 1.000x (until 2026-12-06), and out of the JSON
+printf 'base: { preset: h100-pcie5-400g, trace: resnet50-ddp }\naxes:\n  path: [direct, staged]\n  nodes: [1, 2]\n  nics.rate: { values: [400], unit: Gbit/s }\nquestions:\n  gdr_speedup: { rows: nics.rate, columns: nodes }\n' >"$tmp/plan/node1.yaml"
+expect 0 "a speedup in one node" -- "$gdrlab" sweep "$tmp/plan/node1.yaml"
+has "$tmp/out" "^400 Gbit/s  *in node  *[0-9.]*x$"
+has "$tmp/out" "^(in node: no collective left its node, GPUDirect RDMA does not apply)$"
 # the shipped 32-rank Llama job on 4 and 8 nodes of 8 GPUs leaves 32 idle
 # at 8: its efficiency there is said not to be the job's scaling (it read
 # 1.000, never below, until 2026-12-06); q.yaml's calls of no group run
@@ -208,21 +214,25 @@ for hops in 0:5.2 1:5.3 3:5.5; do
         exit !(c / want - 1 < 1e-3 && 1 - c / want < 1e-3 && m / (want / 2000 * 1e6) - 1 < 1e-3 && 1 - m / (want / 2000 * 1e6) < 1e-3) }' ||
         { echo "FAIL: cost at ${hops%:*} hops: $c, per million tokens $m, by hand 0.01 x ${hops#*:} / 3600"; fail=1; }
 done
-# with switches named, every port of every switch: 8 nodes of leaf-2to1
-# (one NIC each, 4 down and 4 up a leaf) take 2 leaves and 4 spines of 8
-# ports, 48 ports: at 1 a port-hour and nothing else priced, an
-# iteration's cost is its hours x 48
+# with switches named, every port of every switch the nodes need: 8 nodes
+# of leaf-2to1 (one NIC each, 4 down and 4 up a leaf) take 2 leaves and 4
+# spines of 8 ports, 48 ports; 4 nodes one leaf, 8 ports, no spine (their
+# traffic stays in it: they paid for the 4 spines too until 2026-12-06).
+# At 1 a port-hour and nothing else priced, an iteration's cost is its
+# hours x its ports
 cat >"$tmp/plan/q4.yaml" <<EOP
 base: { topology: $src/tests/data/fabric/leaf-2to1.yaml, trace: ar64.jsonl, algo: ring, proto: simple }
 axes:
-  nodes: [8]
+  nodes: [4, 8]
 questions:
   cost: { gpu_hour: 0, switch_port_hour: 1 }
 EOP
 expect 0 "switch ports of named switches" -- "$gdrlab" sweep "$tmp/plan/q4.yaml"
-awk '$1 == "nodes=8" && NF > 4 { it = $9 } $1 == "nodes=8" && NF == 2 { c = $2 }
-    END { want = it * 1e-6 / 3600 * 48; exit !(it > 0 && c / want - 1 < 1e-3 && 1 - c / want < 1e-3) }' "$tmp/out" ||
-    { echo "FAIL: 48 switch ports' cost:"; cat "$tmp/out"; fail=1; }
+for np in 8:48 4:8; do
+    awk -v n="nodes=${np%:*}" -v ports="${np#*:}" '$1 == n && NF > 4 { it = $9 } $1 == n && NF == 2 { c = $2 }
+        END { want = it * 1e-6 / 3600 * ports; exit !(it > 0 && c / want - 1 < 1e-3 && 1 - c / want < 1e-3) }' \
+        "$tmp/out" || { echo "FAIL: ${np%:*} nodes: ${np#*:} switch ports' cost:"; cat "$tmp/out"; fail=1; }
+done
 bad_question "5:49: tokens_per_gpu: give tokens_per_iteration or tokens_per_gpu, not both" \
     "  cost: { gpu_hour: 1, tokens_per_iteration: 5, tokens_per_gpu: 5 }"
 

@@ -221,7 +221,7 @@ static void import_run(const struct style *st, struct trace *t)
 	cr_assert_eq(t->nentries, 4);
 }
 
-#define LEFT_OUT "left out: 2 point-to-point calls, 2 broadcasts, reduces, gathers and scatters (no peer or root), 4 barriers and empty calls"
+#define LEFT_OUT "left out, counted on each rank that recorded them: 2 point-to-point calls, 2 broadcasts, reduces, gathers and scatters (no peer or root), 4 barriers and empty calls"
 
 Test(import_chakra, four_ranks)
 {

@@ -47,7 +47,7 @@ Test(import_kineto, four_ranks_one_gzip)
 	said.niterations = t.niterations;
 	assert_the_made_up_run(&said);
 	free(said.entries); /* its groups are t's */
-	cr_expect_str_eq(notes.line, "left out: 2 point-to-point calls and 0 broadcasts whose peers and roots the profile does not say (PyTorch records them from 2.5; from 2.2 a send's or receive's outside batch_isend_irecv), 0 reduces, gathers, scatters and out-of-place broadcasts (no root recorded), 4 barriers, waits and empty calls");
+	cr_expect_str_eq(notes.line, "left out, counted on each rank that recorded them: 2 point-to-point calls and 0 broadcasts whose peers and roots the profile does not say (PyTorch records them from 2.5; from 2.2 a send's or receive's outside batch_isend_irecv), 0 reduces, gathers, scatters and out-of-place broadcasts (no root recorded), 4 barriers, waits and empty calls");
 	trace_destroy(&t);
 }
 
@@ -253,7 +253,7 @@ Test(import_kineto, old_style_is_the_same_run)
 	struct diag d = { "" };
 
 	cr_assert_eq(import_told("kineto", old_ranks, 4, &o, &old, &d), 0, "%s", d.msg);
-	cr_expect_str_eq(notes.line, "left out: 2 point-to-point calls and 2 broadcasts whose peers and roots the profile does not say (PyTorch records them from 2.5; from 2.2 a send's or receive's outside batch_isend_irecv), 0 reduces, gathers, scatters and out-of-place broadcasts (no root recorded), 0 barriers, waits and empty calls");
+	cr_expect_str_eq(notes.line, "left out, counted on each rank that recorded them: 2 point-to-point calls and 2 broadcasts whose peers and roots the profile does not say (PyTorch records them from 2.5; from 2.2 a send's or receive's outside batch_isend_irecv), 0 reduces, gathers, scatters and out-of-place broadcasts (no root recorded), 0 barriers, waits and empty calls");
 	cr_assert_eq(import_as("kineto", ranks, 4, &neu, &d), 0, "%s", d.msg);
 	cr_assert_eq(old.nentries, 3);
 	pick(&old, old_world, 2, &a);
@@ -591,7 +591,7 @@ Test(import_kineto, pipeline_peers_from_titles)
 	cr_assert_eq(import_as("kineto", pp24_ranks, 4, &t, &d), 0, "%s", d.msg);
 	cr_assert_eq(t.nentries, 20);
 	cr_expect_eq(t.niterations, 2);
-	cr_expect_str_eq(notes.line, "left out: 2 point-to-point calls and 8 broadcasts whose peers and roots the profile does not say (PyTorch records them from 2.5; from 2.2 a send's or receive's outside batch_isend_irecv), 0 reduces, gathers, scatters and out-of-place broadcasts (no root recorded), 0 barriers, waits and empty calls");
+	cr_expect_str_eq(notes.line, "left out, counted on each rank that recorded them: 2 point-to-point calls and 8 broadcasts whose peers and roots the profile does not say (PyTorch records them from 2.5; from 2.2 a send's or receive's outside batch_isend_irecv), 0 reduces, gathers, scatters and out-of-place broadcasts (no root recorded), 0 barriers, waits and empty calls");
 	for (unsigned it = 0; it < 2; it++) {
 		size_t b = 10 * it;
 
