@@ -251,12 +251,30 @@ static void print_table(const struct sweep *sw)
 	}
 }
 
+/* The CSV's own columns, and whether a plan's axis is one of them (its
+ * value is in it already: a second column of one name would leave a
+ * reader to pick one). */
+static const char *const csv_columns[] = {
+	"point", "line", "topology", "nodes", "gpus", "backend", "path", "path_used", "gdr_level",
+	"iteration_us", "comm_us", "exposed_us", "wall_s", "error",
+};
+
+static bool csv_has_column(const char *name)
+{
+	for (size_t k = 0; k < sizeof(csv_columns) / sizeof(csv_columns[0]); k++)
+		if (!strcmp(csv_columns[k], name))
+			return true;
+	return false;
+}
+
 static void print_csv(const struct sweep *sw)
 {
-	printf("point,line,topology,nodes,gpus,backend,path,path_used,gdr_level,"
-	       "iteration_us,comm_us,exposed_us,wall_s,error");
-	/* a plan's axes, one column each, after the others */
+	for (size_t k = 0; k < sizeof(csv_columns) / sizeof(csv_columns[0]); k++)
+		printf("%s%s", k ? "," : "", csv_columns[k]);
+	/* a plan's other axes, one column each, after them */
 	for (unsigned a = 0; a < sw->naxes; a++) {
+		if (csv_has_column(sw->axes[a].name))
+			continue;
 		putchar(',');
 		report_csv_field(stdout, sw->axes[a].name);
 	}
@@ -284,6 +302,8 @@ static void print_csv(const struct sweep *sw)
 		putchar(',');
 		report_csv_field(stdout, r->error);
 		for (unsigned a = 0; a < sw->naxes; a++) {
+			if (csv_has_column(sw->axes[a].name))
+				continue;
 			putchar(',');
 			report_csv_field(stdout, sw->axes[a].values[p->axis_value[a]]);
 		}
