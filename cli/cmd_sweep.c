@@ -223,8 +223,8 @@ static void print_table(const struct sweep *sw)
 	for (size_t i = 0; i < sw->n; i++) {
 		if (!sw->rows[i].err && (int)strlen(sw->rows[i].topo_name) > tw)
 			tw = (int)strlen(sw->rows[i].topo_name);
-		if (!sw->rows[i].err && (int)strlen(sw->rows[i].path_used) > pw)
-			pw = (int)strlen(sw->rows[i].path_used);
+		if (!sw->rows[i].err && (int)strlen(plan_path_used_name(sw->rows[i].path_used)) > pw)
+			pw = (int)strlen(plan_path_used_name(sw->rows[i].path_used));
 	}
 	printf("%-*s %-*s %6s %6s %-8s %-*s %-6s %14s %14s %12s %8s\n", lw, "point", tw,
 	       "topology", "nodes", "gpus", "backend", pw, "path", "gdr", "iteration_us",
@@ -241,7 +241,8 @@ static void print_table(const struct sweep *sw)
 			continue;
 		}
 		printf("%-*s %-*s %6u %6u %-8s %-*s %-6s %14.3f %14.3f %12.3f ",
-		       lw, label, tw, r->topo_name, r->nodes, r->gpus, p->backend, pw, r->path_used,
+		       lw, label, tw, r->topo_name, r->nodes, r->gpus, p->backend, pw,
+		       plan_path_used_name(r->path_used),
 		       topo_path_name(p->opts.gdr_level), r->iteration_us, r->comm_us,
 		       r->exposed_us);
 		if (sw->no_wall)
@@ -294,7 +295,7 @@ static void print_csv(const struct sweep *sw)
 			       topo_path_name(p->opts.gdr_level));
 		else
 			printf(",%u,%u,%s,%s,%s,%s,%.3f,%.3f,%.3f,", r->nodes, r->gpus, p->backend,
-			       plan_path_name(p->opts.path), r->path_used,
+			       plan_path_name(p->opts.path), plan_path_used_name(r->path_used),
 			       topo_path_name(p->opts.gdr_level), r->iteration_us, r->comm_us,
 			       r->exposed_us);
 		if (!sw->no_wall)
@@ -375,8 +376,8 @@ static int print_json(const struct sweep *sw)
 		else
 			json_object_update_new(o, json_pack("{s:s, s:i, s:i, s:s, s:b, s:o, s:f, s:f, s:f}",
 				"topology", r->topo_name, "nodes", (int)r->nodes,
-				"gpus", (int)r->gpus, "path_used", r->path_used,
-				"never_direct", r->never_direct,
+				"gpus", (int)r->gpus, "path_used", plan_path_used_name(r->path_used),
+				"never_direct", plan_path_used_never_direct(r->path_used),
 				"trace_ranks", r->ranks_used ? json_integer(r->ranks_used) : json_null(),
 				"iteration_time_us", r->iteration_us, "comm_time_us", r->comm_us,
 				"exposed_comm_us", r->exposed_us));

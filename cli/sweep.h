@@ -51,9 +51,8 @@ struct row {
 	char error[512];    /* as struct diag's message */
 	char topo_name[64];
 	unsigned nodes, gpus;
-	char path_used[16];
-	bool never_direct;          /* left its nodes, never through GPUDirect
-				     * RDMA (records_never_direct) */
+	enum plan_path_used path_used; /* records_path_used: whether it
+					* left its nodes, and how */
 	unsigned ranks_used;        /* the trace's (trace_ranks_used), where
 				     * fewer than gpus: the rest idle; else 0 */
 	double iteration_us, comm_us, exposed_us, wall_s;

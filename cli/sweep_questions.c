@@ -104,39 +104,32 @@ static double efficiency(const struct sweep *sw, size_t i, size_t j)
 	return a->iteration_us / b->iteration_us;
 }
 
-/* Iteration (or communication) staged over direct at point @i's cell. */
-/* Whether @r's calls all stayed in their nodes: no network, no GPUDirect
- * RDMA to weigh. */
-static bool in_node(const struct row *r)
-{
-	return !strcmp(r->path_used, plan_path_used_name(PLAN_USED_NONE));
-}
-
+/*
+ * Iteration (or communication) staged over direct at point @i's cell, or
+ * NAN with why into *@why (where not NULL): a point failed, the direct
+ * point never left its nodes (GPUDirect RDMA does not apply) or fell back
+ * to host staging on every collective that did (none to weigh), or
+ * nothing was timed.
+ */
 static double speedup(const struct sweep *sw, size_t i, unsigned path, unsigned direct,
-		      unsigned staged, bool comm)
+		      unsigned staged, bool comm, const char **why)
 {
 	const struct row *d = &sw->rows[with_value(sw, i, path, direct)];
 	const struct row *s = &sw->rows[with_value(sw, i, path, staged)];
 	double num = comm ? s->comm_us : s->iteration_us, den = comm ? d->comm_us : d->iteration_us;
-
-	/* what GPUDirect RDMA buys where it is used: none where the direct
-	 * point fell back to staging everywhere, or never left its nodes */
-	if (d->err || s->err || !(den > 0) || d->never_direct || in_node(d))
-		return NAN;
-	return num / den;
-}
-
-/* What a cell without a speedup says: a point failed, the direct point
- * never went direct, or nothing was timed. */
-static const char *no_speedup(const struct sweep *sw, size_t i, unsigned path, unsigned direct,
-			      unsigned staged)
-{
-	const struct row *d = &sw->rows[with_value(sw, i, path, direct)];
-	const struct row *s = &sw->rows[with_value(sw, i, path, staged)];
+	const char *no = NULL;
 
 	if (d->err || s->err)
-		return "error";
-	return d->never_direct ? "no GDR" : in_node(d) ? "in node" : "n/a";
+		no = "error";
+	else if (plan_path_used_never_direct(d->path_used))
+		no = "no GDR";
+	else if (d->path_used == PLAN_USED_NONE)
+		no = "in node";
+	else if (!(den > 0))
+		no = "n/a";
+	if (why)
+		*why = no;
+	return no ? NAN : num / den;
 }
 
 /* The point of grid cell (@rv, @cv): the other axes at their first. */
@@ -256,8 +249,8 @@ static void print_speedup(const struct sweep *sw, FILE *out)
 		fprintf(out, "%-*s", rw, r->values[rv]);
 		for (unsigned cv = 0; cv < c->nvalues; cv++) {
 			size_t i = cell(sw, (unsigned)q->rows, rv, (unsigned)q->columns, cv);
-			double x = speedup(sw, i, ap, direct, staged, false);
-			const char *why = isnan(x) ? no_speedup(sw, i, ap, direct, staged) : NULL;
+			const char *why;
+			double x = speedup(sw, i, ap, direct, staged, false, &why);
 
 			if (why)
 				fprintf(out, " %*s", cw, why);
@@ -490,8 +483,8 @@ static json_t *speedup_json(const struct sweep *sw)
 		for (unsigned cv = 0; cv < c->nvalues; cv++) {
 			size_t i = cell(sw, (unsigned)q->rows, rv, (unsigned)q->columns, cv);
 
-			json_array_append_new(a, number_or_null(speedup(sw, i, ap, direct, staged, false)));
-			json_array_append_new(b, number_or_null(speedup(sw, i, ap, direct, staged, true)));
+			json_array_append_new(a, number_or_null(speedup(sw, i, ap, direct, staged, false, NULL)));
+			json_array_append_new(b, number_or_null(speedup(sw, i, ap, direct, staged, true, NULL)));
 		}
 		json_array_append_new(it, a);
 		json_array_append_new(cm, b);

@@ -154,9 +154,7 @@ static void point_run(const struct sweep *sw, const struct point *pt, struct row
 	snprintf(r->topo_name, sizeof(r->topo_name), "%s", topo.name);
 	r->nodes = plan.nodes;
 	r->gpus = plan.nranks;
-	snprintf(r->path_used, sizeof(r->path_used), "%s",
-		 plan_path_used_name(records_path_used(&rec)));
-	r->never_direct = records_never_direct(&rec);
+	r->path_used = records_path_used(&rec);
 	used = trace_ranks_used(&trace);
 	r->ranks_used = used < plan.nranks ? used : 0;
 	r->iteration_us = rec.iteration_time_us;

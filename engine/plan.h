@@ -78,6 +78,12 @@ enum plan_path_used {
 	PLAN_USED_MIXED,  /* some NIC sides direct, some staged */
 };
 const char *plan_path_used_name(enum plan_path_used p);
+/* Whether collectives that took @p left their nodes, none of them
+ * through GPUDirect RDMA (staged, on either staged path). */
+static inline bool plan_path_used_never_direct(enum plan_path_used p)
+{
+	return p == PLAN_USED_STAGED || p == PLAN_USED_STAGED_MEMCPY;
+}
 
 #define PLAN_MAX_STAGES 6
 #define PLAN_MAX_USES 48

@@ -108,9 +108,7 @@ enum plan_path_used records_path_used(const struct records *r)
 
 bool records_never_direct(const struct records *r)
 {
-	enum plan_path_used u = records_path_used(r);
-
-	return u == PLAN_USED_STAGED || u == PLAN_USED_STAGED_MEMCPY;
+	return plan_path_used_never_direct(records_path_used(r));
 }
 
 long records_first_corrupted(const struct records *r)
