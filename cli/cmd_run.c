@@ -517,6 +517,7 @@ static void note_job_ranks(const struct session *s, const struct run_args *a, co
 {
 	int most = -1;
 	size_t world = 0;
+	unsigned used;
 
 	if (a->njobs)
 		return; /* each job's trace on nodes of its own */
@@ -534,11 +535,10 @@ static void note_job_ranks(const struct session *s, const struct run_args *a, co
 			"gdrlab %s: note: the trace's groups name ranks 0 to %d, and its %zu call%s of no group run%s on all %u ranks of this cluster: a job of %d ranks replayed as a larger one (give --nodes for its own)\n",
 			cmd, most, world, world == 1 ? "" : "s", world == 1 ? "s" : "", p->nranks,
 			most + 1);
-	else if (!world && trace_ranks_used(&s->trace) < p->nranks)
+	else if (!world && (used = trace_ranks_used(&s->trace)) < p->nranks)
 		fprintf(stderr,
 			"gdrlab %s: note: the trace's calls take %u ranks (of 0 to %d): %u of this cluster's %u GPUs take no part (give --nodes for the job's own)\n",
-			cmd, trace_ranks_used(&s->trace), most, p->nranks - trace_ranks_used(&s->trace),
-			p->nranks);
+			cmd, used, most, p->nranks - used, p->nranks);
 }
 
 static int execute(struct session *s, const struct plan_options *opts,
