@@ -335,53 +335,56 @@ static void pp_send(struct gen *g, unsigned s, unsigned to, unsigned i, double a
 		}
 }
 
+/* ZeRO 3's @op of @layer at @at, with the module that runs before it and
+ * the one after (Z3_EMBEDDING, Z3_HEAD; Z3_NONE: none), in that order;
+ * nothing without ZeRO 3. */
+static void zero3_modules(struct gen *g, unsigned s, enum trace_op op, double at, int before,
+			  int layer, int after)
+{
+	if (g->o->zero != 3)
+		return;
+	if (before != Z3_NONE)
+		gen_llm_zero3_op(g, s, before, op, at);
+	gen_llm_zero3_op(g, s, layer, op, at);
+	if (after != Z3_NONE)
+		gen_llm_zero3_op(g, s, after, op, at);
+}
+
 static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, unsigned i,
 			const struct gen_llm_stage *st)
 {
 	const struct gen_llm_options *o = g->o;
 	double f0 = sc->f[s * sc->m + i], b0 = sc->b[s * sc->m + i];
 	double lf = sc->fdur[s] / st->layers, lb = sc->bdur[s] / st->layers;
-
-	bool zero3 = o->zero == 3, first = s == 0, end = s + 1 == o->pp;
+	bool first = s == 0, end = s + 1 == o->pp;
 
 	/* the embedding and the head run with the first and the last layer,
 	 * in their time */
 	for (unsigned k = 0; k < st->layers; k++) {
 		int layer = (int)(st->first_layer + k);
+		int embedding = first && !k ? Z3_EMBEDDING : Z3_NONE;
+		int head = end && k + 1 == st->layers ? Z3_HEAD : Z3_NONE;
 
-		if (zero3 && first && k == 0)
-			gen_llm_zero3_op(g, s, Z3_EMBEDDING, TRACE_OP_ALL_GATHER, f0);
-		if (zero3)
-			gen_llm_zero3_op(g, s, layer, TRACE_OP_ALL_GATHER, f0 + k * lf);
-		if (zero3 && end && k + 1 == st->layers)
-			gen_llm_zero3_op(g, s, Z3_HEAD, TRACE_OP_ALL_GATHER, f0 + k * lf);
+		zero3_modules(g, s, TRACE_OP_ALL_GATHER, f0 + k * lf, embedding, layer, head);
 		gen_llm_tp_layer(g, s, (unsigned)layer, f0 + k * lf, lf, false);
 		gen_llm_moe_layer(g, s, (unsigned)layer, f0 + k * lf, lf, false);
 	}
 	if (s + 1 < o->pp)
 		pp_send(g, s, s + 1, i, f0 + sc->fdur[s]);
-	/* backward, the head and the last layer first */
+	/* backward, the head and the last layer first; the head's backward
+	 * runs first, but its time is shared out with the layers' (lb): it
+	 * ends with the first slot, its gradients' scatter ahead of the last
+	 * layer's */
 	for (unsigned k = 0; k < st->layers; k++) {
 		int layer = (int)(st->first_layer + st->layers - 1 - k);
 		double at = b0 + k * lb, done = b0 + (k + 1) * lb;
+		int head = end && !k ? Z3_HEAD : Z3_NONE;
+		int embedding = first && k + 1 == st->layers ? Z3_EMBEDDING : Z3_NONE;
 
-		if (zero3 && end && k == 0)
-			gen_llm_zero3_op(g, s, Z3_HEAD, TRACE_OP_ALL_GATHER, at);
-		if (zero3)
-			gen_llm_zero3_op(g, s, layer, TRACE_OP_ALL_GATHER, at);
-		if (zero3 && first && k + 1 == st->layers)
-			gen_llm_zero3_op(g, s, Z3_EMBEDDING, TRACE_OP_ALL_GATHER, at);
+		zero3_modules(g, s, TRACE_OP_ALL_GATHER, at, head, layer, embedding);
 		gen_llm_tp_layer(g, s, (unsigned)layer, at, lb, true);
 		gen_llm_moe_layer(g, s, (unsigned)layer, at, lb, true);
-		/* the head's backward runs first, but its time is shared out
-		 * with the layers' (lb): it ends with the first slot, its
-		 * gradients' scatter ahead of the last layer's */
-		if (zero3 && end && k == 0)
-			gen_llm_zero3_op(g, s, Z3_HEAD, TRACE_OP_REDUCE_SCATTER, done);
-		if (zero3)
-			gen_llm_zero3_op(g, s, layer, TRACE_OP_REDUCE_SCATTER, done);
-		if (zero3 && first && k + 1 == st->layers)
-			gen_llm_zero3_op(g, s, Z3_EMBEDDING, TRACE_OP_REDUCE_SCATTER, done);
+		zero3_modules(g, s, TRACE_OP_REDUCE_SCATTER, done, head, layer, embedding);
 	}
 	if (s > 0)
 		pp_send(g, s, s - 1, i, b0 + sc->bdur[s]);

@@ -133,7 +133,7 @@ void gen_llm_moe_layer(struct gen *g, unsigned s, unsigned layer, double at, dou
  * gen_llm_check). Their gradients are reduce-scattered as each module's
  * backward ends. Module @layer of the model, or Z3_EMBEDDING, Z3_HEAD.
  */
-enum { Z3_EMBEDDING = -1, Z3_HEAD = -2 };
+enum { Z3_EMBEDDING = -1, Z3_HEAD = -2, Z3_NONE = -3 };
 
 /* @op (an all-gather of the parameters or a reduce-scatter of their
  * gradients) of @module on stage @s's dp groups, at @at. */
