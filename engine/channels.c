@@ -69,7 +69,8 @@ unsigned channels_mirror_bits(unsigned val, unsigned pow2)
  * GPU @g's (an index into @gpus) nearest NICs, index order, into @local
  * (their count returned), in @start the one of them it tries first, by
  * @r's rule (enum nccl_first_net, topo.cc ncclTopoGetLocalNet), and in
- * @shared how many of @gpus have the first of them among their nearest.
+ * @shared (where not NULL) how many of @gpus have the first of them
+ * among their nearest.
  */
 static unsigned gpu_nics(const struct nccl_release *r, const struct topology *t,
 			 const unsigned *gpus, unsigned n, unsigned g, int *local,
@@ -78,7 +79,8 @@ static unsigned gpu_nics(const struct nccl_release *r, const struct topology *t,
 	unsigned m = 0, sharing = 0, dev = gpus[g];
 
 	*start = 0;
-	*shared = 0;
+	if (shared)
+		*shared = 0;
 	for (unsigned i = 0; i < t->nnics; i++)
 		if (topo_nic_is_nearest(t, gpus[g], (int)i))
 			local[m++] = (int)i;
@@ -86,7 +88,8 @@ static unsigned gpu_nics(const struct nccl_release *r, const struct topology *t,
 		return 0;
 	for (unsigned k = 0; k < n; k++)
 		sharing += topo_nic_is_nearest(t, gpus[k], local[0]);
-	*shared = sharing;
+	if (shared)
+		*shared = sharing;
 	if (r && r->first_net == NCCL_FIRST_NET_DEV_MOD_GPUS)
 		dev %= sharing;
 	if (r && r->first_net == NCCL_FIRST_NET_DEV)
@@ -129,7 +132,7 @@ static unsigned channel_nics(const struct nccl_release *r, const struct topology
 
 	for (unsigned g = 0; g < n; g++) {
 		int local[TOPO_MAX_NICS];
-		unsigned start, shared, m = gpu_nics(r, t, gpus, n, g, local, &start, &shared);
+		unsigned start, m = gpu_nics(r, t, gpus, n, g, local, &start, NULL);
 
 		first[g] = m ? local[start] : -1;
 		for (unsigned k = 0; k < m; k++) {
