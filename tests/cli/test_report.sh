@@ -66,6 +66,14 @@ same_lines() {
         { echo "FAIL: $1 in the browser:"; cat "$tmp/diff"; fail=1; }
 }
 
+# plan_page EXIT WHAT NAME: $tmp/NAME.yaml swept (exit EXIT: 1 where points
+# fail) into $tmp/NAME.json, and its page into $tmp/NAME.html
+plan_page() {
+    expect "$1" "$2" -- "$gdrlab" sweep --json --no-wall "$tmp/$3.yaml"
+    cp "$tmp/out" "$tmp/$3.json"
+    expect 0 "$2: its report" -- "$gdrlab" report "$tmp/$3.json" -o "$tmp/$3.html"
+}
+
 # A sweep asking every question: path x NIC rate x nodes = 2 x 2 x 2
 # points. Series: scaling one per (path, rate) = 4; nic_speed one per
 # (path, nodes) = 4; the speedup heat map two (its cells, their labels);
@@ -88,9 +96,7 @@ questions:
   breakdown: true
   cost: { gpu_hour: 2.5 }
 EOP
-expect 0 "the plan's results" -- "$gdrlab" sweep --json --no-wall "$tmp/plan.yaml"
-cp "$tmp/out" "$tmp/plan.json"
-expect 0 "the plan's report" -- "$gdrlab" report "$tmp/plan.json" -o "$tmp/plan.html"
+plan_page 0 "the plan's results" plan
 has "$tmp/plan.html" "<title>Does GPUDirect pay on round numbers?</title>"
 for f in 'data-kind="scaling" data-series="4"' 'data-kind="speedup" data-series="2"' \
          'data-kind="nic_speed" data-series="4"' 'data-kind="breakdown" data-series="6"' \
@@ -108,9 +114,7 @@ fi
 # nodes is the shortest and the smallest: cheapest both ways
 has "$tmp/plan.html" "The cheapest iteration: path=direct nics.rate=40 Gbit/s nodes=2, 1.868e-05 at 2.5 a GPU-hour."
 sed 's/  cost: { gpu_hour: 2.5 }/  cost: { gpu_hour: 2.5, tokens_per_gpu: 1000 }/' "$tmp/plan.yaml" >"$tmp/tokens.yaml"
-expect 0 "with tokens" -- "$gdrlab" sweep --json --no-wall "$tmp/tokens.yaml"
-cp "$tmp/out" "$tmp/tokens.json"
-expect 0 "its report" -- "$gdrlab" report "$tmp/tokens.json" -o "$tmp/tokens.html"
+plan_page 0 "with tokens" tokens
 has "$tmp/tokens.html" "The cheapest million tokens: path=direct nics.rate=40 Gbit/s nodes=2, 0.00934 at 2.5 a GPU-hour."
 # a ring all-reduce moves 2 (n - 1) / n of its bytes a rank: 1.5x at 4
 # nodes what it does at 2; NIC-bound, the efficiency is 1 / 1.5 < 0.8
@@ -173,16 +177,12 @@ questions:
   scaling: { threshold: 0.8 }
   cost: { gpu_hour: 2 }
 EOP
-expect 1 "a plan with failing points" -- "$gdrlab" sweep --json --no-wall "$tmp/failing.yaml"
-cp "$tmp/out" "$tmp/failing.json"
-expect 0 "its report" -- "$gdrlab" report "$tmp/failing.json" -o "$tmp/failing.html"
+plan_page 1 "a plan with failing points" failing
 has "$tmp/failing.html" "2 of 4 points failed and are missing from this answer:"
 has "$tmp/failing.html" "algo=nvls nodes=2: .*allow no algorithm"
 has "$tmp/failing.html" "algo=nvls: no answer, its points failed"
 sed 's/ring, nvls/nvls/' "$tmp/failing.yaml" >"$tmp/all-failing.yaml"
-expect 1 "a plan whose every point fails" -- "$gdrlab" sweep --json --no-wall "$tmp/all-failing.yaml"
-cp "$tmp/out" "$tmp/all-failing.json"
-expect 0 "its report" -- "$gdrlab" report "$tmp/all-failing.json" -o "$tmp/all-failing.html"
+plan_page 1 "a plan whose every point fails" all-failing
 has "$tmp/all-failing.html" "No chart: every point it needs failed"
 has "$tmp/all-failing.html" 'data-kind="scaling" data-series="0"'
 if grep -q 'gnuplot_canvas' "$tmp/all-failing.html"; then
@@ -202,9 +202,7 @@ axes:
 questions:
   scaling: { threshold: 0.8 }
 EOP
-expect 1 "a plan whose first node count fails in one series" -- "$gdrlab" sweep --json --no-wall "$tmp/noref.yaml"
-cp "$tmp/out" "$tmp/noref.json"
-expect 0 "its report" -- "$gdrlab" report "$tmp/noref.json" -o "$tmp/noref.html"
+plan_page 1 "a plan whose first node count fails in one series" noref
 has "$tmp/noref.html" "trace=pair.jsonl: no reference for its efficiencies: its point at 1 nodes (the first node count) failed"
 has "$tmp/noref.html" 'data-kind="scaling" data-series="2"'
 # (an empty data block for trace=pair once gave ar64's line its title,
@@ -212,9 +210,7 @@ has "$tmp/noref.html" 'data-kind="scaling" data-series="2"'
 has "$tmp/noref.html" '<text>trace=ar64</text>'
 if grep -q "no answer" "$tmp/noref.html"; then echo "FAIL: a series whose points ran has no answer"; fail=1; fi
 sed 's/\[pair.jsonl, ar64.jsonl\]/[pair.jsonl]/' "$tmp/noref.yaml" >"$tmp/noref1.yaml"
-expect 1 "a plan whose only series' first node count fails" -- "$gdrlab" sweep --json --no-wall "$tmp/noref1.yaml"
-cp "$tmp/out" "$tmp/noref1.json"
-expect 0 "its report" -- "$gdrlab" report "$tmp/noref1.json" -o "$tmp/noref1.html"
+plan_page 1 "a plan whose only series' first node count fails" noref1
 has "$tmp/noref1.html" "No chart: no efficiency has a reference: the points at 1 nodes (the first node count) failed."
 
 # bad input: one line, exit 2, no page
