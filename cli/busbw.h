@@ -23,6 +23,8 @@ struct busbw_args {
 	const char *gpus;     /* --gpus: each node's GPUs the run uses */
 	const struct nccl_coll *coll;
 	const struct nccl_type *type;
+	enum trace_redop redop; /* -o: all-reduce and reduce-scatter */
+	bool redop_given;
 	uint64_t minbytes, maxbytes, stepbytes;
 	unsigned stepfactor;  /* > 1: sizes multiply; 1: they add stepbytes */
 	struct plan_options opts;

@@ -17,6 +17,13 @@
 
 #define PREAMBLE "%12llu  %12llu  %8s  %6s  %6i"
 
+/* The redop column: -o's for a reduction, nccl-tests' own otherwise
+ * ("none"; sendrecv prints "sum"). */
+static const char *redop_name(const struct busbw_args *a)
+{
+	return trace_op_reduces(a->coll->op) ? trace_redop_name(a->redop) : a->coll->redop;
+}
+
 static bool predicted(const struct predict_point *p)
 {
 	return p->size != 0;
@@ -165,7 +172,7 @@ void busbw_print_table(FILE *out, const struct busbw_run *r)
 
 		fprintf(out, PREAMBLE, (unsigned long long)p->size,
 			(unsigned long long)r->counts[i], a->type->name,
-			a->coll->redop, a->coll->root);
+			redop_name(a), a->coll->root);
 		/* out of place, in place: NCCL runs both alike */
 		print_half(out, p);
 		print_half(out, p);
@@ -253,7 +260,7 @@ static json_t *run_json(const struct busbw_run *r)
 	json_object_set_new(doc, "op", json_string(trace_op_name(a->coll->op)));
 	json_object_set_new(doc, "type", json_string(a->type->name));
 	json_object_set_new(doc, "dtype", json_string(trace_dtype_name(a->type->dtype)));
-	json_object_set_new(doc, "redop", json_string(a->coll->redop));
+	json_object_set_new(doc, "redop", json_string(redop_name(a)));
 	json_object_set_new(doc, "root", json_integer(a->coll->root));
 	json_object_set_new(doc, "nodes", json_integer(r->nodes));
 	json_object_set_new(doc, "gpus_per_node", json_integer(r->topo->ngpus));
@@ -304,7 +311,7 @@ int busbw_write_csv(FILE *out, const struct busbw_run *r)
 		const struct predict_point *p = &r->pts[i];
 
 		fprintf(out, "%llu,%llu,%s,%s,%d,", (unsigned long long)p->size,
-			(unsigned long long)r->counts[i], a->type->name, a->coll->redop,
+			(unsigned long long)r->counts[i], a->type->name, redop_name(a),
 			a->coll->root);
 		if (!predicted(p)) {
 			fprintf(out, ",0,0,,,,,\n");

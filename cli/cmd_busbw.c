@@ -50,6 +50,9 @@ static const char busbw_usage[] =
 	"                          each runs as the trace dtype of its size (int32 as\n"
 	"                          fp32, int64 as fp64, uint8 and fp8 as int8);\n"
 	"                          gdrlab's fp32, fp16, bf16, fp64 too\n"
+	"  -o, --redop OP          all_reduce and reduce_scatter's reduction: sum\n"
+	"                          (default), prod, min, max, avg; NVLS reduces a sum,\n"
+	"                          and a min or max of half and bfloat16, only\n"
 	"      --backend NAME      analytic (default) or model: the predicting backend\n"
 	"  -p, --path PATH         auto (default), direct, staged, staged-memcpy\n"
 	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; pxb before --nccl 2.27), phb, sys\n"
@@ -115,6 +118,7 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 		{ "stepbytes", required_argument, NULL, 'i' },
 		{ "op", required_argument, NULL, OPT_OP },
 		{ "datatype", required_argument, NULL, 'd' },
+		{ "redop", required_argument, NULL, 'o' },
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "path", required_argument, NULL, 'p' },
 		{ "gdr-level", required_argument, NULL, 'g' },
@@ -141,7 +145,7 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 	plan_options_default(&a->opts);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:n:b:e:f:i:d:p:g:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:n:b:e:f:i:d:o:p:g:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (cli_shipped_file("busbw", "--topology", optarg, CLI_SHIPPED_TOPOLOGY, &a->topology))
@@ -167,6 +171,11 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 			a->coll = nccl_coll_find(optarg);
 			if (!a->coll)
 				return cli_usage_error("busbw", "--op: expected " NCCL_COLL_NAMES ", got '%s'", optarg);
+			break;
+		case 'o':
+			if (trace_redop_parse(optarg, &a->redop))
+				return cli_usage_error("busbw", "--redop: expected sum, prod, min, max or avg, got '%s'", optarg);
+			a->redop_given = true;
 			break;
 		case 'd':
 			a->type = nccl_type_find(optarg);
@@ -214,6 +223,8 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 		return cli_usage_error("busbw", "--stepfactor and --stepbytes exclude each other unless -f is 1 (-f multiplies, -i adds)");
 	if (step_given)
 		a->stepfactor = 1;
+	if (a->redop_given && !trace_op_reduces(a->coll->op))
+		return cli_usage_error("busbw", "--redop: %s reduces nothing", a->coll->name);
 	if (a->minbytes > a->maxbytes)
 		return cli_usage_error("busbw", "--minbytes %llu is above --maxbytes %llu",
 				       (unsigned long long)a->minbytes,
@@ -288,7 +299,7 @@ static int predict(struct busbw_run *r, const struct backend_ops *b,
 	struct backend_hooks hooks = { progress_update, &progress };
 	struct predict_setup s = {
 		.backend = b, .topo = r->topo, .opts = &r->a->opts,
-		.op = r->a->coll->op, .dtype = r->a->type->dtype,
+		.op = r->a->coll->op, .dtype = r->a->type->dtype, .redop = r->a->redop,
 		.root = r->a->coll->root, .name = "busbw", .hooks = &hooks,
 		.graphs = &r->graphs, .gpus = &r->gpus,
 	};

@@ -198,6 +198,7 @@ static int build_trace(const struct predict_setup *s,
 		e->iteration = (unsigned)k;
 		e->op = s->op;
 		e->dtype = s->dtype;
+		e->redop = s->redop;
 		e->bytes = pts[i].size;
 		e->compute_us = -1;
 		e->root = -1;

@@ -71,6 +71,7 @@ struct predict_setup {
 	const struct node_gpus *gpus;    /* NULL: every GPU of each node */
 	enum trace_op op;
 	enum trace_dtype dtype;
+	enum trace_redop redop;   /* sum where the collective reduces nothing */
 	int root;                 /* broadcast's; -1 for 0 */
 	const char *name;         /* file (or command) named in messages */
 	const struct backend_hooks *hooks; /* progress; may be NULL */

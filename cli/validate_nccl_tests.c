@@ -322,6 +322,28 @@ static int check_op_columns(const struct vnt_run *r, struct diag *d)
 	return 0;
 }
 
+/*
+ * The rows' reduction (-o), which the prediction keeps: NVLS reduces a
+ * sum, and a min or max of some types, only. -o mulsum is
+ * ncclRedOpCreatePreMulSum's, a sum after a multiplication, as an
+ * average of floats is (ncclDevPreMulSum): timed as avg.
+ */
+static int read_redop(struct vnt_run *r, struct diag *d)
+{
+	const struct nccl_tests_row *row0 = r->f->rows;
+
+	r->redop = TRACE_REDOP_SUM;
+	if (!trace_op_reduces(r->coll->op) || !trace_redop_parse(row0->redop, &r->redop))
+		return 0;
+	if (!strcmp(row0->redop, "mulsum")) {
+		r->redop = TRACE_REDOP_AVG;
+		return 0;
+	}
+	return file_error(r->f->name, row0->line, "redop", d,
+			  "'%s': not a reduction nccl-tests runs (sum, prod, min, max, avg, mulsum)",
+			  row0->redop);
+}
+
 /* The half of a row that is the measurement: out of place, else in place
  * (a -J file may have only that). */
 static const struct nccl_tests_result *measured_half(const struct nccl_tests_row *row)
@@ -381,6 +403,7 @@ static int resolve_rows(struct vnt_run *r, struct diag *d)
 	const struct nccl_tests_row *row0 = f->rows;
 	unsigned ranks = f->nranks ? f->nranks : r->nranks;
 	uint64_t want;
+	int err;
 
 	if (!f->nrows) /* every row had 0 bytes */
 		return file_error(f->name, 0, "table", d, "no row of more than 0 bytes to compare");
@@ -396,7 +419,8 @@ static int resolve_rows(struct vnt_run *r, struct diag *d)
 				  (unsigned long long)row0->count, r->type->size,
 				  row0->type, r->coll->name, (unsigned long long)want,
 				  r->coll->per_rank ? " (count x ranks)" : "");
-	return f->op[0] ? 0 : check_op_columns(r, d);
+	err = f->op[0] ? 0 : check_op_columns(r, d);
+	return err ? err : read_redop(r, d);
 }
 
 static enum vnt_verdict judge(double err, double tolerance)
@@ -417,7 +441,7 @@ static int predict(struct vnt_run *r, const struct backend_ops *b,
 	uint64_t largest = 0;
 	struct predict_setup s = {
 		.backend = b, .topo = r->topo, .opts = o, .op = r->coll->op,
-		.dtype = r->type->dtype, .root = f->rows[0].root,
+		.dtype = r->type->dtype, .redop = r->redop, .root = f->rows[0].root,
 		.name = f->name, .hooks = &hooks, .gpus = &r->gpus,
 	};
 	int err;

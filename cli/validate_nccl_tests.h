@@ -58,6 +58,7 @@ struct vnt_run {
 	const struct topology *topo;
 	const struct nccl_coll *coll;
 	const struct nccl_type *type;
+	enum trace_redop redop;     /* the rows' reduction (check_op_columns) */
 	const char *backend;
 	unsigned nodes, nranks;
 	struct node_gpus gpus;      /* --gpus read, or the file's devices

@@ -32,6 +32,7 @@ struct tune_ctx {
 	const struct plan *p;
 	enum trace_op op;
 	enum trace_dtype dtype; /* the call's: set per call (plan.c) */
+	enum trace_redop redop; /* the call's too */
 	unsigned nranks, nnodes, ppn;
 	bool regular;       /* the same number of ranks on every node */
 	int src, dst;       /* send/receive: its two ranks */

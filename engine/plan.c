@@ -241,6 +241,7 @@ static const struct tune_ctx *tuner_for(struct build_ctx *b,
 	b->tc.src = src;
 	b->tc.dst = dst;
 	b->tc.dtype = e->dtype;
+	b->tc.redop = e->redop;
 	return &b->tc;
 }
 

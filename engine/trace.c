@@ -53,6 +53,11 @@ static const struct name_alias dtype_aliases[] = {
 	{ "double", TRACE_DTYPE_FP64 },
 };
 
+static const char *const redop_names[TRACE_REDOP_COUNT] = {
+	[TRACE_REDOP_SUM] = "sum", [TRACE_REDOP_PROD] = "prod", [TRACE_REDOP_MIN] = "min",
+	[TRACE_REDOP_MAX] = "max", [TRACE_REDOP_AVG] = "avg",
+};
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 const char *trace_op_name(enum trace_op op)
@@ -107,6 +112,26 @@ int trace_dtype_parse(const char *s, enum trace_dtype *t)
 	return 0;
 }
 
+const char *trace_redop_name(enum trace_redop op)
+{
+	return (unsigned)op < TRACE_REDOP_COUNT ? redop_names[op] : "unknown";
+}
+
+int trace_redop_parse(const char *s, enum trace_redop *op)
+{
+	int v;
+
+	if (lookup(s, redop_names, TRACE_REDOP_COUNT, NULL, 0, &v))
+		return -EINVAL;
+	*op = (enum trace_redop)v;
+	return 0;
+}
+
+bool trace_op_reduces(enum trace_op op)
+{
+	return op == TRACE_OP_ALLREDUCE || op == TRACE_OP_REDUCE_SCATTER;
+}
+
 unsigned trace_dtype_size(enum trace_dtype t)
 {
 	return (unsigned)t < TRACE_DTYPE_COUNT ? dtype_sizes[t] : 0;
@@ -125,6 +150,8 @@ static bool entry_writable(const struct trace_entry *e)
 {
 	return (unsigned)e->op < TRACE_OP_COUNT &&
 	       (unsigned)e->dtype < TRACE_DTYPE_COUNT && e->bytes > 0 &&
+	       (e->redop == TRACE_REDOP_SUM ||
+		((unsigned)e->redop < TRACE_REDOP_COUNT && trace_op_reduces(e->op))) &&
 	       e->bytes <= INT64_MAX && e->ready_us >= 0 && e->ready_us <= TRACE_TIME_MAX_US &&
 	       !isnan(e->compute_us) && e->compute_us <= TRACE_TIME_MAX_US &&
 	       (e->ngroup == 0 || e->group) &&
@@ -146,6 +173,8 @@ static void write_entry(FILE *out, const struct trace *t, const struct trace_ent
 		e->iteration, trace_op_name(e->op), e->bytes,
 		trace_dtype_name(e->dtype),
 		fmt_num(e->ready_us, num, sizeof(num)));
+	if (e->redop != TRACE_REDOP_SUM)
+		fprintf(out, ", \"redop\": \"%s\"", trace_redop_name(e->redop));
 	if (e->compute_us >= 0)
 		fprintf(out, ", \"compute_us\": %s",
 			fmt_num(e->compute_us, num, sizeof(num)));

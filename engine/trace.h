@@ -43,6 +43,18 @@ enum trace_dtype {
 	TRACE_DTYPE_COUNT,
 };
 
+/* A reduction's operation (NCCL's ncclRedOp_t; PyTorch's ReduceOp):
+ * which algorithms can run it (NVLS reduces in the switch, which does
+ * some operations on some types only). */
+enum trace_redop {
+	TRACE_REDOP_SUM, /* the default: zero */
+	TRACE_REDOP_PROD,
+	TRACE_REDOP_MIN,
+	TRACE_REDOP_MAX,
+	TRACE_REDOP_AVG,
+	TRACE_REDOP_COUNT,
+};
+
 #define TRACE_NAME_MAX 16
 #define TRACE_COMM_NAME_MAX 64
 #define TRACE_STREAM_MAX 65535
@@ -57,6 +69,7 @@ struct trace_entry {
 	unsigned iteration;
 	enum trace_op op;
 	enum trace_dtype dtype;
+	enum trace_redop redop; /* all-reduce, reduce-scatter; else sum */
 	uint64_t bytes;     /* the buffer as nccl-tests sizes it: all-gather,
 			     * reduce-scatter, alltoall: all ranks' shares */
 	double ready_us;    /* when the bucket is ready, from iteration start */
@@ -113,6 +126,11 @@ const char *trace_op_name(enum trace_op op);
 int trace_op_parse(const char *s, enum trace_op *op);
 const char *trace_dtype_name(enum trace_dtype t);
 int trace_dtype_parse(const char *s, enum trace_dtype *t);
+/* NCCL's names: sum, prod, min, max, avg; parse: 0 or -EINVAL. */
+const char *trace_redop_name(enum trace_redop op);
+int trace_redop_parse(const char *s, enum trace_redop *op);
+/* Whether @op reduces (all-reduce, reduce-scatter): takes a redop. */
+bool trace_op_reduces(enum trace_op op);
 unsigned trace_dtype_size(enum trace_dtype t);
 
 /*

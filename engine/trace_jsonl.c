@@ -30,6 +30,7 @@ static const char *const known_keys[] = {
 	"iteration", "op",	   "bytes", "dtype", "ready_us",
 	"compute_us", "group", "root",	"src",	 "dst",
 	"algo",	      "proto", "comm",	"stream", "batch",
+	"redop",
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -350,6 +351,19 @@ static int parse_fields(struct reader *r, const json_t *obj,
 		return rd_err(r, d, "op",
 			      "unknown op '%s' (allreduce, reduce_scatter, all_gather, broadcast, alltoall, sendrecv)",
 			      diag_printable(s, buf, sizeof(buf)));
+
+	v = json_object_get(obj, "redop");
+	if (v) {
+		err = get_name(r, v, "redop", &s, d);
+		if (err)
+			return err;
+		if (!trace_op_reduces(e->op))
+			return rd_err(r, d, "redop", "%s reduces nothing; only allreduce and "
+				      "reduce_scatter take a redop", trace_op_name(e->op));
+		if (trace_redop_parse(s, &e->redop))
+			return rd_err(r, d, "redop", "unknown redop '%s' (sum, prod, min, max, avg)",
+				      diag_printable(s, buf, sizeof(buf)));
+	}
 
 	e->dtype = TRACE_DTYPE_BF16;
 	v = json_object_get(obj, "dtype");

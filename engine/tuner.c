@@ -303,6 +303,35 @@ refused:
 	return false;
 }
 
+/*
+ * enqueue.cc: nvlsSupport needs ncclNvlsSupported(op, type) but for an
+ * all-gather (v2.30.7-1:425-426; include/device.h:587-601, in step with
+ * the kernels generate.py builds): sums of 32- and 64-bit integers and
+ * floats, fp16 and bf16, and min/max of all but the 32- and 64-bit
+ * floats; no 8-bit type, which a trace's int8 stands for (int8, uint8,
+ * fp8). A product is ncclDevProd, an average a sum after a
+ * multiplication (ncclDevPreMulSum for floats, ncclDevSumPostDiv for
+ * integers: hostToDevRedOp), neither of which the switch does. A trace's
+ * fp32 and fp64 stand for 32- and 64-bit integers too (nccl-tests' int32
+ * and int64 are timed as their sizes' floats), whose min/max the switch
+ * would reduce: refused here.
+ */
+static bool nvls_reduces(enum trace_redop op, enum trace_dtype type, char *why, size_t len)
+{
+	if (type == TRACE_DTYPE_INT8) {
+		snprintf(why, len, "NVLS does not reduce 8-bit types (int8, uint8, fp8)");
+		return false;
+	}
+	if (op == TRACE_REDOP_SUM)
+		return true;
+	if ((op == TRACE_REDOP_MIN || op == TRACE_REDOP_MAX) &&
+	    (type == TRACE_DTYPE_FP16 || type == TRACE_DTYPE_BF16))
+		return true;
+	snprintf(why, len, "NVLS does not reduce a %s of %s (ncclNvlsSupported)",
+		 trace_redop_name(op), trace_dtype_name(type));
+	return false;
+}
+
 double tune_entry(const struct tune_ctx *t, const struct tune_enable *e,
 		  enum algo_id a, enum proto_id p, uint64_t bytes, char *why,
 		  size_t len)
@@ -327,15 +356,9 @@ double tune_entry(const struct tune_ctx *t, const struct tune_enable *e,
 		snprintf(why, len, "needs the same number of ranks on every node");
 		return -1;
 	}
-	/* enqueue.cc: nvlsSupport needs ncclNvlsSupported(op, type) but for
-	 * an all-gather (v2.30.7-1:425-426; include/device.h:587: sums of
-	 * 32- and 64-bit integers and floats, fp16, bf16; not 8-bit types,
-	 * which a trace's int8 stands for: int8, uint8, fp8) */
-	if ((a == ALGO_NVLS || a == ALGO_NVLS_TREE) && t->dtype == TRACE_DTYPE_INT8 &&
-	    t->op != TRACE_OP_ALL_GATHER) {
-		snprintf(why, len, "NVLS does not reduce 8-bit types (int8, uint8, fp8)");
+	if ((a == ALGO_NVLS || a == ALGO_NVLS_TREE) && t->op != TRACE_OP_ALL_GATHER &&
+	    !nvls_reduces(t->redop, t->dtype, why, len))
 		return -1;
-	}
 	if (p == PROTO_LL128 && e->proto[t->op][p] == 2 && !ll128_default(t, why, len))
 		return -1;
 	ops->cost(t, p, &lat, &bw, why, len);

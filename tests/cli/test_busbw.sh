@@ -107,6 +107,31 @@ check_op reduce_scatter bfloat16 2 1 sum -1 0.875
 check_op alltoall int8 1 1 none -1 0.875
 check_op broadcast double 8 0 none 0 1
 check_op sendrecv int32 4 0 sum -1 1
+# -o: NVLS reduces what ncclNvlsSupported lets it (include/device.h): a
+# sum of any 16- to 64-bit type, a min or max of half or bfloat16, never
+# a product or an average (a sum after a multiplication); one node of 8
+# H100 with NVLink SHARP picks NVLS for 1 GiB where it may, else the ring
+# check_redop REDOP TYPE ALGO
+check_redop() {
+    expect 0 "-o $1 -d $2" -- "$gdrlab" busbw -t h100-superpod-ib -n 1 -b 1G -e 1G -o "$1" -d "$2"
+    rows "$tmp/out" | awk -v r="$1" -v a="$3" '$4 != r || $14 != a { print "FAIL: -o " r ": " $0; bad = 1 }
+        END { exit bad }' || fail=1
+}
+check_redop sum float NVLS
+check_redop sum bfloat16 NVLS
+check_redop prod float Ring
+check_redop avg float Ring
+check_redop avg half Ring
+check_redop max float Ring
+check_redop min double Ring
+check_redop max half NVLS
+check_redop min bfloat16 NVLS
+expect 2 "-o on a gather" -- "$gdrlab" busbw -t "$abci" --op all_gather -o max
+has "$tmp/err" "gdrlab busbw: --redop: all_gather reduces nothing"
+one_line "$tmp/err"
+expect 2 "-o unknown" -- "$gdrlab" busbw -t "$abci" -o mean
+has "$tmp/err" "gdrlab busbw: --redop: expected sum, prod, min, max or avg, got 'mean'"
+one_line "$tmp/err"
 # p2p: no NCCL estimate; the pair crosses the nodes
 expect 0 "sendrecv" -- "$gdrlab" busbw -t "$abci" --op sendrecv -b 1M -e 1M
 rows "$tmp/out" | awk '$14 != "P2P" || $17 != "N/A" || $18 == "intra_node" { print "FAIL: " $0; bad = 1 } END { exit bad }' || fail=1

@@ -214,6 +214,20 @@ cp "$tmp/out" "$tmp/own8.txt"
 expect 2 "-n against the rows" -- "$gdrlab" validate --nccl-tests "$tmp/own8.txt" -t "$abci" -n 4
 has "$tmp/err" "own8.txt:[0-9]*: busbw: [0-9.]* / [0-9.]* GB/s: a bus factor of 1.750, where 16 ranks give 1.875"
 one_line "$tmp/err"
+# the file's reduction is predicted: a product is no NVLS reduction
+# (ncclNvlsSupported), so busbw's own -o prod table on one NVLink SHARP
+# node, on the ring, reads back normal and on the ring
+expect 0 "busbw -o prod" -- "$gdrlab" busbw -t h100-superpod-ib -n 1 -b 16M -e 1G -f 4 -o prod
+cp "$tmp/out" "$tmp/prod.txt"
+expect 0 "a product validated" -- "$gdrlab" validate --nccl-tests "$tmp/prod.txt" -t h100-superpod-ib -n 1 \
+    --json "$tmp/prod.json"
+has "$tmp/out" "+0.0%"
+grep -q '"algo": *"NVLS"' "$tmp/prod.json" && { echo "FAIL: a product predicted on NVLS"; fail=1; }
+grep -q '"algo": *"Ring"' "$tmp/prod.json" || { echo "FAIL: a product not predicted on the ring"; cat "$tmp/prod.json"; fail=1; }
+sed 's/  prod  /  mean  /' "$tmp/prod.txt" >"$tmp/mean.txt"
+expect 2 "an unknown reduction" -- "$gdrlab" validate --nccl-tests "$tmp/mean.txt" -t h100-superpod-ib -n 1
+has "$tmp/err" "mean.txt:[0-9]*: redop: 'mean': not a reduction nccl-tests runs"
+one_line "$tmp/err"
 # one rank: NCCL copies the buffer on the GPU, nothing to predict (it said
 # "+0.0%: normal" against a prediction of 0 us until 2026-12-06)
 expect 2 "one rank" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_1gpu.txt" -t a100-pcie4-200g

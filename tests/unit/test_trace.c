@@ -31,7 +31,7 @@ static const char good[] =
 	"\"dtype\": \"bf16\", \"ready_us\": 1520.5, \"compute_us\": 4100}\n"
 	"   \n"
 	"{\"iteration\": 0, \"op\": \"all_reduce\", \"bytes\": 1024, "
-	"\"dtype\": \"float\", \"ready_us\": 3000}\r\n"
+	"\"dtype\": \"float\", \"ready_us\": 3000, \"redop\": \"avg\"}\r\n"
 	"{\"iteration\": 1, \"op\": \"reducescatter\", \"bytes\": 8, "
 	"\"dtype\": \"double\", \"group\": [3, 1, 2]}\n"
 	"{\"iteration\": 1, \"op\": \"allgather\", \"bytes\": 2, "
@@ -74,6 +74,8 @@ Test(trace, good_trace_reads_as_written)
 	cr_expect_eq(e->line, 4);
 	cr_expect_eq(e->op, TRACE_OP_ALLREDUCE);
 	cr_expect_eq(e->dtype, TRACE_DTYPE_FP32);
+	cr_expect_eq(e->redop, TRACE_REDOP_AVG);
+	cr_expect_eq(t.entries[0].redop, TRACE_REDOP_SUM, "a sum by default");
 	cr_expect_eq(e->ready_us, 3000);
 	cr_expect_lt(e->compute_us, 0);
 
@@ -135,6 +137,7 @@ Test(trace, load_file_and_missing_file)
 Test(trace, names_parse_back)
 {
 	enum trace_dtype dt;
+	enum trace_redop ro;
 	enum trace_op op;
 	int i;
 
@@ -147,6 +150,13 @@ Test(trace, names_parse_back)
 		cr_expect_eq((int)dt, i);
 		cr_expect_gt(trace_dtype_size(i), 0);
 	}
+	for (i = 0; i < TRACE_REDOP_COUNT; i++) {
+		cr_assert_eq(trace_redop_parse(trace_redop_name(i), &ro), 0);
+		cr_expect_eq((int)ro, i);
+	}
+	cr_expect_eq(trace_redop_parse("mean", &ro), -EINVAL);
+	cr_expect(trace_op_reduces(TRACE_OP_ALLREDUCE) && trace_op_reduces(TRACE_OP_REDUCE_SCATTER));
+	cr_expect(!trace_op_reduces(TRACE_OP_ALL_GATHER) && !trace_op_reduces(TRACE_OP_SENDRECV));
 	cr_expect_eq(trace_op_parse("AllReduce", &op), -EINVAL);
 	cr_expect_eq(trace_dtype_parse("", &dt), -EINVAL);
 	cr_expect_eq(trace_dtype_size(TRACE_DTYPE_BF16), 2);
@@ -195,6 +205,8 @@ ParameterizedTestParameters(trace, bad_file)
 		{ "ready-negative", ":1: ready_us: ", "must be >= 0" },
 		{ "group-empty", ":1: group: ", "must list 1 to 65536 ranks" },
 		{ "root-not-broadcast", ":1: root: ", "not allowed for allreduce" },
+		{ "redop-not-reducing", ":1: redop: ", "all_gather reduces nothing" },
+		{ "redop-unknown", ":1: redop: ", "unknown redop 'mean' (sum, prod" },
 		{ "duplicate-key", ":1:58: json: ", "duplicate object key" },
 		{ "comm-not-a-name", ":1: comm: ", "'tp 0' is not a name of 1 to 63" },
 		{ "comm-number", ":1: comm: ", "expected a string, got an integer" },
@@ -249,6 +261,7 @@ static void expect_equal(const struct trace *a, const struct trace *b)
 		cr_expect_eq(x->iteration, y->iteration, "entry %zu", i);
 		cr_expect_eq(x->op, y->op, "entry %zu", i);
 		cr_expect_eq(x->dtype, y->dtype, "entry %zu", i);
+		cr_expect_eq(x->redop, y->redop, "entry %zu", i);
 		cr_expect_eq(x->bytes, y->bytes, "entry %zu", i);
 		cr_expect_eq(x->ready_us, y->ready_us, "entry %zu", i);
 		cr_expect_eq(x->compute_us < 0, y->compute_us < 0, "entry %zu",
@@ -386,7 +399,11 @@ Test(trace, write_reads_back_equal)
 	/* what NCCL ran, when known, goes out and comes back */
 	snprintf(a.entries[1].algo, sizeof(a.entries[1].algo), "NVLSTree");
 	snprintf(a.entries[1].proto, sizeof(a.entries[1].proto), "LL128");
+	/* a reduction other than a sum too (the reduce-scatter) */
+	a.entries[2].redop = TRACE_REDOP_MAX;
 	buf = write_reads_back(&a);
+	cr_expect_not_null(strstr(buf, "\"redop\": \"max\""));
+	cr_expect_null(strstr(buf, "\"redop\": \"sum\""), "a sum is not written");
 	cr_expect_not_null(strstr(buf, "\"op\": \"reduce_scatter\""),
 			   "canonical names on output");
 	cr_expect_not_null(strstr(buf, "\"dtype\": \"fp32\""));
@@ -408,6 +425,9 @@ Test(trace, write_refuses_invalid_entries)
 	cr_expect_eq(trace_write(f, &t), -EINVAL, "broadcast without root");
 	e.root = 0;
 	cr_expect_eq(trace_write(f, &t), 0);
+	e.redop = TRACE_REDOP_MAX;
+	cr_expect_eq(trace_write(f, &t), -EINVAL, "a broadcast's reduction");
+	e.redop = TRACE_REDOP_SUM;
 	e.bytes = 0;
 	cr_expect_eq(trace_write(f, &t), -EINVAL, "zero bytes");
 	fclose(f);
