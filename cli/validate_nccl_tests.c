@@ -72,7 +72,9 @@ const char validate_nccl_tests_usage[] =
 	"highest the prediction reaches (over the file's sizes and 256 MiB), else\n"
 	"bandwidth-bound; each regime's\n"
 	"verdict is its mean error, (measured - predicted) / predicted, against\n"
-	"the tolerance: normal, slower or faster than expected.\n"
+	"the tolerance: normal, slower or faster than expected; data corrupted,\n"
+	"whatever the times, where nccl-tests' #wrong counted wrong elements in\n"
+	"one of its sizes.\n"
 	"\n"
 	"Exit status: 0 it ran (whatever the verdict), 1 runtime failure, 2 bad\n"
 	"input or usage (also a malformed nccl-tests file: one line, file:line).\n";
@@ -483,6 +485,14 @@ static int predict(struct vnt_run *r, const struct backend_ops *b,
 	return err;
 }
 
+/* The wrong elements nccl-tests counted in @row's halves (#wrong; N/A,
+ * -1, where it did not check: -c 0). */
+static long long row_wrong(const struct nccl_tests_row *row)
+{
+	return (row->oop.valid && row->oop.wrong > 0 ? row->oop.wrong : 0) +
+	       (row->ip.valid && row->ip.wrong > 0 ? row->ip.wrong : 0);
+}
+
 /* Errors, regimes and their verdicts. */
 static void conclude(struct vnt_run *r)
 {
@@ -507,6 +517,10 @@ static void conclude(struct vnt_run *r)
 			g->min_size = p->size;
 		g->max_size = p->size;
 		sum[v->regime] += v->error_pct;
+		if (row_wrong(v->row)) {
+			g->wrong += row_wrong(v->row);
+			g->wrong_rows++;
+		}
 	}
 	for (int k = 0; k < VNT_REGIMES; k++) {
 		struct vnt_regime *g = &r->regimes[k];
@@ -514,7 +528,7 @@ static void conclude(struct vnt_run *r)
 		if (!g->n)
 			continue;
 		g->mean_error_pct = sum[k] / g->n;
-		g->verdict = judge(g->mean_error_pct, r->a->tolerance);
+		g->verdict = g->wrong ? VNT_CORRUPTED : judge(g->mean_error_pct, r->a->tolerance);
 	}
 }
 

@@ -26,7 +26,10 @@ enum vnt_regime_kind { VNT_LATENCY, VNT_BANDWIDTH, VNT_REGIMES };
  * there on every preset). */
 #define VNT_PEAK_BYTES (256ull << 20)
 
-enum vnt_verdict { VNT_NORMAL, VNT_SLOWER, VNT_FASTER };
+/* A regime with a row nccl-tests found wrong elements in is
+ * VNT_CORRUPTED whatever its times: a run that failed its own data check
+ * is no measure of the hardware (the emu and real backends' verdict). */
+enum vnt_verdict { VNT_NORMAL, VNT_SLOWER, VNT_FASTER, VNT_CORRUPTED };
 
 struct vnt_args {
 	const char *file, *topology, *backend, *json, *op;
@@ -49,6 +52,8 @@ struct vnt_regime {
 	size_t n;
 	uint64_t min_size, max_size;
 	double mean_error_pct;
+	long long wrong;      /* wrong elements nccl-tests counted, both halves */
+	size_t wrong_rows;    /* the rows they were in */
 	enum vnt_verdict verdict;
 };
 

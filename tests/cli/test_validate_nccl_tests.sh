@@ -166,6 +166,18 @@ has "$tmp/v.json" '"nccl_file": "2.27.3"'
 expect 0 "--nccl over the file's" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
     -t "$src/configs/a100-pcie4-200g.yaml" --nccl 2.8.4
 has "$tmp/out" "GDR level PXB, NCCL 2.8.4$"
+# rows nccl-tests' data check found wrong (#wrong: every element of the
+# 2 MiB row's in-place half, twice the 1 MiB row's out-of-place one) are
+# no measure of the hardware: that regime's verdict says so, whatever its
+# times (it was "normal" until 2026-12-06); the other's stands
+awk '$1 == 1048576 { $9 = 524288 } $1 == 2097152 { $13 = 524288 } { print }' \
+    "$data/all_reduce_a100_2nodes.txt" >"$tmp/wrong.txt"
+expect 0 "wrong elements" -- "$gdrlab" validate --nccl-tests "$tmp/wrong.txt" \
+    -t "$src/configs/a100-pcie4-200g.yaml" --json "$tmp/w.json"
+has "$tmp/out" "^  latency .*: data corrupted (nccl-tests' #wrong: 1048576 elements in 2 of its sizes): its times say nothing of the hardware until that is fixed$"
+has "$tmp/out" "^  bandwidth .*(tolerance 15%)$"
+has "$tmp/w.json" '"wrong_elements": 1048576,'
+has "$tmp/w.json" '"verdict": "data_corrupted"'
 # a file of 2.17-2.20 takes 2.19.3's tables (its GDR default PXB), of
 # 2.21-2.24 2.21.5's, of 2.10-2.16 2.12.12's
 for v in 21805:2.18.5:2.19.3 22203:2.22.3:2.21.5 21403:2.14.3:2.12.12; do
