@@ -53,6 +53,22 @@ static const char *gpu_refusals(const struct probe_gpu *g)
 			      "";
 }
 
+/*
+ * A GPU on NVLink-C2C, on its socket with kind: c2c, so that a NIC there is
+ * at NCCL's P2C distance in the model as in the probe's table, and goes
+ * direct at NCCL's default GDR level (NCCL_NET_GDR_C2C, on since 2.27).
+ */
+static void emit_c2c_gpu(const struct probe *p, const struct probe_gpu *g, FILE *out)
+{
+	fprintf(out, "  # %s: NVLink-C2C to its CPU (%s):\n"
+		"  # a NIC on that socket is P2C, within NCCL's default GDR level since\n"
+		"  # 2.27 (NCCL_NET_GDR_C2C).\n", g->name, g->c2c_why);
+	fprintf(out, "  - { name: %s, parent: %s, link: { bandwidth: %d GB/s, "
+		"latency: 0.1 us, kind: c2c }%s }  # %s: NVLink-C2C, ESTIMATE from the "
+		"datasheet's 900 GB/s total\n", g->name, p->cpus[g->pci.cpu].name,
+		C2C_GBS, gpu_refusals(g), g->pci.bdf);
+}
+
 static void sanitize(const char *in, char *out, size_t len)
 {
 	size_t i;
@@ -142,13 +158,7 @@ static void emit_devices(const struct probe *p, FILE *out)
 		const struct probe_gpu *g = &p->gpus[i];
 
 		if (g->c2c) {
-			fprintf(out, "  # %s: C2C. The model has no P2C class: its GPU-NIC pairs on\n"
-				"  # one socket are PHB, so '--gdr-level phb' matches NCCL's default.\n",
-				g->name);
-			fprintf(out, "  - { name: %s, parent: %s, link: { bandwidth: %d GB/s, "
-				"latency: 0.1 us } }  # %s: NVLink-C2C, ESTIMATE from the "
-				"datasheet's 900 GB/s total\n", g->name,
-				p->cpus[g->pci.cpu].name, C2C_GBS, g->pci.bdf);
+			emit_c2c_gpu(p, g, out);
 			continue;
 		}
 		snprintf(what, sizeof(what), "%s, %04x:%04x", g->pci.bdf,

@@ -36,6 +36,14 @@ has "$tmp/t.yaml" "name: probed-gh200-c2c"
 has "$tmp/p.json" '"path": "P2C"'
 expect 0 "emitted topology runs" -- "$gdrlab" run --topology "$tmp/t.yaml" \
     --trace "$src/traces/resnet50-ddp.jsonl" --gdr-level phb --quiet
+# The probe says P2C, nccl yes: the written file carries the GPUs' C2C link,
+# so run goes direct at NCCL's default level as the probe said it would.
+has "$tmp/t.yaml" "name: gpu0, parent: cpu0, link: { bandwidth: 450 GB/s, latency: 0.1 us, kind: c2c }"
+expect 0 "emitted C2C topology goes direct" -- "$gdrlab" run --topology "$tmp/t.yaml" \
+    --trace "$src/traces/resnet50-ddp.jsonl"
+has "$tmp/out" "GDR level P2C"
+has "$tmp/out" "^path       auto requested$"
+grep -q "fell back to staged" "$tmp/out" && { echo "FAIL: C2C pairs staged:"; cat "$tmp/out"; fail=1; }
 # No GPU: nothing written, the probe says why, exit 1 (an output failed).
 mkdir -p "$tmp/empty/bus/pci/devices"
 expect 1 "emit without GPU" -- "$gdrlab" probe --sysfs "$tmp/empty" --emit-topology "$tmp/none.yaml"

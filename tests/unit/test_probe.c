@@ -72,7 +72,7 @@ static void why_of(const struct probe *p, unsigned g, unsigned n,
 }
 
 /* Emit the topology, load it back, and hold its classes against the probe's
- * (P2C has no class of its own in the model: it is PHB there). */
+ * (P2C too: a C2C GPU is written with its link's kind, c2c). */
 static void check_emit(const struct probe *p, unsigned sockets, unsigned switches)
 {
 	char *buf = NULL;
@@ -86,7 +86,8 @@ static void check_emit(const struct probe *p, unsigned sockets, unsigned switche
 	for (g = 0; g < p->ngpus; g++)
 		for (n = 0; n < p->nnics; n++)
 			cr_expect_eq(topo_gpu_nic_path(t, (int)g, (int)n),
-				     p->pairs[g][n].cls.type, "%s-%s",
+				     p->pairs[g][n].cls.p2c ? TOPO_PATH_P2C :
+							      p->pairs[g][n].cls.type, "%s-%s",
 				     p->gpus[g].name, p->nics[n].name);
 	free(buf);
 	free(t);
