@@ -47,3 +47,26 @@ void probe_cpu_vendor(struct probe *p, const char *cpuinfo)
 	}
 	fclose(f);
 }
+
+/*
+ * NVLink-C2C joins a GPU to NVIDIA's Grace (GH200, GB200), an Arm CPU
+ * (72 Neoverse V2 cores, GH200 datasheet), and to no x86 CPU; NCCL built
+ * for arm64 takes the ARM vendor's tables. So a C2C GPU tells the vendor
+ * a captured tree's missing /proc/cpuinfo would have.
+ */
+void probe_c2c_cpu_vendor(struct probe *p)
+{
+	unsigned i;
+
+	if (p->cpu_vendor[0])
+		return;
+	for (i = 0; i < p->ngpus && !p->gpus[i].c2c; i++)
+		;
+	if (i == p->ngpus)
+		return;
+	snprintf(p->cpu_vendor, sizeof(p->cpu_vendor), "arm");
+	snprintf(p->cpu_vendor_why, sizeof(p->cpu_vendor_why),
+		 "%s reaches it over NVLink-C2C, which only NVIDIA's Arm Grace CPUs have",
+		 p->gpus[i].name);
+	p->cpu_vendor_c2c = true;
+}

@@ -111,7 +111,8 @@ static void emit_header(const struct probe *p, FILE *out)
 		"# Written by 'gdrlab probe --emit-topology' from %s.\n"
 		"# From sysfs: NUMA nodes (sockets), PCIe switches, GPUs, NICs, link\n"
 		"# generation and width (max_link_*), NIC rates (ports/*/rate). From the\n"
-		"# drivers (the live /sys only): the GPU generation and the NVLinks.\n"
+		"# drivers (the live /sys only): the GPU generation and the NVLinks; a\n"
+		"# Grace Hopper's generation and CPU from its PCI id and NVLink-C2C.\n"
 		"# ESTIMATE: a typical value with its reasoning; PLACEHOLDER: sysfs cannot\n"
 		"# tell, replace it with a measurement. Both must be checked before the\n"
 		"# model's numbers are trusted.\n"
@@ -208,6 +209,39 @@ static void emit_pairs(const struct probe *p, FILE *out)
 		}
 }
 
+/* The lowest compute capability the GPUs' PCI ids imply, when every GPU's
+ * does (a known C2C part: probe_sysfs.c); 0 otherwise. */
+static int id_sm(const struct probe *p, unsigned *gpu)
+{
+	int sm = 0;
+
+	for (unsigned i = 0; i < p->ngpus; i++) {
+		if (!p->gpus[i].id_sm)
+			return 0;
+		if (!sm || p->gpus[i].id_sm < sm) {
+			sm = p->gpus[i].id_sm;
+			*gpu = i;
+		}
+	}
+	return sm;
+}
+
+/* gpu_arch where the CUDA driver did not say: from the PCI ids where they
+ * name the part, else a placeholder that says it is one. */
+static void emit_arch_unknown(const struct probe *p, FILE *out)
+{
+	unsigned g = 0;
+	int sm = id_sm(p, &g);
+
+	if (sm)
+		fprintf(out, "\n# From the PCI id: 10de:%04x is a Grace Hopper superchip, whose GPU is\n"
+			"# compute capability %d.%d (NCCL's tuning index, tuning.cc).\ngpu_arch: %s\n",
+			p->gpus[g].pci.device, sm / 10, sm % 10, probe_gpu_arch(sm));
+	else
+		fprintf(out, "\n# PLACEHOLDER: the CUDA driver did not give the compute capability.\n"
+			"gpu_arch: ampere\n");
+}
+
 /* What NCCL's tuner picks its tables by: the GPU generation (the lowest
  * compute capability, tuning.cc) and the CPU vendor (probe_cpu.c). */
 static void emit_generations(const struct probe *p, const struct probe_fabric *f, FILE *out)
@@ -222,10 +256,10 @@ static void emit_generations(const struct probe *p, const struct probe_fabric *f
 		fprintf(out, "\n# From the CUDA driver: compute capability %d.%d (NCCL's tuning "
 			"index, tuning.cc).\ngpu_arch: %s\n", f->sm / 10, f->sm % 10, arch);
 	else
-		fprintf(out, "\n# PLACEHOLDER: the CUDA driver did not give the compute capability.\n"
-			"gpu_arch: ampere\n");
+		emit_arch_unknown(p, out);
 	if (p->cpu_vendor[0])
-		fprintf(out, "# From /proc/cpuinfo: %s.\ncpu_vendor: %s\n", p->cpu_vendor_why,
+		fprintf(out, "# From %s: %s.\ncpu_vendor: %s\n",
+			p->cpu_vendor_c2c ? "the GPUs" : "/proc/cpuinfo", p->cpu_vendor_why,
 			p->cpu_vendor);
 	else
 		fprintf(out, "# PLACEHOLDER: CPU vendor unknown (%s).\ncpu_vendor: intel\n",

@@ -26,8 +26,13 @@
 /* Grace-coupled GPUs whose only data path to the CPU is NVLink-C2C (PCI
  * ids from pci.ids: GH100 [GH200 120GB / 480GB], [GH200 144G HBM3e]).
  * sysfs has no C2C attribute; NVML's C2C mode replaces this guess when the
- * driver is there (probe_driver.c). */
-static const unsigned c2c_device_ids[] = { 0x2342, 0x2348 };
+ * driver is there (probe_driver.c). The id names the GPU too: a GH200's
+ * is a Hopper, compute capability 9.0 (NVIDIA's CUDA GPUs list), which a
+ * captured tree cannot ask the CUDA driver. */
+static const struct {
+	unsigned device;
+	int sm;
+} c2c_parts[] = { { 0x2342, 90 }, { 0x2348, 90 } };
 
 const char *probe_tri_name(enum probe_tri t)
 {
@@ -462,9 +467,10 @@ static void guess_c2c(struct probe_gpu *g)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(c2c_device_ids) / sizeof(c2c_device_ids[0]); i++) {
-		if (g->pci.device == c2c_device_ids[i]) {
+	for (i = 0; i < sizeof(c2c_parts) / sizeof(c2c_parts[0]); i++) {
+		if (g->pci.device == c2c_parts[i].device) {
 			g->c2c = true;
+			g->id_sm = c2c_parts[i].sm;
 			snprintf(g->c2c_why, sizeof(g->c2c_why),
 				 "PCI id 10de:%04x is a Grace Hopper superchip",
 				 g->pci.device);
@@ -530,6 +536,7 @@ int probe_run(const struct probe_options *opt, struct probe **out,
 		probe_cpu_vendor(p, "/proc/cpuinfo");
 		probe_drivers(p);
 	}
+	probe_c2c_cpu_vendor(p);
 	probe_classify(p, real_root);
 	*out = p;
 	return 0;

@@ -84,6 +84,7 @@ struct probe_gpu {
 	bool bar1_known;
 	uint64_t bar1_total, bar1_free; /* bytes, from NVML */
 	int sm;                   /* compute capability x 10 (CUDA driver); 0 not known */
+	int id_sm;                /* the same, as the PCI id implies (a known C2C part); 0 */
 	enum probe_tri multicast; /* CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: NVLink SHARP */
 	enum probe_tri gdr_support; /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED */
 	enum probe_tri peer_access; /* cuDeviceCanAccessPeer to some other GPU */
@@ -191,8 +192,9 @@ struct probe {
 	char cuda[PROBE_WHY_MAX], nvml[PROBE_WHY_MAX], verbs[PROBE_WHY_MAX];
 	enum probe_tri peermem;
 	char peermem_why[PROBE_WHY_MAX];
-	char cpu_vendor[8]; /* "intel", "amd", "arm"; "" not known (live /sys only) */
+	char cpu_vendor[8]; /* "intel", "amd", "arm"; "" not known */
 	char cpu_vendor_why[PROBE_WHY_MAX];
+	bool cpu_vendor_c2c; /* told by a GPU's NVLink-C2C, not by /proc/cpuinfo */
 
 	unsigned ncpus, nswitches, ngpus, nnics, nbridges;
 	struct probe_cpu cpus[PROBE_MAX_CPUS];
@@ -222,6 +224,10 @@ void probe_destroy(struct probe *p);
 /* The CPU vendor as NCCL's tuner takes it, from @cpuinfo ("/proc/cpuinfo"
  * of the live machine; probe_cpu.c); never fails, says why instead. */
 void probe_cpu_vendor(struct probe *p, const char *cpuinfo);
+
+/* Where /proc/cpuinfo did not say (a captured tree), a GPU on NVLink-C2C
+ * does: the CPU is a Grace, an Arm CPU (probe_cpu.c). */
+void probe_c2c_cpu_vendor(struct probe *p);
 
 /* Fill the driver facts (probe_driver.c); never fails, says why instead. */
 void probe_drivers(struct probe *p);

@@ -34,6 +34,14 @@ grep -q "GPUs:" "$tmp/out" && { echo "FAIL: table printed with --json -"; fail=1
 expect 0 "emit" -- "$gdrlab" probe --sysfs "$sys/gh200-c2c" --emit-topology "$tmp/t.yaml" --json "$tmp/p.json"
 has "$tmp/t.yaml" "name: probed-gh200-c2c"
 has "$tmp/p.json" '"path": "P2C"'
+# No driver asked, but the PCI id (GH200) names a Hopper, C2C a Grace (Arm).
+has "$tmp/t.yaml" "^gpu_arch: hopper$"
+has "$tmp/t.yaml" "^cpu_vendor: arm$"
+grep -q "PLACEHOLDER.*\(compute capability\|CPU vendor\)\|intel CPUs" "$tmp/t.yaml" &&
+    { echo "FAIL: C2C machine written with placeholders:"; cat "$tmp/t.yaml"; fail=1; }
+expect 0 "C2C table" -- "$gdrlab" probe --sysfs "$sys/gh200-c2c"
+has "$tmp/out" "^cpu vendor: arm (gpu0 reaches it over NVLink-C2C, which only NVIDIA's Arm Grace CPUs have)$"
+has "$tmp/out" "PXB (arm CPUs, 2 GPUs)"
 expect 0 "emitted topology runs" -- "$gdrlab" run --topology "$tmp/t.yaml" \
     --trace "$src/traces/resnet50-ddp.jsonl" --gdr-level phb --quiet
 # The probe says P2C, nccl yes: the written file carries the GPUs' C2C link,

@@ -204,6 +204,8 @@ Test(probe, gh200_c2c)
 	/* P2C: not at pix/pxb, yes from phb and at NCCL's default. */
 	static const char *const v[] = { "nnyyy", "nnnyn", "nnnyn", "nnyyy" };
 	struct probe *p = probe_load(SYSFS("gh200-c2c"));
+	struct topology *t;
+	char *buf = NULL;
 
 	cr_assert_eq(p->ngpus, 2);
 	cr_assert_eq(p->nnics, 2);
@@ -218,6 +220,16 @@ Test(probe, gh200_c2c)
 	cr_expect_not(p->pairs[0][0].acs_redirect); /* root ports only */
 	cr_expect_eq(p->nics[0].ports[0].gbit, 400.0);
 	check_emit(p, 2, 0);
+	/* No driver asked, yet the PCI id names a Hopper and C2C a Grace. */
+	cr_expect_eq(p->gpus[0].id_sm, 90);
+	cr_expect_str_eq(p->cpu_vendor, "arm");
+	cr_expect(p->cpu_vendor_c2c);
+	t = probe_emitted(p, &buf);
+	cr_expect_eq(t->gpu_arch, TOPO_GPU_HOPPER, "%s", buf);
+	cr_expect_eq(t->cpu_vendor, TOPO_CPU_ARM, "%s", buf);
+	cr_expect_eq(t->gpus[0].link.kind, TOPO_LINK_C2C, "%s", buf);
+	free(buf);
+	free(t);
 	probe_destroy(p);
 }
 
