@@ -42,10 +42,33 @@ static void emit_link(FILE *out, const struct probe_link *l, const char *latency
 		gen_ok && width_ok ? "" : "; PLACEHOLDER gen/width: not in sysfs");
 }
 
-/* What the CUDA driver refuses GPU @g, as the topology's keys say it. */
-static const char *gpu_refusals(const struct probe_gpu *g)
+/*
+ * Whether ACS redirect leaves GPU @g no NIC for GPUDirect RDMA: every NIC
+ * within NCCL's default GDR level (PXB, or P2C) is behind it, so NCCL's
+ * GDR would go up to the root complex (probe_verdict.c says no).
+ */
+static bool acs_blocked(const struct probe *p, unsigned g)
 {
-	bool gdr = g->gdr_support == PROBE_NO, peer = g->peer_access == PROBE_NO;
+	bool any = false;
+
+	for (unsigned n = 0; n < p->nnics; n++) {
+		const struct probe_pair *pr = &p->pairs[g][n];
+
+		if (!probe_nic_in_matrix(p, n) ||
+		    !probe_class_within(pr->cls, TOPO_PATH_PXB, true))
+			continue;
+		if (!pr->acs_redirect)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* What the CUDA driver refuses GPU @g, or @acs takes from it (acs_blocked),
+ * as the topology's keys say it. */
+static const char *gpu_refusals(const struct probe_gpu *g, bool acs)
+{
+	bool gdr = g->gdr_support == PROBE_NO || acs, peer = g->peer_access == PROBE_NO;
 
 	return gdr && peer ? ", gdr: false, peer_access: false" :
 	       gdr	    ? ", gdr: false" :
@@ -66,7 +89,7 @@ static void emit_c2c_gpu(const struct probe *p, const struct probe_gpu *g, FILE 
 	fprintf(out, "  - { name: %s, parent: %s, link: { bandwidth: %d GB/s, "
 		"latency: 0.1 us, kind: c2c }%s }  # %s: NVLink-C2C, ESTIMATE from the "
 		"datasheet's 900 GB/s total\n", g->name, p->cpus[g->pci.cpu].name,
-		C2C_GBS, gpu_refusals(g), g->pci.bdf);
+		C2C_GBS, gpu_refusals(g, false), g->pci.bdf);
 }
 
 static void sanitize(const char *in, char *out, size_t len)
@@ -122,6 +145,34 @@ static void emit_header(const struct probe *p, FILE *out)
 	fprintf(out, "# PLACEHOLDER memory_bandwidth: measure with STREAM. No p2p caps.\nsockets:\n");
 }
 
+/*
+ * Each pair ACS redirect denies GPUDirect RDMA, named with the probe's
+ * reason. The format says gdr per GPU, not per pair: a GPU with no other
+ * NIC in reach is written gdr: false; otherwise the model cannot be told.
+ */
+static void emit_acs(const struct probe *p, FILE *out)
+{
+	char why[PROBE_WHY_MAX];
+
+	for (unsigned g = 0; g < p->ngpus; g++)
+		for (unsigned n = 0; n < p->nnics; n++) {
+			if (!probe_nic_in_matrix(p, n) || !p->pairs[g][n].acs_redirect)
+				continue;
+			probe_gdr_verdict(p, g, n, TOPO_PATH_SYS, true, why, sizeof(why));
+			fprintf(out, "# %s-%s: no GPUDirect RDMA: %s.\n",
+				p->gpus[g].name, p->nics[n].name, why);
+			if (acs_blocked(p, g))
+				fprintf(out, "# %s has no other NIC within NCCL's default GDR level, so it is\n"
+					"# written gdr: false (the format has no per-pair key): at a wider\n"
+					"# --gdr-level its farther pairs are staged too.\n",
+					p->gpus[g].name);
+			else
+				fprintf(out, "# The format has no per-pair key, and %s has other NICs:\n"
+					"# the model takes this pair as direct where the level allows.\n",
+					p->gpus[g].name);
+		}
+}
+
 static void emit_devices(const struct probe *p, FILE *out)
 {
 	char name[TOPO_NAME_MAX], what[96];
@@ -149,11 +200,12 @@ static void emit_devices(const struct probe *p, FILE *out)
 	}
 	fprintf(out, "\n# Device link latency: ESTIMATE, 0.1 us.\n");
 	for (i = 0; i < p->ngpus; i++)
-		if (gpu_refusals(&p->gpus[i])[0]) {
+		if (gpu_refusals(&p->gpus[i], false)[0]) {
 			fprintf(out, "# gdr, peer_access false: the CUDA driver says the GPU has no\n"
 				"# GPUDirect RDMA, or no peer access to the other GPUs.\n");
 			break;
 		}
+	emit_acs(p, out);
 	fprintf(out, "gpus:\n");
 	for (i = 0; i < p->ngpus; i++) {
 		const struct probe_gpu *g = &p->gpus[i];
@@ -166,7 +218,7 @@ static void emit_devices(const struct probe *p, FILE *out)
 			 g->pci.vendor, g->pci.device);
 		fprintf(out, "  - { name: %s, parent: %s, link: ", g->name,
 			parent_of(p, &g->pci));
-		emit_link(out, &g->pci.link, "0.1 us", what, gpu_refusals(g));
+		emit_link(out, &g->pci.link, "0.1 us", what, gpu_refusals(g, acs_blocked(p, i)));
 	}
 	fprintf(out, "\nnics:\n");
 	for (i = 0; i < p->nnics; i++) {

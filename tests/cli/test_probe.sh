@@ -52,6 +52,14 @@ expect 0 "emitted C2C topology goes direct" -- "$gdrlab" run --topology "$tmp/t.
 has "$tmp/out" "GDR level P2C"
 has "$tmp/out" "^path       auto requested$"
 grep -q "fell back to staged" "$tmp/out" && { echo "FAIL: C2C pairs staged:"; cat "$tmp/out"; fail=1; }
+# ACS redirect denies gpu0-mlx5_0 GPUDirect: the file names the pair and,
+# gpu0 having no other NIC in reach, says gdr: false, so run stages it.
+expect 0 "emit ACS redirect" -- "$gdrlab" probe --sysfs "$sys/acs-redirect" --emit-topology "$tmp/acs.yaml"
+has "$tmp/acs.yaml" "^# gpu0-mlx5_0: no GPUDirect RDMA: ACS redirect on bridge 0000:02:08.0"
+has "$tmp/acs.yaml" "name: gpu0, parent: sw0, .*, gdr: false }"
+expect 0 "ACS redirect topology runs" -- "$gdrlab" run --topology "$tmp/acs.yaml" \
+    --trace "$src/traces/resnet50-ddp.jsonl"
+grep -q " mixed$" "$tmp/out" && { echo "FAIL: gpu0-mlx5_0 taken as direct:"; cat "$tmp/out"; fail=1; }
 # No GPU: nothing written, the probe says why, exit 1 (an output failed).
 mkdir -p "$tmp/empty/bus/pci/devices"
 expect 1 "emit without GPU" -- "$gdrlab" probe --sysfs "$tmp/empty" --emit-topology "$tmp/none.yaml"

@@ -177,7 +177,8 @@ Test(probe, acs_redirect)
 	static const char *const rows[] = { "PIX PHB", "PHB PIX" };
 	static const char *const v[] = { "nnnnn", "nnyyn", "nnyyn", "yyyyy" };
 	struct probe *p = probe_load(SYSFS("acs-redirect"));
-	char why[PROBE_WHY_MAX];
+	char why[PROBE_WHY_MAX], *buf = NULL;
+	struct topology *t;
 
 	cr_assert_eq(p->ngpus, 2);
 	cr_assert_eq(p->nnics, 2);
@@ -195,6 +196,15 @@ Test(probe, acs_redirect)
 	why_of(p, 0, 0, TOPO_PATH_SYS, why);
 	cr_expect_str_eq(why, "ACS redirect on bridge 0000:02:08.0 sends P2P up to the root complex");
 	check_emit(p, 1, 2);
+	/* gpu0's only NIC within NCCL's level is behind the redirect: the file
+	 * says which pair and why, and takes GPUDirect from gpu0 alone. */
+	t = probe_emitted(p, &buf);
+	cr_expect(t->gpus[0].no_gdr, "%s", buf);
+	cr_expect_not(t->gpus[1].no_gdr, "%s", buf);
+	cr_expect(strstr(buf, "# gpu0-mlx5_0: no GPUDirect RDMA: ACS redirect on bridge "
+			 "0000:02:08.0 sends P2P up to the root complex.\n"), "%s", buf);
+	free(buf);
+	free(t);
 	probe_destroy(p);
 }
 
