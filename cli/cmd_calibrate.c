@@ -227,17 +227,22 @@ static int measure_gpu(struct calib_result *r, bool no_nic, struct diag *d)
 	return 0;
 }
 
-/* A GPU backend with no NIC here: the link comes from the reference file. */
+/* A GPU backend with no NIC here: the link comes from the reference file,
+ * or, into a --layout, stays the layout's own (calib_apply). */
 static void link_from_reference(struct calib_result *r, const struct topology *ref,
-				const char *why)
+				const char *layout, const char *why)
 {
 	r->link_from = r->reference;
 	if (ref->nnics) {
 		r->link_bw = ref->nics[0].line_rate * ref->nics[0].efficiency;
 		r->lat = ref->nics[0].latency;
 	}
-	printf("link       not measured: %s; rate %.1f MB/s and latency %.1f us from %s\n",
-	       why, r->link_bw / 1e6, r->lat * 1e6, r->reference);
+	if (layout)
+		printf("link       not measured: %s; the NICs of %s keep their own rate and latency\n",
+		       why, layout);
+	else
+		printf("link       not measured: %s; rate %.1f MB/s and latency %.1f us from %s\n",
+		       why, r->link_bw / 1e6, r->lat * 1e6, r->reference);
 }
 
 /* Run @jsonl on the topology of @c through @b on @path. */
@@ -488,7 +493,7 @@ int cmd_calibrate(int argc, char **argv)
 		no_nic = backend_probe(b, why, sizeof(why)) != 0;
 		err = measure_gpu(&c.r, no_nic, &d);
 		if (!err && no_nic)
-			link_from_reference(&c.r, &ref, why);
+			link_from_reference(&c.r, &ref, c.layout, why);
 	} else {
 		err = measure_host(&c.r, &d);
 	}

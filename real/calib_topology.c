@@ -120,7 +120,9 @@ void calib_apply(const struct calib_result *r, struct topology *t)
 
 	t->staging.copy_bw = r->copy_bw;
 	t->staging.chunk_overhead = fmax(r->copy_overhead, 1e-8);
-	for (unsigned i = 0; i < t->nnics; i++) {
+	/* no NIC measured here (link_from): the layout's own NICs stay,
+	 * not --topology's, which describe another machine */
+	for (unsigned i = 0; !r->link_from && i < t->nnics; i++) {
 		struct topo_nic *n = &t->nics[i];
 
 		n->line_rate = r->link_bw;
@@ -138,6 +140,28 @@ void calib_apply(const struct calib_result *r, struct topology *t)
 	}
 }
 
+/* What calib_apply put into the layout, and where the NICs' figures come
+ * from: fitted here, or, with no NIC measured, the layout's own. */
+static void layout_header(FILE *f, const struct calib_result *r, const char *layout_file)
+{
+	const char *on = r->gpu[0] ? r->gpu : "host memory";
+	double overhead = fmax(r->copy_overhead, 1e-8) * 1e6;
+
+	if (r->link_from) {
+		fprintf(f, "# The layout is %s's; measured on %s and put into it: staging\n"
+			   "# copy_bandwidth %.3f MB/s and chunk_overhead %.4f us. No NIC was\n"
+			   "# measured here: the NICs' rate, efficiency, latency and links are\n"
+			   "# the layout's own, not %s's.\n",
+			layout_file, on, r->copy_bw / 1e6, overhead, r->link_from);
+		return;
+	}
+	fprintf(f, "# The layout is %s's; measured on %s and put into every GPU and NIC\n"
+		   "# of it: NIC rate %.3f MB/s and latency %.4f us (fitted to send/recv),\n"
+		   "# staging copy_bandwidth %.3f MB/s and chunk_overhead %.4f us%s.\n",
+		layout_file, on, r->link_bw / 1e6, r->lat * 1e6, r->copy_bw / 1e6, overhead,
+		r->gpu[0] && r->lb.host > 0 ? "; NIC links from the host loopback" : "");
+}
+
 char *calib_layout_yaml(const struct calib_result *r,
 			const struct topology *layout, const char *layout_file)
 {
@@ -150,14 +174,9 @@ char *calib_layout_yaml(const struct calib_result *r,
 	if (!f)
 		return NULL;
 	calib_apply(r, &t);
-	fprintf(f, "# calibrated: written by `gdrlab calibrate --backend %s --layout %s` on %s.\n"
-		   "# The layout is %s's; measured on %s and put into every GPU and NIC\n"
-		   "# of it: NIC rate %.3f MB/s and latency %.4f us (fitted to send/recv),\n"
-		   "# staging copy_bandwidth %.3f MB/s and chunk_overhead %.4f us%s.\n",
-		r->backend, layout_file, r->hostname[0] ? r->hostname : "this host",
-		layout_file, r->gpu[0] ? r->gpu : "host memory", r->link_bw / 1e6,
-		r->lat * 1e6, r->copy_bw / 1e6, fmax(r->copy_overhead, 1e-8) * 1e6,
-		r->gpu[0] && r->lb.host > 0 ? "; NIC links from the host loopback" : "");
+	fprintf(f, "# calibrated: written by `gdrlab calibrate --backend %s --layout %s` on %s.\n",
+		r->backend, layout_file, r->hostname[0] ? r->hostname : "this host");
+	layout_header(f, r, layout_file);
 	if (r->gpu[0] && r->lb.gpu_read > 0)
 		fprintf(f, "# GPU p2p_read %.3f MB/s, p2p_write %.3f MB/s: the NIC reading and\n"
 			   "# writing GPU memory over loopback (%s).\n",

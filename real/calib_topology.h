@@ -42,10 +42,11 @@ char *calib_topology_yaml(const struct calib_result *r);
 /*
  * Put what was measured into @layout, a machine's own topology (from
  * `gdrlab probe --emit-topology`, or a preset), assuming its GPUs and its
- * NICs are alike: every NIC's rate, efficiency 1 and latency; the staging
- * copy bandwidth and per-chunk cost; on a GPU (real), every NIC's link
- * from the host loopback and every GPU's p2p_read/p2p_write from the GPU
- * loopback. Chunk, buffers and everything else stay the layout's.
+ * NICs are alike: every NIC's rate, efficiency 1 and latency, unless no
+ * NIC was measured (@r->link_from set: the layout's NICs stay); the
+ * staging copy bandwidth and per-chunk cost; on a GPU (real), every NIC's
+ * link from the host loopback and every GPU's p2p_read/p2p_write from the
+ * GPU loopback. Chunk, buffers and everything else stay the layout's.
  */
 void calib_apply(const struct calib_result *r, struct topology *layout);
 

@@ -227,3 +227,38 @@ Test(calib_topology, emu_layout_keeps_nic_links)
 	cr_assert_eq(t.nics[0].dev.link.bw_up, layout.nics[0].dev.link.bw_up);
 	cr_assert(isinf(t.gpus[0].p2p_read_bw));
 }
+
+/* --layout on a GPU host with no RDMA NIC: nothing was fitted, so the
+ * layout's NICs keep their own rate, efficiency and latency, not the
+ * --topology file's (emu-vm's 300 Mbit/s here), and the header says the
+ * NIC figures are the layout's, not "fitted to send/recv". */
+Test(calib_topology, layout_without_nic_keeps_its_nics)
+{
+	struct calib_result r = {
+		.backend = "real", .reference = "configs/emu-vm.yaml",
+		.copy_bw = 20e9, .copy_overhead = 4e-6, .h2d = 21e9, .d2h = 20e9,
+		.lat = 9e-6, .link_bw = 37.5e6, .link_from = "configs/emu-vm.yaml",
+		.staging = staging,
+	};
+	struct topology layout, t;
+	struct diag d = { "" };
+	char *yaml;
+
+	snprintf(r.gpu, sizeof(r.gpu), "NVIDIA Test GPU");
+	cr_assert_eq(topology_load(CONFIG("a100-pcie4-200g.yaml"), &layout, &d), 0, "%s", d.msg);
+	yaml = calib_layout_yaml(&r, &layout, "a100.yaml");
+	cr_assert_not_null(yaml);
+	cr_assert_eq(topology_load_buffer(yaml, strlen(yaml), "cal.yaml", &t, &d), 0,
+		     "%s\n%s", d.msg, yaml);
+	for (unsigned i = 0; i < t.nnics; i++) {
+		assert_rel(t.nics[i].line_rate, layout.nics[i].line_rate, 1e-9);
+		assert_rel(t.nics[i].efficiency, layout.nics[i].efficiency, 1e-9);
+		assert_rel(t.nics[i].latency, layout.nics[i].latency, 1e-9);
+	}
+	assert_rel(t.staging.copy_bw, 20e9, 1e-9);
+	cr_assert_null(strstr(yaml, "fitted"), "%s", yaml);
+	cr_assert_null(strstr(yaml, "37.500 MB/s"), "%s", yaml);
+	cr_assert(strstr(yaml, "No NIC was\n# measured here: the NICs' rate, efficiency, latency "
+			 "and links are\n# the layout's own, not configs/emu-vm.yaml's."), "%s", yaml);
+	free(yaml);
+}
