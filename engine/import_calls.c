@@ -4,13 +4,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "array_grow.h"
-#include "sort_doubles.h"
 #include "union_find.h"
 
 static int oom(struct import_calls *k, const char *file)
@@ -74,11 +74,12 @@ void import_calls_begin_file(struct import_calls *k)
 		k->pgs[i].calls = 0;
 }
 
-int import_calls_step(struct import_calls *k, double ts, const char *file)
+int import_calls_step(struct import_calls *k, double ts, double dur, const char *file)
 {
 	if (array_grow((void **)&k->steps, k->nsteps, &k->cap_steps, sizeof(*k->steps)))
 		return oom(k, file);
-	k->steps[k->nsteps++] = ts;
+	k->steps[k->nsteps].start = ts;
+	k->steps[k->nsteps++].end = dur >= 0 ? ts + dur : INFINITY;
 	return 0;
 }
 
@@ -302,39 +303,83 @@ int import_calls_end_p2p(struct import_calls *k, int rank, const char *file)
 	return err;
 }
 
+static int cmp_step(const void *a, const void *b)
+{
+	const struct import_step *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/*
+ * The last step of the file starting by @ts (the first when none does),
+ * and whether its span holds @ts. A step whose end is not said reaches
+ * the next one's start, and the first such back to the file's start, as
+ * there is no span to read.
+ */
+static size_t step_of(const struct import_calls *k, double ts, bool *holds)
+{
+	size_t lo = 0, hi = k->nsteps;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->steps[mid].start <= ts)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (ts < k->steps[lo].start)
+		*holds = isinf(k->steps[lo].end);
+	else
+		*holds = ts <= k->steps[lo].end;
+	return lo;
+}
+
+/* The earliest call of the file: its one iteration's start, where it has
+ * no steps (its calls are in file order, not time order). */
+static double first_call(const struct import_calls *k)
+{
+	double first = k->c[k->first_of_file].ts;
+
+	for (size_t i = k->first_of_file + 1; i < k->n; i++)
+		if (k->c[i].ts < first)
+			first = k->c[i].ts;
+	return first;
+}
+
 int import_calls_end_file(struct import_calls *k, bool timed, const char *file,
 			  const char *ts_key)
 {
-	double first = k->n > k->first_of_file ? k->c[k->first_of_file].ts : 0;
+	double first = k->n > k->first_of_file ? first_call(k) : 0;
 
-	sort_doubles(k->steps, k->nsteps);
+	k->files++;
+	if (!k->nsteps && k->n > k->first_of_file)
+		k->stepless++;
+	if (k->nsteps)
+		qsort(k->steps, k->nsteps, sizeof(*k->steps), cmp_step);
 	for (size_t i = k->first_of_file; i < k->n; i++) {
 		struct import_call *c = &k->c[i];
-		size_t lo = 0, hi = k->nsteps; /* the last step starting by c */
+		bool holds = true;
+		size_t s = k->nsteps ? step_of(k, c->ts, &holds) : 0;
 
-		while (hi - lo > 1) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (k->steps[mid] <= c->ts)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		c->iteration = (unsigned)lo;
-		c->ready_us = c->ts - (k->nsteps ? k->steps[lo] : first);
+		c->iteration = (unsigned)s;
+		c->outside = !holds;
+		c->ready_us = c->ts - (k->nsteps ? k->steps[s].start : first);
+		/* a trace's times are bounded (trace.h): a call so far from
+		 * its step's start is a clock the profile got wrong, not a
+		 * call between steps to leave out */
+		if (!(fabs(c->ready_us) <= TRACE_TIME_MAX_US))
+			return fail_at(k, file, c->where, ts_key, "%.17g us %s %s, beyond %g us (11.6 days)",
+				       fabs(c->ready_us), c->ready_us < 0 ? "before" : "after",
+				       k->nsteps ? "its profiler step's start" : "the file's first call",
+				       TRACE_TIME_MAX_US);
+		/* before a first step whose span is not said: at its start */
 		if (c->ready_us < 0)
 			c->ready_us = 0;
 		if (!timed) {
 			c->order = c->ready_us;
 			c->ready_us = 0;
 		}
-		/* a trace's times are bounded (trace.h): a call so long after
-		 * its step's start is a clock the profile got wrong */
-		if (!(c->ready_us <= TRACE_TIME_MAX_US))
-			return fail_at(k, file, c->where, ts_key,
-				       "%.17g us after %s, beyond %g us (11.6 days)", c->ready_us,
-				       k->nsteps ? "its profiler step's start" : "the file's first call",
-				       TRACE_TIME_MAX_US);
 	}
 	return 0;
 }
@@ -586,6 +631,31 @@ static int check_ends(struct import_calls *k, const struct import_input *in,
 		       bad, pg, e->ngroup, e->group[0]);
 }
 
+/*
+ * A call outside every step's span on some rank's file (before the
+ * first, between two, after the last) was issued in no iteration that
+ * the profile bounds: left out, counted once a call, whatever its ranks;
+ * its copies that were in a step would have been one rank's alone. None
+ * left is an error: there is nothing to replay.
+ */
+static int drop_outside(struct import_calls *k, const char *file)
+{
+	size_t kept = 0;
+
+	k->outside = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		if (k->c[i].outside)
+			k->outside++;
+		else
+			k->c[kept++] = k->c[i];
+	}
+	k->n = kept;
+	if (!kept && k->outside)
+		return diag_set(k->d, -EINVAL, "%s: steps: each of the %u calls is outside every profiler step's span (before the first, between two, after the last): none to replay",
+				file, k->outside);
+	return 0;
+}
+
 int import_calls_build(struct import_calls *k, const struct import_input *in, unsigned world,
 		       struct trace *t)
 {
@@ -605,6 +675,7 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 			if (err)
 				return err;
 			k->c[kept - 1].peer_launch = c->launch;
+			k->c[kept - 1].outside |= c->outside;
 			k->c[kept - 1].uneven |= c->uneven || c->bytes != o->bytes;
 			k->c[kept - 1].both = true;
 			if (gathers_shares(c->op)) {
@@ -627,6 +698,9 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 		k->c[kept++].copies = 1;
 	}
 	k->n = kept;
+	err = drop_outside(k, in[0].name);
+	if (err)
+		return err;
 	k->uneven = k->uneven_shares = 0;
 	for (size_t i = 0; i < k->n; i++) {
 		struct import_call *c = &k->c[i];
@@ -706,4 +780,18 @@ void import_calls_note_uneven(const struct import_calls *k, struct import_notes 
 	if (k->batches)
 		import_notes_add(notes, "%u batch_isend_irecv%s of several sends (the ranks' batches joined by their transfers), each replayed as one batch, its sends at once",
 				 k->batches, k->batches == 1 ? "" : "s");
+}
+
+void import_calls_note_steps(const struct import_calls *k, const char *step,
+			     struct import_notes *notes)
+{
+	if (k->outside)
+		import_notes_add(notes, "%u collective%s outside every %s span on some rank (before the first step, between two, after the last), left out",
+				 k->outside, k->outside == 1 ? "" : "s", step);
+	if (k->stepless && k->stepless == k->files)
+		import_notes_add(notes, "no %s in the profile: the calls are one iteration, each file's ready from its first call",
+				 step);
+	else if (k->stepless)
+		import_notes_add(notes, "%u of the %u files with no %s: each one's calls as one step from its first call",
+				 k->stepless, k->files, step);
 }

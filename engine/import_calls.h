@@ -29,6 +29,7 @@ struct import_call {
 			    * file (import_calls_end_file) */
 	double ready_us;   /* from its step's start */
 	double order;      /* between calls ready at once: their order */
+	bool outside;      /* in no step's span (import_calls_end_file) */
 	uint64_t bytes;
 	uint64_t where;    /* its line, or its byte offset (binary) */
 	enum trace_op op;
@@ -62,10 +63,16 @@ struct import_call {
 	uint64_t launch, peer_launch;
 };
 
+/* A profiler step's span on its file's clock; end INFINITY where the
+ * format does not say it (the step then reaches the next one's start). */
+struct import_step {
+	double start, end;
+};
+
 struct import_calls {
 	struct import_call *c;
 	size_t n, cap;
-	double *steps;        /* the file's steps' starts */
+	struct import_step *steps; /* the file's */
 	size_t nsteps, cap_steps;
 	size_t first_of_file; /* calls of the file being read start here */
 	struct { char name[64]; unsigned calls; } *pgs; /* calls: the file's */
@@ -84,6 +91,9 @@ struct import_calls {
 				 * differ, taken at their sum */
 	uint64_t launches;    /* launch numbers given (import_call.launch) */
 	unsigned batches;     /* import_calls_build: batches of several sends */
+	unsigned outside;     /* import_calls_build: calls left out, outside
+			       * every step's span on some rank */
+	unsigned files, stepless; /* files read; those with calls and no step */
 	bool binary;          /* where is a byte offset, not a line */
 	const char *rank_key; /* what a rank in two files names */
 	const char *key;      /* what a disagreement between ranks names */
@@ -96,8 +106,9 @@ void import_calls_free(struct import_calls *k);
 
 /* A new file (its steps and group counts start over). */
 void import_calls_begin_file(struct import_calls *k);
-/* A profiler step of the file starting at @ts. 0 or -ENOMEM. */
-int import_calls_step(struct import_calls *k, double ts, const char *file);
+/* A profiler step of the file starting at @ts and lasting @dur (< 0 or
+ * NaN: not said, so it reaches the next step's start). 0 or -ENOMEM. */
+int import_calls_step(struct import_calls *k, double ts, double dur, const char *file);
 /* The id of the group of @n sorted, distinct @ranks (copied). */
 int import_calls_group(struct import_calls *k, const unsigned *ranks,
 		       unsigned n, unsigned *id, const char *file);
@@ -125,12 +136,18 @@ int import_calls_add_p2p(struct import_calls *k, struct import_call *c,
  */
 int import_calls_end_p2p(struct import_calls *k, int rank, const char *file);
 /*
- * The file's calls into its steps: each in the last step that starts by
- * it, ready from that step's start (no steps: one iteration, from the
- * first call). With @timed false the calls' and steps' ts are places in
- * the file: each call is then ready at 0 and goes after those before it
- * in its step. A call ready more than TRACE_TIME_MAX_US after its step's
- * start is an error naming @file, its place and @ts_key (what its clock is).
+ * The file's calls into its steps: each in the step whose span holds it
+ * (the last that starts by it, if it has not ended), ready from that
+ * step's start; a call in no step's span (before the first, between two,
+ * after the last) is marked outside, and import_calls_build leaves it
+ * out. Where the steps' spans are not said, a step reaches the next one's
+ * start, the first one back to the file's start (ready at 0). No steps:
+ * one iteration, ready from the file's earliest call. With @timed false
+ * the calls' and steps' ts are places in the file: each call is then
+ * ready at 0 and goes after those before it in its step. A call more
+ * than TRACE_TIME_MAX_US from its step's start is an error naming @file,
+ * its place and @ts_key (what its clock is): a clock the profile got
+ * wrong, not a call between steps.
  */
 int import_calls_end_file(struct import_calls *k, bool timed, const char *file,
 			  const char *ts_key);
@@ -144,7 +161,8 @@ int import_calls_end_file(struct import_calls *k, bool timed, const char *file,
  * differ the mean of them, each rank's share times the ranks: the sum
  * of the shares where every rank's file was read, counted in
  * @k->uneven_shares); a group that is ranks 0 .. @world-1 is written as
- * none (every rank). On
+ * none (every rank). A call outside every step on some rank's file is
+ * left out, counted in @k->outside; none left is an error. On
  * failure a negative errno, @k's diag filled and @t untouched.
  */
 int import_calls_build(struct import_calls *k, const struct import_input *in,
@@ -152,5 +170,10 @@ int import_calls_build(struct import_calls *k, const struct import_input *in,
 /* After import_calls_build: the uneven calls and the batches, appended
  * to @notes->line (after a "; " where it has something). */
 void import_calls_note_uneven(const struct import_calls *k, struct import_notes *notes);
+/* After import_calls_build: the calls left out for being outside every
+ * @step (what the format names a step: "ProfilerStep"), and the files
+ * with no step, whose calls are one iteration. */
+void import_calls_note_steps(const struct import_calls *k, const char *step,
+			     struct import_notes *notes);
 
 #endif

@@ -363,8 +363,10 @@ static int on_node(struct cstate *k, struct et_file *f, uint64_t at, const et_no
 			return 0;
 		err = check_timing(k, f, at, n);
 		k->steps = true;
+		/* its span is not read (duration_micros is not used): a step
+		 * reaches the next one's start */
 		return err ? err : import_calls_step(&k->calls, k->timed ? (double)n->start_time_micros : (double)k->ncalls,
-						      f->name);
+						      -1, f->name);
 	}
 }
 

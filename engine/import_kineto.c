@@ -10,7 +10,9 @@
  * "Process Group Ranks", "Rank". The NCCL kernels carry the same
  * arguments; they are the same calls seen on the GPU and are not counted
  * twice. "ProfilerStep#N" events bound the iterations: a collective is in
- * the step whose span holds it, ready at its start from the step's start.
+ * the step whose span holds it, ready at its start from the step's start;
+ * one in no step's span is left out, counted in the notes
+ * (import_calls.h).
  *
  * The file is read as a stream (json_stream.h): the top level's keys are
  * skipped but for "distributedInfo" (this file's rank) and
@@ -621,7 +623,12 @@ static int on_event(struct kstate *k, struct jstream *s, const char *text, size_
 	 * on the GPU's clock: not a step of the host's */
 	gpu_copy = cat && !strcmp(cat, "gpu_user_annotation");
 	if (name && !strncmp(name, "ProfilerStep#", 13) && !gpu_copy) {
-		err = import_calls_step(&k->calls, ts, s->name);
+		/* its span bounds its calls; without "dur" (not an "X"
+		 * event) it reaches the next step's start */
+		const json_t *dur = json_object_get(e, "dur");
+
+		err = import_calls_step(&k->calls, ts, json_is_number(dur) ? json_number_value(dur) : -1,
+					s->name);
 		if (err)
 			s->err = err;
 	} else if (name && !strcmp(name, "record_param_comms") && json_is_object(args) &&
@@ -882,6 +889,7 @@ static int kineto_import(const struct import_input *in, size_t n,
 				 "left out, counted on each rank that recorded them: %u point-to-point calls and %u broadcasts whose peers and roots the profile does not say (PyTorch records them from 2.5; from 2.2 a send's or receive's outside batch_isend_irecv), %u reduces, gathers, scatters and out-of-place broadcasts (no root recorded), %u barriers, waits and empty calls",
 				 k.skipped[KSKIP_P2P], k.skipped[KSKIP_BROADCAST], k.skipped[KSKIP_ROOTED],
 				 k.skipped[KSKIP_NOTHING]);
+		import_calls_note_steps(&k.calls, "ProfilerStep", notes);
 		import_calls_note_uneven(&k.calls, notes);
 	}
 	import_calls_free(&k.calls);

@@ -58,7 +58,7 @@ void import_options_free(struct import_options *o);
 /* What an input says about the run beyond its collectives, for the
  * trace's header: one line, "" when nothing. */
 struct import_notes {
-	char line[512];
+	char line[1024]; /* kineto's left-out counts alone take 330 */
 	unsigned world; /* the job's ranks where the input says them, else 0 */
 	/* The hosts they ran on, where the input says them (an NCCL log's
 	 * "host:pid"), else 0; per_host: the ranks of each, when every host

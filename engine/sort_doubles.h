@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Doubles in ascending order: medians and bests of measurements, and
- * sorted timestamps to search. */
+/* Doubles in ascending order: medians and bests of measurements. */
 #ifndef GDRLAB_SORT_DOUBLES_H
 #define GDRLAB_SORT_DOUBLES_H
 

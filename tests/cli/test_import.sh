@@ -79,6 +79,12 @@ has "$tmp/k.jsonl" "^# 5 collectives$"
 has "$tmp/k.jsonl" "^# left out, counted on each rank that recorded them: 2 point-to-point calls and 0 broadcasts whose peers and roots the profile does not say (PyTorch records them from 2.5; from 2.2 a send's or receive's outside batch_isend_irecv)"
 has "$tmp/k.jsonl" '"op": "broadcast".*"root": 3'
 
+# calls outside every profiler step: left out, said in the header
+expect 0 "kineto, calls outside the steps" -- "$gdrlab" import kineto "$kt"/outside-steps-rank*.json \
+    -o "$tmp/ks.jsonl"
+has "$tmp/ks.jsonl" "^# 3 collectives$"
+has "$tmp/ks.jsonl" "^# 4 collectives outside every ProfilerStep span on some rank (before the first step, between two, after the last), left out$"
+
 expect 2 "a cut gzip" -- "$gdrlab" import kineto "$kt/bad/cut.json.gz" -o "$tmp/k2.jsonl"
 has "$tmp/err" "cut.json.gz:16: gzip: the stream is cut short (byte 233)"
 one_line "$tmp/err"

@@ -91,8 +91,8 @@ Test(import_kineto, one_rank)
 
 /*
  * Two steps, their events out of order in the file: the steps sorted by
- * start (ProfilerStep#7 at 10000 us, #8 at 20000), each call in the last
- * step that starts by it and ready from that step's start, the entries by
+ * start (ProfilerStep#7 at 10000 us, #8 at 20000), each call in the step
+ * whose span holds it and ready from that step's start, the entries by
  * iteration then time into it.
  */
 Test(import_kineto, calls_go_to_their_steps)
@@ -133,6 +133,58 @@ Test(import_kineto, a_step_without_calls_is_no_iteration)
 	cr_expect_eq(t.entries[1].iteration, 0);
 	cr_expect_eq(t.entries[2].iteration, 1);
 	cr_expect_eq(t.entries[2].ready_us, 1000); /* from #8's start, not #9's */
+	trace_destroy(&t);
+}
+
+/*
+ * A call is in the step whose span holds it (docs/import-kineto.md):
+ * ProfilerStep#3 at 10000-20000 us and #4 at 25000-35000 on rank 0's
+ * clock, 100000 us later on rank 1's. Of the all-reduces of 1024, 2048,
+ * ... 65536 floats at 5000 (before #3), 15000, 20000 (#3's end), 22000
+ * (between the steps), 30000, 35000 (#4's end; rank 1's 0.5 us after
+ * it) and 40000 (after #4), four are in no step on some rank and left
+ * out, said in the header; the others are ready from their step's start.
+ */
+Test(import_kineto, calls_outside_the_steps_are_left_out)
+{
+	const char *files[] = { KT("outside-steps-rank0.json"), KT("outside-steps-rank1.json") };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", files, 2, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 3);
+	cr_expect_eq(t.niterations, 2);
+	cr_expect_eq(t.entries[0].iteration, 0);
+	cr_expect_eq(t.entries[0].bytes, 8192);
+	cr_expect_eq(t.entries[0].ready_us, 5000);
+	cr_expect_eq(t.entries[1].iteration, 0);
+	cr_expect_eq(t.entries[1].bytes, 16384);
+	cr_expect_eq(t.entries[1].ready_us, 10000);
+	cr_expect_eq(t.entries[2].iteration, 1);
+	cr_expect_eq(t.entries[2].bytes, 65536);
+	cr_expect_eq(t.entries[2].ready_us, 5000);
+	cr_expect_str_eq(notes.line, "4 collectives outside every ProfilerStep span on some rank (before the first step, between two, after the last), left out");
+	trace_destroy(&t);
+}
+
+/* No step at all: one iteration, ready from the file's earliest call
+ * (10000 us, its second event), said in the header. */
+Test(import_kineto, no_steps_is_one_iteration_said)
+{
+	const char *files[] = { KT("no-steps.json") };
+	struct trace t;
+	struct diag d = { "" };
+
+	cr_assert_eq(import_as("kineto", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 3);
+	cr_expect_eq(t.niterations, 1);
+	cr_expect_eq(t.entries[0].bytes, 4096);
+	cr_expect_eq(t.entries[0].ready_us, 0);
+	cr_expect_eq(t.entries[1].bytes, 16384);
+	cr_expect_eq(t.entries[1].ready_us, 15000);
+	cr_expect_eq(t.entries[2].bytes, 8192);
+	cr_expect_eq(t.entries[2].ready_us, 20000);
+	cr_expect_str_eq(notes.line, "no ProfilerStep in the profile: the calls are one iteration, each file's ready from its first call");
 	trace_destroy(&t);
 }
 
@@ -194,6 +246,8 @@ Test(import_kineto, every_fault_its_line)
 		/* a clock no trace can hold (kineto's epoch microseconds on a
 		 * call, the step's from 0): refused at the call, not written */
 		{ "clock-jump.json", "clock-jump.json:16: ts: 1700000025980500 us after its profiler step's start, beyond 1e+12 us (11.6 days)" },
+		/* every call outside the steps: nothing to replay */
+		{ "all-outside-steps.json", "all-outside-steps.json: steps: each of the 2 calls is outside every profiler step's span (before the first, between two, after the last): none to replay" },
 		/* jansson's quote of the text near a bad escape holds the newline */
 		{ "bad-escape.json", "bad-escape.json:1: traceEvents: an event that is not a JSON object: invalid escape near" },
 		/* PyTorch before 2.1: the call's kernel says what it is */
