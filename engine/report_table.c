@@ -243,6 +243,15 @@ static void print_comms(FILE *out, const char *label, const struct records *r)
 		fprintf(out, "; none slowed another\n");
 }
 
+/* Whether the trace gives any compute to overlap. */
+static bool has_compute(const struct records *r)
+{
+	for (unsigned i = 0; i < r->niter; i++)
+		if (r->iter[i].compute_us > 0)
+			return true;
+	return false;
+}
+
 void report_table(FILE *out, const struct report_context *ctx,
 		  const struct records *r)
 {
@@ -272,7 +281,10 @@ void report_table(FILE *out, const struct report_context *ctx,
 		fprintf(out, "\n");
 	}
 	fprintf(out, "\n");
-	fprintf(out, "iteration time       %12.1f us\n", r->iteration_time_us);
+	/* an imported profile has no compute times: its iteration is its
+	 * calls' ready times and their communication, not a training step */
+	fprintf(out, "iteration time       %12.1f us%s\n", r->iteration_time_us,
+		has_compute(r) ? "" : " (no compute in the trace: until its last call ends)");
 	fprintf(out, "communication time   %12.1f us%s\n", r->comm_time_us,
 		records_concurrent(r) ? " (every call's, summed: calls may run at once)" :
 					"");
@@ -334,15 +346,6 @@ static bool crosses_network(const struct records *r)
 {
 	for (size_t i = 0; i < r->ncoll; i++)
 		if (r->coll[i].path != PLAN_USED_NONE)
-			return true;
-	return false;
-}
-
-/* Whether the trace gives any compute to overlap. */
-static bool has_compute(const struct records *r)
-{
-	for (unsigned i = 0; i < r->niter; i++)
-		if (r->iter[i].compute_us > 0)
 			return true;
 	return false;
 }

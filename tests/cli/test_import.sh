@@ -97,6 +97,8 @@ has "$tmp/err" "old-rank0.json:12: group: nccl:all_reduce names no process group
 [ ! -e "$tmp/ko2.jsonl" ] || { echo "FAIL: an output was written for an old trace without --world"; fail=1; }
 expect 0 "kineto replayed" -- "$gdrlab" run -t "$src/tests/data/two-gpus-one-nic.yaml" -n 2 \
     -T "$tmp/k.jsonl" -q
+# a profile has no compute times: the iteration time says it is the calls' alone
+has "$tmp/out" "^iteration time  *[0-9.]* us (no compute in the trace: until its last call ends)$"
 # kineto, PyTorch 2.5's sends and receives: a two-stage pipeline replayed
 expect 0 "kineto pipeline" -- "$gdrlab" import kineto "$kt"/pp-rank*.json -o "$tmp/kp.jsonl"
 has "$tmp/kp.jsonl" '"op": "sendrecv", .*"src": 2, "dst": 0, "comm": "3"'
