@@ -189,6 +189,14 @@ int report_timeline(FILE *out, const struct records *r)
 				stretch * (c->spans[s].end_us - c->spans[s].start_us)));
 	}
 	free(lane);
+	/*
+	 * ts and dur stay in microseconds, as the format has them;
+	 * displayTimeUnit only says how chrome://tracing shows them. "ns",
+	 * as `go tool trace` writes: a stage span or a small call's gap is
+	 * under a microsecond, which "ms" shows as 0.000 and lays out as if
+	 * nested (catapult's trace-viewer #624, #927). ui.perfetto.dev reads ts as microseconds either way (its
+	 * reading of "ns" as the unit of ts was dropped: perfetto #274).
+	 */
 	doc = json_pack("{s:o,s:s}", "traceEvents", ev, "displayTimeUnit", "ns");
 	if (!doc)
 		return -ENOMEM;

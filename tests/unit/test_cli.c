@@ -252,6 +252,21 @@ Test(cli, compare_json_contract)
 	json_decref(j);
 }
 
+/* The duration of the timeline's first compute event, -1 when none. */
+static double compute_dur(const json_t *j)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(j, "traceEvents"), i, e) {
+		const char *cat = json_string_value(json_object_get(e, "cat"));
+
+		if (cat && !strcmp(cat, "compute"))
+			return json_number_value(json_object_get(e, "dur"));
+	}
+	return -1;
+}
+
 Test(cli, csv_and_timeline_files)
 {
 	char dir[] = "/tmp/gdrlab-out-XXXXXX", args[2048], csv[600], tl[600];
@@ -273,6 +288,10 @@ Test(cli, csv_and_timeline_files)
 	slurp(tl, buf, sizeof(buf));
 	j = parse(buf);
 	cr_assert(json_is_array(json_object_get(j, "traceEvents")));
+	/* ts and dur in microseconds (the trace's 103644 us of compute),
+	 * "ns" only the viewer's display */
+	cr_expect_str_eq(json_string_value(json_object_get(j, "displayTimeUnit")), "ns");
+	cr_expect_eq(compute_dur(j), 103644);
 	json_decref(j);
 	unlink(csv);
 	unlink(tl);
