@@ -95,6 +95,25 @@ unsigned plan_nccl_minor(const struct plan *p)
 	return p->opts.nccl_minor ? p->opts.nccl_minor : nccl_release_minor(p->nccl);
 }
 
+/*
+ * NCCL_ALGO and NCCL_PROTO lists per collective ("allreduce:tree;
+ * allgather:ring") came with NCCL 2.24 (tuning.cc parseList). Before, the
+ * whole entry is one name, which matches nothing: every algorithm is off
+ * and NCCL turns Ring and Tree back on (v2.21.5-1 tuning.cc:289-294), or
+ * every protocol off. Not what the list asks: refused for those releases.
+ */
+static int lists_per_collective(const struct plan *p, const char *opt, const char *spec,
+				struct diag *d)
+{
+	unsigned minor = plan_nccl_minor(p);
+
+	if (!spec || !strpbrk(spec, ":;") || minor >= 24)
+		return 0;
+	return diag_set(d, -EINVAL, "%s: '%s' is a list per collective, which NCCL reads from 2.24 "
+			"on; NCCL 2.%u reads it as one name that matches nothing (tuning.cc "
+			"parseList): give a plain list, or --nccl 2.24 or later", opt, spec, minor);
+}
+
 double plan_bus_factor(enum trace_op op, unsigned n)
 {
 	/* nccl-tests doc/PERFORMANCE.md */
@@ -511,6 +530,10 @@ int plan_build(struct plan *p, const struct topology *topo,
 				opts->nchannels, p->nccl->version, p->nccl->max_channels);
 	tune_enable_default(&bc.enable);
 	err = tune_enable_parse(&bc.enable, opts->algo, opts->proto, d);
+	if (!err)
+		err = lists_per_collective(p, "--algo", opts->algo, d);
+	if (!err)
+		err = lists_per_collective(p, "--proto", opts->proto, d);
 	if (err)
 		return err;
 	p->nodes = p->topo.nodes;

@@ -29,7 +29,8 @@ void tune_enable_default(struct tune_enable *e)
 	}
 }
 
-/* NCCL's function names as NCCL_ALGO prefixes take them, and ours. */
+/* NCCL's function names as NCCL_ALGO prefixes take them, and ours;
+ * Reduce, which gdrlab does not time, as TRACE_OP_COUNT. */
 static int op_prefix(const char *s, size_t len, enum trace_op *op)
 {
 	static const struct {
@@ -42,6 +43,7 @@ static int op_prefix(const char *s, size_t len, enum trace_op *op)
 		{ "reducescatter", TRACE_OP_REDUCE_SCATTER },
 		{ "reduce_scatter", TRACE_OP_REDUCE_SCATTER },
 		{ "broadcast", TRACE_OP_BROADCAST },
+		{ "reduce", TRACE_OP_COUNT },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -88,7 +90,7 @@ static int parse_entry(struct tune_enable *e, bool proto, const char *opt,
 
 		if (op_prefix(entry, (size_t)(colon - entry), &op)) {
 			*colon = '\0'; /* the name alone, quoted safely */
-			return diag_set(d, -EINVAL, "%s: unknown collective '%s' (allreduce, allgather, reducescatter, broadcast)",
+			return diag_set(d, -EINVAL, "%s: unknown collective '%s' (allreduce, allgather, reducescatter, broadcast, reduce)",
 					opt, diag_printable(entry, shown, sizeof(shown)));
 		}
 		for (unsigned o = 0; o < TRACE_OP_COUNT; o++)
@@ -112,8 +114,13 @@ static int parse_entry(struct tune_enable *e, bool proto, const char *opt,
 			e->proto[o][i] = !on;
 	}
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		while (isspace((unsigned char)*tok))
-			tok++;
+		/* NCCL compares each name whole (strcasecmp): before 2.24 a
+		 * name with a space matches nothing and is dropped, from 2.24
+		 * on it fails NCCL's init */
+		if (isspace((unsigned char)tok[0]) || isspace((unsigned char)tok[strlen(tok) - 1]))
+			return diag_set(d, -EINVAL, "%s: '%s' has a space, which NCCL takes as part of the name (no such %s): write the list without spaces",
+					opt, diag_printable(tok, shown, sizeof(shown)),
+					proto ? "protocol" : "algorithm");
 		if (set_elem(e, proto, ops, tok, on))
 			return diag_set(d, -EINVAL, proto ?
 					"%s: unknown protocol '%s' (LL, LL128, Simple)" :

@@ -338,7 +338,17 @@ Test(tuner, nccl_algo_syntax_errors)
 	cr_assert_eq(parse(&e, "tree;ring", NULL, &d), -EINVAL);
 	cr_assert_str_eq(d.msg, "--algo: every list after the first needs a 'collective:' prefix, got 'ring'");
 	cr_assert_eq(parse(&e, "gather:ring", NULL, &d), -EINVAL);
-	cr_assert_str_eq(d.msg, "--algo: unknown collective 'gather' (allreduce, allgather, reducescatter, broadcast)");
+	cr_assert_str_eq(d.msg, "--algo: unknown collective 'gather' (allreduce, allgather, reducescatter, broadcast, reduce)");
+	/* NCCL compares names whole: " tree" is no algorithm (dropped before
+	 * 2.24, an init error after), not tree */
+	cr_assert_eq(parse(&e, "ring, tree", NULL, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "--algo: ' tree' has a space, which NCCL takes as part of the name (no such algorithm): write the list without spaces");
+	/* Reduce is NCCL's, not timed here: taken, and changes nothing */
+	cr_assert_eq(parse(&e, "reduce:ring", NULL, &d), 0, "%s", d.msg);
+	for (unsigned o = 0; o < TRACE_OP_COUNT; o++)
+		for (unsigned a = 0; a < ALGO_NCCL_COUNT; a++)
+			cr_assert(e.algo[o][a]);
+	cr_assert_eq(parse(&e, "reduce:bogus", NULL, &d), -EINVAL, "names checked all the same");
 	cr_assert_eq(parse(&e, "", NULL, &d), -EINVAL);
 	cr_assert_str_eq(d.msg, "--algo: empty list");
 	cr_assert_eq(parse(&e, NULL, "LL256", &d), -EINVAL);
@@ -367,6 +377,40 @@ Test(tuner, algo_that_cannot_run_is_an_error)
 			   "%s", d.msg);
 	/* and why the one the flags left cannot: no NVSwitch here */
 	cr_assert_not_null(strstr(d.msg, "(NVLS/Simple: needs NVSwitches"), "%s", d.msg);
+	trace_destroy(&trace);
+}
+
+/* Lists per collective came with NCCL 2.24: an older release's plan
+ * refuses them (its parseList reads the entry as one unknown name). */
+Test(tuner, lists_per_collective_need_nccl_2_24)
+{
+	struct topology topo;
+	struct trace trace;
+	struct plan plan;
+	struct plan_options o;
+	struct diag d = { "" };
+
+	cr_assert_eq(topology_load(DATA("round-numbers.yaml"), &topo, &d), 0, "%s", d.msg);
+	cr_assert_eq(trace_load_buffer(allreduce_line, strlen(allreduce_line), "inline.jsonl",
+				       &trace, &d), 0, "%s", d.msg);
+	for (unsigned r = 0; nccl_releases[r]; r++) {
+		bool old = nccl_release_minor(nccl_releases[r]) < 24;
+
+		plan_options_default(&o);
+		plan_options_set_nccl(&o, nccl_releases[r]);
+		o.nodes = 2;
+		o.algo = "allreduce:ring";
+		cr_assert_eq(plan_build(&plan, &topo, &trace, &o, &d), old ? -EINVAL : 0,
+			     "%s: %s", nccl_releases[r]->version, d.msg);
+		if (old)
+			cr_assert_not_null(strstr(d.msg, "--algo: 'allreduce:ring' is a list per collective, which NCCL reads from 2.24 on"),
+					   "%s", d.msg);
+		else
+			plan_destroy(&plan);
+		o.algo = "ring";
+		cr_assert_eq(plan_build(&plan, &topo, &trace, &o, &d), 0, "%s", d.msg);
+		plan_destroy(&plan);
+	}
 	trace_destroy(&trace);
 }
 
