@@ -541,6 +541,26 @@ static void note_job_ranks(const struct session *s, const struct run_args *a, co
 			cmd, used, most, p->nranks - used, p->nranks);
 }
 
+/*
+ * A --set that nothing this run computes reads (staging.* off the
+ * staged-memcpy path): its header echoes it, and the times are those
+ * without it. Said once a value on stderr. @path: the run's, or
+ * staged-memcpy for compare, which runs that path too.
+ */
+static void note_unread_sets(const struct session *s, const struct run_args *a, const char *cmd,
+			     enum plan_path path)
+{
+	bool own_ring = !(s->backend->caps & BACKEND_CAP_ALGORITHMS);
+
+	for (unsigned i = 0; i < a->sets.n; i++) {
+		const char *why = plan_set_unread(a->sets.v[i].path, path, own_ring);
+
+		if (why)
+			fprintf(stderr, "gdrlab %s: note: --set %s changes nothing here: %s\n", cmd,
+				a->sets.v[i].path, why);
+	}
+}
+
 static int execute(struct session *s, const struct plan_options *opts,
 		   struct plan *plan, struct records *rec, struct diag *d)
 {
@@ -576,6 +596,7 @@ int cmd_run(int argc, char **argv)
 		goto out_trace;
 	}
 	note_job_ranks(&s, &a, "run", &plan);
+	note_unread_sets(&s, &a, "run", a.opts.path);
 	ctx = (struct report_context){ &plan, a.topology, a.trace ? a.trace : "jobs" };
 	err = outputs_open(&out, &a, &d);
 	if (err) {
@@ -651,6 +672,7 @@ int cmd_compare(int argc, char **argv)
 		rp[done] = &recs[done];
 	}
 	note_job_ranks(&s, &a, "compare", &plans[REPORT_DIRECT]);
+	note_unread_sets(&s, &a, "compare", PLAN_PATH_STAGED_MEMCPY);
 	ctx = (struct report_context){ &plans[REPORT_DIRECT], a.topology, a.trace };
 	err = outputs_open(&out, &a, &d);
 	if (err) {

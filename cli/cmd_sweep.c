@@ -400,6 +400,32 @@ static int print_json(const struct sweep *sw)
 	return err;
 }
 
+/*
+ * An axis of topology values that no point's run reads (staging.* off
+ * the staged-memcpy path): its values give the same rows, and a flat
+ * line or heat map would read as a finding. Said on stderr, once an axis.
+ */
+static void note_unread_axes(const struct sweep *sw)
+{
+	for (unsigned a = 0; a < sw->naxes; a++) {
+		const char *why = NULL;
+
+		if (!sw->axes[a].topology_path)
+			continue;
+		for (size_t i = 0; i < sw->n; i++) {
+			const struct backend_ops *b = backend_find(sw->pts[i].backend);
+			bool own_ring = b && !(b->caps & BACKEND_CAP_ALGORITHMS);
+
+			why = plan_set_unread(sw->axes[a].name, sw->pts[i].opts.path, own_ring);
+			if (!why)
+				break;
+		}
+		if (why)
+			fprintf(stderr, "gdrlab sweep: note: axis %s changes nothing any point computes: %s; its values give the same rows\n",
+				sw->axes[a].name, why);
+	}
+}
+
 enum sweep_fmt { TABLE, JSON, CSV };
 
 static int sweep_print(const struct sweep *sw, enum sweep_fmt fmt)
@@ -445,6 +471,8 @@ static int sweep_cmd(const char *file, unsigned jobs, enum sweep_fmt fmt, bool q
 		}
 	}
 	if (!rc) {
+		if (report)
+			note_unread_axes(&sw);
 		rc = report ? sweep_print(&sw, fmt) : 0;
 		for (size_t i = 0; !rc && i < sw.n; i++)
 			if (sw.rows[i].err)

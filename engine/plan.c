@@ -114,6 +114,18 @@ static int lists_per_collective(const struct plan *p, const char *opt, const cha
 			"parseList): give a plain list, or --nccl 2.24 or later", opt, spec, minor);
 }
 
+const char *plan_set_unread(const char *key, enum plan_path path, bool own_ring)
+{
+	if (strncmp(key, "staging.", 8))
+		return NULL;
+	if (!strcmp(key, "staging.chunk"))
+		return own_ring ? NULL :
+				  "only emu's and real's own ring copies by it; the timing backends copy NCCL's slices";
+	if (own_ring || path == PLAN_PATH_STAGED_MEMCPY)
+		return NULL;
+	return "only the staged-memcpy path (the MPI/UCX way: copies through bounce buffers) reads it, not GPUDirect RDMA or NCCL's own staging";
+}
+
 double plan_bus_factor(enum trace_op op, unsigned n)
 {
 	/* nccl-tests doc/PERFORMANCE.md */

@@ -307,6 +307,14 @@ void plan_destroy(struct plan *p);
 /* nccl-tests' busbw factor (doc/PERFORMANCE.md): all-reduce 2(n-1)/n;
  * reduce-scatter, all-gather, alltoall (n-1)/n; broadcast, send/recv 1. */
 double plan_bus_factor(enum trace_op op, unsigned n);
+/*
+ * Why a topology value replaced by dotted path @key (--set, a sweep's
+ * axis) changes nothing a run on @path computes, or NULL where it may:
+ * staging.* is the MPI/UCX way's bounce buffers (staged-memcpy) and
+ * staging.chunk only gdrlab's own verbs ring's (@own_ring: emu, real),
+ * where direct calls and NCCL's own staging read none of it.
+ */
+const char *plan_set_unread(const char *key, enum plan_path path, bool own_ring);
 
 /*
  * Patterns that are one another moved along the nodes (the same GPUs of

@@ -139,8 +139,9 @@ static void print_fabric(FILE *out, const struct records *r)
 		trace_op_name(worst->op), size);
 }
 
+/* @memcpy: a staged-memcpy run is in the table (run on it, compare) */
 static void print_header(FILE *out, const struct report_context *ctx,
-			 const struct records *r)
+			 const struct records *r, bool memcpy)
 {
 	const struct plan *p = ctx->plan;
 
@@ -152,11 +153,19 @@ static void print_header(FILE *out, const struct report_context *ctx,
 		r->nodes, r->nodes == 1 ? "" : "s", r->gpus_per_node,
 		r->gpus_per_node == 1 ? "" : "s", p->topo.nnics,
 		p->topo.nnics == 1 ? "" : "s");
-	fprintf(out, "backend    %s; NCCL %s; GDR level %s%s%s; staging %llu KiB x %u buffers\n",
+	fprintf(out, "backend    %s; NCCL %s; GDR level %s%s%s",
 		r->backend, p->nccl->version, topo_path_name(p->opts.gdr_level),
-		p->opts.p2p_level ? "; P2P level " : "", p2p_user_level_name(p->opts.p2p_level),
-		(unsigned long long)(p->topo.staging.chunk_bytes / 1024),
-		p->topo.staging.buffers);
+		p->opts.p2p_level ? "; P2P level " : "", p2p_user_level_name(p->opts.p2p_level));
+	/* the bounce buffers where a path copies through them: gdrlab's own
+	 * ring's chunks (emu, real), staged-memcpy's slots of NCCL's slices;
+	 * direct calls and NCCL's own staging have none */
+	if (p->opts.ring_only)
+		fprintf(out, "; staging %llu KiB x %u buffers",
+			(unsigned long long)(p->topo.staging.chunk_bytes / 1024),
+			p->topo.staging.buffers);
+	else if (memcpy)
+		fprintf(out, "; staged-memcpy through %u buffers a side", p->topo.staging.buffers);
+	fputc('\n', out);
 	print_fabric(out, r);
 }
 
@@ -262,7 +271,7 @@ void report_table(FILE *out, const struct report_context *ctx,
 	double stage_total = 0;
 	double stage_us[STAGE_KIND_COUNT] = { 0 };
 
-	print_header(out, ctx, r);
+	print_header(out, ctx, r, ctx->plan->opts.path == PLAN_PATH_STAGED_MEMCPY);
 	fprintf(out, "path       %s requested", plan_path_name(r->path));
 	if (why)
 		fprintf(out, "; %u collectives fell back to staged: %s", nfb, why);
@@ -488,7 +497,7 @@ void report_compare_table(FILE *out, const struct report_context *ctx,
 	unsigned nfb, ni = r[REPORT_DIRECT]->niter ? r[REPORT_DIRECT]->niter : 1;
 	const char *why = first_fallback(r[REPORT_DIRECT], &nfb);
 
-	print_header(out, ctx, r[REPORT_DIRECT]);
+	print_header(out, ctx, r[REPORT_DIRECT], true);
 	if (why)
 		fprintf(out, "fallback   %u collectives could not go direct: %s\n",
 			nfb, why);

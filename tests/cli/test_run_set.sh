@@ -65,6 +65,26 @@ bad_usage_of run "not PATH=VALUE" "--set: expected PATH=VALUE" -- -t "$topo" -T 
 # the node count is -n's: beside it a --set nodes was echoed and lost
 bad_usage_of run "--set nodes" "--set nodes: give the node count with --nodes (-n)" -- -t "$topo" \
     -T "$tmp/ar.jsonl" --set nodes=1 -n 4
+# staging.* is the staged-memcpy path's (and staging.chunk only emu's and
+# real's own ring): on NCCL's own staging a --set of it is said to change
+# nothing, the times those without it; on staged-memcpy a slower copy is
+# slower and nothing is said
+for p in staged direct; do
+    expect 0 "run -p $p" -- "$gdrlab" run -t "$topo" -T "$tmp/ar.jsonl" -p "$p"
+    grep -v "^--set" "$tmp/out" >"$tmp/plain.txt"
+    expect 0 "run -p $p, staging set" -- "$gdrlab" run -t "$topo" -T "$tmp/ar.jsonl" -p "$p" \
+        --set staging.copy_bandwidth=1GB/s --set staging.chunk=64KiB
+    has "$tmp/err" "gdrlab run: note: --set staging.copy_bandwidth changes nothing here: only the staged-memcpy path"
+    has "$tmp/err" "gdrlab run: note: --set staging.chunk changes nothing here: only emu's and real's own ring copies by it"
+    grep -v "^--set" "$tmp/out" | diff - "$tmp/plain.txt" >/dev/null ||
+        { echo "FAIL: -p $p: a staging --set moved the run"; fail=1; }
+done
+expect 0 "run -p staged-memcpy" -- "$gdrlab" run -t "$topo" -T "$tmp/ar.jsonl" -p staged-memcpy --json "$tmp/m1.json"
+expect 0 "run -p staged-memcpy, a slow copy" -- "$gdrlab" run -t "$topo" -T "$tmp/ar.jsonl" -p staged-memcpy \
+    --set staging.copy_bandwidth=1GB/s --json "$tmp/m2.json"
+grep -q "note: --set staging.copy_bandwidth" "$tmp/err" && { echo "FAIL: staged-memcpy said not to read its copy"; fail=1; }
+[ "$(grep '"time_us"' "$tmp/m1.json")" != "$(grep '"time_us"' "$tmp/m2.json")" ] ||
+    { echo "FAIL: a slower copy left staged-memcpy as it was"; fail=1; }
 # a bad value is the --set's, not the file's line (whose value is good)
 bad_usage_of run "a bad value" "nics.rate=fast, set on $topo: rate: expected a bandwidth" -- \
     -t "$topo" -T "$tmp/ar.jsonl" --set nics.rate=fast

@@ -369,4 +369,26 @@ printf '{"name": "a\\nb\\u0001c", "topology": "a100-pcie4-200g", "trace": "resne
 expect 0 "a name with a newline" -- "$gdrlab" sweep --no-wall "$tmp/named/ctl.jsonl"
 has "$tmp/out" '^a?b?c  *a100-pcie4-200g '
 [ "$(wc -l <"$tmp/out")" -eq 2 ] || { echo "FAIL: the table is not a header and one row"; fail=1; }
+# an axis no point reads (staging.* off staged-memcpy): said, and its
+# values' rows alike; with a staged-memcpy point it is read, nothing said
+mkdir -p "$tmp/unread"
+for paths in "staged, direct" "staged, staged-memcpy"; do
+    cat >"$tmp/unread/p.yaml" <<EOF
+base:
+  topology: $src/configs/h100-pcie5-400g.yaml
+  trace: $src/traces/resnet50-ddp.jsonl
+  nodes: 2
+axes:
+  path: [$paths]
+  staging.copy_bandwidth: { values: [5, 50], unit: GB/s }
+EOF
+    expect 0 "an axis over $paths" -- "$gdrlab" sweep --no-wall "$tmp/unread/p.yaml"
+    if [ "$paths" = "staged, direct" ]; then
+        has "$tmp/err" "gdrlab sweep: note: axis staging.copy_bandwidth changes nothing any point computes: only the staged-memcpy path"
+        [ "$(awk 'NR > 1 { print $(NF - 2), $(NF - 1), $NF }' "$tmp/out" | sort -u | wc -l)" -eq 2 ] ||
+            { echo "FAIL: the unread axis's rows differ"; cat "$tmp/out"; fail=1; }
+    else
+        grep -q "note: axis" "$tmp/err" && { echo "FAIL: a read axis said unread"; fail=1; }
+    fi
+done
 exit $fail
