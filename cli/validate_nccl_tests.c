@@ -260,10 +260,10 @@ static int resolve_cluster(struct vnt_run *r, struct plan_options *o,
 				  "%u groups of ranks ran at once (NCCL_TESTS_SPLIT): the times are the mean over all groups, rank 0's of %u ranks sharing the machines with the others; gdrlab predicts one collective alone",
 				  f->ngroups, f->nranks);
 	if (f->nhosts) {
-		if (f->nranks % f->nhosts)
+		if (f->nranks % f->nhosts || f->host_ranks_min != f->host_ranks_max)
 			return file_error(f->name, 0, "devices", d,
-					  "%u ranks on %u hosts: not as many on every host, which gdrlab cannot model",
-					  f->nranks, f->nhosts);
+					  "%u ranks on %u hosts, %u to %u a host: not as many on every host, which gdrlab cannot model",
+					  f->nranks, f->nhosts, f->host_ranks_min, f->host_ranks_max);
 		if (f->nranks / f->nhosts != gpn && r->gpus.n)
 			return file_error(f->name, 0, "devices", d,
 					  "%u rank%s per host (%u on %u host%s), but --gpus gives %u GPUs a node: give the ones they ran on",

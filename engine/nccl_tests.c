@@ -502,6 +502,14 @@ static void host_devices(struct nt_reader *r)
 		return;
 	/* by host, then device: the first host's devices, ascending, first */
 	qsort(r->rank_devs, n, sizeof(*r->rank_devs), cmp_rank_dev);
+	for (size_t at = 0, end; at < n; at = end) {
+		for (end = at + 1; end < n && !strcmp(v[end].host, v[at].host); end++)
+			;
+		if (!at || end - at < f->host_ranks_min)
+			f->host_ranks_min = (unsigned)(end - at);
+		if (end - at > f->host_ranks_max)
+			f->host_ranks_max = (unsigned)(end - at);
+	}
 	while (per < n && !strcmp(v[per].host, v[0].host))
 		per++;
 	if (per > sizeof(f->devices) / sizeof(f->devices[0]) || n % per)

@@ -72,6 +72,8 @@ struct nccl_tests_file {
 	 */
 	unsigned nranks; /* its devices; 0 if not listed */
 	unsigned nhosts; /* distinct host names among them; 0 if not listed */
+	/* the fewest and most of them a host has (equal where even) */
+	unsigned host_ranks_min, host_ranks_max;
 	unsigned ngroups; /* groups among all devices listed; 0 if not listed */
 	char gpu[64];    /* rank 0's device name (cut to fit); "" if absent */
 	/* The devices ("device D" of the text's list, the JSON's "device")

@@ -213,6 +213,12 @@ has "$tmp/out" "(all_gather_perf, float, 4 ranks on 2 hosts)"
 expect 2 "split groups" -- "$gdrlab" validate --nccl-tests "$data/split_all_gather.txt" -t "$two"
 has "$tmp/err" "split_all_gather.txt: devices: 2 groups of ranks ran at once (NCCL_TESTS_SPLIT)"
 one_line "$tmp/err"
+# 8 ranks on one host and 4 on the other (the last four device lines
+# left out): uneven, said so (was "6 ranks per host (12 on 2 hosts)")
+grep -v '^# *Rank *1[2-5] ' "$data/all_reduce_a100_2nodes.txt" >"$tmp/uneven.txt"
+expect 2 "uneven hosts" -- "$gdrlab" validate --nccl-tests "$tmp/uneven.txt" -t a100-pcie4-200g
+has "$tmp/err" "uneven.txt: devices: 12 ranks on 2 hosts, 4 to 8 a host: not as many on every host, which gdrlab cannot model"
+one_line "$tmp/err"
 # -n that is not the file's: 16 ranks in its device lines, 8 predicted:
 # refused, not judged +191% (until 2026-12-06); without device lines the
 # rows' bus factor tells: busbw's own table of 8 ranks (busbw / algbw
