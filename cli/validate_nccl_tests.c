@@ -274,6 +274,13 @@ static int resolve_cluster(struct vnt_run *r, struct plan_options *o,
 					  "%u rank%s per host (%u on %u host%s), but %s has %u GPUs per node: give --gpus with the GPUs they ran on, or a topology of the measured nodes",
 					  f->nranks / f->nhosts, f->nranks / f->nhosts == 1 ? "" : "s", f->nranks, f->nhosts,
 					  f->nhosts == 1 ? "" : "s", r->a->topology, gpn);
+		/* sendrecv_perf sends rank r's buffer to r + 1 (src/sendrecv.cu):
+		 * with ranks a host at a time one send leaves each host, which
+		 * busbw's pair across nodes stands for; spread over the hosts
+		 * (mpirun --map-by node) every send does, sharing the NICs */
+		if (r->coll->op == TRACE_OP_SENDRECV && f->nhosts > 1 && !f->hosts_in_blocks)
+			return file_error(f->name, 0, "devices", d,
+					  "the ranks are spread over the hosts, not listed a host at a time: sendrecv_perf's ring (rank r to r + 1) then leaves a host at every rank, sharing its NICs, where gdrlab predicts one pair across nodes; run it with ranks placed a host at a time (mpirun --map-by slot)");
 		if (!o->nodes)
 			o->nodes = f->nhosts;
 	} else if (!o->nodes) {

@@ -537,6 +537,9 @@ int nt_finish(struct nt_reader *r, int err)
 	if (!err) {
 		host_devices(r);
 		r->f->nhosts = count_hosts(r->hosts, r->nhost_runs);
+		/* the device lines in rank order: a host in two runs or more
+		 * has ranks between which another host's are */
+		r->f->hosts_in_blocks = r->nhost_runs == r->f->nhosts;
 		r->f->ngroups = count_groups(r->groups, r->ngroup_runs);
 	}
 	free(r->rank_devs);

@@ -74,6 +74,9 @@ struct nccl_tests_file {
 	unsigned nhosts; /* distinct host names among them; 0 if not listed */
 	/* the fewest and most of them a host has (equal where even) */
 	unsigned host_ranks_min, host_ranks_max;
+	/* ranks listed a host at a time (rank r on host r / per host, as
+	 * mpirun --map-by slot places them), not spread over the hosts */
+	bool hosts_in_blocks;
 	unsigned ngroups; /* groups among all devices listed; 0 if not listed */
 	char gpu[64];    /* rank 0's device name (cut to fit); "" if absent */
 	/* The devices ("device D" of the text's list, the JSON's "device")

@@ -213,6 +213,12 @@ has "$tmp/out" "(all_gather_perf, float, 4 ranks on 2 hosts)"
 expect 2 "split groups" -- "$gdrlab" validate --nccl-tests "$data/split_all_gather.txt" -t "$two"
 has "$tmp/err" "split_all_gather.txt: devices: 2 groups of ranks ran at once (NCCL_TESTS_SPLIT)"
 one_line "$tmp/err"
+# sendrecv_perf's ring (rank r to r + 1) with the ranks spread over the
+# hosts leaves a host at every rank: not the one pair across nodes the
+# prediction times, refused (was predicted as that pair, 2x too fast)
+expect 2 "sendrecv spread over hosts" -- "$gdrlab" validate --nccl-tests "$data/sendrecv_spread_hosts.txt" -t "$abci"
+has "$tmp/err" "sendrecv_spread_hosts.txt: devices: the ranks are spread over the hosts, not listed a host at a time"
+one_line "$tmp/err"
 # 8 ranks on one host and 4 on the other (the last four device lines
 # left out): uneven, said so (was "6 ranks per host (12 on 2 hosts)")
 grep -v '^# *Rank *1[2-5] ' "$data/all_reduce_a100_2nodes.txt" >"$tmp/uneven.txt"
