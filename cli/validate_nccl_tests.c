@@ -503,7 +503,7 @@ static long long row_wrong(const struct nccl_tests_row *row)
 /* Errors, regimes and their verdicts. */
 static void conclude(struct vnt_run *r)
 {
-	double sum[VNT_REGIMES] = { 0 };
+	double sum[VNT_REGIMES] = { 0 }, abs_sum[VNT_REGIMES] = { 0 };
 
 	for (size_t i = 0; i <= r->n; i++)
 		if (r->pts[i].rec.busbw_gbps > r->peak_busbw) {
@@ -524,6 +524,7 @@ static void conclude(struct vnt_run *r)
 			g->min_size = p->size;
 		g->max_size = p->size;
 		sum[v->regime] += v->error_pct;
+		abs_sum[v->regime] += fabs(v->error_pct);
 		if (row_wrong(v->row)) {
 			g->wrong += row_wrong(v->row);
 			g->wrong_rows++;
@@ -535,7 +536,10 @@ static void conclude(struct vnt_run *r)
 		if (!g->n)
 			continue;
 		g->mean_error_pct = sum[k] / g->n;
+		g->mean_abs_error_pct = abs_sum[k] / g->n;
 		g->verdict = g->wrong ? VNT_CORRUPTED : judge(g->mean_error_pct, r->a->tolerance);
+		if (g->verdict == VNT_NORMAL && g->mean_abs_error_pct > r->a->tolerance)
+			g->verdict = VNT_MIXED;
 	}
 }
 

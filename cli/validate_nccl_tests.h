@@ -29,7 +29,7 @@ enum vnt_regime_kind { VNT_LATENCY, VNT_BANDWIDTH, VNT_REGIMES };
 /* A regime with a row nccl-tests found wrong elements in is
  * VNT_CORRUPTED whatever its times: a run that failed its own data check
  * is no measure of the hardware (the emu and real backends' verdict). */
-enum vnt_verdict { VNT_NORMAL, VNT_SLOWER, VNT_FASTER, VNT_CORRUPTED };
+enum vnt_verdict { VNT_NORMAL, VNT_SLOWER, VNT_FASTER, VNT_CORRUPTED, VNT_MIXED };
 
 struct vnt_args {
 	const char *file, *topology, *backend, *json, *op;
@@ -52,6 +52,9 @@ struct vnt_regime {
 	size_t n;
 	uint64_t min_size, max_size;
 	double mean_error_pct;
+	double mean_abs_error_pct; /* sizes off both ways cancel in the mean:
+				    * beyond the tolerance here, within it
+				    * there, the regime is VNT_MIXED */
 	long long wrong;      /* wrong elements nccl-tests counted, both halves */
 	size_t wrong_rows;    /* the rows they were in */
 	enum vnt_verdict verdict;

@@ -12,10 +12,11 @@
 
 static const char *const regime_names[VNT_REGIMES] = { "latency", "bandwidth" };
 
-static const char *const verdict_names[] = { "normal", "slower", "faster", "data_corrupted" };
+static const char *const verdict_names[] = { "normal", "slower", "faster", "data_corrupted",
+					     "mixed" };
 static const char *const verdict_words[] = {
 	"normal", "slower than expected", "faster than expected",
-	"data corrupted",
+	"data corrupted", "mixed",
 };
 
 void vnt_print_table(FILE *out, const struct vnt_run *r)
@@ -80,7 +81,10 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 		fprintf(out, "  %-9s  %zu size%s, %llu to %llu bytes: mean error %+.1f%%: %s",
 			regime_names[k], g->n, g->n == 1 ? "" : "s", (unsigned long long)g->min_size,
 			(unsigned long long)g->max_size, g->mean_error_pct, verdict_words[g->verdict]);
-		if (g->verdict == VNT_CORRUPTED)
+		if (g->verdict == VNT_MIXED)
+			fprintf(out, " (mean |error| %.1f%%, beyond the tolerance %g%%; some sizes faster, some slower than expected)\n",
+				g->mean_abs_error_pct, a->tolerance);
+		else if (g->verdict == VNT_CORRUPTED)
 			fprintf(out, " (nccl-tests' #wrong: %lld elements in %zu of its sizes): its times say nothing of the hardware until that is fixed\n",
 				g->wrong, g->wrong_rows);
 		else
@@ -113,11 +117,12 @@ static json_t *regime_json(const struct vnt_run *r, int k)
 	const struct vnt_regime *g = &r->regimes[k];
 
 	if (!g->n)
-		return json_pack("{s:i, s:n, s:n, s:n, s:n}", "sizes", 0, "min_size",
-				 "max_size", "mean_error_pct", "verdict");
-	return json_pack("{s:I, s:I, s:I, s:f, s:I, s:s}", "sizes", (json_int_t)g->n,
+		return json_pack("{s:i, s:n, s:n, s:n, s:n, s:n}", "sizes", 0, "min_size",
+				 "max_size", "mean_error_pct", "mean_abs_error_pct", "verdict");
+	return json_pack("{s:I, s:I, s:I, s:f, s:f, s:I, s:s}", "sizes", (json_int_t)g->n,
 			 "min_size", (json_int_t)g->min_size, "max_size",
 			 (json_int_t)g->max_size, "mean_error_pct", g->mean_error_pct,
+			 "mean_abs_error_pct", g->mean_abs_error_pct,
 			 "wrong_elements", (json_int_t)g->wrong,
 			 "verdict", verdict_names[g->verdict]);
 }
