@@ -44,9 +44,8 @@ int chart_kind_parse(const char *name, enum chart_kind *k)
 /* @s as a string in a gnuplot data file (no command is run from one):
  * double quotes, a quote or a backslash escaped, control characters
  * dropped. */
-static void put_data_string(FILE *f, const char *s)
+static void put_data_chars(FILE *f, const char *s)
 {
-	fputc('"', f);
 	for (; *s; s++) {
 		if ((unsigned char)*s < 0x20)
 			continue;
@@ -54,6 +53,12 @@ static void put_data_string(FILE *f, const char *s)
 			fputc('\\', f);
 		fputc(*s, f);
 	}
+}
+
+static void put_data_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	put_data_chars(f, s);
 	fputc('"', f);
 }
 
@@ -458,8 +463,26 @@ static const char *run_path(json_t *run)
 	return p ? p : "?";
 }
 
-/* Per path, its communication as two stacked bars: the part hidden
- * behind compute and the part exposed (what the iteration waits for). */
+double chart_comm_busy(json_t *run)
+{
+	json_t *busy = json_object_get(run, "comm_busy_us");
+	double comm = json_number_value(json_object_get(run, "comm_time_us"));
+	double iter = json_number_value(json_object_get(run, "iteration_time_us"));
+
+	if (json_is_number(busy))
+		return json_number_value(busy);
+	/* a file from before comm_busy_us: the sum is the span where calls
+	 * ran one at a time, and never more than the iteration */
+	return comm < iter ? comm : iter;
+}
+
+/*
+ * Per path, its communication in flight as two stacked bars: the part
+ * hidden behind compute and the part exposed (what the iteration waits
+ * for). In flight, not summed: where communicators run at once the sum
+ * of durations exceeds the iteration, and sum less exposed was "hidden"
+ * time the iteration never had. Each bar's label gives its iteration.
+ */
 static int write_paths(FILE *data, FILE *gp, const char *data_path, json_t *doc)
 {
 	json_t *runs[3];
@@ -468,18 +491,27 @@ static int write_paths(FILE *data, FILE *gp, const char *data_path, json_t *doc)
 	if (!n)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
-		json_t *comm = json_object_get(runs[i], "comm_time_us");
+		json_t *it = json_object_get(runs[i], "iteration_time_us");
 		json_t *ex = json_object_get(runs[i], "exposed_comm_us");
+		double busy = chart_comm_busy(runs[i]), exposed = json_number_value(ex);
 
-		if (!json_is_number(comm) || !json_is_number(ex))
+		if (!json_is_number(json_object_get(runs[i], "comm_time_us")) || !json_is_number(ex) ||
+		    !json_is_number(it))
 			return -EINVAL;
-		put_data_string(data, run_path(runs[i]));
-		fprintf(data, " %.6f %.6f\n", (json_number_value(comm) - json_number_value(ex)) / 1e3,
-			json_number_value(ex) / 1e3);
+		/* exposed is within the span in flight; an edited file's not */
+		exposed = exposed < busy ? exposed : busy;
+		/* the path, and under it (gnuplot's \\n in a data string) its
+		 * iteration, what the bar is to be read against */
+		fputc('"', data);
+		put_data_chars(data, run_path(runs[i]));
+		fprintf(data, "\\n(iteration %.4g ms)\" %.6f %.6f\n", json_number_value(it) / 1e3,
+			(busy - exposed) / 1e3, exposed / 1e3);
 	}
-	fprintf(gp, "set title 'Communication an iteration, per path'\nset style data histograms\n"
+	fprintf(gp, "set title 'Communication in flight an iteration, per path (calls at once counted once)'\n"
+		    "set style data histograms\n"
 		    "set style histogram rowstacked\nset style fill solid 0.8 border -1\n"
 		    "set boxwidth 0.6\nset key outside right\nset grid ytics\n"
+		    "set bmargin 4\nset xtics font ',9'\n"
 		    "set ylabel 'ms an iteration'\nset yrange [0:*]\n"
 		    "plot '%s' using 2:xtic(1) title 'hidden behind compute', "
 		    "'' using 3 title 'exposed: the iteration waits'\n",

@@ -46,6 +46,14 @@ int chart_kind_parse(const char *name, enum chart_kind *k);
  */
 size_t chart_runs(json_t *doc, json_t *runs[3]);
 
+/*
+ * A run's communication in flight an iteration, calls at once counted
+ * once (comm_busy_us): what the paths chart and the page show, never
+ * beyond the iteration. A file written before that key: its summed
+ * comm_time_us, at most its iteration.
+ */
+double chart_comm_busy(json_t *run);
+
 /* Whether @doc (a run's, compare's or plan's --json) has what chart @k
  * draws. */
 int chart_has_data(enum chart_kind k, json_t *doc);

@@ -84,6 +84,9 @@ struct iter_record {
 	double start_us, end_us;
 	double compute_us; /* compute time of the iteration (0 if the trace has none) */
 	double comm_us;    /* sum of its collectives' durations */
+	double busy_us;    /* time some collective was in flight: calls
+			    * at once counted once, so never beyond the
+			    * iteration, where comm_us may be */
 	double exposed_us; /* iteration time not hidden behind compute */
 };
 
@@ -136,6 +139,7 @@ struct records {
 	struct iter_record *iter;  /* owned */
 	/* Means over iterations. */
 	double iteration_time_us, comm_time_us, exposed_comm_us;
+	double comm_busy_us;
 	/* Progress of a long run, called by backends now and then with the
 	 * collectives done so far; NULL for none. */
 	void (*progress)(void *ctx, size_t done, size_t total);

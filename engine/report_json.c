@@ -116,6 +116,8 @@ static json_t *run_json(const struct report_context *ctx, const struct records *
 	iters = json_array();
 	if (!doc || !colls || !iters)
 		goto err;
+	/* calls at once counted once: what the sum, comm_time_us, is not */
+	json_object_set_new(doc, "comm_busy_us", json_real(r->comm_busy_us));
 	json_object_set_new(doc, "p2p_level", p->opts.p2p_level ?
 			    json_string(p2p_user_level_name(p->opts.p2p_level)) : json_null());
 	json_object_set_new(doc, "communicators", json_integer((json_int_t)(r->ncomms ? r->ncomms : 1)));
@@ -152,12 +154,13 @@ static json_t *run_json(const struct report_context *ctx, const struct records *
 	}
 	for (unsigned i = 0; i < r->niter; i++)
 		json_array_append_new(iters,
-			json_pack("{s:i,s:f,s:f,s:f,s:f,s:f}",
+			json_pack("{s:i,s:f,s:f,s:f,s:f,s:f,s:f}",
 				  "iteration", (int)r->iter[i].iteration,
 				  "start_us", r->iter[i].start_us,
 				  "end_us", r->iter[i].end_us,
 				  "compute_us", r->iter[i].compute_us,
 				  "comm_us", r->iter[i].comm_us,
+				  "comm_busy_us", r->iter[i].busy_us,
 				  "exposed_comm_us", r->iter[i].exposed_us));
 	/* the collectives: written in place of this when the report is */
 	snprintf(mark, sizeof(mark), LIST_MARK, j->nlists);

@@ -297,6 +297,11 @@ void report_table(FILE *out, const struct report_context *ctx,
 	fprintf(out, "communication time   %12.1f us%s\n", r->comm_time_us,
 		records_concurrent(r) ? " (every call's, summed: calls may run at once)" :
 					"");
+	/* the sum counts the same microseconds once per call at once, and
+	 * may exceed the iteration: the span they cover does not */
+	if (records_concurrent(r))
+		fprintf(out, "comm in flight       %12.1f us (calls at once counted once)\n",
+			r->comm_busy_us);
 	fprintf(out, "exposed comm         %12.1f us\n", r->exposed_comm_us);
 	print_algorithms(out, "algorithms           ", r);
 	print_comms(out, "communicators        ", r);
@@ -330,7 +335,8 @@ void report_table(FILE *out, const struct report_context *ctx,
 	if (stage_total <= 0)
 		return;
 	fprintf(out, "\nstage busy time of the bottleneck connection, per iteration "
-		     "(stages overlap when pipelined)\n");
+		     "(stages overlap when pipelined%s)\n",
+		records_concurrent(r) ? "; summed over calls at once" : "");
 	for (int k = 0; k < STAGE_KIND_COUNT; k++)
 		if (stage_us[k] > 0)
 			fprintf(out, "  %-14s %12.1f us\n", stage_kind_name(k),
@@ -490,12 +496,18 @@ static double exposed_of(const struct records *r)
 	return r->exposed_comm_us;
 }
 
+static double busy_of(const struct records *r)
+{
+	return r->comm_busy_us;
+}
+
 void report_compare_table(FILE *out, const struct report_context *ctx,
 			  const struct records *const r[REPORT_PATHS])
 {
 	double st[REPORT_PATHS][STAGE_KIND_COUNT] = { { 0 } };
 	unsigned nfb, ni = r[REPORT_DIRECT]->niter ? r[REPORT_DIRECT]->niter : 1;
 	const char *why = first_fallback(r[REPORT_DIRECT], &nfb);
+	bool concurrent = records_concurrent(r[REPORT_DIRECT]);
 
 	print_header(out, ctx, r[REPORT_DIRECT], true);
 	if (why)
@@ -517,7 +529,12 @@ void report_compare_table(FILE *out, const struct report_context *ctx,
 	fprintf(out, "\n");
 	compare_row(out, "iteration time (us)", r, iteration_of);
 	compare_row(out, "communication (us)", r, comm_of);
+	if (concurrent)
+		compare_row(out, "comm in flight (us)", r, busy_of);
 	compare_row(out, "exposed comm (us)", r, exposed_of);
+	if (concurrent)
+		fprintf(out, "(communication: every call's, summed: calls may run at once; "
+			     "in flight: calls at once counted once)\n");
 	fprintf(out, "\n%-22s %15s %15s\n", "speedup of direct over", "staged", "staged-memcpy");
 	speedup_row(out, "  communication", report_comm_speedup(r[REPORT_STAGED], r[REPORT_DIRECT]),
 		    report_comm_speedup(r[REPORT_STAGED_MEMCPY], r[REPORT_DIRECT]));
@@ -531,7 +548,8 @@ void report_compare_table(FILE *out, const struct report_context *ctx,
 		if (st[0][k] <= 0 && st[1][k] <= 0 && st[2][k] <= 0)
 			continue;
 		if (!head++) /* none when nothing moved (one rank each) */
-			fprintf(out, "\nstage busy time of the bottleneck connection (us per iteration)\n");
+			fprintf(out, "\nstage busy time of the bottleneck connection (us per iteration%s)\n",
+				concurrent ? ", summed over calls at once" : "");
 		fprintf(out, "  %-20s", stage_kind_name(k));
 		for (int p = 0; p < REPORT_PATHS; p++)
 			fprintf(out, " %15.1f", st[p][k] / ni);

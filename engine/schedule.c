@@ -260,9 +260,57 @@ static int place_collectives(struct records *r, struct overlap *ov, bool serial)
 	return err;
 }
 
+/* A collective's span on the run's clock, and its iteration. */
+struct span {
+	unsigned iteration;
+	double start, end;
+};
+
+static int by_iteration_start(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->iteration != y->iteration)
+		return x->iteration < y->iteration ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Each iteration's busy_us: how long some collective was in flight, the
+ * union of their spans. Where communicators run at once the sum of
+ * durations (comm_us) counts the same microseconds once per call and
+ * can exceed the iteration; this never does.
+ */
+static int iteration_busy(struct records *r)
+{
+	struct span *s = malloc((r->ncoll ? r->ncoll : 1) * sizeof(*s));
+	size_t n = 0;
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->ncoll; i++)
+		if (r->coll[i].end_us > r->coll[i].start_us)
+			s[n++] = (struct span){ r->coll[i].iteration, r->coll[i].start_us,
+						r->coll[i].end_us };
+	qsort(s, n, sizeof(*s), by_iteration_start);
+	for (unsigned it = 0; it < r->niter; it++)
+		r->iter[it].busy_us = 0;
+	for (size_t i = 0; i < n;) {
+		struct iter_record *ir = &r->iter[s[i].iteration];
+		double start = s[i].start, end = s[i].end;
+
+		/* merge the spans that overlap this one, in start order */
+		for (i++; i < n && s[i].iteration == s[i - 1].iteration && s[i].start <= end; i++)
+			end = max2(end, s[i].end);
+		ir->busy_us += end - start;
+	}
+	free(s);
+	return 0;
+}
+
 int records_schedule(struct records *r, const struct plan *p)
 {
-	double total_iter = 0, total_comm = 0, total_exposed = 0;
+	double total_iter = 0, total_comm = 0, total_exposed = 0, total_busy = 0;
 	struct overlap ov;
 	bool with_ov = false;
 	int err = 0;
@@ -311,6 +359,9 @@ int records_schedule(struct records *r, const struct plan *p)
 		/* for now the end of the iteration with an instant network */
 		ir->exposed_us = max2(ir->exposed_us, c->ready_us);
 	}
+	err = iteration_busy(r);
+	if (err)
+		return err;
 	for (unsigned it = 0; it < r->niter; it++) {
 		struct iter_record *ir = &r->iter[it];
 		double t = ir->end_us - ir->start_us;
@@ -319,11 +370,13 @@ int records_schedule(struct records *r, const struct plan *p)
 		total_iter += t;
 		total_comm += ir->comm_us;
 		total_exposed += ir->exposed_us;
+		total_busy += ir->busy_us;
 	}
 	if (r->niter) {
 		r->iteration_time_us = total_iter / r->niter;
 		r->comm_time_us = total_comm / r->niter;
 		r->exposed_comm_us = total_exposed / r->niter;
+		r->comm_busy_us = total_busy / r->niter;
 	}
 	return 0;
 }

@@ -148,4 +148,24 @@ if "$gdrlab" backends >/dev/null && command -v gnuplot >/dev/null; then
 else
     echo "skip: one-rank report (no gnuplot)"
 fi
+# Communicators that run at once: the sum of every call's time exceeds
+# the iteration (Llama 3 8B, tp 8 x dp 2: ten communicators), so each
+# path also gives its communication in flight, calls at once counted
+# once: within the iteration, and at least its exposed part. The page
+# and the paths chart show that (test_report.sh, test_plot.sh).
+expect 0 "gen llm" -- "$gdrlab" gen llm --model llama3-8b --tp 8 --dp 2 -o "$tmp/tpdp.jsonl"
+expect 0 "compare, communicators at once" -- "$gdrlab" compare -q -t h100-pcie5-400g -T "$tmp/tpdp.jsonl" \
+    -n 2 --json "$tmp/tpdp.json"
+has "$tmp/out" "^comm in flight (us) "
+has "$tmp/out" "^(communication: every call's, summed: calls may run at once; in flight: calls at once counted once)$"
+has "$tmp/out" "^stage busy time of the bottleneck connection (us per iteration, summed over calls at once)$"
+# key JSON: a path's top-level value of key, in path order
+key() { sed -n "s/^    \"$1\": \([0-9.e+]*\),*$/\1/p" "$2"; }
+paste <(key iteration_time_us "$tmp/tpdp.json") <(key comm_time_us "$tmp/tpdp.json") \
+    <(key comm_busy_us "$tmp/tpdp.json") <(key exposed_comm_us "$tmp/tpdp.json") >"$tmp/figs"
+[ "$(wc -l <"$tmp/figs")" -eq 3 ] || { echo "FAIL: not three paths' figures:"; cat "$tmp/figs"; fail=1; }
+awk '$2 <= $1 { print "FAIL: summed communication " $2 " within the iteration " $1 ": no overlap to show" }
+     $3 > $1 * 1.000001 || $3 < $4 * 0.999999 {
+         print "FAIL: in flight " $3 " not between exposed " $4 " and the iteration " $1 }' \
+    "$tmp/figs" | grep . && fail=1
 exit $fail

@@ -102,6 +102,20 @@ expect 0 "a label with a command in it" -- "$gdrlab" plot "$tmp/inject.json" --k
 [ ! -e "$tmp/pwned" ] || { echo "FAIL: plot ran a command from a label"; fail=1; }
 n=$(grep -c 'id="gnuplot_plot_[0-9]*"' "$tmp/inject.svg")
 [ "$n" -eq 3 ] || { echo "FAIL: the injected chart has $n series, want 3"; fail=1; }
+# communicators at once (Llama 3 8B, tp 8 x dp 2): every call's time
+# summed is many iterations long; the paths chart draws what was in
+# flight, so no bar, and no y tic beyond the next, passes the iteration
+# (the staged bar showed 2400 ms hidden in a 369 ms iteration)
+expect 0 "gen llm" -- "$gdrlab" gen llm --model llama3-8b --tp 8 --dp 2 -o "$tmp/tpdp.jsonl"
+expect 0 "compare, communicators at once" -- "$gdrlab" compare -q -t h100-pcie5-400g -T "$tmp/tpdp.jsonl" \
+    -n 2 --json "$tmp/tpdp.json"
+expect 0 "its paths chart" -- "$gdrlab" plot "$tmp/tpdp.json" --kind paths -o "$tmp/tpdp.svg"
+longest=$(sed -n 's/^    "iteration_time_us": \([0-9.]*\),*$/\1/p' "$tmp/tpdp.json" | sort -g | tail -1)
+summed=$(sed -n 's/^    "comm_time_us": \([0-9.]*\),*$/\1/p' "$tmp/tpdp.json" | sort -g | tail -1)
+top=$(sed -n 's/.*<text> *\([0-9.]*\)<\/text>.*/\1/p' "$tmp/tpdp.svg" | sort -g | tail -1)
+awk -v t="$top" -v it="$longest" -v s="$summed" 'BEGIN { exit !(s / 1e3 > 2 * it / 1e3 && t <= 1.25 * it / 1e3) }' ||
+    { echo "FAIL: paths chart's top tic $top ms, the longest iteration $((${longest%.*} / 1000)) ms (summed $summed us)"; fail=1; }
+has "$tmp/tpdp.svg" "<text>(iteration 369.2 ms)</text>"
 bad_usage_of plot "a sweep has no collectives" "$tmp/results.json: no collectives in it" -- "$tmp/results.json" --kind paths -o "$tmp/x.svg"
 
 # bad input: one line, exit 2, nothing written
