@@ -120,6 +120,13 @@ static json_t *run_json(const struct report_context *ctx, const struct records *
 	json_object_set_new(doc, "comm_busy_us", json_real(r->comm_busy_us));
 	json_object_set_new(doc, "p2p_level", p->opts.p2p_level ?
 			    json_string(p2p_user_level_name(p->opts.p2p_level)) : json_null());
+	/* the tuner's choice forced, as busbw --json names it: a reader
+	 * sees that "algo" per collective was not NCCL's own */
+	json_object_set_new(doc, "nccl_algo", p->opts.algo ? json_string(p->opts.algo) : json_null());
+	json_object_set_new(doc, "nccl_proto", p->opts.proto ? json_string(p->opts.proto) : json_null());
+	json_object_set_new(doc, "nchannels", p->opts.nchannels ? json_integer(p->opts.nchannels) :
+								   json_null());
+	json_object_set_new(doc, "pxn", json_boolean(!p->opts.pxn_off));
 	json_object_set_new(doc, "communicators", json_integer((json_int_t)(r->ncomms ? r->ncomms : 1)));
 	json_object_set_new(doc, "sharing", json_string(records_sharing_name(r->sharing)));
 	json_object_set_new(doc, "fabric", fabric_json(r));

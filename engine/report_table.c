@@ -139,6 +139,29 @@ static void print_fabric(FILE *out, const struct records *r)
 		trace_op_name(worst->op), size);
 }
 
+/* What the run forced of NCCL's choice (--algo, --proto, --channels,
+ * --pxn off), in NCCL's variables: the algorithms line below is then
+ * not the tuner's own pick. Nothing when nothing was. */
+static void print_forced(FILE *out, const struct records *r, const struct plan_options *o)
+{
+	if (!o->algo && !o->proto && !o->nchannels && !o->pxn_off)
+		return;
+	fprintf(out, "forced    ");
+	if (o->algo)
+		fprintf(out, " NCCL_ALGO=%s", o->algo);
+	if (o->proto)
+		fprintf(out, " NCCL_PROTO=%s", o->proto);
+	if (o->nchannels)
+		fprintf(out, " --channels %u", o->nchannels);
+	if (o->pxn_off)
+		fprintf(out, " NCCL_PXN_DISABLE=1");
+	/* emu and real run gdrlab's own verbs ring whatever is asked */
+	if (o->ring_only)
+		fprintf(out, " (ignored: %s runs gdrlab's own ring)\n", r->backend);
+	else
+		fprintf(out, " (not NCCL's own choice)\n");
+}
+
 /* @memcpy: a staged-memcpy run is in the table (run on it, compare) */
 static void print_header(FILE *out, const struct report_context *ctx,
 			 const struct records *r, bool memcpy)
@@ -166,6 +189,7 @@ static void print_header(FILE *out, const struct report_context *ctx,
 	else if (memcpy)
 		fprintf(out, "; staged-memcpy through %u buffers a side", p->topo.staging.buffers);
 	fputc('\n', out);
+	print_forced(out, r, &p->opts);
 	print_fabric(out, r);
 }
 

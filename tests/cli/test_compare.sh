@@ -168,4 +168,25 @@ awk '$2 <= $1 { print "FAIL: summed communication " $2 " within the iteration " 
      $3 > $1 * 1.000001 || $3 < $4 * 0.999999 {
          print "FAIL: in flight " $3 " not between exposed " $4 " and the iteration " $1 }' \
     "$tmp/figs" | grep . && fail=1
+# NCCL's choice forced (--algo, --proto, --channels, --pxn off): the
+# JSON records it under busbw --json's keys, the table's header says it,
+# so "algorithms Ring/LL128 x10" is not read as the tuner's pick; none
+# forced: null, null, null, true and no such line
+forced=(--algo ring --proto LL128 --channels 4 --pxn off)
+for cmd in run compare; do
+    expect 0 "$cmd, the choice forced" -- "$gdrlab" "$cmd" -q -t h100-pcie5-400g -T resnet50-ddp -n 2 \
+        "${forced[@]}" --json "$tmp/forced.json"
+    has "$tmp/out" "^forced     NCCL_ALGO=ring NCCL_PROTO=LL128 --channels 4 NCCL_PXN_DISABLE=1 (not NCCL's own choice)$"
+    n=$(grep -c '^ *"nccl_algo": "ring",$' "$tmp/forced.json")
+    [ "$n" -eq "$([ $cmd = run ] && echo 1 || echo 3)" ] || { echo "FAIL: $cmd: $n runs record nccl_algo ring"; fail=1; }
+    has "$tmp/forced.json" '"nccl_proto": "LL128",$'
+    has "$tmp/forced.json" '"nchannels": 4,$'
+    has "$tmp/forced.json" '"pxn": false,$'
+    expect 0 "$cmd, nothing forced" -- "$gdrlab" "$cmd" -q -t h100-pcie5-400g -T resnet50-ddp -n 2 \
+        --json "$tmp/free.json"
+    grep -q '^forced' "$tmp/out" && { echo "FAIL: $cmd: a forced line with nothing forced"; fail=1; }
+    for k in '"nccl_algo": null' '"nccl_proto": null' '"nchannels": null' '"pxn": true'; do
+        has "$tmp/free.json" "$k,$"
+    done
+done
 exit $fail
