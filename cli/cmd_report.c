@@ -102,7 +102,15 @@ static int load_beside(const struct report_page *p, const char *path, struct top
 	return topology_load_with(other, p->sets, p->nsets, t, &ignored) ? -EINVAL : 0;
 }
 
-void report_node(struct report_page *p, const char *topology_file, const char *gdr_level)
+/* Whether a run asked for @path never uses GPUDirect RDMA: the staged
+ * paths stage every transfer, whatever the GDR level allows. */
+static bool path_never_direct(const char *path)
+{
+	return path && (!strcmp(path, "staged") || !strcmp(path, "staged-memcpy"));
+}
+
+void report_node(struct report_page *p, const char *topology_file, const char *gdr_level,
+		 const char *path)
 {
 	struct topology *t = calloc(1, sizeof(*t));
 	enum topo_path_type level = GDR_LEVEL_DEFAULT;
@@ -124,9 +132,11 @@ void report_node(struct report_page *p, const char *topology_file, const char *g
 		html_error(p->f, "Cannot draw the node: %s", d.msg);
 	} else {
 		fputs("<h3>", p->f);
-		html_printf(p->f, "%s (%s%s)", t->name, topology_file, p->nsets ? ", with --set" : "");
-		fputs("</h3>\n", p->f);
-		report_cluster(p->f, t, level);
+		html_printf(p->f, "%s (%s%s", t->name, topology_file, p->nsets ? ", with --set " : "");
+		for (unsigned i = 0; i < p->nsets; i++)
+			html_printf(p->f, "%s%s=%s", i ? ", " : "", p->sets[i].path, p->sets[i].value);
+		fputs(")</h3>\n", p->f);
+		report_cluster(p->f, t, level, path_never_direct(path) ? path : NULL);
 	}
 	free(t);
 }
@@ -229,9 +239,18 @@ static void title_of(json_t *doc, enum report_doc kind, char *buf, size_t len)
 			snprintf(buf, len, "Sweep of %zu points", n);
 		return;
 	}
-	if (kind == REPORT_COMPARE)
-		snprintf(buf, len, "%s on %s: direct vs staged", trace, topo ? topo : "?");
-	else
+	if (kind == REPORT_COMPARE) {
+		json_t *runs[3];
+		size_t n = chart_runs(doc, runs), at;
+
+		/* after the paths it holds: three since staged-memcpy came */
+		at = (size_t)snprintf(buf, len, "%s on %s: ", trace, topo ? topo : "?");
+		for (size_t i = 0; i < n && at < len; i++) {
+			const char *rp = json_string_value(json_object_get(runs[i], "path"));
+
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? " vs " : "", rp ? rp : "?");
+		}
+	} else
 		snprintf(buf, len, "%s on %s, the %s path", trace, topo ? topo : "?", path ? path : "?");
 }
 

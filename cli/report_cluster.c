@@ -5,6 +5,8 @@
  * leaf a column, a parent centred over its children, a row per depth.
  */
 #include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "gdr_policy.h"
 #include "report_cluster.h"
@@ -100,23 +102,24 @@ static double box_top(const struct box *b)
 	return MARGIN + 18 + b->depth * ROW_H;
 }
 
-/* GPU @g's nearest NIC, its path class and verdict at @level. */
+/* GPU @g's nearest NIC, its path class and verdict at @level; staged
+ * whatever the level where the run's path, @staged, never goes direct. */
 static const char *gpu_line(const struct topology *t, int g, enum topo_path_type level,
-			    bool *gdr, char *buf, size_t len)
+			    const char *staged, bool *gdr, char *buf, size_t len)
 {
 	int nic = topo_nearest_nic(t, g);
 
 	*gdr = false;
 	if (nic < 0)
 		return "no NIC";
-	*gdr = gdr_allowed(t, g, nic, level, NULL, 0);
+	*gdr = !staged && gdr_allowed(t, g, nic, level, NULL, 0);
 	snprintf(buf, len, "%s %s %s", t->nics[nic].dev.name,
 		 topo_path_name(topo_gpu_nic_path(t, g, nic)), *gdr ? "GDR" : "staged");
 	return buf;
 }
 
 static void draw_box(FILE *f, const struct topology *t, const struct box *b,
-		     enum topo_path_type level)
+		     enum topo_path_type level, const char *staged)
 {
 	static const char *const fill[] = { "#dde6f5", "#eeeeee", NULL, "#d8e8f8" };
 	char line2[96];
@@ -136,7 +139,7 @@ static void draw_box(FILE *f, const struct topology *t, const struct box *b,
 		break;
 	case BOX_GPU:
 		name = t->gpus[b->index].name;
-		sub = gpu_line(t, b->index, level, &gdr, line2, sizeof(line2));
+		sub = gpu_line(t, b->index, level, staged, &gdr, line2, sizeof(line2));
 		colour = gdr ? "#dff0d8" : "#fbe3c8";
 		cls = gdr ? "gpu gdr" : "gpu staged";
 		break;
@@ -190,7 +193,8 @@ static const char *gpu_fabric_text(const struct topology *t, char *buf, size_t l
 	return buf;
 }
 
-static void draw_tree(FILE *f, const struct topology *t, enum topo_path_type level)
+static void draw_tree(FILE *f, const struct topology *t, enum topo_path_type level,
+		      const char *staged)
 {
 	struct layout l;
 	char buf[128];
@@ -228,20 +232,29 @@ static void draw_tree(FILE *f, const struct topology *t, enum topo_path_type lev
 			t->inter_socket.bw_up / 1e9);
 	}
 	for (unsigned i = 0; i < l.n; i++)
-		draw_box(f, t, &l.box[i], level);
+		draw_box(f, t, &l.box[i], level, staged);
 	fprintf(f, "<text x=\"%d\" y=\"%.0f\" font-size=\"11\">", MARGIN, h - 10);
 	html_printf(f, "GPU to GPU: %s", gpu_fabric_text(t, buf, sizeof(buf)));
 	fputs("</text>\n</svg><figcaption>", f);
-	html_printf(f, "One node of %s: each GPU names its nearest NIC, the PCIe path between "
-		       "them in NCCL's classes and whether GPUDirect RDMA is used at GDR level %s "
-		       "(green: direct; orange: staged through host memory).",
-		    t->name, topo_path_name(level));
+	if (staged)
+		html_printf(f, "One node of %s: each GPU names its nearest NIC and the PCIe path "
+			       "between them in NCCL's classes. This run's path, %s, stages every "
+			       "transfer through host memory: GPUDirect RDMA is used by no pair "
+			       "(orange), whatever GDR level %s would allow (below).",
+			    t->name, staged, topo_path_name(level));
+	else
+		html_printf(f, "One node of %s: each GPU names its nearest NIC, the PCIe path "
+			       "between them in NCCL's classes and whether GPUDirect RDMA is used "
+			       "at GDR level %s (green: direct; orange: staged through host memory).",
+			    t->name, topo_path_name(level));
 	fputs("</figcaption></figure>\n", f);
 }
 
 /* Probe's GPU x NIC matrix: the path class of each pair, coloured by the
- * verdict at @level, the reason it is staged in the cell's tooltip. */
-static void draw_matrix(FILE *f, const struct topology *t, enum topo_path_type level)
+ * verdict at @level (staged throughout on a path, @staged, that never
+ * goes direct), the reason it is staged in the cell's tooltip. */
+static void draw_matrix(FILE *f, const struct topology *t, enum topo_path_type level,
+			const char *staged)
 {
 	fputs("<table class=\"paths\"><tr><th>GPU</th>", f);
 	for (unsigned n = 0; n < t->nnics; n++)
@@ -255,6 +268,15 @@ static void draw_matrix(FILE *f, const struct topology *t, enum topo_path_type l
 		for (unsigned n = 0; n < t->nnics; n++) {
 			char why[256] = "";
 			bool gdr = gdr_allowed(t, (int)g, (int)n, level, why, sizeof(why));
+
+			if (staged && gdr)
+				snprintf(why, sizeof(why), "the run's path, %s, never uses GPUDirect "
+					 "RDMA (GDR level %s would allow this pair)", staged,
+					 topo_path_name(level));
+			else if (staged)
+				snprintf(why + strlen(why), sizeof(why) - strlen(why),
+					 "; and the run's path, %s, never uses GPUDirect RDMA", staged);
+			gdr = gdr && !staged;
 
 			fprintf(f, "<td class=\"%s%s\" title=\"", gdr ? "gdr" : "staged",
 				(int)n == near ? " near" : "");
@@ -323,10 +345,11 @@ static void describe_fabric(FILE *f, const struct topology *t)
 	fputs("</p>\n", f);
 }
 
-void report_cluster(FILE *f, const struct topology *t, enum topo_path_type level)
+void report_cluster(FILE *f, const struct topology *t, enum topo_path_type level,
+		    const char *staged_path)
 {
-	draw_tree(f, t, level);
+	draw_tree(f, t, level, staged_path);
 	describe_fabric(f, t);
-	draw_matrix(f, t, level);
+	draw_matrix(f, t, level, staged_path);
 	draw_levels(f, t);
 }

@@ -12,7 +12,10 @@
 #include "topo_path.h"
 
 /* @t's tree as an inline SVG, then the GPU x NIC table at GDR level
- * @level. */
-void report_cluster(FILE *f, const struct topology *t, enum topo_path_type level);
+ * @level; for a run whose path @staged_path ("staged", "staged-memcpy")
+ * never uses GPUDirect RDMA, every pair staged and said why (NULL: as
+ * the GDR level decides). */
+void report_cluster(FILE *f, const struct topology *t, enum topo_path_type level,
+		    const char *staged_path);
 
 #endif

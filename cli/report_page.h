@@ -59,7 +59,10 @@ int report_run_check(json_t *doc, char *why, size_t len);
 void report_run_sections(struct report_page *p);   /* a run or a compare */
 void report_sweep_sections(struct report_page *p); /* a sweep */
 
-/* The node of @topology_file drawn, at GDR level @gdr_level ("P2C"). */
-void report_node(struct report_page *p, const char *topology_file, const char *gdr_level);
+/* The node of @topology_file drawn, at GDR level @gdr_level ("P2C"), for
+ * a run of @path ("staged", ...: one that never uses GPUDirect RDMA is
+ * drawn staged throughout; NULL: a sweep's node, whatever its paths). */
+void report_node(struct report_page *p, const char *topology_file, const char *gdr_level,
+		 const char *path);
 
 #endif

@@ -140,7 +140,57 @@ static void collectives_table(FILE *f, json_t *runs[3], size_t nruns)
 	free(k);
 }
 
-static void setup_table(FILE *f, json_t *run)
+/* What the run forced of NCCL's choice (--algo, --proto, --channels,
+ * --pxn off), one row each, as NCCL's variables: the algorithms on the
+ * page are then not the tuner's own pick. */
+static void forced_row(FILE *f, const char *what)
+{
+	fputs("<tr><th>forced</th>", f);
+	html_cell(f, "td", "%s", what);
+	fputs("</tr>\n", f);
+}
+
+static void forced_rows(FILE *f, json_t *run)
+{
+	json_t *algo = json_object_get(run, "nccl_algo"), *proto = json_object_get(run, "nccl_proto");
+	json_t *ch = json_object_get(run, "nchannels");
+	char buf[256];
+
+	if (json_is_string(algo)) {
+		snprintf(buf, sizeof(buf), "NCCL_ALGO=%s", json_string_value(algo));
+		forced_row(f, buf);
+	}
+	if (json_is_string(proto)) {
+		snprintf(buf, sizeof(buf), "NCCL_PROTO=%s", json_string_value(proto));
+		forced_row(f, buf);
+	}
+	if (json_is_integer(ch)) {
+		snprintf(buf, sizeof(buf), "--channels %lld", json_integer_value(ch));
+		forced_row(f, buf);
+	}
+	if (json_is_false(json_object_get(run, "pxn")))
+		forced_row(f, "--pxn off (NCCL_PXN_DISABLE=1)");
+}
+
+/* The topology's values --set replaced, each named. */
+static void set_row(FILE *f, json_t *doc)
+{
+	json_t *sets = json_object_get(doc, "topology_set"), *v;
+	const char *path;
+	bool first = true;
+
+	if (!json_object_size(sets))
+		return;
+	fputs("<tr><th>--set</th><td>", f);
+	json_object_foreach(sets, path, v) {
+		html_printf(f, "%s%s=%s", first ? "" : ", ", path,
+			    json_is_string(v) ? json_string_value(v) : "?");
+		first = false;
+	}
+	fputs("</td></tr>\n", f);
+}
+
+static void setup_table(FILE *f, json_t *doc, json_t *run)
 {
 	static const struct {
 		const char *label, *key;
@@ -167,6 +217,8 @@ static void setup_table(FILE *f, json_t *run)
 		html_cell(f, "td", "%s", json_string_value(v));
 		fputs("</tr>\n", f);
 	}
+	forced_rows(f, run);
+	set_row(f, doc);
 	fputs("</table>\n", f);
 }
 
@@ -398,7 +450,7 @@ void report_run_sections(struct report_page *p)
 	size_t nruns = chart_runs(p->doc, runs);
 
 	answer(p->f, p->doc, runs, nruns);
-	setup_table(p->f, runs[0]);
+	setup_table(p->f, p->doc, runs[0]);
 	fputs("<h2 id=\"iteration\">An iteration</h2>\n", p->f);
 	report_chart(p, CHART_PATHS, "Each path's communication in flight an iteration (calls at "
 				     "once counted once, so never more than the iteration, given "
@@ -409,5 +461,6 @@ void report_run_sections(struct report_page *p)
 					   "a line per path (log scale).");
 	collectives_table(p->f, runs, nruns);
 	report_node(p, json_string_value(json_object_get(runs[0], "topology_file")),
-		    json_string_value(json_object_get(runs[0], "gdr_level")));
+		    json_string_value(json_object_get(runs[0], "gdr_level")),
+		    json_string_value(json_object_get(runs[0], "path")));
 }

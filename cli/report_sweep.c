@@ -53,6 +53,60 @@ static void failed_note(FILE *f, json_t *doc)
 		   json_array_size(points_of(doc)), list, n > 3 ? "\n(the others: Points, below)" : "");
 }
 
+#define MAX_VALUES_NAMED 4
+
+/* A row of what the points ran with: @key's values, each once, in the
+ * points' order; "varies" beyond a few. */
+static bool ran_row(FILE *f, json_t *pts, const char *key, const char *label, bool head)
+{
+	const char *seen[MAX_VALUES_NAMED];
+	size_t n = 0, more = 0, i;
+	json_t *pt;
+
+	json_array_foreach(pts, i, pt) {
+		const char *v = json_string_value(json_object_get(pt, key));
+		size_t k;
+
+		for (k = 0; v && k < n && strcmp(seen[k], v); k++)
+			;
+		if (!v || k < n)
+			continue;
+		if (n == MAX_VALUES_NAMED)
+			more++;
+		else
+			seen[n++] = v;
+	}
+	if (!n)
+		return false;
+	fputs(head ? "<table class=\"setup\"><tr>" : "<tr>", f);
+	html_cell(f, "th", "%s", label);
+	fputs("<td>", f);
+	for (size_t k = 0; k < n; k++)
+		html_printf(f, "%s%s", k ? ", " : "", seen[k]);
+	if (more)
+		html_printf(f, " and %zu more (each point's in the results)", more);
+	fputs("</td></tr>\n", f);
+	return true;
+}
+
+/* What the points ran: every point carries its backend, NCCL release,
+ * GDR level, trace and topology, which the page names as a run's does. */
+static void ran_table(FILE *f, json_t *doc)
+{
+	static const struct {
+		const char *label, *key;
+	} rows[] = {
+		{ "backend", "backend" }, { "NCCL", "nccl" }, { "GDR level", "gdr_level" },
+		{ "trace", "trace_file" }, { "topology", "topology_file" },
+	};
+	size_t shown = 0;
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		shown += ran_row(f, points_of(doc), rows[i].key, rows[i].label, !shown);
+	if (shown)
+		fputs("</table>\n", f);
+}
+
 static void lead(FILE *f, json_t *doc)
 {
 	json_t *plan = json_object_get(doc, "plan"), *q = json_object_get(doc, "questions"), *ax;
@@ -75,6 +129,7 @@ static void lead(FILE *f, json_t *doc)
 		if (json_object_get(q, asks[i].key))
 			html_printf(f, "%s%s", asked++ ? "; " : ", asking ", asks[i].text);
 	fputs(".</p>\n", f);
+	ran_table(f, doc);
 	if (!json_array_size(json_object_get(plan, "axes")))
 		return;
 	fputs("<table class=\"axes\"><tr><th>axis</th><th>values</th></tr>\n", f);
@@ -352,12 +407,12 @@ static void nodes(struct report_page *p)
 		if (!file || k < n || n == MAX_NODES_DRAWN)
 			continue;
 		drawn[n++] = file;
-		report_node(p, file, json_string_value(json_object_get(pt, "gdr_level")));
+		report_node(p, file, json_string_value(json_object_get(pt, "gdr_level")), NULL);
 		if (p->topology)
 			break; /* --topology: one node */
 	}
 	if (!n)
-		report_node(p, NULL, NULL);
+		report_node(p, NULL, NULL, NULL);
 }
 
 void report_sweep_sections(struct report_page *p)

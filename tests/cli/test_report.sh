@@ -103,6 +103,10 @@ for f in 'data-kind="scaling" data-series="4"' 'data-kind="speedup" data-series=
          'data-kind="cost" data-series="1"'; do
     has "$tmp/plan.html" "$f"
 done
+# what every point ran with, named as a run's page names it
+has "$tmp/plan.html" "<tr><th>backend</th><td>analytic</td></tr>"
+has "$tmp/plan.html" "<tr><th>NCCL</th><td>2.30.7</td></tr>"
+has "$tmp/plan.html" "<tr><th>trace</th><td>$tmp/ar64.jsonl</td></tr>"
 # self-contained: nothing to fetch (gnuplot's SVG names its namespaces by
 # URL; those are names, not fetches)
 if grep -E '(src|href)="(https?:)?//' "$tmp/plan.html" >/dev/null; then
@@ -174,7 +178,34 @@ expect 0 "a run with --set" -- "$gdrlab" run -q --json "$tmp/set.json" --set fab
     --topology "$src/tests/data/fabric/leaf-2to1.yaml" --trace "$tmp/ar64.jsonl"
 expect 0 "its report" -- "$gdrlab" report "$tmp/set.json" -o "$tmp/set.html"
 has "$tmp/set.html" "leaves of 8 ports (2 up)"
-has "$tmp/set.html" "leaf-2to1.yaml, with --set)"
+has "$tmp/set.html" "leaf-2to1.yaml, with --set fabric.leaf.uplinks=2)"
+# what a run was given, on its page: the choice forced, each --set by its
+# value, and a staged path's node staged throughout, whatever GDR level
+# PHB allows (h100-pcie5-400g: each GPU's nearest NIC under its switch,
+# PIX; the tree said "used at GDR level PHB" and drew all eight green)
+expect 0 "a staged run with its choice forced" -- "$gdrlab" run -q --json "$tmp/forced.json" \
+    -t h100-pcie5-400g -T "$tmp/ar64.jsonl" -p staged-memcpy --gdr-level phb --algo ring --proto LL128 \
+    --channels 4 --pxn off --set nics.rate=100Gbit/s --set "staging.buffers=4"
+expect 0 "its report" -- "$gdrlab" report "$tmp/forced.json" -o "$tmp/forced.html"
+for row in NCCL_ALGO=ring NCCL_PROTO=LL128 "--channels 4" "--pxn off (NCCL_PXN_DISABLE=1)"; do
+    has "$tmp/forced.html" "<tr><th>forced</th><td>$row</td></tr>"
+done
+has "$tmp/forced.html" "<tr><th>--set</th><td>nics.rate=100Gbit/s, staging.buffers=4</td></tr>"
+has "$tmp/forced.html" "h100-pcie5-400g.yaml, with --set nics.rate=100Gbit/s, staging.buffers=4)</h3>"
+has "$tmp/forced.html" "This run&#39;s path, staged-memcpy, stages every transfer through host memory: GPUDirect RDMA is used by no pair"
+n=$(grep -c '<g class="gpu gdr">' "$tmp/forced.html"); s=$(grep -c '<g class="gpu staged">' "$tmp/forced.html")
+[ "$n" -eq 0 ] && [ "$s" -eq 8 ] || { echo "FAIL: a staged-memcpy run's node: $n GPUs green, $s orange, want 0 and 8"; fail=1; }
+# (the GPU x NIC table; the GDR levels' table below it says what each
+# level would make of a pair, and has no title)
+grep -q '<td class="gdr[^"]*" title=' "$tmp/forced.html" && { echo "FAIL: a staged-memcpy run's pairs drawn as GPUDirect"; fail=1; }
+# the same run direct: its node as the GDR level decides, all eight green
+expect 0 "the run direct" -- "$gdrlab" run -q --json "$tmp/phb.json" -t h100-pcie5-400g -T "$tmp/ar64.jsonl" \
+    -p direct --gdr-level phb
+expect 0 "its report" -- "$gdrlab" report "$tmp/phb.json" -o "$tmp/phb.html"
+[ "$(grep -c '<g class="gpu gdr">' "$tmp/phb.html")" -eq 8 ] || { echo "FAIL: a direct run's node not green"; fail=1; }
+grep -q '<tr><th>forced</th>' "$tmp/phb.html" && { echo "FAIL: forced rows with nothing forced"; fail=1; }
+# a compare's page is titled after its three paths
+has "$tmp/out dir/compare.html" "<h1>ar64.jsonl on round-numbers: direct vs staged vs staged-memcpy</h1>"
 # a SYS pair is direct at GDR level SYS alone
 has "$tmp/run.html" '<th>gpu0-nic0</th><td>SYS</td>\(<td class="staged">staged</td>\)\{4\}<td class="gdr">direct</td>' 
 # a mesh wired pair by pair says so: DGX-1's 16 pairs, 6 links a GPU
