@@ -17,6 +17,63 @@ const char *records_comm_name(const struct records *r, const struct coll_record 
 	return c->comm < r->ncomms ? r->comms[c->comm].name : "world";
 }
 
+/* The record of @job's iteration @it: the jobs' iterations one job after
+ * another, each job's as many as its highest iteration + 1. */
+static unsigned iter_at(const struct records *r, unsigned job, unsigned it)
+{
+	unsigned at = 0;
+
+	while (at < r->niter && r->iter[at].job < job)
+		at++;
+	return at + it;
+}
+
+/* One record per iteration of each job (a trace of one job: its
+ * niterations), so that each job keeps its own clock. 0 or -ENOMEM. */
+static int init_iterations(struct records *r, const struct trace *t)
+{
+	unsigned njobs = t->njobs ? t->njobs : 1, *count = calloc(njobs, sizeof(*count));
+	unsigned at = 0;
+
+	if (!count)
+		return -ENOMEM;
+	if (!t->njobs)
+		count[0] = t->niterations;
+	for (size_t i = 0; i < t->nentries && t->njobs; i++)
+		if (t->entries[i].iteration + 1 > count[t->entries[i].job])
+			count[t->entries[i].job] = t->entries[i].iteration + 1;
+	for (unsigned j = 0; j < njobs; j++)
+		r->niter += count[j];
+	r->iter = calloc(r->niter ? r->niter : 1, sizeof(*r->iter));
+	for (unsigned j = 0; j < njobs && r->iter; j++)
+		for (unsigned it = 0; it < count[j]; it++, at++) {
+			r->iter[at].job = j;
+			r->iter[at].iteration = it;
+		}
+	free(count);
+	return r->iter ? 0 : -ENOMEM;
+}
+
+/* Each iteration's calls and its compute: its own job's alone, the
+ * longest its lines give (they agree, trace.h), never another job's. */
+static void iter_calls(struct records *r, const struct trace *t)
+{
+	for (size_t i = r->ncoll; i-- > 0;) {
+		struct iter_record *ir = &r->iter[r->coll[i].iter_at];
+
+		if (ir->end == ir->first)
+			ir->end = i + 1;
+		ir->first = i; /* a job's calls of an iteration are in a row */
+	}
+	for (size_t i = 0; i < t->nentries; i++) {
+		const struct trace_entry *e = &t->entries[i];
+		struct iter_record *ir = &r->iter[iter_at(r, t->njobs ? e->job : 0, e->iteration)];
+
+		if (e->compute_us > ir->compute_us)
+			ir->compute_us = e->compute_us;
+	}
+}
+
 int records_init(struct records *r, const struct plan *p, const char *backend)
 {
 	const struct trace *t = p->trace;
@@ -27,10 +84,9 @@ int records_init(struct records *r, const struct plan *p, const char *backend)
 	r->nodes = p->nodes;
 	r->gpus_per_node = p->gpus_per_node;
 	r->ncoll = p->ncollectives;
-	r->niter = t->niterations;
+	r->njobs = t->njobs;
 	r->coll = calloc(r->ncoll ? r->ncoll : 1, sizeof(*r->coll));
-	r->iter = calloc(r->niter ? r->niter : 1, sizeof(*r->iter));
-	if (!r->coll || !r->iter) {
+	if (!r->coll || init_iterations(r, t)) {
 		records_destroy(r);
 		return -ENOMEM;
 	}
@@ -42,6 +98,8 @@ int records_init(struct records *r, const struct plan *p, const char *backend)
 
 		c->entry = pc->entry;
 		c->iteration = e->iteration;
+		c->job = t->njobs ? e->job : 0;
+		c->iter_at = iter_at(r, c->job, c->iteration);
 		c->op = e->op;
 		c->bytes = pc->bytes;
 		c->nranks = pat->nranks;
@@ -73,12 +131,7 @@ int records_init(struct records *r, const struct plan *p, const char *backend)
 		records_destroy(r);
 		return -ENOMEM;
 	}
-	for (unsigned i = 0; i < r->niter; i++)
-		r->iter[i].iteration = i;
-	for (size_t i = 0; i < t->nentries; i++)
-		if (t->entries[i].compute_us > r->iter[t->entries[i].iteration].compute_us)
-			r->iter[t->entries[i].iteration].compute_us =
-				t->entries[i].compute_us;
+	iter_calls(r, t);
 	return 0;
 }
 

@@ -25,7 +25,9 @@ struct stage_span {
 
 struct coll_record {
 	size_t entry;          /* index into the trace */
-	unsigned iteration;
+	unsigned iteration;    /* its job's iteration */
+	unsigned job;          /* trace_entry.job: 0 but in a run of jobs */
+	unsigned iter_at;      /* its iteration's record: records.iter[iter_at] */
 	enum trace_op op;
 	uint64_t bytes;
 	unsigned nranks;
@@ -79,8 +81,11 @@ struct coll_record {
 #define RECORDS_NO_LINK UINT32_MAX
 #define RECORDS_LINK_NAME 64
 
+/* One job's iteration: jobs on one cluster each keep their own clock. */
 struct iter_record {
+	unsigned job;      /* 0 but in a run of jobs (trace_jobs.h) */
 	unsigned iteration;
+	size_t first, end; /* its calls: records.coll[first .. end) */
 	double start_us, end_us;
 	double compute_us; /* compute time of the iteration (0 if the trace has none) */
 	double comm_us;    /* sum of its collectives' durations */
@@ -135,9 +140,11 @@ struct records {
 	size_t *pred_first, *preds;
 	bool overlapped;           /* collectives shared links at once */
 	enum records_sharing sharing;
-	unsigned niter;
+	/* Every job's iterations, job by job (one job: iter[i] is iteration
+	 * i); njobs: 0 for a trace of one job, else trace.njobs. */
+	unsigned niter, njobs;
 	struct iter_record *iter;  /* owned */
-	/* Means over iterations. */
+	/* Means over iterations (with jobs, over every job's). */
 	double iteration_time_us, comm_time_us, exposed_comm_us;
 	double comm_busy_us;
 	/* Progress of a long run, called by backends now and then with the
@@ -191,7 +198,8 @@ static inline void records_progress(const struct records *r, size_t done)
  * (overlap.h). Without it every collective
  * waits for the one before it in the trace, as the backends that move
  * real bytes ran them. An iteration ends when both its compute and its
- * last collective have ended; the next starts then. 0, -ENOMEM, or
+ * last collective have ended; the next starts then, each job's on its
+ * own clock. 0, -ENOMEM, or
  * -EDEADLK where a call would wait for ever (a bug).
  */
 int records_schedule(struct records *r, const struct plan *p);

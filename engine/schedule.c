@@ -26,7 +26,7 @@ static double max2(double a, double b)
 	return a > b ? a : b;
 }
 
-/* What one iteration's placement keeps. */
+/* What the placement keeps. */
 struct sched {
 	struct records *r;
 	struct overlap *ov;    /* NULL: collectives never slow each other */
@@ -44,6 +44,9 @@ struct sched {
 	double *alone;         /* per live slot: its time alone (for overlap) */
 	bool *slowed;          /* per live slot: ever ran below speed 1 */
 	size_t nlive;
+	/* Per iteration record: its calls not yet ended, the last end. */
+	size_t *calls_left;
+	double *last_end;
 };
 
 /* The calls waiting for @i: the records' order inverted, or in serial
@@ -89,8 +92,10 @@ static int sched_init(struct sched *s, struct records *r, struct overlap *ov, bo
 	s->speed = malloc(n * sizeof(*s->speed));
 	s->alone = malloc(n * sizeof(*s->alone));
 	s->slowed = malloc(n * sizeof(*s->slowed));
+	s->calls_left = malloc((r->niter ? r->niter : 1) * sizeof(*s->calls_left));
+	s->last_end = malloc((r->niter ? r->niter : 1) * sizeof(*s->last_end));
 	if (!s->succ_first || !s->waits || !s->after || !s->pending || !s->live || !s->left ||
-	    !s->speed || !s->alone || !s->slowed)
+	    !s->speed || !s->alone || !s->slowed || !s->calls_left || !s->last_end)
 		return -ENOMEM;
 	return invert_preds(s);
 }
@@ -107,6 +112,8 @@ static void sched_destroy(struct sched *s)
 	free(s->speed);
 	free(s->alone);
 	free(s->slowed);
+	free(s->calls_left);
+	free(s->last_end);
 }
 
 static int respeed(struct sched *s)
@@ -128,13 +135,13 @@ static size_t batch_next(const struct sched *s, size_t i)
 }
 
 /* Call @i has ended at @end: what waited for it may go. */
-static void release(struct sched *s, size_t i, double end, size_t i1)
+static void release(struct sched *s, size_t i, double end)
 {
 	size_t from = s->succ_first[i], to = s->succ_first[i + 1];
 
-	if (s->serial) { /* the next call of the trace, if any */
+	if (s->serial) { /* the next call of its iteration, if any */
 		from = 0;
-		to = i + 1 < i1 ? 1 : 0;
+		to = i + 1 < s->r->iter[s->r->coll[i].iter_at].end ? 1 : 0;
 	}
 	for (size_t k = from; k < to; k++) {
 		size_t w = s->serial ? i + 1 : s->succ[k];
@@ -145,27 +152,77 @@ static void release(struct sched *s, size_t i, double end, size_t i1)
 	}
 }
 
-/* Collectives [i0, i1) of one iteration from @iter_start; returns the end
- * of its last collective (or @iter_start). */
-static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_start,
-			   double *last_end)
+/* Whether iteration record @k is followed by its own job's next one. */
+static bool job_goes_on(const struct records *r, unsigned k)
+{
+	return k + 1 < r->niter && r->iter[k + 1].job == r->iter[k].job;
+}
+
+/*
+ * Iteration @k starts at @start: its calls may go from their ready
+ * times. One without calls ends at once with its compute, and its job's
+ * next starts then. Each job's iterations follow one another on its own
+ * clock: another job's long iteration holds none of them back.
+ */
+static void start_iteration(struct sched *s, unsigned k, double start)
 {
 	struct records *r = s->r;
-	double now = iter_start;
-	size_t done = i0;
+
+	for (;;) {
+		struct iter_record *ir = &r->iter[k];
+
+		ir->start_us = start;
+		s->last_end[k] = start;
+		s->calls_left[k] = ir->end - ir->first;
+		for (size_t i = ir->first; i < ir->end; i++) {
+			/* a batch's first send carries the batch's (its others none) */
+			s->after[i] = start + (s->serial || r->coll[i].joins_batch ?
+						       r->coll[i].ready_us : records_batch_ready(r, i));
+			s->waits[i] = s->serial ? i > ir->first :
+						  r->pred_first[i + 1] - r->pred_first[i];
+			if ((s->serial || !r->coll[i].joins_batch) && !s->waits[i])
+				s->pending[s->npending++] = i;
+		}
+		if (s->calls_left[k])
+			return;
+		ir->end_us = start + ir->compute_us;
+		if (!job_goes_on(r, k))
+			return;
+		start = ir->end_us;
+		k++;
+	}
+}
+
+/* Call @i has ended: its iteration ends with its last call and its
+ * compute, and its job's next iteration starts then. */
+static void call_ended(struct sched *s, size_t i)
+{
+	struct records *r = s->r;
+	unsigned k = r->coll[i].iter_at;
+	struct iter_record *ir = &r->iter[k];
+
+	release(s, i, r->coll[i].end_us);
+	s->last_end[k] = max2(s->last_end[k], r->coll[i].end_us);
+	if (--s->calls_left[k])
+		return;
+	ir->end_us = max2(ir->start_us + ir->compute_us, s->last_end[k]);
+	if (job_goes_on(r, k))
+		start_iteration(s, k + 1, ir->end_us);
+}
+
+/* Every call, each job's iterations from 0 on its own clock. */
+static int place_all(struct sched *s)
+{
+	struct records *r = s->r;
+	double now = 0;
+	size_t done = 0;
 	int err = 0;
 
-	*last_end = iter_start;
 	s->npending = 0;
-	for (size_t i = i0; i < i1; i++) {
-		/* a batch's first send carries the batch's (its others none) */
-		s->after[i] = iter_start + (s->serial || r->coll[i].joins_batch ?
-						      r->coll[i].ready_us : records_batch_ready(r, i));
-		s->waits[i] = s->serial ? i > i0 : r->pred_first[i + 1] - r->pred_first[i];
-		if ((s->serial || !r->coll[i].joins_batch) && !s->waits[i])
-			s->pending[s->npending++] = i;
-	}
-	while (done < i1 && !err) {
+	for (unsigned k = 0; k < r->niter; k++)
+		if (!k || !job_goes_on(r, k - 1))
+			start_iteration(s, k, 0);
+	while (done < r->ncoll && !err) {
 		double t = INFINITY;
 		bool changed = false;
 
@@ -180,7 +237,8 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 			return -EDEADLK;
 		/* Ends first: what waits for a call may start when it ends. */
 		for (size_t k = 0; k < s->nlive;) {
-			struct coll_record *c = &r->coll[s->live[k]];
+			size_t i = s->live[k];
+			struct coll_record *c = &r->coll[i];
 			double end = now + s->left[k] / s->speed[k];
 
 			if (end > t) {
@@ -198,8 +256,6 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 				c->end_us = c->start_us + c->alone_us;
 				c->time_us = c->alone_us;
 			}
-			release(s, s->live[k], c->end_us, i1);
-			*last_end = max2(*last_end, c->end_us);
 			done++;
 			changed = true;
 			s->nlive--;
@@ -207,6 +263,7 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 			s->left[k] = s->left[s->nlive];
 			s->speed[k] = s->speed[s->nlive];
 			s->slowed[k] = s->slowed[s->nlive];
+			call_ended(s, i);
 		}
 		now = t;
 		for (size_t k = 0; k < s->npending;) {
@@ -239,23 +296,11 @@ static int place_iteration(struct sched *s, size_t i0, size_t i1, double iter_st
 
 static int place_collectives(struct records *r, struct overlap *ov, bool serial)
 {
-	double iter_start = 0;
 	struct sched s;
-	size_t i = 0;
 	int err = sched_init(&s, r, ov, serial);
 
-	for (unsigned it = 0; it < r->niter && !err; it++) {
-		struct iter_record *ir = &r->iter[it];
-		size_t i0 = i;
-		double end;
-
-		for (; i < r->ncoll && r->coll[i].iteration == it; i++)
-			;
-		ir->start_us = iter_start;
-		err = place_iteration(&s, i0, i, iter_start, &end);
-		ir->end_us = max2(iter_start + ir->compute_us, end);
-		iter_start = ir->end_us;
-	}
+	if (!err)
+		err = place_all(&s);
 	sched_destroy(&s);
 	return err;
 }
@@ -350,7 +395,7 @@ int records_schedule(struct records *r, const struct plan *p)
 	for (size_t i = 0; i < r->ncoll; i++) {
 		struct coll_record *c = &r->coll[i];
 		double algbw = c->time_us > 0 ? c->bytes / (c->time_us * 1e3) : 0;
-		struct iter_record *ir = &r->iter[c->iteration];
+		struct iter_record *ir = &r->iter[c->iter_at];
 
 		/* nccl-tests: algbw = S / t, busbw = algbw * factor (GB = 1e9 B) */
 		c->algbw_gbps = algbw;

@@ -89,6 +89,8 @@ struct trace_entry {
 	 * in a row with the same batch run at once, as one launch. */
 	bool batched;
 	unsigned batch;     /* 0 .. TRACE_BATCH_MAX when batched */
+	unsigned job;       /* its job of several on one cluster
+			     * (trace_jobs.h), 0 in a trace of its own */
 };
 
 /*
@@ -111,6 +113,9 @@ struct trace {
 	size_t nentries;
 	struct trace_entry *entries; /* owned; in file order */
 	unsigned niterations;       /* highest iteration + 1 */
+	unsigned njobs;             /* jobs merged into it (trace_jobs.h),
+				     * each with its own iterations; 0: a
+				     * trace of one job */
 	size_t ncomms, cap_comms;
 	struct trace_comm *comms;   /* owned; in order of first appearance;
 				     * none when a producer left every entry

@@ -49,6 +49,7 @@ static int copy_entry(const struct trace_job *job, unsigned k, const struct trac
 	int err;
 
 	*e = *src;
+	e->job = k;
 	e->group = malloc(n * sizeof(*e->group));
 	if (!e->group)
 		return diag_set(d, -ENOMEM, "jobs: out of memory");
@@ -106,6 +107,7 @@ int trace_jobs_merge(const struct trace_job *jobs, size_t n, struct trace *out,
 				err = copy_entry(&jobs[k], (unsigned)k, &t->entries[at[k]++], out, d);
 		}
 	out->niterations = iters;
+	out->njobs = (unsigned)n;
 	free(at);
 	if (err)
 		trace_destroy(out);
@@ -114,12 +116,7 @@ int trace_jobs_merge(const struct trace_job *jobs, size_t n, struct trace *out,
 
 int trace_jobs_of(const struct trace *merged, const struct trace_entry *e)
 {
-	const char *name = trace_entry_comm(merged, e);
-	int k = -1;
-
-	if (sscanf(name, "job%d/", &k) != 1)
-		return -1;
-	return k;
+	return merged->njobs ? (int)e->job : -1;
 }
 
 void trace_jobs_slowdown(const struct trace *merged, const struct records *r, size_t n,
