@@ -780,58 +780,124 @@ static void call_main(int argc, char **argv)
 	sgm.sem_release(c->done);
 }
 
-/* Every iteration's calls at once, each when what it waits for has
- * ended; the next iteration once the last call and the compute of this
- * one have ended. */
-static int run_together(struct sim *s, const struct plan *p, struct sgm_together *tg)
+/* One job's iterations on its own clock: records iter[first .. end). */
+struct clock_run {
+	struct sim *sim;
+	const struct plan *p;
+	struct sgm_together *tg;
+	unsigned first, end;
+	double t0;             /* the run's start, seconds on SimGrid's clock */
+	sg_sem_t *ended;       /* per call of the run */
+	int err;
+	sg_sem_t finished;     /* released once its last iteration ended */
+};
+
+/* Each iteration's calls at once, each when what it waits for has
+ * ended; the job's next iteration once the last call and the compute of
+ * this one have ended. */
+static int run_clock(struct clock_run *k)
 {
-	const struct records *rec = tg->rec;
-	size_t n = rec->ncoll ? rec->ncoll : 1, i = 0;
+	struct sim *s = k->sim;
+	const struct records *rec = k->tg->rec;
+	struct sgm_together *tg = k->tg;
+	size_t n = rec->ncoll ? rec->ncoll : 1;
 	struct call_run *cs = calloc(n, sizeof(*cs));
-	sg_sem_t *ended = calloc(n, sizeof(*ended));
-	double t0 = now(), iter_start = t0;
+	double t0 = k->t0, iter_start = now();
 	sg_sem_t done;
 
-	if (!cs || !ended) {
-		free(cs);
-		free(ended);
+	if (!cs)
 		return -ENOMEM;
-	}
 	done = sgm.sem_init(0);
-	s->whole = true;
-	for (unsigned it = 0; it < rec->niter && !s->h->err; it++) {
-		size_t i0 = i, ncalls = 0;
-		double end = iter_start + 1e-6 * rec->iter[it].compute_us;
+	for (unsigned it = k->first; it < k->end && !s->h->err; it++) {
+		const struct iter_record *ir = &rec->iter[it];
+		size_t ncalls = 0;
+		double end = iter_start + 1e-6 * ir->compute_us;
 
-		for (; i < rec->ncoll && rec->coll[i].iteration == it; i++)
-			ended[i] = sgm.sem_init(0);
-		for (size_t k = i0; k < i; k++) {
+		for (size_t i = ir->first; i < ir->end; i++)
+			k->ended[i] = sgm.sem_init(0);
+		for (size_t i = ir->first; i < ir->end; i++) {
 			sg_actor_t a;
 
-			if (rec->coll[k].joins_batch)
+			if (rec->coll[i].joins_batch)
 				continue;
-			cs[k] = (struct call_run){ s, p, tg, k, iter_start, t0, ended, done };
+			cs[i] = (struct call_run){ s, k->p, tg, i, iter_start, t0, k->ended, done };
 			a = sgm.actor_init("call", s->ctl);
-			sgm.actor_set_data(a, &cs[k]);
+			sgm.actor_set_data(a, &cs[i]);
 			sgm.actor_start(a, call_main, 0, NULL);
 			ncalls++;
 		}
-		for (size_t k = 0; k < ncalls; k++)
+		for (size_t i = 0; i < ncalls; i++)
 			sgm.sem_acquire(done);
-		for (size_t k = i0; k < i; k++) {
-			sgm.sem_destroy(ended[k]);
-			if (t0 + 1e-6 * tg->coll[k].end_us > end)
-				end = t0 + 1e-6 * tg->coll[k].end_us;
+		for (size_t i = ir->first; i < ir->end; i++) {
+			sgm.sem_destroy(k->ended[i]);
+			if (t0 + 1e-6 * tg->coll[i].end_us > end)
+				end = t0 + 1e-6 * tg->coll[i].end_us;
 		}
 		tg->iter[it] = (struct sgm_span){ 1e6 * (iter_start - t0), 1e6 * (end - t0) };
 		sleep_until(end);
 		iter_start = end;
 	}
-	s->whole = false;
 	sgm.sem_destroy(done);
-	free(ended);
 	free(cs);
 	return 0;
+}
+
+static void clock_main(int argc, char **argv)
+{
+	struct clock_run *k = sgm.actor_self_get_data();
+
+	(void)argc;
+	(void)argv;
+	k->err = run_clock(k);
+	sgm.sem_release(k->finished);
+}
+
+/*
+ * Every job's iterations at once, each job on its own clock (run_clock):
+ * jobs on one cluster share the links their calls cross at the same
+ * moment, never an iteration's end. One job runs here, the others each
+ * as an actor of its own.
+ */
+static int run_together(struct sim *s, const struct plan *p, struct sgm_together *tg)
+{
+	const struct records *rec = tg->rec;
+	size_t n = rec->ncoll ? rec->ncoll : 1;
+	unsigned njobs = rec->njobs ? rec->njobs : 1, j = 0;
+	struct clock_run *ks = calloc(njobs, sizeof(*ks));
+	sg_sem_t *ended = calloc(n, sizeof(*ended));
+	sg_sem_t finished;
+	int err = 0;
+
+	if (!ks || !ended) {
+		free(ks);
+		free(ended);
+		return -ENOMEM;
+	}
+	finished = sgm.sem_init(0);
+	for (unsigned it = 0; it < rec->niter; j++) {
+		ks[j] = (struct clock_run){ s, p, tg, it, it, now(), ended, 0, finished };
+		while (ks[j].end < rec->niter && rec->iter[ks[j].end].job == rec->iter[it].job)
+			ks[j].end++;
+		it = ks[j].end;
+	}
+	s->whole = true;
+	for (unsigned k = 1; k < j; k++) {
+		sg_actor_t a = sgm.actor_init("clock", s->ctl);
+
+		sgm.actor_set_data(a, &ks[k]);
+		sgm.actor_start(a, clock_main, 0, NULL);
+	}
+	if (j)
+		err = run_clock(&ks[0]);
+	for (unsigned k = 1; k < j; k++)
+		sgm.sem_acquire(finished);
+	for (unsigned k = 1; k < j && !err; k++)
+		err = ks[k].err;
+	s->whole = false;
+	sgm.sem_destroy(finished);
+	free(ended);
+	free(ks);
+	return err;
 }
 
 static void controller_main(int argc, char **argv)
