@@ -438,30 +438,33 @@ static int load_jobs(struct session *s, struct run_args *a, struct diag *d)
 	return err;
 }
 
-/* Each job's communication together and alone, after the table. */
+/* Each job's iteration, its communication together and alone, after the
+ * table: an iteration's of its own, as the run's figures are. */
 static void print_jobs(const struct session *s, const struct run_args *a,
 		       const struct records *r)
 {
-	double together[RUN_MAX_JOBS], alone[RUN_MAX_JOBS];
+	struct trace_jobs_time t[RUN_MAX_JOBS];
 
-	trace_jobs_slowdown(&s->trace, r, a->njobs, together, alone);
-	printf("\njobs on one cluster       nodes   comm alone (us)   comm together (us)   slowdown\n");
+	trace_jobs_times(&s->trace, r, a->njobs, t);
+	printf("\njobs on one cluster       nodes   iteration (us)   comm alone (us)   comm together (us)   slowdown\n");
 	for (unsigned k = 0; k < a->njobs; k++)
-		printf("  job%-2u %-18s %s %15.1f %20.1f %9.2fx\n", k, s->job_name[k], s->job_where[k],
-		       alone[k], together[k], alone[k] > 0 ? together[k] / alone[k] : 1);
+		printf("  job%-2u %-18s %s %14.1f %17.1f %20.1f %9.2fx\n", k, s->job_name[k],
+		       s->job_where[k], t[k].iteration_us, t[k].alone_us, t[k].together_us,
+		       t[k].alone_us > 0 ? t[k].together_us / t[k].alone_us : 1);
 }
 
 /* The same in the JSON: "jobs", each its --job as given, its nodes as the
- * table shows them, its communication alone and together (us an
- * iteration) and the slowdown. */
+ * table shows them, its iteration, exposed communication and
+ * communication alone and together (us, means over its iterations) and
+ * the slowdown. */
 static int jobs_json(json_t *doc, const struct session *s, const struct run_args *a,
 		     const struct records *r)
 {
-	double together[RUN_MAX_JOBS], alone[RUN_MAX_JOBS];
+	struct trace_jobs_time t[RUN_MAX_JOBS];
 	json_t *jobs = json_array();
 	int err = jobs ? 0 : -ENOMEM;
 
-	trace_jobs_slowdown(&s->trace, r, a->njobs, together, alone);
+	trace_jobs_times(&s->trace, r, a->njobs, t);
 	for (unsigned k = 0; k < a->njobs && !err; k++) {
 		char where[sizeof(s->job_where[0])], *w = where, *end;
 
@@ -470,11 +473,14 @@ static int jobs_json(json_t *doc, const struct session *s, const struct run_args
 			w++;
 		for (end = w + strlen(w); end > w && end[-1] == ' ';)
 			*--end = '\0';
-		if (json_array_append_new(jobs, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f}",
+		if (json_array_append_new(jobs, json_pack("{s:s, s:s, s:s, s:i, s:f, s:f, s:f, s:f, s:f}",
 							  "job", a->jobs[k], "trace", s->job_name[k],
-							  "nodes", w, "comm_alone_us", alone[k],
-							  "comm_together_us", together[k], "slowdown",
-							  alone[k] > 0 ? together[k] / alone[k] : 1.0)))
+							  "nodes", w, "iterations", (int)t[k].iterations,
+							  "iteration_time_us", t[k].iteration_us,
+							  "exposed_comm_us", t[k].exposed_us,
+							  "comm_alone_us", t[k].alone_us,
+							  "comm_together_us", t[k].together_us, "slowdown",
+							  t[k].alone_us > 0 ? t[k].together_us / t[k].alone_us : 1.0)))
 			err = -ENOMEM;
 	}
 	if (!err && json_object_set_new(doc, "jobs", jobs))

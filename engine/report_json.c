@@ -159,16 +159,21 @@ static json_t *run_json(const struct report_context *ctx, const struct records *
 		json_object_set_new(doc, "data_errors",
 				    json_integer((json_int_t)r->data_errors));
 	}
-	for (unsigned i = 0; i < r->niter; i++)
-		json_array_append_new(iters,
-			json_pack("{s:i,s:f,s:f,s:f,s:f,s:f,s:f}",
-				  "iteration", (int)r->iter[i].iteration,
-				  "start_us", r->iter[i].start_us,
-				  "end_us", r->iter[i].end_us,
-				  "compute_us", r->iter[i].compute_us,
-				  "comm_us", r->iter[i].comm_us,
-				  "comm_busy_us", r->iter[i].busy_us,
-				  "exposed_comm_us", r->iter[i].exposed_us));
+	for (unsigned i = 0; i < r->niter; i++) {
+		json_t *it = json_pack("{s:i,s:f,s:f,s:f,s:f,s:f,s:f}",
+				       "iteration", (int)r->iter[i].iteration,
+				       "start_us", r->iter[i].start_us,
+				       "end_us", r->iter[i].end_us,
+				       "compute_us", r->iter[i].compute_us,
+				       "comm_us", r->iter[i].comm_us,
+				       "comm_busy_us", r->iter[i].busy_us,
+				       "exposed_comm_us", r->iter[i].exposed_us);
+
+		/* jobs each keep their own iterations: whose this one is */
+		if (it && r->njobs)
+			json_object_set_new(it, "job", json_integer(r->iter[i].job));
+		json_array_append_new(iters, it);
+	}
 	/* the collectives: written in place of this when the report is */
 	snprintf(mark, sizeof(mark), LIST_MARK, j->nlists);
 	j->lists[j->nlists++] = r;

@@ -169,9 +169,11 @@ static void print_header(FILE *out, const struct report_context *ctx,
 	const struct plan *p = ctx->plan;
 
 	fprintf(out, "topology   %s (%s)\n", p->topo.name, ctx->topology_file);
-	fprintf(out, "trace      %s: %zu collective%s over %u iteration%s\n",
-		ctx->trace_file, r->ncoll, r->ncoll == 1 ? "" : "s", r->niter,
-		r->niter == 1 ? "" : "s");
+	fprintf(out, "trace      %s: %zu collective%s over %u iteration%s", ctx->trace_file,
+		r->ncoll, r->ncoll == 1 ? "" : "s", r->niter, r->niter == 1 ? "" : "s");
+	if (r->njobs > 1)
+		fprintf(out, " of %u jobs, each on its own clock", r->njobs);
+	fprintf(out, "\n");
 	fprintf(out, "cluster    %u node%s x %u GPU%s, %u NIC%s per node\n",
 		r->nodes, r->nodes == 1 ? "" : "s", r->gpus_per_node,
 		r->gpus_per_node == 1 ? "" : "s", p->topo.nnics,
@@ -317,6 +319,7 @@ void report_table(FILE *out, const struct report_context *ctx,
 	/* an imported profile has no compute times: its iteration is its
 	 * calls' ready times and their communication, not a training step */
 	fprintf(out, "iteration time       %12.1f us%s\n", r->iteration_time_us,
+		r->njobs > 1 ?  " (means over every job's iterations, here and below: each job's at the end)" :
 		has_compute(r) ? "" : " (no compute in the trace: until its last call ends)");
 	fprintf(out, "communication time   %12.1f us%s\n", r->comm_time_us,
 		records_concurrent(r) ? " (every call's, summed: calls may run at once)" :

@@ -17,12 +17,16 @@
 #include "array_grow.h"
 
 /* Lane l's collectives on track TRACK_LANE0 + l * TRACKS_PER_LANE, its
- * stages on the tracks after it. */
+ * stages on the tracks after it; job j's compute on TRACK_COMPUTE + j
+ * (jobs each keep their own iterations, which overlap), the lanes after
+ * them where there are more jobs than tracks before TRACK_LANE0. */
 enum { TRACK_COMPUTE = 1, TRACK_LANE0 = 16, TRACKS_PER_LANE = 1 + STAGE_KIND_COUNT };
 
-static int lane_track(size_t lane)
+static int lane_track(const struct records *r, size_t lane)
 {
-	return TRACK_LANE0 + (int)(lane * TRACKS_PER_LANE);
+	int first = TRACK_COMPUTE + (int)r->njobs;
+
+	return (first > TRACK_LANE0 ? first : TRACK_LANE0) + (int)(lane * TRACKS_PER_LANE);
 }
 
 /* A call's place in the order of number_lanes: by queue, then start. */
@@ -103,7 +107,7 @@ static json_t *thread_name(int tid, const char *name)
 static void name_tracks(json_t *ev, const struct records *r, const struct coll_record *c,
 			size_t lane, size_t place)
 {
-	int tid = lane_track(lane);
+	int tid = lane_track(r, lane);
 	char prefix[TRACE_COMM_NAME_MAX + 96] = "", name[sizeof(prefix) + 32];
 	int n = 0;
 
@@ -140,7 +144,11 @@ int report_timeline(FILE *out, const struct records *r)
 		free(place);
 		return -ENOMEM;
 	}
-	json_array_append_new(ev, thread_name(TRACK_COMPUTE, "compute"));
+	json_array_append_new(ev, thread_name(TRACK_COMPUTE, r->njobs ? "job0 compute" : "compute"));
+	for (unsigned j = 1; j < r->njobs; j++) {
+		snprintf(name, sizeof(name), "job%u compute", j);
+		json_array_append_new(ev, thread_name(TRACK_COMPUTE + (int)j, name));
+	}
 	for (size_t i = 0; i < r->ncoll; i++)
 		if (!named[lane[i]]) {
 			named[lane[i]] = true;
@@ -149,9 +157,14 @@ int report_timeline(FILE *out, const struct records *r)
 	free(named);
 	free(place);
 	for (unsigned i = 0; i < r->niter; i++) {
-		snprintf(name, sizeof(name), "iteration %u compute", i);
+		if (r->njobs)
+			snprintf(name, sizeof(name), "job%u iteration %u compute", r->iter[i].job,
+				 r->iter[i].iteration);
+		else
+			snprintf(name, sizeof(name), "iteration %u compute", i);
 		if (r->iter[i].compute_us > 0)
-			json_array_append_new(ev, event(name, "compute", TRACK_COMPUTE,
+			json_array_append_new(ev, event(name, "compute",
+							TRACK_COMPUTE + (int)r->iter[i].job,
 							r->iter[i].start_us,
 							r->iter[i].compute_us));
 	}
@@ -162,7 +175,7 @@ int report_timeline(FILE *out, const struct records *r)
 
 		snprintf(name, sizeof(name), "%s %llu B", trace_op_name(c->op),
 			 (unsigned long long)c->bytes);
-		e = event(name, "collective", lane_track(lane[i]), c->start_us, c->time_us);
+		e = event(name, "collective", lane_track(r, lane[i]), c->start_us, c->time_us);
 		if (e)
 			json_object_set_new(e, "args",
 					    json_pack("{s:s,s:f,s:s,s:f}", "path",
@@ -184,7 +197,7 @@ int report_timeline(FILE *out, const struct records *r)
 		stretch = c->alone_us > 0 ? c->time_us / c->alone_us : 1;
 		for (unsigned s = 0; s < c->nspans; s++)
 			json_array_append_new(ev, event(stage_kind_name(c->spans[s].kind),
-				"stage", lane_track(lane[i]) + 1 + (int)c->spans[s].kind,
+				"stage", lane_track(r, lane[i]) + 1 + (int)c->spans[s].kind,
 				c->start_us + stretch * c->spans[s].start_us,
 				stretch * (c->spans[s].end_us - c->spans[s].start_us)));
 	}

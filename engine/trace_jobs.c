@@ -119,17 +119,36 @@ int trace_jobs_of(const struct trace *merged, const struct trace_entry *e)
 	return merged->njobs ? (int)e->job : -1;
 }
 
-void trace_jobs_slowdown(const struct trace *merged, const struct records *r, size_t n,
-			 double *together, double *alone)
+void trace_jobs_times(const struct trace *merged, const struct records *r, size_t n,
+		      struct trace_jobs_time *out)
 {
 	for (size_t k = 0; k < n; k++)
-		together[k] = alone[k] = 0;
+		out[k] = (struct trace_jobs_time){ 0 };
+	for (unsigned i = 0; i < r->niter; i++) {
+		const struct iter_record *ir = &r->iter[i];
+
+		if (ir->job >= n)
+			continue;
+		out[ir->job].iterations++;
+		out[ir->job].iteration_us += ir->end_us - ir->start_us;
+		out[ir->job].exposed_us += ir->exposed_us;
+	}
 	for (size_t i = 0; i < r->ncoll; i++) {
 		int k = trace_jobs_of(merged, &merged->entries[r->coll[i].entry]);
 
 		if (k < 0 || (size_t)k >= n)
 			continue;
-		together[k] += r->coll[i].time_us;
-		alone[k] += r->coll[i].alone_us;
+		out[k].together_us += r->coll[i].time_us;
+		out[k].alone_us += r->coll[i].alone_us;
+	}
+	/* an iteration's, as the run's own figures are: a job of two
+	 * iterations does not count its communication twice */
+	for (size_t k = 0; k < n; k++) {
+		double m = out[k].iterations ? out[k].iterations : 1;
+
+		out[k].iteration_us /= m;
+		out[k].exposed_us /= m;
+		out[k].together_us /= m;
+		out[k].alone_us /= m;
 	}
 }

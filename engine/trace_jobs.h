@@ -6,8 +6,9 @@
  * runs them at once and they share whatever links both use (with
  * switches modelled, the uplinks their hops hash onto; docs/model.md
  * §5a). Each collective's alone_us against its time_us is then its
- * slowdown from the others (records.h); trace_jobs_slowdown sums it per
- * job. Iterations are the cluster's: the jobs' iteration k run together.
+ * slowdown from the others (records.h); trace_jobs_times gives it per
+ * job. Each job keeps its own iterations (records.iter, job by job): its
+ * iteration k starts when its own k - 1 has ended, not the cluster's.
  */
 #ifndef GDRLAB_TRACE_JOBS_H
 #define GDRLAB_TRACE_JOBS_H
@@ -37,10 +38,15 @@ int trace_jobs_merge(const struct trace_job *jobs, size_t n, struct trace *out,
 /* The job of merged entry @e (its communicator's "jobK/" prefix), or -1. */
 int trace_jobs_of(const struct trace *merged, const struct trace_entry *e);
 
-/*
- * Per job @k < @n of @merged: the sum of its collectives' times together
- * and alone, in @together[k] and @alone[k] (us). */
-void trace_jobs_slowdown(const struct trace *merged, const struct records *r, size_t n,
-			 double *together, double *alone);
+/* One job's figures, means over its own iterations (us). */
+struct trace_jobs_time {
+	unsigned iterations;
+	double iteration_us, exposed_us;
+	double together_us, alone_us; /* its calls' times, summed an iteration */
+};
+
+/* Per job @k < @n of @merged, its figures from @r in @out[k]. */
+void trace_jobs_times(const struct trace *merged, const struct records *r, size_t n,
+		      struct trace_jobs_time *out);
 
 #endif

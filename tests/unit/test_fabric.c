@@ -446,7 +446,7 @@ static void two_jobs(const char *backend, unsigned a, unsigned b, unsigned c, un
 	struct plan p;
 	struct records rec;
 	struct diag dg = { "" };
-	double together[2], alone[2];
+	struct trace_jobs_time jt[2];
 
 	load(DATA("fabric/leaf-2to1.yaml"), &t);
 	cr_assert_eq(trace_load_buffer(job_allreduce, strlen(job_allreduce), "a.jsonl", &ta, &dg),
@@ -460,9 +460,9 @@ static void two_jobs(const char *backend, unsigned a, unsigned b, unsigned c, un
 	cr_assert_eq(trace_jobs_of(&merged, &merged.entries[1]), 1);
 	cr_assert_eq(backend_execute(backend_find(backend), &t, &merged, &o, NULL, &p, &rec, &dg),
 		     0, "%s", dg.msg);
-	trace_jobs_slowdown(&merged, &rec, 2, together, alone);
+	trace_jobs_times(&merged, &rec, 2, jt);
 	for (unsigned k = 0; k < 2; k++)
-		slow[k] = together[k] / alone[k];
+		slow[k] = jt[k].together_us / jt[k].alone_us;
 	records_destroy(&rec);
 	plan_destroy(&p);
 	trace_destroy(&merged);
