@@ -328,6 +328,27 @@ static bool leaves_node(json_t *run, bool *direct)
 	return leaves;
 }
 
+/* A run of jobs (run --job): each job's iteration, on its own clock,
+ * never the jobs' figures added together. */
+static void jobs_answer(FILE *f, json_t *jobs)
+{
+	json_t *j;
+	size_t i;
+
+	json_array_foreach(jobs, i, j) {
+		double slow = json_number_value(json_object_get(j, "slowdown"));
+
+		html_printf(f, "%sJob %zu (%s, nodes %s): an iteration takes %.4g ms, %.4g ms of it "
+			       "communication (%.2fx its time alone), %.4g ms of that not hidden "
+			       "behind compute.",
+			    i ? " " : "", i, json_string_value(json_object_get(j, "trace")),
+			    json_string_value(json_object_get(j, "nodes")),
+			    json_number_value(json_object_get(j, "iteration_time_us")) / 1e3,
+			    json_number_value(json_object_get(j, "comm_together_us")) / 1e3, slow,
+			    json_number_value(json_object_get(j, "exposed_comm_us")) / 1e3);
+	}
+}
+
 static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 {
 	json_t *s = json_object_get(json_object_get(doc, "speedups"), "direct_vs_staged");
@@ -338,7 +359,10 @@ static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 	const char *why = first_note(runs[0], "fallback", &fallbacks);
 	const char *shm = first_note(runs[0], "shm", &shms);
 
-	if (nruns == 1) {
+	if (nruns == 1 && json_array_size(json_object_get(runs[0], "jobs"))) {
+		fputs("<p class=\"lead\">What does an iteration of each job cost here?</p>\n<p class=\"answer\">", f);
+		jobs_answer(f, json_object_get(runs[0], "jobs"));
+	} else if (nruns == 1) {
 		fputs("<p class=\"lead\">What does an iteration cost on this path?</p>\n<p class=\"answer\">", f);
 		html_printf(f, "An iteration takes %.4g ms, %.4g ms of it with communication in "
 			       "flight%s, %.4g ms of that not hidden behind compute.",
