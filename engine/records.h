@@ -196,7 +196,7 @@ static inline void records_progress(const struct records *r, size_t done)
  * (the plan a model backend timed), calls that do not wait for each
  * other run at the same time and share the links they both use
  * (overlap.h). Without it every collective
- * waits for the one before it in the trace, as the backends that move
+ * waits for the one before it in the trace (its job's iteration), as the backends that move
  * real bytes ran them. An iteration ends when both its compute and its
  * last collective have ended; the next starts then, each job's on its
  * own clock. 0, -ENOMEM, or
