@@ -79,6 +79,53 @@ expect 0 "a job's trace by name" -- "$gdrlab" run -q -t "$fab" \
     --job resnet50-ddp@0:4 --job resnet50-ddp.jsonl@4:4
 jobs_table >"$tmp/by_name"
 diff "$tmp/by_path" "$tmp/by_name" >"$tmp/diff" || { echo "FAIL: jobs by name:"; cat "$tmp/diff"; fail=1; }
+# Each job keeps its own iterations. Two jobs of different compute
+# under their own leaves share no link: each times exactly as alone, its
+# iterations and calls where a run of it alone puts them. ResNet-50's
+# second iteration started at BERT-Large's first's end (the cluster's
+# iteration) until 2026-12-06, 150 ms late here. times JOB FILE: "iteration
+# START END" per iteration, then "call START END" per call of job JOB
+# (jobK; "" for every call) of a run's --json.
+times() {
+    awk -v job="$1" '/"iterations": \[/ { sec = "i" } /"collectives": \[/ { sec = "c" }
+        /"start_us":/ { s = $2 } /"end_us":/ { e = $2 }
+        sec == "i" && /"exposed_comm_us":/ { print "iteration", s, e }
+        sec == "c" && /"comm":/ && (job == "" || index($2, "\"" job "/") == 1) { print "call", s, e }' "$2"
+}
+expect 0 "two jobs apart" -- "$gdrlab" run -q -t "$fab" --job resnet50-ddp@0:4 \
+    --job bert-large-ddp@4:4 --json "$tmp/both.json"
+expect 0 "resnet alone" -- "$gdrlab" run -q -t "$fab" --job resnet50-ddp@0:4 --json "$tmp/r.json"
+expect 0 "bert alone" -- "$gdrlab" run -q -t "$fab" --job bert-large-ddp@4:4 --json "$tmp/b.json"
+expect 0 "resnet as a trace" -- "$gdrlab" run -q -t "$fab" -n 4 -T resnet50-ddp --json "$tmp/t.json"
+diff <(times "" "$tmp/r.json") <(times "" "$tmp/t.json") >"$tmp/diff" ||
+    { echo "FAIL: a job alone is not its trace run alone:"; cat "$tmp/diff"; fail=1; }
+diff <(times "" "$tmp/r.json" | grep ^iteration; times "" "$tmp/b.json" | grep ^iteration) \
+     <(times "" "$tmp/both.json" | grep ^iteration) >"$tmp/diff" ||
+    { echo "FAIL: jobs apart do not keep their iterations alone:"; cat "$tmp/diff"; fail=1; }
+for k in 0 1; do
+    f=$tmp/r.json
+    [ $k = 0 ] || f=$tmp/b.json
+    diff <(times "" "$f" | grep ^call) <(times job$k "$tmp/both.json" | grep ^call) >"$tmp/diff" ||
+        { echo "FAIL: job$k's calls apart are not where it alone puts them:"; cat "$tmp/diff"; fail=1; }
+done
+# an iteration's communication, as documented: alone, a job's is the run's
+comm=$(sed -n 's/^ *"comm_time_us": \(.*\),$/\1/p' "$tmp/r.json")
+has "$tmp/r.json" "\"comm_alone_us\": $comm,"
+has "$tmp/both.json" '"iteration_time_us": 105130.6'
+# Jobs that share links (both spread over both leaves), on both backends:
+# still each job's second iteration starts where its own first ended,
+# the short compute (1 ms) never waiting for the long one's (5 ms).
+printf '{"iteration":%d,"op":"allreduce","bytes":1048576,"dtype":"fp32","compute_us":1000}\n' 0 1 >"$tmp/short.jsonl"
+printf '{"iteration":%d,"op":"allreduce","bytes":1048576,"dtype":"fp32","compute_us":5000}\n' 0 1 >"$tmp/long.jsonl"
+for b in analytic model; do
+    expect 0 "jobs sharing links, $b" -- "$gdrlab" run -q -b "$b" -t "$fab" \
+        --job "$tmp/short.jsonl@0,1,4,5" --job "$tmp/long.jsonl@2,3,6,7" --json "$tmp/s.json"
+    times "" "$tmp/s.json" | grep ^iteration >"$tmp/iters"
+    awk 'NR % 2 == 0 && $2 != prev { bad = 1 } { prev = $3 }
+         NR == 2 && !($2 + 0 < 5000) { bad = 1 }
+         END { exit !(NR == 4 && !bad) }' "$tmp/iters" ||
+        { echo "FAIL: $b: a job's iteration 1 not at its own iteration 0's end:"; cat "$tmp/iters"; fail=1; }
+done
 bad_usage_of run "a job's unknown trace name" "--job: 'no-such-trace': no such file, nor a shipped trace" -- \
     -t "$fab" --job no-such-trace@0:4
 exit $fail
