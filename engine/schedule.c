@@ -305,7 +305,8 @@ static int place_collectives(struct records *r, struct overlap *ov, bool serial)
 	return err;
 }
 
-/* A collective's span on the run's clock, and its iteration. */
+/* A collective's span on the run's clock, and its iteration's record
+ * (records.iter: one a job and iteration in a run of jobs). */
 struct span {
 	unsigned iteration;
 	double start, end;
@@ -335,7 +336,7 @@ static int iteration_busy(struct records *r)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->ncoll; i++)
 		if (r->coll[i].end_us > r->coll[i].start_us)
-			s[n++] = (struct span){ r->coll[i].iteration, r->coll[i].start_us,
+			s[n++] = (struct span){ (unsigned)r->coll[i].iter_at, r->coll[i].start_us,
 						r->coll[i].end_us };
 	qsort(s, n, sizeof(*s), by_iteration_start);
 	for (unsigned it = 0; it < r->niter; it++)
