@@ -108,6 +108,13 @@ for k in 0 1; do
     diff <(times "" "$f" | grep ^call) <(times job$k "$tmp/both.json" | grep ^call) >"$tmp/diff" ||
         { echo "FAIL: job$k's calls apart are not where it alone puts them:"; cat "$tmp/diff"; fail=1; }
 done
+# an iteration's calls in flight are its own job's: apart, each job's
+# iterations' as alone (job1's were counted in job0's records by their
+# iteration number, beyond job0's iteration, until 2026-12-06)
+busy() { awk '/"iterations": \[/ { sec = 1 } /"collectives": \[/ { sec = 0 }
+    sec && /"comm_busy_us":/ { gsub(/,/, "", $2); print $2 }' "$1"; }
+diff <(busy "$tmp/r.json"; busy "$tmp/b.json") <(busy "$tmp/both.json") >"$tmp/diff" ||
+    { echo "FAIL: jobs apart: calls in flight not each iteration's own:"; cat "$tmp/diff"; fail=1; }
 # an iteration's communication, as documented: alone, a job's is the run's
 comm=$(sed -n 's/^ *"comm_time_us": \(.*\),$/\1/p' "$tmp/r.json")
 has "$tmp/r.json" "\"comm_alone_us\": $comm,"
