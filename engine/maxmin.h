@@ -55,6 +55,8 @@ struct maxmin_ws {
 	uint32_t *live;           /* flows not frozen yet, in order */
 	uint32_t *frozen;         /* flows frozen this round, in order */
 	size_t room_live;         /* of live and frozen */
+	uint32_t *slot;           /* per resource: its place among the
+				   * active, in a solve of many rounds */
 };
 
 /* 0 or -ENOMEM; maxmin_ws_destroy in either case. */

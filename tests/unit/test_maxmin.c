@@ -158,10 +158,9 @@ static void textbook_solve(const double *capacity, size_t nres, struct maxmin_fl
 static void assert_max_min_fair(const double *capacity, size_t nres,
 				const struct maxmin_flow *f, size_t n)
 {
-	enum { MAXRES = 64 };
-	double used[MAXRES] = { 0 }, fastest[MAXRES] = { 0 };
+	double *used = calloc(nres, sizeof(*used)), *fastest = calloc(nres, sizeof(*fastest));
 
-	cr_assert(nres <= MAXRES);
+	cr_assert(used && fastest);
 	for (size_t i = 0; i < n; i++)
 		for (unsigned u = 0; u < f[i].nuses; u++) {
 			uint32_t r = f[i].uses[u].resource;
@@ -186,6 +185,15 @@ static void assert_max_min_fair(const double *capacity, size_t nres,
 		cr_assert(bound || (isinf(f[i].rate) && !isfinite(f[i].cap)),
 			  "flow %zu (%g) has no bottleneck", i, f[i].rate);
 	}
+	free(fastest);
+	free(used);
+}
+
+static int double_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
 }
 
 static uint64_t lcg(uint64_t *s)
@@ -237,6 +245,57 @@ Test(maxmin, workspace_solves_as_the_textbook_loop)
 		assert_max_min_fair(cap, NRES, f, n);
 		if (trial % 17 == 0)
 			cr_assert_eq(maxmin_ws_solve(&ws, cap, &wrong, 1), -EINVAL);
+	}
+	maxmin_ws_destroy(&ws);
+}
+
+/*
+ * Solves of many levels, each resource filling at its own (distinct
+ * capacities, many flows each): past MAXMIN_INDEX_AFTER rounds the
+ * solver walks by index (its full resources' flows, its caps in order),
+ * and must still give the textbook loop's rates to the bit, caps and
+ * unlimited resources among them.
+ */
+Test(maxmin, many_levels_solve_as_the_textbook_loop)
+{
+	enum { NRES = 300, NFLOWS = 1500, USES = 4 };
+	static double cap[NRES];
+	static struct maxmin_use uses[NFLOWS][USES];
+	static struct maxmin_flow f[NFLOWS], ref[NFLOWS];
+	static double rates[NFLOWS];
+	struct maxmin_ws ws;
+	uint64_t seed = 2026;
+
+	cr_assert_eq(maxmin_ws_init(&ws, NRES), 0);
+	for (int trial = 0; trial < 12; trial++) {
+		size_t n = NFLOWS / 2 + lcg(&seed) % (NFLOWS / 2), levels = 0;
+
+		for (int r = 0; r < NRES; r++)
+			cap[r] = r % 29 == 5 ? INFINITY : 1e9 * (1 + lcg(&seed) % 100000) / 13;
+		for (size_t i = 0; i < n; i++) {
+			f[i].nuses = 1 + (unsigned)(lcg(&seed) % USES);
+			f[i].uses = uses[i];
+			/* a third capped, some caps equal to others */
+			f[i].cap = lcg(&seed) % 3 ? INFINITY : 1e7 * (1 + lcg(&seed) % 50);
+			f[i].rate = -1;
+			for (unsigned u = 0; u < f[i].nuses; u++)
+				uses[i][u] = (struct maxmin_use){ (uint32_t)(lcg(&seed) % NRES),
+								  (1 + lcg(&seed) % 30) / 10.0 };
+		}
+		memcpy(ref, f, n * sizeof(*f));
+		textbook_solve(cap, NRES, ref, n);
+		cr_assert_eq(maxmin_ws_solve(&ws, cap, f, n), 0);
+		for (size_t i = 0; i < n; i++) {
+			cr_assert(f[i].rate == ref[i].rate, "trial %d flow %zu: %a, textbook %a", trial,
+				  i, f[i].rate, ref[i].rate);
+			rates[i] = f[i].rate;
+		}
+		assert_max_min_fair(cap, NRES, f, n);
+		/* a level a round: far past the rounds walked in full */
+		qsort(rates, n, sizeof(*rates), double_cmp);
+		for (size_t i = 0; i < n; i++)
+			levels += !i || rates[i] != rates[i - 1];
+		cr_assert_gt(levels, 50, "trial %d: %zu levels", trial, levels);
 	}
 	maxmin_ws_destroy(&ws);
 }
