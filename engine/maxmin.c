@@ -143,14 +143,33 @@ static void flow_index_free(struct flow_index *x)
 	free(x->done);
 }
 
-static const struct maxmin_flow *cap_order_flows; /* qsort has no context */
+/* A flow's cap beside it, for the sort (qsort has no context). */
+struct flow_cap {
+	double cap;
+	uint32_t flow;
+};
 
 static int by_cap(const void *a, const void *b)
 {
-	double x = cap_order_flows[*(const uint32_t *)a].cap;
-	double y = cap_order_flows[*(const uint32_t *)b].cap;
+	double x = ((const struct flow_cap *)a)->cap, y = ((const struct flow_cap *)b)->cap;
 
 	return (x > y) - (x < y);
+}
+
+/* @x's capped flows (x->by_cap) sorted by cap. */
+static int sort_caps(struct flow_index *x, const struct maxmin_flow *flows)
+{
+	struct flow_cap *c = malloc((x->ncap ? x->ncap : 1) * sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->ncap; i++)
+		c[i] = (struct flow_cap){ flows[x->by_cap[i]].cap, x->by_cap[i] };
+	qsort(c, x->ncap, sizeof(*c), by_cap);
+	for (size_t i = 0; i < x->ncap; i++)
+		x->by_cap[i] = c[i].flow;
+	free(c);
+	return 0;
 }
 
 static int by_index(const void *a, const void *b)
@@ -204,9 +223,7 @@ static int flow_index_build(struct maxmin_ws *ws, const double *capacity,
 			if (isfinite(capacity[fl->uses[u].resource]))
 				x->flow[x->first[ws->slot[fl->uses[u].resource] + 1]++] = ws->live[i];
 	}
-	cap_order_flows = flows;
-	qsort(x->by_cap, x->ncap, sizeof(*x->by_cap), by_cap);
-	return 0;
+	return sort_caps(x, flows);
 }
 
 /*
