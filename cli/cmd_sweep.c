@@ -374,13 +374,13 @@ static int print_json(const struct sweep *sw)
 		if (r->err)
 			json_object_set_new(o, "error", json_string(r->error));
 		else
-			json_object_update_new(o, json_pack("{s:s, s:i, s:i, s:s, s:b, s:o, s:f, s:f, s:f}",
+			json_object_update_new(o, json_pack("{s:s, s:i, s:i, s:s, s:b, s:o, s:f, s:f, s:f, s:f}",
 				"topology", r->topo_name, "nodes", (int)r->nodes,
 				"gpus", (int)r->gpus, "path_used", plan_path_used_name(r->path_used),
 				"never_direct", plan_path_used_never_direct(r->path_used),
 				"trace_ranks", r->ranks_used ? json_integer(r->ranks_used) : json_null(),
 				"iteration_time_us", r->iteration_us, "comm_time_us", r->comm_us,
-				"exposed_comm_us", r->exposed_us));
+				"comm_busy_us", r->busy_us, "exposed_comm_us", r->exposed_us));
 		if (!r->err && !sw->no_wall)
 			json_object_set_new(o, "wall_s", json_real(r->wall_s));
 		json_array_append_new(arr, o);

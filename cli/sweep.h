@@ -56,6 +56,8 @@ struct row {
 	unsigned ranks_used;        /* the trace's (trace_ranks_used), where
 				     * fewer than gpus: the rest idle; else 0 */
 	double iteration_us, comm_us, exposed_us, wall_s;
+	double busy_us;             /* communication in flight, calls at once
+				     * counted once (records.comm_busy_us) */
 	unsigned nics;              /* a node's */
 	double switch_ports;        /* the fabric's switch ports a node takes */
 	double tokens;              /* an iteration's, when a generator made the trace */

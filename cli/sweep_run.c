@@ -159,6 +159,7 @@ static void point_run(const struct sweep *sw, const struct point *pt, struct row
 	r->ranks_used = used < plan.nranks ? used : 0;
 	r->iteration_us = rec.iteration_time_us;
 	r->comm_us = rec.comm_time_us;
+	r->busy_us = rec.comm_busy_us;
 	r->exposed_us = rec.exposed_comm_us;
 	r->nics = topo.nnics;
 	r->switch_ports = switch_ports(&topo, plan.nodes);

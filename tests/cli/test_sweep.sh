@@ -391,4 +391,17 @@ EOF
         grep -q "note: axis" "$tmp/err" && { echo "FAIL: a read axis said unread"; fail=1; }
     fi
 done
+# a trace of communicators at once (tp and dp): each point's calls summed
+# exceed its iteration, those in flight do not (comm_busy_us: counted once)
+cat >"$tmp/unread/llm.yaml" <<EOF
+base:
+  topology: $src/configs/h100-pcie5-400g.yaml
+  gen: { model: llama3-8b, tp: 8, dp: 2 }
+axes:
+  path: [staged, direct]
+EOF
+expect 0 "communicators at once" -- "$gdrlab" sweep --json "$tmp/unread/llm.yaml"
+awk '{ gsub(/[",]/, "") } $1 == "iteration_time_us:" { it = $2 } $1 == "comm_time_us:" { sum = $2 }
+    $1 == "comm_busy_us:" { n++; if (!(sum > it && $2 <= it && $2 > 0)) { print "FAIL: in flight " $2 ", summed " sum ", iteration " it; bad = 1 } }
+    END { exit bad || n != 2 }' "$tmp/out" || fail=1
 exit $fail
