@@ -227,10 +227,14 @@ double llm_layer_flops_per_token(const struct llm_arch *a, unsigned layer, unsig
 		mlp = (double)(a->top_k + a->shared_experts) * a->ffn;
 	else
 		mlp = a->experts > 1 ? a->dense_ffn : a->ffn;
-	/* scores: each head's query-key width; weighted sum: its value's */
+	/* scores: each head's query-key width; weighted sum: its value's;
+	 * causal, half the seq x seq of each computed (FlashAttention skips
+	 * the masked blocks), as Megatron-LM counts them (megatron/training/
+	 * training.py num_floating_point_operations: "causal mask (only half
+	 * of the mask is non-zero)") */
 	widths = m->kv_rank ? (double)a->heads * (m->qk_nope_dim + m->qk_rope_dim + m->v_dim) :
 			      2 * h;
-	return 2.0 * attention_weights(a) + 2.0 * mats * h * mlp + 2.0 * seq * widths;
+	return 2.0 * attention_weights(a) + 2.0 * mats * h * mlp + seq * widths;
 }
 
 double llm_head_flops_per_token(const struct llm_arch *a)

@@ -77,10 +77,13 @@ uint64_t llm_total_params(const struct llm_arch *a);
 /*
  * Forward FLOPs of one token of a @seq-token sequence in layer @layer: 2
  * per weight it is multiplied by (attention, and the MLP or the top_k
- * routed and the shared experts' MLPs), plus 2 x seq x heads x (query-key
- * and value widths) for the attention scores and their weighted sum, 4 x
- * seq x hidden where heads split hidden (Kaplan et al. 2020, table 1;
- * Narayanan et al. 2021, appendix). Backward takes twice the forward's.
+ * routed and the shared experts' MLPs), plus seq x heads x (query-key
+ * and value widths) for the attention scores and their weighted sum, 2 x
+ * seq x hidden where heads split hidden: causal, half of the 4 x seq x
+ * hidden of a full mask (Narayanan et al. 2021, appendix), as Megatron-LM
+ * counts them (megatron/training/training.py
+ * num_floating_point_operations; until 2026-12-06 the full mask's).
+ * Backward takes twice the forward's.
  */
 double llm_layer_flops_per_token(const struct llm_arch *a, unsigned layer, unsigned seq);
 /* The output head's: 2 x hidden x vocab. */

@@ -69,11 +69,29 @@ Test(gen_llm, deepseek_counts_from_their_configs)
 	cr_expect_eq(llm_layer_routed_params(a, 3), 256ull * 3 * 7168 * 2048);
 	/* a MoE layer's FLOPs a token: attention's weights, 8 routed and
 	 * the shared expert, scores over 4096 tokens of 128 heads x (192 +
-	 * 128) wide */
+	 * 128) wide, causal: half of them (Megatron-LM's count) */
 	assert_rel(llm_layer_flops_per_token(a, 3, 4096),
 		   2.0 * (attn3 - 1536 - 512 - 2 * 7168) + 2.0 * 9 * 3 * 7168 * 2048 +
-			   2.0 * 4096 * 128 * 320,
+			   4096.0 * 128 * 320,
 		   1e-12);
+}
+
+/*
+ * Causal attention computes half the scores of a full mask: a token's
+ * scores and weighted sum are 2 x seq x hidden FLOPs forward, not
+ * Narayanan et al.'s 4 x seq x hidden, as Megatron-LM's own count has
+ * them (training.py num_floating_point_operations: "causal mask (only
+ * half of the mask is non-zero)"). Llama-3-8B at 8192 tokens: the
+ * weights' 2 x (q, o 4096^2; k, v 4096 x 1024; the MLP 3 x 4096 x
+ * 14336) and 2 x 8192 x 4096; it was 4 x 8192 x 4096 until 2026-12-06.
+ */
+Test(gen_llm, attention_flops_are_causal)
+{
+	const struct llm_arch *a = llm_arch_find("llama3-8b");
+	double weights = 2.0 * 4096 * 4096 + 2.0 * 4096 * 1024 + 3.0 * 4096 * 14336;
+
+	assert_rel(llm_layer_flops_per_token(a, 0, 8192), 2 * weights + 2.0 * 8192 * 4096, 1e-12);
+	assert_rel(llm_layer_flops_per_token(a, 0, 1), 2 * weights + 2.0 * 4096, 1e-12);
 }
 
 static struct gen_llm_options base(const char *model)
