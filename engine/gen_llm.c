@@ -155,10 +155,17 @@ void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_s
 	 * first and its last layer stand for them) */
 	flops = (st->layers - moe) * llm_layer_flops_per_token(a, st->first_layer, o->seq) +
 		moe * llm_layer_flops_per_token(a, last, o->seq);
+	/* the words' embedding split over tp (VocabParallelEmbedding), the
+	 * learned positions whole on every rank (language_model_embedding.py:
+	 * a torch.nn.Embedding); with tied embeddings over stages the last
+	 * holds its own copy of the words' as its output layer (gpt_model.py
+	 * skip_weight_param_allocation only where pre_process) */
 	if (s == 0)
-		dense += llm_embedding_params(a) / o->tp;
+		dense += (uint64_t)a->vocab * a->hidden / o->tp +
+			 (uint64_t)a->learned_positions * a->hidden;
 	if (s == o->pp - 1)
-		dense += llm_head_params(a) / o->tp;
+		dense += llm_head_params(a) / o->tp +
+			 (a->tied_embeddings && o->pp > 1 ? (uint64_t)a->vocab * a->hidden / o->tp : 0);
 	st->dense_params = dense;
 	st->expert_params = routed;
 	flops = tokens * (flops + (s == o->pp - 1 ? llm_head_flops_per_token(a) : 0));
@@ -192,6 +199,13 @@ static void add_rank(struct gen *g, size_t k, unsigned r)
 		g->comms[k].ranks[g->comms[k].n++] = r;
 }
 
+/* Whether the last stage holds a copy of the tied embedding (its output
+ * layer) apart from the first's. */
+static bool tied_copy(const struct gen_llm_options *o)
+{
+	return o->arch->tied_embeddings && o->pp > 1;
+}
+
 static int make_comms(struct gen *g)
 {
 	const struct gen_llm_options *o = g->o;
@@ -201,7 +215,8 @@ static int make_comms(struct gen *g)
 	g->off_pp = g->off_dp + (size_t)pp * tp;
 	g->off_ep = g->off_pp + (pp > 1 ? (size_t)dp * tp : 0);
 	g->off_edp = g->off_ep + (ep > 1 ? (size_t)pp * tp * (dp / ep) : 0);
-	g->ncomms = g->off_edp + (ep > 1 ? (size_t)pp * tp * ep : 0);
+	g->off_emb = g->off_edp + (ep > 1 ? (size_t)pp * tp * ep : 0);
+	g->ncomms = g->off_emb + (tied_copy(o) ? (size_t)dp * tp : 0);
 	g->comms = calloc(g->ncomms, sizeof(*g->comms));
 	if (!g->comms)
 		return -ENOMEM;
@@ -232,6 +247,12 @@ static int make_comms(struct gen *g)
 			set_comm(g, pp_comm(g, d, t), pp, "pp-d%u-t%u", d, t, 0);
 			for (unsigned s = 0; s < pp; s++)
 				add_rank(g, pp_comm(g, d, t), rank_of(o, t, d, s));
+		}
+	for (unsigned d = 0; tied_copy(o) && d < dp && !g->err; d++)
+		for (unsigned t = 0; t < tp; t++) {
+			set_comm(g, emb_comm(g, d, t), 2, "emb-d%u-t%u", d, t, 0);
+			add_rank(g, emb_comm(g, d, t), rank_of(o, t, d, 0));
+			add_rank(g, emb_comm(g, d, t), rank_of(o, t, d, pp - 1));
 		}
 	for (size_t k = 0; k < g->ncomms && !g->err; k++)
 		qsort(g->comms[k].ranks, g->comms[k].n, sizeof(unsigned), cmp_unsigned);
@@ -470,6 +491,23 @@ static void one_iteration(struct gen *g, const struct schedule *sc)
 				     st.tp_whole_params * trace_dtype_size(o->grad_dtype), b0 + sc->bdur[s],
 				     -1, -1);
 	}
+	/* the tied embedding's two copies, on the first stage and the last,
+	 * their gradients summed once both stages' data-parallel sync is
+	 * done (finalize_model_grads.py: finish_grad_sync, then
+	 * _allreduce_word_embedding_grads over the embedding group: the
+	 * whole main_grad, in the gradients' dtype), the first stage's
+	 * backward ending last in 1F1B */
+	for (unsigned d = 0; tied_copy(o) && d < o->dp; d++)
+		for (unsigned t = 0; t < o->tp; t++) {
+			unsigned m = sc->m, l = o->pp - 1;
+			double end0 = sc->b[m - 1] + sc->bdur[0];
+			double endl = sc->b[l * m + m - 1] + sc->bdur[l];
+
+			gen_llm_emit(g, emb_comm(g, d, t), TRACE_OP_ALLREDUCE, o->grad_dtype,
+				     (uint64_t)o->arch->vocab * o->arch->hidden / o->tp *
+					     trace_dtype_size(o->grad_dtype),
+				     end0 > endl ? end0 : endl, -1, -1);
+		}
 	if (!g->err && g->nev > first) /* (no events: g->ev may be NULL) */
 		qsort(g->ev + first, g->nev - first, sizeof(*g->ev), cmp_ev);
 }

@@ -10,7 +10,9 @@
  *                 parallelism an all-gather and a reduce-scatter for each;
  *   pipeline (pp) a send of the activations to the next stage after each
  *                 forward and of their gradient to the previous one after
- *                 each backward, under the 1F1B schedule;
+ *                 each backward, under the 1F1B schedule; a tied
+ *                 embedding's gradients all-reduced between the first
+ *                 stage and the last, which holds a copy of it;
  *   data (dp)     the gradients: all-reduced in buckets (ZeRO 0),
  *                 reduce-scattered and the parameters all-gathered after
  *                 the step (ZeRO 1, 2), or every layer's parameters
@@ -62,7 +64,9 @@ struct gen_llm_stage {
 	uint64_t dense_params;   /* per rank: its tp share of the stage's
 				  * attention, norms, embeddings, head (and
 				  * dense MLPs, shared experts), whole what
-				  * tp does not split */
+				  * tp does not split (learned positions
+				  * too); the last stage's copy of a tied
+				  * embedding with its head */
 	uint64_t expert_params;  /* per rank: its tp and ep share of the
 				  * stage's experts (0 for a dense model) */
 	uint64_t tp_whole_params; /* of dense_params, what every tp rank

@@ -51,7 +51,7 @@ struct gen {
 	const struct gen_llm_options *o;
 	struct gcomm *comms;
 	size_t ncomms;
-	size_t off_dp, off_pp, off_ep, off_edp;
+	size_t off_dp, off_pp, off_ep, off_edp, off_emb;
 	struct gev *ev;
 	size_t nev, cap;
 	unsigned long long listed; /* ranks the events' groups list, in all */
@@ -79,6 +79,14 @@ static inline size_t dp_comm(const struct gen *g, unsigned s, unsigned t)
 static inline size_t pp_comm(const struct gen *g, unsigned d, unsigned t)
 {
 	return g->off_pp + (size_t)d * g->o->tp + t;
+}
+
+/* The first and the last stage of pipeline (d, t), where the embedding
+ * is tied over stages: Megatron-LM's embedding group
+ * (parallel_state.py default_embedding_ranks). */
+static inline size_t emb_comm(const struct gen *g, unsigned d, unsigned t)
+{
+	return g->off_emb + (size_t)d * g->o->tp + t;
 }
 
 /* Expert-parallel block b: data-parallel ranks b ep .. b ep + ep - 1. */

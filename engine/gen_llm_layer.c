@@ -160,10 +160,14 @@ static uint64_t zero3_share(const struct gen_llm_options *o, int module)
 	const struct llm_arch *a = o->arch;
 	uint64_t r, w;
 
+	/* as gen_llm_stage shares them: the learned positions whole, the
+	 * last stage's copy of a tied embedding with its head */
 	if (module == Z3_EMBEDDING)
-		return llm_embedding_params(a) / o->tp;
+		return (uint64_t)a->vocab * a->hidden / o->tp +
+		       (uint64_t)a->learned_positions * a->hidden;
 	if (module == Z3_HEAD)
-		return llm_head_params(a) / o->tp;
+		return llm_head_params(a) / o->tp +
+		       (a->tied_embeddings && o->pp > 1 ? (uint64_t)a->vocab * a->hidden / o->tp : 0);
 	r = llm_layer_routed_params(a, (unsigned)module);
 	w = llm_layer_tp_whole_params(a, (unsigned)module);
 	return (llm_layer_params(a, (unsigned)module) - r - w) / o->tp + w +

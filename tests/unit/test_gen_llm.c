@@ -222,6 +222,64 @@ static uint64_t nth_bytes(const struct trace *t, const char *comm, enum trace_op
 	return 0;
 }
 
+/* Calls of @op on communicator @comm. */
+static size_t count_of(const struct trace *t, const char *comm, enum trace_op op)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nentries; i++)
+		n += t->entries[i].op == op && !strcmp(trace_entry_comm(t, &t->entries[i]), comm);
+	return n;
+}
+
+/*
+ * GPT-3's tied embedding over 8 stages (tp 8, dp 2): the last stage
+ * holds its own copy, 50257 x 12288 / 8 = 77,194,752 a rank, as its
+ * output layer (gpt_model.py: skip_weight_param_allocation only where
+ * pre_process), reduced over dp with the stage's 12 layers and final
+ * norm, then all-reduced with the first stage's (finalize_model_grads.py
+ * _allreduce_word_embedding_grads): ranks 0 and 0 + 8 (0 + 2 x 7) = 112.
+ * The learned positions, 2048 x 12288, are whole on every tp rank
+ * (language_model_embedding.py: a torch.nn.Embedding). A layer by hand:
+ * q, k, v, o 4 x 12288^2 with their biases 4 x 12288, the MLP 2 x 12288
+ * x 49152 with 49152 + 12288 of biases, two LayerNorms 4 x 12288.
+ */
+Test(gen_llm, tied_embedding_on_the_last_stage)
+{
+	struct gen_llm_options o = base("gpt3-175b");
+	uint64_t h = 12288, words = 50257ull * 12288 / 8;
+	uint64_t layer = 4 * h * h + 4 * h + 2 * h * 49152 + 49152 + h + 4 * h;
+	struct trace t;
+
+	o.tp = 8;
+	o.pp = 8;
+	o.dp = 2;
+	make(&o, &t);
+	cr_expect_eq(llm_layer_params(o.arch, 0), layer);
+	cr_expect_eq(words, 77194752);
+	cr_expect_eq(bytes_of(&t, "dp-s7-t0", TRACE_OP_ALLREDUCE),
+		     GRAD * (12 * layer / 8 + 2 * h / 8 + words));
+	cr_expect_eq(bytes_of(&t, "dp-s0-t5", TRACE_OP_ALLREDUCE),
+		     GRAD * (12 * layer / 8 + words + 2048 * h));
+	cr_expect_eq(count_of(&t, "emb-d1-t3", TRACE_OP_ALLREDUCE), 1);
+	cr_expect_eq(bytes_of(&t, "emb-d1-t3", TRACE_OP_ALLREDUCE), GRAD * words);
+	for (size_t i = 0; i < t.nentries; i++)
+		if (!strcmp(trace_entry_comm(&t, &t.entries[i]), "emb-d0-t0")) {
+			cr_expect_eq(t.entries[i].ngroup, 2);
+			cr_expect_eq(t.entries[i].group[0], 0);
+			cr_expect_eq(t.entries[i].group[1], 112);
+		}
+	trace_destroy(&t);
+	/* on one stage the head is the embedding: no copy, no group */
+	o.zero = 0;
+	o.pp = 1;
+	make(&o, &t);
+	cr_expect_eq(bytes_of(&t, "emb", TRACE_OP_ALLREDUCE), 0);
+	cr_expect_eq(bytes_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE),
+		     GRAD * (96 * layer / 8 + 2 * h / 8 + words + 2048 * h));
+	trace_destroy(&t);
+}
+
 /* ZeRO 3 gathers a module at a time, each its own size: the first stage
  * its embedding before layer 0, the last its head and final norm with
  * the last layer; in backward the head first and the embedding last. */
