@@ -55,7 +55,14 @@ static void print_llm_help(FILE *out)
 	      "                         H100 SXM BF16)\n"
 	      "  --efficiency X         of that peak the model reaches, (0, 1]\n"
 	      "                         (default 0.4)\n"
-	      "  --bucket-cap SIZE      gradient buckets (default 25MiB)\n"
+	      "  --overlap-grad-reduce on|off\n"
+	      "                         on (default): the gradients reduced in buckets\n"
+	      "                         as backward fills them, Megatron-Core's: at\n"
+	      "                         least max(40M, 1M x dp) parameters each, on the\n"
+	      "                         first stage (later stages: one bucket); off: one\n"
+	      "                         bucket a stage, after its backward\n"
+	      "  --bucket-cap SIZE      gradients a bucket at least, in place of\n"
+	      "                         Megatron-Core's size (first stage, overlap on)\n"
 	      "  --iterations N         iterations to write (default 1)\n"
 	      "  -o, --output FILE      output file, '-' for stdout (default)\n"
 	      "  -h, --help             this help\n"
@@ -69,7 +76,7 @@ static void print_llm_help(FILE *out)
 
 enum {
 	OPT_MODEL = 256, OPT_TP, OPT_PP, OPT_DP, OPT_EP, OPT_ZERO, OPT_SP, OPT_MB, OPT_MBS,
-	OPT_SEQ, OPT_DTYPE, OPT_GRAD_DTYPE, OPT_TFLOPS, OPT_EFF, OPT_BUCKET, OPT_ITER,
+	OPT_SEQ, OPT_DTYPE, OPT_GRAD_DTYPE, OPT_TFLOPS, OPT_EFF, OPT_OVERLAP, OPT_BUCKET, OPT_ITER,
 };
 
 static const struct option llm_options[] = {
@@ -87,6 +94,7 @@ static const struct option llm_options[] = {
 	{ "grad-dtype", required_argument, NULL, OPT_GRAD_DTYPE },
 	{ "gpu-tflops", required_argument, NULL, OPT_TFLOPS },
 	{ "efficiency", required_argument, NULL, OPT_EFF },
+	{ "overlap-grad-reduce", required_argument, NULL, OPT_OVERLAP },
 	{ "bucket-cap", required_argument, NULL, OPT_BUCKET },
 	{ "iterations", required_argument, NULL, OPT_ITER },
 	{ "output", required_argument, NULL, 'o' },
@@ -166,6 +174,15 @@ static int parse_one(struct gen_llm_args *a, int c, const char *opt, const char 
 	case OPT_GRAD_DTYPE: return parse_dtype(d, opt, arg, &a->o.grad_dtype);
 	case OPT_TFLOPS: return parse_real(d, opt, arg, &a->o.gpu_tflops);
 	case OPT_EFF: return parse_real(d, opt, arg, &a->o.efficiency);
+	case OPT_OVERLAP:
+		/* on, off; true, false as a plan's YAML may give them */
+		if (!strcmp(arg, "on") || !strcmp(arg, "true"))
+			a->o.overlap_grad_reduce = true;
+		else if (!strcmp(arg, "off") || !strcmp(arg, "false"))
+			a->o.overlap_grad_reduce = false;
+		else
+			return usage_err(d, opt, "on or off", arg);
+		return 0;
 	case OPT_BUCKET:
 		if (cli_parse_size(arg, UINT64_MAX, &a->o.bucket_bytes) || !a->o.bucket_bytes)
 			return usage_err(d, opt, "a size above 0 like " CLI_SIZE_FORMS, arg);
@@ -265,17 +282,21 @@ static void write_header(FILE *out, const struct gen_llm_args *a, const struct t
 	const struct gen_llm_options *o = &a->o;
 	uint64_t by_op[TRACE_OP_COUNT] = { 0 };
 	size_t per_it = t->nentries / o->iterations;
+	char cap[48] = "";
+
+	if (o->bucket_bytes)
+		snprintf(cap, sizeof(cap), " --bucket-cap %" PRIu64 "B", o->bucket_bytes);
 
 	for (size_t i = 0; i < per_it; i++)
 		by_op[t->entries[i].op] += t->entries[i].bytes;
 	fprintf(out, "# made by: gdrlab gen llm --model %s --tp %u --pp %u --dp %u --ep %u --zero %u%s "
 		     "--micro-batches %u --micro-batch-size %u --seq %u --dtype %s --grad-dtype %s "
-		     "--gpu-tflops %.15g --efficiency %.15g --bucket-cap %" PRIu64 "B --iterations %u\n",
+		     "--gpu-tflops %.15g --efficiency %.15g --overlap-grad-reduce %s%s --iterations %u\n",
 		o->arch->name, o->tp, o->pp, o->dp, o->ep, o->zero,
 		o->sequence_parallel ? " --sequence-parallel" : "", o->micro_batches,
 		o->micro_batch_size, o->seq, trace_dtype_name(o->dtype),
-		trace_dtype_name(o->grad_dtype), o->gpu_tflops, o->efficiency, o->bucket_bytes,
-		o->iterations);
+		trace_dtype_name(o->grad_dtype), o->gpu_tflops, o->efficiency,
+		o->overlap_grad_reduce ? "on" : "off", cap, o->iterations);
 	fprintf(out, "# %s: %.3fB parameters on %u ranks; %zu collectives an iteration on %zu "
 		     "communicators; compute %.1f us an iteration (1F1B, bubble included)\n",
 		o->arch->name, llm_total_params(o->arch) / 1e9, o->tp * o->pp * o->dp, per_it,

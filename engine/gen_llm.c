@@ -41,7 +41,12 @@ void gen_llm_options_default(struct gen_llm_options *o)
 	 * training reports (38-43% BF16 MFU, Llama 3 paper table 4). */
 	o->gpu_tflops = 989.5;
 	o->efficiency = 0.4;
-	o->bucket_bytes = 25ull << 20; /* PyTorch DDP's bucket_cap_mb */
+	/* Megatron-Core's buckets (gen_llm_buckets.c bucket_size), reduced
+	 * as backward fills them: off in megatron/training/arguments.py
+	 * (--overlap-grad-reduce), on in the large runs' recipes, and what
+	 * a replay of communication beside compute is for */
+	o->overlap_grad_reduce = true;
+	o->bucket_bytes = 0;
 	o->iterations = 1;
 }
 
@@ -119,8 +124,6 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 		return diag_set(d, -EINVAL, "--gpu-tflops: must be > 0");
 	if (!(o->efficiency > 0 && o->efficiency <= 1))
 		return diag_set(d, -EINVAL, "--efficiency: must be in (0, 1]");
-	if (!o->bucket_bytes)
-		return diag_set(d, -EINVAL, "--bucket-cap: must be > 0");
 	if (!o->iterations)
 		return diag_set(d, -EINVAL, "--iterations: must be > 0");
 	return 0;
@@ -290,25 +293,6 @@ void gen_llm_emit(struct gen *g, size_t comm, enum trace_op op, enum trace_dtype
 	v->seq = g->nev++;
 }
 
-/* Bytes rounded down to whole elements of @dt (at least one). */
-static uint64_t whole(uint64_t bytes, enum trace_dtype dt)
-{
-	uint64_t e = trace_dtype_size(dt);
-
-	return bytes / e * e;
-}
-
-/*
- * The parameters a stage's rank reduces over its data-parallel group: its
- * dense share and, without expert parallelism, its experts too (every dp
- * rank then holds all of them; with it, the ranks holding the same
- * experts reduce theirs apart, edp_comm).
- */
-static uint64_t dp_params(const struct gen_llm_options *o, const struct gen_llm_stage *st)
-{
-	return st->dense_params + (o->ep < 2 ? st->expert_params : 0);
-}
-
 /*
  * The batch of a send between stages b and b + 1 (Megatron-LM's
  * batch_p2p_comm, its default without interleaving: p2p_communication.py
@@ -419,40 +403,6 @@ uint64_t gen_llm_sharded(const struct gen *g, size_t comm, uint64_t bytes, enum 
 	return elts * e;
 }
 
-/*
- * ZeRO 0-2: a stage's gradients in buckets as the last micro-batch's
- * backward produces them (evenly over it), all-reduced (0) or
- * reduce-scattered (1, 2); ZeRO 1, 2 then all-gather the updated
- * parameters after the step, at the end of the stage's backward.
- */
-static void grad_buckets(struct gen *g, size_t comm, uint64_t params, double b0, double dur)
-{
-	const struct gen_llm_options *o = g->o;
-	uint64_t total = params * trace_dtype_size(o->grad_dtype), done = 0;
-	uint64_t cap = whole(o->bucket_bytes, o->grad_dtype), pdone = 0;
-	uint64_t pcap = whole(o->bucket_bytes, o->dtype), ptotal = params * trace_dtype_size(o->dtype);
-
-	if (!cap)
-		cap = trace_dtype_size(o->grad_dtype);
-	if (!pcap)
-		pcap = trace_dtype_size(o->dtype);
-	while (done < total) {
-		uint64_t b = total - done < cap ? total - done : cap;
-
-		done += b;
-		gen_llm_emit(g, comm, o->zero ? TRACE_OP_REDUCE_SCATTER : TRACE_OP_ALLREDUCE, o->grad_dtype,
-			     o->zero ? gen_llm_sharded(g, comm, b, o->grad_dtype) : b,
-			     b0 + dur * (double)done / (double)total, -1, -1);
-	}
-	while (o->zero && pdone < ptotal) {
-		uint64_t b = ptotal - pdone < pcap ? ptotal - pdone : pcap;
-
-		pdone += b;
-		gen_llm_emit(g, comm, TRACE_OP_ALL_GATHER, o->dtype, gen_llm_sharded(g, comm, b, o->dtype),
-			     b0 + dur, -1, -1);
-	}
-}
-
 static int cmp_ev(const void *pa, const void *pb)
 {
 	const struct gev *a = pa, *b = pb;
@@ -476,11 +426,8 @@ static void one_iteration(struct gen *g, const struct schedule *sc)
 		gen_llm_stage(o, s, &st);
 		for (unsigned i = 0; i < o->micro_batches; i++)
 			micro_batch(g, sc, s, i, &st);
-		for (unsigned t = 0; o->zero < 3 && o->dp > 1 && t < o->tp; t++) {
-			grad_buckets(g, dp_comm(g, s, t), dp_params(o, &st), b0, sc->bdur[s]);
-			for (unsigned j = 0; o->ep > 1 && o->dp / o->ep > 1 && j < o->ep; j++)
-				grad_buckets(g, edp_comm(g, s, t, j), st.expert_params, b0, sc->bdur[s]);
-		}
+		if (o->zero < 3 && o->dp > 1)
+			gen_llm_grad_sync(g, s, b0, sc->bdur[s]);
 		/* what every tp rank holds whole saw only its sequence shard:
 		 * its gradients summed over the group after the dp sync
 		 * (finalize_model_grads.py, finish_grad_sync then

@@ -13,9 +13,10 @@
  *                 each backward, under the 1F1B schedule; a tied
  *                 embedding's gradients all-reduced between the first
  *                 stage and the last, which holds a copy of it;
- *   data (dp)     the gradients: all-reduced in buckets (ZeRO 0),
- *                 reduce-scattered and the parameters all-gathered after
- *                 the step (ZeRO 1, 2), or every layer's parameters
+ *   data (dp)     the gradients: all-reduced in Megatron-Core's buckets
+ *                 (ZeRO 0), reduce-scattered and each bucket's
+ *                 parameters all-gathered after the step (ZeRO 1, 2:
+ *                 its distributed optimizer), or every layer's parameters
  *                 all-gathered forward and backward and its gradients
  *                 reduce-scattered, each micro-batch (ZeRO 3);
  *   expert (ep)   per MoE layer and micro-batch an all-to-all dispatch and
@@ -48,7 +49,11 @@ struct gen_llm_options {
 	enum trace_dtype grad_dtype; /* gradients as reduced */
 	double gpu_tflops;           /* dense peak of one GPU, TFLOP/s */
 	double efficiency;           /* of that peak the model reaches */
-	uint64_t bucket_bytes;       /* data-parallel gradient buckets */
+	bool overlap_grad_reduce;    /* buckets reduced as backward fills
+				      * them (Megatron-Core's bucket_size);
+				      * off: one bucket a buffer */
+	uint64_t bucket_bytes;       /* of gradients a bucket at least;
+				      * 0: Megatron-Core's size */
 	unsigned iterations;
 };
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What gen_llm.c (the job: its options, stages, communicators, sends,
- * gradient buckets and the trace), gen_llm_schedule.c (the 1F1B
- * schedule) and gen_llm_layer.c (a layer's tensor-parallel, expert and
- * ZeRO 3 collectives) share.
+ * What gen_llm.c (the job: its options, stages, communicators, sends
+ * and the trace), gen_llm_buckets.c (the gradient buckets),
+ * gen_llm_schedule.c (the 1F1B schedule) and gen_llm_layer.c (a layer's
+ * tensor-parallel, expert and ZeRO 3 collectives) share.
  */
 #ifndef GDRLAB_GEN_LLM_INTERNAL_H
 #define GDRLAB_GEN_LLM_INTERNAL_H
@@ -124,6 +124,12 @@ static inline uint64_t activation_bytes(const struct gen_llm_options *o)
 	return (uint64_t)o->micro_batch_size * o->seq * o->arch->hidden *
 	       trace_dtype_size(o->dtype);
 }
+
+/* gen_llm_buckets.c: stage @s's gradients over its data-parallel (and
+ * expert data-parallel) groups in Megatron-Core's buckets, produced by
+ * the last micro-batch's backward from @b0 over @dur; with ZeRO 1, 2 its
+ * parameters all-gathered after. */
+void gen_llm_grad_sync(struct gen *g, unsigned s, double b0, double dur);
 
 /* gen_llm_layer.c: layer @layer's collectives, at @at (its start) over
  * @dur, forward or @backward */

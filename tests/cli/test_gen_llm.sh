@@ -24,9 +24,13 @@ bad "--ep: 0: expected 1 or more" -- --model mixtral-8x7b --dp 4 --ep 0
 bad "--tp: mixtral-8x7b is a mixture of experts: with --tp 2 it needs --sequence-parallel, as Megatron-Core asks" -- --model mixtral-8x7b --tp 2 --dp 4 --ep 2
 bad "--tp: deepseek-v3 is a mixture of experts: with --tp 8 it needs --sequence-parallel, as Megatron-Core asks" -- --model deepseek-v3 --tp 8
 bad "--ep: 3 does not divide --dp" -- --model mixtral-8x7b --dp 4 --ep 3
-# 61 929 gradient buckets of 65536 ranks each: 15 GiB of rank lists, refused
-# as they are made (it ran out of memory until 2026-12-06)
-bad "the trace would hold more than 4194304 collectives or list more than 268435456 ranks over them" -- --model llama3-405b --dp 65536
+# some 30 000 gradient buckets (a parameter each: DeepSeek-V3's experts) of
+# 65536 ranks each: 7 GiB of rank lists, refused as they are made (Llama-3-405B's
+# 25 MiB buckets ran out of memory until 2026-12-06; Megatron-Core's bucket
+# at dp 65536 is 65G parameters, the whole stage)
+bad "the trace would hold more than 4194304 collectives or list more than 268435456 ranks over them" -- --model deepseek-v3 --dp 65536 --bucket-cap 1K
+bad "--overlap-grad-reduce: expected on or off, got 'yes'" -- --model llama3-8b --dp 2 --overlap-grad-reduce yes
+bad "--bucket-cap: expected a size above 0" -- --model llama3-8b --dp 2 --bucket-cap 0
 bad "--zero: 4: expected 0, 1, 2 or 3" -- --model llama3-8b --dp 2 --zero 4
 bad "--sequence-parallel: needs --tp 2 or more" -- --model llama3-8b --dp 2 --sequence-parallel
 bad "--efficiency: must be in (0, 1]" -- --model llama3-8b --dp 2 --efficiency 1.5
@@ -58,6 +62,17 @@ expect 0 "gen llm writes a trace" -- "$gdrlab" gen llm --model llama3-8b --tp 4 
 has "$tmp/llm.jsonl" '"comm": "tp-s1-d0"'
 has "$tmp/llm.jsonl" '"comm": "pp-d1-t3", "batch": '
 has "$tmp/llm.jsonl" '# bytes an iteration:'
+has "$tmp/llm.jsonl" '^# made by: .* --overlap-grad-reduce on --iterations 1$'
+# overlap off: one bucket a stage, its gradients reduce-scattered and its
+# parameters gathered: 2 stages x 4 tp ranks x 2 calls; the header says it,
+# and --bucket-cap where given
+expect 0 "gen llm --overlap-grad-reduce off" -- "$gdrlab" gen llm --model llama3-8b --tp 4 --pp 2 --dp 2 \
+    --zero 1 --sequence-parallel --micro-batches 4 --seq 1024 --overlap-grad-reduce off -o "$tmp/off.jsonl"
+got=$(grep -c '"comm": "dp-' "$tmp/off.jsonl")
+[ "$got" = 16 ] || { echo "FAIL: --overlap-grad-reduce off: $got data-parallel calls, want 16"; fail=1; }
+has "$tmp/off.jsonl" '^# made by: .* --overlap-grad-reduce off --iterations 1$'
+expect 0 "gen llm --bucket-cap" -- "$gdrlab" gen llm --model llama3-8b --dp 2 --bucket-cap 100M -o "$tmp/cap.jsonl"
+has "$tmp/cap.jsonl" '^# made by: .* --overlap-grad-reduce on --bucket-cap 104857600B --iterations 1$'
 expect 0 "run replays it" -- "$gdrlab" run -t "$src/configs/h100-pcie5-400g.yaml" -T "$tmp/llm.jsonl" --quiet
 has "$tmp/out" "communicators"
 # a device that cannot take the trace: its errno, one line, exit 1 (it said

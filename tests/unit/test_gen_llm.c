@@ -233,6 +233,133 @@ static size_t count_of(const struct trace *t, const char *comm, enum trace_op op
 }
 
 /*
+ * Megatron-Core's gradient buckets, derived by hand from its code
+ * (distributed_data_parallel.py: bucket_size max(40M, 1M x dp) elements
+ * with overlap_grad_reduce, none on a stage past the first or without
+ * it; param_and_grad_buffer.py: the parameters in reverse, a bucket
+ * closed at the end of the parameter that takes it to bucket_size or
+ * more). Llama-3-70B at tp 8 on 4 stages, dp 2: a rank's layer holds
+ * attention's q, k, v 8192 x 10240 / 8 with the layer's two norms (2 x
+ * 1024): 10,487,808; its output 8,388,608; fc1 2 x 28672 x 8192 / 8:
+ * 58,720,256; fc2 29,360,128; stage 0 holds layers 0-19 and the
+ * embedding, 128256 x 8192 / 8 = 131,334,144. Backward from layer 19:
+ * {fc2, fc1} (88,080,384 >= 40M), then for each layer l = 19..1 {its
+ * output, its qkv, layer l - 1's fc2} (48,236,544) and {l - 1's fc1},
+ * then {layer 0's output, its qkv, the embedding} (150,210,560): 40
+ * all-reduces (25 MiB buckets made 337 until 2026-12-06). Stages 1-3:
+ * one bucket, a stage's 20 layers.
+ */
+Test(gen_llm, megatron_buckets)
+{
+	struct gen_llm_options o = base("llama3-70b");
+	uint64_t layer = 10487808ull + 8388608 + 58720256 + 29360128;
+	struct trace t;
+
+	o.tp = 8;
+	o.pp = 4;
+	o.dp = 2;
+	o.micro_batches = 8;
+	make(&o, &t);
+	cr_expect_eq(layer, 855654400ull / 8);
+	cr_expect_eq(count_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 40);
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 0), GRAD * 88080384ull);
+	for (size_t k = 1; k < 39; k += 2) {
+		cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, k), GRAD * 48236544ull,
+			     "bucket %zu", k);
+		cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, k + 1), GRAD * 58720256ull,
+			     "bucket %zu", k + 1);
+	}
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 39), GRAD * 150210560ull);
+	cr_expect_eq(bytes_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), GRAD * (20 * layer + 131334144));
+	cr_expect_eq(count_of(&t, "dp-s2-t5", TRACE_OP_ALLREDUCE), 1);
+	cr_expect_eq(nth_bytes(&t, "dp-s2-t5", TRACE_OP_ALLREDUCE, 0), GRAD * 20 * layer);
+	trace_destroy(&t);
+	/* --bucket-cap 200 MiB of fp32: 52,428,800 elements. {fc2, fc1}
+	 * of layer 19, then {output, qkv of l; fc2, fc1 of l - 1} (48.2M
+	 * before the fc1), then {layer 0's output, qkv, the embedding}: 21 */
+	o.bucket_bytes = 200ull << 20;
+	make(&o, &t);
+	cr_expect_eq(count_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 21);
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 1), GRAD * layer);
+	cr_expect_eq(count_of(&t, "dp-s1-t0", TRACE_OP_ALLREDUCE), 1);
+	trace_destroy(&t);
+	/* overlap off: one bucket a stage, when its backward ends */
+	o.bucket_bytes = 0;
+	o.overlap_grad_reduce = false;
+	make(&o, &t);
+	cr_expect_eq(count_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 1);
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 0),
+		     GRAD * (20 * layer + 131334144));
+	trace_destroy(&t);
+}
+
+/*
+ * Past 40 ranks a bucket is 1M x dp elements. Llama-3-8B on one stage,
+ * reversed: the output layer 128256 x 4096 = 525,336,576 (a bucket
+ * alone), the final norm and layer 31's fc2 (4096 + 58,720,256), its
+ * fc1 117,440,512, then a layer's output 16,777,216 and q, k, v with
+ * its norms 25,174,016, the next fc2 and fc1, down to layer 0's output,
+ * q, k, v and the embedding 525,336,576. At dp 40 (40M): the output;
+ * {norm, fc2}; fc1; then each layer {output, qkv} (41.9M), fc2 and fc1
+ * apart; {embedding}: 1 + 2 + 31 x 3 + 1 + 1 = 98. At dp 64 (64M):
+ * the output; {norm, fc2, fc1}; then {output, qkv, fc2} (100.7M) and
+ * fc1 for each of 31 layers; {output, qkv, embedding}: 1 + 1 + 62 + 1 =
+ * 65.
+ */
+Test(gen_llm, megatron_buckets_grow_with_dp)
+{
+	struct gen_llm_options o = base("llama3-8b");
+	struct trace t;
+
+	o.dp = 40;
+	make(&o, &t);
+	cr_expect_eq(count_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 98);
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 0), GRAD * 525336576ull);
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 1), GRAD * (4096 + 58720256ull));
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 3),
+		     GRAD * (16777216ull + 25174016));
+	trace_destroy(&t);
+	o.dp = 64;
+	make(&o, &t);
+	cr_expect_eq(count_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 65);
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 2),
+		     GRAD * (16777216ull + 25174016 + 58720256));
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 64),
+		     GRAD * (16777216ull + 25174016 + 525336576));
+	cr_expect_eq(bytes_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), GRAD * llm_total_params(o.arch));
+	trace_destroy(&t);
+}
+
+/*
+ * ZeRO 1: the distributed optimizer all-gathers each bucket's parameters
+ * after the step over the buckets it reduce-scattered (param_and_grad_
+ * buffer.py _ParamAndGradBucketGroup.start_param_sync: a call a bucket),
+ * the same elements in bf16: as many all-gathers as reduce-scatters, the
+ * k-th half the k-th's bytes (fp32 gradients). Until 2026-12-06 the
+ * gathers went in 25 MiB of bf16, twice the parameters of a gradient
+ * bucket: half as many.
+ */
+Test(gen_llm, zero1_gathers_each_bucket)
+{
+	struct gen_llm_options o = base("llama3-70b");
+	struct trace t;
+	size_t n;
+
+	o.tp = 8;
+	o.dp = 4;
+	o.sequence_parallel = true;
+	o.zero = 1;
+	make(&o, &t);
+	n = count_of(&t, "dp-s0-t3", TRACE_OP_REDUCE_SCATTER);
+	cr_expect_gt(n, 1);
+	cr_expect_eq(count_of(&t, "dp-s0-t3", TRACE_OP_ALL_GATHER), n);
+	for (size_t k = 0; k < n; k++)
+		cr_expect_eq(2 * nth_bytes(&t, "dp-s0-t3", TRACE_OP_ALL_GATHER, k),
+			     nth_bytes(&t, "dp-s0-t3", TRACE_OP_REDUCE_SCATTER, k), "bucket %zu", k);
+	trace_destroy(&t);
+}
+
+/*
  * GPT-3's tied embedding over 8 stages (tp 8, dp 2): the last stage
  * holds its own copy, 50257 x 12288 / 8 = 77,194,752 a rank, as its
  * output layer (gpt_model.py: skip_weight_param_allocation only where
@@ -269,6 +396,18 @@ Test(gen_llm, tied_embedding_on_the_last_stage)
 			cr_expect_eq(t.entries[i].group[0], 0);
 			cr_expect_eq(t.entries[i].group[1], 112);
 		}
+	trace_destroy(&t);
+	/* the distributed optimizer gives each stage's copy a bucket of its
+	 * own (distrib_optimizer.py _does_param_require_new_bucket): the
+	 * last stage's first (77,194,752 = 603,084 x 128, no padding), then
+	 * its one other; the first stage's last, after its positions */
+	o.zero = 1;
+	make(&o, &t);
+	cr_expect_eq(count_of(&t, "dp-s7-t0", TRACE_OP_REDUCE_SCATTER), 2);
+	cr_expect_eq(nth_bytes(&t, "dp-s7-t0", TRACE_OP_REDUCE_SCATTER, 0), GRAD * words);
+	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_REDUCE_SCATTER,
+			       count_of(&t, "dp-s0-t0", TRACE_OP_REDUCE_SCATTER) - 1),
+		     GRAD * words);
 	trace_destroy(&t);
 	/* on one stage the head is the embedding: no copy, no group */
 	o.zero = 0;
