@@ -20,10 +20,11 @@
  * but its parent, the parent's split count and its color, which name it
  * as well (below). The communicator with the most ranks is the job's
  * world: a process's rank in it is its global rank. A collective is one
- * (communicator, opCount, place among that opCount's lines): NCCL counts
- * a communicator's kernel launches, not its calls, so the calls of one
- * ncclGroupStart/End share their opCount. Every rank logs it, and the
- * ranks must agree on its function, count and type.
+ * (communicator, place among each rank's collectives on it): every rank
+ * calls them in one order, while opCount counts launches, not calls
+ * (the calls of one ncclGroupStart/End share one), and from 2.27 only
+ * launches with network work (untrusted_op_count). Every rank logs it,
+ * and the ranks must agree on its function, count and type.
  * Sends become sendrecv from the sender to its peer (Recv lines are the
  * same transfers, seen from the other end). A communicator's rank 0 also
  * prints what NCCL ran, with TUNING ("AllReduce: 1048576 Bytes -> Algo
@@ -70,18 +71,25 @@ struct comm_view {
 	int rank, nranks;
 	uint64_t streams[NCCL_LOG_STREAMS]; /* its COLL lines' streams, in order */
 	unsigned nstreams;
-	/* the opCount of its last collective line, and how many lines have
-	 * had it: the calls of one group share an opCount */
+	/* its lines so far (collectives, sends, receives) and its
+	 * collectives; the opCount of its last collective line */
+	uint64_t nlines, ncolls;
 	uint64_t last_op;
-	unsigned in_op;
-	bool any_op;
 };
 
 struct coll {
 	enum trace_op op;
 	const char *func; /* as NCCL names it */
 	uint64_t comm_id, op_count;
-	unsigned in_op;   /* its place among its opCount's lines */
+	uint64_t seq;     /* its line's place among its rank's lines on the
+			   * communicator (a collective's: the latest of its
+			   * ranks', after every rank's calls before it) */
+	uint64_t cseq;    /* its place among its ranks' collectives on the
+			   * communicator: a collective's key */
+	bool joined;      /* the first rank's opCount was its previous
+			   * collective's (one launch, if opCount counts them) */
+	bool lone;        /* a send of a communicator whose opCount does not
+			   * count launches (untrusted_op_count) */
 	int nranks;
 	uint64_t count;
 	int datatype;
@@ -112,7 +120,16 @@ struct state {
 	unsigned uneven_alltoalls; /* of them, those of unequal sends */
 	unsigned batches;   /* launches of several sends, not an all-to-all */
 	struct nlg_end *recvs; /* Recv lines: which launch took each transfer in */
-	size_t nrecvs, cap_recvs;
+	uint64_t *recv_seq;    /* each one's place among its rank's lines */
+	size_t nrecvs, cap_recvs, cap_recv_seq;
+	/* the newest NCCL release a process logged ("NCCL version 2.27.3"),
+	 * as 22703; 0 if none did */
+	unsigned release;
+	/* communicators whose ranks' opCounts show it counts no launches
+	 * (one rank's collectives one launch, another's two): id, ranks */
+	struct comm_present_id { uint64_t id; int nranks; } *stuck;
+	size_t nstuck, cap_stuck;
+	unsigned lone_sends; /* sends of such communicators, each its own launch */
 	unsigned cut_line;  /* a file's last line, cut short and left out */
 	size_t cut_file;
 	/* network connections by their Channel lines: sends and receives,
@@ -365,14 +382,14 @@ static int dtype_of(int code, enum trace_dtype *t)
 
 static size_t coll_hash(const struct coll *c, size_t nslots)
 {
-	uint64_t h = c->comm_id * 0x9e3779b97f4a7c15ull ^ c->op_count * 0xc2b2ae3d27d4eb4full ^
-		     (uint64_t)c->nranks ^ (uint64_t)c->in_op << 40;
+	uint64_t h = c->comm_id * 0x9e3779b97f4a7c15ull ^ c->cseq * 0xc2b2ae3d27d4eb4full ^
+		     (uint64_t)c->nranks << 40;
 
 	return (size_t)(h ^ h >> 29) & (nslots - 1);
 }
 
-/* The slot of @c's (communicator, opCount, place): its collective's, or
- * the free one it would take. */
+/* The slot of @c's (communicator, place among its collectives): its
+ * collective's, or the free one it would take. */
 static uint32_t *coll_slot(struct state *s, const struct coll *c)
 {
 	size_t i = coll_hash(c, s->nslots);
@@ -383,8 +400,7 @@ static uint32_t *coll_slot(struct state *s, const struct coll *c)
 		if (!s->slots[i])
 			return &s->slots[i];
 		o = &s->colls[s->slots[i] - 1];
-		if (o->comm_id == c->comm_id && o->nranks == c->nranks &&
-		    o->op_count == c->op_count && o->in_op == c->in_op)
+		if (o->comm_id == c->comm_id && o->nranks == c->nranks && o->cseq == c->cseq)
 			return &s->slots[i];
 	}
 }
@@ -587,28 +603,50 @@ static int stream_of(struct state *s, struct comm_view *v, const char *msg, unsi
 }
 
 /*
- * The place of a collective line among those of its opCount on @v. NCCL
- * prints comm->opCount as it is when the call is enqueued, and counts
+ * A collective's place on @v: the rank's n-th collective on the
+ * communicator is every rank's n-th, since NCCL requires each rank to
+ * call a communicator's collectives in one order. Its opCount is not a
+ * key: NCCL prints comm->opCount as the call is enqueued and counts
  * launches (src/proxy.cc, ncclProxyStart: comm->opCount++), so the calls
- * of one ncclGroupStart/End (PyTorch's coalesced calls, its
- * _coalescing_manager) print one opCount; every rank issues them in one
- * order, which their place keeps apart.
+ * of one ncclGroupStart/End share it, a rank's sends and receives put
+ * the ranks' counts out of step, and from 2.27 a launch without network
+ * work counts nothing (below). *@joined: the opCount is the rank's
+ * previous collective's on @v.
  */
-static unsigned place_in_op(struct comm_view *v, uint64_t op_count)
+static uint64_t place_of_coll(struct comm_view *v, uint64_t op_count, bool *joined)
 {
-	if (v->any_op && v->last_op == op_count)
-		return ++v->in_op;
-	v->any_op = true;
+	*joined = v->ncolls && v->last_op == op_count;
 	v->last_op = op_count;
-	v->in_op = 0;
+	return v->ncolls++;
+}
+
+/*
+ * A communicator whose opCount counts no launches (only 2.27 and later,
+ * whose hostStreamPlanTask in src/enqueue.cc calls ncclProxyStart, the
+ * one place comm->opCount++ is, only for a plan with proxy ops: network
+ * work): a rank's two collectives share an opCount where another rank's
+ * differ. Where it counts launches, the calls of one group share it on
+ * every rank (each rank's group holds the same collectives).
+ */
+static int mark_stuck(struct state *s, uint64_t id, int nranks)
+{
+	for (size_t i = 0; i < s->nstuck; i++)
+		if (s->stuck[i].id == id && s->stuck[i].nranks == nranks)
+			return 0;
+	if (array_grow((void **)&s->stuck, s->nstuck, &s->cap_stuck, sizeof(*s->stuck)))
+		return -ENOMEM;
+	s->stuck[s->nstuck++] = (struct comm_present_id){ id, nranks };
 	return 0;
 }
 
-/* A Recv line: its launch, for batch_sends. */
-static int add_recv(struct state *s, const struct nlg_end *r)
+/* A Recv line, the @seq-th line of its rank on the communicator: its
+ * launch, for batch_sends. */
+static int add_recv(struct state *s, const struct nlg_end *r, uint64_t seq)
 {
-	if (array_grow((void **)&s->recvs, s->nrecvs, &s->cap_recvs, sizeof(*s->recvs)))
+	if (array_grow((void **)&s->recv_seq, s->nrecvs, &s->cap_recv_seq, sizeof(*s->recv_seq)) ||
+	    array_grow((void **)&s->recvs, s->nrecvs, &s->cap_recvs, sizeof(*s->recvs)))
 		return -ENOMEM;
+	s->recv_seq[s->nrecvs] = seq;
 	s->recvs[s->nrecvs++] = *r;
 	return 0;
 }
@@ -649,11 +687,13 @@ static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 	err = stream_of(s, &s->views[v - s->views], msg, &c.stream);
 	if (err)
 		return err;
+	c.seq = s->views[v - s->views].nlines++;
 	if (funcs[f].skip)
 		return c.root < 0 || c.root >= c.nranks || c.root == v->rank ? 0 :
-		       add_recv(s, &(struct nlg_end){ c.comm_id, c.root, v->rank, c.op_count, s->nrecvs });
+		       add_recv(s, &(struct nlg_end){ c.comm_id, c.root, v->rank, c.op_count, s->nrecvs },
+				c.seq);
 	if (c.op != TRACE_OP_SENDRECV)
-		c.in_op = place_in_op(&s->views[v - s->views], c.op_count);
+		c.cseq = place_of_coll(&s->views[v - s->views], c.op_count, &c.joined);
 	if (c.op == TRACE_OP_BROADCAST && (c.root < 0 || c.root >= c.nranks))
 		return fail(s, "root", "%d is not a rank of the %d", c.root, c.nranks);
 	if (c.op == TRACE_OP_SENDRECV && (c.root < 0 || c.root >= c.nranks))
@@ -674,9 +714,13 @@ static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 
 		if (o && (o->op != c.op || o->count != c.count || o->datatype != c.datatype ||
 			  o->root != c.root))
-			return fail(s, "opCount", "%s opCount %" PRIx64 " disagrees with %s:%u's %s (count %" PRIu64 " datatype %d root %d against %" PRIu64 " %d %d)",
-				    c.func, c.op_count, s->in[o->file].name, o->line, o->func, c.count,
+			return fail(s, "call", "%s, this rank's collective %" PRIu64 " on communicator 0x%" PRIx64 ", disagrees with %s:%u's %s (count %" PRIu64 " datatype %d root %d against %" PRIu64 " %d %d): every rank calls a communicator's collectives in one order",
+				    c.func, c.cseq, v->ptr, s->in[o->file].name, o->line, o->func, c.count,
 				    c.datatype, c.root, o->count, o->datatype, o->root);
+		if (o && o->joined != c.joined && mark_stuck(s, c.comm_id, c.nranks))
+			return -ENOMEM;
+		if (o && c.seq > o->seq)
+			s->colls[*slot - 1].seq = c.seq;
 		if (o) {
 			s->colls[*slot - 1].logged++;
 			return v->rank ? 0 : await_tuning(s, proc, (size_t)(*slot - 1));
@@ -820,10 +864,28 @@ static void notes_of(const struct state *s, struct import_notes *notes)
 	if (s->uneven_alltoalls)
 		import_notes_add(notes, "%u of them of unequal sends (all_to_allv), each replayed even, every rank sending each peer what the largest send moved: the fullest NIC's time, the other ranks' traffic overstated",
 				 s->uneven_alltoalls);
+	if (s->lone_sends)
+		import_notes_add(notes, "%u send%s each its own launch, replayed one at a time: %s NCCL's opCount counts only launches with network work (2.27 and later, NVIDIA/nccl#2021), so the log does not say which sends were one group",
+				 s->lone_sends, s->lone_sends == 1 ? "" : "s",
+				 s->release >= 22700 ? "this" : "in this log");
 	if (s->batches)
 		import_notes_add(notes, "%u NCCL group%s of several sends (each rank's one opCount, joined by their transfers; not every rank to every other: a pipeline's exchange, batch_isend_irecv), each replayed as one batch, its sends at once",
 				 s->batches, s->batches == 1 ? "" : "s");
 	free(comms);
+}
+
+/*
+ * "NCCL version 2.27.3+cuda12.9" (src/init.cc showVersion, INFO of
+ * NCCL_ALL: printed whatever NCCL_DEBUG_SUBSYS, once a process): the
+ * newest release logged, for untrusted_op_count.
+ */
+static void version_line(struct state *s, const char *v)
+{
+	unsigned major, minor, patch;
+
+	if (sscanf(v, "%3u.%3u.%3u", &major, &minor, &patch) == 3 && minor < 100 && patch < 100 &&
+	    major * 10000 + minor * 100 + patch > s->release)
+		s->release = major * 10000 + minor * 100 + patch;
 }
 
 static int parse_line(struct state *s, char *line)
@@ -853,6 +915,10 @@ static int parse_line(struct state *s, char *line)
 	len = strlen(hpt);
 	if (!strncmp(msg, "Channel ", 8)) {
 		channel_line(s, msg);
+		return 0;
+	}
+	if (!strncmp(msg, "NCCL version ", 13)) {
+		version_line(s, msg + 13);
 		return 0;
 	}
 	if (strstr(msg, " - Init COMPLETE")) {
@@ -886,7 +952,7 @@ static int parse_line(struct state *s, char *line)
 	}
 	/* another of NCCL's functions (Reduce, Gather, Scatter, ...): left
 	 * out, and said so; every rank leaves out its own line, so the
-	 * calls of each communicator still pair up by opCount */
+	 * calls of each communicator still pair up by their place */
 	info = strstr(msg, ": opCount ");
 	if (info && info > msg && info - msg < (ptrdiff_t)sizeof(s->left_out_name) &&
 	    !memchr(msg, ' ', (size_t)(info - msg))) {
@@ -1126,7 +1192,7 @@ struct order_key {
 	unsigned first_rank, nranks; /* the communicator's */
 	bool world;
 	uint64_t comm_id;
-	unsigned in_op;
+	uint64_t cseq;
 	int src, dst;                /* a send's: one group's sends in any
 				      * file's order come out alike */
 	size_t seen;                 /* the order lines were read in */
@@ -1149,8 +1215,8 @@ static int cmp_order(const void *pa, const void *pb)
 		return a->world ? -1 : 1;
 	if (a->comm_id != b->comm_id)
 		return a->comm_id < b->comm_id ? -1 : 1;
-	if (a->in_op != b->in_op)
-		return a->in_op < b->in_op ? -1 : 1;
+	if (a->cseq != b->cseq)
+		return a->cseq < b->cseq ? -1 : 1;
 	if (a->src != b->src)
 		return a->src < b->src ? -1 : 1;
 	if (a->dst != b->dst)
@@ -1183,7 +1249,7 @@ static int issue_order(const struct state *s, struct trace *t, uint64_t world_id
 		k[i].nranks = (unsigned)s->colls[i].nranks;
 		k[i].world = s->colls[i].comm_id == world_id && s->colls[i].nranks == world_n;
 		k[i].comm_id = s->colls[i].comm_id;
-		k[i].in_op = s->colls[i].in_op;
+		k[i].cseq = s->colls[i].cseq;
 		k[i].src = x->op == TRACE_OP_SENDRECV ? x->root : -1;
 		k[i].dst = x->op == TRACE_OP_SENDRECV ? x->peer : -1;
 		k[i].seen = i;
@@ -1284,7 +1350,7 @@ static int fold_alltoalls(struct state *s, struct trace *t, unsigned *folded)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < s->ncolls; i++)
-		if (s->colls[i].op == TRACE_OP_SENDRECV)
+		if (s->colls[i].op == TRACE_OP_SENDRECV && !s->colls[i].lone)
 			k[n++] = (struct send_key){ s->colls[i].comm_id, s->colls[i].op_count,
 						    s->colls[i].nranks, t->entries[i].root,
 						    t->entries[i].peer, i };
@@ -1371,6 +1437,51 @@ static int batch_sends(struct state *s, struct trace *t)
 	return err;
 }
 
+/*
+ * Whether communicator (@id, @nranks)'s opCount fails to count its
+ * launches: NCCL 2.27 and later (v2.27.3-1 src/enqueue.cc
+ * hostStreamPlanTask calls ncclProxyStart, whose comm->opCount++ in
+ * src/proxy.cc is the only one, only for a plan with proxy ops), so a
+ * launch with no network work (one node over NVLink, or a rank whose
+ * channels reach no NIC) leaves it where it was: a single node's calls
+ * all print opCount 0 (NVIDIA/nccl#2021), or ranks disagree (mark_stuck).
+ * @nranks < 0: any communicator of that id (a Recv line's).
+ * Nothing in the log then says which calls were one group
+ * (ncclGroupStart/End log nothing at INFO).
+ */
+static bool untrusted_op_count(const struct state *s, uint64_t id, int nranks)
+{
+	if (s->release >= 22700)
+		return true;
+	for (size_t i = 0; i < s->nstuck; i++)
+		if (s->stuck[i].id == id && (nranks < 0 || s->stuck[i].nranks == nranks))
+			return true;
+	return false;
+}
+
+/*
+ * Where a communicator's opCount counts no launches, each of its calls
+ * is ordered by its place among its rank's lines instead, and each send
+ * and receive is a launch of its own: never one batch or all-to-all
+ * that the log cannot show was one group. Collectives need nothing: they
+ * pair up by their place among the ranks' collectives (place_of_coll).
+ */
+static void order_by_place(struct state *s)
+{
+	for (size_t i = 0; i < s->ncolls; i++) {
+		struct coll *c = &s->colls[i];
+
+		if (!untrusted_op_count(s, c->comm_id, c->nranks))
+			continue;
+		c->op_count = c->seq;
+		c->lone = c->op == TRACE_OP_SENDRECV;
+		s->lone_sends += c->lone;
+	}
+	for (size_t i = 0; i < s->nrecvs; i++)
+		if (untrusted_op_count(s, s->recvs[i].comm, -1))
+			s->recvs[i].op_count = s->recv_seq[i];
+}
+
 static int build(struct state *s, struct trace *t)
 {
 	uint64_t world_id = 0;
@@ -1388,6 +1499,7 @@ static int build(struct state *s, struct trace *t)
 	if (!s->ncolls)
 		return diag_set(s->d, -EINVAL, "%s: nccl-log: no collectives (NCCL_DEBUG_SUBSYS must include COLL)",
 				s->in[0].name);
+	order_by_place(s);
 	t->entries = calloc(s->ncolls, sizeof(*t->entries));
 	if (!t->entries)
 		return -ENOMEM;
@@ -1447,6 +1559,8 @@ static int nccl_log_import(const struct import_input *in, size_t n,
 	free(s.views);
 	free(s.colls);
 	free(s.recvs);
+	free(s.recv_seq);
+	free(s.stuck);
 	free(s.slots);
 	return err;
 }

@@ -182,6 +182,78 @@ Test(import_nccl_log, an_alltoalls_receives_do_not_shift_the_pairs_after)
 	trace_destroy(&t);
 }
 
+/*
+ * NCCL 2.27 and later count a launch in opCount only when it has network
+ * work (v2.27.3-1 src/enqueue.cc hostStreamPlanTask -> ncclProxyStart,
+ * src/proxy.cc's comm->opCount++), so on one node every call prints
+ * opCount 0 (NVIDIA/nccl#2021). pipeline-2.27.log: 3 ranks on one node,
+ * forward 0 -> 1, 1 -> 2 (1000 bf16 = 2000 B), backward 2 -> 1, 1 -> 0
+ * (4000 B), each its own launch, then an all-reduce of 256 floats
+ * (1 KiB): 4 sends, each a batch of its own, not the one batch of 4 that
+ * opCount 0 made them; the all-reduce one call, last (after rank 1's
+ * send to 0, its 4th line). exchange-2.27.log: 0 -> 1, later 1 -> 0,
+ * 4194304 bf16 each: two sends of 8 MiB, not one alltoall of 16 MiB.
+ */
+Test(import_nccl_log, sends_of_nccl_2_27_on_one_node_are_each_a_launch)
+{
+	static const int pairs[4][2] = { { 0, 1 }, { 1, 2 }, { 2, 1 }, { 1, 0 } };
+	static const int64_t bytes[4] = { 2000, 2000, 4000, 4000 };
+	const char *pipe[] = { LOG("pipeline-2.27.log") };
+	const char *pair[] = { LOG("exchange-2.27.log") };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(import_as("nccl-log", pipe, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 5);
+	for (size_t i = 0; i < 4; i++) {
+		cr_expect_eq(t.entries[i].op, TRACE_OP_SENDRECV, "entry %zu", i);
+		cr_expect_eq(t.entries[i].root, pairs[i][0], "entry %zu", i);
+		cr_expect_eq(t.entries[i].peer, pairs[i][1], "entry %zu", i);
+		cr_expect_eq(t.entries[i].bytes, bytes[i], "entry %zu", i);
+		for (size_t j = 0; j < i; j++)
+			cr_expect_neq(t.entries[i].batch, t.entries[j].batch, "entries %zu, %zu", j, i);
+	}
+	cr_expect_eq(t.entries[4].op, TRACE_OP_ALLREDUCE);
+	cr_expect_eq(t.entries[4].bytes, 1024);
+	cr_expect_null(strstr(notes.line, "NCCL group"), "%s", notes.line);
+	cr_expect_not_null(strstr(notes.line, "4 sends each its own launch"), "%s", notes.line);
+	trace_destroy(&t);
+	cr_assert_eq(import_as("nccl-log", pair, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 2);
+	for (size_t i = 0; i < 2; i++) {
+		cr_expect_eq(t.entries[i].op, TRACE_OP_SENDRECV, "entry %zu", i);
+		cr_expect_eq(t.entries[i].bytes, 8388608, "entry %zu", i);
+		cr_expect_eq(t.entries[i].root, (int)i, "entry %zu", i);
+	}
+	cr_expect_neq(t.entries[0].batch, t.entries[1].batch);
+	cr_expect_null(strstr(notes.line, "all-to-all"), "%s", notes.line);
+	trace_destroy(&t);
+}
+
+/*
+ * Two nodes, three all-reduces of 1 MiB floats (4 MiB): rank 0 counts
+ * them 0, 1, 2, rank 1, whose launches had no network work (2.27+), 0,
+ * 0, 0 and prints no version line. A collective is each rank's n-th on
+ * the communicator: three calls, none logged by only some ranks (by
+ * opCount they were five, four of them said to be cut short).
+ */
+Test(import_nccl_log, a_rank_whose_opcount_stays_matches_by_place)
+{
+	const char *files[] = { LOG("opcount-stuck-rank.log") };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 3);
+	for (size_t i = 0; i < 3; i++) {
+		cr_expect_eq(t.entries[i].op, TRACE_OP_ALLREDUCE, "entry %zu", i);
+		cr_expect_eq(t.entries[i].bytes, 4194304, "entry %zu", i);
+		cr_expect_eq(t.entries[i].ngroup, 0, "entry %zu", i);
+	}
+	cr_expect_null(strstr(notes.line, "only some of their ranks"), "%s", notes.line);
+	trace_destroy(&t);
+}
+
 /* One file a rank, in two orders: the same trace as the one file. */
 Test(import_nccl_log, one_file_a_rank_in_any_order)
 {
@@ -273,7 +345,7 @@ Test(import_nccl_log, every_fault_its_line)
 	static const struct bad_case cases[] = {
 		{ "no-init.log", "no-init.log:1: comm: communicator 0x10 of node0:1001 has no 'Init COMPLETE' line before it (NCCL_DEBUG_SUBSYS must include INIT)" },
 		{ "bad-datatype.log", "bad-datatype.log:2: datatype: unknown NCCL datatype 42 (0-11: ncclInt8 .. ncclFloat8e5m2)" },
-		{ "disagree.log", "disagree.log:4: opCount: AllReduce opCount 0 disagrees with " },
+		{ "disagree.log", "disagree.log:4: call: AllReduce, this rank's collective 0 on communicator 0x20, disagrees with " },
 		{ "missing-count.log", "missing-count.log:2: count: missing from the line" },
 		{ "partial-comm.log", "partial-comm.log:4: comm: communicator 0x88 has 2 ranks, the logs show no 'Init COMPLETE' of its rank 1 with a world rank: import every rank's log" },
 		{ "partial-comm2.log", "partial-comm2.log:3: comm: communicator 0x88 has 2 ranks" },
