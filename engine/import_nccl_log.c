@@ -50,8 +50,17 @@
 
 #define LINE_MAX_LEN 4096
 
+/*
+ * A rank's process: "host:pid" and the device its communicators run on.
+ * One process may drive several GPUs (nccl-tests -g/-t, ncclCommInitAll),
+ * a rank each: the Init line's cudaDev (comm->cudaDev, src/init.cc) tells
+ * them apart, where the prefix's "[dev]" is only the calling thread's
+ * current device (src/debug.cc cudaGetDevice). Its collective lines are
+ * found by their comm pointer, a process's own.
+ */
 struct proc {
 	char id[128]; /* "host:pid" */
+	int dev;      /* the Init lines' cudaDev; -1 where they have none */
 	int world;    /* global rank; -1 until known */
 	/* its collectives as some communicator's rank 0, which alone prints
 	 * TUNING lines, in order: indices into colls, the first head ones
@@ -169,13 +178,16 @@ static const char *last_of(const char *p, size_t len, char c)
 	return NULL;
 }
 
+/* proc_of's @dev for a line that names no device: the process's first */
+#define ANY_DEV (-2)
+
 /*
- * The process of "host:pid:tid" (its host and pid), read from the right:
- * a launcher may glue its own prefix to it with no space (mpirun
- * --tag-output "[1,0]<stdout>:host:pid:tid", torchrun's "[default0]:"),
- * and a host name has no ':'.
+ * The process of "host:pid:tid" (its host and pid) on device @dev, read
+ * from the right: a launcher may glue its own prefix to it with no space
+ * (mpirun --tag-output "[1,0]<stdout>:host:pid:tid", torchrun's
+ * "[default0]:"), and a host name has no ':'.
  */
-static int proc_of(struct state *s, const char *hpt, size_t len, size_t *out)
+static int proc_of(struct state *s, const char *hpt, size_t len, int dev, size_t *out)
 {
 	const char *tid = last_of(hpt, len, ':');
 	const char *pid = tid ? last_of(hpt, (size_t)(tid - hpt), ':') : NULL;
@@ -192,7 +204,8 @@ static int proc_of(struct state *s, const char *hpt, size_t len, size_t *out)
 	if (n >= sizeof(s->procs[0].id))
 		return fail(s, "prefix", "expected 'host:pid:tid' before '[device] NCCL INFO'");
 	for (size_t i = 0; i < s->nprocs; i++)
-		if (strlen(s->procs[i].id) == n && !memcmp(s->procs[i].id, hpt, n)) {
+		if (strlen(s->procs[i].id) == n && !memcmp(s->procs[i].id, hpt, n) &&
+		    (dev == ANY_DEV || s->procs[i].dev == dev)) {
 			*out = i;
 			return 0;
 		}
@@ -200,6 +213,7 @@ static int proc_of(struct state *s, const char *hpt, size_t len, size_t *out)
 		return -ENOMEM;
 	memset(&s->procs[s->nprocs], 0, sizeof(s->procs[0]));
 	memcpy(s->procs[s->nprocs].id, hpt, n);
+	s->procs[s->nprocs].dev = dev == ANY_DEV ? -1 : dev;
 	s->procs[s->nprocs].world = -1;
 	*out = s->nprocs++;
 	return 0;
@@ -253,10 +267,11 @@ static int small_int(struct state *s, const char *msg, const char *key, int *out
 	return err;
 }
 
+/* Process @proc's communicator @ptr, on whichever of its devices. */
 static const struct comm_view *view_of(const struct state *s, size_t proc, uint64_t ptr)
 {
 	for (size_t i = s->nviews; i-- > 0;)
-		if (s->views[i].proc == proc && s->views[i].ptr == ptr)
+		if (s->views[i].ptr == ptr && !strcmp(s->procs[s->views[i].proc].id, s->procs[proc].id))
 			return &s->views[i];
 	return NULL;
 }
@@ -488,14 +503,14 @@ static const char *tuning_name(const char *w, size_t n, bool proto)
  * size, which the TUNING line does not name otherwise.
  */
 /*
- * The oldest call of @p waiting for a TUNING line of function @f and
- * @bytes, now tuned; NULL when none waits. A line's bytes are the call's
+ * The place in @p's list of its oldest call waiting for a TUNING line of
+ * function @f and @bytes, or SIZE_MAX. A line's bytes are the call's
  * count of its type, but for an AllGather or ReduceScatter in 2.23, which
  * printed the larger buffer (v2.23.4-1 enqueue.cc: nBytes from
  * ncclFuncMaxSendRecvCount, count x nranks).
  */
-static struct coll *tuning_waiter(struct state *s, struct proc *p, size_t f,
-				  unsigned long long bytes)
+static size_t waiting_in(const struct state *s, const struct proc *p, size_t f,
+			 unsigned long long bytes)
 {
 	for (size_t k = p->head; k < p->ntuned; k++) {
 		struct coll *c = &s->colls[p->tuned[k]];
@@ -507,14 +522,43 @@ static struct coll *tuning_waiter(struct state *s, struct proc *p, size_t f,
 		mine = c->count * trace_dtype_size(dt);
 		whole = (c->op == TRACE_OP_ALL_GATHER || c->op == TRACE_OP_REDUCE_SCATTER) &&
 			mine * (unsigned long long)c->nranks == bytes;
-		if (c->func != funcs[f].name || c->tuned || (mine != bytes && !whole))
-			continue;
-		c->tuned = true;
-		while (p->head < p->ntuned && s->colls[p->tuned[p->head]].tuned)
-			p->head++;
-		return c;
+		if (c->func == funcs[f].name && !c->tuned && (mine == bytes || whole))
+			return k;
 	}
-	return NULL;
+	return SIZE_MAX;
+}
+
+/*
+ * The oldest call of @proc's process (any of its devices: a TUNING line
+ * names none) waiting for a TUNING line of function @f and @bytes, now
+ * tuned; NULL when none waits.
+ */
+static struct coll *tuning_waiter(struct state *s, size_t proc, size_t f,
+				  unsigned long long bytes)
+{
+	struct proc *best = NULL;
+	size_t at = 0;
+	struct coll *c;
+
+	for (size_t q = 0; q < s->nprocs; q++) {
+		struct proc *p = &s->procs[q];
+		size_t k;
+
+		if (strcmp(p->id, s->procs[proc].id))
+			continue;
+		k = waiting_in(s, p, f, bytes);
+		if (k != SIZE_MAX && (!best || p->tuned[k] < best->tuned[at])) {
+			best = p;
+			at = k;
+		}
+	}
+	if (!best)
+		return NULL;
+	c = &s->colls[best->tuned[at]];
+	c->tuned = true;
+	while (best->head < best->ntuned && s->colls[best->tuned[best->head]].tuned)
+		best->head++;
+	return c;
 }
 
 static int tuning_line(struct state *s, size_t proc, const char *msg, size_t f)
@@ -540,7 +584,7 @@ static int tuning_line(struct state *s, size_t proc, const char *msg, size_t f)
 	if (!an || !pn)
 		return fail(s, "tuning", "unknown algorithm or protocol '%.*s' / '%.*s'",
 			    (int)alen, a, (int)plen, pr);
-	c = tuning_waiter(s, p, f, bytes);
+	c = tuning_waiter(s, proc, f, bytes);
 	if (!c)
 		return fail(s, "tuning", "no %s of %llu bytes of %s is waiting for it (its collective line must come first)",
 			    funcs[f].name, bytes, p->id);
@@ -568,7 +612,7 @@ static void own_kernel_line(struct state *s, size_t proc, const char *msg, size_
 	errno = 0;
 	bytes = strtoull(colon + 3, &end, 10);
 	if (!errno && !strncmp(end, " Bytes", 6))
-		tuning_waiter(s, &s->procs[proc], f, bytes); /* none: a rank's own */
+		tuning_waiter(s, proc, f, bytes); /* none: a rank's own */
 }
 
 /*
@@ -681,6 +725,7 @@ static int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 	if (!v)
 		return fail(s, "comm", "communicator 0x%" PRIx64 " of %s has no 'Init COMPLETE' line before it (NCCL_DEBUG_SUBSYS must include INIT)",
 			    ptr, s->procs[proc].id);
+	proc = c.proc = v->proc; /* the rank, of its process's devices */
 	c.comm_id = v->id;
 	c.nranks = v->nranks;
 	c.comm_rank = v->rank;
@@ -922,28 +967,32 @@ static int parse_line(struct state *s, char *line)
 		return 0;
 	}
 	if (strstr(msg, " - Init COMPLETE")) {
-		int err = proc_of(s, hpt, len, &proc);
+		int cuda_dev = -1, err = 0;
 
+		if (value_of(msg, "cudaDev"))
+			err = small_int(s, msg, "cudaDev", &cuda_dev);
+		if (!err)
+			err = proc_of(s, hpt, len, cuda_dev < 0 ? -1 : cuda_dev, &proc);
 		return err ? err : init_line(s, proc, msg);
 	}
 	for (size_t f = 0; f < sizeof(funcs) / sizeof(funcs[0]); f++) {
 		size_t n = strlen(funcs[f].name);
 
 		if (!strncmp(msg, funcs[f].name, n) && !strncmp(msg + n, ": opCount ", 10)) {
-			int err = proc_of(s, hpt, len, &proc);
+			int err = proc_of(s, hpt, len, ANY_DEV, &proc);
 
 			return err ? err : coll_line(s, proc, msg, f);
 		}
 		if (!strncmp(msg, funcs[f].name, n) && !strncmp(msg + n, ": ", 2) &&
 		    isdigit((unsigned char)msg[n + 2]) && strstr(msg, " Bytes -> Algo ")) {
-			int err = proc_of(s, hpt, len, &proc);
+			int err = proc_of(s, hpt, len, ANY_DEV, &proc);
 
 			return err ? err : tuning_line(s, proc, msg, f);
 		}
 		if (!strncmp(msg, funcs[f].name, n) &&
 		    (!strncmp(msg + n, " [Symmetric]: ", 14) || !strncmp(msg + n, " [Copy Engine]: ", 16) ||
 		     !strncmp(msg + n, " [Hierarchical CE]: ", 20))) {
-			int err = proc_of(s, hpt, len, &proc);
+			int err = proc_of(s, hpt, len, ANY_DEV, &proc);
 
 			if (!err)
 				own_kernel_line(s, proc, msg, f);
@@ -1080,8 +1129,9 @@ static int world_ranks(struct state *s, uint64_t *world_id, int *world_n)
 		if (v->id != best->id || v->nranks != best->nranks)
 			continue;
 		if (s->procs[v->proc].world >= 0 && s->procs[v->proc].world != v->rank)
-			return diag_set(s->d, -EINVAL, "%s: nccl-log: process %s has ranks %d and %d in the world communicator",
-					s->in[0].name, s->procs[v->proc].id, s->procs[v->proc].world, v->rank);
+			return diag_set(s->d, -EINVAL, "%s: nccl-log: process %s has ranks %d and %d in the world communicator on one device (cudaDev %d of their Init lines)",
+					s->in[0].name, s->procs[v->proc].id, s->procs[v->proc].world, v->rank,
+					s->procs[v->proc].dev);
 		s->procs[v->proc].world = v->rank;
 	}
 	return 0;

@@ -254,6 +254,39 @@ Test(import_nccl_log, a_rank_whose_opcount_stays_matches_by_place)
 	trace_destroy(&t);
 }
 
+/*
+ * One process driving two GPUs (ncclCommInitAll, nccl-tests -g 2): both
+ * ranks' lines are node0:100's, and its COLL lines' "[0]" is the calling
+ * thread's device, not the rank's; the Init lines' cudaDev and the comm
+ * pointers tell the ranks apart. An all-reduce of 1 MiB floats (4 MiB),
+ * rank 0's TUNING line Ring Simple, then rank 1 (comm 0x510) sends 256
+ * floats (1 KiB) to rank 0. Refused as "process node0:100 has ranks 0
+ * and 1" before.
+ */
+Test(import_nccl_log, one_process_of_two_gpus)
+{
+	const char *files[] = { LOG("one-process-two-gpus.log") };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 2);
+	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLREDUCE);
+	cr_expect_eq(t.entries[0].bytes, 4194304);
+	cr_expect_eq(t.entries[0].ngroup, 0);
+	cr_expect_str_eq(t.entries[0].algo, "Ring");
+	cr_expect_str_eq(t.entries[0].proto, "Simple");
+	cr_expect_eq(t.entries[1].op, TRACE_OP_SENDRECV);
+	cr_expect_eq(t.entries[1].bytes, 1024);
+	cr_expect_eq(t.entries[1].root, 1);
+	cr_expect_eq(t.entries[1].peer, 0);
+	cr_expect_null(strstr(notes.line, "only some of their ranks"), "%s", notes.line);
+	cr_expect_eq(notes.world, 2);
+	cr_expect_eq(notes.hosts, 1);
+	cr_expect_eq(notes.per_host, 2);
+	trace_destroy(&t);
+}
+
 /* One file a rank, in two orders: the same trace as the one file. */
 Test(import_nccl_log, one_file_a_rank_in_any_order)
 {
