@@ -139,6 +139,7 @@ struct state {
 	struct comm_present_id { uint64_t id; int nranks; } *stuck;
 	size_t nstuck, cap_stuck;
 	unsigned lone_sends; /* sends of such communicators, each its own launch */
+	bool numbered;       /* no communicator of every rank: number_ranks */
 	unsigned cut_line;  /* a file's last line, cut short and left out */
 	size_t cut_file;
 	/* network connections by their Channel lines: sends and receives,
@@ -900,6 +901,9 @@ static void notes_of(const struct state *s, struct import_notes *notes)
 		import_notes_add(notes, "%zu collective%s logged by only some of their ranks (the first: %s, %s:%u, %d of %d): a job cut short or some ranks' logs missing",
 				 partial, partial == 1 ? "" : "s", first->func, s->in[first->file].name,
 				 first->line, first->logged, first->nranks);
+	if (s->numbered)
+		import_notes_add(notes, "no communicator has every rank of the logs: global ranks 0 to %d numbered by host, then cudaDev, then process (a host's ranks a node's; not the job's own numbers, which no line says)",
+				 s->world_n - 1);
 	if (s->cut_line)
 		import_notes_add(notes, "the last line of %s cut short (line %u, no end), left out",
 				 s->in[s->cut_file].name, s->cut_line);
@@ -1109,11 +1113,60 @@ static int read_input(struct state *s)
 	return err;
 }
 
+/* Ranks by host, then device, then process: a host's ranks in a row. */
+static int cmp_rank_proc(const void *pa, const void *pb)
+{
+	const struct proc *a = *(const struct proc *const *)pa, *b = *(const struct proc *const *)pb;
+	size_t ha = strcspn(a->id, ":"), hb = strcspn(b->id, ":");
+	int c = strncmp(a->id, b->id, ha < hb ? ha : hb);
+
+	if (c || ha != hb)
+		return c ? c : ha < hb ? -1 : 1;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return strcmp(a->id, b->id);
+}
+
+/*
+ * No communicator has every rank of the logs (a job of tensor- and
+ * data-parallel groups only: PyTorch makes the default group's
+ * communicator only when a call uses it): the global ranks are the logs'
+ * ranks numbered by host, then device, then process, so that a host's
+ * ranks are a node's in a replay. Their numbers are not the job's, which
+ * no line says, but every group keeps its members. Only where every
+ * communicator has a commId to find its members by (2.16 and later).
+ */
+static int number_ranks(struct state *s, int *world_n)
+{
+	struct proc **order = malloc((s->nprocs ? s->nprocs : 1) * sizeof(*order));
+	size_t n = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		bool any = false;
+
+		for (size_t k = 0; k < s->nviews && !any; k++)
+			any = s->views[k].proc == i;
+		if (any)
+			order[n++] = &s->procs[i];
+	}
+	qsort(order, n, sizeof(*order), cmp_rank_proc);
+	for (size_t i = 0; i < n; i++)
+		order[i]->world = (int)i;
+	free(order);
+	*world_n = (int)n;
+	s->numbered = true;
+	return 0;
+}
+
 /* The world: the communicator with the most ranks; each process's rank
  * in it is its global rank. */
 static int world_ranks(struct state *s, uint64_t *world_id, int *world_n)
 {
 	const struct comm_view *best = NULL;
+	size_t ranks = 0;
+	bool ids = true;
 
 	for (size_t i = 0; i < s->nviews; i++)
 		if (!best || s->views[i].nranks > best->nranks)
@@ -1121,6 +1174,20 @@ static int world_ranks(struct state *s, uint64_t *world_id, int *world_n)
 	if (!best)
 		return diag_set(s->d, -EINVAL, "%s: nccl-log: no 'Init COMPLETE' line (NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=INIT,COLL)",
 				s->in[0].name);
+	/* the logs' ranks (a process and device with a communicator) */
+	for (size_t i = 0; i < s->nprocs; i++) {
+		bool any = false;
+
+		for (size_t k = 0; k < s->nviews && !any; k++)
+			any = s->views[k].proc == i;
+		ranks += any;
+	}
+	for (size_t k = 0; k < s->nviews; k++)
+		ids &= s->views[k].id != 0;
+	if ((size_t)best->nranks < ranks && ids) {
+		*world_id = 0; /* none: every call has its group */
+		return number_ranks(s, world_n);
+	}
 	*world_id = best->id;
 	*world_n = best->nranks;
 	for (size_t i = 0; i < s->nviews; i++) {

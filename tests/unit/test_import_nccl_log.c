@@ -287,6 +287,48 @@ Test(import_nccl_log, one_process_of_two_gpus)
 	trace_destroy(&t);
 }
 
+/*
+ * Two nodes of two GPUs, tensor-parallel pairs {n0 dev 0, n0 dev 1},
+ * {n1 dev 0, n1 dev 1} and data-parallel pairs across the nodes, no
+ * communicator of all four: global ranks by host, then device, 0-3, so
+ * the TP pairs are {0, 1} and {2, 3} (4096 bf16 = 8 KiB, twice each) and
+ * the DP pairs {0, 2} and {1, 3} (reduce-scatter of 1 Mi floats a rank x
+ * 2 = 8 MiB). Refused before as a pair's rank with no world rank.
+ */
+Test(import_nccl_log, no_communicator_of_every_rank)
+{
+	const char *files[] = { LOG("no-world.log") };
+	unsigned tp[2] = { 0 }, dp[2] = { 0 };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 6);
+	for (size_t i = 0; i < t.nentries; i++) {
+		const struct trace_entry *e = &t.entries[i];
+
+		cr_assert_eq(e->ngroup, 2, "entry %zu", i);
+		if (e->op == TRACE_OP_ALLREDUCE) {
+			cr_expect_eq(e->bytes, 8192, "entry %zu", i);
+			cr_expect_eq(e->group[1], e->group[0] + 1, "entry %zu", i);
+			cr_expect(e->group[0] == 0 || e->group[0] == 2, "entry %zu", i);
+			tp[e->group[0] / 2]++;
+		} else {
+			cr_expect_eq(e->op, TRACE_OP_REDUCE_SCATTER, "entry %zu", i);
+			cr_expect_eq(e->bytes, 8388608, "entry %zu", i);
+			cr_expect_eq(e->group[1], e->group[0] + 2, "entry %zu", i);
+			cr_expect_lt(e->group[0], 2, "entry %zu", i);
+			dp[e->group[0]]++;
+		}
+	}
+	cr_expect(tp[0] == 2 && tp[1] == 2 && dp[0] == 1 && dp[1] == 1);
+	cr_expect_eq(notes.world, 4);
+	cr_expect_eq(notes.per_host, 2);
+	cr_expect_not_null(strstr(notes.line, "no communicator has every rank of the logs: global ranks 0 to 3"),
+			   "%s", notes.line);
+	trace_destroy(&t);
+}
+
 /* One file a rank, in two orders: the same trace as the one file. */
 Test(import_nccl_log, one_file_a_rank_in_any_order)
 {
