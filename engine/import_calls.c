@@ -258,16 +258,24 @@ static int file_p2p(struct import_calls *k, struct import_call ***out, size_t *n
 	return 0;
 }
 
+int import_calls_file_rank(struct import_calls *k, int rank, const char *file)
+{
+	if (array_grow((void **)&k->file_ranks, k->nfile_ranks, &k->cap_file_ranks,
+		       sizeof(*k->file_ranks)))
+		return oom(k, file);
+	k->file_ranks[k->nfile_ranks++] = rank;
+	return 0;
+}
+
 int import_calls_end_p2p(struct import_calls *k, int rank, const char *file)
 {
 	struct import_call **v = NULL;
 	size_t n = 0;
 	int err;
 
-	if (array_grow((void **)&k->file_ranks, k->nfile_ranks, &k->cap_file_ranks,
-		       sizeof(*k->file_ranks)))
-		return oom(k, file);
-	k->file_ranks[k->nfile_ranks++] = rank;
+	err = import_calls_file_rank(k, rank, file);
+	if (err)
+		return err;
 	for (size_t i = k->first_of_file; i < k->n; i++) {
 		struct import_call *c = &k->c[i];
 
@@ -678,6 +686,7 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 			k->c[kept - 1].outside |= c->outside;
 			k->c[kept - 1].uneven |= c->uneven || c->bytes != o->bytes;
 			k->c[kept - 1].both = true;
+			k->c[kept - 1].copies++;
 			if (gathers_shares(c->op)) {
 				/* the whole buffer: the ranks' shares added */
 				if (c->bytes > UINT64_MAX - o->sum)
@@ -685,7 +694,6 @@ int import_calls_build(struct import_calls *k, const struct import_input *in, un
 						       "the ranks' bytes of call %u add up past 2^64",
 						       c->seq);
 				k->c[kept - 1].sum += c->bytes;
-				k->c[kept - 1].copies++;
 			} else if (c->bytes > o->bytes) {
 				/* an uneven all-to-all: as if every rank moved
 				 * what its fullest does, whose NIC sets the time */
@@ -780,6 +788,52 @@ void import_calls_note_uneven(const struct import_calls *k, struct import_notes 
 	if (k->batches)
 		import_notes_add(notes, "%u batch_isend_irecv%s of several sends (the ranks' batches joined by their transfers), each replayed as one batch, its sends at once",
 				 k->batches, k->batches == 1 ? "" : "s");
+}
+
+/* Whether rank @r has a file among those read. */
+static bool has_file(const struct import_calls *k, unsigned r)
+{
+	for (size_t i = 0; i < k->nfile_ranks; i++)
+		if (k->file_ranks[i] == (int)r)
+			return true;
+	return false;
+}
+
+void import_calls_note_partial(const struct import_calls *k, const struct import_input *in,
+			       struct import_notes *notes)
+{
+	const struct import_call *first = NULL;
+	unsigned partial = 0, absent = 0, missing = 0;
+
+	/* one rank's file is that rank's view of the job, not a job cut
+	 * short: said nothing, as the nccl-log importer says nothing */
+	if (k->nfile_ranks < 2)
+		return;
+	for (size_t i = 0; i < k->nfile_ranks; i++)
+		if (k->file_ranks[i] < 0)
+			return;
+	for (size_t i = 0; i < k->n; i++) {
+		const struct import_call *c = &k->c[i];
+		unsigned no_file = 0, r0 = 0;
+
+		if (c->p2p)
+			continue;
+		for (unsigned j = 0; j < k->groups[c->group].n; j++)
+			if (!has_file(k, k->groups[c->group].ranks[j]) && !no_file++)
+				r0 = k->groups[c->group].ranks[j];
+		if (!no_file || c->copies >= k->groups[c->group].n)
+			continue;
+		if (!partial++) {
+			first = c;
+			absent = r0;
+			missing = no_file;
+		}
+	}
+	if (first)
+		import_notes_add(notes, "%u collective%s recorded by only some of their ranks (the first: %s, %s byte %" PRIu64 ", %u of %u, no file of rank %u%s): some ranks' files missing, each such call from its other ranks' files alone",
+				 partial, partial == 1 ? "" : "s", trace_op_name(first->op),
+				 in[first->file].name, first->where, first->copies,
+				 k->groups[first->group].n, absent, missing > 1 ? " and others" : "");
 }
 
 void import_calls_note_steps(const struct import_calls *k, const char *step,

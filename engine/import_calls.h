@@ -128,6 +128,10 @@ int import_calls_add(struct import_calls *k, struct import_call *c,
  */
 int import_calls_add_p2p(struct import_calls *k, struct import_call *c,
 			 const char *pg, const char *file);
+/* The rank of the file being read (-1 unknown), for what import_calls_end_p2p
+ * and import_calls_note_partial tell from the files' ranks; a format that
+ * calls import_calls_end_p2p has it said there. 0 or -ENOMEM. */
+int import_calls_file_rank(struct import_calls *k, int rank, const char *file);
 /*
  * The file's rank is @rank (-1 when not said): into its calls that did
  * not know it, and its sends' and receives' sides; each of those is
@@ -170,6 +174,14 @@ int import_calls_build(struct import_calls *k, const struct import_input *in,
 /* After import_calls_build: the uneven calls and the batches, appended
  * to @notes->line (after a "; " where it has something). */
 void import_calls_note_uneven(const struct import_calls *k, struct import_notes *notes);
+/*
+ * The header's word on collectives some of whose group's ranks have no
+ * file among those read (a rank's file left out), where several ranks'
+ * files were: each is its other ranks' copies alone. Binary formats'
+ * places are byte offsets.
+ */
+void import_calls_note_partial(const struct import_calls *k, const struct import_input *in,
+			       struct import_notes *notes);
 /* After import_calls_build: the calls left out for being outside every
  * @step (what the format names a step: "ProfilerStep"), and the files
  * with no step, whose calls are one iteration. */

@@ -473,6 +473,9 @@ static int read_one(struct cstate *k, const struct import_input *in, size_t n)
 		return diag_set(f.d, -EINVAL, "%s: file name: no rank in it (Chakra names a rank's trace <prefix>.<rank>.et), and %zu files are merged by rank",
 				in->name, n);
 	import_calls_begin_file(&k->calls);
+	err = import_calls_file_rank(&k->calls, k->rank, in->name);
+	if (err)
+		return err;
 	chakra_pgs_clear(&k->pgs);
 	k->timed = -1;
 	k->ncalls = 0;
@@ -519,6 +522,7 @@ static int chakra_import(const struct import_input *in, size_t n, const struct i
 	if (!err) {
 		write_notes(&k, notes);
 		import_calls_note_uneven(&k.calls, notes);
+		import_calls_note_partial(&k.calls, in, notes);
 		notes->world = k.world ? k.world : o->world;
 	}
 	chakra_pgs_free(&k.pgs);

@@ -235,6 +235,32 @@ Test(import_chakra, four_ranks)
 	assert_no_leaks();
 }
 
+/*
+ * Rank 2's file left out (job.0, 1 and 3 of the checked-in run): the
+ * world's all-reduce and all-gather come from 3 of their 4 ranks, the
+ * pair [2, 3]'s all-reduce from rank 3's file alone, and the header says
+ * so (it said nothing); the whole run, or one rank's file, says nothing.
+ */
+Test(import_chakra, a_ranks_file_missing_is_said)
+{
+	const char *three[] = { DATA("chakra/job.0.et"), DATA("chakra/job.1.et"),
+				DATA("chakra/job.3.et") };
+	const char *one[] = { DATA("chakra/job.3.et") };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(import_as("chakra", three, 3, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 4);
+	cr_expect_not_null(strstr(notes.line, "; 3 collectives recorded by only some of their ranks (the first: allreduce, "),
+			   "%s", notes.line);
+	cr_expect_not_null(strstr(notes.line, ", 3 of 4, no file of rank 2): some ranks' files missing"),
+			   "%s", notes.line);
+	trace_destroy(&t);
+	cr_assert_eq(import_as("chakra", one, 1, &t, &d), 0, "%s", d.msg);
+	cr_expect_null(strstr(notes.line, "recorded by only some"), "%s", notes.line);
+	trace_destroy(&t);
+}
+
 /* The three formats of one run: the kineto importer's trace, times and
  * all; the NCCL log's op, bytes and group for each call the profilers can
  * say (all but the broadcast and the send). */
