@@ -1284,13 +1284,13 @@ static int make_entry(struct state *s, const struct coll *c, uint64_t world_id,
 	/* comm ranks to global ones: the group is in comm rank order here */
 	if (c->op == TRACE_OP_BROADCAST)
 		e->root = world ? c->root : (int)e->group[c->root];
+	/* the sender by its rank in the communicator, as its peer: a
+	 * process's world rank may not be that rank's (a process of several
+	 * devices whose lines share a comm pointer) */
 	if (c->op == TRACE_OP_SENDRECV) {
-		e->root = s->procs[c->proc].world;
+		e->root = world ? c->comm_rank : (int)e->group[c->comm_rank];
 		e->peer = world ? c->root : (int)e->group[c->root];
 	}
-	if (c->op == TRACE_OP_SENDRECV && e->root < 0)
-		return diag_at(s->d, -EINVAL, file, c->line, 0, "comm",
-			       "the sender %s has no rank in the world communicator", s->procs[c->proc].id);
 	if (c->op == TRACE_OP_SENDRECV && e->root == e->peer)
 		return diag_at(s->d, -EINVAL, file, c->line, 0, "root",
 			       "the send's peer is world rank %d, the sender's own", e->peer);
