@@ -45,6 +45,8 @@ int backend_execute(const struct backend_ops *b, const struct topology *topo,
 				b->name, why[0] ? why : strerror(-err));
 	if (!(b->caps & BACKEND_CAP_ALGORITHMS))
 		o.ring_only = true;
+	if (b->size >= offsetof(struct backend_ops, alltoall_max_ranks) + sizeof(b->alltoall_max_ranks))
+		o.alltoall_max_ranks = b->alltoall_max_ranks;
 	err = plan_build(plan, topo, trace, &o, d);
 	if (err)
 		return err;

@@ -42,6 +42,10 @@ struct backend_ops {
 	/* Execute @p: fill every collective's time_us and stage data (and
 	 * start/end with rec->scheduled when it has its own clock). */
 	int (*run)(const struct plan *p, struct records *rec, struct diag *d);
+	/* The most ranks of an alltoall planned send by send, n (n - 1)
+	 * sends, where two nodes cannot stand for all (algo_alltoall_fold);
+	 * 0: the plan's own limit, 512. */
+	unsigned alltoall_max_ranks;
 };
 
 /* The explicit, NULL-terminated list of backends built in, and a lookup

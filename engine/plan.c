@@ -17,7 +17,8 @@
 #include "tuner.h"
 
 /* Beyond this, alltoall's n^2 connections get too big to plan, unless
- * two nodes stand for all (algo_alltoall_fold). */
+ * two nodes stand for all (algo_alltoall_fold), or the backend takes
+ * more (plan_options.alltoall_max_ranks). */
 #define PLAN_ALLTOALL_MAX_RANKS 512
 
 static const char *const stage_names[STAGE_KIND_COUNT] = {
@@ -186,6 +187,11 @@ static int outside_cluster(const struct plan *p, const struct trace_entry *e, co
 		       rank, p->nranks, p->nodes, p->gpus_per_node, need, need);
 }
 
+static unsigned alltoall_max_ranks(const struct plan *p)
+{
+	return p->opts.alltoall_max_ranks ? p->opts.alltoall_max_ranks : PLAN_ALLTOALL_MAX_RANKS;
+}
+
 /* Why an alltoall's nodes cannot stand for one another
  * (algo_alltoall_fold), and what to do. */
 static const char *fold_refusal(const struct plan *p)
@@ -235,13 +241,13 @@ static int entry_ranks(const struct plan *p, const struct trace_entry *e,
 			qsort(r, cnt, sizeof(*r), cmp_unsigned);
 			break;
 		}
-	if (e->op == TRACE_OP_ALLTOALL && cnt > PLAN_ALLTOALL_MAX_RANKS &&
+	if (e->op == TRACE_OP_ALLTOALL && cnt > alltoall_max_ranks(p) &&
 	    !algo_alltoall_fold(p, r, cnt)) {
 		free(r);
 		return diag_at(d, -EINVAL, p->trace->file, e->line, 0, "op",
 			       "alltoall over %u ranks: at most %u are planned peer by peer "
 			       "where its nodes cannot stand for one another (%s",
-			       cnt, PLAN_ALLTOALL_MAX_RANKS, fold_refusal(p));
+			       cnt, alltoall_max_ranks(p), fold_refusal(p));
 	}
 	*out = r;
 	*n = cnt;

@@ -253,6 +253,9 @@ struct plan_options {
 	/* Plan an alltoall's every send, where its nodes alike would let
 	 * two of them stand for all (algo_alltoall_fold): for checking it. */
 	bool alltoall_every_send;
+	/* The most ranks of an alltoall planned send by send (the backend's:
+	 * backend_ops.alltoall_max_ranks); 0: PLAN_ALLTOALL_MAX_RANKS. */
+	unsigned alltoall_max_ranks;
 };
 
 void plan_options_default(struct plan_options *o);

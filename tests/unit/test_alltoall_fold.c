@@ -176,7 +176,8 @@ Test(alltoall_fold, not_beside_another_call_model)
 }
 
 /* A switched fabric routes each pair of nodes its own way (ECMP): such
- * an alltoall is still planned send by send, and refused beyond 512. */
+ * an alltoall is still planned send by send, and refused beyond 512, or
+ * the backend's limit (the analytic backend's 1024). */
 Test(alltoall_fold, a_switched_fabric_is_not_folded)
 {
 	struct topology t;
@@ -195,5 +196,21 @@ Test(alltoall_fold, a_switched_fabric_is_not_folded)
 	cr_assert_eq(plan_build(&p, &t, &tr, &o, &d), -EINVAL);
 	cr_assert(strstr(d.msg, "alltoall over 520 ranks") && strstr(d.msg, "switches"), "%s",
 		  d.msg);
+	o.alltoall_max_ranks = 1024;
+	cr_assert_eq(plan_build(&p, &t, &tr, &o, &d), 0, "%s", d.msg);
+	cr_assert_eq(p.npatterns, 1);
+	plan_destroy(&p);
+	o.nodes = 129;
+	cr_assert_eq(plan_build(&p, &t, &tr, &o, &d), -EINVAL);
+	cr_assert(strstr(d.msg, "alltoall over 1032 ranks: at most 1024"), "%s", d.msg);
 	trace_destroy(&tr);
+}
+
+/* Which limit each backend asks for: the analytic backend solves a
+ * million sends in seconds, the model backend runs a SimGrid actor each. */
+Test(alltoall_fold, the_backends_limits)
+{
+	cr_assert_eq(backend_find("analytic")->alltoall_max_ranks, 1024);
+	if (backend_find("model"))
+		cr_assert_eq(backend_find("model")->alltoall_max_ranks, 0);
 }
