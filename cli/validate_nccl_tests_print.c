@@ -41,10 +41,15 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 		fprintf(out, " (the file ran %s: the table that stands for it)", r->file_nccl);
 	else if (r->file_nccl[0])
 		fprintf(out, " (the file's)");
+	else if (!a->opts.nccl_set)
+		fprintf(out, " (the file does not say which NCCL ran: --nccl for another)");
 	fputc('\n', out);
 	cli_sets_print(out, "", &a->sets);
 	for (size_t i = 0; i < r->n; i++)
 		in_place += r->rows[i].measured != &r->rows[i].row->oop;
+	if (f->agg_iters > 1)
+		fprintf(out, "note: the run launched %u calls a group (-a %u), their time over %u: one host launch cost for them, which the prediction (NCCL's base latency) counts a call, so small sizes read fast\n",
+			f->agg_iters, f->agg_iters, f->agg_iters);
 	if (f->cuda_graphs)
 		fprintf(out, "note: the run timed %u CUDA graph launches (-G %u): no host launch cost a call, which the prediction (NCCL's base latency) counts, so small sizes read fast\n",
 			f->cuda_graphs, f->cuda_graphs);
@@ -161,6 +166,7 @@ json_t *vnt_json(const struct vnt_run *r)
 	json_object_set_new(doc, "unmeasured_rows", json_integer((json_int_t)r->unmeasured));
 	json_object_set_new(doc, "time_from_algbw", json_boolean(f->cputime));
 	json_object_set_new(doc, "cuda_graphs", json_integer(f->cuda_graphs));
+	json_object_set_new(doc, "agg_iters", json_integer(f->agg_iters ? f->agg_iters : 1));
 	for (size_t i = 0; i < r->n; i++)
 		if (json_array_append_new(sizes, row_json(r, i)))
 			goto err;

@@ -97,6 +97,10 @@ struct nccl_tests_file {
 	 * JSON's config.graph): N CUDA graph launches timed, which leave out
 	 * the host's launch cost a call otherwise pays; 0 if not. */
 	unsigned cuda_graphs;
+	/* -a N (> 1: "agg iters: N", the JSON's config.aggregated_iterations):
+	 * N calls a ncclGroupStart/End, one launch for them (src/common.cu
+	 * startColl), the time a call that launch's over N; 0 or 1 if not. */
+	unsigned agg_iters;
 	/* The NCCL library's NCCL_VERSION_CODE, from "# nccl-tests version
 	 * ... nccl-library=22703" (nccl-tests 2.13 and later) or the JSON's
 	 * "nccl_version"; 0 if not said. */

@@ -560,6 +560,11 @@ static int read_devices(struct json_rd *j, const json_t *root)
 	if (json_is_integer(graph) && json_integer_value(graph) > 0 &&
 	    json_integer_value(graph) <= UINT_MAX)
 		j->r->f->cuda_graphs = (unsigned)json_integer_value(graph);
+	/* -a N: calls a group launch (nccl_tests_file agg_iters) */
+	graph = json_object_get(cfg, "aggregated_iterations");
+	if (json_is_integer(graph) && json_integer_value(graph) > 0 &&
+	    json_integer_value(graph) <= UINT_MAX)
+		j->r->f->agg_iters = (unsigned)json_integer_value(graph);
 	devs = json_object_get(cfg, "devices");
 	if (!devs)
 		return 0;

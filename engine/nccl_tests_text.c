@@ -709,14 +709,19 @@ static void library_version(struct text *t, const struct tok *w, unsigned nw)
 	}
 }
 
-/* "... graph: 10 ..." in the run's line: its CUDA graph launches (-G). */
+/* "... agg iters: 4 ... graph: 10 ..." in the run's line: the calls a
+ * group launch holds (-a) and its CUDA graph launches (-G). */
 static void run_graphs(struct text *t, const struct tok *w, unsigned nw)
 {
 	uint64_t n;
 
-	for (unsigned i = 0; i + 1 < nw; i++)
+	for (unsigned i = 0; i + 1 < nw; i++) {
 		if (word_is(&w[i], "graph:") && parse_u64(w[i + 1].s, &n) && n <= UINT_MAX)
 			t->r->f->cuda_graphs = (unsigned)n;
+		if (i && word_is(&w[i - 1], "agg") && word_is(&w[i], "iters:") &&
+		    parse_u64(w[i + 1].s, &n) && n <= UINT_MAX)
+			t->r->f->agg_iters = (unsigned)n;
+	}
 }
 
 /* A comment line: the header, a device, the footer, or nothing to us. */

@@ -184,6 +184,16 @@ has "$tmp/out" "^  latency .*: data corrupted (nccl-tests' #wrong: 1048576 eleme
 has "$tmp/out" "^  bandwidth .*(tolerance 15%)$"
 has "$tmp/w.json" '"wrong_elements": 1048576,'
 has "$tmp/w.json" '"verdict": "data_corrupted"'
+# -a 4: four calls a group launch share its host cost, which the
+# prediction counts a call: said, as -G is; a file that names no NCCL is
+# predicted under the newest's tables, said
+sed 's/agg iters: 1/agg iters: 4/' "$data/all_reduce_a100_2nodes.txt" >"$tmp/agg.txt"
+expect 0 "-a 4" -- "$gdrlab" validate --nccl-tests "$tmp/agg.txt" -t "$src/configs/a100-pcie4-200g.yaml" \
+    --json "$tmp/agg.json"
+has "$tmp/out" "^note: the run launched 4 calls a group (-a 4), their time over 4"
+has "$tmp/agg.json" '"agg_iters": 4'
+expect 0 "no NCCL named" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" --op allreduce
+has "$tmp/out" "NCCL 2.30.7 (the file does not say which NCCL ran: --nccl for another)$"
 # a file of 2.17-2.20 takes 2.19.3's tables (its GDR default PXB), of
 # 2.21-2.24 2.21.5's, of 2.10-2.16 2.12.12's
 for v in 21805:2.18.5:2.19.3 22203:2.22.3:2.21.5 21403:2.14.3:2.12.12; do

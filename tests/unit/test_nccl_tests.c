@@ -230,6 +230,7 @@ Test(nccl_tests, devices_every_host_ran_on)
 		cr_expect_eq(f.devices[k], k);
 	cr_expect_eq(f.nccl_version, 22703);
 	cr_expect_eq(f.cuda_graphs, 0); /* "graph": 0 */
+	cr_expect_eq(f.agg_iters, 1); /* "aggregated_iterations": 1 */
 	nccl_tests_destroy(&f);
 	assert_no_leaks();
 }
@@ -599,6 +600,7 @@ Test(nccl_tests, release_v2_15_reduce_scatter_cputime)
 	cr_expect_str_eq(r->redop, "sum");
 	cr_expect(f.cputime);
 	cr_expect_eq(f.cuda_graphs, 10); /* "graph: 10" in its run's line */
+	cr_expect_eq(f.agg_iters, 1);    /* "agg iters: 1" there too */
 	cr_expect_eq(r->oop.time_us, 33554432 / 140.74e3); /* 238.4 us */
 	cr_expect_eq(r->oop.busbw_gbps, 131.94);
 	cr_expect_eq(r->ip.time_us, 33554432 / 138.90e3);
