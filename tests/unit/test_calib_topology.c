@@ -22,6 +22,24 @@ static void load(const struct calib_result *r, struct topology *t)
 	free(yaml);
 }
 
+/* @r (its GPU named) written into the layout of an 8-GPU, 4-NIC A100
+ * server (@layout, loaded here) and loaded back into @t: the YAML, which
+ * the caller frees. */
+static char *load_a100_layout(struct calib_result *r, struct topology *layout,
+			      struct topology *t)
+{
+	struct diag d = { "" };
+	char *yaml;
+
+	snprintf(r->gpu, sizeof(r->gpu), "NVIDIA Test GPU");
+	cr_assert_eq(topology_load(CONFIG("a100-pcie4-200g.yaml"), layout, &d), 0, "%s", d.msg);
+	yaml = calib_layout_yaml(r, layout, "a100.yaml");
+	cr_assert_not_null(yaml);
+	cr_assert_eq(topology_load_buffer(yaml, strlen(yaml), "cal.yaml", t, &d), 0,
+		     "%s\n%s", d.msg, yaml);
+	return yaml;
+}
+
 /* Time (us) of one send/recv of @bytes on @t through analytic, from GPU 0
  * of node 0 to GPU 0 of node 1. */
 static double sendrecv_us(const struct topology *t, unsigned long long bytes,
@@ -182,16 +200,8 @@ Test(calib_topology, layout_gets_the_figures_everywhere)
 		.staging = staging,
 	};
 	struct topology layout, t;
-	struct diag d = { "" };
-	char *yaml;
 
-	snprintf(r.gpu, sizeof(r.gpu), "NVIDIA Test GPU");
-	cr_assert_eq(topology_load(CONFIG("a100-pcie4-200g.yaml"), &layout, &d), 0, "%s", d.msg);
-	yaml = calib_layout_yaml(&r, &layout, "a100.yaml");
-	cr_assert_not_null(yaml);
-	cr_assert_eq(topology_load_buffer(yaml, strlen(yaml), "cal.yaml", &t, &d), 0,
-		     "%s\n%s", d.msg, yaml);
-	free(yaml);
+	free(load_a100_layout(&r, &layout, &t));
 	cr_assert_eq(t.ngpus, layout.ngpus);
 	cr_assert_eq(t.nnics, layout.nnics);
 	cr_assert_eq(t.staging.chunk_bytes, layout.staging.chunk_bytes);
@@ -241,15 +251,8 @@ Test(calib_topology, layout_without_nic_keeps_its_nics)
 		.staging = staging,
 	};
 	struct topology layout, t;
-	struct diag d = { "" };
-	char *yaml;
+	char *yaml = load_a100_layout(&r, &layout, &t);
 
-	snprintf(r.gpu, sizeof(r.gpu), "NVIDIA Test GPU");
-	cr_assert_eq(topology_load(CONFIG("a100-pcie4-200g.yaml"), &layout, &d), 0, "%s", d.msg);
-	yaml = calib_layout_yaml(&r, &layout, "a100.yaml");
-	cr_assert_not_null(yaml);
-	cr_assert_eq(topology_load_buffer(yaml, strlen(yaml), "cal.yaml", &t, &d), 0,
-		     "%s\n%s", d.msg, yaml);
 	for (unsigned i = 0; i < t.nnics; i++) {
 		assert_rel(t.nics[i].line_rate, layout.nics[i].line_rate, 1e-9);
 		assert_rel(t.nics[i].efficiency, layout.nics[i].efficiency, 1e-9);
