@@ -89,6 +89,13 @@ Test(import_kineto, one_rank)
 	trace_destroy(&t);
 }
 
+/* Entry @i of @t: its bytes, and when it is ready into its iteration. */
+static void expect_bytes_ready(const struct trace *t, size_t i, uint64_t bytes, double ready_us)
+{
+	cr_expect_eq(t->entries[i].bytes, bytes, "entry %zu", i);
+	cr_expect_eq(t->entries[i].ready_us, ready_us, "entry %zu", i);
+}
+
 /*
  * Two steps, their events out of order in the file: the steps sorted by
  * start (ProfilerStep#7 at 10000 us, #8 at 20000), each call in the step
@@ -105,10 +112,8 @@ Test(import_kineto, calls_go_to_their_steps)
 	cr_assert_eq(t.nentries, 4);
 	cr_expect_eq(t.niterations, 2);
 	cr_expect_eq(t.entries[0].iteration, 0);
-	cr_expect_eq(t.entries[0].ready_us, 2500);
-	cr_expect_eq(t.entries[0].bytes, 4096);
-	cr_expect_eq(t.entries[1].ready_us, 6000.5);
-	cr_expect_eq(t.entries[1].bytes, 1024);
+	expect_bytes_ready(&t, 0, 4096, 2500);
+	expect_bytes_ready(&t, 1, 1024, 6000.5);
 	cr_expect_eq(t.entries[2].iteration, 1);
 	cr_expect_eq(t.entries[2].ready_us, 1000);
 	cr_expect_eq(t.entries[3].ready_us, 6000.5);
@@ -155,14 +160,11 @@ Test(import_kineto, calls_outside_the_steps_are_left_out)
 	cr_assert_eq(t.nentries, 3);
 	cr_expect_eq(t.niterations, 2);
 	cr_expect_eq(t.entries[0].iteration, 0);
-	cr_expect_eq(t.entries[0].bytes, 8192);
-	cr_expect_eq(t.entries[0].ready_us, 5000);
+	expect_bytes_ready(&t, 0, 8192, 5000);
 	cr_expect_eq(t.entries[1].iteration, 0);
-	cr_expect_eq(t.entries[1].bytes, 16384);
-	cr_expect_eq(t.entries[1].ready_us, 10000);
+	expect_bytes_ready(&t, 1, 16384, 10000);
 	cr_expect_eq(t.entries[2].iteration, 1);
-	cr_expect_eq(t.entries[2].bytes, 65536);
-	cr_expect_eq(t.entries[2].ready_us, 5000);
+	expect_bytes_ready(&t, 2, 65536, 5000);
 	cr_expect_str_eq(notes.line, "4 collectives outside every ProfilerStep span on some rank (before the first step, between two, after the last), left out");
 	trace_destroy(&t);
 }
@@ -178,12 +180,9 @@ Test(import_kineto, no_steps_is_one_iteration_said)
 	cr_assert_eq(import_as("kineto", files, 1, &t, &d), 0, "%s", d.msg);
 	cr_assert_eq(t.nentries, 3);
 	cr_expect_eq(t.niterations, 1);
-	cr_expect_eq(t.entries[0].bytes, 4096);
-	cr_expect_eq(t.entries[0].ready_us, 0);
-	cr_expect_eq(t.entries[1].bytes, 16384);
-	cr_expect_eq(t.entries[1].ready_us, 15000);
-	cr_expect_eq(t.entries[2].bytes, 8192);
-	cr_expect_eq(t.entries[2].ready_us, 20000);
+	expect_bytes_ready(&t, 0, 4096, 0);
+	expect_bytes_ready(&t, 1, 16384, 15000);
+	expect_bytes_ready(&t, 2, 8192, 20000);
 	cr_expect_str_eq(notes.line, "no ProfilerStep in the profile: the calls are one iteration, each file's ready from its first call");
 	trace_destroy(&t);
 }
