@@ -32,6 +32,13 @@ static void assert_same(const struct trace *got, const struct trace *want)
 	}
 }
 
+/* Entry @i of @t: its op and bytes. */
+static void expect_op_bytes(const struct trace *t, size_t i, enum trace_op op, uint64_t bytes)
+{
+	cr_expect_eq(t->entries[i].op, op, "entry %zu", i);
+	cr_expect_eq(t->entries[i].bytes, bytes, "entry %zu", i);
+}
+
 static void load_expected(struct trace *t)
 {
 	struct diag d = { "" };
@@ -88,8 +95,7 @@ Test(import_nccl_log, a_groups_sends_to_every_peer_are_one_alltoall)
 
 	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
 	cr_assert_eq(t.nentries, 1);
-	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLTOALL);
-	cr_expect_eq(t.entries[0].bytes, 2048);
+	expect_op_bytes(&t, 0, TRACE_OP_ALLTOALL, 2048);
 	cr_expect_eq(t.entries[0].ngroup, 0);
 	cr_expect_eq(t.entries[0].root, -1);
 	cr_expect_str_eq(trace_entry_comm(&t, &t.entries[0]), "world");
@@ -164,8 +170,7 @@ Test(import_nccl_log, an_alltoalls_receives_do_not_shift_the_pairs_after)
 
 	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
 	cr_assert_eq(t.nentries, 5);
-	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLTOALL);
-	cr_expect_eq(t.entries[0].bytes, 3 * 256 * 4);
+	expect_op_bytes(&t, 0, TRACE_OP_ALLTOALL, 3 * 256 * 4);
 	cr_expect_eq(t.entries[1].bytes, 8000);
 	cr_expect_eq(t.entries[2].bytes, 8000);
 	cr_expect_eq(t.entries[1].batch, t.entries[2].batch);
@@ -175,8 +180,7 @@ Test(import_nccl_log, an_alltoalls_receives_do_not_shift_the_pairs_after)
 	trace_destroy(&t);
 	cr_assert_eq(import_as("nccl-log", uneven, 1, &t, &d), 0, "%s", d.msg);
 	cr_assert_eq(t.nentries, 1);
-	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLTOALL);
-	cr_expect_eq(t.entries[0].bytes, 3 * 512 * 4);
+	expect_op_bytes(&t, 0, TRACE_OP_ALLTOALL, 3 * 512 * 4);
 	cr_expect_not_null(strstr(notes.line, "1 of them of unequal sends (all_to_allv)"), "%s",
 			   notes.line);
 	trace_destroy(&t);
@@ -213,16 +217,14 @@ Test(import_nccl_log, sends_of_nccl_2_27_on_one_node_are_each_a_launch)
 		for (size_t j = 0; j < i; j++)
 			cr_expect_neq(t.entries[i].batch, t.entries[j].batch, "entries %zu, %zu", j, i);
 	}
-	cr_expect_eq(t.entries[4].op, TRACE_OP_ALLREDUCE);
-	cr_expect_eq(t.entries[4].bytes, 1024);
+	expect_op_bytes(&t, 4, TRACE_OP_ALLREDUCE, 1024);
 	cr_expect_null(strstr(notes.line, "NCCL group"), "%s", notes.line);
 	cr_expect_not_null(strstr(notes.line, "4 sends each its own launch"), "%s", notes.line);
 	trace_destroy(&t);
 	cr_assert_eq(import_as("nccl-log", pair, 1, &t, &d), 0, "%s", d.msg);
 	cr_assert_eq(t.nentries, 2);
 	for (size_t i = 0; i < 2; i++) {
-		cr_expect_eq(t.entries[i].op, TRACE_OP_SENDRECV, "entry %zu", i);
-		cr_expect_eq(t.entries[i].bytes, 8388608, "entry %zu", i);
+		expect_op_bytes(&t, i, TRACE_OP_SENDRECV, 8388608);
 		cr_expect_eq(t.entries[i].root, (int)i, "entry %zu", i);
 	}
 	cr_expect_neq(t.entries[0].batch, t.entries[1].batch);
@@ -246,8 +248,7 @@ Test(import_nccl_log, a_rank_whose_opcount_stays_matches_by_place)
 	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
 	cr_assert_eq(t.nentries, 3);
 	for (size_t i = 0; i < 3; i++) {
-		cr_expect_eq(t.entries[i].op, TRACE_OP_ALLREDUCE, "entry %zu", i);
-		cr_expect_eq(t.entries[i].bytes, 4194304, "entry %zu", i);
+		expect_op_bytes(&t, i, TRACE_OP_ALLREDUCE, 4194304);
 		cr_expect_eq(t.entries[i].ngroup, 0, "entry %zu", i);
 	}
 	cr_expect_null(strstr(notes.line, "only some of their ranks"), "%s", notes.line);
@@ -271,13 +272,11 @@ Test(import_nccl_log, one_process_of_two_gpus)
 
 	cr_assert_eq(import_as("nccl-log", files, 1, &t, &d), 0, "%s", d.msg);
 	cr_assert_eq(t.nentries, 2);
-	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLREDUCE);
-	cr_expect_eq(t.entries[0].bytes, 4194304);
+	expect_op_bytes(&t, 0, TRACE_OP_ALLREDUCE, 4194304);
 	cr_expect_eq(t.entries[0].ngroup, 0);
 	cr_expect_str_eq(t.entries[0].algo, "Ring");
 	cr_expect_str_eq(t.entries[0].proto, "Simple");
-	cr_expect_eq(t.entries[1].op, TRACE_OP_SENDRECV);
-	cr_expect_eq(t.entries[1].bytes, 1024);
+	expect_op_bytes(&t, 1, TRACE_OP_SENDRECV, 1024);
 	cr_expect_eq(t.entries[1].root, 1);
 	cr_expect_eq(t.entries[1].peer, 0);
 	cr_expect_null(strstr(notes.line, "only some of their ranks"), "%s", notes.line);
@@ -368,8 +367,7 @@ Test(import_nccl_log, one_rank_of_nccl_2_8)
 	cr_expect_eq(t.entries[0].dtype, TRACE_DTYPE_FP16);
 	cr_expect_eq(t.entries[0].bytes, 8192);
 	cr_expect_eq(t.entries[0].ngroup, 0);
-	cr_expect_eq(t.entries[1].op, TRACE_OP_REDUCE_SCATTER);
-	cr_expect_eq(t.entries[1].bytes, 16384);
+	expect_op_bytes(&t, 1, TRACE_OP_REDUCE_SCATTER, 16384);
 	trace_destroy(&t);
 }
 
@@ -479,8 +477,7 @@ Test(import_nccl_log, split_children_of_nccl_2_23)
 	cr_expect_str_eq(t.entries[0].algo, "Ring");
 	cr_expect_str_eq(t.entries[0].proto, "Simple");
 	for (size_t i = 1; i < 3; i++) {
-		cr_expect_eq(t.entries[i].op, TRACE_OP_ALLREDUCE);
-		cr_expect_eq(t.entries[i].bytes, 131072);
+		expect_op_bytes(&t, i, TRACE_OP_ALLREDUCE, 131072);
 		cr_expect_eq(t.entries[i].dtype, TRACE_DTYPE_BF16);
 		cr_assert_eq(t.entries[i].ngroup, 2);
 		cr_expect_eq(t.entries[i].group[0], i - 1);
@@ -492,8 +489,7 @@ Test(import_nccl_log, split_children_of_nccl_2_23)
 	cr_expect_str_eq(t.entries[1].proto, "LL128");
 	cr_expect_str_eq(t.entries[2].algo, "Ring");
 	cr_expect_str_eq(t.entries[2].proto, "LL");
-	cr_expect_eq(t.entries[3].op, TRACE_OP_ALL_GATHER);
-	cr_expect_eq(t.entries[3].bytes, 16384);
+	expect_op_bytes(&t, 3, TRACE_OP_ALL_GATHER, 16384);
 	cr_expect_str_eq(t.entries[3].algo, "Ring");
 	cr_expect_str_eq(t.entries[3].proto, "LL");
 	trace_destroy(&t);
@@ -522,8 +518,7 @@ Test(import_nccl_log, groups_splits_and_alltoall_of_nccl_2_29)
 
 	cr_assert_eq(import_as("nccl-log", one, 1, &t, &d), 0, "%s", d.msg);
 	cr_assert_eq(t.nentries, 7);
-	cr_expect_eq(t.entries[0].op, TRACE_OP_ALLREDUCE);
-	cr_expect_eq(t.entries[0].bytes, 4);
+	expect_op_bytes(&t, 0, TRACE_OP_ALLREDUCE, 4);
 	cr_expect_str_eq(trace_entry_comm(&t, &t.entries[0]), "world");
 	ag = t.entries[1].op == TRACE_OP_ALL_GATHER ? &t.entries[1] : &t.entries[2];
 	rs = ag == &t.entries[1] ? &t.entries[2] : &t.entries[1];
@@ -537,14 +532,10 @@ Test(import_nccl_log, groups_splits_and_alltoall_of_nccl_2_29)
 	cr_expect_str_neq(trace_entry_comm(&t, ag), trace_entry_comm(&t, rs));
 	cr_expect_str_neq(trace_entry_comm(&t, ag), "world");
 	cr_expect_str_neq(trace_entry_comm(&t, rs), "world");
-	cr_expect_eq(t.entries[3].op, TRACE_OP_ALLREDUCE);
-	cr_expect_eq(t.entries[3].bytes, 4096);
-	cr_expect_eq(t.entries[4].op, TRACE_OP_ALLREDUCE);
-	cr_expect_eq(t.entries[4].bytes, 4096);
-	cr_expect_eq(t.entries[5].op, TRACE_OP_ALL_GATHER);
-	cr_expect_eq(t.entries[5].bytes, 2048);
-	cr_expect_eq(t.entries[6].op, TRACE_OP_ALLTOALL);
-	cr_expect_eq(t.entries[6].bytes, 1024);
+	expect_op_bytes(&t, 3, TRACE_OP_ALLREDUCE, 4096);
+	expect_op_bytes(&t, 4, TRACE_OP_ALLREDUCE, 4096);
+	expect_op_bytes(&t, 5, TRACE_OP_ALL_GATHER, 2048);
+	expect_op_bytes(&t, 6, TRACE_OP_ALLTOALL, 1024);
 	cr_expect_eq(t.entries[6].dtype, TRACE_DTYPE_FP16);
 	cr_expect_eq(t.entries[6].ngroup, 0);
 	for (size_t i = 3; i < 7; i++)
