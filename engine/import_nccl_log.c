@@ -52,7 +52,7 @@
 
 #define LINE_MAX_LEN 4096
 
-int fail(struct state *s, const char *key, const char *fmt, ...)
+int nlog_fail(struct state *s, const char *key, const char *fmt, ...)
 {
 	va_list ap;
 	int err;
@@ -64,7 +64,7 @@ int fail(struct state *s, const char *key, const char *fmt, ...)
 }
 
 /* "key value" among @msg's words: the value's start, or NULL. */
-const char *value_of(const char *msg, const char *key)
+const char *nlog_value_of(const char *msg, const char *key)
 {
 	size_t k = strlen(key);
 
@@ -74,38 +74,38 @@ const char *value_of(const char *msg, const char *key)
 	return NULL;
 }
 
-int number(struct state *s, const char *msg, const char *key, int base, uint64_t max,
+int nlog_number(struct state *s, const char *msg, const char *key, int base, uint64_t max,
 	   uint64_t *out)
 {
-	const char *v = value_of(msg, key);
+	const char *v = nlog_value_of(msg, key);
 	char *end;
 	unsigned long long x;
 
 	if (!v)
-		return fail(s, key, "missing from the line");
+		return nlog_fail(s, key, "missing from the line");
 	if (base == 16 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X'))
 		v += 2;
 	errno = 0;
 	x = strtoull(v, &end, base);
 	if (errno || end == v || (*end && *end != ' ') || x > max || v[0] == '-')
-		return fail(s, key, "expected a number up to %" PRIu64, max);
+		return nlog_fail(s, key, "expected a number up to %" PRIu64, max);
 	*out = x;
 	return 0;
 }
 
-int small_int(struct state *s, const char *msg, const char *key, int *out)
+int nlog_small_int(struct state *s, const char *msg, const char *key, int *out)
 {
-	const char *v = value_of(msg, key);
+	const char *v = nlog_value_of(msg, key);
 	uint64_t x;
 	int err;
 
 	if (v && *v == '-') { /* root -1 of collectives without one */
 		if (strncmp(v, "-1", 2) || (v[2] && v[2] != ' '))
-			return fail(s, key, "expected a rank or -1");
+			return nlog_fail(s, key, "expected a rank or -1");
 		*out = -1;
 		return 0;
 	}
-	err = number(s, msg, key, 10, 1u << 30, &x);
+	err = nlog_number(s, msg, key, 10, 1u << 30, &x);
 	if (!err)
 		*out = (int)x;
 	return err;
@@ -276,7 +276,7 @@ static int parse_line(struct state *s, char *line)
 	size_t proc, len;
 
 	if (!strncmp(line, "NCCL INFO ", 10))
-		return fail(s, "prefix", "expected 'host:pid:tid [device] NCCL INFO'");
+		return nlog_fail(s, "prefix", "expected 'host:pid:tid [device] NCCL INFO'");
 	if (!info)
 		return 0; /* the application's own output, other levels */
 	msg = info + strlen(" NCCL INFO ");
@@ -285,12 +285,12 @@ static int parse_line(struct state *s, char *line)
 	 * the pipes): the rest of one line then runs into another's, whose
 	 * words would be read as its */
 	if (strstr(msg, " NCCL INFO ") || strstr(msg, " NCCL WARN "))
-		return fail(s, "line", "two processes' NCCL lines run into one (their output interleaved): log one file a process, NCCL_DEBUG_FILE=nccl.%%h.%%p.log");
+		return nlog_fail(s, "line", "two processes' NCCL lines run into one (their output interleaved): log one file a process, NCCL_DEBUG_FILE=nccl.%%h.%%p.log");
 	*info = '\0';
 	/* "... host:pid:tid [dev]": the last two words before NCCL INFO */
 	dev = strrchr(line, ' ');
 	if (!dev || dev[1] != '[')
-		return fail(s, "prefix", "expected 'host:pid:tid [device] NCCL INFO'");
+		return nlog_fail(s, "prefix", "expected 'host:pid:tid [device] NCCL INFO'");
 	*dev = '\0';
 	hpt = strrchr(line, ' ');
 	hpt = hpt ? hpt + 1 : line;
@@ -306,33 +306,33 @@ static int parse_line(struct state *s, char *line)
 	if (strstr(msg, " - Init COMPLETE")) {
 		int cuda_dev = -1, err = 0;
 
-		if (value_of(msg, "cudaDev"))
-			err = small_int(s, msg, "cudaDev", &cuda_dev);
+		if (nlog_value_of(msg, "cudaDev"))
+			err = nlog_small_int(s, msg, "cudaDev", &cuda_dev);
 		if (!err)
-			err = proc_of(s, hpt, len, cuda_dev < 0 ? -1 : cuda_dev, &proc);
-		return err ? err : init_line(s, proc, msg);
+			err = nlog_proc_of(s, hpt, len, cuda_dev < 0 ? -1 : cuda_dev, &proc);
+		return err ? err : nlog_init_line(s, proc, msg);
 	}
-	for (size_t f = 0; f < sizeof(funcs) / sizeof(funcs[0]); f++) {
-		size_t n = strlen(funcs[f].name);
+	for (size_t f = 0; f < sizeof(nlog_funcs) / sizeof(nlog_funcs[0]); f++) {
+		size_t n = strlen(nlog_funcs[f].name);
 
-		if (!strncmp(msg, funcs[f].name, n) && !strncmp(msg + n, ": opCount ", 10)) {
-			int err = proc_of(s, hpt, len, ANY_DEV, &proc);
+		if (!strncmp(msg, nlog_funcs[f].name, n) && !strncmp(msg + n, ": opCount ", 10)) {
+			int err = nlog_proc_of(s, hpt, len, ANY_DEV, &proc);
 
-			return err ? err : coll_line(s, proc, msg, f);
+			return err ? err : nlog_coll_line(s, proc, msg, f);
 		}
-		if (!strncmp(msg, funcs[f].name, n) && !strncmp(msg + n, ": ", 2) &&
+		if (!strncmp(msg, nlog_funcs[f].name, n) && !strncmp(msg + n, ": ", 2) &&
 		    isdigit((unsigned char)msg[n + 2]) && strstr(msg, " Bytes -> Algo ")) {
-			int err = proc_of(s, hpt, len, ANY_DEV, &proc);
+			int err = nlog_proc_of(s, hpt, len, ANY_DEV, &proc);
 
-			return err ? err : tuning_line(s, proc, msg, f);
+			return err ? err : nlog_tuning_line(s, proc, msg, f);
 		}
-		if (!strncmp(msg, funcs[f].name, n) &&
+		if (!strncmp(msg, nlog_funcs[f].name, n) &&
 		    (!strncmp(msg + n, " [Symmetric]: ", 14) || !strncmp(msg + n, " [Copy Engine]: ", 16) ||
 		     !strncmp(msg + n, " [Hierarchical CE]: ", 20))) {
-			int err = proc_of(s, hpt, len, ANY_DEV, &proc);
+			int err = nlog_proc_of(s, hpt, len, ANY_DEV, &proc);
 
 			if (!err)
-				own_kernel_line(s, proc, msg, f);
+				nlog_own_kernel_line(s, proc, msg, f);
 			return err;
 		}
 	}
@@ -426,9 +426,9 @@ static int read_input(struct state *s)
 		 * skipped: NCCL's lines are short, and one cut would be
 		 * misread */
 		if (end == LINE_NUL)
-			err = fail(s, "line", "a NUL byte");
+			err = nlog_fail(s, "line", "a NUL byte");
 		else if (end == LINE_LONG && strstr(buf, " NCCL INFO "))
-			err = fail(s, "line", "an NCCL line longer than %d bytes", LINE_MAX_LEN - 1);
+			err = nlog_fail(s, "line", "an NCCL line longer than %d bytes", LINE_MAX_LEN - 1);
 		else if (end == LINE_OK)
 			err = parse_line(s, buf);
 		/* a killed job's last line, cut where its file ends: what it
@@ -458,7 +458,7 @@ static int nccl_log_import(const struct import_input *in, size_t n,
 	for (s.file = 0; s.file < n && !err; s.file++)
 		err = read_input(&s);
 	if (!err)
-		err = build(&s, t);
+		err = nlog_build(&s, t);
 	if (!err)
 		notes_of(&s, notes);
 	if (err == -ENOMEM)

@@ -16,7 +16,7 @@
 #include "array_grow.h"
 #include "import_nccl_log_internal.h"
 
-const struct nccl_log_func funcs[] = {
+const struct nccl_log_func nlog_funcs[] = {
 	{ "AllReduce", TRACE_OP_ALLREDUCE, false },
 	{ "AllGather", TRACE_OP_ALL_GATHER, false },
 	{ "ReduceScatter", TRACE_OP_REDUCE_SCATTER, false },
@@ -28,7 +28,7 @@ const struct nccl_log_func funcs[] = {
 
 /* ncclDataType_t (src/nccl.h.in), as the trace's types of that size:
  * the models time bytes. */
-int dtype_of(int code, enum trace_dtype *t)
+int nlog_dtype_of(int code, enum trace_dtype *t)
 {
 	static const int map[] = {
 		[0] = TRACE_DTYPE_INT8, [1] = TRACE_DTYPE_INT8,  /* int8, uint8 */
@@ -168,11 +168,11 @@ static size_t waiting_in(const struct state *s, const struct proc *p, size_t f,
 		unsigned long long mine;
 		bool whole;
 
-		dtype_of(c->datatype, &dt);
+		nlog_dtype_of(c->datatype, &dt);
 		mine = c->count * trace_dtype_size(dt);
 		whole = (c->op == TRACE_OP_ALL_GATHER || c->op == TRACE_OP_REDUCE_SCATTER) &&
 			mine * (unsigned long long)c->nranks == bytes;
-		if (c->func == funcs[f].name && !c->tuned && (mine == bytes || whole))
+		if (c->func == nlog_funcs[f].name && !c->tuned && (mine == bytes || whole))
 			return k;
 	}
 	return SIZE_MAX;
@@ -211,7 +211,7 @@ static struct coll *tuning_waiter(struct state *s, size_t proc, size_t f,
 	return c;
 }
 
-int tuning_line(struct state *s, size_t proc, const char *msg, size_t f)
+int nlog_tuning_line(struct state *s, size_t proc, const char *msg, size_t f)
 {
 	struct proc *p = &s->procs[proc];
 	struct coll *c;
@@ -222,9 +222,9 @@ int tuning_line(struct state *s, size_t proc, const char *msg, size_t f)
 	char *end;
 
 	errno = 0;
-	bytes = strtoull(msg + strlen(funcs[f].name) + 2, &end, 10);
+	bytes = strtoull(msg + strlen(nlog_funcs[f].name) + 2, &end, 10);
 	if (errno || strncmp(end, " Bytes", 6) || !a || !pr)
-		return fail(s, "tuning", "expected '%s: N Bytes -> Algo A proto P'", funcs[f].name);
+		return nlog_fail(s, "tuning", "expected '%s: N Bytes -> Algo A proto P'", nlog_funcs[f].name);
 	a += strlen(" -> Algo ");
 	alen = strcspn(a, " ");
 	pr += strlen(" proto ");
@@ -232,12 +232,12 @@ int tuning_line(struct state *s, size_t proc, const char *msg, size_t f)
 	an = tuning_name(a, alen, false);
 	pn = tuning_name(pr, plen, true);
 	if (!an || !pn)
-		return fail(s, "tuning", "unknown algorithm or protocol '%.*s' / '%.*s'",
+		return nlog_fail(s, "tuning", "unknown algorithm or protocol '%.*s' / '%.*s'",
 			    (int)alen, a, (int)plen, pr);
 	c = tuning_waiter(s, proc, f, bytes);
 	if (!c)
-		return fail(s, "tuning", "no %s of %llu bytes of %s is waiting for it (its collective line must come first)",
-			    funcs[f].name, bytes, p->id);
+		return nlog_fail(s, "tuning", "no %s of %llu bytes of %s is waiting for it (its collective line must come first)",
+			    nlog_funcs[f].name, bytes, p->id);
 	snprintf(c->algo, sizeof(c->algo), "%s", an);
 	snprintf(c->proto, sizeof(c->proto), "%s", pn);
 	return 0;
@@ -251,7 +251,7 @@ int tuning_line(struct state *s, size_t proc, const char *msg, size_t f)
  * waiting call of that size. That call is done with (no algo: a replay
  * tunes it), so that the next TUNING line goes to its own call.
  */
-void own_kernel_line(struct state *s, size_t proc, const char *msg, size_t f)
+void nlog_own_kernel_line(struct state *s, size_t proc, const char *msg, size_t f)
 {
 	const char *colon = strstr(msg, "]: ");
 	unsigned long long bytes;
@@ -279,16 +279,16 @@ static int stream_of(struct state *s, struct comm_view *v, const char *msg, unsi
 	int err;
 
 	*out = 0;
-	if (!value_of(msg, "stream"))
+	if (!nlog_value_of(msg, "stream"))
 		return 0;
-	err = number(s, msg, "stream", 16, UINT64_MAX, &ptr);
+	err = nlog_number(s, msg, "stream", 16, UINT64_MAX, &ptr);
 	if (err)
 		return err;
 	for (k = 0; k < v->nstreams && v->streams[k] != ptr; k++)
 		;
 	if (k == v->nstreams) {
 		if (k == NCCL_LOG_STREAMS)
-			return fail(s, "stream", "more than %d streams on communicator 0x%" PRIx64 " of %s",
+			return nlog_fail(s, "stream", "more than %d streams on communicator 0x%" PRIx64 " of %s",
 				    NCCL_LOG_STREAMS, v->ptr, s->procs[v->proc].id);
 		v->streams[v->nstreams++] = ptr;
 	}
@@ -346,34 +346,34 @@ static int add_recv(struct state *s, const struct nlg_end *r, uint64_t seq)
 }
 
 /* "Func: opCount .. count .. datatype .. root .. comm 0x.. [nranks=N]" */
-int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
+int nlog_coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 {
-	struct coll c = { .op = funcs[f].op, .func = funcs[f].name, .proc = proc,
+	struct coll c = { .op = nlog_funcs[f].op, .func = nlog_funcs[f].name, .proc = proc,
 			  .line = s->line, .file = s->file };
 	const struct comm_view *v;
 	enum trace_dtype dt;
 	uint64_t ptr;
 	int err;
 
-	err = number(s, msg, "opCount", 16, UINT64_MAX, &c.op_count);
+	err = nlog_number(s, msg, "opCount", 16, UINT64_MAX, &c.op_count);
 	if (!err)
-		err = number(s, msg, "count", 10, UINT64_MAX / 16, &c.count);
+		err = nlog_number(s, msg, "count", 10, UINT64_MAX / 16, &c.count);
 	if (!err)
-		err = small_int(s, msg, "datatype", &c.datatype);
+		err = nlog_small_int(s, msg, "datatype", &c.datatype);
 	if (!err)
-		err = small_int(s, msg, "root", &c.root);
+		err = nlog_small_int(s, msg, "root", &c.root);
 	if (!err)
-		err = number(s, msg, "comm", 16, UINT64_MAX, &ptr);
+		err = nlog_number(s, msg, "comm", 16, UINT64_MAX, &ptr);
 	if (err)
 		return err;
-	if (dtype_of(c.datatype, &dt))
-		return fail(s, "datatype", "unknown NCCL datatype %d (0-11: ncclInt8 .. ncclFloat8e5m2)",
+	if (nlog_dtype_of(c.datatype, &dt))
+		return nlog_fail(s, "datatype", "unknown NCCL datatype %d (0-11: ncclInt8 .. ncclFloat8e5m2)",
 			    c.datatype);
 	if (!c.count)
 		return 0; /* NCCL returns at once: nothing moves */
-	v = view_of(s, proc, ptr);
+	v = nlog_view_of(s, proc, ptr);
 	if (!v)
-		return fail(s, "comm", "communicator 0x%" PRIx64 " of %s has no 'Init COMPLETE' line before it (NCCL_DEBUG_SUBSYS must include INIT)",
+		return nlog_fail(s, "comm", "communicator 0x%" PRIx64 " of %s has no 'Init COMPLETE' line before it (NCCL_DEBUG_SUBSYS must include INIT)",
 			    ptr, s->procs[proc].id);
 	proc = c.proc = v->proc; /* the rank, of its process's devices */
 	c.comm_id = v->id;
@@ -383,16 +383,16 @@ int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 	if (err)
 		return err;
 	c.seq = s->views[v - s->views].nlines++;
-	if (funcs[f].skip)
+	if (nlog_funcs[f].skip)
 		return c.root < 0 || c.root >= c.nranks || c.root == v->rank ? 0 :
 		       add_recv(s, &(struct nlg_end){ c.comm_id, c.root, v->rank, c.op_count, s->nrecvs },
 				c.seq);
 	if (c.op != TRACE_OP_SENDRECV)
 		c.cseq = place_of_coll(&s->views[v - s->views], c.op_count, &c.joined);
 	if (c.op == TRACE_OP_BROADCAST && (c.root < 0 || c.root >= c.nranks))
-		return fail(s, "root", "%d is not a rank of the %d", c.root, c.nranks);
+		return nlog_fail(s, "root", "%d is not a rank of the %d", c.root, c.nranks);
 	if (c.op == TRACE_OP_SENDRECV && (c.root < 0 || c.root >= c.nranks))
-		return fail(s, "root", "a send's peer must be one of the %d ranks, got %d",
+		return nlog_fail(s, "root", "a send's peer must be one of the %d ranks, got %d",
 			    c.nranks, c.root);
 	/* a rank's send to itself (PyTorch's all-to-all over send/receive
 	 * before NCCL 2.28 sends every rank its share, its own included):
@@ -409,7 +409,7 @@ int coll_line(struct state *s, size_t proc, const char *msg, size_t f)
 
 		if (o && (o->op != c.op || o->count != c.count || o->datatype != c.datatype ||
 			  o->root != c.root))
-			return fail(s, "call", "%s, this rank's collective %" PRIu64 " on communicator 0x%" PRIx64 ", disagrees with %s:%u's %s (count %" PRIu64 " datatype %d root %d against %" PRIu64 " %d %d): every rank calls a communicator's collectives in one order",
+			return nlog_fail(s, "call", "%s, this rank's collective %" PRIu64 " on communicator 0x%" PRIx64 ", disagrees with %s:%u's %s (count %" PRIu64 " datatype %d root %d against %" PRIu64 " %d %d): every rank calls a communicator's collectives in one order",
 				    c.func, c.cseq, v->ptr, s->in[o->file].name, o->line, o->func, c.count,
 				    c.datatype, c.root, o->count, o->datatype, o->root);
 		if (o && o->joined != c.joined && mark_stuck(s, c.comm_id, c.nranks))

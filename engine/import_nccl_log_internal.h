@@ -126,24 +126,24 @@ struct state {
 
 /* import_nccl_log.c: the line's place in the diagnostic, -EINVAL; the
  * words of a line ("key value") read */
-int fail(struct state *s, const char *key, const char *fmt, ...)
+int nlog_fail(struct state *s, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-const char *value_of(const char *msg, const char *key);
-int number(struct state *s, const char *msg, const char *key, int base, uint64_t max,
+const char *nlog_value_of(const char *msg, const char *key);
+int nlog_number(struct state *s, const char *msg, const char *key, int base, uint64_t max,
 	   uint64_t *out);
-int small_int(struct state *s, const char *msg, const char *key, int *out);
+int nlog_small_int(struct state *s, const char *msg, const char *key, int *out);
 
 /* proc_of's @dev for a line that names no device: the process's first */
 #define ANY_DEV (-2)
 
 /* import_nccl_log_ranks.c: a line's process, its communicators, the
  * world and a communicator's ranks in it */
-int proc_of(struct state *s, const char *hpt, size_t len, int dev, size_t *out);
-const struct comm_view *view_of(const struct state *s, size_t proc, uint64_t ptr);
-int init_line(struct state *s, size_t proc, const char *msg);
-int world_ranks(struct state *s, uint64_t *world_id, int *world_n);
-int cmp_view(const void *pa, const void *pb);
-int global_of(const struct state *s, uint64_t id, int n, int r);
+int nlog_proc_of(struct state *s, const char *hpt, size_t len, int dev, size_t *out);
+const struct comm_view *nlog_view_of(const struct state *s, size_t proc, uint64_t ptr);
+int nlog_init_line(struct state *s, size_t proc, const char *msg);
+int nlog_world_ranks(struct state *s, uint64_t *world_id, int *world_n);
+int nlog_cmp_view(const void *pa, const void *pb);
+int nlog_global_of(const struct state *s, uint64_t id, int n, int r);
 
 /* import_nccl_log_calls.c: NCCL's functions the lines name, and the
  * lines of calls */
@@ -152,13 +152,13 @@ struct nccl_log_func {
 	enum trace_op op;
 	bool skip; /* the other end of a transfer logged elsewhere */
 };
-extern const struct nccl_log_func funcs[7];
-int dtype_of(int code, enum trace_dtype *t);
-int coll_line(struct state *s, size_t proc, const char *msg, size_t f);
-int tuning_line(struct state *s, size_t proc, const char *msg, size_t f);
-void own_kernel_line(struct state *s, size_t proc, const char *msg, size_t f);
+extern const struct nccl_log_func nlog_funcs[7];
+int nlog_dtype_of(int code, enum trace_dtype *t);
+int nlog_coll_line(struct state *s, size_t proc, const char *msg, size_t f);
+int nlog_tuning_line(struct state *s, size_t proc, const char *msg, size_t f);
+void nlog_own_kernel_line(struct state *s, size_t proc, const char *msg, size_t f);
 
 /* import_nccl_log_trace.c: the trace of the calls read */
-int build(struct state *s, struct trace *t);
+int nlog_build(struct state *s, struct trace *t);
 
 #endif

@@ -29,7 +29,7 @@ static const char *last_of(const char *p, size_t len, char c)
  * (mpirun --tag-output "[1,0]<stdout>:host:pid:tid", torchrun's
  * "[default0]:"), and a host name has no ':'.
  */
-int proc_of(struct state *s, const char *hpt, size_t len, int dev, size_t *out)
+int nlog_proc_of(struct state *s, const char *hpt, size_t len, int dev, size_t *out)
 {
 	const char *tid = last_of(hpt, len, ':');
 	const char *pid = tid ? last_of(hpt, (size_t)(tid - hpt), ':') : NULL;
@@ -37,14 +37,14 @@ int proc_of(struct state *s, const char *hpt, size_t len, int dev, size_t *out)
 	size_t n;
 
 	if (!pid || pid == hpt || pid + 1 == tid)
-		return fail(s, "prefix", "expected 'host:pid:tid' before '[device] NCCL INFO'");
+		return nlog_fail(s, "prefix", "expected 'host:pid:tid' before '[device] NCCL INFO'");
 	host = host ? host + 1 : hpt;
 	if (host == pid)
-		return fail(s, "prefix", "expected 'host:pid:tid' before '[device] NCCL INFO'");
+		return nlog_fail(s, "prefix", "expected 'host:pid:tid' before '[device] NCCL INFO'");
 	n = (size_t)(tid - host);
 	hpt = host;
 	if (n >= sizeof(s->procs[0].id))
-		return fail(s, "prefix", "expected 'host:pid:tid' before '[device] NCCL INFO'");
+		return nlog_fail(s, "prefix", "expected 'host:pid:tid' before '[device] NCCL INFO'");
 	for (size_t i = 0; i < s->nprocs; i++)
 		if (strlen(s->procs[i].id) == n && !memcmp(s->procs[i].id, hpt, n) &&
 		    (dev == ANY_DEV || s->procs[i].dev == dev)) {
@@ -62,7 +62,7 @@ int proc_of(struct state *s, const char *hpt, size_t len, int dev, size_t *out)
 }
 
 /* Process @proc's communicator @ptr, on whichever of its devices. */
-const struct comm_view *view_of(const struct state *s, size_t proc, uint64_t ptr)
+const struct comm_view *nlog_view_of(const struct state *s, size_t proc, uint64_t ptr)
 {
 	for (size_t i = s->nviews; i-- > 0;)
 		if (s->views[i].ptr == ptr && !strcmp(s->procs[s->views[i].proc].id, s->procs[proc].id))
@@ -95,24 +95,24 @@ static int split_id(struct state *s, size_t proc, const char *msg, uint64_t *id)
 	uint64_t ptr, count = 0, color;
 	int err;
 
-	err = number(s, msg, "parent", 16, UINT64_MAX, &ptr);
-	if (!err && value_of(msg, "splitCount"))
-		err = number(s, msg, "splitCount", 10, UINT32_MAX, &count);
-	else if (!err && value_of(msg, "childCount"))
-		err = number(s, msg, "childCount", 10, UINT32_MAX, &count);
+	err = nlog_number(s, msg, "parent", 16, UINT64_MAX, &ptr);
+	if (!err && nlog_value_of(msg, "splitCount"))
+		err = nlog_number(s, msg, "splitCount", 10, UINT32_MAX, &count);
+	else if (!err && nlog_value_of(msg, "childCount"))
+		err = nlog_number(s, msg, "childCount", 10, UINT32_MAX, &count);
 	/* a color is any int from 0 (NCCL_SPLIT_NOCOLOR, -1, logs no
 	 * split): PyTorch's genNcclSplitColor hashes a group's ranks into
 	 * [0, INT32_MAX) (torch/csrc/distributed/c10d/NCCLUtils.cpp) */
 	if (!err)
-		err = number(s, msg, "color", 10, INT32_MAX, &color);
+		err = nlog_number(s, msg, "color", 10, INT32_MAX, &color);
 	if (err)
 		return err;
-	parent = view_of(s, proc, ptr);
+	parent = nlog_view_of(s, proc, ptr);
 	if (!parent)
-		return fail(s, "parent", "communicator 0x%" PRIx64 " of %s, split from here, has no 'Init COMPLETE' line before it",
+		return nlog_fail(s, "parent", "communicator 0x%" PRIx64 " of %s, split from here, has no 'Init COMPLETE' line before it",
 			    ptr, s->procs[proc].id);
 	if (!parent->id)
-		return fail(s, "parent", "communicator 0x%" PRIx64 ", split from here, has no commId to name its children by",
+		return nlog_fail(s, "parent", "communicator 0x%" PRIx64 ", split from here, has no commId to name its children by",
 			    ptr);
 	*id = mix64(mix64(parent->id) ^ count << 32 ^ (uint32_t)color) | 1; /* 0 is none */
 	return 0;
@@ -120,30 +120,30 @@ static int split_id(struct state *s, size_t proc, const char *msg, uint64_t *id)
 
 /* "[func] comm 0x.. rank R nranks N ... [commId 0x.. | parent 0x.. ...]
  * - Init COMPLETE" */
-int init_line(struct state *s, size_t proc, const char *msg)
+int nlog_init_line(struct state *s, size_t proc, const char *msg)
 {
 	struct comm_view v = { .proc = proc };
 	int err;
 
-	err = number(s, msg, "comm", 16, UINT64_MAX, &v.ptr);
+	err = nlog_number(s, msg, "comm", 16, UINT64_MAX, &v.ptr);
 	if (!err)
-		err = small_int(s, msg, "rank", &v.rank);
+		err = nlog_small_int(s, msg, "rank", &v.rank);
 	if (!err)
-		err = small_int(s, msg, "nranks", &v.nranks);
-	if (!err && value_of(msg, "commId"))
-		err = number(s, msg, "commId", 16, UINT64_MAX, &v.id);
-	else if (!err && value_of(msg, "parent"))
+		err = nlog_small_int(s, msg, "nranks", &v.nranks);
+	if (!err && nlog_value_of(msg, "commId"))
+		err = nlog_number(s, msg, "commId", 16, UINT64_MAX, &v.id);
+	else if (!err && nlog_value_of(msg, "parent"))
 		err = split_id(s, proc, msg, &v.id);
 	if (err)
 		return err;
 	if (v.nranks < 1 || v.rank < 0 || v.rank >= v.nranks)
-		return fail(s, "rank", "rank %d of %d ranks", v.rank, v.nranks);
+		return nlog_fail(s, "rank", "rank %d of %d ranks", v.rank, v.nranks);
 	for (size_t i = 0; i < s->nviews; i++) {
 		struct comm_view *w = &s->views[i];
 
 		if (w->id == v.id && w->nranks == v.nranks && w->rank == v.rank && w->proc != proc &&
 		    v.id)
-			return fail(s, "rank", "rank %d of communicator 0x%" PRIx64 " is in two processes, %s and %s",
+			return nlog_fail(s, "rank", "rank %d of communicator 0x%" PRIx64 " is in two processes, %s and %s",
 				    v.rank, v.id, s->procs[w->proc].id, s->procs[proc].id);
 		if (w->proc == proc && w->ptr == v.ptr) { /* a comm pointer reused */
 			*w = v;
@@ -205,7 +205,7 @@ static int number_ranks(struct state *s, int *world_n)
 
 /* The world: the communicator with the most ranks; each process's rank
  * in it is its global rank. */
-int world_ranks(struct state *s, uint64_t *world_id, int *world_n)
+int nlog_world_ranks(struct state *s, uint64_t *world_id, int *world_n)
 {
 	const struct comm_view *best = NULL;
 	size_t ranks = 0;
@@ -248,7 +248,7 @@ int world_ranks(struct state *s, uint64_t *world_id, int *world_n)
 }
 
 /* Views by (commId, ranks, rank), for global_of's search. */
-int cmp_view(const void *pa, const void *pb)
+int nlog_cmp_view(const void *pa, const void *pb)
 {
 	const struct comm_view *a = pa, *b = pb;
 
@@ -260,11 +260,11 @@ int cmp_view(const void *pa, const void *pb)
 }
 
 /* The global rank of rank @r of communicator (@id, @n); -1 if unseen.
- * The views are sorted by cmp_view once the logs are read. */
-int global_of(const struct state *s, uint64_t id, int n, int r)
+ * The views are sorted by nlog_cmp_view once the logs are read. */
+int nlog_global_of(const struct state *s, uint64_t id, int n, int r)
 {
 	const struct comm_view key = { .id = id, .nranks = n, .rank = r };
-	const struct comm_view *v = bsearch(&key, s->views, s->nviews, sizeof(*s->views), cmp_view);
+	const struct comm_view *v = bsearch(&key, s->views, s->nviews, sizeof(*s->views), nlog_cmp_view);
 
 	return v ? s->procs[v->proc].world : -1;
 }

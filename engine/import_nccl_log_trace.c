@@ -31,7 +31,7 @@ static int make_entry(struct state *s, const struct coll *c, uint64_t world_id,
 	enum trace_dtype dt = TRACE_DTYPE_FP32;
 	uint64_t mult;
 
-	dtype_of(c->datatype, &dt); /* checked when the line was read */
+	nlog_dtype_of(c->datatype, &dt); /* checked when the line was read */
 	memset(e, 0, sizeof(*e));
 	e->line = c->line;
 	e->op = c->op;
@@ -62,7 +62,7 @@ static int make_entry(struct state *s, const struct coll *c, uint64_t world_id,
 			return -ENOMEM;
 		e->ngroup = (unsigned)c->nranks;
 		for (int r = 0; r < c->nranks; r++) {
-			int g = global_of(s, c->comm_id, c->nranks, r);
+			int g = nlog_global_of(s, c->comm_id, c->nranks, r);
 
 			if (g < 0)
 				return diag_at(s->d, -EINVAL, file, c->line, 0, "comm",
@@ -389,17 +389,17 @@ static void order_by_place(struct state *s)
 			s->recvs[i].op_count = s->recv_seq[i];
 }
 
-int build(struct state *s, struct trace *t)
+int nlog_build(struct state *s, struct trace *t)
 {
 	uint64_t world_id = 0;
 	int world_n = 0, err;
 
-	err = world_ranks(s, &world_id, &world_n);
+	err = nlog_world_ranks(s, &world_id, &world_n);
 	if (err)
 		return err;
 	s->world_n = world_n;
 	/* a group's members are looked up once per rank of every entry */
-	qsort(s->views, s->nviews, sizeof(*s->views), cmp_view);
+	qsort(s->views, s->nviews, sizeof(*s->views), nlog_cmp_view);
 	if (!s->ncolls && s->left_out)
 		return diag_set(s->d, -EINVAL, "%s:%u: collective: '%s' is not one gdrlab's trace has (AllReduce, AllGather, ReduceScatter, Broadcast, AlltoAll, Send/Recv), and the logs have no other",
 				s->in[s->left_out_file].name, s->left_out_line, s->left_out_name);
