@@ -393,7 +393,7 @@ Test(tuner, lists_per_collective_need_nccl_2_24)
 	cr_assert_eq(topology_load(DATA("round-numbers.yaml"), &topo, &d), 0, "%s", d.msg);
 	cr_assert_eq(trace_load_buffer(allreduce_line, strlen(allreduce_line), "inline.jsonl",
 				       &trace, &d), 0, "%s", d.msg);
-	for (unsigned r = 0; nccl_releases[r]; r++) {
+	for (size_t r = 0; r < nccl_release_count; r++) {
 		bool old = nccl_release_minor(nccl_releases[r]) < 24;
 
 		plan_options_default(&o);
