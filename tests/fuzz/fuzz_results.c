@@ -87,11 +87,13 @@ void report_chart(struct report_page *p, enum chart_kind k, const char *caption)
 }
 
 /* cmd_report.c's reads the topology files the document names. */
-void report_node(struct report_page *p, const char *topology_file, const char *gdr_level)
+void report_node(struct report_page *p, const char *topology_file, const char *gdr_level,
+		 const char *path)
 {
 	(void)p;
 	(void)topology_file;
 	(void)gdr_level;
+	(void)path;
 }
 
 static int has_script(const char *s, size_t n)
