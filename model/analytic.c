@@ -442,8 +442,8 @@ const struct backend_ops analytic_backend_ops = {
 	.caps = BACKEND_CAP_SIM_CLOCK | BACKEND_CAP_EXACT | BACKEND_CAP_ALGORITHMS,
 	.run = analytic_run,
 	/* a million sends: one 64 MiB alltoall on 128 nodes of 8 H100 (or
-	 * busbw's whole table, the rates kept a pattern) in 5.5 s and 830
-	 * MB on two tiers of rails, 17 s on a 3-tier Clos, whose ECMP
+	 * busbw's whole table, the rates kept a pattern) in 4.3 s and 808
+	 * MiB on two tiers of rails, 6.0 s on a 3-tier Clos, whose ECMP
 	 * uplinks give its max-min solve many levels (2026-12-06, a 2-core
 	 * host); 2048 ranks, four times the sends, ran past ten minutes */
 	.alltoall_max_ranks = 1024,
