@@ -47,6 +47,10 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 	cli_sets_print(out, "", &a->sets);
 	for (size_t i = 0; i < r->n; i++)
 		in_place += r->rows[i].measured != &r->rows[i].row->oop;
+	if (f->blocking && f->blocking != 3)
+		fprintf(out, "note: the run waited on the host for each call (-z%s): its times hold that wait%s, which the prediction does not count, so small sizes read slow\n",
+			f->blocking == NT_BLOCKING_SAID ? "" : f->blocking == 1 ? " 1" : " 2",
+			f->blocking == 1 ? " and a barrier" : "");
 	if (f->agg_iters > 1)
 		fprintf(out, "note: the run launched %u calls a group (-a %u), their time over %u: one host launch cost for them, which the prediction (NCCL's base latency) counts a call, so small sizes read fast\n",
 			f->agg_iters, f->agg_iters, f->agg_iters);
@@ -167,6 +171,7 @@ json_t *vnt_json(const struct vnt_run *r)
 	json_object_set_new(doc, "time_from_algbw", json_boolean(f->cputime));
 	json_object_set_new(doc, "cuda_graphs", json_integer(f->cuda_graphs));
 	json_object_set_new(doc, "agg_iters", json_integer(f->agg_iters ? f->agg_iters : 1));
+	json_object_set_new(doc, "blocking", json_boolean(f->blocking && f->blocking != 3));
 	for (size_t i = 0; i < r->n; i++)
 		if (json_array_append_new(sizes, row_json(r, i)))
 			goto err;

@@ -28,6 +28,8 @@
 
 #include "diag.h"
 
+#define NT_BLOCKING_SAID 4
+
 /* More sizes than -b 1 -e 64G -f 2 gives by far; a bigger file is wrong. */
 #define NCCL_TESTS_ROWS_MAX 65536
 #define NCCL_TESTS_DEVICES_MAX (1u << 20)
@@ -101,6 +103,12 @@ struct nccl_tests_file {
 	 * N calls a ncclGroupStart/End, one launch for them (src/common.cu
 	 * startColl), the time a call that launch's over N; 0 or 1 if not. */
 	unsigned agg_iters;
+	/* -z N: the host waited for each call (src/common.cu completeColl):
+	 * 1 and a barrier, 2 without one, both timing the wait; 3 a wait
+	 * a timed iteration, the calls timed by events (the text's
+	 * "# Blocking Enabled: ..." line); NT_BLOCKING_SAID where only that
+	 * it blocked is said (the JSON's config.blocking_collectives); 0 no. */
+	unsigned blocking;
 	/* The NCCL library's NCCL_VERSION_CODE, from "# nccl-tests version
 	 * ... nccl-library=22703" (nccl-tests 2.13 and later) or the JSON's
 	 * "nccl_version"; 0 if not said. */

@@ -509,6 +509,14 @@ static int devices_per_entry(struct json_rd *j, size_t off, const json_t *cfg,
 	return 0;
 }
 
+/* util.cu's jsonBool: "true" or "false", as strings; a JSON boolean too. */
+static bool json_flag(json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	return json_is_true(v) || (s && !strcmp(s, "true"));
+}
+
 /* One process's entry: its first rank, host, group and device. */
 static int read_device(struct json_rd *j, size_t off, const json_t *dev,
 		       size_t i, unsigned per)
@@ -560,6 +568,9 @@ static int read_devices(struct json_rd *j, const json_t *root)
 	if (json_is_integer(graph) && json_integer_value(graph) > 0 &&
 	    json_integer_value(graph) <= UINT_MAX)
 		j->r->f->cuda_graphs = (unsigned)json_integer_value(graph);
+	/* -z: blocking_collectives, said but not which mode */
+	if (json_flag(json_object_get(cfg, "blocking_collectives")))
+		j->r->f->blocking = NT_BLOCKING_SAID;
 	/* -a N: calls a group launch (nccl_tests_file agg_iters) */
 	graph = json_object_get(cfg, "aggregated_iterations");
 	if (json_is_integer(graph) && json_integer_value(graph) > 0 &&

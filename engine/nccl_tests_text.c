@@ -724,6 +724,23 @@ static void run_graphs(struct text *t, const struct tok *w, unsigned nw)
 	}
 }
 
+/* "# Blocking Enabled: wait and barrier after each inner iteration (-m)"
+ * (-z 1), "wait after each inner iteration (-m), no barrier" (-z 2),
+ * "wait and barrier after each outer iteration (-n); time excludes
+ * barrier" (-z 3): util.cu's lines after the run's. */
+static void blocking_line(struct text *t, const struct tok *w, unsigned nw)
+{
+	unsigned mode = 1;
+
+	for (unsigned i = 2; i < nw; i++) {
+		if (word_is(&w[i], "outer"))
+			mode = 3;
+		if (i + 1 < nw && word_is(&w[i], "no") && word_is(&w[i + 1], "barrier"))
+			mode = 2;
+	}
+	t->r->f->blocking = mode;
+}
+
 /* A comment line: the header, a device, the footer, or nothing to us. */
 static int parse_comment(struct text *t)
 {
@@ -753,6 +770,8 @@ static int parse_comment(struct text *t)
 		run_graphs(t, w, nw);
 	} else if (nw >= 3 && word_is(&w[0], "nccl-tests") && word_is(&w[1], "version")) {
 		library_version(t, w + 2, nw - 2);
+	} else if (nw >= 2 && word_is(&w[0], "Blocking") && word_is(&w[1], "Enabled:")) {
+		blocking_line(t, w, nw);
 	}
 	if (!parse)
 		return 0;

@@ -194,6 +194,22 @@ has "$tmp/out" "^note: the run launched 4 calls a group (-a 4), their time over 
 has "$tmp/agg.json" '"agg_iters": 4'
 expect 0 "no NCCL named" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" --op allreduce
 has "$tmp/out" "NCCL 2.30.7 (the file does not say which NCCL ran: --nccl for another)$"
+# -z 1 and 2: the host waits for each call (1 with a barrier), which the
+# times hold and the prediction does not count: said; -z 3 times the
+# calls by events, nothing said; the JSON's flag, its mode unsaid
+sed '/# nThread/a # Blocking Enabled: wait and barrier after each inner iteration (-m) ' \
+    "$data/all_reduce_a100_2nodes.txt" >"$tmp/z1.txt"
+expect 0 "-z 1" -- "$gdrlab" validate --nccl-tests "$tmp/z1.txt" -t "$src/configs/a100-pcie4-200g.yaml" \
+    --json "$tmp/z1.json"
+has "$tmp/out" "^note: the run waited on the host for each call (-z 1): its times hold that wait and a barrier"
+has "$tmp/z1.json" '"blocking": true'
+sed '/# nThread/a # Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier ' \
+    "$data/all_reduce_a100_2nodes.txt" >"$tmp/z3.txt"
+expect 0 "-z 3" -- "$gdrlab" validate --nccl-tests "$tmp/z3.txt" -t "$src/configs/a100-pcie4-200g.yaml"
+grep -q "waited on the host" "$tmp/out" && { echo "FAIL: -z 3 said to wait a call"; fail=1; }
+sed 's/"blocking_collectives":"false"/"blocking_collectives":"true"/' "$data/all_reduce_a100_2nodes.json" >"$tmp/z.json"
+expect 0 "-z in JSON" -- "$gdrlab" validate --nccl-tests "$tmp/z.json" -t "$src/configs/a100-pcie4-200g.yaml"
+has "$tmp/out" "^note: the run waited on the host for each call (-z): its times hold that wait, which"
 # a file of 2.17-2.20 takes 2.19.3's tables (its GDR default PXB), of
 # 2.21-2.24 2.21.5's, of 2.10-2.16 2.12.12's
 for v in 21805:2.18.5:2.19.3 22203:2.22.3:2.21.5 21403:2.14.3:2.12.12; do
