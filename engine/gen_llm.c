@@ -15,6 +15,7 @@
 
 #include "array_grow.h"
 #include "gcd.h"
+#include "sort_unsigned.h"
 
 #define GEN_LLM_PAR_MAX 65536
 /* What a trace may hold: collectives (some 200 bytes each while made, 20
@@ -176,12 +177,6 @@ void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_s
 	st->backward_us = 2 * st->forward_us;
 }
 
-static int cmp_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return (x > y) - (x < y);
-}
 
 static void set_comm(struct gen *g, size_t k, unsigned n, const char *fmt, unsigned a,
 		     unsigned b, unsigned c)
@@ -258,7 +253,7 @@ static int make_comms(struct gen *g)
 			add_rank(g, emb_comm(g, d, t), rank_of(o, t, d, pp - 1));
 		}
 	for (size_t k = 0; k < g->ncomms && !g->err; k++)
-		qsort(g->comms[k].ranks, g->comms[k].n, sizeof(unsigned), cmp_unsigned);
+		sort_unsigned(g->comms[k].ranks, g->comms[k].n);
 	return g->err;
 }
 

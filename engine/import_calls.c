@@ -12,6 +12,7 @@
 
 #include "array_grow.h"
 #include "union_find.h"
+#include "sort_unsigned.h"
 
 static int oom(struct import_calls *k, const char *file)
 {
@@ -108,16 +109,10 @@ int import_calls_group(struct import_calls *k, const unsigned *ranks, unsigned n
 	return 0;
 }
 
-static int cmp_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return (x > y) - (x < y);
-}
 
 bool import_ranks_sort(unsigned *ranks, size_t n)
 {
-	qsort(ranks, n, sizeof(*ranks), cmp_unsigned);
+	sort_unsigned(ranks, n);
 	for (size_t i = 1; i < n; i++)
 		if (ranks[i] == ranks[i - 1])
 			return false;

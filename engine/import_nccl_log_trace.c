@@ -15,13 +15,8 @@
 
 #include "import_nccl_log_internal.h"
 #include "nccl_log_groups.h"
+#include "sort_unsigned.h"
 
-static int cmp_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return (x > y) - (x < y);
-}
 
 static int make_entry(struct state *s, const struct coll *c, uint64_t world_id,
 		      int world_n, struct trace_entry *e)
@@ -85,7 +80,7 @@ static int make_entry(struct state *s, const struct coll *c, uint64_t world_id,
 		return diag_at(s->d, -EINVAL, file, c->line, 0, "root",
 			       "the send's peer is world rank %d, the sender's own", e->peer);
 	if (e->ngroup)
-		qsort(e->group, e->ngroup, sizeof(*e->group), cmp_unsigned);
+		sort_unsigned(e->group, e->ngroup);
 	for (unsigned i = 1; i < e->ngroup; i++)
 		if (e->group[i] == e->group[i - 1])
 			return diag_at(s->d, -EINVAL, file, c->line, 0, "comm",

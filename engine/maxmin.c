@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "array_grow.h"
+#include "sort_unsigned.h"
 
 /* A resource within this relative margin of full counts as saturated. */
 #define MAXMIN_EPS 1e-12
@@ -172,12 +173,6 @@ static int sort_caps(struct flow_index *x, const struct maxmin_flow *flows)
 	return 0;
 }
 
-static int by_index(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* The index of @ws's live flows over its active resources. */
 static int flow_index_build(struct maxmin_ws *ws, const double *capacity,
@@ -285,7 +280,7 @@ static int rounds_by_index(struct maxmin_ws *ws, const double *capacity,
 				frozen[nfrozen++] = f;
 			}
 		}
-		qsort(frozen, nfrozen, sizeof(*frozen), by_index);
+		sort_unsigned(frozen, nfrozen);
 		for (size_t i = 0; i < nfrozen; i++)
 			flows[frozen[i]].rate = level;
 		nlive -= nfrozen;

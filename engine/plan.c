@@ -15,6 +15,7 @@
 #include "algo.h"
 #include "gdr_policy.h"
 #include "tuner.h"
+#include "sort_unsigned.h"
 
 /* Beyond this, alltoall's n^2 connections get too big to plan, unless
  * two nodes stand for all (algo_alltoall_fold), or the backend takes
@@ -142,12 +143,6 @@ double plan_bus_factor(enum trace_op op, unsigned n)
 	}
 }
 
-static int cmp_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return (x > y) - (x < y);
-}
 
 static void pattern_destroy(struct plan_pattern *pat)
 {
@@ -238,7 +233,7 @@ static int entry_ranks(const struct plan *p, const struct trace_entry *e,
 	 * a fifth of a staged run's instructions. */
 	for (unsigned i = 1; i < cnt; i++)
 		if (r[i - 1] > r[i]) {
-			qsort(r, cnt, sizeof(*r), cmp_unsigned);
+			sort_unsigned(r, cnt);
 			break;
 		}
 	if (e->op == TRACE_OP_ALLTOALL && cnt > alltoall_max_ranks(p) &&

@@ -21,6 +21,7 @@
 
 #include "input_file.h"
 #include "json_util.h"
+#include "sort_unsigned.h"
 
 #define TRACE_GROUP_MAX 65536
 #define TRACE_ITERATION_MAX INT_MAX
@@ -150,12 +151,6 @@ static int parse_choice(const struct reader *r, const json_t *obj,
 	return 0;
 }
 
-static int cmp_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* "group": distinct non-negative ranks; fills e->group (owned by @e). */
 static int parse_group(const struct reader *r, const json_t *v,
@@ -190,7 +185,7 @@ static int parse_group(const struct reader *r, const json_t *v,
 	}
 	/* Sorting a copy finds duplicates in n log n, for 64 Ki ranks too. */
 	memcpy(sorted, e->group, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_unsigned);
+	sort_unsigned(sorted, n);
 	for (i = 1; i < n; i++) {
 		if (sorted[i] == sorted[i - 1]) {
 			err = rd_err(r, d, "group", "rank %u listed twice",

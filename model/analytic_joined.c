@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "analytic_internal.h"
+#include "sort_unsigned.h"
 
 static void seg_users_destroy(struct seg_users *u)
 {
@@ -78,12 +79,6 @@ static uint32_t window_from(const struct seg_users *su, uint32_t r, size_t lo)
 	return a;
 }
 
-static int position_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* Connection @i's links through segment @seg, into @tmp; their count. */
 static unsigned links_of(const struct solver *sv, const struct plan_pattern *pat, unsigned seg,
@@ -181,7 +176,7 @@ static void gather_joined(const struct solver *sv, struct share_ws *ws, struct j
 	 * the few thousand joined a solve takes at most: past that, the
 	 * window's walk is cheaper) */
 	if (nq * 16 < w->end - w->lo) {
-		qsort(queue, nq, sizeof(*queue), position_cmp);
+		sort_unsigned(queue, nq);
 	} else {
 		size_t m = 0;
 

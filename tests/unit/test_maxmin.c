@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "maxmin.h"
+#include "sort_doubles.h"
 
 Test(maxmin, two_flows_on_one_link_get_half_each)
 {
@@ -189,13 +190,6 @@ static void assert_max_min_fair(const double *capacity, size_t nres,
 	free(used);
 }
 
-static int double_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static uint64_t lcg(uint64_t *s)
 {
 	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
@@ -292,7 +286,7 @@ Test(maxmin, many_levels_solve_as_the_textbook_loop)
 		}
 		assert_max_min_fair(cap, NRES, f, n);
 		/* a level a round: far past the rounds walked in full */
-		qsort(rates, n, sizeof(*rates), double_cmp);
+		sort_doubles(rates, n);
 		for (size_t i = 0; i < n; i++)
 			levels += !i || rates[i] != rates[i - 1];
 		cr_assert_gt(levels, 50, "trial %d: %zu levels", trial, levels);
