@@ -162,9 +162,9 @@ static void print_forced(FILE *out, const struct records *r, const struct plan_o
 		fprintf(out, " (not NCCL's own choice)\n");
 }
 
-/* @memcpy: a staged-memcpy run is in the table (run on it, compare) */
+/* @has_memcpy: a staged-memcpy run is in the table (run on it, compare) */
 static void print_header(FILE *out, const struct report_context *ctx,
-			 const struct records *r, bool memcpy)
+			 const struct records *r, bool has_memcpy)
 {
 	const struct plan *p = ctx->plan;
 
@@ -188,7 +188,7 @@ static void print_header(FILE *out, const struct report_context *ctx,
 		fprintf(out, "; staging %llu KiB x %u buffers",
 			(unsigned long long)(p->topo.staging.chunk_bytes / 1024),
 			p->topo.staging.buffers);
-	else if (memcpy)
+	else if (has_memcpy)
 		fprintf(out, "; staged-memcpy through %u buffers a side", p->topo.staging.buffers);
 	fputc('\n', out);
 	print_forced(out, r, &p->opts);

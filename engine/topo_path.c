@@ -151,8 +151,9 @@ enum topo_path_type topo_gpu_gpu_path(const struct topology *topo, unsigned a, u
 	return device_path(topo, &topo->gpus[a], &topo->gpus[b], links);
 }
 
-/* The set of NICs nearest to @gpu, as a bit mask (TOPO_MAX_NICS is 64). */
-static uint64_t nearest_set(const struct topology *topo, int gpu)
+/* The set of NICs nearest to @gpu, as a bit mask (TOPO_MAX_NICS is 64),
+ * found by walking the switches. */
+static uint64_t walk_nearest_set(const struct topology *topo, int gpu)
 {
 	enum topo_path_type best = TOPO_PATH_SYS, p;
 	uint64_t set = 0;
@@ -168,6 +169,21 @@ static uint64_t nearest_set(const struct topology *topo, int gpu)
 			set |= UINT64_C(1) << i;
 	}
 	return set;
+}
+
+void topo_cache_paths(struct topology *t)
+{
+	for (unsigned g = 0; g < t->ngpus && g < TOPO_MAX_GPUS; g++)
+		t->nearest_nics[g] = walk_nearest_set(t, (int)g);
+	t->nearest_cached = true;
+}
+
+static uint64_t nearest_set(const struct topology *topo, int gpu)
+{
+	if (topo->nearest_cached && gpu >= 0 && (unsigned)gpu < topo->ngpus &&
+	    gpu < TOPO_MAX_GPUS)
+		return topo->nearest_nics[gpu];
+	return walk_nearest_set(topo, gpu);
 }
 
 /*

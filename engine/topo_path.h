@@ -50,6 +50,10 @@ unsigned topo_gpu_nic_links(const struct topology *topo, unsigned gpu, unsigned 
  */
 int topo_nearest_nic(const struct topology *topo, int gpu);
 
+/* Fill @t's nearest_nics from its devices as they stand; the reader
+ * calls it once the file is whole. */
+void topo_cache_paths(struct topology *t);
+
 /* Whether @nic is among the NICs nearest to @gpu. */
 bool topo_nic_is_nearest(const struct topology *topo, unsigned gpu, int nic);
 

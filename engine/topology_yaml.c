@@ -11,6 +11,7 @@
  */
 #include "topology.h"
 #include "input_file.h"
+#include "topo_path.h"
 #include "topology_yaml_fabric.h"
 #include "units.h"
 #include "yaml_doc.h"
@@ -1041,8 +1042,10 @@ static int load_buffer_with(const char *buf, size_t len, const char *name,
 			      "empty file, expected a mapping with name, sockets, gpus, nics, fabric and staging");
 	else
 		err = read_top(c, root);
-	if (!err)
+	if (!err) {
 		snprintf(topo->file, sizeof(topo->file), "%s", name);
+		topo_cache_paths(topo);
+	}
 out_doc:
 	yaml_doc_destroy(&c->y);
 out_free_ctx:

@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gdr_policy.h"
@@ -322,4 +323,33 @@ Test(topo_path, c2c_gpu_is_p2c_to_its_cpus_nics)
 	cr_assert_eq(topo_gpu_nic_path(&t, 0, 1), TOPO_PATH_P2C);
 	cr_assert(gdr_allowed(&t, 0, 1, GDR_LEVEL_DEFAULT, NULL, 0));
 	cr_assert(!gdr_allowed(&t, 0, 1, TOPO_PATH_PXB, NULL, 0));
+}
+
+/* The reader's cache of each GPU's nearest NICs (topo_cache_paths) says
+ * what the walk up the switches says, on every shipped topology: a copy
+ * marked uncached walks them. */
+Test(topo_path, cached_nearest_nics_are_the_walked_ones)
+{
+	static const char *const files[] = {
+		"a100-pcie4-200g", "gh200-grace-hopper", "h100-nvl-pcie-pairs",
+		"h100-pcie5-400g", "h100-roce-clos", "h100-superpod-ib",
+		"two-socket-commodity", "validation/abci-v100-2xedr",
+		"validation/dgx1-v100-4xedr", "validation/h100-4x400g-roce",
+	};
+	static struct topology t, walked;
+
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		char path[512];
+
+		snprintf(path, sizeof(path), GDRLAB_SOURCE_DIR "/configs/%s.yaml", files[f]);
+		load(path, &t);
+		cr_assert(t.nearest_cached, "%s", files[f]);
+		walked = t;
+		walked.nearest_cached = false;
+		for (unsigned g = 0; g < t.ngpus; g++)
+			for (int n = 0; n < (int)t.nnics; n++)
+				cr_assert_eq(topo_nic_is_nearest(&t, g, n),
+					     topo_nic_is_nearest(&walked, g, n), "%s: gpu %u nic %d",
+					     files[f], g, n);
+	}
 }
