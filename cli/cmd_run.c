@@ -45,7 +45,7 @@ static const char run_usage[] =
 	"%s"
 	"  -g, --gdr-level LEVEL   farthest GPU-NIC distance where GPUDirect RDMA is\n"
 	"                          still used: pix, pxb, p2c (default, as NCCL 2.27+;\n"
-	"                          pxb with an --nccl before 2.30.7), phb, sys\n"
+	"                          pxb with an --nccl before 2.27), phb, sys\n"
 	"%s"
 	"      --chunk SIZE        emu and real's staging bounce buffer (e.g. 1MiB);\n"
 	"                          the timing backends copy NCCL's slices\n"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# What each command's --help says is what the command does: a default or
+# a rule quoted in a help text, checked against the command's behaviour.
+# usage: test_help.sh GDRLAB SOURCE_DIR
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+topo=$src/configs/a100-pcie4-200g.yaml
+echo '{"iteration":0,"op":"allreduce","bytes":1048576,"dtype":"fp32"}' >"$tmp/t.jsonl"
+
+# run and compare --help: GDR level PXB by default before --nccl 2.27, P2C
+# from it, whatever table the release takes (2.26 and 2.28 both 2.30.7's)
+for cmd in run compare; do
+    expect 0 "$cmd --help" -- "$gdrlab" "$cmd" --help
+    has "$tmp/out" "pxb with an --nccl before 2.27)"
+done
+for v in 2.26:PXB 2.27:P2C 2.28.3:P2C; do
+    expect 0 "run --nccl ${v%:*}" -- "$gdrlab" run -t "$topo" -T "$tmp/t.jsonl" \
+        --nccl "${v%:*}" -q
+    has "$tmp/out" "GDR level ${v#*:}\$"
+done
+
+exit $fail
