@@ -96,7 +96,8 @@ static void print_ddp_help(FILE *out)
 	      "                       whole or not at all\n"
 	      "  -h, --help           this help\n"
 	      "\n"
-	      "SIZE takes a unit: B, kB, MB, GB, KiB, MiB, GiB (\"25MiB\", \"4 MB\").\n"
+	      "SIZE in bytes, or with K, M or G: powers of 1024, as nccl-tests' -b\n"
+	      "takes them (1kB, 1KB and 1KiB are 1K; \"25MiB\", \"4 MB\", \"1.5K\").\n"
 	      "\n",
 	      out);
 	print_models(out);

@@ -21,4 +21,17 @@ for v in 2.26:PXB 2.27:P2C 2.28.3:P2C; do
     has "$tmp/out" "GDR level ${v#*:}\$"
 done
 
+# gen ddp --help: a SIZE's K, M, G are powers of 1024 whatever the letters
+# after them (1kB is 1024 bytes, as 1KiB), not kB = 1000 beside KiB
+expect 0 "gen ddp --help" -- "$gdrlab" gen ddp --help
+has "$tmp/out" "powers of 1024"
+if grep -q "B, kB, MB, GB, KiB" "$tmp/out"; then
+    echo "FAIL: gen ddp --help lists kB beside KiB as another unit"; fail=1
+fi
+for s in 1kB 1KB 1KiB 1024B 1024; do
+    expect 0 "gen ddp --first-bucket $s" -- "$gdrlab" gen ddp --model resnet50 \
+        --first-bucket "$s"
+    has "$tmp/out" "--first-bucket 1KiB "
+done
+
 exit $fail
