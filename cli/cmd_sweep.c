@@ -483,7 +483,7 @@ static int sweep_cmd(const char *file, unsigned jobs, enum sweep_fmt fmt, bool q
 }
 
 static const char sweep_usage[] =
-	"usage: gdrlab sweep FILE [-j N] [--json] [--csv]\n"
+	"usage: gdrlab sweep FILE [-j N] [--json] [--csv] [--no-wall] [-q]\n"
 	"\n"
 	"Run every point of a sweep file in parallel processes and print one row\n"
 	"per point, in file order. FILE is JSON Lines, one point a line (name,\n"
@@ -497,7 +497,9 @@ static const char sweep_usage[] =
 	"prints the rows.\n"
 	"\n"
 	"  -j, --jobs N   points run at once (default 2)\n"
-	"      --json     rows as a JSON array on stdout\n"
+	"      --json     rows as JSON on stdout: an array, or for a plan that asks\n"
+	"                 questions {\"plan\", \"points\", \"questions\"}, the answers\n"
+	"                 beside the rows\n"
 	"      --csv      rows as CSV on stdout\n"
 	"  -q, --quiet    no progress on stderr (shown on a terminal: points done,\n"
 	"                 their pace, the time left)\n"

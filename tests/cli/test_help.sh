@@ -34,4 +34,18 @@ for s in 1kB 1KB 1KiB 1024B 1024; do
     has "$tmp/out" "--first-bucket 1KiB "
 done
 
+# sweep --help: --json is an array of rows, but an object of the plan, its
+# rows and its answers for a plan that asks questions
+expect 0 "sweep --help" -- "$gdrlab" sweep --help
+has "$tmp/out" '{"plan", "points", "questions"}'
+has "$tmp/out" "usage: gdrlab sweep FILE .*--no-wall.* \\[-q\\]"
+printf 'base:\n  topology: %s\n  trace: %s\naxes:\n  nodes: [2, 4]\n' \
+    "$topo" "$tmp/t.jsonl" >"$tmp/plan.yaml"
+expect 0 "a plan without questions, --json" -- "$gdrlab" sweep "$tmp/plan.yaml" --json -q
+[ "$(head -c 1 "$tmp/out")" = "[" ] || { echo "FAIL: not an array:"; head -3 "$tmp/out"; fail=1; }
+printf 'questions:\n  scaling: { threshold: 0.8 }\n' >>"$tmp/plan.yaml"
+expect 0 "a plan with questions, --json" -- "$gdrlab" sweep "$tmp/plan.yaml" --json -q
+[ "$(head -c 1 "$tmp/out")" = "{" ] || { echo "FAIL: not an object:"; head -3 "$tmp/out"; fail=1; }
+has "$tmp/out" '"questions":'
+
 exit $fail
