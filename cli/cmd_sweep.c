@@ -27,6 +27,7 @@
 #include "cli.h"
 #include "cmd_sweep.h"
 #include "input_file.h"
+#include "json_util.h"
 #include "launch.h"
 #include "report.h"
 #include "sweep.h"
@@ -35,6 +36,17 @@ static int sweep_error(struct diag *d, const char *fmt, const char *a,
 		       unsigned line, const char *b)
 {
 	diag_set(d, -EINVAL, fmt, a, line, b);
+	return EXIT_USAGE;
+}
+
+/* "file:line: key: expected ALLOWED, got 'VALUE'" */
+static int sweep_bad_value(struct diag *d, const char *file, unsigned line,
+			   const char *key, const char *allowed, const char *value)
+{
+	char shown[64];
+
+	diag_set(d, -EINVAL, "%s:%u: %s: expected %s, got '%s'", file, line, key, allowed,
+		 diag_printable(value, shown, sizeof(shown)));
 	return EXIT_USAGE;
 }
 
@@ -74,7 +86,8 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 	pt->line = line;
 	snprintf(pt->name, sizeof(pt->name), "line%u", line);
 	if (!json_is_object(o))
-		return sweep_error(d, "%s:%u: expected one JSON object per line%s", file, line, "");
+		return sweep_error(d, "%s:%u: json: expected an object, got %s", file, line,
+				   json_kind(o));
 	json_object_foreach(o, key, v) {
 		static const char *const keys[] = { "name", "topology", "trace", "nodes", "path",
 						    "backend", "gdr_level", "nccl" };
@@ -88,7 +101,7 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 		if (k == sizeof(keys) / sizeof(keys[0])) {
 			char shown[64];
 
-			return sweep_error(d, "%s:%u: unknown key '%s' (name, topology, trace, nodes, path, backend, gdr_level, nccl)",
+			return sweep_error(d, "%s:%u: %s: unknown key (name, topology, trace, nodes, path, backend, gdr_level, nccl)",
 					   file, line, diag_printable(key, shown, sizeof(shown)));
 		}
 		if (!strcmp(key, "nodes")) {
@@ -119,9 +132,13 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 						   diag_printable(why, shown, sizeof(shown)));
 			snprintf(pt->backend, sizeof(pt->backend), "%s", s);
 		} else if (!strcmp(key, "path")) {
-			bad = plan_path_parse(s, &pt->opts.path);
+			if (plan_path_parse(s, &pt->opts.path))
+				return sweep_bad_value(d, file, line, key,
+						       "auto, direct, staged or staged-memcpy", s);
 		} else if (!strcmp(key, "gdr_level")) {
-			bad = topo_path_parse(s, &pt->opts.gdr_level);
+			if (topo_path_parse(s, &pt->opts.gdr_level))
+				return sweep_bad_value(d, file, line, key,
+						       "pix, pxb, p2c, phb or sys", s);
 			pt->opts.gdr_level_set = true;
 		} else if (!strcmp(key, "nccl")) {
 			if (sweep_point_nccl(pt, s)) {
@@ -130,11 +147,12 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 				return EXIT_USAGE;
 			}
 		}
-		if (bad)
-			return sweep_error(d, "%s:%u: %s: bad value", file, line, key);
+		if (bad) /* a topology or trace path too long to join to the file's folder */
+			return sweep_error(d, "%s:%u: %s: path too long", file, line, key);
 	}
 	if (!pt->topology[0] || !pt->trace[0])
-		return sweep_error(d, "%s:%u: %s are required", file, line, "topology and trace");
+		return sweep_error(d, "%s:%u: %s: missing required key", file, line,
+				   pt->topology[0] ? "trace" : "topology");
 	return 0;
 }
 
@@ -174,14 +192,24 @@ int sweep_load(const char *file, struct sweep *sw, struct diag *d)
 		json_error_t je;
 		json_t *o;
 		struct point *p;
+		size_t len;
 
 		line++;
 		nl = buf + strspn(buf, " \t\r\n");
 		if (!*nl || *nl == '#')
 			continue;
-		o = json_loads(buf, 0, &je);
+		len = strlen(buf);
+		while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+			len--;
+		o = json_loadb(buf, len, 0, &je);
 		if (!o) {
-			rc = sweep_error(d, "%s:%u: %s", file, line, je.text);
+			char text[JSON_ERROR_TEXT_LENGTH];
+
+			/* file:line:col: json: ..., as a trace's syntax error */
+			diag_set(d, -EINVAL, "%s:%u:%d: json: %s", file, line,
+				 je.column > 0 ? je.column : 1,
+				 diag_printable(je.text, text, sizeof(text)));
+			rc = EXIT_USAGE;
 			break;
 		}
 		if (sw->n == np) {

@@ -13,15 +13,25 @@ expect 2 "no file" -- "$gdrlab" sweep
 expect 2 "bad jobs" -- "$gdrlab" sweep -j 0 x.jsonl
 printf '{"topology": "a.yaml", "trace": "b.jsonl", "colour": "red"}\n' >"$tmp/bad.jsonl"
 expect 2 "unknown key" -- "$gdrlab" sweep "$tmp/bad.jsonl"
-has "$tmp/err" "bad.jsonl:1: unknown key 'colour'"
+has "$tmp/err" "bad.jsonl:1: colour: unknown key (name, topology"
 # whatever its value (a number was "foo: expected a string")
 printf '{"name": "n", "topology": "a.yaml", "trace": "b.jsonl", "foo": 1}\n' >"$tmp/badnum.jsonl"
-bad_usage_of sweep "unknown key, a number" "$tmp/badnum.jsonl:1: unknown key 'foo' (name, topology" -- "$tmp/badnum.jsonl"
+bad_usage_of sweep "unknown key, a number" "$tmp/badnum.jsonl:1: foo: unknown key (name, topology" -- "$tmp/badnum.jsonl"
 printf '{"topology": "a.yaml", "trace": "b.jsonl", "nccl": "3.0"}\n' >"$tmp/badnccl.jsonl"
 expect 2 "unknown NCCL" -- "$gdrlab" sweep "$tmp/badnccl.jsonl"
 has "$tmp/err" "badnccl.jsonl:1: nccl: expected an NCCL 2 version (2.18.5, 2.18), got '3.0'; this build has the tables of 2.30.7, 2.21.5, 2.19.3, 2.12.12, 2.8.4"
 printf '{"topology": "a.yaml"}\n' >"$tmp/bad2.jsonl"
-expect 2 "missing trace" -- "$gdrlab" sweep "$tmp/bad2.jsonl"
+bad_usage_of sweep "missing trace" "$tmp/bad2.jsonl:1: trace: missing required key" -- "$tmp/bad2.jsonl"
+# every error of a sweep file is file:line: key: problem (docs/cli.md), a
+# column only for a JSON syntax error, as a trace's
+printf '{"topology": "a.yaml", "trace": "b.jsonl", "path": "gpu"}\n' >"$tmp/badpath.jsonl"
+bad_usage_of sweep "bad path" "$tmp/badpath.jsonl:1: path: expected auto, direct, staged or staged-memcpy, got 'gpu'" -- "$tmp/badpath.jsonl"
+printf '{"topology": "a.yaml", "trace": "b.jsonl", "gdr_level": "far"}\n' >"$tmp/badgdr.jsonl"
+bad_usage_of sweep "bad gdr_level" "$tmp/badgdr.jsonl:1: gdr_level: expected pix, pxb, p2c, phb or sys, got 'far'" -- "$tmp/badgdr.jsonl"
+printf '# a comment\n[1, 2]\n' >"$tmp/array.jsonl"
+bad_usage_of sweep "not an object" "$tmp/array.jsonl:2: json: expected an object, got an array" -- "$tmp/array.jsonl"
+printf '{"topology": "a.yaml", x}\r\n' >"$tmp/syntax.jsonl"
+bad_usage_of sweep "JSON syntax" "$tmp/syntax.jsonl:1:24: json: string or '}' expected near 'x'" -- "$tmp/syntax.jsonl"
 printf '{"name": "gone", "topology": "nope.yaml", "trace": "nope.jsonl"}\n' >"$tmp/gone.jsonl"
 expect 1 "a point fails" -- "$gdrlab" sweep "$tmp/gone.jsonl"
 has "$tmp/out" "gone .*error: .*nope.yaml"

@@ -54,7 +54,7 @@ has "$tmp/out" '^"gone",8,.*nope.yaml'
 
 printf '{"topology": "a.yaml", "trace": "b.jsonl", "colour": "red"}\n' >"$tmp/key.jsonl"
 expect 2 "mpirun -np 3, bad sweep file" -- mpi -np 3 "$gdrlab" sweep "$tmp/key.jsonl"
-[ "$(grep -c "key.jsonl:1: unknown key 'colour'" "$tmp/err")" = 1 ] ||
+[ "$(grep -c "key.jsonl:1: colour: unknown key" "$tmp/err")" = 1 ] ||
     { echo "FAIL: bad sweep file: not said exactly once:"; cat "$tmp/err"; fail=1; }
 [ ! -s "$tmp/out" ] || { echo "FAIL: bad sweep file: stdout:"; cat "$tmp/out"; fail=1; }
 # A plan spreads alike: its points, labelled by their axis values, and its
