@@ -412,6 +412,16 @@ int cli_set_option(const char *cmd, const char *arg, struct cli_sets *s)
 	 * in the header and lost */
 	if (!strcmp(o->path, "nodes"))
 		return cli_usage_error(cmd, "--set nodes: give the node count with --nodes (-n)");
+	/* a path set again: the last value is the one the file gets, so
+	 * the earlier one leaves the list (the header and the JSON name only
+	 * what ran); what came between is applied before it either way */
+	for (unsigned i = 0; i < s->n; i++) {
+		if (strcmp(s->v[i].path, o->path))
+			continue;
+		memmove(&s->v[i], &s->v[i + 1], (s->n - i) * sizeof(s->v[0]));
+		s->n--;
+		break;
+	}
 	s->n++;
 	return 0;
 }

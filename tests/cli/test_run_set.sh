@@ -30,6 +30,16 @@ expect 0 "compare takes it too" -- "$gdrlab" compare -q -t "$topo" -T "$tmp/ar.j
 has "$tmp/out" "^--set nics.rate=40 Gbit/s$"
 expect 0 "run's table too" -- "$gdrlab" run -q -t "$topo" -T "$tmp/ar.jsonl" --set "nics.rate=40 Gbit/s"
 has "$tmp/out" "^--set nics.rate=40 Gbit/s$"
+# a path set twice runs with the last value, and names only that one
+expect 0 "the same path twice" -- "$gdrlab" run -q -t "$topo" -T "$tmp/ar.jsonl" --algo ring --proto simple \
+    --set "nics.rate=80 Gbit/s" --set "fabric.switch_latency=1 us" --set "nics.rate=40 Gbit/s" \
+    --json "$tmp/twice.json"
+[ "$(comm_of "$tmp/twice.json")" = "$(comm_of "$tmp/40.json")" ] ||
+    { echo "FAIL: set twice, 40 last: $(comm_of "$tmp/twice.json") us, not 40 Gbit/s's $(comm_of "$tmp/40.json")"; fail=1; }
+has "$tmp/twice.json" '"nics.rate": "40 Gbit/s"'
+expect 0 "its table" -- "$gdrlab" run -q -t "$topo" -T "$tmp/ar.jsonl" \
+    --set "nics.rate=80 Gbit/s" --set "nics.rate=40 Gbit/s"
+has "$tmp/out" "^--set nics.rate=40 Gbit/s$"
 
 # busbw and validate: --set is the file edited, to the digit
 sed 's/rate: 80 Gbit\/s/rate: 40 Gbit\/s/' "$topo" >"$tmp/40.yaml"
