@@ -4,11 +4,17 @@
 # NCCL 2.8.4's tuner picks in gdrlab, then the mean |error| per regime for
 # gdrlab and NCCL's own estimate under 2.8.4's and 2.30.7's tables.
 #   bench/validation_abci.sh [GDRLAB] [model|analytic]
+# The curves are read from ../shared/data/nccl-tests/abci-v, or from
+# $GDRLAB_ABCI_DIR.
 # Markdown on stdout; run from the repository root.
 set -euo pipefail
 gdrlab=${1:-build/cli/gdrlab}
 backend=${2:-analytic}
-data=../shared/data/nccl-tests/abci-v
+data=${GDRLAB_ABCI_DIR:-../shared/data/nccl-tests/abci-v}
+[ -r "$data/all_reduce_2nodes.txt" ] || {
+    echo "validation_abci.sh: no ABCI curves in $data (the project's shared data, beside the checkout; GDRLAB_ABCI_DIR names another folder)" >&2
+    exit 2
+}
 topo=configs/validation/abci-v100-2xedr.yaml
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
