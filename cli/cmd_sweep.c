@@ -201,7 +201,9 @@ int sweep_load(const char *file, struct sweep *sw, struct diag *d)
 		len = strlen(buf);
 		while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 			len--;
-		o = json_loadb(buf, len, 0, &je);
+		/* a key given twice is refused, as a trace line's is: jansson
+		 * would keep the last one ("nodes": 2, "nodes": 8 ran 8) */
+		o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 		if (!o) {
 			char text[JSON_ERROR_TEXT_LENGTH];
 

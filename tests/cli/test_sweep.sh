@@ -17,6 +17,10 @@ has "$tmp/err" "bad.jsonl:1: colour: unknown key (name, topology"
 # whatever its value (a number was "foo: expected a string")
 printf '{"name": "n", "topology": "a.yaml", "trace": "b.jsonl", "foo": 1}\n' >"$tmp/badnum.jsonl"
 bad_usage_of sweep "unknown key, a number" "$tmp/badnum.jsonl:1: foo: unknown key (name, topology" -- "$tmp/badnum.jsonl"
+# a key given twice is refused, as in a trace: it ran the last value
+printf '{"topology": "%s", "trace": "%s", "nodes": 2, "nodes": 8}\n' \
+    "$src/configs/a100-pcie4-200g.yaml" "$src/traces/resnet50-ddp.jsonl" >"$tmp/dup.jsonl"
+bad_usage_of sweep "a key given twice" "$tmp/dup.jsonl:1:[0-9]*: json: duplicate object key near '\"nodes\"'" -- "$tmp/dup.jsonl"
 printf '{"topology": "a.yaml", "trace": "b.jsonl", "nccl": "3.0"}\n' >"$tmp/badnccl.jsonl"
 expect 2 "unknown NCCL" -- "$gdrlab" sweep "$tmp/badnccl.jsonl"
 has "$tmp/err" "badnccl.jsonl:1: nccl: expected an NCCL 2 version (2.18.5, 2.18), got '3.0'; this build has the tables of 2.30.7, 2.21.5, 2.19.3, 2.12.12, 2.8.4"
