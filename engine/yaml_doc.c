@@ -65,6 +65,12 @@ static int vfail(const struct yaml_doc *y, const yaml_node_t *n,
 	if (n->type == YAML_SCALAR_NODE && set < y->nsets)
 		return diag_set(y->d, -EINVAL, "%s=%s, set on %s: %s: %s", y->set_path[set],
 				yaml_doc_show(v, sizeof(v), y->set_value[set]), y->file, k, what);
+	/* a mapping it gave a key the file leaves out (an entry of a list):
+	 * the file's line, and the --set that changed it */
+	if (set < y->nsets)
+		return diag_set(y->d, -EINVAL, "%s=%s, set on %s:%u:%u: %s: %s", y->set_path[set],
+				yaml_doc_show(v, sizeof(v), y->set_value[set]), y->file, line, col,
+				k, what);
 	if (got)
 		return diag_at(y->d, -EINVAL, y->file, line, col, k,
 			       "%s, got '%s'", what,

@@ -409,6 +409,61 @@ Test(topology, wired_mesh_overrides)
 			 "links: gpu0 has 6 NVLinks in pairs, more than links (5)");
 }
 
+#define SOME_ENTRIES GDRLAB_SOURCE_DIR "/tests/data/set-some-entries.yaml"
+
+/*
+ * A path through a list is every entry's, also where an entry leaves the
+ * key out and takes its default: tests/data/set-some-entries.yaml has
+ * gdr: false on gpu1 alone, efficiency 0.9 on nic0 alone. --set
+ * gpus.gdr=false set gpu1's only, leaving gpu0 with GPUDirect (run said
+ * "mixed" where every GPU was asked to stage), and nics.efficiency nic0's.
+ */
+Test(topology, some_entries_take_the_set_value_too)
+{
+	struct topo_override no_gdr = { "gpus.gdr", "false" };
+	struct topo_override gdr = { "gpus.gdr", "true" };
+	struct topo_override half = { "nics.efficiency", "0.5" };
+	struct topology t;
+	struct diag d = { "" };
+
+	cr_assert_eq(topology_load(SOME_ENTRIES, &t, &d), 0, "%s", d.msg);
+	cr_assert(!t.gpus[0].no_gdr && t.gpus[1].no_gdr);
+	cr_assert_float_eq(t.nics[0].efficiency, 0.9, 1e-12);
+	cr_assert_float_eq(t.nics[1].efficiency, 1.0, 1e-12);
+	cr_assert_eq(topology_load_with(SOME_ENTRIES, &no_gdr, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert(t.gpus[0].no_gdr, "gpu0 kept GPUDirect under --set gpus.gdr=false");
+	cr_assert(t.gpus[1].no_gdr);
+	cr_assert_eq(topology_load_with(SOME_ENTRIES, &gdr, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert(!t.gpus[0].no_gdr && !t.gpus[1].no_gdr);
+	cr_assert_eq(topology_load_with(SOME_ENTRIES, &half, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_float_eq(t.nics[0].efficiency, 0.5, 1e-12);
+	cr_assert_float_eq(t.nics[1].efficiency, 0.5, 1e-12, "nic1 kept its default efficiency");
+}
+
+/*
+ * Where the value cannot go on an entry that leaves the key out (gen on
+ * sw1's link, given as a bandwidth), the load fails naming the --set and
+ * the entry's line, rather than setting sw0's alone; a value an added key
+ * refuses names the --set; a key no entry gives is still the path's error.
+ */
+Test(topology, some_entries_refusals)
+{
+	struct topo_override gen = { "switches.link.gen", "5" };
+	struct topo_override bad = { "nics.efficiency", "2" };
+	struct topo_override typo = { "gpus.gdrr", "false" };
+	struct topology t;
+	struct diag d = { "" };
+
+	cr_assert_eq(topology_load_with(SOME_ENTRIES, &gen, 1, &t, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "switches.link.gen=5, set on " SOME_ENTRIES ":12:38: width: "
+			 "missing required key (a link with gen needs width)");
+	cr_assert_eq(topology_load_with(SOME_ENTRIES, &bad, 1, &t, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, "nics.efficiency=2, set on " SOME_ENTRIES ": efficiency: "
+			 "must be in (0, 1] or (0%, 100%]");
+	cr_assert_eq(topology_load_with(SOME_ENTRIES, &typo, 1, &t, &d), -EINVAL);
+	cr_assert_str_eq(d.msg, SOME_ENTRIES ": gpus.gdrr: the topology has no 'gpus.gdrr' to set");
+}
+
 /*
  * Load tests/data/bad-topology/@name.yaml and check the message: it starts
  * with "path:line:col: key: " and contains @gist. The struct must come back
