@@ -442,6 +442,49 @@ static int syntax_error(const yaml_parser_t *p, const char *buf, size_t len,
 		       "%s", p->problem ? p->problem : "invalid YAML");
 }
 
+/* An empty document: a "---" with nothing after it but comments. */
+static bool empty_document(yaml_document_t *doc)
+{
+	yaml_node_t *root = yaml_document_get_root_node(doc);
+
+	return root->type == YAML_SCALAR_NODE && !root->data.scalar.length &&
+	       root->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+}
+
+/*
+ * What follows the first document: nothing, or empty documents (a
+ * trailing "---"). libyaml loads one document a call, so a second one
+ * ("---" and another topology or plan after it) was never read, and its
+ * values were ignored in silence, its syntax errors too. Each call reads
+ * on through the input, so the loop ends with it.
+ */
+static int no_second_document(yaml_parser_t *p, const char *buf, size_t len,
+			      const char *name, struct diag *d)
+{
+	for (;;) {
+		yaml_document_t next;
+		bool end, empty;
+
+		if (!yaml_parser_load(p, &next))
+			return syntax_error(p, buf, len, name, d);
+		/* at the end of the stream: a document with no nodes */
+		end = !yaml_document_get_root_node(&next);
+		empty = end || empty_document(&next);
+		if (!empty) {
+			int err = diag_at(d, -EINVAL, name, (unsigned)next.start_mark.line + 1,
+					  (unsigned)next.start_mark.column + 1, "syntax error",
+					  "a second YAML document: the file must hold one, and the "
+					  "rest would be ignored");
+
+			yaml_document_delete(&next);
+			return err;
+		}
+		yaml_document_delete(&next);
+		if (end)
+			return 0;
+	}
+}
+
 int yaml_doc_load(struct yaml_doc *y, const char *buf, size_t len,
 		  const char *name, struct diag *d)
 {
@@ -458,6 +501,8 @@ int yaml_doc_load(struct yaml_doc *y, const char *buf, size_t len,
 	/* On failure yaml_parser_load() has already freed the document. */
 	if (!yaml_parser_load(&parser, &y->doc))
 		err = syntax_error(&parser, buf, len, name, d);
+	else if ((err = no_second_document(&parser, buf, len, name, d)))
+		yaml_document_delete(&y->doc); /* nothing left to destroy */
 	/* The document owns its nodes: the parser is not needed past here. */
 	yaml_parser_delete(&parser);
 	y->file = name;

@@ -274,6 +274,12 @@ bad_plan "$tmp/plan/bad.yaml:5:3: nics: not an axis" "  nics: [1]"
 bad_plan "$tmp/plan/bad.yaml:5:3: staging: not an axis" "  staging: [1]"
 bad_plan "$tmp/plan/bad.yaml:5:18: path: expected direct, staged, staged-memcpy or auto, got 'sideways'" "  path: [direct, sideways]"
 bad_plan "$tmp/plan/bad.yaml:5:15: nics.link: 'x': $src/configs/h100-pcie5-400g.yaml: nics.link: 'nics.link' is a list or a mapping, not a value" "  nics.link: [x]"
+# a second document after "---" is refused: its axes were never read,
+# and the sweep ran the first's (exit 0)
+printf 'base:\n  topology: %s\n  trace: %s\naxes:\n  nodes: [2]\n---\naxes:\n  nodes: [64]\n' \
+    "$src/configs/h100-pcie5-400g.yaml" "$src/traces/resnet50-ddp.jsonl" >"$tmp/plan/two.yaml"
+bad_usage_of sweep "a plan of two documents" \
+    "$tmp/plan/two.yaml:6:1: syntax error: a second YAML document: the file must hold one" -- "$tmp/plan/two.yaml"
 # presets: shipped topologies by name, in the base or as an axis
 cat >"$tmp/plan/preset.yaml" <<EOP
 base: { preset: h100-pcie5-400g, trace: $src/traces/resnet50-ddp.jsonl }

@@ -562,6 +562,14 @@ Test(bad_topology, syntax_error)
 		  "did not find expected ',' or '}' (while parsing a flow mapping on line 3)");
 }
 
+/* A second document after "---" was never read: its NIC rate, and any
+ * syntax error in it, went unseen while the first loaded. */
+Test(bad_topology, two_documents)
+{
+	check_bad("two-documents", 12, 1, "syntax error",
+		  "a second YAML document: the file must hold one");
+}
+
 Test(bad_topology, not_a_mapping)
 {
 	check_bad("not-a-mapping", 1, 1, "topology",
