@@ -13,13 +13,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Calls of one op, size, rank count and path: one row. The path is part
+ * of the key, so that a tensor-parallel all-reduce inside a node and a
+ * data-parallel one of the same size across the network are two rows;
+ * the row's bus bandwidth is its mean time's, as nccl-tests' is its
+ * average's (it was the first call's, beside the mean of all: 476 GB/s,
+ * the NVLink call's, beside a mean time that the network call doubled).
+ */
 struct size_group {
 	enum trace_op op;
 	uint64_t bytes;
 	unsigned nranks;
 	unsigned count;
 	double time_us; /* sum */
-	double busbw;   /* of the first */
 	enum plan_path_used path;
 };
 
@@ -34,18 +41,26 @@ static size_t group_by_size(const struct records *r, struct size_group *g,
 
 		for (k = 0; k < n; k++)
 			if (g[k].op == c->op && g[k].bytes == c->bytes &&
-			    g[k].nranks == c->nranks)
+			    g[k].nranks == c->nranks && g[k].path == c->path)
 				break;
 		if (k == n) {
 			if (n == max)
 				continue;
-			g[n++] = (struct size_group){ c->op, c->bytes, c->nranks,
-						      0, 0, c->busbw_gbps, c->path };
+			g[n++] = (struct size_group){ c->op, c->bytes, c->nranks, 0, 0, c->path };
 		}
 		g[k].count++;
 		g[k].time_us += c->time_us;
 	}
 	return n;
+}
+
+/* A row's bus bandwidth, GB/s: nccl-tests' of its mean time
+ * (schedule.c: algbw = S / t, busbw = algbw x the op's factor). */
+static double group_busbw(const struct size_group *g)
+{
+	double mean_us = g->time_us / g->count;
+
+	return mean_us > 0 ? g->bytes / (mean_us * 1e3) * plan_bus_factor(g->op, g->nranks) : 0;
 }
 
 static int cmp_group(const void *a, const void *b)
@@ -54,7 +69,11 @@ static int cmp_group(const void *a, const void *b)
 
 	if (x->bytes != y->bytes)
 		return x->bytes < y->bytes ? 1 : -1;
-	return (int)x->op - (int)y->op;
+	if (x->op != y->op)
+		return (int)x->op - (int)y->op;
+	if (x->nranks != y->nranks)
+		return x->nranks < y->nranks ? 1 : -1;
+	return (int)x->path - (int)y->path;
 }
 
 static void human_bytes(uint64_t b, char *buf, size_t len)
@@ -351,7 +370,7 @@ void report_table(FILE *out, const struct report_context *ctx,
 		fprintf(out, "%-15s %12s %6u %6u %12.1f %11.2f  %s\n",
 			trace_op_name(groups[i].op), b, groups[i].nranks,
 			groups[i].count, groups[i].time_us / groups[i].count,
-			groups[i].busbw, plan_path_used_name(groups[i].path));
+			group_busbw(&groups[i]), plan_path_used_name(groups[i].path));
 	}
 
 	for (size_t i = 0; i < r->ncoll; i++)

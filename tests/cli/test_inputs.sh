@@ -62,6 +62,28 @@ has "$tmp/out" "^allreduce  *33589248 B  *16  *1 "
 has "$tmp/out" "^allreduce  *33587200 B  *16  *1 "
 has "$tmp/out" "^allreduce  *4.00 KiB  *16  *1 "
 
+# A row's busbw is its mean time's: on round-numbers (one 10 GB/s NIC a
+# node) a 64 MiB all-reduce of 2 ranks moves S through it, alone at 10
+# GB/s in iteration 0, two at once on two streams in iteration 1 at 5
+# GB/s each: a mean time of 5/3 the first's, busbw 6 GB/s (it was the
+# first call's 10, beside that mean time)
+rn=$src/tests/data/round-numbers.yaml
+{ printf '{"iteration":0,"op":"allreduce","bytes":67108864,"dtype":"fp32"}\n'
+  printf '{"iteration":1,"op":"allreduce","bytes":67108864,"dtype":"fp32"}\n'
+  printf '{"iteration":1,"op":"allreduce","bytes":67108864,"dtype":"fp32","stream":1}\n'; } >"$tmp/mean.jsonl"
+expect 0 "a row's busbw" -- "$gdrlab" run -q -t "$rn" -T "$tmp/mean.jsonl" --algo ring --proto simple
+awk '/^allreduce  *64.00 MiB  *2  *3 / { ok = $7 > 5.94 && $7 < 6.06 } END { exit !ok }' "$tmp/out" ||
+    { echo "FAIL: the 3 calls' busbw is not 6 GB/s, their mean time's:"; cat "$tmp/out"; fail=1; }
+# ... and calls of one size that took other paths are rows of their own:
+# on two-gpus-one-nic, an all-reduce of ranks 0 and 1 stays in node 0,
+# one of ranks 0 and 2 crosses the network, staged (PHB: its NIC is on
+# the CPU); the first call's path was the row's, with the mean of both
+# times
+printf '{"iteration":0,"op":"allreduce","bytes":67108864,"dtype":"fp32","group":[0,1]}\n{"iteration":0,"op":"allreduce","bytes":67108864,"dtype":"fp32","group":[0,2]}\n' >"$tmp/paths.jsonl"
+expect 0 "a row a path" -- "$gdrlab" run -q -t "$src/tests/data/two-gpus-one-nic.yaml" -T "$tmp/paths.jsonl"
+has "$tmp/out" "^allreduce  *64.00 MiB  *2  *1 .* intra_node$"
+has "$tmp/out" "^allreduce  *64.00 MiB  *2  *1 .* staged$"
+
 # A job of 4 ranks (groups [0, 1] and [2, 3], and calls of no group)
 # replayed on the 16 ranks of 2 x 8 GPUs: its world calls would run on 16,
 # which is said once (run and compare); a trace of world calls alone, or
