@@ -528,6 +528,14 @@ int plan_build(struct plan *p, const struct topology *topo,
 	if (p->topo.nodes < 1 || p->topo.nodes > TOPO_MAX_NODES)
 		return diag_set(d, -EINVAL, "--nodes: %u is outside 1..%u",
 				p->topo.nodes, TOPO_MAX_NODES);
+	{
+		char why[160];
+
+		if (!topology_fabric_fits(&p->topo, p->topo.nodes, why, sizeof(why)))
+			return diag_set(d, -EINVAL, "--nodes: %u nodes do not fit %s's fabric: hops: %s",
+					p->topo.nodes, p->topo.file[0] ? p->topo.file : p->topo.name,
+					why);
+	}
 	if (p->topo.fabric.tiers) {
 		char why[200];
 

@@ -276,6 +276,11 @@ struct topo_override {
 int topology_load_with(const char *path, const struct topo_override *ov, size_t nov,
 		       struct topology *topo, struct diag *d);
 
+/* Whether @nodes nodes can be joined by @t's crossbar fabric: not more
+ * than two back to back (hops: 0, no switch); else false, why in @why.
+ * A fabric of switches is fabric_check's (fabric.h). */
+bool topology_fabric_fits(const struct topology *t, unsigned nodes, char *why, size_t len);
+
 /* Index of the GPU/NIC/switch/socket called @name, or TOPO_NONE. */
 int topology_find_gpu(const struct topology *topo, const char *name);
 int topology_find_nic(const struct topology *topo, const char *name);

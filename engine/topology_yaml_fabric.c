@@ -112,13 +112,18 @@ static int read_tier(const struct yaml_doc *y, yaml_node_t *n, const char *what,
 
 /* The crossbar of every file before the switches: hops and a divisor. */
 static int read_crossbar(const struct yaml_doc *y, const struct yaml_doc_found *f,
-			 struct topo_fabric *fab)
+			 struct topology *t)
 {
+	struct topo_fabric *fab = &t->fabric;
+	char why[160];
 	int err = 0;
 
-	/* 0 hops is two nodes cabled back to back. */
+	/* 0 hops is two nodes cabled back to back: more have no switch to
+	 * meet in (--nodes is checked as the plan is made, plan.c) */
 	if (f[F_HOPS].val)
 		err = yaml_doc_read_uint(y, f[F_HOPS].val, "hops", 0, 64, &fab->hops);
+	if (!err && !topology_fabric_fits(t, t->nodes, why, sizeof(why)))
+		err = yaml_doc_fail(y, f[F_HOPS].val, "hops", "%s", why);
 	if (!err && f[F_OVERSUB].val) {
 		err = yaml_doc_read_decimal(y, f[F_OVERSUB].val, "oversubscription",
 					    "a number like 1 or 2.5", &fab->oversubscription);
@@ -212,5 +217,14 @@ int topology_read_fabric(const struct yaml_doc *y, yaml_node_t *n, struct topolo
 		return read_switches(y, n, f, t);
 	err = yaml_doc_refuse_keys(y, fabric_keys, f, F_ATTACH, F_SEED,
 				   "only allowed with leaf");
-	return err ? err : read_crossbar(y, f, fab);
+	return err ? err : read_crossbar(y, f, t);
+}
+
+bool topology_fabric_fits(const struct topology *t, unsigned nodes, char *why, size_t len)
+{
+	if (t->fabric.tiers || t->fabric.hops || nodes <= 2)
+		return true;
+	snprintf(why, len, "0 is two nodes cabled back to back, with no switch: %u nodes need "
+		 "one (hops: 1 or more)", nodes);
+	return false;
 }

@@ -84,6 +84,15 @@ expect 0 "a row a path" -- "$gdrlab" run -q -t "$src/tests/data/two-gpus-one-nic
 has "$tmp/out" "^allreduce  *64.00 MiB  *2  *1 .* intra_node$"
 has "$tmp/out" "^allreduce  *64.00 MiB  *2  *1 .* staged$"
 
+# hops: 0 is two nodes back to back: --nodes 4 on it is refused (it ran a
+# 4-node ring with no switch), --nodes 2 runs
+sed 's/hops: 1,/hops: 0,/' "$rn" >"$tmp/b2b.yaml"
+grep -q "hops: 0," "$tmp/b2b.yaml" || { echo "FAIL: no hops to edit in $rn"; fail=1; }
+bad_usage_of run "4 nodes back to back" \
+    "--nodes: 4 nodes do not fit $tmp/b2b.yaml's fabric: hops: 0 is two nodes cabled back to back, with no switch: 4 nodes need one" \
+    -- -t "$tmp/b2b.yaml" -T "$tmp/mean.jsonl" -n 4
+expect 0 "2 nodes back to back" -- "$gdrlab" run -q -t "$tmp/b2b.yaml" -T "$tmp/mean.jsonl" -n 2
+
 # A job of 4 ranks (groups [0, 1] and [2, 3], and calls of no group)
 # replayed on the 16 ranks of 2 x 8 GPUs: its world calls would run on 16,
 # which is said once (run and compare); a trace of world calls alone, or

@@ -570,6 +570,30 @@ Test(bad_topology, two_documents)
 		  "a second YAML document: the file must hold one");
 }
 
+/* hops: 0 cables two nodes back to back: a third has no switch to meet
+ * the others in, and ran as if it had (a 4-node ring, no switch ports
+ * in a plan's cost); two are fine, and so is 1 hop for any number. */
+Test(bad_topology, back_to_back_three)
+{
+	check_bad("back-to-back-three", 11, 41, "hops",
+		  "0 is two nodes cabled back to back, with no switch: 3 nodes need one");
+}
+
+Test(topology, back_to_back_fits_two)
+{
+	struct topology t = { 0 };
+	char why[160] = "";
+
+	t.fabric.hops = 0;
+	cr_assert(topology_fabric_fits(&t, 1, why, sizeof(why)));
+	cr_assert(topology_fabric_fits(&t, 2, why, sizeof(why)));
+	cr_assert(!topology_fabric_fits(&t, 3, why, sizeof(why)));
+	cr_assert_str_eq(why, "0 is two nodes cabled back to back, with no switch: 3 nodes need "
+			 "one (hops: 1 or more)");
+	t.fabric.hops = 1;
+	cr_assert(topology_fabric_fits(&t, 65536, why, sizeof(why)));
+}
+
 Test(bad_topology, not_a_mapping)
 {
 	check_bad("not-a-mapping", 1, 1, "topology",
