@@ -19,21 +19,9 @@
 
 #define PATH_DEPTH_MAX 8
 
-static yaml_node_t *map_get(yaml_document_t *doc, yaml_node_t *m, const char *key,
-			    size_t klen)
-{
-	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = yaml_document_get_node(doc, p->key);
-
-		if (k && k->type == YAML_SCALAR_NODE && k->data.scalar.length == klen &&
-		    !memcmp(k->data.scalar.value, key, klen))
-			return yaml_document_get_node(doc, p->value);
-	}
-	return NULL;
-}
-
-/* One walk of a path: what it sets, how many it set, and the mappings
- * (node ids) that would hold its last key but leave it out. */
+/* One walk of a path: what it sets, how many it set, the mappings (node
+ * ids) that would hold its last key but leave it out, and how many places
+ * of the document hold each node (aliases: more than one). */
 struct walk {
 	struct yaml_doc *y;
 	const char *value;
@@ -41,13 +29,147 @@ struct walk {
 	unsigned hits;
 	int *missing;
 	unsigned nmissing, cap;
+	unsigned *refs; /* by node id */
+	size_t nrefs;
+	unsigned long visits; /* nodes walked, at most WALK_MAX */
 };
 
-/* Note mapping @n as lacking the path's last key, once (an alias can
- * bring one mapping twice). */
-static int note_missing(struct walk *w, yaml_node_t *n)
+/* Nodes one walk may go through: a file of lists aliased in lists (a
+ * billion laughs) would have it walk, and copy, without end. A topology
+ * has hundreds. */
+#define WALK_MAX (1UL << 20)
+
+/* Node @id, looked up afresh: adding a node may move them all. */
+static yaml_node_t *node_of(struct walk *w, int id)
 {
-	int id = (int)(n - w->y->doc.nodes.start) + 1;
+	return yaml_document_get_node(&w->y->doc, id);
+}
+
+/* Room in w->refs for node @id. */
+static int track(struct walk *w, int id)
+{
+	size_t want = (size_t)id + 1, n = w->nrefs;
+	unsigned *grown;
+
+	if (want <= n)
+		return 0;
+	n = n ? n : 64;
+	while (n < want)
+		n *= 2;
+	grown = realloc(w->refs, n * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	memset(grown + w->nrefs, 0, (n - w->nrefs) * sizeof(*grown));
+	w->refs = grown;
+	w->nrefs = n;
+	return 0;
+}
+
+/* How many mapping keys and values and list items hold each node. */
+static int count_refs(struct walk *w)
+{
+	yaml_document_t *doc = &w->y->doc;
+	int err = track(w, (int)(doc->nodes.top - doc->nodes.start));
+
+	for (yaml_node_t *n = doc->nodes.start; !err && n < doc->nodes.top; n++) {
+		if (n->type == YAML_MAPPING_NODE)
+			for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+			     p < n->data.mapping.pairs.top; p++) {
+				w->refs[p->key]++;
+				w->refs[p->value]++;
+			}
+		else if (n->type == YAML_SEQUENCE_NODE)
+			for (yaml_node_item_t *it = n->data.sequence.items.start;
+			     it < n->data.sequence.items.top; it++)
+				w->refs[*it]++;
+	}
+	return err;
+}
+
+/* One more place holds node @id. */
+static int hold(struct walk *w, int id)
+{
+	int err = track(w, id);
+
+	if (!err)
+		w->refs[id]++;
+	return err;
+}
+
+/* A copy of node @id one level deep (its children held by both), at the
+ * original's place in the file for messages; 0 when out of memory. */
+static int copy_node(struct walk *w, int id)
+{
+	yaml_document_t *doc = &w->y->doc;
+	yaml_node_t orig = *node_of(w, id); /* its lists stay where they are */
+	int c = 0, err = 0;
+
+	if (orig.type == YAML_SCALAR_NODE)
+		c = yaml_document_add_scalar(doc, orig.tag, orig.data.scalar.value,
+					     (int)orig.data.scalar.length, orig.data.scalar.style);
+	else if (orig.type == YAML_SEQUENCE_NODE) {
+		c = yaml_document_add_sequence(doc, orig.tag, orig.data.sequence.style);
+		for (yaml_node_item_t *it = orig.data.sequence.items.start;
+		     c && !err && it < orig.data.sequence.items.top; it++)
+			err = !yaml_document_append_sequence_item(doc, c, *it) ? -ENOMEM :
+										 hold(w, *it);
+	} else if (orig.type == YAML_MAPPING_NODE) {
+		c = yaml_document_add_mapping(doc, orig.tag, orig.data.mapping.style);
+		for (yaml_node_pair_t *p = orig.data.mapping.pairs.start;
+		     c && !err && p < orig.data.mapping.pairs.top; p++) {
+			err = !yaml_document_append_mapping_pair(doc, c, p->key, p->value) ? -ENOMEM :
+											      hold(w, p->key);
+			if (!err)
+				err = hold(w, p->value);
+		}
+	}
+	if (!c || err || track(w, c))
+		return 0;
+	node_of(w, c)->start_mark = orig.start_mark;
+	node_of(w, c)->end_mark = orig.end_mark;
+	return c;
+}
+
+/*
+ * Node @id as the place being walked holds it: itself where no other
+ * place does, else a copy of it for this place alone (one level deep, so
+ * that the walk copies what it goes through and no more). A file that
+ * writes one link once and aliases it (link: *pcie on every GPU and NIC)
+ * changed every alias's with --set switches.link.bandwidth. 0 when out
+ * of memory.
+ */
+static int own(struct walk *w, int id)
+{
+	int c;
+
+	if (w->refs[id] <= 1)
+		return id;
+	c = copy_node(w, id);
+	if (!c)
+		return 0;
+	w->refs[id]--;
+	w->refs[c] = 1;
+	return c;
+}
+
+/* The index of mapping @m's pair with key @key (@klen bytes), or -1. */
+static long pair_of(struct walk *w, int m, const char *key, size_t klen)
+{
+	yaml_node_t *n = node_of(w, m);
+
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = node_of(w, p->key);
+
+		if (k && k->type == YAML_SCALAR_NODE && k->data.scalar.length == klen &&
+		    !memcmp(k->data.scalar.value, key, klen))
+			return p - n->data.mapping.pairs.start;
+	}
+	return -1;
+}
+
+/* Note mapping @id as lacking the path's last key, once. */
+static int note_missing(struct walk *w, int id)
+{
 	int *grown;
 
 	for (unsigned i = 0; i < w->nmissing; i++)
@@ -64,23 +186,33 @@ static int note_missing(struct walk *w, yaml_node_t *n)
 	return 0;
 }
 
-/* Set the scalars under @n along @path (@depth parts left) to the walk's
- * value, each marked as its override's (YAML_DOC_SET_MARK); w->hits
- * counts them, w->missing gathers the mappings that leave the last key
- * out. */
-static int apply(struct walk *w, yaml_node_t *n, const char *const *part, const size_t *len,
+/* Set the scalars under node @id along @path (@depth parts left) to the
+ * walk's value, each marked as its override's (YAML_DOC_SET_MARK);
+ * w->hits counts them, w->missing gathers the mappings that leave the
+ * last key out. Each node on the way is this place's own (own). */
+static int apply(struct walk *w, int id, const char *const *part, const size_t *len,
 		 unsigned depth)
 {
-	yaml_node_t *v;
+	yaml_node_t *n = node_of(w, id);
 	char *copy;
+	long k;
+	int c;
 
 	if (!n)
 		return 0;
+	if (++w->visits > WALK_MAX)
+		return -E2BIG;
 	if (n->type == YAML_SEQUENCE_NODE) {
-		for (yaml_node_item_t *it = n->data.sequence.items.start;
-		     it < n->data.sequence.items.top; it++) {
-			int err = apply(w, yaml_document_get_node(&w->y->doc, *it), part, len, depth);
+		size_t count = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
 
+		for (size_t i = 0; i < count; i++) {
+			int err;
+
+			c = own(w, node_of(w, id)->data.sequence.items.start[i]);
+			if (!c)
+				return -ENOMEM;
+			node_of(w, id)->data.sequence.items.start[i] = c;
+			err = apply(w, c, part, len, depth);
 			if (err)
 				return err;
 		}
@@ -103,10 +235,14 @@ static int apply(struct walk *w, yaml_node_t *n, const char *const *part, const 
 	}
 	if (n->type != YAML_MAPPING_NODE)
 		return 0;
-	v = map_get(&w->y->doc, n, part[0], len[0]);
-	if (!v && depth == 1)
-		return note_missing(w, n);
-	return apply(w, v, part + 1, len + 1, depth - 1);
+	k = pair_of(w, id, part[0], len[0]);
+	if (k < 0)
+		return depth == 1 ? note_missing(w, id) : 0;
+	c = own(w, node_of(w, id)->data.mapping.pairs.start[k].value);
+	if (!c)
+		return -ENOMEM;
+	node_of(w, id)->data.mapping.pairs.start[k].value = c;
+	return apply(w, c, part + 1, len + 1, depth - 1);
 }
 
 /* Give mapping @id the key @key (@klen bytes) with the walk's value,
@@ -164,7 +300,9 @@ int yaml_doc_override(struct yaml_doc *y, const char *path, const char *value,
 	w.y = y;
 	w.value = value;
 	w.set = y->nsets < YAML_DOC_SETS_MAX ? y->nsets : YAML_DOC_SETS_MAX;
-	err = apply(&w, yaml_doc_root(y), part, len, depth);
+	err = count_refs(&w);
+	if (!err)
+		err = apply(&w, 1, part, len, depth); /* the root is node 1 */
 	/* entries of a list that leave the key out take the value too, where
 	 * some entry gives it (it was set on those alone: --set gpus.gdr=false
 	 * left every GPU without gdr: in the file with GPUDirect); where none
@@ -172,6 +310,7 @@ int yaml_doc_override(struct yaml_doc *y, const char *path, const char *value,
 	for (unsigned i = 0; !err && w.hits && i < w.nmissing; i++)
 		err = add_pair(&w, w.missing[i], part[depth - 1], len[depth - 1]);
 	free(w.missing);
+	free(w.refs);
 	hits = w.hits;
 	if (!err && hits && y->nsets < YAML_DOC_SETS_MAX) {
 		y->set_path[y->nsets] = path;
@@ -181,6 +320,9 @@ int yaml_doc_override(struct yaml_doc *y, const char *path, const char *value,
 		snprintf(why, whylen, "'%s' is a list or a mapping, not a value", path);
 	else if (err == -ENOMEM)
 		snprintf(why, whylen, "out of memory");
+	else if (err == -E2BIG)
+		snprintf(why, whylen, "'%s' goes through more than %lu values (lists of aliased lists)",
+			 path, WALK_MAX);
 	else if (!hits)
 		snprintf(why, whylen, "the topology has no '%s' to set", path);
 	return err ? err : hits ? 0 : -ENOENT;

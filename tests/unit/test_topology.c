@@ -440,6 +440,53 @@ Test(topology, some_entries_take_the_set_value_too)
 	cr_assert_float_eq(t.nics[1].efficiency, 0.5, 1e-12, "nic1 kept its default efficiency");
 }
 
+#define ALIASED GDRLAB_SOURCE_DIR "/tests/data/aliased-links.yaml"
+
+/*
+ * A node the file aliases (link: *pcie on the switch, both GPUs and both
+ * NICs) is set where the path reaches it, not everywhere: --set
+ * switches.link.bandwidth=5GB/s slowed every GPU's and NIC's link too (a
+ * direct all-reduce under the switch took twice as long). A path through
+ * every alias (nics.rate, one anchor for both) still sets them all.
+ */
+Test(topology, set_through_an_alias)
+{
+	struct topo_override sw = { "switches.link.bandwidth", "5 GB/s" };
+	struct topo_override gpus = { "gpus.link.bandwidth", "7 GB/s" };
+	struct topo_override rate = { "nics.rate", "40 Gbit/s" };
+	struct topology t;
+	struct diag d = { "" };
+
+	cr_assert_eq(topology_load_with(ALIASED, &sw, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.switches[0].uplink.bw_up, 5e9);
+	for (unsigned i = 0; i < 2; i++) {
+		cr_assert_eq(t.gpus[i].link.bw_up, 100e9, "gpu%u's link changed with the switch's", i);
+		cr_assert_eq(t.nics[i].dev.link.bw_down, 100e9, "nic%u's link changed with the switch's", i);
+	}
+	cr_assert_eq(topology_load_with(ALIASED, &gpus, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.gpus[0].link.bw_up, 7e9);
+	cr_assert_eq(t.gpus[1].link.bw_down, 7e9);
+	cr_assert_eq(t.switches[0].uplink.bw_up, 100e9);
+	cr_assert_eq(t.nics[1].dev.link.bw_up, 100e9);
+	cr_assert_eq(topology_load_with(ALIASED, &rate, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nics[0].line_rate, 5e9);
+	cr_assert_eq(t.nics[1].line_rate, 5e9);
+}
+
+/* A walk through lists of aliased lists stops at its bound, an error,
+ * rather than copying 9^9 entries. */
+Test(topology, set_alias_bomb, .timeout = 20)
+{
+	static const char bomb[] = GDRLAB_SOURCE_DIR "/tests/data/alias-bomb.yaml";
+	struct topo_override rate = { "nics.rate", "1 Gbit/s" };
+	struct topology t;
+	struct diag d = { "" };
+
+	cr_assert_eq(topology_load_with(bomb, &rate, 1, &t, &d), -EINVAL);
+	cr_assert(strstr(d.msg, "nics.rate: 'nics.rate' goes through more than 1048576 values"), "%s",
+		  d.msg);
+}
+
 /*
  * Where the value cannot go on an entry that leaves the key out (gen on
  * sw1's link, given as a bandwidth), the load fails naming the --set and
