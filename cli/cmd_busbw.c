@@ -42,17 +42,20 @@ static const char busbw_usage[] =
 	"  -i, --stepbytes SIZE    add SIZE each step instead (default 1M; with -f\n"
 	"                          only as -f 1)\n"
 	"      --op OP             allreduce (default), all_gather, reduce_scatter,\n"
-	"                          broadcast (root 0), alltoall, sendrecv; nccl-tests'\n"
-	"                          names (all_reduce, ...) too\n"
+	"                          broadcast (root 0), alltoall, sendrecv (these two\n"
+	"                          NCCL 2.7 on); nccl-tests' names (all_reduce, ...) too\n"
 	"  -d, --datatype TYPE     nccl-tests' type names: float (default), half,\n"
 	"                          bfloat16, double, int8, uint8, int32, uint32, int64,\n"
 	"                          uint64, f8e4m3, f8e5m2; the model times bytes, so\n"
 	"                          each runs as the trace dtype of its size (int32 as\n"
 	"                          fp32, int64 as fp64, uint8 and fp8 as int8);\n"
-	"                          gdrlab's fp32, fp16, bf16, fp64 too\n"
+	"                          gdrlab's fp32, fp16, bf16, fp64 too; bfloat16 from\n"
+	"                          --nccl 2.10, fp8 from 2.24 and compute capability\n"
+	"                          9.0, as nccl-tests lists them\n"
 	"  -o, --redop OP          all_reduce and reduce_scatter's reduction: sum\n"
-	"                          (default), prod, min, max, avg; NVLS reduces a sum,\n"
-	"                          and a min or max of half and bfloat16, only\n"
+	"                          (default), prod, min, max, avg (NCCL 2.10 on); NVLS\n"
+	"                          reduces a sum, and a min or max of half and\n"
+	"                          bfloat16, only\n"
 	"      --backend NAME      analytic (default) or model: the predicting backend\n"
 	"  -p, --path PATH         auto (default), direct, staged, staged-memcpy\n"
 	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; pxb before --nccl 2.27), phb, sys\n"
@@ -260,6 +263,21 @@ static int make_rows(struct busbw_run *r, struct diag *d)
 	return 0;
 }
 
+/*
+ * What nccl-tests built against the release asked for runs on these
+ * GPUs: a type, op or reduction it does not have it would run as float
+ * or sum, or not at all (nccl_runs). 0 or the exit status.
+ */
+static int check_runs(const struct busbw_args *a, const struct topology *topo)
+{
+	char why[160];
+
+	if (!nccl_runs(a->coll, a->type, a->redop, plan_options_nccl_minor(&a->opts),
+		       topo_gpu_cc(topo), why, sizeof(why)))
+		return 0;
+	return cli_usage_error("busbw", "%s", why);
+}
+
 static void run_destroy(struct busbw_run *r)
 {
 	free(r->counts);
@@ -362,6 +380,8 @@ int cmd_busbw(int argc, char **argv)
 	err = topology_load_with(a.topology, a.sets.v, a.sets.n, &topo, &d);
 	if (err)
 		return cli_fail("busbw", CLI_LOADING, err, &d);
+	if (check_runs(&a, &topo))
+		return EXIT_USAGE;
 	r.a = &a;
 	r.topo = &topo;
 	r.backend = b->name;

@@ -22,24 +22,42 @@
  * where it has none.
  */
 static const struct nccl_coll colls[] = {
-	{ TRACE_OP_ALLREDUCE, "all_reduce", "sum", -1, false },
-	{ TRACE_OP_ALL_GATHER, "all_gather", "none", -1, true },
-	{ TRACE_OP_REDUCE_SCATTER, "reduce_scatter", "sum", -1, true },
-	{ TRACE_OP_BROADCAST, "broadcast", "none", 0, false },
-	{ TRACE_OP_ALLTOALL, "alltoall", "none", -1, true },
-	{ TRACE_OP_SENDRECV, "sendrecv", "sum", -1, false },
+	{ TRACE_OP_ALLREDUCE, "all_reduce", "sum", -1, false, 0 },
+	{ TRACE_OP_ALL_GATHER, "all_gather", "none", -1, true, 0 },
+	{ TRACE_OP_REDUCE_SCATTER, "reduce_scatter", "sum", -1, true, 0 },
+	{ TRACE_OP_BROADCAST, "broadcast", "none", 0, false, 0 },
+	/* ncclSend and ncclRecv came with NCCL 2.7 (v2.7.3-1 nccl.h.in):
+	 * alltoall.cu prints "NCCL 2.7 or later is needed for alltoall"
+	 * before, sendrecv.cu does not build */
+	{ TRACE_OP_ALLTOALL, "alltoall", "none", -1, true, 7 },
+	{ TRACE_OP_SENDRECV, "sendrecv", "sum", -1, false, 7 },
 };
 
-/* common.cu's test_typenames, and the dtype of as many bytes. */
+/*
+ * common.cu's test_typenames, and the dtype of as many bytes. bfloat16
+ * from NCCL 2.10 (ncclBfloat16, v2.10.3-1 nccl.h.in), fp8 from 2.24
+ * (ncclFloat8e4m3, v2.24.3-1), which main() drops from the list on GPUs
+ * below compute capability 9.0 (minCudaArch < 900; NCCL itself refuses
+ * their reductions there: enqueue.cc "FP8 reduction support begins with
+ * sm90 capable devices").
+ */
 static const struct nccl_type types[] = {
-	{ "float", 4, TRACE_DTYPE_FP32 },    { "half", 2, TRACE_DTYPE_FP16 },
-	{ "bfloat16", 2, TRACE_DTYPE_BF16 }, { "double", 8, TRACE_DTYPE_FP64 },
-	{ "int8", 1, TRACE_DTYPE_INT8 },     { "uint8", 1, TRACE_DTYPE_INT8 },
-	{ "int32", 4, TRACE_DTYPE_FP32 },    { "uint32", 4, TRACE_DTYPE_FP32 },
-	{ "int64", 8, TRACE_DTYPE_FP64 },    { "uint64", 8, TRACE_DTYPE_FP64 },
-	{ "f8e4m3", 1, TRACE_DTYPE_INT8 },   { "f8e5m2", 1, TRACE_DTYPE_INT8 },
-	/* common.cu built against NCCL 1 */
-	{ "char", 1, TRACE_DTYPE_INT8 },     { "int", 4, TRACE_DTYPE_FP32 },
+	/* name, size, dtype, nccl_minor, min_cc, nccl1 */
+	{ "float", 4, TRACE_DTYPE_FP32, 0, 0, false },
+	{ "half", 2, TRACE_DTYPE_FP16, 0, 0, false },
+	{ "bfloat16", 2, TRACE_DTYPE_BF16, 10, 0, false },
+	{ "double", 8, TRACE_DTYPE_FP64, 0, 0, false },
+	{ "int8", 1, TRACE_DTYPE_INT8, 0, 0, false },
+	{ "uint8", 1, TRACE_DTYPE_INT8, 0, 0, false },
+	{ "int32", 4, TRACE_DTYPE_FP32, 0, 0, false },
+	{ "uint32", 4, TRACE_DTYPE_FP32, 0, 0, false },
+	{ "int64", 8, TRACE_DTYPE_FP64, 0, 0, false },
+	{ "uint64", 8, TRACE_DTYPE_FP64, 0, 0, false },
+	{ "f8e4m3", 1, TRACE_DTYPE_INT8, 24, 90, false },
+	{ "f8e5m2", 1, TRACE_DTYPE_INT8, 24, 90, false },
+	/* common.cu built against NCCL 1, whose tables validate reads */
+	{ "char", 1, TRACE_DTYPE_INT8, 0, 0, true },
+	{ "int", 4, TRACE_DTYPE_FP32, 0, 0, true },
 };
 
 const struct nccl_coll *nccl_coll_find(const char *name)
@@ -77,6 +95,30 @@ const struct nccl_type *nccl_type_find(const char *name)
 		if (types[i].dtype == t)
 			return &types[i];
 	return NULL;
+}
+
+int nccl_runs(const struct nccl_coll *c, const struct nccl_type *t,
+	      enum trace_redop redop, unsigned minor, unsigned cc, char *why,
+	      size_t len)
+{
+	if (c->nccl_minor > minor)
+		snprintf(why, len, "%s needs NCCL 2.%u or later (ncclSend, ncclRecv), not 2.%u (--nccl)",
+			 c->name, c->nccl_minor, minor);
+	else if (t->nccl1)
+		snprintf(why, len, "%s is nccl-tests' name against NCCL 1; against NCCL 2 it is %s",
+			 t->name, t->size == 1 ? "int8" : "int32");
+	else if (t->nccl_minor > minor)
+		snprintf(why, len, "%s needs NCCL 2.%u or later, not 2.%u (--nccl)", t->name,
+			 t->nccl_minor, minor);
+	else if (cc && t->min_cc > cc)
+		snprintf(why, len, "%s needs GPUs of compute capability %u.%u or later; the topology's are %u.%u (gpu_arch, compute_capability)",
+			 t->name, t->min_cc / 10, t->min_cc % 10, cc / 10, cc % 10);
+	/* ncclAvg: v2.10.3-1 nccl.h.in; common.cu counts it from 2.10 */
+	else if (redop == TRACE_REDOP_AVG && minor < 10)
+		snprintf(why, len, "avg needs NCCL 2.10 or later (ncclAvg), not 2.%u (--nccl)", minor);
+	else
+		return 0;
+	return -EINVAL;
 }
 
 void nccl_coll_size(const struct nccl_coll *c, unsigned tsize,

@@ -9,6 +9,7 @@
 #define GDRLAB_NCCL_CONV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "trace.h"
@@ -21,6 +22,8 @@ struct nccl_coll {
 	int root;           /* its root column: -1, or the default root 0 */
 	bool per_rank;      /* each rank's share is a count of its own,
 			     * aligned to 16 bytes; size = count x ranks */
+	unsigned nccl_minor; /* the first NCCL 2 minor release that runs it
+			      * (ncclSend and ncclRecv: 2.7); 0: all */
 };
 
 /* By gdrlab's op name or nccl-tests' ("allreduce", "all_reduce", ...);
@@ -37,6 +40,11 @@ struct nccl_type {
 	const char *name; /* nccl-tests' */
 	unsigned size;
 	enum trace_dtype dtype;
+	unsigned nccl_minor; /* the first NCCL 2 minor release with it
+			      * (bfloat16 2.10, fp8 2.24); 0: all */
+	unsigned min_cc;     /* the least compute capability x 10 nccl-tests
+			      * offers it on (fp8: 90); 0: any */
+	bool nccl1;          /* nccl-tests' name built against NCCL 1 only */
 };
 
 /* By nccl-tests' name, or gdrlab's (fp32, fp16, bf16, fp64); NULL when
@@ -45,6 +53,18 @@ const struct nccl_type *nccl_type_find(const char *name);
 #define NCCL_TYPE_NAMES                                                       \
 	"float, half, bfloat16, double, int8, uint8, int32, uint32, int64, "  \
 	"uint64, f8e4m3, f8e5m2"
+
+/*
+ * Whether nccl-tests built against NCCL 2.@minor runs @c of @t reducing
+ * by @redop (TRACE_REDOP_SUM where it reduces nothing) on GPUs of
+ * compute capability @cc x 10: 0, or -EINVAL with why not in @why. A
+ * type or op it does not list it runs as float or sum (common.h
+ * ncclstringtotype: "invalid type bfloat16, defaulting to float"), not
+ * what was asked.
+ */
+int nccl_runs(const struct nccl_coll *c, const struct nccl_type *t,
+	      enum trace_redop redop, unsigned minor, unsigned cc, char *why,
+	      size_t len);
 
 /*
  * The size and count nccl-tests prints for a run of @bytes (its -b..-e

@@ -97,6 +97,13 @@ unsigned plan_nccl_minor(const struct plan *p)
 	return p->opts.nccl_minor ? p->opts.nccl_minor : nccl_release_minor(p->nccl);
 }
 
+unsigned plan_options_nccl_minor(const struct plan_options *o)
+{
+	const struct nccl_release *r = nccl_releases[o->nccl < nccl_release_count ? o->nccl : 0];
+
+	return o->nccl_minor ? o->nccl_minor : nccl_release_minor(r);
+}
+
 /*
  * NCCL_ALGO and NCCL_PROTO lists per collective ("allreduce:tree;
  * allgather:ring") came with NCCL 2.24 (tuning.cc parseList). Before, the

@@ -360,6 +360,8 @@ static inline bool plan_pxn_for(const struct plan *p, unsigned node_gpus)
 /* The NCCL 2 minor release the plan follows: the one asked for, else its
  * table's own. */
 unsigned plan_nccl_minor(const struct plan *p);
+/* The same of options not yet planned (a command's checks). */
+unsigned plan_options_nccl_minor(const struct plan_options *o);
 
 static inline unsigned plan_node_of(const struct plan *p, unsigned rank)
 {

@@ -132,6 +132,34 @@ one_line "$tmp/err"
 expect 2 "-o unknown" -- "$gdrlab" busbw -t "$abci" -o mean
 has "$tmp/err" "gdrlab busbw: --redop: expected sum, prod, min, max or avg, got 'mean'"
 one_line "$tmp/err"
+# what nccl-tests built against the release asked for runs on these GPUs:
+# it lists bfloat16 and avg from NCCL 2.10 (ncclBfloat16, ncclAvg in
+# v2.10.3-1's nccl.h.in), fp8 from 2.24 (v2.24.3-1) and on compute
+# capability 9.0 and later alone (common.cu main: minCudaArch < 900),
+# char and int against NCCL 1 alone; a name it does not list it runs as
+# float or sum (common.h ncclstringtotype), not what was asked; alltoall
+# and sendrecv need ncclSend (v2.7.3-1)
+expect 2 "bfloat16 before 2.10" -- "$gdrlab" busbw -t "$h100" --nccl 2.8.4 -d bfloat16
+has "$tmp/err" "gdrlab busbw: bfloat16 needs NCCL 2.10 or later, not 2.8 (--nccl)"
+one_line "$tmp/err"
+expect 2 "avg before 2.10" -- "$gdrlab" busbw -t "$h100" --nccl 2.8.4 -o avg
+has "$tmp/err" "gdrlab busbw: avg needs NCCL 2.10 or later (ncclAvg), not 2.8 (--nccl)"
+one_line "$tmp/err"
+expect 2 "fp8 before 2.24" -- "$gdrlab" busbw -t "$h100" --nccl 2.21.5 -d f8e4m3
+has "$tmp/err" "gdrlab busbw: f8e4m3 needs NCCL 2.24 or later, not 2.21 (--nccl)"
+one_line "$tmp/err"
+expect 2 "fp8 on Ampere" -- "$gdrlab" busbw -t a100-pcie4-200g --op all_gather -d f8e5m2
+has "$tmp/err" "gdrlab busbw: f8e5m2 needs GPUs of compute capability 9.0 or later; the topology's are 8.0"
+one_line "$tmp/err"
+expect 2 "NCCL 1's char" -- "$gdrlab" busbw -t "$h100" -d char
+has "$tmp/err" "gdrlab busbw: char is nccl-tests' name against NCCL 1; against NCCL 2 it is int8"
+one_line "$tmp/err"
+expect 2 "alltoall before 2.7" -- "$gdrlab" busbw -t "$h100" --nccl 2.6 --op alltoall
+has "$tmp/err" "gdrlab busbw: alltoall needs NCCL 2.7 or later (ncclSend, ncclRecv), not 2.6 (--nccl)"
+# the first releases that have them
+expect 0 "bfloat16 and avg from 2.10" -- "$gdrlab" busbw -t "$h100" --nccl 2.10 -d bfloat16 -o avg -b 1M -e 1M
+expect 0 "fp8 on Hopper from 2.24" -- "$gdrlab" busbw -t "$h100" --nccl 2.24 -d f8e4m3 -b 1M -e 1M
+expect 0 "sendrecv from 2.7" -- "$gdrlab" busbw -t "$h100" --nccl 2.7 --op sendrecv -b 1M -e 1M
 # p2p: no NCCL estimate; the pair crosses the nodes
 expect 0 "sendrecv" -- "$gdrlab" busbw -t "$abci" --op sendrecv -b 1M -e 1M
 rows "$tmp/out" | awk '$14 != "P2P" || $17 != "N/A" || $18 == "intra_node" { print "FAIL: " $0; bad = 1 } END { exit bad }' || fail=1
