@@ -226,6 +226,8 @@ static int parse(int argc, char **argv, struct busbw_args *a)
 		return cli_usage_error("busbw", "--stepfactor and --stepbytes exclude each other unless -f is 1 (-f multiplies, -i adds)");
 	if (step_given)
 		a->stepfactor = 1;
+	/* the trace's int8 stands for fp8 too: the tuner is told */
+	a->opts.fp8 = a->type->fp8;
 	if (a->redop_given && !trace_op_reduces(a->coll->op))
 		return cli_usage_error("busbw", "--redop: %s reduces nothing", a->coll->name);
 	if (a->minbytes > a->maxbytes)

@@ -42,22 +42,22 @@ static const struct nccl_coll colls[] = {
  * sm90 capable devices").
  */
 static const struct nccl_type types[] = {
-	/* name, size, dtype, nccl_minor, min_cc, nccl1 */
-	{ "float", 4, TRACE_DTYPE_FP32, 0, 0, false },
-	{ "half", 2, TRACE_DTYPE_FP16, 0, 0, false },
-	{ "bfloat16", 2, TRACE_DTYPE_BF16, 10, 0, false },
-	{ "double", 8, TRACE_DTYPE_FP64, 0, 0, false },
-	{ "int8", 1, TRACE_DTYPE_INT8, 0, 0, false },
-	{ "uint8", 1, TRACE_DTYPE_INT8, 0, 0, false },
-	{ "int32", 4, TRACE_DTYPE_FP32, 0, 0, false },
-	{ "uint32", 4, TRACE_DTYPE_FP32, 0, 0, false },
-	{ "int64", 8, TRACE_DTYPE_FP64, 0, 0, false },
-	{ "uint64", 8, TRACE_DTYPE_FP64, 0, 0, false },
-	{ "f8e4m3", 1, TRACE_DTYPE_INT8, 24, 90, false },
-	{ "f8e5m2", 1, TRACE_DTYPE_INT8, 24, 90, false },
+	/* name, size, dtype, nccl_minor, min_cc, nccl1, fp8 */
+	{ "float", 4, TRACE_DTYPE_FP32, 0, 0, false, false },
+	{ "half", 2, TRACE_DTYPE_FP16, 0, 0, false, false },
+	{ "bfloat16", 2, TRACE_DTYPE_BF16, 10, 0, false, false },
+	{ "double", 8, TRACE_DTYPE_FP64, 0, 0, false, false },
+	{ "int8", 1, TRACE_DTYPE_INT8, 0, 0, false, false },
+	{ "uint8", 1, TRACE_DTYPE_INT8, 0, 0, false, false },
+	{ "int32", 4, TRACE_DTYPE_FP32, 0, 0, false, false },
+	{ "uint32", 4, TRACE_DTYPE_FP32, 0, 0, false, false },
+	{ "int64", 8, TRACE_DTYPE_FP64, 0, 0, false, false },
+	{ "uint64", 8, TRACE_DTYPE_FP64, 0, 0, false, false },
+	{ "f8e4m3", 1, TRACE_DTYPE_INT8, 24, 90, false, true },
+	{ "f8e5m2", 1, TRACE_DTYPE_INT8, 24, 90, false, true },
 	/* common.cu built against NCCL 1, whose tables validate reads */
-	{ "char", 1, TRACE_DTYPE_INT8, 0, 0, true },
-	{ "int", 4, TRACE_DTYPE_FP32, 0, 0, true },
+	{ "char", 1, TRACE_DTYPE_INT8, 0, 0, true, false },
+	{ "int", 4, TRACE_DTYPE_FP32, 0, 0, true, false },
 };
 
 const struct nccl_coll *nccl_coll_find(const char *name)

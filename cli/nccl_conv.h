@@ -45,6 +45,8 @@ struct nccl_type {
 	unsigned min_cc;     /* the least compute capability x 10 nccl-tests
 			      * offers it on (fp8: 90); 0: any */
 	bool nccl1;          /* nccl-tests' name built against NCCL 1 only */
+	bool fp8;            /* f8e4m3, f8e5m2: NCCL tunes them apart from
+			      * the int8 they run as (plan_options.fp8) */
 };
 
 /* By nccl-tests' name, or gdrlab's (fp32, fp16, bf16, fp64); NULL when

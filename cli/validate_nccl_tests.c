@@ -611,6 +611,9 @@ int validate_nccl_tests(int argc, char **argv)
 		err = resolve_rows(&r, &d);
 	if (!err)
 		err = check_ranks(&r, &d);
+	/* the trace's int8 stands for fp8 too: the tuner is told */
+	if (!err)
+		opts.fp8 = r.type->fp8;
 	if (!err)
 		err = predict(&r, b, &opts, &d);
 	if (!err)

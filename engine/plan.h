@@ -250,6 +250,10 @@ struct plan_options {
 	 * latencies only). Backends without BACKEND_CAP_ALGORITHMS get it,
 	 * and `validate` predicts them with it. */
 	bool ring_only;
+	/* The calls' 8-bit data is fp8 (nccl-tests' -d f8e4m3, f8e5m2),
+	 * which a trace's int8 stands for with int8 and uint8: NCCL's tuner
+	 * tells them apart (tuner.c fp8_relegated). */
+	bool fp8;
 	/* Plan an alltoall's every send, where its nodes alike would let
 	 * two of them stand for all (algo_alltoall_fold): for checking it. */
 	bool alltoall_every_send;

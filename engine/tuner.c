@@ -339,6 +339,22 @@ static bool nvls_reduces(enum trace_redop op, enum trace_dtype type, char *why, 
 	return false;
 }
 
+/*
+ * NCCL 2.24 and later make a ring of fp8 on more than 8 ranks the last
+ * choice: its reduction's rounding compounds with the ring's depth, so
+ * the table's entry is multiplied by 1024, "any factor large enough to
+ * act as a partition between lossy and non-lossy algos" (v2.24.3-1
+ * enqueue.cc:1606-1611, v2.30.7-1:2015-2020, for every collective of an
+ * fp8 type). Its estimate (the TUNING lines) carries the factor too.
+ */
+#define FP8_RING_FACTOR 1024.0
+
+static bool fp8_relegated(const struct tune_ctx *t, enum algo_id a)
+{
+	return a == ALGO_RING && t->p->opts.fp8 && t->dtype == TRACE_DTYPE_INT8 &&
+	       t->nranks > 8 && plan_nccl_minor(t->p) >= 24;
+}
+
 double tune_entry(const struct tune_ctx *t, const struct tune_enable *e,
 		  enum algo_id a, enum proto_id p, uint64_t bytes, char *why,
 		  size_t len)
@@ -376,7 +392,7 @@ double tune_entry(const struct tune_ctx *t, const struct tune_enable *e,
 	}
 	if (ops->refine)
 		ops->refine(t, p, bytes, t->ch.comm_channels, &lat, &bw);
-	return lat + bytes / (1000.0 * bw);
+	return (lat + bytes / (1000.0 * bw)) * (fp8_relegated(t, a) ? FP8_RING_FACTOR : 1);
 }
 
 /* topoGetAlgoInfo: threads a channel runs for the choice. */

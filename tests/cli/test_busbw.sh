@@ -160,6 +160,28 @@ has "$tmp/err" "gdrlab busbw: alltoall needs NCCL 2.7 or later (ncclSend, ncclRe
 expect 0 "bfloat16 and avg from 2.10" -- "$gdrlab" busbw -t "$h100" --nccl 2.10 -d bfloat16 -o avg -b 1M -e 1M
 expect 0 "fp8 on Hopper from 2.24" -- "$gdrlab" busbw -t "$h100" --nccl 2.24 -d f8e4m3 -b 1M -e 1M
 expect 0 "sendrecv from 2.7" -- "$gdrlab" busbw -t "$h100" --nccl 2.7 --op sendrecv -b 1M -e 1M
+# fp8 on more than 8 ranks: NCCL 2.24 on multiplies the ring's entry of
+# its table by 1024 (enqueue.cc "Relegate fp8 reduction trees", v2.24.3-1
+# :1606-1611), so 16 H100 reduce 512M of fp8 by the tree where int8 takes
+# the ring; 8 ranks keep the ring; an all-gather that has the ring alone
+# keeps it, NCCL's estimate 1024 times int8's
+fp8_row() { # fp8_row TYPE ARGS...: the CSV row of 512M
+    local t=$1
+    shift
+    expect 0 "512M of $t $*" -- "$gdrlab" busbw -t "$h100" -q -b 512M -e 512M -d "$t" --csv - "$@"
+    sed -n 2p "$tmp/out" >"$tmp/row.$t"
+}
+fp8_row int8
+fp8_row f8e4m3
+awk -F, '{ print $9 }' "$tmp/row.int8" | grep -qx Ring || { echo "FAIL: int8 of 16 ranks not Ring:"; cat "$tmp/row.int8"; fail=1; }
+awk -F, '{ print $9 }' "$tmp/row.f8e4m3" | grep -qx Tree || { echo "FAIL: fp8 of 16 ranks not Tree:"; cat "$tmp/row.f8e4m3"; fail=1; }
+fp8_row f8e5m2 -n 1
+awk -F, '{ print $9 }' "$tmp/row.f8e5m2" | grep -qx Ring || { echo "FAIL: fp8 of 8 ranks not Ring:"; cat "$tmp/row.f8e5m2"; fail=1; }
+fp8_row int8 --op all_gather
+fp8_row f8e4m3 --op all_gather
+paste -d, "$tmp/row.int8" "$tmp/row.f8e4m3" | awk -F, '
+    $9 != "Ring" || $22 != "Ring" || $6 != $19 { print "FAIL: fp8 all_gather: " $0; exit 1 }
+    { r = $25 / $12; if (r < 1023.9 || r > 1024.1) { print "FAIL: fp8 estimate " $25 " / " $12 " = " r ", not 1024"; exit 1 } }' || fail=1
 # p2p: no NCCL estimate; the pair crosses the nodes
 expect 0 "sendrecv" -- "$gdrlab" busbw -t "$abci" --op sendrecv -b 1M -e 1M
 rows "$tmp/out" | awk '$14 != "P2P" || $17 != "N/A" || $18 == "intra_node" { print "FAIL: " $0; bad = 1 } END { exit bad }' || fail=1
