@@ -74,8 +74,9 @@ static const char busbw_usage[] =
 	"of 16-byte shares a rank, are rounded down as nccl-tests rounds them; a\n"
 	"size rounded to nothing prints as a 0-byte row, not predicted (NCCL runs\n"
 	"nothing). Out of place and in place are the same prediction; #wrong is\n"
-	"N/A (nothing is checked). sendrecv: the pair from the last GPU of node 0\n"
-	"to the first of node 1, the one of nccl-tests' ring that crosses nodes.\n"
+	"N/A (nothing is checked). sendrecv: nccl-tests' ring of sends (rank to\n"
+	"rank + 1), all at once, at its slowest pair's pace: those from the first\n"
+	"two nodes, every kind of pair of alike nodes.\n"
 	"\n"
 	"Exit status: 0 ok, 1 runtime failure (an output that could not be\n"
 	"written), 2 bad input or usage.\n";

@@ -144,6 +144,15 @@ json_t *node_gpus_json(const struct node_gpus *g, const struct topology *topo)
 	return a;
 }
 
+/* The @x-th rank of the run (nccl-tests' rank @x): its node's GPUs in
+ * order, node after node. */
+static unsigned run_rank(const struct predict_setup *s, unsigned x)
+{
+	unsigned per = node_gpus_count(s->gpus, s->topo), k = x % per;
+
+	return x / per * s->topo->ngpus + (s->gpus && s->gpus->n ? s->gpus->idx[k] : k);
+}
+
 /*
  * @e on s->gpus of every node, a communicator of its own ("gpus"), or on
  * every rank. The ranks a node, in order: its GPUs' global ranks.
@@ -151,7 +160,7 @@ json_t *node_gpus_json(const struct node_gpus *g, const struct topology *topo)
 static int place(const struct predict_setup *s, struct trace *t, struct trace_entry *e,
 		 struct diag *d)
 {
-	unsigned gpn = s->topo->ngpus, nodes = predict_nodes(s->topo, s->opts);
+	unsigned nodes = predict_nodes(s->topo, s->opts);
 	unsigned per = node_gpus_count(s->gpus, s->topo);
 
 	if (!s->gpus || !s->gpus->n)
@@ -160,25 +169,68 @@ static int place(const struct predict_setup *s, struct trace *t, struct trace_en
 	if (!e->group)
 		return diag_set(d, -ENOMEM, "%s: out of memory", s->name);
 	e->ngroup = nodes * per;
-	for (unsigned node = 0; node < nodes; node++)
-		for (unsigned k = 0; k < per; k++)
-			e->group[node * per + k] = node * gpn + s->gpus->idx[k];
+	for (unsigned x = 0; x < nodes * per; x++)
+		e->group[x] = run_rank(s, x);
 	if (e->op == TRACE_OP_BROADCAST)
 		e->root = (int)e->group[0];
-	if (e->op == TRACE_OP_SENDRECV) {
-		e->root = (int)e->group[nodes > 1 ? per - 1 : 0];
-		e->peer = (int)e->group[nodes > 1 ? per : 1];
-	}
 	return trace_comm_assign(t, e, "gpus", 0, d);
 }
 
-/* The trace of the points that have elements; @index[k]: entry k's point. */
+/*
+ * nccl-tests' sendrecv_perf: every rank sends to the next and receives
+ * from the one before, in one group (sendrecv.cu SendRecvRunColl), all
+ * ranks at once. A rank's next call waits for its receive, so the ring
+ * goes at its slowest pair's pace, which the average of the ranks' times
+ * reports: the sends from the first two nodes, one batch (the whole ring
+ * of one or two nodes; of more, whose nodes are alike, each kind of pair:
+ * inside a node and across). Their count a size.
+ */
+static unsigned ring_sends(const struct predict_setup *s)
+{
+	unsigned nodes = predict_nodes(s->topo, s->opts);
+
+	return (nodes > 2 ? 2 : nodes) * node_gpus_count(s->gpus, s->topo);
+}
+
+/* Entries a size of @s makes. */
+static unsigned entries_a_size(const struct predict_setup *s)
+{
+	return s->op == TRACE_OP_SENDRECV ? ring_sends(s) : 1;
+}
+
+/* Send @j of a size's (ring_sends), or its one call: @e of point @pt in
+ * iteration @it. */
+static void fill_entry(const struct predict_setup *s, const struct predict_point *pt,
+		       size_t it, unsigned j, unsigned nranks, struct trace_entry *e)
+{
+	e->line = pt->line;
+	e->iteration = (unsigned)it;
+	e->op = s->op;
+	e->dtype = s->dtype;
+	e->redop = s->redop;
+	e->bytes = pt->size;
+	e->compute_us = -1;
+	e->root = -1;
+	e->peer = -1;
+	if (s->op == TRACE_OP_BROADCAST)
+		e->root = s->root >= 0 ? s->root : 0;
+	if (s->op == TRACE_OP_SENDRECV) {
+		/* rank j to rank j + 1, the size's batch */
+		e->root = (int)run_rank(s, j);
+		e->peer = (int)run_rank(s, (j + 1) % nranks);
+		e->batched = true;
+		e->batch = (unsigned)it;
+	}
+}
+
+/* The trace of the points that have elements; @index[k]: entry k's
+ * point, entries_a_size of them a point. */
 static int build_trace(const struct predict_setup *s,
 		       const struct predict_point *pts, size_t n,
 		       struct trace *t, size_t *index, struct diag *d)
 {
-	unsigned gpn = s->topo->ngpus, nranks = predict_ranks(s->topo, s->opts, s->gpus);
-	size_t k = 0;
+	unsigned nranks = predict_ranks(s->topo, s->opts, s->gpus), m = entries_a_size(s);
+	size_t k = 0, it = 0;
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -186,40 +238,26 @@ static int build_trace(const struct predict_setup *s,
 	if (s->op == TRACE_OP_SENDRECV && nranks < 2)
 		return diag_set(d, -EINVAL, "%s: sendrecv needs 2 ranks, the cluster has 1 (give --nodes)",
 				s->name);
-	t->entries = calloc(n ? n : 1, sizeof(*t->entries));
+	t->entries = calloc(n ? n * m : 1, sizeof(*t->entries));
 	if (!t->entries)
 		return diag_set(d, -ENOMEM, "%s: out of memory", s->name);
 	for (size_t i = 0; i < n; i++) {
-		struct trace_entry *e = &t->entries[k];
-
 		if (!pts[i].size)
 			continue;
-		e->line = pts[i].line;
-		e->iteration = (unsigned)k;
-		e->op = s->op;
-		e->dtype = s->dtype;
-		e->redop = s->redop;
-		e->bytes = pts[i].size;
-		e->compute_us = -1;
-		e->root = -1;
-		e->peer = -1;
-		if (s->op == TRACE_OP_BROADCAST)
-			e->root = s->root >= 0 ? s->root : 0;
-		if (s->op == TRACE_OP_SENDRECV) {
-			/* the pair between node 0 and node 1 (see the header) */
-			e->root = nranks > gpn ? (int)gpn - 1 : 0;
-			e->peer = nranks > gpn ? (int)gpn : 1;
+		for (unsigned j = 0; j < m; j++) {
+			fill_entry(s, &pts[i], it, j, nranks, &t->entries[k]);
+			t->nentries = k + 1; /* trace_comm_assign, trace_destroy see it */
+			err = place(s, t, &t->entries[k], d);
+			if (err) {
+				trace_destroy(t);
+				return err;
+			}
+			index[k++] = i;
 		}
-		t->nentries = k + 1; /* trace_comm_assign, trace_destroy see it */
-		err = place(s, t, e, d);
-		if (err) {
-			trace_destroy(t);
-			return err;
-		}
-		index[k++] = i;
+		it++;
 	}
 	t->nentries = k;
-	t->niterations = (unsigned)k;
+	t->niterations = (unsigned)it;
 	return 0;
 }
 
@@ -238,7 +276,7 @@ int predict_sizes(const struct predict_setup *s, struct predict_point *pts,
 	}
 	if (s->graphs)
 		memset(s->graphs, 0, sizeof(*s->graphs));
-	index = calloc(n ? n : 1, sizeof(*index));
+	index = calloc(n ? n * entries_a_size(s) : 1, sizeof(*index));
 	if (!index)
 		return diag_set(d, -ENOMEM, "%s: out of memory", s->name);
 	err = build_trace(s, pts, n, &trace, index, d);
@@ -254,6 +292,9 @@ int predict_sizes(const struct predict_setup *s, struct predict_point *pts,
 		const struct coll_record *c = &rec.coll[i];
 		struct predict_point *p = &pts[index[c->entry]];
 
+		/* a size's sends (ring_sends): the slowest stands for it */
+		if (p->rec.bytes && c->time_us <= p->rec.time_us)
+			continue;
 		p->rec = *c;
 		p->rec.fallback = NULL;
 		snprintf(p->fallback, sizeof(p->fallback), "%s", c->fallback ? c->fallback : "");

@@ -185,6 +185,14 @@ paste -d, "$tmp/row.int8" "$tmp/row.f8e4m3" | awk -F, '
 # p2p: no NCCL estimate; the pair crosses the nodes
 expect 0 "sendrecv" -- "$gdrlab" busbw -t "$abci" --op sendrecv -b 1M -e 1M
 rows "$tmp/out" | awk '$14 != "P2P" || $17 != "N/A" || $18 == "intra_node" { print "FAIL: " $0; bad = 1 } END { exit bad }' || fail=1
+# sendrecv_perf's ring (sendrecv.cu: rank r sends to r + 1, all at once)
+# goes at its slowest pair's pace. One node of h100-nvl-pcie-pairs: 0-1,
+# 2-3, ... are NVLink bridges, but 1 -> 2 crosses GPU 1's PCIe Gen5 x16
+# link (16 x 3.938 GB/s x 0.8 = 50.4 GB/s), so no ring of it beats 50.4
+# at 256M, whatever a bridge does alone
+expect 0 "sendrecv ring, one node" -- "$gdrlab" busbw -t h100-nvl-pcie-pairs -n 1 --op sendrecv -b 256M -e 256M
+rows "$tmp/out" | awk '$8 > 50.4 || $8 < 40 { print "FAIL: sendrecv ring of PCIe-bridged pairs at busbw " $8 ", not under the 50.4 GB/s of a PCIe hop: " $0; bad = 1 }
+    END { exit bad }' || fail=1
 # --algo / --proto on NCCL's p2p path: said to have no effect, rows as without
 expect 0 "alltoall --algo" -- "$gdrlab" busbw -t "$abci" --op alltoall --algo ring --proto LL -b 1M -e 1M
 has "$tmp/out" "^# NCCL_ALGO and NCCL_PROTO do not steer NCCL's p2p path (alltoall)"
