@@ -382,6 +382,13 @@ double tune_entry(const struct tune_ctx *t, const struct tune_enable *e,
 	if ((a == ALGO_NVLS || a == ALGO_NVLS_TREE) && t->op != TRACE_OP_ALL_GATHER &&
 	    !nvls_reduces(t->redop, t->dtype, why, len))
 		return -1;
+	/* enqueue.cc "Tree reduceScatter doesn't support scaling yet": no PAT
+	 * for ncclDevPreMulSum or ncclDevSumPostDiv, which an average of any
+	 * type is (hostToDevRedOp; v2.23.4-1:1798-1800, v2.30.7-1:2009-2012) */
+	if (a == ALGO_PAT && t->op == TRACE_OP_REDUCE_SCATTER && t->redop == TRACE_REDOP_AVG) {
+		snprintf(why, len, "NCCL's PAT reduce-scatter does not scale: no average");
+		return -1;
+	}
 	if (p == PROTO_LL128 && e->proto[t->op][p] == 2 && !ll128_default(t, why, len))
 		return -1;
 	ops->cost(t, p, &lat, &bw, why, len);
