@@ -357,6 +357,20 @@ expect 0 "two ranks" -- "$gdrlab" busbw -t "$one" -n 2 -b 8 -e 64M -f 64
 rows "$tmp/out" | awk '$17 !~ /^[0-9.]+$/ { print "FAIL: two ranks, nccl_est: " $0; bad = 1 } END { exit bad }' ||
     fail=1
 
+# --chunk is the bounce buffer of emu's and real's own ring, which busbw's
+# timing backends do not run (they copy NCCL's slices), and --buffers only
+# staged-memcpy's: the table is the one without them, and a note says so
+expect 0 "plain, for --chunk" -- "$gdrlab" busbw -t a100-pcie4-200g -q -b 64M -e 64M
+cp "$tmp/out" "$tmp/plain.txt"
+expect 0 "--chunk" -- "$gdrlab" busbw -t a100-pcie4-200g -q -b 64M -e 64M --chunk 64K
+same "--chunk: the table without it" "$tmp/out" "$tmp/plain.txt"
+has "$tmp/err" "gdrlab busbw: note: --chunk changes nothing here: only emu's and real's own ring copies by it"
+expect 0 "--buffers off staged-memcpy" -- "$gdrlab" busbw -t a100-pcie4-200g -q -b 64M -e 64M --buffers 1
+same "--buffers off staged-memcpy: the table without it" "$tmp/out" "$tmp/plain.txt"
+has "$tmp/err" "gdrlab busbw: note: --buffers changes nothing here: only the staged-memcpy path"
+expect 0 "--buffers on staged-memcpy" -- "$gdrlab" busbw -t a100-pcie4-200g -q -b 64M -e 64M --buffers 1 -p staged-memcpy
+[ -s "$tmp/err" ] && { echo "FAIL: a note for --buffers on staged-memcpy:"; cat "$tmp/err"; fail=1; }
+
 # --- usage errors: exit 2, one line
 bad_usage() { bad_usage_of busbw "$@"; } # bad_usage WHAT MESSAGE -- args...
 bad_usage "no topology" "--topology is required" -- -b 8
