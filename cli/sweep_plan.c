@@ -561,6 +561,11 @@ static int read_cost(struct plan_reader *r, yaml_node_t *n, struct sweep_questio
 		if (!err && *dst[i] < 0)
 			err = yaml_doc_fail_got(&r->y, g[i].val, co[i].key, "expected %s, not negative",
 						what[i]);
+		/* a price may be 0 (NICs already paid for); tokens divide the
+		 * cost, and 0 of them left the per-token column out unsaid */
+		if (!err && i >= 3 && *dst[i] == 0)
+			err = yaml_doc_fail_got(&r->y, g[i].val, co[i].key, "expected %s above 0",
+						what[i]);
 	}
 	if (!err && g[3].val && g[4].val)
 		err = yaml_doc_fail(&r->y, g[4].key, "tokens_per_gpu",

@@ -251,6 +251,8 @@ for np in 8:48 4:8; do
 done
 bad_question "5:49: tokens_per_gpu: give tokens_per_iteration or tokens_per_gpu, not both" \
     "  cost: { gpu_hour: 1, tokens_per_iteration: 5, tokens_per_gpu: 5 }"
+bad_question "5:40: tokens_per_gpu: expected a number above 0, got '0'" \
+    "  cost: { gpu_hour: 1, tokens_per_gpu: 0 }"
 
 bad_question "5:3: scaling: needs a nodes axis" "  scaling: { threshold: 0.8 }"
 bad_question "5:25: threshold: expected an efficiency in (0, 1], got '1.5'" "  scaling: { threshold: 1.5 }"
