@@ -457,7 +457,9 @@ json_t *cli_load_json(const char *path, struct diag *d)
 
 	if (!f)
 		return NULL;
-	doc = json_loadf(f, 0, &je);
+	/* gdrlab writes each key once: a key twice is an edited file,
+	 * whose reader would keep one of them unsaid */
+	doc = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
 	fclose(f);
 	if (!doc)
 		diag_set(d, -EINVAL, "%s:%d: %s", path, je.line, je.text);

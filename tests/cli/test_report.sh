@@ -263,6 +263,9 @@ has "$tmp/noref1.html" "No chart: no efficiency has a reference: the points at 1
 # bad input: one line, exit 2, no page
 printf '{"x": 1}\n' >"$tmp/other.json"
 bad_usage_of report "not JSON" "$tmp/plan.yaml:1:" -- "$tmp/plan.yaml" -o "$tmp/x.html"
+# a key twice: which one the page would draw is not the file's to say
+sed '0,/"nodes": 2,/s//"nodes": 2, "nodes": 8,/' "$src/tests/data/results/run.json" >"$tmp/twice.json"
+bad_usage_of report "a key twice" "$tmp/twice.json:7: duplicate object key near" -- "$tmp/twice.json" -o "$tmp/x.html"
 bad_usage_of report "JSON gdrlab did not write" "$tmp/other.json: not what gdrlab run, compare or sweep write" \
     -- "$tmp/other.json" -o "$tmp/x.html"
 # a compare's paths without their collectives (it crashed the page, which
