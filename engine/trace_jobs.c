@@ -59,7 +59,7 @@ static int copy_entry(const struct trace_job *job, unsigned k, const struct trac
 
 		if (r >= job->nranks) {
 			free(e->group);
-			return diag_set(d, -EINVAL, "%s:%u: rank %u is beyond job %u's %u ranks",
+			return diag_set(d, -EINVAL, "%s:%u: group: rank %u is beyond job %u's %u ranks",
 					job->trace->file, src->line, r, k, job->nranks);
 		}
 		e->group[i] = place(job, r);

@@ -39,6 +39,10 @@ link=$(sed -n 's/^ *"fabric_link": "\(.*\)",$/\1/p' "$tmp/j.json" | head -1)
 flows=$(sed -n 's/^ *"fabric_flows": \([0-9]*\),$/\1/p' "$tmp/j.json" | head -1)
 [ -n "$link" ] && [ -n "$flows" ] || { echo "FAIL: no busiest link in the JSON"; fail=1; }
 has "$tmp/j.csv" ",\"$link\",$flows,0\.[0-9]*,,,$"
+# a group's rank past the job's nodes, named by its file, line and key
+echo '{"iteration":0,"op":"allreduce","bytes":1024,"dtype":"fp32","group":[0,5]}' >"$tmp/g.jsonl"
+bad_usage_of run "a rank past its job" "$tmp/g.jsonl:1: group: rank 5 is beyond job 0's 4 ranks" -- \
+    -t "$fab" --job "$tmp/g.jsonl@0:4" --job "$tmp/j.jsonl@4:4"
 bad_usage_of run "jobs overlap" "jobs: rank 3 is in two jobs" -- \
     -t "$fab" --job "$tmp/j.jsonl@0:4" --job "$tmp/j.jsonl@3:2"
 # numbers past 2^32 are refused, not wrapped (4294967297 was node 1)
