@@ -259,7 +259,7 @@ const char cli_nccl_usage[] =
 	"      --nccl VERSION      the NCCL release whose tuner, constants and\n"
 	"                          defaults apply: 2.30.7 (default), 2.21.5, 2.19.3,\n"
 	"                          2.12.12 (no NVLS) or 2.8.4 (no PXN or NVLS), or\n"
-	"                          another 2.x, taking the tables that stand for it;\n"
+	"                          another 2.x from 2.7, taking the tables for it;\n"
 	"                          GDR level default PXB before 2.27\n";
 
 const char cli_ib_usage[] =
@@ -343,7 +343,7 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 		char span[32];
 
 		if (!r)
-			return cli_usage_error(cmd, "--nccl: expected an NCCL 2 version (2.18.5, 2.18), got '%s'; this build has the tables of %s",
+			return cli_usage_error(cmd, "--nccl: expected an NCCL 2 version from 2.7 on (2.18.5, 2.18), got '%s'; this build has the tables of %s",
 					       arg, nccl_release_list());
 		/* another release of a table's range: say whose tables */
 		if (minor) {

@@ -142,7 +142,7 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 			pt->opts.gdr_level_set = true;
 		} else if (!strcmp(key, "nccl")) {
 			if (sweep_point_nccl(pt, s)) {
-				diag_set(d, -EINVAL, "%s:%u: nccl: expected an NCCL 2 version (2.18.5, 2.18), got '%s'; this build has the tables of %s",
+				diag_set(d, -EINVAL, "%s:%u: nccl: expected an NCCL 2 version from 2.7 on (2.18.5, 2.18), got '%s'; this build has the tables of %s",
 					 file, line, s, nccl_release_list());
 				return EXIT_USAGE;
 			}

@@ -76,7 +76,7 @@ static const char validate_usage[] =
 	"      --buffers N         bounce buffers per side, 1..64\n"
 	"      --nccl VERSION      the NCCL release whose defaults apply: 2.30.7\n"
 	"                          (default), 2.21.5, 2.19.3, 2.12.12 or 2.8.4, or\n"
-	"                          another 2.x, taking the tables that stand for it\n"
+	"                          another 2.x from 2.7, taking the tables for it\n"
 	"                          (GDR level default PXB before 2.27)\n"
 	"      --tolerance PCT     error still called normal (default 15)\n"
 	"      --json FILE|-       write the comparison as JSON ('-': stdout, no table)\n"

@@ -147,7 +147,7 @@ static int set_key(struct plan_reader *r, struct point *pt, const char *key, con
 	}
 	if (!strcmp(key, "nccl"))
 		return sweep_point_nccl(pt, s) ?
-			       yaml_doc_fail_got(&r->y, n, key, "expected an NCCL 2 version (2.18.5, 2.18); this build has the tables of %s",
+			       yaml_doc_fail_got(&r->y, n, key, "expected an NCCL 2 version from 2.7 on (2.18.5, 2.18); this build has the tables of %s",
 						 nccl_release_list()) : 0;
 	if (!strcmp(key, "backend")) {
 		if (!backend_lookup(s, why, sizeof(why))) {

@@ -641,8 +641,10 @@ static const double v2_8_speeds[] = { 42.0, 30.0, 24.0, 21.0, 18.0, 15.0, 12.0,
 static const struct nccl_release v2_8_4 = {
 	.version = "2.8.4",
 	.source = "NVIDIA/nccl v2.8.4-1",
-	/* up to 2.9 */
-	.minor_from = 0,
+	/* 2.7 to 2.9: before 2.7 NCCL had no send and receive (v2.7.3-1
+	 * nccl.h.in), before 2.5 no LL128, before 2.4 no tree, and no table
+	 * here stands for those */
+	.minor_from = 7,
 	.has = { [ALGO_TREE] = true, [ALGO_RING] = true },
 	.default_gdr_level = TOPO_PATH_PXB,
 	/* "Enable LL128 by default only on Volta/Ampere+NVLink" */
@@ -768,13 +770,13 @@ const struct nccl_release *nccl_release_find(const char *version)
 }
 
 /* The tables that stand for NCCL 2.@y: newest first, the first whose
- * range has begun. */
+ * range has begun; NULL before the oldest's. */
 static const struct nccl_release *release_for_minor(unsigned y)
 {
 	for (size_t i = 0; i < nccl_release_count; i++)
 		if (y >= nccl_releases[i]->minor_from)
 			return nccl_releases[i];
-	return nccl_releases[nccl_release_count - 1];
+	return NULL;
 }
 
 unsigned nccl_release_minor(const struct nccl_release *r)
@@ -815,6 +817,8 @@ const struct nccl_release *nccl_release_for_version(const char *version, unsigne
 			return NULL;
 	}
 	if (*end && strcmp(end, "-1"))
+		return NULL;
+	if (!release_for_minor((unsigned)minor))
 		return NULL;
 	*out = (unsigned)minor;
 	return release_for_minor((unsigned)minor);
@@ -872,7 +876,10 @@ const struct nccl_release *nccl_release_for_code(unsigned code, char *name,
 	snprintf(name, len, "%u.%u.%u", x, y, z);
 	if (x > 2)
 		return nccl_release_newest();
-	return release_for_minor(y);
+	/* a file's own release is what it is: the oldest tables, the
+	 * nearest, stand for one before their range (said in the header) */
+	return x == 2 && release_for_minor(y) ? release_for_minor(y) :
+						nccl_releases[nccl_release_count - 1];
 }
 
 /* p2p has no entry of its own: one ring hop's, as NCCL's tuner has none. */

@@ -23,7 +23,7 @@ printf '{"topology": "%s", "trace": "%s", "nodes": 2, "nodes": 8}\n' \
 bad_usage_of sweep "a key given twice" "$tmp/dup.jsonl:1:[0-9]*: json: duplicate object key near '\"nodes\"'" -- "$tmp/dup.jsonl"
 printf '{"topology": "a.yaml", "trace": "b.jsonl", "nccl": "3.0"}\n' >"$tmp/badnccl.jsonl"
 expect 2 "unknown NCCL" -- "$gdrlab" sweep "$tmp/badnccl.jsonl"
-has "$tmp/err" "badnccl.jsonl:1: nccl: expected an NCCL 2 version (2.18.5, 2.18), got '3.0'; this build has the tables of 2.30.7, 2.21.5, 2.19.3, 2.12.12, 2.8.4"
+has "$tmp/err" "badnccl.jsonl:1: nccl: expected an NCCL 2 version from 2.7 on (2.18.5, 2.18), got '3.0'; this build has the tables of 2.30.7, 2.21.5, 2.19.3, 2.12.12, 2.8.4"
 printf '{"topology": "a.yaml"}\n' >"$tmp/bad2.jsonl"
 bad_usage_of sweep "missing trace" "$tmp/bad2.jsonl:1: trace: missing required key" -- "$tmp/bad2.jsonl"
 # every error of a sweep file is file:line: key: problem (docs/cli.md), a

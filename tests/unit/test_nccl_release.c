@@ -104,6 +104,7 @@ Test(nccl_release, table_for_a_version_code)
 {
 	static const struct { unsigned code; const char *name, *table; } cases[] = {
 		{ 2804, "2.8.4", "2.8.4" }, /* before 2.9: X*1000 + Y*100 + Z */
+		{ 2503, "2.5.3", "2.8.4" },     /* before 2.7: the nearest, the oldest */
 		{ 20909, "2.9.9", "2.8.4" },    /* 2.9's tuner is 2.8.4's */
 		{ 21003, "2.10.3", "2.12.12" }, { 21204, "2.12.4", "2.12.12" },
 		{ 21304, "2.13.4", "2.12.12" }, { 21605, "2.16.5", "2.12.12" },
@@ -123,6 +124,23 @@ Test(nccl_release, table_for_a_version_code)
 		cr_expect_str_eq(r->version, cases[i].table, "%u", cases[i].code);
 		cr_expect_str_eq(name, cases[i].name);
 	}
+}
+
+/* --nccl: a release from 2.7 takes the tables that stand for it, its own
+ * minor kept; before 2.7 (no send and receive, no LL128 before 2.5, no
+ * tree before 2.4) none does. 2.0's minor, 0, once read as "the table's
+ * own". */
+Test(nccl_release, asked_for_from_2_7)
+{
+	unsigned minor;
+
+	cr_assert_null(nccl_release_for_version("2.6", &minor));
+	cr_assert_null(nccl_release_for_version("2.0.5", &minor));
+	cr_assert_str_eq(nccl_release_for_version("2.7.8", &minor)->version, "2.8.4");
+	cr_assert_eq(minor, 7);
+	cr_assert_str_eq(nccl_release_for_version("2.8.4", &minor)->version, "2.8.4");
+	cr_assert_str_eq(nccl_release_for_version("2.9", &minor)->version, "2.8.4");
+	cr_assert_eq(minor, 9);
 }
 
 /*
