@@ -195,19 +195,12 @@ int share_conns(const struct solver *sv, struct share_ws *ws, const struct plan_
 unsigned conn_seg_uses(const struct plan *p, const struct plan_pattern *pat,
 		       const struct plan_conn *c, int seg, double *private_cap,
 		       struct maxmin_use *out);
-/* Connection @i's links through segment @seg, per byte of volume (*@k
- * of them) and its own limit there: read off @l (links_for) where its
- * route's stages are all in one segment, as every direct route's are
- * (most connections of a large call), else found by conn_seg_uses into
- * @tmp. */
-const struct maxmin_use *conn_seg_links(const struct solver *sv, const struct conn_links *l,
-					const struct plan_pattern *pat, size_t i, int seg,
-					double *private_cap, struct maxmin_use *tmp, unsigned *k);
-/* Connection @i's flow through segment @seg, its uses per byte of volume
- * appended to @ws's pool at *@at (pool_uses points the flows at them once
- * all are in) and its own limits, not yet per byte of volume. */
+/* @c's flow through segment @seg, its uses per byte of volume appended
+ * to @ws's pool at *@at (pool_uses points the flows at them once all
+ * are in) and its own limits, not yet per byte of volume. */
 int seg_flow(const struct solver *sv, struct share_ws *ws, const struct plan_pattern *pat,
-	     size_t i, unsigned nch, int seg, size_t *at, struct maxmin_flow *f);
+	     const struct plan_conn *c, unsigned nch, int seg, size_t *at,
+	     struct maxmin_flow *f);
 void pool_uses(struct share_ws *ws, struct maxmin_flow *flows, size_t nf);
 /* The rate, bytes/s, the solve left @c's flow @f. */
 double flow_conn_rate(const struct plan_conn *c, const struct maxmin_flow *f);

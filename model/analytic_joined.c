@@ -80,23 +80,21 @@ static uint32_t window_from(const struct seg_users *su, uint32_t r, size_t lo)
 }
 
 
-/* Connection @i's links through segment @seg (*@k of them, maybe in @tmp). */
-static const struct maxmin_use *links_of(const struct solver *sv, const struct share_ws *ws,
-					 const struct plan_pattern *pat, unsigned seg, size_t i,
-					 struct maxmin_use *tmp, unsigned *k)
+/* Connection @i's links through segment @seg, into @tmp; their count. */
+static unsigned links_of(const struct solver *sv, const struct plan_pattern *pat, unsigned seg,
+			 size_t i, struct maxmin_use *tmp)
 {
 	double pcap;
 
-	return conn_seg_links(sv, ws->links, pat, i, (int)seg, &pcap, tmp, k);
+	return conn_seg_uses(sv->p, pat, &pat->conns[i], (int)seg, &pcap, tmp);
 }
 
 /* Segment @seg's limited links, each with the clock positions of the
  * connections that cross it there (pos[first[r]..first[r + 1]]), in
  * order: a window's are found by a binary search, not a walk past every
  * connection of a switch uplink that ECMP gave it. */
-static int seg_users_build(const struct solver *sv, const struct share_ws *ws,
-			   const struct plan_pattern *pat, const struct joined_ws *j, unsigned seg,
-			   struct seg_users *su)
+static int seg_users_build(const struct solver *sv, const struct plan_pattern *pat,
+			   const struct joined_ws *j, unsigned seg, struct seg_users *su)
 {
 	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
 
@@ -107,12 +105,10 @@ static int seg_users_build(const struct solver *sv, const struct share_ws *ws,
 	 * each start to its end, then moved back by one link */
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t q = 0; q < j->nc; q++) {
-			unsigned k;
-			const struct maxmin_use *use = links_of(sv, ws, pat, seg, j->clk[q].conn,
-								tmp, &k);
+			unsigned k = links_of(sv, pat, seg, j->clk[q].conn, tmp);
 
 			for (unsigned u = 0; u < k; u++) {
-				uint32_t r = use[u].resource;
+				uint32_t r = tmp[u].resource;
 
 				if (r >= sv->nres)
 					return -EINVAL; /* as maxmin_solve would say */
@@ -155,12 +151,10 @@ static void gather_joined(const struct solver *sv, struct share_ws *ws, struct j
 		queue[nq++] = (uint32_t)q;
 	}
 	for (size_t q = 0; q < nq; q++) {
-		unsigned k;
-		const struct maxmin_use *use = links_of(sv, ws, pat, seg, w->clk[queue[q]].conn,
-							tmp, &k);
+		unsigned k = links_of(sv, pat, seg, w->clk[queue[q]].conn, tmp);
 
 		for (unsigned u = 0; u < k; u++) {
-			uint32_t r = use[u].resource;
+			uint32_t r = tmp[u].resource;
 
 			if (!isfinite(sv->cap[r]) || j->seen[r] == j->stamp)
 				continue;
@@ -205,7 +199,7 @@ static int joined_flows(const struct solver *sv, struct share_ws *ws,
 
 	for (size_t q = 0; q < n; q++) {
 		const struct plan_conn *c = &pat->conns[ws->conn[q]];
-		int err = seg_flow(sv, ws, pat, ws->conn[q], nch, (int)seg, &at, &ws->flows[q]);
+		int err = seg_flow(sv, ws, pat, c, nch, (int)seg, &at, &ws->flows[q]);
 
 		if (err)
 			return err;
@@ -227,7 +221,7 @@ int share_joined(const struct solver *sv, struct share_ws *ws, struct joined_ws 
 	if (seg >= j->nseg)
 		return -EINVAL;
 	su = &j->seg[seg];
-	if (!su->built && (err = seg_users_build(sv, ws, pat, j, seg, su)))
+	if (!su->built && (err = seg_users_build(sv, pat, j, seg, su)))
 		return err;
 	if (!++j->stamp) {
 		/* the stamp wrapped: no link seen */

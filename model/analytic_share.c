@@ -217,53 +217,23 @@ static size_t select_conns(const struct phase_index *px, size_t nconns, bool all
 	return n;
 }
 
-/* The one segment all of @r's stages are in, or -1 where they span more. */
-static int route_segment(const struct plan_route *r)
-{
-	for (unsigned s = 1; s < r->nstages; s++)
-		if (r->stages[s].segment != r->stages[0].segment)
-			return -1;
-	return r->nstages ? (int)r->stages[0].segment : -1;
-}
-
-const struct maxmin_use *conn_seg_links(const struct solver *sv, const struct conn_links *l,
-					const struct plan_pattern *pat, size_t i, int seg,
-					double *private_cap, struct maxmin_use *tmp, unsigned *k)
-{
-	const struct plan_conn *c = &pat->conns[i];
-	int one = route_segment(&pat->routes[c->route]);
-
-	if (one >= 0 && one == seg) {
-		*private_cap = l->private_cap[i];
-		*k = (unsigned)(l->first[i + 1] - l->first[i]);
-		return l->uses + l->first[i];
-	}
-	if (one >= 0) {
-		*private_cap = INFINITY;
-		*k = 0;
-		return tmp;
-	}
-	*k = conn_seg_uses(sv->p, pat, c, seg, private_cap, tmp);
-	per_volume(c, tmp, *k);
-	return tmp;
-}
-
 int seg_flow(const struct solver *sv, struct share_ws *ws, const struct plan_pattern *pat,
-	     size_t i, unsigned nch, int seg, size_t *at, struct maxmin_flow *f)
+	     const struct plan_conn *c, unsigned nch, int seg, size_t *at,
+	     struct maxmin_flow *f)
 {
 	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
 	double pcap;
-	unsigned k;
-	const struct maxmin_use *u = conn_seg_links(sv, ws->links, pat, i, seg, &pcap, tmp, &k);
+	unsigned k = conn_seg_uses(sv->p, pat, c, seg, &pcap, tmp);
 
 	while (*at + k > ws->room)
 		if (array_grow((void **)&ws->pool, ws->room, &ws->room, sizeof(*ws->pool)))
 			return -ENOMEM;
+	per_volume(c, tmp, k);
 	if (k)
-		memcpy(ws->pool + *at, u, k * sizeof(*u));
+		memcpy(ws->pool + *at, tmp, k * sizeof(*tmp));
 	f->uses = NULL; /* set once the pool has stopped moving (pool_uses) */
 	f->nuses = k;
-	f->cap = conn_cap(pat, &pat->conns[i], nch, pcap);
+	f->cap = conn_cap(pat, c, nch, pcap);
 	*at += k;
 	return 0;
 }
@@ -319,7 +289,7 @@ int share_conns(const struct solver *sv, struct share_ws *ws,
 			f->uses = l->uses + l->first[i];
 			f->nuses = (unsigned)(l->first[i + 1] - l->first[i]);
 			f->cap = ws->cap[i]; /* the stream's limits too */
-		} else if ((err = seg_flow(sv, ws, pat, i, nch, seg, &at, f))) {
+		} else if ((err = seg_flow(sv, ws, pat, c, nch, seg, &at, f))) {
 			return err;
 		}
 		if (pace && pace[c->pipe] * c->volume < f->cap)
