@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ struct ddp_args {
 	const char *layout; /* layout file, or NULL */
 	const char *output;
 	struct gen_ddp_options o;
+	bool bucket_cap_set, first_bucket_set;
 };
 
 /* "gdrlab gen: ..." and @status. */
@@ -85,8 +87,10 @@ static void print_ddp_help(FILE *out)
 	      "  --dtype T            gradient dtype: fp32, fp16, bf16, fp64, int8\n"
 	      "                       (default bf16)\n"
 	      "  --bucket-cap SIZE    bucket limit after the first (default 25MiB,\n"
-	      "                       DDP's bucket_cap_mb=25)\n"
-	      "  --first-bucket SIZE  limit of the first bucket (default 1MiB)\n"
+	      "                       DDP's bucket_cap_mb left unset)\n"
+	      "  --first-bucket SIZE  limit of the first bucket (default 1MiB, or\n"
+	      "                       --bucket-cap where that is given: DDP has\n"
+	      "                       no 1 MiB bucket when bucket_cap_mb is set)\n"
 	      "  --iterations N       iterations to write, 1 to 1000000 (default 1)\n"
 	      "  --forward-us X       forward compute per iteration, microseconds\n"
 	      "                       (default 0)\n"
@@ -184,8 +188,10 @@ static int parse_one(struct ddp_args *a, int c, const char *arg)
 				    arg);
 		return 0;
 	case OPT_BUCKET_CAP:
+		a->bucket_cap_set = true;
 		return parse_size("--bucket-cap", arg, &a->o.bucket_cap_bytes);
 	case OPT_FIRST_BUCKET:
+		a->first_bucket_set = true;
 		return parse_size("--first-bucket", arg,
 				  &a->o.first_bucket_bytes);
 	case OPT_ITERATIONS:
@@ -199,6 +205,23 @@ static int parse_one(struct ddp_args *a, int c, const char *arg)
 		return 0;
 	}
 	return fail(EXIT_USAGE, "internal: unhandled option %d", c);
+}
+
+/*
+ * DDP gives the first bucket 1 MiB (dist._DEFAULT_FIRST_BUCKET_BYTES) only
+ * when bucket_cap_mb is left at its default: DistributedDataParallel.__init__
+ * (torch/nn/parallel/distributed.py) sets bucket_bytes_cap_default only when
+ * bucket_cap_mb is None, and _ddp_init_helper passes the Reducer
+ * first_bucket_bytes_cap = bucket_bytes_cap otherwise, which
+ * Reducer::rebuild_buckets (reducer.cpp) uses as the first limit. So a
+ * --bucket-cap without --first-bucket (even 25MiB, bucket_cap_mb=25 given)
+ * has no small first bucket; --first-bucket still sets one (the releases
+ * before bucket_bytes_cap_default always used 1 MiB).
+ */
+static void first_bucket_as_pytorch(struct ddp_args *a)
+{
+	if (a->bucket_cap_set && !a->first_bucket_set)
+		a->o.first_bucket_bytes = a->o.bucket_cap_bytes;
 }
 
 /* 0 to go on, -1 when the help was printed, else an exit status. */
@@ -234,6 +257,7 @@ static int parse_ddp_args(int argc, char **argv, struct ddp_args *a)
 	if (!a->model == !a->layout)
 		return fail(EXIT_USAGE,
 			    "give exactly one of --model NAME or --layout FILE");
+	first_bucket_as_pytorch(a);
 	return 0;
 }
 

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# gdrlab gen ddp from the command line: the options as PyTorch's
+# DistributedDataParallel takes their counterparts.
+#   usage: test_gen_ddp.sh GDRLAB SOURCE_DIR
+set -u
+. "$(dirname "$0")/lib.sh"
+
+# buckets FILE: the all-reduce sizes of its first iteration, space-separated
+buckets() {
+    grep '"iteration": 0,' "$1" | sed 's/.*"bytes": \([0-9]*\).*/\1/' | tr '\n' ' '
+}
+same() { # same WHAT GOT WANT
+    [ "$2" = "$3" ] || { echo "FAIL: $1: got '$2', want '$3'"; fail=1; }
+}
+
+# Three fp32 tensors of 400,000, 1,200,000 and 800,000 B, taken backwards
+# (c, b, a). DDP's first bucket is 1 MiB only when bucket_cap_mb is left
+# unset (distributed.py: first_bucket_bytes_cap is bucket_bytes_cap when
+# bucket_cap_mb is given), so with bucket_cap_mb=2 (2,097,152 B) c + b =
+# 2,000,000 stay open and a closes one bucket of 2,400,000; with the default
+# cap the first limit is 1 MiB: [c b] = 2,000,000 closes, [a] is left over.
+printf 'a 100000\nb 300000\nc 200000\n' >"$tmp/l3.txt"
+expect 0 "gen ddp, defaults" -- "$gdrlab" gen ddp --layout "$tmp/l3.txt" --dtype fp32 -o "$tmp/def.jsonl"
+same "default caps" "$(buckets "$tmp/def.jsonl")" "2000000 400000 "
+expect 0 "gen ddp --bucket-cap 2MiB" -- "$gdrlab" gen ddp --layout "$tmp/l3.txt" --dtype fp32 \
+    --bucket-cap 2MiB -o "$tmp/cap.jsonl"
+same "--bucket-cap alone" "$(buckets "$tmp/cap.jsonl")" "2400000 "
+has "$tmp/cap.jsonl" '^# made by: .* --bucket-cap 2MiB --first-bucket 2MiB '
+# --first-bucket beside it still sets a first limit of its own
+expect 0 "gen ddp --bucket-cap 2MiB --first-bucket 1MiB" -- "$gdrlab" gen ddp --layout "$tmp/l3.txt" \
+    --dtype fp32 --bucket-cap 2MiB --first-bucket 1MiB -o "$tmp/both.jsonl"
+same "--bucket-cap and --first-bucket" "$(buckets "$tmp/both.jsonl")" "2000000 400000 "
+# bucket_cap_mb=25 given is not the default: no 1 MiB bucket either
+# (ResNet-50's fc, 8,196,000 B, no longer closes a bucket of its own)
+expect 0 "gen ddp --bucket-cap 25MiB" -- "$gdrlab" gen ddp --model resnet50 --dtype fp32 \
+    --bucket-cap 25MiB -o "$tmp/r50.jsonl"
+has "$tmp/r50.jsonl" '^# made by: .* --bucket-cap 25MiB --first-bucket 25MiB '
+if grep -q '"bytes": 8196000,' "$tmp/r50.jsonl"; then
+    echo "FAIL: --bucket-cap 25MiB kept the 1 MiB first bucket"; fail=1
+fi
+
+exit $fail
