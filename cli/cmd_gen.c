@@ -84,7 +84,7 @@ static void print_ddp_help(FILE *out)
 	      "  --model NAME         a built-in layout (listed below)\n"
 	      "  --layout FILE        a layout file: one \"name numel\" per line in\n"
 	      "                       registration order, '#' starts a comment\n"
-	      "  --dtype T            gradient dtype: fp32, fp16, bf16, fp64, int8\n"
+	      "  --dtype T            gradient dtype: fp32, fp16, bf16, fp64\n"
 	      "                       (default bf16)\n"
 	      "  --bucket-cap SIZE    bucket limit after the first (default 25MiB,\n"
 	      "                       DDP's bucket_cap_mb left unset)\n"
@@ -184,8 +184,13 @@ static int parse_one(struct ddp_args *a, int c, const char *arg)
 	case OPT_DTYPE:
 		if (trace_dtype_parse(arg, &a->o.dtype))
 			return fail(EXIT_USAGE,
-				    "--dtype: unknown dtype '%s' (fp32, fp16, bf16, fp64, int8)",
+				    "--dtype: unknown dtype '%s' (fp32, fp16, bf16, fp64)",
 				    arg);
+		if (!gen_ddp_dtype_ok(a->o.dtype))
+			return fail(EXIT_USAGE,
+				    "--dtype: %s: a gradient is floating point (fp32, fp16, bf16, fp64); "
+				    "an integer parameter cannot require grad",
+				    trace_dtype_name(a->o.dtype));
 		return 0;
 	case OPT_BUCKET_CAP:
 		a->bucket_cap_set = true;

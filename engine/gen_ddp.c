@@ -37,9 +37,24 @@ void gen_ddp_options_default(struct gen_ddp_options *o)
 	};
 }
 
+/*
+ * Only floating-point (and complex) tensors can require grad: autograd
+ * refuses requires_grad on an integer tensor ("Only Tensors of floating
+ * point and complex dtype can require gradients", AutogradMeta::
+ * set_requires_grad in torch/csrc/autograd/variable.h), and DDP buckets
+ * the parameters that require grad (_build_params_for_reducer in
+ * torch/nn/parallel/distributed.py). An int8 model is quantized
+ * inference, with nothing for DDP to all-reduce.
+ */
+bool gen_ddp_dtype_ok(enum trace_dtype dt)
+{
+	return dt == TRACE_DTYPE_FP32 || dt == TRACE_DTYPE_FP16 ||
+	       dt == TRACE_DTYPE_BF16 || dt == TRACE_DTYPE_FP64;
+}
+
 static int check_options(const struct gen_ddp_options *o)
 {
-	if (!trace_dtype_size(o->dtype) || !o->first_bucket_bytes ||
+	if (!gen_ddp_dtype_ok(o->dtype) || !o->first_bucket_bytes ||
 	    !o->bucket_cap_bytes)
 		return -EINVAL;
 	return 0;

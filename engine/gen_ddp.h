@@ -10,6 +10,7 @@
 #ifndef GDRLAB_GEN_DDP_H
 #define GDRLAB_GEN_DDP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,8 @@ struct gen_ddp_options {
 };
 
 void gen_ddp_options_default(struct gen_ddp_options *o);
+/* Whether DDP can have gradients of @dt: floating point only. */
+bool gen_ddp_dtype_ok(enum trace_dtype dt);
 
 /*
  * Bucket sizes in bytes in the order DDP launches them (first = the last

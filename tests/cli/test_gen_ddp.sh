@@ -40,4 +40,13 @@ if grep -q '"bytes": 8196000,' "$tmp/r50.jsonl"; then
     echo "FAIL: --bucket-cap 25MiB kept the 1 MiB first bucket"; fail=1
 fi
 
+# Gradients are floating point: autograd refuses requires_grad on an int8
+# tensor, so an int8 DDP trace is refused, one line, exit 2, no file
+bad_usage_of gen "gen ddp --dtype int8" "--dtype: int8: a gradient is floating point (fp32, fp16, bf16, fp64)" -- \
+    ddp --model resnet50 --dtype int8 -o "$tmp/int8.jsonl"
+[ ! -e "$tmp/int8.jsonl" ] || { echo "FAIL: gen ddp --dtype int8 left an output file"; fail=1; }
+for t in fp32 fp16 bf16 fp64; do
+    expect 0 "gen ddp --dtype $t" -- "$gdrlab" gen ddp --model resnet50 --dtype "$t"
+done
+
 exit $fail
