@@ -20,6 +20,14 @@
 struct model_param {
 	const char *name; /* static or owned by the layout */
 	uint64_t numel;
+	/*
+	 * Forward FLOPs of one sample whose backward runs between the previous
+	 * parameter's gradient (walking backwards) and this one's: a weight's
+	 * matrix multiply or convolution, 0 for a bias or a norm. 0 on every
+	 * parameter when unknown (layout files): backward is then taken as
+	 * proportional to the parameters.
+	 */
+	double flops;
 };
 
 struct model_layout {
@@ -27,7 +35,8 @@ struct model_layout {
 	size_t nparams;
 	struct model_param *params; /* owned; in registration (forward) order */
 	char *names;                /* owned storage behind params[].name, may be NULL */
-	double flops_per_sample;    /* forward FLOPs for one sample, 0 if unknown */
+	double flops_per_sample;    /* forward FLOPs for one sample, 0 if unknown;
+				     * the sum of the params' flops */
 };
 
 /* Built-in layouts computed from the architecture: "resnet50",
@@ -59,7 +68,8 @@ bool gen_ddp_dtype_ok(enum trace_dtype dt);
  * parameters of the model). Returns the number of buckets, or a negative
  * errno. *sizes is malloc'ed; the caller frees it. @ready_frac receives,
  * per bucket, the fraction of backward compute done when it is ready
- * (may be NULL).
+ * (may be NULL): by the parameters' FLOPs where the layout has them, else
+ * by their element counts.
  */
 long gen_ddp_buckets(const struct model_layout *l,
 		     const struct gen_ddp_options *o, uint64_t **sizes,

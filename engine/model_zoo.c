@@ -2,7 +2,9 @@
 /*
  * model_zoo: parameter layouts, built from each architecture's definition
  * (loops over its layers, in the order PyTorch registers the parameters) or
- * read from a "name numel" text file.
+ * read from a "name numel" text file. A built-in layout's weights also carry
+ * their layers' forward FLOPs, which gen_ddp times backward by; a file's
+ * have none.
  *
  * The totals are checked in tests/unit/test_gen_ddp.c against the published
  * counts: torchvision resnet50 25,557,032; Hugging Face bert-large-uncased
@@ -96,8 +98,21 @@ static void add_param(struct builder *b, uint64_t numel, const char *fmt, ...)
 	memcpy(b->l->names + b->nlen, name, (size_t)n + 1);
 	b->off[b->l->nparams] = b->nlen;
 	b->l->params[b->l->nparams].numel = numel;
+	b->l->params[b->l->nparams].flops = 0;
 	b->l->nparams++;
 	b->nlen += (size_t)n + 1;
+}
+
+/*
+ * Adds forward FLOPs to the parameter added last. A layer's work goes on
+ * its last-registered parameter (a linear's bias where it has one): walking
+ * backwards that is the first of the layer's gradients reached, and all of
+ * them come out of the layer's one backward node together.
+ */
+static void add_flops(struct builder *b, double flops)
+{
+	if (!b->err && b->l->nparams)
+		b->l->params[b->l->nparams - 1].flops += flops;
 }
 
 static void builder_init(struct builder *b, struct model_layout *l,
@@ -126,6 +141,16 @@ static int builder_finish(struct builder *b)
 	return err;
 }
 
+/* A linear layer over @tokens tokens a sample: 2 FLOPs a weight a token. */
+static void linear(struct builder *b, const char *prefix, const char *name,
+		   uint64_t in, uint64_t out, bool bias, double tokens)
+{
+	add_param(b, in * out, "%s%s.weight", prefix, name);
+	if (bias)
+		add_param(b, out, "%s%s.bias", prefix, name);
+	add_flops(b, 2 * tokens * (double)in * (double)out);
+}
+
 /* --- ResNet-50 (torchvision.models.resnet50, i.e. v1.5) ----------------- */
 
 /* A conv without bias and its BatchNorm; adds the conv's multiply-adds. */
@@ -133,10 +158,13 @@ static void conv_bn(struct builder *b, double *macs, const char *prefix,
 		    const char *conv, const char *bn, unsigned cin,
 		    unsigned cout, unsigned k, unsigned hw_out)
 {
+	double m = (double)cin * cout * k * k * hw_out * hw_out;
+
 	add_param(b, (uint64_t)cin * cout * k * k, "%s%s.weight", prefix, conv);
+	add_flops(b, 2 * m);
 	add_param(b, cout, "%s%s.weight", prefix, bn);
 	add_param(b, cout, "%s%s.bias", prefix, bn);
-	*macs += (double)cin * cout * k * k * hw_out * hw_out;
+	*macs += m;
 }
 
 static void build_resnet50(struct builder *b)
@@ -168,8 +196,7 @@ static void build_resnet50(struct builder *b)
 			in = 4 * width;
 		}
 	}
-	add_param(b, 2048 * 1000, "fc.weight");
-	add_param(b, 1000, "fc.bias");
+	linear(b, "", "fc", 2048, 1000, true, 1);
 	macs += 2048.0 * 1000;
 	/* Convolutions and the classifier only; about 4.1 G multiply-adds,
 	 * the "4.09 GFLOPS" torchvision lists (it counts multiply-adds). */
@@ -178,24 +205,22 @@ static void build_resnet50(struct builder *b)
 
 /* --- Transformers -------------------------------------------------------- */
 
-static void linear(struct builder *b, const char *prefix, const char *name,
-		   uint64_t in, uint64_t out, bool bias)
-{
-	add_param(b, in * out, "%s%s.weight", prefix, name);
-	if (bias)
-		add_param(b, out, "%s%s.bias", prefix, name);
-}
 
 /*
  * Forward FLOPs of one sequence of @seq tokens: 2 per weight of every
  * per-token matrix multiply, plus 4 * seq^2 * d per layer for the attention
  * scores and their weighted sum (as in Kaplan et al. 2020, table 1).
  */
+static double attention_flops(unsigned seq, unsigned d)
+{
+	return 4.0 * (double)seq * seq * d;
+}
+
 static double transformer_flops(uint64_t matmul_params, unsigned layers,
 				unsigned seq, unsigned d)
 {
 	return 2.0 * seq * (double)matmul_params +
-	       4.0 * layers * (double)seq * seq * d;
+	       layers * attention_flops(seq, d);
 }
 
 /* bert-large-uncased as Hugging Face's BertModel registers it. */
@@ -216,19 +241,20 @@ static void build_bert_large(struct builder *b)
 	add_param(b, d, "embeddings.LayerNorm.bias");
 	for (i = 0; i < layers; i++) {
 		snprintf(p, sizeof(p), "encoder.layer.%u.", i);
-		linear(b, p, "attention.self.query", d, d, true);
-		linear(b, p, "attention.self.key", d, d, true);
-		linear(b, p, "attention.self.value", d, d, true);
-		linear(b, p, "attention.output.dense", d, d, true);
+		linear(b, p, "attention.self.query", d, d, true, seq);
+		linear(b, p, "attention.self.key", d, d, true, seq);
+		linear(b, p, "attention.self.value", d, d, true, seq);
+		add_flops(b, attention_flops(seq, d));
+		linear(b, p, "attention.output.dense", d, d, true, seq);
 		add_param(b, d, "%sattention.output.LayerNorm.weight", p);
 		add_param(b, d, "%sattention.output.LayerNorm.bias", p);
-		linear(b, p, "intermediate.dense", d, ffn, true);
-		linear(b, p, "output.dense", ffn, d, true);
+		linear(b, p, "intermediate.dense", d, ffn, true, seq);
+		linear(b, p, "output.dense", ffn, d, true, seq);
 		add_param(b, d, "%soutput.LayerNorm.weight", p);
 		add_param(b, d, "%soutput.LayerNorm.bias", p);
 	}
-	linear(b, "", "pooler.dense", d, d, true);
 	/* One 512-token sequence; the pooler sees one token, left out. */
+	linear(b, "", "pooler.dense", d, d, true, 0);
 	b->l->flops_per_sample =
 		transformer_flops(layers * per_layer, layers, seq, d);
 }
@@ -245,19 +271,20 @@ static void build_llama2_7b(struct builder *b)
 	add_param(b, (uint64_t)vocab * d, "model.embed_tokens.weight");
 	for (i = 0; i < layers; i++) {
 		snprintf(p, sizeof(p), "model.layers.%u.", i);
-		linear(b, p, "self_attn.q_proj", d, d, false);
-		linear(b, p, "self_attn.k_proj", d, d, false);
-		linear(b, p, "self_attn.v_proj", d, d, false);
-		linear(b, p, "self_attn.o_proj", d, d, false);
-		linear(b, p, "mlp.gate_proj", d, ffn, false);
-		linear(b, p, "mlp.up_proj", d, ffn, false);
-		linear(b, p, "mlp.down_proj", ffn, d, false);
+		linear(b, p, "self_attn.q_proj", d, d, false, seq);
+		linear(b, p, "self_attn.k_proj", d, d, false, seq);
+		linear(b, p, "self_attn.v_proj", d, d, false, seq);
+		add_flops(b, attention_flops(seq, d));
+		linear(b, p, "self_attn.o_proj", d, d, false, seq);
+		linear(b, p, "mlp.gate_proj", d, ffn, false, seq);
+		linear(b, p, "mlp.up_proj", d, ffn, false, seq);
+		linear(b, p, "mlp.down_proj", ffn, d, false, seq);
 		add_param(b, d, "%sinput_layernorm.weight", p);
 		add_param(b, d, "%spost_attention_layernorm.weight", p);
 	}
 	add_param(b, d, "model.norm.weight");
 	/* Not tied to the embedding in Llama 2. */
-	linear(b, "", "lm_head", d, vocab, false);
+	linear(b, "", "lm_head", d, vocab, false, seq);
 	/* One 4096-token sequence, the output head included. */
 	b->l->flops_per_sample = transformer_flops(
 		layers * per_layer + (uint64_t)d * vocab, layers, seq, d);
