@@ -26,10 +26,20 @@
 /* More than any run needs; keeps iterations * buckets far from overflow. */
 #define GEN_DDP_ITERATIONS_MAX 1000000u
 
+/*
+ * fp32 gradients by default, as DDP all-reduces them for a model left as
+ * built: DDP reduces each gradient in its parameter's dtype (reducer.cpp:
+ * compute_bucket_assignment_by_size keys buckets by scalar type, and
+ * Reducer::initialize_buckets makes a bucket's flat tensor with its
+ * parameters' options), parameters are made in torch.get_default_dtype()
+ * (float32), and torch.autocast mixed precision casts activations, not
+ * the parameters, so their gradients stay fp32 too. bf16 or fp16 gradients need the model
+ * itself cast (model.to(torch.bfloat16)): say so with --dtype.
+ */
 void gen_ddp_options_default(struct gen_ddp_options *o)
 {
 	*o = (struct gen_ddp_options){
-		.dtype = TRACE_DTYPE_BF16,
+		.dtype = TRACE_DTYPE_FP32,
 		.first_bucket_bytes = 1024 * 1024,
 		.bucket_cap_bytes = 25 * 1024 * 1024,
 		.iterations = 1,

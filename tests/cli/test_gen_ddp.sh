@@ -49,4 +49,10 @@ for t in fp32 fp16 bf16 fp64; do
     expect 0 "gen ddp --dtype $t" -- "$gdrlab" gen ddp --model resnet50 --dtype "$t"
 done
 
+# No --dtype: fp32, as PyTorch makes parameters (and autocast leaves them):
+# ResNet-50's 25,557,032 parameters are 102,228,128 bytes an iteration
+expect 0 "gen ddp, default dtype" -- "$gdrlab" gen ddp --model resnet50 -o "$tmp/dflt.jsonl"
+has "$tmp/dflt.jsonl" '^# made by: .* --dtype fp32 '
+has "$tmp/dflt.jsonl" '25557032 parameters; 5 buckets, 102228128 bytes of fp32 gradients'
+
 exit $fail

@@ -348,7 +348,8 @@ Test(gen_ddp, ready_times_rise_to_end_of_backward)
 		for (i = 0; i < per; i++) {
 			cr_expect_eq(e[i].iteration, it);
 			cr_expect_eq(e[i].op, TRACE_OP_ALLREDUCE);
-			cr_expect_eq(e[i].dtype, TRACE_DTYPE_BF16);
+			/* DDP's default: fp32 parameters, fp32 grads */
+			cr_expect_eq(e[i].dtype, TRACE_DTYPE_FP32);
 			cr_expect_eq(e[i].compute_us, 3000.75);
 			cr_expect_eq(e[i].ngroup, 0);
 			cr_expect_geq(e[i].ready_us, o.forward_us);
