@@ -376,6 +376,67 @@ static int parse_layout_line(struct builder *b, char *s, const char *path,
 	return 0;
 }
 
+struct name_line {
+	const char *name;
+	unsigned line;
+};
+
+static int cmp_name_line(const void *a, const void *b)
+{
+	const struct name_line *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/*
+ * A name twice is refused: Module.named_parameters() (what the layout is
+ * printed from) yields each name once, and a parameter shared by two
+ * modules once too (remove_duplicate=True), as DDP's
+ * _build_params_for_reducer dedups it; read twice, its gradient would be
+ * all-reduced twice. @lines holds each parameter's line.
+ */
+static int check_unique_names(const struct model_layout *l,
+			      const unsigned *lines, const char *path,
+			      struct diag *d)
+{
+	struct name_line *v = malloc(l->nparams * sizeof(*v));
+	size_t i, dup = 0;
+	int err = 0;
+
+	if (!v)
+		return diag_set(d, -ENOMEM, "%s: out of memory", path);
+	for (i = 0; i < l->nparams; i++)
+		v[i] = (struct name_line){ l->params[i].name, lines[i] };
+	qsort(v, l->nparams, sizeof(*v), cmp_name_line);
+	for (i = 1; i < l->nparams; i++)
+		if (strcmp(v[i].name, v[i - 1].name) == 0 &&
+		    (!dup || v[i].line < v[dup].line))
+			dup = i;
+	if (dup)
+		err = diag_at(d, -EINVAL, path, v[dup].line, 0, "name",
+			      "'%.64s' is listed twice (first on line %u): named_parameters() gives a parameter once",
+			      v[dup].name, v[dup - 1].line);
+	free(v);
+	return err;
+}
+
+/* Appends a parameter's line; grows by doubling (a power of two fills). */
+static int note_line(unsigned **lines, size_t *n, unsigned line,
+		     const char *path, struct diag *d)
+{
+	unsigned *grown;
+
+	if ((*n & (*n - 1)) == 0) {
+		grown = realloc(*lines, (*n ? 2 * *n : 1) * sizeof(**lines));
+		if (!grown)
+			return diag_set(d, -ENOMEM, "%s: out of memory", path);
+		*lines = grown;
+	}
+	(*lines)[(*n)++] = line;
+	return 0;
+}
+
 static void layout_name_from_path(const char *path, char *out, size_t n)
 {
 	const char *base = strrchr(path, '/'), *dot;
@@ -394,9 +455,9 @@ int model_layout_load(const char *path, struct model_layout *l,
 		      struct diag *d)
 {
 	char *line = NULL, name[64];
-	unsigned lineno = 0;
+	unsigned lineno = 0, *lines = NULL;
 	struct builder b;
-	size_t cap = 0;
+	size_t cap = 0, nlines = 0;
 	ssize_t n;
 	FILE *f;
 	int err = 0;
@@ -417,6 +478,8 @@ int model_layout_load(const char *path, struct model_layout *l,
 				      "NUL byte in line");
 		else
 			err = parse_layout_line(&b, line, path, lineno, d);
+		if (!err && l->nparams > nlines)
+			err = note_line(&lines, &nlines, lineno, path, d);
 	}
 	if (!err && ferror(f))
 		err = diag_set(d, -EIO, "%s: read error", path);
@@ -426,7 +489,13 @@ int model_layout_load(const char *path, struct model_layout *l,
 		err = diag_set(d, -EINVAL, "%s: layout: no parameters", path);
 	if (err)
 		b.err = err;
-	return builder_finish(&b);
+	err = builder_finish(&b);
+	if (!err)
+		err = check_unique_names(l, lines, path, d);
+	if (err)
+		model_layout_destroy(l);
+	free(lines);
+	return err;
 }
 
 uint64_t model_layout_numel(const struct model_layout *l)

@@ -419,6 +419,10 @@ Test(gen_ddp, layout_file_errors)
 		{ "a 5 6\n", ":1:5: layout: unexpected '6'" },
 		{ "a 99999999999999999999\n", ":1:3: numel: expected" },
 		{ "# nothing\n", ": layout: no parameters" },
+		/* named_parameters() prints a parameter once: a name twice
+		 * would all-reduce its gradient twice */
+		{ "a 10\nb 20\n# c\na 30\nb 5\n",
+		  ":4: name: 'a' is listed twice (first on line 1)" },
 	};
 	struct model_layout l;
 	struct diag d;
