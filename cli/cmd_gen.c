@@ -93,10 +93,17 @@ static void print_ddp_help(FILE *out)
 	      "  --first-bucket SIZE  limit of the first bucket (default 1MiB, or\n"
 	      "                       --bucket-cap where that is given: DDP has\n"
 	      "                       no 1 MiB bucket when bucket_cap_mb is set)\n"
+	      "  --comm-hook H        allreduce (default: no hook), fp16 or bf16\n"
+	      "                       (fp16_compress_hook, bf16_compress_hook): the\n"
+	      "                       buckets as the gradients', sent at 2 bytes an\n"
+	      "                       element\n"
+	      "  --accumulate K       micro-steps an iteration, the first K-1 under\n"
+	      "                       no_sync(): one all-reduce per bucket after\n"
+	      "                       the last backward (1 to 65536, default 1)\n"
 	      "  --iterations N       iterations to write, 1 to 1000000 (default 1)\n"
-	      "  --forward-us X       forward compute per iteration, microseconds\n"
+	      "  --forward-us X       forward compute per micro-step, microseconds\n"
 	      "                       (default 0)\n"
-	      "  --backward-us Y      backward compute per iteration, microseconds\n"
+	      "  --backward-us Y      backward compute per micro-step, microseconds\n"
 	      "                       (default 0)\n"
 	      "  -o, --output FILE    output file, '-' for stdout (default); written\n"
 	      "                       whole or not at all\n"
@@ -149,6 +156,39 @@ static int parse_iterations(const char *s, unsigned *out)
 	return 0;
 }
 
+static const char *const hook_names[] = { "allreduce", "fp16", "bf16" };
+
+static int parse_hook(const char *s, enum gen_ddp_hook *out)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(hook_names) / sizeof(hook_names[0]); i++) {
+		if (strcmp(s, hook_names[i]) == 0) {
+			*out = (enum gen_ddp_hook)i;
+			return 0;
+		}
+	}
+	return fail(EXIT_USAGE,
+		    "--comm-hook: expected allreduce, fp16 or bf16, got '%s'",
+		    s);
+}
+
+static int parse_accumulate(const char *s, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno || v < 1 ||
+	    v > GEN_DDP_ACCUMULATE_MAX)
+		return fail(EXIT_USAGE,
+			    "--accumulate: expected a whole number from 1 to %u, got '%s'",
+			    GEN_DDP_ACCUMULATE_MAX, s);
+	*out = (unsigned)v;
+	return 0;
+}
+
 enum {
 	OPT_MODEL = 256,
 	OPT_LAYOUT,
@@ -158,6 +198,8 @@ enum {
 	OPT_ITERATIONS,
 	OPT_FORWARD,
 	OPT_BACKWARD,
+	OPT_COMM_HOOK,
+	OPT_ACCUMULATE,
 };
 
 static const struct option ddp_options[] = {
@@ -169,6 +211,8 @@ static const struct option ddp_options[] = {
 	{ "iterations", required_argument, NULL, OPT_ITERATIONS },
 	{ "forward-us", required_argument, NULL, OPT_FORWARD },
 	{ "backward-us", required_argument, NULL, OPT_BACKWARD },
+	{ "comm-hook", required_argument, NULL, OPT_COMM_HOOK },
+	{ "accumulate", required_argument, NULL, OPT_ACCUMULATE },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -207,6 +251,10 @@ static int parse_one(struct ddp_args *a, int c, const char *arg)
 		return parse_us("--forward-us", arg, &a->o.forward_us);
 	case OPT_BACKWARD:
 		return parse_us("--backward-us", arg, &a->o.backward_us);
+	case OPT_COMM_HOOK:
+		return parse_hook(arg, &a->o.hook);
+	case OPT_ACCUMULATE:
+		return parse_accumulate(arg, &a->o.accumulate);
 	case 'o':
 		a->output = arg;
 		return 0;
@@ -321,17 +369,23 @@ static void write_header(FILE *out, const struct ddp_args *a,
 	for (i = 0; i < per_it; i++)
 		bytes += t->entries[i].bytes;
 	fprintf(out,
-		"# made by: gdrlab gen ddp %s %s --dtype %s --bucket-cap %s --first-bucket %s --iterations %u --forward-us %.15g --backward-us %.15g\n",
+		"# made by: gdrlab gen ddp %s %s --dtype %s --bucket-cap %s --first-bucket %s --iterations %u --forward-us %.15g --backward-us %.15g",
 		a->model ? "--model" : "--layout",
 		a->model ? a->model : a->layout, trace_dtype_name(o->dtype),
 		fmt_size(o->bucket_cap_bytes, cap, sizeof(cap)),
 		fmt_size(o->first_bucket_bytes, first, sizeof(first)),
 		o->iterations, o->forward_us, o->backward_us);
+	/* Only where given, so the shipped traces' lines stay as made. */
+	if (o->hook != GEN_DDP_HOOK_ALLREDUCE)
+		fprintf(out, " --comm-hook %s", hook_names[o->hook]);
+	if (o->accumulate != 1)
+		fprintf(out, " --accumulate %u", o->accumulate);
+	fputc('\n', out);
 	fprintf(out,
 		"# %s: %zu tensor%s, %" PRIu64 " parameters; %zu bucket%s, %" PRIu64 " bytes of %s gradients per iteration\n",
 		l->name, l->nparams, l->nparams == 1 ? "" : "s", model_layout_numel(l), per_it,
 		per_it == 1 ? "" : "s", bytes,
-		trace_dtype_name(o->dtype));
+		trace_dtype_name(gen_ddp_wire_dtype(o)));
 }
 
 static int write_trace(const struct ddp_args *a, const struct model_layout *l,
@@ -367,9 +421,10 @@ static int gen_ddp_main(int argc, char **argv)
 	status = parse_ddp_args(argc, argv, &a);
 	if (status)
 		return status < 0 ? 0 : status;
-	if (a.o.forward_us + a.o.backward_us > TRACE_TIME_MAX_US)
-		return fail(EXIT_USAGE, "--forward-us + --backward-us: %g us, beyond the %g a trace's "
-			    "compute may be", a.o.forward_us + a.o.backward_us, TRACE_TIME_MAX_US);
+	if (a.o.accumulate * (a.o.forward_us + a.o.backward_us) > TRACE_TIME_MAX_US)
+		return fail(EXIT_USAGE, "--forward-us + --backward-us%s: %g us, beyond the %g a trace's "
+			    "compute may be", a.o.accumulate > 1 ? ", times --accumulate" : "",
+			    a.o.accumulate * (a.o.forward_us + a.o.backward_us), TRACE_TIME_MAX_US);
 	status = load_layout(&a, &l);
 	if (status)
 		return status;

@@ -45,7 +45,30 @@ void gen_ddp_options_default(struct gen_ddp_options *o)
 		.iterations = 1,
 		.forward_us = 0,
 		.backward_us = 0,
+		.hook = GEN_DDP_HOOK_ALLREDUCE,
+		.accumulate = 1,
 	};
+}
+
+/*
+ * fp16_compress_hook and bf16_compress_hook
+ * (torch/distributed/algorithms/ddp_comm_hooks/default_hooks.py) cast the
+ * bucket's flat buffer to float16 / bfloat16, all-reduce that and cast it
+ * back: the buckets are still formed from the gradients' own sizes
+ * (compute_bucket_assignment_by_size sees the parameters), only the wire
+ * carries 2 bytes an element.
+ */
+enum trace_dtype gen_ddp_wire_dtype(const struct gen_ddp_options *o)
+{
+	switch (o->hook) {
+	case GEN_DDP_HOOK_FP16:
+		return TRACE_DTYPE_FP16;
+	case GEN_DDP_HOOK_BF16:
+		return TRACE_DTYPE_BF16;
+	case GEN_DDP_HOOK_ALLREDUCE:
+		break;
+	}
+	return o->dtype;
 }
 
 /*
@@ -66,7 +89,8 @@ bool gen_ddp_dtype_ok(enum trace_dtype dt)
 static int check_options(const struct gen_ddp_options *o)
 {
 	if (!gen_ddp_dtype_ok(o->dtype) || !o->first_bucket_bytes ||
-	    !o->bucket_cap_bytes)
+	    !o->bucket_cap_bytes || o->hook > GEN_DDP_HOOK_BF16 ||
+	    !o->accumulate || o->accumulate > GEN_DDP_ACCUMULATE_MAX)
 		return -EINVAL;
 	return 0;
 }
@@ -160,31 +184,48 @@ long gen_ddp_buckets(const struct model_layout *l,
 }
 
 /*
- * forward + frac * backward, rounded to the nanosecond (far below what the
- * estimate is worth) so the files stay readable, never past the end of
- * backward; the last bucket (frac exactly 1) is exactly forward + backward.
+ * An iteration's compute: every micro-step's forward and backward. Under
+ * no_sync() (DistributedDataParallel.no_sync, distributed.py) a backward
+ * accumulates into .grad and DDP's reducer launches nothing
+ * (require_backward_grad_sync is false, so forward does not
+ * prepare_for_backward), so only the last micro-step's buckets go out.
+ */
+static double iteration_compute(const struct gen_ddp_options *o)
+{
+	return o->accumulate * (o->forward_us + o->backward_us);
+}
+
+/*
+ * The earlier micro-steps, then forward + frac * backward of the last,
+ * rounded to the nanosecond (far below what the estimate is worth) so the
+ * files stay readable, never past the end of backward; the last bucket
+ * (frac exactly 1) is exactly the iteration's compute.
  */
 static double ready_time(const struct gen_ddp_options *o, double frac)
 {
-	double end = o->forward_us + o->backward_us;
+	double end = iteration_compute(o);
+	double before = (o->accumulate - 1) * (o->forward_us + o->backward_us);
 
 	if (frac >= 1.0)
 		return end;
-	return fmin(round((o->forward_us + frac * o->backward_us) * 1e3) / 1e3,
+	return fmin(round((before + o->forward_us + frac * o->backward_us) *
+			  1e3) / 1e3,
 		    end);
 }
 
 int gen_ddp_trace(const struct model_layout *l, const struct gen_ddp_options *o,
 		  struct trace *t)
 {
-	double *frac, compute = o->forward_us + o->backward_us;
+	enum trace_dtype wire = gen_ddp_wire_dtype(o);
+	double *frac, compute = iteration_compute(o);
 	struct trace_entry *e;
 	uint64_t *sizes;
 	unsigned it;
 	long n, b;
 
 	memset(t, 0, sizeof(*t));
-	if (!o->iterations || o->iterations > GEN_DDP_ITERATIONS_MAX ||
+	if (check_options(o) || !o->iterations ||
+	    o->iterations > GEN_DDP_ITERATIONS_MAX ||
 	    !isfinite(o->forward_us) || !isfinite(o->backward_us) ||
 	    o->forward_us < 0 || o->backward_us < 0 || !isfinite(compute))
 		return -EINVAL;
@@ -202,8 +243,9 @@ int gen_ddp_trace(const struct model_layout *l, const struct gen_ddp_options *o,
 			e = &t->entries[t->nentries++];
 			e->iteration = it;
 			e->op = TRACE_OP_ALLREDUCE;
-			e->dtype = o->dtype;
-			e->bytes = sizes[b];
+			e->dtype = wire;
+			e->bytes = sizes[b] / trace_dtype_size(o->dtype) *
+				   trace_dtype_size(wire);
 			e->ready_us = ready_time(o, frac[b]);
 			e->compute_us = compute;
 			e->root = -1;

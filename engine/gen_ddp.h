@@ -50,16 +50,31 @@ int model_layout_load(const char *path, struct model_layout *l,
 uint64_t model_layout_numel(const struct model_layout *l);
 void model_layout_destroy(struct model_layout *l);
 
+/* The DDP communication hook run on each bucket (register_comm_hook). */
+enum gen_ddp_hook {
+	GEN_DDP_HOOK_ALLREDUCE, /* none: the bucket all-reduced as it is */
+	GEN_DDP_HOOK_FP16,      /* default_hooks.fp16_compress_hook */
+	GEN_DDP_HOOK_BF16,      /* default_hooks.bf16_compress_hook */
+};
+
 struct gen_ddp_options {
 	enum trace_dtype dtype;
 	uint64_t first_bucket_bytes; /* 1 MiB in PyTorch */
 	uint64_t bucket_cap_bytes;   /* 25 MiB in PyTorch */
 	unsigned iterations;
-	double forward_us;  /* forward compute time per iteration */
-	double backward_us; /* backward compute time per iteration */
+	double forward_us;  /* forward compute time per micro-step */
+	double backward_us; /* backward compute time per micro-step */
+	enum gen_ddp_hook hook;
+	/* Micro-steps an iteration (gradient accumulation): all but the last
+	 * under no_sync(), so only the last one's backward all-reduces. */
+	unsigned accumulate;
 };
 
 void gen_ddp_options_default(struct gen_ddp_options *o);
+/* Most micro-steps an iteration: keeps the trace's sizes far from overflow. */
+#define GEN_DDP_ACCUMULATE_MAX 65536u
+/* The dtype a bucket goes on the wire in, after the hook. */
+enum trace_dtype gen_ddp_wire_dtype(const struct gen_ddp_options *o);
 /* Whether DDP can have gradients of @dt: floating point only. */
 bool gen_ddp_dtype_ok(enum trace_dtype dt);
 

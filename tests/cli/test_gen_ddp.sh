@@ -55,4 +55,20 @@ expect 0 "gen ddp, default dtype" -- "$gdrlab" gen ddp --model resnet50 -o "$tmp
 has "$tmp/dflt.jsonl" '^# made by: .* --dtype fp32 '
 has "$tmp/dflt.jsonl" '25557032 parameters; 5 buckets, 102228128 bytes of fp32 gradients'
 
+# fp16_compress_hook over the three tensors: the fp32 buckets (2,000,000 and
+# 400,000 B, formed from the gradients' own sizes) sent as fp16, half each;
+# 4 micro-steps of 10 + 20 us, the first three under no_sync(): 120 us of
+# compute, the buckets ready in the last backward only (90 + 10 + 20 x
+# 500,000 / 600,000 = 116.667 us, then 120)
+expect 0 "gen ddp --comm-hook fp16 --accumulate 4" -- "$gdrlab" gen ddp --layout "$tmp/l3.txt" \
+    --comm-hook fp16 --accumulate 4 --forward-us 10 --backward-us 20 -o "$tmp/hook.jsonl"
+same "--comm-hook fp16" "$(buckets "$tmp/hook.jsonl")" "1000000 200000 "
+has "$tmp/hook.jsonl" '"dtype": "fp16", "ready_us": 116.667, "compute_us": 120}'
+has "$tmp/hook.jsonl" '"dtype": "fp16", "ready_us": 120, "compute_us": 120}'
+has "$tmp/hook.jsonl" '^# made by: .* --comm-hook fp16 --accumulate 4$'
+bad_usage_of gen "gen ddp --comm-hook fp8" "--comm-hook: expected allreduce, fp16 or bf16, got 'fp8'" -- \
+    ddp --model resnet50 --comm-hook fp8
+bad_usage_of gen "gen ddp --accumulate 0" "--accumulate: expected a whole number from 1 to 65536, got '0'" -- \
+    ddp --model resnet50 --accumulate 0
+
 exit $fail

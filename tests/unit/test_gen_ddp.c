@@ -219,6 +219,50 @@ Test(gen_ddp, builtin_backward_by_flops)
 	expect_no_leaks();
 }
 
+/*
+ * fp16_compress_hook: the hand layout's fp32 buckets ([g f] 1,062,144 B,
+ * [e] 8,000,000, [d c b] 4,200,000, [a] 100,000: formed from the fp32
+ * gradients) go out as fp16, half the bytes each; bf16_compress_hook the
+ * same as bf16. Accumulating 3 micro-steps of 100 + 200 us: compute 900
+ * us, and the buckets ready in the last backward only, at 600 + 100 +
+ * 200 x (265,536 / 3,340,536) = 715.898 us (rounded to the ns), ...,
+ * 900.
+ */
+Test(gen_ddp, comm_hook_and_accumulation)
+{
+	static const uint64_t fp32[] = { 1062144, 8000000, 4200000, 100000 };
+	struct model_layout l = hand_layout();
+	struct gen_ddp_options o = hand_options(TRACE_DTYPE_FP32);
+	struct trace t;
+	size_t i;
+
+	o.hook = GEN_DDP_HOOK_FP16;
+	o.accumulate = 3;
+	o.forward_us = 100;
+	o.backward_us = 200;
+	cr_assert_eq(gen_ddp_trace(&l, &o, &t), 0);
+	cr_assert_eq(t.nentries, 4);
+	for (i = 0; i < 4; i++) {
+		cr_expect_eq(t.entries[i].dtype, TRACE_DTYPE_FP16);
+		cr_expect_eq(t.entries[i].bytes, fp32[i] / 2, "bucket %zu", i);
+		cr_expect_eq(t.entries[i].compute_us, 900);
+		cr_expect_geq(t.entries[i].ready_us, 700);
+	}
+	cr_expect_eq(t.entries[0].ready_us, 715.898);
+	cr_expect_eq(t.entries[3].ready_us, 900);
+	trace_destroy(&t);
+	o.hook = GEN_DDP_HOOK_BF16;
+	o.accumulate = 1;
+	cr_assert_eq(gen_ddp_trace(&l, &o, &t), 0);
+	cr_expect_eq(t.entries[1].dtype, TRACE_DTYPE_BF16);
+	cr_expect_eq(t.entries[1].bytes, 4000000);
+	cr_expect_eq(t.entries[0].ready_us, 115.898);
+	trace_destroy(&t);
+	o.accumulate = 0;
+	cr_expect_eq(gen_ddp_trace(&l, &o, &t), -EINVAL);
+	expect_no_leaks();
+}
+
 Test(gen_ddp, bad_options_and_layouts)
 {
 	struct model_param zero[] = { { "z", 0, 0 } };
