@@ -100,6 +100,11 @@ static void print_ddp_help(FILE *out)
 	      "  --accumulate K       micro-steps an iteration, the first K-1 under\n"
 	      "                       no_sync(): one all-reduce per bucket after\n"
 	      "                       the last backward (1 to 65536, default 1)\n"
+	      "  --find-unused-parameters\n"
+	      "                       DDP's find_unused_parameters=True: the buckets\n"
+	      "                       made at construction, in registration order,\n"
+	      "                       never rebuilt (the small one goes out last),\n"
+	      "                       then an all-reduce of the used-parameter map\n"
 	      "  --iterations N       iterations to write, 1 to 1000000 (default 1)\n"
 	      "  --forward-us X       forward compute per micro-step, microseconds\n"
 	      "                       (default 0)\n"
@@ -200,6 +205,7 @@ enum {
 	OPT_BACKWARD,
 	OPT_COMM_HOOK,
 	OPT_ACCUMULATE,
+	OPT_FIND_UNUSED,
 };
 
 static const struct option ddp_options[] = {
@@ -213,6 +219,7 @@ static const struct option ddp_options[] = {
 	{ "backward-us", required_argument, NULL, OPT_BACKWARD },
 	{ "comm-hook", required_argument, NULL, OPT_COMM_HOOK },
 	{ "accumulate", required_argument, NULL, OPT_ACCUMULATE },
+	{ "find-unused-parameters", no_argument, NULL, OPT_FIND_UNUSED },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -255,6 +262,9 @@ static int parse_one(struct ddp_args *a, int c, const char *arg)
 		return parse_hook(arg, &a->o.hook);
 	case OPT_ACCUMULATE:
 		return parse_accumulate(arg, &a->o.accumulate);
+	case OPT_FIND_UNUSED:
+		a->o.find_unused_parameters = true;
+		return 0;
 	case 'o':
 		a->output = arg;
 		return 0;
@@ -364,7 +374,9 @@ static void write_header(FILE *out, const struct ddp_args *a,
 	const struct gen_ddp_options *o = &a->o;
 	char cap[32], first[32];
 	uint64_t bytes = 0;
-	size_t i, per_it = t->nentries / o->iterations;
+	/* the buckets of one iteration, not the used-parameter map after */
+	size_t i, per_it = t->nentries / o->iterations -
+			   o->find_unused_parameters;
 
 	for (i = 0; i < per_it; i++)
 		bytes += t->entries[i].bytes;
@@ -380,12 +392,18 @@ static void write_header(FILE *out, const struct ddp_args *a,
 		fprintf(out, " --comm-hook %s", hook_names[o->hook]);
 	if (o->accumulate != 1)
 		fprintf(out, " --accumulate %u", o->accumulate);
+	if (o->find_unused_parameters)
+		fputs(" --find-unused-parameters", out);
 	fputc('\n', out);
 	fprintf(out,
 		"# %s: %zu tensor%s, %" PRIu64 " parameters; %zu bucket%s, %" PRIu64 " bytes of %s gradients per iteration\n",
 		l->name, l->nparams, l->nparams == 1 ? "" : "s", model_layout_numel(l), per_it,
 		per_it == 1 ? "" : "s", bytes,
 		trace_dtype_name(gen_ddp_wire_dtype(o)));
+	if (o->find_unused_parameters)
+		fprintf(out,
+			"# then the used-parameter map, %zu bytes (int32 a parameter, as fp32)\n",
+			l->nparams * 4);
 }
 
 static int write_trace(const struct ddp_args *a, const struct model_layout *l,

@@ -121,13 +121,87 @@ static bool layout_has_flops(const struct model_layout *l)
 	return false;
 }
 
+/*
+ * The steady-state buckets (find_unused_parameters=False, the default):
+ * Reducer::rebuild_buckets after the first iteration, the parameters in the
+ * order their gradients became ready, taken as reverse registration order.
+ * A bucket is ready when its last tensor's gradient is: the share of
+ * backward work (backward_work) done by then.
+ */
+static long assign_reverse(const struct model_layout *l,
+			   const struct gen_ddp_options *o, bool by_flops,
+			   double total, uint64_t *sz, double *frac)
+{
+	uint64_t limit = o->first_bucket_bytes, size = 0;
+	unsigned dsize = trace_dtype_size(o->dtype);
+	double done = 0;
+	long n = 0;
+	size_t i;
+
+	for (i = l->nparams; i-- > 0;) {
+		size += l->params[i].numel * dsize;
+		done += backward_work(l, i, by_flops);
+		if (size >= limit || i == 0) {
+			sz[n] = size;
+			frac[n] = i == 0 ? 1.0 : done / total;
+			n++;
+			size = 0;
+			limit = o->bucket_cap_bytes;
+		}
+	}
+	return n;
+}
+
+/*
+ * find_unused_parameters=True: Reducer::should_rebuild_buckets is false,
+ * so the buckets _ddp_init_helper (distributed.py) made stay: assigned in
+ * registration order (compute_bucket_assignment_by_size with
+ * [first bucket, cap], or [cap] alone where bucket_cap_mb was given, which
+ * first_bucket_bytes already says), then reversed for the Reducer. The 1
+ * MiB bucket holds the model's first parameters and goes out last; a
+ * bucket is ready once backward has reached its first-registered tensor.
+ */
+static long assign_forward(const struct model_layout *l,
+			   const struct gen_ddp_options *o, bool by_flops,
+			   double total, uint64_t *sz, double *frac)
+{
+	uint64_t limit = o->first_bucket_bytes, size = 0;
+	unsigned dsize = trace_dtype_size(o->dtype);
+	double before = 0, t;
+	long n = 0, a, b;
+	size_t i, first = 0;
+
+	for (i = 0; i < l->nparams; i++) {
+		size += l->params[i].numel * dsize;
+		if (size >= limit || i + 1 == l->nparams) {
+			sz[n] = size;
+			/* the work after its first tensor, of the whole */
+			frac[n] = first == 0 ? 1.0 : (total - before) / total;
+			n++;
+			size = 0;
+			limit = o->bucket_cap_bytes;
+			for (; first <= i; first++)
+				before += backward_work(l, first, by_flops);
+		}
+	}
+	for (a = 0, b = n - 1; a < b; a++, b--) {
+		uint64_t s = sz[a];
+
+		sz[a] = sz[b];
+		sz[b] = s;
+		t = frac[a];
+		frac[a] = frac[b];
+		frac[b] = t;
+	}
+	return n;
+}
+
 long gen_ddp_buckets(const struct model_layout *l,
 		     const struct gen_ddp_options *o, uint64_t **sizes,
 		     double **ready_frac)
 {
-	uint64_t limit, size = 0, numel = 0, *sz = NULL;
-	unsigned dsize = trace_dtype_size(o->dtype);
-	double *frac = NULL, total = 0, done = 0;
+	uint64_t numel = 0, *sz = NULL;
+	double *frac = NULL, total = 0;
 	bool by_flops;
 	long n = 0;
 	size_t i;
@@ -158,23 +232,10 @@ long gen_ddp_buckets(const struct model_layout *l,
 		free(frac);
 		return -ENOMEM;
 	}
-	limit = o->first_bucket_bytes;
-	for (i = l->nparams; i-- > 0;) {
-		size += l->params[i].numel * dsize;
-		done += backward_work(l, i, by_flops);
-		if (size >= limit || i == 0) {
-			/*
-			 * A bucket is ready when its last tensor's gradient
-			 * is, walking the model backwards: the share of
-			 * backward work (backward_work) done by then.
-			 */
-			sz[n] = size;
-			frac[n] = i == 0 ? 1.0 : done / total;
-			n++;
-			size = 0;
-			limit = o->bucket_cap_bytes;
-		}
-	}
+	if (o->find_unused_parameters)
+		n = assign_forward(l, o, by_flops, total, sz, frac);
+	else
+		n = assign_reverse(l, o, by_flops, total, sz, frac);
 	*sizes = sz;
 	if (ready_frac)
 		*ready_frac = frac;
@@ -213,6 +274,27 @@ static double ready_time(const struct gen_ddp_options *o, double frac)
 		    end);
 }
 
+/*
+ * With find_unused_parameters, once the last bucket is launched
+ * (Reducer::mark_variable_ready, next_bucket_ == buckets_.size()) the
+ * Reducer all-reduces local_used_map_, an int32 a parameter, to find the
+ * parameters no rank used: written as fp32, the same 4 bytes an element.
+ */
+static void add_used_map(struct trace *t, const struct model_layout *l,
+			 unsigned it, double compute)
+{
+	struct trace_entry *e = &t->entries[t->nentries++];
+
+	e->iteration = it;
+	e->op = TRACE_OP_ALLREDUCE;
+	e->dtype = TRACE_DTYPE_FP32;
+	e->bytes = (uint64_t)l->nparams * 4;
+	e->ready_us = compute;
+	e->compute_us = compute;
+	e->root = -1;
+	e->peer = -1;
+}
+
 int gen_ddp_trace(const struct model_layout *l, const struct gen_ddp_options *o,
 		  struct trace *t)
 {
@@ -232,7 +314,9 @@ int gen_ddp_trace(const struct model_layout *l, const struct gen_ddp_options *o,
 	n = gen_ddp_buckets(l, o, &sizes, &frac);
 	if (n < 0)
 		return (int)n;
-	t->entries = calloc((size_t)n * o->iterations, sizeof(*t->entries));
+	t->entries = calloc((size_t)(n + o->find_unused_parameters) *
+				    o->iterations,
+			    sizeof(*t->entries));
 	if (!t->entries) {
 		free(sizes);
 		free(frac);
@@ -251,6 +335,8 @@ int gen_ddp_trace(const struct model_layout *l, const struct gen_ddp_options *o,
 			e->root = -1;
 			e->peer = -1;
 		}
+		if (o->find_unused_parameters)
+			add_used_map(t, l, it, compute);
 	}
 	t->niterations = o->iterations;
 	snprintf(t->file, sizeof(t->file), "gen-ddp:%s", l->name);

@@ -68,6 +68,9 @@ struct gen_ddp_options {
 	/* Micro-steps an iteration (gradient accumulation): all but the last
 	 * under no_sync(), so only the last one's backward all-reduces. */
 	unsigned accumulate;
+	/* DDP's find_unused_parameters=True: the construction-time buckets,
+	 * never rebuilt, and the used-parameter map all-reduced after them. */
+	bool find_unused_parameters;
 };
 
 void gen_ddp_options_default(struct gen_ddp_options *o);

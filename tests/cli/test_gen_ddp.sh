@@ -71,4 +71,14 @@ bad_usage_of gen "gen ddp --comm-hook fp8" "--comm-hook: expected allreduce, fp1
 bad_usage_of gen "gen ddp --accumulate 0" "--accumulate: expected a whole number from 1 to 65536, got '0'" -- \
     ddp --model resnet50 --accumulate 0
 
+# find_unused_parameters=True: buckets made in registration order and never
+# rebuilt: a + b = 1,600,000 >= 1 MiB closes [a b], [c] is left over; they
+# go out reversed, [c] ready once backward has done c (a third of the
+# elements: 10 + 20 / 3 = 16.667 us), then the used-parameter map, 3 int32
+expect 0 "gen ddp --find-unused-parameters" -- "$gdrlab" gen ddp --layout "$tmp/l3.txt" \
+    --find-unused-parameters --forward-us 10 --backward-us 20 -o "$tmp/unused.jsonl"
+same "--find-unused-parameters" "$(buckets "$tmp/unused.jsonl")" "800000 1600000 12 "
+has "$tmp/unused.jsonl" '"bytes": 800000, "dtype": "fp32", "ready_us": 16.667,'
+has "$tmp/unused.jsonl" '^# made by: .* --find-unused-parameters$'
+
 exit $fail

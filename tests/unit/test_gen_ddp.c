@@ -263,6 +263,44 @@ Test(gen_ddp, comm_hook_and_accumulation)
 	expect_no_leaks();
 }
 
+/*
+ * find_unused_parameters=True: the construction-time buckets stay, made in
+ * registration order with the same limits (1 MiB, then 4 MiB) and
+ * reversed:
+ *
+ *   a 100,000 + b 1,000,000 = 1,100,000 >= 1 MiB: [a b], limit -> 4 MiB
+ *   c 1,200,000 + d 2,000,000 + e 8,000,000 = 11,200,000: [c d e]
+ *   f 800,000 + g 262,144 = 1,062,144 left over: [f g]
+ *
+ * launched [f g], [c d e], [a b], each ready when backward reaches its
+ * first tensor: 265,536, 3,065,536 and all 3,340,536 elements done. Then
+ * the used-parameter map: 7 int32, 28 bytes, at the end of backward.
+ */
+Test(gen_ddp, find_unused_parameters_keeps_initial_buckets)
+{
+	static const uint64_t want[] = { 1062144, 11200000, 1100000, 28 };
+	static const double done[] = { 265536, 3065536, 3340536, 3340536 };
+	struct model_layout l = hand_layout();
+	struct gen_ddp_options o = hand_options(TRACE_DTYPE_FP32);
+	struct trace t;
+	size_t i;
+
+	o.find_unused_parameters = true;
+	o.iterations = 2;
+	o.backward_us = 1000;
+	cr_assert_eq(gen_ddp_trace(&l, &o, &t), 0);
+	cr_assert_eq(t.nentries, 8);
+	for (i = 0; i < t.nentries; i++) {
+		cr_expect_eq(t.entries[i].bytes, want[i % 4], "entry %zu", i);
+		cr_expect_float_eq(t.entries[i].ready_us,
+				   1000 * done[i % 4] / 3340536, 1e-3,
+				   "entry %zu", i);
+		cr_expect_eq(t.entries[i].iteration, i / 4);
+	}
+	trace_destroy(&t);
+	expect_no_leaks();
+}
+
 Test(gen_ddp, bad_options_and_layouts)
 {
 	struct model_param zero[] = { { "z", 0, 0 } };
