@@ -105,6 +105,9 @@ static void print_ddp_help(FILE *out)
 	      "                       made at construction, in registration order,\n"
 	      "                       never rebuilt (the small one goes out last),\n"
 	      "                       then an all-reduce of the used-parameter map\n"
+	      "  --first-iteration    iteration 0 as DDP's first: one bucket of every\n"
+	      "                       gradient, all-reduced at the end of backward\n"
+	      "                       (the buckets are rebuilt before the second)\n"
 	      "  --iterations N       iterations to write, 1 to 1000000 (default 1)\n"
 	      "  --forward-us X       forward compute per micro-step, microseconds\n"
 	      "                       (default 0)\n"
@@ -206,6 +209,7 @@ enum {
 	OPT_COMM_HOOK,
 	OPT_ACCUMULATE,
 	OPT_FIND_UNUSED,
+	OPT_FIRST_ITERATION,
 };
 
 static const struct option ddp_options[] = {
@@ -220,6 +224,7 @@ static const struct option ddp_options[] = {
 	{ "comm-hook", required_argument, NULL, OPT_COMM_HOOK },
 	{ "accumulate", required_argument, NULL, OPT_ACCUMULATE },
 	{ "find-unused-parameters", no_argument, NULL, OPT_FIND_UNUSED },
+	{ "first-iteration", no_argument, NULL, OPT_FIRST_ITERATION },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -264,6 +269,9 @@ static int parse_one(struct ddp_args *a, int c, const char *arg)
 		return parse_accumulate(arg, &a->o.accumulate);
 	case OPT_FIND_UNUSED:
 		a->o.find_unused_parameters = true;
+		return 0;
+	case OPT_FIRST_ITERATION:
+		a->o.first_iteration = true;
 		return 0;
 	case 'o':
 		a->output = arg;
@@ -374,11 +382,14 @@ static void write_header(FILE *out, const struct ddp_args *a,
 	const struct gen_ddp_options *o = &a->o;
 	char cap[32], first[32];
 	uint64_t bytes = 0;
-	/* the buckets of one iteration, not the used-parameter map after */
-	size_t i, per_it = t->nentries / o->iterations -
-			   o->find_unused_parameters;
+	/* the buckets of the last (steady-state) iteration, not the
+	 * used-parameter map after them */
+	size_t i, per_it = 0, last = t->nentries;
 
-	for (i = 0; i < per_it; i++)
+	while (last > 0 && t->entries[last - 1].iteration == o->iterations - 1)
+		last--;
+	per_it = t->nentries - last - o->find_unused_parameters;
+	for (i = last; i < last + per_it; i++)
 		bytes += t->entries[i].bytes;
 	fprintf(out,
 		"# made by: gdrlab gen ddp %s %s --dtype %s --bucket-cap %s --first-bucket %s --iterations %u --forward-us %.15g --backward-us %.15g",
@@ -394,6 +405,8 @@ static void write_header(FILE *out, const struct ddp_args *a,
 		fprintf(out, " --accumulate %u", o->accumulate);
 	if (o->find_unused_parameters)
 		fputs(" --find-unused-parameters", out);
+	if (o->first_iteration)
+		fputs(" --first-iteration", out);
 	fputc('\n', out);
 	fprintf(out,
 		"# %s: %zu tensor%s, %" PRIu64 " parameters; %zu bucket%s, %" PRIu64 " bytes of %s gradients per iteration\n",

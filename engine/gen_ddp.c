@@ -295,6 +295,40 @@ static void add_used_map(struct trace *t, const struct model_layout *l,
 	e->peer = -1;
 }
 
+/*
+ * DDP's first iteration, where asked: _ddp_init_helper (distributed.py)
+ * buckets with [sys.maxsize] when find_unused_parameters is False (or the
+ * graph static), so everything is one bucket, all-reduced once backward
+ * has produced every gradient; Reducer::rebuild_buckets makes the
+ * steady-state buckets before the second forward. With
+ * find_unused_parameters the construction-time buckets are the only ones,
+ * the first iteration's too.
+ */
+static bool first_iteration_one_bucket(const struct gen_ddp_options *o)
+{
+	return o->first_iteration && !o->find_unused_parameters;
+}
+
+static void add_whole_model(struct trace *t, const struct gen_ddp_options *o,
+			    const uint64_t *sizes, long n, double compute)
+{
+	enum trace_dtype wire = gen_ddp_wire_dtype(o);
+	struct trace_entry *e = &t->entries[t->nentries++];
+	uint64_t bytes = 0;
+	long b;
+
+	for (b = 0; b < n; b++)
+		bytes += sizes[b];
+	e->iteration = 0;
+	e->op = TRACE_OP_ALLREDUCE;
+	e->dtype = wire;
+	e->bytes = bytes / trace_dtype_size(o->dtype) * trace_dtype_size(wire);
+	e->ready_us = compute;
+	e->compute_us = compute;
+	e->root = -1;
+	e->peer = -1;
+}
+
 int gen_ddp_trace(const struct model_layout *l, const struct gen_ddp_options *o,
 		  struct trace *t)
 {
@@ -323,6 +357,10 @@ int gen_ddp_trace(const struct model_layout *l, const struct gen_ddp_options *o,
 		return -ENOMEM;
 	}
 	for (it = 0; it < o->iterations; it++) {
+		if (it == 0 && first_iteration_one_bucket(o)) {
+			add_whole_model(t, o, sizes, n, compute);
+			continue;
+		}
 		for (b = 0; b < n; b++) {
 			e = &t->entries[t->nentries++];
 			e->iteration = it;

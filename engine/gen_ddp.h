@@ -71,6 +71,9 @@ struct gen_ddp_options {
 	/* DDP's find_unused_parameters=True: the construction-time buckets,
 	 * never rebuilt, and the used-parameter map all-reduced after them. */
 	bool find_unused_parameters;
+	/* Iteration 0 as DDP's first: one bucket of every gradient (before
+	 * Reducer::rebuild_buckets); else every iteration is steady state. */
+	bool first_iteration;
 };
 
 void gen_ddp_options_default(struct gen_ddp_options *o);

@@ -81,4 +81,13 @@ same "--find-unused-parameters" "$(buckets "$tmp/unused.jsonl")" "800000 1600000
 has "$tmp/unused.jsonl" '"bytes": 800000, "dtype": "fp32", "ready_us": 16.667,'
 has "$tmp/unused.jsonl" '^# made by: .* --find-unused-parameters$'
 
+# --first-iteration: iteration 0 is DDP's first, every gradient in one
+# bucket (2,400,000 B) at the end of backward (30 us); iteration 1 the
+# rebuilt buckets
+expect 0 "gen ddp --first-iteration" -- "$gdrlab" gen ddp --layout "$tmp/l3.txt" \
+    --first-iteration --iterations 2 --forward-us 10 --backward-us 20 -o "$tmp/first.jsonl"
+same "--first-iteration" "$(buckets "$tmp/first.jsonl")" "2400000 "
+has "$tmp/first.jsonl" '^{"iteration": 0, "op": "allreduce", "bytes": 2400000, "dtype": "fp32", "ready_us": 30,'
+has "$tmp/first.jsonl" '^{"iteration": 1, "op": "allreduce", "bytes": 2000000, "dtype": "fp32", "ready_us": 26.667,'
+
 exit $fail

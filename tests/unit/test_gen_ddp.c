@@ -301,6 +301,38 @@ Test(gen_ddp, find_unused_parameters_keeps_initial_buckets)
 	expect_no_leaks();
 }
 
+/*
+ * DDP's first iteration: one bucket of every gradient (13,362,144 B of
+ * the hand layout), ready at the end of backward; the rebuilt buckets from
+ * iteration 1 on. With find_unused_parameters nothing is rebuilt, so
+ * iteration 0 is as the others.
+ */
+Test(gen_ddp, first_iteration_is_one_bucket)
+{
+	struct model_layout l = hand_layout();
+	struct gen_ddp_options o = hand_options(TRACE_DTYPE_FP32);
+	struct trace t;
+
+	o.first_iteration = true;
+	o.iterations = 2;
+	o.forward_us = 10;
+	o.backward_us = 20;
+	cr_assert_eq(gen_ddp_trace(&l, &o, &t), 0);
+	cr_assert_eq(t.nentries, 5);
+	cr_expect_eq(t.entries[0].iteration, 0);
+	cr_expect_eq(t.entries[0].bytes, 13362144);
+	cr_expect_eq(t.entries[0].ready_us, 30);
+	cr_expect_eq(t.entries[1].iteration, 1);
+	cr_expect_eq(t.entries[1].bytes, 1062144);
+	trace_destroy(&t);
+	o.find_unused_parameters = true;
+	cr_assert_eq(gen_ddp_trace(&l, &o, &t), 0);
+	cr_expect_eq(t.nentries, 8);
+	cr_expect_eq(t.entries[0].bytes, t.entries[4].bytes);
+	trace_destroy(&t);
+	expect_no_leaks();
+}
+
 Test(gen_ddp, bad_options_and_layouts)
 {
 	struct model_param zero[] = { { "z", 0, 0 } };
