@@ -233,8 +233,13 @@ static void put_tics(FILE *gp, const char *axis, json_t *values)
  * The colours diverge from 1.0 (white: the paths alike; red: direct
  * faster; blue: direct slower) over 1 +- the farthest cell, at least
  * SPEEDUP_MIN_SPAN: an auto range from 1.0006 to 1.0022 painted a 0.2%
- * speedup full red. Cells are drawn as rectangles ("pixels"), not one
- * bitmap that a browser blurs when it scales the SVG.
+ * speedup full red. Each cell with a value is a box of its own filled
+ * from the palette: a shape, crisp at any size, not one bitmap that a
+ * browser blurs when it scales the SVG. Not gnuplot's image ("with image
+ * pixels") either, which paints a whole grid of 2 x 2 cells or more and
+ * nothing else: a grid of one row or one column, or one missing cell (a
+ * failed point, one in a node) whose row and column have others, lost
+ * every colour and kept only the labels, exit 0.
  */
 static int write_speedup(FILE *data, FILE *gp, const char *data_path, json_t *q)
 {
@@ -269,7 +274,8 @@ static int write_speedup(FILE *data, FILE *gp, const char *data_path, json_t *q)
 		    "set palette defined (0 '#2166ac', 0.5 '#f7f7f7', 1 '#b2182b')\n"
 		    "set cbrange [%.6f:%.6f]\n"
 		    "set xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\n"
-		    "plot '%s' using 1:2:3 with image pixels notitle, "
+		    "plot '%s' using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette "
+		    "fillstyle solid 1.0 noborder notitle, "
 		    "'' using 1:2:(sprintf('%%.3fx', $3)) with labels notitle\n",
 		1 - reach, 1 + reach, json_array_size(cols) - 1, json_array_size(rows) - 1, data_path);
 	return 0;

@@ -48,6 +48,25 @@ has "$tmp/speedup.svg" "<text> 1.1</text>"
 grep -o "<polygon fill = 'rgb([ 0-9,]*)'" "$tmp/speedup.svg" | head -9 | tr -d "<a-z =')(" |
     awk -F, '$1 < 200 || $2 < 100 || !($1 > $2 && $1 > $3) { print "FAIL: a cell " $0 " not pale red" }
         NR == 1 { g = $2 } NR == 3 && $2 >= g { print "FAIL: 1.048x no deeper than 1.031x" }' | grep . && fail=1
+# a heat map of one row, and one whose cell (three ranks on 2 nodes of one
+# GPU) failed where its row and column ran: a coloured box for each cell
+# the table gives a value, as many as its "N.NNNx" (gnuplot's image
+# paints only a whole grid of 2 x 2 or more: both had labels and no
+# colour, exit 0)
+printf '{"iteration": 0, "op": "allreduce", "bytes": 1048576, "dtype": "fp32", "group": [0, 1, 2]}\n' \
+    >"$tmp/three-ranks.jsonl"
+for grid in "nodes: [2, 3, 4]:nics.rate" "trace: [$src/tests/data/two-ranks.jsonl, $tmp/three-ranks.jsonl]
+  nodes: [2, 3]:trace"; do
+    printf 'base: { topology: %s, trace: %s }\naxes:\n  %s\n  nics.rate: [40 Gbit/s]\n  path: [direct, staged]\nquestions:\n  gdr_speedup: { rows: %s, columns: nodes }\n' \
+        "$src/tests/data/round-numbers.yaml" "$src/tests/data/two-ranks.jsonl" "${grid%:*}" "${grid##*:}" >"$tmp/grid.yaml"
+    "$gdrlab" sweep --no-wall "$tmp/grid.yaml" >"$tmp/grid.txt" 2>/dev/null
+    "$gdrlab" sweep --json --no-wall "$tmp/grid.yaml" >"$tmp/grid.json" 2>/dev/null
+    expect 0 "heat map of ${grid##*:} by nodes" -- "$gdrlab" plot "$tmp/grid.json" --kind speedup -o "$tmp/grid.svg"
+    want=$(sed -n '/^GPUDirect RDMA speedup/,$p' "$tmp/grid.txt" | grep -o ' [0-9.]*x' | wc -l)
+    got=$(awk '/id="gnuplot_plot_1"/ { on = 1 } /id="gnuplot_plot_2"/ { on = 0 } on && /<polygon fill = .rgb\(/' "$tmp/grid.svg" | wc -l)
+    [ "$want" -gt 0 ] && [ "$got" -eq "$want" ] ||
+        { echo "FAIL: heat map of ${grid##*:} by nodes: $got coloured cells, the table's values $want"; fail=1; }
+done
 # the other questions: exposed share against the NIC axis (one series),
 # the stages stacked (six), the cost (one)
 printf '{"iteration": 0, "op": "allreduce", "bytes": 67108864, "dtype": "fp32", "compute_us": 10000}\n' \
