@@ -349,15 +349,24 @@ static double cost_of(const struct sweep *sw, size_t i)
 		r->nodes * r->switch_ports * q->switch_port_hour);
 }
 
-/* Point @i's tokens an iteration: the plan's, or its GPUs' (weak scaling:
- * each GPU its batch); 0 when the plan gives neither. */
+/*
+ * Point @i's tokens an iteration: the plan's, or its working GPUs' (weak
+ * scaling: each GPU its batch); 0 when the plan gives neither. A trace of
+ * fewer ranks than the point's GPUs (ranks_used) trains on those ranks
+ * alone: the idle GPUs are paid for (cost_of) but have no batch, and
+ * counting them gave a fixed job on twice the nodes the same cost a
+ * million tokens at twice the cost an iteration.
+ */
 static double tokens_of(const struct sweep *sw, size_t i)
 {
 	const struct sweep_questions *q = &sw->questions;
+	const struct row *r = &sw->rows[i];
 
 	if (q->tokens > 0)
 		return q->tokens;
-	return q->tokens_per_gpu > 0 ? q->tokens_per_gpu * sw->rows[i].gpus : sw->rows[i].tokens;
+	if (q->tokens_per_gpu > 0)
+		return q->tokens_per_gpu * (r->ranks_used ? r->ranks_used : r->gpus);
+	return r->tokens;
 }
 
 /* Whether the plan, or a generator, says how many tokens an iteration has. */
@@ -369,6 +378,25 @@ static bool has_tokens(const struct sweep *sw)
 		if (sw->rows[i].tokens > 0)
 			return true;
 	return q->tokens > 0 || q->tokens_per_gpu > 0;
+}
+
+/* Under tokens_per_gpu's column: the first point whose trace leaves GPUs
+ * idle, whose tokens are its ranks' (tokens_of). */
+static void print_idle_tokens(const struct sweep *sw, FILE *out)
+{
+	char label[512];
+
+	for (size_t i = 0; i < sw->n; i++) {
+		const struct row *r = &sw->rows[i];
+
+		if (r->err || !r->ranks_used)
+			continue;
+		sweep_point_label(sw, &sw->pts[i], label, sizeof(label));
+		diag_printable(label, label, sizeof(label));
+		fprintf(out, "(from %s, the trace's %u ranks leave GPUs idle: tokens are counted on "
+			     "its ranks, the cost on every GPU)\n", label, r->ranks_used);
+		return;
+	}
 }
 
 static void print_cost(const struct sweep *sw, FILE *out)
@@ -399,6 +427,8 @@ static void print_cost(const struct sweep *sw, FILE *out)
 			fprintf(out, "  %18.4g", tokens_of(sw, i) > 0 ? c / tokens_of(sw, i) * 1e6 : NAN);
 		fputc('\n', out);
 	}
+	if (q->tokens_per_gpu > 0)
+		print_idle_tokens(sw, out);
 }
 
 bool sweep_has_questions(const struct sweep *sw)

@@ -249,6 +249,18 @@ for np in 8:48 4:8; do
         END { want = it * 1e-6 / 3600 * ports; exit !(it > 0 && c / want - 1 < 1e-3 && 1 - c / want < 1e-3) }' \
         "$tmp/out" || { echo "FAIL: ${np%:*} nodes: ${np#*:} switch ports' cost:"; cat "$tmp/out"; fail=1; }
 done
+# tokens a GPU on a trace of fewer ranks than GPUs: the shipped 32-rank
+# Llama job on 4 and 8 nodes of 8 H100s trains 32 x 1000 tokens an
+# iteration at both, and pays for 32 and 64 GPUs: a million tokens cost
+# twice as much at 8 (the same until 2026-12-06: 64 x 1000 counted)
+printf 'base: { preset: h100-pcie5-400g, trace: llama3-8b-tp8-pp2-dp2 }\naxes:\n  nodes: [4, 8]\nquestions:\n  cost: { gpu_hour: 1, tokens_per_gpu: 1000 }\n' >"$tmp/plan/idlecost.yaml"
+expect 0 "tokens a GPU with GPUs idle" -- "$gdrlab" sweep --no-wall "$tmp/plan/idlecost.yaml"
+awk '/^nodes=[48] / && NF > 4 { it[$1] = $8; gpus[$1] = $4 } /^nodes=[48] / && NF == 3 { c[$1] = $2; m[$1] = $3 }
+    END { for (p in it) { want = it[p] * 1e-6 / 3600 * gpus[p]; mwant = want / 32000 * 1e6; n++
+              if (c[p] / want - 1 > 1e-3 || 1 - c[p] / want > 1e-3 || m[p] / mwant - 1 > 1e-3 || 1 - m[p] / mwant > 1e-3) exit 1 }
+          exit n != 2 }' "$tmp/out" ||
+    { echo "FAIL: a million tokens of a 32-rank job, by hand its cost / 32000 x 1e6:"; cat "$tmp/out"; fail=1; }
+has "$tmp/out" "^(from nodes=8, the trace's 32 ranks leave GPUs idle: tokens are counted on its ranks, the cost on every GPU)$"
 bad_question "5:49: tokens_per_gpu: give tokens_per_iteration or tokens_per_gpu, not both" \
     "  cost: { gpu_hour: 1, tokens_per_iteration: 5, tokens_per_gpu: 5 }"
 bad_question "5:40: tokens_per_gpu: expected a number above 0, got '0'" \
