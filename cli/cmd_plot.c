@@ -34,7 +34,7 @@ static const char plot_usage[] =
 	"                   question's two axes (the gdr_speedup question)\n"
 	"  --kind nic_speed exposed communication against the NIC axis, a line per\n"
 	"                   series, the share asked for dashed\n"
-	"  --kind breakdown each point's stage busy times, stacked bars\n"
+	"  --kind breakdown each point's stage busy times, bars side by side\n"
 	"  --kind cost      each point's cost an iteration, bars\n"
 	"\n"
 	"or what 'gdrlab run --json' or 'gdrlab compare --json' wrote:\n"

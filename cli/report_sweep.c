@@ -327,7 +327,9 @@ static void breakdown(struct report_page *p, json_t *q)
 
 	fputs("<h2 id=\"breakdown\">Where the bottleneck transfer spends its time</h2>\n", p->f);
 	report_chart(p, CHART_BREAKDOWN, "Each point's stage busy times (us an iteration) on the "
-					 "connections that bound its collectives.");
+					 "connections that bound its collectives, side by side: a "
+					 "pipelined transfer's stages are busy at once, and add up "
+					 "to no time the point took.");
 	failed_note(p->f, p->doc);
 	per_point_table(p->f, p->doc, q, stages, sizeof(stages) / sizeof(stages[0]));
 }

@@ -318,8 +318,10 @@ static void print_breakdown(const struct sweep *sw, FILE *out)
 
 	int w = sweep_label_width(sw, 40);
 
-	fprintf(out, "\nstage busy time of the bottleneck connections, us an iteration\n%-*s", w,
-		"point");
+	/* as gdrlab run's table: a pipelined transfer's stages are busy at
+	 * once, and their columns add up to no time the point took */
+	fprintf(out, "\nstage busy time of the bottleneck connections, us an iteration (stages "
+		     "overlap when pipelined: not a sum)\n%-*s", w, "point");
 	for (int k = 0; k < STAGE_KIND_COUNT; k++)
 		fprintf(out, " %13s", stage_kind_name(k));
 	fputc('\n', out);
