@@ -226,6 +226,27 @@ static void put_tics(FILE *gp, const char *axis, json_t *values)
 	fprintf(gp, ")\n");
 }
 
+/* The heat map's title, with the values of the other axes it holds (the
+ * JSON's "fixed"), where the grid leaves their other values out. */
+static void put_speedup_title(FILE *gp, json_t *fixed)
+{
+	char title[512];
+	const char *axis;
+	size_t at, n = 0;
+	json_t *v;
+
+	at = (size_t)snprintf(title, sizeof(title), "GPUDirect RDMA speedup: iteration time staged / direct");
+	json_object_foreach(fixed, axis, v) {
+		int k = snprintf(title + at, sizeof(title) - at, "%s%s=%s", n++ ? " " : " at ", axis,
+				 json_string_value(v) ? json_string_value(v) : "?");
+
+		if (k < 0 || (size_t)k >= sizeof(title) - at)
+			break;
+		at += (size_t)k;
+	}
+	put_short(gp, title); /* a trace axis's value by its file's name */
+}
+
 #define SPEEDUP_MIN_SPAN 0.1 /* the colour scale's least reach either side of 1 */
 
 /*
@@ -263,7 +284,9 @@ static int write_speedup(FILE *data, FILE *gp, const char *data_path, json_t *q)
 			reach = fmax(reach, fabs(json_number_value(x) - 1));
 		}
 	}
-	fprintf(gp, "set title 'GPUDirect RDMA speedup: iteration time staged / direct'\nset xlabel ");
+	fprintf(gp, "set title ");
+	put_speedup_title(gp, json_object_get(q, "fixed"));
+	fprintf(gp, "\nset xlabel ");
 	put_quoted(gp, json_string_value(json_object_get(q, "columns")));
 	fprintf(gp, "\nset ylabel ");
 	put_quoted(gp, json_string_value(json_object_get(q, "rows")));

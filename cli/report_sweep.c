@@ -221,6 +221,24 @@ static void scaling(struct report_page *p, json_t *q)
 	series_table(p->f, "efficiency", nodes, json_object_get(q, "series"), "efficiency", 1);
 }
 
+/* The values of the plan's other axes that the grid holds (the JSON's
+ * "fixed"), where it leaves some out: the answer is theirs alone. */
+static void speedup_fixed(FILE *f, json_t *q)
+{
+	json_t *fixed = json_object_get(q, "fixed"), *v;
+	const char *axis;
+	size_t n = 0;
+
+	if (!json_object_size(fixed))
+		return;
+	fputs("<p class=\"answer\">", f);
+	json_object_foreach(fixed, axis, v)
+		html_printf(f, "%s%s=%s", n++ ? ", " : "This grid holds only ", axis,
+			    json_string_value(v) ? json_string_value(v) : "?");
+	html_printf(f, ", the plan's first value%s; the others are not in it.", n > 1 ? "s" : "");
+	fputs("</p>\n", f);
+}
+
 /* The grid's extremes: which cell GPUDirect pays most and least in. */
 static void speedup(struct report_page *p, json_t *q)
 {
@@ -252,6 +270,7 @@ static void speedup(struct report_page *p, json_t *q)
 			    json_string_value(json_array_get(cv, hc)));
 		fputs("</p>\n", p->f);
 	}
+	speedup_fixed(p->f, q);
 	report_chart(p, CHART_SPEEDUP, "The staged path's iteration over the direct path's, each cell "
 				       "a pair of the two axes' values.");
 	failed_note(p->f, p->doc);

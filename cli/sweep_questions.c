@@ -224,6 +224,35 @@ static void print_scaling(const struct sweep *sw, FILE *out)
 	}
 }
 
+/*
+ * The heat map's other axes, at their first values (cell): each that has
+ * more than one value, "name=value" into @buf ("" for none), for the
+ * table's header; as an object of axis: value where @o is not NULL, for
+ * the JSON, the chart and the report, which said nothing of the values
+ * the grid leaves out.
+ */
+static void speedup_fixed(const struct sweep *sw, char *buf, size_t len, json_t *o)
+{
+	const struct sweep_questions *q = &sw->questions;
+	int ap = sweep_axis_index(sw, "path");
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (unsigned a = 0; a < sw->naxes; a++) {
+		const struct sweep_axis *ax = &sw->axes[a];
+		int k;
+
+		if ((int)a == q->rows || (int)a == q->columns || (int)a == ap || ax->nvalues < 2)
+			continue;
+		if (o)
+			json_object_set_new(o, ax->name, json_string(ax->values[0]));
+		if (at >= len)
+			continue;
+		k = snprintf(buf + at, len - at, "%s%s=%s", at ? " " : "", ax->name, ax->values[0]);
+		at += k > 0 ? (size_t)k : 0;
+	}
+}
+
 static void print_speedup(const struct sweep *sw, FILE *out)
 {
 	const struct sweep_questions *q = &sw->questions;
@@ -233,6 +262,7 @@ static void print_speedup(const struct sweep *sw, FILE *out)
 	const struct sweep_axis *r = &sw->axes[q->rows], *c = &sw->axes[q->columns];
 	bool never = false, inside = false;
 	int rw = 16, cw = 12;
+	char fixed[512];
 
 	for (unsigned rv = 0; rv < r->nvalues; rv++)
 		if ((int)strlen(r->values[rv]) > rw)
@@ -240,8 +270,11 @@ static void print_speedup(const struct sweep *sw, FILE *out)
 	for (unsigned cv = 0; cv < c->nvalues; cv++)
 		if ((int)strlen(c->values[cv]) > cw)
 			cw = (int)strlen(c->values[cv]);
-	fprintf(out, "\nGPUDirect RDMA speedup, iteration time staged / direct (%s down, %s across%s)\n%-*s",
-		r->name, c->name, sw->naxes > 3 ? "; other axes at their first values" : "", rw, "");
+	speedup_fixed(sw, fixed, sizeof(fixed), NULL);
+	diag_printable(fixed, fixed, sizeof(fixed)); /* one line */
+	fprintf(out, "\nGPUDirect RDMA speedup, iteration time staged / direct (%s down, %s across%s%s)\n%-*s",
+		r->name, c->name, fixed[0] ? "; the other axes at their first values: " : "", fixed,
+		rw, "");
 	for (unsigned cv = 0; cv < c->nvalues; cv++)
 		fprintf(out, " %*s", cw, c->values[cv]);
 	fputc('\n', out);
@@ -505,6 +538,8 @@ static json_t *speedup_json(const struct sweep *sw)
 	unsigned staged = (unsigned)sweep_value_index(&sw->axes[ap], "staged");
 	const struct sweep_axis *r = &sw->axes[q->rows], *c = &sw->axes[q->columns];
 	json_t *rows = json_array(), *cols = json_array(), *it = json_array(), *cm = json_array();
+	json_t *fixed = json_object();
+	char buf[512];
 
 	for (unsigned cv = 0; cv < c->nvalues; cv++)
 		json_array_append_new(cols, json_string(c->values[cv]));
@@ -521,9 +556,10 @@ static json_t *speedup_json(const struct sweep *sw)
 		json_array_append_new(it, a);
 		json_array_append_new(cm, b);
 	}
-	return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o}", "rows", r->name, "columns", c->name,
+	speedup_fixed(sw, buf, sizeof(buf), fixed);
+	return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o}", "rows", r->name, "columns", c->name,
 			 "row_values", rows, "column_values", cols, "iteration", it,
-			 "communication", cm);
+			 "communication", cm, "fixed", fixed);
 }
 
 static json_t *nic_speed_json(const struct sweep *sw)

@@ -67,6 +67,11 @@ for grid in "nodes: [2, 3, 4]:nics.rate" "trace: [$src/tests/data/two-ranks.json
     [ "$want" -gt 0 ] && [ "$got" -eq "$want" ] ||
         { echo "FAIL: heat map of ${grid##*:} by nodes: $got coloured cells, the table's values $want"; fail=1; }
 done
+# a fourth axis: the heat map's title names the value it holds
+sed 's/^axes:$/axes:\n  gpus.link.bandwidth: [20 GB\/s, 4 GB\/s]/' "$tmp/plan.yaml" >"$tmp/fourth.yaml"
+"$gdrlab" sweep --json --no-wall "$tmp/fourth.yaml" >"$tmp/fourth.json" 2>/dev/null
+expect 0 "a heat map of four axes" -- "$gdrlab" plot "$tmp/fourth.json" --kind speedup -o "$tmp/fourth.svg"
+has "$tmp/fourth.svg" "<text>GPUDirect RDMA speedup: iteration time staged / direct at gpus.link.bandwidth=20 GB/s</text>"
 # the other questions: exposed share against the NIC axis (one series),
 # the stages side by side (six), the cost (one)
 printf '{"iteration": 0, "op": "allreduce", "bytes": 67108864, "dtype": "fp32", "compute_us": 10000}\n' \

@@ -120,6 +120,12 @@ has "$tmp/plan.html" "The cheapest iteration: path=direct nics.rate=40 Gbit/s no
 sed 's/  cost: { gpu_hour: 2.5 }/  cost: { gpu_hour: 2.5, tokens_per_gpu: 1000 }/' "$tmp/plan.yaml" >"$tmp/tokens.yaml"
 plan_page 0 "with tokens" tokens
 has "$tmp/tokens.html" "The cheapest million tokens: path=direct nics.rate=40 Gbit/s nodes=2, 0.00934 at 2.5 a GPU-hour."
+# a fourth axis: the heat map holds its first value only, which the page
+# says (it did not until 2026-12-06)
+sed 's/^axes:$/axes:\n  gpus.link.bandwidth: [20 GB\/s, 4 GB\/s]/' "$tmp/plan.yaml" >"$tmp/fourth.yaml"
+plan_page 0 "a fourth axis" fourth
+has "$tmp/fourth.html" "This grid holds only gpus.link.bandwidth=20 GB/s, the plan&#39;s first value; the others are not in it."
+grep -q "This grid holds only" "$tmp/plan.html" && { echo "FAIL: a grid of every point says it holds some"; fail=1; }
 # a ring all-reduce moves 2 (n - 1) / n of its bytes a rank: 1.5x at 4
 # nodes what it does at 2; NIC-bound, the efficiency is 1 / 1.5 < 0.8
 has "$tmp/plan.html" "path=direct nics.rate=20 Gbit/s: below 0.8 from 4 nodes"

@@ -146,6 +146,31 @@ echo "$row" | tr -d '*' | awk '{ e[1] = 1; e[2] = 0.5 / (3 / 4); e[3] = 0.5 / (7
     { echo "FAIL: scaling efficiency: $row, by hand 1, 0.667, 0.571"; fail=1; }
 echo "$row" | grep -q 'below from 4 nodes' || { echo "FAIL: crossing: $row"; fail=1; }
 has "$tmp/out" "GPUDirect RDMA speedup, iteration time staged / direct (fabric.switch_latency down, nodes across)"
+# a fourth axis: the heat map is its first value's, which the table, the
+# JSON ("fixed"), the chart and the report name (the JSON, chart and
+# report said nothing of it until 2026-12-06); each cell is staged over
+# direct of the rows at that value, by awk
+cat >"$tmp/plan/q4axes.yaml" <<EOP
+base: { topology: $src/tests/data/round-numbers.yaml, trace: ar.jsonl, algo: ring, proto: simple }
+axes:
+  gpus.link.bandwidth: [20 GB/s, 4 GB/s]
+  path: [direct, staged]
+  nodes: [2, 4]
+  nics.rate: [40 Gbit/s, 80 Gbit/s]
+questions:
+  gdr_speedup: { rows: nics.rate, columns: nodes }
+EOP
+expect 0 "a heat map of 4 axes" -- "$gdrlab" sweep --no-wall "$tmp/plan/q4axes.yaml"
+has "$tmp/out" "^GPUDirect RDMA speedup, iteration time staged / direct (nics.rate down, nodes across; the other axes at their first values: gpus.link.bandwidth=20 GB/s)$"
+awk '$1 == "gpus.link.bandwidth=20" && NF > 8 { t[$3 " " $4 " " $5] = $13 }
+    /^(40|80) Gbit\/s  / { for (c = 1; c <= 2; c++) { k = "nodes=" (c == 1 ? 2 : 4) " nics.rate=" $1
+        d = t["path=direct " k]; s = t["path=staged " k]; v = $(c + 2); sub(/x$/, "", v)
+        if (!(d > 0 && s > 0) || v - s / d > 0.0005 || s / d - v > 0.0005) bad++; cells++ } }
+    END { exit bad || cells != 4 }' "$tmp/out" ||
+    { echo "FAIL: the heat map's cells are not staged / direct at gpus.link.bandwidth=20 GB/s:"; cat "$tmp/out"; fail=1; }
+expect 0 "its JSON" -- "$gdrlab" sweep --json --no-wall "$tmp/plan/q4axes.yaml"
+tr -d ' \n' <"$tmp/out" | grep -q '"fixed":{"gpus.link.bandwidth":"20GB/s"}' ||
+    { echo "FAIL: the heat map's JSON does not name gpus.link.bandwidth=20 GB/s"; fail=1; }
 # one node of 8 H100s: every call stays on NVLink, GPUDirect RDMA does not
 # apply: "in node", not 1.000x (until 2026-12-06), and out of the JSON
 printf 'base: { preset: h100-pcie5-400g, trace: resnet50-ddp }\naxes:\n  path: [direct, staged]\n  nodes: [1, 2]\n  nics.rate: { values: [400], unit: Gbit/s }\nquestions:\n  gdr_speedup: { rows: nics.rate, columns: nodes }\n' >"$tmp/plan/node1.yaml"
