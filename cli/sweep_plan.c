@@ -30,6 +30,7 @@
 #include "cli.h"
 #include "cmd_gen.h"
 #include "input_file.h"
+#include "units.h"
 #include "nccl_tuning.h"
 #include "sweep.h"
 #include "topology.h"
@@ -526,6 +527,33 @@ static int axis_named(const struct plan_reader *r, const struct sweep *sw, const
 	return yaml_doc_fail_got(&r->y, n, key, "expected one of the plan's axes");
 }
 
+/*
+ * nic_speed's axis, where its values are all speeds, must run from the
+ * slowest to the fastest: the answer is the first value at which the
+ * communication hides, which in another order is not the slowest that
+ * hides it (nics.rate [80, 20, 40, 60] Gbit/s answered 80 where 60 did).
+ * Other values (node counts, files) are taken in the plan's order.
+ */
+static int nic_axis_ascending(const struct plan_reader *r, const yaml_node_t *n,
+			      const struct sweep_axis *ax)
+{
+	double prev = 0, x;
+	const char *why;
+
+	for (unsigned v = 0; v < ax->nvalues; v++)
+		if (units_parse_bandwidth(ax->values[v], &x, &why))
+			return 0; /* not speeds: no order to hold it to */
+	for (unsigned v = 0; v < ax->nvalues; v++, prev = x) {
+		units_parse_bandwidth(ax->values[v], &x, &why);
+		if (v && !(x > prev))
+			return yaml_doc_fail(&r->y, n, "axis",
+					     "%s's values must go from the slowest to the fastest, "
+					     "the answer being the first that hides the communication: "
+					     "'%s' after '%s'", ax->name, ax->values[v], ax->values[v - 1]);
+	}
+	return 0;
+}
+
 /* Whether axis @name has @value among its values. */
 static bool axis_has(const struct sweep *sw, const char *name, const char *value)
 {
@@ -618,6 +646,8 @@ static int read_questions(struct plan_reader *r, yaml_node_t *n, struct sweep *s
 		err = yaml_doc_read_map(&r->y, f[2].val, "nic_speed", ns, 2, g);
 		if (!err)
 			err = axis_named(r, sw, g[0].val, "axis", &q->nic_axis);
+		if (!err)
+			err = nic_axis_ascending(r, g[0].val, &sw->axes[q->nic_axis]);
 		if (!err)
 			err = yaml_doc_read_decimal(&r->y, g[1].val, "exposed_share", "a number",
 						    &q->exposed_share);
