@@ -326,7 +326,8 @@ static void print_nic_speed(const struct sweep *sw, FILE *out)
 
 	int w = series_width(sw, a, 40);
 
-	fprintf(out, "\nthe first %s at which exposed communication is at most %.1f%% of the iteration\n",
+	/* %.3g, as the report: 0.0004 was "at most 0.0%" */
+	fprintf(out, "\nthe first %s at which exposed communication is at most %.3g%% of the iteration\n",
 		sw->axes[a].name, 100 * sw->questions.exposed_share);
 	for (size_t i = 0; i < sw->n; i++) {
 		double share = 0;

@@ -232,6 +232,10 @@ awk -v r="$nic_read" -v c="$cost" 'BEGIN { S = 67108864
 # too; refused, as the docs ask it ascending
 sed 's/values: \[20, 40, 60, 80\]/values: [80, 20, 40, 60]/' "$tmp/plan/q2.yaml" >"$tmp/plan/q2order.yaml"
 bad_usage_of sweep "the NIC axis out of order" "$tmp/plan/q2order.yaml:5:22: axis: nics.rate's values must go from the slowest to the fastest, the answer being the first that hides the communication: '20 Gbit/s' after '80 Gbit/s'" -- "$tmp/plan/q2order.yaml"
+# a share under 0.05%: the header said "at most 0.0%" (the report 0.04%)
+sed 's/exposed_share: 0 }/exposed_share: 0.0004 }/' "$tmp/plan/q2.yaml" >"$tmp/plan/q2small.yaml"
+expect 0 "a share under 0.05%" -- "$gdrlab" sweep "$tmp/plan/q2small.yaml"
+has "$tmp/out" "^the first nics.rate at which exposed communication is at most 0.04% of the iteration$"
 bad_question() { # bad_question MESSAGE QUESTION-LINE: at line 5 of the plan
     printf 'base: { topology: %s, trace: %s }\naxes:\n  path: [direct, staged]\nquestions:\n%s\n' \
         "$src/tests/data/round-numbers.yaml" "$tmp/plan/ar.jsonl" "$2" >"$tmp/plan/bq.yaml"
