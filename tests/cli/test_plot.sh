@@ -93,6 +93,21 @@ for kind in nic_speed:1 breakdown:6 cost:1; do
     [ "$n" -eq "${kind#*:}" ] || { echo "FAIL: ${kind%:*} chart has $n series, want ${kind#*:}"; fail=1; }
 done
 has "$tmp/breakdown.svg" "nic_read"
+# costs a few parts in 10,000 apart (a switch's latency of 1 or 5 us on
+# a 27 ms iteration): bars from 0, as bars are read; an automatic range
+# from the smallest drew the difference as most of the bar
+cat >"$tmp/near.yaml" <<EOP
+base: { topology: $src/tests/data/round-numbers.yaml, trace: ar64.jsonl, algo: ring, proto: simple, nodes: 4 }
+axes:
+  nics.rate: [20 Gbit/s]
+  fabric.switch_latency: [1 us, 5 us]
+questions:
+  cost: { gpu_hour: 2.5 }
+EOP
+"$gdrlab" sweep --json --no-wall "$tmp/near.yaml" >"$tmp/near.json" 2>/dev/null
+expect 0 "costs close together" -- "$gdrlab" plot "$tmp/near.json" --kind cost -o "$tmp/near.svg"
+low=$(grep -o '<text>[-0-9.e]*</text>' "$tmp/near.svg" | sed 's/<[^>]*>//g' | sort -g | head -1)
+[ "$low" = 0 ] || { echo "FAIL: the cost bars start at $low, not 0"; fail=1; }
 # the stages side by side, not stacked: a pipelined transfer's nic_read,
 # wire and nic_write are each busy the whole 26.8 ms at 20 Gbit/s (the
 # table's largest), and the chart's top is that, not their 80 ms sum
