@@ -388,7 +388,10 @@ static void cost(struct report_page *p, json_t *q)
 				    port > 0 ? ", its switch ports'" : "");
 		fputs(".</p>\n", p->f);
 	}
-	report_chart(p, CHART_COST, "Each point's iteration at its GPUs' (and NICs' and switch ports') hourly price.");
+	report_chart(p, CHART_COST, tokens ? "Each point's cost a million tokens: its iterations at "
+					     "its GPUs' (and NICs' and switch ports') hourly price." :
+					     "Each point's iteration at its GPUs' (and NICs' and switch "
+					     "ports') hourly price.");
 	failed_note(p->f, p->doc);
 	per_point_table(p->f, p->doc, q, keys, json_object_get(json_array_get(q, 0), keys[1]) ? 2 : 1);
 }

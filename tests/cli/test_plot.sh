@@ -108,6 +108,19 @@ EOP
 expect 0 "costs close together" -- "$gdrlab" plot "$tmp/near.json" --kind cost -o "$tmp/near.svg"
 low=$(grep -o '<text>[-0-9.e]*</text>' "$tmp/near.svg" | sed 's/<[^>]*>//g' | sort -g | head -1)
 [ "$low" = 0 ] || { echo "FAIL: the cost bars start at $low, not 0"; fail=1; }
+# tokens given: the bars are a million tokens' cost, the answer the table
+# and the report lead with, not an iteration's (4 nodes' iteration costs
+# twice 2 nodes' and trains twice the tokens: its bar stood twice as high)
+sed 's/nodes: 4 }/nodes: 2 }/; s/fabric.switch_latency: \[1 us, 5 us\]/nodes: [2, 4]/; s/cost: { gpu_hour: 2.5 }/cost: { gpu_hour: 2.5, tokens_per_gpu: 1000 }/' \
+    "$tmp/near.yaml" >"$tmp/pertoken.yaml"
+"$gdrlab" sweep --no-wall "$tmp/pertoken.yaml" >"$tmp/pertoken.txt" 2>/dev/null
+"$gdrlab" sweep --json --no-wall "$tmp/pertoken.yaml" >"$tmp/pertoken.json" 2>/dev/null
+expect 0 "cost a million tokens" -- "$gdrlab" plot "$tmp/pertoken.json" --kind cost -o "$tmp/pertoken.svg"
+has "$tmp/pertoken.svg" "<text>Cost of a million tokens</text>"
+most=$(sed -n '/^cost at/,$p' "$tmp/pertoken.txt" | awk '$1 ~ /^nics.rate=/ && NF == 5 && $5 + 0 > m { m = $5 + 0 } END { print m + 0 }')
+top=$(grep -o '<text>[-0-9.e]*</text>' "$tmp/pertoken.svg" | sed 's/<[^>]*>//g' | sort -g | tail -1)
+awk -v m="$most" -v t="$top" 'BEGIN { exit !(m > 0 && t >= m && t < 2 * m) }' ||
+    { echo "FAIL: the cost chart's top $top, the largest cost a million tokens $most"; fail=1; }
 # the stages side by side, not stacked: a pipelined transfer's nic_read,
 # wire and nic_write are each busy the whole 26.8 ms at 20 Gbit/s (the
 # table's largest), and the chart's top is that, not their 80 ms sum
