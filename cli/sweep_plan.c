@@ -554,6 +554,25 @@ static int nic_axis_ascending(const struct plan_reader *r, const yaml_node_t *n,
 	return 0;
 }
 
+/*
+ * scaling's nodes axis must run from the fewest nodes to the most: each
+ * efficiency is against the first node count, and the verdict is where it
+ * first falls below the threshold going up ([8, 4, 2] measured 2 and 4
+ * against 8, 1.749 and 1.167, "never below", where 8 against 2 is 0.571).
+ * Its values are whole numbers (set_key checked each, check_values).
+ */
+static int nodes_axis_ascending(const struct plan_reader *r, const yaml_node_t *n,
+				const struct sweep_axis *ax)
+{
+	for (unsigned v = 1; v < ax->nvalues; v++)
+		if (!(strtoul(ax->values[v], NULL, 10) > strtoul(ax->values[v - 1], NULL, 10)))
+			return yaml_doc_fail(&r->y, n, "scaling",
+					     "the nodes axis must go from the fewest nodes to the most, "
+					     "the efficiency being against the first: '%s' after '%s'",
+					     ax->values[v], ax->values[v - 1]);
+	return 0;
+}
+
 /* Whether axis @name has @value among its values. */
 static bool axis_has(const struct sweep *sw, const char *name, const char *value)
 {
@@ -622,6 +641,8 @@ static int read_questions(struct plan_reader *r, yaml_node_t *n, struct sweep *s
 			err = yaml_doc_fail_got(&r->y, g[0].val, "threshold", "expected an efficiency in (0, 1]");
 		if (!err && sweep_axis_index(sw, "nodes") < 0)
 			err = yaml_doc_fail(&r->y, f[0].key, "scaling", "needs a nodes axis");
+		if (!err)
+			err = nodes_axis_ascending(r, f[0].key, &sw->axes[sweep_axis_index(sw, "nodes")]);
 		q->scaling = !err;
 	}
 	if (!err && f[1].val) {

@@ -186,6 +186,10 @@ expect 0 "a fixed job on more nodes" -- "$gdrlab" sweep "$tmp/plan/idle.yaml"
 has "$tmp/out" "^  from 8 nodes the trace's 32 ranks leave GPUs idle: not its job scaled$"
 grep -q "leave GPUs idle" <(grep -v "^  from 8" "$tmp/out") && { echo "FAIL: idle said twice"; fail=1; }
 grep -q "leave GPUs idle" <("$gdrlab" sweep "$tmp/plan/q.yaml") && { echo "FAIL: q.yaml's world calls said idle"; fail=1; }
+# node counts from the most to the fewest: 2 and 4 measured against 8
+# read 1.749 and 1.167, "never below", where 8 against 2 is 0.571; refused
+sed 's/nodes: \[2, 4, 8\]/nodes: [8, 4, 2]/' "$tmp/plan/q.yaml" >"$tmp/plan/qdown.yaml"
+bad_usage_of sweep "scaling down" "$tmp/plan/qdown.yaml:7:3: scaling: the nodes axis must go from the fewest nodes to the most, the efficiency being against the first: '4' after '8'" -- "$tmp/plan/qdown.yaml"
 expect 0 "questions in JSON" -- "$gdrlab" sweep --json "$tmp/plan/q.yaml"
 json_ok "$tmp/out"
 has "$tmp/out" '"below_from": "4"'
