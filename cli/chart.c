@@ -308,42 +308,60 @@ static int write_speedup(FILE *data, FILE *gp, const char *data_path, json_t *q)
  * share asked for dashed. */
 static int write_nic_speed(FILE *data, FILE *gp, const char *data_path, json_t *q)
 {
-	json_t *values = json_object_get(q, "values"), *series = json_object_get(q, "series"), *s;
+	json_t *values = json_object_get(q, "values"), *series = json_object_get(q, "series"), *s, *e;
 	double share = json_number_value(json_object_get(q, "exposed_share"));
-	double lo = INFINITY, hi = 0;
-	size_t i, k, drawn = 0;
+	double lo = INFINITY, hi = 0, bottom = 0;
+	size_t i, k, drawn = 0, zeros = 0;
+	bool log;
 
 	if (!json_is_array(values) || !json_is_array(series) || !json_array_size(series) ||
 	    !json_is_string(json_object_get(q, "axis")))
 		return -EINVAL;
 	json_array_foreach(series, i, s) {
-		json_t *ex = json_object_get(s, "exposed"), *e;
+		json_t *ex = json_object_get(s, "exposed");
 
 		if (!json_is_array(ex) || !json_is_string(json_object_get(s, "series")))
 			return -EINVAL;
 		json_array_foreach(ex, k, e) {
 			double v = 100 * json_number_value(e);
 
-			/* gnuplot's undefined value, as for scaling: an empty
-			 * block would give the next series' line this title */
-			if (!json_is_number(e)) {
-				fprintf(data, "%zu NaN\n", k);
+			if (!json_is_number(e))
 				continue;
-			}
-			fprintf(data, "%zu %.6f\n", k, v);
 			drawn++;
+			zeros += !(v > 0);
 			lo = v > 0 && v < lo ? v : lo;
 			hi = v > hi ? v : hi;
 		}
-		fprintf(data, "\n\n");
 	}
 	if (!drawn)
 		return -ENODATA; /* gnuplot draws no plot of undefined values */
 	/* shares over decades (a slow NIC's 20%, a fast one's 0.1%): log
 	 * scale, or the small ones, where the question is, lie on the axis;
-	 * not when 0 is asked for, which a log scale cannot show */
-	if (share > 0 && hi > 20 * lo)
+	 * not when 0 is asked for, which a log scale cannot show. A share of
+	 * 0 (all of it hidden: often the answer) stands at the axis's
+	 * bottom, a decade under the least share and the one asked for,
+	 * labelled 0: gnuplot dropped it, and the line stopped above the
+	 * dashed share as if no value hid the communication */
+	log = share > 0 && hi > 20 * lo;
+	if (log)
+		bottom = pow(10, floor(log10(fmin(lo, 100 * share)))) / 10;
+	json_array_foreach(series, i, s) {
+		json_array_foreach(json_object_get(s, "exposed"), k, e) {
+			double v = 100 * json_number_value(e);
+
+			/* gnuplot's undefined value, as for scaling: an empty
+			 * block would give the next series' line this title */
+			if (!json_is_number(e))
+				fprintf(data, "%zu NaN\n", k);
+			else
+				fprintf(data, "%zu %.6g\n", k, log && !(v > 0) ? bottom : v);
+		}
+		fprintf(data, "\n\n");
+	}
+	if (log)
 		fprintf(gp, "set logscale y 10\n");
+	if (log && zeros)
+		fprintf(gp, "set yrange [%g:*]\nset ytics add ('0' %g)\n", bottom, bottom);
 	fprintf(gp, "set title 'Exposed communication, share of the iteration'\nset xlabel ");
 	put_quoted(gp, json_string_value(json_object_get(q, "axis")));
 	fprintf(gp, "\nset ylabel 'exposed (%%)'\nset key outside right\nset grid\n"

@@ -131,6 +131,27 @@ awk -v m="$most" -v t="$top" 'BEGIN { exit !(m > 0 && t >= m && t < 2 * m) }' ||
     { echo "FAIL: the breakdown chart's top tic $top, its largest stage $most: stacked?"; fail=1; }
 has "$tmp/plan2.txt" "^stage busy time of the bottleneck connections, us an iteration (stages overlap when pipelined: not a sum)$"
 
+# shares over decades on a log scale, the last 0: 62.8% at 20 Gbit/s,
+# 0.6% at 53.5 (a 10 ms compute over 10.06 ms of all-reduce), all of it
+# hidden at 60, the table's answer. Each point has its mark, the key one
+# more; the 0 stands at the axis's bottom, labelled 0 (gnuplot dropped
+# it: the line stopped at 0.6%, above the 0.2% asked, as if none hid it)
+cat >"$tmp/zero.yaml" <<EOP
+base: { topology: $src/tests/data/round-numbers.yaml, trace: ar64.jsonl, algo: ring, proto: simple, path: direct }
+axes:
+  nics.rate: { values: [20, 53.5, 60], unit: Gbit/s }
+questions:
+  nic_speed: { axis: nics.rate, exposed_share: 0.002 }
+EOP
+"$gdrlab" sweep --no-wall "$tmp/zero.yaml" >"$tmp/zero.txt" 2>/dev/null
+has "$tmp/zero.txt" "^all  *60 Gbit/s (exposed 0.00%)$"
+"$gdrlab" sweep --json --no-wall "$tmp/zero.yaml" >"$tmp/zero.json" 2>/dev/null
+expect 0 "a share of 0 among decades" -- "$gdrlab" plot "$tmp/zero.json" --kind nic_speed -o "$tmp/zero.svg"
+want=$(( $(grep -c '^nics.rate=.*round-numbers' "$tmp/zero.txt") + 1 ))
+got=$(grep -o "<use xlink:href='#gpPt0' transform='translate(" "$tmp/zero.svg" | wc -l)
+[ "$got" -eq "$want" ] || { echo "FAIL: $got marks, want $want (one a point, one the key's): a share of 0 dropped?"; fail=1; }
+has "$tmp/zero.svg" "<text>0</text>"
+
 # only the first node count fails: the points at 2 and 4 ran, but no
 # efficiency has a reference
 expect 1 "a plan whose first node count fails" -- "$gdrlab" sweep --json --no-wall \
