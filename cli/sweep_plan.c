@@ -617,6 +617,16 @@ static int read_cost(struct plan_reader *r, yaml_node_t *n, struct sweep_questio
 	if (!err && g[3].val && g[4].val)
 		err = yaml_doc_fail(&r->y, g[4].key, "tokens_per_gpu",
 				    "give tokens_per_iteration or tokens_per_gpu, not both");
+	/* a generated job's tokens are its own (sweep_run.c generate), and a
+	 * number of the plan's stood in for them unsaid: tokens_per_gpu
+	 * counted on every rank of a tensor- and pipeline-parallel job,
+	 * whose tp x pp ranks share a batch */
+	for (size_t i = 3; i < 5 && !err; i++)
+		if (g[i].val && r->base.gen[0])
+			err = yaml_doc_fail(&r->y, g[i].key, co[i].key,
+					    "the plan's generator makes the job and counts its tokens "
+					    "an iteration (dp x micro-batches x micro-batch size x "
+					    "sequence): leave it out, or set them by gen's options");
 	q->cost = !err;
 	return err;
 }

@@ -395,6 +395,14 @@ for row in "2 2 250" "4 4 125"; do
     awk -v dp="$dp" -v per="$per" '$1 == "gen.dp=" dp && NF == 3 { found = 1; r = $3 / $2; exit !(r / per - 1 < 1e-3 && 1 - r / per < 1e-3) }
         END { exit !found }' "$tmp/out" || { echo "FAIL: gen.dp=$dp: a million tokens not $per iterations' cost"; fail=1; }
 done
+# the plan's own tokens on a generator's job: refused, the generator
+# counts them (they stood in for its count unsaid: on a tp 8 x pp 2 Llama
+# 3 8B job of 4 micro-batches of 8192 tokens, 32768, tokens_per_gpu 4096
+# counted 4096 x 16 ranks, and a million tokens cost half what they do)
+for t in "tokens_per_gpu: 4096:24" "tokens_per_iteration: 5:24"; do
+    sed "s/cost: { gpu_hour: 1 }/cost: { gpu_hour: 1, ${t%:*} }/" "$tmp/plan/gen.yaml" >"$tmp/plan/gentok.yaml"
+    bad_usage_of sweep "${t%%:*} on a generator's job" "$tmp/plan/gentok.yaml:5:${t##*:}: ${t%%:*}: the plan's generator makes the job and counts its tokens an iteration (dp x micro-batches x micro-batch size x sequence): leave it out" -- "$tmp/plan/gentok.yaml"
+done
 expect 0 "its JSON" -- "$gdrlab" sweep --json --no-wall "$tmp/plan/gen.yaml"
 has "$tmp/out" '"gen": "gdrlab gen llm --model llama3-8b --micro-batches 2 --seq 1000 --dp 2"'
 bad_gen() { # bad_gen MESSAGE BASE-GEN AXIS-LINE
