@@ -291,6 +291,29 @@ static void speedup(struct report_page *p, json_t *q)
 	fputs("</table>\n", p->f);
 }
 
+/* The index of @s among @values, or the array's size. */
+static size_t value_index(json_t *values, const char *s)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(values, i, v)
+		if (s && json_string_value(v) && !strcmp(json_string_value(v), s))
+			return i;
+	return json_array_size(values);
+}
+
+/* Series @s's first failed value before its answer (every one where it
+ * has none), or NULL: the communication may hide there too. */
+static const char *nic_failed_before(json_t *q, json_t *s)
+{
+	json_t *values = json_object_get(q, "values");
+	const char *f = json_string_value(json_array_get(json_object_get(s, "failed"), 0));
+	const char *v = json_string_value(json_object_get(s, "value"));
+
+	return f && value_index(values, f) < value_index(values, v) ? f : NULL;
+}
+
 static void nic_speed(struct report_page *p, json_t *q)
 {
 	double share = json_number_value(json_object_get(q, "exposed_share"));
@@ -300,6 +323,7 @@ static void nic_speed(struct report_page *p, json_t *q)
 	fputs("<h2 id=\"nic-speed\">NIC speed</h2>\n<ul class=\"answer\">\n", p->f);
 	json_array_foreach(json_object_get(q, "series"), i, s) {
 		const char *v = json_string_value(json_object_get(s, "value"));
+		const char *failed = nic_failed_before(q, s);
 
 		fputs("<li>", p->f);
 		if (v)
@@ -308,6 +332,9 @@ static void nic_speed(struct report_page *p, json_t *q)
 		else
 			html_printf(p->f, "%s: above %.3g%% at every %s swept", str(s, "series"),
 				    100 * share, str(q, "axis"));
+		if (failed)
+			html_printf(p->f, v ? ", or from %s, whose point failed" :
+					      " where its points ran (%s failed)", failed);
 		fputs("</li>\n", p->f);
 	}
 	fputs("</ul>\n", p->f);

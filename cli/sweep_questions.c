@@ -319,6 +319,21 @@ static int nic_first(const struct sweep *sw, size_t i, double *share)
 	return -1;
 }
 
+/*
+ * Series @i's first failed value of the NIC axis before @v (all of them
+ * where @v < 0), or -1: the communication may hide there, which the
+ * answer cannot say ("the first value" was a later one, unsaid).
+ */
+static int nic_failed_before(const struct sweep *sw, size_t i, int v)
+{
+	unsigned a = (unsigned)sw->questions.nic_axis;
+
+	for (unsigned k = 0; k < (v < 0 ? sw->axes[a].nvalues : (unsigned)v); k++)
+		if (sw->rows[with_value(sw, i, a, k)].err)
+			return (int)k;
+	return -1;
+}
+
 static void print_nic_speed(const struct sweep *sw, FILE *out)
 {
 	unsigned a = (unsigned)sw->questions.nic_axis;
@@ -331,15 +346,20 @@ static void print_nic_speed(const struct sweep *sw, FILE *out)
 		sw->axes[a].name, 100 * sw->questions.exposed_share);
 	for (size_t i = 0; i < sw->n; i++) {
 		double share = 0;
-		int v;
+		int v, failed;
 
 		if (sw->pts[i].axis_value[a])
 			continue;
 		series_label(sw, i, (int)a, -1, label, sizeof(label));
 		diag_printable(label, label, sizeof(label)); /* one row a point */
 		v = nic_first(sw, i, &share);
+		failed = nic_failed_before(sw, i, v);
 		if (v < 0)
-			fprintf(out, "%-*s none of its values\n", w, label);
+			fprintf(out, "%-*s none of its values%s\n", w, label,
+				failed >= 0 ? " where it ran" : "");
+		else if (failed >= 0)
+			fprintf(out, "%-*s %s (exposed %.2f%%), or %s, whose point failed\n", w, label,
+				sw->axes[a].values[v], 100 * share, sw->axes[a].values[failed]);
 		else
 			fprintf(out, "%-*s %s (exposed %.2f%%)\n", w, label, sw->axes[a].values[v],
 				100 * share);
@@ -571,15 +591,13 @@ static json_t *nic_speed_json(const struct sweep *sw)
 
 	for (size_t i = 0; i < sw->n; i++) {
 		double share = 0;
-		json_t *each;
+		json_t *each, *failed;
 		int v;
 
 		if (sw->pts[i].axis_value[a])
 			continue;
 		each = json_array();
-
-		if (sw->pts[i].axis_value[a])
-			continue;
+		failed = json_array();
 		series_label(sw, i, (int)a, -1, label, sizeof(label));
 		v = nic_first(sw, i, &share);
 		/* the share at every value of the axis, for the chart */
@@ -588,10 +606,15 @@ static json_t *nic_speed_json(const struct sweep *sw)
 
 			json_array_append_new(each, r->err || !(r->iteration_us > 0) ? json_null() :
 						    json_real(r->exposed_us / r->iteration_us));
+			/* a null share's reason, and what the answer cannot
+			 * rule out before its value */
+			if (r->err)
+				json_array_append_new(failed, json_string(sw->axes[a].values[k]));
 		}
-		json_array_append_new(series, json_pack("{s:s,s:o,s:o,s:o}", "series", label, "value",
+		json_array_append_new(series, json_pack("{s:s,s:o,s:o,s:o,s:o}", "series", label, "value",
 			v < 0 ? json_null() : json_string(sw->axes[a].values[v]),
-			"exposed_share", v < 0 ? json_null() : json_real(share), "exposed", each));
+			"exposed_share", v < 0 ? json_null() : json_real(share), "exposed", each,
+			"failed", failed));
 	}
 	{
 		json_t *values = json_array();

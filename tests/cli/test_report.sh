@@ -132,6 +132,14 @@ sed 's/^axes:$/axes:\n  gpus.link.bandwidth: [20 GB\/s, 4 GB\/s]/' "$tmp/plan.ya
 plan_page 0 "a fourth axis" fourth
 has "$tmp/fourth.html" "This grid holds only gpus.link.bandwidth=20 GB/s, the plan&#39;s first value; the others are not in it."
 grep -q "This grid holds only" "$tmp/plan.html" && { echo "FAIL: a grid of every point says it holds some"; fail=1; }
+# a NIC-speed value before the answer failed: the page says it may hide
+# there too (it said "from 2" alone)
+printf '{"iteration": 0, "op": "allreduce", "bytes": 1048576, "dtype": "fp32", "group": [0, 1], "compute_us": 1000}\n' \
+    >"$tmp/pair.jsonl"
+printf 'base: { topology: %s, trace: pair.jsonl }\naxes:\n  nodes: [1, 2, 4]\nquestions:\n  nic_speed: { axis: nodes, exposed_share: 0.5 }\n' \
+    "$src/tests/data/round-numbers.yaml" >"$tmp/nicfail.yaml"
+plan_page 1 "a NIC-speed value that failed" nicfail
+has "$tmp/nicfail.html" "<li>all: exposed communication at most 50% of the iteration from 2, or from 1, whose point failed</li>"
 # a ring all-reduce moves 2 (n - 1) / n of its bytes a rank: 1.5x at 4
 # nodes what it does at 2; NIC-bound, the efficiency is 1 / 1.5 < 0.8
 has "$tmp/plan.html" "path=direct nics.rate=20 Gbit/s: below 0.8 from 4 nodes"

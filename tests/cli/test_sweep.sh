@@ -236,6 +236,28 @@ awk -v r="$nic_read" -v c="$cost" 'BEGIN { S = 67108864
 # too; refused, as the docs ask it ascending
 sed 's/values: \[20, 40, 60, 80\]/values: [80, 20, 40, 60]/' "$tmp/plan/q2.yaml" >"$tmp/plan/q2order.yaml"
 bad_usage_of sweep "the NIC axis out of order" "$tmp/plan/q2order.yaml:5:22: axis: nics.rate's values must go from the slowest to the fastest, the answer being the first that hides the communication: '20 Gbit/s' after '80 Gbit/s'" -- "$tmp/plan/q2order.yaml"
+# a value before the answer failed (ranks 0 and 1 on 1 node of one GPU):
+# the communication may hide there too, which the answer says (it named
+# 2 as the first, unsaid); where none hid it, "where it ran"
+printf '{"iteration": 0, "op": "allreduce", "bytes": 1048576, "dtype": "fp32", "group": [0, 1], "compute_us": 1000}\n' \
+    >"$tmp/plan/pair.jsonl"
+cat >"$tmp/plan/nicfail.yaml" <<EOP
+base: { topology: $src/tests/data/round-numbers.yaml, trace: pair.jsonl }
+axes:
+  nics.rate: [100 Gbit/s]
+  nodes: [1, 2, 4]
+questions:
+  nic_speed: { axis: nodes, exposed_share: 0.5 }
+EOP
+expect 1 "a NIC-speed value before the answer failed" -- "$gdrlab" sweep --no-wall "$tmp/plan/nicfail.yaml"
+has "$tmp/out" "^nics.rate=100 Gbit/s  *2 (exposed 0.00%), or 1, whose point failed$"
+expect 1 "its JSON" -- "$gdrlab" sweep --json --no-wall "$tmp/plan/nicfail.yaml"
+tr -d ' \n' <"$tmp/out" | grep -q '"value":"2","exposed_share":0.0,"exposed":\[null,0.0,0.0\],"failed":\["1"\]' ||
+    { echo "FAIL: the NIC-speed JSON does not name the failed value:"; cat "$tmp/out"; fail=1; }
+sed 's/"compute_us": 1000/"compute_us": 0/' "$tmp/plan/pair.jsonl" >"$tmp/plan/pair0.jsonl"
+sed 's/pair.jsonl/pair0.jsonl/' "$tmp/plan/nicfail.yaml" >"$tmp/plan/nicnone.yaml"
+expect 1 "no value hides it where it ran" -- "$gdrlab" sweep --no-wall "$tmp/plan/nicnone.yaml"
+has "$tmp/out" "^nics.rate=100 Gbit/s  *none of its values where it ran$"
 # a share under 0.05%: the header said "at most 0.0%" (the report 0.04%)
 sed 's/exposed_share: 0 }/exposed_share: 0.0004 }/' "$tmp/plan/q2.yaml" >"$tmp/plan/q2small.yaml"
 expect 0 "a share under 0.05%" -- "$gdrlab" sweep "$tmp/plan/q2small.yaml"
