@@ -211,6 +211,10 @@ static void scaling(struct report_page *p, json_t *q)
 			html_printf(p->f, "%s: at or above %.3g through %s nodes%s", str(s, "series"), t,
 				    json_string_value(json_array_get(nodes, last)),
 				    failed ? " (where its points ran)" : "");
+		if (json_is_string(json_object_get(s, "idle_from")))
+			html_printf(p->f, "; from %s nodes the trace's %lld ranks leave GPUs idle: "
+					  "not its job scaled", str(s, "idle_from"),
+				    json_integer_value(json_object_get(s, "trace_ranks")));
 		fputs("</li>\n", p->f);
 	}
 	fputs("</ul>\n", p->f);

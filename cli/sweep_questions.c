@@ -158,6 +158,19 @@ static unsigned failed_points(const struct sweep *sw, size_t i, unsigned an)
 	return n;
 }
 
+/* Series @i's first node count (along axis @an) whose trace leaves GPUs
+ * idle, a trace of fewer ranks than the point's GPUs, or -1. */
+static int idle_from(const struct sweep *sw, size_t i, unsigned an)
+{
+	for (unsigned v = 0; v < sw->axes[an].nvalues; v++) {
+		const struct row *r = &sw->rows[with_value(sw, i, an, v)];
+
+		if (!r->err && r->ranks_used)
+			return (int)v;
+	}
+	return -1;
+}
+
 /* After series @i's efficiencies: where it first falls below the
  * threshold, or why it cannot say. */
 static void print_scaling_verdict(const struct sweep *sw, FILE *out, size_t i, unsigned an,
@@ -165,6 +178,7 @@ static void print_scaling_verdict(const struct sweep *sw, FILE *out, size_t i, u
 {
 	const struct sweep_axis *ax = &sw->axes[an];
 	unsigned failed = failed_points(sw, i, an);
+	int idle = idle_from(sw, i, an);
 
 	if (below)
 		fprintf(out, "  below from %s nodes\n", below);
@@ -177,15 +191,9 @@ static void print_scaling_verdict(const struct sweep *sw, FILE *out, size_t i, u
 	else
 		fprintf(out, "  never below%s\n", failed ? " where it ran" : "");
 	/* a trace of fixed ranks on more nodes: the rest do nothing */
-	for (unsigned v = 0; v < ax->nvalues; v++) {
-		const struct row *r = &sw->rows[with_value(sw, i, an, v)];
-
-		if (!r->err && r->ranks_used) {
-			fprintf(out, "  from %s nodes the trace's %u ranks leave GPUs idle: "
-				     "not its job scaled\n", ax->values[v], r->ranks_used);
-			break;
-		}
-	}
+	if (idle >= 0)
+		fprintf(out, "  from %s nodes the trace's %u ranks leave GPUs idle: not its job scaled\n",
+			ax->values[idle], sw->rows[with_value(sw, i, an, (unsigned)idle)].ranks_used);
 }
 
 static void print_scaling(const struct sweep *sw, FILE *out)
@@ -525,6 +533,7 @@ static json_t *scaling_json(const struct sweep *sw)
 		json_array_append_new(nodes, json_string(ax->values[v]));
 	for (size_t i = 0; i < sw->n; i++) {
 		json_t *eff, *failed, *below = json_null();
+		int idle;
 
 		if (sw->pts[i].axis_value[an])
 			continue;
@@ -541,9 +550,15 @@ static json_t *scaling_json(const struct sweep *sw)
 			if (sw->rows[with_value(sw, i, an, v)].err)
 				json_array_append_new(failed, json_string(ax->values[v]));
 		}
-		json_array_append_new(series, json_pack("{s:s,s:o,s:o,s:o}", "series", label,
+		idle = idle_from(sw, i, an);
+		/* where the trace's ranks leave GPUs idle: not its job scaled,
+		 * which the table said and the report did not */
+		json_array_append_new(series, json_pack("{s:s,s:o,s:o,s:o,s:o,s:o}", "series", label,
 							"efficiency", eff, "below_from", below,
-							"failed", failed));
+							"failed", failed, "idle_from",
+							idle < 0 ? json_null() : json_string(ax->values[idle]),
+							"trace_ranks", idle < 0 ? json_null() :
+							json_integer(sw->rows[with_value(sw, i, an, (unsigned)idle)].ranks_used)));
 	}
 	json_object_set_new(o, "threshold", json_real(sw->questions.threshold));
 	json_object_set_new(o, "nodes", nodes);

@@ -132,6 +132,13 @@ sed 's/^axes:$/axes:\n  gpus.link.bandwidth: [20 GB\/s, 4 GB\/s]/' "$tmp/plan.ya
 plan_page 0 "a fourth axis" fourth
 has "$tmp/fourth.html" "This grid holds only gpus.link.bandwidth=20 GB/s, the plan&#39;s first value; the others are not in it."
 grep -q "This grid holds only" "$tmp/plan.html" && { echo "FAIL: a grid of every point says it holds some"; fail=1; }
+# the shipped 32-rank Llama job on 4 and 8 nodes of 8 H100s: its
+# efficiency at 8 is not the job scaled, as the table says (the page
+# said "at or above 0.8 through 8 nodes" alone)
+printf 'base: { preset: h100-pcie5-400g, trace: llama3-8b-tp8-pp2-dp2 }\naxes:\n  nodes: [4, 8]\nquestions:\n  scaling: { threshold: 0.8 }\n' \
+    >"$tmp/idle.yaml"
+plan_page 0 "a fixed job on more nodes" idle
+has "$tmp/idle.html" "<li>all: at or above 0.8 through 8 nodes; from 8 nodes the trace&#39;s 32 ranks leave GPUs idle: not its job scaled</li>"
 # a NIC-speed value before the answer failed: the page says it may hide
 # there too (it said "from 2" alone)
 printf '{"iteration": 0, "op": "allreduce", "bytes": 1048576, "dtype": "fp32", "group": [0, 1], "compute_us": 1000}\n' \

@@ -185,6 +185,10 @@ printf 'base: { preset: h100-pcie5-400g, trace: llama3-8b-tp8-pp2-dp2 }\naxes:\n
 expect 0 "a fixed job on more nodes" -- "$gdrlab" sweep "$tmp/plan/idle.yaml"
 has "$tmp/out" "^  from 8 nodes the trace's 32 ranks leave GPUs idle: not its job scaled$"
 grep -q "leave GPUs idle" <(grep -v "^  from 8" "$tmp/out") && { echo "FAIL: idle said twice"; fail=1; }
+# and in its JSON, for the report (which said nothing of it)
+expect 0 "a fixed job on more nodes, JSON" -- "$gdrlab" sweep --json --no-wall "$tmp/plan/idle.yaml"
+tr -d ' \n' <"$tmp/out" | grep -q '"failed":\[\],"idle_from":"8","trace_ranks":32' ||
+    { echo "FAIL: the scaling JSON does not say where GPUs are idle:"; cat "$tmp/out"; fail=1; }
 grep -q "leave GPUs idle" <("$gdrlab" sweep "$tmp/plan/q.yaml") && { echo "FAIL: q.yaml's world calls said idle"; fail=1; }
 # node counts from the most to the fewest: 2 and 4 measured against 8
 # read 1.749 and 1.167, "never below", where 8 against 2 is 0.571; refused
