@@ -248,6 +248,8 @@ static void speedup(struct report_page *p, json_t *q)
 {
 	json_t *grid = json_object_get(q, "iteration"), *row, *x;
 	json_t *rv = json_object_get(q, "row_values"), *cv = json_object_get(q, "column_values");
+	json_t *no = json_object_get(q, "no_value"); /* a null cell's reason */
+	bool never = false, inside = false;
 	double lo = INFINITY, hi = -INFINITY;
 	size_t r, c, lr = 0, lc = 0, hr = 0, hc = 0;
 	char buf[32];
@@ -288,11 +290,26 @@ static void speedup(struct report_page *p, json_t *q)
 	json_array_foreach(grid, r, row) {
 		fputs("<tr>", p->f);
 		html_cell(p->f, "th", "%s", json_string_value(json_array_get(rv, r)));
-		json_array_foreach(row, c, x)
-			fprintf(p->f, "<td class=\"num\">%s</td>", report_num(x, 1, buf, sizeof(buf)));
+		json_array_foreach(row, c, x) {
+			const char *why = json_string_value(json_array_get(json_array_get(no, r), c));
+
+			if (!json_is_number(x) && why)
+				html_cell(p->f, "td", "%s", why);
+			else
+				fprintf(p->f, "<td class=\"num\">%s</td>", report_num(x, 1, buf, sizeof(buf)));
+			never |= !json_is_number(x) && why && !strcmp(why, "no GDR");
+			inside |= !json_is_number(x) && why && !strcmp(why, "in node");
+		}
 		fputs("</tr>\n", p->f);
 	}
 	fputs("</table>\n", p->f);
+	/* as the table's notes: a cell without a value says why */
+	if (never)
+		fputs("<p>no GDR: the direct point fell back to host staging on every collective "
+		      "that leaves its node.</p>\n", p->f);
+	if (inside)
+		fputs("<p>in node: no collective left its node, GPUDirect RDMA does not apply.</p>\n",
+		      p->f);
 }
 
 /* The index of @s among @values, or the array's size. */

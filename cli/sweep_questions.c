@@ -574,28 +574,33 @@ static json_t *speedup_json(const struct sweep *sw)
 	unsigned staged = (unsigned)sweep_value_index(&sw->axes[ap], "staged");
 	const struct sweep_axis *r = &sw->axes[q->rows], *c = &sw->axes[q->columns];
 	json_t *rows = json_array(), *cols = json_array(), *it = json_array(), *cm = json_array();
-	json_t *fixed = json_object();
+	json_t *fixed = json_object(), *no = json_array();
 	char buf[512];
 
 	for (unsigned cv = 0; cv < c->nvalues; cv++)
 		json_array_append_new(cols, json_string(c->values[cv]));
 	for (unsigned rv = 0; rv < r->nvalues; rv++) {
-		json_t *a = json_array(), *b = json_array();
+		json_t *a = json_array(), *b = json_array(), *w = json_array();
 
 		json_array_append_new(rows, json_string(r->values[rv]));
 		for (unsigned cv = 0; cv < c->nvalues; cv++) {
 			size_t i = cell(sw, (unsigned)q->rows, rv, (unsigned)q->columns, cv);
+			const char *why;
 
-			json_array_append_new(a, number_or_null(speedup(sw, i, ap, direct, staged, false, NULL)));
+			json_array_append_new(a, number_or_null(speedup(sw, i, ap, direct, staged, false, &why)));
 			json_array_append_new(b, number_or_null(speedup(sw, i, ap, direct, staged, true, NULL)));
+			/* a null cell's reason, as the table gives it ("no GDR":
+			 * the report's cell was a bare "-") */
+			json_array_append_new(w, why ? json_string(why) : json_null());
 		}
 		json_array_append_new(it, a);
 		json_array_append_new(cm, b);
+		json_array_append_new(no, w);
 	}
 	speedup_fixed(sw, buf, sizeof(buf), fixed);
-	return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o}", "rows", r->name, "columns", c->name,
+	return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o}", "rows", r->name, "columns", c->name,
 			 "row_values", rows, "column_values", cols, "iteration", it,
-			 "communication", cm, "fixed", fixed);
+			 "communication", cm, "fixed", fixed, "no_value", no);
 }
 
 static json_t *nic_speed_json(const struct sweep *sw)

@@ -139,6 +139,13 @@ printf 'base: { preset: h100-pcie5-400g, trace: llama3-8b-tp8-pp2-dp2 }\naxes:\n
     >"$tmp/idle.yaml"
 plan_page 0 "a fixed job on more nodes" idle
 has "$tmp/idle.html" "<li>all: at or above 0.8 through 8 nodes; from 8 nodes the trace&#39;s 32 ranks leave GPUs idle: not its job scaled</li>"
+# a heat map cell of one node (GPUDirect RDMA does not apply): the page
+# says so, as the table does ("in node"; the page's cell was a bare "-")
+printf 'base: { preset: h100-pcie5-400g, trace: resnet50-ddp }\naxes:\n  path: [direct, staged]\n  nodes: [1, 2]\n  nics.rate: { values: [400], unit: Gbit/s }\nquestions:\n  gdr_speedup: { rows: nics.rate, columns: nodes }\n' \
+    >"$tmp/node1.yaml"
+plan_page 0 "a heat map with a cell in one node" node1
+has "$tmp/node1.html" "<tr><th>400 Gbit/s</th><td>in node</td><td class=\"num\">[0-9.]*</td></tr>"
+has "$tmp/node1.html" "<p>in node: no collective left its node, GPUDirect RDMA does not apply.</p>"
 # a NIC-speed value before the answer failed: the page says it may hide
 # there too (it said "from 2" alone)
 printf '{"iteration": 0, "op": "allreduce", "bytes": 1048576, "dtype": "fp32", "group": [0, 1], "compute_us": 1000}\n' \

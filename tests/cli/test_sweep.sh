@@ -177,6 +177,10 @@ printf 'base: { preset: h100-pcie5-400g, trace: resnet50-ddp }\naxes:\n  path: [
 expect 0 "a speedup in one node" -- "$gdrlab" sweep "$tmp/plan/node1.yaml"
 has "$tmp/out" "^400 Gbit/s  *in node  *[0-9.]*x$"
 has "$tmp/out" "^(in node: no collective left its node, GPUDirect RDMA does not apply)$"
+# and the JSON says why the cell has no value, for the report
+expect 0 "a speedup in one node, JSON" -- "$gdrlab" sweep --json --no-wall "$tmp/plan/node1.yaml"
+tr -d ' \n' <"$tmp/out" | grep -q '"no_value":\[\["innode",null\]\]' ||
+    { echo "FAIL: the speedup JSON does not say why a cell has no value:"; cat "$tmp/out"; fail=1; }
 # the shipped 32-rank Llama job on 4 and 8 nodes of 8 GPUs leaves 32 idle
 # at 8: its efficiency there is said not to be the job's scaling (it read
 # 1.000, never below, until 2026-12-06); q.yaml's calls of no group run
