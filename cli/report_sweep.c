@@ -393,6 +393,9 @@ static void breakdown(struct report_page *p, json_t *q)
 {
 	static const char *const stages[] = { "intra_node", "copy_to_host", "nic_read",
 					      "wire", "nic_write", "copy_to_gpu" };
+	bool concurrent = false;
+	json_t *x;
+	size_t i;
 
 	fputs("<h2 id=\"breakdown\">Where the bottleneck transfer spends its time</h2>\n", p->f);
 	report_chart(p, CHART_BREAKDOWN, "Each point's stage busy times (us an iteration) on the "
@@ -401,6 +404,12 @@ static void breakdown(struct report_page *p, json_t *q)
 					 "to no time the point took.");
 	failed_note(p->f, p->doc);
 	per_point_table(p->f, p->doc, q, stages, sizeof(stages) / sizeof(stages[0]));
+	json_array_foreach(q, i, x)
+		concurrent |= json_is_true(json_object_get(x, "concurrent"));
+	if (concurrent)
+		fputs("<p>Some points' calls ran at once (a tensor-, pipeline- and data-parallel "
+		      "job's): each stage's time is summed over them, and can exceed the "
+		      "iteration.</p>\n", p->f);
 }
 
 static void cost(struct report_page *p, json_t *q)

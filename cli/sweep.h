@@ -64,6 +64,8 @@ struct row {
 	/* stage busy time of the collectives' bottleneck connections, an
 	 * iteration (the run table's last lines) */
 	double stage_us[STAGE_KIND_COUNT];
+	bool concurrent; /* calls ran at once (records_concurrent): each
+			  * stage's time is summed over them */
 };
 
 /*

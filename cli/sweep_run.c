@@ -166,6 +166,7 @@ static void point_run(const struct sweep *sw, const struct point *pt, struct row
 	for (size_t i = 0; i < rec.ncoll; i++)
 		for (int k = 0; k < STAGE_KIND_COUNT; k++)
 			r->stage_us[k] += rec.coll[i].stage_us[k] / (rec.niter ? rec.niter : 1);
+	r->concurrent = records_concurrent(&rec);
 	r->wall_s = wall_now() - t0;
 	records_destroy(&rec);
 	plan_destroy(&plan);

@@ -146,6 +146,13 @@ printf 'base: { preset: h100-pcie5-400g, trace: resnet50-ddp }\naxes:\n  path: [
 plan_page 0 "a heat map with a cell in one node" node1
 has "$tmp/node1.html" "<tr><th>400 Gbit/s</th><td>in node</td><td class=\"num\">[0-9.]*</td></tr>"
 has "$tmp/node1.html" "<p>in node: no collective left its node, GPUDirect RDMA does not apply.</p>"
+# a breakdown of calls at once (the shipped tensor-, pipeline- and
+# data-parallel Llama): each stage summed over them, which the page says
+printf 'base: { preset: h100-pcie5-400g, trace: llama3-8b-tp8-pp2-dp2, nodes: 4 }\naxes:\n  path: [direct, staged]\nquestions:\n  breakdown: true\n' \
+    >"$tmp/conc.yaml"
+plan_page 0 "a breakdown of calls at once" conc
+has "$tmp/conc.html" "<p>Some points' calls ran at once"
+grep -q "Some points' calls ran at once" "$tmp/plan.html" && { echo "FAIL: one all-reduce said to run at once"; fail=1; }
 # a NIC-speed value before the answer failed: the page says it may hide
 # there too (it said "from 2" alone)
 printf '{"iteration": 0, "op": "allreduce", "bytes": 1048576, "dtype": "fp32", "group": [0, 1], "compute_us": 1000}\n' \

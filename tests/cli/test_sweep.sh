@@ -316,6 +316,17 @@ for np in 8:48 4:8; do
         END { want = it * 1e-6 / 3600 * ports; exit !(it > 0 && c / want - 1 < 1e-3 && 1 - c / want < 1e-3) }' \
         "$tmp/out" || { echo "FAIL: ${np%:*} nodes: ${np#*:} switch ports' cost:"; cat "$tmp/out"; fail=1; }
 done
+# the breakdown of a job whose calls run at once (the shipped tensor-,
+# pipeline- and data-parallel Llama): a stage summed over them exceeds
+# the iteration, which the table marks and says, as gdrlab run's does
+printf 'base: { preset: h100-pcie5-400g, trace: llama3-8b-tp8-pp2-dp2, nodes: 4 }\naxes:\n  path: [direct, staged]\nquestions:\n  breakdown: true\n' >"$tmp/plan/conc.yaml"
+expect 0 "a breakdown of calls at once" -- "$gdrlab" sweep --no-wall "$tmp/plan/conc.yaml"
+awk '/^path=staged / && NF > 8 { it = $8 } /^path=staged / && NF == 8 && $8 == "*" { for (k = 2; k <= 7; k++) if ($k > m) m = $k }
+    END { exit !(it > 0 && m > it) }' "$tmp/out" ||
+    { echo "FAIL: no stage of the staged point marked and above its iteration:"; cat "$tmp/out"; fail=1; }
+has "$tmp/out" "^(\*: calls ran at once, each stage's time summed over them: it can exceed the iteration)$"
+grep -q "calls ran at once" <("$gdrlab" sweep --no-wall "$tmp/plan/q2.yaml" 2>/dev/null) &&
+    { echo "FAIL: one all-reduce said to run at once with others"; fail=1; }
 # tokens a GPU on a trace of fewer ranks than GPUs: the shipped 32-rank
 # Llama job on 4 and 8 nodes of 8 H100s trains 32 x 1000 tokens an
 # iteration at both, and pays for 32 and 64 GPUs: a million tokens cost
