@@ -81,13 +81,14 @@ has "$tmp/err.0" "rank 0: rank 2 of 3 did not connect to port $port within 2 s"
 has "$tmp/err.1" "^gdrlab sweep: rank 1: "
 unset GDRLAB_BOOT_TIMEOUT
 
-# Rank 2 (and its points) killed mid-sweep: 4 points of 1 s or more each
-# (1024 nodes: at 256 a point took 0.17 s once the analytic backend
-# remembered the sizes a pattern comes back to, and the sweep ended
-# before the kill).
-"$gdrlab" gen ddp --model llama2-7b --iterations 9 -o "$tmp/slow-trace.jsonl"
+# Rank 2 (and its points) killed mid-sweep: 4 points a rank of about a
+# second each, a 64 MiB alltoall on 64 nodes of h100-roce-clos, planned
+# send by send over ECMP's uplinks (a Llama-2-7B DDP point on 1024 nodes,
+# 1 s once, took 0.25 s as the analytic backend grew faster, and a rank's
+# four could end before the kill).
+echo '{"iteration": 0, "op": "alltoall", "bytes": 67108864, "dtype": "fp32"}' >"$tmp/slow-trace.jsonl"
 for i in $(seq 12); do
-    echo "{\"name\": \"s$i\", \"topology\": \"$src/configs/h100-pcie5-400g.yaml\", \"trace\": \"slow-trace.jsonl\", \"nodes\": 1024}"
+    echo "{\"name\": \"s$i\", \"topology\": \"$src/configs/h100-roce-clos.yaml\", \"trace\": \"slow-trace.jsonl\", \"nodes\": 64}"
 done >"$tmp/slow.jsonl"
 port=$((port + 1))
 for r in 0 1 2; do
