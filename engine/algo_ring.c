@@ -135,23 +135,39 @@ static void ring_order(const struct algo_build *b, unsigned c, struct ring_pos *
 	}
 }
 
+/* Whether the window of @steps connections from @s ends on a cut-through
+ * hop (LL, LL128 inside a node). */
+static bool ends_cut_through(const struct plan_pattern *pat, size_t first, unsigned n,
+			     unsigned s, unsigned steps)
+{
+	return pat->routes[pat->conns[first + (s + steps - 1) % n].route].cut_through;
+}
+
 /* The window of @steps consecutive connections with the most latency:
- * the chunk whose trip is slowest. */
+ * the chunk whose trip is slowest. Of windows alike, one that ends on a
+ * cut-through hop: its hops before pass a grain on, but its last lands
+ * the whole slice (model/analytic.c chain_time), where a network hop's
+ * last is whole either way. */
 static unsigned slowest_start(const struct plan_pattern *pat, size_t first,
 			      unsigned n, unsigned steps)
 {
 	double sum = 0, best;
 	unsigned start = 0;
+	bool cut;
 
 	for (unsigned i = 0; i < steps; i++)
 		sum += pat->conns[first + i % n].latency;
 	best = sum;
+	cut = ends_cut_through(pat, first, n, 0, steps);
 	for (unsigned s = 1; s < n; s++) {
 		sum += pat->conns[first + (s + steps - 1) % n].latency -
 		       pat->conns[first + s - 1].latency;
-		if (sum > best * (1 + 1e-12)) {
+		if (sum > best * (1 + 1e-12) ||
+		    (!cut && sum >= best * (1 - 1e-12) &&
+		     ends_cut_through(pat, first, n, s, steps))) {
 			best = sum;
 			start = s;
+			cut = ends_cut_through(pat, first, n, s, steps);
 		}
 	}
 	return start;

@@ -168,6 +168,39 @@ static void note_busy(struct busiest *b, const struct plan_conn *c, const struct
 	}
 }
 
+/*
+ * A slice's way along @pp's chain: each hop's latency and tau, a cut-
+ * through hop's next starting after one grain (hop_time), but the last
+ * hop's slice landing whole: the receiver has the call's bytes only once
+ * its last line is in (the model backend ends there too). Until
+ * 2026-12-06 the last hop took a grain too: a Ring/LL128 1 MiB all-
+ * reduce on one channel of 8 x 8 H100 ended 0.04 us early, its last
+ * NVLink hop's slice less a grain.
+ */
+static double chain_time(const struct conn_rate *cr, const struct route_way *ways,
+			 const struct plan_pattern *pat, const struct plan_pipe *pp,
+			 const struct plan_slicing *s, uint64_t bytes, bool filling,
+			 double stream)
+{
+	double chain = 0;
+
+	for (size_t h = pp->first_hop; h < pp->first_hop + pp->nhops; h++) {
+		size_t k = pat->hops[h];
+		const struct plan_conn *c = &pat->conns[k];
+		double slice = plan_slice_bytes(c, s, bytes);
+		struct conn_time ct;
+
+		if (h + 1 < pp->first_hop + pp->nhops) {
+			chain += hop_time(&cr[k], &ways[c->route], pat, c, slice, s->slots,
+					  filling, stream, NULL);
+			continue;
+		}
+		conn_time(&cr[k], &ways[c->route], c, slice, s->slots, filling, stream, &ct);
+		chain += c->latency + ct.tau;
+	}
+	return chain;
+}
+
 /* One pipe timed (pipeline_time), its bottleneck connection and its
  * slices (none where the call's channels leave it out). @fill: a chain
  * of fewer slices than hops takes its fill shares (conn_rate.fill), else
@@ -246,12 +279,7 @@ static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
 		shown = bott;
 		shown_ct = bott_ct;
 	}
-	for (size_t h = pp->first_hop; h < pp->first_hop + pp->nhops; h++) {
-		const struct plan_conn *c = &pat->conns[pat->hops[h]];
-
-		chain += hop_time(&cr[pat->hops[h]], &ways[c->route], pat, c,
-				  plan_slice_bytes(c, &s, bytes), s.slots, filling, stream, NULL);
-	}
+	chain = chain_time(cr, ways, pat, pp, &s, bytes, filling, stream);
 	/* A paced stream's last slice leaves (K - 1) pi in and takes
 	 * its links' tau, not pi (conn_last; the backends agree on
 	 * this: model/simgrid_run.c spaces the slices' starts). */

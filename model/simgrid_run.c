@@ -19,7 +19,8 @@
  * one start as soon as the first grain has arrived. Nothing waits for a
  * step: the slices move as their dependencies allow, and the links are
  * shared for real among whatever is in flight (ptask_L07, max-min).
- * A job ends with its last arrival, plus NCCL's launch latency.
+ * A job ends once its last slice has landed whole (a cut-through one's
+ * last grain, not its first), plus NCCL's launch latency.
  */
 #include "simgrid_internal.h"
 
@@ -104,6 +105,9 @@ struct sconn {
 	double *send_freed;          /* with proxy_fifos, per slice: when it
 				      * left the sender's FIFO */
 	double *arrival;             /* per slice: when its receiver can pass it on */
+	double *landed;              /* per slice: when its last byte reached the
+				      * receiver; a cut-through connection's
+				      * arrival is its first grain's */
 	double *sent;                /* per slice: when its last byte left */
 };
 
@@ -242,10 +246,14 @@ static void seg_actor_main(int argc, char **argv)
 			seg_move(c->run, g, c->grain);
 			arrived(c, q, now() + c->latency);
 			seg_move(c->run, g, c->slice - c->grain);
+			if (k == last)
+				c->landed[q] = now() + c->latency;
 		} else {
 			seg_move(c->run, g, c->slice);
-			if (k == last)
-				arrived(c, q, now() + c->latency);
+			if (k == last) {
+				c->landed[q] = now() + c->latency;
+				arrived(c, q, c->landed[q]);
+			}
 		}
 		g->busy += now() - busy_from;
 		if (c->proxy_fifos && k == c->send_last) {
@@ -263,8 +271,14 @@ static void seg_actor_main(int argc, char **argv)
 	}
 	if (k == last) {
 		/* the batches before its pipe's, their latencies only
-		 * (plan_pipe.delay: as the analytic backend counts them) */
-		double end = (c->nslices ? c->arrival[c->nslices - 1] : now()) + c->delay;
+		 * (plan_pipe.delay: as the analytic backend counts them).
+		 * The call has moved its bytes once the last slice has
+		 * landed whole: a cut-through hop's next connection starts
+		 * at the first grain, but the receiver's buffer is full
+		 * only at the last (until 2026-12-06 a call ended at that
+		 * first grain: an LL all-gather on one node took its
+		 * latencies alone, whatever its size). */
+		double end = (c->nslices ? c->landed[c->nslices - 1] : now()) + c->delay;
 
 		if (end > c->run->end)
 			c->run->end = end;
@@ -365,6 +379,7 @@ static void job_destroy(struct job_run *run)
 			sgm.sem_destroy(c->recv_slot);
 		free(c->out);
 		free(c->arrival);
+		free(c->landed);
 		free(c->sent);
 		free(c->send_freed);
 	}
@@ -413,6 +428,7 @@ static int conn_init(struct sim *s, const struct plan *p, const struct plan_patt
 	sc->delay = pp->delay;
 	sc->nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
 	sc->arrival = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->arrival));
+	sc->landed = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->landed));
 	sc->sent = calloc(sc->nslices ? sc->nslices : 1, sizeof(*sc->sent));
 	sc->slot = sgm.sem_init((int)sc->slots);
 	sc->proxy_fifos = plan_route_proxy_fifos(p, r, &sc->send_last, &sc->recv_first);
@@ -423,7 +439,7 @@ static int conn_init(struct sim *s, const struct plan *p, const struct plan_patt
 		if (!sc->send_freed)
 			return -ENOMEM;
 	}
-	if (!sc->arrival || !sc->sent)
+	if (!sc->arrival || !sc->landed || !sc->sent)
 		return -ENOMEM;
 	for (unsigned g = 0; g < sc->nseg && !err; g++) {
 		err = seg_build(s, p, pat, f, sc, g);
@@ -528,7 +544,7 @@ static void record_stages(const struct plan_pattern *pat, const struct job_run *
 
 	for (size_t k = 0; k < run->nconns; k++) {
 		const struct sconn *c = &run->conns[k];
-		double e = c->nslices ? c->arrival[c->nslices - 1] : 0;
+		double e = c->nslices ? c->landed[c->nslices - 1] : 0;
 		double b = busiest_segment(c);
 
 		if (!worst || b > busiest * (1 + SAME_BUSY) ||

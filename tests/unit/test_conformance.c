@@ -390,6 +390,42 @@ static void ring_ll_fills_at_the_links_pace(const char *backend)
 }
 
 /*
+ * A cut-through hop ends with its last line, not its first. Ring/LL
+ * all-gather of 64 KiB on one node of fast-nic.yaml (2 GPUs under one
+ * switch, gpu1's link 40 GB/s), one channel: each rank's 32 KiB is one
+ * LL slice of 64 KiB of lines (8 B of data a 16 B line), stored into
+ * the other GPU in one step. The receiver may pass each line on as it
+ * lands, but the call has its bytes only once the last has: every line
+ * crosses gpu1's link (out of it one way, into it the other) at 40 GB/s,
+ * 1.6384 us, after the hop's latency, its links' 2 us (above NCCL's
+ * PCI LL 1.0), and the launch (baseLat Ring LL 6.6):
+ *   T = 6.6 + 2 + 65536 / 40 GB/s = 10.2384 us.
+ * Half as much, 32 KiB, is 9.4192 us. Until 2026-12-06 the model backend
+ * ended the call at the first line's arrival: 8.60 us at any size up to
+ * 1 MiB on one slice (LL128's 1 MiB all-gather: 16.55 us where the
+ * closed form, right, gave 30.48).
+ */
+static void ll_in_a_node_ends_with_its_last_line(const char *backend)
+{
+	static const char *const lines[] = {
+		"{\"iteration\":0,\"op\":\"all_gather\",\"bytes\":65536,\"dtype\":\"fp32\"}\n",
+		"{\"iteration\":0,\"op\":\"all_gather\",\"bytes\":32768,\"dtype\":\"fp32\"}\n",
+	};
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 1);
+	struct run r;
+
+	NEED_BACKEND(backend);
+	use_algo(&o, "ring", "ll", 1);
+	for (unsigned i = 0; i < 2; i++) {
+		run_trace(&r, backend, DATA("fast-nic.yaml"), lines[i], &o);
+		cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
+		cr_assert_eq(r.rec.coll[0].nchannels, 1);
+		assert_rel(r.rec.coll[0].time_us, 6.6 + 2 + (65536 >> i) / 40e9 * 1e6, 1e-4);
+		run_destroy(&r);
+	}
+}
+
+/*
  * LL's whole limit, NCCL's llMaxBws (tuning.cc: busBw = min(llMaxBw,
  * busBw * .5), the same term), is the call's stream too, shared by its
  * channels. Ring/LL all-reduce of 1 MiB over 4 nodes of
@@ -517,20 +553,25 @@ static double ring_ll128_h100(const char *backend, const char *topo, const char 
  * bound. A slice crosses a network hop at the one 400 Gbit/s NIC's
  * 47.5 GB/s (0.95 of the line rate), 16384 x 128/120 bytes on the wire:
  * 0.3679 us; an NVLink hop is cut-through, holding it back by one grain
- * of 1920 x 128/120 bytes at the GPU's 18 x 20.6 GB/s: 0.0055 us:
- *   T = 14 + 16 (4.0 + 0.3679) + 110 (1.9 + 0.0055) = 293.49 us.
- * With the limit on every hop (conn_cap) each took its slice or grain
- * at 18.35 GB/s: 312.80 us.
+ * of 1920 x 128/120 bytes at the GPU's 18 x 20.6 GB/s: 0.0055 us, but
+ * the trip's last hop, an NVLink one for the chunks whose trip leaves
+ * out two NVLink hops, lands the whole slice: 0.0471 us:
+ *   T = 14 + 16 (4.0 + 0.3679) + 109 (1.9 + 0.0055) + 1.9 + 0.0471
+ *     = 293.54 us.
+ * (293.49 with a grain on the last hop too, until 2026-12-06.) With the
+ * limit on every hop (conn_cap) each took its slice or grain at
+ * 18.35 GB/s: 312.80 us.
  */
 static void ring_ll128_fills_at_the_links_pace(const char *backend)
 {
 	double net = 16384 * 128.0 / 120 / 47.5e9 * 1e6;
 	double grain = 1920 * 128.0 / 120 / (18 * 20.6e9) * 1e6;
+	double whole = 16384 * 128.0 / 120 / (18 * 20.6e9) * 1e6;
 
 	NEED_BACKEND(backend);
 	assert_rel(ring_ll128_h100(backend, CONFIG("h100-pcie5-400g.yaml"),
 				   allreduce_1mib_bf16, 1),
-		   14 + 16 * (4.0 + net) + 110 * (1.9 + grain), 1e-4);
+		   14 + 16 * (4.0 + net) + 109 * (1.9 + grain) + 1.9 + whole, 1e-4);
 }
 
 /*
@@ -838,6 +879,10 @@ Test(conformance, broadcast_chains_that_differ_backends_agree)
 	Test(conformance_##backend, ring_ll128_fills_at_the_links_pace)       \
 	{                                                                     \
 		ring_ll128_fills_at_the_links_pace(#backend);                 \
+	}                                                                     \
+	Test(conformance_##backend, ll_in_a_node_ends_with_its_last_line)     \
+	{                                                                     \
+		ll_in_a_node_ends_with_its_last_line(#backend);               \
 	}                                                                     \
 	Test(conformance_##backend, ring_ll_whole_limit_paces_the_stream)     \
 	{                                                                     \
