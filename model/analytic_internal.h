@@ -160,6 +160,8 @@ struct conn_time {
 	double period; /* between slices, steady, slots aside */
 	double slot;   /* between slices, paced by the slots */
 	bool paced;    /* the period is the stream's limit (plan.h stream_cap) */
+	bool held;     /* its pipe's pace holds it below its links' share
+			* (conn_rate.held): it waits for its inputs */
 	double joint;  /* a slice at its share with all its segments busy at
 			* once, where that sets the period over every one
 			* segment's (a staged hop's host memory, which its

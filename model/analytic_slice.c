@@ -61,6 +61,7 @@ void conn_time(const struct conn_rate *r, const struct route_way *w, const struc
 	/* However few slices share the links, the stream takes no more
 	 * than its limit allows; it is paced too where its steady share
 	 * is that limit (share_conns() caps the steady shares at it). */
+	t->held = r->held;
 	t->paced = isfinite(stream_cap) && stream_cap > 0 &&
 		   slice / stream_cap >= t->period * (1 - SAME_PACE);
 	if (t->paced && slice / stream_cap > t->period)
@@ -85,11 +86,22 @@ double slowest_segment(const struct conn_time *t, unsigned nseg)
  * When @c's last slice lands after it has passed its first K - 1 slices
  * one period apart: its latency after the period, and, where the
  * stream's limit paces it, its links' tau instead of the period (the
- * slice takes its links' pace: plan.h stream_cap).
+ * slice takes its links' pace: plan.h stream_cap). At its own links'
+ * pace, a slice handed over whole between segments with links of their
+ * own (SHM's store into host memory and the peer's load from it, a
+ * staged hop's copies) still crosses the segments besides the slowest:
+ * the last one leaves the slowest K periods in and lands tau - period
+ * later than one segment would. Held to its pipe's pace by its inputs
+ * (a ring's SHM hop behind a slower network hop), a connection passes
+ * each slice as it comes, its last one a step before the slowest's.
  */
 double conn_last(const struct plan_conn *c, const struct conn_time *ct)
 {
-	return c->latency + (ct->paced && ct->slot <= ct->period ? ct->tau - ct->period : 0);
+	if (ct->slot > ct->period)
+		return c->latency;
+	if (ct->paced)
+		return c->latency + ct->tau - ct->period;
+	return c->latency + (ct->held ? 0 : fmax(0, ct->tau - ct->period));
 }
 
 /*

@@ -213,7 +213,12 @@ Test(algo, pxn_needs_a_peer_in_the_group)
 /*
  * NCCL's staging (the GPU's threads store into host memory, the NIC reads
  * it) costs nothing at large sizes where memory and PCIe have room: the
- * same NIC-bound 50 GB/s as direct, within the pipeline's fill.
+ * same NIC-bound 50 GB/s as direct, but for the pipeline's fill. A 1 MiB
+ * slice crosses GPU -> host before the NIC and host -> GPU after it, each
+ * over the 200 GB/s GPU link the 8 channels share: the first slice's
+ * store and the last one's load, 2 x 41.943 us more than direct (the
+ * closed form gave 21522.4 us, the fill through one segment, until
+ * 2026-12-06; the model backend this).
  *
  * MPI's copy-engine staging stores each 1 MiB slice three times: a copy
  * into the bounce buffer (1 us + 1 MiB at the copy engine's 100 GB/s over
@@ -240,8 +245,7 @@ Test(algo, staging_is_free_where_memory_has_room)
 	double hop = 14 * 1.4 + 2 * copy + nic;
 
 	cr_assert_eq(staged.path, PLAN_USED_STAGED);
-	assert_rel(staged.time_us, direct.time_us, 0.002);
-	cr_assert_geq(staged.time_us, direct.time_us);
+	assert_rel(staged.time_us, direct.time_us + 2 * 1048576 / 25e9 * 1e6, 1e-4);
 	assert_rel(memcpy_.time_us, 8.4 + 31 * (hop + 2 * nic) + 2 * hop + nic, 1e-4);
 }
 

@@ -169,6 +169,42 @@ static void ring_allreduce(const char *backend)
 }
 
 /*
+ * A ring over SHM lands its last slice through both of its segments.
+ * Ring/Simple all-reduce of 64 MiB on one node of set-some-entries.yaml:
+ * gpu0 under sw0, whose uplink is PCIe Gen4 x16 (16 GT/s x 16 x 128/130
+ * / 8 x 0.8 = 25.206 GB/s), gpu1 under sw1 (100 GB/s), both PHB, beyond
+ * NCCL's P2P level, so SHM: the sender's threads store each 1 MiB slice
+ * into cpu0's memory, the receiver's load it back, two segments. Two
+ * channels of 32 MiB, 8 loops of 2 steps of 2 slices: K = 32 slices a
+ * connection. gpu0's store crosses sw0's uplink up, shared by the two
+ * channels: pi = 1 MiB / 12.603 GB/s = 83.200 us; gpu1's load, through
+ * sw1 at 100 GB/s shared by two, takes 20.972 us after it (the other
+ * way, gpu1's store goes first and gpu0's load, down sw0, is the slow
+ * one). The last slice leaves the slow segment K pi in and then crosses
+ * the fast one and the hop (NCCL's PCI Ring/Simple 5.7 us, over the
+ * links' 0.5), after the launch, 8.4:
+ *   T = 8.4 + 32 pi + 20.972 + 5.7 = 2697.47 us.
+ * Bandwidth-bound: the latency-bound way is 7 loops x 4 pi + 2 hops of
+ * (5.7 + pi + 20.972) + pi = 2632.5. Until 2026-12-06 the closed form
+ * left the fast segment out where no stream limit paced the ring:
+ * 2676.50 us (the model backend, right, 2697.47).
+ */
+static void shm_ring_lands_through_both_segments(const char *backend)
+{
+	struct plan_options o = opts_path(PLAN_PATH_AUTO, 1);
+	double up = 16e9 * 16 * 128 / 130 / 8 * 0.8 / 2;
+	struct run r;
+
+	NEED_BACKEND(backend);
+	use_algo(&o, "ring", "simple", 0);
+	run_allreduce(&r, backend, DATA("set-some-entries.yaml"), 67108864, &o);
+	cr_assert_eq(r.rec.coll[0].nchannels, 2);
+	assert_rel(r.rec.coll[0].time_us,
+		   8.4 + 32 * MiB / up * 1e6 + MiB / 50e9 * 1e6 + 5.7, 1e-4);
+	run_destroy(&r);
+}
+
+/*
  * Contention: alltoall of 40 MB on 2 nodes x 2 GPUs of
  * two-gpus-one-nic.yaml (direct at --gdr-level phb). Every rank sends
  * 10 MB to each of the three others at once; a node's four sends to the
@@ -835,6 +871,10 @@ Test(conformance, broadcast_chains_that_differ_backends_agree)
 	Test(conformance_##backend, pipelined_ring_allreduce)                 \
 	{                                                                     \
 		ring_allreduce(#backend);                                     \
+	}                                                                     \
+	Test(conformance_##backend, shm_ring_lands_through_both_segments)     \
+	{                                                                     \
+		shm_ring_lands_through_both_segments(#backend);               \
 	}                                                                     \
 	Test(conformance_##backend, four_flows_on_one_link_get_a_quarter)     \
 	{                                                                     \
