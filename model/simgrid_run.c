@@ -69,6 +69,9 @@ struct seg {
 	double busy;                  /* seconds spent moving the slices */
 	sg_sem_t ready;               /* a slice handed over from the one before */
 	double *ready_at;
+	sg_sem_t whole;               /* cut-through: the one before has passed
+				       * its slice's last grain */
+	double *whole_at;
 	double *amounts;              /* nh x nh bytes matrix, reused by every
 				       * slice: SimGrid copies it at init */
 };
@@ -207,12 +210,20 @@ static void arrived(struct sconn *c, unsigned q, double at)
 		sgm.sem_release(c->out[i]->sem);
 }
 
+/* Segment @k of @c hands slice @q to the next segment. */
+static void hand_over(struct sconn *c, unsigned k, unsigned q)
+{
+	c->seg[k + 1].ready_at[q] = now();
+	sgm.sem_release(c->seg[k + 1].ready);
+}
+
 static void seg_actor_main(int argc, char **argv)
 {
 	struct seg_actor *a = sgm.actor_self_get_data();
 	struct sconn *c = a->c;
 	unsigned k = a->k, last = c->nseg - 1;
 	struct seg *g = &c->seg[k];
+	bool cut = c->cut_through && c->grain < c->slice;
 	double busy_from;
 
 	(void)argc;
@@ -242,12 +253,29 @@ static void seg_actor_main(int argc, char **argv)
 		busy_from = now();
 		if (g->overhead > 0)
 			sgm.actor_sleep_for(g->overhead);
-		if (c->cut_through && c->grain < c->slice) {
+		if (cut) {
+			/* Each grain goes on as it lands, through the
+			 * segments too (LL's lines in SHM's host memory,
+			 * polled by the receiver): the next segment, or
+			 * from the last the next connection, starts on the
+			 * first grain (one token a slice), and passes its
+			 * last no earlier than the segment before it did. */
 			seg_move(c->run, g, c->grain);
-			arrived(c, q, now() + c->latency);
-			seg_move(c->run, g, c->slice - c->grain);
 			if (k == last)
+				arrived(c, q, now() + c->latency);
+			else
+				hand_over(c, k, q);
+			seg_move(c->run, g, c->slice - c->grain);
+			if (k > 0) {
+				sgm.sem_acquire(g->whole);
+				sleep_until(g->whole_at[q]);
+			}
+			if (k < last) {
+				c->seg[k + 1].whole_at[q] = now();
+				sgm.sem_release(c->seg[k + 1].whole);
+			} else {
 				c->landed[q] = now() + c->latency;
+			}
 		} else {
 			seg_move(c->run, g, c->slice);
 			if (k == last) {
@@ -262,8 +290,8 @@ static void seg_actor_main(int argc, char **argv)
 			sgm.sem_release(c->slot);
 		}
 		if (k < last) {
-			c->seg[k + 1].ready_at[q] = now();
-			sgm.sem_release(c->seg[k + 1].ready);
+			if (!cut)
+				hand_over(c, k, q);
 		} else {
 			c->sent[q] = now();
 			sgm.sem_release(c->proxy_fifos ? c->recv_slot : c->slot);
@@ -369,6 +397,9 @@ static void job_destroy(struct job_run *run)
 			free(c->seg[k].amounts);
 			if (c->seg[k].ready)
 				sgm.sem_destroy(c->seg[k].ready);
+			if (c->seg[k].whole)
+				sgm.sem_destroy(c->seg[k].whole);
+			free(c->seg[k].whole_at);
 		}
 		for (unsigned k = 0; k < c->nin; k++)
 			if (c->in[k].sem)
@@ -454,8 +485,10 @@ static int conn_init(struct sim *s, const struct plan *p, const struct plan_patt
 			sc->seg[g].cap = cap;
 		if (!err && g > 0) {
 			sc->seg[g].ready = sgm.sem_init(0);
+			sc->seg[g].whole = sgm.sem_init(0);
 			sc->seg[g].ready_at = calloc(sc->nslices ? sc->nslices : 1, sizeof(double));
-			if (!sc->seg[g].ready_at)
+			sc->seg[g].whole_at = calloc(sc->nslices ? sc->nslices : 1, sizeof(double));
+			if (!sc->seg[g].ready_at || !sc->seg[g].whole_at)
 				err = -ENOMEM;
 		}
 	}

@@ -462,6 +462,35 @@ static void ll_in_a_node_ends_with_its_last_line(const char *backend)
 }
 
 /*
+ * An LL slice through SHM is cut through its two segments (the sender's
+ * lines into host memory, the receiver polling them there), and tells the
+ * next connection once. Ring/LL all-reduce of 128 B over the 5 GPUs of
+ * pcie-gpus-shm.yaml, one channel: latency-bound, 2 (5 - 1) = 8 hops of
+ * NCCL's PCI Ring/LL 1.0 us each (above every pair's links, 0.4 us at
+ * most), after the launch (baseLat Ring LL 6.6): T >= 6.6 + 8 = 14.6 us,
+ * what 8 B takes; the bytes add at most 8 hops x 64 B of lines (a chunk
+ * of 7 floats in 4 lines) through cpu0's 10 GB/s memory shared by four
+ * streams, 0.20 us. Until
+ * 2026-12-06 each of an SHM hop's segments released the next connection's
+ * token, so it ran a slice ahead of its data: 12.68 us, less than 8 B's.
+ */
+static void ll_over_shm_waits_for_its_data(const char *backend)
+{
+	static const char line[] =
+		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":128,\"dtype\":\"fp32\"}\n";
+	struct plan_options o = opts_path(PLAN_PATH_AUTO, 1);
+	struct run r;
+
+	NEED_BACKEND(backend);
+	use_algo(&o, "ring", "ll", 1);
+	run_trace(&r, backend, DATA("pcie-gpus-shm.yaml"), line, &o);
+	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
+	cr_assert_geq(r.rec.coll[0].time_us, 6.6 + 8 * 1.0);
+	cr_assert_leq(r.rec.coll[0].time_us, 6.6 + 8 * 1.0 + 8 * 64 / 2.5e9 * 1e6);
+	run_destroy(&r);
+}
+
+/*
  * LL's whole limit, NCCL's llMaxBws (tuning.cc: busBw = min(llMaxBw,
  * busBw * .5), the same term), is the call's stream too, shared by its
  * channels. Ring/LL all-reduce of 1 MiB over 4 nodes of
@@ -923,6 +952,10 @@ Test(conformance, broadcast_chains_that_differ_backends_agree)
 	Test(conformance_##backend, ll_in_a_node_ends_with_its_last_line)     \
 	{                                                                     \
 		ll_in_a_node_ends_with_its_last_line(#backend);               \
+	}                                                                     \
+	Test(conformance_##backend, ll_over_shm_waits_for_its_data)           \
+	{                                                                     \
+		ll_over_shm_waits_for_its_data(#backend);                     \
 	}                                                                     \
 	Test(conformance_##backend, ring_ll_whole_limit_paces_the_stream)     \
 	{                                                                     \
