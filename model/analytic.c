@@ -258,13 +258,13 @@ static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
 			shown_ct = ct;
 			shown_nseg = cr[k].nseg;
 		}
-		if (slower || (pp->shape == PIPE_RING && same && conn_last(c, &ct) > last)) {
+		if (slower || (pp->shape == PIPE_RING && same && conn_last(c, &ct, s.slices > s.slots) > last)) {
 			pi = ct.period;
 			pi_slot = ct.slot;
 			bott = c;
 			bott_ct = ct;
 			bott_nseg = cr[k].nseg;
-			last = conn_last(c, &ct);
+			last = conn_last(c, &ct, s.slices > s.slots);
 		}
 	}
 	/* Shown: of the connections at the bottleneck's pace, the one whose

@@ -214,7 +214,7 @@ void conn_time(const struct conn_rate *r, const struct route_way *w, const struc
 	       double slice, unsigned slots, bool filling, double stream_cap,
 	       struct conn_time *t);
 double slowest_segment(const struct conn_time *t, unsigned nseg);
-double conn_last(const struct plan_conn *c, const struct conn_time *ct);
+double conn_last(const struct plan_conn *c, const struct conn_time *ct, bool slots_bind);
 double hop_time(const struct conn_rate *r, const struct route_way *w,
 		const struct plan_pattern *pat, const struct plan_conn *c, double slice,
 		unsigned slots, bool filling, double stream, const struct conn_time *whole);

@@ -94,10 +94,14 @@ double slowest_segment(const struct conn_time *t, unsigned nseg)
  * later than one segment would. Held to its pipe's pace by its inputs
  * (a ring's SHM hop behind a slower network hop), a connection passes
  * each slice as it comes, its last one a step before the slowest's.
+ * @slots_bind: the connection has more slices than slots.
  */
-double conn_last(const struct plan_conn *c, const struct conn_time *ct)
+double conn_last(const struct plan_conn *c, const struct conn_time *ct, bool slots_bind)
 {
-	if (ct->slot > ct->period)
+	/* Slots that turn over slower than the period hold the slices
+	 * apart only where there are more slices than slots
+	 * (pipeline_pace): K <= slots go at the period. */
+	if (slots_bind && ct->slot > ct->period)
 		return c->latency;
 	if (ct->paced)
 		return c->latency + ct->tau - ct->period;

@@ -491,6 +491,35 @@ static void ll_over_shm_waits_for_its_data(const char *backend)
 }
 
 /*
+ * A slice that the slots never hold back lands its way's tau after it
+ * starts, not a stream period. Ring/LL all-gather of 8 KiB on
+ * round-numbers' 2 nodes, one channel, direct: each rank's 4 KiB is one
+ * slice, one network hop. Its GPU stores 8 KiB of lines into the send
+ * FIFO in host memory (LL's is there whatever GDR says, net.cc) over its
+ * 20 GB/s link, 0.4096 us, and the NIC sends them at 10 GB/s, 0.8192 us,
+ * after the hop's 11 us and the launch (baseLat Ring LL 6.6):
+ *   T = 6.6 + 11 + 0.4096 + 0.8192 = 18.8288 us.
+ * Until 2026-12-06 the closed form ended a connection K periods in (here
+ * 1.6384 us) plus its latency wherever its slots turned over slower than
+ * its period, even with fewer slices than slots, which never wait for a
+ * slot: 19.2384 us, 2.2% over the model backend's 18.8288.
+ */
+static void ll_slice_within_its_slots_lands_at_its_tau(const char *backend)
+{
+	static const char line[] =
+		"{\"iteration\":0,\"op\":\"all_gather\",\"bytes\":8192,\"dtype\":\"fp32\"}\n";
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 2);
+	struct run r;
+
+	NEED_BACKEND(backend);
+	use_algo(&o, "ring", "ll", 1);
+	run_trace(&r, backend, DATA("round-numbers.yaml"), line, &o);
+	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
+	assert_rel(r.rec.coll[0].time_us, 6.6 + 11 + 8192 / 20e9 * 1e6 + 8192 / 10e9 * 1e6, 1e-4);
+	run_destroy(&r);
+}
+
+/*
  * LL's whole limit, NCCL's llMaxBws (tuning.cc: busBw = min(llMaxBw,
  * busBw * .5), the same term), is the call's stream too, shared by its
  * channels. Ring/LL all-reduce of 1 MiB over 4 nodes of
@@ -956,6 +985,10 @@ Test(conformance, broadcast_chains_that_differ_backends_agree)
 	Test(conformance_##backend, ll_over_shm_waits_for_its_data)           \
 	{                                                                     \
 		ll_over_shm_waits_for_its_data(#backend);                     \
+	}                                                                     \
+	Test(conformance_##backend, ll_slice_within_its_slots_lands_at_its_tau) \
+	{                                                                     \
+		ll_slice_within_its_slots_lands_at_its_tau(#backend);         \
 	}                                                                     \
 	Test(conformance_##backend, ring_ll_whole_limit_paces_the_stream)     \
 	{                                                                     \
