@@ -177,6 +177,63 @@ static void note_busy(struct busiest *b, const struct plan_conn *c, const struct
  * reduce on one channel of 8 x 8 H100 ended 0.04 us early, its last
  * NVLink hop's slice less a grain.
  */
+/* What @c's slice takes to land whole: its latency and tau. */
+static double land_time(const struct conn_rate *r, const struct route_way *w,
+			const struct plan_conn *c, double slice, unsigned slots, bool filling,
+			double stream)
+{
+	struct conn_time ct;
+
+	conn_time(r, w, c, slice, slots, filling, stream, &ct);
+	return c->latency + ct.tau;
+}
+
+/*
+ * A ring's chain: of its chunks' trips, windows of @pp->nhops connections
+ * round the ring, the slowest, each hop a grain where it cuts through and
+ * the last the whole slice. Which trip is slowest the plan could tell by
+ * latency alone (slowest_start); where the latencies tie, the trip that
+ * ends on a slow hop (a GPU's p2p_write cap) lands last. NAN where there
+ * is no room to compare them.
+ */
+static double ring_chain(const struct conn_rate *cr, const struct route_way *ways,
+			 const struct plan_pattern *pat, const struct plan_pipe *pp,
+			 const struct plan_slicing *s, uint64_t bytes, bool filling,
+			 double stream)
+{
+	size_t n = pp->nconns, steps = pp->nhops;
+	double *hop = malloc((n ? n : 1) * sizeof(*hop)), *land = malloc((n ? n : 1) * sizeof(*land));
+	double sum = 0, worst = NAN;
+
+	if (!hop || !land || !n || !steps) {
+		free(hop);
+		free(land);
+		return NAN;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t k = pp->first_conn + i;
+		const struct plan_conn *c = &pat->conns[k];
+		double slice = plan_slice_bytes(c, s, bytes);
+
+		hop[i] = hop_time(&cr[k], &ways[c->route], pat, c, slice, s->slots, filling,
+				  stream, NULL);
+		land[i] = land_time(&cr[k], &ways[c->route], c, slice, s->slots, filling, stream);
+	}
+	for (size_t j = 0; j < steps; j++)
+		sum += hop[j % n];
+	for (size_t start = 0; start < n; start++) {
+		size_t end = (start + steps - 1) % n;
+		double t = sum - hop[end] + land[end];
+
+		if (!(t <= worst))
+			worst = t;
+		sum += hop[(start + steps) % n] - hop[start];
+	}
+	free(hop);
+	free(land);
+	return worst;
+}
+
 static double chain_time(const struct conn_rate *cr, const struct route_way *ways,
 			 const struct plan_pattern *pat, const struct plan_pipe *pp,
 			 const struct plan_slicing *s, uint64_t bytes, bool filling,
@@ -184,19 +241,23 @@ static double chain_time(const struct conn_rate *cr, const struct route_way *way
 {
 	double chain = 0;
 
+	if (pp->shape == PIPE_RING) {
+		chain = ring_chain(cr, ways, pat, pp, s, bytes, filling, stream);
+		if (!isnan(chain))
+			return chain;
+		chain = 0;
+	}
 	for (size_t h = pp->first_hop; h < pp->first_hop + pp->nhops; h++) {
 		size_t k = pat->hops[h];
 		const struct plan_conn *c = &pat->conns[k];
 		double slice = plan_slice_bytes(c, s, bytes);
-		struct conn_time ct;
 
-		if (h + 1 < pp->first_hop + pp->nhops) {
+		if (h + 1 < pp->first_hop + pp->nhops)
 			chain += hop_time(&cr[k], &ways[c->route], pat, c, slice, s->slots,
 					  filling, stream, NULL);
-			continue;
-		}
-		conn_time(&cr[k], &ways[c->route], c, slice, s->slots, filling, stream, &ct);
-		chain += c->latency + ct.tau;
+		else
+			chain += land_time(&cr[k], &ways[c->route], c, slice, s->slots, filling,
+					   stream);
 	}
 	return chain;
 }

@@ -520,6 +520,35 @@ static void ll_slice_within_its_slots_lands_at_its_tau(const char *backend)
 }
 
 /*
+ * A ring's slowest trip is the one that ends on its slowest hop. Ring/LL
+ * all-gather of 8160 B on one node of gpu-p2p.yaml (3 GPUs under one
+ * switch, 20 GB/s links), one channel: each rank's 2720 B is one slice of
+ * 5440 B of lines and crosses 2 of the ring's 3 hops, each the links'
+ * 2 us (above NCCL's PCI LL 1.0). gpu1 writes to its peer at its
+ * p2p_write cap, 40 Gbit/s: the trip that ends on gpu1's hop passes one
+ * grain (16 B, 32 B of lines at 20 GB/s) on the first hop, then lands its
+ * slice through the cap, after the launch (baseLat Ring LL 6.6):
+ *   T = 6.6 + 2 + 0.0016 + 2 + 5440 / 5 GB/s = 11.6896 us.
+ * The trips tie on latency; until 2026-12-06 the closed form took the
+ * first, which ends on an uncapped hop: 10.8784 us, 7% short of the model
+ * backend's 11.6896.
+ */
+static void ring_trip_ends_on_its_slowest_hop(const char *backend)
+{
+	static const char line[] =
+		"{\"iteration\":0,\"op\":\"all_gather\",\"bytes\":8160,\"dtype\":\"fp32\"}\n";
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 1);
+	struct run r;
+
+	NEED_BACKEND(backend);
+	use_algo(&o, "ring", "ll", 1);
+	run_trace(&r, backend, DATA("gpu-p2p.yaml"), line, &o);
+	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
+	assert_rel(r.rec.coll[0].time_us, 6.6 + 2 + 32 / 20e9 * 1e6 + 2 + 5440 / 5e9 * 1e6, 1e-4);
+	run_destroy(&r);
+}
+
+/*
  * LL's whole limit, NCCL's llMaxBws (tuning.cc: busBw = min(llMaxBw,
  * busBw * .5), the same term), is the call's stream too, shared by its
  * channels. Ring/LL all-reduce of 1 MiB over 4 nodes of
@@ -989,6 +1018,10 @@ Test(conformance, broadcast_chains_that_differ_backends_agree)
 	Test(conformance_##backend, ll_slice_within_its_slots_lands_at_its_tau) \
 	{                                                                     \
 		ll_slice_within_its_slots_lands_at_its_tau(#backend);         \
+	}                                                                     \
+	Test(conformance_##backend, ring_trip_ends_on_its_slowest_hop)        \
+	{                                                                     \
+		ring_trip_ends_on_its_slowest_hop(#backend);                  \
 	}                                                                     \
 	Test(conformance_##backend, ring_ll_whole_limit_paces_the_stream)     \
 	{                                                                     \
