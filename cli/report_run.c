@@ -377,13 +377,16 @@ static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 			html_printf(f, "GPUDirect RDMA cannot be used here: every collective that "
 				       "leaves its node falls back to host staging (%s), so the paths "
 				       "cost the same.", why ? why : "no GPU-NIC path allows it");
-		else if (!json_is_number(json_object_get(s, "communication")))
-			html_printf(f, "No collective here moves data between GPUs (each is on one "
-				       "rank): the paths cost the same.");
-		else if (!leaves)
+		/* in a node the speedups are null too (as two staged runs'):
+		 * time moved, none of it across the network */
+		else if (!leaves &&
+			 json_number_value(json_object_get(runs[0], "comm_time_us")) > 0)
 			html_printf(f, "No collective here leaves its node (NVLink or PCIe inside "
 				       "it): GPUDirect RDMA does not apply, and the paths cost the "
 				       "same.");
+		else if (!json_is_number(json_object_get(s, "communication")))
+			html_printf(f, "No collective here moves data between GPUs (each is on one "
+				       "rank): the paths cost the same.");
 		else if (fabs(comm - 1) < REPORT_SAME_SPEED)
 			html_printf(f, "Direct (GPUDirect RDMA) communication is as fast as "
 				       "NCCL's host staging.");

@@ -604,16 +604,27 @@ void report_compare_table(FILE *out, const struct report_context *ctx,
 	print_verdict(out, r);
 }
 
-/* Undefined (0) where the faster run, asked to go direct, never did:
- * what GPUDirect RDMA buys cannot be read off two staged runs. */
+/* Whether what GPUDirect RDMA buys can be read off @fast, the run asked
+ * to go direct: not where it never did (two staged runs compared), nor
+ * where nothing left a node (NVLink or PCIe inside it: the paths alike,
+ * where the table said 1.00x and the JSON 1.0, and a sweep says "in
+ * node"). */
+static bool gdr_measured(const struct records *fast)
+{
+	enum plan_path_used u = records_path_used(fast);
+
+	return u != PLAN_USED_NONE && !plan_path_used_never_direct(u);
+}
+
+/* Undefined (0) where gdr_measured is not. */
 double report_speedup(const struct records *slow, const struct records *fast)
 {
-	return fast->iteration_time_us > 0 && !records_never_direct(fast) ?
+	return fast->iteration_time_us > 0 && gdr_measured(fast) ?
 		       slow->iteration_time_us / fast->iteration_time_us : 0;
 }
 
 double report_comm_speedup(const struct records *slow, const struct records *fast)
 {
-	return fast->comm_time_us > 0 && !records_never_direct(fast) ?
+	return fast->comm_time_us > 0 && gdr_measured(fast) ?
 		       slow->comm_time_us / fast->comm_time_us : 0;
 }

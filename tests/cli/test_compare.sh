@@ -65,10 +65,14 @@ has "$tmp/one.json" '^      "communication": null,$'
 [ "$(grep -c '"nccl_estimate_us": null,$' "$tmp/one.json")" = 3 ] ||
     { echo "FAIL: a one-rank collective has an NCCL estimate:"; grep nccl_estimate "$tmp/one.json"; fail=1; }
 # One node: every collective stays on NVLink, all three paths alike, and
-# the verdict says GPUDirect RDMA does not apply (it said "1.00x faster")
+# the verdict says GPUDirect RDMA does not apply (it said "1.00x faster");
+# so are the speedups, n/a and null, as a sweep's "in node" (they were
+# 1.00x and 1.0, a GPUDirect RDMA that buys nothing)
 expect 0 "one-node compare" -- "$gdrlab" compare -t h100-pcie5-400g -T resnet50-ddp --nodes 1 \
     --json "$tmp/node.json"
-has "$tmp/out" "^  communication  *1.00x  *1.00x$"
+has "$tmp/out" "^  communication  *n/a  *n/a$"
+has "$tmp/node.json" '^  "speedup": null,$'
+has "$tmp/node.json" '^      "communication": null,$'
 has "$tmp/out" "^verdict: no collective here leaves its node (NVLink or PCIe inside it): GPUDirect RDMA$"
 has "$tmp/out" "^         does not apply, and the paths cost the same$"
 [ "$(grep -c '"path": "intra_node"' "$tmp/node.json")" = 30 ] ||
