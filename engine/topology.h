@@ -275,6 +275,10 @@ struct topo_override {
  * error ("file: nics.rat: the topology has no 'nics.rat' to set"). */
 int topology_load_with(const char *path, const struct topo_override *ov, size_t nov,
 		       struct topology *topo, struct diag *d);
+/* Same, from a buffer (the fuzz target's: overrides walk aliases). */
+int topology_load_buffer_with(const char *buf, size_t len, const char *name,
+			      const struct topo_override *ov, size_t nov,
+			      struct topology *topo, struct diag *d);
 
 /* Whether @nodes nodes can be joined by @t's crossbar fabric: not more
  * than two back to back (hops: 0, no switch); else false, why in @why.

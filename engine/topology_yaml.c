@@ -1061,6 +1061,13 @@ int topology_load_buffer(const char *buf, size_t len, const char *name,
 	return load_buffer_with(buf, len, name, NULL, 0, topo, d);
 }
 
+int topology_load_buffer_with(const char *buf, size_t len, const char *name,
+			      const struct topo_override *ov, size_t nov,
+			      struct topology *topo, struct diag *d)
+{
+	return load_buffer_with(buf, len, name, ov, nov, topo, d);
+}
+
 /* Read all of @path into a NUL-terminated heap buffer. */
 static int read_file(const char *path, char **out, size_t *len,
 		     struct diag *d)
