@@ -130,6 +130,9 @@ static void lead(FILE *f, json_t *doc)
 		{ "cost", "what an iteration costs" },
 	};
 	size_t i, asked = 0;
+	/* cost() answers per million tokens where the plan gives them */
+	bool tokens = json_object_get(json_array_get(json_object_get(q, "cost"), 0),
+				      "per_million_tokens") != NULL;
 
 	fputs("<p class=\"lead\">", f);
 	html_printf(f, "%zu points", json_array_size(points_of(doc)));
@@ -137,7 +140,10 @@ static void lead(FILE *f, json_t *doc)
 		html_printf(f, " of the plan %s", str(plan, "file"));
 	for (i = 0; i < sizeof(asks) / sizeof(asks[0]); i++)
 		if (json_object_get(q, asks[i].key))
-			html_printf(f, "%s%s", asked++ ? "; " : ", asking ", asks[i].text);
+			html_printf(f, "%s%s", asked++ ? "; " : ", asking ",
+				    tokens && !strcmp(asks[i].key, "cost") ?
+					    "what a million tokens cost" :
+					    asks[i].text);
 	fputs(".</p>\n", f);
 	ran_table(f, doc);
 	if (!json_array_size(json_object_get(plan, "axes")))

@@ -120,6 +120,9 @@ has "$tmp/plan.html" "The cheapest iteration: path=direct nics.rate=40 Gbit/s no
 sed 's/  cost: { gpu_hour: 2.5 }/  cost: { gpu_hour: 2.5, tokens_per_gpu: 1000 }/' "$tmp/plan.yaml" >"$tmp/tokens.yaml"
 plan_page 0 "with tokens" tokens
 has "$tmp/tokens.html" "The cheapest million tokens: path=direct nics.rate=40 Gbit/s nodes=2, 0.00934 at 2.5 a GPU-hour."
+# and the lead asks what the table answers
+has "$tmp/tokens.html" "asking .*what a million tokens cost"
+has "$tmp/plan.html" "asking .*what an iteration costs"
 # the heat map's extremes, staged over direct as the table has them ("direct
 # over staged" until 2026-12-06, the inverse of what it gave)
 "$gdrlab" sweep --no-wall "$tmp/plan.yaml" 2>/dev/null | sed -n '/^GPUDirect RDMA speedup/,/^$/p' |
