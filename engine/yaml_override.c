@@ -39,6 +39,10 @@ struct walk {
  * has hundreds. */
 #define WALK_MAX (1UL << 20)
 
+/* Lists one walk may go down, one inside another: a topology's are one
+ * deep (its gpus, its nics), a sweep plan's axes two. */
+#define LIST_NEST_MAX 16
+
 /* Node @id, looked up afresh: adding a node may move them all. */
 static yaml_node_t *node_of(struct walk *w, int id)
 {
@@ -191,7 +195,7 @@ static int note_missing(struct walk *w, int id)
  * w->hits counts them, w->missing gathers the mappings that leave the
  * last key out. Each node on the way is this place's own (own). */
 static int apply(struct walk *w, int id, const char *const *part, const size_t *len,
-		 unsigned depth)
+		 unsigned depth, unsigned nest)
 {
 	yaml_node_t *n = node_of(w, id);
 	char *copy;
@@ -202,6 +206,11 @@ static int apply(struct walk *w, int id, const char *const *part, const size_t *
 		return 0;
 	if (++w->visits > WALK_MAX)
 		return -E2BIG;
+	/* a list is walked without a key of the path: a list aliased inside
+	 * itself (&a [*a]) would be walked down for ever, and overflowed the
+	 * stack before WALK_MAX (fuzz_topology) */
+	if (n->type == YAML_SEQUENCE_NODE && nest >= LIST_NEST_MAX)
+		return -ELOOP;
 	if (n->type == YAML_SEQUENCE_NODE) {
 		size_t count = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
 
@@ -212,7 +221,7 @@ static int apply(struct walk *w, int id, const char *const *part, const size_t *
 			if (!c)
 				return -ENOMEM;
 			node_of(w, id)->data.sequence.items.start[i] = c;
-			err = apply(w, c, part, len, depth);
+			err = apply(w, c, part, len, depth, nest + 1);
 			if (err)
 				return err;
 		}
@@ -242,7 +251,7 @@ static int apply(struct walk *w, int id, const char *const *part, const size_t *
 	if (!c)
 		return -ENOMEM;
 	node_of(w, id)->data.mapping.pairs.start[k].value = c;
-	return apply(w, c, part + 1, len + 1, depth - 1);
+	return apply(w, c, part + 1, len + 1, depth - 1, nest);
 }
 
 /* Give mapping @id the key @key (@klen bytes) with the walk's value,
@@ -302,7 +311,7 @@ int yaml_doc_override(struct yaml_doc *y, const char *path, const char *value,
 	w.set = y->nsets < YAML_DOC_SETS_MAX ? y->nsets : YAML_DOC_SETS_MAX;
 	err = count_refs(&w);
 	if (!err)
-		err = apply(&w, 1, part, len, depth); /* the root is node 1 */
+		err = apply(&w, 1, part, len, depth, 0); /* the root is node 1 */
 	/* entries of a list that leave the key out take the value too, where
 	 * some entry gives it (it was set on those alone: --set gpus.gdr=false
 	 * left every GPU without gdr: in the file with GPUDirect); where none
@@ -320,6 +329,9 @@ int yaml_doc_override(struct yaml_doc *y, const char *path, const char *value,
 		snprintf(why, whylen, "'%s' is a list or a mapping, not a value", path);
 	else if (err == -ENOMEM)
 		snprintf(why, whylen, "out of memory");
+	else if (err == -ELOOP)
+		snprintf(why, whylen, "'%s' goes through lists nested more than %d deep (a list aliased inside itself?)",
+			 path, LIST_NEST_MAX);
 	else if (err == -E2BIG)
 		snprintf(why, whylen, "'%s' goes through more than %lu values (lists of aliased lists)",
 			 path, WALK_MAX);

@@ -487,6 +487,20 @@ Test(topology, set_alias_bomb, .timeout = 20)
 		  d.msg);
 }
 
+/* A list aliased inside itself: the walk stops at 16 lists deep and says
+ * so, where it overflowed the stack (fuzz_topology). */
+Test(topology, set_alias_loop, .timeout = 20)
+{
+	static const char loop[] = GDRLAB_SOURCE_DIR "/tests/data/alias-loop.yaml";
+	struct topo_override rate = { "nics.rate", "1 Gbit/s" };
+	struct topology t;
+	struct diag d = { "" };
+
+	cr_assert_eq(topology_load_with(loop, &rate, 1, &t, &d), -EINVAL);
+	cr_assert(strstr(d.msg, "nics.rate: 'nics.rate' goes through lists nested more than 16 deep"),
+		  "%s", d.msg);
+}
+
 /*
  * Where the value cannot go on an entry that leaves the key out (gen on
  * sw1's link, given as a bandwidth), the load fails naming the --set and
