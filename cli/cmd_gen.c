@@ -148,18 +148,18 @@ static int parse_us(const char *opt, const char *s, double *out)
 	return 0;
 }
 
-static int parse_iterations(const char *s, unsigned *out)
+/* A whole number from 1 to @max for option @opt, digits alone (no sign,
+ * no blank: strtoul would take them). */
+static int parse_count(const char *opt, const char *s, unsigned long max, unsigned *out)
 {
 	unsigned long v;
 	char *end;
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end || errno || v < 1 ||
-	    v > GEN_ITERATIONS_MAX)
-		return fail(EXIT_USAGE,
-			    "--iterations: expected a whole number from 1 to %lu, got '%s'",
-			    GEN_ITERATIONS_MAX, s);
+	if (*s < '0' || *s > '9' || *end || errno || v < 1 || v > max)
+		return fail(EXIT_USAGE, "%s: expected a whole number from 1 to %lu, got '%s'",
+			    opt, max, s);
 	*out = (unsigned)v;
 	return 0;
 }
@@ -179,22 +179,6 @@ static int parse_hook(const char *s, enum gen_ddp_hook *out)
 	return fail(EXIT_USAGE,
 		    "--comm-hook: expected allreduce, fp16 or bf16, got '%s'",
 		    s);
-}
-
-static int parse_accumulate(const char *s, unsigned *out)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end || errno || v < 1 ||
-	    v > GEN_DDP_ACCUMULATE_MAX)
-		return fail(EXIT_USAGE,
-			    "--accumulate: expected a whole number from 1 to %u, got '%s'",
-			    GEN_DDP_ACCUMULATE_MAX, s);
-	*out = (unsigned)v;
-	return 0;
 }
 
 enum {
@@ -258,7 +242,7 @@ static int parse_one(struct ddp_args *a, int c, const char *arg)
 		return parse_size("--first-bucket", arg,
 				  &a->o.first_bucket_bytes);
 	case OPT_ITERATIONS:
-		return parse_iterations(arg, &a->o.iterations);
+		return parse_count("--iterations", arg, GEN_ITERATIONS_MAX, &a->o.iterations);
 	case OPT_FORWARD:
 		return parse_us("--forward-us", arg, &a->o.forward_us);
 	case OPT_BACKWARD:
@@ -266,7 +250,7 @@ static int parse_one(struct ddp_args *a, int c, const char *arg)
 	case OPT_COMM_HOOK:
 		return parse_hook(arg, &a->o.hook);
 	case OPT_ACCUMULATE:
-		return parse_accumulate(arg, &a->o.accumulate);
+		return parse_count("--accumulate", arg, GEN_DDP_ACCUMULATE_MAX, &a->o.accumulate);
 	case OPT_FIND_UNUSED:
 		a->o.find_unused_parameters = true;
 		return 0;
