@@ -168,15 +168,6 @@ static void note_busy(struct busiest *b, const struct plan_conn *c, const struct
 	}
 }
 
-/*
- * A slice's way along @pp's chain: each hop's latency and tau, a cut-
- * through hop's next starting after one grain (hop_time), but the last
- * hop's slice landing whole: the receiver has the call's bytes only once
- * its last line is in (the model backend ends there too). Until
- * 2026-12-06 the last hop took a grain too: a Ring/LL128 1 MiB all-
- * reduce on one channel of 8 x 8 H100 ended 0.04 us early, its last
- * NVLink hop's slice less a grain.
- */
 /* What @c's slice takes to land whole: its latency and tau. */
 static double land_time(const struct conn_rate *r, const struct route_way *w,
 			const struct plan_conn *c, double slice, unsigned slots, bool filling,
@@ -234,6 +225,16 @@ static double ring_chain(const struct conn_rate *cr, const struct route_way *way
 	return worst;
 }
 
+/*
+ * A slice's way along @pp's chain: each hop's latency and tau, a cut-
+ * through hop's next starting after one grain (hop_time), but the last
+ * hop's slice landing whole: the receiver has the call's bytes only once
+ * its last line is in (the model backend ends there too). Until
+ * 2026-12-06 the last hop took a grain too: a Ring/LL128 1 MiB all-
+ * reduce on one channel of 8 x 8 H100 ended 0.04 us early, its last
+ * NVLink hop's slice less a grain. A ring's is its slowest trip
+ * (ring_chain).
+ */
 static double chain_time(const struct conn_rate *cr, const struct route_way *ways,
 			 const struct plan_pattern *pat, const struct plan_pipe *pp,
 			 const struct plan_slicing *s, uint64_t bytes, bool filling,
@@ -531,9 +532,10 @@ const struct backend_ops analytic_backend_ops = {
 	.caps = BACKEND_CAP_SIM_CLOCK | BACKEND_CAP_EXACT | BACKEND_CAP_ALGORITHMS,
 	.run = analytic_run,
 	/* a million sends: one 64 MiB alltoall on 128 nodes of 8 H100 (or
-	 * busbw's whole table, the rates kept a pattern) in 4.3 s and 808
-	 * MiB on two tiers of rails, 6.0 s on a 3-tier Clos, whose ECMP
-	 * uplinks give its max-min solve many levels (2026-12-06, a 2-core
-	 * host); 2048 ranks, four times the sends, ran past ten minutes */
+	 * busbw's whole table, the rates kept a pattern) in 1.3 s of CPU
+	 * and 808 MiB on two tiers of rails, 3.3 s on a 3-tier Clos, whose
+	 * ECMP uplinks give its max-min solve many levels (2026-12-06, a
+	 * 2-core host, docs/performance.md); 2048 ranks, four times the
+	 * sends, ran past ten minutes before the NICs were cached */
 	.alltoall_max_ranks = 1024,
 };
