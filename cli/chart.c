@@ -373,6 +373,11 @@ static int write_nic_speed(FILE *data, FILE *gp, const char *data_path, json_t *
 	return 0;
 }
 
+bool chart_cost_has_tokens(json_t *cost)
+{
+	return json_object_get(json_array_get(cost, 0), "per_million_tokens") != NULL;
+}
+
 /*
  * Per point, its stage busy times side by side (breakdown), or one bar
  * of its cost: a million tokens' where the plan says how many an
@@ -392,8 +397,7 @@ static int write_bars(FILE *data, FILE *gp, const char *data_path, json_t *doc, 
 					      "wire", "nic_write", "copy_to_gpu" };
 	json_t *points = json_object_get(doc, "points"), *x;
 	size_t i, nstages = sizeof(stages) / sizeof(stages[0]);
-	bool numbered = false, tokens = cost && json_object_get(json_array_get(q, 0),
-								  "per_million_tokens");
+	bool numbered = false, tokens = cost && chart_cost_has_tokens(q);
 	const char *key = !cost ? stages[0] : tokens ? "per_million_tokens" : "per_iteration";
 	char shown[512];
 

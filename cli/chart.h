@@ -54,6 +54,11 @@ size_t chart_runs(json_t *doc, json_t *runs[3]);
  */
 double chart_comm_busy(json_t *run);
 
+/* Whether a plan's cost answer @cost (its points') is per million tokens
+ * too: the plan, or its generator, gave the tokens. What the chart draws
+ * and the report leads with. */
+bool chart_cost_has_tokens(json_t *cost);
+
 /* Whether @doc (a run's, compare's or plan's --json) has what chart @k
  * draws. */
 int chart_has_data(enum chart_kind k, json_t *doc);

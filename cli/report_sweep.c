@@ -117,13 +117,6 @@ static void ran_table(FILE *f, json_t *doc)
 		fputs("</table>\n", f);
 }
 
-/* Whether the cost answer @cost (its points') is per million tokens too:
- * the plan, or its generator, gave the tokens. */
-static bool cost_has_tokens(json_t *cost)
-{
-	return json_object_get(json_array_get(cost, 0), "per_million_tokens") != NULL;
-}
-
 static void lead(FILE *f, json_t *doc)
 {
 	json_t *plan = json_object_get(doc, "plan"), *q = json_object_get(doc, "questions"), *ax;
@@ -138,7 +131,7 @@ static void lead(FILE *f, json_t *doc)
 	};
 	size_t i, asked = 0;
 	/* cost() answers per million tokens where the plan gives them */
-	bool tokens = cost_has_tokens(json_object_get(q, "cost"));
+	bool tokens = chart_cost_has_tokens(json_object_get(q, "cost"));
 
 	fputs("<p class=\"lead\">", f);
 	html_printf(f, "%zu points", json_array_size(points_of(doc)));
@@ -430,7 +423,7 @@ static void cost(struct report_page *p, json_t *q)
 	json_t *prices = json_object_get(json_object_get(p->doc, "plan"), "prices"), *x;
 	/* per million tokens where the plan gives them: the smallest job's
 	 * iteration is the cheapest whatever it trains */
-	bool tokens = cost_has_tokens(q);
+	bool tokens = chart_cost_has_tokens(q);
 	const char *key = keys[tokens];
 	double best = INFINITY;
 	size_t i, at = 0;
