@@ -92,16 +92,20 @@ void plan_options_set_nccl_minor(struct plan_options *o, const struct nccl_relea
 			       r->default_gdr_level;
 }
 
-unsigned plan_nccl_minor(const struct plan *p)
+/* The release @o names, as plan_build takes it (p->nccl). */
+static const struct nccl_release *options_release(const struct plan_options *o)
 {
-	return p->opts.nccl_minor ? p->opts.nccl_minor : nccl_release_minor(p->nccl);
+	return nccl_releases[o->nccl < nccl_release_count ? o->nccl : 0];
 }
 
 unsigned plan_options_nccl_minor(const struct plan_options *o)
 {
-	const struct nccl_release *r = nccl_releases[o->nccl < nccl_release_count ? o->nccl : 0];
+	return o->nccl_minor ? o->nccl_minor : nccl_release_minor(options_release(o));
+}
 
-	return o->nccl_minor ? o->nccl_minor : nccl_release_minor(r);
+unsigned plan_nccl_minor(const struct plan *p)
+{
+	return plan_options_nccl_minor(&p->opts);
 }
 
 /*
@@ -525,7 +529,7 @@ int plan_build(struct plan *p, const struct topology *topo,
 	p->topo = *topo;
 	p->trace = trace;
 	p->opts = *opts;
-	p->nccl = nccl_releases[opts->nccl < nccl_release_count ? opts->nccl : 0];
+	p->nccl = options_release(opts);
 	if (opts->nodes)
 		p->topo.nodes = opts->nodes;
 	if (opts->chunk_bytes)
