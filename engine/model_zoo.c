@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_grow.h"
 #include "input_file.h"
 
 #define LAYOUT_NAME_MAX 255
@@ -421,18 +422,12 @@ static int check_unique_names(const struct model_layout *l,
 	return err;
 }
 
-/* Appends a parameter's line; grows by doubling (a power of two fills). */
-static int note_line(unsigned **lines, size_t *n, unsigned line,
+/* Appends a parameter's line. */
+static int note_line(unsigned **lines, size_t *n, size_t *room, unsigned line,
 		     const char *path, struct diag *d)
 {
-	unsigned *grown;
-
-	if ((*n & (*n - 1)) == 0) {
-		grown = realloc(*lines, (*n ? 2 * *n : 1) * sizeof(**lines));
-		if (!grown)
-			return diag_set(d, -ENOMEM, "%s: out of memory", path);
-		*lines = grown;
-	}
+	if (array_grow((void **)lines, *n, room, sizeof(**lines)))
+		return diag_set(d, -ENOMEM, "%s: out of memory", path);
 	(*lines)[(*n)++] = line;
 	return 0;
 }
@@ -457,7 +452,7 @@ int model_layout_load(const char *path, struct model_layout *l,
 	char *line = NULL, name[64];
 	unsigned lineno = 0, *lines = NULL;
 	struct builder b;
-	size_t cap = 0, nlines = 0;
+	size_t cap = 0, nlines = 0, lines_room = 0;
 	ssize_t n;
 	FILE *f;
 	int err = 0;
@@ -479,7 +474,7 @@ int model_layout_load(const char *path, struct model_layout *l,
 		else
 			err = parse_layout_line(&b, line, path, lineno, d);
 		if (!err && l->nparams > nlines)
-			err = note_line(&lines, &nlines, lineno, path, d);
+			err = note_line(&lines, &nlines, &lines_room, lineno, path, d);
 	}
 	if (!err && ferror(f))
 		err = diag_set(d, -EIO, "%s: read error", path);
