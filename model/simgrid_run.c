@@ -210,6 +210,14 @@ static void arrived(struct sconn *c, unsigned q, double at)
 		sgm.sem_release(c->out[i]->sem);
 }
 
+/* Whether @c passes each grain on as it lands (LL, LL128 inside a node),
+ * its slices longer than a grain: only then does a segment wait for the
+ * one before to have passed a slice's last grain (seg.whole). */
+static bool passes_grains(const struct sconn *c)
+{
+	return c->cut_through && c->grain < c->slice;
+}
+
 /* Segment @k of @c hands slice @q to the next segment. */
 static void hand_over(struct sconn *c, unsigned k, unsigned q)
 {
@@ -223,7 +231,7 @@ static void seg_actor_main(int argc, char **argv)
 	struct sconn *c = a->c;
 	unsigned k = a->k, last = c->nseg - 1;
 	struct seg *g = &c->seg[k];
-	bool cut = c->cut_through && c->grain < c->slice;
+	bool cut = passes_grains(c);
 	double busy_from;
 
 	(void)argc;
@@ -485,10 +493,14 @@ static int conn_init(struct sim *s, const struct plan *p, const struct plan_patt
 			sc->seg[g].cap = cap;
 		if (!err && g > 0) {
 			sc->seg[g].ready = sgm.sem_init(0);
-			sc->seg[g].whole = sgm.sem_init(0);
 			sc->seg[g].ready_at = calloc(sc->nslices ? sc->nslices : 1, sizeof(double));
+			if (!sc->seg[g].ready_at)
+				err = -ENOMEM;
+		}
+		if (!err && g > 0 && passes_grains(sc)) {
+			sc->seg[g].whole = sgm.sem_init(0);
 			sc->seg[g].whole_at = calloc(sc->nslices ? sc->nslices : 1, sizeof(double));
-			if (!sc->seg[g].ready_at || !sc->seg[g].whole_at)
+			if (!sc->seg[g].whole_at)
 				err = -ENOMEM;
 		}
 	}
