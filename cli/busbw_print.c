@@ -13,6 +13,7 @@
 
 #include "algo.h"
 #include "busbw.h"
+#include "json_util.h"
 #include "report.h"
 
 #define PREAMBLE "%12llu  %12llu  %8s  %6s  %6i"
@@ -253,7 +254,7 @@ static json_t *run_json(const struct busbw_run *r)
 	snprintf(test, sizeof(test), "%s_perf", a->coll->name);
 	json_object_set_new(doc, "backend", json_string(r->backend));
 	json_object_set_new(doc, "topology", json_string(r->topo->name));
-	json_object_set_new(doc, "topology_file", json_string(a->topology));
+	json_object_set_new(doc, "topology_file", json_file_name(a->topology));
 	if (cli_sets_json(doc, &a->sets))
 		goto err;
 	json_object_set_new(doc, "test", json_string(test));

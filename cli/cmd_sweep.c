@@ -380,15 +380,19 @@ static int print_json(const struct sweep *sw)
 		json_t *o, *axes;
 
 		sweep_point_label(sw, p, label, sizeof(label));
-		o = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s}",
+		o = json_pack("{s:s, s:i, s:o, s:o, s:s, s:s, s:s, s:s}",
 				      "point", label, "line", (int)p->line,
-				      "topology_file", p->topology, "trace_file", p->trace,
+				      "topology_file", json_file_name(p->topology),
+				      "trace_file", json_file_name(p->trace),
 				      "backend", p->backend, "path", plan_path_name(p->opts.path),
 				      "gdr_level", topo_path_name(p->opts.gdr_level),
 				      "nccl", nccl_releases[p->opts.nccl]->version);
 
-		if (!o)
-			continue;
+		if (!o) { /* out of memory: not a document without the point */
+			json_decref(arr);
+			arr = NULL;
+			break;
+		}
 		if (p->gen[0]) {
 			char cmd[1024];
 
@@ -402,7 +406,7 @@ static int print_json(const struct sweep *sw)
 			json_object_set_new(o, "axes", axes);
 		}
 		if (r->err)
-			json_object_set_new(o, "error", json_string(r->error));
+			json_object_set_new(o, "error", json_file_name(r->error)); /* names files */
 		else
 			json_object_update_new(o, json_pack("{s:s, s:i, s:i, s:s, s:b, s:o, s:f, s:f, s:f, s:f}",
 				"topology", r->topo_name, "nodes", (int)r->nodes,

@@ -24,6 +24,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "json_util.h"
 #include "output_file.h"
 #include "report.h"
 
@@ -328,8 +329,8 @@ static json_t *to_json(const struct validate_args *a, const struct records *m,
 	}
 	json_object_set_new(doc, "measured_backend", json_string(m->backend));
 	json_object_set_new(doc, "predicted_backend", json_string(p->backend));
-	json_object_set_new(doc, "topology_file", json_string(a->topology));
-	json_object_set_new(doc, "trace_file", json_string(a->trace));
+	json_object_set_new(doc, "topology_file", json_file_name(a->topology));
+	json_object_set_new(doc, "trace_file", json_file_name(a->trace));
 	json_object_set_new(doc, "path", json_string(plan_path_name(a->opts.path)));
 	json_object_set_new(doc, "nodes", json_integer(m->nodes));
 	json_object_set_new(doc, "tolerance_pct", json_real(a->tolerance));

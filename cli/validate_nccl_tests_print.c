@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "algo.h"
+#include "json_util.h"
 #include "validate_nccl_tests.h"
 
 static const char *const regime_names[VNT_REGIMES] = { "latency", "bandwidth" };
@@ -144,10 +145,10 @@ json_t *vnt_json(const struct vnt_run *r)
 
 	if (!doc || !sizes || !regimes)
 		goto err;
-	json_object_set_new(doc, "nccl_tests_file", json_string(f->name));
+	json_object_set_new(doc, "nccl_tests_file", json_file_name(f->name));
 	json_object_set_new(doc, "format", json_string(f->format == NCCL_TESTS_JSON ? "json" : "text"));
 	json_object_set_new(doc, "topology", json_string(r->topo->name));
-	json_object_set_new(doc, "topology_file", json_string(a->topology));
+	json_object_set_new(doc, "topology_file", json_file_name(a->topology));
 	if (cli_sets_json(doc, &a->sets))
 		goto err;
 	json_object_set_new(doc, "predicted_backend", json_string(r->backend));

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "algo.h"
+#include "json_util.h"
 
 static json_t *stages_json(const struct coll_record *c)
 {
@@ -96,12 +97,13 @@ static json_t *run_json(const struct report_context *ctx, const struct records *
 	json_t *doc, *colls, *iters;
 	char mark[64];
 
-	doc = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:f,s:f,s:s,s:s,s:I,s:i}",
+	doc = json_pack("{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:f,s:f,s:f,s:s,s:s,s:I,s:i}",
 			"backend", r->backend,
 			"path", plan_path_name(r->path),
 			"topology", p->topo.name,
-			"topology_file", ctx->topology_file,
-			"trace_file", ctx->trace_file,
+			/* any bytes, where the other strings are ours */
+			"topology_file", json_file_name(ctx->topology_file),
+			"trace_file", json_file_name(ctx->trace_file),
 			"nodes", (int)r->nodes,
 			"gpus_per_node", (int)r->gpus_per_node,
 			"nics_per_node", (int)p->topo.nnics,

@@ -115,4 +115,30 @@ one_line "$tmp/err"
 printf '{"iteration":0,"op":"allreduce","bytes":4096,"dtype":"fp32","group":[0,1]}\n{"iteration":0,"op":"allreduce","bytes":4096,"dtype":"fp32","group":[14,15]}\n' >"$tmp/ends.jsonl"
 expect 0 "groups at both ends" -- "$gdrlab" run -t "$t" -T "$tmp/ends.jsonl"
 has "$tmp/err" "^gdrlab run: note: the trace's calls take 4 ranks (of 0 to 15): 12 of this cluster's 16 GPUs take no part"
+# A file name that is not UTF-8 (any bytes are a Linux file name; JSON
+# text is Unicode): the reports' *_file keys have it with U+FFFD for each
+# such byte. It once left busbw's and validate's topology_file out (exit
+# 0), every point out of sweep --json ("[]", exit 0), and failed run and
+# compare --json with "Cannot allocate memory".
+odd=$tmp/$'caf\xe9'
+mkdir "$odd"
+cp "$t" "$odd/t.yaml"
+cp "$tr" "$odd/tr.jsonl"
+cp "$abci" "$odd/abci.yaml"
+fffd=$tmp/$'caf\xef\xbf\xbd'
+printf '{"name": "p", "topology": "t.yaml", "trace": "tr.jsonl"}\n{"name": "gone", "topology": "nope.yaml", "trace": "tr.jsonl"}\n' >"$odd/s.jsonl"
+for args in "run -t $odd/t.yaml -T $odd/tr.jsonl --json -" "compare -t $odd/t.yaml -T $odd/tr.jsonl --json -" \
+    "busbw -t $odd/t.yaml -e 1K --json -" "sweep $odd/s.jsonl --json -q" \
+    "validate --nccl-tests $src/tests/data/nccl-tests/all_reduce_2nodes.txt --op allreduce -t $odd/abci.yaml --json -"; do
+    want=0
+    [ "${args%% *}" = sweep ] && want=1 # the point "gone" fails
+    # shellcheck disable=SC2086 # the arguments are words
+    expect $want "${args%% *} --json, a name not UTF-8" -- "$gdrlab" $args
+    json_ok "$tmp/out"
+    has "$tmp/out" "\"topology_file\": *\"$fffd/"
+done
+has "$tmp/out" "\"nccl_tests_file\": *\"$src/"
+expect 1 "sweep --json, a name not UTF-8" -- "$gdrlab" sweep "$odd/s.jsonl" --json -q
+has "$tmp/out" "\"trace_file\": *\"$fffd/tr.jsonl\""
+has "$tmp/out" "\"error\": *\"$fffd/nope.yaml: cannot read"
 exit $fail
