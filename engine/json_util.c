@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A file's name as a JSON string (json_util.h). */
+/* A file's name as a JSON string, or as UTF-8 text (json_util.h). */
 #include "json_util.h"
 
 #include <stdlib.h>
@@ -41,25 +41,19 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-json_t *json_file_name(const char *name)
+char *utf8_dup_valid(const char *s)
 {
-	const unsigned char *s = (const unsigned char *)name;
-	size_t len = strlen(name), j = 0;
-	char *out;
-	json_t *v;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = strlen(s), j = 0;
+	char *out = malloc(3 * len + 1); /* at most U+FFFD's 3 bytes a byte */
 
-	v = json_string(name);
-	if (v)
-		return v;
-	/* at most 3 bytes (U+FFFD) for each byte in */
-	out = malloc(3 * len + 1);
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < len;) {
-		size_t n = utf8_len(s + i);
+		size_t n = utf8_len(u + i);
 
 		if (n) {
-			memcpy(out + j, s + i, n);
+			memcpy(out + j, u + i, n);
 			j += n;
 			i += n;
 		} else {
@@ -68,7 +62,19 @@ json_t *json_file_name(const char *name)
 			i++;
 		}
 	}
-	v = json_stringn(out, j);
-	free(out);
+	out[j] = '\0';
+	return out;
+}
+
+json_t *json_file_name(const char *name)
+{
+	json_t *v = json_string(name);
+	char *valid;
+
+	if (v)
+		return v;
+	valid = utf8_dup_valid(name);
+	v = valid ? json_string(valid) : NULL;
+	free(valid);
 	return v;
 }

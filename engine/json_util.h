@@ -40,5 +40,8 @@ static inline const char *json_kind(const json_t *v)
  * rest of the name as it was. NULL only when out of memory.
  */
 json_t *json_file_name(const char *name);
+/* @s with each such byte as U+FFFD, for other Unicode text (a YAML file,
+ * YAML 1.2 §5.2): malloc'd, NULL when out of memory. */
+char *utf8_dup_valid(const char *s);
 
 #endif

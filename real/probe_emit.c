@@ -9,8 +9,10 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "json_util.h"
 #include "probe_nvlink.h"
 #include "probe_report.h"
 #include "topology.h"
@@ -126,7 +128,9 @@ static double nic_gbit(const struct probe_nic *n, unsigned *port)
 static void emit_header(const struct probe *p, FILE *out)
 {
 	const char *base = strrchr(p->sysfs, '/');
-	char name[48];
+	/* --sysfs is any bytes, the file YAML: UTF-8 (YAML 1.2 §5.2, which
+	 * gdrlab's own reader holds it to), on one comment line */
+	char *from = utf8_dup_valid(p->sysfs), name[48];
 
 	base = base && base[1] ? base + 1 : p->sysfs;
 	sanitize(base, name, sizeof(name));
@@ -141,7 +145,8 @@ static void emit_header(const struct probe *p, FILE *out)
 		"# model's numbers are trusted.\n"
 		"name: probed-%s\n"
 		"nodes: 2                          # PLACEHOLDER: cluster size (gdrlab run --nodes)\n\n",
-		p->sysfs, strcmp(p->sysfs, "/sys") ? name : "sys");
+		from ? from : "?", strcmp(p->sysfs, "/sys") ? name : "sys");
+	free(from);
 	fprintf(out, "# PLACEHOLDER memory_bandwidth: measure with STREAM. No p2p caps.\nsockets:\n");
 }
 

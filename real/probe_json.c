@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "json_util.h"
 #include "probe_nvlink.h"
 #include "probe_p2p.h"
 #include "probe_report.h"
@@ -191,8 +192,9 @@ json_t *probe_json(const struct probe *p)
 	json_t *root, *a;
 	unsigned i, k;
 
-	root = json_pack("{s:s, s:b, s:{s:s, s:s, s:s}, s:{s:s, s:s}}",
-			 "sysfs", p->sysfs, "live", p->live, "drivers", "cuda",
+	/* --sysfs is any bytes (json_util.h) */
+	root = json_pack("{s:o, s:b, s:{s:s, s:s, s:s}, s:{s:s, s:s}}",
+			 "sysfs", json_file_name(p->sysfs), "live", p->live, "drivers", "cuda",
 			 p->cuda, "nvml", p->nvml, "verbs", p->verbs, "peermem",
 			 "state", probe_tri_name(p->peermem), "why", p->peermem_why);
 	if (!root)

@@ -67,4 +67,16 @@ has "$tmp/err" "no GPU found: a topology needs at least one GPU and one RDMA NIC
 [ ! -e "$tmp/none.yaml" ] || { echo "FAIL: none.yaml written"; fail=1; }
 expect 0 "empty tree" -- "$gdrlab" probe --sysfs "$tmp/empty"
 has "$tmp/out" "No GPU and no RDMA device here"
+# a --sysfs folder whose name is not UTF-8 (a Linux name is any bytes):
+# --json has it with U+FFFD (it failed, "out of memory"), and the
+# topology written names it so too, for gdrlab's reader refused its raw
+# bytes ("invalid trailing UTF-8 octet"), and --json's gpu_pairs was null
+odd=$tmp/$'sys\xe9'
+cp -r "$sys/dgx-8gpu" "$odd"
+expect 0 "a folder not UTF-8" -- "$gdrlab" probe --sysfs "$odd" --json "$tmp/odd.json" \
+    --emit-topology "$tmp/odd.yaml"
+json_ok "$tmp/odd.json"
+has "$tmp/odd.json" "\"sysfs\": *\"$tmp/"$'sys\xef\xbf\xbd'"\""
+has "$tmp/odd.json" '"transport": "'
+expect 0 "its topology read" -- "$gdrlab" busbw -t "$tmp/odd.yaml" -e 1K
 exit $fail
