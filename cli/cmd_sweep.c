@@ -115,9 +115,16 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 		}
 		if (!s)
 			return sweep_error(d, "%s:%u: %s: expected a string", file, line, key);
-		if (!strcmp(key, "name"))
+		if (!strcmp(key, "name")) {
+			/* (struct point's name[64]) not cut to fit: two names
+			 * alike in their first 63 bytes would label two rows
+			 * alike, and a cut inside a character is no UTF-8, which
+			 * left the point out of --json (exit 0) */
+			if (strlen(s) >= sizeof(pt->name))
+				return sweep_error(d, "%s:%u: name: longer than %s bytes", file,
+						   line, "63");
 			snprintf(pt->name, sizeof(pt->name), "%s", s);
-		else if (!strcmp(key, "topology"))
+		} else if (!strcmp(key, "topology"))
 			bad = point_file(pt->topology, sizeof(pt->topology), dir, s,
 					 CLI_SHIPPED_TOPOLOGY);
 		else if (!strcmp(key, "trace"))
@@ -380,8 +387,10 @@ static int print_json(const struct sweep *sw)
 		json_t *o, *axes;
 
 		sweep_point_label(sw, p, label, sizeof(label));
-		o = json_pack("{s:s, s:i, s:o, s:o, s:s, s:s, s:s, s:s}",
-				      "point", label, "line", (int)p->line,
+		/* the label is cut at its buffer's end, maybe inside a
+		 * character: json_file_name() keeps it a JSON string */
+		o = json_pack("{s:o, s:i, s:o, s:o, s:s, s:s, s:s, s:s}",
+				      "point", json_file_name(label), "line", (int)p->line,
 				      "topology_file", json_file_name(p->topology),
 				      "trace_file", json_file_name(p->trace),
 				      "backend", p->backend, "path", plan_path_name(p->opts.path),

@@ -524,4 +524,20 @@ expect 0 "communicators at once" -- "$gdrlab" sweep --json "$tmp/unread/llm.yaml
 awk '{ gsub(/[",]/, "") } $1 == "iteration_time_us:" { it = $2 } $1 == "comm_time_us:" { sum = $2 }
     $1 == "comm_busy_us:" { n++; if (!(sum > it && $2 <= it && $2 > 0)) { print "FAIL: in flight " $2 ", summed " sum ", iteration " it; bad = 1 } }
     END { exit bad || n != 2 }' "$tmp/out" || fail=1
+# a point's name is its row's label, whole: 63 bytes at most, a longer
+# one refused (it was cut to 63, so rows could share a label, and a cut
+# inside a character left the point out of --json, "[]", exit 0)
+e40=$(printf 'é%.0s' $(seq 40))
+for name in "$e40" "$(printf 'x%.0s' $(seq 63))"; do
+    printf '{"name": "%s", "topology": "%s", "trace": "%s"}\n' "$name" \
+        "$src/configs/a100-pcie4-200g.yaml" "$src/traces/resnet50-ddp.jsonl" >"$tmp/long.jsonl"
+    if [ ${#name} = 63 ]; then
+        expect 0 "a name of 63 bytes" -- "$gdrlab" sweep "$tmp/long.jsonl" --json -q
+        has "$tmp/out" "\"point\": \"$name\""
+    else
+        expect 2 "a name of 80 bytes" -- "$gdrlab" sweep "$tmp/long.jsonl" --json -q
+        has "$tmp/err" "^gdrlab sweep: $tmp/long.jsonl:1: name: longer than 63 bytes$"
+        one_line "$tmp/err"
+    fi
+done
 exit $fail
