@@ -190,7 +190,7 @@ int import_calls_add_p2p(struct import_calls *k, struct import_call *c, const ch
 	return 0;
 }
 
-static bool in_group(const struct import_calls *k, unsigned id, int rank)
+bool import_calls_in_group(const struct import_calls *k, unsigned id, int rank)
 {
 	for (unsigned i = 0; i < k->groups[id].n; i++)
 		if ((int)k->groups[id].ranks[i] == rank)
@@ -292,7 +292,7 @@ int import_calls_end_p2p(struct import_calls *k, int rank, const char *file)
 			err = fail_at(k, file, c->where, c->recv ? "Src Rank" : "Dst Rank",
 				      "rank %d's %s names itself as its peer", c->rank,
 				      c->recv ? "recv" : "send");
-		else if (!in_group(k, c->group, c->rank))
+		else if (!import_calls_in_group(k, c->group, c->rank))
 			err = fail_at(k, file, c->where, "Process Group Ranks",
 				      "this file's rank %d is not in its %s's group (%u ranks from %u)",
 				      c->rank, c->recv ? "recv" : "send", k->groups[c->group].n,

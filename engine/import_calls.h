@@ -132,6 +132,8 @@ int import_calls_add_p2p(struct import_calls *k, struct import_call *c,
  * and import_calls_note_partial tell from the files' ranks; a format that
  * calls import_calls_end_p2p has it said there. 0 or -ENOMEM. */
 int import_calls_file_rank(struct import_calls *k, int rank, const char *file);
+/* Whether group @id holds global rank @rank. */
+bool import_calls_in_group(const struct import_calls *k, unsigned id, int rank);
 /*
  * The file's rank is @rank (-1 when not said): into its calls that did
  * not know it, and its sends' and receives' sides; each of those is

@@ -164,6 +164,8 @@ struct cstate {
 	struct chakra_pgs pgs; /* the file's process groups */
 	unsigned world;        /* the default group's ranks; 0 unknown */
 	int rank;              /* the file's, from its name; -1 unknown */
+	bool merged;           /* several files, merged by the ranks their
+				* names give */
 	unsigned file;
 	int timed;             /* the file's nodes have start times: 1, none:
 				* 0, not seen yet: -1 */
@@ -434,6 +436,19 @@ static int resolve_groups(struct cstate *k, const char *file)
 		}
 		if (err)
 			return err;
+		/* A rank records only its own groups' calls: one that is not
+		 * in this one is another rank's file under this name (a
+		 * renamed copy), which the merge would count as this rank's.
+		 * A file read alone may have digits in its name that are no
+		 * rank (trace_2024.et): only the merge tells ranks by names. */
+		if (k->merged && !import_calls_in_group(&k->calls, c->group, k->rank)) {
+			char q[CHAKRA_PG_NAME_MAX];
+
+			diag_printable(name, q, sizeof(q));
+			return diag_set(k->calls.d, -EINVAL, "%s: byte %" PRIu64 ": pg_name: process group '%s' (%u ranks from %u) does not hold rank %d, the file's by its name: is it another rank's file?",
+					file, c->where, q, size, k->calls.groups[c->group].ranks[0],
+					k->rank);
+		}
 		if (c->op != TRACE_OP_ALL_GATHER)
 			continue;
 		if (c->bytes > (uint64_t)INT64_MAX / size)
@@ -469,6 +484,7 @@ static int read_one(struct cstate *k, const struct import_input *in, size_t n)
 	int err;
 
 	k->rank = rank_of_name(in->name);
+	k->merged = n > 1;
 	if (k->rank < 0 && n > 1)
 		return diag_set(f.d, -EINVAL, "%s: file name: no rank in it (Chakra names a rank's trace <prefix>.<rank>.et), and %zu files are merged by rank",
 				in->name, n);

@@ -427,6 +427,29 @@ Test(import_chakra, a_file_name_without_a_rank)
 	remove_scratch();
 }
 
+/*
+ * Rank 2's file merged under rank 0's name (job.0.et, a renamed copy):
+ * its broadcast on the pair [2, 3] would count as rank 0's call on a
+ * group without it. Refused where files are merged by their names' ranks;
+ * read alone, its name's digits are no rank.
+ */
+Test(import_chakra, another_ranks_file_under_a_ranks_name)
+{
+	const char *files[2] = { paths[0], paths[1] };
+	struct trace t;
+	struct diag d = { "" };
+
+	write_run(&(struct style){ 0 });
+	write_rank(paths[0], 2, &(struct style){ 0 });
+	cr_assert_eq(import_as("chakra", files, 2, &t, &d), -EINVAL);
+	cr_expect_not_null(strstr(d.msg, "job.0.et: byte "), "%s", d.msg);
+	cr_expect_not_null(strstr(d.msg, ": pg_name: process group '2' (2 ranks from 2) does not hold rank 0, the file's by its name: is it another rank's file?"),
+			   "%s", d.msg);
+	cr_assert_eq(import_as("chakra", files, 1, &t, &d), 0, "%s", d.msg);
+	trace_destroy(&t);
+	remove_scratch();
+}
+
 /* A file of the metadata and then @tail's bytes. */
 static void write_bad(const char *name, const uint8_t *tail, size_t n)
 {
