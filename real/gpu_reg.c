@@ -99,6 +99,8 @@ int gpu_reg_mr(struct mem_cuda *m, struct ibv_pd *pd, void *ptr, size_t len,
 		return err;
 	err = reg_dmabuf(m, pd, ptr, len, access, mr, &dd);
 	if (!err) {
+		/* for the READ flush: the MR does not say its iova */
+		mem_cuda_reg_note(m, pd, *mr, ptr, len);
 		*how = GPU_REG_DMABUF;
 		return 0;
 	}
@@ -111,6 +113,7 @@ int gpu_reg_mr(struct mem_cuda *m, struct ibv_pd *pd, void *ptr, size_t len,
 		return diag_set(d, errno ? -errno : -EIO,
 				"cannot register GPU memory with the NIC: %s; ibv_reg_mr with %s: %s",
 				dd.msg, path, strerror(errno));
+	mem_cuda_reg_note(m, pd, *mr, ptr, len);
 	*how = GPU_REG_PEERMEM;
 	return 0;
 }

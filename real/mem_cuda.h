@@ -38,6 +38,19 @@
 #define MEM_CUDA_FLUSH_PDS 4       /* PDs with a flush QP (calibration: 2) */
 
 struct rdma_flush;
+struct ibv_pd;
+struct ibv_mr;
+
+/* GPU memory gpu_reg_mr registered on a PD: the range its MR covers as
+ * the NIC addresses it (the iova), which a dma-buf MR does not say
+ * (its ibv_mr.addr is the dma-buf offset: rdma-core libibverbs/verbs.c,
+ * ibv_reg_dmabuf_mr). The pointers are borrowed, only compared. */
+struct mem_cuda_reg {
+	const struct ibv_pd *pd;
+	const struct ibv_mr *mr;
+	const void *base;
+	size_t len;
+};
 
 /* How NIC writes into GPU memory are ordered before the GPU reads them. */
 enum mem_cuda_flush {
@@ -77,6 +90,7 @@ struct mem_cuda {
 	enum mem_cuda_flush flush;
 	char flush_why[128];                /* how that was decided */
 	struct rdma_flush *flushers[MEM_CUDA_FLUSH_PDS]; /* owned, one per PD */
+	struct mem_cuda_reg regs[MEM_CUDA_FLUSH_PDS]; /* the last MR per PD */
 	unsigned long long flushes, unflushed; /* READs done; chunks with no QP */
 	double last_copy_us; /* event time of the last copy or sum */
 	struct diag err;     /* the last failure's message */
@@ -156,6 +170,16 @@ int mem_cuda_recv_flush(void *ctx);
 int mem_cuda_flush_attach(void *ctx, struct ibv_pd *pd, struct ibv_mr *mr,
 			  uint8_t port, int gid_index);
 void mem_cuda_flush_detach(void *ctx, struct ibv_pd *pd);
+/*
+ * gpu_reg_mr's note of what it registered: @mr on @pd covers [@base,
+ * @base + @len) (a newer MR on the same PD replaces it); and the lookup
+ * flush_attach does: the range of @mr on @pd, or NULL where it was not
+ * registered by gpu_reg_mr (then the MR's own addr and length hold).
+ */
+void mem_cuda_reg_note(struct mem_cuda *m, const struct ibv_pd *pd,
+		       const struct ibv_mr *mr, const void *base, size_t len);
+const void *mem_cuda_reg_range(const struct mem_cuda *m, const struct ibv_pd *pd,
+			       const struct ibv_mr *mr, size_t *len);
 /* "none (...)", "cuFlushGPUDirectRDMAWrites", "RDMA READ (...)". */
 const char *mem_cuda_flush_name(const struct mem_cuda *m);
 

@@ -70,11 +70,44 @@ const char *mem_cuda_flush_name(const struct mem_cuda *m)
 	return m->flush_why;
 }
 
+void mem_cuda_reg_note(struct mem_cuda *m, const struct ibv_pd *pd,
+		       const struct ibv_mr *mr, const void *base, size_t len)
+{
+	struct mem_cuda_reg *r = NULL;
+
+	for (unsigned i = 0; i < MEM_CUDA_FLUSH_PDS && !r; i++)
+		if (m->regs[i].pd == pd)
+			r = &m->regs[i];
+	for (unsigned i = 0; i < MEM_CUDA_FLUSH_PDS && !r; i++)
+		if (!m->regs[i].pd)
+			r = &m->regs[i];
+	if (!r) { /* full: the oldest goes (the data path has one PD) */
+		memmove(&m->regs[0], &m->regs[1], sizeof(m->regs) - sizeof(m->regs[0]));
+		r = &m->regs[MEM_CUDA_FLUSH_PDS - 1];
+	}
+	*r = (struct mem_cuda_reg){ pd, mr, base, len };
+}
+
+const void *mem_cuda_reg_range(const struct mem_cuda *m, const struct ibv_pd *pd,
+			       const struct ibv_mr *mr, size_t *len)
+{
+	for (unsigned i = 0; i < MEM_CUDA_FLUSH_PDS; i++) {
+		if (m->regs[i].pd == pd && m->regs[i].mr == mr && pd) {
+			*len = m->regs[i].len;
+			return m->regs[i].base;
+		}
+	}
+	*len = 0;
+	return NULL;
+}
+
 int mem_cuda_flush_attach(void *ctx, struct ibv_pd *pd, struct ibv_mr *mr,
 			  uint8_t port, int gid_index)
 {
 	struct mem_cuda *m = ctx;
 	struct rdma_flush **slot = NULL;
+	const void *base;
+	size_t len;
 
 	if (m->flush != MEM_CUDA_FLUSH_READ)
 		return 0; /* NCCL too builds its flush QP only when it flushes */
@@ -88,7 +121,9 @@ int mem_cuda_flush_attach(void *ctx, struct ibv_pd *pd, struct ibv_mr *mr,
 	if (!slot)
 		return diag_set(&m->err, -ENOSPC,
 				"RDMA READ flush: %d PDs attached already", MEM_CUDA_FLUSH_PDS);
-	return rdma_flush_open(slot, pd, mr, port, gid_index, &m->err);
+	/* the READ names the iova, which a dma-buf MR does not carry */
+	base = mem_cuda_reg_range(m, pd, mr, &len);
+	return rdma_flush_open(slot, pd, mr, base, len, port, gid_index, &m->err);
 }
 
 void mem_cuda_flush_detach(void *ctx, struct ibv_pd *pd)

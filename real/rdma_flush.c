@@ -23,6 +23,8 @@
 struct rdma_flush {
 	struct ibv_pd *pd;     /* the data path's; borrowed */
 	struct ibv_mr *target; /* the GPU memory's MR; borrowed */
+	const char *base;      /* target's range as READs address it (iova) */
+	size_t len;
 	struct ibv_cq *cq;     /* owned, polled: only this QP's READs */
 	struct ibv_qp *qp;     /* owned */
 	struct ibv_mr *land_mr; /* owned: registers land */
@@ -115,8 +117,8 @@ static int connect_self(struct rdma_flush *f, uint8_t port, int gid_index,
 }
 
 int rdma_flush_open(struct rdma_flush **out, struct ibv_pd *pd,
-		    struct ibv_mr *target, uint8_t port, int gid_index,
-		    struct diag *d)
+		    struct ibv_mr *target, const void *base, size_t len,
+		    uint8_t port, int gid_index, struct diag *d)
 {
 	struct rdma_flush *f = calloc(1, sizeof(*f));
 	int err;
@@ -126,6 +128,11 @@ int rdma_flush_open(struct rdma_flush **out, struct ibv_pd *pd,
 		return diag_set(d, -ENOMEM, "out of memory");
 	f->pd = pd;
 	f->target = target;
+	/* not target->addr for a dma-buf MR: that is the dma-buf offset
+	 * (0 for a page-aligned arena), and a READ there fails with a
+	 * remote access error (rdma-core libibverbs/verbs.c) */
+	f->base = base ? base : target->addr;
+	f->len = base ? len : target->length;
 	err = create(f, d);
 	if (!err)
 		err = connect_self(f, port, gid_index, d);
@@ -139,10 +146,8 @@ int rdma_flush_open(struct rdma_flush **out, struct ibv_pd *pd,
 
 bool rdma_flush_covers(const struct rdma_flush *f, const void *addr)
 {
-	const char *base = f->target->addr;
-
-	return (const char *)addr >= base &&
-	       (const char *)addr < base + f->target->length;
+	return (const char *)addr >= f->base &&
+	       (const char *)addr < f->base + f->len;
 }
 
 struct ibv_pd *rdma_flush_pd(const struct rdma_flush *f)
@@ -198,7 +203,7 @@ int rdma_flush_read(struct rdma_flush *f, const void *addr, struct diag *d)
 		.opcode = IBV_WR_RDMA_READ,
 		.send_flags = IBV_SEND_SIGNALED,
 		.wr.rdma = {
-			.remote_addr = (uintptr_t)(addr ? addr : f->target->addr),
+			.remote_addr = (uintptr_t)(addr ? addr : f->base),
 			.rkey = f->target->rkey,
 		},
 	};

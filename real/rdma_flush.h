@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "diag.h"
@@ -35,11 +36,15 @@ struct rdma_flush;
  * (by the port's LID on InfiniBand): what the data path's own QPs use.
  * @target is the MR of the GPU memory to read; it must have been
  * registered with IBV_ACCESS_REMOTE_READ. Neither is owned: close the
- * flush before they go.
+ * flush before they go. [@base, @base + @len) is the range @target was
+ * registered for, the addresses a READ names (its iova); NULL @base takes
+ * target->addr and ->length, which is right for ibv_reg_mr only: a
+ * dma-buf MR's addr is its offset into the dma-buf, not the iova
+ * (rdma-core libibverbs/verbs.c, ibv_reg_dmabuf_mr).
  */
 int rdma_flush_open(struct rdma_flush **out, struct ibv_pd *pd,
-		    struct ibv_mr *target, uint8_t port, int gid_index,
-		    struct diag *d);
+		    struct ibv_mr *target, const void *base, size_t len,
+		    uint8_t port, int gid_index, struct diag *d);
 /* READ the byte at @addr (NULL: the target's first) and wait for it. */
 int rdma_flush_read(struct rdma_flush *f, const void *addr, struct diag *d);
 /* Whether @addr lies in the flush's target MR. */
@@ -49,8 +54,9 @@ struct ibv_pd *rdma_flush_pd(const struct rdma_flush *f);
 void rdma_flush_close(struct rdma_flush *f);
 #else
 static inline int rdma_flush_open(struct rdma_flush **out, struct ibv_pd *pd,
-				  struct ibv_mr *target, uint8_t port,
-				  int gid_index, struct diag *d)
+				  struct ibv_mr *target, const void *base,
+				  size_t len, uint8_t port, int gid_index,
+				  struct diag *d)
 {
 	*out = NULL;
 	return diag_set(d, -ENOSYS, "built without libibverbs: no RDMA READ flush");

@@ -658,6 +658,46 @@ Test(real, receive_flush_follows_the_driver_then_nccl)
 	free(m);
 }
 
+/*
+ * The READ flush must address the GPU range by the iova it was registered
+ * with: a dma-buf MR's ibv_mr.addr is the dma-buf offset (rdma-core
+ * libibverbs/verbs.c, ibv_reg_dmabuf_mr), so gpu_reg_mr notes the range
+ * per PD and flush_attach looks it up; an MR it did not register (NULL)
+ * keeps the MR's own addr. Fake PD and MR pointers: only compared.
+ */
+Test(real, flush_target_range_is_the_registered_iova)
+{
+	static char arena[1 << 16];
+	struct mem_cuda *m = calloc(1, sizeof(*m));
+	const struct ibv_pd *pd1 = FAKE_HANDLE(const struct ibv_pd *, 0x100),
+			    *pd2 = FAKE_HANDLE(const struct ibv_pd *, 0x200);
+	const struct ibv_mr *mr1 = FAKE_HANDLE(const struct ibv_mr *, 0x1100),
+			    *mr2 = FAKE_HANDLE(const struct ibv_mr *, 0x1200);
+	size_t len = 1;
+
+	cr_assert_not_null(m);
+	cr_expect_null(mem_cuda_reg_range(m, pd1, mr1, &len));
+	cr_expect_eq(len, 0);
+	mem_cuda_reg_note(m, pd1, mr1, arena + 4096, 8192);
+	cr_expect_eq(mem_cuda_reg_range(m, pd1, mr1, &len), arena + 4096);
+	cr_expect_eq(len, 8192);
+	cr_expect_null(mem_cuda_reg_range(m, pd1, mr2, &len), "another MR: its own addr");
+	cr_expect_null(mem_cuda_reg_range(m, pd2, mr1, &len), "another PD");
+	/* a new registration on the same PD replaces the old one */
+	mem_cuda_reg_note(m, pd1, mr2, arena, sizeof(arena));
+	cr_expect_null(mem_cuda_reg_range(m, pd1, mr1, &len));
+	cr_expect_eq(mem_cuda_reg_range(m, pd1, mr2, &len), arena);
+	cr_expect_eq(len, sizeof(arena));
+	/* more PDs than slots: the oldest goes, the newest stay */
+	for (uintptr_t i = 0; i < MEM_CUDA_FLUSH_PDS; i++)
+		mem_cuda_reg_note(m, FAKE_HANDLE(const struct ibv_pd *, 0x300 + i), mr1,
+				  arena, 64);
+	cr_expect_null(mem_cuda_reg_range(m, pd1, mr2, &len));
+	cr_expect_eq(mem_cuda_reg_range(m, FAKE_HANDLE(const struct ibv_pd *, 0x300), mr1,
+					&len), arena);
+	free(m);
+}
+
 /* On a GPU: copies on both streams at once, each D2H behind the H2D of
  * its range on the other stream, every byte checked. */
 Test(real, staged_copies_overlap_on_a_gpu)

@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	memset(buf, 0x5a, LEN);
-	check(rdma_flush_open(&f, pd, mr, 1, atoi(argv[2]), &d) == 0,
+	check(rdma_flush_open(&f, pd, mr, NULL, 0, 1, atoi(argv[2]), &d) == 0,
 	      "a flush QP connected to itself on port 1", d.msg);
 	if (f) {
 		check(rdma_flush_pd(f) == pd, "on the data path's PD", NULL);
@@ -82,6 +82,17 @@ int main(int argc, char **argv)
 			      strstr(d.msg, "outside the registered GPU memory"),
 		      "an address past the buffer refused", d.msg);
 		check(rdma_flush_read(f, buf, &d) == 0, "the QP still good after that", d.msg);
+	}
+	rdma_flush_close(f);
+	/* a range given explicitly, as for a dma-buf MR, whose addr is its
+	 * dma-buf offset: READs address that range, not mr->addr */
+	f = NULL;
+	check(rdma_flush_open(&f, pd, mr, buf + 4096, LEN - 4096, 1, atoi(argv[2]), &d) == 0,
+	      "a flush QP given the MR's range", d.msg);
+	if (f) {
+		check(!rdma_flush_covers(f, buf) && rdma_flush_covers(f, buf + 4096),
+		      "covers the range given, not the MR's addr", NULL);
+		check(rdma_flush_read(f, NULL, &d) == 0, "READ of the range's first byte", d.msg);
 	}
 	rdma_flush_close(f);
 	ibv_dereg_mr(mr);
