@@ -80,7 +80,7 @@ int gpu_reg_mr(struct mem_cuda *m, struct ibv_pd *pd, void *ptr, size_t len,
 	struct diag dd = { "" };
 	char path[128];
 	unsigned one = 1;
-	int err;
+	int gdr = 0, err;
 
 	*mr = NULL;
 	*how = NULL;
@@ -89,6 +89,16 @@ int gpu_reg_mr(struct mem_cuda *m, struct ibv_pd *pd, void *ptr, size_t len,
 	 * (net_ib/reg.cc), gdrlab only when it flushes that way. */
 	if (m->flush == MEM_CUDA_FLUSH_READ)
 		access |= IBV_ACCESS_REMOTE_READ;
+	/* A GPU without GPUDirect RDMA (GeForce, some workstation cards)
+	 * says so, and NCCL asks this before anything else
+	 * (src/plugin/net.cc ncclGpuGdrSupport, v2.30.7-1): give that
+	 * reason rather than the EFAULT/EINVAL ibv_reg_mr would answer. A
+	 * driver < 11.3 has no such attribute: then try. */
+	if (!m->cu->DeviceGetAttribute(&gdr, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED,
+				       m->dev) && !gdr)
+		return diag_set(d, -EOPNOTSUPP,
+				"cannot register GPU memory with the NIC: %s has no GPUDirect RDMA (CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 0): only the staged path works here",
+				m->name);
 	err = cu_check(m->cu, m->cu->CtxSetCurrent(m->ctx), "cuCtxSetCurrent", d);
 	if (!err)
 		err = cu_check(m->cu,

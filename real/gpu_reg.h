@@ -10,6 +10,9 @@
  * first, as UCX does, so that synchronous CUDA copies into it finish
  * before the NIC can read it.
  *
+ * A GPU whose CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED is 0 is
+ * refused first, with that reason (NCCL's ncclGpuGdrSupport).
+ *
  * *@how says which way it went, for records and JSON: "dmabuf" or
  * "peermem" (static strings). On failure @d gives both reasons.
  */

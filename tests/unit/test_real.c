@@ -698,6 +698,44 @@ Test(real, flush_target_range_is_the_registered_iova)
 	free(m);
 }
 
+/*
+ * A GPU whose driver says it has no GPUDirect RDMA is refused with that
+ * reason before any verbs call (NCCL's ncclGpuGdrSupport asks the same
+ * attribute first), not with ibv_reg_mr's bare EFAULT.
+ */
+static int gdr_attr;
+
+static CUresult f_attr_gdr(int *v, CUdevice_attribute a, CUdevice dev)
+{
+	if (a != CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED)
+		return f_attr(v, a, dev);
+	if (gdr_attr < 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	*v = gdr_attr;
+	return CUDA_SUCCESS;
+}
+
+Test(real, registration_refused_on_a_gpu_without_gpudirect_rdma)
+{
+	struct mem_cuda *m = malloc(sizeof(*m));
+	struct ibv_mr *mr = FAKE_HANDLE(struct ibv_mr *, 1);
+	const char *how = "x";
+
+	if (!mem_cuda_ops.reg_mr)
+		cr_skip_test("built without libibverbs: no GPU registration");
+	cr_assert_not_null(m);
+	fake_mem(m, 8);
+	fake_cu.DeviceGetAttribute = f_attr_gdr;
+	gdr_attr = 0;
+	cr_expect_eq(mem_cuda_ops.reg_mr(m, NULL, m, 4096, 0, &mr, &how), -EOPNOTSUPP);
+	cr_expect_null(mr);
+	cr_expect_null(how);
+	cr_expect(strstr(mem_cuda_error(m), "fake GPU has no GPUDirect RDMA"), "%s",
+		  mem_cuda_error(m));
+	fake_cu.DeviceGetAttribute = f_attr;
+	free(m);
+}
+
 /* On a GPU: copies on both streams at once, each D2H behind the H2D of
  * its range on the other stream, every byte checked. */
 Test(real, staged_copies_overlap_on_a_gpu)
