@@ -206,7 +206,7 @@ static unsigned pingpong_rounds(void)
 /* The records hold static strings: map what a rank sent back to one. */
 static const char *registration_name(const char *s)
 {
-	static const char *const known[] = { "host", "dmabuf", "peermem" };
+	static const char *const known[] = { "host", "dmabuf", "peermem", "none" };
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (!strcmp(s, known[i]))

@@ -22,6 +22,23 @@ static unsigned local_rank(const struct emu_rank_args *a, const struct boot *b)
 	return a->launched ? a->local_rank : b->rank % a->plan->gpus_per_node;
 }
 
+/* Whether some NIC side of the plan is on "GPU" memory: a direct side,
+ * or a hop inside a node (gdrlab's ring takes it through the NIC, from
+ * GPU memory to GPU memory). Where none is, the arena need not be
+ * registered, and a GPU without GPUDirect RDMA runs the staged path. */
+static bool nic_on_gpu_memory(const struct plan *p)
+{
+	for (size_t i = 0; i < p->npatterns; i++) {
+		const struct plan_pattern *pat = &p->patterns[i];
+
+		for (size_t r = 0; r < pat->nroutes; r++)
+			if (pat->routes[r].intra || pat->routes[r].send_direct ||
+			    pat->routes[r].recv_direct)
+				return true;
+	}
+	return false;
+}
+
 /* Open the verbs path and connect every QP; every rank agrees on the
  * outcome. */
 static int rank_open(const struct emu_rank_args *a, struct boot *b,
@@ -39,6 +56,7 @@ static int rank_open(const struct emu_rank_args *a, struct boot *b,
 		.timeout_ms = a->timeout_ms,
 		.spin_us = a->spin_us,
 		.abort_fd = b->abort_fd,
+		.gpu_mr_optional = !nic_on_gpu_memory(p),
 		.mem = &vp_host_mem_ops,
 	};
 	size_t isize = vp_peer_info_size(b->size);

@@ -61,6 +61,15 @@ const struct records_link *vp_link(const struct vp_ctx *c)
 	return &c->link;
 }
 
+int vp_need_gpu_mr(const struct vp_ctx *c, struct diag *d)
+{
+	if (c->gpu_mr)
+		return 0;
+	return diag_set(d, -EOPNOTSUPP,
+			"rank %u: a NIC side of this step is on GPU memory, which is not registered: %s",
+			c->cfg.rank, c->gpu_reg_err);
+}
+
 const char *vp_registration(const struct vp_ctx *c)
 {
 	return c->reg_how;
@@ -337,14 +346,24 @@ static int alloc_arenas(struct vp_ctx *c, struct diag *d)
 				       &c->gpu_mr, &c->reg_how);
 		if (err) {
 			c->gpu_mr = NULL;
-			return diag_set(d, err, "registering %zu bytes of %s memory: %s",
-					c->gpu_len, cfg->mem->name,
-					vp_mem_strerror(cfg->mem, cfg->mem_ctx, err));
+			err = diag_set(d, err, "registering %zu bytes of %s memory: %s",
+				       c->gpu_len, cfg->mem->name,
+				       vp_mem_strerror(cfg->mem, cfg->mem_ctx, err));
+			if (!cfg->gpu_mr_optional)
+				return err;
+			/* every NIC side of the plan is staged: the NIC
+			 * never touches this memory, so go on without it
+			 * (a step that would is refused: vp_need_gpu_mr) */
+			snprintf(c->gpu_reg_err, sizeof(c->gpu_reg_err), "%.*s",
+				 (int)sizeof(c->gpu_reg_err) - 1, d->msg);
+			fprintf(stderr, "gdrlab: rank %u: %s; the plan stages every NIC side, so it runs without\n",
+				cfg->rank, d->msg);
+			c->reg_how = "none";
 		}
 	} else {
 		c->gpu_mr = ibv_reg_mr(c->pd, c->gpu, c->gpu_len, access);
 	}
-	if (!c->gpu_mr)
+	if (!c->gpu_mr && !c->gpu_reg_err[0])
 		return diag_set(d, errno ? -errno : -EIO, "ibv_reg_mr(%s, %zu bytes): %s",
 				cfg->mem->name, c->gpu_len, strerror(errno));
 	c->host_mr = ibv_reg_mr(c->pd, c->host, c->host_len, access);
@@ -482,7 +501,7 @@ int vp_open(struct vp_ctx **out, const struct vp_config *cfg,
 		goto err_close;
 	}
 	err = alloc_arenas(c, d);
-	if (!err && cfg->mem->flush_attach) {
+	if (!err && cfg->mem->flush_attach && c->gpu_mr) {
 		err = cfg->mem->flush_attach(cfg->mem_ctx, c->pd, c->gpu_mr, c->port,
 					     c->gid_index);
 		if (err)
@@ -505,7 +524,7 @@ int vp_open(struct vp_ctx **out, const struct vp_config *cfg,
 	mine->global = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
 	mine->psn = c->psn;
 	mine->gpu_addr = (uintptr_t)c->gpu + c->scratch_off;
-	mine->gpu_rkey = c->gpu_mr->rkey;
+	mine->gpu_rkey = c->gpu_mr ? c->gpu_mr->rkey : 0;
 	mine->host_addr = (uintptr_t)c->host + c->host_len / 2;
 	mine->host_rkey = c->host_mr->rkey;
 	*out = c;

@@ -111,6 +111,10 @@ struct vp_config {
 			       * before sleeping on the completion channel;
 			       * 0: sleep at once (CPUs shared by many ranks) */
 	int abort_fd;         /* readable when the run is aborted, or -1 */
+	bool gpu_mr_optional; /* no NIC side of the plan touches "GPU"
+			       * memory: a failed reg_mr is said, not fatal
+			       * (a GPU without GPUDirect RDMA still runs
+			       * the staged path) */
 	const struct vp_mem_ops *mem;
 	void *mem_ctx;
 };

@@ -128,7 +128,8 @@ struct vp_ctx {
 	/* "GPU" arena: data region, then slots[peer][slot] of scratch */
 	void *gpu;
 	size_t gpu_len, scratch_off;
-	struct ibv_mr *gpu_mr;
+	struct ibv_mr *gpu_mr;        /* NULL: gpu_reg_err says why */
+	char gpu_reg_err[256];       /* registration failed, gpu_mr_optional */
 	bool flush_attached;         /* mem->flush_attach succeeded */
 	const char *reg_how;         /* static string from reg_mr, or "host" */
 	/* host arena: send slots[peer][slot], then receive slots[peer][slot] */
@@ -150,5 +151,8 @@ static inline size_t vp_slot_off(const struct vp_ctx *c, unsigned peer,
 }
 
 int vp_post_recv(struct vp_ctx *c, unsigned peer, struct diag *d);
+/* 0 where the "GPU" arena is registered; else -EOPNOTSUPP with why (it
+ * may be missing only under cfg.gpu_mr_optional). */
+int vp_need_gpu_mr(const struct vp_ctx *c, struct diag *d);
 
 #endif

@@ -241,7 +241,7 @@ static int try_send(struct vp_ctx *c, struct step_state *st, bool *moved,
 		uint64_t len = chunk_len(s->send_len, chunk, st->sent);
 		size_t slot = vp_slot_off(c, c->cfg.rank, o->posted);
 		uint8_t *src = (uint8_t *)c->gpu + send_src(c, s, st->sent);
-		uint32_t lkey = c->gpu_mr->lkey, rkey;
+		uint32_t lkey = c->gpu_mr ? c->gpu_mr->lkey : 0, rkey;
 		uint64_t raddr, carry;
 		int err;
 
@@ -580,6 +580,14 @@ int vp_step_run(struct vp_ctx *c, const struct vp_step *s, struct vp_times *t,
 	unsigned idle = 0;  /* turns since the last progress */
 	int err = 0;
 
+	/* a NIC side on "GPU" memory needs it registered: refused before
+	 * anything is posted (the peer's step, from the same plan, too) */
+	if ((s->send_to >= 0 && (!s->staged_send || !s->staged_send_remote)) ||
+	    (s->recv_from >= 0 && !s->staged_recv)) {
+		err = vp_need_gpu_mr(c, d);
+		if (err)
+			return err;
+	}
 	st.nsend = s->send_to >= 0 ? nchunks(s->send_len, c->cfg.chunk) : 0;
 	st.nrecv = s->recv_from >= 0 ? nchunks(s->recv_len, c->cfg.chunk) : 0;
 	if (s->forward)
