@@ -86,12 +86,17 @@ static unsigned device_cc(const struct cu_api *cu, CUdevice dev)
 static int too_old(unsigned cc, const char *archs, struct diag *d)
 {
 	bool volta = cc / 10 == 7 && atoi(gdrlab_reduce_toolkit) >= 13;
+	char need[64];
 
+	/* the image's oldest SASS, not always sm_70: a CUDA 13 build
+	 * starts at sm_75 (nvcc --list-gpu-code) */
+	snprintf(need, sizeof(need), "gdrlab's kernels here need sm_%u or newer",
+		 gdrlab_reduce_sass[0] ? gdrlab_reduce_sass[0] : 70);
 	return diag_set(d, -ENOEXEC,
 			"reduction kernels: this GPU is sm_%u and the image has only %s (built by CUDA %s): %s",
 			cc, archs, gdrlab_reduce_toolkit,
 			volta ? "CUDA 13 dropped sm_70 (Volta); build gdrlab with a CUDA 12 toolkit for this GPU" :
-				"gdrlab's kernels need sm_70 or newer");
+				need);
 }
 
 int cuda_reduce_open(struct cuda_reduce *r, const struct cu_api *cu,

@@ -736,6 +736,33 @@ Test(real, registration_refused_on_a_gpu_without_gpudirect_rdma)
 	free(m);
 }
 
+/*
+ * A GPU older than everything in the image is told which arch the image
+ * starts at (sm_75 from a CUDA 13 toolkit, sm_70 from CUDA 12), before
+ * cuModuleLoadData would answer only NO_BINARY_FOR_GPU: a fake Pascal.
+ */
+static CUresult f_attr_pascal(int *v, CUdevice_attribute a, CUdevice dev)
+{
+	*v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 6 : 1;
+	return CUDA_SUCCESS;
+}
+
+Test(real, kernels_refused_on_an_older_gpu_name_the_oldest_arch)
+{
+	struct cu_api cu = { .DeviceGetAttribute = f_attr_pascal };
+	struct cuda_reduce r;
+	struct diag d = { "" };
+	unsigned ptx;
+	const unsigned *sass = cuda_reduce_sass(&ptx);
+	char want[64];
+
+	if (!cuda_reduce_built())
+		cr_skip_test("built without nvcc: no kernel image");
+	snprintf(want, sizeof(want), "need sm_%u or newer", sass[0]);
+	cr_expect_eq(cuda_reduce_open(&r, &cu, 0, &d), -ENOEXEC);
+	cr_expect(strstr(d.msg, "this GPU is sm_61") && strstr(d.msg, want), "%s", d.msg);
+}
+
 /* On a GPU: copies on both streams at once, each D2H behind the H2D of
  * its range on the other stream, every byte checked. */
 Test(real, staged_copies_overlap_on_a_gpu)
