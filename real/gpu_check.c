@@ -266,10 +266,19 @@ static void dmabuf(struct check *c)
 {
 	struct diag d = { "" };
 	size_t off;
-	int fd;
-	int err = mem_cuda_dmabuf_export(c->m, (char *)c->dev_a + 100, 1 << 20, &fd,
-					 &off, &d);
+	int fd, gdr = -1;
+	int err;
 
+	/* what gpu_reg_mr asks first (NCCL's ncclGpuGdrSupport): 0 means
+	 * no registration, so no direct path (staged-only plans still run) */
+	if (c->m->cu->DeviceGetAttribute(&gdr, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED,
+					 c->m->dev))
+		printf("ok    GPUDirect RDMA: the driver has no GPU_DIRECT_RDMA_SUPPORTED attribute (< 11.3): registration is tried\n");
+	else
+		printf("ok    GPUDirect RDMA: %s (CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = %d)\n",
+		       gdr ? "supported" : "not supported: no GPU memory is registered with a NIC (the direct path is refused)",
+		       gdr);
+	err = mem_cuda_dmabuf_export(c->m, (char *)c->dev_a + 100, 1 << 20, &fd, &off, &d);
 	if (err) {
 		printf("no    dma-buf export: %s (registration would fall back to nvidia-peermem)\n",
 		       d.msg);
