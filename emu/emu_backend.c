@@ -157,16 +157,31 @@ static int emu_probe(char *why, size_t len)
 	return err;
 }
 
-static int timeout_ms(void)
+/*
+ * GDRLAB_EMU_TIMEOUT: seconds, read as GDRLAB_BOOT_TIMEOUT is (launch.c).
+ * A bad value is an error: atof took "abc" for the default, unsaid, and
+ * above 2^31 ms (25 days) the conversion wrapped negative, so that every
+ * step failed at once with "no RDMA progress for -2147484 s".
+ */
+static int timeout_ms(int *ms, struct diag *d)
 {
 	const char *s = getenv("GDRLAB_EMU_TIMEOUT");
-	double v = s && *s ? atof(s) : 0;
+	char *end;
+	double v;
 
-	return v > 0 ? (int)(v * 1000) : EMU_TIMEOUT_S * 1000;
+	*ms = EMU_TIMEOUT_S * 1000;
+	if (!s || !*s)
+		return 0;
+	v = strtod(s, &end);
+	if (*end || !(v > 0) || v > 86400)
+		return diag_set(d, -EINVAL,
+				"GDRLAB_EMU_TIMEOUT is '%s': seconds, more than 0 and at most 86400", s);
+	*ms = v * 1000 < 1 ? 1 : (int)(v * 1000);
+	return 0;
 }
 
 /* A count from the environment variable @name, 0 to @max; unset or bad
- * values keep @dflt, as GDRLAB_EMU_TIMEOUT's do. */
+ * values keep @dflt. */
 static long env_count(const char *name, long max, long dflt)
 {
 	const char *s = getenv(name);
@@ -379,7 +394,7 @@ int emu_run_with(const struct plan *p, struct records *rec,
 		 const struct emu_mem *mem, struct diag *d)
 {
 	struct emu_rank_args a = { .plan = p, .mem = mem,
-				   .timeout_ms = timeout_ms(), .spin_us = spin_us(),
+				   .spin_us = spin_us(),
 				   .bind_cpus = bind_cpus(mem),
 				   .pingpong_rounds = pingpong_rounds(),
 				   .progress = rec };
@@ -391,6 +406,8 @@ int emu_run_with(const struct plan *p, struct records *rec,
 	int err;
 
 	err = check_plan(p, d);
+	if (!err)
+		err = timeout_ms(&a.timeout_ms, d);
 	if (!err)
 		err = emu_boot_timeout_ms(&a.barrier_ms, d);
 	if (!err)

@@ -28,6 +28,9 @@
 #      rdma.latency_us and latency_rounds N, and the table's rdma line,
 #      on both paths, the data still verified; with 0, or one node (no
 #      network between ranks), none
+#  10. GDRLAB_EMU_TIMEOUT that is no number of seconds, or one above a
+#      day: exit 2, one line (atof took "abc" for the default, and 3000000
+#      s wrapped to a negative time-out that failed the first step)
 # Exit: 0 passed, 1 failed, 77 skipped.
 set -uo pipefail
 
@@ -184,5 +187,10 @@ if grep -q 'name: gpu1' "$out/one-node.yaml" &&
 else
     notok "one node: $(grep -c 'name: gpu1' "$out/one-node.yaml") $(head -3 "$out/err")"
 fi
+# 10. the no-progress time-out's variable
+for v in abc 3000000; do
+    GDRLAB_EMU_TIMEOUT=$v expect_fail "GDRLAB_EMU_TIMEOUT=$v" \
+        "^gdrlab run: GDRLAB_EMU_TIMEOUT is '$v': seconds, more than 0 and at most 86400\$" "${common[@]}"
+done
 echo "1..$n"
 exit $failed
