@@ -13,15 +13,34 @@
  * and its provider, the queue pairs' rings): a few MiB, with headroom. */
 #define EMU_RANK_BASE (16ull << 20)
 
+/* @a + @b and @a x @b, UINT64_MAX where they would wrap. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/*
+ * Saturating: a trace may say up to 2^63 - 1 bytes, and the sum wrapped
+ * past 2^64 to a few MiB, which the check below let through (an 8 EiB
+ * allreduce then failed in rank 0 with a bare "out of memory").
+ */
 uint64_t emu_rank_memory(const struct plan *p)
 {
-	uint64_t ring = (uint64_t)p->nranks * p->topo.staging.buffers *
-			p->topo.staging.chunk_bytes;
-	uint64_t data = emu_coll_region(emu_coll_max_bytes(p));
+	uint64_t ring = sat_mul(sat_mul(p->nranks, p->topo.staging.buffers),
+				p->topo.staging.chunk_bytes);
+	uint64_t max = emu_coll_max_bytes(p);
+	/* emu_coll_region rounds up to 4 KiB and doubles */
+	uint64_t data = max > UINT64_MAX / 2 - 4096 ? UINT64_MAX : emu_coll_region(max);
 
 	/* verbs_path.c alloc_arenas: data + ring, then 2 x ring of bounce
 	 * buffers; collectives.c: two host copies of a collective to check */
-	return EMU_RANK_BASE + data + ring + 2 * ring + 2 * emu_coll_max_bytes(p);
+	return sat_add(sat_add(EMU_RANK_BASE, data),
+		       sat_add(sat_mul(3, ring), sat_mul(2, max)));
 }
 
 /* A /proc file's "KEY value" line, value into *v. */
@@ -67,7 +86,7 @@ void emu_memory_advice(char *buf, size_t len)
 
 int emu_memory_check(const struct plan *p, unsigned ranks, struct diag *d)
 {
-	uint64_t per = emu_rank_memory(p), kib, need = per * ranks;
+	uint64_t per = emu_rank_memory(p), kib, need = sat_mul(per, ranks);
 	char advice[160];
 
 	if (proc_value("/proc/meminfo", "MemAvailable", &kib) || need <= kib << 10)

@@ -20,7 +20,8 @@
 #      max_msg_sz (8 MiB, RXE_PORT_MAX_MSG_SZ): each refused before any
 #      queue pair exists, naming the value
 #   7. a plan larger than the guest's memory: refused before the ranks
-#      start, with GDRLAB_VM_MEM named
+#      start, with GDRLAB_VM_MEM named; also one of 8 EiB, whose sum of
+#      memory wrapped past 2^64 to a few MiB and passed
 #   8. RoCEv2 over IPv6 (NCCL_IB_ADDR_FAMILY=AF_INET6): the global GID,
 #      not the link-local one, and the data across
 #   9. the data path's latency (emu/pingpong.h): GDRLAB_EMU_PINGPONG=N
@@ -130,6 +131,9 @@ expect_fail "a chunk above max_msg_sz" "a chunk of 16777216 bytes is more than .
 echo '{"iteration": 0, "op": "allreduce", "bytes": 4294967296, "dtype": "fp32", "ready_us": 0}' >"$out/huge.jsonl"
 expect_fail "a plan larger than memory" "emu: 2 ranks need about [0-9]+ MiB .* MiB is available; the VM guest has [0-9]+[GMK] of memory: GDRLAB_VM_MEM=" \
     --topology configs/emu-vm.yaml --trace "$out/huge.jsonl" --backend emu --devices "$A,$B" --quiet
+echo '{"iteration": 0, "op": "allreduce", "bytes": 9223372036854775800, "dtype": "fp32", "ready_us": 0}' >"$out/exa.jsonl"
+expect_fail "a plan of 8 EiB" "emu: 2 ranks need about [0-9]+ MiB .* MiB is available; the VM guest has" \
+    --topology configs/emu-vm.yaml --trace "$out/exa.jsonl" --backend emu --devices "$A,$B" --quiet
 
 # 8. IPv6: a global address on each veth end, routed across it as
 # rxe-setup routes the IPv4 ones (table 100 for traffic from lo), gives
