@@ -86,8 +86,9 @@ static const char validate_usage[] =
 	"  -q, --quiet             no progress on stderr\n"
 	"  -h, --help              this help\n"
 	"\n"
-	"Exit status: 0 it ran (whatever the verdict), 1 runtime failure (also: the\n"
-	"measuring backend cannot run here), 2 bad input or usage.\n";
+	"Exit status: 0 it ran (whatever the time verdict), 1 runtime failure (also:\n"
+	"the measuring backend cannot run here) or bytes that arrived wrong (the\n"
+	"report is still written), 2 bad input or usage.\n";
 
 int cmd_validate_help(void)
 {
@@ -386,6 +387,18 @@ static int report(const struct validate_args *a, const struct records *m,
 	}
 	if (!a->json || strcmp(a->json, "-"))
 		print_table(a, m, p, &o);
+	/*
+	 * Bytes that arrived wrong fail validate as they fail gdrlab run,
+	 * after the report: the verdict said "data corrupted" but the exit
+	 * status was 0, so that a script checking it took a NIC or
+	 * registration that corrupts data for one that passed.
+	 */
+	if (m->data_checked && m->data_errors) {
+		fprintf(stderr, "gdrlab validate: data corrupted on %s: %llu of %llu bytes checked arrived wrong, first in collective %ld\n",
+			m->backend, (unsigned long long)m->data_errors,
+			(unsigned long long)m->verified_bytes, records_first_corrupted(m));
+		return EXIT_RUNTIME;
+	}
 	return 0;
 }
 

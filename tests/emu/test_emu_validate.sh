@@ -9,7 +9,9 @@
 #   3. validate --backend emu on it: exit 0, JSON with every collective's
 #      measured and predicted time > 0, data_errors 0, verified_bytes as
 #      tests/emu/lib.sh derives it, and a verdict
-#   4. a spoiled byte: that collective's verdict is data_corrupted
+#   4. a spoiled byte: that collective's verdict is data_corrupted, the
+#      JSON still written, and the exit status 1 (it was 0: a script
+#      checking it saw a pass), with one line naming the collective
 # Exit: 0 passed, 1 failed, 77 skipped (no SoftRoCE, or a tool missing).
 set -uo pipefail
 
@@ -81,9 +83,12 @@ fi
 # One spoiled byte per checking rank in collective 2 (a reduce_scatter:
 # both ranks check a block): that collective's verdict and the overall
 # one say data_corrupted, the others keep their time verdicts.
-if GDRLAB_EMU_CORRUPT=2 "$bin" validate --backend emu --devices "$devices" \
+GDRLAB_EMU_CORRUPT=2 "$bin" validate --backend emu --devices "$devices" \
     --topology "$out/cal.yaml" --trace traces/emu-small.jsonl --quiet \
-    --json "$out/bad.json" >"$out/bad.txt" 2>"$out/err"; then
+    --json "$out/bad.json" >"$out/bad.txt" 2>"$out/err"
+rc=$?
+if [ $rc -eq 1 ] && [ "$(wc -l <"$out/err")" -eq 1 ] &&
+    grep -q "^gdrlab validate: data corrupted on emu: 2 of [0-9]* bytes checked arrived wrong, first in collective 2$" "$out/err"; then
     verdicts=$(sed -n 's/^      "verdict": "\(.*\)",\{0,1\}$/\1/p' "$out/bad.json" | tr '\n' ' ')
     errs=$(sed -n 's/^      "data_errors": \([0-9]*\),\{0,1\}$/\1/p' "$out/bad.json" | tr '\n' ' ')
     if grep -q '^  "verdict": "data_corrupted"' "$out/bad.json" &&
@@ -95,7 +100,7 @@ if GDRLAB_EMU_CORRUPT=2 "$bin" validate --backend emu --devices "$devices" \
         notok "validate, a spoiled byte: verdicts '$verdicts', data_errors '$errs'"
     fi
 else
-    notok "validate, a spoiled byte: exit $?: $(head -3 "$out/err")"
+    notok "validate, a spoiled byte: exit $rc (want 1): $(head -3 "$out/err")"
 fi
 echo "1..$n"
 exit $failed
