@@ -12,6 +12,9 @@
 #   4. a spoiled byte: that collective's verdict is data_corrupted, the
 #      JSON still written, and the exit status 1 (it was 0: a script
 #      checking it saw a pass), with one line naming the collective
+#   5. calibrate whose run of the trace (after the link's, which have 25
+#      collectives) spoils a byte: exit 1 with one line, not a row marked
+#      "(data errors!)" and exit 0
 # Exit: 0 passed, 1 failed, 77 skipped (no SoftRoCE, or a tool missing).
 set -uo pipefail
 
@@ -101,6 +104,21 @@ if [ $rc -eq 1 ] && [ "$(wc -l <"$out/err")" -eq 1 ] &&
     fi
 else
     notok "validate, a spoiled byte: exit $rc (want 1): $(head -3 "$out/err")"
+fi
+# Collective 25 of a 26-collective trace: the link's send/recv runs (20,
+# then 5 collectives) are clean, the trace's runs on both paths are not.
+for i in $(seq 0 25); do
+    echo "{\"iteration\": 0, \"op\": \"allreduce\", \"bytes\": 4096, \"dtype\": \"fp32\", \"ready_us\": 0}"
+done >"$out/26.jsonl"
+GDRLAB_EMU_CORRUPT=25 "$bin" calibrate --devices "$devices" --size 64KiB \
+    --trace "$out/26.jsonl" -o "$out/cal3.yaml" >"$out/cal3.txt" 2>"$out/err"
+rc=$?
+if [ $rc -eq 1 ] && [ "$(wc -l <"$out/err")" -eq 1 ] &&
+    grep -q "^gdrlab calibrate: data corrupted on emu: 2 of [0-9]* bytes checked arrived wrong running .*26.jsonl on the staged path$" "$out/err" &&
+    [ "$(grep -c 'data errors!' "$out/cal3.txt")" = 2 ]; then
+    ok "calibrate, a spoiled byte in the trace's run: exit 1: $(cat "$out/err")"
+else
+    notok "calibrate, a spoiled byte in the trace's run: exit $rc (want 1): $(head -3 "$out/err")"
 fi
 echo "1..$n"
 exit $failed
