@@ -119,12 +119,20 @@ static int devices_get(struct devices *v, const struct ib_config *ib,
 			found |= !strcmp(have[i], tok);
 		if (!found) {
 			char all[256] = "";
+			int port;
 
 			for (unsigned i = 0; i < nhave; i++)
 				snprintf(all + strlen(all), sizeof(all) - strlen(all),
 					 "%s%s", i ? ", " : "", have[i]);
-			err = diag_set(d, -ENODEV, "RDMA device '%s' not found (have: %s)",
-				       tok, all);
+			/* @have is what NCCL_IB_HCA leaves: "not found" of a
+			 * device it left out sent users looking for a device
+			 * that is there */
+			if (!ib_config_device_ok(ib, tok, &port))
+				err = diag_set(d, -ENODEV, "RDMA device '%s' is not among those NCCL_IB_HCA=%s leaves (%s)",
+					       tok, getenv("NCCL_IB_HCA"), all);
+			else
+				err = diag_set(d, -ENODEV, "RDMA device '%s' not found (have: %s)",
+					       tok, all);
 			break;
 		}
 		v->names[v->count] = strdup(tok);

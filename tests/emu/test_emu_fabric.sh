@@ -15,7 +15,9 @@
 #      the smaller of both (exchanged at connect) moves data
 #   3. --ib-gid-index of that GID works; an empty index is a clear error
 #   4. --ib-tc / --ib-sl land in the JSON
-#   5. NCCL_IB_HCA: a port the device lacks, a list that leaves nothing
+#   5. NCCL_IB_HCA: a port the device lacks, a list that leaves nothing,
+#      one that leaves out a device --devices names (said so, where the
+#      error said "not found" of a device that is there)
 #   6. chunks: not a whole number of elements, 4 GiB, more than rxe's
 #      max_msg_sz (8 MiB, RXE_PORT_MAX_MSG_SZ): each refused before any
 #      queue pair exists, naming the value
@@ -118,6 +120,9 @@ NCCL_IB_HCA="$A:2,$B:2" expect_fail "NCCL_IB_HCA port 2" "$A has 1 port, no port
     "${common[@]}"
 NCCL_IB_HCA=nosuch expect_fail "NCCL_IB_HCA=nosuch" "NCCL_IB_HCA=nosuch leaves none of the RDMA devices" \
     --topology configs/emu-vm.yaml --trace traces/emu-small.jsonl --backend emu --quiet
+# a --devices one that the list leaves out is there, not "not found"
+NCCL_IB_HCA="=$A" expect_fail "NCCL_IB_HCA leaves out a --devices one" \
+    "RDMA device '$B' is not among those NCCL_IB_HCA==$A leaves \\($A\\)\$" "${common[@]}"
 
 # 6. chunks the data path cannot carry
 expect_fail "a 6-byte chunk of fp32" "staging chunk of 6 bytes .* is not a whole number of fp32 elements \(4 bytes each\)" \
