@@ -15,6 +15,9 @@
 #   10.  a spoiled byte (GDRLAB_EMU_CORRUPT=2): exit 1, named collective,
 #        the count per collective in the JSON
 #   11.  a real job's trace (the kineto fixtures, imported) on 4 ranks
+#   12.  an alltoall of one rank (--nodes 1): its own block is copied and
+#        checked, 0 errors (the copy was skipped with the rest of a
+#        one-rank collective, and every byte counted wrong)
 # Exit: 0 passed, 1 failed, 77 skipped (no SoftRoCE, or a tool missing).
 set -uo pipefail
 
@@ -160,6 +163,16 @@ if "$bin" import kineto tests/data/kineto/rank0.json tests/data/kineto/rank1.jso
     fi
 else
     notok "an imported kineto job: $(head -3 "$out/err")"
+fi
+# 12. a one-rank alltoall: the rank's output is its own input, copied
+echo '{"iteration": 0, "op": "alltoall", "bytes": 65536, "dtype": "fp32", "ready_us": 0}' >"$out/a2a.jsonl"
+if "$bin" run --topology configs/emu-vm.yaml --trace "$out/a2a.jsonl" --backend emu \
+        --devices "$GDRLAB_RXE_A" --nodes 1 --quiet --json "$out/a2a.json" >/dev/null 2>"$out/err" &&
+    grep -q '"data_errors": 0,\?$' "$out/a2a.json" &&
+    grep -q '"verified_bytes": 65536,\?$' "$out/a2a.json"; then
+    ok "an alltoall of one rank: 65536 bytes verified, 0 errors"
+else
+    notok "an alltoall of one rank: $(head -2 "$out/err") $(grep -E '^  "(verified_bytes|data_errors)"' "$out/a2a.json" 2>/dev/null | tr -d ' \n')"
 fi
 echo "1..$n"
 exit $failed
