@@ -581,6 +581,19 @@ static int qp_to_rts(struct vp_ctx *c, unsigned r,
 			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 				    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	if (peer->global && (ret == ETIMEDOUT || ret == ENETUNREACH || ret == EHOSTUNREACH)) {
+		/* RoCE resolves the peer's GID here (its route and MAC): a
+		 * bare "Connection timed out" did not say that two devices
+		 * on different networks were paired (rxe0 and rxe_lo,
+		 * every device being the default) */
+		char gid[INET6_ADDRSTRLEN];
+
+		if (!inet_ntop(AF_INET6, peer->gid, gid, sizeof(gid)))
+			snprintf(gid, sizeof(gid), "?");
+		return diag_set(d, -ret, "rank %u: ibv_modify_qp(RTR, to rank %u): %s: %s (GID %s) cannot reach its GID %s: are both devices on one network? (--devices, NCCL_IB_HCA)",
+				c->cfg.rank, r, strerror(ret), c->cfg.device,
+				c->link.gid, gid);
+	}
 	if (ret)
 		return diag_set(d, -ret, "rank %u: ibv_modify_qp(RTR, to rank %u): %s",
 				c->cfg.rank, r, strerror(ret));

@@ -17,7 +17,9 @@
 #   4. --ib-tc / --ib-sl land in the JSON
 #   5. NCCL_IB_HCA: a port the device lacks, a list that leaves nothing,
 #      one that leaves out a device --devices names (said so, where the
-#      error said "not found" of a device that is there)
+#      error said "not found" of a device that is there); devices on two
+#      networks (rxe0, rxe_lo): both GIDs named, not a bare "Connection
+#      timed out"
 #   6. chunks: not a whole number of elements, 4 GiB, more than rxe's
 #      max_msg_sz (8 MiB, RXE_PORT_MAX_MSG_SZ): each refused before any
 #      queue pair exists, naming the value
@@ -120,6 +122,11 @@ NCCL_IB_HCA="$A:2,$B:2" expect_fail "NCCL_IB_HCA port 2" "$A has 1 port, no port
     "${common[@]}"
 NCCL_IB_HCA=nosuch expect_fail "NCCL_IB_HCA=nosuch" "NCCL_IB_HCA=nosuch leaves none of the RDMA devices" \
     --topology configs/emu-vm.yaml --trace traces/emu-small.jsonl --backend emu --quiet
+# two devices on different networks (rxe_lo is on lo): the pair named
+expect_fail "devices on two networks" \
+    "ibv_modify_qp\\(RTR, to rank 1\\): .*: $A \\(GID ::ffff:$GDRLAB_IP_A\\) cannot reach its GID ::ffff:127\\.0\\.0\\.1: are both devices on one network" \
+    --topology configs/emu-vm.yaml --trace traces/emu-small.jsonl --backend emu \
+    --devices "$A,$GDRLAB_RXE_LO" --quiet
 # a --devices one that the list leaves out is there, not "not found"
 NCCL_IB_HCA="=$A" expect_fail "NCCL_IB_HCA leaves out a --devices one" \
     "RDMA device '$B' is not among those NCCL_IB_HCA==$A leaves \\($A\\)\$" "${common[@]}"
