@@ -188,42 +188,66 @@ static int timeout_ms(int *ms, struct diag *d)
 	return 0;
 }
 
-/* A count from the environment variable @name, 0 to @max; unset or bad
- * values keep @dflt. */
-static long env_count(const char *name, long max, long dflt)
+/*
+ * A count from the environment variable @name, 0 to @max, into *@v;
+ * unset or empty keeps @dflt. Anything else is an error that names the
+ * variable: a bad value used to keep the default, unsaid
+ * (GDRLAB_EMU_BIND=no left the ranks bound, GDRLAB_EMU_CORRUPT=no
+ * spoiled collective 0).
+ */
+static int env_count(const char *name, long max, long dflt, long *v,
+		     struct diag *d)
 {
 	const char *s = getenv(name);
 	char *end;
-	long v = s && *s ? strtol(s, &end, 10) : -1;
+	long x;
 
-	return v >= 0 && v <= max && s && !*end ? v : dflt;
-}
-
-/* GDRLAB_EMU_SPIN_US: 0 sleeps as soon as nothing moves (many ranks on
- * few CPUs). */
-static int spin_us(void)
-{
-	return (int)env_count("GDRLAB_EMU_SPIN_US", 60000000, EMU_SPIN_US);
+	*v = dflt;
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	x = strtol(s, &end, 10);
+	if (errno || end == s || *end || x < 0 || x > max)
+		return diag_set(d, -EINVAL, "%s is '%s': expected a whole number from 0 to %ld",
+				name, s, max);
+	*v = x;
+	return 0;
 }
 
 /*
- * GDRLAB_EMU_BIND: 1 binds forked ranks a CPU each, 0 leaves them to the
- * scheduler. Default: bound for host memory (emu), as Open MPI's mpirun
- * binds 2 ranks to cores: unbound, the kernel often runs both ends of a
- * ping-pong on one CPU of two, where each round trip waits for a yield
- * (270 us one-way against 20-30 us bound, rxe under TCG). Not for GPU
- * memory (real): CPU r is not GPU r's nearest; its launcher binds.
+ * The data path's settings from the environment:
+ *   GDRLAB_EMU_SPIN_US: 0 sleeps as soon as nothing moves (many ranks on
+ *   few CPUs).
+ *   GDRLAB_EMU_BIND: 1 binds forked ranks a CPU each, 0 leaves them to
+ *   the scheduler. Default: bound for host memory (emu), as Open MPI's
+ *   mpirun binds 2 ranks to cores: unbound, the kernel often runs both
+ *   ends of a ping-pong on one CPU of two, where each round trip waits
+ *   for a yield (270 us one-way against 20-30 us bound, rxe under TCG).
+ *   Not for GPU memory (real): CPU r is not GPU r's nearest; its
+ *   launcher binds.
+ *   GDRLAB_EMU_PINGPONG: round trips of the latency measurement before
+ *   the first collective (emu/pingpong.h); 0 leaves it out.
+ *   GDRLAB_EMU_CORRUPT: the collective whose output each checking rank
+ *   spoils (emu_rank.c reads it); only checked here.
  */
-static bool bind_cpus(const struct emu_mem *mem)
+static int env_settings(struct emu_rank_args *a, const struct emu_mem *mem,
+			struct diag *d)
 {
-	return env_count("GDRLAB_EMU_BIND", 1, mem ? 0 : 1) == 1;
-}
+	long spin, bind, rounds, corrupt;
+	int err;
 
-/* GDRLAB_EMU_PINGPONG: round trips of the latency measurement before
- * the first collective (emu/pingpong.h); 0 leaves it out. */
-static unsigned pingpong_rounds(void)
-{
-	return (unsigned)env_count("GDRLAB_EMU_PINGPONG", 1000000, EMU_PINGPONG_ROUNDS);
+	err = env_count("GDRLAB_EMU_SPIN_US", 60000000, EMU_SPIN_US, &spin, d);
+	if (!err)
+		err = env_count("GDRLAB_EMU_BIND", 1, mem ? 0 : 1, &bind, d);
+	if (!err)
+		err = env_count("GDRLAB_EMU_PINGPONG", 1000000, EMU_PINGPONG_ROUNDS,
+				&rounds, d);
+	if (!err)
+		err = env_count("GDRLAB_EMU_CORRUPT", 1L << 30, -1, &corrupt, d);
+	a->spin_us = (int)spin;
+	a->bind_cpus = bind == 1;
+	a->pingpong_rounds = (unsigned)rounds;
+	return err;
 }
 
 /* The records hold static strings: map what a rank sent back to one. */
@@ -401,11 +425,7 @@ static int run_launched(const struct emu_launch *l,
 int emu_run_with(const struct plan *p, struct records *rec,
 		 const struct emu_mem *mem, struct diag *d)
 {
-	struct emu_rank_args a = { .plan = p, .mem = mem,
-				   .spin_us = spin_us(),
-				   .bind_cpus = bind_cpus(mem),
-				   .pingpong_rounds = pingpong_rounds(),
-				   .progress = rec };
+	struct emu_rank_args a = { .plan = p, .mem = mem, .progress = rec };
 	struct ib_config ib;
 	struct emu_rank_coll *all = NULL;
 	const char **devs = NULL;
@@ -414,6 +434,8 @@ int emu_run_with(const struct plan *p, struct records *rec,
 	int err;
 
 	err = check_plan(p, d);
+	if (!err)
+		err = env_settings(&a, mem, d);
 	if (!err)
 		err = timeout_ms(&a.timeout_ms, d);
 	if (!err)

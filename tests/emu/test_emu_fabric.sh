@@ -35,7 +35,10 @@
 #      network between ranks), none
 #  10. GDRLAB_EMU_TIMEOUT that is no number of seconds, or one above a
 #      day: exit 2, one line (atof took "abc" for the default, and 3000000
-#      s wrapped to a negative time-out that failed the first step)
+#      s wrapped to a negative time-out that failed the first step); the
+#      other GDRLAB_EMU_* counts alike (a bad one kept the default, unsaid:
+#      GDRLAB_EMU_BIND=no bound the ranks, GDRLAB_EMU_CORRUPT=no spoiled
+#      collective 0)
 # Exit: 0 passed, 1 failed, 77 skipped.
 set -uo pipefail
 
@@ -207,6 +210,12 @@ fi
 for v in abc 3000000; do
     GDRLAB_EMU_TIMEOUT=$v expect_fail "GDRLAB_EMU_TIMEOUT=$v" \
         "^gdrlab run: GDRLAB_EMU_TIMEOUT is '$v': seconds, more than 0 and at most 86400\$" "${common[@]}"
+done
+for v in GDRLAB_EMU_BIND=no GDRLAB_EMU_SPIN_US=-1 GDRLAB_EMU_PINGPONG=10x GDRLAB_EMU_CORRUPT=no; do
+    export "${v?}"
+    expect_fail "$v" "^gdrlab run: ${v%%=*} is '${v#*=}': expected a whole number from 0 to [0-9]+\$" \
+        "${common[@]}"
+    unset "${v%%=*}"
 done
 echo "1..$n"
 exit $failed
