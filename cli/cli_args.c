@@ -225,7 +225,7 @@ int cli_parse_tolerance(const char *cmd, const char *arg, double *pct)
 
 	*pct = strtod(arg, &end);
 	if (end == arg || *end || !(*pct > 0) || *pct > 1000)
-		return cli_usage_error(cmd, "--tolerance: expected a percentage above 0, got '%s'", arg);
+		return cli_usage_error(cmd, "--tolerance: expected a percentage above 0 and at most 1000, got '%s'", arg);
 	return 0;
 }
 

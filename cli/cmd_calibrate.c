@@ -422,7 +422,7 @@ static int parse(int argc, char **argv, struct calib *c)
 			break;
 		case 's':
 			if (cli_parse_size(optarg, UINT64_MAX, &c->size) || c->size < 4096) {
-				fprintf(stderr, "gdrlab calibrate: --size: expected a size of at least 4KiB, got '%s'\n", optarg);
+				fprintf(stderr, "gdrlab calibrate: --size: expected a size from 4K to 1024G, got '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;

@@ -41,6 +41,9 @@ expect 2 "bad path" -- "$gdrlab" validate --backend emu --path sideways --topolo
 has "$tmp/err" "--path: expected direct, staged, staged-memcpy or auto, got 'sideways'"
 expect 2 "bad nodes" -- "$gdrlab" validate --backend emu --nodes 0 --topology "$topo" --trace "$trace"
 expect 2 "bad tolerance" -- "$gdrlab" validate --backend emu --tolerance -3 --topology "$topo" --trace "$trace"
+# the message says the limits it holds: above 0 and at most 1000
+expect 2 "tolerance too wide" -- "$gdrlab" validate --backend emu --tolerance 2000 --topology "$topo" --trace "$trace"
+has "$tmp/err" "--tolerance: expected a percentage above 0 and at most 1000, got '2000'"
 # run's staging and GDR options are validate's too (a run of the same
 # machine): taken, then the same reason the GPU is not there
 expect 1 "run's -g, --chunk, --buffers" -- "$gdrlab" validate --backend real -g pix --chunk 1M \
@@ -79,5 +82,8 @@ has "$tmp/err" "gdrlab calibrate: no NVIDIA GPU: "
 expect 2 "calibrate --trace missing" -- "$gdrlab" calibrate --backend real --topology "$topo" \
     --trace "$tmp/nothere.jsonl" -o "$tmp/cal.yaml"
 has "$tmp/err" "gdrlab calibrate: $tmp/nothere.jsonl: cannot read: No such file or directory"
+# sizes past the largest are refused as such, not as under the smallest
+expect 2 "calibrate --size too large" -- "$gdrlab" calibrate --backend real --size 5000G -o "$tmp/cal.yaml"
+has "$tmp/err" "gdrlab calibrate: --size: expected a size from 4K to 1024G, got '5000G'"
 one_line "$tmp/err"
 exit $fail
