@@ -39,6 +39,14 @@ enum cli_stage {
 int cli_fail(const char *cmd, enum cli_stage stage, int err,
 	     const struct diag *d);
 
+/*
+ * The output files @paths (NULL entries: not asked for) checked before a
+ * command's run (output_file_check): a folder that is not there is said
+ * at once, not after minutes of measuring. 0, or the exit status with the
+ * message said.
+ */
+int cli_check_outputs(const char *cmd, const char *const *paths, size_t n);
+
 /* A whole number in 1..@max: 0, or -EINVAL. */
 int cli_parse_unsigned(const char *s, unsigned max, unsigned *out);
 

@@ -17,6 +17,7 @@
 #include "ib_config.h"
 #include "input_file.h"
 #include "nccl_conv.h"
+#include "output_file.h"
 #include "tuner.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -51,6 +52,19 @@ int cli_fail(const char *cmd, enum cli_stage stage, int err,
 
 	fprintf(stderr, "gdrlab %s: %s\n", cmd, d->msg[0] ? d->msg : strerror(-err));
 	return input ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+int cli_check_outputs(const char *cmd, const char *const *paths, size_t n)
+{
+	struct diag d = { "" };
+
+	for (size_t i = 0; i < n; i++) {
+		int err = paths[i] ? output_file_check(paths[i], &d) : 0;
+
+		if (err)
+			return cli_fail(cmd, CLI_LOADING, err, &d);
+	}
+	return 0;
 }
 
 /* The folders a shipped file of each kind is looked for in, in order. */

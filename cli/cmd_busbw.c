@@ -402,6 +402,9 @@ int cmd_busbw(int argc, char **argv)
 	rc = parse(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
+	rc = cli_check_outputs("busbw", (const char *[]){ a.json, a.csv }, 2);
+	if (rc)
+		return rc;
 	b = predict_backend("busbw", a.backend, "");
 	if (!b)
 		return EXIT_USAGE;

@@ -468,6 +468,9 @@ int cmd_calibrate(int argc, char **argv)
 	rc = parse(argc, argv, &c);
 	if (rc >= 0)
 		return rc;
+	rc = cli_check_outputs("calibrate", (const char *[]){ c.output }, 1);
+	if (rc)
+		return rc;
 	if (!c.topology &&
 	    cli_shipped_file("calibrate", "--topology", "emu-vm", CLI_SHIPPED_TOPOLOGY, &c.topology))
 		return EXIT_USAGE;

@@ -227,6 +227,14 @@ static int outputs_fail(struct outputs *o, int err, struct diag *d)
 	return output_file_fail(&o->timeline, err, d);
 }
 
+/* Every requested output's folder, before the run. */
+static int outputs_check(const char *cmd, const struct run_args *a)
+{
+	const char *paths[] = { a->json, a->csv, a->timeline };
+
+	return cli_check_outputs(cmd, paths, 3);
+}
+
 /* Open every requested output before writing any, commit them together. */
 static int outputs_open(struct outputs *o, const struct run_args *a,
 			struct diag *d)
@@ -593,6 +601,9 @@ int cmd_run(int argc, char **argv)
 	rc = parse_args(argc, argv, false, &a);
 	if (rc >= 0)
 		return rc;
+	rc = outputs_check("run", &a);
+	if (rc)
+		return rc;
 	rc = session_load(&s, "run", &a);
 	if (rc)
 		goto out_trace;
@@ -661,6 +672,9 @@ int cmd_compare(int argc, char **argv)
 
 	rc = parse_args(argc, argv, true, &a);
 	if (rc >= 0)
+		return rc;
+	rc = outputs_check("compare", &a);
+	if (rc)
 		return rc;
 	rc = session_load(&s, "compare", &a);
 	if (rc)

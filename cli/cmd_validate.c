@@ -422,6 +422,9 @@ int cmd_validate(int argc, char **argv)
 	rc = parse(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
+	rc = cli_check_outputs("validate", (const char *[]){ a.json }, 1);
+	if (rc)
+		return rc;
 	measure = pick("--backend", a.measure, BACKEND_CAP_WALL_CLOCK, "measuring (wall-clock)");
 	predict = pick("--predict", a.predict, BACKEND_CAP_SIM_CLOCK, "predicting (model)");
 	if (!measure || !predict)

@@ -275,6 +275,34 @@ int output_file_open(struct output_file *o, const char *path, struct diag *d)
 	return 0;
 }
 
+int output_file_check(const char *path, struct diag *d)
+{
+	char dest[PATH_MAX];
+	struct stat st;
+	bool magic;
+	char *slash;
+	int err;
+
+	if (strcmp(path, "-") == 0)
+		return 0;
+	err = resolve_links(path, dest, sizeof(dest), &magic);
+	if (err)
+		return diag_set(d, err, "%s: %s", path, strerror(-err));
+	if (magic || (stat(dest, &st) == 0 && !S_ISREG(st.st_mode)))
+		return 0; /* written in place, opened then (open_direct) */
+	/* the temporary goes beside the target: its folder takes it */
+	slash = strrchr(dest, '/');
+	if (!slash)
+		snprintf(dest, sizeof(dest), ".");
+	else if (slash == dest)
+		dest[1] = '\0'; /* a file in / */
+	else
+		*slash = '\0';
+	if (access(dest, W_OK | X_OK))
+		return diag_set(d, -errno, "%s: cannot create: %s", path, strerror(errno));
+	return 0;
+}
+
 int output_stdout_flush(struct diag *d)
 {
 	int err = 0;

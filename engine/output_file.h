@@ -42,6 +42,14 @@ struct output_file {
 };
 
 int output_file_open(struct output_file *o, const char *path, struct diag *d);
+/*
+ * Whether output_file_open could create @path: its folder (a link's
+ * final target's) there and writable, said as the open would say it
+ * ("PATH: cannot create: No such file or directory"). Nothing is created:
+ * a command asks before a long run, not after it, and a run stopped by a
+ * signal leaves no temporary behind.
+ */
+int output_file_check(const char *path, struct diag *d);
 /* Flush, close and rename into place. The file is closed either way. */
 int output_file_commit(struct output_file *o, struct diag *d);
 /* Close and remove the temporary file; safe on a never-opened struct. */

@@ -82,6 +82,16 @@ has "$tmp/err" "gdrlab calibrate: no NVIDIA GPU: "
 expect 2 "calibrate --trace missing" -- "$gdrlab" calibrate --backend real --topology "$topo" \
     --trace "$tmp/nothere.jsonl" -o "$tmp/cal.yaml"
 has "$tmp/err" "gdrlab calibrate: $tmp/nothere.jsonl: cannot read: No such file or directory"
+# an output's folder that is not there is said before the run (exit 2),
+# not after it: here before the GPU is looked for
+for cmd in "validate --backend real --topology $topo --trace $trace --json" \
+           "calibrate --backend real -o" \
+           "run --backend real --topology $topo --trace $trace --timeline"; do
+    # shellcheck disable=SC2086 # the command's words
+    expect 2 "${cmd%% *}: output in a missing folder" -- "$gdrlab" $cmd "$tmp/none/out"
+    has "$tmp/err" "$tmp/none/out: cannot create: No such file or directory"
+    [ ! -e "$tmp/none" ] || { echo "FAIL: $tmp/none made"; fail=1; }
+done
 # sizes past the largest are refused as such, not as under the smallest
 expect 2 "calibrate --size too large" -- "$gdrlab" calibrate --backend real --size 5000G -o "$tmp/cal.yaml"
 has "$tmp/err" "gdrlab calibrate: --size: expected a size from 4K to 1024G, got '5000G'"

@@ -159,6 +159,32 @@ Test(output_file, symlink_loop_fails)
 	cr_assert_null(o.fp);
 }
 
+/*
+ * output_file_check says what the open would, creating nothing: a file
+ * in a folder that is there (also through a link into another folder),
+ * "-", a device written in place; a folder that is not there, also as a
+ * link's final target's, is "cannot create".
+ */
+Test(output_file, check_before_the_run)
+{
+	struct diag d = { "" };
+
+	cr_assert_eq(output_file_check(at("new.json"), &d), 0, "%s", d.msg);
+	cr_assert_eq(output_file_check("-", &d), 0, "%s", d.msg);
+	cr_assert_eq(output_file_check("/dev/null", &d), 0, "%s", d.msg);
+	cr_assert_eq(mkdir(at("sub"), 0700), 0);
+	cr_assert_eq(symlink("sub/x.json", at("to-sub")), 0);
+	cr_assert_eq(output_file_check(at("to-sub"), &d), 0, "%s", d.msg);
+	cr_assert_eq(output_file_check(at("none/x.json"), &d), -ENOENT);
+	cr_expect_not_null(strstr(d.msg, "/none/x.json: cannot create: No such file or directory"),
+			   "%s", d.msg);
+	cr_assert_eq(symlink("gone/x.json", at("to-gone")), 0);
+	cr_assert_eq(output_file_check(at("to-gone"), &d), -ENOENT);
+	cr_expect_not_null(strstr(d.msg, "/to-gone: cannot create: "), "%s", d.msg);
+	/* nothing made: the folder holds sub and the two links alone */
+	cr_expect_eq(entries(), 3);
+}
+
 Test(output_file, fifo_gets_the_data)
 {
 	const char *fifo = at("f.json"), *got = at("got.txt");
