@@ -84,15 +84,27 @@ void emu_memory_advice(char *buf, size_t len)
 		snprintf(buf, len, "run fewer ranks or a smaller trace");
 }
 
+/* "about N MiB", or "more than 16 EiB" where the sum saturated (sat_add:
+ * 2^64 bytes is 16 EiB), not the saturated figure as if it were one. */
+static const char *mib_text(char *buf, size_t len, uint64_t bytes)
+{
+	if (bytes == UINT64_MAX)
+		snprintf(buf, len, "more than 16 EiB");
+	else
+		snprintf(buf, len, "about %" PRIu64 " MiB", bytes >> 20);
+	return buf;
+}
+
 int emu_memory_check(const struct plan *p, unsigned ranks, struct diag *d)
 {
 	uint64_t per = emu_rank_memory(p), kib, need = sat_mul(per, ranks);
-	char advice[160];
+	char advice[160], need_s[40], per_s[40];
 
 	if (proc_value("/proc/meminfo", "MemAvailable", &kib) || need <= kib << 10)
 		return 0; /* unknown: the run finds out */
 	emu_memory_advice(advice, sizeof(advice));
 	return diag_set(d, -ENOMEM,
-			"emu: %u ranks need about %" PRIu64 " MiB (%" PRIu64 " MiB each: data, slots, bounce buffers) and %" PRIu64 " MiB is available; %s",
-			ranks, need >> 20, per >> 20, kib >> 10, advice);
+			"emu: %u ranks need %s (%s each: data, slots, bounce buffers) and %" PRIu64 " MiB is available; %s",
+			ranks, mib_text(need_s, sizeof(need_s), need),
+			mib_text(per_s, sizeof(per_s), per), kib >> 10, advice);
 }

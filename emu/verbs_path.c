@@ -642,6 +642,15 @@ int vp_connect(struct vp_ctx *c, const struct vp_peer_info *const *all,
 	return 0;
 }
 
+/* A teardown call's failure said: the ibv_destroy_* and ibv_dereg_mr
+ * calls return the errno value itself (their man pages: "the value of
+ * errno on failure"), ibv_close_device -1 with errno set. */
+static void say_teardown(const char *what, int rc)
+{
+	if (rc)
+		fprintf(stderr, "gdrlab: %s: %s\n", what, strerror(rc > 0 ? rc : errno));
+}
+
 void vp_close(struct vp_ctx *c)
 {
 	if (!c)
@@ -650,20 +659,20 @@ void vp_close(struct vp_ctx *c)
 	if (c->flush_attached && c->cfg.mem->flush_detach)
 		c->cfg.mem->flush_detach(c->cfg.mem_ctx, c->pd);
 	for (unsigned r = 0; c->qp && r < c->cfg.nranks; r++)
-		if (c->qp[r] && ibv_destroy_qp(c->qp[r]))
-			fprintf(stderr, "gdrlab: ibv_destroy_qp: %s\n", strerror(errno));
-	if (c->host_mr && ibv_dereg_mr(c->host_mr))
-		fprintf(stderr, "gdrlab: ibv_dereg_mr: %s\n", strerror(errno));
-	if (c->gpu_mr && ibv_dereg_mr(c->gpu_mr))
-		fprintf(stderr, "gdrlab: ibv_dereg_mr: %s\n", strerror(errno));
-	if (c->cq && ibv_destroy_cq(c->cq))
-		fprintf(stderr, "gdrlab: ibv_destroy_cq: %s\n", strerror(errno));
-	if (c->channel && ibv_destroy_comp_channel(c->channel))
-		fprintf(stderr, "gdrlab: ibv_destroy_comp_channel: %s\n", strerror(errno));
-	if (c->pd && ibv_dealloc_pd(c->pd))
-		fprintf(stderr, "gdrlab: ibv_dealloc_pd: %s\n", strerror(errno));
-	if (c->ctx && ibv_close_device(c->ctx))
-		fprintf(stderr, "gdrlab: ibv_close_device: %s\n", strerror(errno));
+		if (c->qp[r])
+			say_teardown("ibv_destroy_qp", ibv_destroy_qp(c->qp[r]));
+	if (c->host_mr)
+		say_teardown("ibv_dereg_mr", ibv_dereg_mr(c->host_mr));
+	if (c->gpu_mr)
+		say_teardown("ibv_dereg_mr", ibv_dereg_mr(c->gpu_mr));
+	if (c->cq)
+		say_teardown("ibv_destroy_cq", ibv_destroy_cq(c->cq));
+	if (c->channel)
+		say_teardown("ibv_destroy_comp_channel", ibv_destroy_comp_channel(c->channel));
+	if (c->pd)
+		say_teardown("ibv_dealloc_pd", ibv_dealloc_pd(c->pd));
+	if (c->ctx)
+		say_teardown("ibv_close_device", ibv_close_device(c->ctx));
 	if (c->gpu)
 		c->cfg.mem->free(c->cfg.mem_ctx, c->gpu, c->gpu_len);
 	if (c->host && c->cfg.mem->host_free)

@@ -221,13 +221,16 @@ int rdma_flush_read(struct rdma_flush *f, const void *addr, struct diag *d)
 
 void rdma_flush_close(struct rdma_flush *f)
 {
+	int rc;
+
 	if (!f)
 		return;
-	if (f->qp && ibv_destroy_qp(f->qp))
-		fprintf(stderr, "gdrlab: RDMA READ flush: ibv_destroy_qp: %s\n", strerror(errno));
-	if (f->land_mr && ibv_dereg_mr(f->land_mr))
-		fprintf(stderr, "gdrlab: RDMA READ flush: ibv_dereg_mr: %s\n", strerror(errno));
-	if (f->cq && ibv_destroy_cq(f->cq))
-		fprintf(stderr, "gdrlab: RDMA READ flush: ibv_destroy_cq: %s\n", strerror(errno));
+	/* each returns the errno value itself on failure (its man page) */
+	if (f->qp && (rc = ibv_destroy_qp(f->qp)))
+		fprintf(stderr, "gdrlab: RDMA READ flush: ibv_destroy_qp: %s\n", strerror(rc));
+	if (f->land_mr && (rc = ibv_dereg_mr(f->land_mr)))
+		fprintf(stderr, "gdrlab: RDMA READ flush: ibv_dereg_mr: %s\n", strerror(rc));
+	if (f->cq && (rc = ibv_destroy_cq(f->cq)))
+		fprintf(stderr, "gdrlab: RDMA READ flush: ibv_destroy_cq: %s\n", strerror(rc));
 	free(f);
 }

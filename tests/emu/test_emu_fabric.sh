@@ -147,7 +147,7 @@ echo '{"iteration": 0, "op": "allreduce", "bytes": 4294967296, "dtype": "fp32", 
 expect_fail "a plan larger than memory" "emu: 2 ranks need about [0-9]+ MiB .* MiB is available; the VM guest has [0-9]+[GMK] of memory: GDRLAB_VM_MEM=" \
     --topology configs/emu-vm.yaml --trace "$out/huge.jsonl" --backend emu --devices "$A,$B" --quiet
 echo '{"iteration": 0, "op": "allreduce", "bytes": 9223372036854775800, "dtype": "fp32", "ready_us": 0}' >"$out/exa.jsonl"
-expect_fail "a plan of 8 EiB" "emu: 2 ranks need about [0-9]+ MiB .* MiB is available; the VM guest has" \
+expect_fail "a plan of 8 EiB" "emu: 2 ranks need more than 16 EiB \(more than 16 EiB each: .* MiB is available; the VM guest has" \
     --topology configs/emu-vm.yaml --trace "$out/exa.jsonl" --backend emu --devices "$A,$B" --quiet
 
 # 8. IPv6: a global address on each veth end, routed across it as
