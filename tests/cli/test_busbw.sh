@@ -482,7 +482,9 @@ expect 2 "missing topology file" -- "$gdrlab" busbw -t "$tmp/none.yaml" --json "
 has "$tmp/err" "none.yaml"
 one_line "$tmp/err"
 [ ! -e "$tmp/no.json" ] || { echo "FAIL: no.json written"; fail=1; }
-expect 1 "unwritable json" -- "$gdrlab" busbw -t "$abci" -e 1K --json "$tmp/no/dir.json"
+# a folder that is not there: said before the run, bad input (2)
+expect 2 "unwritable json" -- "$gdrlab" busbw -t "$abci" -e 1K --json "$tmp/no/dir.json"
+has "$tmp/err" "gdrlab busbw: $tmp/no/dir.json: cannot create: No such file or directory"
 one_line "$tmp/err"
 
 # --- --json into what is not a regular file: written in place or through
