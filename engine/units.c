@@ -219,11 +219,13 @@ int units_parse_fraction(const char *s, double *fraction, const char **why)
 /*
  * Per lane, per direction, after line encoding (PCI-SIG base specs):
  * gen1/2 are 2.5/5 GT/s with 8b/10b, gen3/4/5 are 8/16/32 GT/s with
- * 128b/130b. Gen6 runs 64 GT/s PAM4 in FLIT mode (PCI-SIG: 256 GB/s both
- * directions for x16, i.e. 8 GB/s raw per lane per direction); we use the
- * 7.877 GB/s usually tabulated, which keeps the 128b/130b-sized overhead
- * of earlier generations. FLIT framing (236 TLP bytes of 256) would give
- * about 7.4 GB/s: no preset uses Gen6 yet, revisit when one does.
+ * 128b/130b. Gen6 runs 64 GT/s PAM4 (8 GB/s raw a lane a direction) in
+ * FLIT mode only, with no 128b/130b: a 256-byte flit is 236 bytes of TLPs,
+ * 6 of DLLP payload, 8 of CRC and 6 of FEC (PCIe 6.0 base spec, flit
+ * layout). Taking off the CRC and FEC, as 128b/130b's sync headers are
+ * taken off before, leaves 242/256 of the lane: 7.5625 GB/s, not the
+ * 7.877 GB/s that 64 GT/s x 128/130 would give. TLP headers and DLLPs
+ * stay inside the link efficiency, as on earlier generations.
  */
 int units_pcie_lane_rate(unsigned gen, double *bytes_per_s)
 {
@@ -233,7 +235,7 @@ int units_pcie_lane_rate(unsigned gen, double *bytes_per_s)
 		[3] = 8e9 * 128 / 130 / 8,
 		[4] = 16e9 * 128 / 130 / 8,
 		[5] = 32e9 * 128 / 130 / 8,
-		[6] = 64e9 * 128 / 130 / 8,
+		[6] = 64e9 * 242 / 256 / 8,
 	};
 
 	if (gen < 1 || gen >= NUNITS(rate))
