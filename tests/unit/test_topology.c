@@ -115,7 +115,7 @@ Test(topology, h100_preset)
 	cr_assert_eq(t.nswitches, 4);
 	cr_assert_eq(t.ngpus, 8);
 	cr_assert_eq(t.nnics, 8);
-	cr_assert(close_to(t.sockets[1].mem_bw, 230e9));
+	cr_assert(close_to(t.sockets[1].mem_bw, 211e9));
 	cr_assert(close_to(t.sockets[1].p2p_read_bw, 32e9));
 	for (i = 0; i < 8; i++) {
 		/* Two GPUs and two NICs per switch. */
