@@ -244,10 +244,12 @@ static int env_settings(struct emu_rank_args *a, const struct emu_mem *mem,
 				&rounds, d);
 	if (!err)
 		err = env_count("GDRLAB_EMU_CORRUPT", 1L << 30, -1, &corrupt, d);
+	if (err)
+		return err;
 	a->spin_us = (int)spin;
 	a->bind_cpus = bind == 1;
 	a->pingpong_rounds = (unsigned)rounds;
-	return err;
+	return 0;
 }
 
 /* The records hold static strings: map what a rank sent back to one. */
