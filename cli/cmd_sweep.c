@@ -405,7 +405,7 @@ static int print_json(const struct sweep *sw)
 		if (p->gen[0]) {
 			char cmd[1024];
 
-			sweep_gen_command(p->gen, cmd, sizeof(cmd));
+			sweep_gen_command(p->gen, r->err ? 0 : r->gen_tflops, cmd, sizeof(cmd));
 			json_object_set_new(o, "gen", json_string(cmd));
 		}
 		if (sw->naxes && (axes = json_object())) {

@@ -61,6 +61,8 @@ struct row {
 	unsigned nics;              /* a node's */
 	double switch_ports;        /* the fabric's switch ports a node takes */
 	double tokens;              /* an iteration's, when a generator made the trace */
+	double gen_tflops;          /* the --gpu-tflops the generator took from the
+				     * topology (the plan gave none), else 0 */
 	/* stage busy time of the collectives' bottleneck connections, an
 	 * iteration (the run table's last lines) */
 	double stage_us[STAGE_KIND_COUNT];
@@ -128,7 +130,7 @@ int sweep_gen_put(char *gen, size_t len, const char *key, const char *value);
 const char *sweep_gen_get(const char *gen, const char *key, char *buf, size_t len);
 int sweep_gen_check(const char *key, const char *value, struct diag *d);
 int sweep_gen_args(const char *gen, struct gen_llm_args *a, struct diag *d);
-void sweep_gen_command(const char *gen, char *buf, size_t len);
+void sweep_gen_command(const char *gen, double gpu_tflops, char *buf, size_t len);
 
 /* Read a sweep plan (YAML: a base and axes, sweep_plan.c) into @sw, as
  * sweep_load does a file of points. */

@@ -7,6 +7,8 @@
  * the plan spells them (micro_batches), gen llm's with '-' (micro-batches).
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd_gen.h"
@@ -90,7 +92,14 @@ int sweep_gen_args(const char *gen, struct gen_llm_args *a, struct diag *d)
 	return gen_llm_finish(a, d) ? -EINVAL : 0;
 }
 
-void sweep_gen_command(const char *gen, char *buf, size_t len)
+/*
+ * The gen llm command of a point's options. @gpu_tflops (0: none) is the
+ * rate the point's process took from its topology where the plan gave
+ * none: gen llm's own default is an H100's, so the command without it
+ * made another trace than the point ran (an A100 point's compute at
+ * 989.5 TFLOP/s, not 312). Written as the shortest %g that reads back.
+ */
+void sweep_gen_command(const char *gen, double gpu_tflops, char *buf, size_t len)
 {
 	size_t at = (size_t)snprintf(buf, len, "gdrlab gen llm");
 
@@ -108,5 +117,14 @@ void sweep_gen_command(const char *gen, char *buf, size_t len)
 		else
 			k = snprintf(buf + at, len - at, " --%s %.*s", name, (int)(end - eq - 1), eq + 1);
 		at += k > 0 ? (size_t)k : 0;
+	}
+	if (gpu_tflops > 0 && at < len) {
+		char num[32];
+		int prec = 15;
+
+		do
+			snprintf(num, sizeof(num), "%.*g", prec, gpu_tflops);
+		while (strtod(num, NULL) != gpu_tflops && ++prec <= 17);
+		snprintf(buf + at, len - at, " --gpu-tflops %s", num);
 	}
 }

@@ -78,7 +78,7 @@ static double switch_ports(const struct topology *t, unsigned nodes)
  * sequences x tokens: docs/gen-llm.md).
  */
 static int generate(const struct point *pt, const struct topology *topo, struct plan_options *opts,
-		    struct trace *trace, double *tokens, struct diag *d)
+		    struct trace *trace, double *tokens, double *tflops, struct diag *d)
 {
 	struct gen_llm_args a;
 	unsigned ranks;
@@ -90,7 +90,7 @@ static int generate(const struct point *pt, const struct topology *topo, struct 
 	/* the point's own GPUs compute, unless the plan says how fast: an
 	 * A100 cluster's iteration is not an H100's */
 	if (!sweep_gen_get(pt->gen, "gpu_tflops", given, sizeof(given)))
-		a.o.gpu_tflops = topo_gpu_tflops(topo);
+		a.o.gpu_tflops = *tflops = topo_gpu_tflops(topo);
 	ranks = a.o.tp * a.o.pp * a.o.dp;
 	if (!opts->nodes && topo->ngpus)
 		opts->nodes = (ranks + topo->ngpus - 1) / topo->ngpus;
@@ -140,7 +140,7 @@ static void point_run(const struct sweep *sw, const struct point *pt, struct row
 	opts.proto = pt->proto[0] ? pt->proto : NULL;
 	err = topology_load_with(pt->topology, ov, nov, &topo, &d);
 	if (!err && pt->gen[0])
-		err = generate(pt, &topo, &opts, &trace, &r->tokens, &d);
+		err = generate(pt, &topo, &opts, &trace, &r->tokens, &r->gen_tflops, &d);
 	else if (!err)
 		err = trace_load(pt->trace, &trace, &d);
 	if (!err)

@@ -445,7 +445,24 @@ for t in "tokens_per_gpu: 4096:24" "tokens_per_iteration: 5:24"; do
     bad_usage_of sweep "${t%%:*} on a generator's job" "$tmp/plan/gentok.yaml:5:${t##*:}: ${t%%:*}: the plan's generator makes the job and counts its tokens an iteration (dp x micro-batches x micro-batch size x sequence): leave it out" -- "$tmp/plan/gentok.yaml"
 done
 expect 0 "its JSON" -- "$gdrlab" sweep --json --no-wall "$tmp/plan/gen.yaml"
-has "$tmp/out" '"gen": "gdrlab gen llm --model llama3-8b --micro-batches 2 --seq 1000 --dp 2"'
+has "$tmp/out" '"gen": "gdrlab gen llm --model llama3-8b --micro-batches 2 --seq 1000 --dp 2 --gpu-tflops 312"'
+# The row's gen command, run by hand, makes the trace the point ran: the
+# point computes at its topology's GPU, an A100's 312 TFLOP/s (A100
+# datasheet, docs/topology-format.md), where gen llm alone takes an
+# H100's 989.5, so the command has to say it (it did not: an A100 point's
+# command made a trace of a third of its compute)
+printf 'base: { topology: %s, gen: { model: llama3-8b, seq: 1000, dp: 2 } }\naxes:\n  path: [direct]\n' "$src/configs/a100-pcie4-200g.yaml" \
+    >"$tmp/plan/genhand.yaml"
+expect 0 "a generator's point on A100s" -- "$gdrlab" sweep --json --no-wall "$tmp/plan/genhand.yaml"
+has "$tmp/out" '"gen": "gdrlab gen llm --model llama3-8b --seq 1000 --dp 2 --gpu-tflops 312"'
+num_of() { grep -o "\"$1\": [-0-9.e+]*" "$2" | head -n 1 | sed 's/.*: //'; }
+point_us=$(num_of iteration_time_us "$tmp/out")
+read -ra hand <<<"$(grep -o '"gen": "[^"]*"' "$tmp/out" | sed 's/^"gen": "gdrlab //; s/"$//')"
+expect 0 "the row's gen command by hand" -- "$gdrlab" "${hand[@]}" -o "$tmp/genhand.jsonl"
+expect 0 "its trace run alone" -- "$gdrlab" run -t "$src/configs/a100-pcie4-200g.yaml" -T "$tmp/genhand.jsonl" -n 1 -p direct --json -
+hand_us=$(num_of iteration_time_us "$tmp/out")
+awk -v a="$point_us" -v b="$hand_us" 'BEGIN { d = a - b; exit !(a > 0 && d * d <= 1e-12 * a * a) }' ||
+    { echo "FAIL: the point's iteration $point_us us, its gen command's by hand $hand_us us"; fail=1; }
 bad_gen() { # bad_gen MESSAGE BASE-GEN AXIS-LINE
     printf 'base: { topology: %s, %s }\naxes:\n%s\n' "$src/tests/data/round-numbers.yaml" "$2" "$3" \
         >"$tmp/plan/bg.yaml"
