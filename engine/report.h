@@ -73,6 +73,10 @@ double report_speedup(const struct records *slow, const struct records *fast);
 /* A speedup this close to 1 reads "as fast as" in a verdict (the table's
  * and the page's), not "1.00x slower". */
 #define REPORT_SAME_SPEED 0.005
+/* An iteration this little shorter or longer (a share of the staged one)
+ * "takes as long either way", in the table's verdict and the page's
+ * answer alike: "0.0% shorter" at the table's one decimal. */
+#define REPORT_SAME_ITERATION 0.0005
 double report_comm_speedup(const struct records *slow, const struct records *fast);
 
 #endif

@@ -492,7 +492,7 @@ static void print_verdict(FILE *out, const struct records *const r[REPORT_PATHS]
 		print_ratio(out, memcpy_comm);
 		fprintf(out, " staging with memcpy, as MPI does)");
 	}
-	if (fabs(1 - 1 / iter) < 0.0005)
+	if (fabs(1 - 1 / iter) < REPORT_SAME_ITERATION)
 		fprintf(out, ";\n         the iteration takes as long either way\n");
 	else
 		fprintf(out, ";\n         %s the iteration is %.1f%% %s\n",
