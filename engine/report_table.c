@@ -214,13 +214,16 @@ static void print_header(FILE *out, const struct report_context *ctx,
 	print_fabric(out, r);
 }
 
-/* "Ring/Simple x10, Tree/LL x2": what NCCL's tuner chose, most used first. */
+/* "Ring/Simple x10 (8 ch), Tree/LL x2 (2-4 ch)": what NCCL's tuner chose,
+ * most used first, with the channels its calls ran: a range where they
+ * differ (a tensor-parallel group's 24 and a data-parallel pair's 4 were
+ * "(24 ch)" for all of them, against --json's per call). */
 static void print_algorithms(FILE *out, const char *label, const struct records *r)
 {
 	struct algo_use {
 		enum algo_id a;
 		enum proto_id p;
-		unsigned n, ch;
+		unsigned n, ch, ch_min;
 	} seen[ALGO_COUNT * PROTO_COUNT];
 	size_t ns = 0;
 
@@ -232,10 +235,13 @@ static void print_algorithms(FILE *out, const char *label, const struct records 
 				break;
 		if (k == ns)
 			seen[ns++] = (struct algo_use){ r->coll[i].algo, r->coll[i].proto,
-							0, r->coll[i].nchannels };
+							0, r->coll[i].nchannels,
+							r->coll[i].nchannels };
 		seen[k].n++;
 		if (r->coll[i].nchannels > seen[k].ch)
 			seen[k].ch = r->coll[i].nchannels;
+		if (r->coll[i].nchannels < seen[k].ch_min)
+			seen[k].ch_min = r->coll[i].nchannels;
 	}
 	if (!ns)
 		return;
@@ -246,8 +252,11 @@ static void print_algorithms(FILE *out, const char *label, const struct records 
 		for (size_t k = 1; k < ns; k++)
 			if (seen[k].n > seen[best].n)
 				best = k;
-		fprintf(out, "%s%s/%s x%u (%u ch)", done ? ", " : "", algo_name(seen[best].a),
-			proto_name(seen[best].p), seen[best].n, seen[best].ch);
+		fprintf(out, "%s%s/%s x%u (", done ? ", " : "", algo_name(seen[best].a),
+			proto_name(seen[best].p), seen[best].n);
+		if (seen[best].ch_min < seen[best].ch)
+			fprintf(out, "%u-", seen[best].ch_min);
+		fprintf(out, "%u ch)", seen[best].ch);
 		seen[best].n = 0;
 	}
 	fprintf(out, "\n");

@@ -172,6 +172,21 @@ awk '$2 <= $1 { print "FAIL: summed communication " $2 " within the iteration " 
      $3 > $1 * 1.000001 || $3 < $4 * 0.999999 {
          print "FAIL: in flight " $3 " not between exposed " $4 " and the iteration " $1 }' \
     "$tmp/figs" | grep . && fail=1
+# The algorithms line gives the channels its calls ran, as --json has
+# them per call: Llama 3 8B's tensor-parallel rings inside a node and its
+# data-parallel rings across them both run Ring/Simple, the ones on more
+# channels than the others, and the line said "(24 ch)" for them all
+expect 0 "run, rings of two channel counts" -- "$gdrlab" run -q -t h100-pcie5-400g \
+    -T llama3-8b-tp8-pp2-dp2 -n 4 --json "$tmp/rings.json"
+chs=$(awk '/"algo": "Ring"/ { ring = 1 } /"algo": "P2P"/ { ring = 0 }
+           ring && /"channels": / { gsub(/[^0-9]/, ""); c[$0] = 1 }
+           END { min = ""; for (k in c) { if (min == "" || k + 0 < min) min = k + 0; if (k + 0 > max) max = k + 0 }
+                 print min "-" max }' "$tmp/rings.json")
+case $chs in
+    [0-9]*-[0-9]*) [ "${chs%-*}" != "${chs#*-}" ] || { echo "FAIL: the rings ran one channel count, $chs"; fail=1; } ;;
+    *) echo "FAIL: no ring's channels in the JSON"; fail=1 ;;
+esac
+has "$tmp/out" "^algorithms  *Ring/Simple x[0-9]* ($chs ch)"
 # NCCL's choice forced (--algo, --proto, --channels, --pxn off): the
 # JSON records it under busbw --json's keys, the table's header says it,
 # so "algorithms Ring/LL128 x10" is not read as the tuner's pick; none
