@@ -79,7 +79,7 @@ static bool ran_row(FILE *f, json_t *pts, const char *key, const char *label, bo
 
 		for (k = 0; v && k < n && strcmp(seen[k], v); k++)
 			;
-		if (!v || k < n)
+		if (!v || !*v || k < n)
 			continue;
 		if (n == MAX_VALUES_NAMED)
 			more++;
@@ -100,14 +100,17 @@ static bool ran_row(FILE *f, json_t *pts, const char *key, const char *label, bo
 }
 
 /* What the points ran: every point carries its backend, NCCL release,
- * GDR level, trace and topology, which the page names as a run's does. */
+ * GDR level, trace and topology, which the page names as a run's does;
+ * a generated point its trace's gen llm command instead of a file (its
+ * trace_file is "", which drew an empty "trace" row). */
 static void ran_table(FILE *f, json_t *doc)
 {
 	static const struct {
 		const char *label, *key;
 	} rows[] = {
 		{ "backend", "backend" }, { "NCCL", "nccl" }, { "GDR level", "gdr_level" },
-		{ "trace", "trace_file" }, { "topology", "topology_file" },
+		{ "trace", "trace_file" }, { "trace made by", "gen" },
+		{ "topology", "topology_file" },
 	};
 	size_t shown = 0;
 

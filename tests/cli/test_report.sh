@@ -201,6 +201,18 @@ awk -v d="$it_d" -v s="$it_s" 'BEGIN { r = 1 - d / s; exit !(d > 0 && r * r < 0.
 expect 0 "its report" -- "$gdrlab" report "$tmp/alike.json" -o "$tmp/alike.html"
 has "$tmp/alike.html" "the iteration takes as long either way"
 grep -q "% shorter" "$tmp/alike.html" && { echo "FAIL: the page gives a share compare calls as long"; fail=1; }
+# A generated sweep's page names what made its trace, the command its
+# points' JSON gives, where a file's sweep names the file (it drew an
+# empty "trace" row)
+printf 'base: { topology: %s, gen: { model: llama3-8b, seq: 1000, dp: 2 } }\naxes:\n  path: [direct, staged]\n' \
+    "$src/configs/a100-pcie4-200g.yaml" >"$tmp/genplan.yaml"
+expect 0 "a generated sweep" -- "$gdrlab" sweep --json --no-wall -q "$tmp/genplan.yaml"
+cp "$tmp/out" "$tmp/gensweep.json"
+gen_cmd=$(grep -o '"gen": "[^"]*"' "$tmp/gensweep.json" | sed -n '1s/^"gen": "//; 1s/"$//p')
+[ -n "$gen_cmd" ] || { echo "FAIL: no gen command in the sweep's JSON"; fail=1; }
+expect 0 "its report" -- "$gdrlab" report "$tmp/gensweep.json" -o "$tmp/gensweep.html"
+has "$tmp/gensweep.html" "<tr><th>trace made by</th><td>$gen_cmd</td></tr>"
+grep -q "<th>trace</th><td></td>" "$tmp/gensweep.html" && { echo "FAIL: an empty trace row"; fail=1; }
 expect 0 "the run's report" -- "$gdrlab" report "$tmp/run.json" -o "$tmp/run.html"
 # two-socket-commodity: its two GPUs reach the one NIC across the sockets
 # (SYS), beyond the default P2C: both staged, and said why
