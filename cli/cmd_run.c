@@ -556,16 +556,30 @@ static void note_job_ranks(const struct session *s, const struct run_args *a, co
 }
 
 /*
- * A --set that nothing this run computes reads (staging.* off the
- * staged-memcpy path): its header echoes it, and the times are those
- * without it. Said once a value on stderr. @path: the run's, or
+ * A --set, --chunk or --buffers that nothing this run computes reads
+ * (staging.* off the staged-memcpy path, the chunk off emu's and real's
+ * own ring): its header echoes it, and the times are those without it.
+ * Said once a value on stderr, as busbw says it (run and compare said it
+ * of --set alone, and took --chunk 64K in silence). @path: the run's, or
  * staged-memcpy for compare, which runs that path too.
  */
 static void note_unread_sets(const struct session *s, const struct run_args *a, const char *cmd,
 			     enum plan_path path)
 {
+	static const struct { const char *opt, *key; } opts[] = {
+		{ "--chunk", "staging.chunk" },
+		{ "--buffers", "staging.buffers" },
+	};
+	const bool given[] = { a->opts.chunk_bytes != 0, a->opts.buffers != 0 };
 	bool own_ring = !(s->backend->caps & BACKEND_CAP_ALGORITHMS);
 
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		const char *why = given[i] ? plan_set_unread(opts[i].key, path, own_ring) : NULL;
+
+		if (why)
+			fprintf(stderr, "gdrlab %s: note: %s changes nothing here: %s\n", cmd,
+				opts[i].opt, why);
+	}
 	for (unsigned i = 0; i < a->sets.n; i++) {
 		const char *why = plan_set_unread(a->sets.v[i].path, path, own_ring);
 

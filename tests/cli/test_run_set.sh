@@ -89,6 +89,17 @@ for p in staged direct; do
     grep -v "^--set" "$tmp/out" | diff - "$tmp/plain.txt" >/dev/null ||
         { echo "FAIL: -p $p: a staging --set moved the run"; fail=1; }
 done
+# --chunk and --buffers are the same values by option: said to change
+# nothing where they do not, as busbw says it (run and compare took them
+# in silence), the times those without them (plain.txt: -p direct's)
+expect 0 "run -p direct, --chunk and --buffers" -- "$gdrlab" run -t "$topo" -T "$tmp/ar.jsonl" -p direct \
+    --chunk 64K --buffers 2
+has "$tmp/err" "gdrlab run: note: --chunk changes nothing here: only emu's and real's own ring copies by it"
+has "$tmp/err" "gdrlab run: note: --buffers changes nothing here: only the staged-memcpy path"
+diff "$tmp/out" "$tmp/plain.txt" >/dev/null || { echo "FAIL: --chunk, --buffers moved a direct run"; fail=1; }
+expect 0 "compare, --chunk and --buffers" -- "$gdrlab" compare -t "$topo" -T "$tmp/ar.jsonl" --chunk 64K --buffers 2
+has "$tmp/err" "gdrlab compare: note: --chunk changes nothing here: only emu's and real's own ring copies by it"
+grep -q "note: --buffers" "$tmp/err" && { echo "FAIL: compare's staged-memcpy said not to read --buffers"; fail=1; }
 expect 0 "run -p staged-memcpy" -- "$gdrlab" run -t "$topo" -T "$tmp/ar.jsonl" -p staged-memcpy --json "$tmp/m1.json"
 expect 0 "run -p staged-memcpy, a slow copy" -- "$gdrlab" run -t "$topo" -T "$tmp/ar.jsonl" -p staged-memcpy \
     --set staging.copy_bandwidth=1GB/s --json "$tmp/m2.json"
