@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "plan.h"
 #include "topology.h"
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -157,6 +158,16 @@ int cli_sets_json(struct json_t *doc, const struct cli_sets *s);
 /* "@prefix--set PATH=VALUE, PATH=VALUE" and a newline on @out (nothing
  * when none): a table's header line of what was set. */
 void cli_sets_print(FILE *out, const char *prefix, const struct cli_sets *s);
+/*
+ * --chunk, --buffers and each --set that nothing a run of @path computes
+ * reads (plan_set_unread: the timing backends copy NCCL's slices, not
+ * emu's and real's own ring's chunks; only staged-memcpy has bounce
+ * buffers): "gdrlab @cmd: note: ... changes nothing here: why" on stderr,
+ * a line each, so that every command that takes them says it alike.
+ * @own_ring: the backend runs gdrlab's own ring (emu, real).
+ */
+void cli_note_unread(const char *cmd, const struct plan_options *o, const struct cli_sets *sets,
+		     enum plan_path path, bool own_ring);
 
 struct backend_ops;
 /* The built backend called @name, or NULL after a one-line error that

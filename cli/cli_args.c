@@ -462,6 +462,26 @@ void cli_sets_print(FILE *out, const char *prefix, const struct cli_sets *s)
 	fputc('\n', out);
 }
 
+void cli_note_unread(const char *cmd, const struct plan_options *o, const struct cli_sets *sets,
+		     enum plan_path path, bool own_ring)
+{
+	static const struct { const char *opt, *key; } opts[] = {
+		{ "--chunk", "staging.chunk" },
+		{ "--buffers", "staging.buffers" },
+	};
+	const bool given[] = { o->chunk_bytes != 0, o->buffers != 0 };
+	const char *why;
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (given[i] && (why = plan_set_unread(opts[i].key, path, own_ring)))
+			fprintf(stderr, "gdrlab %s: note: %s changes nothing here: %s\n", cmd,
+				opts[i].opt, why);
+	for (unsigned i = 0; i < sets->n; i++)
+		if ((why = plan_set_unread(sets->v[i].path, path, own_ring)))
+			fprintf(stderr, "gdrlab %s: note: --set %s changes nothing here: %s\n", cmd,
+				sets->v[i].path, why);
+}
+
 json_t *cli_load_json(const char *path, struct diag *d)
 {
 	json_error_t je;

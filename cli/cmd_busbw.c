@@ -281,31 +281,6 @@ static int check_runs(const struct busbw_args *a, const struct topology *topo)
 	return cli_usage_error("busbw", "%s", why);
 }
 
-/*
- * --chunk, --buffers and a --set of staging.* that nothing busbw computes
- * reads (plan_set_unread: its backends copy NCCL's slices, not gdrlab's
- * own ring's chunks, and only staged-memcpy has bounce buffers): the table
- * is the one without them, which a note on stderr says, as run's do.
- */
-static void note_unread(const struct busbw_args *a)
-{
-	static const struct { const char *opt, *key; } opts[] = {
-		{ "--chunk", "staging.chunk" },
-		{ "--buffers", "staging.buffers" },
-	};
-	const bool given[] = { a->opts.chunk_bytes != 0, a->opts.buffers != 0 };
-	const char *why;
-
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		if (given[i] && (why = plan_set_unread(opts[i].key, a->opts.path, false)))
-			fprintf(stderr, "gdrlab busbw: note: %s changes nothing here: %s\n",
-				opts[i].opt, why);
-	for (unsigned i = 0; i < a->sets.n; i++)
-		if ((why = plan_set_unread(a->sets.v[i].path, a->opts.path, false)))
-			fprintf(stderr, "gdrlab busbw: note: --set %s changes nothing here: %s\n",
-				a->sets.v[i].path, why);
-}
-
 static void run_destroy(struct busbw_run *r)
 {
 	free(r->counts);
@@ -413,7 +388,8 @@ int cmd_busbw(int argc, char **argv)
 		return cli_fail("busbw", CLI_LOADING, err, &d);
 	if (check_runs(&a, &topo))
 		return EXIT_USAGE;
-	note_unread(&a);
+	/* the table is the one without them, which a note says */
+	cli_note_unread("busbw", &a.opts, &a.sets, a.opts.path, false);
 	r.a = &a;
 	r.topo = &topo;
 	r.backend = b->name;

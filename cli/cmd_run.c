@@ -555,40 +555,6 @@ static void note_job_ranks(const struct session *s, const struct run_args *a, co
 			cmd, used, most, p->nranks - used, p->nranks);
 }
 
-/*
- * A --set, --chunk or --buffers that nothing this run computes reads
- * (staging.* off the staged-memcpy path, the chunk off emu's and real's
- * own ring): its header echoes it, and the times are those without it.
- * Said once a value on stderr, as busbw says it (run and compare said it
- * of --set alone, and took --chunk 64K in silence). @path: the run's, or
- * staged-memcpy for compare, which runs that path too.
- */
-static void note_unread_sets(const struct session *s, const struct run_args *a, const char *cmd,
-			     enum plan_path path)
-{
-	static const struct { const char *opt, *key; } opts[] = {
-		{ "--chunk", "staging.chunk" },
-		{ "--buffers", "staging.buffers" },
-	};
-	const bool given[] = { a->opts.chunk_bytes != 0, a->opts.buffers != 0 };
-	bool own_ring = !(s->backend->caps & BACKEND_CAP_ALGORITHMS);
-
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-		const char *why = given[i] ? plan_set_unread(opts[i].key, path, own_ring) : NULL;
-
-		if (why)
-			fprintf(stderr, "gdrlab %s: note: %s changes nothing here: %s\n", cmd,
-				opts[i].opt, why);
-	}
-	for (unsigned i = 0; i < a->sets.n; i++) {
-		const char *why = plan_set_unread(a->sets.v[i].path, path, own_ring);
-
-		if (why)
-			fprintf(stderr, "gdrlab %s: note: --set %s changes nothing here: %s\n", cmd,
-				a->sets.v[i].path, why);
-	}
-}
-
 static int execute(struct session *s, const struct plan_options *opts,
 		   struct plan *plan, struct records *rec, struct diag *d)
 {
@@ -627,7 +593,8 @@ int cmd_run(int argc, char **argv)
 		goto out_trace;
 	}
 	note_job_ranks(&s, &a, "run", &plan);
-	note_unread_sets(&s, &a, "run", a.opts.path);
+	cli_note_unread("run", &a.opts, &a.sets, a.opts.path,
+			!(s.backend->caps & BACKEND_CAP_ALGORITHMS));
 	ctx = (struct report_context){ &plan, a.topology, a.trace ? a.trace : "jobs" };
 	err = outputs_open(&out, &a, &d);
 	if (err) {
@@ -706,7 +673,9 @@ int cmd_compare(int argc, char **argv)
 		rp[done] = &recs[done];
 	}
 	note_job_ranks(&s, &a, "compare", &plans[REPORT_DIRECT]);
-	note_unread_sets(&s, &a, "compare", PLAN_PATH_STAGED_MEMCPY);
+	/* compare runs staged-memcpy too: what that path reads is read */
+	cli_note_unread("compare", &a.opts, &a.sets, PLAN_PATH_STAGED_MEMCPY,
+			!(s.backend->caps & BACKEND_CAP_ALGORITHMS));
 	ctx = (struct report_context){ &plans[REPORT_DIRECT], a.topology, a.trace };
 	err = outputs_open(&out, &a, &d);
 	if (err) {

@@ -594,6 +594,9 @@ int validate_nccl_tests(int argc, char **argv)
 		return cli_fail("validate", CLI_LOADING, err, &d);
 	if (node_gpus_option("validate", a.gpus, &topo, &r.gpus))
 		return EXIT_USAGE;
+	/* busbw's run options, said alike where they change nothing (this
+	 * took --chunk, --buffers and --set staging.* in silence) */
+	cli_note_unread("validate", &a.opts, &a.sets, a.opts.path, false);
 	err = nccl_tests_load(a.file, &f, &d);
 	if (err)
 		return cli_fail("validate", CLI_LOADING, err, &d);

@@ -56,6 +56,19 @@ vrows "$tmp/v.txt" | awk '{
     if (e - want > 0.15 || want - e > 0.15) { print "FAIL: error " $4 " for " $2 " vs " $3 ": " want; bad = 1 } }
     END { exit bad }' || fail=1
 
+# busbw's run options that change nothing here are said so, as busbw
+# says them (validate took --chunk, --buffers and --set staging.* in
+# silence), and its prediction is the one without them
+expect 0 "the table to hold against" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" --op allreduce
+cp "$tmp/out" "$tmp/plain.txt"
+expect 0 "--chunk, --buffers, --set staging.*" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" \
+    --op allreduce --chunk 64K --buffers 2 --set staging.copy_bandwidth=1GB/s
+has "$tmp/err" "gdrlab validate: note: --chunk changes nothing here: only emu's and real's own ring copies by it"
+has "$tmp/err" "gdrlab validate: note: --buffers changes nothing here: only the staged-memcpy path"
+has "$tmp/err" "gdrlab validate: note: --set staging.copy_bandwidth changes nothing here: only the staged-memcpy path"
+grep -v "^--set\|^# --set" "$tmp/out" | diff - "$tmp/plain.txt" >/dev/null ||
+    { echo "FAIL: --chunk, --buffers, --set staging.* moved the prediction:"; diff "$tmp/out" "$tmp/plain.txt"; fail=1; }
+
 # JSON: parses; the regimes and verdicts follow the rule from the sizes
 expect 0 "json" -- "$gdrlab" validate --nccl-tests "$file" -t "$abci" --op all_reduce --json "$tmp/v.json"
 json_ok "$tmp/v.json"
