@@ -186,6 +186,22 @@ enum topo_cpu_vendor {
 	TOPO_CPU_VENDOR_COUNT,
 };
 
+/*
+ * An Intel CPU's class as NCCL tells them apart, by CPUID family 6's model
+ * (topo.cc ncclTopoAddCpu, v2.30.7-1:744-751): the bandwidth its search
+ * gives the link between two sockets depends on it (topo.cc
+ * ncclTopoGetInterCpuBw). Unset: Skylake's class, what gdrlab took for
+ * every Intel CPU before the file could say.
+ */
+enum topo_cpu_model {
+	TOPO_CPU_MODEL_UNSET,
+	TOPO_CPU_MODEL_BROADWELL,       /* BDW: below model 0x55, or not family 6 */
+	TOPO_CPU_MODEL_SKYLAKE,         /* SKL: 0x55 (Skylake-SP) up to 0x8E */
+	TOPO_CPU_MODEL_SAPPHIRE_RAPIDS, /* SRP: 0x8F up to 0xCE (2.26 on) */
+	TOPO_CPU_MODEL_EMERALD_RAPIDS,  /* ERP: 0xCF and above (2.26 on) */
+	TOPO_CPU_MODEL_COUNT,
+};
+
 const char *topo_gpu_arch_name(enum topo_gpu_arch a);     /* "hopper" */
 struct topology;
 /* @t's compute capability x 10: its gpu_cc, or its generation's own. */
@@ -194,6 +210,11 @@ unsigned topo_gpu_cc(const struct topology *t);
  * its compute capability (topology_yaml.c says whose). */
 double topo_gpu_tflops(const struct topology *t);
 const char *topo_cpu_vendor_name(enum topo_cpu_vendor v); /* "amd" */
+/* "sapphire_rapids"; "" for TOPO_CPU_MODEL_UNSET */
+const char *topo_cpu_model_name(enum topo_cpu_model m);
+/* The class NCCL 2.26 and later give an Intel CPU of CPUID @family and
+ * @model (the kernel's /proc/cpuinfo "cpu family" and "model"). */
+enum topo_cpu_model topo_cpu_model_of_cpuid(unsigned family, unsigned model);
 
 struct topology {
 	char name[64];
@@ -210,6 +231,9 @@ struct topology {
 	 * topo_gpu_tflops then takes its generation's flagship's. */
 	double gpu_tflops;
 	enum topo_cpu_vendor cpu_vendor;
+	/* An Intel CPU's class (cpu_model); TOPO_CPU_MODEL_UNSET for other
+	 * vendors and where the file does not say. */
+	enum topo_cpu_model cpu_model;
 
 	unsigned nsockets, nswitches, ngpus, nnics;
 	struct topo_socket sockets[TOPO_MAX_SOCKETS];

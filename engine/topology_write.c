@@ -224,6 +224,8 @@ int topology_write(FILE *f, const struct topology *t)
 		t->staging.chunk_overhead * 1e6, t->staging.copy_engines);
 	fprintf(f, "gpu_arch: %s\ncpu_vendor: %s\n", topo_gpu_arch_name(t->gpu_arch),
 		topo_cpu_vendor_name(t->cpu_vendor));
+	if (t->cpu_model != TOPO_CPU_MODEL_UNSET)
+		fprintf(f, "cpu_model: %s\n", topo_cpu_model_name(t->cpu_model));
 	if (t->gpu_cc && t->gpu_cc % 10)
 		fprintf(f, "compute_capability: %u.%u\n", t->gpu_cc / 10, t->gpu_cc % 10);
 	if (t->gpu_tflops > 0)

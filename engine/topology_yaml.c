@@ -800,6 +800,7 @@ enum {
 	K_GPU_CC,
 	K_GPU_TFLOPS,
 	K_CPU_VENDOR,
+	K_CPU_MODEL,
 	K_NKEYS,
 };
 
@@ -818,6 +819,7 @@ static const struct yaml_doc_key top_keys[K_NKEYS] = {
 	[K_GPU_CC] = { "compute_capability", false },
 	[K_GPU_TFLOPS] = { "gpu_tflops", false },
 	[K_CPU_VENDOR] = { "cpu_vendor", false },
+	[K_CPU_MODEL] = { "cpu_model", false },
 };
 
 static const char *const gpu_arch_names[TOPO_GPU_ARCH_COUNT] = {
@@ -839,6 +841,14 @@ static const char *const cpu_vendor_names[TOPO_CPU_VENDOR_COUNT] = {
 	[TOPO_CPU_INTEL] = "intel",
 	[TOPO_CPU_AMD] = "amd",
 	[TOPO_CPU_ARM] = "arm",
+};
+
+static const char *const cpu_model_names[TOPO_CPU_MODEL_COUNT] = {
+	[TOPO_CPU_MODEL_UNSET] = "",
+	[TOPO_CPU_MODEL_BROADWELL] = "broadwell",
+	[TOPO_CPU_MODEL_SKYLAKE] = "skylake",
+	[TOPO_CPU_MODEL_SAPPHIRE_RAPIDS] = "sapphire_rapids",
+	[TOPO_CPU_MODEL_EMERALD_RAPIDS] = "emerald_rapids",
 };
 
 const char *topo_gpu_arch_name(enum topo_gpu_arch a)
@@ -880,6 +890,29 @@ double topo_gpu_tflops(const struct topology *t)
 const char *topo_cpu_vendor_name(enum topo_cpu_vendor v)
 {
 	return (unsigned)v < TOPO_CPU_VENDOR_COUNT ? cpu_vendor_names[v] : "?";
+}
+
+const char *topo_cpu_model_name(enum topo_cpu_model m)
+{
+	return (unsigned)m < TOPO_CPU_MODEL_COUNT ? cpu_model_names[m] : "?";
+}
+
+/*
+ * NCCL's thresholds on CPUID family 6's model (v2.30.7-1 topo.cc:748-751;
+ * 2.8 to 2.25 stop at the first, SKL from 0x55: v2.25.1-1 topo.cc:514).
+ * NCCL's family is the base plus the extended family shifted (xml.cc
+ * ncclTopoGetXmlFromCpu), the kernel's the two added: both are 6 for
+ * family 6 alone, whose extended family is 0. Its model is the base plus
+ * the extended model x 16, as the kernel's for family 6.
+ */
+enum topo_cpu_model topo_cpu_model_of_cpuid(unsigned family, unsigned model)
+{
+	if (family != 6)
+		return TOPO_CPU_MODEL_BROADWELL;
+	return model >= 0xCF ? TOPO_CPU_MODEL_EMERALD_RAPIDS :
+	       model >= 0x8F ? TOPO_CPU_MODEL_SAPPHIRE_RAPIDS :
+	       model >= 0x55 ? TOPO_CPU_MODEL_SKYLAKE :
+			       TOPO_CPU_MODEL_BROADWELL;
 }
 
 /* The generation NCCL's tables take a compute capability x 10 for
@@ -928,6 +961,27 @@ static int read_gpu_model(const struct yaml_doc *y, const struct yaml_doc_found 
 	return 0;
 }
 
+/* cpu_model: an Intel CPU's class, which NCCL reads from CPUID on Intel
+ * alone (topo.cc ncclTopoAddCpu). */
+static int read_cpu_model(const struct yaml_doc *y, const yaml_node_t *n,
+			  struct topology *t)
+{
+	unsigned v;
+	int err;
+
+	err = yaml_doc_read_choice(y, n, "cpu_model", cpu_model_names + 1,
+				   TOPO_CPU_MODEL_COUNT - 1, &v);
+	if (err)
+		return err;
+	if (t->cpu_vendor != TOPO_CPU_INTEL)
+		return yaml_doc_fail(y, n, "cpu_model",
+				     "only with cpu_vendor: intel (NCCL tells Intel's CPU "
+				     "models apart alone), where cpu_vendor is %s",
+				     cpu_vendor_names[t->cpu_vendor]);
+	t->cpu_model = v + 1;
+	return 0;
+}
+
 /* gpu_arch and cpu_vendor: NCCL's tuning tables are indexed by both. */
 static int read_platform(const struct yaml_doc *y,
 			 const struct yaml_doc_found *f, struct topology *t)
@@ -953,6 +1007,8 @@ static int read_platform(const struct yaml_doc *y,
 					   &v);
 		t->cpu_vendor = v;
 	}
+	if (!err && f[K_CPU_MODEL].val)
+		err = read_cpu_model(y, f[K_CPU_MODEL].val, t);
 	return err;
 }
 

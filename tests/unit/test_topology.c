@@ -972,3 +972,77 @@ Test(bad_topology, pair_keys)
 	check_bad("pairs-unknown-key", 18, 29, "link", "unknown key");
 	check_bad("pairs-links-range", 18, 36, "links", "must be between 1 and 18, got '19'");
 }
+
+/* An Intel CPU's class: one of NCCL's four names; and none for another
+ * vendor, whose CPUs NCCL does not tell apart (topo.cc ncclTopoAddCpu). */
+Test(bad_topology, cpu_model_by_name)
+{
+	check_bad("cpu-model", 12, 12, "cpu_model",
+		  "expected 'broadwell', 'skylake', 'sapphire_rapids' or 'emerald_rapids', "
+		  "got 'haswell'");
+}
+
+Test(bad_topology, cpu_model_on_intel_alone)
+{
+	check_bad("cpu-model-not-intel", 13, 12, "cpu_model",
+		  "only with cpu_vendor: intel (NCCL tells Intel's CPU models apart alone), "
+		  "where cpu_vendor is amd");
+}
+
+/* The presets that name their CPU say its class; the others, and an
+ * Intel CPU left unnamed, have none (Skylake's figures: nccl_tuning.h). */
+Test(topology, cpu_model_of_the_presets)
+{
+	static const struct {
+		const char *path;
+		enum topo_cpu_model model;
+	} rows[] = {
+		{ CONFIG("validation/dgx1-v100-4xedr"), TOPO_CPU_MODEL_BROADWELL },
+		{ CONFIG("validation/abci-v100-2xedr"), TOPO_CPU_MODEL_SKYLAKE },
+		{ CONFIG("two-socket-commodity"), TOPO_CPU_MODEL_SKYLAKE },
+		{ CONFIG("h100-pcie5-400g"), TOPO_CPU_MODEL_SAPPHIRE_RAPIDS },
+		{ CONFIG("validation/h100-4x400g-roce"), TOPO_CPU_MODEL_SAPPHIRE_RAPIDS },
+		{ CONFIG("a100-pcie4-200g"), TOPO_CPU_MODEL_UNSET },
+		{ GDRLAB_SOURCE_DIR "/tests/data/round-numbers.yaml", TOPO_CPU_MODEL_UNSET },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct topology t;
+		struct diag d = { "" };
+
+		cr_assert_eq(topology_load(rows[i].path, &t, &d), 0, "%s", d.msg);
+		cr_expect_eq(t.cpu_model, rows[i].model, "%s: %s", rows[i].path,
+			     topo_cpu_model_name(t.cpu_model));
+	}
+}
+
+/*
+ * NCCL's classes of CPUID family 6 models (v2.30.7-1 topo.cc:748-751:
+ * ERP from 0xCF, SRP from 0x8F, SKL from 0x55, else BDW; the family
+ * must be 6), on the models of Linux's intel-family.h: Broadwell-X 0x4F,
+ * Skylake-X 0x55, Ice Lake-X 0x6A, Sapphire Rapids-X 0x8F, Granite
+ * Rapids-X 0xAD (SRP's class: NCCL has none of its own), Emerald
+ * Rapids-X 0xCF; and a family-15 Pentium 4.
+ */
+Test(topology, cpu_model_of_cpuid_as_nccl)
+{
+	static const struct {
+		unsigned family, model;
+		enum topo_cpu_model m;
+	} rows[] = {
+		{ 6, 0x4F, TOPO_CPU_MODEL_BROADWELL },
+		{ 6, 0x54, TOPO_CPU_MODEL_BROADWELL },
+		{ 6, 0x55, TOPO_CPU_MODEL_SKYLAKE },
+		{ 6, 0x6A, TOPO_CPU_MODEL_SKYLAKE },
+		{ 6, 0x8E, TOPO_CPU_MODEL_SKYLAKE },
+		{ 6, 0x8F, TOPO_CPU_MODEL_SAPPHIRE_RAPIDS },
+		{ 6, 0xAD, TOPO_CPU_MODEL_SAPPHIRE_RAPIDS },
+		{ 6, 0xCE, TOPO_CPU_MODEL_SAPPHIRE_RAPIDS },
+		{ 6, 0xCF, TOPO_CPU_MODEL_EMERALD_RAPIDS },
+		{ 15, 0x8F, TOPO_CPU_MODEL_BROADWELL },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		cr_expect_eq(topo_cpu_model_of_cpuid(rows[i].family, rows[i].model), rows[i].m,
+			     "family %u model 0x%x", rows[i].family, rows[i].model);
+}

@@ -86,6 +86,7 @@ static void assert_same(const struct topology *a, const struct topology *b)
 			    sizeof(a->gpu_fabric.pair_links)), 0, "pair_links differ");
 	cr_assert_eq(a->gpu_arch, b->gpu_arch);
 	cr_assert_eq(a->cpu_vendor, b->cpu_vendor);
+	cr_assert_eq(a->cpu_model, b->cpu_model);
 	cr_assert_eq(a->fabric.in_network_reduction, b->fabric.in_network_reduction);
 	cr_assert_eq(a->staging.copy_engines, b->staging.copy_engines);
 	same(a->fabric.switch_latency, b->fabric.switch_latency, "fabric", 0);
