@@ -155,8 +155,15 @@ static const struct nccl_release v2_30_7 = {
 	.pci_max_gen = 6,
 	/* topo.h:20-24 SM70/SM80 20, SM90 20.6, SM100 40.1 */
 	.nvlink_link_bw = { 20.0, 20.0, 20.6, 40.1 },
-	/* topo.h:26-34 SKL_QPI_BW 10, AMD_BW 16, ARM_BW 6 (topo.cc:60-84) */
-	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 10.0, [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
+	/* topo.h:26 AMD_BW 16, :34 ARM_BW 6 (topo.cc:60-83) */
+	.inter_cpu_bw = { [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
+	/* topo.h:27-30 BDW_QPI_BW 6, SKL_QPI_BW 10, SRP_QPI_BW 22,
+	 * ERP_QPI_BW 40 (topo.cc:70-75; the classes :748-751). 2.25, which
+	 * this table stands for too, had no SRP nor ERP: 10 for both
+	 * (v2.25.1-1 topo.h:21-23, topo.cc:79-81, 514) */
+	.intel_cpu_bw = { [TOPO_CPU_MODEL_BROADWELL] = 6.0, [TOPO_CPU_MODEL_SKYLAKE] = 10.0,
+			  [TOPO_CPU_MODEL_SAPPHIRE_RAPIDS] = 22.0,
+			  [TOPO_CPU_MODEL_EMERALD_RAPIDS] = 40.0 },
 	.net_overhead = true,
 	.ppn1_tree_net_lat = true,
 	/* lat *= minCompCap < 80 ? 1.9 : 1.4 once nBytes / (nChannels *
@@ -317,8 +324,13 @@ static const struct nccl_release v2_21_5 = {
 	.pci_max_gen = 6,
 	/* topo.h:15-17 SM70/SM80 20, SM90 20.6 (Blackwell takes sm90's) */
 	.nvlink_link_bw = { 20.0, 20.0, 20.6, 20.6 },
-	/* topo.h:20-26 SKL_QPI_BW 10, AMD_BW 16, ARM_BW 6 (topo.cc:62-80) */
-	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 10.0, [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
+	/* topo.h:21 AMD_BW 16, :26 ARM_BW 6 (topo.cc:63-83) */
+	.inter_cpu_bw = { [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
+	/* topo.h:20 QPI_BW 6, :22 SKL_QPI_BW 10 (topo.cc:74): SKL is every
+	 * family 6 model from 0x55 (topo.cc:502), no SRP nor ERP yet */
+	.intel_cpu_bw = { [TOPO_CPU_MODEL_BROADWELL] = 6.0, [TOPO_CPU_MODEL_SKYLAKE] = 10.0,
+			  [TOPO_CPU_MODEL_SAPPHIRE_RAPIDS] = 10.0,
+			  [TOPO_CPU_MODEL_EMERALD_RAPIDS] = 10.0 },
 	/* getNetOverhead() (:108-118, 241-248) */
 	.net_overhead = true,
 	/* nInterSteps 2 nNodes for an all-reduce ring (:161-163) */
@@ -447,8 +459,16 @@ static const struct nccl_release v2_19_3 = {
 	.pci_max_gen = 6,
 	/* topo.h:15-17 SM70, SM80, SM90 20 */
 	.nvlink_link_bw = { 20.0, 20.0, 20.0, 20.0 },
-	/* topo.h:20-26 SKL_QPI_BW 10, AMD_BW 16, ARM_BW 6 (topo.cc:62-80) */
-	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 10.0, [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
+	/* topo.h:21 AMD_BW 16, :26 ARM_BW 6 (topo.cc:62-82); 2.17 and 2.18,
+	 * which this table stands for too, have no AMD_BW: LOC_BW, no limit
+	 * (v2.18.6-1 topo.h:13-26, topo.cc:62-79) */
+	.inter_cpu_bw = { [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
+	/* topo.h:20 QPI_BW 6, :22 SKL_QPI_BW 10 (topo.cc:73): SKL is every
+	 * family 6 model from 0x55 (topo.cc:470). 2.17's SKL_QPI_BW is 9
+	 * (v2.17.1-1 topo.h:20) */
+	.intel_cpu_bw = { [TOPO_CPU_MODEL_BROADWELL] = 6.0, [TOPO_CPU_MODEL_SKYLAKE] = 10.0,
+			  [TOPO_CPU_MODEL_SAPPHIRE_RAPIDS] = 10.0,
+			  [TOPO_CPU_MODEL_EMERALD_RAPIDS] = 10.0 },
 	/* ring: intraLat = max(intraLat, getNetOverhead() x (Simple ? 3 : 1)) */
 	.net_overhead = true,
 	/* nInterSteps = AllReduce ? (nNodes > 1 ? 2*nNodes : 0) : ... */
@@ -592,9 +612,13 @@ static const struct nccl_release v2_12_12 = {
 	.pci_max_gen = 6,
 	/* topo.h:15-16 SM70_NVLINK_WIDTH, SM80_NVLINK_WIDTH 22 (Hopper takes sm80's) */
 	.nvlink_link_bw = { 22.0, 22.0, 22.0, 22.0 },
-	/* topo.h:20-24 SKL_QPI_WIDTH 9, ARM_WIDTH 6, AMD not told apart:
-	 * LOC_WIDTH (topo.cc:62-79) */
-	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 9.0, [TOPO_CPU_AMD] = 5000.0, [TOPO_CPU_ARM] = 6.0 },
+	/* topo.h:24 ARM_WIDTH 6, AMD not told apart: LOC_WIDTH (topo.cc:62-79) */
+	.inter_cpu_bw = { [TOPO_CPU_AMD] = 5000.0, [TOPO_CPU_ARM] = 6.0 },
+	/* topo.h:19 QPI_WIDTH 6, :20 SKL_QPI_WIDTH 9 (topo.cc:73): SKL is
+	 * every family 6 model from 0x55 (topo.cc:467) */
+	.intel_cpu_bw = { [TOPO_CPU_MODEL_BROADWELL] = 6.0, [TOPO_CPU_MODEL_SKYLAKE] = 9.0,
+			  [TOPO_CPU_MODEL_SAPPHIRE_RAPIDS] = 9.0,
+			  [TOPO_CPU_MODEL_EMERALD_RAPIDS] = 9.0 },
 	/* :114 nInterSteps = AllReduce ? (nNodes > 1 ? 2*nNodes : 0) : ... */
 	.ring_allreduce_inter_2n = true,
 	/* :282-283 lat x 1.9 once nBytes >= nRanks / 16.0 x 65536 */
@@ -707,9 +731,13 @@ static const struct nccl_release v2_8_4 = {
 	.pci_max_gen = 4,
 	/* topo.h:16-17 SM70_NVLINK_WIDTH, SM80_NVLINK_WIDTH 21 (later GPUs take sm80's) */
 	.nvlink_link_bw = { 21.0, 21.0, 21.0, 21.0 },
-	/* topo.h:21-25 SKL_QPI_WIDTH 9, ARM_WIDTH 6, AMD not told apart:
-	 * LOC_WIDTH (topo.cc:62-79) */
-	.inter_cpu_bw = { [TOPO_CPU_INTEL] = 9.0, [TOPO_CPU_AMD] = 5000.0, [TOPO_CPU_ARM] = 6.0 },
+	/* topo.h:25 ARM_WIDTH 6, AMD not told apart: LOC_WIDTH (topo.cc:62-79) */
+	.inter_cpu_bw = { [TOPO_CPU_AMD] = 5000.0, [TOPO_CPU_ARM] = 6.0 },
+	/* topo.h:20 QPI_WIDTH 6, :21 SKL_QPI_WIDTH 9 (topo.cc:73): SKL is
+	 * every family 6 model from 0x55 (topo.cc:392) */
+	.intel_cpu_bw = { [TOPO_CPU_MODEL_BROADWELL] = 6.0, [TOPO_CPU_MODEL_SKYLAKE] = 9.0,
+			  [TOPO_CPU_MODEL_SAPPHIRE_RAPIDS] = 9.0,
+			  [TOPO_CPU_MODEL_EMERALD_RAPIDS] = 9.0 },
 	/* nBytes >= nRanks / 16.0 * 65536, always 1.9 */
 	.plateau = { 1.9, 1.9 },
 	.plateau_bytes_per_rank = 4096,
@@ -936,6 +964,14 @@ double nccl_net_overhead_us(const struct nccl_release *r,
 static unsigned node_index(unsigned nnodes)
 {
 	return nnodes <= 2 ? (nnodes ? nnodes - 1 : 0) : 2;
+}
+
+double nccl_inter_cpu_bw(const struct nccl_release *r, const struct topology *t)
+{
+	if (t->cpu_vendor != TOPO_CPU_INTEL)
+		return r->inter_cpu_bw[t->cpu_vendor];
+	return r->intel_cpu_bw[t->cpu_model == TOPO_CPU_MODEL_UNSET ? TOPO_CPU_MODEL_SKYLAKE :
+								      t->cpu_model];
 }
 
 double nccl_bus_bw_cap(const struct nccl_release *r, enum topo_gpu_arch a)

@@ -182,10 +182,14 @@ struct nccl_release {
 	 * fallback, Gen3's rate; 6 from 2.12. */
 	unsigned pci_max_gen;
 	/* The bandwidth NCCL's topology gives the link between two CPUs,
-	 * GB/s, by vendor (topo.cc ncclTopoGetInterCpuBw: an Intel CPU of
-	 * Skylake's class, SKL_QPI_BW; AMD_BW, none before 2.19 (LOC_BW);
-	 * ARM_BW). */
+	 * GB/s (topo.cc ncclTopoGetInterCpuBw), by vendor but Intel's:
+	 * AMD_BW (LOC_BW, no limit, before 2.19), ARM_BW; and by Intel class
+	 * (topo.h BDW_QPI_BW, the older QPI_BW or QPI_WIDTH; SKL_QPI_BW;
+	 * SRP_QPI_BW and ERP_QPI_BW from 2.26, Skylake's before, whose
+	 * class then reaches every model from 0x55). An Intel CPU of no
+	 * given class takes Skylake's (nccl_inter_cpu_bw). */
 	double inter_cpu_bw[TOPO_CPU_VENDOR_COUNT];
+	double intel_cpu_bw[TOPO_CPU_MODEL_COUNT];
 	/* NCCL's figure for one NVLink, GB/s, by GPU generation (topo.h
 	 * SM*_NVLINK_BW): its search counts a GPU's NVLink as links x this,
 	 * whatever the topology says a link carries. */
@@ -281,7 +285,12 @@ double nccl_hop_latency(const struct nccl_release *r, enum hop_class h,
 double nccl_net_overhead_us(const struct nccl_release *r,
 			    enum topo_cpu_vendor v);
 
+/* What release @r's search counts the link between two of @t's CPUs at,
+ * GB/s (nccl_release.inter_cpu_bw, intel_cpu_bw). */
+double nccl_inter_cpu_bw(const struct nccl_release *r, const struct topology *t);
+
 /* Bandwidth limits, GB/s (see struct nccl_release); no cap: INFINITY. */
+
 double nccl_bus_bw_cap(const struct nccl_release *r, enum topo_gpu_arch a);
 double nccl_ll_max_bw(const struct nccl_release *r, enum topo_gpu_arch a,
 		      enum topo_cpu_vendor v, unsigned nnodes);

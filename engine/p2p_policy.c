@@ -61,9 +61,12 @@ enum topo_path_type p2p_release_level(const struct nccl_release *r, const struct
 {
 	switch (r ? r->p2p_level : NCCL_P2P_LEVEL_PXB) {
 	case NCCL_P2P_LEVEL_VENDOR_284:
-		/* gdrlab has no CPU model: Intel taken as after Broadwell */
-		return t->cpu_vendor == TOPO_CPU_INTEL ? TOPO_PATH_PHB :
-		       t->cpu_vendor == TOPO_CPU_ARM	? TOPO_PATH_PXB :
+		/* Intel PHB, but PXB on Broadwell (v2.8.4-1 paths.cc:282-285);
+		 * a CPU of no given class is Skylake's */
+		if (t->cpu_vendor == TOPO_CPU_INTEL)
+			return t->cpu_model == TOPO_CPU_MODEL_BROADWELL ? TOPO_PATH_PXB :
+									  TOPO_PATH_PHB;
+		return t->cpu_vendor == TOPO_CPU_ARM	? TOPO_PATH_PXB :
 							  TOPO_PATH_SYS;
 	case NCCL_P2P_LEVEL_VENDOR:
 		return t->cpu_vendor == TOPO_CPU_AMD ? TOPO_PATH_SYS : TOPO_PATH_PXB;

@@ -175,7 +175,7 @@ double search_capacity(const struct nccl_release *r, const struct topology *t,
 	if (kind == RES_PORT_TX || kind == RES_PORT_RX)
 		return gbs(t->nics[idx].line_rate);
 	if (kind == RES_XSOCKET_UP || kind == RES_XSOCKET_DOWN)
-		return r->inter_cpu_bw[t->cpu_vendor];
+		return nccl_inter_cpu_bw(r, t);
 	if ((kind == RES_NVLINK_TX || kind == RES_NVLINK_RX) && t->gpu_fabric.links)
 		return t->gpu_fabric.links * r->nvlink_link_bw[t->gpu_arch];
 	if (kind == RES_NVLINK_PAIR)

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "algo.h"
+#include "p2p_policy.h"
 #include "tuned_helpers.h"
 
 #define KiB 1024ull
@@ -1020,4 +1021,77 @@ Test(nccl_release, tree_discounted_at_one_gpu_a_node)
 		assert_rel(t2 - t1, 512.0 * MiB / (1000 * want[i].algbw), 1e-6);
 		tuned_destroy(&x);
 	}
+}
+
+/*
+ * The link between two sockets, as each table's release counts it
+ * (topo.cc ncclTopoGetInterCpuBw; the Intel class from CPUID,
+ * ncclTopoAddCpu), by vendor and Intel class:
+ * - v2.30.7-1 topo.h:27-30 BDW_QPI_BW 6, SKL_QPI_BW 10, SRP_QPI_BW 22,
+ *   ERP_QPI_BW 40 (topo.cc:70-75, classes :748-751); :26 AMD_BW 16, :34
+ *   ARM_BW 6;
+ * - v2.21.5-1 topo.h:20 QPI_BW 6, :22 SKL_QPI_BW 10, :21 AMD_BW 16, :26
+ *   ARM_BW 6; SKL every family 6 model from 0x55 (topo.cc:502), so
+ *   Sapphire and Emerald Rapids at 10 (v2.19.3-1 the same: topo.h:20-26,
+ *   topo.cc:470);
+ * - v2.12.12-1 topo.h:19 QPI_WIDTH 6, :20 SKL_QPI_WIDTH 9, :24 ARM_WIDTH
+ *   6, AMD LOC_WIDTH 5000 (topo.cc:62-79, classes :467); v2.8.4-1 the
+ *   same (topo.h:20-25, topo.cc:392).
+ * An Intel CPU of no given class is Skylake's.
+ */
+Test(nccl_release, inter_cpu_bw_by_intel_class)
+{
+	static const struct {
+		const char *release;
+		double bdw, skl, srp, erp, unset, amd, arm;
+	} rows[] = {
+		{ "2.30.7", 6, 10, 22, 40, 10, 16, 6 },
+		{ "2.21.5", 6, 10, 10, 10, 10, 16, 6 },
+		{ "2.19.3", 6, 10, 10, 10, 10, 16, 6 },
+		{ "2.12.12", 6, 9, 9, 9, 9, 5000, 6 },
+		{ "2.8.4", 6, 9, 9, 9, 9, 5000, 6 },
+	};
+	struct topology t = { .cpu_vendor = TOPO_CPU_INTEL };
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct nccl_release *r = nccl_release_find(rows[i].release);
+		const double intel[TOPO_CPU_MODEL_COUNT] = {
+			[TOPO_CPU_MODEL_UNSET] = rows[i].unset,
+			[TOPO_CPU_MODEL_BROADWELL] = rows[i].bdw,
+			[TOPO_CPU_MODEL_SKYLAKE] = rows[i].skl,
+			[TOPO_CPU_MODEL_SAPPHIRE_RAPIDS] = rows[i].srp,
+			[TOPO_CPU_MODEL_EMERALD_RAPIDS] = rows[i].erp,
+		};
+
+		cr_assert_not_null(r);
+		t.cpu_vendor = TOPO_CPU_INTEL;
+		for (unsigned m = 0; m < TOPO_CPU_MODEL_COUNT; m++) {
+			t.cpu_model = m;
+			cr_expect_eq(nccl_inter_cpu_bw(r, &t), intel[m], "%s %s: %g",
+				     rows[i].release, topo_cpu_model_name(m), nccl_inter_cpu_bw(r, &t));
+		}
+		t.cpu_model = TOPO_CPU_MODEL_UNSET;
+		t.cpu_vendor = TOPO_CPU_AMD;
+		cr_expect_eq(nccl_inter_cpu_bw(r, &t), rows[i].amd, "%s amd", rows[i].release);
+		t.cpu_vendor = TOPO_CPU_ARM;
+		cr_expect_eq(nccl_inter_cpu_bw(r, &t), rows[i].arm, "%s arm", rows[i].release);
+	}
+}
+
+/* 2.8.4 copies peer to peer up to PXB on Broadwell, PHB on later Intel
+ * CPUs (v2.8.4-1 paths.cc:282-285); 2.12 on, Intel's rule is PXB
+ * whatever the class (v2.12.12-1 ncclTopoCheckP2p). */
+Test(nccl_release, v2_8_4_p2p_level_pxb_on_broadwell)
+{
+	struct topology t = { .cpu_vendor = TOPO_CPU_INTEL };
+	const struct nccl_release *old = nccl_release_find("2.8.4");
+
+	cr_expect_eq(p2p_release_level(old, &t, 8), TOPO_PATH_PHB);
+	t.cpu_model = TOPO_CPU_MODEL_SKYLAKE;
+	cr_expect_eq(p2p_release_level(old, &t, 8), TOPO_PATH_PHB);
+	t.cpu_model = TOPO_CPU_MODEL_BROADWELL;
+	cr_expect_eq(p2p_release_level(old, &t, 8), TOPO_PATH_PXB);
+	cr_expect_eq(p2p_release_level(nccl_release_find("2.12.12"), &t, 8), TOPO_PATH_PXB);
+	t.cpu_model = TOPO_CPU_MODEL_SAPPHIRE_RAPIDS;
+	cr_expect_eq(p2p_release_level(nccl_release_find("2.12.12"), &t, 8), TOPO_PATH_PXB);
 }

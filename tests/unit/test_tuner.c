@@ -644,6 +644,57 @@ Test(tuner, search_loads_as_nccls_follow_path)
 }
 
 /*
+ * The link between the sockets by the CPU's class: two-socket-commodity's
+ * GPUs are on one socket, its NIC on the other, so every channel crosses
+ * it (above: 1 channel at SKL_QPI_BW's 10, the preset's Ice Lake being
+ * Skylake's class). Its CPU taken as a Broadwell, NCCL counts the link at
+ * BDW_QPI_BW, 6 GB/s (v2.30.7-1 topo.h:27, topo.cc:70-75; QPI_WIDTH 6 in
+ * v2.8.4-1 topo.h:20): ring and tree 1 channel at 6 (the speed lists' 7
+ * does not fit; two channels would need 12). The tree's pass 2 then raises
+ * bwIntra while it is under twice bwInter (search.cc:1279): 7, 9, 10, 12
+ * (12 x 6/5 through the root complex + 6/2 out = 17.4 on the first GPU's
+ * Gen4 x16 link, 24 to NCCL), and stops at 12 = 2 x 6. As a Sapphire
+ * Rapids (SRP_QPI_BW 22, 2.26 on) the link no longer binds: the first
+ * GPU's link up does. The ring's hop to the second GPU through the root
+ * complex takes 6/5 of it: 20 x 6/5 = 24 fits, 24 x 6/5 does not, so 1
+ * channel at 20. The tree's carries that hop and half the way out, 1.7 x
+ * bwInter: 12 (20.4) fits, 15 (25.5) does not; pass 2 raises bwIntra to
+ * 15 (15 x 6/5 + 6 = 24). 2.21.5 puts that CPU in Skylake's class (SKL
+ * from model 0x55, v2.21.5-1 topo.cc:502): 10, as unset.
+ */
+static void two_sockets_as(const char *model, const char *version, double ring,
+			   double tree_inter, double tree_intra)
+{
+	const struct topo_override ov[] = { { "cpu_model", "" } };
+	struct topo_override o = ov[0];
+	struct plan_options opts;
+	struct tuned x;
+
+	snprintf(o.value, sizeof(o.value), "%s", model);
+	plan_options_default(&opts);
+	opts.nodes = 2;
+	plan_options_set_nccl(&opts, nccl_release_find(version));
+	tuned_init_with(&x, CONFIG("two-socket-commodity.yaml"), &o, 1, &opts, TRACE_OP_ALLREDUCE);
+	cr_expect_eq(x.t.ch.ring.nchannels, 1, "%s %s", model, version);
+	cr_expect_float_eq(x.t.ch.ring.bw_inter, ring, 1e-9, "%s %s: ring %g", model, version,
+			   x.t.ch.ring.bw_inter);
+	cr_expect_float_eq(x.t.ch.tree.bw_inter, tree_inter, 1e-9, "%s %s: tree %g", model,
+			   version, x.t.ch.tree.bw_inter);
+	cr_expect_float_eq(x.t.ch.tree.bw_intra, tree_intra, 1e-9, "%s %s: tree intra %g", model,
+			   version, x.t.ch.tree.bw_intra);
+	tuned_destroy(&x);
+}
+
+Test(tuner, inter_socket_link_by_cpu_class)
+{
+	two_sockets_as("broadwell", "2.30.7", 6, 6, 12);
+	two_sockets_as("broadwell", "2.8.4", 6, 6, 12);
+	two_sockets_as("skylake", "2.30.7", 10, 10, 15);
+	two_sockets_as("sapphire_rapids", "2.30.7", 20, 12, 15);
+	two_sockets_as("sapphire_rapids", "2.21.5", 10, 10, 15);
+}
+
+/*
  * A ring keeps the NIC it came in by (crossNic 0) at every GPU-NIC path
  * type before it may leave by another (search.cc ncclTopoCompute widens
  * typeInter before crossNic). On h100-nic-per-gpu (a GPU and its NIC
