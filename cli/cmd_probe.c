@@ -313,6 +313,8 @@ static void print_verdicts(const struct probe *p)
 	printf("drivers: cuda: %s; nvml: %s; verbs: %s\n", p->cuda, p->nvml, p->verbs);
 	printf("cpu vendor: %s (%s)\n", p->cpu_vendor[0] ? p->cpu_vendor : "unknown",
 	       p->cpu_vendor_why);
+	if (p->cpu_model[0])
+		printf("cpu model: %s (%s)\n", p->cpu_model, p->cpu_model_why);
 	if (!p->ngpus || !p->nnics)
 		return;
 	printf("\nGPUDirect RDMA per GDR level (nccl: NCCL's default, PXB or P2C):\n");

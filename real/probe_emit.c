@@ -321,6 +321,10 @@ static void emit_generations(const struct probe *p, const struct probe_fabric *f
 	else
 		fprintf(out, "# PLACEHOLDER: CPU vendor unknown (%s).\ncpu_vendor: intel\n",
 			p->cpu_vendor_why);
+	if (p->cpu_model[0])
+		fprintf(out, "# From /proc/cpuinfo: %s, NCCL's class for the link between "
+			"sockets (topo.cc ncclTopoAddCpu).\ncpu_model: %s\n", p->cpu_model_why,
+			p->cpu_model);
 }
 
 /*

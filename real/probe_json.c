@@ -230,6 +230,9 @@ json_t *probe_json(const struct probe *p)
 	json_object_set_new(root, "cpu_vendor", json_pack("{s:o, s:s}", "name",
 			    p->cpu_vendor[0] ? json_string(p->cpu_vendor) : json_null(),
 			    "why", p->cpu_vendor_why));
+	json_object_set_new(root, "cpu_model", json_pack("{s:o, s:s}", "name",
+			    p->cpu_model[0] ? json_string(p->cpu_model) : json_null(),
+			    "why", p->cpu_model_why));
 	a = json_array();
 	for (i = 0; i < p->nnics; i++)
 		json_array_append_new(a, nic_json(p, &p->nics[i]));

@@ -531,6 +531,7 @@ int probe_run(const struct probe_options *opt, struct probe **out,
 		snprintf(p->nics[i].dmabuf_why, PROBE_WHY_MAX, "unknown (%s)",
 			 "driver not asked");
 	snprintf(p->cpu_vendor_why, sizeof(p->cpu_vendor_why), "not asked (captured tree)");
+	snprintf(p->cpu_model_why, sizeof(p->cpu_model_why), "not asked (captured tree)");
 	if (opt && opt->drivers) {
 		p->live = true;
 		probe_cpu_vendor(p, "/proc/cpuinfo");

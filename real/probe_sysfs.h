@@ -195,6 +195,11 @@ struct probe {
 	char cpu_vendor[8]; /* "intel", "amd", "arm"; "" not known */
 	char cpu_vendor_why[PROBE_WHY_MAX];
 	bool cpu_vendor_c2c; /* told by a GPU's NVLink-C2C, not by /proc/cpuinfo */
+	/* An Intel CPU's class as NCCL takes it from CPUID family and model
+	 * (topology's cpu_model: "broadwell", ..., "emerald_rapids"); ""
+	 * not known, or not Intel. */
+	char cpu_model[24];
+	char cpu_model_why[PROBE_WHY_MAX];
 
 	unsigned ncpus, nswitches, ngpus, nnics, nbridges;
 	struct probe_cpu cpus[PROBE_MAX_CPUS];
@@ -221,8 +226,9 @@ int probe_run(const struct probe_options *opt, struct probe **out,
 	      struct diag *d);
 void probe_destroy(struct probe *p);
 
-/* The CPU vendor as NCCL's tuner takes it, from @cpuinfo ("/proc/cpuinfo"
- * of the live machine; probe_cpu.c); never fails, says why instead. */
+/* The CPU vendor as NCCL's tuner takes it, and an Intel CPU's class as its
+ * topology does (cpu family and model), from @cpuinfo ("/proc/cpuinfo" of
+ * the live machine; probe_cpu.c); never fails, says why instead. */
 void probe_cpu_vendor(struct probe *p, const char *cpuinfo);
 
 /* Where /proc/cpuinfo did not say (a captured tree), a GPU on NVLink-C2C

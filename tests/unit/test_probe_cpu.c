@@ -74,3 +74,40 @@ Test(probe_cpu, the_reasons)
 			   "%s", p->cpu_vendor_why);
 	probe_destroy(p);
 }
+
+/* An Intel CPU's cpu family and model (cpuid 1, which NCCL reads:
+ * xml.cc ncclTopoGetXmlFromCpu) give its class, as topo.cc's
+ * ncclTopoAddCpu does, into the emitted topology: a DGX-1's Xeon E5-2698
+ * v4 (model 79, 0x4F), a DGX H100's Xeon Platinum 8480C (143, 0x8F), an
+ * Emerald Rapids (207, 0xCF); no class without the lines, nor on AMD. */
+Test(probe_cpu, intel_class_into_the_topology)
+{
+	static const struct {
+		const char *cpuinfo, *model;
+		enum topo_cpu_model emitted;
+	} rows[] = {
+		{ "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 79\n"
+		  "model name\t: Intel(R) Xeon(R) CPU E5-2698 v4 @ 2.20GHz\n",
+		  "broadwell", TOPO_CPU_MODEL_BROADWELL },
+		{ "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\n"
+		  "model name\t: Intel(R) Xeon(R) Platinum 8480C\n\nprocessor\t: 1\nmodel\t\t: 85\n",
+		  "sapphire_rapids", TOPO_CPU_MODEL_SAPPHIRE_RAPIDS },
+		{ "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 207\n",
+		  "emerald_rapids", TOPO_CPU_MODEL_EMERALD_RAPIDS },
+		{ "processor\t: 0\nvendor_id\t: GenuineIntel\n", "", TOPO_CPU_MODEL_UNSET },
+		{ "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 23\nmodel\t\t: 49\n", "",
+		  TOPO_CPU_MODEL_UNSET },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct probe *p = probe_of(rows[i].cpuinfo);
+		char *text = NULL;
+		struct topology *t = probe_emitted(p, &text);
+
+		cr_expect_str_eq(p->cpu_model, rows[i].model, "row %zu: %s", i, p->cpu_model_why);
+		cr_expect_eq(t->cpu_model, rows[i].emitted, "row %zu:\n%s", i, text);
+		free(text);
+		free(t);
+		probe_destroy(p);
+	}
+}
