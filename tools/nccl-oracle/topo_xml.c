@@ -149,6 +149,19 @@ static void emit(unsigned s, int sw, int ind)
 			emit_nic(i, ind);
 }
 
+/* A CPUID family 6 model of class @m, which NCCL's topo.cc turns back
+ * into @m. */
+static unsigned intel_model_id(enum topo_cpu_model m)
+{
+	static const unsigned id[TOPO_CPU_MODEL_COUNT] = {
+		[TOPO_CPU_MODEL_UNSET] = 0x55, [TOPO_CPU_MODEL_BROADWELL] = 0x4F,
+		[TOPO_CPU_MODEL_SKYLAKE] = 0x55, [TOPO_CPU_MODEL_SAPPHIRE_RAPIDS] = 0x8F,
+		[TOPO_CPU_MODEL_EMERALD_RAPIDS] = 0xCF,
+	};
+
+	return id[m];
+}
+
 int main(int argc, char **argv)
 {
 	static struct topology topo; /* large */
@@ -214,7 +227,11 @@ int main(int argc, char **argv)
 		printf("  <cpu host_hash=\"0x1\" numaid=\"%u\" affinity=\"ffffffff\" ", s);
 		switch (t->cpu_vendor) {
 		case TOPO_CPU_INTEL:
-			printf("arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"85\">\n");
+			/* a model of the class: Broadwell-EP 0x4F, Skylake-SP
+			 * 0x55 (also where cpu_model is unset), Sapphire Rapids
+			 * 0x8F, Emerald Rapids 0xCF (topo.cc ncclTopoAddCpu) */
+			printf("arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" "
+			       "modelid=\"%u\">\n", intel_model_id(t->cpu_model));
 			break;
 		case TOPO_CPU_AMD:
 			printf("arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"23\" modelid=\"49\">\n");
