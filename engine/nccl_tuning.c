@@ -153,7 +153,9 @@ static const struct nccl_release v2_30_7 = {
 	.intel_p2p_overhead = 6.0 / 5.0,
 	/* topo.cc:545-556 kvDictPciGen up to 64 GT/s */
 	.pci_max_gen = 6,
-	/* topo.h:20-24 SM70/SM80 20, SM90 20.6, SM100 40.1 */
+	/* topo.h:20-24 SM70/SM80 20, SM90 20.6, SM100 40.1 (40.0 in 2.25 -
+	 * 2.27.3, which this table stands for too: v2.25.1-1 topo.h:19,
+	 * v2.27.3-1 topo.h:21) */
 	.nvlink_link_bw = { 20.0, 20.0, 20.6, 40.1 },
 	/* topo.h:26 AMD_BW 16, :34 ARM_BW 6 (topo.cc:60-83) */
 	.inter_cpu_bw = { [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
@@ -457,7 +459,9 @@ static const struct nccl_release v2_19_3 = {
 	.intel_p2p_overhead = 6.0 / 5.0,
 	/* topo.cc:376-379 kvDictPciGen up to 64 GT/s */
 	.pci_max_gen = 6,
-	/* topo.h:15-17 SM70, SM80, SM90 20 */
+	/* topo.h:15-17 SM70, SM80, SM90 20 (of the releases this table
+	 * stands for, 2.17 has SM70/SM80 22 and no SM90, v2.17.1-1
+	 * topo.h:15-16; 2.20 SM90 20.6, v2.20.3-1 topo.h:17) */
 	.nvlink_link_bw = { 20.0, 20.0, 20.0, 20.0 },
 	/* topo.h:21 AMD_BW 16, :26 ARM_BW 6 (topo.cc:62-82); 2.17 and 2.18,
 	 * which this table stands for too, have no AMD_BW: LOC_BW, no limit
