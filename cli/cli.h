@@ -163,7 +163,9 @@ void cli_sets_print(FILE *out, const char *prefix, const struct cli_sets *s);
  * reads (plan_set_unread: the timing backends copy NCCL's slices, not
  * emu's and real's own ring's chunks; only staged-memcpy has bounce
  * buffers): "gdrlab @cmd: note: ... changes nothing here: why" on stderr,
- * a line each, so that every command that takes them says it alike.
+ * a line each, so that every command that takes them says it alike; and
+ * a GDR level the release does not know (plan_options_gdr_level_unknown:
+ * -g p2c before 2.27), which the run takes as NCCL does, at its default.
  * @own_ring: the backend runs gdrlab's own ring (emu, real).
  */
 void cli_note_unread(const char *cmd, const struct plan_options *o, const struct cli_sets *sets,

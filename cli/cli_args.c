@@ -480,6 +480,9 @@ void cli_note_unread(const char *cmd, const struct plan_options *o, const struct
 		if ((why = plan_set_unread(sets->v[i].path, path, own_ring)))
 			fprintf(stderr, "gdrlab %s: note: --set %s changes nothing here: %s\n", cmd,
 				sets->v[i].path, why);
+	if (plan_options_gdr_level_unknown(o))
+		fprintf(stderr, "gdrlab %s: note: -g p2c: NCCL 2.%u has no P2C level (from 2.27): it ignores NCCL_NET_GDR_LEVEL=P2C for its default, PXB, which this run takes\n",
+			cmd, plan_options_nccl_minor(o));
 }
 
 json_t *cli_load_json(const char *path, struct diag *d)

@@ -109,6 +109,17 @@ unsigned plan_nccl_minor(const struct plan *p)
 }
 
 /*
+ * P2C came with 2.27 (topo.cc topoPathTypeStr, v2.27.3-1:24; v2.26.2-1:26
+ * has none): before, NCCL_NET_GDR_LEVEL=P2C matches none of the level
+ * names, is no old-style number either, and ncclGetLevel leaves the
+ * default, PXB (paths.cc v2.26.2-1:221-243, 418-420).
+ */
+bool plan_options_gdr_level_unknown(const struct plan_options *o)
+{
+	return o->gdr_level == TOPO_PATH_P2C && plan_options_nccl_minor(o) < 27;
+}
+
+/*
  * NCCL_ALGO and NCCL_PROTO lists per collective ("allreduce:tree;
  * allgather:ring") came with NCCL 2.24 (tuning.cc parseList). Before, the
  * whole entry is one name, which matches nothing: every algorithm is off
@@ -530,6 +541,8 @@ int plan_build(struct plan *p, const struct topology *topo,
 	p->trace = trace;
 	p->opts = *opts;
 	p->nccl = options_release(opts);
+	if (plan_options_gdr_level_unknown(opts))
+		p->opts.gdr_level = TOPO_PATH_PXB;
 	if (opts->nodes)
 		p->topo.nodes = opts->nodes;
 	if (opts->chunk_bytes)

@@ -366,6 +366,9 @@ static inline bool plan_pxn_for(const struct plan *p, unsigned node_gpus)
 unsigned plan_nccl_minor(const struct plan *p);
 /* The same of options not yet planned (a command's checks). */
 unsigned plan_options_nccl_minor(const struct plan_options *o);
+/* A GDR level the release does not know (P2C before 2.27), which NCCL
+ * ignores for its default, PXB; plan_build plans that. */
+bool plan_options_gdr_level_unknown(const struct plan_options *o);
 
 static inline unsigned plan_node_of(const struct plan *p, unsigned rank)
 {

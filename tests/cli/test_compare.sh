@@ -95,6 +95,15 @@ has "$tmp/never.json" '^      "communication": null,$'
 expect 0 "direct at sys" -- "$gdrlab" compare -t two-socket-commodity -T resnet50-ddp -g sys
 grep -q "cannot be used here" "$tmp/out" && { echo "FAIL: -g sys: no GPUDirect RDMA said"; fail=1; }
 has "$tmp/out" "^  communication  *[0-9.]*x  *[0-9.]*x$"
+# -g p2c on a release before 2.27, which has no P2C level: NCCL ignores
+# NCCL_NET_GDR_LEVEL=P2C for its default, PXB (paths.cc v2.26.2-1
+# ncclGetLevel), so the run is 2.21's default one, and says so
+expect 0 "2.21 default" -- "$gdrlab" run -t gh200-grace-hopper -T bert-large-ddp --nccl 2.21.5 --path direct
+grep "communication time" "$tmp/out" >"$tmp/p2c-default"
+expect 0 "2.21 -g p2c" -- "$gdrlab" run -t gh200-grace-hopper -T bert-large-ddp --nccl 2.21.5 -g p2c --path direct
+has "$tmp/err" "note: -g p2c: NCCL 2.21 has no P2C level (from 2.27): it ignores NCCL_NET_GDR_LEVEL=P2C for its default, PXB, which this run takes"
+has "$tmp/out" "GDR level PXB$"
+grep "communication time" "$tmp/out" | cmp -s - "$tmp/p2c-default" || { echo "FAIL: -g p2c on 2.21 is not 2.21's default run"; fail=1; }
 # Two GPUs on an Intel CPU's root ports (PHB): beyond 2.30.7's P2P level
 # (PXB), so NCCL copies between them through host memory; --p2p-level phb
 # lets them copy peer to peer

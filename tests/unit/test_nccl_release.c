@@ -145,6 +145,36 @@ Test(nccl_release, asked_for_from_2_7)
 }
 
 /*
+ * NCCL_NET_GDR_LEVEL=P2C before 2.27, which has no such level name
+ * (topo.cc topoPathTypeStr, v2.26.2-1:26): ncclGetLevel matches nothing
+ * and the default, PXB, holds (paths.cc v2.26.2-1:221-243, 418-420).
+ * From 2.27, and on the table's own release, P2C is P2C.
+ */
+Test(nccl_release, gdr_level_p2c_unknown_before_2_27)
+{
+	struct plan_options o;
+	unsigned minor;
+	const struct nccl_release *r;
+
+	plan_options_default(&o);
+	o.gdr_level = TOPO_PATH_P2C;
+	o.gdr_level_set = true;
+	cr_expect_not(plan_options_gdr_level_unknown(&o), "the default release knows P2C");
+	r = nccl_release_for_version("2.26.2", &minor);
+	cr_assert_not_null(r);
+	plan_options_set_nccl_minor(&o, r, minor);
+	cr_expect(plan_options_gdr_level_unknown(&o), "2.26 has no P2C");
+	r = nccl_release_for_version("2.27.3", &minor);
+	plan_options_set_nccl_minor(&o, r, minor);
+	cr_expect_not(plan_options_gdr_level_unknown(&o), "2.27 has P2C");
+	r = nccl_release_for_version("2.21.5", &minor);
+	plan_options_set_nccl_minor(&o, r, minor);
+	cr_expect(plan_options_gdr_level_unknown(&o), "2.21 has no P2C");
+	o.gdr_level = TOPO_PATH_PXB;
+	cr_expect_not(plan_options_gdr_level_unknown(&o), "PXB is known everywhere");
+}
+
+/*
  * What 2.12.12's tuner adds to a ring all-reduce's latency over 2.8.4's,
  * by hand: 2 nodes of 8 GPUs, 30 steps. 2.8.4 counts 2 (nNodes - 1) = 2
  * network steps at 9.6 us and 28 NVLink ones at 3.4; 2.12 counts 2 nNodes
