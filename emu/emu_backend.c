@@ -166,26 +166,15 @@ static int emu_probe(char *why, size_t len)
 }
 
 /*
- * GDRLAB_EMU_TIMEOUT: seconds, read as GDRLAB_BOOT_TIMEOUT is (launch.c).
- * A bad value is an error: atof took "abc" for the default, unsaid, and
- * above 2^31 ms (25 days) the conversion wrapped negative, so that every
- * step failed at once with "no RDMA progress for -2147484 s".
+ * GDRLAB_EMU_TIMEOUT: seconds, read as GDRLAB_BOOT_TIMEOUT is
+ * (emu_env_seconds_ms). A bad value is an error: atof took "abc" for the
+ * default, unsaid, and above 2^31 ms (25 days) the conversion wrapped
+ * negative, so that every step failed at once with "no RDMA progress for
+ * -2147484 s".
  */
 static int timeout_ms(int *ms, struct diag *d)
 {
-	const char *s = getenv("GDRLAB_EMU_TIMEOUT");
-	char *end;
-	double v;
-
-	*ms = EMU_TIMEOUT_S * 1000;
-	if (!s || !*s)
-		return 0;
-	v = strtod(s, &end);
-	if (*end || !(v > 0) || v > 86400)
-		return diag_set(d, -EINVAL,
-				"GDRLAB_EMU_TIMEOUT is '%s': seconds, more than 0 and at most 86400", s);
-	*ms = v * 1000 < 1 ? 1 : (int)(v * 1000);
-	return 0;
+	return emu_env_seconds_ms("GDRLAB_EMU_TIMEOUT", EMU_TIMEOUT_S, ms, d);
 }
 
 /*

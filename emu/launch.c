@@ -303,20 +303,27 @@ unsigned emu_launch_slurm_port(unsigned long job, unsigned long step)
 	       (unsigned)((job * 16 + step) % EMU_SLURM_PORT_SPAN);
 }
 
-int emu_boot_timeout_ms(int *ms, struct diag *d)
+int emu_env_seconds_ms(const char *name, int dflt_s, int *ms, struct diag *d)
 {
-	const char *s = getenv("GDRLAB_BOOT_TIMEOUT");
+	const char *s = getenv(name);
 	char *end;
 	double v;
 
-	*ms = EMU_BOOT_TIMEOUT_S * 1000;
+	*ms = dflt_s * 1000;
 	if (!s || !*s)
 		return 0;
 	v = strtod(s, &end);
+	/* a day at most: more would wrap an int of ms past 2^31 (25 days) */
 	if (*end || !(v > 0) || v > 86400)
-		return diag_set(d, -EINVAL, "GDRLAB_BOOT_TIMEOUT is '%s': seconds, more than 0", s);
+		return diag_set(d, -EINVAL, "%s is '%s': seconds, more than 0 and at most 86400",
+				name, s);
 	*ms = v * 1000 < 1 ? 1 : (int)(v * 1000);
 	return 0;
+}
+
+int emu_boot_timeout_ms(int *ms, struct diag *d)
+{
+	return emu_env_seconds_ms("GDRLAB_BOOT_TIMEOUT", EMU_BOOT_TIMEOUT_S, ms, d);
 }
 
 /* The TCP bootstrap with rank 0 at GDRLAB_BOOT_ADDR (@addr). */

@@ -68,9 +68,11 @@ int emu_launch_boot(const struct emu_launch *l, struct boot *b, struct diag *d);
  * "gpu003". 0, -EINVAL (empty or malformed) or -ENAMETOOLONG. */
 int emu_launch_first_host(const char *list, char *host, size_t len);
 
-/* GDRLAB_BOOT_TIMEOUT in ms, EMU_BOOT_TIMEOUT_S when unset: how long a
- * barrier waits for its last rank, forked or launched. 0 or -EINVAL (a
- * bad value, named). */
+/* Seconds from the environment variable @name (above 0, at most a day)
+ * in ms, @dflt_s when unset or empty. 0 or -EINVAL (a bad value, named). */
+int emu_env_seconds_ms(const char *name, int dflt_s, int *ms, struct diag *d);
+/* GDRLAB_BOOT_TIMEOUT so, EMU_BOOT_TIMEOUT_S when unset: how long a
+ * barrier waits for its last rank, forked or launched. */
 int emu_boot_timeout_ms(int *ms, struct diag *d);
 
 /* "host:port", "[v6addr]:port" -> host and port (1-65535). 0 or -EINVAL. */

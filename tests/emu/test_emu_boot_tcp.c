@@ -48,6 +48,30 @@ Test(emu_launch, first_host)
 	cr_assert_eq(emu_launch_first_host("averylongname", h, sizeof(h)), -ENAMETOOLONG);
 }
 
+/* Seconds from the environment, as GDRLAB_BOOT_TIMEOUT and
+ * GDRLAB_EMU_TIMEOUT take them: a bad value named with both limits (the
+ * boot's said "more than 0" alone, though it refused more than a day). */
+Test(emu_launch, seconds_from_the_environment)
+{
+	struct diag d = { "" };
+	int ms = 0;
+
+	unsetenv("GDRLAB_TEST_SECONDS");
+	cr_assert_eq(emu_env_seconds_ms("GDRLAB_TEST_SECONDS", 7, &ms, &d), 0);
+	cr_expect_eq(ms, 7000);
+	setenv("GDRLAB_TEST_SECONDS", "0.25", 1);
+	cr_assert_eq(emu_env_seconds_ms("GDRLAB_TEST_SECONDS", 7, &ms, &d), 0);
+	cr_expect_eq(ms, 250);
+	setenv("GDRLAB_TEST_SECONDS", "90000", 1);
+	cr_assert_eq(emu_env_seconds_ms("GDRLAB_TEST_SECONDS", 7, &ms, &d), -EINVAL);
+	cr_expect_str_eq(d.msg, "GDRLAB_TEST_SECONDS is '90000': seconds, more than 0 and at most 86400");
+	setenv("GDRLAB_BOOT_TIMEOUT", "abc", 1);
+	cr_assert_eq(emu_boot_timeout_ms(&ms, &d), -EINVAL);
+	cr_expect_str_eq(d.msg, "GDRLAB_BOOT_TIMEOUT is 'abc': seconds, more than 0 and at most 86400");
+	unsetenv("GDRLAB_BOOT_TIMEOUT");
+	unsetenv("GDRLAB_TEST_SECONDS");
+}
+
 Test(emu_launch, parse_addr)
 {
 	char h[64];
