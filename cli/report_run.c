@@ -387,24 +387,28 @@ static void answer(FILE *f, json_t *doc, json_t *runs[3], size_t nruns)
 		else if (!json_is_number(json_object_get(s, "communication")))
 			html_printf(f, "No collective here moves data between GPUs (each is on one "
 				       "rank): the paths cost the same.");
-		else if (fabs(comm - 1) < REPORT_SAME_SPEED)
-			html_printf(f, "Direct (GPUDirect RDMA) communication is as fast as "
-				       "NCCL's host staging.");
-		/* the iteration as compare's verdict words it (report_table.c):
-		 * within REPORT_SAME_ITERATION "as long either way", where
-		 * the page said "0.022% shorter" beside its "as long" */
-		else if (fabs(1 - it_d / it_s) < REPORT_SAME_ITERATION)
-			html_printf(f, "Direct (GPUDirect RDMA) communication is %.3gx %s than "
-				       "NCCL's host staging; the iteration takes as long either way.",
-				    comm >= 1 ? comm : 1 / comm, comm >= 1 ? "faster" : "slower");
-		else
-			html_printf(f, "Direct (GPUDirect RDMA) communication is %.3gx %s than "
-				       "NCCL's host staging; %s the iteration is %.2g%% %s.",
-				    comm >= 1 ? comm : 1 / comm, comm >= 1 ? "faster" : "slower",
-				    run_has_compute(runs[0]) ? "with compute overlap" :
-							       "with no compute in the trace,",
-				    100 * (it_s > it_d ? 1 - it_d / it_s : it_d / it_s - 1),
-				    it_s >= it_d ? "shorter" : "longer");
+		else {
+			if (fabs(comm - 1) < REPORT_SAME_SPEED)
+				html_printf(f, "Direct (GPUDirect RDMA) communication is as fast as "
+					       "NCCL's host staging");
+			else
+				html_printf(f, "Direct (GPUDirect RDMA) communication is %.3gx %s "
+					       "than NCCL's host staging",
+					    comm >= 1 ? comm : 1 / comm, comm >= 1 ? "faster" : "slower");
+			/* the iteration as compare's verdict words it, after
+			 * either (report_table.c): within REPORT_SAME_ITERATION
+			 * "as long either way", where the page said "0.022%
+			 * shorter" beside its "as long", and said nothing of it
+			 * after "as fast as" */
+			if (fabs(1 - it_d / it_s) < REPORT_SAME_ITERATION)
+				html_printf(f, "; the iteration takes as long either way.");
+			else
+				html_printf(f, "; %s the iteration is %.2g%% %s.",
+					    run_has_compute(runs[0]) ? "with compute overlap" :
+								       "with no compute in the trace,",
+					    100 * (it_s > it_d ? 1 - it_d / it_s : it_d / it_s - 1),
+					    it_s >= it_d ? "shorter" : "longer");
+		}
 	}
 	if (fallbacks && (nruns == 1 || direct))
 		html_printf(f, " %zu collectives on the direct path were staged all the same: %s.",

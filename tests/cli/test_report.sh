@@ -188,6 +188,16 @@ expect 0 "a compare that never goes direct" -- "$gdrlab" compare -q --json "$tmp
 expect 0 "its report" -- "$gdrlab" report "$tmp/never.json" -o "$tmp/never.html"
 has "$tmp/never.html" "GPUDirect RDMA cannot be used here: every collective that leaves its node falls back to host staging (gpu"
 grep -q "as fast as" "$tmp/never.html" && { echo "FAIL: never direct, yet as fast as staging"; fail=1; }
+# An 8-byte all-reduce across two nodes costs the same direct and staged:
+# compare's verdict says "as fast as" and then the iteration, and so does
+# the page (which left the iteration out after "as fast as")
+echo '{"iteration": 0, "op": "allreduce", "bytes": 8, "dtype": "fp32", "ready_us": 0}' >"$tmp/tiny.jsonl"
+expect 0 "a compare as fast either way" -- "$gdrlab" compare --json "$tmp/tiny.json" \
+    --topology "$src/configs/a100-pcie4-200g.yaml" --nodes 2 --trace "$tmp/tiny.jsonl"
+has "$tmp/out" "^verdict: direct (GPUDirect RDMA) communication is as fast as NCCL's host staging$"
+has "$tmp/out" "^         the iteration takes as long either way$"
+expect 0 "its report" -- "$gdrlab" report "$tmp/tiny.json" -o "$tmp/tiny.html"
+has "$tmp/tiny.html" "Direct (GPUDirect RDMA) communication is as fast as NCCL&#39;s host staging; the iteration takes as long either way."
 # The page answers as compare's verdict does: BERT-large on two GH200s,
 # whose iterations differ by 0.02% (under the 0.05% that compare calls
 # "as long either way"; the page said "0.022% shorter" beside it)
