@@ -146,6 +146,23 @@ static int shape_of(struct overlap *o, size_t coll, size_t *out)
 	return 0;
 }
 
+int overlap_link_us(struct overlap *o, size_t coll, double *us)
+{
+	const struct overlap_shape *shape;
+	double per_cap = 0;
+	size_t sh;
+	int err = shape_of(o, coll, &sh);
+
+	if (err)
+		return err;
+	shape = &o->shapes[sh];
+	for (size_t k = 0; k < shape->nloads; k++)
+		if (o->cap[shape->loads[k].res] > 0)
+			per_cap = fmax(per_cap, shape->loads[k].per_byte / o->cap[shape->loads[k].res]);
+	*us = 1e6 * (double)o->p->collectives[coll].bytes * per_cap;
+	return 0;
+}
+
 int overlap_speeds(struct overlap *o, const size_t *coll, const double *alone_us,
 		   size_t n, double *speed)
 {
@@ -176,8 +193,8 @@ int overlap_speeds(struct overlap *o, const size_t *coll, const double *alone_us
 	 * a solve costs what they use, not the cluster's size. */
 	for (size_t i = 0; i < n; i++) {
 		double bytes = (double)o->p->collectives[coll[i]].bytes;
-		/* Its pace alone, in bytes of the collective a second: no
-		 * share can make it faster than alone. */
+		/* Its stream's pace alone, in bytes of the collective a
+		 * second: no share can make it faster than alone. */
 		double alone = alone_us[i] > 0 ? bytes / (alone_us[i] * 1e-6) : INFINITY;
 
 		flows[i].uses = uses + at;

@@ -10,7 +10,10 @@
  * each other run at once. While one collective runs alone it takes its time
  * alone, to the bit; while several run, each moves at the speed the
  * shared links leave it (overlap.h), recomputed whenever one starts or
- * ends: an event-driven fluid schedule.
+ * ends: an event-driven fluid schedule. Only a call's stream, the busy
+ * time of its busiest stage, is slowed; the rest of its time alone
+ * (launch, latencies, the pipeline's fill and drain) follows it unslowed
+ * and loads no link (call_stream_us).
  */
 #include "records.h"
 
@@ -39,9 +42,13 @@ struct sched {
 	size_t *pending;       /* leads waiting for nothing but their time */
 	size_t npending;
 	size_t *live;          /* collectives running now */
-	double *left;          /* per live slot: microseconds of work alone left */
+	double *left;          /* per live slot: microseconds of its stream alone left */
+	double *stream;        /* per live slot: its stream's time alone */
+	double *tail;          /* per live slot: microseconds of the rest of its
+				* time alone, after its stream, unslowed */
 	double *speed;         /* per live slot */
-	double *alone;         /* per live slot: its time alone (for overlap) */
+	double *alone;         /* per live slot: its stream's time alone, 0 once
+				* past it (for overlap) */
 	bool *slowed;          /* per live slot: ever ran below speed 1 */
 	size_t nlive;
 	/* Per iteration record: its calls not yet ended, the last end. */
@@ -89,13 +96,16 @@ static int sched_init(struct sched *s, struct records *r, struct overlap *ov, bo
 	s->pending = malloc(n * sizeof(*s->pending));
 	s->live = malloc(n * sizeof(*s->live));
 	s->left = malloc(n * sizeof(*s->left));
+	s->stream = malloc(n * sizeof(*s->stream));
+	s->tail = malloc(n * sizeof(*s->tail));
 	s->speed = malloc(n * sizeof(*s->speed));
 	s->alone = malloc(n * sizeof(*s->alone));
 	s->slowed = malloc(n * sizeof(*s->slowed));
 	s->calls_left = malloc((r->niter ? r->niter : 1) * sizeof(*s->calls_left));
 	s->last_end = malloc((r->niter ? r->niter : 1) * sizeof(*s->last_end));
 	if (!s->succ_first || !s->waits || !s->after || !s->pending || !s->live || !s->left ||
-	    !s->speed || !s->alone || !s->slowed || !s->calls_left || !s->last_end)
+	    !s->stream || !s->tail || !s->speed || !s->alone || !s->slowed || !s->calls_left ||
+	    !s->last_end)
 		return -ENOMEM;
 	return invert_preds(s);
 }
@@ -109,11 +119,42 @@ static void sched_destroy(struct sched *s)
 	free(s->pending);
 	free(s->live);
 	free(s->left);
+	free(s->stream);
+	free(s->tail);
 	free(s->speed);
 	free(s->alone);
 	free(s->slowed);
 	free(s->calls_left);
 	free(s->last_end);
+}
+
+/*
+ * The part of call @i's time alone that moves its bytes at its pace,
+ * into @us: the busy time of its busiest stage, which both timing
+ * backends record (the bottleneck connection's slices through its
+ * slowest segment), no less than its bytes take on its busiest link, at
+ * most its time alone; all of it where no stage was recorded. The rest,
+ * the launch, the hops' latencies and the pipeline's fill and drain,
+ * does not stretch when a link is shared. Until 2026-12-06 the whole
+ * time alone was the flow, which spread a call's load over its
+ * latencies: two staged 1 MiB sends each way between GPU 0 of
+ * a100-pcie4-200g's 2 nodes, each putting 1 MiB on each node's PCIe
+ * switch uplink each way, looked to take 12.0 of its 25.2 GB/s each and
+ * kept their 87.35 us alone, where they take 126.4 (docs/model.md §6,
+ * Communicators at once; tests/unit/test_conformance.c:
+ * staged_sends_each_way_share_the_switch_uplinks).
+ */
+static int call_stream_us(const struct sched *s, size_t i, double *us)
+{
+	const struct coll_record *c = &s->r->coll[i];
+	double busy = 0, links = 0;
+	int err = s->ov ? overlap_link_us(s->ov, i, &links) : 0;
+
+	for (unsigned k = 0; k < STAGE_KIND_COUNT; k++)
+		busy = max2(busy, c->stage_us[k]);
+	busy = max2(busy, links);
+	*us = busy > 0 && busy < c->alone_us ? busy : c->alone_us;
+	return err;
 }
 
 static int respeed(struct sched *s)
@@ -122,8 +163,9 @@ static int respeed(struct sched *s)
 		s->speed[k] = 1;
 	if (s->nlive < 2 || !s->ov)
 		return 0;
+	/* a call past its stream loads nothing (overlap_speeds: no time) */
 	for (size_t k = 0; k < s->nlive; k++)
-		s->alone[k] = s->r->coll[s->live[k]].alone_us;
+		s->alone[k] = s->left[k] > 0 ? s->stream[k] : 0;
 	return overlap_speeds(s->ov, s->live, s->alone, s->nlive, s->speed);
 }
 
@@ -228,8 +270,9 @@ static int place_all(struct sched *s)
 
 		for (size_t k = 0; k < s->npending; k++)
 			t = fmin(t, s->after[s->pending[k]]);
+		/* a stream's end frees its links: the others speed up then */
 		for (size_t k = 0; k < s->nlive; k++)
-			t = fmin(t, now + s->left[k] / s->speed[k]);
+			t = fmin(t, now + (s->left[k] > 0 ? s->left[k] / s->speed[k] : s->tail[k]));
 		/* Nothing to start or end with calls left: a wait that never
 		 * ends (records_order's waits go to earlier calls of the
 		 * iteration, so none should), said, not spun on. */
@@ -239,12 +282,19 @@ static int place_all(struct sched *s)
 		for (size_t k = 0; k < s->nlive;) {
 			size_t i = s->live[k];
 			struct coll_record *c = &r->coll[i];
-			double end = now + s->left[k] / s->speed[k];
+			double streamed = now + s->left[k] / s->speed[k];
+			double end = streamed + s->tail[k];
 
+			if (s->speed[k] < 1)
+				s->slowed[k] = true;
 			if (end > t) {
-				s->left[k] -= (t - now) * s->speed[k];
-				if (s->speed[k] < 1)
-					s->slowed[k] = true;
+				if (streamed > t) {
+					s->left[k] -= (t - now) * s->speed[k];
+				} else {
+					changed |= s->left[k] > 0;
+					s->left[k] = 0;
+					s->tail[k] = end - t;
+				}
 				k++;
 				continue;
 			}
@@ -261,6 +311,8 @@ static int place_all(struct sched *s)
 			s->nlive--;
 			s->live[k] = s->live[s->nlive];
 			s->left[k] = s->left[s->nlive];
+			s->stream[k] = s->stream[s->nlive];
+			s->tail[k] = s->tail[s->nlive];
 			s->speed[k] = s->speed[s->nlive];
 			s->slowed[k] = s->slowed[s->nlive];
 			call_ended(s, i);
@@ -277,7 +329,9 @@ static int place_all(struct sched *s)
 			for (size_t i = lead; i != SIZE_MAX; i = batch_next(s, i)) {
 				r->coll[i].start_us = start;
 				s->live[s->nlive] = i;
-				s->left[s->nlive] = r->coll[i].alone_us;
+				err = err ? err : call_stream_us(s, i, &s->stream[s->nlive]);
+				s->left[s->nlive] = s->stream[s->nlive];
+				s->tail[s->nlive] = r->coll[i].alone_us - s->stream[s->nlive];
 				s->speed[s->nlive] = 1;
 				s->slowed[s->nlive] = false;
 				s->nlive++;
@@ -285,7 +339,7 @@ static int place_all(struct sched *s)
 			s->pending[k] = s->pending[--s->npending];
 			changed = true;
 		}
-		if (changed)
+		if (changed && !err)
 			err = respeed(s);
 		for (size_t k = 0; k < s->nlive; k++)
 			if (s->speed[k] < 1)

@@ -213,8 +213,10 @@ summed=$(sed -n 's/^    "comm_time_us": \([0-9.]*\),*$/\1/p' "$tmp/tpdp.json" | 
 top=$(sed -n 's/.*<text> *\([0-9.]*\)<\/text>.*/\1/p' "$tmp/tpdp.svg" | sort -g | tail -1)
 awk -v t="$top" -v it="$longest" -v s="$summed" 'BEGIN { exit !(s / 1e3 > 2 * it / 1e3 && t <= 1.25 * it / 1e3) }' ||
     { echo "FAIL: paths chart's top tic $top ms, the longest iteration $((${longest%.*} / 1000)) ms (summed $summed us)"; fail=1; }
-# 368.8 ms since gen llm's causal attention and Megatron-Core's buckets (2026-12-06; 369.2 before)
-has "$tmp/tpdp.svg" "<text>(iteration 368.8 ms)</text>"
+# 368.8 ms since gen llm's causal attention and Megatron-Core's buckets (2026-12-06; 369.2 before);
+# 370.8 staged since the fluid schedule slows a call's stream, not its latencies (the same day;
+# SimGrid's together 419.7)
+has "$tmp/tpdp.svg" "<text>(iteration 370.8 ms)</text>"
 bad_usage_of plot "a sweep has no collectives" "$tmp/results.json: no collectives in it" -- "$tmp/results.json" --kind paths -o "$tmp/x.svg"
 
 # bad input: one line, exit 2, nothing written

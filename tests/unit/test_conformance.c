@@ -898,6 +898,57 @@ static void staged_broadcast_bound_by_host_memory(const char *backend)
 }
 
 /*
+ * Two staged 1 MiB sends at once, one a batch, each way between GPU 0 of
+ * a100-pcie4-200g's 2 nodes. Each is NCCL's p2p path on 2 channels (one
+ * 23.75 GB/s NIC: ceil(23.75 / 14)) of 512 KiB, 128 KiB chunks (1 MiB is
+ * not under 8 steps), K = 4 slices a channel, 8 slots. GPU 0 and NIC 0
+ * sit under switch sw0, whose uplink to cpu0 (where the NIC's host
+ * buffers are) is 25.2 GB/s each way, as is the GPU's link.
+ *
+ * Alone: the GPU stores a slice into host memory, both channels on its
+ * link, tau = 2 x 128 KiB / 25.2 GB/s = 10.40 us; the NIC reads it, the
+ * wire, the far NIC writes it, 2 x 128 KiB / 23.75 GB/s = 11.04 us a
+ * slice; the far GPU loads it, 10.40. T = 8.4 + 14 + 10.40 + 4 x 11.04 +
+ * 10.40 = 87.35 us.
+ *
+ * Together each switch uplink carries, up, its GPU's stores and the
+ * other send's NIC writes, and, down, the NIC's reads and the other
+ * send's loads: 2 MiB each way, and four flows wherever both sends' slices
+ * meet, 6.3 GB/s each, rho = 128 KiB / 6.3 GB/s = 20.8 us a slice. On
+ * each node: slice 1's stores alone (0 - 10.4); slices 2-4's stores each
+ * beside a network slice (to 72.8); the fourth network slice beside the
+ * loads of the second and third (to 93.6), lands after the hop's 14 us
+ * (107.6), and its load takes 10.40 alone: T = 8.4 + 14 + 10.40 + 4 x
+ * 20.8 + 10.40 = 126.4 us, each. Until 2026-12-06 the analytic backend's
+ * fluid schedule spread each call's 1 MiB over its 87.35 us alone
+ * (12.0 GB/s on each uplink, 24.0 of 25.2 for both) and gave 87.35.
+ */
+static const char sendrecv_1mib_each_way[] =
+	"{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":1048576,"
+	"\"dtype\":\"fp32\",\"src\":0,\"dst\":8,\"batch\":0}\n"
+	"{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":1048576,"
+	"\"dtype\":\"fp32\",\"src\":8,\"dst\":0,\"batch\":0}\n";
+
+static void staged_sends_each_way_share_the_switch_uplinks(const char *backend)
+{
+	struct plan_options o = opts_path(PLAN_PATH_STAGED, 2);
+	double slice = 131072, us = 1e6, tau = 2 * slice / 25.2e9 * us;
+	double alone = NET_US + 2 * tau + 4 * 2 * slice / 23.75e9 * us;
+	double shared = NET_US + 2 * tau + 4 * slice / 6.3e9 * us;
+	struct run r;
+
+	NEED_BACKEND(backend);
+	run_trace(&r, backend, CONFIG("a100-pcie4-200g.yaml"), sendrecv_1mib_each_way, &o);
+	cr_assert_eq(r.rec.ncoll, 2);
+	for (int i = 0; i < 2; i++) {
+		cr_expect_eq(r.rec.coll[i].nchannels, 2);
+		assert_rel(r.rec.coll[i].alone_us, alone, TOL);
+		assert_rel(r.rec.coll[i].time_us, shared, TOL);
+	}
+	run_destroy(&r);
+}
+
+/*
  * Broadcasts whose channels' chains differ: from rank 0, one channel's
  * ring goes straight to the network and another's takes NVLink hops
  * first, so the channels reach a link at different depths and a chain's
@@ -1038,6 +1089,10 @@ Test(conformance, broadcast_chains_that_differ_backends_agree)
 	Test(conformance_##backend, staged_broadcast_bound_by_host_memory)    \
 	{                                                                     \
 		staged_broadcast_bound_by_host_memory(#backend);              \
+	}                                                                     \
+	Test(conformance_##backend, staged_sends_each_way_share_the_switch_uplinks) \
+	{                                                                     \
+		staged_sends_each_way_share_the_switch_uplinks(#backend);     \
 	}
 
 /* Every backend with a simulated clock gdrlab knows, built or not. */
