@@ -290,7 +290,6 @@ double nccl_net_overhead_us(const struct nccl_release *r,
 double nccl_inter_cpu_bw(const struct nccl_release *r, const struct topology *t);
 
 /* Bandwidth limits, GB/s (see struct nccl_release); no cap: INFINITY. */
-
 double nccl_bus_bw_cap(const struct nccl_release *r, enum topo_gpu_arch a);
 double nccl_ll_max_bw(const struct nccl_release *r, enum topo_gpu_arch a,
 		      enum topo_cpu_vendor v, unsigned nnodes);
