@@ -60,7 +60,10 @@ install_deps() { # install_deps PACKAGE...: those not installed yet
     fi
     say "installing ${missing[*]}"
     "${sudo[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq \
+    # DEBIAN_FRONTEND through env, not before sudo: sudo's env_reset drops
+    # it, and a debconf question (libc6's restart-services, when libc6-dev
+    # upgrades libc6) then waits unseen behind >/dev/null.
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
         --no-install-recommends "${missing[@]}" >/dev/null
 }
 
