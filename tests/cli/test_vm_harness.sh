@@ -59,4 +59,16 @@ for cmd in "./setup.sh deps" "emu/vm/deps install"; do
     has "$tmp/apt.log" "^noninteractive install$"
 done
 
+# 2. busybox's linkage under LANG=de_DE.UTF-8
+mkdir -p "$tmp/k"
+: | gzip >"$tmp/k/modules.cpio.gz"
+if command -v cpio >/dev/null; then
+    out=$(env -u LC_ALL LANG=de_DE.UTF-8 PATH="$shim:$PATH" TMPDIR="$tmp" \
+        "$src/emu/vm/build-initramfs" "$tmp/k" 2>&1)
+    [ $? -eq 0 ] && [ -f "$out" ] ||
+        { echo "FAIL: build-initramfs in a German locale: $out"; fail=1; }
+else
+    echo "skip: build-initramfs: cpio not installed (emu/vm/deps)"
+fi
+
 exit $fail
