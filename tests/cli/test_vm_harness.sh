@@ -71,4 +71,14 @@ else
     echo "skip: build-initramfs: cpio not installed (emu/vm/deps)"
 fi
 
+# 3. the kernel apt names, not the newest cached
+for v in 6.1.0-1-amd64 6.1.0-99-amd64; do
+    mkdir -p "$tmp/cache/$v"
+    : >"$tmp/cache/$v/vmlinux"
+    : >"$tmp/cache/$v/modules.cpio.gz"
+done
+out=$(env -u LC_ALL LANG=de_DE.UTF-8 PATH="$shim:$PATH" GDRLAB_VM_CACHE="$tmp/cache" \
+    "$src/emu/vm/fetch-kernel" 2>&1)
+[ "$out" = "$tmp/cache/6.1.0-1-amd64" ] ||
+    { echo "FAIL: fetch-kernel in a German locale: '$out', want $tmp/cache/6.1.0-1-amd64"; fail=1; }
 exit $fail
