@@ -39,7 +39,9 @@ RUN_PACKAGES=(build-essential cmake pkg-config libyaml-dev libjansson-dev zlib1g
 # starts a one-node cluster inside the VM guest; valgrind checks the fault
 # paths for leaks; perftest is the emu benchmark's yardstick; Chromium
 # opens `gdrlab report`'s page headless, as a person's browser would.
-TEST_PACKAGES=(libcriterion-dev clang libclang-rt-14-dev chromium
+# python3 reads the run's JSON in tests/emu/test_emu_fabric.sh: only
+# libsimgrid-dev's dependencies bring it, so it is named.
+TEST_PACKAGES=(libcriterion-dev clang libclang-rt-14-dev chromium python3
                ibverbs-providers rdma-core ibverbs-utils rdmacm-utils perftest
                openmpi-bin libopenmpi-dev
                qemu-system-x86 busybox-static cpio kmod xz-utils iproute2
