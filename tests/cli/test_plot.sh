@@ -277,6 +277,8 @@ if [ -f "$abci" ]; then
     [ "$n" -eq 2 ] || { echo "FAIL: validate chart has $n series, want 2"; fail=1; }
     has "$tmp/v.svg" "measured"
     has "$tmp/v.svg" "predicted"
+else
+    echo "skip: validate chart: $abci not here (../shared is not in every checkout)"
 fi
 bad_usage_of plot "busbw of a run" "$tmp/zero.json: no busbw table in it (busbw's or validate --nccl-tests' --json)" \
     -- "$tmp/zero.json" --kind busbw -o "$tmp/x.svg"
