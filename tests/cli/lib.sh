@@ -4,6 +4,9 @@
 #   usage: . lib.sh GDRLAB SOURCE_DIR
 # shellcheck shell=bash
 gdrlab=$1 src=$2 fail=0 tmp=$(mktemp -d)
+# The C locale for the tools the checks run: under LANG=de_DE.UTF-8 awk
+# reads "2.5" as 2 and prints 0,25, and the numeric checks fail.
+export LC_ALL=C
 trap 'rm -rf "$tmp"' EXIT
 
 expect() { # expect STATUS DESCRIPTION -- command...

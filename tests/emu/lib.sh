@@ -14,6 +14,9 @@
 #                         their outputs in DIR/server and DIR/client
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# awk's numbers in the C locale (de_DE reads "2.5" as 2): the guest has no
+# LANG, but a host-mode run keeps the caller's
+export LC_ALL=C
 
 in_vm() {
     if [ -z "${GDRLAB_RXE_MODE:-}" ]; then
