@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Shared by the emu/vm scripts (sourced, not run).
 
-VM_CACHE=${GDRLAB_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gdrlab/vm}
+# HOME may be unset (a service or CI runner's environment), which set -u
+# would stop on: the cache then goes under the temporary folder.
+VM_CACHE=${GDRLAB_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-${TMPDIR:-/tmp}}/.cache}/gdrlab/vm}
 
 # Exit codes of emu/vm/run besides the command's own status.
 VM_EXIT_SKIP=77      # neither host rxe nor qemu: the caller should report "skipped"

@@ -81,4 +81,11 @@ out=$(env -u LC_ALL LANG=de_DE.UTF-8 PATH="$shim:$PATH" GDRLAB_VM_CACHE="$tmp/ca
     "$src/emu/vm/fetch-kernel" 2>&1)
 [ "$out" = "$tmp/cache/6.1.0-1-amd64" ] ||
     { echo "FAIL: fetch-kernel in a German locale: '$out', want $tmp/cache/6.1.0-1-amd64"; fail=1; }
+
+# 4. no HOME (a service's or runner's environment): the cache goes under
+# TMPDIR, where set -u stopped on the unbound variable
+out=$(env -u HOME -u XDG_CACHE_HOME -u GDRLAB_VM_CACHE TMPDIR="$tmp" \
+    bash -uc '. "$1/emu/vm/lib.sh" && echo "$VM_CACHE"' sh "$src" 2>&1)
+[ "$out" = "$tmp/.cache/gdrlab/vm" ] ||
+    { echo "FAIL: emu/vm/lib.sh without HOME: '$out', want $tmp/.cache/gdrlab/vm"; fail=1; }
 exit $fail
