@@ -425,6 +425,25 @@ static void ring_ll_fills_at_the_links_pace(const char *backend)
 	run_destroy(&r);
 }
 
+/* The time of @line on @topo, @nodes nodes on @path, as Ring/LL on one
+ * channel (use_algo): the cases below hold that protocol to a slice
+ * they derive by hand. */
+static double ring_ll_time(const char *backend, const char *topo, const char *line,
+			   enum plan_path path, unsigned nodes)
+{
+	struct plan_options o = opts_path(path, nodes);
+	struct run r;
+	double t;
+
+	use_algo(&o, "ring", "ll", 1);
+	run_trace(&r, backend, topo, line, &o);
+	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
+	cr_assert_eq(r.rec.coll[0].nchannels, 1);
+	t = r.rec.coll[0].time_us;
+	run_destroy(&r);
+	return t;
+}
+
 /*
  * A cut-through hop ends with its last line, not its first. Ring/LL
  * all-gather of 64 KiB on one node of fast-nic.yaml (2 GPUs under one
@@ -447,18 +466,11 @@ static void ll_in_a_node_ends_with_its_last_line(const char *backend)
 		"{\"iteration\":0,\"op\":\"all_gather\",\"bytes\":65536,\"dtype\":\"fp32\"}\n",
 		"{\"iteration\":0,\"op\":\"all_gather\",\"bytes\":32768,\"dtype\":\"fp32\"}\n",
 	};
-	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 1);
-	struct run r;
 
 	NEED_BACKEND(backend);
-	use_algo(&o, "ring", "ll", 1);
-	for (unsigned i = 0; i < 2; i++) {
-		run_trace(&r, backend, DATA("fast-nic.yaml"), lines[i], &o);
-		cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
-		cr_assert_eq(r.rec.coll[0].nchannels, 1);
-		assert_rel(r.rec.coll[0].time_us, 6.6 + 2 + (65536 >> i) / 40e9 * 1e6, 1e-4);
-		run_destroy(&r);
-	}
+	for (unsigned i = 0; i < 2; i++)
+		assert_rel(ring_ll_time(backend, DATA("fast-nic.yaml"), lines[i], PLAN_PATH_DIRECT, 1),
+			   6.6 + 2 + (65536 >> i) / 40e9 * 1e6, 1e-4);
 }
 
 /*
@@ -478,16 +490,12 @@ static void ll_over_shm_waits_for_its_data(const char *backend)
 {
 	static const char line[] =
 		"{\"iteration\":0,\"op\":\"allreduce\",\"bytes\":128,\"dtype\":\"fp32\"}\n";
-	struct plan_options o = opts_path(PLAN_PATH_AUTO, 1);
-	struct run r;
+	double t;
 
 	NEED_BACKEND(backend);
-	use_algo(&o, "ring", "ll", 1);
-	run_trace(&r, backend, DATA("pcie-gpus-shm.yaml"), line, &o);
-	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
-	cr_assert_geq(r.rec.coll[0].time_us, 6.6 + 8 * 1.0);
-	cr_assert_leq(r.rec.coll[0].time_us, 6.6 + 8 * 1.0 + 8 * 64 / 2.5e9 * 1e6);
-	run_destroy(&r);
+	t = ring_ll_time(backend, DATA("pcie-gpus-shm.yaml"), line, PLAN_PATH_AUTO, 1);
+	cr_assert_geq(t, 6.6 + 8 * 1.0);
+	cr_assert_leq(t, 6.6 + 8 * 1.0 + 8 * 64 / 2.5e9 * 1e6);
 }
 
 /*
@@ -508,15 +516,10 @@ static void ll_slice_within_its_slots_lands_at_its_tau(const char *backend)
 {
 	static const char line[] =
 		"{\"iteration\":0,\"op\":\"all_gather\",\"bytes\":8192,\"dtype\":\"fp32\"}\n";
-	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 2);
-	struct run r;
 
 	NEED_BACKEND(backend);
-	use_algo(&o, "ring", "ll", 1);
-	run_trace(&r, backend, DATA("round-numbers.yaml"), line, &o);
-	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
-	assert_rel(r.rec.coll[0].time_us, 6.6 + 11 + 8192 / 20e9 * 1e6 + 8192 / 10e9 * 1e6, 1e-4);
-	run_destroy(&r);
+	assert_rel(ring_ll_time(backend, DATA("round-numbers.yaml"), line, PLAN_PATH_DIRECT, 2),
+		   6.6 + 11 + 8192 / 20e9 * 1e6 + 8192 / 10e9 * 1e6, 1e-4);
 }
 
 /*
@@ -537,15 +540,10 @@ static void ring_trip_ends_on_its_slowest_hop(const char *backend)
 {
 	static const char line[] =
 		"{\"iteration\":0,\"op\":\"all_gather\",\"bytes\":8160,\"dtype\":\"fp32\"}\n";
-	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 1);
-	struct run r;
 
 	NEED_BACKEND(backend);
-	use_algo(&o, "ring", "ll", 1);
-	run_trace(&r, backend, DATA("gpu-p2p.yaml"), line, &o);
-	cr_assert_eq(r.rec.coll[0].proto, PROTO_LL);
-	assert_rel(r.rec.coll[0].time_us, 6.6 + 2 + 32 / 20e9 * 1e6 + 2 + 5440 / 5e9 * 1e6, 1e-4);
-	run_destroy(&r);
+	assert_rel(ring_ll_time(backend, DATA("gpu-p2p.yaml"), line, PLAN_PATH_DIRECT, 1),
+		   6.6 + 2 + 32 / 20e9 * 1e6 + 2 + 5440 / 5e9 * 1e6, 1e-4);
 }
 
 /*
