@@ -230,10 +230,28 @@ static int check_target(const struct output_file *o, struct diag *d)
 	return 0;
 }
 
-int output_file_open(struct output_file *o, const char *path, struct diag *d)
+/*
+ * Where @path's output goes, its links followed (resolve_links), into
+ * @dest, and whether it is written in place (*@direct): a link into
+ * /proc, or a target that is there and no regular file. What opening it
+ * and checking it beforehand (output_file_check) both ask.
+ */
+static int resolve_target(const char *path, char *dest, size_t len, bool *direct,
+			  struct diag *d)
 {
 	struct stat st;
 	bool magic;
+	int err = resolve_links(path, dest, len, &magic);
+
+	if (err)
+		return diag_set(d, err, "%s: %s", path, strerror(-err));
+	*direct = magic || (stat(dest, &st) == 0 && !S_ISREG(st.st_mode));
+	return 0;
+}
+
+int output_file_open(struct output_file *o, const char *path, struct diag *d)
+{
+	bool direct;
 	mode_t mask;
 	int fd, err;
 
@@ -245,10 +263,10 @@ int output_file_open(struct output_file *o, const char *path, struct diag *d)
 	}
 	if (snprintf(o->path, sizeof(o->path), "%s", path) >= (int)sizeof(o->path))
 		return diag_set(d, -ENAMETOOLONG, "%s: path too long", path);
-	err = resolve_links(path, o->dest, sizeof(o->dest), &magic);
+	err = resolve_target(path, o->dest, sizeof(o->dest), &direct, d);
 	if (err)
-		return diag_set(d, err, "%s: %s", path, strerror(-err));
-	if (magic || (stat(o->dest, &st) == 0 && !S_ISREG(st.st_mode)))
+		return err;
+	if (direct)
 		return open_direct(o, d);
 	err = check_target(o, d);
 	if (err)
@@ -278,18 +296,15 @@ int output_file_open(struct output_file *o, const char *path, struct diag *d)
 int output_file_check(const char *path, struct diag *d)
 {
 	char dest[PATH_MAX];
-	struct stat st;
-	bool magic;
+	bool direct;
 	char *slash;
 	int err;
 
 	if (strcmp(path, "-") == 0)
 		return 0;
-	err = resolve_links(path, dest, sizeof(dest), &magic);
-	if (err)
-		return diag_set(d, err, "%s: %s", path, strerror(-err));
-	if (magic || (stat(dest, &st) == 0 && !S_ISREG(st.st_mode)))
-		return 0; /* written in place, opened then (open_direct) */
+	err = resolve_target(path, dest, sizeof(dest), &direct, d);
+	if (err || direct)
+		return err; /* written in place, opened then (open_direct) */
 	/* the temporary goes beside the target: its folder takes it */
 	slash = strrchr(dest, '/');
 	if (!slash)
