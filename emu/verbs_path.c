@@ -503,7 +503,7 @@ int vp_open(struct vp_ctx **out, const struct vp_config *cfg,
 	err = alloc_arenas(c, d);
 	if (!err && cfg->mem->flush_attach && c->gpu_mr) {
 		err = cfg->mem->flush_attach(cfg->mem_ctx, c->pd, c->gpu_mr, c->port,
-					     c->gid_index);
+					     c->gid_index, c->link.tc, c->link.sl);
 		if (err)
 			err = diag_set(d, err, "%s memory: the receive flush's queue pair on %s: %s",
 				       cfg->mem->name, cfg->device,

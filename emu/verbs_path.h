@@ -72,11 +72,12 @@ struct vp_mem_ops {
 	 * memory visible to copy_dev and reduce (GPUDirect RDMA's flush); */
 	int (*recv_flush)(void *ctx, const void *ptr, size_t len);
 	/* the flush's own resources on the data path's PD (NCCL's is an RC
-	 * QP connected to itself, on the port and GID the data QPs use):
-	 * attached once the "GPU" arena is registered as @gpu_mr, detached
-	 * before any QP, MR or the PD goes; */
+	 * QP connected to itself, on the port, GID, traffic class @tc and
+	 * service level @sl the data QPs use): attached once the "GPU"
+	 * arena is registered as @gpu_mr, detached before any QP, MR or
+	 * the PD goes; */
 	int (*flush_attach)(void *ctx, struct ibv_pd *pd, struct ibv_mr *gpu_mr,
-			    uint8_t port, int gid_index);
+			    uint8_t port, int gid_index, unsigned tc, unsigned sl);
 	void (*flush_detach)(void *ctx, struct ibv_pd *pd);
 	/* the vendor's message for the last failure (default strerror). */
 	const char *(*last_error)(void *ctx);

@@ -163,12 +163,14 @@ int mem_cuda_recv_flush(void *ctx);
 /*
  * The data path's side of the READ flush, once per PD: @mr is the "GPU"
  * arena registered on @pd (by gpu_reg_mr_op, which asks for REMOTE_READ
- * when the READ flush is in use), @port and @gid_index those its QPs use.
+ * when the READ flush is in use), @port, @gid_index, @tc and @sl those its
+ * QPs use (NCCL's flush QP takes the data QPs' class and level:
+ * net_ib/connect.cc, v2.30.7-1).
  * Builds the loopback QP when m->flush is READ, else does nothing. Detach
  * before the PD or the MR goes (the QP lives on the PD).
  */
 int mem_cuda_flush_attach(void *ctx, struct ibv_pd *pd, struct ibv_mr *mr,
-			  uint8_t port, int gid_index);
+			  uint8_t port, int gid_index, unsigned tc, unsigned sl);
 void mem_cuda_flush_detach(void *ctx, struct ibv_pd *pd);
 /*
  * gpu_reg_mr's note of what it registered: @mr on @pd covers [@base,

@@ -102,7 +102,7 @@ const void *mem_cuda_reg_range(const struct mem_cuda *m, const struct ibv_pd *pd
 }
 
 int mem_cuda_flush_attach(void *ctx, struct ibv_pd *pd, struct ibv_mr *mr,
-			  uint8_t port, int gid_index)
+			  uint8_t port, int gid_index, unsigned tc, unsigned sl)
 {
 	struct mem_cuda *m = ctx;
 	struct rdma_flush **slot = NULL;
@@ -123,7 +123,8 @@ int mem_cuda_flush_attach(void *ctx, struct ibv_pd *pd, struct ibv_mr *mr,
 				"RDMA READ flush: %d PDs attached already", MEM_CUDA_FLUSH_PDS);
 	/* the READ names the iova, which a dma-buf MR does not carry */
 	base = mem_cuda_reg_range(m, pd, mr, &len);
-	return rdma_flush_open(slot, pd, mr, base, len, port, gid_index, &m->err);
+	return rdma_flush_open(slot, pd, mr, base, len,
+			       &(struct rdma_flush_path){ port, gid_index, tc, sl }, &m->err);
 }
 
 void mem_cuda_flush_detach(void *ctx, struct ibv_pd *pd)

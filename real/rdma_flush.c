@@ -60,9 +60,11 @@ static int create(struct rdma_flush *f, struct diag *d)
 }
 
 /* INIT -> RTR -> RTS, the remote end being the QP itself. */
-static int connect_self(struct rdma_flush *f, uint8_t port, int gid_index,
+static int connect_self(struct rdma_flush *f, const struct rdma_flush_path *path,
 			struct diag *d)
 {
+	uint8_t port = path->port;
+	int gid_index = path->gid_index;
 	struct ibv_port_attr pa;
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = port,
@@ -86,6 +88,7 @@ static int connect_self(struct rdma_flush *f, uint8_t port, int gid_index,
 	a.min_rnr_timer = 12;
 	a.ah_attr.port_num = port;
 	a.ah_attr.dlid = pa.lid;
+	a.ah_attr.sl = (uint8_t)path->sl;
 	if (pa.link_layer == IBV_LINK_LAYER_ETHERNET) {
 		if (gid_index < 0 || ibv_query_gid(f->pd->context, port, gid_index, &gid))
 			return diag_set(d, -EADDRNOTAVAIL,
@@ -95,6 +98,7 @@ static int connect_self(struct rdma_flush *f, uint8_t port, int gid_index,
 		a.ah_attr.grh.dgid = gid;
 		a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
 		a.ah_attr.grh.hop_limit = 255;
+		a.ah_attr.grh.traffic_class = (uint8_t)path->tc;
 	}
 	ret = ibv_modify_qp(f->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
@@ -118,7 +122,7 @@ static int connect_self(struct rdma_flush *f, uint8_t port, int gid_index,
 
 int rdma_flush_open(struct rdma_flush **out, struct ibv_pd *pd,
 		    struct ibv_mr *target, const void *base, size_t len,
-		    uint8_t port, int gid_index, struct diag *d)
+		    const struct rdma_flush_path *path, struct diag *d)
 {
 	struct rdma_flush *f = calloc(1, sizeof(*f));
 	int err;
@@ -135,7 +139,7 @@ int rdma_flush_open(struct rdma_flush **out, struct ibv_pd *pd,
 	f->len = base ? len : target->length;
 	err = create(f, d);
 	if (!err)
-		err = connect_self(f, port, gid_index, d);
+		err = connect_self(f, path, d);
 	if (err) {
 		rdma_flush_close(f);
 		return err;

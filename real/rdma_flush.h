@@ -30,10 +30,20 @@ struct ibv_pd;
 struct ibv_mr;
 struct rdma_flush;
 
+/* Where the flush QP sends its READ: the data path's own port, GID index
+ * (RoCE), traffic class (RoCE's GRH) and service level, as NCCL's
+ * gpuFlush QP takes the data QPs' (net_ib/connect.cc, v2.30.7-1). */
+struct rdma_flush_path {
+	uint8_t port;
+	int gid_index;
+	unsigned tc, sl;
+};
+
 #ifdef GDRLAB_HAVE_REAL
 /*
- * A flush QP on @pd's device, on @port, addressed by @gid_index on RoCE
- * (by the port's LID on InfiniBand): what the data path's own QPs use.
+ * A flush QP on @pd's device, on @path's port, addressed by its GID index
+ * on RoCE (by the port's LID on InfiniBand): what the data path's own QPs
+ * use.
  * @target is the MR of the GPU memory to read; it must have been
  * registered with IBV_ACCESS_REMOTE_READ. Neither is owned: close the
  * flush before they go. [@base, @base + @len) is the range @target was
@@ -44,7 +54,7 @@ struct rdma_flush;
  */
 int rdma_flush_open(struct rdma_flush **out, struct ibv_pd *pd,
 		    struct ibv_mr *target, const void *base, size_t len,
-		    uint8_t port, int gid_index, struct diag *d);
+		    const struct rdma_flush_path *path, struct diag *d);
 /* READ the byte at @addr (NULL: the target's first) and wait for it. */
 int rdma_flush_read(struct rdma_flush *f, const void *addr, struct diag *d);
 /* Whether @addr lies in the flush's target MR. */
@@ -55,7 +65,7 @@ void rdma_flush_close(struct rdma_flush *f);
 #else
 static inline int rdma_flush_open(struct rdma_flush **out, struct ibv_pd *pd,
 				  struct ibv_mr *target, const void *base,
-				  size_t len, uint8_t port, int gid_index,
+				  size_t len, const struct rdma_flush_path *path,
 				  struct diag *d)
 {
 	*out = NULL;

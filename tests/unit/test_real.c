@@ -613,7 +613,7 @@ Test(real, receive_flush_follows_the_driver_then_nccl)
 	cr_expect_eq(mem_cuda_recv_flush_at(m, NULL, 0), 0);
 	cr_expect_eq(fake.flushes, 1);
 	/* attaching a QP is for the READ flush only: nothing to build here */
-	cr_expect_eq(mem_cuda_flush_attach(m, NULL, NULL, 1, 0), 0);
+	cr_expect_eq(mem_cuda_flush_attach(m, NULL, NULL, 1, 0, 0, 0), 0);
 	cr_expect_null(m->flushers[0]);
 
 	fake.opts = 0;

@@ -48,6 +48,7 @@ int main(int argc, char **argv)
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
 	struct rdma_flush *f = NULL;
+	struct rdma_flush_path path;
 	struct diag d = { "" };
 	unsigned char *buf;
 	int reads_ok = 1;
@@ -68,8 +69,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	memset(buf, 0x5a, LEN);
-	check(rdma_flush_open(&f, pd, mr, NULL, 0, 1, atoi(argv[2]), &d) == 0,
-	      "a flush QP connected to itself on port 1", d.msg);
+	/* a traffic class and service level as a job's NCCL_IB_TC/_SL
+	 * would give the data QPs, which the flush QP takes too */
+	path = (struct rdma_flush_path){ 1, atoi(argv[2]), 106, 3 };
+	check(rdma_flush_open(&f, pd, mr, NULL, 0, &path, &d) == 0,
+	      "a flush QP connected to itself on port 1, class 106, level 3", d.msg);
 	if (f) {
 		check(rdma_flush_pd(f) == pd, "on the data path's PD", NULL);
 		check(rdma_flush_read(f, NULL, &d) == 0, "READ of the first byte", d.msg);
@@ -87,7 +91,7 @@ int main(int argc, char **argv)
 	/* a range given explicitly, as for a dma-buf MR, whose addr is its
 	 * dma-buf offset: READs address that range, not mr->addr */
 	f = NULL;
-	check(rdma_flush_open(&f, pd, mr, buf + 4096, LEN - 4096, 1, atoi(argv[2]), &d) == 0,
+	check(rdma_flush_open(&f, pd, mr, buf + 4096, LEN - 4096, &path, &d) == 0,
 	      "a flush QP given the MR's range", d.msg);
 	if (f) {
 		check(!rdma_flush_covers(f, buf) && rdma_flush_covers(f, buf + 4096),
