@@ -105,6 +105,7 @@ enum {
 	CLI_OPT_IB_TC,
 	CLI_OPT_IB_SL,
 	CLI_OPT_IB_PORT,
+	CLI_OPT_IB_RELAXED_ORDERING,
 };
 #define CLI_NCCL_LONGOPTS                                                     \
 	{ "algo", required_argument, NULL, CLI_OPT_ALGO },                    \
@@ -122,7 +123,8 @@ extern const char cli_nccl_usage[];
 	{ "ib-gid-index", required_argument, NULL, CLI_OPT_IB_GID_INDEX },    \
 	{ "ib-tc", required_argument, NULL, CLI_OPT_IB_TC },                  \
 	{ "ib-sl", required_argument, NULL, CLI_OPT_IB_SL },                  \
-	{ "ib-port", required_argument, NULL, CLI_OPT_IB_PORT },
+	{ "ib-port", required_argument, NULL, CLI_OPT_IB_PORT },              \
+	{ "ib-relaxed-ordering", required_argument, NULL, CLI_OPT_IB_RELAXED_ORDERING },
 extern const char cli_ib_usage[];
 
 /*

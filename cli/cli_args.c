@@ -282,7 +282,11 @@ const char cli_ib_usage[] =
 	"      --ib-tc N           traffic class 0-255 (NCCL_IB_TC; default 0)\n"
 	"      --ib-sl N           service level 0-15 (NCCL_IB_SL; default 0)\n"
 	"      --ib-port N         port of every device (default: the first active;\n"
-	"                          NCCL_IB_HCA=mlx5_0:1,... chooses devices and ports)\n";
+	"                          NCCL_IB_HCA=mlx5_0:1,... chooses devices and ports)\n"
+	"      --ib-relaxed-ordering N\n"
+	"                          0: register memory without PCIe relaxed ordering;\n"
+	"                          1 or 2 (default): with it, as NCCL does\n"
+	"                          (NCCL_IB_PCI_RELAXED_ORDERING)\n";
 
 /* --ib-*: checked here, then handed to the ranks as the variable. */
 static int ib_option(const char *cmd, int c, const char *arg)
@@ -295,6 +299,8 @@ static int ib_option(const char *cmd, int c, const char *arg)
 		[CLI_OPT_IB_TC - CLI_OPT_IB_GID_INDEX] = { "--ib-tc", &ib_var_tc },
 		[CLI_OPT_IB_SL - CLI_OPT_IB_GID_INDEX] = { "--ib-sl", &ib_var_sl },
 		[CLI_OPT_IB_PORT - CLI_OPT_IB_GID_INDEX] = { "--ib-port", &ib_var_port },
+		[CLI_OPT_IB_RELAXED_ORDERING - CLI_OPT_IB_GID_INDEX] = { "--ib-relaxed-ordering",
+									 &ib_var_relaxed_ordering },
 	};
 	const struct ib_opt *o = &ib[c - CLI_OPT_IB_GID_INDEX];
 	long lo = o->var->lo, hi = o->var->hi;
@@ -340,6 +346,7 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 	case CLI_OPT_IB_TC:
 	case CLI_OPT_IB_SL:
 	case CLI_OPT_IB_PORT:
+	case CLI_OPT_IB_RELAXED_ORDERING:
 		return ib_option(cmd, c, arg);
 	case CLI_OPT_PXN:
 		if (strcmp(arg, "on") && strcmp(arg, "off"))

@@ -11,6 +11,9 @@ const struct ib_var ib_var_gid_index = { "NCCL_IB_GID_INDEX", "a GID table index
 const struct ib_var ib_var_tc = { "NCCL_IB_TC", "a traffic class", 0, 255 };
 const struct ib_var ib_var_sl = { "NCCL_IB_SL", "a service level", 0, 15 };
 const struct ib_var ib_var_port = { "GDRLAB_IB_PORT", "a port number", 1, 255 };
+const struct ib_var ib_var_relaxed_ordering = { "NCCL_IB_PCI_RELAXED_ORDERING",
+						"0 (off), 1 or 2 (on where libibverbs has it)",
+						0, 2 };
 
 /* @var's whole number into *v; unset or empty leaves *v. */
 static int env_int(const struct ib_var *var, int *v, struct diag *d)
@@ -121,6 +124,7 @@ int ib_config_from_env(struct ib_config *c, struct diag *d)
 	memset(c, 0, sizeof(*c));
 	c->gid_index = -1;
 	c->addr_family = AF_INET;
+	c->relaxed_ordering = 2; /* NCCL's default (net_ib/init.cc) */
 	err = env_int(&ib_var_gid_index, &c->gid_index, d);
 	if (!err)
 		err = env_int(&ib_var_tc, &c->tc, d);
@@ -128,6 +132,8 @@ int ib_config_from_env(struct ib_config *c, struct diag *d)
 		err = env_int(&ib_var_sl, &c->sl, d);
 	if (!err)
 		err = env_int(&ib_var_port, &c->port, d);
+	if (!err)
+		err = env_int(&ib_var_relaxed_ordering, &c->relaxed_ordering, d);
 	if (!err)
 		err = addr_family(c, d);
 	if (!err)

@@ -11,6 +11,11 @@
  *   NCCL_IB_ADDR_FAMILY AF_INET (default) or AF_INET6, for that choice
  *   NCCL_IB_TC          traffic class of RoCE packets (GRH), 0-255
  *   NCCL_IB_SL          service level, 0-15
+ *   NCCL_IB_PCI_RELAXED_ORDERING
+ *                       0: memory registered without PCIe relaxed
+ *                       ordering; 1 or 2 (default): with it, where
+ *                       libibverbs offers it (net_ib/init.cc
+ *                       ncclIbRelaxedOrderingCapable treats 1 and 2 alike)
  *   GDRLAB_IB_PORT      port of every device without a port in
  *                       NCCL_IB_HCA (NCCL has no such variable); unset:
  *                       the first active port
@@ -37,6 +42,7 @@ struct ib_config {
 	int gid_index;   /* -1: RoCEv2 of addr_family, as NCCL picks */
 	int addr_family; /* AF_INET or AF_INET6 */
 	int tc, sl;
+	int relaxed_ordering; /* NCCL_IB_PCI_RELAXED_ORDERING, 0-2 */
 	/* NCCL_IB_HCA; nhca 0: every device */
 	bool hca_exclude, hca_exact;
 	unsigned nhca;
@@ -49,7 +55,8 @@ struct ib_var {
 	const char *env, *what;
 	long lo, hi;
 };
-extern const struct ib_var ib_var_gid_index, ib_var_tc, ib_var_sl, ib_var_port;
+extern const struct ib_var ib_var_gid_index, ib_var_tc, ib_var_sl, ib_var_port,
+	ib_var_relaxed_ordering;
 
 /* Read the environment into @c; a bad value is an error that names the
  * variable and what it takes. */

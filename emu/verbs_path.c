@@ -273,6 +273,29 @@ static int find_gid(struct vp_ctx *c, const struct ibv_port_attr *pa,
 			VP_GID_WAIT_MS / 1000, want_v6 ? "global IPv6" : "IPv4");
 }
 
+/*
+ * The access every arena is registered with. NCCL registers its buffers,
+ * GPU and host, with PCIe relaxed ordering unless
+ * NCCL_IB_PCI_RELAXED_ORDERING=0 (net_ib/reg.cc, init.cc
+ * ncclIbRelaxedOrderingCapable, v2.30.7-1): a NIC's writes may then pass
+ * one another on the way to memory, which on hosts whose root complex
+ * orders them strictly is much of GPUDirect's bandwidth. It is an
+ * optional flag (IBV_ACCESS_OPTIONAL_RANGE): ibv_reg_mr then goes through
+ * ibv_reg_mr_iova2, and a device that cannot honour it ignores it (rxe
+ * does). Nothing this side relies on order within a chunk: the
+ * completion of the write with immediate that ends it comes after all of
+ * its data (IB spec, C9-28), as NCCL relies too.
+ */
+static int arena_access(const struct vp_ctx *c)
+{
+	const struct ib_config *ib = c->cfg.ib;
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+
+	if (!ib || ib->relaxed_ordering)
+		access |= IBV_ACCESS_RELAXED_ORDERING;
+	return access;
+}
+
 /* The port asked for (NCCL_IB_HCA's, GDRLAB_IB_PORT), else the first
  * active one; it must exist and be active. */
 static int pick_port(struct vp_ctx *c, struct ibv_port_attr *pa,
@@ -309,6 +332,7 @@ static int pick_port(struct vp_ctx *c, struct ibv_port_attr *pa,
 	c->link.port = c->port;
 	c->link.tc = ib ? (unsigned)ib->tc : 0;
 	c->link.sl = ib ? (unsigned)ib->sl : 0;
+	c->link.relaxed_ordering = (arena_access(c) & IBV_ACCESS_RELAXED_ORDERING) != 0;
 	return 0;
 }
 
@@ -316,7 +340,7 @@ static int alloc_arenas(struct vp_ctx *c, struct diag *d)
 {
 	const struct vp_config *cfg = &c->cfg;
 	size_t ring = (size_t)cfg->nranks * cfg->slots * cfg->chunk;
-	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	int access = arena_access(c);
 	int err;
 
 	c->scratch_off = (cfg->data_bytes + 4095) & ~(size_t)4095;

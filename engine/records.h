@@ -105,6 +105,8 @@ struct records_link {
 	char gid_type[12];     /* "RoCEv2", "RoCEv1", "IB" */
 	unsigned mtu;          /* path MTU in bytes: every peer's accounted */
 	unsigned tc, sl;       /* traffic class, service level */
+	bool relaxed_ordering; /* memory registered with PCIe relaxed
+				* ordering (NCCL_IB_PCI_RELAXED_ORDERING) */
 	/* 8 B one-way latency of the data path, half the median of
 	 * latency_rounds round trips (emu/pingpong.h); 0: not measured */
 	double latency_us;

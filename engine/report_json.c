@@ -136,7 +136,7 @@ static json_t *run_json(const struct report_context *ctx, const struct records *
 		json_object_set_new(doc, "gpu_registration",
 				    json_string(r->gpu_registration));
 	if (r->link.device[0]) {
-		json_t *rdma = json_pack("{s:s,s:i,s:i,s:s,s:s,s:i,s:i,s:i}",
+		json_t *rdma = json_pack("{s:s,s:i,s:i,s:s,s:s,s:i,s:i,s:i,s:b}",
 					 "device", r->link.device,
 					 "port", (int)r->link.port,
 					 "gid_index", r->link.gid_index,
@@ -144,7 +144,8 @@ static json_t *run_json(const struct report_context *ctx, const struct records *
 					 "gid_type", r->link.gid_type,
 					 "mtu", (int)r->link.mtu,
 					 "traffic_class", (int)r->link.tc,
-					 "service_level", (int)r->link.sl);
+					 "service_level", (int)r->link.sl,
+					 "relaxed_ordering", (int)r->link.relaxed_ordering);
 
 		/* 8 B one-way, half the median round trip: ib_write_lat's
 		 * t_typical, for the data path (emu/pingpong.h) */

@@ -336,8 +336,9 @@ void report_table(FILE *out, const struct report_context *ctx,
 			(unsigned long long)r->verified_bytes,
 			(unsigned long long)r->data_errors);
 	if (r->link.device[0]) {
-		fprintf(out, "rdma       %s port %u, %s GID %d, MTU %u", r->link.device,
-			r->link.port, r->link.gid_type, r->link.gid_index, r->link.mtu);
+		fprintf(out, "rdma       %s port %u, %s GID %d, MTU %u%s", r->link.device,
+			r->link.port, r->link.gid_type, r->link.gid_index, r->link.mtu,
+			r->link.relaxed_ordering ? ", relaxed ordering" : "");
 		if (r->link.latency_rounds)
 			fprintf(out, "; 8 B one-way %.1f us (half the median of %u round trips, as ib_write_lat)",
 				r->link.latency_us, r->link.latency_rounds);

@@ -120,6 +120,22 @@ else
     notok "--ib-tc 106 --ib-sl 3: $(head -3 "$out/err")"
 fi
 
+# 4b. PCIe relaxed ordering: on by default, as NCCL registers memory
+# (net_ib/reg.cc); rxe ignores the optional flag, so the data arrives
+# either way; NCCL's variable or --ib-relaxed-ordering 0 turns it off
+if "$bin" run "${common[@]}" --json "$out/ro.json" >/dev/null 2>"$out/err" &&
+    [ "$(field "$out/ro.json" relaxed_ordering)" = True ]; then
+    check "relaxed ordering by default" "$out/ro.json" 2
+else
+    notok "relaxed ordering by default: $(head -3 "$out/err")"
+fi
+if NCCL_IB_PCI_RELAXED_ORDERING=0 "$bin" run "${common[@]}" --json "$out/ro0.json" >/dev/null 2>"$out/err" &&
+    [ "$(field "$out/ro0.json" relaxed_ordering)" = False ]; then
+    check "NCCL_IB_PCI_RELAXED_ORDERING=0" "$out/ro0.json" 2
+else
+    notok "NCCL_IB_PCI_RELAXED_ORDERING=0: $(head -3 "$out/err")"
+fi
+
 # 5. NCCL_IB_HCA
 NCCL_IB_HCA="$A:2,$B:2" expect_fail "NCCL_IB_HCA port 2" "$A has 1 port, no port 2|$B has 1 port, no port 2" \
     "${common[@]}"
@@ -189,7 +205,7 @@ for path in direct staged; do
 done
 GDRLAB_EMU_PINGPONG=50 "$bin" run --topology configs/emu-vm.yaml --trace traces/emu-small.jsonl \
     --backend emu --devices "$A,$B" >"$out/pp.txt" 2>"$out/err"
-grep -Eq '^rdma +rxe[0-9]+ port 1, RoCEv2 GID [0-9]+, MTU 1024; 8 B one-way [0-9.]+ us \(half the median of 50 round trips, as ib_write_lat\)$' "$out/pp.txt" &&
+grep -Eq '^rdma +rxe[0-9]+ port 1, RoCEv2 GID [0-9]+, MTU 1024, relaxed ordering; 8 B one-way [0-9.]+ us \(half the median of 50 round trips, as ib_write_lat\)$' "$out/pp.txt" &&
     ok "the table's rdma line: $(grep '^rdma' "$out/pp.txt")" ||
     notok "the table's rdma line: $(grep '^rdma' "$out/pp.txt") $(head -3 "$out/err")"
 GDRLAB_EMU_PINGPONG=0 "$bin" run "${common[@]}" --json "$out/pp0.json" >/dev/null 2>&1

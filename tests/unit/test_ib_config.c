@@ -14,7 +14,7 @@
 
 static const char *const vars[] = {
 	"NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_TC", "NCCL_IB_SL",
-	"NCCL_IB_ADDR_FAMILY", "GDRLAB_IB_PORT",
+	"NCCL_IB_ADDR_FAMILY", "GDRLAB_IB_PORT", "NCCL_IB_PCI_RELAXED_ORDERING",
 };
 
 static void clean(void)
@@ -37,6 +37,8 @@ Test(ib_config, defaults_when_unset)
 	cr_assert_eq(c.tc, 0);
 	cr_assert_eq(c.sl, 0);
 	cr_assert_eq(c.port, 0);
+	/* NCCL_PARAM(IbPciRelaxedOrdering, ..., 2): on where it can be */
+	cr_assert_eq(c.relaxed_ordering, 2);
 	cr_assert(ib_config_device_ok(&c, "rxe0", &port));
 	cr_assert_eq(port, 0); /* the first active one, found at open */
 }
@@ -51,7 +53,9 @@ Test(ib_config, values_read)
 	setenv("NCCL_IB_SL", "5", 1);
 	setenv("NCCL_IB_ADDR_FAMILY", "AF_INET6", 1);
 	setenv("GDRLAB_IB_PORT", "2", 1);
+	setenv("NCCL_IB_PCI_RELAXED_ORDERING", "0", 1);
 	cr_assert_eq(ib_config_from_env(&c, &d), 0, "%s", d.msg);
+	cr_assert_eq(c.relaxed_ordering, 0);
 	cr_assert_eq(c.gid_index, 3);
 	cr_assert_eq(c.tc, 106);
 	cr_assert_eq(c.sl, 5);
@@ -115,6 +119,7 @@ Test(ib_config, bad_values_name_the_variable)
 		{ "NCCL_IB_GID_INDEX", "-1", "NCCL_IB_GID_INDEX=-1: expected" },
 		{ "NCCL_IB_TC", "3.5", "NCCL_IB_TC=3.5: expected a traffic class" },
 		{ "NCCL_IB_SL", "16", "NCCL_IB_SL=16: expected a service level, a whole number from 0 to 15" },
+		{ "NCCL_IB_PCI_RELAXED_ORDERING", "3", "NCCL_IB_PCI_RELAXED_ORDERING=3: expected 0 (off), 1 or 2 (on where libibverbs has it), a whole number from 0 to 2" },
 		{ "GDRLAB_IB_PORT", "0", "GDRLAB_IB_PORT=0: expected a port number, a whole number from 1 to 255" },
 		{ "NCCL_IB_ADDR_FAMILY", "inet", "NCCL_IB_ADDR_FAMILY=inet: expected AF_INET or AF_INET6" },
 		{ "NCCL_IB_HCA", "mlx5_0:0", "NCCL_IB_HCA: 'mlx5_0:0': expected device:port, a port from 1 to 255" },
