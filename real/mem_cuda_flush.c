@@ -15,26 +15,45 @@
 
 #include "rdma_flush.h"
 
+/* Whether NCCL variable @name is set to a non-zero number, as NCCL's
+ * NCCL_PARAM reads it (strtoll: "abc" is 0). */
+static bool nccl_flag(const char *name, const char **value)
+{
+	*value = getenv(name);
+	return *value && **value && strtol(*value, NULL, 10) != 0;
+}
+
 /*
  * NONE where the device orders NIC writes for its own context; without
  * the attribute (CUDA < 11.3), NCCL's rule: "Flush is required on Ampere
  * and earlier" (paths.cc, ncclTopoNeedFlush, v2.30.7-1). Else the driver's
  * flush where it has one for the host, else NCCL's RDMA READ.
+ * NCCL_NET_FORCE_FLUSH makes NCCL flush with the READ on every GPU
+ * (ncclTopoNeedFlush returns "always" first); NCCL_GDR_FLUSH_DISABLE
+ * wins over it, as net_ib builds no flush QP then (connect.cc,
+ * flushEnabled).
  */
 void mem_cuda_flush_init(struct mem_cuda *m)
 {
 	const struct cu_api *cu = m->cu;
-	const char *off = getenv("NCCL_GDR_FLUSH_DISABLE");
+	const char *off, *force;
 	int order = 0, opts = 0;
 	bool have;
 
 	/* NCCL's switch (net_ib/connect.cc, IbGdrFlushDisable): a user who
 	 * runs NCCL so gets the same here, and is told what it means */
-	if (off && *off && strtol(off, NULL, 10) != 0) {
+	if (nccl_flag("NCCL_GDR_FLUSH_DISABLE", &off)) {
 		m->flush = MEM_CUDA_FLUSH_NONE;
 		snprintf(m->flush_why, sizeof(m->flush_why),
 			 "none: NCCL_GDR_FLUSH_DISABLE=%s (the GPU may read a chunk before the NIC's writes land)",
 			 off);
+		return;
+	}
+	if (nccl_flag("NCCL_NET_FORCE_FLUSH", &force)) {
+		m->flush = MEM_CUDA_FLUSH_READ;
+		snprintf(m->flush_why, sizeof(m->flush_why),
+			 "RDMA READ over a loopback QP: NCCL_NET_FORCE_FLUSH=%s (NCCL then flushes so on every GPU)",
+			 force);
 		return;
 	}
 	have = !cu->DeviceGetAttribute(&order, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING,

@@ -654,6 +654,26 @@ Test(real, receive_flush_follows_the_driver_then_nccl)
 	mem_cuda_flush_init(m);
 	unsetenv("NCCL_GDR_FLUSH_DISABLE");
 	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_READ);
+
+	/* NCCL_NET_FORCE_FLUSH: the READ even where the GPU orders NIC
+	 * writes itself (paths.cc ncclTopoNeedFlush: "always" before any
+	 * GPU test), and NCCL_GDR_FLUSH_DISABLE still wins (net_ib then
+	 * builds no flush QP) */
+	m->cc_major = 9;
+	fake.order = CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER;
+	setenv("NCCL_NET_FORCE_FLUSH", "1", 1);
+	mem_cuda_flush_init(m);
+	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_READ);
+	cr_expect(strstr(mem_cuda_flush_name(m), "NCCL_NET_FORCE_FLUSH=1"), "%s",
+		  mem_cuda_flush_name(m));
+	setenv("NCCL_GDR_FLUSH_DISABLE", "1", 1);
+	mem_cuda_flush_init(m);
+	unsetenv("NCCL_GDR_FLUSH_DISABLE");
+	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_NONE);
+	setenv("NCCL_NET_FORCE_FLUSH", "0", 1);
+	mem_cuda_flush_init(m);
+	unsetenv("NCCL_NET_FORCE_FLUSH");
+	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_NONE);
 	mem_cuda_flush_close(m);
 	free(m);
 }
