@@ -273,8 +273,10 @@ const char cli_nccl_usage[] =
 	"      --nccl VERSION      the NCCL release whose tuner, constants and\n"
 	"                          defaults apply: 2.30.7 (default), 2.21.5, 2.19.3,\n"
 	"                          2.12.12 (no NVLS) or 2.8.4 (no PXN or NVLS), or\n"
-	"                          another 2.x from 2.7, taking the tables for it;\n"
-	"                          GDR level default PXB before 2.27\n";
+	"                          another 2.x from 2.7, taking the tables for it\n"
+	"                          with its own search constants (2.Y alone: its\n"
+	"                          last patch release); GDR level default PXB\n"
+	"                          before 2.27\n";
 
 const char cli_ib_usage[] =
 	"      --ib-gid-index N    emu, real: RoCE GID index (NCCL_IB_GID_INDEX;\n"
@@ -359,8 +361,8 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 					       arg);
 		return 0;
 	case CLI_OPT_NCCL: {
-		unsigned minor;
-		const struct nccl_release *r = nccl_release_for_version(arg, &minor);
+		unsigned minor, patch;
+		const struct nccl_release *r = nccl_release_for_version(arg, &minor, &patch);
 		char span[32];
 
 		if (!r)
@@ -372,7 +374,7 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 			fprintf(stderr, "gdrlab %s: --nccl %s: NCCL %s's tables, which stand for %s\n",
 				cmd, arg, r->version, span);
 		}
-		plan_options_set_nccl_minor(o, r, minor);
+		plan_options_set_nccl_release(o, r, minor, patch);
 		o->nccl_set = true;
 		return 0;
 	}

@@ -102,12 +102,12 @@ static int preset_path(const struct plan_reader *r, const yaml_node_t *n, const 
  * too; here, so that the plan reader's fuzz target has it) */
 int sweep_point_nccl(struct point *pt, const char *version)
 {
-	unsigned minor;
-	const struct nccl_release *r = nccl_release_for_version(version, &minor);
+	unsigned minor, patch;
+	const struct nccl_release *r = nccl_release_for_version(version, &minor, &patch);
 
 	if (!r)
 		return -1;
-	plan_options_set_nccl_minor(&pt->opts, r, minor);
+	plan_options_set_nccl_release(&pt->opts, r, minor, patch);
 	pt->opts.nccl_set = true;
 	return 0;
 }
@@ -442,8 +442,8 @@ static void copy_key(struct point *dst, const struct point *src, const char *key
 		dst->opts.gdr_level_set = true;
 	} else if (!strcmp(key, "nccl")) {
 		/* the release's GDR level, unless a level was given */
-		plan_options_set_nccl_minor(&dst->opts, nccl_releases[src->opts.nccl],
-					    src->opts.nccl_minor);
+		plan_options_set_nccl_release(&dst->opts, nccl_releases[src->opts.nccl],
+					      src->opts.nccl_minor, src->opts.nccl_patch);
 		dst->opts.nccl_set = true;
 	} else if (!strcmp(key, "backend"))
 		memcpy(dst->backend, src->backend, sizeof(dst->backend));

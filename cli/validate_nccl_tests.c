@@ -564,11 +564,11 @@ static int write_json(const struct vnt_run *r, struct diag *d)
 static void file_release(struct plan_options *o, unsigned code, char *name, size_t len)
 {
 	const struct nccl_release *r = nccl_release_for_code(code, name, len);
-	unsigned minor;
+	unsigned minor, patch;
 
 	/* the file's own minor release, where another's tables stand for it */
-	nccl_release_for_version(name, &minor);
-	plan_options_set_nccl_minor(o, r, minor);
+	nccl_release_for_version(name, &minor, &patch);
+	plan_options_set_nccl_release(o, r, minor, patch);
 }
 
 int validate_nccl_tests(int argc, char **argv)

@@ -778,6 +778,112 @@ const struct nccl_release *const nccl_releases[] = { &v2_30_7, &v2_21_5, &v2_19_
 						       &v2_12_12, &v2_8_4 };
 const size_t nccl_release_count = N(nccl_releases);
 
+/*
+ * The search's constants of the releases between the tables: where NCCL's
+ * own source of the release asked for differs from the table that stands
+ * for it, read from each tag (NVIDIA/nccl, src/graph/topo.h and topo.cc,
+ * search.cc; 2026-12-06). One row a range of releases and a field; a row
+ * never covers a table's own release (test_nccl_release.c checks), so a
+ * table is exact for itself and the default output cannot move.
+ */
+enum search_field {
+	SEARCH_NVLINK_BW,       /* nvlink_link_bw, by GPU generation */
+	SEARCH_INTER_CPU_BW,    /* inter_cpu_bw, by CPU vendor */
+	SEARCH_INTEL_CPU_BW,    /* intel_cpu_bw, by Intel class */
+	SEARCH_NEIGHBORS_FIRST, /* nvswitch_neighbors_first (value 0 or 1) */
+};
+
+/* 2.@y.@z as one number that sorts as releases do */
+#define REL(y, z) ((y) * 100u + (z))
+#define BIT(i) (1u << (i))
+
+struct search_override {
+	unsigned from, to;      /* REL(), both included */
+	enum search_field field;
+	unsigned mask;          /* BIT() of the generations, vendors or classes */
+	double value;
+};
+
+#define ALL_GPUS (BIT(TOPO_GPU_VOLTA) | BIT(TOPO_GPU_AMPERE) | BIT(TOPO_GPU_HOPPER) | \
+		  BIT(TOPO_GPU_BLACKWELL))
+/* Intel's classes from Skylake on: one class, SKL, up to 2.25 */
+#define SKL_AND_LATER (BIT(TOPO_CPU_MODEL_SKYLAKE) | BIT(TOPO_CPU_MODEL_SAPPHIRE_RAPIDS) | \
+		       BIT(TOPO_CPU_MODEL_EMERALD_RAPIDS))
+
+static const struct search_override search_overrides[] = {
+	/* 2.12.12's table (2.10 - 2.16): v2.16.2-1 alone has AMD_BW 16
+	 * (topo.h:21, topo.cc:75-77); v2.16.5-1 drops it again */
+	{ REL(16, 0), REL(16, 2), SEARCH_INTER_CPU_BW, BIT(TOPO_CPU_AMD), 16.0 },
+	/* 2.19.3's table (2.17 - 2.20). v2.17.1-1 topo.h:15-16 SM70 and
+	 * SM80_NVLINK_BW 22, no SM90: ncclTopoNVLinkBw (topo.h:196-203)
+	 * gives every cc >= 80 SM80's; 20 from v2.18.1-1 */
+	{ REL(17, 0), REL(17, NCCL_PATCH_LAST), SEARCH_NVLINK_BW, ALL_GPUS, 22.0 },
+	/* v2.17.1-1 topo.h:20 SKL_QPI_BW 9 (10 from v2.18.1-1 topo.h:21) */
+	{ REL(17, 0), REL(17, NCCL_PATCH_LAST), SEARCH_INTEL_CPU_BW, SKL_AND_LATER, 9.0 },
+	/* v2.17.1-1 - v2.18.6-1 topo.cc:62-79 ncclTopoGetInterCpuBw has no
+	 * AMD case: LOC_BW (topo.h:13), no limit; AMD_BW from v2.19.1-1 */
+	{ REL(17, 0), REL(18, NCCL_PATCH_LAST), SEARCH_INTER_CPU_BW, BIT(TOPO_CPU_AMD), 5000.0 },
+	/* "Try to use neighbors first" (ncclTopoSearchNextGpuSort) came in
+	 * v2.19.3-1 search.cc:263-287; v2.19.1-1 has none */
+	{ REL(17, 0), REL(19, 1), SEARCH_NEIGHBORS_FIRST, 0, 0.0 },
+	/* v2.20.3-1 topo.h:17 SM90_NVLINK_BW 20.6 (topo.h:203-211: cc >= 90,
+	 * Blackwell too); v2.19.4-1 has 20 */
+	{ REL(20, 0), REL(20, NCCL_PATCH_LAST), SEARCH_NVLINK_BW,
+	  BIT(TOPO_GPU_HOPPER) | BIT(TOPO_GPU_BLACKWELL), 20.6 },
+	/* 2.30.7's table (2.25 on). v2.25.1-1 - v2.27.3-1 topo.h SM100_NVLINK_BW
+	 * 40.0 (v2.27.3-1 topo.h:21); 40.1 from v2.27.5-1 topo.h:21 */
+	{ REL(25, 0), REL(27, 3), SEARCH_NVLINK_BW, BIT(TOPO_GPU_BLACKWELL), 40.0 },
+	/* v2.25.1-1 topo.cc:514 makes every family 6 model from 0x55 SKL,
+	 * SKL_QPI_BW 10 (topo.h:23, topo.cc:80); SRP_QPI_BW 22 and
+	 * ERP_QPI_BW 40 from v2.26.2-1 (topo.h:24-25, topo.cc:519-523) */
+	{ REL(25, 0), REL(25, NCCL_PATCH_LAST), SEARCH_INTEL_CPU_BW,
+	  BIT(TOPO_CPU_MODEL_SAPPHIRE_RAPIDS) | BIT(TOPO_CPU_MODEL_EMERALD_RAPIDS), 10.0 },
+};
+
+/* @r's array that @f names, and its length in *@n. */
+static double *search_field_array(struct nccl_release *r, enum search_field f, unsigned *n)
+{
+	switch (f) {
+	case SEARCH_NVLINK_BW:
+		*n = TOPO_GPU_ARCH_COUNT;
+		return r->nvlink_link_bw;
+	case SEARCH_INTER_CPU_BW:
+		*n = TOPO_CPU_VENDOR_COUNT;
+		return r->inter_cpu_bw;
+	case SEARCH_INTEL_CPU_BW:
+		*n = TOPO_CPU_MODEL_COUNT;
+		return r->intel_cpu_bw;
+	default:
+		*n = 0;
+		return NULL;
+	}
+}
+
+static void search_override_apply(struct nccl_release *r, const struct search_override *o)
+{
+	unsigned n;
+	double *a = search_field_array(r, o->field, &n);
+
+	if (o->field == SEARCH_NEIGHBORS_FIRST)
+		r->nvswitch_neighbors_first = o->value != 0.0;
+	for (unsigned i = 0; a && i < n; i++)
+		if (o->mask & BIT(i))
+			a[i] = o->value;
+}
+
+void nccl_release_exact(const struct nccl_release *table, unsigned minor, unsigned patch,
+			struct nccl_release *out)
+{
+	unsigned rel = REL(minor, patch);
+
+	*out = *table;
+	if (!minor)
+		return;
+	for (size_t i = 0; i < N(search_overrides); i++)
+		if (rel >= search_overrides[i].from && rel <= search_overrides[i].to)
+			search_override_apply(out, &search_overrides[i]);
+}
+
 const struct nccl_release *nccl_release_newest(void)
 {
 	return nccl_releases[0];
@@ -818,13 +924,23 @@ unsigned nccl_release_minor(const struct nccl_release *r)
 	return dot ? (unsigned)strtoul(dot + 1, NULL, 10) : 0;
 }
 
-const struct nccl_release *nccl_release_for_version(const char *version, unsigned *out)
+unsigned nccl_release_patch(const struct nccl_release *r)
+{
+	const char *dot = strrchr(r->version, '.');
+
+	return dot ? (unsigned)strtoul(dot + 1, NULL, 10) : 0;
+}
+
+const struct nccl_release *nccl_release_for_version(const char *version, unsigned *out,
+						    unsigned *patch_out)
 {
 	const struct nccl_release *r = nccl_release_find(version);
-	unsigned long major, minor;
+	unsigned long major, minor, patch = NCCL_PATCH_LAST;
 	char *end;
 
 	*out = 0;
+	if (patch_out)
+		*patch_out = r ? nccl_release_patch(r) : NCCL_PATCH_LAST;
 	if (r || !version)
 		return r;
 	if (version[0] == 'v')
@@ -844,7 +960,7 @@ const struct nccl_release *nccl_release_for_version(const char *version, unsigne
 		version = end + 1;
 		if (!isdigit((unsigned char)version[0]))
 			return NULL;
-		strtoul(version, &end, 10);
+		patch = strtoul(version, &end, 10);
 		if (errno)
 			return NULL;
 	}
@@ -853,6 +969,9 @@ const struct nccl_release *nccl_release_for_version(const char *version, unsigne
 	if (!release_for_minor((unsigned)minor))
 		return NULL;
 	*out = (unsigned)minor;
+	/* no NCCL patch release reaches 99: one that did is the minor's last */
+	if (patch_out)
+		*patch_out = patch < NCCL_PATCH_LAST ? (unsigned)patch : NCCL_PATCH_LAST;
 	return release_for_minor((unsigned)minor);
 }
 

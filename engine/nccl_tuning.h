@@ -160,7 +160,7 @@ struct nccl_release {
 	bool tree_simpler_fallback;
 	/* On an NVSwitch the search tries a GPU's neighbours by index first,
 	 * a tree's previous one before its next (ncclTopoSearchNextGpuSort,
-	 * "Try to use neighbors first", 2.19 on: not in v2.18.6-1), so a
+	 * "Try to use neighbors first", 2.19.3 on: not in v2.19.1-1), so a
 	 * tree whose second GPU is its entry's previous goes on down; before,
 	 * on up from the entry (channels_tree_chain). */
 	bool nvswitch_neighbors_first;
@@ -246,11 +246,28 @@ const struct nccl_release *nccl_release_newest(void);
 /* "2.8.4", "2.12.12", "2.30.7" (a "v" in front and a "-1" behind are taken);
  * NULL when this build has no table for it. */
 const struct nccl_release *nccl_release_find(const char *version);
+/* The patch release assumed where a version gives only 2.Y: the
+ * minor's last, which sorts after every patch NCCL shipped of it (2.27
+ * is read as 2.27.7, 2.17 as 2.17.1, its only one). */
+#define NCCL_PATCH_LAST 99u
 /* Release @version's tables: its own, else (any "2.Y" or "2.Y.Z") those
  * that stand for its minor release, as nccl_release_for_code, with Y in
- * *@minor (0 for a table's own release); NULL for what is no NCCL 2
- * version. */
-const struct nccl_release *nccl_release_for_version(const char *version, unsigned *minor);
+ * *@minor (0 for a table's own release) and Z in *@patch
+ * (NCCL_PATCH_LAST for "2.Y"; @patch may be NULL); NULL for what is no
+ * NCCL 2 version. */
+const struct nccl_release *nccl_release_for_version(const char *version, unsigned *minor,
+						    unsigned *patch);
+/* The patch release of @r's own version (7 for 2.30.7). */
+unsigned nccl_release_patch(const struct nccl_release *r);
+/*
+ * @table as NCCL 2.@minor.@patch has it (@minor 0: @table's own
+ * release): a copy, with the search's constants of that release where
+ * NCCL's source of it differs from the table that stands for it
+ * (nvlink_link_bw, inter_cpu_bw, intel_cpu_bw, nvswitch_neighbors_first;
+ * nccl_tuning.c search_overrides). plan_build plans with it.
+ */
+void nccl_release_exact(const struct nccl_release *table, unsigned minor, unsigned patch,
+			struct nccl_release *out);
 /* The minor release of @r's own version (30 for 2.30.7). */
 unsigned nccl_release_minor(const struct nccl_release *r);
 /* The minor releases @r's tables stand for: "2.17 to 2.20", "2.25 and

@@ -76,14 +76,15 @@ void plan_options_default(struct plan_options *o)
 
 void plan_options_set_nccl(struct plan_options *o, const struct nccl_release *r)
 {
-	plan_options_set_nccl_minor(o, r, 0);
+	plan_options_set_nccl_release(o, r, 0, 0);
 }
 
-void plan_options_set_nccl_minor(struct plan_options *o, const struct nccl_release *r,
-				 unsigned minor)
+void plan_options_set_nccl_release(struct plan_options *o, const struct nccl_release *r,
+				   unsigned minor, unsigned patch)
 {
 	o->nccl = nccl_release_index(r);
 	o->nccl_minor = minor;
+	o->nccl_patch = minor ? patch : 0;
 	if (o->gdr_level_set)
 		return;
 	/* 2.27 moved NCCL_NET_GDR_LEVEL's default from PXB to P2C */
@@ -540,7 +541,9 @@ int plan_build(struct plan *p, const struct topology *topo,
 	p->topo = *topo;
 	p->trace = trace;
 	p->opts = *opts;
-	p->nccl = options_release(opts);
+	nccl_release_exact(options_release(opts), opts->nccl_minor, opts->nccl_patch,
+			   &p->nccl_exact);
+	p->nccl = &p->nccl_exact;
 	if (plan_options_gdr_level_unknown(opts))
 		p->opts.gdr_level = TOPO_PATH_PXB;
 	if (opts->nodes)

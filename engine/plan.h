@@ -242,6 +242,10 @@ struct plan_options {
 	 * stand for it (2.26 in 2.30.7's): what the tables cannot tell
 	 * follows it (plan_nccl_minor). 0: the table's own. */
 	unsigned nccl_minor;
+	/* ... and its patch release (3 for 2.27.3; NCCL_PATCH_LAST where
+	 * only 2.Y was given): the search's constants follow it
+	 * (nccl_release_exact). Unread where nccl_minor is 0. */
+	unsigned nccl_patch;
 	bool nccl_set;          /* nccl given, not the default */
 	bool gdr_level_set;     /* gdr_level given, not the release's default */
 	/* The collectives of gdrlab's own verbs ring, as emu and real run
@@ -266,10 +270,11 @@ void plan_options_default(struct plan_options *o);
 /* Follow NCCL release @r (nccl_tuning.h): its tables, and its GDR level
  * default unless a level was given (before or after). */
 void plan_options_set_nccl(struct plan_options *o, const struct nccl_release *r);
-/* The same for NCCL 2.@minor, which @r's tables stand for (0: @r's own
- * release): the GDR level's default is PXB before 2.27. */
-void plan_options_set_nccl_minor(struct plan_options *o, const struct nccl_release *r,
-				 unsigned minor);
+/* The same for NCCL 2.@minor.@patch, which @r's tables stand for
+ * (@minor 0: @r's own release): the GDR level's default is PXB before
+ * 2.27, the search's constants are that release's. */
+void plan_options_set_nccl_release(struct plan_options *o, const struct nccl_release *r,
+				   unsigned minor, unsigned patch);
 
 /* One collective of the trace, with what the tuner chose for it. */
 struct plan_collective {
@@ -284,7 +289,10 @@ struct plan {
 	struct topology topo;    /* copy, with the options applied */
 	const struct trace *trace; /* borrowed; must outlive the plan */
 	struct plan_options opts;
-	const struct nccl_release *nccl; /* opts.nccl's */
+	/* opts.nccl's tables as the release asked for has them
+	 * (nccl_release_exact): points at nccl_exact */
+	const struct nccl_release *nccl;
+	struct nccl_release nccl_exact;
 	unsigned nodes, gpus_per_node, nranks;
 	/* No two calls of the trace can run at once: one communicator and
 	 * stream, no send on its pair's own (records_order.c). Only then

@@ -436,6 +436,13 @@ expect 0 "--nccl 2.26" -- "$gdrlab" busbw -t gh200-grace-hopper --nccl 2.26 -b 1
 has "$tmp/out" "GDR level PXB, NCCL 2.30.7"
 expect 0 "--nccl 2.27" -- "$gdrlab" busbw -t gh200-grace-hopper --nccl 2.27 -b 1M -e 1M
 has "$tmp/out" "GDR level P2C, NCCL 2.30.7"
+# and the search's constants of the release asked for (nccl_release_exact):
+# 2.17's NVLink is 22 GB/s a link (v2.17.1-1 topo.h:16), 2.18's 20, so an
+# A100's 12 links carry 13 ring channels at 20 GB/s (264 / 20), not 12
+for v in 2.17:13 2.18:12; do
+    expect 0 "--nccl ${v%:*} NVLink" -- "$gdrlab" busbw -t a100-pcie4-200g -n 1 --nccl "${v%:*}" -b 1M -e 1M
+    has "$tmp/out" "ring ${v#*:} channels, bw 20.0/20.0, type NVL;"
+done
 for v in 2.12.12:Simple 2.14:LL; do
     expect 0 "--nccl ${v%:*} sendrecv" -- "$gdrlab" busbw -t h100-superpod-ib -n 1 --op sendrecv --nccl "${v%:*}" -b 1K -e 1K
     rows "$tmp/out" | awk -v p="${v#*:}" '$15 != p { print "FAIL: " $0; bad = 1 } END { exit bad }' || fail=1

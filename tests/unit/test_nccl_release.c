@@ -135,12 +135,12 @@ Test(nccl_release, asked_for_from_2_7)
 {
 	unsigned minor;
 
-	cr_assert_null(nccl_release_for_version("2.6", &minor));
-	cr_assert_null(nccl_release_for_version("2.0.5", &minor));
-	cr_assert_str_eq(nccl_release_for_version("2.7.8", &minor)->version, "2.8.4");
+	cr_assert_null(nccl_release_for_version("2.6", &minor, NULL));
+	cr_assert_null(nccl_release_for_version("2.0.5", &minor, NULL));
+	cr_assert_str_eq(nccl_release_for_version("2.7.8", &minor, NULL)->version, "2.8.4");
 	cr_assert_eq(minor, 7);
-	cr_assert_str_eq(nccl_release_for_version("2.8.4", &minor)->version, "2.8.4");
-	cr_assert_str_eq(nccl_release_for_version("2.9", &minor)->version, "2.8.4");
+	cr_assert_str_eq(nccl_release_for_version("2.8.4", &minor, NULL)->version, "2.8.4");
+	cr_assert_str_eq(nccl_release_for_version("2.9", &minor, NULL)->version, "2.8.4");
 	cr_assert_eq(minor, 9);
 }
 
@@ -160,15 +160,15 @@ Test(nccl_release, gdr_level_p2c_unknown_before_2_27)
 	o.gdr_level = TOPO_PATH_P2C;
 	o.gdr_level_set = true;
 	cr_expect_not(plan_options_gdr_level_unknown(&o), "the default release knows P2C");
-	r = nccl_release_for_version("2.26.2", &minor);
+	r = nccl_release_for_version("2.26.2", &minor, NULL);
 	cr_assert_not_null(r);
-	plan_options_set_nccl_minor(&o, r, minor);
+	plan_options_set_nccl_release(&o, r, minor, NCCL_PATCH_LAST);
 	cr_expect(plan_options_gdr_level_unknown(&o), "2.26 has no P2C");
-	r = nccl_release_for_version("2.27.3", &minor);
-	plan_options_set_nccl_minor(&o, r, minor);
+	r = nccl_release_for_version("2.27.3", &minor, NULL);
+	plan_options_set_nccl_release(&o, r, minor, NCCL_PATCH_LAST);
 	cr_expect_not(plan_options_gdr_level_unknown(&o), "2.27 has P2C");
-	r = nccl_release_for_version("2.21.5", &minor);
-	plan_options_set_nccl_minor(&o, r, minor);
+	r = nccl_release_for_version("2.21.5", &minor, NULL);
+	plan_options_set_nccl_release(&o, r, minor, NCCL_PATCH_LAST);
 	cr_expect(plan_options_gdr_level_unknown(&o), "2.21 has no P2C");
 	o.gdr_level = TOPO_PATH_PXB;
 	cr_expect_not(plan_options_gdr_level_unknown(&o), "PXB is known everywhere");
@@ -1124,4 +1124,218 @@ Test(nccl_release, v2_8_4_p2p_level_pxb_on_broadwell)
 	cr_expect_eq(p2p_release_level(nccl_release_find("2.12.12"), &t, 8), TOPO_PATH_PXB);
 	t.cpu_model = TOPO_CPU_MODEL_SAPPHIRE_RAPIDS;
 	cr_expect_eq(p2p_release_level(nccl_release_find("2.12.12"), &t, 8), TOPO_PATH_PXB);
+}
+
+/* --nccl @version: the tables that stand for it and its minor and patch,
+ * as the command line sets them. */
+static struct plan_options asked_opts(const char *version, unsigned nodes)
+{
+	struct plan_options o;
+	unsigned minor, patch;
+	const struct nccl_release *r = nccl_release_for_version(version, &minor, &patch);
+
+	cr_assert_not_null(r, "%s", version);
+	plan_options_default(&o);
+	plan_options_set_nccl_release(&o, r, minor, patch);
+	o.nodes = nodes;
+	return o;
+}
+
+/* nccl_release_exact of the release @version names. */
+static void asked_release(const char *version, struct nccl_release *out)
+{
+	struct plan_options o = asked_opts(version, 1);
+
+	nccl_release_exact(nccl_releases[o.nccl], o.nccl_minor, o.nccl_patch, out);
+}
+
+/* "2.Y" alone is the minor's last patch release; "2.Y.Z" its own; a
+ * table's own release keeps its patch. */
+Test(nccl_release, patch_asked_for)
+{
+	unsigned minor, patch;
+
+	cr_assert_str_eq(nccl_release_for_version("2.27", &minor, &patch)->version, "2.30.7");
+	cr_expect_eq(minor, 27);
+	cr_expect_eq(patch, NCCL_PATCH_LAST);
+	nccl_release_for_version("v2.27.3-1", &minor, &patch);
+	cr_expect_eq(minor, 27);
+	cr_expect_eq(patch, 3);
+	nccl_release_for_version("2.19.3", &minor, &patch);
+	cr_expect_eq(minor, 0, "the table's own");
+	cr_expect_eq(patch, 3);
+	nccl_release_for_version("2.16.2", &minor, &patch);
+	cr_expect_eq(patch, 2);
+	cr_expect_eq(nccl_release_patch(nccl_release_find("2.12.12")), 12);
+}
+
+/*
+ * The search's constants follow the release asked for, not the table that
+ * stands for it; each figure as that tag has it (NVIDIA/nccl):
+ * - NVLink a link, topo.h SM*_NVLINK_BW through ncclTopoNVLinkBw: v2.17.1-1
+ *   topo.h:15-16 SM70/SM80 22 and no SM90 (Hopper and Blackwell take
+ *   SM80's, :196-203); v2.18.1-1 topo.h:15-17 20; v2.19.4-1 SM90 20;
+ *   v2.20.3-1 topo.h:17 SM90 20.6 (Blackwell too); v2.25.1-1 - v2.27.3-1
+ *   SM100 40.0 (v2.27.3-1 topo.h:21), v2.27.5-1 topo.h:21 40.1.
+ * - Between sockets, topo.cc ncclTopoGetInterCpuBw: v2.17.1-1 topo.h:20
+ *   SKL_QPI_BW 9, v2.18.1-1 topo.h:21 10; AMD_BW 16 in v2.16.2-1
+ *   (topo.h:21, topo.cc:75-77), none in v2.16.5-1 - v2.18.6-1 (LOC_BW,
+ *   5000), back in v2.19.1-1; v2.25.1-1 topo.cc:514 puts every model from
+ *   0x55 in SKL (10), v2.26.2-1 topo.h:24-25 SRP_QPI_BW 22, ERP_QPI_BW 40.
+ * - search.cc "Try to use neighbors first": v2.19.3-1:263-287, not in
+ *   v2.19.1-1.
+ */
+Test(nccl_release, search_constants_of_the_release_asked_for)
+{
+	static const struct {
+		const char *version;
+		enum topo_gpu_arch arch;
+		double nvlink;
+	} nvlink[] = {
+		{ "2.16", TOPO_GPU_HOPPER, 22.0 },   { "2.17", TOPO_GPU_HOPPER, 22.0 },
+		{ "2.17.1", TOPO_GPU_AMPERE, 22.0 }, { "2.17", TOPO_GPU_BLACKWELL, 22.0 },
+		{ "2.18", TOPO_GPU_HOPPER, 20.0 },   { "2.19", TOPO_GPU_HOPPER, 20.0 },
+		{ "2.19.4", TOPO_GPU_HOPPER, 20.0 }, { "2.20", TOPO_GPU_HOPPER, 20.6 },
+		{ "2.20.3", TOPO_GPU_BLACKWELL, 20.6 }, { "2.20", TOPO_GPU_AMPERE, 20.0 },
+		{ "2.21.5", TOPO_GPU_HOPPER, 20.6 }, { "2.25", TOPO_GPU_BLACKWELL, 40.0 },
+		{ "2.26.6", TOPO_GPU_BLACKWELL, 40.0 }, { "2.27.3", TOPO_GPU_BLACKWELL, 40.0 },
+		{ "2.27.5", TOPO_GPU_BLACKWELL, 40.1 }, { "2.27", TOPO_GPU_BLACKWELL, 40.1 },
+		{ "2.25", TOPO_GPU_HOPPER, 20.6 },   { "2.30.7", TOPO_GPU_BLACKWELL, 40.1 },
+	};
+	static const struct {
+		const char *version;
+		enum topo_cpu_vendor vendor;
+		enum topo_cpu_model model;
+		double bw;
+	} cpu[] = {
+		{ "2.16", TOPO_CPU_INTEL, TOPO_CPU_MODEL_SKYLAKE, 9.0 },
+		{ "2.17", TOPO_CPU_INTEL, TOPO_CPU_MODEL_SKYLAKE, 9.0 },
+		{ "2.17", TOPO_CPU_INTEL, TOPO_CPU_MODEL_UNSET, 9.0 },
+		{ "2.17", TOPO_CPU_INTEL, TOPO_CPU_MODEL_SAPPHIRE_RAPIDS, 9.0 },
+		{ "2.17", TOPO_CPU_INTEL, TOPO_CPU_MODEL_BROADWELL, 6.0 },
+		{ "2.18", TOPO_CPU_INTEL, TOPO_CPU_MODEL_SKYLAKE, 10.0 },
+		{ "2.19", TOPO_CPU_INTEL, TOPO_CPU_MODEL_SKYLAKE, 10.0 },
+		{ "2.16.2", TOPO_CPU_AMD, TOPO_CPU_MODEL_UNSET, 16.0 },
+		{ "2.16.5", TOPO_CPU_AMD, TOPO_CPU_MODEL_UNSET, 5000.0 },
+		{ "2.16", TOPO_CPU_AMD, TOPO_CPU_MODEL_UNSET, 5000.0 },
+		{ "2.17", TOPO_CPU_AMD, TOPO_CPU_MODEL_UNSET, 5000.0 },
+		{ "2.18.6", TOPO_CPU_AMD, TOPO_CPU_MODEL_UNSET, 5000.0 },
+		{ "2.19.1", TOPO_CPU_AMD, TOPO_CPU_MODEL_UNSET, 16.0 },
+		{ "2.17", TOPO_CPU_ARM, TOPO_CPU_MODEL_UNSET, 6.0 },
+		{ "2.25", TOPO_CPU_INTEL, TOPO_CPU_MODEL_SAPPHIRE_RAPIDS, 10.0 },
+		{ "2.25", TOPO_CPU_INTEL, TOPO_CPU_MODEL_EMERALD_RAPIDS, 10.0 },
+		{ "2.25", TOPO_CPU_INTEL, TOPO_CPU_MODEL_SKYLAKE, 10.0 },
+		{ "2.26", TOPO_CPU_INTEL, TOPO_CPU_MODEL_SAPPHIRE_RAPIDS, 22.0 },
+		{ "2.26", TOPO_CPU_INTEL, TOPO_CPU_MODEL_EMERALD_RAPIDS, 40.0 },
+	};
+	static const struct {
+		const char *version;
+		bool first;
+	} neighbors[] = {
+		{ "2.16", false }, { "2.17", false }, { "2.18.6", false }, { "2.19.1", false },
+		{ "2.19", true },  { "2.19.3", true }, { "2.20", true },
+	};
+	struct nccl_release r;
+
+	for (size_t i = 0; i < sizeof(nvlink) / sizeof(nvlink[0]); i++) {
+		asked_release(nvlink[i].version, &r);
+		cr_expect_eq(r.nvlink_link_bw[nvlink[i].arch], nvlink[i].nvlink, "%s %u: %g",
+			     nvlink[i].version, nvlink[i].arch, r.nvlink_link_bw[nvlink[i].arch]);
+	}
+	for (size_t i = 0; i < sizeof(cpu) / sizeof(cpu[0]); i++) {
+		struct topology t = { .cpu_vendor = cpu[i].vendor, .cpu_model = cpu[i].model };
+
+		asked_release(cpu[i].version, &r);
+		cr_expect_eq(nccl_inter_cpu_bw(&r, &t), cpu[i].bw, "%s %u %s: %g",
+			     cpu[i].version, cpu[i].vendor, topo_cpu_model_name(cpu[i].model),
+			     nccl_inter_cpu_bw(&r, &t));
+	}
+	for (size_t i = 0; i < sizeof(neighbors) / sizeof(neighbors[0]); i++) {
+		asked_release(neighbors[i].version, &r);
+		cr_expect_eq(r.nvswitch_neighbors_first, neighbors[i].first, "%s",
+			     neighbors[i].version);
+	}
+}
+
+/* No release's own constants move: a table is exact for itself (no row of
+ * nccl_tuning.c's search_overrides covers it), whatever is asked. */
+Test(nccl_release, tables_exact_for_their_own_release)
+{
+	for (size_t i = 0; i < nccl_release_count; i++) {
+		const struct nccl_release *t = nccl_releases[i];
+		struct nccl_release r;
+
+		nccl_release_exact(t, nccl_release_minor(t), nccl_release_patch(t), &r);
+		cr_expect_arr_eq(r.nvlink_link_bw, t->nvlink_link_bw, sizeof(t->nvlink_link_bw),
+				 "%s", t->version);
+		cr_expect_arr_eq(r.inter_cpu_bw, t->inter_cpu_bw, sizeof(t->inter_cpu_bw), "%s",
+				 t->version);
+		cr_expect_arr_eq(r.intel_cpu_bw, t->intel_cpu_bw, sizeof(t->intel_cpu_bw), "%s",
+				 t->version);
+		cr_expect_eq(r.nvswitch_neighbors_first, t->nvswitch_neighbors_first, "%s",
+			     t->version);
+		nccl_release_exact(t, 0, 0, &r);
+		cr_expect_arr_eq(r.nvlink_link_bw, t->nvlink_link_bw, sizeof(t->nvlink_link_bw));
+	}
+}
+
+/*
+ * End to end, by hand. configs/a100-pcie4-200g.yaml, one node: 8 A100 on
+ * second-generation NVSwitches, 12 NVLinks a GPU. 2.19.3's ring search
+ * tries 40, 30, 20 GB/s within a node (search.cc speedArrayIntra): at 20
+ * each GPU's NVLink (in and out) carries links x the release's figure /
+ * 20 channels. 2.17: 12 x 22 / 20 = 13.2, 13 channels; 2.18 (and 2.19.3):
+ * 12 x 20 / 20 = 12. The communicator doubles them (26, 24).
+ *
+ * configs/two-socket-commodity.yaml, 2 nodes, Skylake's class: its ring
+ * crosses the sockets (GPUs on cpu0, the NIC on cpu1), whose link the
+ * search counts at SKL_QPI_BW: the ring's speed, the fastest of the
+ * inter list (... 12, 10, 9 ...) it carries, is 9 GB/s under 2.17, 10
+ * under 2.18.
+ */
+Test(nccl_release, search_constants_end_to_end)
+{
+	static const struct {
+		const char *version;
+		unsigned ring, comm;
+		double skl_speed;
+	} rows[] = { { "2.17", 13, 26, 9.0 }, { "2.18", 12, 24, 10.0 }, { "2.19.3", 12, 24, 10.0 } };
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct plan_options o = asked_opts(rows[i].version, 1);
+		struct tuned x;
+
+		tuned_init(&x, CONFIG("a100-pcie4-200g.yaml"), &o);
+		cr_expect_eq(x.t.ch.ring.nchannels, rows[i].ring, "%s: %u", rows[i].version,
+			     x.t.ch.ring.nchannels);
+		assert_rel(x.t.ch.ring.bw_intra, 20.0, 1e-9);
+		cr_expect_eq(x.t.ch.comm_channels, rows[i].comm, "%s", rows[i].version);
+		tuned_destroy(&x);
+		o = asked_opts(rows[i].version, 2);
+		tuned_init(&x, CONFIG("two-socket-commodity.yaml"), &o);
+		assert_rel(x.t.ch.ring.bw_inter, rows[i].skl_speed, 1e-9);
+		tuned_destroy(&x);
+	}
+}
+
+/* A Hopper node's plan takes the figure of the release asked for: 2.20's
+ * 20.6 a link (v2.20.3-1 topo.h:17), 2.19's 20 (v2.19.3-1 topo.h:17). */
+Test(nccl_release, plan_takes_the_release_asked_for)
+{
+	static const struct {
+		const char *version;
+		double nvlink;
+	} rows[] = { { "2.19", 20.0 }, { "2.20", 20.6 }, { "2.17", 22.0 } };
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct plan_options o = asked_opts(rows[i].version, 1);
+		struct tuned x;
+
+		tuned_init(&x, CONFIG("h100-superpod-ib.yaml"), &o);
+		cr_expect_eq(x.plan.nccl, &x.plan.nccl_exact);
+		cr_expect_eq(x.plan.nccl->nvlink_link_bw[TOPO_GPU_HOPPER], rows[i].nvlink, "%s",
+			     rows[i].version);
+		cr_expect_str_eq(x.plan.nccl->version, "2.19.3", "the tables stay 2.19.3's");
+		tuned_destroy(&x);
+	}
 }
