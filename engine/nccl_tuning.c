@@ -26,7 +26,9 @@
  *   netGdrLevel's default of src/graph/paths.cc (ncclTopoCheckGdr).
  *
  * NCCL's NVLink bandwidths per link (src/graph/topo.h) are in the
- * presets' link_bandwidth. Tables are written in NCCL's index order:
+ * presets' link_bandwidth for the timing; the search's own figure is each
+ * table's nvlink_link_bw, and the releases between the tables differ in
+ * a few such constants of the search (search_overrides, below). Tables are written in NCCL's index order:
  * protocols LL, LL128, Simple; node counts 1, 2, more than 2.
  */
 #include "nccl_tuning.h"
@@ -154,15 +156,14 @@ static const struct nccl_release v2_30_7 = {
 	/* topo.cc:545-556 kvDictPciGen up to 64 GT/s */
 	.pci_max_gen = 6,
 	/* topo.h:20-24 SM70/SM80 20, SM90 20.6, SM100 40.1 (40.0 in 2.25 -
-	 * 2.27.3, which this table stands for too: v2.25.1-1 topo.h:19,
-	 * v2.27.3-1 topo.h:21) */
+	 * 2.27.3, which this table stands for too: search_overrides) */
 	.nvlink_link_bw = { 20.0, 20.0, 20.6, 40.1 },
 	/* topo.h:26 AMD_BW 16, :34 ARM_BW 6 (topo.cc:60-83) */
 	.inter_cpu_bw = { [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
 	/* topo.h:27-30 BDW_QPI_BW 6, SKL_QPI_BW 10, SRP_QPI_BW 22,
 	 * ERP_QPI_BW 40 (topo.cc:70-75; the classes :748-751). 2.25, which
 	 * this table stands for too, had no SRP nor ERP: 10 for both
-	 * (v2.25.1-1 topo.h:21-23, topo.cc:79-81, 514) */
+	 * (search_overrides) */
 	.intel_cpu_bw = { [TOPO_CPU_MODEL_BROADWELL] = 6.0, [TOPO_CPU_MODEL_SKYLAKE] = 10.0,
 			  [TOPO_CPU_MODEL_SAPPHIRE_RAPIDS] = 22.0,
 			  [TOPO_CPU_MODEL_EMERALD_RAPIDS] = 40.0 },
@@ -460,16 +461,16 @@ static const struct nccl_release v2_19_3 = {
 	/* topo.cc:376-379 kvDictPciGen up to 64 GT/s */
 	.pci_max_gen = 6,
 	/* topo.h:15-17 SM70, SM80, SM90 20 (of the releases this table
-	 * stands for, 2.17 has SM70/SM80 22 and no SM90, v2.17.1-1
-	 * topo.h:15-16; 2.20 SM90 20.6, v2.20.3-1 topo.h:17) */
+	 * stands for, 2.17 has SM70/SM80 22 and no SM90, 2.20 SM90 20.6:
+	 * search_overrides) */
 	.nvlink_link_bw = { 20.0, 20.0, 20.0, 20.0 },
 	/* topo.h:21 AMD_BW 16, :26 ARM_BW 6 (topo.cc:62-82); 2.17 and 2.18,
 	 * which this table stands for too, have no AMD_BW: LOC_BW, no limit
-	 * (v2.18.6-1 topo.h:13-26, topo.cc:62-79) */
+	 * (search_overrides) */
 	.inter_cpu_bw = { [TOPO_CPU_AMD] = 16.0, [TOPO_CPU_ARM] = 6.0 },
 	/* topo.h:20 QPI_BW 6, :22 SKL_QPI_BW 10 (topo.cc:73): SKL is every
 	 * family 6 model from 0x55 (topo.cc:470). 2.17's SKL_QPI_BW is 9
-	 * (v2.17.1-1 topo.h:20) */
+	 * (search_overrides) */
 	.intel_cpu_bw = { [TOPO_CPU_MODEL_BROADWELL] = 6.0, [TOPO_CPU_MODEL_SKYLAKE] = 10.0,
 			  [TOPO_CPU_MODEL_SAPPHIRE_RAPIDS] = 10.0,
 			  [TOPO_CPU_MODEL_EMERALD_RAPIDS] = 10.0 },
@@ -614,9 +615,11 @@ static const struct nccl_release v2_12_12 = {
 	.intel_p2p_overhead = 6.0 / 5.0,
 	/* topo.cc:373-376 kvDictPciGen up to 64 GT/s */
 	.pci_max_gen = 6,
-	/* topo.h:15-16 SM70_NVLINK_WIDTH, SM80_NVLINK_WIDTH 22 (Hopper takes sm80's) */
+	/* topo.h:15-16 SM70_NVLINK_WIDTH, SM80_NVLINK_WIDTH 22 (Hopper takes
+	 * sm80's), as in every release from 2.10 to 2.17 */
 	.nvlink_link_bw = { 22.0, 22.0, 22.0, 22.0 },
-	/* topo.h:24 ARM_WIDTH 6, AMD not told apart: LOC_WIDTH (topo.cc:62-79) */
+	/* topo.h:24 ARM_WIDTH 6, AMD not told apart: LOC_WIDTH (topo.cc:62-79;
+	 * AMD_BW 16 in 2.16.2 alone: search_overrides) */
 	.inter_cpu_bw = { [TOPO_CPU_AMD] = 5000.0, [TOPO_CPU_ARM] = 6.0 },
 	/* topo.h:19 QPI_WIDTH 6, :20 SKL_QPI_WIDTH 9 (topo.cc:73): SKL is
 	 * every family 6 model from 0x55 (topo.cc:467) */
@@ -793,7 +796,7 @@ enum search_field {
 	SEARCH_NEIGHBORS_FIRST, /* nvswitch_neighbors_first (value 0 or 1) */
 };
 
-/* 2.@y.@z as one number that sorts as releases do */
+/* 2.@y.@z as one number that sorts as releases do (patches stay under 100) */
 #define REL(y, z) ((y) * 100u + (z))
 #define BIT(i) (1u << (i))
 
