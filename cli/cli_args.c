@@ -320,6 +320,21 @@ static int ib_option(const char *cmd, int c, const char *arg)
 	return 0;
 }
 
+/* -g: a class name or NCCL's old number, as ncclGetLevel reads
+ * NCCL_NET_GDR_LEVEL (topo_gdr_level_parse) */
+static int gdr_level_option(const char *cmd, const char *arg, struct plan_options *o)
+{
+	int err = topo_gdr_level_parse(arg, &o->gdr_level);
+
+	if (err == -ERANGE)
+		return cli_usage_error(cmd, "--gdr-level: NCCL reads 0 as LOC, GPUDirect RDMA to no NIC; for that run --path staged");
+	if (err)
+		return cli_usage_error(cmd, "--gdr-level: expected pix, pxb, p2c, phb, sys or NCCL's old numbers (1 pix, 2 pxb, 3 phb, 4 and above sys), got '%s'",
+				       arg);
+	o->gdr_level_set = true;
+	return 0;
+}
+
 int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 		    struct plan_options *o)
 {
@@ -387,10 +402,7 @@ int cli_plan_option(const char *cmd, int c, const char *arg, char *const *argv,
 			return cli_usage_error(cmd, "--path: expected direct, staged, staged-memcpy or auto, got '%s'", arg);
 		return 0;
 	case 'g':
-		if (topo_path_parse(arg, &o->gdr_level))
-			return cli_usage_error(cmd, "--gdr-level: expected pix, pxb, p2c, phb or sys, got '%s'", arg);
-		o->gdr_level_set = true;
-		return 0;
+		return gdr_level_option(cmd, arg, o);
 	case 'C':
 		if (cli_parse_size(arg, UINT64_MAX, &bytes) || !bytes)
 			return cli_usage_error(cmd, "--chunk: expected a size above 0 like " CLI_SIZE_FORMS ", got '%s'", arg);

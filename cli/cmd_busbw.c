@@ -59,6 +59,7 @@ static const char busbw_usage[] =
 	"      --backend NAME      analytic (default) or model: the predicting backend\n"
 	"  -p, --path PATH         auto (default), direct, staged, staged-memcpy\n"
 	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; pxb before --nccl 2.27), phb, sys\n"
+	"                          or NCCL's old numbers: 1 pix, 2 pxb, 3 phb, 4+ sys\n"
 	"%s"
 	"      --chunk SIZE        emu and real's staging bounce buffer (e.g. 1MiB);\n"
 	"                          the timing backends copy NCCL's slices\n"

@@ -60,6 +60,7 @@ const char validate_nccl_tests_usage[] =
 	"                          model (-P, --predict: the same)\n"
 	"  -p, --path PATH         auto (default), direct, staged, staged-memcpy\n"
 	"  -g, --gdr-level LEVEL   pix, pxb, p2c (default; pxb before --nccl 2.27), phb, sys\n"
+	"                          or NCCL's old numbers: 1 pix, 2 pxb, 3 phb, 4+ sys\n"
 	"%s"
 	"      --chunk SIZE        emu and real's staging bounce buffer (e.g. 1MiB);\n"
 	"                          the timing backends copy NCCL's slices\n"

@@ -25,28 +25,18 @@ static bool name_is(const char *s, const char *name)
 
 int p2p_user_level_parse(const char *s, enum p2p_user_level *out)
 {
-	/* paths.cc levelsOldToNew: the numbers before NVLink had classes */
-	static const enum p2p_user_level old[] = {
-		P2P_USER_LOC, P2P_USER_PIX, P2P_USER_PXB, P2P_USER_PHB, P2P_USER_SYS,
-	};
-	char *end;
-	unsigned long n;
+	/* a class name, or the old numbers NCCL_NET_GDR_LEVEL shares
+	 * (paths.cc ncclGetLevel reads both variables alike) */
+	const char *old = topo_level_old_name(s);
 
 	if (!s || !*s)
 		return -EINVAL;
 	for (unsigned i = P2P_USER_LOC; i <= P2P_USER_SYS; i++)
-		if (name_is(s, user_names[i])) {
+		if (name_is(old ? old : s, user_names[i])) {
 			*out = (enum p2p_user_level)i;
 			return 0;
 		}
-	if (!isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	n = strtoul(s, &end, 10);
-	if (*end)
-		return -EINVAL;
-	*out = errno || n >= sizeof(old) / sizeof(old[0]) ? P2P_USER_SYS : old[n];
-	return 0;
+	return -EINVAL;
 }
 
 const char *p2p_user_level_name(enum p2p_user_level l)

@@ -8,6 +8,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const char *const path_names[TOPO_PATH_COUNT] = {
 	[TOPO_PATH_PIX] = "PIX",
@@ -47,6 +49,32 @@ int topo_path_parse(const char *s, enum topo_path_type *t)
 		}
 	}
 	return -EINVAL;
+}
+
+const char *topo_level_old_name(const char *s)
+{
+	/* v2.30.7-1 paths.cc:243 levelsOldToNew; larger numbers are its last */
+	static const char *const old[] = { "LOC", "PIX", "PXB", "PHB", "SYS" };
+	const unsigned last = sizeof(old) / sizeof(old[0]) - 1;
+	char *end;
+	unsigned long n;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return NULL;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (*end)
+		return NULL;
+	return old[errno || n > last ? last : n];
+}
+
+int topo_gdr_level_parse(const char *s, enum topo_path_type *t)
+{
+	const char *old = topo_level_old_name(s);
+
+	if (old && !strcmp(old, "LOC"))
+		return -ERANGE;
+	return topo_path_parse(old ? old : s, t);
 }
 
 static bool switch_ok(const struct topology *topo, int sw)

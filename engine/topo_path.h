@@ -31,6 +31,22 @@ const char *topo_path_name(enum topo_path_type t); /* "PIX", ... */
 /* "pix"... (case-insensitive) -> 0 and *t, or -EINVAL. */
 int topo_path_parse(const char *s, enum topo_path_type *t);
 
+/*
+ * NCCL's old numbers for a level (NCCL_P2P_LEVEL, NCCL_NET_GDR_LEVEL), as
+ * paths.cc ncclGetLevel reads a value that is no class name: 0 LOC, 1 PIX,
+ * 2 PXB, 3 PHB, 4 and above SYS (levelsOldToNew, the same from v2.6.4-1 to
+ * v2.30.7-1, so no release reads them differently). @s a whole decimal
+ * number -> its class name ("LOC"...), else NULL.
+ */
+const char *topo_level_old_name(const char *s);
+
+/*
+ * NCCL_NET_GDR_LEVEL as NCCL reads it: a class name (topo_path_parse) or an
+ * old number (topo_level_old_name). 0 and *@t; -ERANGE for 0 (LOC: no NIC
+ * is that near, so GPUDirect RDMA is never used); -EINVAL else.
+ */
+int topo_gdr_level_parse(const char *s, enum topo_path_type *t);
+
 enum topo_path_type topo_gpu_nic_path(const struct topology *topo, int gpu,
 				      int nic);
 

@@ -141,6 +141,16 @@ one_line "$tmp/err"
 expect 2 "-o unknown" -- "$gdrlab" busbw -t "$abci" -o mean
 has "$tmp/err" "gdrlab busbw: --redop: expected sum, prod, min, max or avg, got 'mean'"
 one_line "$tmp/err"
+# NCCL_NET_GDR_LEVEL's old numbers, as paths.cc ncclGetLevel maps them
+# (levelsOldToNew, v2.8.4-1 to v2.30.7-1: 1 PIX, 2 PXB, 3 PHB, 4+ SYS)
+for lv in "1 PIX" "2 PXB" "3 PHB" "4 SYS" "7 SYS"; do
+    for rel in 2.8.4 2.30.7; do
+        expect 0 "-g ${lv% *} --nccl $rel" -- "$gdrlab" busbw -t "$abci" -g "${lv% *}" --nccl "$rel" -b 8 -e 8
+        has "$tmp/out" "^# path auto, GDR level ${lv#* }, NCCL $rel$"
+    done
+done
+bad_usage_of busbw "-g 0" "--gdr-level: NCCL reads 0 as LOC, GPUDirect RDMA to no NIC; for that run --path staged" -- -t "$abci" -g 0
+bad_usage_of busbw "-g 2x" "--gdr-level: expected pix, pxb, p2c, phb, sys or NCCL's old numbers" -- -t "$abci" -g 2x
 # what nccl-tests built against the release asked for runs on these GPUs:
 # it lists bfloat16 and avg from NCCL 2.10 (ncclBfloat16, ncclAvg in
 # v2.10.3-1's nccl.h.in), fp8 from 2.24 (v2.24.3-1) and on compute

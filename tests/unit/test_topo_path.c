@@ -266,6 +266,35 @@ Test(topo_path, bad_indices)
 	cr_assert_eq(topo_nearest_nic(&t, -1), TOPO_NONE);
 }
 
+/* NCCL_NET_GDR_LEVEL's old numbers, by v2.30.7-1 paths.cc:243
+ * levelsOldToNew {LOC, PIX, PXB, PHB, SYS, SYS} (the same table in
+ * v2.8.4-1:207 and v2.27.3-1:209), larger numbers its last */
+Test(topo_path, gdr_level_old_numbers)
+{
+	static const struct {
+		const char *s;
+		enum topo_path_type t;
+	} good[] = {
+		{ "1", X }, { "2", B }, { "3", H }, { "4", S }, { "5", S },
+		{ "6", S }, { "99999999999999999999999", S },
+		{ "pix", X }, { "P2C", TOPO_PATH_P2C }, { "sys", S },
+	};
+	static const char *const bad[] = { "", "-1", "2x", " 2", "2 ", "0x2", "loc" };
+	enum topo_path_type t;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		cr_expect_eq(topo_gdr_level_parse(good[i].s, &t), 0, "'%s'", good[i].s);
+		cr_expect_eq(t, good[i].t, "'%s'", good[i].s);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_eq(topo_gdr_level_parse(bad[i], &t), -EINVAL, "'%s'", bad[i]);
+	/* 0 is LOC: no NIC is that near, GPUDirect RDMA never */
+	cr_expect_eq(topo_gdr_level_parse("0", &t), -ERANGE);
+	cr_expect_eq(topo_gdr_level_parse("00", &t), -ERANGE);
+	cr_expect_str_eq(topo_level_old_name("0"), "LOC");
+	cr_expect_null(topo_level_old_name("pxb"));
+}
+
 Test(topo_path, names_and_parse)
 {
 	static const struct {
