@@ -114,7 +114,7 @@ static void print_header(FILE *out, const struct busbw_run *r)
 {
 	const struct busbw_args *a = r->a;
 	const struct plan_options *o = &a->opts;
-	char gpus[200];
+	char gpus[200], nccl[48];
 
 	fprintf(out, "# gdrlab busbw: %s_perf as the %s backend predicts it (nothing was run)\n",
 		a->coll->name, r->backend);
@@ -134,8 +134,20 @@ static void print_header(FILE *out, const struct busbw_run *r)
 		r->topo->name, a->topology, r->nodes, r->nodes == 1 ? "" : "s", gpus, r->nranks,
 		r->nranks == 1 ? "" : "s", r->topo->nnics, r->topo->nnics == 1 ? "" : "s");
 	cli_sets_print(out, "# ", &a->sets);
+	/* validate --nccl-tests reads this line back (nccl_tests_text.c
+	 * busbw_line): the release as asked, "2.15" or "2.18.5", where
+	 * another's tables stand for it, for its own GDR default, p2p LL and
+	 * search constants (nccl_release_exact) */
+	if (o->nccl_minor && o->nccl_patch == NCCL_PATCH_LAST)
+		snprintf(nccl, sizeof(nccl), "2.%u (%s's tables)", o->nccl_minor,
+			 nccl_releases[o->nccl]->version);
+	else if (o->nccl_minor)
+		snprintf(nccl, sizeof(nccl), "2.%u.%u (%s's tables)", o->nccl_minor,
+			 o->nccl_patch, nccl_releases[o->nccl]->version);
+	else
+		snprintf(nccl, sizeof(nccl), "%s", nccl_releases[o->nccl]->version);
 	fprintf(out, "# path %s, GDR level %s, NCCL %s%s%s%s%s%s%s%s\n", plan_path_name(o->path),
-		topo_path_name(o->gdr_level), nccl_releases[o->nccl]->version, o->algo ? ", NCCL_ALGO " : "",
+		topo_path_name(o->gdr_level), nccl, o->algo ? ", NCCL_ALGO " : "",
 		o->algo ? o->algo : "", o->proto ? ", NCCL_PROTO " : "",
 		o->proto ? o->proto : "", o->pxn_off ? ", PXN off" : "",
 		o->p2p_level ? ", NCCL_P2P_LEVEL " : "", p2p_user_level_name(o->p2p_level));

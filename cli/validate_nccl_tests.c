@@ -171,6 +171,7 @@ static int parse(int argc, char **argv, struct vnt_args *a)
 		case 'h':
 			return cmd_validate_help();
 		default:
+			a->path_set |= c == 'p';
 			rc = cli_plan_option("validate", c, optarg, argv, &a->opts);
 			if (rc)
 				return rc;
@@ -572,6 +573,46 @@ static void file_release(struct plan_options *o, unsigned code, char *name, size
 	plan_options_set_nccl_release(o, r, minor, patch);
 }
 
+/*
+ * A table `gdrlab busbw` printed names what it predicted with (its "# path
+ * auto, GDR level PHB, NCCL 2.8.4" line): those are the options read back
+ * where not given here, so that the table agrees with itself. Under
+ * another --nccl its GDR level is kept only where it is not its own
+ * release's default: given to busbw, then, where a default is the
+ * release's, which --nccl changes.
+ */
+static int busbw_options(struct vnt_args *a, const struct nccl_tests_file *f, char *name,
+			 size_t len, struct diag *d)
+{
+	const struct nccl_tests_busbw *h = &f->busbw;
+	const struct nccl_release *r;
+	struct plan_options own;
+	enum topo_path_type level;
+	enum plan_path path;
+	unsigned minor, patch;
+
+	if (!h->line)
+		return 0;
+	r = nccl_release_for_version(h->nccl, &minor, &patch);
+	if (!r || plan_path_parse(h->path, &path) || topo_path_parse(h->gdr_level, &level))
+		return file_error(f->name, h->line, "path", d,
+				  "'path %s, GDR level %s, NCCL %s' is not what gdrlab busbw writes (a path, a GDR level name, an NCCL 2 release)",
+				  h->path, h->gdr_level, h->nccl);
+	if (!a->path_set)
+		a->opts.path = path;
+	plan_options_default(&own);
+	plan_options_set_nccl_release(&own, r, minor, patch);
+	if (!a->opts.gdr_level_set && (!a->opts.nccl_set || level != own.gdr_level)) {
+		a->opts.gdr_level = level;
+		a->opts.gdr_level_set = true;
+	}
+	if (!a->opts.nccl_set) {
+		plan_options_set_nccl_release(&a->opts, r, minor, patch);
+		snprintf(name, len, "%s", h->nccl);
+	}
+	return 0;
+}
+
 int validate_nccl_tests(int argc, char **argv)
 {
 	const struct backend_ops *b;
@@ -603,6 +644,11 @@ int validate_nccl_tests(int argc, char **argv)
 		return cli_fail("validate", CLI_LOADING, err, &d);
 	if (f.nccl_version && !a.opts.nccl_set)
 		file_release(&a.opts, f.nccl_version, r.file_nccl, sizeof(r.file_nccl));
+	err = busbw_options(&a, &f, r.file_nccl, sizeof(r.file_nccl), &d);
+	if (err) {
+		nccl_tests_destroy(&f);
+		return cli_fail("validate", CLI_LOADING, err, &d);
+	}
 	opts = a.opts;
 	r.a = &a;
 	r.f = &f;

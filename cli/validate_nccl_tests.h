@@ -38,6 +38,7 @@ struct vnt_args {
 	struct cli_sets sets; /* --set PATH=VALUE */
 	double tolerance; /* percent */
 	bool quiet;
+	bool path_set;    /* -p given: a busbw table's own path is not taken */
 };
 
 /* One size of the file, measured and predicted. */

@@ -39,7 +39,8 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 		plan_path_name(a->opts.path), topo_path_name(a->opts.gdr_level),
 		nccl_releases[a->opts.nccl]->version);
 	if (r->file_nccl[0] && strcmp(r->file_nccl, nccl_releases[a->opts.nccl]->version))
-		fprintf(out, " (the file ran %s: the table that stands for it)", r->file_nccl);
+		fprintf(out, " (the file %s %s: the table that stands for it)",
+			f->busbw.line ? "was predicted for" : "ran", r->file_nccl);
 	else if (r->file_nccl[0])
 		fprintf(out, " (the file's)");
 	else if (!a->opts.nccl_set)

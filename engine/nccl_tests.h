@@ -113,6 +113,16 @@ struct nccl_tests_file {
 	 * ... nccl-library=22703" (nccl-tests 2.13 and later) or the JSON's
 	 * "nccl_version"; 0 if not said. */
 	unsigned nccl_version;
+	/*
+	 * A table `gdrlab busbw` printed (cli/busbw_print.c): its line
+	 * "# path auto, GDR level PHB, NCCL 2.8.4" (or "NCCL 2.15 (2.12.12's
+	 * tables)"), the options it predicted with, as written ("auto",
+	 * "PHB", "2.15"); line 0 where the file has none.
+	 */
+	struct nccl_tests_busbw {
+		unsigned line;
+		char path[16], gdr_level[8], nccl[16];
+	} busbw;
 	size_t nrows;
 	/*
 	 * Owned; strictly ascending size, in file order. Rows of 0 bytes are

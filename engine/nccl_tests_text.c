@@ -709,6 +709,32 @@ static void library_version(struct text *t, const struct tok *w, unsigned nw)
 	}
 }
 
+/* @w's word as written, less the comma that ends it, into @buf. */
+static void word_copy(const struct tok *w, char *buf, size_t len)
+{
+	size_t n = strlen(w->s);
+
+	if (n && w->s[n - 1] == ',')
+		n--;
+	snprintf(buf, len, "%.*s", (int)n, w->s);
+}
+
+/* "# path auto, GDR level PHB, NCCL 2.8.4[, ...]": what `gdrlab busbw`
+ * predicted its table with (cli/busbw_print.c), for validate to read
+ * back; nccl-tests prints no such line. */
+static void busbw_line(struct text *t, const struct tok *w, unsigned nw)
+{
+	struct nccl_tests_busbw *b = &t->r->f->busbw;
+
+	if (nw < 7 || !word_is(&w[0], "path") || !word_is(&w[2], "GDR") ||
+	    !word_is(&w[3], "level") || !word_is(&w[5], "NCCL") || b->line)
+		return;
+	b->line = t->line;
+	word_copy(&w[1], b->path, sizeof(b->path));
+	word_copy(&w[4], b->gdr_level, sizeof(b->gdr_level));
+	word_copy(&w[6], b->nccl, sizeof(b->nccl));
+}
+
 /* "... agg iters: 4 ... graph: 10 ..." in the run's line: the calls a
  * group launch holds (-a) and its CUDA graph launches (-G). */
 static void run_graphs(struct text *t, const struct tok *w, unsigned nw)
@@ -772,6 +798,8 @@ static int parse_comment(struct text *t)
 		library_version(t, w + 2, nw - 2);
 	} else if (nw >= 2 && word_is(&w[0], "Blocking") && word_is(&w[1], "Enabled:")) {
 		blocking_line(t, w, nw);
+	} else {
+		busbw_line(t, w, nw);
 	}
 	if (!parse)
 		return 0;

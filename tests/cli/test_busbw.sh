@@ -435,17 +435,18 @@ bad_usage "too many channels" "--channels: 40 is more than NCCL 2.19.3's 32" -- 
 bad_usage "too many channels, newest" "--channels: expected a whole number from 1 to 64" -- -t "$abci" --channels 65
 bad_usage "one rank's sendrecv" "sendrecv needs 2 ranks, the cluster has 1 (give --nodes)" -- -t h100-superpod-ib -n 1 --op sendrecv --gpus 3
 bad_usage "not an NCCL version" "--nccl: expected an NCCL 2 version from 2.7 on (2.18.5, 2.18), got '3.0'; this build has the tables of 2.30.7, 2.21.5, 2.19.3, 2.12.12, 2.8.4" -- -t "$abci" --nccl 3.0
-# another release: the tables that stand for it (2.17 - 2.20: 2.19.3's), said
+# another release: the tables that stand for it (2.17 - 2.20: 2.19.3's), said,
+# and the header names the release asked for (validate reads it back)
 expect 0 "--nccl 2.18.5" -- "$gdrlab" busbw -t "$abci" --nccl 2.18.5 -b 1M -e 1M
 has "$tmp/err" "^gdrlab busbw: --nccl 2.18.5: NCCL 2.19.3's tables, which stand for 2.17 to 2.20$"
-has "$tmp/out" "NCCL 2.19.3"
+has "$tmp/out" "^# path auto, GDR level PXB, NCCL 2.18.5 (2.19.3's tables)$"
 # what the tables cannot tell follows the release asked for: GDR's
 # default PXB before 2.27 (2.30.7's tables stand for 2.25 on), p2p LL
 # on one node from 2.14 (2.12.12's stand for 2.10 - 2.16)
 expect 0 "--nccl 2.26" -- "$gdrlab" busbw -t gh200-grace-hopper --nccl 2.26 -b 1M -e 1M
-has "$tmp/out" "GDR level PXB, NCCL 2.30.7"
+has "$tmp/out" "GDR level PXB, NCCL 2.26 (2.30.7's tables)$"
 expect 0 "--nccl 2.27" -- "$gdrlab" busbw -t gh200-grace-hopper --nccl 2.27 -b 1M -e 1M
-has "$tmp/out" "GDR level P2C, NCCL 2.30.7"
+has "$tmp/out" "GDR level P2C, NCCL 2.27 (2.30.7's tables)$"
 # and the search's constants of the release asked for (nccl_release_exact):
 # 2.17's NVLink is 22 GB/s a link (v2.17.1-1 topo.h:16), 2.18's 20, so an
 # A100's 12 links carry 13 ring channels at 20 GB/s (264 / 20), not 12

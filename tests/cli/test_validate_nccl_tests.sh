@@ -371,4 +371,29 @@ if ! "$gdrlab" backends | grep -q '^emu  *absent'; then
     has "$tmp/err" "'emu' measures, it does not predict"
     one_line "$tmp/err"
 fi
+# A table gdrlab busbw printed, read back: the release, GDR level and path
+# its "# path ..., GDR level ..., NCCL ..." line names are the prediction's,
+# so every row's measured time and busbw are the predicted ones to the
+# printed digit (busbw --nccl 2.8.4 read back as 2.30.7 was 12% off at
+# 8 bytes); --nccl 2.15 is 2.12.12's tables with p2p LL (from 2.14), 2.26
+# 2.30.7's with GDR level PXB (P2C from 2.27)
+for args in "--nccl 2.8.4" "-g phb --nccl 2.21.5" "-p staged" \
+            "--nccl 2.15 --op sendrecv" "--nccl 2.26" "--nccl 2.12 -p direct -g sys" \
+            "--nccl 2.17.1" "--nccl 2.18"; do
+    # shellcheck disable=SC2086
+    expect 0 "busbw $args" -- "$gdrlab" busbw -t "$abci" -b 8 -e 64M -f 8 $args
+    cp "$tmp/out" "$tmp/self.txt"
+    expect 0 "validate busbw $args" -- "$gdrlab" validate --nccl-tests "$tmp/self.txt" -t "$abci" -n 2
+    [ "$(vrows "$tmp/out" | wc -l)" = 8 ] || { echo "FAIL: busbw $args: not 8 rows"; cat "$tmp/out"; fail=1; }
+    vrows "$tmp/out" | awk -v a="$args" '$2 != $3 || $5 != $6 { print "FAIL: busbw " a " read back: " $0; bad = 1 } END { exit bad }' || fail=1
+done
+"$gdrlab" busbw -t "$abci" -b 8 -e 8 --nccl 2.8.4 >"$tmp/self.txt"
+expect 0 "busbw 2.8.4's release" -- "$gdrlab" validate --nccl-tests "$tmp/self.txt" -t "$abci" -n 2
+has "$tmp/out" "path auto, GDR level PXB, NCCL 2.8.4 (the file's)$"
+expect 0 "--nccl over the table's" -- "$gdrlab" validate --nccl-tests "$tmp/self.txt" -t "$abci" -n 2 --nccl 2.30.7
+has "$tmp/out" "path auto, GDR level P2C, NCCL 2.30.7$"
+sed 's/GDR level PXB/GDR level PXQ/' "$tmp/self.txt" >"$tmp/edited.txt"
+expect 2 "an edited busbw line" -- "$gdrlab" validate --nccl-tests "$tmp/edited.txt" -t "$abci" -n 2
+has "$tmp/err" "edited.txt:5: path: 'path auto, GDR level PXQ, NCCL 2.8.4' is not what gdrlab busbw writes"
+one_line "$tmp/err"
 exit $fail
