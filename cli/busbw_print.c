@@ -213,15 +213,21 @@ static json_t *row_json(const struct busbw_run *r, size_t i)
 {
 	const struct predict_point *p = &r->pts[i];
 	bool ok = predicted(p);
-	/* one rank: a copy on the GPU that gdrlab does not time (the
-	 * header's note), no time of 0 */
-	bool timed = ok && r->nranks > 1;
 
+	/*
+	 * One rank: 0, as the table and `run --json` give it, not null
+	 * (which says "not predicted": a 0-byte row's time). Nothing crosses
+	 * a link (NCCL copies the buffer on its GPU, enqueue.cc
+	 * ncclLaunchOneRank: the header says it is not timed, so 0 us and
+	 * algbw 0, schedule.c's rule for a time of 0), and nccl-tests' busbw
+	 * factor is 0 for one rank (nccl-tests 2.19.6 src/all_reduce.cu:63
+	 * AllReduceGetBw, 2(n-1)/n; (n-1)/n for the gathers and alltoall).
+	 */
 	return json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "size", (json_int_t)p->size, "count", (json_int_t)r->counts[i],
-			 "time_us", real_or_null(timed, p->rec.time_us),
-			 "algbw_gbps", real_or_null(timed || !ok, p->rec.algbw_gbps),
-			 "busbw_gbps", real_or_null(timed || !ok, p->rec.busbw_gbps),
+			 "time_us", real_or_null(ok, p->rec.time_us),
+			 "algbw_gbps", real_or_null(true, p->rec.algbw_gbps),
+			 "busbw_gbps", real_or_null(true, p->rec.busbw_gbps),
 			 "algo", string_or_null(ok ? algo_name(p->rec.algo) : NULL),
 			 "proto", string_or_null(ok ? proto_name(p->rec.proto) : NULL),
 			 "channels", ok ? json_integer(p->rec.nchannels) : json_null(),
@@ -330,11 +336,9 @@ int busbw_write_csv(FILE *out, const struct busbw_run *r)
 			fprintf(out, ",0,0,,,,,\n");
 			continue;
 		}
-		if (r->nranks > 1)
-			fprintf(out, "%.3f,%.4f,%.4f,", p->rec.time_us, p->rec.algbw_gbps,
-				p->rec.busbw_gbps);
-		else /* one rank: untimed, as in JSON */
-			fprintf(out, ",,,");
+		/* one rank too: 0, as in JSON and `run --csv` */
+		fprintf(out, "%.3f,%.4f,%.4f,", p->rec.time_us, p->rec.algbw_gbps,
+			p->rec.busbw_gbps);
 		fprintf(out, "%s,%s,%u,", algo_name(p->rec.algo), proto_name(p->rec.proto),
 			p->rec.nchannels);
 		if (isfinite(p->rec.nccl_estimate_us))

@@ -363,12 +363,23 @@ expect 0 "one rank json" -- "$gdrlab" busbw -t "$one" -n 1 -b 8 -e 64M -f 64 --j
 json_ok "$tmp/out"
 [ "$(grep -c '"nccl_estimate_us": null,$' "$tmp/out")" = 4 ] && ! grep -q '"nccl_estimate_us": [0-9]' "$tmp/out" ||
     { echo "FAIL: one rank: nccl_estimate_us not null in every row:"; cat "$tmp/out"; fail=1; }
-# nor a time: untimed is null, not 0 (0.0 until 2026-12-06)
-[ "$(grep -c '"time_us": null,$' "$tmp/out")" = 4 ] && [ "$(grep -c '"busbw_gbps": null,$' "$tmp/out")" = 4 ] ||
-    { echo "FAIL: one rank: a time or a busbw in a row:"; cat "$tmp/out"; fail=1; }
+# time, algbw and busbw 0, as the table and `run --json` give them (null
+# from 2026-12-06 to 12-07, where run said 0): nothing crosses a link,
+# and nccl-tests' busbw is algbw x 2(n-1)/n (src/all_reduce.cu
+# AllReduceGetBw; doc/PERFORMANCE.md), 0 for n = 1 whatever the time
+for k in time_us algbw_gbps busbw_gbps; do
+    [ "$(grep -c "\"$k\": 0.0,\$" "$tmp/out")" = 4 ] ||
+        { echo "FAIL: one rank: $k not 0 in every row:"; cat "$tmp/out"; fail=1; }
+done
 expect 0 "one rank csv" -- "$gdrlab" busbw -t "$one" -n 1 -b 8 -e 64M -f 64 --csv -
-awk -F, 'NR > 1 && (NF != 13 || $12 != "" || $6 != "" || $8 != "") { print "FAIL: one rank, csv: " $0; bad = 1 }
+awk -F, 'NR > 1 && (NF != 13 || $12 != "" || $6 != 0 || $7 != 0 || $8 != 0) { print "FAIL: one rank, csv: " $0; bad = 1 }
     END { exit bad }' "$tmp/out" || fail=1
+# run --json of the same one-rank call: the same three 0s
+printf '{"iteration": 0, "op": "allreduce", "bytes": 2097152}\n' >"$tmp/one.jsonl"
+expect 0 "one rank run" -- "$gdrlab" run -t "$one" -n 1 -T "$tmp/one.jsonl" --json -
+for k in time_us algbw_gbps busbw_gbps; do
+    has "$tmp/out" "^      \"$k\": 0.0,$"
+done
 expect 0 "two ranks" -- "$gdrlab" busbw -t "$one" -n 2 -b 8 -e 64M -f 64
 rows "$tmp/out" | awk '$17 !~ /^[0-9.]+$/ { print "FAIL: two ranks, nccl_est: " $0; bad = 1 } END { exit bad }' ||
     fail=1
