@@ -203,6 +203,22 @@ static void count_hosts(const struct state *s, struct import_notes *notes)
 	free(first);
 }
 
+/*
+ * A log without an "NCCL version" line: the release its lines show (2.27
+ * or later), or, where its sends were grouped by opCount, that it was
+ * read as an older NCCL's and what would have said otherwise.
+ */
+static void release_notes(const struct state *s, struct import_notes *notes)
+{
+	if (s->version_said)
+		return;
+	if (s->newer_line)
+		import_notes_add(notes, "no 'NCCL version' line: read as NCCL 2.27 or later, which alone prints '%s' (%s:%u)",
+				 s->newer_by, s->in[s->newer_file].name, s->newer_line);
+	else if (s->alltoalls || s->batches)
+		import_notes_add(notes, "no 'NCCL version' line, nor one only NCCL 2.27 and later print ('Assigned NET plugin', NCCL_DEBUG_SUBSYS=INIT): sends grouped by opCount, as NCCL before 2.27 counts launches; a 2.27 or later log needs its 'NCCL version' line kept");
+}
+
 /* The header line of what the Channel lines said, what was left out and
  * which calls fewer ranks logged than the logs hold. */
 static void notes_of(const struct state *s, struct import_notes *notes)
@@ -253,6 +269,7 @@ static void notes_of(const struct state *s, struct import_notes *notes)
 	if (s->batches)
 		import_notes_add(notes, "%u NCCL group%s of several sends (each rank's one opCount, joined by their transfers; not every rank to every other: a pipeline's exchange, batch_isend_irecv), each replayed as one batch, its sends at once",
 				 s->batches, s->batches == 1 ? "" : "s");
+	release_notes(s, notes);
 	free(comms);
 }
 
@@ -265,14 +282,54 @@ static void version_line(struct state *s, const char *v)
 {
 	unsigned major, minor, patch;
 
-	if (sscanf(v, "%3u.%3u.%3u", &major, &minor, &patch) == 3 && minor < 100 && patch < 100 &&
-	    major * 10000 + minor * 100 + patch > s->release)
+	if (sscanf(v, "%3u.%3u.%3u", &major, &minor, &patch) != 3 || minor >= 100 || patch >= 100)
+		return;
+	s->version_said = true;
+	if (major * 10000 + minor * 100 + patch > s->release)
 		s->release = major * 10000 + minor * 100 + patch;
+}
+
+/*
+ * A line only NCCL 2.27 and later print, @what its words: the release is
+ * at least 2.27 (whose opCount counts only launches with network work)
+ * though a log cut or filtered lacks its "NCCL version" line. The lines
+ * taken are those a log the importer can read has: "Assigned NET plugin
+ * IB to comm" (INFO of INIT|NET at each communicator's init, v2.27.3-1
+ * src/plugin/net.cc:174, none in v2.26.6-1), a TUNING line of NCCL's own
+ * kernels ("[Symmetric]", v2.27.3-1 src/enqueue.cc; "[Copy Engine]" 2.29)
+ * and an AlltoAll call (v2.28.3-1 src/collectives.cc).
+ */
+static void release_from_line(struct state *s, const char *what)
+{
+	if (!s->newer_line) {
+		s->newer_by = what;
+		s->newer_file = s->file;
+		s->newer_line = s->line;
+	}
+	if (s->release < 22700)
+		s->release = 22700;
+}
+
+/* " [Symmetric]: ..." after a function's name: a TUNING line of NCCL's
+ * own kernels (nlog_own_kernel_line), its tag; NULL if not one. */
+static const char *own_kernel_tag(const char *after_name)
+{
+	static const char *const tags[] = { "[Symmetric]", "[Copy Engine]", "[Hierarchical CE]" };
+
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		size_t n = strlen(tags[i]);
+
+		if (after_name[0] == ' ' && !strncmp(after_name + 1, tags[i], n) &&
+		    !strncmp(after_name + 1 + n, ": ", 2))
+			return tags[i];
+	}
+	return NULL;
 }
 
 static int parse_line(struct state *s, char *line)
 {
 	char *info = strstr(line, " NCCL INFO "), *msg, *dev, *hpt;
+	const char *kernel;
 	size_t proc, len;
 
 	if (!strncmp(line, "NCCL INFO ", 10))
@@ -303,6 +360,10 @@ static int parse_line(struct state *s, char *line)
 		version_line(s, msg + 13);
 		return 0;
 	}
+	if (!strncmp(msg, "Assigned NET plugin ", 20)) {
+		release_from_line(s, "Assigned NET plugin");
+		return 0;
+	}
 	if (strstr(msg, " - Init COMPLETE")) {
 		int cuda_dev = -1, err = 0;
 
@@ -318,6 +379,9 @@ static int parse_line(struct state *s, char *line)
 		if (!strncmp(msg, nlog_funcs[f].name, n) && !strncmp(msg + n, ": opCount ", 10)) {
 			int err = nlog_proc_of(s, hpt, len, ANY_DEV, &proc);
 
+			if (nlog_funcs[f].op == TRACE_OP_ALLTOALL)
+				release_from_line(s, "AlltoAll: opCount");
+
 			return err ? err : nlog_coll_line(s, proc, msg, f);
 		}
 		if (!strncmp(msg, nlog_funcs[f].name, n) && !strncmp(msg + n, ": ", 2) &&
@@ -326,11 +390,10 @@ static int parse_line(struct state *s, char *line)
 
 			return err ? err : nlog_tuning_line(s, proc, msg, f);
 		}
-		if (!strncmp(msg, nlog_funcs[f].name, n) &&
-		    (!strncmp(msg + n, " [Symmetric]: ", 14) || !strncmp(msg + n, " [Copy Engine]: ", 16) ||
-		     !strncmp(msg + n, " [Hierarchical CE]: ", 20))) {
+		if (!strncmp(msg, nlog_funcs[f].name, n) && (kernel = own_kernel_tag(msg + n))) {
 			int err = nlog_proc_of(s, hpt, len, ANY_DEV, &proc);
 
+			release_from_line(s, kernel);
 			if (!err)
 				nlog_own_kernel_line(s, proc, msg, f);
 			return err;

@@ -99,8 +99,15 @@ struct state {
 	uint64_t *recv_seq;    /* each one's place among its rank's lines */
 	size_t nrecvs, cap_recvs, cap_recv_seq;
 	/* the newest NCCL release a process logged ("NCCL version 2.27.3"),
-	 * as 22703; 0 if none did */
+	 * as 22703, or that a line only 2.27 and later print shows (22700,
+	 * release_from_lines); 0 if neither */
 	unsigned release;
+	bool version_said;  /* some process logged its "NCCL version" line */
+	/* the first line only NCCL 2.27 and later print (release_from_line):
+	 * its words, file and line; line 0 if none */
+	const char *newer_by;
+	size_t newer_file;
+	unsigned newer_line;
 	/* communicators whose ranks' opCounts show it counts no launches
 	 * (one rank's collectives one launch, another's two): id, ranks */
 	struct comm_present_id { uint64_t id; int nranks; } *stuck;

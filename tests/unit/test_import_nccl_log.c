@@ -233,6 +233,45 @@ Test(import_nccl_log, sends_of_nccl_2_27_on_one_node_are_each_a_launch)
 }
 
 /*
+ * exchange-2.27-no-version.log: exchange-2.27.log with no "NCCL version"
+ * line (a log cut or filtered), but each rank's "Assigned NET plugin IB
+ * to comm", which every communicator's init prints from 2.27 on (INFO of
+ * INIT|NET: v2.27.3-1 src/plugin/net.cc:174 from commAlloc, src/init.cc;
+ * none in v2.26.6-1): read as 2.27's, two sends of 8 MiB each its own
+ * launch, not the one alltoall of 16 MiB that opCount 0 made them, and
+ * the header says why. A log with neither line whose sends were grouped
+ * by opCount (alltoall-sends.log, written as 2.21's) says it was read as
+ * an older NCCL's; one with its version line (job-4ranks.log) says nothing.
+ */
+Test(import_nccl_log, nccl_2_27_without_its_version_line)
+{
+	const char *pair[] = { LOG("exchange-2.27-no-version.log") };
+	const char *old[] = { LOG("alltoall-sends.log") };
+	const char *said[] = { LOG("job-4ranks.log") };
+	struct diag d = { "" };
+	struct trace t;
+
+	cr_assert_eq(import_as("nccl-log", pair, 1, &t, &d), 0, "%s", d.msg);
+	cr_assert_eq(t.nentries, 2);
+	for (size_t i = 0; i < 2; i++) {
+		expect_op_bytes(&t, i, TRACE_OP_SENDRECV, 8388608);
+		cr_expect_eq(t.entries[i].root, (int)i, "entry %zu", i);
+	}
+	cr_expect_neq(t.entries[0].batch, t.entries[1].batch);
+	cr_expect_not_null(strstr(notes.line, "no 'NCCL version' line: read as NCCL 2.27 or later, which alone prints 'Assigned NET plugin' ("),
+			   "%s", notes.line);
+	cr_expect_not_null(strstr(notes.line, "exchange-2.27-no-version.log:1)"), "%s", notes.line);
+	trace_destroy(&t);
+	cr_assert_eq(import_as("nccl-log", old, 1, &t, &d), 0, "%s", d.msg);
+	cr_expect_not_null(strstr(notes.line, "sends grouped by opCount, as NCCL before 2.27 counts launches; a 2.27 or later log needs its 'NCCL version' line kept"),
+			   "%s", notes.line);
+	trace_destroy(&t);
+	cr_assert_eq(import_as("nccl-log", said, 1, &t, &d), 0, "%s", d.msg);
+	cr_expect_null(strstr(notes.line, "'NCCL version'"), "%s", notes.line);
+	trace_destroy(&t);
+}
+
+/*
  * Two nodes, three all-reduces of 1 MiB floats (4 MiB): rank 0 counts
  * them 0, 1, 2, rank 1, whose launches had no network work (2.27+), 0,
  * 0, 0 and prints no version line. A collective is each rank's n-th on
