@@ -246,7 +246,8 @@ int nlog_tuning_line(struct state *s, size_t proc, const char *msg, size_t f)
 /*
  * "AllReduce [Symmetric]: 4096 Bytes -> Kernel ..." (2.27 and later, on
  * registered symmetric buffers; 2.27 prints it on every rank), "AllGather
- * [Copy Engine]: 4096 Bytes -> cudaMemcpy" (2.28 and later): NCCL ran its
+ * [Copy Engine]: 4096 Bytes -> cudaMemcpy" (2.29 and later, v2.29.2-1
+ * src/enqueue.cc; "[Hierarchical CE]" from 2.30, src/ce_coll.cc): NCCL ran its
  * own kernel or copies, which gdrlab does not model, for the oldest
  * waiting call of that size. That call is done with (no algo: a replay
  * tunes it), so that the next TUNING line goes to its own call.
