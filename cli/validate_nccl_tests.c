@@ -46,12 +46,13 @@ const char validate_nccl_tests_usage[] =
 	"                          file has ranks per host, or --gpus (or a shipped\n"
 	"                          topology by name: abci-v100-2xedr,\n"
 	"                          configs/validation/NAME.yaml)\n"
-	"  -n, --nodes N           nodes to predict (default: the file's hosts)\n"
+	"  -n, --nodes N           nodes to predict (default: the file's hosts, or\n"
+	"                          a gdrlab busbw table's nodes)\n"
 	"      --gpus LIST         the GPUs of each node the file's ranks ran on,\n"
 	"                          where fewer than the topology's (3; 0-3; 0,2,4-7;\n"
 	"                          default: the devices its text lists, where every\n"
-	"                          host's are the same): predicted as NCCL searches\n"
-	"                          those alone\n"
+	"                          host's are the same, or a busbw table's GPUs):\n"
+	"                          predicted as NCCL searches those alone\n"
 	"%s"
 	"      --op OP             the collective, for files that do not name it\n"
 	"                          (nccl-tests before 2.16.7): allreduce, all_gather,\n"
@@ -613,6 +614,30 @@ static int busbw_options(struct vnt_args *a, const struct nccl_tests_file *f, ch
 	return 0;
 }
 
+/*
+ * And the cluster it predicted for (its "# topology ...: 4 nodes x 2 of 8
+ * GPUs (0-1)" line), where --nodes and --gpus do not say: nccl-tests
+ * names its hosts and devices, busbw its nodes and GPUs.
+ */
+static int busbw_cluster(struct vnt_args *a, const struct nccl_tests_file *f,
+			 const struct topology *topo, struct node_gpus *gpus, struct diag *d)
+{
+	const struct nccl_tests_busbw *h = &f->busbw;
+	struct diag why = { "" };
+
+	if (!h->topo_line)
+		return 0;
+	if (!a->opts.nodes)
+		a->opts.nodes = h->nodes;
+	if (a->gpus || !h->gpus[0])
+		return 0;
+	if (node_gpus_parse("GPUs", h->gpus, topo, gpus, &why))
+		return file_error(f->name, h->topo_line, "topology", d,
+				  "%s: this topology does not have the GPUs the table was predicted on (give --gpus)",
+				  why.msg);
+	return 0;
+}
+
 int validate_nccl_tests(int argc, char **argv)
 {
 	const struct backend_ops *b;
@@ -645,6 +670,8 @@ int validate_nccl_tests(int argc, char **argv)
 	if (f.nccl_version && !a.opts.nccl_set)
 		file_release(&a.opts, f.nccl_version, r.file_nccl, sizeof(r.file_nccl));
 	err = busbw_options(&a, &f, r.file_nccl, sizeof(r.file_nccl), &d);
+	if (!err)
+		err = busbw_cluster(&a, &f, &topo, &r.gpus, &d);
 	if (err) {
 		nccl_tests_destroy(&f);
 		return cli_fail("validate", CLI_LOADING, err, &d);

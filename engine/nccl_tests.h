@@ -122,6 +122,11 @@ struct nccl_tests_file {
 	struct nccl_tests_busbw {
 		unsigned line;
 		char path[16], gdr_level[8], nccl[16];
+		/* its "# topology NAME (FILE): N nodes x ..." line: the
+		 * nodes, and the GPUs a node where not all ("0-1,4"), as
+		 * --gpus reads them; 0 and "" where there is none */
+		unsigned topo_line, nodes;
+		char gpus[96];
 	} busbw;
 	size_t nrows;
 	/*

@@ -735,6 +735,37 @@ static void busbw_line(struct text *t, const struct tok *w, unsigned nw)
 	word_copy(&w[6], b->nccl, sizeof(b->nccl));
 }
 
+/*
+ * "# topology NAME (FILE): 4 nodes x 2 of 8 GPUs (0-1) = 8 ranks, ...",
+ * or "... x 8 GPUs = ...": the cluster `gdrlab busbw` predicted for
+ * (cli/busbw_print.c, node_gpus_describe), which nccl-tests names by its
+ * devices instead. Found by its "N node(s) x" words, whatever blanks the
+ * file name holds.
+ */
+static void busbw_topology_line(struct text *t, const struct tok *w, unsigned nw)
+{
+	struct nccl_tests_busbw *b = &t->r->f->busbw;
+	uint64_t n;
+
+	if (!word_is(&w[0], "topology") || b->topo_line)
+		return;
+	for (unsigned i = 2; i + 1 < nw; i++) {
+		if (!(word_is(&w[i], "node") || word_is(&w[i], "nodes")) ||
+		    !word_is(&w[i + 1], "x") || !parse_u64(w[i - 1].s, &n) || !n || n > UINT_MAX)
+			continue;
+		b->topo_line = t->line;
+		b->nodes = (unsigned)n;
+		/* "K of G GPUs (LIST)": the list, less its parentheses */
+		if (i + 6 < nw && word_is(&w[i + 3], "of") && w[i + 6].s[0] == '(') {
+			const char *s = w[i + 6].s + 1;
+			size_t len = strcspn(s, ")");
+
+			snprintf(b->gpus, sizeof(b->gpus), "%.*s", (int)len, s);
+		}
+		return;
+	}
+}
+
 /* "... agg iters: 4 ... graph: 10 ..." in the run's line: the calls a
  * group launch holds (-a) and its CUDA graph launches (-G). */
 static void run_graphs(struct text *t, const struct tok *w, unsigned nw)
@@ -798,6 +829,8 @@ static int parse_comment(struct text *t)
 		library_version(t, w + 2, nw - 2);
 	} else if (nw >= 2 && word_is(&w[0], "Blocking") && word_is(&w[1], "Enabled:")) {
 		blocking_line(t, w, nw);
+	} else if (word_is(&w[0], "topology")) {
+		busbw_topology_line(t, w, nw);
 	} else {
 		busbw_line(t, w, nw);
 	}

@@ -396,4 +396,21 @@ sed 's/GDR level PXB/GDR level PXQ/' "$tmp/self.txt" >"$tmp/edited.txt"
 expect 2 "an edited busbw line" -- "$gdrlab" validate --nccl-tests "$tmp/edited.txt" -t "$abci" -n 2
 has "$tmp/err" "edited.txt:5: path: 'path auto, GDR level PXQ, NCCL 2.8.4' is not what gdrlab busbw writes"
 one_line "$tmp/err"
+# ... and the cluster its "# topology" line names, where --nodes and
+# --gpus do not: 4 nodes of GPUs 0 and 1 (8 ranks) read back alone
+# agree with themselves; given, the options win (GPUs 0 and 2: as many
+# ranks, another pair; other nodes would be other ranks, which the rows'
+# bus factor refuses)
+"$gdrlab" busbw -t a100-pcie4-200g -n 4 --gpus 0,1 -b 1M -e 16M -f 4 >"$tmp/self.txt"
+expect 0 "busbw's nodes and GPUs read back" -- "$gdrlab" validate --nccl-tests "$tmp/self.txt" -t a100-pcie4-200g
+has "$tmp/out" ": 4 nodes x 2 of 8 GPUs (0-1), path auto"
+[ "$(vrows "$tmp/out" | wc -l)" = 3 ] || { echo "FAIL: busbw's cluster: not 3 rows"; cat "$tmp/out"; fail=1; }
+vrows "$tmp/out" | awk '$2 != $3 || $5 != $6 { print "FAIL: busbw cluster read back: " $0; bad = 1 } END { exit bad }' || fail=1
+expect 0 "--gpus over the table's" -- "$gdrlab" validate --nccl-tests "$tmp/self.txt" -t a100-pcie4-200g --gpus 0,2
+has "$tmp/out" ": 4 nodes x 2 of 8 GPUs (0,2), path auto"
+# a topology without the table's GPUs: its line named
+"$gdrlab" busbw -t a100-pcie4-200g -n 2 --gpus 6,7 -b 1M -e 1M >"$tmp/self.txt"
+expect 2 "GPUs the topology lacks" -- "$gdrlab" validate --nccl-tests "$tmp/self.txt" -t "$abci"
+has "$tmp/err" "self.txt:[0-9]*: topology: .*this topology does not have the GPUs the table was predicted on (give --gpus)"
+one_line "$tmp/err"
 exit $fail
