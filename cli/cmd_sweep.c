@@ -143,10 +143,13 @@ static int point_parse(json_t *o, const char *file, unsigned line,
 				return sweep_bad_value(d, file, line, key,
 						       "auto, direct, staged or staged-memcpy", s);
 		} else if (!strcmp(key, "gdr_level")) {
-			if (topo_path_parse(s, &pt->opts.gdr_level))
-				return sweep_bad_value(d, file, line, key,
-						       "pix, pxb, p2c, phb or sys", s);
-			pt->opts.gdr_level_set = true;
+			char why[160], shown[64];
+
+			if (sweep_point_gdr_level(pt, s, why, sizeof(why))) {
+				diag_set(d, -EINVAL, "%s:%u: gdr_level: %s, got '%s'", file, line, why,
+					 diag_printable(s, shown, sizeof(shown)));
+				return EXIT_USAGE;
+			}
 		} else if (!strcmp(key, "nccl")) {
 			if (sweep_point_nccl(pt, s)) {
 				diag_set(d, -EINVAL, "%s:%u: nccl: expected an NCCL 2 version from 2.7 on (2.18.5, 2.18), got '%s'; this build has the tables of %s",

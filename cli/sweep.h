@@ -118,6 +118,11 @@ int sweep_questions_json(const struct sweep *sw, struct json_t *doc);
  * given; -1 for what is no NCCL 2 version. */
 int sweep_point_nccl(struct point *pt, const char *version);
 
+/* "gdr_level" of a point, as --gdr-level reads it (topo_gdr_level_parse:
+ * NCCL_NET_GDR_LEVEL's names or old numbers); -1 with what it takes in
+ * @why (@len bytes) where it is none. */
+int sweep_point_gdr_level(struct point *pt, const char *s, char *why, size_t len);
+
 /*
  * A plan's generator (sweep_gen.c): a point's `gdrlab gen llm` options as
  * "key=value" lines (@gen, the plan's spelling: micro_batches). put sets

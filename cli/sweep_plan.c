@@ -112,6 +112,21 @@ int sweep_point_nccl(struct point *pt, const char *version)
 	return 0;
 }
 
+int sweep_point_gdr_level(struct point *pt, const char *s, char *why, size_t len)
+{
+	int err = topo_gdr_level_parse(s, &pt->opts.gdr_level);
+
+	if (err == -ERANGE)
+		snprintf(why, len, "NCCL reads 0 as LOC, GPUDirect RDMA to no NIC; for that take path staged");
+	else if (err)
+		snprintf(why, len,
+			 "expected pix, pxb, p2c, phb, sys or NCCL's old numbers (1 pix, 2 pxb, 3 phb, 4 and above sys)");
+	if (err)
+		return -1;
+	pt->opts.gdr_level_set = true;
+	return 0;
+}
+
 /* Set @key of @pt to the text @s (at node @n for complaints). */
 static int set_key(struct plan_reader *r, struct point *pt, const char *key, const char *s,
 		   const yaml_node_t *n)
@@ -141,11 +156,9 @@ static int set_key(struct plan_reader *r, struct point *pt, const char *key, con
 		return plan_path_parse(s, &pt->opts.path) ?
 			       yaml_doc_fail_got(&r->y, n, key,
 						 "expected direct, staged, staged-memcpy or auto") : 0;
-	if (!strcmp(key, "gdr_level")) {
-		pt->opts.gdr_level_set = true;
-		return topo_path_parse(s, &pt->opts.gdr_level) ?
-			       yaml_doc_fail_got(&r->y, n, key, "expected pix, pxb, p2c, phb or sys") : 0;
-	}
+	if (!strcmp(key, "gdr_level"))
+		return sweep_point_gdr_level(pt, s, why, sizeof(why)) ?
+			       yaml_doc_fail_got(&r->y, n, key, "%s", why) : 0;
 	if (!strcmp(key, "nccl"))
 		return sweep_point_nccl(pt, s) ?
 			       yaml_doc_fail_got(&r->y, n, key, "expected an NCCL 2 version from 2.7 on (2.18.5, 2.18); this build has the tables of %s",

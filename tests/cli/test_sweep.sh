@@ -31,7 +31,9 @@ bad_usage_of sweep "missing trace" "$tmp/bad2.jsonl:1: trace: missing required k
 printf '{"topology": "a.yaml", "trace": "b.jsonl", "path": "gpu"}\n' >"$tmp/badpath.jsonl"
 bad_usage_of sweep "bad path" "$tmp/badpath.jsonl:1: path: expected auto, direct, staged or staged-memcpy, got 'gpu'" -- "$tmp/badpath.jsonl"
 printf '{"topology": "a.yaml", "trace": "b.jsonl", "gdr_level": "far"}\n' >"$tmp/badgdr.jsonl"
-bad_usage_of sweep "bad gdr_level" "$tmp/badgdr.jsonl:1: gdr_level: expected pix, pxb, p2c, phb or sys, got 'far'" -- "$tmp/badgdr.jsonl"
+bad_usage_of sweep "bad gdr_level" "$tmp/badgdr.jsonl:1: gdr_level: expected pix, pxb, p2c, phb, sys or NCCL's old numbers (1 pix, 2 pxb, 3 phb, 4 and above sys), got 'far'" -- "$tmp/badgdr.jsonl"
+printf '{"topology": "a.yaml", "trace": "b.jsonl", "gdr_level": "0"}\n' >"$tmp/badgdr.jsonl"
+bad_usage_of sweep "gdr_level 0" "$tmp/badgdr.jsonl:1: gdr_level: NCCL reads 0 as LOC, GPUDirect RDMA to no NIC; for that take path staged, got '0'" -- "$tmp/badgdr.jsonl"
 printf '# a comment\n[1, 2]\n' >"$tmp/array.jsonl"
 bad_usage_of sweep "not an object" "$tmp/array.jsonl:2: json: expected an object, got an array" -- "$tmp/array.jsonl"
 printf '{"topology": "a.yaml", x}\r\n' >"$tmp/syntax.jsonl"
@@ -51,7 +53,7 @@ cat >"$tmp/s/points.jsonl" <<EOP
 {"name": "p1", "topology": "$src/configs/a100-pcie4-200g.yaml", "trace": "$src/traces/resnet50-ddp.jsonl", "path": "staged"}
 {"name": "p2", "topology": "$src/configs/a100-pcie4-200g.yaml", "trace": "$src/traces/resnet50-ddp.jsonl", "path": "direct", "nodes": 4}
 
-{"name": "p3", "topology": "$src/configs/two-socket-commodity.yaml", "trace": "$src/traces/bert-large-ddp.jsonl", "gdr_level": "sys", "path": "direct"}
+{"name": "p3", "topology": "$src/configs/two-socket-commodity.yaml", "trace": "$src/traces/bert-large-ddp.jsonl", "gdr_level": "4", "path": "direct"}
 {"name": "p4", "topology": "$src/configs/a100-pcie4-200g.yaml", "trace": "$src/traces/resnet50-ddp.jsonl", "nccl": "2.8.4"}
 EOP
 expect 0 "csv" -- "$gdrlab" sweep -j 3 --csv "$tmp/s/points.jsonl"
@@ -69,7 +71,10 @@ check() { # check ROW run-args...: the row's iteration time is run's
 }
 check 1 -t "$src/configs/a100-pcie4-200g.yaml" -T "$src/traces/resnet50-ddp.jsonl" -p staged
 check 2 -t "$src/configs/a100-pcie4-200g.yaml" -T "$src/traces/resnet50-ddp.jsonl" -p direct -n 4
+# NCCL_NET_GDR_LEVEL's old 4 is SYS (paths.cc levelsOldToNew), as -g sys
 check 3 -t "$src/configs/two-socket-commodity.yaml" -T "$src/traces/bert-large-ddp.jsonl" -g sys -p direct
+[ "$(sed -n 4p "$tmp/sweep.csv" | cut -d, -f9)" = SYS ] ||
+    { echo "FAIL: gdr_level 4 is not SYS: $(sed -n 4p "$tmp/sweep.csv")"; fail=1; }
 # "nccl" alone brings its release's GDR level (PXB), as --nccl does
 check 4 -t "$src/configs/a100-pcie4-200g.yaml" -T "$src/traces/resnet50-ddp.jsonl" --nccl 2.8.4
 [ "$(sed -n 5p "$tmp/sweep.csv" | cut -d, -f9)" = PXB ] ||
