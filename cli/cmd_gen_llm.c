@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd_gen_llm: "gdrlab gen llm", an LLM training iteration under tensor,
- * pipeline, data and expert parallelism (engine/gen_llm.h), written
+ * pipeline, data, expert and context parallelism (engine/gen_llm.h), written
  * all-or-nothing.
  */
 #include "cmd_gen.h"
@@ -30,14 +30,18 @@ static void print_llm_help(FILE *out)
 	      "\n"
 	      "Write the collectives of an LLM training iteration as Megatron-LM and\n"
 	      "ZeRO run them (docs/gen-llm.md), every group on a communicator of its\n"
-	      "own so that they overlap when replayed. Ranks: t + tp (d + dp s)\n"
-	      "(Megatron-Core's tp-cp-ep-dp-pp order); tp x pp x dp ranks in all.\n"
+	      "own so that they overlap when replayed. Ranks: t + tp (c + cp (d + dp s))\n"
+	      "(Megatron-Core's tp-cp-ep-dp-pp order); tp x cp x pp x dp ranks in all.\n"
 	      "\n"
 	      "  --model NAME           a model of the zoo (below)\n"
 	      "  --tp N                 tensor parallel ranks (default 1)\n"
 	      "  --pp N                 pipeline stages, 1F1B schedule (default 1)\n"
 	      "  --dp N                 data parallel replicas (default 1)\n"
-	      "  --ep N                 expert parallel ranks within dp (MoE; default 1)\n"
+	      "  --ep N                 expert parallel ranks within dp x cp (MoE; default 1)\n"
+	      "  --cp N                 context parallel ranks (default 1): each sequence in\n"
+	      "                         2 x N chunks, keys and values passed round a ring\n"
+	      "                         in every attention layer (TransformerEngine's p2p),\n"
+	      "                         gradients reduced over dp x cp\n"
 	      "  --zero N               0: gradients all-reduced; 1, 2: reduce-scattered\n"
 	      "                         and parameters all-gathered after the step; 3:\n"
 	      "                         each module (the embedding, every layer, the head)\n"
@@ -75,7 +79,7 @@ static void print_llm_help(FILE *out)
 }
 
 enum {
-	OPT_MODEL = 256, OPT_TP, OPT_PP, OPT_DP, OPT_EP, OPT_ZERO, OPT_SP, OPT_MB, OPT_MBS,
+	OPT_MODEL = 256, OPT_TP, OPT_PP, OPT_DP, OPT_EP, OPT_CP, OPT_ZERO, OPT_SP, OPT_MB, OPT_MBS,
 	OPT_SEQ, OPT_DTYPE, OPT_GRAD_DTYPE, OPT_TFLOPS, OPT_EFF, OPT_OVERLAP, OPT_BUCKET, OPT_ITER,
 };
 
@@ -85,6 +89,7 @@ static const struct option llm_options[] = {
 	{ "pp", required_argument, NULL, OPT_PP },
 	{ "dp", required_argument, NULL, OPT_DP },
 	{ "ep", required_argument, NULL, OPT_EP },
+	{ "cp", required_argument, NULL, OPT_CP },
 	{ "zero", required_argument, NULL, OPT_ZERO },
 	{ "sequence-parallel", no_argument, NULL, OPT_SP },
 	{ "micro-batches", required_argument, NULL, OPT_MB },
@@ -161,6 +166,7 @@ static int parse_one(struct gen_llm_args *a, int c, const char *opt, const char 
 	case OPT_PP: return parse_count(d, opt, arg, &a->o.pp);
 	case OPT_DP: return parse_count(d, opt, arg, &a->o.dp);
 	case OPT_EP: return parse_count(d, opt, arg, &a->o.ep);
+	case OPT_CP: return parse_count(d, opt, arg, &a->o.cp);
 	case OPT_ZERO: return parse_count(d, opt, arg, &a->o.zero);
 	case OPT_SP:
 		a->o.sequence_parallel = true;
@@ -282,24 +288,26 @@ static void write_header(FILE *out, const struct gen_llm_args *a, const struct t
 	const struct gen_llm_options *o = &a->o;
 	uint64_t by_op[TRACE_OP_COUNT] = { 0 };
 	size_t per_it = t->nentries / o->iterations;
-	char cap[48] = "";
+	char cap[48] = "", cp[24] = "";
 
 	if (o->bucket_bytes)
 		snprintf(cap, sizeof(cap), " --bucket-cap %" PRIu64 "B", o->bucket_bytes);
+	if (o->cp > 1)
+		snprintf(cp, sizeof(cp), " --cp %u", o->cp);
 
 	for (size_t i = 0; i < per_it; i++)
 		by_op[t->entries[i].op] += t->entries[i].bytes;
-	fprintf(out, "# made by: gdrlab gen llm --model %s --tp %u --pp %u --dp %u --ep %u --zero %u%s "
+	fprintf(out, "# made by: gdrlab gen llm --model %s --tp %u --pp %u --dp %u%s --ep %u --zero %u%s "
 		     "--micro-batches %u --micro-batch-size %u --seq %u --dtype %s --grad-dtype %s "
 		     "--gpu-tflops %.15g --efficiency %.15g --overlap-grad-reduce %s%s --iterations %u\n",
-		o->arch->name, o->tp, o->pp, o->dp, o->ep, o->zero,
+		o->arch->name, o->tp, o->pp, o->dp, cp, o->ep, o->zero,
 		o->sequence_parallel ? " --sequence-parallel" : "", o->micro_batches,
 		o->micro_batch_size, o->seq, trace_dtype_name(o->dtype),
 		trace_dtype_name(o->grad_dtype), o->gpu_tflops, o->efficiency,
 		o->overlap_grad_reduce ? "on" : "off", cap, o->iterations);
 	fprintf(out, "# %s: %.3fB parameters on %u ranks; %zu collectives an iteration on %zu "
 		     "communicators; compute %.1f us an iteration (1F1B, bubble included)\n",
-		o->arch->name, llm_total_params(o->arch) / 1e9, o->tp * o->pp * o->dp, per_it,
+		o->arch->name, llm_total_params(o->arch) / 1e9, o->tp * o->cp * o->pp * o->dp, per_it,
 		t->ncomms, t->entries[0].compute_us);
 	fprintf(out, "# bytes an iteration:");
 	for (int k = 0; k < TRACE_OP_COUNT; k++)

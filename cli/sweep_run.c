@@ -91,7 +91,7 @@ static int generate(const struct point *pt, const struct topology *topo, struct 
 	 * A100 cluster's iteration is not an H100's */
 	if (!sweep_gen_get(pt->gen, "gpu_tflops", given, sizeof(given)))
 		a.o.gpu_tflops = *tflops = topo_gpu_tflops(topo);
-	ranks = a.o.tp * a.o.pp * a.o.dp;
+	ranks = a.o.tp * a.o.cp * a.o.pp * a.o.dp;
 	if (!opts->nodes && topo->ngpus)
 		opts->nodes = (ranks + topo->ngpus - 1) / topo->ngpus;
 	*tokens = (double)a.o.dp * a.o.micro_batches * a.o.micro_batch_size * a.o.seq;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gen llm (gen_llm.h): the job's options and stages, its communicators,
- * each micro-batch's layers (gen_llm_layer.c) and pipeline sends on the
- * 1F1B schedule (gen_llm_schedule.c), the gradient buckets, and the
- * collectives into a trace.
+ * each micro-batch's layers (gen_llm_layer.c, their context-parallel ring
+ * in gen_llm_cp.c) and pipeline sends on the 1F1B schedule
+ * (gen_llm_schedule.c), the gradient buckets, and the collectives into a
+ * trace.
  */
 #include "gen_llm_internal.h"
 
@@ -28,7 +29,7 @@ void gen_llm_options_default(struct gen_llm_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->arch = llm_arch_find("llama3-8b");
-	o->tp = o->pp = o->dp = o->ep = 1;
+	o->tp = o->pp = o->dp = o->ep = o->cp = 1;
 	o->micro_batches = 1;
 	o->micro_batch_size = 1;
 	o->dtype = TRACE_DTYPE_BF16;
@@ -59,9 +60,28 @@ static int opt_err(struct diag *d, const char *opt, const char *fmt, unsigned v)
 	return diag_set(d, -EINVAL, "%s: %s", opt, msg);
 }
 
+/*
+ * Context parallelism: each sequence in 2 cp chunks, a rank taking chunk
+ * c and 2 cp - 1 - c so that a causal mask gives every rank as much
+ * work (Megatron-LM's arguments.py: "seq-length should be a multiple of
+ * 2 * context-parallel-size"; TransformerEngine context_parallel.py
+ * get_batch_on_this_cp_rank).
+ */
+static int check_cp(const struct gen_llm_options *o, struct diag *d)
+{
+	if (!o->cp || o->cp > GEN_LLM_PAR_MAX)
+		return opt_err(d, "--cp", "%u: between 1 and 65536", o->cp);
+	if (o->cp > 1 && o->seq % (2 * o->cp))
+		return diag_set(d, -EINVAL,
+				"--cp: %u does not split --seq %u into 2 x %u equal chunks (Megatron-LM asks a multiple of 2 x cp)",
+				o->cp, o->seq, o->cp);
+	return 0;
+}
+
 int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 {
 	const struct llm_arch *a = o->arch;
+	int err;
 
 	if (!a)
 		return diag_set(d, -EINVAL, "--model: no model");
@@ -80,10 +100,19 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 		return opt_err(d, "--pp", "%u stages: between 1 and the model's layers", o->pp);
 	if (!o->dp || o->dp > GEN_LLM_PAR_MAX)
 		return opt_err(d, "--dp", "%u: between 1 and 65536", o->dp);
+	err = check_cp(o, d);
+	if (err)
+		return err;
 	if (!o->ep)
 		return opt_err(d, "--ep", "%u: expected 1 or more GPUs an expert-parallel group", 0);
-	if (o->dp % o->ep)
+	/* the expert rank generator takes its ep and expert-dp ranks from
+	 * the dense layers' dp x cp (parallel_state.py: expert_data_parallel_size
+	 * = world / (etp x ep x pp)) */
+	if (o->cp == 1 && o->dp % o->ep)
 		return opt_err(d, "--ep", "%u does not divide --dp", o->ep);
+	if (replicas(o) % o->ep)
+		return diag_set(d, -EINVAL, "--ep: %u does not divide --dp x --cp (%u)", o->ep,
+				replicas(o));
 	if (o->ep > 1 && a->experts < 2)
 		return diag_set(d, -EINVAL, "--ep: %s has no experts (not a mixture of experts)",
 				a->name);
@@ -99,9 +128,12 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 		return diag_set(d, -EINVAL,
 				"--tp: %s is a mixture of experts: with --tp %u it needs --sequence-parallel, as Megatron-Core asks",
 				a->name, o->tp);
-	if ((unsigned long long)o->tp * o->pp * o->dp > GEN_LLM_PAR_MAX)
+	if (o->cp == 1 && (unsigned long long)o->tp * o->pp * o->dp > GEN_LLM_PAR_MAX)
 		return opt_err(d, "--tp", "tp x pp x dp = %u ranks is more than 65536",
 			       o->tp * o->pp * o->dp);
+	if ((unsigned long long)o->tp * o->cp * o->pp * o->dp > GEN_LLM_PAR_MAX)
+		return diag_set(d, -EINVAL, "--cp: tp x cp x pp x dp = %llu ranks is more than 65536",
+				(unsigned long long)o->tp * o->cp * o->pp * o->dp);
 	if (o->zero > 3)
 		return opt_err(d, "--zero", "%u: expected 0, 1, 2 or 3", o->zero);
 	if (o->zero == 3 && o->ep > 1)
@@ -121,6 +153,11 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 	if (!o->seq || o->seq > (1u << 24) || (o->sequence_parallel && o->seq % o->tp))
 		return opt_err(d, "--seq", "%u tokens: 1 to 16 Mi, a multiple of --tp with --sequence-parallel",
 			       o->seq);
+	/* a rank's seq / cp tokens split again over tp */
+	if (o->sequence_parallel && (o->seq / o->cp) % o->tp)
+		return diag_set(d, -EINVAL,
+				"--seq: %u tokens over --cp %u leave %u a rank, not a multiple of --tp %u (--sequence-parallel)",
+				o->seq, o->cp, o->seq / o->cp, o->tp);
 	if (!(o->gpu_tflops > 0) || !isfinite(o->gpu_tflops))
 		return diag_set(d, -EINVAL, "--gpu-tflops: must be > 0");
 	if (!(o->efficiency > 0 && o->efficiency <= 1))
@@ -134,7 +171,10 @@ void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_s
 {
 	const struct llm_arch *a = o->arch;
 	unsigned base = a->layers / o->pp, extra = a->layers % o->pp;
-	double tokens = (double)o->micro_batch_size * o->seq, flops;
+	/* a rank's share of a micro-batch's tokens: seq / cp with context
+	 * parallelism, each attending on average to as many keys as without
+	 * (the chunks are balanced), so its FLOPs a token are seq's */
+	double tokens = (double)o->micro_batch_size * (o->seq / o->cp), flops;
 	uint64_t dense = 0, routed = 0;
 	unsigned moe = 0, last;
 
@@ -178,17 +218,26 @@ void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_s
 }
 
 
-static void set_comm(struct gen *g, size_t k, unsigned n, const char *fmt, unsigned a,
-		     unsigned b, unsigned c)
+/* Communicator @k, of @n ranks (added by add_rank), named @name. */
+static void set_comm_name(struct gen *g, size_t k, unsigned n, const char *name)
 {
 	struct gcomm *gc = &g->comms[k];
 
-	snprintf(gc->name, sizeof(gc->name), fmt, a, b, c);
+	snprintf(gc->name, sizeof(gc->name), "%s", name);
 	gc->idx = -1;
 	gc->n = 0;
 	gc->ranks = malloc(n * sizeof(*gc->ranks));
 	if (!gc->ranks)
 		g->err = -ENOMEM;
+}
+
+static void set_comm(struct gen *g, size_t k, unsigned n, const char *fmt, unsigned a,
+		     unsigned b, unsigned c)
+{
+	char name[sizeof(g->comms[k].name)];
+
+	snprintf(name, sizeof(name), fmt, a, b, c);
+	set_comm_name(g, k, n, name);
 }
 
 static void add_rank(struct gen *g, size_t k, unsigned r)
@@ -204,53 +253,92 @@ static bool tied_copy(const struct gen_llm_options *o)
 	return o->arch->tied_embeddings && o->pp > 1;
 }
 
+/* A group of replica @r: named "{kind}-{before}d{d}{after}" as before
+ * context parallelism where there is none (r is d), else
+ * "{kind}-{before}d{d}-c{c}{after}". */
+static void set_replica_comm(struct gen *g, size_t k, unsigned n, const char *kind,
+			     const char *before, unsigned r, const char *after)
+{
+	char name[sizeof(g->comms[k].name)];
+	unsigned cp = g->o->cp;
+
+	if (cp == 1)
+		snprintf(name, sizeof(name), "%s-%sd%u%s", kind, before, r, after);
+	else
+		snprintf(name, sizeof(name), "%s-%sd%u-c%u%s", kind, before, r / cp, r % cp, after);
+	set_comm_name(g, k, n, name);
+}
+
+static void make_stage_comms(struct gen *g, unsigned s)
+{
+	const struct gen_llm_options *o = g->o;
+	unsigned tp = o->tp, cp = o->cp, ep = o->ep, nr = replicas(o);
+
+	for (unsigned r = 0; r < nr; r++) {
+		char stage[16];
+
+		snprintf(stage, sizeof(stage), "s%u-", s);
+		set_replica_comm(g, tp_comm(g, s, r), tp, "tp", stage, r, "");
+		for (unsigned t = 0; t < tp; t++)
+			add_rank(g, tp_comm(g, s, r), rank_of(o, t, r, s));
+	}
+	for (unsigned t = 0; t < tp; t++) {
+		/* Megatron-Core's "dp-cp" group with cp 2 or more */
+		set_comm(g, dp_comm(g, s, t), nr, cp > 1 ? "dp-cp-s%u-t%u" : "dp-s%u-t%u", s, t, 0);
+		for (unsigned r = 0; r < nr; r++)
+			add_rank(g, dp_comm(g, s, t), rank_of(o, t, r, s));
+		for (unsigned b = 0; ep > 1 && b < nr / ep; b++) {
+			set_comm(g, ep_comm(g, s, t, b), ep, "ep-s%u-t%u-b%u", s, t, b);
+			for (unsigned j = 0; j < ep; j++)
+				add_rank(g, ep_comm(g, s, t, b), rank_of(o, t, b * ep + j, s));
+		}
+		for (unsigned j = 0; ep > 1 && j < ep; j++) {
+			set_comm(g, edp_comm(g, s, t, j), nr / ep, "edp-s%u-t%u-e%u", s, t, j);
+			for (unsigned b = 0; b < nr / ep; b++)
+				add_rank(g, edp_comm(g, s, t, j), rank_of(o, t, b * ep + j, s));
+		}
+		for (unsigned d = 0; cp > 1 && d < o->dp; d++) {
+			set_comm(g, cp_comm(g, s, d, t), cp, "cp-s%u-d%u-t%u", s, d, t);
+			for (unsigned c = 0; c < cp; c++)
+				add_rank(g, cp_comm(g, s, d, t), rank_of(o, t, c + cp * d, s));
+		}
+	}
+}
+
 static int make_comms(struct gen *g)
 {
 	const struct gen_llm_options *o = g->o;
-	unsigned tp = o->tp, pp = o->pp, dp = o->dp, ep = o->ep;
+	unsigned tp = o->tp, pp = o->pp, dp = o->dp, cp = o->cp, ep = o->ep, nr = replicas(o);
 
-	g->off_dp = (size_t)pp * dp;
+	g->off_dp = (size_t)pp * nr;
 	g->off_pp = g->off_dp + (size_t)pp * tp;
-	g->off_ep = g->off_pp + (pp > 1 ? (size_t)dp * tp : 0);
-	g->off_edp = g->off_ep + (ep > 1 ? (size_t)pp * tp * (dp / ep) : 0);
+	g->off_ep = g->off_pp + (pp > 1 ? (size_t)nr * tp : 0);
+	g->off_edp = g->off_ep + (ep > 1 ? (size_t)pp * tp * (nr / ep) : 0);
 	g->off_emb = g->off_edp + (ep > 1 ? (size_t)pp * tp * ep : 0);
-	g->ncomms = g->off_emb + (tied_copy(o) ? (size_t)dp * tp : 0);
+	g->off_cp = g->off_emb + (tied_copy(o) ? (size_t)nr * tp : 0);
+	g->ncomms = g->off_cp + (cp > 1 ? (size_t)pp * dp * tp : 0);
 	g->comms = calloc(g->ncomms, sizeof(*g->comms));
 	if (!g->comms)
 		return -ENOMEM;
-	for (unsigned s = 0; s < pp && !g->err; s++) {
-		for (unsigned d = 0; d < dp; d++) {
-			set_comm(g, tp_comm(g, s, d), tp, "tp-s%u-d%u", s, d, 0);
-			for (unsigned t = 0; t < tp; t++)
-				add_rank(g, tp_comm(g, s, d), rank_of(o, t, d, s));
-		}
+	for (unsigned s = 0; s < pp && !g->err; s++)
+		make_stage_comms(g, s);
+	for (unsigned r = 0; pp > 1 && r < nr && !g->err; r++)
 		for (unsigned t = 0; t < tp; t++) {
-			set_comm(g, dp_comm(g, s, t), dp, "dp-s%u-t%u", s, t, 0);
-			for (unsigned d = 0; d < dp; d++)
-				add_rank(g, dp_comm(g, s, t), rank_of(o, t, d, s));
-			for (unsigned b = 0; ep > 1 && b < dp / ep; b++) {
-				set_comm(g, ep_comm(g, s, t, b), ep, "ep-s%u-t%u-b%u", s, t, b);
-				for (unsigned j = 0; j < ep; j++)
-					add_rank(g, ep_comm(g, s, t, b), rank_of(o, t, b * ep + j, s));
-			}
-			for (unsigned j = 0; ep > 1 && j < ep; j++) {
-				set_comm(g, edp_comm(g, s, t, j), dp / ep, "edp-s%u-t%u-e%u", s, t, j);
-				for (unsigned b = 0; b < dp / ep; b++)
-					add_rank(g, edp_comm(g, s, t, j), rank_of(o, t, b * ep + j, s));
-			}
-		}
-	}
-	for (unsigned d = 0; pp > 1 && d < dp && !g->err; d++)
-		for (unsigned t = 0; t < tp; t++) {
-			set_comm(g, pp_comm(g, d, t), pp, "pp-d%u-t%u", d, t, 0);
+			char rank[16];
+
+			snprintf(rank, sizeof(rank), "-t%u", t);
+			set_replica_comm(g, pp_comm(g, r, t), pp, "pp", "", r, rank);
 			for (unsigned s = 0; s < pp; s++)
-				add_rank(g, pp_comm(g, d, t), rank_of(o, t, d, s));
+				add_rank(g, pp_comm(g, r, t), rank_of(o, t, r, s));
 		}
-	for (unsigned d = 0; tied_copy(o) && d < dp && !g->err; d++)
+	for (unsigned r = 0; tied_copy(o) && r < nr && !g->err; r++)
 		for (unsigned t = 0; t < tp; t++) {
-			set_comm(g, emb_comm(g, d, t), 2, "emb-d%u-t%u", d, t, 0);
-			add_rank(g, emb_comm(g, d, t), rank_of(o, t, d, 0));
-			add_rank(g, emb_comm(g, d, t), rank_of(o, t, d, pp - 1));
+			char rank[16];
+
+			snprintf(rank, sizeof(rank), "-t%u", t);
+			set_replica_comm(g, emb_comm(g, r, t), 2, "emb", "", r, rank);
+			add_rank(g, emb_comm(g, r, t), rank_of(o, t, r, 0));
+			add_rank(g, emb_comm(g, r, t), rank_of(o, t, r, pp - 1));
 		}
 	for (size_t k = 0; k < g->ncomms && !g->err; k++)
 		sort_unsigned(g->comms[k].ranks, g->comms[k].n);
@@ -321,12 +409,12 @@ static void pp_send(struct gen *g, unsigned s, unsigned to, unsigned i, double a
 	 * before a later one's. */
 	unsigned tie = 1 + (s < to ? o->pp - s : s);
 
-	for (unsigned d = 0; d < o->dp; d++)
+	for (unsigned r = 0; r < replicas(o); r++)
 		for (unsigned t = 0; t < o->tp; t++) {
 			size_t before = g->nev;
 
-			gen_llm_emit(g, pp_comm(g, d, t), TRACE_OP_SENDRECV, o->dtype, bytes, at,
-				     (int)rank_of(o, t, d, s), (int)rank_of(o, t, d, to));
+			gen_llm_emit(g, pp_comm(g, r, t), TRACE_OP_SENDRECV, o->dtype, bytes, at,
+				     (int)rank_of(o, t, r, s), (int)rank_of(o, t, r, to));
 			if (g->nev > before) {
 				g->ev[before].e.batched = true;
 				g->ev[before].e.batch = batch;
@@ -367,6 +455,7 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 
 		zero3_modules(g, s, TRACE_OP_ALL_GATHER, f0 + k * lf, embedding, layer, head);
 		gen_llm_tp_layer(g, s, (unsigned)layer, f0 + k * lf, lf, false);
+		gen_llm_cp_layer(g, s, i, k, f0 + k * lf, lf, false);
 		gen_llm_moe_layer(g, s, (unsigned)layer, f0 + k * lf, lf, false);
 	}
 	if (s + 1 < o->pp)
@@ -383,6 +472,7 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 
 		zero3_modules(g, s, TRACE_OP_ALL_GATHER, at, head, layer, embedding);
 		gen_llm_tp_layer(g, s, (unsigned)layer, at, lb, true);
+		gen_llm_cp_layer(g, s, i, k, at, lb, true);
 		gen_llm_moe_layer(g, s, (unsigned)layer, at, lb, true);
 		zero3_modules(g, s, TRACE_OP_REDUCE_SCATTER, done, head, layer, embedding);
 	}
@@ -421,15 +511,15 @@ static void one_iteration(struct gen *g, const struct schedule *sc)
 		gen_llm_stage(o, s, &st);
 		for (unsigned i = 0; i < o->micro_batches; i++)
 			micro_batch(g, sc, s, i, &st);
-		if (o->zero < 3 && o->dp > 1)
+		if (o->zero < 3 && replicas(o) > 1)
 			gen_llm_grad_sync(g, s, b0, sc->bdur[s]);
 		/* what every tp rank holds whole saw only its sequence shard:
 		 * its gradients summed over the group after the dp sync
 		 * (finalize_model_grads.py, finish_grad_sync then
 		 * _allreduce_non_tensor_model_parallel_grads, one coalesced
 		 * call; the norms', counted as split, left out) */
-		for (unsigned d = 0; o->sequence_parallel && st.tp_whole_params && d < o->dp; d++)
-			gen_llm_emit(g, tp_comm(g, s, d), TRACE_OP_ALLREDUCE, o->grad_dtype,
+		for (unsigned r = 0; o->sequence_parallel && st.tp_whole_params && r < replicas(o); r++)
+			gen_llm_emit(g, tp_comm(g, s, r), TRACE_OP_ALLREDUCE, o->grad_dtype,
 				     st.tp_whole_params * trace_dtype_size(o->grad_dtype), b0 + sc->bdur[s],
 				     -1, -1);
 	}
@@ -439,13 +529,13 @@ static void one_iteration(struct gen *g, const struct schedule *sc)
 	 * _allreduce_word_embedding_grads over the embedding group: the
 	 * whole main_grad, in the gradients' dtype), the first stage's
 	 * backward ending last in 1F1B */
-	for (unsigned d = 0; tied_copy(o) && d < o->dp; d++)
+	for (unsigned r = 0; tied_copy(o) && r < replicas(o); r++)
 		for (unsigned t = 0; t < o->tp; t++) {
 			unsigned m = sc->m, l = o->pp - 1;
 			double end0 = sc->b[m - 1] + sc->bdur[0];
 			double endl = sc->b[l * m + m - 1] + sc->bdur[l];
 
-			gen_llm_emit(g, emb_comm(g, d, t), TRACE_OP_ALLREDUCE, o->grad_dtype,
+			gen_llm_emit(g, emb_comm(g, r, t), TRACE_OP_ALLREDUCE, o->grad_dtype,
 				     (uint64_t)o->arch->vocab * o->arch->hidden / o->tp *
 					     trace_dtype_size(o->grad_dtype),
 				     end0 > endl ? end0 : endl, -1, -1);

@@ -21,11 +21,17 @@
  *                 reduce-scattered, each micro-batch (ZeRO 3);
  *   expert (ep)   per MoE layer and micro-batch an all-to-all dispatch and
  *                 combine forward and backward; the experts' gradients
- *                 over the dp / ep ranks that hold the same experts.
+ *                 over the dp / ep ranks that hold the same experts;
+ *   context (cp)  each sequence split over cp ranks, and per layer and
+ *                 micro-batch the keys and values passed round the cp
+ *                 group's ring, forward and backward (TransformerEngine's
+ *                 AttnFuncWithCPAndKVP2P); the gradients reduced over
+ *                 the dp x cp ranks.
  *
  * Ranks are numbered as Megatron-Core's default order "tp-cp-ep-dp-pp"
- * (megatron/core/parallel_state.py): rank = t + tp (d + dp s). Compute
- * times come from FLOPs over a stated GPU peak and efficiency.
+ * (megatron/core/parallel_state.py RankGenerator): rank = t + tp (c + cp
+ * (d + dp s)). Compute times come from FLOPs over a stated GPU peak and
+ * efficiency.
  */
 #ifndef GDRLAB_GEN_LLM_H
 #define GDRLAB_GEN_LLM_H
@@ -39,7 +45,8 @@
 
 struct gen_llm_options {
 	const struct llm_arch *arch;
-	unsigned tp, pp, dp, ep;     /* ep divides dp; ep > 1 needs experts */
+	unsigned tp, pp, dp, ep;     /* ep divides dp x cp; ep > 1 needs experts */
+	unsigned cp;                 /* context parallel: 2 cp chunks divide seq */
 	unsigned zero;               /* 0 to 3 */
 	bool sequence_parallel;      /* needs tp > 1 */
 	unsigned micro_batches;      /* per iteration, per pipeline */

@@ -220,7 +220,10 @@ static void buckets(struct gen *g, size_t comm, const struct params *ps, uint64_
  * given; none (one bucket a buffer) without overlap, and on every stage
  * but the first ("Turn off bucketing if we are on a pipeline stage that
  * is not the first (since data-parallel communication on these stages
- * is not on the critical path)").
+ * is not on the critical path)"). Its dp is the data-parallel group's
+ * without context parallelism (dp_group.size(), the group
+ * setup_process_groups_for_ddp takes with_context_parallel=False), though
+ * the buckets are reduced over dp x cp ranks (intra_dp_cp_group).
  */
 static uint64_t bucket_size(const struct gen_llm_options *o, unsigned s)
 {
@@ -244,7 +247,7 @@ void gen_llm_grad_sync(struct gen *g, unsigned s, double b0, double dur)
 		g->err = -ENOMEM;
 	for (unsigned t = 0; !g->err && t < o->tp; t++) {
 		buckets(g, dp_comm(g, s, t), &dense, size, b0, dur);
-		for (unsigned j = 0; o->ep > 1 && o->dp / o->ep > 1 && j < o->ep; j++)
+		for (unsigned j = 0; o->ep > 1 && replicas(o) / o->ep > 1 && j < o->ep; j++)
 			buckets(g, edp_comm(g, s, t, j), &expert, size, b0, dur);
 	}
 	free(dense.p);

@@ -2,8 +2,9 @@
 /*
  * What gen_llm.c (the job: its options, stages, communicators, sends
  * and the trace), gen_llm_buckets.c (the gradient buckets),
- * gen_llm_schedule.c (the 1F1B schedule) and gen_llm_layer.c (a layer's
- * tensor-parallel, expert and ZeRO 3 collectives) share.
+ * gen_llm_schedule.c (the 1F1B schedule), gen_llm_layer.c (a layer's
+ * tensor-parallel, expert and ZeRO 3 collectives) and gen_llm_cp.c (its
+ * context-parallel ring) share.
  */
 #ifndef GDRLAB_GEN_LLM_INTERNAL_H
 #define GDRLAB_GEN_LLM_INTERNAL_H
@@ -51,7 +52,7 @@ struct gen {
 	const struct gen_llm_options *o;
 	struct gcomm *comms;
 	size_t ncomms;
-	size_t off_dp, off_pp, off_ep, off_edp, off_emb;
+	size_t off_dp, off_pp, off_ep, off_edp, off_emb, off_cp;
 	struct gev *ev;
 	size_t nev, cap;
 	unsigned long long listed; /* ranks the events' groups list, in all */
@@ -60,45 +61,74 @@ struct gen {
 	int err;
 };
 
-static inline unsigned rank_of(const struct gen_llm_options *o, unsigned t, unsigned d, unsigned s)
+/*
+ * A model replica's index r = c + cp d: context-parallel rank c of
+ * data-parallel replica d. Every group but the data-parallel one and
+ * the context-parallel ring is one replica's (its tp ranks, its
+ * pipeline), and Megatron-Core's data-parallel group with context
+ * parallelism is every replica's (parallel_state.py get_ranks("dp-cp")),
+ * so the generator walks replicas: with cp 1, r is d.
+ */
+static inline unsigned replicas(const struct gen_llm_options *o)
 {
-	return t + o->tp * (d + o->dp * s);
+	return o->dp * o->cp;
 }
 
-static inline size_t tp_comm(const struct gen *g, unsigned s, unsigned d)
+/* Megatron-Core's order "tp-cp-ep-dp-pp" (parallel_state.py
+ * RankGenerator, generate_masked_orthogonal_rank_groups; ep 1 in the
+ * dense layers' generator): t + tp (c + cp (d + dp s)) = t + tp (r +
+ * dp cp s). */
+static inline unsigned rank_of(const struct gen_llm_options *o, unsigned t, unsigned r, unsigned s)
 {
-	return (size_t)s * g->o->dp + d;
+	return t + o->tp * (r + replicas(o) * s);
 }
 
+static inline size_t tp_comm(const struct gen *g, unsigned s, unsigned r)
+{
+	return (size_t)s * replicas(g->o) + r;
+}
+
+/* The data-parallel group of (s, t), with context parallelism every
+ * replica's: Megatron-Core's DDP and distributed optimizer reduce over
+ * it (distributed_data_parallel.py intra_dp_cp_group). */
 static inline size_t dp_comm(const struct gen *g, unsigned s, unsigned t)
 {
 	return g->off_dp + (size_t)s * g->o->tp + t;
 }
 
-/* The stages of pipeline (d, t): Megatron-LM's pipeline group. */
-static inline size_t pp_comm(const struct gen *g, unsigned d, unsigned t)
+/* The stages of pipeline (r, t): Megatron-LM's pipeline group. */
+static inline size_t pp_comm(const struct gen *g, unsigned r, unsigned t)
 {
-	return g->off_pp + (size_t)d * g->o->tp + t;
+	return g->off_pp + (size_t)r * g->o->tp + t;
 }
 
-/* The first and the last stage of pipeline (d, t), where the embedding
+/* The first and the last stage of pipeline (r, t), where the embedding
  * is tied over stages: Megatron-LM's embedding group
  * (parallel_state.py default_embedding_ranks). */
-static inline size_t emb_comm(const struct gen *g, unsigned d, unsigned t)
+static inline size_t emb_comm(const struct gen *g, unsigned r, unsigned t)
 {
-	return g->off_emb + (size_t)d * g->o->tp + t;
+	return g->off_emb + (size_t)r * g->o->tp + t;
 }
 
-/* Expert-parallel block b: data-parallel ranks b ep .. b ep + ep - 1. */
+/* Expert-parallel block b: replicas b ep .. b ep + ep - 1 (Megatron-Core's
+ * expert rank generator has no cp: its ep and expert-dp ranks take the
+ * dense layers' cp and dp ones, ep first). */
 static inline size_t ep_comm(const struct gen *g, unsigned s, unsigned t, unsigned b)
 {
-	return g->off_ep + ((size_t)s * g->o->tp + t) * (g->o->dp / g->o->ep) + b;
+	return g->off_ep + ((size_t)s * g->o->tp + t) * (replicas(g->o) / g->o->ep) + b;
 }
 
 /* The ranks holding the same experts: position j of every block. */
 static inline size_t edp_comm(const struct gen *g, unsigned s, unsigned t, unsigned j)
 {
 	return g->off_edp + ((size_t)s * g->o->tp + t) * g->o->ep + j;
+}
+
+/* The context-parallel ring of stage s, data-parallel replica d, tensor
+ * rank t: its cp ranks (parallel_state.py get_ranks("cp")). */
+static inline size_t cp_comm(const struct gen *g, unsigned s, unsigned d, unsigned t)
+{
+	return g->off_cp + ((size_t)s * g->o->dp + d) * g->o->tp + t;
 }
 
 /* A collective of @bytes on communicator @comm, ready at @ready (src,
@@ -118,10 +148,11 @@ uint64_t gen_llm_sharded(const struct gen *g, size_t comm, uint64_t bytes, enum 
 
 /* The activations one layer's tensor-parallel collectives move: a
  * micro-batch's tokens x hidden (the whole buffer, as the trace counts
- * all-gathers and reduce-scatters too). */
+ * all-gathers and reduce-scatters too), a rank's seq / cp of them with
+ * context parallelism. */
 static inline uint64_t activation_bytes(const struct gen_llm_options *o)
 {
-	return (uint64_t)o->micro_batch_size * o->seq * o->arch->hidden *
+	return (uint64_t)o->micro_batch_size * (o->seq / o->cp) * o->arch->hidden *
 	       trace_dtype_size(o->dtype);
 }
 
@@ -137,6 +168,11 @@ void gen_llm_tp_layer(struct gen *g, unsigned s, unsigned layer, double at, doub
 		      bool backward);
 void gen_llm_moe_layer(struct gen *g, unsigned s, unsigned layer, double at, double dur,
 		       bool backward);
+
+/* gen_llm_cp.c: the context-parallel ring of the @k-th layer of stage
+ * @s in micro-batch @i, the layer at @at over @dur, forward or @backward */
+void gen_llm_cp_layer(struct gen *g, unsigned s, unsigned i, unsigned k, double at, double dur,
+		      bool backward);
 
 /*
  * ZeRO 3 gathers a stage's parameters a module at a time, each before it

@@ -9,10 +9,11 @@
 
 #include "gen_llm_internal.h"
 
-/* A micro-batch's tokens x @width elements of the model's dtype. */
+/* A micro-batch's tokens (a rank's seq / cp) x @width elements of the
+ * model's dtype. */
 static uint64_t tokens_bytes(const struct gen_llm_options *o, uint64_t width)
 {
-	return (uint64_t)o->micro_batch_size * o->seq * width * trace_dtype_size(o->dtype);
+	return (uint64_t)o->micro_batch_size * (o->seq / o->cp) * width * trace_dtype_size(o->dtype);
 }
 
 /*
@@ -79,12 +80,12 @@ void gen_llm_tp_layer(struct gen *g, unsigned s, unsigned layer, double at, doub
 	if (o->tp < 2)
 		return;
 	tp_halves(o->arch, layer, halves);
-	for (unsigned d = 0; d < o->dp; d++)
+	for (unsigned r = 0; r < replicas(o); r++)
 		for (int n = 0; n < 2; n++) {
 			/* attention, then the MLP; backward the other way */
 			const struct tp_half *h = &halves[backward ? 1 - n : n];
 			double start = at + n * dur / 2, end = start + dur / 2, mid = (start + end) / 2;
-			size_t c = tp_comm(g, s, d);
+			size_t c = tp_comm(g, s, r);
 
 			if (!o->sequence_parallel) {
 				if (h->row)
@@ -137,7 +138,7 @@ void gen_llm_moe_layer(struct gen *g, unsigned s, unsigned layer, double at, dou
 	uint64_t routed = activation_bytes(o) * o->arch->top_k;
 	uint64_t mine = routed / (o->sequence_parallel ? o->tp : 1);
 	double first = backward ? at : at + dur / 2, last = first + dur / 2;
-	unsigned blocks = o->dp / o->ep;
+	unsigned blocks = replicas(o) / o->ep;
 
 	if (!llm_layer_moe(o->arch, layer))
 		return;
@@ -145,10 +146,10 @@ void gen_llm_moe_layer(struct gen *g, unsigned s, unsigned layer, double at, dou
 		for (unsigned b = 0; b < blocks; b++)
 			gen_llm_emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine, first, -1,
 				     -1);
-	for (unsigned d = 0; o->tp > 1 && d < o->dp; d++)
-		gen_llm_emit(g, tp_comm(g, s, d), TRACE_OP_ALL_GATHER, o->dtype, routed, first, -1, -1);
-	for (unsigned d = 0; o->tp > 1 && d < o->dp; d++)
-		gen_llm_emit(g, tp_comm(g, s, d), TRACE_OP_REDUCE_SCATTER, o->dtype, routed, last, -1, -1);
+	for (unsigned r = 0; o->tp > 1 && r < replicas(o); r++)
+		gen_llm_emit(g, tp_comm(g, s, r), TRACE_OP_ALL_GATHER, o->dtype, routed, first, -1, -1);
+	for (unsigned r = 0; o->tp > 1 && r < replicas(o); r++)
+		gen_llm_emit(g, tp_comm(g, s, r), TRACE_OP_REDUCE_SCATTER, o->dtype, routed, last, -1, -1);
 	for (unsigned t = 0; o->ep > 1 && t < o->tp; t++)
 		for (unsigned b = 0; b < blocks; b++)
 			gen_llm_emit(g, ep_comm(g, s, t, b), TRACE_OP_ALLTOALL, o->dtype, mine, last, -1,

@@ -237,6 +237,29 @@ double llm_layer_flops_per_token(const struct llm_arch *a, unsigned layer, unsig
 	return 2.0 * attention_weights(a) + 2.0 * mats * h * mlp + seq * widths;
 }
 
+void llm_attention_flops(const struct llm_arch *a, unsigned seq, struct llm_attention_flops *f)
+{
+	const struct llm_mla *m = &a->mla;
+	double h = a->hidden;
+	/* the output projection: every head's value back to hidden (wo) */
+	double out = m->kv_rank ? 2.0 * a->heads * m->v_dim * h : 2.0 * h * h;
+
+	f->out = out;
+	f->qkv = 2.0 * attention_weights(a) - out;
+	/* as llm_layer_flops_per_token counts them */
+	f->core = seq * (m->kv_rank ? (double)a->heads * (m->qk_nope_dim + m->qk_rope_dim + m->v_dim) :
+				      2 * h);
+}
+
+uint64_t llm_kv_width(const struct llm_arch *a)
+{
+	const struct llm_mla *m = &a->mla;
+
+	if (m->kv_rank)
+		return (uint64_t)a->heads * (m->qk_nope_dim + m->qk_rope_dim + m->v_dim);
+	return 2ull * a->kv_heads * (a->hidden / a->heads);
+}
+
 double llm_head_flops_per_token(const struct llm_arch *a)
 {
 	return 2.0 * a->hidden * a->vocab;

@@ -89,4 +89,22 @@ double llm_layer_flops_per_token(const struct llm_arch *a, unsigned layer, unsig
 /* The output head's: 2 x hidden x vocab. */
 double llm_head_flops_per_token(const struct llm_arch *a);
 
+/*
+ * Of a token's forward FLOPs in attention (llm_layer_flops_per_token's),
+ * in the order they run: the query, key and value projections (latent
+ * attention's down- and up-projections), the core (scores and weighted
+ * sum over a @seq-token sequence, causal) and the output projection.
+ */
+struct llm_attention_flops {
+	double qkv, core, out;
+};
+
+void llm_attention_flops(const struct llm_arch *a, unsigned seq, struct llm_attention_flops *f);
+
+/* Elements of one token's keys and values together, every head's, as
+ * attention takes them: 2 x kv_heads x head_dim (grouped-query
+ * attention), or heads x (query-key + value widths) for latent
+ * attention, whose keys and values are up-projected per head. */
+uint64_t llm_kv_width(const struct llm_arch *a);
+
 #endif
