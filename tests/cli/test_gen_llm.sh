@@ -36,6 +36,14 @@ bad "--sequence-parallel: needs --tp 2 or more" -- --model llama3-8b --dp 2 --se
 bad "--efficiency: must be in (0, 1]" -- --model llama3-8b --dp 2 --efficiency 1.5
 bad "--micro-batches: expected a whole number" -- --model llama3-8b --dp 2 --micro-batches x
 bad "gen llm: no collectives" -- --model llama3-8b
+# context parallelism: 2 cp chunks a sequence, the ranks within 65536
+bad "--cp: 3 does not split --seq 8192 into 2 x 3 equal chunks (Megatron-LM asks a multiple of 2 x cp)" -- \
+    --model llama3-8b --cp 3
+bad "--cp: 0: between 1 and 65536" -- --model llama3-8b --dp 2 --cp 0
+bad "--cp: tp x cp x pp x dp = 131072 ranks is more than 65536" -- --model llama3-8b --tp 8 --cp 16 --dp 1024
+bad "--seq: 8200 tokens over --cp 2 leave 4100 a rank, not a multiple of --tp 8 (--sequence-parallel)" -- \
+    --model llama3-8b --tp 8 --cp 2 --sequence-parallel --seq 8200
+bad "--ep: 4 does not divide --dp x --cp (6)" -- --model mixtral-8x7b --dp 3 --cp 2 --ep 4
 bad "unknown option '--pipeline'" -- --model llama3-8b --pipeline 2
 # a GPU so slow that an iteration's compute is past a trace's 10^12 us
 # (1e-300 made it infinite: "cannot write the trace: Invalid argument",
@@ -74,6 +82,18 @@ has "$tmp/off.jsonl" '^# made by: .* --overlap-grad-reduce off --iterations 1$'
 expect 0 "gen llm --bucket-cap" -- "$gdrlab" gen llm --model llama3-8b --dp 2 --bucket-cap 100M -o "$tmp/cap.jsonl"
 has "$tmp/cap.jsonl" '^# made by: .* --overlap-grad-reduce on --bucket-cap 104857600B --iterations 1$'
 expect 0 "run replays it" -- "$gdrlab" run -t "$src/configs/h100-pcie5-400g.yaml" -T "$tmp/llm.jsonl" --quiet
+has "$tmp/out" "communicators"
+# context parallelism: its rings on communicators of their own (K,V of 1024
+# tokens x 2 of 8 key-value heads x 128 x 2 (K, V) x 2 bytes), replayed on
+# a preset beside the tensor, pipeline and data-parallel groups
+expect 0 "gen llm --cp" -- "$gdrlab" gen llm --model llama3-8b --tp 4 --cp 2 --pp 2 --dp 2 \
+    --micro-batches 2 --seq 2048 -o "$tmp/cp.jsonl"
+has "$tmp/cp.jsonl" '^# made by: gdrlab gen llm --model llama3-8b --tp 4 --pp 2 --dp 2 --cp 2 --ep 1 '
+has "$tmp/cp.jsonl" '^# llama3-8b: 8.030B parameters on 32 ranks;'
+has "$tmp/cp.jsonl" '"op": "sendrecv", "bytes": 1048576, .*"src": 0, "dst": 4, "comm": "cp-s0-d0-t0", "batch": '
+has "$tmp/cp.jsonl" '"comm": "dp-cp-s1-t3"'
+has "$tmp/cp.jsonl" '"comm": "pp-d1-c1-t3", "batch": '
+expect 0 "run replays a cp trace" -- "$gdrlab" run -t "$src/configs/h100-pcie5-400g.yaml" -T "$tmp/cp.jsonl" --nodes 4 --quiet
 has "$tmp/out" "communicators"
 # a device that cannot take the trace: its errno, one line, exit 1 (it said
 # "Input/output error" for a file named with -o until 2026-12-06)
