@@ -75,7 +75,8 @@ static double switch_ports(const struct topology *t, unsigned nodes)
  * at the topology's GPU, topo_gpu_tflops, unless gpu_tflops is one of
  * them), on as many nodes as its ranks fill unless the point gives its nodes, and the
  * tokens an iteration trains (data-parallel ranks x micro-batches x
- * sequences x tokens: docs/gen-llm.md).
+ * sequences x tokens: docs/gen-llm.md; context parallelism splits each
+ * sequence over its ranks, adding none).
  */
 static int generate(const struct point *pt, const struct topology *topo, struct plan_options *opts,
 		    struct trace *trace, double *tokens, double *tflops, struct diag *d)
