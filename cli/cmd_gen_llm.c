@@ -42,6 +42,8 @@ static void print_llm_help(FILE *out)
 	      "                         2 x N chunks, keys and values passed round a ring\n"
 	      "                         in every attention layer (TransformerEngine's p2p),\n"
 	      "                         gradients reduced over dp x cp\n"
+	      "  --cp-comm-type T       how attention exchanges over cp: p2p (default, the\n"
+	      "                         ring), all_gather (K, V gathered) or a2a (Ulysses)\n"
 	      "  --zero N               0: gradients all-reduced; 1, 2: reduce-scattered\n"
 	      "                         and parameters all-gathered after the step; 3:\n"
 	      "                         each module (the embedding, every layer, the head)\n"
@@ -79,7 +81,7 @@ static void print_llm_help(FILE *out)
 }
 
 enum {
-	OPT_MODEL = 256, OPT_TP, OPT_PP, OPT_DP, OPT_EP, OPT_CP, OPT_ZERO, OPT_SP, OPT_MB, OPT_MBS,
+	OPT_MODEL = 256, OPT_TP, OPT_PP, OPT_DP, OPT_EP, OPT_CP, OPT_CP_COMM, OPT_ZERO, OPT_SP, OPT_MB, OPT_MBS,
 	OPT_SEQ, OPT_DTYPE, OPT_GRAD_DTYPE, OPT_TFLOPS, OPT_EFF, OPT_OVERLAP, OPT_BUCKET, OPT_ITER,
 };
 
@@ -90,6 +92,7 @@ static const struct option llm_options[] = {
 	{ "dp", required_argument, NULL, OPT_DP },
 	{ "ep", required_argument, NULL, OPT_EP },
 	{ "cp", required_argument, NULL, OPT_CP },
+	{ "cp-comm-type", required_argument, NULL, OPT_CP_COMM },
 	{ "zero", required_argument, NULL, OPT_ZERO },
 	{ "sequence-parallel", no_argument, NULL, OPT_SP },
 	{ "micro-batches", required_argument, NULL, OPT_MB },
@@ -167,6 +170,10 @@ static int parse_one(struct gen_llm_args *a, int c, const char *opt, const char 
 	case OPT_DP: return parse_count(d, opt, arg, &a->o.dp);
 	case OPT_EP: return parse_count(d, opt, arg, &a->o.ep);
 	case OPT_CP: return parse_count(d, opt, arg, &a->o.cp);
+	case OPT_CP_COMM:
+		if (gen_llm_cp_comm_parse(arg, &a->o.cp_comm))
+			return usage_err(d, opt, "p2p, all_gather or a2a", arg);
+		return 0;
 	case OPT_ZERO: return parse_count(d, opt, arg, &a->o.zero);
 	case OPT_SP:
 		a->o.sequence_parallel = true;
@@ -288,12 +295,15 @@ static void write_header(FILE *out, const struct gen_llm_args *a, const struct t
 	const struct gen_llm_options *o = &a->o;
 	uint64_t by_op[TRACE_OP_COUNT] = { 0 };
 	size_t per_it = t->nentries / o->iterations;
-	char cap[48] = "", cp[24] = "";
+	char cap[48] = "", cp[64] = "";
 
 	if (o->bucket_bytes)
 		snprintf(cap, sizeof(cap), " --bucket-cap %" PRIu64 "B", o->bucket_bytes);
-	if (o->cp > 1)
+	if (o->cp > 1 && o->cp_comm == GEN_LLM_CP_P2P)
 		snprintf(cp, sizeof(cp), " --cp %u", o->cp);
+	else if (o->cp > 1)
+		snprintf(cp, sizeof(cp), " --cp %u --cp-comm-type %s", o->cp,
+			 gen_llm_cp_comm_name(o->cp_comm));
 
 	for (size_t i = 0; i < per_it; i++)
 		by_op[t->entries[i].op] += t->entries[i].bytes;

@@ -75,6 +75,18 @@ static int check_cp(const struct gen_llm_options *o, struct diag *d)
 		return diag_set(d, -EINVAL,
 				"--cp: %u does not split --seq %u into 2 x %u equal chunks (Megatron-LM asks a multiple of 2 x cp)",
 				o->cp, o->seq, o->cp);
+	if (o->cp_comm >= GEN_LLM_CP_COUNT)
+		return diag_set(d, -EINVAL, "--cp-comm-type: expected p2p, all_gather or a2a");
+	/* Ulysses splits a rank's heads over cp (context_parallel.py
+	 * AttnFuncWithCPAndQKVOA2A: "cp_comm_type='a2a' requires num_heads
+	 * % cp_size == 0 for Q, K, V"); latent attention's keys are per head */
+	if (o->cp > 1 && o->cp_comm == GEN_LLM_CP_A2A &&
+	    (o->arch->heads / o->tp % o->cp ||
+	     (!o->arch->mla.kv_rank && o->arch->kv_heads / o->tp % o->cp)))
+		return diag_set(d, -EINVAL,
+				"--cp-comm-type: a2a splits a rank's heads over cp: --cp %u does not divide %s's %u query and %u key-value heads over --tp %u",
+				o->cp, o->arch->name, o->arch->heads,
+				o->arch->mla.kv_rank ? o->arch->heads : o->arch->kv_heads, o->tp);
 	return 0;
 }
 

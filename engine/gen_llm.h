@@ -43,10 +43,30 @@
 #include "llm_arch.h"
 #include "trace.h"
 
+/*
+ * How attention's core communicates over the context-parallel group,
+ * Megatron-LM's --cp-comm-type (TransformerEngine's cp_comm_type):
+ * "p2p", the default, K,V round a ring overlapping each step's
+ * attention; "all_gather", K and V all-gathered before it; "a2a"
+ * (DeepSpeed-Ulysses), the queries, keys and values exchanged from
+ * sequence to heads by all-to-alls, and the output back.
+ */
+enum gen_llm_cp_comm {
+	GEN_LLM_CP_P2P,
+	GEN_LLM_CP_ALL_GATHER,
+	GEN_LLM_CP_A2A,
+	GEN_LLM_CP_COUNT
+};
+
+/* Its names as --cp-comm-type spells them; -EINVAL for another. */
+const char *gen_llm_cp_comm_name(enum gen_llm_cp_comm c);
+int gen_llm_cp_comm_parse(const char *name, enum gen_llm_cp_comm *out);
+
 struct gen_llm_options {
 	const struct llm_arch *arch;
 	unsigned tp, pp, dp, ep;     /* ep divides dp x cp; ep > 1 needs experts */
 	unsigned cp;                 /* context parallel: 2 cp chunks divide seq */
+	enum gen_llm_cp_comm cp_comm; /* how attention exchanges over cp */
 	unsigned zero;               /* 0 to 3 */
 	bool sequence_parallel;      /* needs tp > 1 */
 	unsigned micro_batches;      /* per iteration, per pipeline */

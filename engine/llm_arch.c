@@ -251,13 +251,26 @@ void llm_attention_flops(const struct llm_arch *a, unsigned seq, struct llm_atte
 				      2 * h);
 }
 
-uint64_t llm_kv_width(const struct llm_arch *a)
+void llm_attention_widths(const struct llm_arch *a, struct llm_attention_widths *w)
 {
 	const struct llm_mla *m = &a->mla;
+	uint64_t hd = a->hidden / a->heads;
 
-	if (m->kv_rank)
-		return (uint64_t)a->heads * (m->qk_nope_dim + m->qk_rope_dim + m->v_dim);
-	return 2ull * a->kv_heads * (a->hidden / a->heads);
+	if (m->kv_rank) {
+		w->q = w->k = (uint64_t)a->heads * (m->qk_nope_dim + m->qk_rope_dim);
+		w->v = w->out = (uint64_t)a->heads * m->v_dim;
+		return;
+	}
+	w->q = w->out = (uint64_t)a->heads * hd;
+	w->k = w->v = (uint64_t)a->kv_heads * hd;
+}
+
+uint64_t llm_kv_width(const struct llm_arch *a)
+{
+	struct llm_attention_widths w;
+
+	llm_attention_widths(a, &w);
+	return w.k + w.v;
 }
 
 double llm_head_flops_per_token(const struct llm_arch *a)

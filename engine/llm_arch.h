@@ -101,10 +101,21 @@ struct llm_attention_flops {
 
 void llm_attention_flops(const struct llm_arch *a, unsigned seq, struct llm_attention_flops *f);
 
-/* Elements of one token's keys and values together, every head's, as
- * attention takes them: 2 x kv_heads x head_dim (grouped-query
- * attention), or heads x (query-key + value widths) for latent
- * attention, whose keys and values are up-projected per head. */
+/*
+ * Elements of one token's queries, keys, values and attention output,
+ * every head's, as the core of attention takes and gives them: heads x
+ * head_dim, kv_heads x head_dim twice and heads x head_dim (grouped-query
+ * attention), or for latent attention, whose keys and values are
+ * up-projected per head, heads x (qk_nope + qk_rope) for the queries and
+ * keys and heads x v_dim for the values and output.
+ */
+struct llm_attention_widths {
+	uint64_t q, k, v, out;
+};
+
+void llm_attention_widths(const struct llm_arch *a, struct llm_attention_widths *w);
+
+/* Of those, the keys' and values' together: k + v. */
 uint64_t llm_kv_width(const struct llm_arch *a);
 
 #endif

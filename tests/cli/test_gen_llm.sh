@@ -44,6 +44,9 @@ bad "--cp: tp x cp x pp x dp = 131072 ranks is more than 65536" -- --model llama
 bad "--seq: 8200 tokens over --cp 2 leave 4100 a rank, not a multiple of --tp 8 (--sequence-parallel)" -- \
     --model llama3-8b --tp 8 --cp 2 --sequence-parallel --seq 8200
 bad "--ep: 4 does not divide --dp x --cp (6)" -- --model mixtral-8x7b --dp 3 --cp 2 --ep 4
+bad "--cp-comm-type: expected p2p, all_gather or a2a, got 'ring'" -- --model llama3-8b --cp 2 --cp-comm-type ring
+bad "--cp-comm-type: a2a splits a rank's heads over cp: --cp 2 does not divide llama3-8b's 32 query and 8 key-value heads over --tp 8" -- \
+    --model llama3-8b --tp 8 --cp 2 --cp-comm-type a2a
 bad "unknown option '--pipeline'" -- --model llama3-8b --pipeline 2
 # a GPU so slow that an iteration's compute is past a trace's 10^12 us
 # (1e-300 made it infinite: "cannot write the trace: Invalid argument",
@@ -95,6 +98,11 @@ has "$tmp/cp.jsonl" '"comm": "dp-cp-s1-t3"'
 has "$tmp/cp.jsonl" '"comm": "pp-d1-c1-t3", "batch": '
 expect 0 "run replays a cp trace" -- "$gdrlab" run -t "$src/configs/h100-pcie5-400g.yaml" -T "$tmp/cp.jsonl" --nodes 4 --quiet
 has "$tmp/out" "communicators"
+expect 0 "gen llm --cp-comm-type a2a" -- "$gdrlab" gen llm --model llama3-8b --tp 4 --cp 2 --seq 2048 \
+    --cp-comm-type a2a -o "$tmp/a2a.jsonl"
+has "$tmp/a2a.jsonl" '^# made by: gdrlab gen llm --model llama3-8b --tp 4 --pp 1 --dp 1 --cp 2 --cp-comm-type a2a --ep 1 '
+has "$tmp/a2a.jsonl" '"op": "alltoall", .*"comm": "cp-s0-d0-t3"'
+expect 0 "run replays an a2a cp trace" -- "$gdrlab" run -t "$src/configs/h100-pcie5-400g.yaml" -T "$tmp/a2a.jsonl" --quiet
 # a device that cannot take the trace: its errno, one line, exit 1 (it said
 # "Input/output error" for a file named with -o until 2026-12-06)
 if [ -c /dev/full ]; then

@@ -311,6 +311,39 @@ Test(gen_llm_cp, latent_attention_sends_per_head_keys)
 	trace_destroy(&t);
 }
 
+/*
+ * --cp-comm-type all_gather (TE's AttnFuncWithCPAndKVAllGather): K and V
+ * each all-gathered before attention and again in backward, dK and dV
+ * reduce-scattered after it; a call's bytes the whole buffer, cp x a
+ * rank's 4096 tokens x 512 x 2 bytes = 8,388,608 (Llama-3-8B, tp 2, cp
+ * 2, 8192 tokens). a2a (AttnFuncWithCPAndQKVOA2A): all-to-alls of a
+ * rank's q (4096 x 2048 x 2 = 16,777,216), k and v (4,194,304 each)
+ * before attention and of its output (as q) after; backward the
+ * output's gradient, then dq, dk, dv: 2 x 40 MiB a layer.
+ */
+Test(gen_llm_cp, all_gather_and_a2a)
+{
+	struct gen_llm_options o = base("llama3-8b");
+	uint64_t kv = 8388608, q = 16777216, k = 4194304;
+	struct trace t;
+
+	o.tp = 2;
+	o.cp = 2;
+	o.seq = 8192;
+	o.cp_comm = GEN_LLM_CP_ALL_GATHER;
+	make(&o, &t);
+	cr_expect_eq(count_of(&t, "cp-s0-d0-t0", TRACE_OP_ALL_GATHER), 32 * 4);
+	cr_expect_eq(bytes_of(&t, "cp-s0-d0-t0", TRACE_OP_ALL_GATHER), 32 * 4 * kv);
+	cr_expect_eq(bytes_of(&t, "cp-s0-d0-t0", TRACE_OP_REDUCE_SCATTER), 32 * 2 * kv);
+	cr_expect_eq(count_of(&t, "cp-", TRACE_OP_SENDRECV), 0);
+	trace_destroy(&t);
+	o.cp_comm = GEN_LLM_CP_A2A;
+	make(&o, &t);
+	cr_expect_eq(count_of(&t, "cp-s0-d0-t1", TRACE_OP_ALLTOALL), 32 * 8);
+	cr_expect_eq(bytes_of(&t, "cp-s0-d0-t1", TRACE_OP_ALLTOALL), 32 * 2 * (2 * q + 2 * k));
+	trace_destroy(&t);
+}
+
 /* What cp does not fit is one clear error. */
 Test(gen_llm_cp, bad_input)
 {
@@ -334,6 +367,16 @@ Test(gen_llm_cp, bad_input)
 	o.ep = 4;
 	cr_expect_eq(gen_llm_check(&o, &d), -EINVAL);
 	cr_expect(strstr(d.msg, "--ep: 4 does not divide --dp x --cp (6)"), "%s", d.msg);
+	/* Ulysses splits a rank's heads: Llama-3-8B's 8 key-value heads at
+	 * tp 8 are one a rank */
+	o = base("llama3-8b");
+	o.tp = 8;
+	o.cp = 2;
+	o.cp_comm = GEN_LLM_CP_A2A;
+	cr_expect_eq(gen_llm_check(&o, &d), -EINVAL);
+	cr_expect(strstr(d.msg, "--cp-comm-type: a2a splits a rank's heads over cp"), "%s", d.msg);
+	o.tp = 4;
+	cr_expect_eq(gen_llm_check(&o, &d), 0, "%s", d.msg);
 }
 
 /* A cp trace replays: its rings beside the other groups. */
