@@ -30,6 +30,9 @@ struct route_way {
 	bool proxy;                      /* NCCL's proxy's two FIFOs
 					  * (plan_route_proxy_fifos); else one */
 	unsigned send_last, recv_first;
+	double cut_grain;                /* a route that cuts through several
+					  * segments (route_cuts_segments):
+					  * its protocol's grain; else 0 */
 };
 
 /* What sharing leaves one connection, in payload bytes/s. */
@@ -42,6 +45,11 @@ struct conn_rate {
 					    * than phases: shared with the
 					    * connections of the phases its
 					    * slices overlap (solve_fill) */
+	double cut_rate;                   /* a route that cuts through several
+					    * segments: its share with all of
+					    * them busy at once, as a slice
+					    * crosses them, the stream's limit
+					    * aside (cut_shares); else 0 */
 	unsigned nseg;
 	bool held;                         /* its rate is its pipe's pace,
 					    * below its links' share (solve:
@@ -168,6 +176,17 @@ struct conn_time {
 			* copy in and the NIC's read share); else 0 */
 	double seg_tau[PLAN_MAX_STAGES];
 };
+
+/*
+ * Whether @r's receiver passes each grain on as it lands through more than
+ * one segment (SHM's store into host memory and the peer's load from it,
+ * under LL or LL128: the peer polls the lines where they land), so that a
+ * slice crosses its segments at once, not one after the other.
+ */
+static inline bool route_cuts_segments(const struct plan_route *r)
+{
+	return r->cut_through && r->nstages && r->stages[r->nstages - 1].segment > 0;
+}
 
 static inline bool conn_active(const struct plan_pattern *pat, const struct plan_conn *c,
 			       unsigned nch)

@@ -179,6 +179,7 @@ const struct route_way *ways_for(const struct plan *p, const struct plan_pattern
 			w->seg_ovh[r->stages[s].segment] += r->stages[s].chunk_overhead;
 		w->latency = r->latency;
 		w->proxy = plan_route_proxy_fifos(p, r, &w->send_last, &w->recv_first);
+		w->cut_grain = route_cuts_segments(r) ? proto_get(pat->proto)->grain : 0;
 	}
 	return ps->ways;
 }
@@ -445,6 +446,66 @@ static int phase_index_init(const struct plan_pattern *pat, unsigned nch,
 	return 0;
 }
 
+/* Whether phase @ph has a connection whose route cuts through segments. */
+static bool phase_cuts_segments(const struct phase_index *px, const struct plan_pattern *pat,
+				uint32_t ph)
+{
+	for (size_t j = px->start[ph]; j < px->start[ph + 1]; j++)
+		if (route_cuts_segments(&pat->routes[pat->conns[px->order[j]].route]))
+			return true;
+	return false;
+}
+
+/*
+ * The shares of the connections whose routes cut through several segments
+ * (route_cuts_segments), as a slice crosses them all at once: with the
+ * connections of its phase (those that move with it: a ring's are all
+ * one phase, a chain's slices its depth's), every segment busy, as the
+ * steady solve shares them but without the stream's limit, which paces
+ * when slices leave, not how fast one crosses its links (an LL stream at
+ * NCCL's LL bandwidth would land a 16 KiB slice through SHM at that
+ * bandwidth). A solve a phase that holds such a route; none elsewhere.
+ */
+static int cut_shares(const struct solver *sv, struct share_ws *ws,
+		      const struct plan_pattern *pat, unsigned nch, struct conn_rate *cr)
+{
+	const struct phase_index *px = ws->px;
+	size_t n = pat->nconns ? pat->nconns : 1;
+	double *cap, *rate, *stream_capped = ws->cap;
+	bool any = false;
+	int err = 0;
+
+	for (size_t i = 0; i < pat->nroutes && !any; i++)
+		any = route_cuts_segments(&pat->routes[i]);
+	if (!any)
+		return 0;
+	cap = malloc(n * sizeof(*cap));
+	rate = calloc(n, sizeof(*rate));
+	if (!cap || !rate) {
+		free(cap);
+		free(rate);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < pat->nconns; i++)
+		cap[i] = conn_cap(pat, &pat->conns[i], nch, ws->links->private_cap[i]);
+	ws->cap = cap;
+	for (uint32_t ph = 0; !err && ph < px->nphases; ph++) {
+		if (!phase_cuts_segments(px, pat, ph))
+			continue;
+		err = share_conns(sv, ws, pat, nch, -1, true, ph, ph, NULL, rate);
+		for (size_t j = px->start[ph]; !err && j < px->start[ph + 1]; j++) {
+			uint32_t i = px->order[j];
+
+			if (route_cuts_segments(&pat->routes[pat->conns[i].route]))
+				cr[i].cut_rate = rate[i];
+		}
+	}
+	ws->cap = stream_capped;
+	free(rate);
+	free(cap);
+	return err;
+}
+
 /* The steady shares, and each segment's while a pipe fills. */
 static int solve(const struct solver *sv, struct share_ws *ws,
 		 const struct plan_pattern *pat, unsigned nch, struct conn_rate *cr)
@@ -484,6 +545,8 @@ static int solve(const struct solver *sv, struct share_ws *ws,
 		}
 	for (size_t i = 0; !err && i < pat->nconns; i++)
 		cr[i].fill = cr[i].rate;
+	if (!err)
+		err = cut_shares(sv, ws, pat, nch, cr);
 out:
 	free(pace);
 	free(own);

@@ -28,6 +28,30 @@ static double slot_fifo_tau(const struct conn_time *t, unsigned nseg,
 }
 
 /*
+ * What a slice of @slice bytes takes through segments it crosses at once
+ * (route_way.cut_grain: the receiver passes each grain on as it lands):
+ * its slowest segment, or all of them at their joint share where that is
+ * slower (segments that cross one link split it), and then the other
+ * segments' last grain. A grain itself goes store and forward: the sum.
+ */
+static double cut_tau(const struct conn_rate *r, const struct route_way *w,
+		      const struct conn_time *t, double slice)
+{
+	double ovh = 0, slowest = 0, grain_sum = 0, grain_max = 0;
+
+	for (unsigned k = 0; k < r->nseg; k++) {
+		double bw = r->seg_bw[k];
+		double g = isfinite(bw) && bw > 0 ? w->cut_grain / bw : 0;
+
+		ovh += w->seg_ovh[k];
+		slowest = fmax(slowest, t->seg_tau[k]);
+		grain_sum += g;
+		grain_max = fmax(grain_max, g);
+	}
+	return fmax(slowest, ovh + slice / r->cut_rate) + grain_sum - grain_max;
+}
+
+/*
  * Connection @c's, its shares @r, its route's way @w. @filling: a chain
  * of fewer slices than hops, whose links are shared only by the
  * connections whose slices move at once (conn_rate.fill), never more
@@ -48,6 +72,8 @@ void conn_time(const struct conn_rate *r, const struct route_way *w, const struc
 		if (bw < eff)
 			eff = bw;
 	}
+	if (w->cut_grain > 0 && slice > w->cut_grain && r->cut_rate > 0)
+		t->tau = cut_tau(r, w, t, slice);
 	steady = isfinite(eff) && eff > 0 ? slice / eff : 0;
 	/* In steady state the flow passes a slice every slice / its share,
 	 * and each segment takes one at a time with its own work. */

@@ -499,6 +499,30 @@ static void ll_over_shm_waits_for_its_data(const char *backend)
 }
 
 /*
+ * ... and crosses its two segments at once, not one after the other, where
+ * each has links of its own. Ring/LL all-gather of 64 KiB on one node of
+ * mixed-gdr.yaml, one channel: gpu0 is under sw0, gpu1 under cpu0, every
+ * link 100 GB/s, host memory 1000, so NCCL goes through SHM (PHB, beyond
+ * the P2P level). Each rank's 32 KiB is 64 KiB of lines, stored into
+ * host memory over its own links (gpu0's and sw0's up; gpu1's up) while
+ * the peer loads them over others (gpu1's down; sw0's and gpu0's down):
+ * 100 GB/s through both at once, after the hop's links' 3 us (above
+ * NCCL's PCI LL 1.0) and the launch (baseLat Ring LL 6.6):
+ *   T = 6.6 + 3 + 65536 / 100 GB/s = 10.25536 us.
+ * Until 2026-12-07 the closed form landed the slice store and forward,
+ * its store and then its load: 10.91 us (the model backend had 10.26).
+ */
+static void ll_over_shm_crosses_both_segments_at_once(const char *backend)
+{
+	static const char line[] =
+		"{\"iteration\":0,\"op\":\"all_gather\",\"bytes\":65536,\"dtype\":\"fp32\"}\n";
+
+	NEED_BACKEND(backend);
+	assert_rel(ring_ll_time(backend, DATA("mixed-gdr.yaml"), line, PLAN_PATH_AUTO, 1),
+		   6.6 + 3 + 65536 / 100e9 * 1e6, 1e-4);
+}
+
+/*
  * A slice that the slots never hold back lands its way's tau after it
  * starts, not a stream period. Ring/LL all-gather of 8 KiB on
  * round-numbers' 2 nodes, one channel, direct: each rank's 4 KiB is one
@@ -1125,6 +1149,10 @@ Test(conformance, staged_allreduces_on_one_switch_slow_alike)
 	Test(conformance_##backend, ll_in_a_node_ends_with_its_last_line)     \
 	{                                                                     \
 		ll_in_a_node_ends_with_its_last_line(#backend);               \
+	}                                                                     \
+	Test(conformance_##backend, ll_over_shm_crosses_both_segments_at_once) \
+	{                                                                     \
+		ll_over_shm_crosses_both_segments_at_once(#backend);          \
 	}                                                                     \
 	Test(conformance_##backend, ll_over_shm_waits_for_its_data)           \
 	{                                                                     \
