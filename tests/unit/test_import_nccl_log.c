@@ -198,6 +198,18 @@ Test(import_nccl_log, an_alltoalls_receives_do_not_shift_the_pairs_after)
  * send to 0, its 4th line). exchange-2.27.log: 0 -> 1, later 1 -> 0,
  * 4194304 bf16 each: two sends of 8 MiB, not one alltoall of 16 MiB.
  */
+/* The two 8 MiB sends of exchange-2.27.log (0 -> 1, then 1 -> 0), each
+ * its own launch: not one batch. */
+static void expect_two_sends_each_a_launch(const struct trace *t)
+{
+	cr_assert_eq(t->nentries, 2);
+	for (size_t i = 0; i < 2; i++) {
+		expect_op_bytes(t, i, TRACE_OP_SENDRECV, 8388608);
+		cr_expect_eq(t->entries[i].root, (int)i, "entry %zu", i);
+	}
+	cr_expect_neq(t->entries[0].batch, t->entries[1].batch);
+}
+
 Test(import_nccl_log, sends_of_nccl_2_27_on_one_node_are_each_a_launch)
 {
 	static const int pairs[4][2] = { { 0, 1 }, { 1, 2 }, { 2, 1 }, { 1, 0 } };
@@ -222,12 +234,7 @@ Test(import_nccl_log, sends_of_nccl_2_27_on_one_node_are_each_a_launch)
 	cr_expect_not_null(strstr(notes.line, "4 sends each its own launch"), "%s", notes.line);
 	trace_destroy(&t);
 	cr_assert_eq(import_as("nccl-log", pair, 1, &t, &d), 0, "%s", d.msg);
-	cr_assert_eq(t.nentries, 2);
-	for (size_t i = 0; i < 2; i++) {
-		expect_op_bytes(&t, i, TRACE_OP_SENDRECV, 8388608);
-		cr_expect_eq(t.entries[i].root, (int)i, "entry %zu", i);
-	}
-	cr_expect_neq(t.entries[0].batch, t.entries[1].batch);
+	expect_two_sends_each_a_launch(&t);
 	cr_expect_null(strstr(notes.line, "all-to-all"), "%s", notes.line);
 	trace_destroy(&t);
 }
@@ -252,12 +259,7 @@ Test(import_nccl_log, nccl_2_27_without_its_version_line)
 	struct trace t;
 
 	cr_assert_eq(import_as("nccl-log", pair, 1, &t, &d), 0, "%s", d.msg);
-	cr_assert_eq(t.nentries, 2);
-	for (size_t i = 0; i < 2; i++) {
-		expect_op_bytes(&t, i, TRACE_OP_SENDRECV, 8388608);
-		cr_expect_eq(t.entries[i].root, (int)i, "entry %zu", i);
-	}
-	cr_expect_neq(t.entries[0].batch, t.entries[1].batch);
+	expect_two_sends_each_a_launch(&t);
 	cr_expect_not_null(strstr(notes.line, "no 'NCCL version' line: read as NCCL 2.27 or later, which alone prints 'Assigned NET plugin' ("),
 			   "%s", notes.line);
 	cr_expect_not_null(strstr(notes.line, "exchange-2.27-no-version.log:1)"), "%s", notes.line);

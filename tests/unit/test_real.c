@@ -584,6 +584,15 @@ Test(real, staged_copies_take_two_streams_in_turn_and_keep_order)
 	free(m);
 }
 
+/* @m's flush decided with NCCL variable @var set to @value, then unset. */
+static enum mem_cuda_flush flush_with(struct mem_cuda *m, const char *var, const char *value)
+{
+	setenv(var, value, 1);
+	mem_cuda_flush_init(m);
+	unsetenv(var);
+	return m->flush;
+}
+
 /*
  * How NIC writes are ordered, per what the driver says: nothing where
  * the GPU orders them; cuFlushGPUDirectRDMAWrites where it is offered for
@@ -644,16 +653,10 @@ Test(real, receive_flush_follows_the_driver_then_nccl)
 	m->cc_major = 8;
 	fake.order = 0;
 	fake.opts = 0;
-	setenv("NCCL_GDR_FLUSH_DISABLE", "1", 1);
-	mem_cuda_flush_init(m);
-	unsetenv("NCCL_GDR_FLUSH_DISABLE");
-	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_NONE);
+	cr_expect_eq(flush_with(m, "NCCL_GDR_FLUSH_DISABLE", "1"), MEM_CUDA_FLUSH_NONE);
 	cr_expect(strstr(mem_cuda_flush_name(m), "NCCL_GDR_FLUSH_DISABLE=1"), "%s",
 		  mem_cuda_flush_name(m));
-	setenv("NCCL_GDR_FLUSH_DISABLE", "0", 1);
-	mem_cuda_flush_init(m);
-	unsetenv("NCCL_GDR_FLUSH_DISABLE");
-	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_READ);
+	cr_expect_eq(flush_with(m, "NCCL_GDR_FLUSH_DISABLE", "0"), MEM_CUDA_FLUSH_READ);
 
 	/* NCCL_NET_FORCE_FLUSH: the READ even where the GPU orders NIC
 	 * writes itself (paths.cc ncclTopoNeedFlush: "always" before any
@@ -666,14 +669,9 @@ Test(real, receive_flush_follows_the_driver_then_nccl)
 	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_READ);
 	cr_expect(strstr(mem_cuda_flush_name(m), "NCCL_NET_FORCE_FLUSH=1"), "%s",
 		  mem_cuda_flush_name(m));
-	setenv("NCCL_GDR_FLUSH_DISABLE", "1", 1);
-	mem_cuda_flush_init(m);
-	unsetenv("NCCL_GDR_FLUSH_DISABLE");
-	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_NONE);
-	setenv("NCCL_NET_FORCE_FLUSH", "0", 1);
-	mem_cuda_flush_init(m);
+	cr_expect_eq(flush_with(m, "NCCL_GDR_FLUSH_DISABLE", "1"), MEM_CUDA_FLUSH_NONE);
 	unsetenv("NCCL_NET_FORCE_FLUSH");
-	cr_expect_eq(m->flush, MEM_CUDA_FLUSH_NONE);
+	cr_expect_eq(flush_with(m, "NCCL_NET_FORCE_FLUSH", "0"), MEM_CUDA_FLUSH_NONE);
 	mem_cuda_flush_close(m);
 	free(m);
 }
