@@ -36,6 +36,11 @@ static void print_llm_help(FILE *out)
 	      "  --model NAME           a model of the zoo (below)\n"
 	      "  --tp N                 tensor parallel ranks (default 1)\n"
 	      "  --pp N                 pipeline stages, 1F1B schedule (default 1)\n"
+	      "  --vpp N                model chunks a pipeline rank, the interleaved 1F1B\n"
+	      "                         schedule (Megatron-LM's --num-virtual-stages-per-\n"
+	      "                         pipeline-rank; default 1: none): needs --pp 2 or\n"
+	      "                         more, layers a multiple of pp x N, micro-batches\n"
+	      "                         of pp\n"
 	      "  --dp N                 data parallel replicas (default 1)\n"
 	      "  --ep N                 expert parallel ranks within dp x cp (MoE; default 1)\n"
 	      "  --cp N                 context parallel ranks (default 1): each sequence in\n"
@@ -81,7 +86,7 @@ static void print_llm_help(FILE *out)
 }
 
 enum {
-	OPT_MODEL = 256, OPT_TP, OPT_PP, OPT_DP, OPT_EP, OPT_CP, OPT_CP_COMM, OPT_ZERO, OPT_SP, OPT_MB, OPT_MBS,
+	OPT_MODEL = 256, OPT_TP, OPT_PP, OPT_VPP, OPT_DP, OPT_EP, OPT_CP, OPT_CP_COMM, OPT_ZERO, OPT_SP, OPT_MB, OPT_MBS,
 	OPT_SEQ, OPT_DTYPE, OPT_GRAD_DTYPE, OPT_TFLOPS, OPT_EFF, OPT_OVERLAP, OPT_BUCKET, OPT_ITER,
 };
 
@@ -89,6 +94,7 @@ static const struct option llm_options[] = {
 	{ "model", required_argument, NULL, OPT_MODEL },
 	{ "tp", required_argument, NULL, OPT_TP },
 	{ "pp", required_argument, NULL, OPT_PP },
+	{ "vpp", required_argument, NULL, OPT_VPP },
 	{ "dp", required_argument, NULL, OPT_DP },
 	{ "ep", required_argument, NULL, OPT_EP },
 	{ "cp", required_argument, NULL, OPT_CP },
@@ -167,6 +173,7 @@ static int parse_one(struct gen_llm_args *a, int c, const char *opt, const char 
 		return 0;
 	case OPT_TP: return parse_count(d, opt, arg, &a->o.tp);
 	case OPT_PP: return parse_count(d, opt, arg, &a->o.pp);
+	case OPT_VPP: return parse_count(d, opt, arg, &a->o.vpp);
 	case OPT_DP: return parse_count(d, opt, arg, &a->o.dp);
 	case OPT_EP: return parse_count(d, opt, arg, &a->o.ep);
 	case OPT_CP: return parse_count(d, opt, arg, &a->o.cp);
@@ -295,10 +302,12 @@ static void write_header(FILE *out, const struct gen_llm_args *a, const struct t
 	const struct gen_llm_options *o = &a->o;
 	uint64_t by_op[TRACE_OP_COUNT] = { 0 };
 	size_t per_it = t->nentries / o->iterations;
-	char cap[48] = "", cp[64] = "";
+	char cap[48] = "", cp[64] = "", vpp[24] = "";
 
 	if (o->bucket_bytes)
 		snprintf(cap, sizeof(cap), " --bucket-cap %" PRIu64 "B", o->bucket_bytes);
+	if (o->vpp > 1)
+		snprintf(vpp, sizeof(vpp), " --vpp %u", o->vpp);
 	if (o->cp > 1 && o->cp_comm == GEN_LLM_CP_P2P)
 		snprintf(cp, sizeof(cp), " --cp %u", o->cp);
 	else if (o->cp > 1)
@@ -307,18 +316,18 @@ static void write_header(FILE *out, const struct gen_llm_args *a, const struct t
 
 	for (size_t i = 0; i < per_it; i++)
 		by_op[t->entries[i].op] += t->entries[i].bytes;
-	fprintf(out, "# made by: gdrlab gen llm --model %s --tp %u --pp %u --dp %u%s --ep %u --zero %u%s "
+	fprintf(out, "# made by: gdrlab gen llm --model %s --tp %u --pp %u%s --dp %u%s --ep %u --zero %u%s "
 		     "--micro-batches %u --micro-batch-size %u --seq %u --dtype %s --grad-dtype %s "
 		     "--gpu-tflops %.15g --efficiency %.15g --overlap-grad-reduce %s%s --iterations %u\n",
-		o->arch->name, o->tp, o->pp, o->dp, cp, o->ep, o->zero,
+		o->arch->name, o->tp, o->pp, vpp, o->dp, cp, o->ep, o->zero,
 		o->sequence_parallel ? " --sequence-parallel" : "", o->micro_batches,
 		o->micro_batch_size, o->seq, trace_dtype_name(o->dtype),
 		trace_dtype_name(o->grad_dtype), o->gpu_tflops, o->efficiency,
 		o->overlap_grad_reduce ? "on" : "off", cap, o->iterations);
 	fprintf(out, "# %s: %.3fB parameters on %u ranks; %zu collectives an iteration on %zu "
-		     "communicators; compute %.1f us an iteration (1F1B, bubble included)\n",
+		     "communicators; compute %.1f us an iteration (%s1F1B, bubble included)\n",
 		o->arch->name, llm_total_params(o->arch) / 1e9, o->tp * o->cp * o->pp * o->dp, per_it,
-		t->ncomms, t->entries[0].compute_us);
+		t->ncomms, t->entries[0].compute_us, o->vpp > 1 ? "interleaved " : "");
 	fprintf(out, "# bytes an iteration:");
 	for (int k = 0; k < TRACE_OP_COUNT; k++)
 		if (by_op[k])

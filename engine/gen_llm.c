@@ -29,7 +29,7 @@ void gen_llm_options_default(struct gen_llm_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->arch = llm_arch_find("llama3-8b");
-	o->tp = o->pp = o->dp = o->ep = o->cp = 1;
+	o->tp = o->pp = o->dp = o->ep = o->cp = o->vpp = 1;
 	o->micro_batches = 1;
 	o->micro_batch_size = 1;
 	o->dtype = TRACE_DTYPE_BF16;
@@ -87,6 +87,43 @@ static int check_cp(const struct gen_llm_options *o, struct diag *d)
 				"--cp-comm-type: a2a splits a rank's heads over cp: --cp %u does not divide %s's %u query and %u key-value heads over --tp %u",
 				o->cp, o->arch->name, o->arch->heads,
 				o->arch->mla.kv_rank ? o->arch->heads : o->arch->kv_heads, o->tp);
+	return 0;
+}
+
+/*
+ * Interleaving, as Megatron-LM takes it (megatron/training/arguments.py,
+ * --num-virtual-stages-per-pipeline-rank, or
+ * --num-layers-per-virtual-pipeline-stage = layers / (pp x vpp)): "When
+ * interleaved schedule is used, pipeline-model-parallel size should be
+ * greater than 1"; the layers split evenly, "number of layers of the
+ * model must be divisible pipeline model parallel size" and each stage's
+ * by its chunks; and the micro-batches in groups of pp
+ * (microbatch_group_size_per_vp_stage, pp by default,
+ * model_parallel_config.py), which schedules.py
+ * forward_backward_pipelining_with_interleaving asks to lie in [pp, m]
+ * with no group left over short of pp: a multiple of pp.
+ */
+static int check_vpp(const struct gen_llm_options *o, struct diag *d)
+{
+	unsigned chunks = o->pp * o->vpp;
+
+	if (!o->vpp || o->vpp > o->arch->layers)
+		return opt_err(d, "--vpp", "%u model chunks a pipeline rank: between 1 and the model's layers",
+			       o->vpp);
+	if (o->vpp == 1)
+		return 0;
+	if (o->pp < 2)
+		return diag_set(d, -EINVAL,
+				"--vpp: %u model chunks need --pp 2 or more (Megatron-LM interleaves only a pipeline of 2 stages or more)",
+				o->vpp);
+	if (o->arch->layers % chunks)
+		return diag_set(d, -EINVAL,
+				"--vpp: %s's %u layers do not split into --pp %u x --vpp %u = %u equal chunks (Megatron-LM asks the layers a multiple of pp x vpp)",
+				o->arch->name, o->arch->layers, o->pp, o->vpp, chunks);
+	if (o->micro_batches % o->pp)
+		return diag_set(d, -EINVAL,
+				"--micro-batches: %u with --vpp %u: Megatron-LM's interleaved schedule runs micro-batches in groups of --pp %u, so it asks a multiple of %u",
+				o->micro_batches, o->vpp, o->pp, o->pp);
 	return 0;
 }
 
@@ -155,10 +192,14 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 	if (!o->micro_batches || o->micro_batches > GEN_LLM_PAR_MAX)
 		return opt_err(d, "--micro-batches", "%u: between 1 and 65536", o->micro_batches);
 	/* each stage pair's sends a batch number (pp_batch), a trace's up to 2^31 */
-	if ((unsigned long long)o->pp * o->micro_batches > (1u << 30))
+	if ((unsigned long long)o->pp * o->micro_batches > (1u << 30) ||
+	    (unsigned long long)o->pp * o->vpp * o->micro_batches > (1u << 30))
 		return diag_set(d, -EINVAL,
 				"--micro-batches: %u with --pp %u: more than 2^30 sends a pipeline",
 				o->micro_batches, o->pp);
+	err = check_vpp(o, d);
+	if (err)
+		return err;
 	if (!o->micro_batch_size || o->micro_batch_size > GEN_LLM_PAR_MAX)
 		return opt_err(d, "--micro-batch-size", "%u: between 1 and 65536",
 			       o->micro_batch_size);
@@ -179,10 +220,16 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 	return 0;
 }
 
-void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_stage *st)
+void gen_llm_chunk(const struct gen_llm_options *o, unsigned s, unsigned c,
+		   struct gen_llm_stage *st)
 {
 	const struct llm_arch *a = o->arch;
-	unsigned base = a->layers / o->pp, extra = a->layers % o->pp;
+	/* virtual stage v of pp x vpp (transformer_layer.py
+	 * get_transformer_layer_offset: vp_stage x layers / vpp + pp_rank x
+	 * layers / (pp x vpp)); v is s and the chunks the stages with vpp 1 */
+	unsigned nv = o->pp * o->vpp, v = c * o->pp + s;
+	unsigned base = a->layers / nv, extra = a->layers % nv;
+	bool first = v == 0, last_stage = v + 1 == nv;
 	/* a rank's share of a micro-batch's tokens: seq / cp with context
 	 * parallelism, each attending on average to as many keys as without
 	 * (the chunks are balanced), so its FLOPs a token are seq's */
@@ -191,8 +238,8 @@ void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_s
 	unsigned moe = 0, last;
 
 	/* Megatron splits layers evenly; any remainder goes to the first. */
-	st->layers = base + (s < extra);
-	st->first_layer = s * base + (s < extra ? s : extra);
+	st->layers = base + (v < extra);
+	st->first_layer = v * base + (v < extra ? v : extra);
 	last = st->first_layer + st->layers - 1;
 	/* Tensor parallelism splits every matrix but the few every rank
 	 * holds whole (llm_layer_tp_whole_params; norms are small enough to
@@ -216,17 +263,33 @@ void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_s
 	 * a torch.nn.Embedding); with tied embeddings over stages the last
 	 * holds its own copy of the words' as its output layer (gpt_model.py
 	 * skip_weight_param_allocation only where pre_process) */
-	if (s == 0)
+	if (first)
 		dense += (uint64_t)a->vocab * a->hidden / o->tp +
 			 (uint64_t)a->learned_positions * a->hidden;
-	if (s == o->pp - 1)
+	if (last_stage)
 		dense += llm_head_params(a) / o->tp +
 			 (a->tied_embeddings && o->pp > 1 ? (uint64_t)a->vocab * a->hidden / o->tp : 0);
 	st->dense_params = dense;
 	st->expert_params = routed;
-	flops = tokens * (flops + (s == o->pp - 1 ? llm_head_flops_per_token(a) : 0));
+	flops = tokens * (flops + (last_stage ? llm_head_flops_per_token(a) : 0));
 	st->forward_us = flops / o->tp / (o->gpu_tflops * 1e12 * o->efficiency) * 1e6;
 	st->backward_us = 2 * st->forward_us;
+}
+
+void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_stage *st)
+{
+	gen_llm_chunk(o, s, 0, st);
+	for (unsigned c = 1; c < o->vpp; c++) {
+		struct gen_llm_stage more;
+
+		gen_llm_chunk(o, s, c, &more);
+		st->layers += more.layers;
+		st->dense_params += more.dense_params;
+		st->expert_params += more.expert_params;
+		st->tp_whole_params += more.tp_whole_params;
+		st->forward_us += more.forward_us;
+		st->backward_us += more.backward_us;
+	}
 }
 
 
@@ -435,6 +498,43 @@ static void pp_send(struct gen *g, unsigned s, unsigned to, unsigned i, double a
 		}
 }
 
+/*
+ * With --vpp, a micro-batch's activations (@grad false: to the next
+ * rank, the last rank's to the first, whose next chunk takes them) or
+ * gradients (to the previous rank, the first's to the last) from rank
+ * @s, on every pipeline (p2p_communication.py P2PCommunicator: next_rank
+ * and prev_rank modulo the pipeline group's size). Megatron-LM
+ * interleaves with --overlap-p2p-comm on (its default:
+ * --no-overlap-p2p-communication turns it off) and so batch_p2p_comm
+ * off (training/argument_utils.py: "not args.overlap_p2p_comm"): each
+ * send an isend of its own (_p2p_ops), which PyTorch runs on its pair's
+ * own communicator and stream, issued as the forward or backward that
+ * made it ends. With pp 2 _p2p_ops puts the odd rank's sends on the
+ * world group, another pair communicator, so that they overlap the even
+ * rank's: here stream 1 of the pipeline group.
+ */
+static void pp_send_interleaved(struct gen *g, unsigned s, bool grad, double at)
+{
+	const struct gen_llm_options *o = g->o;
+	uint64_t bytes = activation_bytes(o) / (o->sequence_parallel ? o->tp : 1);
+	unsigned pp = o->pp, to = grad ? (s + pp - 1) % pp : (s + 1) % pp;
+	/* as pp_send's: a later rank's activations first, an earlier one's
+	 * gradients (the ring's wrap aside) */
+	unsigned tie = 1 + (grad ? s : pp - s);
+
+	for (unsigned r = 0; r < replicas(o); r++)
+		for (unsigned t = 0; t < o->tp; t++) {
+			size_t before = g->nev;
+
+			gen_llm_emit(g, pp_comm(g, r, t), TRACE_OP_SENDRECV, o->dtype, bytes, at,
+				     (int)rank_of(o, t, r, s), (int)rank_of(o, t, r, to));
+			if (g->nev > before) {
+				g->ev[before].e.stream = pp == 2 && s % 2;
+				g->ev[before].tie = tie;
+			}
+		}
+}
+
 /* ZeRO 3's @op of @layer at @at, with the module that runs before it and
  * the one after (Z3_EMBEDDING, Z3_HEAD; Z3_NONE: none), in that order;
  * nothing without ZeRO 3. */
@@ -450,13 +550,35 @@ static void zero3_modules(struct gen *g, unsigned s, enum trace_op op, double at
 		gen_llm_zero3_op(g, s, after, op, at);
 }
 
-static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, unsigned i,
-			const struct gen_llm_stage *st)
+/* Rank @s's sends after chunk @c's forward (@grad false) or backward of
+ * micro-batch @i, ending at @at: 1F1B's batched ones (vpp 1) or the
+ * interleaved schedule's, but for the first virtual stage's gradients
+ * and the last one's activations. */
+static void chunk_send(struct gen *g, unsigned s, unsigned c, bool grad, unsigned i, double at)
 {
 	const struct gen_llm_options *o = g->o;
-	double f0 = sc->f[s * sc->m + i], b0 = sc->b[s * sc->m + i];
-	double lf = sc->fdur[s] / st->layers, lb = sc->bdur[s] / st->layers;
-	bool first = s == 0, end = s + 1 == o->pp;
+
+	if (o->vpp == 1) {
+		if (!grad && s + 1 < o->pp)
+			pp_send(g, s, s + 1, i, at);
+		if (grad && s > 0)
+			pp_send(g, s, s - 1, i, at);
+		return;
+	}
+	if (grad ? s || c : s + 1 < o->pp || c + 1 < o->vpp)
+		pp_send_interleaved(g, s, grad, at);
+}
+
+static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, unsigned c,
+			unsigned i, const struct gen_llm_stage *st)
+{
+	const struct gen_llm_options *o = g->o;
+	size_t ix = sched_at(sc, s, c, i), ch = (size_t)s * sc->vpp + c;
+	double f0 = sc->f[ix], b0 = sc->b[ix];
+	double lf = sc->fdur[ch] / st->layers, lb = sc->bdur[ch] / st->layers;
+	bool first = s == 0 && c == 0, end = s + 1 == o->pp && c + 1 == o->vpp;
+	/* a layer's place among its rank's, for the cp ring's batches */
+	unsigned k0 = c * st->layers;
 
 	/* the embedding and the head run with the first and the last layer,
 	 * in their time */
@@ -467,11 +589,10 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 
 		zero3_modules(g, s, TRACE_OP_ALL_GATHER, f0 + k * lf, embedding, layer, head);
 		gen_llm_tp_layer(g, s, (unsigned)layer, f0 + k * lf, lf, false);
-		gen_llm_cp_layer(g, s, i, k, f0 + k * lf, lf, false);
+		gen_llm_cp_layer(g, s, i, k0 + k, f0 + k * lf, lf, false);
 		gen_llm_moe_layer(g, s, (unsigned)layer, f0 + k * lf, lf, false);
 	}
-	if (s + 1 < o->pp)
-		pp_send(g, s, s + 1, i, f0 + sc->fdur[s]);
+	chunk_send(g, s, c, false, i, f0 + sc->fdur[ch]);
 	/* backward, the head and the last layer first; the head's backward
 	 * runs first, but its time is shared out with the layers' (lb): it
 	 * ends with the first slot, its gradients' scatter ahead of the last
@@ -484,12 +605,11 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 
 		zero3_modules(g, s, TRACE_OP_ALL_GATHER, at, head, layer, embedding);
 		gen_llm_tp_layer(g, s, (unsigned)layer, at, lb, true);
-		gen_llm_cp_layer(g, s, i, k, at, lb, true);
+		gen_llm_cp_layer(g, s, i, k0 + k, at, lb, true);
 		gen_llm_moe_layer(g, s, (unsigned)layer, at, lb, true);
 		zero3_modules(g, s, TRACE_OP_REDUCE_SCATTER, done, head, layer, embedding);
 	}
-	if (s > 0)
-		pp_send(g, s, s - 1, i, b0 + sc->bdur[s]);
+	chunk_send(g, s, c, true, i, b0 + sc->bdur[ch]);
 }
 
 uint64_t gen_llm_sharded(const struct gen *g, size_t comm, uint64_t bytes, enum trace_dtype dt)
@@ -511,31 +631,81 @@ static int cmp_ev(const void *pa, const void *pb)
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
+/* What every tp rank of stage @s holds whole saw only its sequence
+ * shard: its gradients summed over the group after the dp sync
+ * (finalize_model_grads.py, finish_grad_sync then
+ * _allreduce_non_tensor_model_parallel_grads, one coalesced call over
+ * the rank's model chunks; the norms', counted as split, left out). */
+static void tp_whole_sync(struct gen *g, unsigned s, double at)
+{
+	const struct gen_llm_options *o = g->o;
+	struct gen_llm_stage st;
+
+	gen_llm_stage(o, s, &st);
+	for (unsigned r = 0; o->sequence_parallel && st.tp_whole_params && r < replicas(o); r++)
+		gen_llm_emit(g, tp_comm(g, s, r), TRACE_OP_ALLREDUCE, o->grad_dtype,
+			     st.tp_whole_params * trace_dtype_size(o->grad_dtype), at, -1, -1);
+}
+
+/* Stage @s's micro-batches and gradient sync, 1F1B. */
+static void stage_1f1b(struct gen *g, const struct schedule *sc, unsigned s)
+{
+	const struct gen_llm_options *o = g->o;
+	struct gen_llm_stage st;
+	double b0 = sc->b[sched_at(sc, s, 0, sc->m - 1)];
+
+	gen_llm_stage(o, s, &st);
+	for (unsigned i = 0; i < o->micro_batches; i++)
+		micro_batch(g, sc, s, 0, i, &st);
+	if (o->zero < 3 && replicas(o) > 1)
+		gen_llm_grad_sync(g, s, 0, b0, sc->bdur[s], GEN_LLM_SYNC_BOTH);
+	tp_whole_sync(g, s, b0 + sc->bdur[s]);
+}
+
+/*
+ * Rank @s's chunks, interleaved: each chunk's micro-batches, then its
+ * gradients (each chunk a DDP module of its own, Megatron's model list),
+ * all its buckets at once when the schedule starts its sync
+ * (gen_llm_schedule_chunk_sync), or at the rank's end without
+ * --overlap-grad-reduce (finalize_model_grads); with ZeRO 1, 2 every
+ * chunk's parameters gathered after the step, chunk by chunk, once all
+ * are reduced.
+ */
+static void stage_interleaved(struct gen *g, const struct schedule *sc, unsigned s)
+{
+	const struct gen_llm_options *o = g->o;
+	bool sync = o->zero < 3 && replicas(o) > 1;
+	double end = sc->rank_end[s];
+
+	for (unsigned c = 0; c < o->vpp && !g->err; c++) {
+		struct gen_llm_stage st;
+
+		gen_llm_chunk(o, s, c, &st);
+		for (unsigned i = 0; i < o->micro_batches; i++)
+			micro_batch(g, sc, s, c, i, &st);
+		if (sync)
+			gen_llm_grad_sync(g, s, c,
+					  o->overlap_grad_reduce ? gen_llm_schedule_chunk_sync(sc, s, c) : end,
+					  0, GEN_LLM_SYNC_REDUCE);
+	}
+	for (unsigned c = 0; sync && c < o->vpp; c++)
+		gen_llm_grad_sync(g, s, c, end, 0, GEN_LLM_SYNC_GATHER);
+	tp_whole_sync(g, s, end);
+}
+
 static void one_iteration(struct gen *g, const struct schedule *sc)
 {
 	const struct gen_llm_options *o = g->o;
 	size_t first = g->nev;
 
 	for (unsigned s = 0; s < o->pp && !g->err; s++) {
-		struct gen_llm_stage st;
-		double b0 = sc->b[s * sc->m + sc->m - 1];
-
-		gen_llm_stage(o, s, &st);
-		for (unsigned i = 0; i < o->micro_batches; i++)
-			micro_batch(g, sc, s, i, &st);
-		if (o->zero < 3 && replicas(o) > 1)
-			gen_llm_grad_sync(g, s, b0, sc->bdur[s]);
-		/* what every tp rank holds whole saw only its sequence shard:
-		 * its gradients summed over the group after the dp sync
-		 * (finalize_model_grads.py, finish_grad_sync then
-		 * _allreduce_non_tensor_model_parallel_grads, one coalesced
-		 * call; the norms', counted as split, left out) */
-		for (unsigned r = 0; o->sequence_parallel && st.tp_whole_params && r < replicas(o); r++)
-			gen_llm_emit(g, tp_comm(g, s, r), TRACE_OP_ALLREDUCE, o->grad_dtype,
-				     st.tp_whole_params * trace_dtype_size(o->grad_dtype), b0 + sc->bdur[s],
-				     -1, -1);
+		if (o->vpp == 1)
+			stage_1f1b(g, sc, s);
+		else
+			stage_interleaved(g, sc, s);
 	}
-	/* the tied embedding's two copies, on the first stage and the last,
+	/* the tied embedding's two copies, on the first stage and the last
+	 * (chunk 0 of the first, the last chunk of the last with --vpp),
 	 * their gradients summed once both stages' data-parallel sync is
 	 * done (finalize_model_grads.py: finish_grad_sync, then
 	 * _allreduce_word_embedding_grads over the embedding group: the
@@ -543,9 +713,7 @@ static void one_iteration(struct gen *g, const struct schedule *sc)
 	 * backward ending last in 1F1B */
 	for (unsigned r = 0; tied_copy(o) && r < replicas(o); r++)
 		for (unsigned t = 0; t < o->tp; t++) {
-			unsigned m = sc->m, l = o->pp - 1;
-			double end0 = sc->b[m - 1] + sc->bdur[0];
-			double endl = sc->b[l * m + m - 1] + sc->bdur[l];
+			double end0 = sc->rank_end[0], endl = sc->rank_end[o->pp - 1];
 
 			gen_llm_emit(g, emb_comm(g, r, t), TRACE_OP_ALLREDUCE, o->grad_dtype,
 				     (uint64_t)o->arch->vocab * o->arch->hidden / o->tp *
@@ -579,7 +747,7 @@ static int fill_trace(struct gen *g, struct trace *t, struct diag *d)
 			e->comm = (unsigned)c->idx;
 			continue;
 		}
-		err = trace_comm_assign(t, e, c->name, 0, d);
+		err = trace_comm_assign(t, e, c->name, e->stream, d);
 		if (err)
 			return err;
 		c->idx = (long)e->comm;

@@ -10,9 +10,12 @@
  *                 parallelism an all-gather and a reduce-scatter for each;
  *   pipeline (pp) a send of the activations to the next stage after each
  *                 forward and of their gradient to the previous one after
- *                 each backward, under the 1F1B schedule; a tied
- *                 embedding's gradients all-reduced between the first
- *                 stage and the last, which holds a copy of it;
+ *                 each backward, under the 1F1B schedule, or with
+ *                 --vpp the interleaved one (each rank vpp model
+ *                 chunks, the last rank's sends to the first's next
+ *                 chunk); a tied embedding's gradients all-reduced
+ *                 between the first stage and the last, which holds a
+ *                 copy of it;
  *   data (dp)     the gradients: all-reduced in Megatron-Core's buckets
  *                 (ZeRO 0), reduce-scattered and each bucket's
  *                 parameters all-gathered after the step (ZeRO 1, 2:
@@ -65,6 +68,9 @@ int gen_llm_cp_comm_parse(const char *name, enum gen_llm_cp_comm *out);
 struct gen_llm_options {
 	const struct llm_arch *arch;
 	unsigned tp, pp, dp, ep;     /* ep divides dp x cp; ep > 1 needs experts */
+	unsigned vpp;                /* model chunks a pipeline rank (interleaved
+				      * 1F1B), 1: none; pp x vpp divide the
+				      * layers, pp the micro-batches */
 	unsigned cp;                 /* context parallel: 2 cp chunks divide seq */
 	enum gen_llm_cp_comm cp_comm; /* how attention exchanges over cp */
 	unsigned zero;               /* 0 to 3 */
@@ -106,9 +112,18 @@ struct gen_llm_stage {
 	double forward_us, backward_us; /* one micro-batch */
 };
 
+/* Stage @s: with --vpp, its rank's chunks summed (first_layer its first
+ * chunk's; the chunks' layers are not in a row). */
 void gen_llm_stage(const struct gen_llm_options *o, unsigned s, struct gen_llm_stage *st);
 
-/* The 1F1B schedule's length: every stage's compute, with its bubble. */
+/* Model chunk @c of pipeline rank @s: virtual stage c x pp + s of pp x vpp
+ * (Megatron-Core's get_transformer_layer_offset), the embedding on the
+ * first, the output layer on the last; chunk 0 is the stage with vpp 1. */
+void gen_llm_chunk(const struct gen_llm_options *o, unsigned s, unsigned c,
+		   struct gen_llm_stage *st);
+
+/* The 1F1B schedule's length (interleaved with --vpp): every stage's
+ * compute, with its bubble. */
 double gen_llm_iteration_us(const struct gen_llm_options *o);
 
 /* The trace: @o->iterations iterations, every group's collectives. */

@@ -84,30 +84,32 @@ static void layer_params(const struct gen_llm_options *o, unsigned layer, struct
 }
 
 /*
- * Stage @s's parameters on a rank in the model's order (GPTModel: the
- * embedding, its words then its learned positions, the layers, the
- * final norm, the output layer). With tied embeddings and more than one
+ * Chunk @c of stage @s's parameters on a rank in the model's order
+ * (GPTModel: the embedding, its words then its learned positions, the
+ * layers, the final norm, the output layer; the embedding in the first
+ * virtual stage, the output layer in the last: pre_process and
+ * post_process by vp_stage). With tied embeddings and more than one
  * stage the last holds a copy of the words' embedding as its output
  * layer (gpt_model.py: skip_weight_param_allocation only where
  * pre_process), kept equal to the first's by an all-reduce of their
  * gradients (finalize_model_grads.py _allreduce_word_embedding_grads).
  */
-static void stage_params(const struct gen_llm_options *o, unsigned s, struct params *dense,
-			 struct params *expert)
+static void stage_params(const struct gen_llm_options *o, unsigned s, unsigned c,
+			 struct params *dense, struct params *expert)
 {
 	const struct llm_arch *a = o->arch;
 	struct gen_llm_stage st;
 	uint64_t words = (uint64_t)a->vocab * a->hidden / o->tp;
 	bool tied_copy = a->tied_embeddings && o->pp > 1;
 
-	gen_llm_stage(o, s, &st);
-	if (s == 0) {
+	gen_llm_chunk(o, s, c, &st);
+	if (s == 0 && c == 0) {
 		add(dense, words, tied_copy);
 		add(dense, (uint64_t)a->learned_positions * a->hidden, false);
 	}
 	for (unsigned l = st.first_layer; l < st.first_layer + st.layers; l++)
 		layer_params(o, l, dense, expert);
-	if (s + 1 == o->pp) {
+	if (s + 1 == o->pp && c + 1 == o->vpp) {
 		uint64_t head = llm_head_params(a) / o->tp;
 
 		if (a->tied_embeddings) {
@@ -137,6 +139,7 @@ struct layout {
 	uint64_t total, done;  /* parameters, and those placed */
 	bool open;
 	double b0, dur;
+	bool reduce;           /* emit the buckets' reductions */
 	uint64_t *numel;       /* the buckets closed */
 	size_t nb, cap;
 };
@@ -152,7 +155,8 @@ static void close_bucket(struct layout *l, uint64_t end)
 		return;
 	}
 	l->numel[l->nb++] = end - l->bstart;
-	gen_llm_emit(l->g, l->comm, l->distopt ? TRACE_OP_REDUCE_SCATTER : TRACE_OP_ALLREDUCE,
+	if (l->reduce)
+		gen_llm_emit(l->g, l->comm, l->distopt ? TRACE_OP_REDUCE_SCATTER : TRACE_OP_ALLREDUCE,
 		     o->grad_dtype, (end - l->bstart) * trace_dtype_size(o->grad_dtype),
 		     l->b0 + l->dur * (double)l->done / (double)l->total, -1, -1);
 	l->bstart = l->start = end;
@@ -179,12 +183,13 @@ static void close_bucket(struct layout *l, uint64_t end)
  * in the buckets' order).
  */
 static void buckets(struct gen *g, size_t comm, const struct params *ps, uint64_t size,
-		    double b0, double dur)
+		    double b0, double dur, int what)
 {
 	uint64_t n = g->comms[comm].n;
 	struct layout l = {
 		.g = g, .comm = comm, .distopt = g->o->zero > 0,
 		.div = n / gcd_u64(n, 128) * 128, .b0 = b0, .dur = dur,
+		.reduce = what & GEN_LLM_SYNC_REDUCE,
 	};
 
 	for (size_t i = 0; i < ps->n; i++)
@@ -207,7 +212,7 @@ static void buckets(struct gen *g, size_t comm, const struct params *ps, uint64_
 	}
 	if (l.open && !g->err)
 		close_bucket(&l, l.start);
-	for (size_t b = 0; l.distopt && b < l.nb; b++)
+	for (size_t b = 0; l.distopt && (what & GEN_LLM_SYNC_GATHER) && b < l.nb; b++)
 		gen_llm_emit(g, comm, TRACE_OP_ALL_GATHER, g->o->dtype,
 			     l.numel[b] * trace_dtype_size(g->o->dtype), b0 + dur, -1, -1);
 	free(l.numel);
@@ -220,35 +225,37 @@ static void buckets(struct gen *g, size_t comm, const struct params *ps, uint64_
  * given; none (one bucket a buffer) without overlap, and on every stage
  * but the first ("Turn off bucketing if we are on a pipeline stage that
  * is not the first (since data-parallel communication on these stages
- * is not on the critical path)"). Its dp is the data-parallel group's
+ * is not on the critical path)"), nor on any model chunk but the first
+ * with --vpp (training.py get_model: per_chunk_disable_bucketing,
+ * chunk_idx > 0). Its dp is the data-parallel group's
  * without context parallelism (dp_group.size(), the group
  * setup_process_groups_for_ddp takes with_context_parallel=False), though
  * the buckets are reduced over dp x cp ranks (intra_dp_cp_group).
  */
-static uint64_t bucket_size(const struct gen_llm_options *o, unsigned s)
+static uint64_t bucket_size(const struct gen_llm_options *o, unsigned s, unsigned c)
 {
 	uint64_t e = trace_dtype_size(o->grad_dtype);
 
-	if (!o->overlap_grad_reduce || s > 0)
+	if (!o->overlap_grad_reduce || s > 0 || c > 0)
 		return 0;
 	if (o->bucket_bytes)
 		return o->bucket_bytes / e ? o->bucket_bytes / e : 1;
 	return o->dp > 40 ? 1000000ull * o->dp : 40000000ull;
 }
 
-void gen_llm_grad_sync(struct gen *g, unsigned s, double b0, double dur)
+void gen_llm_grad_sync(struct gen *g, unsigned s, unsigned c, double b0, double dur, int what)
 {
 	const struct gen_llm_options *o = g->o;
 	struct params dense = { 0 }, expert = { 0 };
-	uint64_t size = bucket_size(o, s);
+	uint64_t size = bucket_size(o, s, c);
 
-	stage_params(o, s, &dense, &expert);
+	stage_params(o, s, c, &dense, &expert);
 	if (dense.err || expert.err)
 		g->err = -ENOMEM;
 	for (unsigned t = 0; !g->err && t < o->tp; t++) {
-		buckets(g, dp_comm(g, s, t), &dense, size, b0, dur);
+		buckets(g, dp_comm(g, s, t), &dense, size, b0, dur, what);
 		for (unsigned j = 0; o->ep > 1 && replicas(o) / o->ep > 1 && j < o->ep; j++)
-			buckets(g, edp_comm(g, s, t, j), &expert, size, b0, dur);
+			buckets(g, edp_comm(g, s, t, j), &expert, size, b0, dur, what);
 	}
 	free(dense.p);
 	free(expert.p);

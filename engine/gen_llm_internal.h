@@ -20,18 +20,51 @@
  * min(pp - 1 - s, m) forwards, then one forward and one backward in
  * turn, then the backwards left. A forward waits for the previous
  * stage's forward of that micro-batch, a backward for the next stage's
- * backward (the last stage's for its own forward). Sends are taken as
- * instant here: the schedule is compute's. */
+ * backward (the last stage's for its own forward). With vpp model chunks
+ * a rank (Narayanan et al. 2021 section 2.2.2, figure 4 below; Megatron's
+ * forward_backward_pipelining_with_interleaving) each rank runs its
+ * chunks' forwards and backwards in get_schedule_table's order, the
+ * virtual stages c x pp + s in a ring: rank 0's chunk c + 1 waits for
+ * rank pp - 1's chunk c. Sends are taken as instant here: the schedule
+ * is compute's. */
 struct schedule {
-	unsigned pp, m;
-	double *f, *b;       /* starts: micro-batch i on stage s at [s * m + i]; < 0 unplaced */
-	double *fdur, *bdur; /* per stage */
+	unsigned pp, m, vpp;
+	double *f, *b;       /* starts: micro-batch i of chunk c on rank s at
+			      * [(s vpp + c) m + i] (sched_at); < 0 unplaced */
+	double *fdur, *bdur; /* per chunk: [s vpp + c] */
+	double *rank_end;    /* per rank: its last backward's end */
 	double end;
 };
 
-/* 0, -ENOMEM, or -EDEADLK (a bug: 1F1B cannot deadlock). */
+static inline size_t sched_at(const struct schedule *sc, unsigned s, unsigned c, unsigned i)
+{
+	return ((size_t)s * sc->vpp + c) * sc->m + i;
+}
+
+/* The schedule of @vpp chunks on each of @pp ranks over @m micro-batches
+ * (vpp 1: 1F1B), each chunk's forward and backward times given
+ * ([s vpp + c]): 0, -ENOMEM, or -EDEADLK (a bug: 1F1B cannot deadlock). */
+int gen_llm_schedule_make(unsigned pp, unsigned vpp, unsigned m, const double *fdur,
+			  const double *bdur, struct schedule *sc);
+/* The job's: its chunks' compute times (gen_llm_chunk). */
 int gen_llm_schedule_1f1b(const struct gen_llm_options *o, struct schedule *sc);
 void gen_llm_schedule_destroy(struct schedule *sc);
+
+/* Rank @s's op @k of 2 m vpp in its order: forward or backward of
+ * micro-batch *i of chunk *c. */
+void gen_llm_schedule_op(const struct schedule *sc, unsigned s, unsigned k, bool *fwd,
+			 unsigned *i, unsigned *c);
+
+/* With --vpp, when chunk @c of rank @s starts its gradients' reduction,
+ * all its buckets at once: Megatron-LM's align_grad_reduce (its default
+ * with --overlap-grad-reduce) makes config.grad_sync_func the chunks'
+ * start_grad_sync, which the interleaved schedule calls after backward
+ * step k once step k - s was the chunk's last micro-batch
+ * (backward_step_helper_postprocess: "launch asynchronous communication
+ * at the same time across the pipeline-parallel group"); the chunks left
+ * at the end of the schedule ("Launch any remaining grad reductions"),
+ * at the rank's last backward's end. */
+double gen_llm_schedule_chunk_sync(const struct schedule *sc, unsigned s, unsigned c);
 
 /* One communicator of the job, and its ranks. */
 struct gcomm {
@@ -156,11 +189,16 @@ static inline uint64_t activation_bytes(const struct gen_llm_options *o)
 	       trace_dtype_size(o->dtype);
 }
 
-/* gen_llm_buckets.c: stage @s's gradients over its data-parallel (and
- * expert data-parallel) groups in Megatron-Core's buckets, produced by
- * the last micro-batch's backward from @b0 over @dur; with ZeRO 1, 2 its
- * parameters all-gathered after. */
-void gen_llm_grad_sync(struct gen *g, unsigned s, double b0, double dur);
+/* What gen_llm_grad_sync emits: the gradients' reductions, the
+ * parameters' all-gathers after the step (ZeRO 1, 2), or both. */
+enum { GEN_LLM_SYNC_REDUCE = 1, GEN_LLM_SYNC_GATHER = 2, GEN_LLM_SYNC_BOTH = 3 };
+
+/* gen_llm_buckets.c: chunk @c of stage @s's gradients over its
+ * data-parallel (and expert data-parallel) groups in Megatron-Core's
+ * buckets (each chunk a DDP module of its own), produced from @b0 over
+ * @dur (0: all at once); with ZeRO 1, 2 its parameters all-gathered
+ * after, at @b0 + @dur. @what: GEN_LLM_SYNC_*. */
+void gen_llm_grad_sync(struct gen *g, unsigned s, unsigned c, double b0, double dur, int what);
 
 /* gen_llm_layer.c: layer @layer's collectives, at @at (its start) over
  * @dur, forward or @backward */
