@@ -103,6 +103,25 @@ expect 0 "gen llm --cp-comm-type a2a" -- "$gdrlab" gen llm --model llama3-8b --t
 has "$tmp/a2a.jsonl" '^# made by: gdrlab gen llm --model llama3-8b --tp 4 --pp 1 --dp 1 --cp 2 --cp-comm-type a2a --ep 1 '
 has "$tmp/a2a.jsonl" '"op": "alltoall", .*"comm": "cp-s0-d0-t3"'
 expect 0 "run replays an a2a cp trace" -- "$gdrlab" run -t "$src/configs/h100-pcie5-400g.yaml" -T "$tmp/a2a.jsonl" --quiet
+# interleaved pipeline: what Megatron-LM refuses, one line each; a trace
+# whose last stage sends to the first (its next chunk), each send on its
+# own, replayed
+bad "--vpp: 2 model chunks need --pp 2 or more" -- --model llama3-8b --dp 2 --vpp 2
+bad "--vpp: llama3-8b's 32 layers do not split into --pp 3 x --vpp 2 = 6 equal chunks (Megatron-LM asks the layers a multiple of pp x vpp)" -- \
+    --model llama3-8b --pp 3 --vpp 2 --micro-batches 3
+bad "--micro-batches: 6 with --vpp 2: Megatron-LM's interleaved schedule runs micro-batches in groups of --pp 4, so it asks a multiple of 4" -- \
+    --model llama3-8b --pp 4 --vpp 2 --micro-batches 6
+bad "--vpp: 0 model chunks a pipeline rank: between 1 and the model's layers" -- --model llama3-8b --pp 2 --vpp 0
+expect 0 "gen llm --vpp" -- "$gdrlab" gen llm --model llama3-8b --tp 2 --pp 4 --vpp 2 --dp 2 \
+    --micro-batches 4 --seq 2048 -o "$tmp/vpp.jsonl"
+has "$tmp/vpp.jsonl" '^# made by: gdrlab gen llm --model llama3-8b --tp 2 --pp 4 --vpp 2 --dp 2 --ep 1 '
+has "$tmp/vpp.jsonl" '(interleaved 1F1B, bubble included)'
+has "$tmp/vpp.jsonl" '"op": "sendrecv", "bytes": 16777216, .*"src": 12, "dst": 0, "comm": "pp-d0-t0"}$'
+if grep -q '"comm": "pp-d.*"batch"' "$tmp/vpp.jsonl"; then
+    echo "FAIL: gen llm --vpp: a batched pipeline send"; fail=1
+fi
+expect 0 "run replays a vpp trace" -- "$gdrlab" run -t "$src/configs/h100-pcie5-400g.yaml" -T "$tmp/vpp.jsonl" --quiet
+has "$tmp/out" "communicators"
 # a device that cannot take the trace: its errno, one line, exit 1 (it said
 # "Input/output error" for a file named with -o until 2026-12-06)
 if [ -c /dev/full ]; then
