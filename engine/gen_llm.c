@@ -470,6 +470,35 @@ static unsigned pp_batch(const struct gen_llm_options *o, unsigned b, bool grad,
 	return i + w < m ? 2 * (b * m + i + w) : 2 * (b * m + i) + 1;
 }
 
+/* How a pipeline send goes: batched (1F1B's batch_isend_irecv) in
+ * @batch, or alone on @stream; @tie orders it among sends at one time. */
+struct pp_way {
+	bool batched;
+	unsigned batch, stream, tie;
+};
+
+/* @bytes from rank @s to rank @to at @at, on every pipeline (replica,
+ * tensor rank), as @w says. */
+static void pp_emit(struct gen *g, unsigned s, unsigned to, uint64_t bytes, double at,
+		    const struct pp_way *w)
+{
+	const struct gen_llm_options *o = g->o;
+
+	for (unsigned r = 0; r < replicas(o); r++)
+		for (unsigned t = 0; t < o->tp; t++) {
+			size_t before = g->nev;
+
+			gen_llm_emit(g, pp_comm(g, r, t), TRACE_OP_SENDRECV, o->dtype, bytes, at,
+				     (int)rank_of(o, t, r, s), (int)rank_of(o, t, r, to));
+			if (g->nev > before) {
+				g->ev[before].e.batched = w->batched;
+				g->ev[before].e.batch = w->batch;
+				g->ev[before].e.stream = w->stream;
+				g->ev[before].tie = w->tie;
+			}
+		}
+}
+
 /* Micro-batch @i's activations (to the next stage) or gradients (to the
  * previous one) from stage @s, on every pipeline. */
 static void pp_send(struct gen *g, unsigned s, unsigned to, unsigned i, double at)
@@ -482,20 +511,9 @@ static void pp_send(struct gen *g, unsigned s, unsigned to, unsigned i, double a
 	 * send_backward before the next recv_backward): a later stage's
 	 * activations before an earlier one's, an earlier stage's gradients
 	 * before a later one's. */
-	unsigned tie = 1 + (s < to ? o->pp - s : s);
+	struct pp_way w = { true, batch, 0, 1 + (s < to ? o->pp - s : s) };
 
-	for (unsigned r = 0; r < replicas(o); r++)
-		for (unsigned t = 0; t < o->tp; t++) {
-			size_t before = g->nev;
-
-			gen_llm_emit(g, pp_comm(g, r, t), TRACE_OP_SENDRECV, o->dtype, bytes, at,
-				     (int)rank_of(o, t, r, s), (int)rank_of(o, t, r, to));
-			if (g->nev > before) {
-				g->ev[before].e.batched = true;
-				g->ev[before].e.batch = batch;
-				g->ev[before].tie = tie;
-			}
-		}
+	pp_emit(g, s, to, bytes, at, &w);
 }
 
 /*
@@ -520,19 +538,9 @@ static void pp_send_interleaved(struct gen *g, unsigned s, bool grad, double at)
 	unsigned pp = o->pp, to = grad ? (s + pp - 1) % pp : (s + 1) % pp;
 	/* as pp_send's: a later rank's activations first, an earlier one's
 	 * gradients (the ring's wrap aside) */
-	unsigned tie = 1 + (grad ? s : pp - s);
+	struct pp_way w = { false, 0, pp == 2 && s % 2, 1 + (grad ? s : pp - s) };
 
-	for (unsigned r = 0; r < replicas(o); r++)
-		for (unsigned t = 0; t < o->tp; t++) {
-			size_t before = g->nev;
-
-			gen_llm_emit(g, pp_comm(g, r, t), TRACE_OP_SENDRECV, o->dtype, bytes, at,
-				     (int)rank_of(o, t, r, s), (int)rank_of(o, t, r, to));
-			if (g->nev > before) {
-				g->ev[before].e.stream = pp == 2 && s % 2;
-				g->ev[before].tie = tie;
-			}
-		}
+	pp_emit(g, s, to, bytes, at, &w);
 }
 
 /* ZeRO 3's @op of @layer at @at, with the module that runs before it and

@@ -8,8 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gen_llm.h"
-#include "helpers.h"
+#include "gen_llm_helpers.h"
 
 /* Published totals: Hugging Face's model cards / config parameter counts,
  * and GPT-3's 175.0B (Brown et al. 2020, table 2.1: rounded). */
@@ -93,41 +92,6 @@ Test(gen_llm, attention_flops_are_causal)
 	assert_rel(llm_layer_flops_per_token(a, 0, 8192), 2 * weights + 2.0 * 8192 * 4096, 1e-12);
 	assert_rel(llm_layer_flops_per_token(a, 0, 1), 2 * weights + 2.0 * 4096, 1e-12);
 }
-
-static struct gen_llm_options base(const char *model)
-{
-	struct gen_llm_options o;
-
-	gen_llm_options_default(&o);
-	o.arch = llm_arch_find(model);
-	o.seq = 1024;
-	return o;
-}
-
-/* Bytes of @op on communicators whose name starts with @prefix. */
-static uint64_t bytes_of(const struct trace *t, const char *prefix, enum trace_op op)
-{
-	uint64_t sum = 0;
-
-	for (size_t i = 0; i < t->nentries; i++)
-		if (t->entries[i].op == op &&
-		    !strncmp(trace_entry_comm(t, &t->entries[i]), prefix, strlen(prefix)))
-			sum += t->entries[i].bytes;
-	return sum;
-}
-
-static void make(const struct gen_llm_options *o, struct trace *t)
-{
-	struct diag d = { "" };
-
-	cr_assert_eq(gen_llm_trace(o, t, &d), 0, "%s", d.msg);
-}
-
-/* A gradient's bytes: fp32, Megatron-LM's default reduction of a bf16
- * model's gradients (megatron/training/arguments.py, "accumulate and
- * all-reduce gradients in fp32 for bfloat16 data type"); bf16 until
- * 2026-12-06, half of it. */
-#define GRAD 4
 
 /* ZeRO 0: each data-parallel group all-reduces its rank's whole
  * gradient, params x GRAD bytes, once an iteration. */
@@ -223,7 +187,7 @@ static uint64_t nth_bytes(const struct trace *t, const char *comm, enum trace_op
 }
 
 /* Calls of @op on communicator @comm. */
-static size_t count_of(const struct trace *t, const char *comm, enum trace_op op)
+static size_t count_named(const struct trace *t, const char *comm, enum trace_op op)
 {
 	size_t n = 0;
 
@@ -261,7 +225,7 @@ Test(gen_llm, megatron_buckets)
 	o.micro_batches = 8;
 	make(&o, &t);
 	cr_expect_eq(layer, 855654400ull / 8);
-	cr_expect_eq(count_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 40);
+	cr_expect_eq(count_named(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 40);
 	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 0), GRAD * 88080384ull);
 	for (size_t k = 1; k < 39; k += 2) {
 		cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, k), GRAD * 48236544ull,
@@ -271,7 +235,7 @@ Test(gen_llm, megatron_buckets)
 	}
 	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 39), GRAD * 150210560ull);
 	cr_expect_eq(bytes_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), GRAD * (20 * layer + 131334144));
-	cr_expect_eq(count_of(&t, "dp-s2-t5", TRACE_OP_ALLREDUCE), 1);
+	cr_expect_eq(count_named(&t, "dp-s2-t5", TRACE_OP_ALLREDUCE), 1);
 	cr_expect_eq(nth_bytes(&t, "dp-s2-t5", TRACE_OP_ALLREDUCE, 0), GRAD * 20 * layer);
 	trace_destroy(&t);
 	/* --bucket-cap 200 MiB of fp32: 52,428,800 elements. {fc2, fc1}
@@ -279,15 +243,15 @@ Test(gen_llm, megatron_buckets)
 	 * before the fc1), then {layer 0's output, qkv, the embedding}: 21 */
 	o.bucket_bytes = 200ull << 20;
 	make(&o, &t);
-	cr_expect_eq(count_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 21);
+	cr_expect_eq(count_named(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 21);
 	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 1), GRAD * layer);
-	cr_expect_eq(count_of(&t, "dp-s1-t0", TRACE_OP_ALLREDUCE), 1);
+	cr_expect_eq(count_named(&t, "dp-s1-t0", TRACE_OP_ALLREDUCE), 1);
 	trace_destroy(&t);
 	/* overlap off: one bucket a stage, when its backward ends */
 	o.bucket_bytes = 0;
 	o.overlap_grad_reduce = false;
 	make(&o, &t);
-	cr_expect_eq(count_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 1);
+	cr_expect_eq(count_named(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 1);
 	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 0),
 		     GRAD * (20 * layer + 131334144));
 	trace_destroy(&t);
@@ -313,7 +277,7 @@ Test(gen_llm, megatron_buckets_grow_with_dp)
 
 	o.dp = 40;
 	make(&o, &t);
-	cr_expect_eq(count_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 98);
+	cr_expect_eq(count_named(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 98);
 	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 0), GRAD * 525336576ull);
 	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 1), GRAD * (4096 + 58720256ull));
 	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 3),
@@ -321,7 +285,7 @@ Test(gen_llm, megatron_buckets_grow_with_dp)
 	trace_destroy(&t);
 	o.dp = 64;
 	make(&o, &t);
-	cr_expect_eq(count_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 65);
+	cr_expect_eq(count_named(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 65);
 	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 2),
 		     GRAD * (16777216ull + 25174016 + 58720256));
 	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE, 64),
@@ -350,9 +314,9 @@ Test(gen_llm, zero1_gathers_each_bucket)
 	o.sequence_parallel = true;
 	o.zero = 1;
 	make(&o, &t);
-	n = count_of(&t, "dp-s0-t3", TRACE_OP_REDUCE_SCATTER);
+	n = count_named(&t, "dp-s0-t3", TRACE_OP_REDUCE_SCATTER);
 	cr_expect_gt(n, 1);
-	cr_expect_eq(count_of(&t, "dp-s0-t3", TRACE_OP_ALL_GATHER), n);
+	cr_expect_eq(count_named(&t, "dp-s0-t3", TRACE_OP_ALL_GATHER), n);
 	for (size_t k = 0; k < n; k++)
 		cr_expect_eq(2 * nth_bytes(&t, "dp-s0-t3", TRACE_OP_ALL_GATHER, k),
 			     nth_bytes(&t, "dp-s0-t3", TRACE_OP_REDUCE_SCATTER, k), "bucket %zu", k);
@@ -388,7 +352,7 @@ Test(gen_llm, tied_embedding_on_the_last_stage)
 		     GRAD * (12 * layer / 8 + 2 * h / 8 + words));
 	cr_expect_eq(bytes_of(&t, "dp-s0-t5", TRACE_OP_ALLREDUCE),
 		     GRAD * (12 * layer / 8 + words + 2048 * h));
-	cr_expect_eq(count_of(&t, "emb-d1-t3", TRACE_OP_ALLREDUCE), 1);
+	cr_expect_eq(count_named(&t, "emb-d1-t3", TRACE_OP_ALLREDUCE), 1);
 	cr_expect_eq(bytes_of(&t, "emb-d1-t3", TRACE_OP_ALLREDUCE), GRAD * words);
 	for (size_t i = 0; i < t.nentries; i++)
 		if (!strcmp(trace_entry_comm(&t, &t.entries[i]), "emb-d0-t0")) {
@@ -403,10 +367,10 @@ Test(gen_llm, tied_embedding_on_the_last_stage)
 	 * its one other; the first stage's last, after its positions */
 	o.zero = 1;
 	make(&o, &t);
-	cr_expect_eq(count_of(&t, "dp-s7-t0", TRACE_OP_REDUCE_SCATTER), 2);
+	cr_expect_eq(count_named(&t, "dp-s7-t0", TRACE_OP_REDUCE_SCATTER), 2);
 	cr_expect_eq(nth_bytes(&t, "dp-s7-t0", TRACE_OP_REDUCE_SCATTER, 0), GRAD * words);
 	cr_expect_eq(nth_bytes(&t, "dp-s0-t0", TRACE_OP_REDUCE_SCATTER,
-			       count_of(&t, "dp-s0-t0", TRACE_OP_REDUCE_SCATTER) - 1),
+			       count_named(&t, "dp-s0-t0", TRACE_OP_REDUCE_SCATTER) - 1),
 		     GRAD * words);
 	trace_destroy(&t);
 	/* on one stage the head is the embedding: no copy, no group */
@@ -722,29 +686,18 @@ Test(gen_llm, compute_follows_flops_and_1f1b)
 Test(gen_llm, replays_with_communicators_overlapping)
 {
 	struct gen_llm_options o = base("llama3-8b");
-	struct diag d = { "" };
-	struct plan_options po;
-	struct topology topo;
-	struct trace t;
-	struct plan p;
 	struct records r;
+	size_t ncomms;
 
 	o.tp = 2;
 	o.pp = 2;
 	o.dp = 4;
 	o.micro_batches = 2;
 	o.seq = 512;
-	make(&o, &t);
-	cr_assert_eq(topology_load(CONFIG("h100-pcie5-400g.yaml"), &topo, &d), 0, "%s", d.msg);
-	plan_options_default(&po);
-	po.nodes = 2;
-	cr_assert_eq(backend_execute(backend_find("analytic"), &topo, &t, &po, NULL, &p, &r, &d), 0,
-		     "%s", d.msg);
+	replay(&o, 2, &r, &ncomms);
 	cr_expect_gt(r.nqueues, 1);
-	cr_expect_eq(r.ncomms, t.ncomms);
+	cr_expect_eq(r.ncomms, ncomms);
 	records_destroy(&r);
-	plan_destroy(&p);
-	trace_destroy(&t);
 }
 
 /* traces/llama3-8b-tp8-pp2-dp2.jsonl is what the generator makes with the

@@ -9,53 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gen_llm.h"
-#include "helpers.h"
-
-/* Megatron-LM reduces a bf16 model's gradients in fp32 (test_gen_llm.c). */
-#define GRAD 4
-
-static struct gen_llm_options base(const char *model)
-{
-	struct gen_llm_options o;
-
-	gen_llm_options_default(&o);
-	o.arch = llm_arch_find(model);
-	o.seq = 1024;
-	return o;
-}
-
-static void make(const struct gen_llm_options *o, struct trace *t)
-{
-	struct diag d = { "" };
-
-	cr_assert_eq(gen_llm_trace(o, t, &d), 0, "%s", d.msg);
-}
-
-static bool on(const struct trace *t, const struct trace_entry *e, const char *prefix)
-{
-	return !strncmp(trace_entry_comm(t, e), prefix, strlen(prefix));
-}
-
-/* Bytes of @op on communicators whose name starts with @prefix. */
-static uint64_t bytes_of(const struct trace *t, const char *prefix, enum trace_op op)
-{
-	uint64_t sum = 0;
-
-	for (size_t i = 0; i < t->nentries; i++)
-		if (t->entries[i].op == op && on(t, &t->entries[i], prefix))
-			sum += t->entries[i].bytes;
-	return sum;
-}
-
-static size_t count_of(const struct trace *t, const char *prefix, enum trace_op op)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < t->nentries; i++)
-		n += t->entries[i].op == op && on(t, &t->entries[i], prefix);
-	return n;
-}
+#include "gen_llm_helpers.h"
 
 /* The ranks of communicator @name (from its first line), or NULL. */
 static const struct trace_entry *first_on(const struct trace *t, const char *name)
@@ -107,7 +61,7 @@ Test(gen_llm_cp, llama3_8b_tp2_cp2_by_hand)
 	o.seq = 8192;
 	make(&o, &t);
 	cr_expect_eq(kv, 8388608ull);
-	cr_expect_eq(count_of(&t, "cp-s0-d0-t1", TRACE_OP_SENDRECV), 32 * 6);
+	cr_expect_eq(calls_of(&t, "cp-s0-d0-t1", TRACE_OP_SENDRECV), 32 * 6);
 	cr_expect_eq(bytes_of(&t, "cp-s0-d0-t1", TRACE_OP_SENDRECV), 1610612736ull);
 	cr_expect_eq(bytes_of(&t, "cp-", TRACE_OP_SENDRECV), 3221225472ull);
 	cr_expect_eq(bytes_of(&t, "", TRACE_OP_SENDRECV), 32 * 6 * 2 * kv);
@@ -241,7 +195,7 @@ Test(gen_llm_cp, buckets_sized_by_dp_reduced_over_dp_cp)
 	o.cp = 2;
 	o.seq = 256;
 	make(&o, &t);
-	cr_expect_eq(count_of(&t, "dp-cp-s0-t0", TRACE_OP_ALLREDUCE), 98);
+	cr_expect_eq(calls_of(&t, "dp-cp-s0-t0", TRACE_OP_ALLREDUCE), 98);
 	cr_expect_eq(first_on(&t, "dp-cp-s0-t0")->ngroup, 80);
 	cr_expect_eq(bytes_of(&t, "dp-cp-s0-t0", TRACE_OP_ALLREDUCE), GRAD * llm_total_params(o.arch));
 	trace_destroy(&t);
@@ -332,14 +286,14 @@ Test(gen_llm_cp, all_gather_and_a2a)
 	o.seq = 8192;
 	o.cp_comm = GEN_LLM_CP_ALL_GATHER;
 	make(&o, &t);
-	cr_expect_eq(count_of(&t, "cp-s0-d0-t0", TRACE_OP_ALL_GATHER), 32 * 4);
+	cr_expect_eq(calls_of(&t, "cp-s0-d0-t0", TRACE_OP_ALL_GATHER), 32 * 4);
 	cr_expect_eq(bytes_of(&t, "cp-s0-d0-t0", TRACE_OP_ALL_GATHER), 32 * 4 * kv);
 	cr_expect_eq(bytes_of(&t, "cp-s0-d0-t0", TRACE_OP_REDUCE_SCATTER), 32 * 2 * kv);
-	cr_expect_eq(count_of(&t, "cp-", TRACE_OP_SENDRECV), 0);
+	cr_expect_eq(calls_of(&t, "cp-", TRACE_OP_SENDRECV), 0);
 	trace_destroy(&t);
 	o.cp_comm = GEN_LLM_CP_A2A;
 	make(&o, &t);
-	cr_expect_eq(count_of(&t, "cp-s0-d0-t1", TRACE_OP_ALLTOALL), 32 * 8);
+	cr_expect_eq(calls_of(&t, "cp-s0-d0-t1", TRACE_OP_ALLTOALL), 32 * 8);
 	cr_expect_eq(bytes_of(&t, "cp-s0-d0-t1", TRACE_OP_ALLTOALL), 32 * 2 * (2 * q + 2 * k));
 	trace_destroy(&t);
 }
@@ -383,25 +337,14 @@ Test(gen_llm_cp, bad_input)
 Test(gen_llm_cp, replays)
 {
 	struct gen_llm_options o = base("llama3-8b");
-	struct diag d = { "" };
-	struct plan_options po;
-	struct topology topo;
-	struct trace t;
-	struct plan p;
 	struct records r;
+	size_t ncomms;
 
 	o.tp = 4;
 	o.cp = 2;
 	o.dp = 2;
 	o.seq = 512;
-	make(&o, &t);
-	cr_assert_eq(topology_load(CONFIG("h100-pcie5-400g.yaml"), &topo, &d), 0, "%s", d.msg);
-	plan_options_default(&po);
-	po.nodes = 2;
-	cr_assert_eq(backend_execute(backend_find("analytic"), &topo, &t, &po, NULL, &p, &r, &d), 0,
-		     "%s", d.msg);
-	cr_expect_eq(r.ncomms, t.ncomms);
+	replay(&o, 2, &r, &ncomms);
+	cr_expect_eq(r.ncomms, ncomms);
 	records_destroy(&r);
-	plan_destroy(&p);
-	trace_destroy(&t);
 }

@@ -11,52 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gen_llm.h"
 #include "gen_llm_internal.h"
-#include "helpers.h"
-
-#define GRAD 4
-
-static struct gen_llm_options base(const char *model)
-{
-	struct gen_llm_options o;
-
-	gen_llm_options_default(&o);
-	o.arch = llm_arch_find(model);
-	o.seq = 1024;
-	return o;
-}
-
-static void make(const struct gen_llm_options *o, struct trace *t)
-{
-	struct diag d = { "" };
-
-	cr_assert_eq(gen_llm_trace(o, t, &d), 0, "%s", d.msg);
-}
-
-static bool on(const struct trace *t, const struct trace_entry *e, const char *prefix)
-{
-	return !strncmp(trace_entry_comm(t, e), prefix, strlen(prefix));
-}
-
-static size_t count_of(const struct trace *t, const char *prefix, enum trace_op op)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < t->nentries; i++)
-		n += t->entries[i].op == op && on(t, &t->entries[i], prefix);
-	return n;
-}
-
-static uint64_t bytes_of(const struct trace *t, const char *prefix, enum trace_op op)
-{
-	uint64_t sum = 0;
-
-	for (size_t i = 0; i < t->nentries; i++)
-		if (t->entries[i].op == op && on(t, &t->entries[i], prefix))
-			sum += t->entries[i].bytes;
-	return sum;
-}
+#include "gen_llm_helpers.h"
 
 /* The sends from @src to @dst, and the stream they all take (-1: mixed). */
 static size_t sends(const struct trace *t, int src, int dst, uint64_t bytes, int *stream)
@@ -226,7 +182,7 @@ Test(gen_llm_vpp, sends_peers_and_bytes)
 	o.vpp = 2;
 	o.micro_batches = 4;
 	make(&o, &t);
-	cr_expect_eq(count_of(&t, "pp-d0-t0", TRACE_OP_SENDRECV), 24);
+	cr_expect_eq(calls_of(&t, "pp-d0-t0", TRACE_OP_SENDRECV), 24);
 	cr_expect_eq(sends(&t, 0, 1, A, &stream), 12);
 	cr_expect_eq(stream, 0);
 	cr_expect_eq(sends(&t, 1, 0, A, &stream), 12);
@@ -237,7 +193,7 @@ Test(gen_llm_vpp, sends_peers_and_bytes)
 	trace_destroy(&t);
 	o.pp = 4;
 	make(&o, &t);
-	cr_expect_eq(count_of(&t, "pp-d0-t0", TRACE_OP_SENDRECV), 2 * 4 * 7);
+	cr_expect_eq(calls_of(&t, "pp-d0-t0", TRACE_OP_SENDRECV), 2 * 4 * 7);
 	for (int s = 0; s < 3; s++) {
 		cr_expect_eq(sends(&t, s, s + 1, A, &stream), 8, "%d -> %d", s, s + 1);
 		cr_expect_eq(stream, 0);
@@ -279,9 +235,9 @@ Test(gen_llm_vpp, buckets_per_chunk)
 		gen_llm_stage(&o, s, &st);
 		cr_expect_eq(bytes_of(&t, name, TRACE_OP_ALLREDUCE), GRAD * st.dense_params);
 		if (s)
-			cr_expect_eq(count_of(&t, name, TRACE_OP_ALLREDUCE), 2, "%s", name);
+			cr_expect_eq(calls_of(&t, name, TRACE_OP_ALLREDUCE), 2, "%s", name);
 	}
-	cr_expect_gt(count_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 3);
+	cr_expect_gt(calls_of(&t, "dp-s0-t0", TRACE_OP_ALLREDUCE), 3);
 	for (size_t i = 0; i < t.nentries; i++)
 		if (!strcmp(trace_entry_comm(&t, &t.entries[i]), "dp-s1-t0")) {
 			cr_expect(r1 < 0 || t.entries[i].ready_us >= r1);
@@ -289,7 +245,7 @@ Test(gen_llm_vpp, buckets_per_chunk)
 			n1++;
 		}
 	cr_expect_eq(n1, 2);
-	cr_expect_eq(count_of(&t, "emb", TRACE_OP_ALLREDUCE), 0);
+	cr_expect_eq(calls_of(&t, "emb", TRACE_OP_ALLREDUCE), 0);
 	trace_destroy(&t);
 	/* GPT-3 ties its embedding: chunk 0 of rank 0 and the last chunk of
 	 * rank 3, the same two ranks as without interleaving */
@@ -299,7 +255,7 @@ Test(gen_llm_vpp, buckets_per_chunk)
 	o.tp = 8;
 	o.micro_batches = 4;
 	make(&o, &t);
-	cr_expect_eq(count_of(&t, "emb-d0-t0", TRACE_OP_ALLREDUCE), 1);
+	cr_expect_eq(calls_of(&t, "emb-d0-t0", TRACE_OP_ALLREDUCE), 1);
 	trace_destroy(&t);
 }
 
