@@ -78,6 +78,10 @@ struct row {
 struct sweep_questions {
 	bool scaling;          /* efficiency against the first node count */
 	double threshold;      /* ... and where it falls below this */
+	int scale_axis;        /* ... along this axis (index): nodes, or ... */
+	bool scale_dp;         /* ... the generator's gen.dp (weak scaling of
+				* the job: tokens a second a GPU, not the
+				* iteration, sweep_questions.c) */
 	bool speedup;          /* staged over direct iteration, rows x columns */
 	int rows, columns;     /* axes of the heat map (indices) */
 	bool nic_speed;        /* the first value of axis @nic_axis where ... */

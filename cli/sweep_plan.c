@@ -568,22 +568,64 @@ static int nic_axis_ascending(const struct plan_reader *r, const yaml_node_t *n,
 }
 
 /*
- * scaling's nodes axis must run from the fewest nodes to the most: each
- * efficiency is against the first node count, and the verdict is where it
- * first falls below the threshold going up ([8, 4, 2] measured 2 and 4
- * against 8, 1.749 and 1.167, "never below", where 8 against 2 is 0.571).
- * Its values are whole numbers (set_key checked each, check_values).
+ * scaling's axis must run from the fewest nodes (or replicas) to the
+ * most: each efficiency is against the first value, and the verdict is
+ * where it first falls below the threshold going up ([8, 4, 2] measured 2
+ * and 4 against 8, 1.749 and 1.167, "never below", where 8 against 2 is
+ * 0.571). Its values are whole numbers (set_key and gen llm checked each,
+ * check_values). @what: "nodes" or "replicas".
  */
-static int nodes_axis_ascending(const struct plan_reader *r, const yaml_node_t *n,
-				const struct sweep_axis *ax)
+static int scaling_axis_ascending(const struct plan_reader *r, const yaml_node_t *n,
+				  const struct sweep_axis *ax, const char *what)
 {
 	for (unsigned v = 1; v < ax->nvalues; v++)
 		if (!(strtoul(ax->values[v], NULL, 10) > strtoul(ax->values[v - 1], NULL, 10)))
 			return yaml_doc_fail(&r->y, n, "scaling",
-					     "the nodes axis must go from the fewest nodes to the most, "
+					     "the %s axis must go from the fewest %s to the most, "
 					     "the efficiency being against the first: '%s' after '%s'",
-					     ax->values[v], ax->values[v - 1]);
+					     ax->name, what, ax->values[v], ax->values[v - 1]);
 	return 0;
+}
+
+/*
+ * Which axis scaling goes along (@key: the question's, for the errors).
+ * A nodes axis, as for a trace file: the job fixed, the batch a GPU kept.
+ * A generator's gen.dp axis: the job scaled out by replicas, each point
+ * on the nodes its ranks fill, its tokens a second a GPU against the
+ * first's (weak scaling: each replica keeps its batch).
+ *
+ * Refused: a generator with a nodes axis, whose points all run the one
+ * job tp x cp x pp x dp ranks wide: too few nodes fail, more leave the
+ * GPUs beyond its ranks idle (the same iteration, efficiency 1 or "not
+ * its job scaled"): no node count scales it. And a gen.dp axis with the
+ * base's nodes: every point on that many GPUs, a small job's idle ones
+ * counted against it, which reads as poor scaling.
+ */
+static int scaling_axis(struct plan_reader *r, const yaml_node_t *key, struct sweep *sw)
+{
+	struct sweep_questions *q = &sw->questions;
+	int an = sweep_axis_index(sw, "nodes"), ad = sweep_axis_index(sw, "gen.dp");
+
+	if (an >= 0 && r->base.gen[0])
+		return yaml_doc_fail(&r->y, key, "scaling",
+				     "the generator's job is tp x cp x pp x dp ranks on every node "
+				     "count, the GPUs beyond them idle: scale it by a gen.dp axis, "
+				     "without a nodes axis");
+	if (an >= 0) {
+		q->scale_axis = an;
+		return scaling_axis_ascending(r, key, &sw->axes[an], "nodes");
+	}
+	if (ad < 0)
+		return yaml_doc_fail(&r->y, key, "scaling",
+				     "needs a nodes axis, or a generator's gen.dp axis");
+	if (r->base.opts.nodes)
+		return yaml_doc_fail(&r->y, key, "scaling",
+				     "over gen.dp each point runs on the nodes its ranks fill: "
+				     "leave nodes out of the base (%u nodes leave a smaller job's "
+				     "GPUs idle)", r->base.opts.nodes);
+	q->scale_axis = ad;
+	q->scale_dp = true;
+	return scaling_axis_ascending(r, key, &sw->axes[ad], "replicas");
 }
 
 /* Whether axis @name has @value among its values. */
@@ -596,7 +638,8 @@ static bool axis_has(const struct sweep *sw, const char *name, const char *value
 
 /*
  * questions:
- *   scaling: { threshold: 0.8 }          (needs a nodes axis)
+ *   scaling: { threshold: 0.8 }          (needs a nodes axis, or a
+ *                                          generator's gen.dp axis)
  *   gdr_speedup: { rows: AXIS, columns: AXIS }  (needs a path axis with
  *                                          direct and staged)
  */
@@ -662,10 +705,8 @@ static int read_questions(struct plan_reader *r, yaml_node_t *n, struct sweep *s
 			err = yaml_doc_read_decimal(&r->y, g[0].val, "threshold", "a number", &q->threshold);
 		if (!err && !(q->threshold > 0 && q->threshold <= 1))
 			err = yaml_doc_fail_got(&r->y, g[0].val, "threshold", "expected an efficiency in (0, 1]");
-		if (!err && sweep_axis_index(sw, "nodes") < 0)
-			err = yaml_doc_fail(&r->y, f[0].key, "scaling", "needs a nodes axis");
 		if (!err)
-			err = nodes_axis_ascending(r, f[0].key, &sw->axes[sweep_axis_index(sw, "nodes")]);
+			err = scaling_axis(r, f[0].key, sw);
 		q->scaling = !err;
 	}
 	if (!err && f[1].val) {
