@@ -160,11 +160,37 @@ bool chart_scaling_unreferenced(json_t *s, const char *first)
 	       json_array_size(failed) < json_array_size(json_object_get(s, "efficiency"));
 }
 
-/* Efficiency against nodes: one data block and one line per series. */
+json_t *chart_scaling_values(json_t *q, bool *dp)
+{
+	*dp = json_is_string(json_object_get(q, "axis"));
+	return json_object_get(q, *dp ? "dp" : "nodes");
+}
+
+/* The scaling chart's title and axes: against nodes, the iteration's
+ * ratio; against a generated job's replicas (@dp), its tokens a second a
+ * GPU's, the nodes growing with them (each series its own). */
+static void put_scaling_axes(FILE *gp, bool dp, double threshold)
+{
+	if (dp)
+		fprintf(gp, "set title 'Scaling efficiency: tokens a second a GPU at each dp over the "
+			    "first dp'\nset xlabel 'data-parallel replicas (gen.dp)'\n");
+	else
+		fprintf(gp, "set title 'Scaling efficiency: the iteration at the first node count over "
+			    "each'\nset xlabel 'nodes'\n");
+	/* above 1 where a count runs faster than the first: not cut off */
+	fprintf(gp, "set ylabel 'efficiency'\nset logscale x 2\n"
+		    "set yrange [0:1.05<*]\nset key outside right\nset grid\n"
+		    "set arrow from graph 0, first %.6f to graph 1, first %.6f nohead dashtype 2\n",
+		threshold, threshold);
+}
+
+/* Efficiency against nodes (or dp): one data block and one line per
+ * series. */
 static int write_scaling(FILE *data, FILE *gp, const char *data_path, json_t *q, char *why,
 			 size_t len)
 {
-	json_t *nodes = json_object_get(q, "nodes"), *series = json_object_get(q, "series"), *s;
+	bool dp;
+	json_t *nodes = chart_scaling_values(q, &dp), *series = json_object_get(q, "series"), *s;
 	double threshold = json_number_value(json_object_get(q, "threshold"));
 	const char *first = json_string_value(json_array_get(nodes, 0));
 	size_t i, k, drawn = 0, unreferenced = 0;
@@ -196,18 +222,15 @@ static int write_scaling(FILE *data, FILE *gp, const char *data_path, json_t *q,
 	}
 	/* points ran, but not one that each is measured against */
 	if (!drawn && unreferenced) {
-		snprintf(why, len, "no efficiency has a reference: the points at %s nodes (the "
-			 "first node count) failed", first);
+		snprintf(why, len, dp ? "no efficiency has a reference: the points at dp=%s (the first "
+					"dp) failed" :
+					"no efficiency has a reference: the points at %s nodes (the "
+					"first node count) failed", first);
 		return -EDOM;
 	}
 	if (!drawn)
 		return -ENODATA;
-	/* above 1 where a count runs faster than the first: not cut off */
-	fprintf(gp, "set title 'Scaling efficiency: the iteration at the first node count over each'\n"
-		    "set xlabel 'nodes'\nset ylabel 'efficiency'\nset logscale x 2\n"
-		    "set yrange [0:1.05<*]\nset key outside right\nset grid\n"
-		    "set arrow from graph 0, first %.6f to graph 1, first %.6f nohead dashtype 2\n",
-		threshold, threshold);
+	put_scaling_axes(gp, dp, threshold);
 	put_series_plot(gp, data_path, series);
 	return 0;
 }

@@ -92,6 +92,11 @@ int chart_write(enum chart_kind k, json_t *doc, FILE *data, FILE *gp, const char
  * while others ran: the reference each is measured against. */
 bool chart_scaling_unreferenced(json_t *s, const char *first);
 
+/* The values scaling's answer @q goes along: its "nodes", or where it
+ * scaled a generated job by its replicas ("axis": "gen.dp"), its "dp",
+ * with *@dp set; NULL where it has neither. */
+json_t *chart_scaling_values(json_t *q, bool *dp);
+
 /* @label ("trace=../../traces/bert-large-ddp.jsonl nodes=8") with each
  * file-valued part by the file's name alone ("trace=bert-large-ddp
  * nodes=8"): how charts and the report's tables show a point. */

@@ -135,6 +135,8 @@ static void lead(FILE *f, json_t *doc)
 	size_t i, asked = 0;
 	/* cost() answers per million tokens where the plan gives them */
 	bool tokens = chart_cost_has_tokens(json_object_get(q, "cost"));
+	/* scaling along a generator's gen.dp, not nodes */
+	bool dp = json_is_string(json_object_get(json_object_get(q, "scaling"), "axis"));
 
 	fputs("<p class=\"lead\">", f);
 	html_printf(f, "%zu points", json_array_size(points_of(doc)));
@@ -145,6 +147,8 @@ static void lead(FILE *f, json_t *doc)
 			html_printf(f, "%s%s", asked++ ? "; " : ", asking ",
 				    tokens && !strcmp(asks[i].key, "cost") ?
 					    "what a million tokens cost" :
+				    !strcmp(asks[i].key, "scaling") && dp ?
+					    "how the job scales with its data-parallel replicas" :
 					    asks[i].text);
 	fputs(".</p>\n", f);
 	ran_table(f, doc);
@@ -189,48 +193,99 @@ static void series_table(FILE *f, const char *corner, json_t *columns, json_t *s
 	fputs("</table>\n", f);
 }
 
-static void scaling(struct report_page *p, json_t *q)
+/* Scaling series @s's point at value @k of @values as the answer names
+ * it: "4 nodes", or along gen.dp (@dp) "dp=4 (4 nodes)", its own nodes
+ * (a replica is tp x cp x pp ranks, which dp alone does not say). */
+static const char *scaling_at(char *buf, size_t len, bool dp, json_t *values, json_t *s, size_t k)
+{
+	const char *v = json_string_value(json_array_get(values, k));
+	json_t *n = json_array_get(json_object_get(s, "nodes"), k);
+
+	if (!dp)
+		snprintf(buf, len, "%s nodes", v ? v : "?");
+	else if (json_is_integer(n))
+		snprintf(buf, len, "dp=%s (%lld nodes)", v ? v : "?", json_integer_value(n));
+	else
+		snprintf(buf, len, "dp=%s", v ? v : "?");
+	return buf;
+}
+
+/* The index of @s among @values, or the array's size. */
+static size_t value_index(json_t *values, const char *s)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(values, i, v)
+		if (s && json_string_value(v) && !strcmp(json_string_value(v), s))
+			return i;
+	return json_array_size(values);
+}
+
+/* Scaling series @s's answer in a sentence, an item of the list. */
+static void scaling_item(struct report_page *p, json_t *q, json_t *s, bool dp, json_t *values)
 {
 	double t = json_number_value(json_object_get(q, "threshold"));
-	json_t *nodes = json_object_get(q, "nodes"), *s;
-	const char *first = json_string_value(json_array_get(nodes, 0));
+	const char *below = json_string_value(json_object_get(s, "below_from"));
+	const char *first = json_string_value(json_array_get(values, 0));
+	size_t k, failed = 0, last = 0;
+	char at[128];
+	json_t *e;
+
+	json_array_foreach(json_object_get(s, "efficiency"), k, e) {
+		failed += !json_is_number(e);
+		last = json_is_number(e) ? k : last;
+	}
+	fputs("<li>", p->f);
+	if (below)
+		html_printf(p->f, "%s: below %.3g from %s", str(s, "series"), t,
+			    scaling_at(at, sizeof(at), dp, values, s, value_index(values, below)));
+	else if (chart_scaling_unreferenced(s, first))
+		html_printf(p->f, "%s: no reference for its efficiencies: its point at %s "
+				  "(the first %s) failed", str(s, "series"),
+			    scaling_at(at, sizeof(at), dp, values, s, 0), dp ? "dp" : "node count");
+	else if (failed == json_array_size(json_object_get(s, "efficiency")))
+		html_printf(p->f, "%s: no answer, its points failed", str(s, "series"));
+	else
+		html_printf(p->f, "%s: at or above %.3g through %s%s", str(s, "series"), t,
+			    scaling_at(at, sizeof(at), dp, values, s, last),
+			    failed ? " (where its points ran)" : "");
+	if (json_is_string(json_object_get(s, "idle_from")) && dp)
+		html_printf(p->f, "; at dp=%s the job's %lld ranks leave GPUs of its nodes idle: its "
+				  "tokens a second a GPU count them", str(s, "idle_from"),
+			    json_integer_value(json_object_get(s, "trace_ranks")));
+	else if (json_is_string(json_object_get(s, "idle_from")))
+		html_printf(p->f, "; from %s nodes the trace's %lld ranks leave GPUs idle: "
+				  "not its job scaled", str(s, "idle_from"),
+			    json_integer_value(json_object_get(s, "trace_ranks")));
+	fputs("</li>\n", p->f);
+}
+
+/* Along nodes, the iteration's ratio; along a generated job's gen.dp,
+ * its tokens a second a GPU's, with each point's nodes and rate. */
+static void scaling(struct report_page *p, json_t *q)
+{
+	bool dp;
+	json_t *values = chart_scaling_values(q, &dp), *series = json_object_get(q, "series"), *s;
 	size_t i;
 
 	fputs("<h2 id=\"scaling\">Scaling efficiency</h2>\n<ul class=\"answer\">\n", p->f);
-	json_array_foreach(json_object_get(q, "series"), i, s) {
-		const char *below = json_string_value(json_object_get(s, "below_from"));
-
-		json_t *e;
-		size_t k, failed = 0, last = 0;
-
-		json_array_foreach(json_object_get(s, "efficiency"), k, e) {
-			failed += !json_is_number(e);
-			last = json_is_number(e) ? k : last;
-		}
-		fputs("<li>", p->f);
-		if (below)
-			html_printf(p->f, "%s: below %.3g from %s nodes", str(s, "series"), t, below);
-		else if (chart_scaling_unreferenced(s, first))
-			html_printf(p->f, "%s: no reference for its efficiencies: its point at %s "
-					  "nodes (the first node count) failed", str(s, "series"), first);
-		else if (failed == json_array_size(json_object_get(s, "efficiency")))
-			html_printf(p->f, "%s: no answer, its points failed", str(s, "series"));
-		else
-			html_printf(p->f, "%s: at or above %.3g through %s nodes%s", str(s, "series"), t,
-				    json_string_value(json_array_get(nodes, last)),
-				    failed ? " (where its points ran)" : "");
-		if (json_is_string(json_object_get(s, "idle_from")))
-			html_printf(p->f, "; from %s nodes the trace's %lld ranks leave GPUs idle: "
-					  "not its job scaled", str(s, "idle_from"),
-				    json_integer_value(json_object_get(s, "trace_ranks")));
-		fputs("</li>\n", p->f);
-	}
+	json_array_foreach(series, i, s)
+		scaling_item(p, q, s, dp, values);
 	fputs("</ul>\n", p->f);
-	report_chart(p, CHART_SCALING, "Efficiency: the iteration at the plan's first node count over the "
-				       "iteration at each count (weak scaling: the same work a GPU); "
-				       "the threshold dashed.");
+	report_chart(p, CHART_SCALING, dp ? "Efficiency: tokens a second a GPU at each data-parallel "
+					    "width over that at the plan's first (weak scaling: each "
+					    "replica its batch, the nodes growing with the replicas); "
+					    "the threshold dashed." :
+					    "Efficiency: the iteration at the plan's first node count over the "
+					    "iteration at each count (weak scaling: the same work a GPU); "
+					    "the threshold dashed.");
 	failed_note(p->f, p->doc);
-	series_table(p->f, "efficiency", nodes, json_object_get(q, "series"), "efficiency", 1);
+	series_table(p->f, dp ? "efficiency (dp)" : "efficiency", values, series, "efficiency", 1);
+	if (!dp)
+		return;
+	series_table(p->f, "nodes", values, series, "nodes", 1);
+	series_table(p->f, "tokens/s a GPU", values, series, "tokens_per_s_per_gpu", 1);
 }
 
 /* The values of the plan's other axes that the grid holds (the JSON's
@@ -318,18 +373,6 @@ static void speedup(struct report_page *p, json_t *q)
 	if (inside)
 		fputs("<p>in node: no collective left its node, GPUDirect RDMA does not apply.</p>\n",
 		      p->f);
-}
-
-/* The index of @s among @values, or the array's size. */
-static size_t value_index(json_t *values, const char *s)
-{
-	json_t *v;
-	size_t i;
-
-	json_array_foreach(values, i, v)
-		if (s && json_string_value(v) && !strcmp(json_string_value(v), s))
-			return i;
-	return json_array_size(values);
 }
 
 /* Series @s's first failed value before its answer (every one where it
