@@ -33,7 +33,7 @@ static const char usage[] =
 	"commands:\n"
 	"  run        replay a trace on one path        (gdrlab run --help)\n"
 	"  compare    replay it direct, staged and staged-memcpy, with direct's speedups\n"
-	"  gen        make traces (gen ddp: PyTorch DDP buckets; gen llm: tp/pp/dp/ep jobs)\n"
+	"  gen        make traces (gen ddp: PyTorch DDP buckets; gen llm: tp/cp/pp/dp/ep jobs)\n"
 	"  import     a real job's trace into gdrlab's (nccl-log, kineto, chakra)\n"
 	"  backends   list the backends and whether each can run here\n"
 	"  probe      this machine's GPUs, RDMA NICs, paths and GPUDirect verdicts\n"
