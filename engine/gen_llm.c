@@ -663,7 +663,7 @@ static void stage_1f1b(struct gen *g, const struct schedule *sc, unsigned s)
 	double b0 = sc->b[sched_at(sc, s, 0, sc->m - 1)];
 
 	gen_llm_stage(o, s, &st);
-	for (unsigned i = 0; i < o->micro_batches; i++)
+	for (unsigned i = 0; i < o->micro_batches && !g->err; i++)
 		micro_batch(g, sc, s, 0, i, &st);
 	if (o->zero < 3 && replicas(o) > 1)
 		gen_llm_grad_sync(g, s, 0, b0, sc->bdur[s], GEN_LLM_SYNC_BOTH);
@@ -689,7 +689,7 @@ static void stage_interleaved(struct gen *g, const struct schedule *sc, unsigned
 		struct gen_llm_stage st;
 
 		gen_llm_chunk(o, s, c, &st);
-		for (unsigned i = 0; i < o->micro_batches; i++)
+		for (unsigned i = 0; i < o->micro_batches && !g->err; i++)
 			micro_batch(g, sc, s, c, i, &st);
 		if (sync)
 			gen_llm_grad_sync(g, s, c,
@@ -793,7 +793,7 @@ int gen_llm_trace(const struct gen_llm_options *o, struct trace *t, struct diag 
 		}
 		if (err == -E2BIG)
 			diag_set(d, err,
-				 "the trace would hold more than %u collectives or list more than %llu ranks over them (every line its group's): fewer ranks a group (--dp, --tp), fewer --micro-batches or --iterations, or a larger --bucket-cap",
+				 "the trace would hold more than %u collectives or list more than %llu ranks over them (every line its group's): fewer ranks a group (--dp, --tp, --cp), fewer --micro-batches or --iterations, or a larger --bucket-cap",
 				 GEN_LLM_COLLECTIVES_MAX, GEN_LLM_RANKS_LISTED_MAX);
 		if (!err && !g.nev)
 			err = diag_set(d, -EINVAL, "gen llm: no collectives (a single GPU: --tp, --pp, --dp all 1)");

@@ -77,9 +77,12 @@ static void ring_step(struct gen *g, const struct cp_core *core, unsigned j, uin
 	const struct gen_llm_options *o = g->o;
 	unsigned cp = o->cp, s = core->s;
 
-	for (unsigned d = 0; d < o->dp; d++)
-		for (unsigned t = 0; t < o->tp; t++)
-			for (unsigned c = 0; c < cp; c++) {
+	/* a step is cp sends a group, and a layer cp steps: at a large cp
+	 * the trace's limit (g->err) comes within one layer, past which
+	 * going on would take minutes to emit nothing */
+	for (unsigned d = 0; d < o->dp && !g->err; d++)
+		for (unsigned t = 0; t < o->tp && !g->err; t++)
+			for (unsigned c = 0; c < cp && !g->err; c++) {
 				unsigned to = core->backward ? (c + cp - 1) % cp : (c + 1) % cp;
 				size_t before = g->nev;
 
@@ -102,9 +105,9 @@ static void p2p(struct gen *g, const struct cp_core *c)
 	unsigned cp = g->o->cp;
 	double step = c->dur / cp;
 
-	for (unsigned j = 0; !c->backward && j + 1 < cp; j++)
+	for (unsigned j = 0; !c->backward && j + 1 < cp && !g->err; j++)
 		ring_step(g, c, j, kv, c->start + j * step);
-	for (unsigned j = 0; c->backward && j < cp; j++)
+	for (unsigned j = 0; c->backward && j < cp && !g->err; j++)
 		ring_step(g, c, j, j == 0 || j + 1 == cp ? kv : 2 * kv, c->start + j * step);
 }
 

@@ -48,6 +48,13 @@ bad "--cp-comm-type: expected p2p, all_gather or a2a, got 'ring'" -- --model lla
 bad "--cp-comm-type: a2a splits a rank's heads over cp: --cp 2 does not divide llama3-8b's 32 query and 8 key-value heads over --tp 8" -- \
     --model llama3-8b --tp 8 --cp 2 --cp-comm-type a2a
 bad "unknown option '--pipeline'" -- --model llama3-8b --pipeline 2
+# a ring of 65536 ranks: cp sends a step, cp steps a layer, the trace's
+# limit reached within the first; refused at once (it went on emitting
+# nothing for some 13 minutes, cp^2 calls a layer, until 2026-12-07)
+expect 2 "gen llm --cp 65536 refused at once" -- timeout 20 "$gdrlab" gen llm --model llama3-8b \
+    --cp 65536 --seq 131072 -o "$tmp/bad.jsonl"
+has "$tmp/err" "fewer ranks a group (--dp, --tp, --cp)"
+one_line "$tmp/err"
 # a GPU so slow that an iteration's compute is past a trace's 10^12 us
 # (1e-300 made it infinite: "cannot write the trace: Invalid argument",
 # exit 1, after the header was out); --seq as far as its range says
