@@ -191,15 +191,17 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 		return diag_set(d, -EINVAL, "--sequence-parallel: needs --tp 2 or more");
 	if (!o->micro_batches || o->micro_batches > GEN_LLM_PAR_MAX)
 		return opt_err(d, "--micro-batches", "%u: between 1 and 65536", o->micro_batches);
+	/* --vpp first: a chunk count past the layers is its own error, not
+	 * the micro-batches' sends below */
+	err = check_vpp(o, d);
+	if (err)
+		return err;
 	/* each stage pair's sends a batch number (pp_batch), a trace's up to 2^31 */
 	if ((unsigned long long)o->pp * o->micro_batches > (1u << 30) ||
 	    (unsigned long long)o->pp * o->vpp * o->micro_batches > (1u << 30))
 		return diag_set(d, -EINVAL,
 				"--micro-batches: %u with --pp %u: more than 2^30 sends a pipeline",
 				o->micro_batches, o->pp);
-	err = check_vpp(o, d);
-	if (err)
-		return err;
 	if (!o->micro_batch_size || o->micro_batch_size > GEN_LLM_PAR_MAX)
 		return opt_err(d, "--micro-batch-size", "%u: between 1 and 65536",
 			       o->micro_batch_size);

@@ -119,6 +119,10 @@ bad "--vpp: llama3-8b's 32 layers do not split into --pp 3 x --vpp 2 = 6 equal c
 bad "--micro-batches: 6 with --vpp 2: Megatron-LM's interleaved schedule runs micro-batches in groups of --pp 4, so it asks a multiple of 4" -- \
     --model llama3-8b --pp 4 --vpp 2 --micro-batches 6
 bad "--vpp: 0 model chunks a pipeline rank: between 1 and the model's layers" -- --model llama3-8b --pp 2 --vpp 0
+# more chunks than layers, with micro-batches enough that pp x vpp x m
+# passes 2^30: --vpp's error, not --micro-batches' (until 2026-12-07)
+bad "--vpp: 1000000 model chunks a pipeline rank: between 1 and the model's layers" -- \
+    --model llama3-8b --pp 2 --vpp 1000000 --micro-batches 2048
 expect 0 "gen llm --vpp" -- "$gdrlab" gen llm --model llama3-8b --tp 2 --pp 4 --vpp 2 --dp 2 \
     --micro-batches 4 --seq 2048 -o "$tmp/vpp.jsonl"
 has "$tmp/vpp.jsonl" '^# made by: gdrlab gen llm --model llama3-8b --tp 2 --pp 4 --vpp 2 --dp 2 --ep 1 '
