@@ -74,6 +74,20 @@ bad_usage_of gen "gen ddp, the sum" "--forward-us + --backward-us: 1.8e+12 us, b
 expect 0 "gen llm --help" -- "$gdrlab" gen llm --help
 has "$tmp/out" "llama3-405b"
 has "$tmp/out" "mixtral-8x7b"
+# with --vpp only chunk 0 of the first stage buckets, and a chunk's
+# buckets go at once (align_grad_reduce), as the help says (until
+# 2026-12-07 it said buckets "as backward fills them" on the first stage)
+has "$tmp/out" "--vpp only chunk 0 of the first stage buckets,"
+has "$tmp/out" "each chunk's buckets reduced at once when the"
+expect 0 "gen llm --vpp buckets" -- "$gdrlab" gen llm --model llama3-8b --pp 2 --vpp 2 --dp 2 \
+    --micro-batches 2 --seq 1024 -o "$tmp/vppb.jsonl"
+# stage 0's all-reduces on one tensor rank: chunk 0's buckets (more than
+# one) at one time, chunk 1's one bucket at another: two times
+n=$(grep -c '"op": "allreduce", .*"comm": "dp-s0-t0"' "$tmp/vppb.jsonl")
+times=$(grep '"op": "allreduce", .*"comm": "dp-s0-t0"' "$tmp/vppb.jsonl" |
+    sed 's/.*"ready_us": \([0-9.e+-]*\),.*/\1/' | sort -u | wc -l)
+[ "$n" -gt 2 ] && [ "$times" -eq 2 ] ||
+    { echo "FAIL: --vpp's stage 0: $n all-reduces at $times times, want more than 2 at 2"; fail=1; }
 
 expect 0 "gen llm writes a trace" -- "$gdrlab" gen llm --model llama3-8b --tp 4 --pp 2 --dp 2 \
     --zero 1 --sequence-parallel --micro-batches 4 --seq 1024 -o "$tmp/llm.jsonl"
