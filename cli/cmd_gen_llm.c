@@ -248,6 +248,21 @@ int gen_llm_set(struct gen_llm_args *a, const char *name, const char *value, str
 	return EXIT_USAGE;
 }
 
+/* An unknown --model, named with the zoo's models, as gen ddp names its
+ * own: a user who typed llama3-7b sees what there is without --help. */
+static int unknown_model(struct diag *d, const char *model)
+{
+	char buf[64], names[512] = "";
+	size_t n = 0;
+
+	for (const struct llm_arch *m = llm_archs; m->name && n < sizeof(names); m++)
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+				      m == llm_archs ? "" : ", ", m->name);
+	diag_set(d, -EINVAL, "--model: unknown model '%s' (the zoo: %s)",
+		 diag_printable(model, buf, sizeof(buf)), names);
+	return EXIT_USAGE;
+}
+
 int gen_llm_finish(struct gen_llm_args *a, struct diag *d)
 {
 	if (!a->model[0]) {
@@ -256,7 +271,7 @@ int gen_llm_finish(struct gen_llm_args *a, struct diag *d)
 	}
 	a->o.arch = llm_arch_find(a->model);
 	if (!a->o.arch)
-		return usage_err(d, "model", "a model of 'gdrlab gen llm --help'", a->model);
+		return unknown_model(d, a->model);
 	if (!a->seq_set)
 		a->o.seq = a->o.arch->default_seq;
 	return 0;

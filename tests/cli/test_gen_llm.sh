@@ -14,7 +14,14 @@ bad() { # bad MESSAGE -- args...
     [ ! -e "$tmp/bad.jsonl" ] || { echo "FAIL: gen llm $*: left an output file"; fail=1; }
 }
 bad "--model: which model?" -- --tp 2
-bad "--model: expected a model of" -- --model llama3-7b
+bad "--model: unknown model 'llama3-7b' (the zoo: " -- --model llama3-7b
+# ...and it names every model --help lists, so a typo needs no --help
+"$gdrlab" gen llm --help | awk '/^Models:/ { m = 1; next } m && NF { print $1 }' >"$tmp/zoo"
+[ "$(wc -l <"$tmp/zoo")" -ge 8 ] || { echo "FAIL: gen llm --help lists no models"; fail=1; }
+"$gdrlab" gen llm --model llama3-7b 2>"$tmp/err" >/dev/null
+while read -r m; do
+    grep -q "[( ]$m[,)]" "$tmp/err" || { echo "FAIL: unknown --model's message lacks $m: $(cat "$tmp/err")"; fail=1; }
+done <"$tmp/zoo"
 bad "--tp: 3 does not divide llama3-8b's attention heads (32, 8 of keys and values)" -- --model llama3-8b --tp 3
 bad "--tp: 3 does not divide deepseek-v2-lite's 16 attention heads" -- --model deepseek-v2-lite --tp 3
 bad "--tp: 0: expected 1 or more" -- --model llama3-8b --tp 0
