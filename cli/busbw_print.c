@@ -138,14 +138,7 @@ static void print_header(FILE *out, const struct busbw_run *r)
 	 * busbw_line): the release as asked, "2.15" or "2.18.5", where
 	 * another's tables stand for it, for its own GDR default, p2p LL and
 	 * search constants (nccl_release_exact) */
-	if (o->nccl_minor && o->nccl_patch == NCCL_PATCH_LAST)
-		snprintf(nccl, sizeof(nccl), "2.%u (%s's tables)", o->nccl_minor,
-			 nccl_releases[o->nccl]->version);
-	else if (o->nccl_minor)
-		snprintf(nccl, sizeof(nccl), "2.%u.%u (%s's tables)", o->nccl_minor,
-			 o->nccl_patch, nccl_releases[o->nccl]->version);
-	else
-		snprintf(nccl, sizeof(nccl), "%s", nccl_releases[o->nccl]->version);
+	predict_nccl_name(o, nccl, sizeof(nccl));
 	fprintf(out, "# path %s, GDR level %s, NCCL %s%s%s%s%s%s%s%s\n", plan_path_name(o->path),
 		topo_path_name(o->gdr_level), nccl, o->algo ? ", NCCL_ALGO " : "",
 		o->algo ? o->algo : "", o->proto ? ", NCCL_PROTO " : "",

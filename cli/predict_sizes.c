@@ -29,6 +29,18 @@ const struct backend_ops *predict_backend(const char *cmd, const char *name,
 	return b;
 }
 
+void predict_nccl_name(const struct plan_options *o, char *buf, size_t len)
+{
+	const char *table = nccl_releases[o->nccl]->version;
+
+	if (o->nccl_minor && o->nccl_patch == NCCL_PATCH_LAST)
+		snprintf(buf, len, "2.%u (%s's tables)", o->nccl_minor, table);
+	else if (o->nccl_minor)
+		snprintf(buf, len, "2.%u.%u (%s's tables)", o->nccl_minor, o->nccl_patch, table);
+	else
+		snprintf(buf, len, "%s", table);
+}
+
 unsigned predict_nodes(const struct topology *topo, const struct plan_options *o)
 {
 	return o->nodes ? o->nodes : topo->nodes;

@@ -89,6 +89,13 @@ struct predict_setup {
 const struct backend_ops *predict_backend(const char *cmd, const char *name,
 					  const char *measures);
 
+/* The NCCL release @o predicts with, as the release asked for where
+ * another's tables stand for it ("2.18.5 (2.19.3's tables)", "2.18
+ * (...)"), since its search constants, GDR default and p2p LL are its
+ * own (nccl_release_exact); else the table's own ("2.30.7"). busbw's
+ * header and validate --nccl-tests' both say it this way. */
+void predict_nccl_name(const struct plan_options *o, char *buf, size_t len);
+
 /* The nodes and ranks a prediction with @o on @gpus of each node (NULL:
  * all) runs on. */
 unsigned predict_nodes(const struct topology *topo, const struct plan_options *o);

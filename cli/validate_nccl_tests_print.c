@@ -24,7 +24,7 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 {
 	const struct nccl_tests_file *f = r->f;
 	const struct vnt_args *a = r->a;
-	char t[2][8], bw[2][7], ranks[64] = "devices not listed", gpus[200];
+	char t[2][8], bw[2][7], ranks[64] = "devices not listed", gpus[200], nccl[48];
 	size_t in_place = 0;
 
 	if (f->nhosts)
@@ -33,11 +33,16 @@ void vnt_print_table(FILE *out, const struct vnt_run *r)
 	fprintf(out, "validate: %s (%s_perf, %s, %s) measured vs %s predicted\n",
 		f->name, r->coll->name, r->type->name, ranks, r->backend);
 	node_gpus_describe(&r->gpus, r->topo, gpus, sizeof(gpus));
+	/* a release between the tables as busbw's header names it: its own
+	 * search constants predicted, not only the table's */
+	if (r->file_nccl[0])
+		snprintf(nccl, sizeof(nccl), "%s", nccl_releases[a->opts.nccl]->version);
+	else
+		predict_nccl_name(&a->opts, nccl, sizeof(nccl));
 	fprintf(out, "topology %s (%s): %u node%s x %s%s, path %s, GDR level %s, NCCL %s",
 		r->topo->name, a->topology, r->nodes, r->nodes == 1 ? "" : "s", gpus,
 		r->gpus_from_file ? " (the file's devices)" : "",
-		plan_path_name(a->opts.path), topo_path_name(a->opts.gdr_level),
-		nccl_releases[a->opts.nccl]->version);
+		plan_path_name(a->opts.path), topo_path_name(a->opts.gdr_level), nccl);
 	if (r->file_nccl[0] && strcmp(r->file_nccl, nccl_releases[a->opts.nccl]->version))
 		fprintf(out, " (the file %s %s: the table that stands for it)",
 			f->busbw.line ? "was predicted for" : "ran", r->file_nccl);

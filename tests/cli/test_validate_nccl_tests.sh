@@ -235,6 +235,20 @@ done
 expect 0 "--nccl 2.19.3" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
     -t "$src/configs/a100-pcie4-200g.yaml" --nccl v2.19.3-1
 has "$tmp/out" "GDR level PXB, NCCL 2.19.3$"
+# --nccl 2.17.1 predicts with 2.17.1's own search constants on 2.19.3's
+# tables (22 GB/s NVLinks, v2.17.1-1 topo.h): the header names it as
+# busbw's does for the same release, not 2.19.3 alone, and the times
+# are busbw's at that release
+expect 0 "busbw --nccl 2.17.1" -- "$gdrlab" busbw -t "$src/configs/validation/dgx-a100-8x200g.yaml" \
+    -n 2 --nccl 2.17.1 -b 1M -e 1M
+busbw_nccl=$(sed -n 's/^# path auto, GDR level PXB, NCCL \(.*\)$/\1/p' "$tmp/out")
+busbw_us=$(awk '$1 == 1048576 { print $6 }' "$tmp/out")
+[ "$busbw_nccl" = "2.17.1 (2.19.3's tables)" ] || { echo "FAIL: busbw --nccl 2.17.1 names '$busbw_nccl'"; fail=1; }
+expect 0 "--nccl 2.17.1" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.txt" \
+    -t "$src/configs/validation/dgx-a100-8x200g.yaml" --nccl 2.17.1
+has "$tmp/out" "GDR level PXB, NCCL $busbw_nccl$"
+[ "$(awk '$1 == 1048576 { print $3 }' "$tmp/out")" = "$busbw_us" ] ||
+    { echo "FAIL: validate --nccl 2.17.1 at 1M is not busbw's $busbw_us us"; fail=1; }
 # the -J JSON of nccl-tests, and a collective it names
 expect 0 "a -J file" -- "$gdrlab" validate --nccl-tests "$data/all_reduce_a100_2nodes.json" \
     -t "$src/configs/a100-pcie4-200g.yaml"
