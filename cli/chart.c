@@ -222,10 +222,13 @@ static int write_scaling(FILE *data, FILE *gp, const char *data_path, json_t *q,
 	}
 	/* points ran, but not one that each is measured against */
 	if (!drawn && unreferenced) {
-		snprintf(why, len, dp ? "no efficiency has a reference: the points at dp=%s (the first "
-					"dp) failed" :
-					"no efficiency has a reference: the points at %s nodes (the "
-					"first node count) failed", first);
+		if (dp)
+			snprintf(why, len, "no efficiency has a reference: the points at dp=%s (the "
+					   "first dp) failed", first);
+		else
+			snprintf(why, len, "no efficiency has a reference: the points at %s node%s "
+					   "(the first node count) failed", first,
+				 strcmp(first, "1") ? "s" : "");
 		return -EDOM;
 	}
 	if (!drawn)

@@ -202,9 +202,10 @@ static const char *scaling_at(char *buf, size_t len, bool dp, json_t *values, js
 	json_t *n = json_array_get(json_object_get(s, "nodes"), k);
 
 	if (!dp)
-		snprintf(buf, len, "%s nodes", v ? v : "?");
+		snprintf(buf, len, "%s node%s", v ? v : "?", v && !strcmp(v, "1") ? "" : "s");
 	else if (json_is_integer(n))
-		snprintf(buf, len, "dp=%s (%lld nodes)", v ? v : "?", json_integer_value(n));
+		snprintf(buf, len, "dp=%s (%lld node%s)", v ? v : "?", json_integer_value(n),
+			 json_integer_value(n) == 1 ? "" : "s");
 	else
 		snprintf(buf, len, "dp=%s", v ? v : "?");
 	return buf;
@@ -255,8 +256,9 @@ static void scaling_item(struct report_page *p, json_t *q, json_t *s, bool dp, j
 				  "tokens a second a GPU count them", str(s, "idle_from"),
 			    json_integer_value(json_object_get(s, "trace_ranks")));
 	else if (json_is_string(json_object_get(s, "idle_from")))
-		html_printf(p->f, "; from %s nodes the trace's %lld ranks leave GPUs idle: "
+		html_printf(p->f, "; from %s node%s the trace's %lld ranks leave GPUs idle: "
 				  "not its job scaled", str(s, "idle_from"),
+			    strcmp(str(s, "idle_from"), "1") ? "s" : "",
 			    json_integer_value(json_object_get(s, "trace_ranks")));
 	fputs("</li>\n", p->f);
 }

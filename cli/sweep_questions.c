@@ -204,12 +204,14 @@ static void scale_value(const struct sweep *sw, size_t i, unsigned v, char *buf,
 	unsigned an = (unsigned)sw->questions.scale_axis;
 	const struct row *r = &sw->rows[with_value(sw, i, an, v)];
 
+	const char *value = sw->axes[an].values[v];
+
 	if (!sw->questions.scale_dp)
-		snprintf(buf, len, "%s nodes", sw->axes[an].values[v]);
+		snprintf(buf, len, "%s node%s", value, strcmp(value, "1") ? "s" : "");
 	else if (r->err)
-		snprintf(buf, len, "dp=%s", sw->axes[an].values[v]);
+		snprintf(buf, len, "dp=%s", value);
 	else
-		snprintf(buf, len, "dp=%s (%u nodes)", sw->axes[an].values[v], r->nodes);
+		snprintf(buf, len, "dp=%s (%u node%s)", value, r->nodes, r->nodes == 1 ? "" : "s");
 }
 
 /* Where series @i's ranks leave GPUs idle (idle_from: its value @v):
@@ -222,11 +224,12 @@ static void print_scaling_idle(const struct sweep *sw, FILE *out, size_t i, unsi
 	const char *value = sw->axes[sw->questions.scale_axis].values[v];
 
 	if (sw->questions.scale_dp)
-		fprintf(out, "  at dp=%s the job's %u ranks leave GPUs of its %u nodes idle: its "
-			     "tokens a second a GPU count all %u\n", value, r->ranks_used, r->nodes, r->gpus);
+		fprintf(out, "  at dp=%s the job's %u ranks leave GPUs of its %u node%s idle: its "
+			     "tokens a second a GPU count all %u\n", value, r->ranks_used, r->nodes,
+			r->nodes == 1 ? "" : "s", r->gpus);
 	else
-		fprintf(out, "  from %s nodes the trace's %u ranks leave GPUs idle: not its job scaled\n",
-			value, r->ranks_used);
+		fprintf(out, "  from %s node%s the trace's %u ranks leave GPUs idle: not its job scaled\n",
+			value, strcmp(value, "1") ? "s" : "", r->ranks_used);
 }
 
 /* After series @i's efficiencies, on their line: where it first falls

@@ -158,7 +158,7 @@ expect 1 "a plan whose first node count fails" -- "$gdrlab" sweep --json --no-wa
     "$src/tests/data/scaling-first-fails.yaml"
 cp "$tmp/out" "$tmp/noref.json"
 expect 1 "its scaling chart" -- "$gdrlab" plot "$tmp/noref.json" --kind scaling -o "$tmp/noref.svg"
-has "$tmp/err" "gdrlab plot: $tmp/noref.json: nothing to draw: no efficiency has a reference: the points at 1 nodes (the first node count) failed$"
+has "$tmp/err" "gdrlab plot: $tmp/noref.json: nothing to draw: no efficiency has a reference: the points at 1 node (the first node count) failed$"
 one_line "$tmp/err"
 [ ! -e "$tmp/noref.svg" ] || { echo "FAIL: a chart of nothing was left"; fail=1; }
 

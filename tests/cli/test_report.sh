@@ -329,7 +329,7 @@ questions:
   scaling: { threshold: 0.8 }
 EOP
 plan_page 1 "a plan whose first node count fails in one series" noref
-has "$tmp/noref.html" "trace=pair.jsonl: no reference for its efficiencies: its point at 1 nodes (the first node count) failed"
+has "$tmp/noref.html" "trace=pair.jsonl: no reference for its efficiencies: its point at 1 node (the first node count) failed"
 has "$tmp/noref.html" 'data-kind="scaling" data-series="2"'
 # (an empty data block for trace=pair once gave ar64's line its title,
 # and ar64 no line of its own)
@@ -337,7 +337,7 @@ has "$tmp/noref.html" '<text>trace=ar64</text>'
 if grep -q "no answer" "$tmp/noref.html"; then echo "FAIL: a series whose points ran has no answer"; fail=1; fi
 sed 's/\[pair.jsonl, ar64.jsonl\]/[pair.jsonl]/' "$tmp/noref.yaml" >"$tmp/noref1.yaml"
 plan_page 1 "a plan whose only series' first node count fails" noref1
-has "$tmp/noref1.html" "No chart: no efficiency has a reference: the points at 1 nodes (the first node count) failed."
+has "$tmp/noref1.html" "No chart: no efficiency has a reference: the points at 1 node (the first node count) failed."
 
 # bad input: one line, exit 2, no page
 printf '{"x": 1}\n' >"$tmp/other.json"

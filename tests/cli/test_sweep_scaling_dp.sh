@@ -81,7 +81,7 @@ has "$tmp/table" "^  nodes  *1  *2  *4$"
 # among the GPUs its tokens a second a GPU divide by (a node is taken whole)
 sed 's/tp: 8/tp: 4/; s/gen.dp: \[1, 2, 4\]/gen.dp: [1, 2]/; /path:/d' "$tmp/dp.yaml" >"$tmp/tp4.yaml"
 expect 0 "a replica of half a node" -- "$gdrlab" sweep --no-wall "$tmp/tp4.yaml"
-has "$tmp/out" "^  at dp=1 the job's 4 ranks leave GPUs of its 1 nodes idle: its tokens a second a GPU count all 8$"
+has "$tmp/out" "^  at dp=1 the job's 4 ranks leave GPUs of its 1 node idle: its tokens a second a GPU count all 8$"
 
 # Refused, one line each, before anything runs:
 # a generator with a nodes axis: one job on every count, too few nodes
