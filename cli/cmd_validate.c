@@ -290,8 +290,8 @@ static void conclude(const struct validate_args *a, const struct records *m,
 static void print_table(const struct validate_args *a, const struct records *m,
 			const struct records *p, const struct outcome *o)
 {
-	printf("validate: %s measured vs %s predicted, %s, %u nodes, path %s, trace %s\n",
-	       m->backend, p->backend, a->topology, m->nodes,
+	printf("validate: %s measured vs %s predicted, %s, %u node%s, path %s, trace %s\n",
+	       m->backend, p->backend, a->topology, m->nodes, m->nodes == 1 ? "" : "s",
 	       plan_path_name(a->opts.path), a->trace);
 	printf("%4s %5s %-14s %10s %-10s %12s %12s %8s  %s\n", "iter", "index", "op",
 	       "bytes", "path", "measured_us", "predicted_us", "error", "verdict");

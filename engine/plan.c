@@ -200,9 +200,10 @@ static int outside_cluster(const struct plan *p, const struct trace_entry *e, co
 
 	need = (need + p->gpus_per_node - 1) / p->gpus_per_node;
 	return diag_at(d, -EINVAL, p->trace->file, e->line, 0, key,
-		       "rank %u is outside the cluster of %u ranks (%u nodes x %u GPUs); "
+		       "rank %u is outside the cluster of %u rank%s (%u node%s x %u GPU%s); "
 		       "the trace's ranks need %u nodes (--nodes %u)",
-		       rank, p->nranks, p->nodes, p->gpus_per_node, need, need);
+		       rank, p->nranks, p->nranks == 1 ? "" : "s", p->nodes, p->nodes == 1 ? "" : "s",
+		       p->gpus_per_node, p->gpus_per_node == 1 ? "" : "s", need, need);
 }
 
 static unsigned alltoall_max_ranks(const struct plan *p)
