@@ -152,6 +152,17 @@ static int parse_count(struct diag *d, const char *opt, const char *s, unsigned 
 	return parse_count_to(d, opt, s, 1000000, out);
 }
 
+/* A count of which there is at least one (GPUs a group, micro-batches,
+ * iterations): 0 is refused as it is read, so that a sweep plan's axis
+ * value is refused at its line (sweep_gen_check), not as its point's
+ * error. */
+static int parse_some(struct diag *d, const char *opt, const char *s, unsigned *out)
+{
+	int err = parse_count(d, opt, s, out);
+
+	return err || *out ? err : usage_err(d, opt, "1 or more", s);
+}
+
 static int parse_real(struct diag *d, const char *opt, const char *s, double *out)
 {
 	char *end;
@@ -175,12 +186,12 @@ static int parse_one(struct gen_llm_args *a, int c, const char *opt, const char 
 	case OPT_MODEL:
 		snprintf(a->model, sizeof(a->model), "%s", arg);
 		return 0;
-	case OPT_TP: return parse_count(d, opt, arg, &a->o.tp);
-	case OPT_PP: return parse_count(d, opt, arg, &a->o.pp);
-	case OPT_VPP: return parse_count(d, opt, arg, &a->o.vpp);
-	case OPT_DP: return parse_count(d, opt, arg, &a->o.dp);
-	case OPT_EP: return parse_count(d, opt, arg, &a->o.ep);
-	case OPT_CP: return parse_count(d, opt, arg, &a->o.cp);
+	case OPT_TP: return parse_some(d, opt, arg, &a->o.tp);
+	case OPT_PP: return parse_some(d, opt, arg, &a->o.pp);
+	case OPT_VPP: return parse_some(d, opt, arg, &a->o.vpp);
+	case OPT_DP: return parse_some(d, opt, arg, &a->o.dp);
+	case OPT_EP: return parse_some(d, opt, arg, &a->o.ep);
+	case OPT_CP: return parse_some(d, opt, arg, &a->o.cp);
 	case OPT_CP_COMM:
 		if (gen_llm_cp_comm_parse(arg, &a->o.cp_comm))
 			return usage_err(d, opt, "p2p, all_gather or a2a", arg);
@@ -189,8 +200,8 @@ static int parse_one(struct gen_llm_args *a, int c, const char *opt, const char 
 	case OPT_SP:
 		a->o.sequence_parallel = true;
 		return 0;
-	case OPT_MB: return parse_count(d, opt, arg, &a->o.micro_batches);
-	case OPT_MBS: return parse_count(d, opt, arg, &a->o.micro_batch_size);
+	case OPT_MB: return parse_some(d, opt, arg, &a->o.micro_batches);
+	case OPT_MBS: return parse_some(d, opt, arg, &a->o.micro_batch_size);
 	case OPT_SEQ:
 		a->seq_set = true;
 		return parse_count_to(d, opt, arg, 1ul << 24, &a->o.seq); /* 16 Mi tokens */
@@ -211,7 +222,7 @@ static int parse_one(struct gen_llm_args *a, int c, const char *opt, const char 
 		if (cli_parse_size(arg, UINT64_MAX, &a->o.bucket_bytes) || !a->o.bucket_bytes)
 			return usage_err(d, opt, "a size above 0 like " CLI_SIZE_FORMS, arg);
 		return 0;
-	case OPT_ITER: return parse_count(d, opt, arg, &a->o.iterations);
+	case OPT_ITER: return parse_some(d, opt, arg, &a->o.iterations);
 	default:
 		diag_set(d, -EINVAL, "--%s: not an option of gen llm", opt);
 		return EXIT_USAGE;

@@ -24,10 +24,12 @@ while read -r m; do
 done <"$tmp/zoo"
 bad "--tp: 3 does not divide llama3-8b's attention heads (32, 8 of keys and values)" -- --model llama3-8b --tp 3
 bad "--tp: 3 does not divide deepseek-v2-lite's 16 attention heads" -- --model deepseek-v2-lite --tp 3
-bad "--tp: 0: expected 1 or more" -- --model llama3-8b --tp 0
+# a count of which there is at least one refused as it is read (a sweep
+# plan's gen.tp: 0 so at its line, not as its point's error)
+bad "--tp: expected 1 or more, got '0'" -- --model llama3-8b --tp 0
 bad "--ep: llama3-8b has no experts (not a mixture of experts)" -- --model llama3-8b --dp 4 --ep 2
 bad "--ep: 3 does not divide mixtral-8x7b's 8 experts a layer" -- --model mixtral-8x7b --dp 6 --ep 3
-bad "--ep: 0: expected 1 or more" -- --model mixtral-8x7b --dp 4 --ep 0
+bad "--ep: expected 1 or more, got '0'" -- --model mixtral-8x7b --dp 4 --ep 0
 bad "--tp: mixtral-8x7b is a mixture of experts: with --tp 2 it needs --sequence-parallel, as Megatron-Core asks" -- --model mixtral-8x7b --tp 2 --dp 4 --ep 2
 bad "--tp: deepseek-v3 is a mixture of experts: with --tp 8 it needs --sequence-parallel, as Megatron-Core asks" -- --model deepseek-v3 --tp 8
 bad "--ep: 3 does not divide --dp" -- --model mixtral-8x7b --dp 4 --ep 3
@@ -46,7 +48,7 @@ bad "gen llm: no collectives" -- --model llama3-8b
 # context parallelism: 2 cp chunks a sequence, the ranks within 65536
 bad "--cp: 3 does not split --seq 8192 into 2 x 3 equal chunks (Megatron-LM asks a multiple of 2 x cp)" -- \
     --model llama3-8b --cp 3
-bad "--cp: 0: between 1 and 65536" -- --model llama3-8b --dp 2 --cp 0
+bad "--cp: expected 1 or more, got '0'" -- --model llama3-8b --dp 2 --cp 0
 bad "--cp: tp x cp x pp x dp = 131072 ranks is more than 65536" -- --model llama3-8b --tp 8 --cp 16 --dp 1024
 bad "--seq: 8200 tokens over --cp 2 leave 4100 a rank, not a multiple of --tp 8 (--sequence-parallel)" -- \
     --model llama3-8b --tp 8 --cp 2 --sequence-parallel --seq 8200
@@ -139,7 +141,7 @@ bad "--vpp: llama3-8b's 32 layers do not split into --pp 3 x --vpp 2 = 6 equal c
     --model llama3-8b --pp 3 --vpp 2 --micro-batches 3
 bad "--micro-batches: 6 with --vpp 2: Megatron-LM's interleaved schedule runs micro-batches in groups of --pp 4, so it asks a multiple of 4" -- \
     --model llama3-8b --pp 4 --vpp 2 --micro-batches 6
-bad "--vpp: 0 model chunks a pipeline rank: between 1 and the model's layers" -- --model llama3-8b --pp 2 --vpp 0
+bad "--vpp: expected 1 or more, got '0'" -- --model llama3-8b --pp 2 --vpp 0
 # more chunks than layers, with micro-batches enough that pp x vpp x m
 # passes 2^30: --vpp's error, not --micro-batches' (until 2026-12-07)
 bad "--vpp: 1000000 model chunks a pipeline rank: between 1 and the model's layers" -- \

@@ -475,6 +475,9 @@ bad_gen() { # bad_gen MESSAGE BASE-GEN AXIS-LINE
 }
 bad_gen "3:15: gen.tp: 'x': --tp: expected a whole number up to 1000000, got 'x'" \
     "gen: { model: llama3-8b }" "  gen.tp: [2, x]"
+# a value no job has (0 GPUs a group) at its line, before any point runs
+bad_gen "3:13: gen.vpp: '0': --vpp: expected 1 or more, got '0'" \
+    "gen: { model: llama3-8b, pp: 2 }" "  gen.vpp: [0, 2]"
 bad_gen "1:[0-9]*: foo: '1': --foo: not an option of gen llm" "gen: { model: llama3-8b, foo: 1 }" "  gen.dp: [1]"
 bad_gen "1:[0-9]*: gen: --model: which model?" "gen: { tp: 2 }" "  gen.dp: [1]"
 # a key with a newline in it (the fuzzer's find): one line all the same
