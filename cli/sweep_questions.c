@@ -320,8 +320,10 @@ static void print_scaling(const struct sweep *sw, FILE *out)
 			double e = efficiency(sw, i, with_value(sw, i, an, v));
 			bool low = e < sw->questions.threshold;
 
+			/* a cell's word under the digits, where a '*'
+			 * would follow them */
 			if (isnan(e))
-				fprintf(out, " %8s", no_efficiency(sw, i, an, v));
+				fprintf(out, " %7s ", no_efficiency(sw, i, an, v));
 			else
 				fprintf(out, " %7.3f%c", e, low ? '*' : ' ');
 			if (low && below < 0)

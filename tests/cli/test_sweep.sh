@@ -215,7 +215,7 @@ expect 1 "a plan whose first node count fails" -- "$gdrlab" sweep --no-wall \
     "$src/tests/data/scaling-first-fails.yaml"
 has "$tmp/out" "^nodes=1  *error: .*group: rank 1 is outside the cluster of 1 rank"
 has "$tmp/out" "^nodes=4  *round-numbers  *4 "
-has "$tmp/out" "^all  *error  *n/a  *n/a  no reference: its point at 1 node (the first node count) failed$"
+has "$tmp/out" "^all  *error  *n/a  *n/a  *no reference: its point at 1 node (the first node count) failed$"
 if grep -q "no answer" "$tmp/out"; then echo "FAIL: a series whose points ran has no answer"; fail=1; fi
 expect 1 "its JSON" -- "$gdrlab" sweep --json --no-wall "$src/tests/data/scaling-first-fails.yaml"
 json_ok "$tmp/out"
