@@ -30,6 +30,7 @@ int cmd_gen_llm(int argc, char **argv);
 struct gen_llm_args {
 	char model[64];
 	bool seq_set;
+	bool cp_comm_set; /* --cp-comm-type given */
 	struct gen_llm_options o;
 };
 void gen_llm_args_init(struct gen_llm_args *a);

@@ -195,6 +195,7 @@ static int parse_one(struct gen_llm_args *a, int c, const char *opt, const char 
 	case OPT_CP_COMM:
 		if (gen_llm_cp_comm_parse(arg, &a->o.cp_comm))
 			return usage_err(d, opt, "p2p, all_gather or a2a", arg);
+		a->cp_comm_set = true;
 		return 0;
 	case OPT_ZERO: return parse_count(d, opt, arg, &a->o.zero);
 	case OPT_SP:
@@ -385,6 +386,10 @@ int cmd_gen_llm(int argc, char **argv)
 		fprintf(stderr, "gdrlab gen: %s\n", d.msg);
 		return err == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
+	/* taken, as Megatron-LM takes it, but said: nothing reads it */
+	if (a.cp_comm_set && a.o.cp == 1)
+		fprintf(stderr, "gdrlab gen: note: --cp-comm-type %s changes nothing without --cp 2 or more (no context parallelism)\n",
+			gen_llm_cp_comm_name(a.o.cp_comm));
 	err = output_file_open(&of, output, &d);
 	if (err) {
 		trace_destroy(&t);

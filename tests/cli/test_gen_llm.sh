@@ -133,6 +133,10 @@ expect 0 "gen llm --cp-comm-type a2a" -- "$gdrlab" gen llm --model llama3-8b --t
 has "$tmp/a2a.jsonl" '^# made by: gdrlab gen llm --model llama3-8b --tp 4 --pp 1 --dp 1 --cp 2 --cp-comm-type a2a --ep 1 '
 has "$tmp/a2a.jsonl" '"op": "alltoall", .*"comm": "cp-s0-d0-t3"'
 expect 0 "run replays an a2a cp trace" -- "$gdrlab" run -t "$src/configs/h100-pcie5-400g.yaml" -T "$tmp/a2a.jsonl" --quiet
+# taken without context parallelism, as Megatron-LM takes it, but said
+expect 0 "--cp-comm-type without --cp" -- "$gdrlab" gen llm --model llama3-8b --tp 8 --cp-comm-type a2a -o "$tmp/nocp.jsonl"
+has "$tmp/err" "note: --cp-comm-type a2a changes nothing without --cp 2 or more"
+one_line "$tmp/err"
 # interleaved pipeline: what Megatron-LM refuses, one line each; a trace
 # whose last stage sends to the first (its next chunk), each send on its
 # own, replayed
