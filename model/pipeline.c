@@ -8,6 +8,19 @@ double pipeline_pace(double n, double period, double slot_period, unsigned slots
 	return n > slots && slot_period > period ? slot_period : period;
 }
 
+double pipeline_start(double i, double period, double slot_period, unsigned slots)
+{
+	double rounds;
+
+	if (i < slots || slot_period <= period)
+		return i * period;
+	/* slot i mod slots's (i / slots)-th use: a whole turnover (its
+	 * slice's FIFO and the credit back, slots x slot_period) after its
+	 * previous one, the slots of a round following at the period */
+	rounds = floor(i / slots);
+	return rounds * slots * slot_period + (i - rounds * slots) * period;
+}
+
 double pipeline_time(const struct plan_slicing *s, double chain,
 		     double period, double slot_period, double last_latency,
 		     double loop)
@@ -15,9 +28,11 @@ double pipeline_time(const struct plan_slicing *s, double chain,
 	double all = pipeline_pace(s->slices, period, slot_period, s->slots);
 	double before = s->per_loop > 0 ? (s->slices - s->per_loop) / s->per_loop : 0;
 	double lat_bound = before * fmax(s->per_loop * all, loop) + chain +
-			   (s->per_stream - 1) *
-				   pipeline_pace(s->per_stream, period, slot_period, s->slots);
-	double bw_bound = s->slices * all + last_latency;
+			   pipeline_start(s->per_stream - 1, period, slot_period, s->slots);
+	double bw_bound = all > period ?
+		pipeline_start(s->slices - 1, period, slot_period, s->slots) + period +
+			last_latency :
+		s->slices * all + last_latency;
 
 	return lat_bound > bw_bound ? lat_bound : bw_bound;
 }

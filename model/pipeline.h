@@ -42,6 +42,19 @@ double pipeline_time(const struct plan_slicing *s, double chain,
 double pipeline_pace(double n, double period, double slot_period, unsigned slots);
 
 /*
+ * When the @i-th slice (from 0) of a run that is all there at once can
+ * leave: i periods in while it has a slot of its own; beyond, a slot is
+ * taken again a whole turnover (slots x @slot_period: its slice's FIFO
+ * and the credit back) after its previous slice took it, so the run goes
+ * in rounds of @slots slices a turnover apart, each round's slices a
+ * period apart. Not i x slot_period: that is the rate in steady state,
+ * and takes the first round's slices, which wait for no credit, a
+ * turnover late (a short run of a ring's 6 slices through 4 network
+ * slots, or a send's 512 chunks through 8, ended one credit trip late).
+ */
+double pipeline_start(double i, double period, double slot_period, unsigned slots);
+
+/*
  * A FIFO's slots over the slots: a slot turns over once its slice has
  * crossed the segments the FIFO spans (@fifo_tau) and its credit has come
  * back (@credit_trip). Inside a node, and through the memcpy staging, one

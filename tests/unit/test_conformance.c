@@ -329,19 +329,26 @@ static void tree_allreduce_both_channels_at_the_stream(const char *backend)
  * proxy: the links' latency and NCCL's 14 us network hop.
  *
  * Direct from gpu0 to gpu0: one FIFO over the one segment, which passes a
- * chunk in n = 1.31072 us (gpu0's link and the NIC, 100 GB/s): every
- * (n + 14 + 9) / 8 = 3.0388 us, slower than the links: T = 8.4 + 512 x
- * 3.0388 + 14 (the last chunk's hop; the latency-bound way, 14 + n + 511 x
- * 3.0388, is shorter). A credit at the links' pace, (n + 2 x 9) / 8 =
- * 2.4138 us, made it 20% faster.
+ * chunk in n = 1.31072 us (gpu0's link and the NIC, 100 GB/s): a slot
+ * turns over every R = n + 14 + 9 = 24.31 us, slower than its 8 chunks at
+ * the links' pace. The chunks go in rounds of 8, a round R after the one
+ * before, a round's chunks n apart (pipeline_start): the last leaves 63 R
+ * + 7 n in and lands n + 14 later, T = 8.4 + 63 R + 8 n + 14 = 1564.46 us.
+ * Until 2026-12-07 the closed form took every chunk R / 8 after the one
+ * before, the first round's too, which waits for no credit: 8.4 + 512 R /
+ * 8 + 14 = 1578.29, a turnover less 8 n late (the model backend's was
+ * 1564.46). A credit at the links' pace, (n + 2 x 9) / 8 = 2.4138 us a
+ * chunk, made it 20% faster.
  *
  * Staged from gpu1 to gpu1 (its link 40 GB/s: g = 3.2768 us a chunk each
  * way): the sender's FIFO spans GPU -> host and the NIC, the receiver's
- * the NIC and host -> GPU, g + n each: every (g + n + 14 + 13) / 8 =
- * 3.9484 us, slower than gpu1's link. The first chunk crosses all three
- * segments, tau = 2g + n: T = 8.4 + 14 + tau + 511 x 3.9484 (the
- * bandwidth-bound way, 512 x 3.9484 + 14, is shorter). One FIFO over the
- * whole route, (2g + n + 2 x 13) / 8 = 4.2330 us, made it 7% slower.
+ * the NIC and host -> GPU, g + n each: a slot turns over every R = g + n
+ * + 14 + 13 = 31.59 us, and a round's chunks go g apart (gpu1's link).
+ * The last chunk leaves 63 R + 7 g in and crosses all three segments,
+ * tau = 2g + n: T = 8.4 + 14 + tau + 63 R + 7 g = 2043.22 us (511 R / 8
+ * in place of 63 R + 7 g until 2026-12-07: 2047.92). One FIFO over the
+ * whole route, (2g + n + 2 x 13) / 8 = 4.2330 us a chunk, made it 7%
+ * slower.
  */
 static const char sendrecv_64mib_gpu0[] =
 	"{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":67108864,"
@@ -363,10 +370,41 @@ static void proxy_fifos_pace_a_send(const char *backend, enum plan_path path)
 		  direct ? sendrecv_64mib_gpu0 : sendrecv_64mib_gpu1, &o);
 	cr_assert_eq(r.rec.coll[0].nchannels, 1);
 	if (direct)
-		want = 8.4 + 512 * (n + 14 + 9) / 8 + 14;
+		want = 8.4 + 63 * (n + 14 + 9) + 8 * n + 14;
 	else
-		want = NET_US + 2 * g + n + 511 * (g + n + 14 + 13) / 8;
-	assert_rel(r.rec.coll[0].time_us, want, TOL);
+		want = NET_US + 2 * g + n + 63 * (g + n + 14 + 13) + 7 * g;
+	assert_rel(r.rec.coll[0].time_us, want, 1e-4);
+	run_destroy(&r);
+}
+
+/*
+ * A run only a little longer than its slots: 9 chunks of 128 KiB (a
+ * 1.125 MiB send, direct, gpu0 to gpu0 of fast-nic.yaml as above) through
+ * 8 slots. The first 8 leave n = 1.31072 us apart, waiting for no credit;
+ * the 9th takes the first's slot once it has turned over, R = n + 14 + 9
+ * after the first left, and lands n + 14 later:
+ *   T = 8.4 + R + n + 14 = 8.4 + 37 + 2 n = 48.02 us.
+ * Taking every chunk R / 8 after the one before (the steady state's
+ * rate, until 2026-12-07) gave 8.4 + 9 R / 8 + 14 = 49.75, 3.6% late (the
+ * model backend's was 48.02). A ring's short runs met it more: Ring/
+ * Simple 128 B all-gather on 2 x 2 GPUs of h100-pcie5-400g, 6 slices a
+ * network hop through 4 slots, 46.10 where the trip takes 39.80.
+ */
+static const char sendrecv_9_chunks[] =
+	"{\"iteration\":0,\"op\":\"sendrecv\",\"bytes\":1179648,"
+	"\"dtype\":\"fp32\",\"src\":0,\"dst\":2}\n";
+
+static void proxy_slots_turn_over_in_rounds(const char *backend)
+{
+	struct plan_options o = opts_path(PLAN_PATH_DIRECT, 0);
+	double n = CHUNK / 100e9 * 1e6;
+	struct run r;
+
+	NEED_BACKEND(backend);
+	o.nchannels = 1;
+	run_trace(&r, backend, DATA("fast-nic.yaml"), sendrecv_9_chunks, &o);
+	cr_assert_eq(r.rec.coll[0].nchannels, 1);
+	assert_rel(r.rec.coll[0].time_us, 8.4 + 37 + 2 * n, 1e-4);
 	run_destroy(&r);
 }
 
@@ -1133,6 +1171,10 @@ Test(conformance, staged_allreduces_on_one_switch_slow_alike)
 	Test(conformance_##backend, proxy_fifos_pace_a_staged_send)           \
 	{                                                                     \
 		proxy_fifos_pace_a_send(#backend, PLAN_PATH_STAGED);          \
+	}                                                                     \
+	Test(conformance_##backend, proxy_slots_turn_over_in_rounds)          \
+	{                                                                     \
+		proxy_slots_turn_over_in_rounds(#backend);                    \
 	}                                                                     \
 	Test(conformance_##backend, ring_ll128_ends_with_a_network_hop)       \
 	{                                                                     \
