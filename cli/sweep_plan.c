@@ -306,6 +306,13 @@ static int list_item(void *arg, yaml_node_t *n, unsigned i)
 	if (k < 0 || k >= SWEEP_VALUE_MAX)
 		return yaml_doc_fail(&c->r->y, n, c->a->name, "value longer than %d characters",
 				     SWEEP_VALUE_MAX - 1);
+	/* a value twice is the same points twice, rows a question's grid or
+	 * series cannot tell apart: a slip, said at its line */
+	for (unsigned j = 0; j < c->a->nvalues; j++)
+		if (!strcmp(c->a->values[j], c->a->values[c->a->nvalues]))
+			return yaml_doc_fail(&c->r->y, n, c->a->name,
+					     "'%s' twice (it is the axis's value %u already)",
+					     c->a->values[j], j + 1);
 	c->a->nvalues++;
 	return 0;
 }

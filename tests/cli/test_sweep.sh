@@ -366,6 +366,10 @@ bad_plan "$tmp/plan/bad.yaml:5:17: nodes: expected a whole number from 1 to 6553
 bad_plan "$tmp/plan/bad.yaml:5:14: nics.rat: '100 Gbit/s': $src/configs/h100-pcie5-400g.yaml: nics.rat: the topology has no 'nics.rat' to set" "  nics.rat: [100 Gbit/s]"
 bad_plan "$tmp/plan/bad.yaml:5:15: nics.rate: 'fast': nics.rate=fast, set on $src/configs/h100-pcie5-400g.yaml: rate: expected a bandwidth" "  nics.rate: [fast]"
 bad_plan "$tmp/plan/bad.yaml:5:3: nodez: not an axis" "  nodez: [1]"
+# a value twice would be the same points twice, at its line (with a
+# unit, as the axis writes its values)
+bad_plan "$tmp/plan/bad.yaml:5:17: nodes: '4' twice (it is the axis's value 2 already)" "  nodes: [2, 4, 4]"
+bad_plan "$tmp/plan/bad.yaml:5:30: nics.rate: '100 Gbit/s' twice (it is the axis's value 1 already)" "  nics.rate: { values: [100, 100], unit: Gbit/s }"
 bad_plan "$tmp/plan/bad.yaml:5:10: nodes: expected a list, or a range" "  nodes: 8..2 x2"
 bad_plan "$tmp/plan/bad.yaml:5:3: nics: not an axis" "  nics: [1]"
 bad_plan "$tmp/plan/bad.yaml:5:3: staging: not an axis" "  staging: [1]"
