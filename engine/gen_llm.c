@@ -157,11 +157,10 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 	/* the expert rank generator takes its ep and expert-dp ranks from
 	 * the dense layers' dp x cp (parallel_state.py: expert_data_parallel_size
 	 * = world / (etp x ep x pp)) */
-	if (o->cp == 1 && o->dp % o->ep)
-		return opt_err(d, "--ep", "%u does not divide --dp", o->ep);
 	if (replicas(o) % o->ep)
-		return diag_set(d, -EINVAL, "--ep: %u does not divide --dp x --cp (%u)", o->ep,
-				replicas(o));
+		return o->cp == 1 ? opt_err(d, "--ep", "%u does not divide --dp", o->ep) :
+				    diag_set(d, -EINVAL, "--ep: %u does not divide --dp x --cp (%u)",
+					     o->ep, replicas(o));
 	if (o->ep > 1 && a->experts < 2)
 		return diag_set(d, -EINVAL, "--ep: %s has no experts (not a mixture of experts)",
 				a->name);
@@ -177,12 +176,12 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 		return diag_set(d, -EINVAL,
 				"--tp: %s is a mixture of experts: with --tp %u it needs --sequence-parallel, as Megatron-Core asks",
 				a->name, o->tp);
-	if (o->cp == 1 && (unsigned long long)o->tp * o->pp * o->dp > GEN_LLM_PAR_MAX)
-		return opt_err(d, "--tp", "tp x pp x dp = %u ranks is more than 65536",
-			       o->tp * o->pp * o->dp);
 	if ((unsigned long long)o->tp * o->cp * o->pp * o->dp > GEN_LLM_PAR_MAX)
-		return diag_set(d, -EINVAL, "--cp: tp x cp x pp x dp = %llu ranks is more than 65536",
-				(unsigned long long)o->tp * o->cp * o->pp * o->dp);
+		return o->cp == 1 ? opt_err(d, "--tp", "tp x pp x dp = %u ranks is more than 65536",
+					    o->tp * o->pp * o->dp) :
+				    diag_set(d, -EINVAL,
+					     "--cp: tp x cp x pp x dp = %llu ranks is more than 65536",
+					     (unsigned long long)o->tp * o->cp * o->pp * o->dp);
 	if (o->zero > 3)
 		return opt_err(d, "--zero", "%u: expected 0, 1, 2 or 3", o->zero);
 	if (o->zero == 3 && o->ep > 1)
@@ -197,8 +196,7 @@ int gen_llm_check(const struct gen_llm_options *o, struct diag *d)
 	if (err)
 		return err;
 	/* each stage pair's sends a batch number (pp_batch), a trace's up to 2^31 */
-	if ((unsigned long long)o->pp * o->micro_batches > (1u << 30) ||
-	    (unsigned long long)o->pp * o->vpp * o->micro_batches > (1u << 30))
+	if ((unsigned long long)o->pp * o->vpp * o->micro_batches > (1u << 30))
 		return diag_set(d, -EINVAL,
 				"--micro-batches: %u with --pp %u: more than 2^30 sends a pipeline",
 				o->micro_batches, o->pp);
@@ -479,12 +477,13 @@ struct pp_way {
 	unsigned batch, stream, tie;
 };
 
-/* @bytes from rank @s to rank @to at @at, on every pipeline (replica,
- * tensor rank), as @w says. */
-static void pp_emit(struct gen *g, unsigned s, unsigned to, uint64_t bytes, double at,
-		    const struct pp_way *w)
+/* A micro-batch's activations or gradients from rank @s to rank @to at
+ * @at (sequence parallel: a tensor rank's share), on every pipeline
+ * (replica, tensor rank), as @w says. */
+static void pp_emit(struct gen *g, unsigned s, unsigned to, double at, const struct pp_way *w)
 {
 	const struct gen_llm_options *o = g->o;
+	uint64_t bytes = activation_bytes(o) / (o->sequence_parallel ? o->tp : 1);
 
 	for (unsigned r = 0; r < replicas(o); r++)
 		for (unsigned t = 0; t < o->tp; t++) {
@@ -506,7 +505,6 @@ static void pp_emit(struct gen *g, unsigned s, unsigned to, uint64_t bytes, doub
 static void pp_send(struct gen *g, unsigned s, unsigned to, unsigned i, double at)
 {
 	const struct gen_llm_options *o = g->o;
-	uint64_t bytes = activation_bytes(o) / (o->sequence_parallel ? o->tp : 1);
 	unsigned batch = pp_batch(o, s < to ? s : to, to < s, i);
 	/* At one time a stage sends what it has just run before it receives
 	 * its next work (1F1B: send_forward before the next recv_forward,
@@ -515,7 +513,7 @@ static void pp_send(struct gen *g, unsigned s, unsigned to, unsigned i, double a
 	 * before a later one's. */
 	struct pp_way w = { true, batch, 0, 1 + (s < to ? o->pp - s : s) };
 
-	pp_emit(g, s, to, bytes, at, &w);
+	pp_emit(g, s, to, at, &w);
 }
 
 /*
@@ -536,13 +534,12 @@ static void pp_send(struct gen *g, unsigned s, unsigned to, unsigned i, double a
 static void pp_send_interleaved(struct gen *g, unsigned s, bool grad, double at)
 {
 	const struct gen_llm_options *o = g->o;
-	uint64_t bytes = activation_bytes(o) / (o->sequence_parallel ? o->tp : 1);
 	unsigned pp = o->pp, to = grad ? (s + pp - 1) % pp : (s + 1) % pp;
 	/* as pp_send's: a later rank's activations first, an earlier one's
 	 * gradients (the ring's wrap aside) */
 	struct pp_way w = { false, 0, pp == 2 && s % 2, 1 + (grad ? s : pp - s) };
 
-	pp_emit(g, s, to, bytes, at, &w);
+	pp_emit(g, s, to, at, &w);
 }
 
 /* ZeRO 3's @op of @layer at @at, with the module that runs before it and
