@@ -329,7 +329,7 @@ static int gdr_level_option(const char *cmd, const char *arg, struct plan_option
 	if (err == -ERANGE)
 		return cli_usage_error(cmd, "--gdr-level: NCCL reads 0 as LOC, GPUDirect RDMA to no NIC; for that run --path staged");
 	if (err)
-		return cli_usage_error(cmd, "--gdr-level: expected pix, pxb, p2c, phb, sys or NCCL's old numbers (1 pix, 2 pxb, 3 phb, 4 and above sys), got '%s'",
+		return cli_usage_error(cmd, "--gdr-level: expected " TOPO_GDR_LEVEL_FORMS ", got '%s'",
 				       arg);
 	o->gdr_level_set = true;
 	return 0;

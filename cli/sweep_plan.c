@@ -119,8 +119,7 @@ int sweep_point_gdr_level(struct point *pt, const char *s, char *why, size_t len
 	if (err == -ERANGE)
 		snprintf(why, len, "NCCL reads 0 as LOC, GPUDirect RDMA to no NIC; for that take path staged");
 	else if (err)
-		snprintf(why, len,
-			 "expected pix, pxb, p2c, phb, sys or NCCL's old numbers (1 pix, 2 pxb, 3 phb, 4 and above sys)");
+		snprintf(why, len, "expected " TOPO_GDR_LEVEL_FORMS);
 	if (err)
 		return -1;
 	pt->opts.gdr_level_set = true;

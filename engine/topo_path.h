@@ -46,6 +46,9 @@ const char *topo_level_old_name(const char *s);
  * is that near, so GPUDirect RDMA is never used); -EINVAL else.
  */
 int topo_gdr_level_parse(const char *s, enum topo_path_type *t);
+/* What it takes, for an error's "expected ...". */
+#define TOPO_GDR_LEVEL_FORMS \
+	"pix, pxb, p2c, phb, sys or NCCL's old numbers (1 pix, 2 pxb, 3 phb, 4 and above sys)"
 
 enum topo_path_type topo_gpu_nic_path(const struct topology *topo, int gpu,
 				      int nic);
