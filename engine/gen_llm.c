@@ -420,22 +420,22 @@ static int make_comms(struct gen *g)
 	return g->err;
 }
 
-void gen_llm_emit(struct gen *g, size_t comm, enum trace_op op, enum trace_dtype dt,
-		  uint64_t bytes, double ready, int src, int dst)
-		  {
-		  struct gev *v;
+struct gev *gen_llm_emit(struct gen *g, size_t comm, enum trace_op op, enum trace_dtype dt,
+			 uint64_t bytes, double ready, int src, int dst)
+{
+	struct gev *v;
 
 	if (g->err || !bytes)
-		return;
+		return NULL;
 	/* refused as it grows past what a trace may hold, not once made */
 	g->listed += g->comms[comm].n;
 	if (g->nev >= GEN_LLM_COLLECTIVES_MAX || g->listed > GEN_LLM_RANKS_LISTED_MAX) {
 		g->err = -E2BIG;
-		return;
+		return NULL;
 	}
 	if (array_grow((void **)&g->ev, g->nev, &g->cap, sizeof(*g->ev))) {
 		g->err = -ENOMEM;
-		return;
+		return NULL;
 	}
 	v = &g->ev[g->nev];
 	memset(v, 0, sizeof(*v));
@@ -449,6 +449,7 @@ void gen_llm_emit(struct gen *g, size_t comm, enum trace_op op, enum trace_dtype
 	v->e.peer = dst;
 	v->comm = comm;
 	v->seq = g->nev++;
+	return v;
 }
 
 /*
@@ -487,15 +488,15 @@ static void pp_emit(struct gen *g, unsigned s, unsigned to, double at, const str
 
 	for (unsigned r = 0; r < replicas(o); r++)
 		for (unsigned t = 0; t < o->tp; t++) {
-			size_t before = g->nev;
+			struct gev *v = gen_llm_emit(g, pp_comm(g, r, t), TRACE_OP_SENDRECV, o->dtype,
+						     bytes, at, (int)rank_of(o, t, r, s),
+						     (int)rank_of(o, t, r, to));
 
-			gen_llm_emit(g, pp_comm(g, r, t), TRACE_OP_SENDRECV, o->dtype, bytes, at,
-				     (int)rank_of(o, t, r, s), (int)rank_of(o, t, r, to));
-			if (g->nev > before) {
-				g->ev[before].e.batched = w->batched;
-				g->ev[before].e.batch = w->batch;
-				g->ev[before].e.stream = w->stream;
-				g->ev[before].tie = w->tie;
+			if (v) {
+				v->e.batched = w->batched;
+				v->e.batch = w->batch;
+				v->e.stream = w->stream;
+				v->tie = w->tie;
 			}
 		}
 }

@@ -84,14 +84,14 @@ static void ring_step(struct gen *g, const struct cp_core *core, unsigned j, uin
 		for (unsigned t = 0; t < o->tp && !g->err; t++)
 			for (unsigned c = 0; c < cp && !g->err; c++) {
 				unsigned to = core->backward ? (c + cp - 1) % cp : (c + 1) % cp;
-				size_t before = g->nev;
+				struct gev *v = gen_llm_emit(g, cp_comm(g, s, d, t), TRACE_OP_SENDRECV,
+							     o->dtype, bytes, at,
+							     (int)rank_of(o, t, c + cp * d, s),
+							     (int)rank_of(o, t, to + cp * d, s));
 
-				gen_llm_emit(g, cp_comm(g, s, d, t), TRACE_OP_SENDRECV, o->dtype, bytes, at,
-					     (int)rank_of(o, t, c + cp * d, s),
-					     (int)rank_of(o, t, to + cp * d, s));
-				if (g->nev > before && cp == 2) {
-					g->ev[before].e.batched = true;
-					g->ev[before].e.batch = ring_batch(o, core, j);
+				if (v && cp == 2) {
+					v->e.batched = true;
+					v->e.batch = ring_batch(o, core, j);
 				}
 			}
 }

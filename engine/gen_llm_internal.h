@@ -166,9 +166,11 @@ static inline size_t cp_comm(const struct gen *g, unsigned s, unsigned d, unsign
 
 /* A collective of @bytes on communicator @comm, ready at @ready (src,
  * dst: a send's ranks, else -1); none for 0 bytes, and none once @g has
- * failed or holds what a trace may (g->err). */
-void gen_llm_emit(struct gen *g, size_t comm, enum trace_op op, enum trace_dtype dt,
-		  uint64_t bytes, double ready, int src, int dst);
+ * failed or holds what a trace may (g->err). The event made, for a
+ * caller to mark (a send's batch or stream), or NULL where none was; it
+ * moves with the next. */
+struct gev *gen_llm_emit(struct gen *g, size_t comm, enum trace_op op, enum trace_dtype dt,
+			 uint64_t bytes, double ready, int src, int dst);
 
 /* @bytes of @dt sharded over communicator @comm (a reduce-scatter's, an
  * all-gather's): padded to a whole number of elements a rank, as
