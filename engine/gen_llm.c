@@ -581,7 +581,7 @@ static void micro_batch(struct gen *g, const struct schedule *sc, unsigned s, un
 			unsigned i, const struct gen_llm_stage *st)
 {
 	const struct gen_llm_options *o = g->o;
-	size_t ix = sched_at(sc, s, c, i), ch = (size_t)s * sc->vpp + c;
+	size_t ix = sched_at(sc, s, c, i), ch = chunk_at(sc, s, c);
 	double f0 = sc->f[ix], b0 = sc->b[ix];
 	double lf = sc->fdur[ch] / st->layers, lb = sc->bdur[ch] / st->layers;
 	bool first = s == 0 && c == 0, end = s + 1 == o->pp && c + 1 == o->vpp;

@@ -36,9 +36,15 @@ struct schedule {
 	double end;
 };
 
+/* Chunk @c of rank @s among a schedule's chunks (fdur, bdur). */
+static inline size_t chunk_at(const struct schedule *sc, unsigned s, unsigned c)
+{
+	return (size_t)s * sc->vpp + c;
+}
+
 static inline size_t sched_at(const struct schedule *sc, unsigned s, unsigned c, unsigned i)
 {
-	return ((size_t)s * sc->vpp + c) * sc->m + i;
+	return chunk_at(sc, s, c) * sc->m + i;
 }
 
 /* The schedule of @vpp chunks on each of @pp ranks over @m micro-batches

@@ -18,21 +18,24 @@ void gen_llm_schedule_destroy(struct schedule *sc)
 	free(sc->rank_end);
 }
 
-/* 1F1B: stage s's op k, which micro-batch, forward or backward. */
-static unsigned op_of(unsigned pp, unsigned m, unsigned s, unsigned k, bool *fwd)
+/*
+ * Op @k of a rank that runs @total forwards and as many backwards, the
+ * first @warm forwards alone (the warm-up), then a forward and a backward
+ * in turn, then the backwards left: forward or backward, of which of the
+ * @total (1F1B's micro-batch; interleaved, the virtual micro-batch).
+ */
+static unsigned op_of(unsigned total, unsigned warm, unsigned k, bool *fwd)
 {
-	unsigned warm = pp - 1 - s < m ? pp - 1 - s : m;
-
 	if (k < warm) {
 		*fwd = true;
 		return k;
 	}
-	if (k < warm + 2 * (m - warm)) {
+	if (k < warm + 2 * (total - warm)) {
 		*fwd = (k - warm) % 2 == 0;
 		return *fwd ? warm + (k - warm) / 2 : (k - warm) / 2;
 	}
 	*fwd = false;
-	return k - m; /* backwards m - warm .. m - 1 */
+	return k - total; /* backwards total - warm .. total - 1 */
 }
 
 /*
@@ -75,24 +78,15 @@ static void interleaved_vid(const struct schedule *sc, unsigned v, bool fwd, uns
 void gen_llm_schedule_op(const struct schedule *sc, unsigned s, unsigned k, bool *fwd,
 			 unsigned *i, unsigned *c)
 {
-	unsigned total = sc->m * sc->vpp, warm, v;
+	unsigned v;
 
 	if (sc->vpp == 1) {
+		/* 1F1B's warm-up: min(pp - 1 - s, m) forwards */
 		*c = 0;
-		*i = op_of(sc->pp, sc->m, s, k, fwd);
+		*i = op_of(sc->m, sc->pp - 1 - s < sc->m ? sc->pp - 1 - s : sc->m, k, fwd);
 		return;
 	}
-	warm = interleaved_warmup(sc, s);
-	if (k < warm) {
-		*fwd = true;
-		v = k;
-	} else if (k < warm + 2 * (total - warm)) {
-		*fwd = (k - warm) % 2 == 0;
-		v = *fwd ? warm + (k - warm) / 2 : (k - warm) / 2;
-	} else {
-		*fwd = false;
-		v = k - total; /* backwards total - warm .. total - 1 */
-	}
+	v = op_of(sc->m * sc->vpp, interleaved_warmup(sc, s), k, fwd);
 	interleaved_vid(sc, v, *fwd, i, c);
 }
 
@@ -115,14 +109,14 @@ static double dep_of(const struct schedule *sc, unsigned s, bool fwd, unsigned i
 		ps = s ? s - 1 : pp - 1;
 		pc = s ? c : c - 1;
 		at = sc->f[sched_at(sc, ps, pc, i)];
-		return at < 0 ? -1 : at + sc->fdur[ps * vpp + pc];
+		return at < 0 ? -1 : at + sc->fdur[chunk_at(sc, ps, pc)];
 	}
 	if (s + 1 == pp && c + 1 == vpp)
-		return sc->f[sched_at(sc, s, c, i)] + sc->fdur[s * vpp + c];
+		return sc->f[sched_at(sc, s, c, i)] + sc->fdur[chunk_at(sc, s, c)];
 	ps = s + 1 < pp ? s + 1 : 0;
 	pc = s + 1 < pp ? c : c + 1;
 	at = sc->b[sched_at(sc, ps, pc, i)];
-	return at < 0 ? -1 : at + sc->bdur[ps * vpp + pc];
+	return at < 0 ? -1 : at + sc->bdur[chunk_at(sc, ps, pc)];
 }
 
 /* Every rank's ops placed as their inputs allow, in turn; 0 or -EDEADLK. */
@@ -144,7 +138,7 @@ static int place_ops(struct schedule *sc, unsigned *next, double *free_at)
 				dep = dep_of(sc, s, fwd, i, c);
 				if (dep < 0)
 					break;
-				dur = fwd ? sc->fdur[s * vpp + c] : sc->bdur[s * vpp + c];
+				dur = fwd ? sc->fdur[chunk_at(sc, s, c)] : sc->bdur[chunk_at(sc, s, c)];
 				at = fwd ? &sc->f[sched_at(sc, s, c, i)] : &sc->b[sched_at(sc, s, c, i)];
 
 				*at = fmax(dep, free_at[s]);
@@ -223,7 +217,7 @@ double gen_llm_schedule_chunk_sync(const struct schedule *sc, unsigned s, unsign
 	if (k >= total)
 		return sc->rank_end[s];
 	interleaved_vid(sc, k, false, &i, &cc);
-	return sc->b[sched_at(sc, s, cc, i)] + sc->bdur[s * vpp + cc];
+	return sc->b[sched_at(sc, s, cc, i)] + sc->bdur[chunk_at(sc, s, cc)];
 }
 
 double gen_llm_iteration_us(const struct gen_llm_options *o)
