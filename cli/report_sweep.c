@@ -136,7 +136,9 @@ static void lead(FILE *f, json_t *doc)
 	/* cost() answers per million tokens where the plan gives them */
 	bool tokens = chart_cost_has_tokens(json_object_get(q, "cost"));
 	/* scaling along a generator's gen.dp, not nodes */
-	bool dp = json_is_string(json_object_get(json_object_get(q, "scaling"), "axis"));
+	bool dp;
+
+	chart_scaling_values(json_object_get(q, "scaling"), &dp);
 
 	fputs("<p class=\"lead\">", f);
 	html_printf(f, "%zu points", json_array_size(points_of(doc)));
