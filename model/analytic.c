@@ -22,7 +22,9 @@
 #include <string.h>
 
 #include "analytic_internal.h"
+#include "child_call.h"
 #include "pipeline.h"
+#include "workers.h"
 
 /* The stage busy times and spans of the bottleneck connection. */
 static void record_stages(const struct plan_pattern *pat, const struct plan_conn *c,
@@ -468,6 +470,30 @@ static void copy_timing(struct coll_record *dst, const struct coll_record *src)
 	memcpy(dst->spans, src->spans, sizeof(dst->spans));
 }
 
+/* How many workers solve side by side, into *@n: GDRLAB_ANALYTIC_THREADS
+ * (1 to WORKERS_MAX), else the CPUs this process may use, at most
+ * WORKERS_DEFAULT_MAX. The figures do not depend on it. */
+static int analytic_threads(unsigned *n, struct diag *d)
+{
+	const char *env = getenv("GDRLAB_ANALYTIC_THREADS");
+	char *end;
+	long v;
+
+	*n = child_call_cpus();
+	if (*n > WORKERS_DEFAULT_MAX)
+		*n = WORKERS_DEFAULT_MAX;
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	v = strtol(env, &end, 10);
+	if (errno || *end || v < 1 || v > WORKERS_MAX)
+		return diag_set(d, -EINVAL,
+				"GDRLAB_ANALYTIC_THREADS: '%s' is not a number of threads from 1 to %d",
+				env, WORKERS_MAX);
+	*n = (unsigned)v;
+	return 0;
+}
+
 static int analytic_run(const struct plan *p, struct records *rec,
 			struct diag *d)
 {
@@ -476,8 +502,11 @@ static int analytic_run(const struct plan *p, struct records *rec,
 	struct solver sv = { .p = p, .nres = res_total(&p->layout), .mm = &mm, .pool = &pool };
 	struct pattern_state *st;
 	double *cap;
-	int err = maxmin_ws_init(&mm, sv.nres);
+	int err = analytic_threads(&sv.nworkers, d);
 
+	if (err)
+		return err;
+	err = maxmin_ws_init(&mm, sv.nres);
 	cap = plan_capacities(p);
 	st = calloc(p->npatterns ? p->npatterns : 1, sizeof(*st));
 	if (err || !cap || !st) {

@@ -14,6 +14,73 @@
 #include "analytic_internal.h"
 #include "fill_sets.h"
 #include "pipeline.h"
+#include "workers.h"
+
+/* One group of connections starting together, at clock positions
+ * [g, end), and the first position whose first slice may be in flight as
+ * they start (a hop before). */
+struct tau_group {
+	size_t g, end, lo;
+	double cut;
+};
+
+/* The tau solves, a group a task (workers.h): each writes only its own
+ * connections' seg_bw, solving in its worker's room. */
+struct tau_job {
+	const struct plan_pattern *pat;
+	unsigned nch, nseg;
+	const struct conn_clock *clk;
+	const struct tau_group *grp;
+	const struct joined_ws *jw;
+	struct room *rooms;
+	struct conn_rate *cr;
+};
+
+static int tau_group(void *ctx, unsigned worker, size_t task)
+{
+	const struct tau_job *t = ctx;
+	const struct tau_group *gr = &t->grp[task];
+	struct room *rm = &t->rooms[worker];
+	/* only the group's taus are read: each solve takes the picked
+	 * connections joined to them (analytic_joined.c) */
+	struct pick_window w = { t->clk, gr->lo, gr->g, gr->end, gr->cut };
+	int err = 0;
+
+	for (unsigned k = 0; !err && k < t->nseg; k++) {
+		err = share_joined(&rm->sv, &rm->ws, t->jw, &rm->marks, t->pat, t->nch, k, &w,
+				   rm->rate);
+		for (size_t j = gr->g; !err && j < gr->end; j++) {
+			struct conn_rate *c = &t->cr[t->clk[j].conn];
+
+			if (k < c->nseg)
+				c->seg_bw[k] = rm->rate[j - gr->g];
+		}
+	}
+	return err;
+}
+
+/*
+ * The groups of connections starting together along the clock @clk (by
+ * start), into @grp; returns how many. A group's tau is taken with the
+ * first slices in flight as it starts, from the first starting no
+ * earlier than the longest hop @hmax before.
+ */
+static size_t tau_groups(const struct conn_clock *clk, size_t nc, double hmax,
+			 struct tau_group *grp)
+{
+	size_t ng = 0;
+
+	for (size_t g = 0, end, lo = 0; g < nc; g = end) {
+		double t = clk[g].start, tie = 1e-9 * fmax(hmax, t);
+
+		for (end = g; end < nc && clk[end].start <= t + tie; end++)
+			;
+		while (clk[lo].start < t - hmax)
+			lo++;
+		grp[ng++] = (struct tau_group){ g, end, lo, t + tie };
+	}
+	return ng;
+}
 
 /*
  * The shares of time_rates, each connection's taken with the connections
@@ -21,25 +88,29 @@
  * segment's), those whose first slice is in flight as its own starts;
  * for its fill share, those whose slices' spans (the first's start to
  * @spread later, the last's start, plus its hop) overlap its own.
- * Connections that start together are solved together.
+ * Connections that start together are solved together; the groups' tau
+ * solves are independent, and run side by side.
  */
 static int time_shares(const struct solver *sv, struct share_ws *ws,
 		       const struct plan_pattern *pat, unsigned nch, const double *hop,
 		       double spread, struct conn_rate *cr)
 {
-	size_t n = pat->nconns ? pat->nconns : 1, nc = 0;
+	size_t n = pat->nconns ? pat->nconns : 1, nc = 0, ng = 0;
 	struct conn_clock *clk = malloc(n * sizeof(*clk));
 	double *at = malloc(n * sizeof(*at));
 	uint32_t *pick = malloc(n * sizeof(*pick));
 	double *frate = calloc(n, sizeof(*frate));   /* the last fill solve's */
-	double *rate = calloc(n, sizeof(*rate)), hmax = 0, first = INFINITY, last = 0;
+	struct tau_group *grp = malloc(n * sizeof(*grp));
+	double hmax = 0, first = INFINITY, last = 0;
 	unsigned nseg = 0;
 	struct joined_ws jw = { 0 };
+	struct room *rooms = NULL;
 	struct fill_sets fs = { 0 };
+	unsigned nworkers = sv->nworkers;
 	bool all_at_once;
 	int err = 0;
 
-	if (!clk || !at || !pick || !rate || !frate) {
+	if (!clk || !at || !pick || !frate || !grp) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -61,31 +132,24 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 	for (size_t i = 0; i < pat->nconns; i++)
 		cr[i].fill = cr[i].rate;
 	qsort(clk, nc, sizeof(*clk), conn_clock_cmp);
+	ng = tau_groups(clk, nc, hmax, grp);
 	err = joined_init(&jw, sv, pat, nseg, clk, nc);
+	if (nworkers > ng)
+		nworkers = (unsigned)ng;
+	if (!err)
+		err = rooms_init(&rooms, nworkers, sv, pat, ws, &jw);
+	if (!err) {
+		struct tau_job job = { pat, nch, nseg, clk, grp, &jw, rooms, cr };
+
+		err = workers_run(nworkers, ng, tau_group, &job);
+	}
 	if (!err && !all_at_once)
 		err = fill_sets_init(&fs, clk, nc, spread);
 	ws->pick = pick;
-	for (size_t g = 0, end, a = 0, lo = 0; !err && g < nc; g = end) {
-		double t = clk[g].start, tie = 1e-9 * fmax(hmax, t), from = t - spread - hmax;
-		struct pick_window w;
+	for (size_t k = 0, a = 0; !err && !all_at_once && k < ng; k++) {
+		size_t g = grp[k].g, end = grp[k].end;
+		double t = clk[g].start, from = t - spread - hmax;
 
-		for (end = g; end < nc && clk[end].start <= t + tie; end++)
-			;
-		/* tau: the first slices in flight as these start, from the
-		 * first starting no earlier than the longest hop before */
-		while (clk[lo].start < t - hmax)
-			lo++;
-		w = (struct pick_window){ clk, lo, g, end, t + tie };
-		/* only the group's taus are read: each solve takes the
-		 * picked connections joined to them (analytic_joined.c) */
-		for (unsigned k = 0; !err && k < nseg; k++) {
-			err = share_joined(sv, ws, &jw, pat, nch, k, &w, rate);
-			for (size_t j = g; !err && j < end; j++)
-				if (k < cr[clk[j].conn].nseg)
-					cr[clk[j].conn].seg_bw[k] = rate[clk[j].conn];
-		}
-		if (all_at_once)
-			continue;
 		/* fill: whose slices' spans overlap theirs (fill_sets), from
 		 * the first whose first slice starts after @from, the earliest
 		 * a span ending after t can start, to the window's far end,
@@ -119,9 +183,10 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 	}
 out:
 	fill_sets_destroy(&fs);
+	rooms_destroy(rooms, nworkers, ws);
 	joined_destroy(&jw);
 	ws->pick = NULL;
-	free(rate);
+	free(grp);
 	free(frate);
 	free(pick);
 	free(at);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the analytic backend's files share (analytic.c times the calls,
- * analytic_share.c solves the links' max-min shares, analytic_slice.c
- * turns a connection's shares into its slice times, analytic_fill.c
- * shares a filling chain's links by the time its slices move).
+ * analytic_share.c finds the links and solves their max-min shares,
+ * analytic_depth.c makes the solves by depth, analytic_slice.c turns a
+ * connection's shares into its slice times, analytic_fill.c shares a
+ * filling chain's links by the time its slices move, analytic_rooms.c
+ * gives each worker its own room to solve in).
  */
 #ifndef GDRLAB_ANALYTIC_INTERNAL_H
 #define GDRLAB_ANALYTIC_INTERNAL_H
@@ -111,9 +113,22 @@ struct solver {
 	size_t nres;
 	struct maxmin_ws *mm;   /* analytic_run's, for every solve of the run */
 	struct use_pool *pool;  /* analytic_run's too: share_ws borrows it */
+	unsigned nworkers;      /* solves side by side (workers.h) */
 };
 
-struct phase_index; /* analytic_share.c's */
+/*
+ * Phases: which connections move at once while a pipe fills (phases()),
+ * and each phase's connections in order, for the solves of one phase.
+ */
+struct phase_index {
+	uint32_t *phase;  /* per connection */
+	uint32_t nphases;
+	uint32_t *order;  /* every connection, phase by phase, each phase's
+			   * in order */
+	size_t *start;    /* nphases + 1: phase p's are order[start[p]] ..
+			   * order[start[p + 1] - 1] */
+};
+
 
 /*
  * What share_conns() needs from one solve to the next of a call's rates
@@ -138,6 +153,7 @@ struct share_ws {
 	const uint32_t *pick;           /* with @by_phase: these connections
 					 * instead of phases' (time_shares) */
 	size_t npick;
+	bool borrowed;                  /* cap is another's (a worker's room) */
 };
 
 /*
@@ -202,15 +218,16 @@ const struct conn_links *links_for(const struct solver *sv, const struct plan_pa
 const struct route_way *ways_for(const struct plan *p, const struct plan_pattern *pat,
 				 struct pattern_state *ps, int *err);
 void conn_links_destroy(struct conn_links *l);
-const struct conn_rate *rates_for(const struct solver *sv, const struct plan_pattern *pat,
-				  struct pattern_state *ps, unsigned nch, uint32_t window,
-				  int *err);
 int share_ws_init(const struct solver *sv, const struct plan_pattern *pat,
 		  struct pattern_state *ps, unsigned nch, struct share_ws *ws);
 void share_ws_destroy(struct share_ws *ws);
 int share_conns(const struct solver *sv, struct share_ws *ws, const struct plan_pattern *pat,
 		unsigned nch, int seg, bool by_phase, uint32_t lo, uint32_t hi,
 		const double *pace, double *rate);
+/* A connection's own limits: its copy engine (@private_cap, conn_uses'),
+ * its channel's threads, its share of the call's whole limit. */
+double conn_cap(const struct plan_pattern *pat, const struct plan_conn *c, unsigned nch,
+		double private_cap);
 /* The links of conn @c's stages of segment @seg (all of them for -1),
  * merged, weighted; returns how many. */
 unsigned conn_seg_uses(const struct plan *p, const struct plan_pattern *pat,
@@ -227,6 +244,13 @@ void pool_uses(struct share_ws *ws, struct maxmin_flow *flows, size_t nf);
 double flow_conn_rate(const struct plan_conn *c, const struct maxmin_flow *f);
 int longest_paths(const struct plan_pattern *pat, unsigned nch, const double *w, double *at,
 		  uint32_t *phase);
+
+/* analytic_depth.c: the shares by depth (steady, per segment a phase,
+ * over a filling chain's window), once a pattern, channel count and
+ * window */
+const struct conn_rate *rates_for(const struct solver *sv, const struct plan_pattern *pat,
+				  struct pattern_state *ps, unsigned nch, uint32_t window,
+				  int *err);
 
 /* analytic_slice.c: a connection's slice times from its shares */
 void conn_time(const struct conn_rate *r, const struct route_way *w, const struct plan_conn *c,
@@ -259,30 +283,62 @@ struct pick_window {
 	double cut;
 };
 
+/* What the tau solves share, read only once built: each segment's users. */
 struct joined_ws {
-	struct seg_users *seg; /* per segment, built at its first solve */
+	struct seg_users *seg; /* per segment */
 	unsigned nseg;
 	const struct conn_clock *clk; /* the call's, by start */
 	size_t nc;
-	bool *in;              /* per clock position: joined to the group */
-	uint32_t *seen;        /* per link: the solve that last reached it */
+};
+
+/* A worker's marks while it gathers one group's joined connections. */
+struct joined_marks {
+	bool *in;        /* per clock position: joined to the group */
+	uint32_t *seen;  /* per link: the solve that last reached it */
 	uint32_t stamp;
 };
 
-/* @j for the @nc connections of @clk (by start) of pattern @pat. */
+/* @j for the @nc connections of @clk (by start) of pattern @pat, every
+ * segment's users found. */
 int joined_init(struct joined_ws *j, const struct solver *sv, const struct plan_pattern *pat,
 		unsigned nseg, const struct conn_clock *clk, size_t nc);
 void joined_destroy(struct joined_ws *j);
+int joined_marks_init(struct joined_marks *m, const struct solver *sv, size_t nc);
+void joined_marks_destroy(struct joined_marks *m);
 /*
  * The rates through segment @seg of the group of @w (its positions from
- * g) among the connections @w picks, into @rate: solved with the picked
- * connections joined to them through limited links, alone, which
- * share_conns over the whole pick gives them to rounding. Of the others,
- * only those joined are written.
+ * g to end) among the connections @w picks, into @rate[0 .. end - g):
+ * solved with the picked connections joined to them through limited
+ * links, alone, which share_conns over the whole pick gives them to
+ * rounding.
  */
-int share_joined(const struct solver *sv, struct share_ws *ws, struct joined_ws *j,
-		 const struct plan_pattern *pat, unsigned nch, unsigned seg,
-		 const struct pick_window *w, double *rate);
+int share_joined(const struct solver *sv, struct share_ws *ws, const struct joined_ws *j,
+		 struct joined_marks *m, const struct plan_pattern *pat, unsigned nch,
+		 unsigned seg, const struct pick_window *w, double *rate);
+
+/*
+ * One worker's room for the solves it runs (workers.h): its own max-min
+ * workspace, flows and scratch rates; the pattern's links and the
+ * connections' caps are the caller's share_ws's, read only. The first
+ * worker's room is the caller's solver and share_ws, lent.
+ */
+struct room {
+	struct solver sv;
+	struct maxmin_ws mm;
+	struct use_pool pool;
+	struct share_ws ws;
+	double *rate;              /* a solve's, as long as the pattern's
+				    * connections, written where read */
+	struct joined_marks marks; /* with a joined_ws only */
+};
+
+/* @n rooms borrowing @shared's links and caps, the first @sv and @shared
+ * themselves, until rooms_destroy gives them back; with @jw, marks for its
+ * tau solves. On failure every room is freed. */
+int rooms_init(struct room **rooms, unsigned n, const struct solver *sv,
+	       const struct plan_pattern *pat, struct share_ws *shared,
+	       const struct joined_ws *jw);
+void rooms_destroy(struct room *rooms, unsigned n, struct share_ws *shared);
 
 /* analytic_fill.c: a filling chain's shares told by time */
 uint32_t fill_window(const struct plan *p, const struct plan_pattern *pat, uint64_t bytes,

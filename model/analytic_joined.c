@@ -35,26 +35,22 @@ void joined_destroy(struct joined_ws *j)
 	for (unsigned k = 0; k < j->nseg && j->seg; k++)
 		seg_users_destroy(&j->seg[k]);
 	free(j->seg);
-	free(j->seen);
-	free(j->in);
 	memset(j, 0, sizeof(*j));
 }
 
-int joined_init(struct joined_ws *j, const struct solver *sv, const struct plan_pattern *pat,
-		unsigned nseg, const struct conn_clock *clk, size_t nc)
+int joined_marks_init(struct joined_marks *m, const struct solver *sv, size_t nc)
 {
-	size_t n = pat->nconns ? pat->nconns : 1;
+	m->stamp = 0;
+	m->in = calloc(nc ? nc : 1, sizeof(*m->in));
+	m->seen = calloc(sv->nres ? sv->nres : 1, sizeof(*m->seen));
+	return m->in && m->seen ? 0 : -ENOMEM;
+}
 
-	memset(j, 0, sizeof(*j));
-	j->nseg = nseg;
-	j->clk = clk;
-	j->nc = nc;
-	j->seg = calloc(nseg ? nseg : 1, sizeof(*j->seg));
-	j->in = calloc(n, sizeof(*j->in));
-	j->seen = calloc(sv->nres ? sv->nres : 1, sizeof(*j->seen));
-	if (!j->seg || !j->in || !j->seen)
-		return -ENOMEM;
-	return 0;
+void joined_marks_destroy(struct joined_marks *m)
+{
+	free(m->seen);
+	free(m->in);
+	memset(m, 0, sizeof(*m));
 }
 
 /* Whether @w picks the connection at clock position @q in [lo, end). */
@@ -135,15 +131,34 @@ static int seg_users_build(const struct solver *sv, const struct plan_pattern *p
 	return 0;
 }
 
-/* The picked connections joined to @w's group, in clock order, into
- * ws->conn[0..*n): from the group out, every picked connection on a
- * limited link of one already taken. */
-static void gather_joined(const struct solver *sv, struct share_ws *ws, struct joined_ws *j,
+int joined_init(struct joined_ws *j, const struct solver *sv, const struct plan_pattern *pat,
+		unsigned nseg, const struct conn_clock *clk, size_t nc)
+{
+	int err = 0;
+
+	memset(j, 0, sizeof(*j));
+	j->nseg = nseg;
+	j->clk = clk;
+	j->nc = nc;
+	j->seg = calloc(nseg ? nseg : 1, sizeof(*j->seg));
+	if (!j->seg)
+		return -ENOMEM;
+	/* every group solves every segment: found before the workers
+	 * read them */
+	for (unsigned k = 0; !err && k < nseg; k++)
+		err = seg_users_build(sv, pat, j, k, &j->seg[k]);
+	return err;
+}
+
+/* The picked connections joined to @w's group, by clock position in
+ * order, into ws->conn[0..*n): from the group out, every picked
+ * connection on a limited link of one already taken. */
+static void gather_joined(const struct solver *sv, struct share_ws *ws, struct joined_marks *j,
 			  const struct plan_pattern *pat, const struct seg_users *su, unsigned seg,
 			  const struct pick_window *w, size_t *n)
 {
 	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
-	uint32_t *queue = ws->conn; /* clock positions, then connections */
+	uint32_t *queue = ws->conn;
 	size_t nq = 0;
 
 	for (size_t q = w->g; q < w->end; q++) {
@@ -184,21 +199,21 @@ static void gather_joined(const struct solver *sv, struct share_ws *ws, struct j
 			if (j->in[q])
 				queue[m++] = (uint32_t)q;
 	}
-	for (size_t q = 0; q < nq; q++) {
+	for (size_t q = 0; q < nq; q++)
 		j->in[queue[q]] = false;
-		queue[q] = w->clk[queue[q]].conn;
-	}
 	*n = nq;
 }
 
-/* The joined connections' flows, as share_conns makes them. */
+/* The joined connections' flows (ws->conn: their clock positions), as
+ * share_conns makes them. */
 static int joined_flows(const struct solver *sv, struct share_ws *ws,
-			const struct plan_pattern *pat, unsigned nch, unsigned seg, size_t n)
+			const struct plan_pattern *pat, const struct pick_window *w,
+			unsigned nch, unsigned seg, size_t n)
 {
 	size_t at = 0;
 
 	for (size_t q = 0; q < n; q++) {
-		const struct plan_conn *c = &pat->conns[ws->conn[q]];
+		const struct plan_conn *c = &pat->conns[w->clk[ws->conn[q]].conn];
 		int err = seg_flow(sv, ws, pat, c, nch, (int)seg, &at, &ws->flows[q]);
 
 		if (err)
@@ -210,29 +225,27 @@ static int joined_flows(const struct solver *sv, struct share_ws *ws,
 	return 0;
 }
 
-int share_joined(const struct solver *sv, struct share_ws *ws, struct joined_ws *j,
-		 const struct plan_pattern *pat, unsigned nch, unsigned seg,
-		 const struct pick_window *w, double *rate)
+int share_joined(const struct solver *sv, struct share_ws *ws, const struct joined_ws *j,
+		 struct joined_marks *m, const struct plan_pattern *pat, unsigned nch,
+		 unsigned seg, const struct pick_window *w, double *rate)
 {
-	struct seg_users *su;
-	size_t n;
+	size_t n, ng = w->end - w->g;
 	int err;
 
-	if (seg >= j->nseg)
+	if (seg >= j->nseg || !j->seg[seg].built)
 		return -EINVAL;
-	su = &j->seg[seg];
-	if (!su->built && (err = seg_users_build(sv, pat, j, seg, su)))
-		return err;
-	if (!++j->stamp) {
+	if (!++m->stamp) {
 		/* the stamp wrapped: no link seen */
-		memset(j->seen, 0, sv->nres * sizeof(*j->seen));
-		j->stamp = 1;
+		memset(m->seen, 0, sv->nres * sizeof(*m->seen));
+		m->stamp = 1;
 	}
-	gather_joined(sv, ws, j, pat, su, seg, w, &n);
-	err = joined_flows(sv, ws, pat, nch, seg, n);
+	gather_joined(sv, ws, m, pat, &j->seg[seg], seg, w, &n);
+	err = joined_flows(sv, ws, pat, w, nch, seg, n);
 	if (!err)
 		err = maxmin_ws_solve(sv->mm, sv->cap, ws->flows, n);
-	for (size_t q = 0; !err && q < n; q++)
-		rate[ws->conn[q]] = flow_conn_rate(&pat->conns[ws->conn[q]], &ws->flows[q]);
+	/* the group's positions are the last: nothing after it is picked */
+	for (size_t q = n - ng; !err && q < n; q++)
+		rate[q - (n - ng)] = flow_conn_rate(&pat->conns[w->clk[ws->conn[q]].conn],
+						    &ws->flows[q]);
 	return err;
 }

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The analytic backend's shares: the links each connection's segments
- * cross, found once a pattern, and the rates max-min fairness
- * (maxmin.h) leaves each connection of a call on so many channels, in
- * steady state, per segment while its pipe fills, and over a chain's
- * window of phases (solve_fill). Solved once per pattern and channel
- * count (rates_for).
+ * cross, found once a pattern, and one max-min solve (maxmin.h) over
+ * some of a call's connections (share_conns), which analytic_depth.c's
+ * and analytic_fill.c's solves each make.
  */
 #include <errno.h>
 #include <math.h>
@@ -70,8 +68,8 @@ unsigned conn_seg_uses(const struct plan *p, const struct plan_pattern *pat,
 
 /* A connection's own limits: its copy engine, its channel's threads, its
  * share of the call's whole limit. */
-static double conn_cap(const struct plan_pattern *pat, const struct plan_conn *c,
-		       unsigned nch, double private_cap)
+double conn_cap(const struct plan_pattern *pat, const struct plan_conn *c, unsigned nch,
+		double private_cap)
 {
 	double cap = private_cap, pc = pat->pipes[c->pipe].conn_cap;
 
@@ -184,19 +182,6 @@ const struct route_way *ways_for(const struct plan *p, const struct plan_pattern
 	return ps->ways;
 }
 
-/*
- * Phases: which connections move at once while a pipe fills (phases()),
- * and each phase's connections in order, for the solves of one phase.
- */
-struct phase_index {
-	uint32_t *phase;  /* per connection */
-	uint32_t nphases;
-	uint32_t *order;  /* every connection, phase by phase, each phase's
-			   * in order */
-	size_t *start;    /* nphases + 1: phase p's are order[start[p]] ..
-			   * order[start[p + 1] - 1] */
-};
-
 /* The connections of phases @lo to @hi (all with @all), in order, into
  * @out; returns how many. */
 static size_t select_conns(const struct phase_index *px, size_t nconns, bool all,
@@ -307,22 +292,6 @@ int share_conns(const struct solver *sv, struct share_ws *ws,
 	return err;
 }
 
-/* Each pipe's pace: the slowest rate per byte of volume among its
- * connections. */
-static void pipe_pace(const struct plan_pattern *pat, const double *rate,
-		      unsigned nch, double *pace)
-{
-	for (size_t i = 0; i < pat->npipes; i++)
-		pace[i] = INFINITY;
-	for (size_t i = 0; i < pat->nconns; i++) {
-		const struct plan_conn *c = &pat->conns[i];
-
-		if (conn_active(pat, c, nch) && c->volume > 0 &&
-		    rate[i] / c->volume < pace[c->pipe])
-			pace[c->pipe] = rate[i] / c->volume;
-	}
-}
-
 /*
  * Phases: which connections move at once while a pipe fills. A ring's
  * connections all start at once (every rank has a chunk of its own), so
@@ -406,217 +375,6 @@ out:
 	return err;
 }
 
-static void phase_index_destroy(struct phase_index *px)
-{
-	free(px->start);
-	free(px->order);
-	free(px->phase);
-	memset(px, 0, sizeof(*px));
-}
-
-/* The phases of a call on @nch channels, and their connections. */
-static int phase_index_init(const struct plan_pattern *pat, unsigned nch,
-			    struct phase_index *px)
-{
-	size_t n = pat->nconns ? pat->nconns : 1;
-	int err;
-
-	memset(px, 0, sizeof(*px));
-	px->phase = malloc(n * sizeof(*px->phase));
-	px->order = malloc(n * sizeof(*px->order));
-	if (!px->phase || !px->order)
-		return -ENOMEM;
-	err = longest_paths(pat, nch, NULL, NULL, px->phase);
-	px->nphases = 1;
-	for (size_t i = 0; !err && i < pat->nconns; i++)
-		if (px->phase[i] + 1 > px->nphases)
-			px->nphases = px->phase[i] + 1;
-	if (err)
-		return err;
-	px->start = calloc(px->nphases + 2, sizeof(*px->start));
-	if (!px->start)
-		return -ENOMEM;
-	/* counted, then placed: a counting sort keeps each phase's order */
-	for (size_t i = 0; i < pat->nconns; i++)
-		px->start[px->phase[i] + 2]++;
-	for (uint32_t p = 1; p <= px->nphases; p++)
-		px->start[p + 1] += px->start[p];
-	for (size_t i = 0; i < pat->nconns; i++)
-		px->order[px->start[px->phase[i] + 1]++] = (uint32_t)i;
-	return 0;
-}
-
-/* Whether phase @ph has a connection whose route cuts through segments. */
-static bool phase_cuts_segments(const struct phase_index *px, const struct plan_pattern *pat,
-				uint32_t ph)
-{
-	for (size_t j = px->start[ph]; j < px->start[ph + 1]; j++)
-		if (route_cuts_segments(&pat->routes[pat->conns[px->order[j]].route]))
-			return true;
-	return false;
-}
-
-/*
- * The shares of the connections whose routes cut through several segments
- * (route_cuts_segments), as a slice crosses them all at once: with the
- * connections of its phase (those that move with it: a ring's are all
- * one phase, a chain's slices its depth's), every segment busy, as the
- * steady solve shares them but without the stream's limit, which paces
- * when slices leave, not how fast one crosses its links (an LL stream at
- * NCCL's LL bandwidth would land a 16 KiB slice through SHM at that
- * bandwidth). A solve a phase that holds such a route; none elsewhere.
- */
-static int cut_shares(const struct solver *sv, struct share_ws *ws,
-		      const struct plan_pattern *pat, unsigned nch, struct conn_rate *cr)
-{
-	const struct phase_index *px = ws->px;
-	size_t n = pat->nconns ? pat->nconns : 1;
-	double *cap, *rate, *stream_capped = ws->cap;
-	bool any = false;
-	int err = 0;
-
-	for (size_t i = 0; i < pat->nroutes && !any; i++)
-		any = route_cuts_segments(&pat->routes[i]);
-	if (!any)
-		return 0;
-	cap = malloc(n * sizeof(*cap));
-	rate = calloc(n, sizeof(*rate));
-	if (!cap || !rate) {
-		free(cap);
-		free(rate);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < pat->nconns; i++)
-		cap[i] = conn_cap(pat, &pat->conns[i], nch, ws->links->private_cap[i]);
-	ws->cap = cap;
-	for (uint32_t ph = 0; !err && ph < px->nphases; ph++) {
-		if (!phase_cuts_segments(px, pat, ph))
-			continue;
-		err = share_conns(sv, ws, pat, nch, -1, true, ph, ph, NULL, rate);
-		for (size_t j = px->start[ph]; !err && j < px->start[ph + 1]; j++) {
-			uint32_t i = px->order[j];
-
-			if (route_cuts_segments(&pat->routes[pat->conns[i].route]))
-				cr[i].cut_rate = rate[i];
-		}
-	}
-	ws->cap = stream_capped;
-	free(rate);
-	free(cap);
-	return err;
-}
-
-/* The steady shares, and each segment's while a pipe fills. */
-static int solve(const struct solver *sv, struct share_ws *ws,
-		 const struct plan_pattern *pat, unsigned nch, struct conn_rate *cr)
-{
-	const struct phase_index *px = ws->px;
-	size_t n = pat->nconns ? pat->nconns : 1;
-	double *rate = calloc(n, sizeof(*rate)), *own = calloc(n, sizeof(*own));
-	double *pace = calloc(pat->npipes ? pat->npipes : 1, sizeof(*pace));
-	unsigned nseg = 0;
-	int err = -ENOMEM;
-
-	if (!rate || !own || !pace)
-		goto out;
-	err = share_conns(sv, ws, pat, nch, -1, false, 0, 0, NULL, own);
-	if (!err) {
-		pipe_pace(pat, own, nch, pace);
-		err = share_conns(sv, ws, pat, nch, -1, false, 0, 0, pace, rate);
-	}
-	for (size_t i = 0; !err && i < pat->nconns; i++) {
-		const struct plan_conn *c = &pat->conns[i];
-		const struct plan_route *r = &pat->routes[c->route];
-
-		cr[i].rate = rate[i];
-		cr[i].held = own[i] > pace[c->pipe] * c->volume * (1 + SAME_PACE);
-		cr[i].nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
-		if (cr[i].nseg > nseg)
-			nseg = cr[i].nseg;
-	}
-	/* While a pipe fills, a slice's segments take turns, and only the
-	 * connections of its phase move with it. */
-	for (uint32_t ph = 0; !err && ph < px->nphases; ph++)
-		for (unsigned k = 0; !err && k < nseg; k++) {
-			err = share_conns(sv, ws, pat, nch, (int)k, true, ph, ph, NULL, rate);
-			for (size_t j = px->start[ph]; !err && j < px->start[ph + 1]; j++)
-				if (k < cr[px->order[j]].nseg)
-					cr[px->order[j]].seg_bw[k] = rate[px->order[j]];
-		}
-	for (size_t i = 0; !err && i < pat->nconns; i++)
-		cr[i].fill = cr[i].rate;
-	if (!err)
-		err = cut_shares(sv, ws, pat, nch, cr);
-out:
-	free(pace);
-	free(own);
-	free(rate);
-	return err;
-}
-
-/*
- * Whether phase @ph's window [@new_lo, @new_hi] must be solved anew, the
- * last solve's being [@lo, @hi]: where @ph was not in it, or the two
- * differ by more than FILL_WINDOW_SLACK of its connections.
- */
-static bool window_moved(const struct phase_index *px, uint32_t ph, uint32_t lo, uint32_t hi,
-			 uint32_t new_lo, uint32_t new_hi)
-{
-	size_t was = px->start[hi + 1] - px->start[lo];
-	size_t off_lo = lo < new_lo ? px->start[new_lo] - px->start[lo] :
-				      px->start[lo] - px->start[new_lo];
-	size_t off_hi = hi < new_hi ? px->start[new_hi + 1] - px->start[hi + 1] :
-				      px->start[hi + 1] - px->start[new_hi + 1];
-
-	if (new_lo == lo && new_hi == hi)
-		return false;
-	return ph < lo || ph > hi || (double)(off_lo + off_hi) > FILL_WINDOW_SLACK * (double)was;
-}
-
-/*
- * A chain of fewer slices than phases has a slice at @window phases
- * either side of a connection's while it moves its own: those move with
- * it, through all their segments. The channels being alike, every
- * channel's slices are at the same depths, so the connections that share
- * a NIC or a host's memory across channels all move at once: a chain's
- * hops taking turns frees nothing there.
- */
-static int solve_fill(const struct solver *sv, struct share_ws *ws,
-		      const struct plan_pattern *pat, unsigned nch, uint32_t window,
-		      struct conn_rate *cr)
-{
-	const struct phase_index *px = ws->px;
-	uint32_t nphases = px->nphases;
-	double *rate = calloc(pat->nconns ? pat->nconns : 1, sizeof(*rate));
-	int err = 0;
-
-	if (!rate)
-		return -ENOMEM;
-	for (size_t i = 0; i < pat->nconns; i++)
-		cr[i].fill = cr[i].rate;
-	for (uint32_t ph = 0, lo = 0, hi = 0; !err && window + 1 < nphases && ph < nphases; ph++) {
-		/* the phases in the window, clamped at the chain's ends: a
-		 * wide window's middle phases share one set, solved once,
-		 * and a window that moved by little keeps the last one's */
-		uint32_t new_lo = ph > window ? ph - window : 0;
-		uint32_t new_hi = ph + window < nphases ? ph + window : nphases - 1;
-
-		if (!ph || window_moved(px, ph, lo, hi, new_lo, new_hi)) {
-			err = share_conns(sv, ws, pat, nch, -1, true, new_lo, new_hi, NULL, rate);
-			lo = new_lo;
-			hi = new_hi;
-		}
-		for (size_t j = px->start[ph]; !err && j < px->start[ph + 1]; j++) {
-			size_t i = px->order[j];
-
-			if (pat->pipes[pat->conns[i].pipe].shape != PIPE_RING)
-				cr[i].fill = rate[i];
-		}
-	}
-	free(rate);
-	return err;
-}
-
 /* @ws for the solves of a call on @nch channels (its phases aside). */
 int share_ws_init(const struct solver *sv, const struct plan_pattern *pat,
 		  struct pattern_state *ps, unsigned nch, struct share_ws *ws)
@@ -656,54 +414,6 @@ void share_ws_destroy(struct share_ws *ws)
 	}
 	free(ws->conn);
 	free(ws->flows);
-	free(ws->cap);
-}
-
-const struct conn_rate *rates_for(const struct solver *sv,
-				  const struct plan_pattern *pat,
-				  struct pattern_state *ps, unsigned nch,
-				  uint32_t window, int *err)
-{
-	const struct rates *same_nch = NULL;
-	size_t same = SIZE_MAX; /* ps->r's index of the rates of nch, if any */
-	struct phase_index px = { 0 };
-	struct share_ws ws = { .px = &px };
-	struct rates *nr;
-
-	for (size_t i = 0; i < ps->nr; i++)
-		if (ps->r[i].nchannels == nch) {
-			if (window == NO_FILL || ps->r[i].window == window)
-				return ps->r[i].c;
-			same = i;
-		}
-	nr = realloc(ps->r, (ps->nr + 1) * sizeof(*nr));
-	if (!nr) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	if (same != SIZE_MAX)
-		same_nch = &nr[same];
-	ps->r = nr;
-	nr = &ps->r[ps->nr];
-	nr->nchannels = nch;
-	nr->window = window;
-	nr->c = calloc(pat->nconns ? pat->nconns : 1, sizeof(*nr->c));
-	if (!nr->c) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	ps->nr++;
-	*err = share_ws_init(sv, pat, ps, nch, &ws);
-	if (!*err)
-		*err = phase_index_init(pat, nch, &px);
-	/* The steady and per-segment shares do not depend on the window. */
-	if (!*err && same_nch)
-		memcpy(nr->c, same_nch->c, pat->nconns * sizeof(*nr->c));
-	else if (!*err)
-		*err = solve(sv, &ws, pat, nch, nr->c);
-	if (!*err && window != NO_FILL)
-		*err = solve_fill(sv, &ws, pat, nch, window, nr->c);
-	share_ws_destroy(&ws);
-	phase_index_destroy(&px);
-	return *err ? NULL : nr->c;
+	if (!ws->borrowed)
+		free(ws->cap);
 }

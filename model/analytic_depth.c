@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analytic backend's depth shares, once a pattern and channel count
+ * (rates_for): the steady shares, each segment's while a pipe fills (a
+ * chain's connections phase by phase), the shares of routes that cut
+ * through their segments, and a filling chain's over its window of
+ * phases. Each solve is a task of its own, writing only its connections'
+ * rates, and the tasks run side by side (workers.h): the figures are the
+ * same on one thread or several.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytic_internal.h"
+#include "workers.h"
+
+/* Each pipe's pace: the slowest rate per byte of volume among its
+ * connections. */
+static void pipe_pace(const struct plan_pattern *pat, const double *rate,
+		      unsigned nch, double *pace)
+{
+	for (size_t i = 0; i < pat->npipes; i++)
+		pace[i] = INFINITY;
+	for (size_t i = 0; i < pat->nconns; i++) {
+		const struct plan_conn *c = &pat->conns[i];
+
+		if (conn_active(pat, c, nch) && c->volume > 0 &&
+		    rate[i] / c->volume < pace[c->pipe])
+			pace[c->pipe] = rate[i] / c->volume;
+	}
+}
+
+static void phase_index_destroy(struct phase_index *px)
+{
+	free(px->start);
+	free(px->order);
+	free(px->phase);
+	memset(px, 0, sizeof(*px));
+}
+
+/* The phases of a call on @nch channels, and their connections. */
+static int phase_index_init(const struct plan_pattern *pat, unsigned nch,
+			    struct phase_index *px)
+{
+	size_t n = pat->nconns ? pat->nconns : 1;
+	int err;
+
+	memset(px, 0, sizeof(*px));
+	px->phase = malloc(n * sizeof(*px->phase));
+	px->order = malloc(n * sizeof(*px->order));
+	if (!px->phase || !px->order)
+		return -ENOMEM;
+	err = longest_paths(pat, nch, NULL, NULL, px->phase);
+	px->nphases = 1;
+	for (size_t i = 0; !err && i < pat->nconns; i++)
+		if (px->phase[i] + 1 > px->nphases)
+			px->nphases = px->phase[i] + 1;
+	if (err)
+		return err;
+	px->start = calloc(px->nphases + 2, sizeof(*px->start));
+	if (!px->start)
+		return -ENOMEM;
+	/* counted, then placed: a counting sort keeps each phase's order */
+	for (size_t i = 0; i < pat->nconns; i++)
+		px->start[px->phase[i] + 2]++;
+	for (uint32_t p = 1; p <= px->nphases; p++)
+		px->start[p + 1] += px->start[p];
+	for (size_t i = 0; i < pat->nconns; i++)
+		px->order[px->start[px->phase[i] + 1]++] = (uint32_t)i;
+	return 0;
+}
+
+/* Whether phase @ph has a connection whose route cuts through segments. */
+static bool phase_cuts_segments(const struct phase_index *px, const struct plan_pattern *pat,
+				uint32_t ph)
+{
+	for (size_t j = px->start[ph]; j < px->start[ph + 1]; j++)
+		if (route_cuts_segments(&pat->routes[pat->conns[px->order[j]].route]))
+			return true;
+	return false;
+}
+
+/*
+ * Whether phase @ph's window [@new_lo, @new_hi] must be solved anew, the
+ * last solve's being [@lo, @hi]: where @ph was not in it, or the two
+ * differ by more than FILL_WINDOW_SLACK of its connections.
+ */
+static bool window_moved(const struct phase_index *px, uint32_t ph, uint32_t lo, uint32_t hi,
+			 uint32_t new_lo, uint32_t new_hi)
+{
+	size_t was = px->start[hi + 1] - px->start[lo];
+	size_t off_lo = lo < new_lo ? px->start[new_lo] - px->start[lo] :
+				      px->start[lo] - px->start[new_lo];
+	size_t off_hi = hi < new_hi ? px->start[new_hi + 1] - px->start[hi + 1] :
+				      px->start[hi + 1] - px->start[new_hi + 1];
+
+	if (new_lo == lo && new_hi == hi)
+		return false;
+	return ph < lo || ph > hi || (double)(off_lo + off_hi) > FILL_WINDOW_SLACK * (double)was;
+}
+
+enum depth_kind {
+	DEPTH_FILL,   /* a window of phases [lo, hi], for phases [ph, ph_end) */
+	DEPTH_STEADY, /* every connection, all its segments busy */
+	DEPTH_CUT,    /* phase ph's routes that cut through their segments */
+	DEPTH_SEG,    /* phase ph's connections through segment seg */
+};
+
+struct depth_task {
+	enum depth_kind kind;
+	uint32_t ph, ph_end, lo, hi;
+	unsigned seg;
+};
+
+struct depth_job {
+	const struct plan_pattern *pat;
+	unsigned nch;
+	struct room *rooms;
+	const double *cut_cap; /* conn_cap's, the stream's limit aside */
+	const struct depth_task *task;
+	struct conn_rate *cr;
+};
+
+/* The steady shares: max-min over every connection, then again with each
+ * held to its pipe's pace (the slowest of its connections, per byte of
+ * volume). */
+static int steady(struct room *rm, const struct plan_pattern *pat, unsigned nch,
+		  struct conn_rate *cr)
+{
+	size_t n = pat->nconns ? pat->nconns : 1;
+	double *own = calloc(n, sizeof(*own));
+	double *pace = calloc(pat->npipes ? pat->npipes : 1, sizeof(*pace));
+	int err = -ENOMEM;
+
+	if (!own || !pace)
+		goto out;
+	err = share_conns(&rm->sv, &rm->ws, pat, nch, -1, false, 0, 0, NULL, own);
+	if (!err) {
+		pipe_pace(pat, own, nch, pace);
+		err = share_conns(&rm->sv, &rm->ws, pat, nch, -1, false, 0, 0, pace, rm->rate);
+	}
+	for (size_t i = 0; !err && i < pat->nconns; i++) {
+		const struct plan_conn *c = &pat->conns[i];
+
+		cr[i].rate = rm->rate[i];
+		cr[i].held = own[i] > pace[c->pipe] * c->volume * (1 + SAME_PACE);
+	}
+out:
+	free(pace);
+	free(own);
+	return err;
+}
+
+static int depth_task(void *ctx, unsigned worker, size_t task)
+{
+	const struct depth_job *job = ctx;
+	const struct depth_task *t = &job->task[task];
+	const struct plan_pattern *pat = job->pat;
+	struct room *rm = &job->rooms[worker];
+	const struct phase_index *px = rm->ws.px;
+	struct conn_rate *cr = job->cr;
+	double *rate = rm->rate, *stream_capped = rm->ws.cap;
+	int err = -EINVAL;
+
+	switch (t->kind) {
+	case DEPTH_STEADY:
+		return steady(rm, pat, job->nch, cr);
+	case DEPTH_SEG:
+		/* while a pipe fills, a slice's segments take turns, and only
+		 * the connections of its phase move with it */
+		err = share_conns(&rm->sv, &rm->ws, pat, job->nch, (int)t->seg, true, t->ph, t->ph,
+				  NULL, rate);
+		for (size_t j = px->start[t->ph]; !err && j < px->start[t->ph + 1]; j++)
+			if (t->seg < cr[px->order[j]].nseg)
+				cr[px->order[j]].seg_bw[t->seg] = rate[px->order[j]];
+		break;
+	case DEPTH_CUT:
+		rm->ws.cap = (double *)job->cut_cap; /* read only */
+		err = share_conns(&rm->sv, &rm->ws, pat, job->nch, -1, true, t->ph, t->ph, NULL,
+				  rate);
+		rm->ws.cap = stream_capped;
+		for (size_t j = px->start[t->ph]; !err && j < px->start[t->ph + 1]; j++) {
+			uint32_t i = px->order[j];
+
+			if (route_cuts_segments(&pat->routes[pat->conns[i].route]))
+				cr[i].cut_rate = rate[i];
+		}
+		break;
+	case DEPTH_FILL:
+		err = share_conns(&rm->sv, &rm->ws, pat, job->nch, -1, true, t->lo, t->hi, NULL,
+				  rate);
+		for (size_t j = px->start[t->ph]; !err && j < px->start[t->ph_end]; j++) {
+			uint32_t i = px->order[j];
+
+			if (pat->pipes[pat->conns[i].pipe].shape != PIPE_RING)
+				cr[i].fill = rate[i];
+		}
+		break;
+	}
+	return err;
+}
+
+/*
+ * A chain of fewer slices than phases has a slice at @window phases
+ * either side of a connection's while it moves its own: those move with
+ * it, through all their segments. The channels being alike, every
+ * channel's slices are at the same depths, so the connections that share
+ * a NIC or a host's memory across channels all move at once: a chain's
+ * hops taking turns frees nothing there. Phase ph's window is
+ * [ph - window, ph + window], clamped at the chain's ends; a wide window's
+ * middle phases share one set, solved once, and a window that moved by
+ * little keeps the last one's. None where a window would hold every
+ * phase: the steady shares.
+ */
+static void fill_tasks(const struct phase_index *px, uint32_t window, struct depth_task *t,
+		       size_t *n)
+{
+	uint32_t nphases = px->nphases;
+
+	for (uint32_t ph = 0, lo = 0, hi = 0; window + 1 < nphases && ph < nphases; ph++) {
+		uint32_t new_lo = ph > window ? ph - window : 0;
+		uint32_t new_hi = ph + window < nphases ? ph + window : nphases - 1;
+
+		if (!ph || window_moved(px, ph, lo, hi, new_lo, new_hi)) {
+			t[(*n)++] = (struct depth_task){ DEPTH_FILL, ph, ph, new_lo, new_hi, 0 };
+			lo = new_lo;
+			hi = new_hi;
+		}
+		t[*n - 1].ph_end = ph + 1;
+	}
+}
+
+/*
+ * The shares of the connections whose routes cut through several segments
+ * (route_cuts_segments), as a slice crosses them all at once: with the
+ * connections of its phase (those that move with it: a ring's are all
+ * one phase, a chain's slices its depth's), every segment busy, as the
+ * steady solve shares them but without the stream's limit, which paces
+ * when slices leave, not how fast one crosses its links (an LL stream at
+ * NCCL's LL bandwidth would land a 16 KiB slice through SHM at that
+ * bandwidth). A solve a phase that holds such a route; none elsewhere.
+ */
+static int cut_tasks(const struct plan_pattern *pat, const struct share_ws *ws, unsigned nch,
+		     struct depth_task *t, size_t *n, double **cut_cap)
+{
+	const struct phase_index *px = ws->px;
+	bool any = false;
+
+	for (size_t i = 0; i < pat->nroutes && !any; i++)
+		any = route_cuts_segments(&pat->routes[i]);
+	if (!any)
+		return 0;
+	*cut_cap = malloc((pat->nconns ? pat->nconns : 1) * sizeof(**cut_cap));
+	if (!*cut_cap)
+		return -ENOMEM;
+	for (size_t i = 0; i < pat->nconns; i++)
+		(*cut_cap)[i] = conn_cap(pat, &pat->conns[i], nch, ws->links->private_cap[i]);
+	for (uint32_t ph = 0; ph < px->nphases; ph++)
+		if (phase_cuts_segments(px, pat, ph))
+			t[(*n)++] = (struct depth_task){ DEPTH_CUT, ph, ph + 1, ph, ph, 0 };
+	return 0;
+}
+
+/*
+ * @cr's shares on @nch channels: every solve, or with @same_nch (the
+ * rates of another window on as many channels) only the fill solves. The
+ * largest solves are listed first, so that the workers end together.
+ */
+static int depth_shares(const struct solver *sv, struct share_ws *ws,
+			const struct plan_pattern *pat, unsigned nch, uint32_t window,
+			const struct conn_rate *same_nch, struct conn_rate *cr)
+{
+	const struct phase_index *px = ws->px;
+	unsigned nseg = 0, nworkers;
+	size_t n = 0, most = 2 * (size_t)px->nphases + 1;
+	struct depth_task *t;
+	double *cut_cap = NULL;
+	struct room *rooms = NULL;
+	int err = 0;
+
+	if (same_nch)
+		memcpy(cr, same_nch, pat->nconns * sizeof(*cr));
+	for (size_t i = 0; !same_nch && i < pat->nconns; i++) {
+		const struct plan_route *r = &pat->routes[pat->conns[i].route];
+
+		cr[i].nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
+		if (cr[i].nseg > nseg)
+			nseg = cr[i].nseg;
+	}
+	most += (size_t)px->nphases * nseg;
+	t = malloc(most * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	if (window != NO_FILL)
+		fill_tasks(px, window, t, &n);
+	if (!same_nch) {
+		t[n++] = (struct depth_task){ DEPTH_STEADY, 0, 0, 0, 0, 0 };
+		err = cut_tasks(pat, ws, nch, t, &n, &cut_cap);
+		for (uint32_t ph = 0; ph < px->nphases; ph++)
+			for (unsigned k = 0; k < nseg; k++)
+				t[n++] = (struct depth_task){ DEPTH_SEG, ph, ph + 1, ph, ph, k };
+	}
+	nworkers = sv->nworkers;
+	if (nworkers > n)
+		nworkers = n ? (unsigned)n : 1;
+	if (!err)
+		err = rooms_init(&rooms, nworkers, sv, pat, ws, NULL);
+	if (!err) {
+		struct depth_job job = { pat, nch, rooms, cut_cap, t, cr };
+
+		err = workers_run(nworkers, n, depth_task, &job);
+	}
+	/* a ring's connections, and every one where no window was solved,
+	 * move with all the others: the steady shares */
+	for (size_t i = 0; !err && i < pat->nconns; i++)
+		if (window == NO_FILL || !n || t[0].kind != DEPTH_FILL ||
+		    pat->pipes[pat->conns[i].pipe].shape == PIPE_RING)
+			cr[i].fill = cr[i].rate;
+	rooms_destroy(rooms, nworkers, ws);
+	free(cut_cap);
+	free(t);
+	return err;
+}
+
+const struct conn_rate *rates_for(const struct solver *sv,
+				  const struct plan_pattern *pat,
+				  struct pattern_state *ps, unsigned nch,
+				  uint32_t window, int *err)
+{
+	const struct rates *same_nch = NULL;
+	size_t same = SIZE_MAX; /* ps->r's index of the rates of nch, if any */
+	struct phase_index px = { 0 };
+	struct share_ws ws = { .px = &px };
+	struct rates *nr;
+
+	for (size_t i = 0; i < ps->nr; i++)
+		if (ps->r[i].nchannels == nch) {
+			if (window == NO_FILL || ps->r[i].window == window)
+				return ps->r[i].c;
+			same = i;
+		}
+	nr = realloc(ps->r, (ps->nr + 1) * sizeof(*nr));
+	if (!nr) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (same != SIZE_MAX)
+		same_nch = &nr[same];
+	ps->r = nr;
+	nr = &ps->r[ps->nr];
+	nr->nchannels = nch;
+	nr->window = window;
+	nr->c = calloc(pat->nconns ? pat->nconns : 1, sizeof(*nr->c));
+	if (!nr->c) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	ps->nr++;
+	*err = share_ws_init(sv, pat, ps, nch, &ws);
+	if (!*err)
+		*err = phase_index_init(pat, nch, &px);
+	/* The steady and per-segment shares do not depend on the window. */
+	if (!*err)
+		*err = depth_shares(sv, &ws, pat, nch, window, same_nch ? same_nch->c : NULL,
+				    nr->c);
+	share_ws_destroy(&ws);
+	phase_index_destroy(&px);
+	return *err ? NULL : nr->c;
+}
