@@ -131,7 +131,7 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 	all_at_once = spread + hmax >= last - first;
 	for (size_t i = 0; i < pat->nconns; i++)
 		cr[i].fill = cr[i].rate;
-	qsort(clk, nc, sizeof(*clk), conn_clock_cmp);
+	workers_sort(nworkers, (void **)&clk, nc, sizeof(*clk), conn_clock_cmp);
 	ng = tau_groups(clk, nc, hmax, grp);
 	err = joined_init(&jw, sv, pat, nseg, clk, nc);
 	if (nworkers > ng)

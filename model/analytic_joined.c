@@ -22,6 +22,7 @@
 
 #include "analytic_internal.h"
 #include "sort_unsigned.h"
+#include "workers.h"
 
 static void seg_users_destroy(struct seg_users *u)
 {
@@ -85,50 +86,89 @@ static unsigned links_of(const struct solver *sv, const struct plan_pattern *pat
 	return conn_seg_uses(sv->p, pat, &pat->conns[i], (int)seg, &pcap, tmp);
 }
 
-/* Segment @seg's limited links, each with the clock positions of the
+/*
+ * Segment @seg's limited links, each with the clock positions of the
  * connections that cross it there (pos[first[r]..first[r + 1]]), in
  * order: a window's are found by a binary search, not a walk past every
- * connection of a switch uplink that ECMP gave it. */
+ * connection of a switch uplink that ECMP gave it. Counted, then placed,
+ * each range of positions by a worker of its own (users_pass): a link's
+ * places go to the ranges in turn, so its positions stay in order.
+ */
+struct users_job {
+	const struct solver *sv;
+	const struct plan_pattern *pat;
+	const struct joined_ws *j;
+	unsigned seg;
+	size_t per;       /* positions a range */
+	uint32_t **at;    /* per range and link: its count, then its next place */
+	struct seg_users *su;
+	bool place;       /* the second pass */
+};
+
+static int users_pass(void *ctx, unsigned worker, size_t range)
+{
+	const struct users_job *u = ctx;
+	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
+	uint32_t *at = u->at[range];
+	size_t lo = range * u->per, hi = lo + u->per < u->j->nc ? lo + u->per : u->j->nc;
+
+	(void)worker;
+	for (size_t q = lo; q < hi; q++) {
+		unsigned k = links_of(u->sv, u->pat, u->seg, u->j->clk[q].conn, tmp);
+
+		for (unsigned i = 0; i < k; i++) {
+			uint32_t r = tmp[i].resource;
+
+			if (r >= u->sv->nres)
+				return -EINVAL; /* as maxmin_solve would say */
+			if (!isfinite(u->sv->cap[r]))
+				continue;
+			if (u->place)
+				u->su->pos[at[r]++] = (uint32_t)q;
+			else
+				at[r]++;
+		}
+	}
+	return 0;
+}
+
 static int seg_users_build(const struct solver *sv, const struct plan_pattern *pat,
 			   const struct joined_ws *j, unsigned seg, struct seg_users *su)
 {
-	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
+	unsigned nw = sv->nworkers ? sv->nworkers : 1;
+	size_t per = (j->nc + nw - 1) / nw, n = per ? (j->nc + per - 1) / per : 0, run = 0;
+	uint32_t *at[WORKERS_MAX] = { NULL };
+	struct users_job u = { sv, pat, j, seg, per, at, su, false };
+	int err = 0;
 
-	su->first = calloc(sv->nres + 1, sizeof(*su->first));
+	su->first = malloc((sv->nres + 1) * sizeof(*su->first));
 	if (!su->first)
 		return -ENOMEM;
-	/* counted at first[r + 1], summed into the starts, filled moving
-	 * each start to its end, then moved back by one link */
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t q = 0; q < j->nc; q++) {
-			unsigned k = links_of(sv, pat, seg, j->clk[q].conn, tmp);
+	for (size_t t = 0; t < n && !err; t++)
+		if (!(at[t] = calloc(sv->nres ? sv->nres : 1, sizeof(*at[t]))))
+			err = -ENOMEM;
+	if (!err)
+		err = workers_run(nw, n, users_pass, &u);
+	/* each range's count of a link becomes where its first goes */
+	for (size_t r = 0; !err && r < sv->nres; r++) {
+		su->first[r] = (uint32_t)run;
+		for (size_t t = 0; t < n; t++) {
+			uint32_t c = at[t][r];
 
-			for (unsigned u = 0; u < k; u++) {
-				uint32_t r = tmp[u].resource;
-
-				if (r >= sv->nres)
-					return -EINVAL; /* as maxmin_solve would say */
-				if (!isfinite(sv->cap[r]))
-					continue;
-				if (pass)
-					su->pos[su->first[r]++] = (uint32_t)q;
-				else
-					su->first[r + 1]++;
-			}
+			at[t][r] = (uint32_t)run;
+			run += c;
 		}
-		if (pass)
-			break;
-		for (size_t r = 0; r < sv->nres; r++)
-			su->first[r + 1] += su->first[r];
-		su->pos = malloc((su->first[sv->nres] ? su->first[sv->nres] : 1) *
-				 sizeof(*su->pos));
-		if (!su->pos)
-			return -ENOMEM;
 	}
-	memmove(su->first + 1, su->first, sv->nres * sizeof(*su->first));
-	su->first[0] = 0;
-	su->built = true;
-	return 0;
+	su->first[sv->nres] = (uint32_t)run;
+	if (!err && !(su->pos = malloc((run ? run : 1) * sizeof(*su->pos))))
+		err = -ENOMEM;
+	u.place = true;
+	if (!err)
+		err = workers_run(nw, n, users_pass, &u);
+	for (size_t t = 0; t < n; t++)
+		free(at[t]);
+	su->built = !err;
+	return err;
 }
 
 int joined_init(struct joined_ws *j, const struct solver *sv, const struct plan_pattern *pat,

@@ -27,4 +27,15 @@ typedef int (*work_fn)(void *ctx, unsigned worker, size_t task);
  */
 int workers_run(unsigned nworkers, size_t ntasks, work_fn fn, void *ctx);
 
+/*
+ * Sorts @n elements of @size bytes at *@base by @cmp, which must order
+ * every two elements (a total order: the result is then the one qsort
+ * gives, whatever the workers): each worker's share sorted side by side,
+ * then merged into a second array, which *@base becomes (the first is
+ * freed: *@base must come from malloc); sorted in place by qsort alone
+ * where there is no room for the second.
+ */
+void workers_sort(unsigned nworkers, void **base, size_t n, size_t size,
+		 int (*cmp)(const void *, const void *));
+
 #endif
