@@ -502,10 +502,13 @@ static int analytic_run(const struct plan *p, struct records *rec,
 	struct solver sv = { .p = p, .nres = res_total(&p->layout), .mm = &mm, .pool = &pool };
 	struct pattern_state *st;
 	double *cap;
+	/* GDRLAB_ANALYTIC_EVERY_CONN=1: no twin sets, to check them against */
+	const char *every = getenv("GDRLAB_ANALYTIC_EVERY_CONN");
 	int err = analytic_threads(&sv.nworkers, d);
 
 	if (err)
 		return err;
+	sv.every_conn = every && *every && strcmp(every, "0");
 	err = maxmin_ws_init(&mm, sv.nres);
 	cap = plan_capacities(p);
 	st = calloc(p->npatterns ? p->npatterns : 1, sizeof(*st));
@@ -545,6 +548,7 @@ out:
 				free(st[i].r[k].c);
 			free(st[i].r);
 			conn_links_destroy(&st[i].links);
+			twins_destroy(&st[i].twins);
 			free(st[i].ways);
 		}
 	free(st);

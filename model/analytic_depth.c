@@ -359,6 +359,12 @@ const struct conn_rate *rates_for(const struct solver *sv,
 	}
 	ps->nr++;
 	*err = share_ws_init(sv, pat, ps, nch, &ws);
+	if (!*err && !ps->twins.found && !sv->every_conn)
+		*err = twins_build(sv, pat, ws.links, &ps->twins);
+	if (!*err && ps->twins.found) {
+		ws.twins = &ps->twins;
+		*err = twin_marks_init(&ws.tm, &ps->twins);
+	}
 	if (!*err)
 		*err = phase_index_init(pat, nch, &px);
 	/* The steady and per-segment shares do not depend on the window. */

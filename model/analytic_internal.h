@@ -91,10 +91,45 @@ struct conn_links {
 	double *private_cap;     /* per connection, conn_uses' */
 };
 
+/*
+ * The sets of a pattern's connections that share limited links only among
+ * themselves, inside one node, and which of them are alike
+ * (analytic_twins.c): a solve takes one of each alike set that it selects
+ * alike, the others getting its rates.
+ */
+#define TWIN_NONE UINT32_MAX
+
+struct twins {
+	uint32_t *slot;      /* per connection: its place, its set's first
+			      * place + its index in its set; TWIN_NONE
+			      * outside such sets */
+	uint32_t *slot_conn; /* per place: the connection */
+	uint32_t *slot_set;  /* per place: its set */
+	uint32_t *set_first; /* nsets + 1: set s's places from set_first[s] */
+	uint32_t *set_words; /* nsets + 1: set s's words of twin_marks.mask */
+	uint32_t *set_class; /* per set: the first set alike */
+	uint32_t nsets, nslots;
+	bool found;
+};
+
+/* One solve's sets: which of their connections it selects, and the set
+ * whose rates each takes. */
+struct twin_marks {
+	uint32_t *stamp;   /* per set: the solve that last selected from it */
+	uint32_t now;
+	uint32_t *rep;     /* per set selected: the first alike, selected alike */
+	uint32_t *touched; /* the sets selected, in order */
+	size_t ntouched;
+	uint64_t *mask;    /* per set's words: the connections selected */
+	uint32_t *table;   /* room: sets by class and mask */
+	size_t room;
+};
+
 struct pattern_state {
 	struct rates *r;     /* solved channel counts */
 	size_t nr;
 	struct conn_links links;
+	struct twins twins;  /* found with the first depth shares */
 	struct route_way *ways; /* per route; NULL until found */
 	struct timed timed[TIMED_MAX];
 	unsigned ntimed, next_timed;
@@ -114,6 +149,8 @@ struct solver {
 	struct maxmin_ws *mm;   /* analytic_run's, for every solve of the run */
 	struct use_pool *pool;  /* analytic_run's too: share_ws borrows it */
 	unsigned nworkers;      /* solves side by side (workers.h) */
+	bool every_conn;        /* no twin sets (GDRLAB_ANALYTIC_EVERY_CONN):
+				 * every connection solved, to check them */
 };
 
 /*
@@ -154,6 +191,10 @@ struct share_ws {
 					 * instead of phases' (time_shares) */
 	size_t npick;
 	bool borrowed;                  /* cap is another's (a worker's room) */
+	const struct twins *twins;      /* the pattern's, where found: a
+					 * selection in order takes one of
+					 * each alike set (twins_pick) */
+	struct twin_marks tm;
 };
 
 /*
@@ -244,6 +285,19 @@ void pool_uses(struct share_ws *ws, struct maxmin_flow *flows, size_t nf);
 double flow_conn_rate(const struct plan_conn *c, const struct maxmin_flow *f);
 int longest_paths(const struct plan_pattern *pat, unsigned nch, const double *w, double *at,
 		  uint32_t *phase);
+
+/* analytic_twins.c: the twin sets of a pattern, and a solve's */
+int twins_build(const struct solver *sv, const struct plan_pattern *pat,
+		const struct conn_links *l, struct twins *t);
+void twins_destroy(struct twins *t);
+int twin_marks_init(struct twin_marks *m, const struct twins *t);
+void twin_marks_destroy(struct twin_marks *m);
+/* The sets the connections @sel[0..n) (in order) select from, into @m,
+ * each with the first of them alike and selected alike (m->rep). */
+void twins_pick(const struct twins *t, struct twin_marks *m, const uint32_t *sel, size_t n);
+/* Each selected connection of a set whose rep is another: its rep's
+ * connection's @rate, at the same index in its set. */
+void twins_copy(const struct twins *t, const struct twin_marks *m, double *rate);
 
 /* analytic_depth.c: the shares by depth (steady, per segment a phase,
  * over a filling chain's window), once a pattern, channel count and

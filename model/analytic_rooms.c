@@ -34,6 +34,9 @@ static int room_init(struct room *rm, unsigned i, const struct solver *sv,
 					    .borrowed = true };
 		rm->ws.flows = malloc(n * sizeof(*rm->ws.flows));
 		rm->ws.conn = malloc(n * sizeof(*rm->ws.conn));
+		rm->ws.twins = shared->twins;
+		if (shared->twins)
+			err = err ? err : twin_marks_init(&rm->ws.tm, shared->twins);
 	} else {
 		rm->ws = *shared;
 		rm->ws.pick = NULL;
@@ -53,9 +56,10 @@ static void room_destroy(struct room *rm, unsigned i, struct share_ws *shared)
 		free(rm->pool.uses);
 		maxmin_ws_destroy(&rm->mm);
 	} else if (rm->ws.flows) {
-		/* its pool may have grown */
+		/* its pool may have grown, its twin marks have moved on */
 		shared->pool = rm->ws.pool;
 		shared->room = rm->ws.room;
+		shared->tm.now = rm->ws.tm.now;
 	}
 	free(rm->rate);
 	joined_marks_destroy(&rm->marks);

@@ -250,6 +250,7 @@ int share_conns(const struct solver *sv, struct share_ws *ws,
 		uint32_t lo, uint32_t hi, const double *pace, double *rate)
 {
 	const struct conn_links *l = ws->links;
+	const struct twins *twins = NULL;
 	struct maxmin_flow *flows = ws->flows;
 	size_t nsel, nf = 0, at = 0;
 	int err;
@@ -259,7 +260,12 @@ int share_conns(const struct solver *sv, struct share_ws *ws,
 		memcpy(ws->conn, ws->pick, nsel * sizeof(*ws->conn));
 	} else {
 		nsel = select_conns(ws->px, pat->nconns, !by_phase, lo, hi, ws->conn);
+		/* in order: one of each alike set selected alike is solved */
+		if (ws->twins)
+			twins = ws->twins;
 	}
+	if (twins)
+		twins_pick(twins, &ws->tm, ws->conn, nsel);
 
 	/* ws->conn[nf] is written once ws->conn[j] (j >= nf) is read */
 	for (size_t j = 0; j < nsel; j++) {
@@ -270,6 +276,12 @@ int share_conns(const struct solver *sv, struct share_ws *ws,
 		if (!conn_active(pat, c, nch)) {
 			rate[i] = 0;
 			continue;
+		}
+		if (twins && twins->slot[i] != TWIN_NONE) {
+			uint32_t set = twins->slot_set[twins->slot[i]];
+
+			if (ws->tm.rep[set] != set)
+				continue; /* its twin's rates, twins_copy */
 		}
 		if (seg < 0) {
 			f->uses = l->uses + l->first[i];
@@ -289,6 +301,8 @@ int share_conns(const struct solver *sv, struct share_ws *ws,
 	err = maxmin_ws_solve(sv->mm, sv->cap, flows, nf);
 	for (size_t j = 0; !err && j < nf; j++)
 		rate[ws->conn[j]] = flow_conn_rate(&pat->conns[ws->conn[j]], &flows[j]);
+	if (!err && twins)
+		twins_copy(twins, &ws->tm, rate);
 	return err;
 }
 
@@ -416,4 +430,5 @@ void share_ws_destroy(struct share_ws *ws)
 	free(ws->flows);
 	if (!ws->borrowed)
 		free(ws->cap);
+	twin_marks_destroy(&ws->tm);
 }
