@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "splitmix.h"
+
 static unsigned div_up(unsigned a, unsigned b)
 {
 	return b ? (a + b - 1) / b : 0;
@@ -148,28 +150,17 @@ double fabric_latency(const struct topology *t, unsigned switches)
 	}
 }
 
-/* splitmix64's finaliser (Steele, Lea, Flood, "Fast splittable
- * pseudorandom number generators", OOPSLA 2014): every input bit moves
- * every output bit, so neighbouring flows spread. */
-static uint64_t mix(uint64_t z)
-{
-	z += 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* The flow's hash: one QP of one channel between two NICs is one flow
  * (NCCL opens its QPs per channel connection, transport/net_ib). */
 static uint64_t flow_hash(uint64_t seed, unsigned src_node, unsigned nic_src,
 			  unsigned dst_node, unsigned nic_dst, unsigned channel)
 {
-	uint64_t h = mix(seed);
+	uint64_t h = splitmix(seed);
 
-	h = mix(h ^ src_node);
-	h = mix(h ^ ((uint64_t)dst_node << 20));
-	h = mix(h ^ ((uint64_t)nic_src << 8 | nic_dst));
-	return mix(h ^ channel);
+	h = splitmix_in(h, src_node);
+	h = splitmix_in(h, (uint64_t)dst_node << 20);
+	h = splitmix_in(h, (uint64_t)nic_src << 8 | nic_dst);
+	return splitmix_in(h, channel);
 }
 
 static uint32_t link_id(const struct fabric_geom *g, enum fabric_kind k, unsigned sw,

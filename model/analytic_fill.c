@@ -83,77 +83,28 @@ static size_t tau_groups(const struct conn_clock *clk, size_t nc, double hmax,
 }
 
 /*
- * The shares of time_rates, each connection's taken with the connections
- * that move at the same time as its first slice: for its tau (each
- * segment's), those whose first slice is in flight as its own starts;
- * for its fill share, those whose slices' spans (the first's start to
- * @spread later, the last's start, plus its hop) overlap its own.
- * Connections that start together are solved together; the groups' tau
- * solves are independent, and run side by side.
+ * The fill shares along the clock @clk of every connection (by start) and
+ * its groups @grp: each group's, for each hop of it, over the connections
+ * whose slices' spans overlap its own (fill_sets), from the first whose
+ * first slice starts after t - @spread - @hmax, the earliest a span ending
+ * after t can start, to the window's far end (one span, one set).
  */
-static int time_shares(const struct solver *sv, struct share_ws *ws,
-		       const struct plan_pattern *pat, unsigned nch, const double *hop,
-		       double spread, struct conn_rate *cr)
+static int fill_shares(const struct solver *sv, struct share_ws *ws,
+		       const struct plan_pattern *pat, unsigned nch, const struct conn_clock *clk,
+		       size_t nc, const struct tau_group *grp, size_t ng, double spread,
+		       double hmax, struct conn_rate *cr)
 {
-	size_t n = pat->nconns ? pat->nconns : 1, nc = 0, ng = 0;
-	struct conn_clock *clk = malloc(n * sizeof(*clk));
-	double *at = malloc(n * sizeof(*at));
+	size_t n = pat->nconns ? pat->nconns : 1;
 	uint32_t *pick = malloc(n * sizeof(*pick));
-	double *frate = calloc(n, sizeof(*frate));   /* the last fill solve's */
-	struct tau_group *grp = malloc(n * sizeof(*grp));
-	double hmax = 0, first = INFINITY, last = 0;
-	unsigned nseg = 0;
-	struct joined_ws jw = { 0 };
-	struct room *rooms = NULL;
+	double *frate = calloc(n, sizeof(*frate)); /* the last fill solve's */
 	struct fill_sets fs = { 0 };
-	unsigned nworkers = sv->nworkers;
-	bool all_at_once;
-	int err = 0;
+	int err = pick && frate ? fill_sets_init(&fs, clk, nc, spread) : -ENOMEM;
 
-	if (!clk || !at || !pick || !frate || !grp) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = longest_paths(pat, nch, hop, at, NULL);
-	for (size_t i = 0; !err && i < pat->nconns; i++) {
-		if (!conn_active(pat, &pat->conns[i], nch))
-			continue;
-		clk[nc++] = (struct conn_clock){ at[i], hop[i], (uint32_t)i };
-		hmax = fmax(hmax, hop[i]);
-		first = fmin(first, at[i]);
-		last = fmax(last, at[i]);
-		if (cr[i].nseg > nseg)
-			nseg = cr[i].nseg;
-	}
-	if (err || !nc)
-		goto out;
-	/* every span overlapping every other: the steady shares (solve) */
-	all_at_once = spread + hmax >= last - first;
-	for (size_t i = 0; i < pat->nconns; i++)
-		cr[i].fill = cr[i].rate;
-	workers_sort(nworkers, (void **)&clk, nc, sizeof(*clk), conn_clock_cmp);
-	ng = tau_groups(clk, nc, hmax, grp);
-	err = joined_init(&jw, sv, pat, nseg, clk, nc);
-	if (nworkers > ng)
-		nworkers = (unsigned)ng;
-	if (!err)
-		err = rooms_init(&rooms, nworkers, sv, pat, ws, &jw);
-	if (!err) {
-		struct tau_job job = { pat, nch, nseg, clk, grp, &jw, rooms, cr };
-
-		err = workers_run(nworkers, ng, tau_group, &job);
-	}
-	if (!err && !all_at_once)
-		err = fill_sets_init(&fs, clk, nc, spread);
 	ws->pick = pick;
-	for (size_t k = 0, a = 0; !err && !all_at_once && k < ng; k++) {
+	for (size_t k = 0, a = 0; !err && k < ng; k++) {
 		size_t g = grp[k].g, end = grp[k].end;
 		double t = clk[g].start, from = t - spread - hmax;
 
-		/* fill: whose slices' spans overlap theirs (fill_sets), from
-		 * the first whose first slice starts after @from, the earliest
-		 * a span ending after t can start, to the window's far end,
-		 * one for each hop of the group (one span, one set) */
 		while (a < g && clk[a].start <= from)
 			a++;
 		fill_sets_at(&fs, t);
@@ -181,14 +132,99 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 				cr[i].fill = frate[i];
 		}
 	}
-out:
-	fill_sets_destroy(&fs);
-	rooms_destroy(rooms, nworkers, ws);
-	joined_destroy(&jw);
 	ws->pick = NULL;
-	free(grp);
+	fill_sets_destroy(&fs);
 	free(frate);
 	free(pick);
+	return err;
+}
+
+/*
+ * The shares of time_rates, each connection's taken with the connections
+ * that move at the same time as its first slice: for its tau (each
+ * segment's), those whose first slice is in flight as its own starts;
+ * for its fill share, those whose slices' spans (the first's start to
+ * @spread later, the last's start, plus its hop) overlap its own.
+ * Connections that start together are solved together, the groups' tau
+ * solves side by side; those of twin sets (@tw, where found) a set at a
+ * time, along the set's own clock (twin_taus).
+ */
+static int time_shares(const struct solver *sv, struct share_ws *ws,
+		       const struct plan_pattern *pat, unsigned nch, const double *hop,
+		       double spread, const struct twins *tw, struct conn_rate *cr)
+{
+	size_t n = pat->nconns ? pat->nconns : 1, nc = 0, nall = 0, ng = 0, nfg = 0;
+	struct conn_clock *clk = malloc(n * sizeof(*clk)), *all = NULL;
+	double *at = malloc(n * sizeof(*at));
+	struct tau_group *grp = malloc(n * sizeof(*grp)), *fgrp = NULL;
+	double hmax = 0, first = INFINITY, last = 0;
+	unsigned nseg = 0;
+	struct joined_ws jw = { 0 };
+	struct room *rooms = NULL;
+	unsigned nworkers = sv->nworkers;
+	bool all_at_once;
+	int err = 0;
+
+	if (!clk || !at || !grp) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = longest_paths(pat, nch, hop, at, NULL);
+	for (size_t i = 0; !err && i < pat->nconns; i++) {
+		if (!conn_active(pat, &pat->conns[i], nch))
+			continue;
+		nall++;
+		hmax = fmax(hmax, hop[i]);
+		first = fmin(first, at[i]);
+		last = fmax(last, at[i]);
+		if (cr[i].nseg > nseg)
+			nseg = cr[i].nseg;
+		if (!tw || tw->slot[i] == TWIN_NONE)
+			clk[nc++] = (struct conn_clock){ at[i], hop[i], (uint32_t)i };
+	}
+	if (err || !nall)
+		goto out;
+	/* every span overlapping every other: the steady shares (solve) */
+	all_at_once = spread + hmax >= last - first;
+	for (size_t i = 0; i < pat->nconns; i++)
+		cr[i].fill = cr[i].rate;
+	/* the fill shares' clock holds every connection, twins too */
+	if (!all_at_once) {
+		all = malloc(n * sizeof(*all));
+		fgrp = malloc(n * sizeof(*fgrp));
+		if (!all || !fgrp) {
+			err = -ENOMEM;
+			goto out;
+		}
+		nall = 0;
+		for (size_t i = 0; i < pat->nconns; i++)
+			if (conn_active(pat, &pat->conns[i], nch))
+				all[nall++] = (struct conn_clock){ at[i], hop[i], (uint32_t)i };
+		workers_sort(nworkers, (void **)&all, nall, sizeof(*all), conn_clock_cmp);
+		nfg = tau_groups(all, nall, hmax, fgrp);
+	}
+	workers_sort(nworkers, (void **)&clk, nc, sizeof(*clk), conn_clock_cmp);
+	ng = tau_groups(clk, nc, hmax, grp);
+	err = joined_init(&jw, sv, pat, nseg, clk, nc);
+	if (!err)
+		err = rooms_init(&rooms, nworkers, sv, pat, ws, &jw);
+	if (!err) {
+		struct tau_job job = { pat, nch, nseg, clk, grp, &jw, rooms, cr };
+
+		err = workers_run(nworkers, ng, tau_group, &job);
+	}
+	if (!err && tw)
+		err = twin_taus(sv, pat, tw, nch, nseg, at, hop, hmax, rooms, nworkers, cr);
+	rooms_destroy(rooms, nworkers, ws);
+	rooms = NULL;
+	if (!err && !all_at_once)
+		err = fill_shares(sv, ws, pat, nch, all, nall, fgrp, nfg, spread, hmax, cr);
+out:
+	rooms_destroy(rooms, nworkers, ws);
+	joined_destroy(&jw);
+	free(fgrp);
+	free(grp);
+	free(all);
 	free(at);
 	free(clk);
 	return err;
@@ -254,7 +290,8 @@ struct conn_rate *time_rates(const struct solver *sv, const struct plan_pattern 
 		}
 		/* nothing fills, or nothing takes time: the depths' */
 		if (period > 0 && isfinite(period))
-			*err = time_shares(sv, &ws, pat, nch, hop, window * period, cr);
+			*err = time_shares(sv, &ws, pat, nch, hop, window * period,
+					   ps->twins.found ? &ps->twins : NULL, cr);
 	}
 out:
 	share_ws_destroy(&ws);

@@ -109,6 +109,7 @@ struct twins {
 	uint32_t *set_words; /* nsets + 1: set s's words of twin_marks.mask */
 	uint32_t *set_class; /* per set: the first set alike */
 	uint32_t nsets, nslots;
+	uint32_t most;       /* connections in the largest set */
 	bool found;
 };
 
@@ -393,6 +394,13 @@ int rooms_init(struct room **rooms, unsigned n, const struct solver *sv,
 	       const struct plan_pattern *pat, struct share_ws *shared,
 	       const struct joined_ws *jw);
 void rooms_destroy(struct room *rooms, unsigned n, struct share_ws *shared);
+
+/* analytic_twin_tau.c: time_shares' tau solves of twin sets, a set a
+ * task on @nworkers workers in @rooms, from each connection's first
+ * slice's start @at and its hop @hop (the longest @hmax) */
+int twin_taus(const struct solver *sv, const struct plan_pattern *pat, const struct twins *t,
+	      unsigned nch, unsigned nseg, const double *at, const double *hop, double hmax,
+	      struct room *rooms, unsigned nworkers, struct conn_rate *cr);
 
 /* analytic_fill.c: a filling chain's shares told by time */
 uint32_t fill_window(const struct plan *p, const struct plan_pattern *pat, uint64_t bytes,

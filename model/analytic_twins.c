@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "analytic_internal.h"
+#include "splitmix.h"
 #include "union_find.h"
 
 /* What makes a set's connection the same as its twin's, in its order. */
@@ -33,22 +34,16 @@ static bool same_conn(const struct plan *p, const struct plan_conn *a, const str
 	       a->dst_rank % p->gpus_per_node == b->dst_rank % p->gpus_per_node;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h;
-}
-
 static uint64_t conn_hash(const struct plan *p, const struct plan_conn *c, uint64_t h)
 {
 	uint64_t vol;
 
 	memcpy(&vol, &c->volume, sizeof(vol));
-	h = mix(h, c->route);
-	h = mix(h, c->pipe);
-	h = mix(h, vol);
-	h = mix(h, c->src_rank % p->gpus_per_node);
-	return mix(h, c->dst_rank % p->gpus_per_node);
+	h = splitmix_in(h, c->route);
+	h = splitmix_in(h, c->pipe);
+	h = splitmix_in(h, vol);
+	h = splitmix_in(h, c->src_rank % p->gpus_per_node);
+	return splitmix_in(h, c->dst_rank % p->gpus_per_node);
 }
 
 void twins_destroy(struct twins *t)
@@ -84,10 +79,20 @@ static void join_sets(const struct solver *sv, const struct plan_pattern *pat,
 			else
 				uf_join(up, i, owner[r]);
 		}
+	/* inside one node: its ends' node, and every limited link its own
+	 * (not a switch's, which another node's connection might cross) */
 	for (size_t i = 0; i < pat->nconns; i++) {
 		const struct plan_conn *c = &pat->conns[i];
+		unsigned node = plan_node_of(sv->p, c->src_rank);
+		size_t lo = (size_t)node * sv->p->layout.per_node, hi = lo + sv->p->layout.per_node;
+		bool own = node == plan_node_of(sv->p, c->dst_rank);
 
-		if (plan_node_of(sv->p, c->src_rank) != plan_node_of(sv->p, c->dst_rank))
+		for (size_t u = l->first[i]; own && u < l->first[i + 1]; u++) {
+			uint32_t r = l->uses[u].resource;
+
+			own = r < sv->nres && (!isfinite(sv->cap[r]) || (r >= lo && r < hi));
+		}
+		if (!own)
 			inside[uf_root(up, i)] = false;
 	}
 }
@@ -181,6 +186,8 @@ int twins_build(const struct solver *sv, const struct plan_pattern *pat,
 			uint32_t s = set_of[i], size = t->slot[i];
 
 			t->set_first[s + 1] = t->set_first[s] + size;
+			if (size > t->most)
+				t->most = size;
 			t->set_words[s + 1] = t->set_words[s] + (size + 63) / 64;
 			t->slot[i] = t->set_first[s]; /* where its next goes */
 		}
@@ -278,7 +285,7 @@ void twins_pick(const struct twins *t, struct twin_marks *m, const uint32_t *sel
 		uint64_t h = t->set_class[s];
 
 		for (uint32_t w = t->set_words[s]; w < t->set_words[s + 1]; w++)
-			h = mix(h, m->mask[w]);
+			h = splitmix_in(h, m->mask[w]);
 		for (size_t k = h & (m->room - 1);; k = (k + 1) & (m->room - 1)) {
 			uint32_t o = m->table[k];
 
