@@ -230,6 +230,48 @@ out:
 	return err;
 }
 
+/* Each chain's hops, a pipe a task (workers.h): each connection's time
+ * to pass its first slice on (hop_time), and a filling pipe's pace. */
+struct hops_job {
+	const struct solver *sv;
+	const struct plan_pattern *pat;
+	const struct route_way *ways;
+	const struct conn_rate *cr;
+	unsigned nch;
+	uint64_t bytes;
+	double *hop;  /* per connection */
+	double *pace; /* per pipe: its slowest filling connection's, or 0 */
+};
+
+static int pipe_hops(void *ctx, unsigned worker, size_t pipe)
+{
+	const struct hops_job *j = ctx;
+	const struct plan_pattern *pat = j->pat;
+	const struct plan_pipe *pp = &pat->pipes[pipe];
+	double stream = plan_stream_cap(pat, pp, j->nch);
+	struct plan_slicing s;
+	bool filling;
+
+	(void)worker;
+	plan_slicing(j->sv->p, pat, pp, j->bytes, j->nch, &s);
+	if (!s.active || pp->shape == PIPE_RING)
+		return 0;
+	filling = s.slices < pp->nhops;
+	for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
+		const struct plan_conn *c = &pat->conns[k];
+		const struct route_way *w = &j->ways[c->route];
+		double slice = plan_slice_bytes(c, &s, j->bytes);
+		struct conn_time ct;
+
+		conn_time(&j->cr[k], w, c, slice, s.slots, filling, stream, &ct);
+		if (filling)
+			j->pace[pipe] = fmax(j->pace[pipe],
+					     pipeline_pace(s.slices, ct.period, ct.slot, s.slots));
+		j->hop[k] = hop_time(&j->cr[k], w, pat, c, slice, s.slots, filling, stream, &ct);
+	}
+	return 0;
+}
+
 /*
  * A call's fill shares with its chains' connections told by time, not
  * depth (time_shares). The depth shares (rates_for) take every channel's
@@ -262,34 +304,16 @@ struct conn_rate *time_rates(const struct solver *sv, const struct plan_pattern 
 	memcpy(cr, depth, pat->nconns * sizeof(*cr));
 	*err = share_ws_init(sv, pat, ps, nch, &ws);
 	if (!*err) {
+		struct hops_job job = { sv, pat, ways, cr, nch, bytes, hop,
+					calloc(pat->npipes ? pat->npipes : 1, sizeof(double)) };
 		double period = 0;
 
-		for (size_t i = 0; i < pat->npipes; i++) {
-			const struct plan_pipe *pp = &pat->pipes[i];
-			double stream = plan_stream_cap(pat, pp, nch);
-			struct plan_slicing s;
-			bool filling;
-
-			plan_slicing(sv->p, pat, pp, bytes, nch, &s);
-			if (!s.active || pp->shape == PIPE_RING)
-				continue;
-			filling = s.slices < pp->nhops;
-			for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++) {
-				const struct plan_conn *c = &pat->conns[k];
-				const struct route_way *w = &ways[c->route];
-				double slice = plan_slice_bytes(c, &s, bytes);
-				struct conn_time ct;
-
-				conn_time(&cr[k], w, c, slice, s.slots, filling, stream, &ct);
-				if (filling)
-					period = fmax(period, pipeline_pace(s.slices, ct.period,
-									    ct.slot, s.slots));
-				hop[k] = hop_time(&cr[k], w, pat, c, slice, s.slots, filling, stream,
-						  &ct);
-			}
-		}
+		*err = job.pace ? workers_run(sv->nworkers, pat->npipes, pipe_hops, &job) : -ENOMEM;
+		for (size_t i = 0; !*err && i < pat->npipes; i++)
+			period = fmax(period, job.pace[i]);
+		free(job.pace);
 		/* nothing fills, or nothing takes time: the depths' */
-		if (period > 0 && isfinite(period))
+		if (!*err && period > 0 && isfinite(period))
 			*err = time_shares(sv, &ws, pat, nch, hop, window * period,
 					   ps->twins.found ? &ps->twins : NULL, cr);
 	}

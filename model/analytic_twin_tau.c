@@ -55,7 +55,8 @@ struct tt_room {
 	uint32_t *conn_first;   /* most + 1: a connection's local links */
 	uint32_t *conn_link;
 	size_t room_uses;
-	bool *picked, *in;      /* most */
+	bool *in;               /* most: joined */
+	uint32_t *rank;         /* most: a joined one's place among them */
 	uint32_t *queue;        /* most */
 	uint32_t *live;         /* most: items whose first slice may be in
 				 * flight as the next group starts */
@@ -93,7 +94,7 @@ static void tt_room_destroy(struct tt_room *r)
 	free(r->link_conn);
 	free(r->conn_first);
 	free(r->conn_link);
-	free(r->picked);
+	free(r->rank);
 	free(r->in);
 	free(r->queue);
 	free(r->live);
@@ -114,7 +115,7 @@ static int tt_room_init(struct tt_room *r, const struct twins *t, size_t per_nod
 	r->item = malloc(most * sizeof(*r->item));
 	r->link_first = malloc((per_node + 1) * sizeof(*r->link_first));
 	r->conn_first = malloc((most + 1) * sizeof(*r->conn_first));
-	r->picked = malloc(most * sizeof(*r->picked));
+	r->rank = malloc(most * sizeof(*r->rank));
 	r->in = malloc(most * sizeof(*r->in));
 	r->queue = malloc(most * sizeof(*r->queue));
 	r->live = malloc(most * sizeof(*r->live));
@@ -122,7 +123,7 @@ static int tt_room_init(struct tt_room *r, const struct twins *t, size_t per_nod
 	r->mask = malloc(words * sizeof(*r->mask));
 	r->cache.room = 64;
 	r->cache.table = malloc(r->cache.room * sizeof(*r->cache.table));
-	if (!r->item || !r->link_first || !r->conn_first || !r->picked || !r->in || !r->queue || !r->live ||
+	if (!r->item || !r->link_first || !r->conn_first || !r->rank || !r->in || !r->queue || !r->live ||
 	    !r->seen || !r->mask || !r->cache.table)
 		return -ENOMEM;
 	for (size_t k = 0; k < r->cache.room; k++)
@@ -267,13 +268,16 @@ static double *cache_add(struct tau_cache *c, uint32_t cls, uint32_t seg, const 
 
 /*
  * The connections joined to the group at items [@g, @end) through the
- * set's links, among those picked, into r->mask (by index in the set);
- * their count.
+ * set's links, among the group and those in flight (r->live), into
+ * r->mask (by index in the set); their count. Those in flight are few (a
+ * node's NVLink hops at once), so each pass asks each of them whether one
+ * of its links is one the joined reach, until none joins.
  */
-static size_t joined_mask(struct tt_room *r, size_t g, size_t end, size_t words,
+static size_t joined_mask(struct tt_room *r, size_t g, size_t end, size_t nlive, size_t words,
 			  size_t per_node)
 {
 	size_t nq = 0;
+	bool grew = true;
 
 	memset(r->mask, 0, words * sizeof(*r->mask));
 	if (!++r->stamp) {
@@ -281,26 +285,29 @@ static size_t joined_mask(struct tt_room *r, size_t g, size_t end, size_t words,
 		r->stamp = 1;
 	}
 	for (size_t j = g; j < end; j++) {
-		r->in[r->item[j].local] = true;
-		r->queue[nq++] = r->item[j].local;
+		uint32_t l = r->item[j].local;
+
+		r->queue[nq++] = l;
+		for (uint32_t u = r->conn_first[l]; u < r->conn_first[l + 1]; u++)
+			r->seen[r->conn_link[u]] = r->stamp;
 	}
-	for (size_t q = 0; q < nq; q++) {
-		uint32_t l = r->queue[q];
+	while (grew) {
+		grew = false;
+		for (size_t q = 0; q < nlive; q++) {
+			uint32_t l = r->item[r->live[q]].local, u;
 
-		for (uint32_t u = r->conn_first[l]; u < r->conn_first[l + 1]; u++) {
-			uint32_t x = r->conn_link[u];
-
-			if (r->seen[x] == r->stamp)
+			if (r->in[l])
 				continue;
-			r->seen[x] = r->stamp;
-			for (uint32_t v = r->link_first[x]; v < r->link_first[x + 1]; v++) {
-				uint32_t m = r->link_conn[v];
-
-				if (r->picked[m] && !r->in[m]) {
-					r->in[m] = true;
-					r->queue[nq++] = m;
-				}
-			}
+			for (u = r->conn_first[l]; u < r->conn_first[l + 1]; u++)
+				if (r->seen[r->conn_link[u]] == r->stamp)
+					break;
+			if (u == r->conn_first[l + 1])
+				continue;
+			r->in[l] = true;
+			r->queue[nq++] = l;
+			for (u = r->conn_first[l]; u < r->conn_first[l + 1]; u++)
+				r->seen[r->conn_link[u]] = r->stamp;
+			grew = true;
 		}
 	}
 	for (size_t q = 0; q < nq; q++) {
@@ -373,14 +380,13 @@ static int twin_tau(void *ctx, unsigned worker, size_t s)
 
 		if (conn_active(pat, &pat->conns[i], job->nch))
 			r->item[ni++] = (struct tt_item){ job->at[i], job->hop[i], l };
-		r->picked[l] = false;
 		r->in[l] = false;
 	}
 	qsort(r->item, ni, sizeof(*r->item), tt_item_cmp);
 	for (unsigned k = 0; !err && k < job->nseg; k++) {
-		err = set_links(&rm->sv, pat, t, (uint32_t)s, k, r);
 		size_t nlive = 0;
 
+		err = set_links(&rm->sv, pat, t, (uint32_t)s, k, r);
 		for (size_t g = 0, end; !err && g < ni; g = end) {
 			double t0 = r->item[g].start, cut = t0 + 1e-9 * fmax(job->hmax, t0);
 			const double *rates;
@@ -398,30 +404,22 @@ static int twin_tau(void *ctx, unsigned worker, size_t s)
 					r->live[kept++] = r->live[q];
 			}
 			nlive = kept;
-			for (size_t q = 0; q < nlive; q++)
-				r->picked[r->item[r->live[q]].local] = true;
-			for (size_t j = g; j < end; j++)
-				r->picked[r->item[j].local] = true;
-			nj = joined_mask(r, g, end, words, per_node);
+			nj = joined_mask(r, g, end, nlive, words, per_node);
 			rates = joined_rates(job, rm, r, (uint32_t)s, k, nj, words, &err);
+			/* the rates are the joined's in the set's order: each
+			 * one's place among them */
+			for (size_t w = 0, q = 0; rates && w < words; w++)
+				for (uint64_t bits = r->mask[w]; bits; bits &= bits - 1)
+					r->rank[w * 64 + (size_t)__builtin_ctzll(bits)] = (uint32_t)q++;
 			for (size_t j = g; rates && j < end; j++) {
-				uint32_t l = r->item[j].local, rank = 0;
+				uint32_t l = r->item[j].local;
 				struct conn_rate *c = &job->cr[t->slot_conn[first + l]];
 
-				/* its place among the joined: the bits below it */
-				for (uint32_t w = 0; w < l / 64; w++)
-					rank += (uint32_t)__builtin_popcountll(r->mask[w]);
-				rank += (uint32_t)__builtin_popcountll(r->mask[l / 64] &
-								       ((1ull << (l % 64)) - 1));
 				if (k < c->nseg)
-					c->seg_bw[k] = rates[rank];
+					c->seg_bw[k] = rates[r->rank[l]];
 			}
-			for (size_t q = 0; q < nlive; q++)
-				r->picked[r->item[r->live[q]].local] = false;
-			for (size_t j = g; j < end; j++) {
-				r->picked[r->item[j].local] = false;
+			for (size_t j = g; j < end; j++)
 				r->live[nlive++] = (uint32_t)j;
-			}
 		}
 	}
 	return err;
