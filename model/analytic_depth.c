@@ -324,6 +324,27 @@ static int depth_shares(const struct solver *sv, struct share_ws *ws,
 	return err;
 }
 
+/* What rates_for finds before its solves, side by side: the call's
+ * phases, and the pattern's twin sets the first time. */
+struct prep_job {
+	const struct solver *sv;
+	const struct plan_pattern *pat;
+	struct pattern_state *ps;
+	const struct conn_links *links;
+	unsigned nch;
+	struct phase_index *px;
+};
+
+static int prep_task(void *ctx, unsigned worker, size_t task)
+{
+	const struct prep_job *j = ctx;
+
+	(void)worker;
+	if (!task)
+		return phase_index_init(j->pat, j->nch, j->px);
+	return twins_build(j->sv, j->pat, j->links, &j->ps->twins);
+}
+
 const struct conn_rate *rates_for(const struct solver *sv,
 				  const struct plan_pattern *pat,
 				  struct pattern_state *ps, unsigned nch,
@@ -359,14 +380,16 @@ const struct conn_rate *rates_for(const struct solver *sv,
 	}
 	ps->nr++;
 	*err = share_ws_init(sv, pat, ps, nch, &ws);
-	if (!*err && !ps->twins.found && !sv->every_conn)
-		*err = twins_build(sv, pat, ws.links, &ps->twins);
+	if (!*err) {
+		struct prep_job job = { sv, pat, ps, ws.links, nch, &px };
+
+		*err = workers_run(sv->nworkers, !ps->twins.found && !sv->every_conn ? 2 : 1,
+				   prep_task, &job);
+	}
 	if (!*err && ps->twins.found) {
 		ws.twins = &ps->twins;
 		*err = twin_marks_init(&ws.tm, &ps->twins);
 	}
-	if (!*err)
-		*err = phase_index_init(pat, nch, &px);
 	/* The steady and per-segment shares do not depend on the window. */
 	if (!*err)
 		*err = depth_shares(sv, &ws, pat, nch, window, same_nch ? same_nch->c : NULL,

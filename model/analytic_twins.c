@@ -57,44 +57,50 @@ void twins_destroy(struct twins *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* The sets of @l's connections joined through limited links, as roots of
- * @up; whether each root's set stays inside one node, in @inside. */
+/*
+ * The sets of @l's connections joined through limited links, as roots of
+ * @up; whether each root's set stays inside one node, in @inside: its
+ * connections' ends in one node, and every limited link the node's own
+ * (not a switch's, which another node's connection might cross).
+ */
 static void join_sets(const struct solver *sv, const struct plan_pattern *pat,
-		      const struct conn_links *l, size_t *up, uint32_t *owner, bool *inside)
+		      const struct conn_links *l, uint32_t *up, uint32_t *owner, bool *inside)
 {
+	size_t per_node = sv->p->layout.per_node;
+
 	for (size_t r = 0; r < sv->nres; r++)
 		owner[r] = UINT32_MAX;
 	for (size_t i = 0; i < pat->nconns; i++) {
-		up[i] = i;
+		up[i] = (uint32_t)i;
 		inside[i] = true;
 	}
-	for (size_t i = 0; i < pat->nconns; i++)
-		for (size_t u = l->first[i]; u < l->first[i + 1]; u++) {
-			uint32_t r = l->uses[u].resource;
-
-			if (r >= sv->nres || !isfinite(sv->cap[r]))
-				continue;
-			if (owner[r] == UINT32_MAX)
-				owner[r] = (uint32_t)i;
-			else
-				uf_join(up, i, owner[r]);
-		}
-	/* inside one node: its ends' node, and every limited link its own
-	 * (not a switch's, which another node's connection might cross) */
 	for (size_t i = 0; i < pat->nconns; i++) {
 		const struct plan_conn *c = &pat->conns[i];
 		unsigned node = plan_node_of(sv->p, c->src_rank);
-		size_t lo = (size_t)node * sv->p->layout.per_node, hi = lo + sv->p->layout.per_node;
+		size_t lo = (size_t)node * per_node, hi = lo + per_node;
 		bool own = node == plan_node_of(sv->p, c->dst_rank);
 
-		for (size_t u = l->first[i]; own && u < l->first[i + 1]; u++) {
+		for (size_t u = l->first[i]; u < l->first[i + 1]; u++) {
 			uint32_t r = l->uses[u].resource;
 
-			own = r < sv->nres && (!isfinite(sv->cap[r]) || (r >= lo && r < hi));
+			if (r >= sv->nres) {
+				own = false;
+				continue;
+			}
+			if (!isfinite(sv->cap[r]))
+				continue;
+			own = own && r >= lo && r < hi;
+			if (owner[r] == UINT32_MAX)
+				owner[r] = (uint32_t)i;
+			else
+				uf32_join(up, (uint32_t)i, owner[r]);
 		}
 		if (!own)
-			inside[uf_root(up, i)] = false;
+			inside[i] = false; /* moved to its root below */
 	}
+	for (size_t i = 0; i < pat->nconns; i++)
+		if (!inside[i])
+			inside[uf32_root(up, (uint32_t)i)] = false;
 }
 
 /* Each set's class: the first set like it (same_conn, in order), found
@@ -146,7 +152,7 @@ int twins_build(const struct solver *sv, const struct plan_pattern *pat,
 		const struct conn_links *l, struct twins *t)
 {
 	size_t n = pat->nconns ? pat->nconns : 1;
-	size_t *up = malloc(n * sizeof(*up));
+	uint32_t *up = malloc(n * sizeof(*up));
 	uint32_t *owner = malloc((sv->nres ? sv->nres : 1) * sizeof(*owner));
 	bool *inside = malloc(n * sizeof(*inside));
 	uint32_t *set_of = malloc(n * sizeof(*set_of)); /* per root */
@@ -162,7 +168,7 @@ int twins_build(const struct solver *sv, const struct plan_pattern *pat,
 	for (size_t i = 0; i < pat->nconns; i++)
 		t->slot[i] = 0;
 	for (size_t i = 0; i < pat->nconns; i++) {
-		size_t r = uf_root(up, i);
+		size_t r = uf32_root(up, (uint32_t)i);
 
 		if (!inside[r]) {
 			t->slot[i] = TWIN_NONE;
@@ -182,7 +188,7 @@ int twins_build(const struct solver *sv, const struct plan_pattern *pat,
 		goto out;
 	t->set_first[0] = t->set_words[0] = 0;
 	for (size_t i = 0; i < pat->nconns; i++)
-		if (t->slot[i] != TWIN_NONE && uf_root(up, i) == i) {
+		if (t->slot[i] != TWIN_NONE && uf32_root(up, (uint32_t)i) == i) {
 			uint32_t s = set_of[i], size = t->slot[i];
 
 			t->set_first[s + 1] = t->set_first[s] + size;
@@ -197,7 +203,7 @@ int twins_build(const struct solver *sv, const struct plan_pattern *pat,
 
 		if (t->slot[i] == TWIN_NONE)
 			continue;
-		r = uf_root(up, i);
+		r = uf32_root(up, (uint32_t)i);
 		s = set_of[r];
 		/* the root's count became its set's next place (it is its set's
 		 * first connection, so it comes first) */

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "algo.h"
+#include "union_find.h"
 
 /* Words of a connection's signature (sym_signature). */
 #define SIG_MAX (40 + 8 * PLAN_MAX_STAGES)
@@ -531,26 +532,6 @@ static bool find_automorphism(struct search *s, const uint64_t *col, uint32_t a,
 	return ok;
 }
 
-static uint32_t uf_find(uint32_t *parent, uint32_t v)
-{
-	while (parent[v] != v) {
-		parent[v] = parent[parent[v]];
-		v = parent[v];
-	}
-	return v;
-}
-
-/* Union keeping the lower vertex the root: a root is its orbit's first. */
-static void uf_union(uint32_t *parent, uint32_t a, uint32_t b)
-{
-	a = uf_find(parent, a);
-	b = uf_find(parent, b);
-	if (a < b)
-		parent[b] = a;
-	else if (b < a)
-		parent[a] = b;
-}
-
 /*
  * Whether the quotient runs as the whole call: every link of it holds, of
  * each orbit crossing it, one variable (a segment's task), as each link
@@ -593,9 +574,9 @@ static void orbits_of(const struct sym_graph *g, uint32_t *const *gens, size_t n
 		orbit[v] = (uint32_t)v;
 	for (size_t i = 0; i < ngens; i++)
 		for (size_t v = 0; v < g->nv; v++)
-			uf_union(orbit, (uint32_t)v, gens[i][v]);
+			uf32_join(orbit, (uint32_t)v, gens[i][v]);
 	for (size_t v = 0; v < g->nv; v++)
-		orbit[v] = uf_find(orbit, (uint32_t)v);
+		orbit[v] = uf32_root(orbit, (uint32_t)v);
 }
 
 /* The generators kept, at most SYM_MAX_GENERATORS: each merges orbits,
