@@ -102,47 +102,47 @@ static void per_volume(const struct plan_conn *c, struct maxmin_use *u, unsigned
 			u[i].weight *= c->volume;
 }
 
-/* Room for @need uses in @l, which has *@room. */
-static int conn_links_grow(struct conn_links *l, size_t need, size_t *room)
+/* The most links a connection on route @r crosses: its stages' uses
+ * (conn_seg_uses merges those it crosses twice) and a switch path. */
+static size_t route_uses_most(const struct plan_route *r)
 {
-	while (need > *room) {
-		size_t nr = *room ? 2 * *room : 1024;
-		struct maxmin_use *u = realloc(l->uses, nr * sizeof(*u));
-		double *w;
+	size_t n = plan_route_wire(r) >= 0 ? FABRIC_PATH_MAX : 0;
 
-		if (!u)
-			return -ENOMEM;
-		l->uses = u;
-		w = realloc(l->weight, nr * sizeof(*w));
-		if (!w)
-			return -ENOMEM;
-		l->weight = w;
-		*room = nr;
-	}
-	return 0;
+	for (unsigned s = 0; s < r->nstages; s++)
+		n += r->stages[s].nuses;
+	return n;
 }
 
-/* @ps's links, found the first time they are asked for; NULL on -ENOMEM. */
+/*
+ * @ps's links, found the first time they are asked for; NULL on -ENOMEM.
+ * Their arrays are taken at the most the routes allow and given back
+ * their unused end: grown by doubling, each copy faulted a million
+ * connections' links into fresh pages again (a fifth of a 4096-node
+ * call's page faults).
+ */
 const struct conn_links *links_for(const struct solver *sv,
 				   const struct plan_pattern *pat,
 				   struct pattern_state *ps, int *err)
 {
 	struct conn_links *l = &ps->links;
-	size_t n = pat->nconns ? pat->nconns : 1, at = 0, room = 0;
+	size_t n = pat->nconns ? pat->nconns : 1, at = 0, most = 0;
 	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
 
 	if (l->first)
 		return l;
+	for (size_t i = 0; i < pat->nconns; i++)
+		most += route_uses_most(&pat->routes[pat->conns[i].route]);
+	most = most ? most : 1;
 	l->first = malloc((pat->nconns + 1) * sizeof(*l->first));
 	l->private_cap = malloc(n * sizeof(*l->private_cap));
-	if (!l->first || !l->private_cap || conn_links_grow(l, 1, &room))
+	l->uses = malloc(most * sizeof(*l->uses));
+	l->weight = malloc(most * sizeof(*l->weight));
+	if (!l->first || !l->private_cap || !l->uses || !l->weight)
 		goto fail;
 	for (size_t i = 0; i < pat->nconns; i++) {
 		const struct plan_conn *c = &pat->conns[i];
 		unsigned k = conn_seg_uses(sv->p, pat, c, -1, &l->private_cap[i], tmp);
 
-		if (conn_links_grow(l, at + k, &room))
-			goto fail;
 		for (unsigned u = 0; u < k; u++)
 			l->weight[at + u] = tmp[u].weight;
 		per_volume(c, tmp, k);
@@ -152,6 +152,15 @@ const struct conn_links *links_for(const struct solver *sv,
 		at += k;
 	}
 	l->first[pat->nconns] = at;
+	if (at) {
+		/* shrinking keeps the data where it is (or copies it, where
+		 * the allocator must: either way what stands is valid) */
+		struct maxmin_use *u = realloc(l->uses, at * sizeof(*u));
+		double *w = realloc(l->weight, at * sizeof(*w));
+
+		l->uses = u ? u : l->uses;
+		l->weight = w ? w : l->weight;
+	}
 	return l;
 fail:
 	conn_links_destroy(l);
