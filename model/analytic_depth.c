@@ -102,10 +102,12 @@ static bool window_moved(const struct phase_index *px, uint32_t ph, uint32_t lo,
 }
 
 enum depth_kind {
-	DEPTH_FILL,   /* a window of phases [lo, hi], for phases [ph, ph_end) */
-	DEPTH_STEADY, /* every connection, all its segments busy */
+	DEPTH_OWN,    /* every connection, all its segments busy (first
+		       * round: the steady shares before the pipes' pace) */
 	DEPTH_CUT,    /* phase ph's routes that cut through their segments */
 	DEPTH_SEG,    /* phase ph's connections through segment seg */
+	DEPTH_STEADY, /* second round: DEPTH_OWN's held to each pipe's pace */
+	DEPTH_FILL,   /* a window of phases [lo, hi], for phases [ph, ph_end) */
 };
 
 struct depth_task {
@@ -120,23 +122,23 @@ struct depth_job {
 	struct room *rooms;
 	const double *cut_cap; /* conn_cap's, the stream's limit aside */
 	const struct depth_task *task;
+	double *own;           /* DEPTH_OWN's, per connection */
+	uint32_t others_lo, others_hi; /* the phases of the connections
+				       * outside twin sets; lo > hi: none */
+	bool others_known;     /* DEPTH_OWN's rates stand for theirs in a
+				* window that holds those phases */
 	struct conn_rate *cr;
 };
 
-/* The steady shares: max-min over every connection, then again with each
- * held to its pipe's pace (the slowest of its connections, per byte of
- * volume). */
+/* The steady shares' second round: each connection held to its pipe's
+ * pace, the slowest of its connections per byte of volume in the first
+ * (DEPTH_OWN). */
 static int steady(struct room *rm, const struct plan_pattern *pat, unsigned nch,
-		  struct conn_rate *cr)
+		  const double *own, struct conn_rate *cr)
 {
-	size_t n = pat->nconns ? pat->nconns : 1;
-	double *own = calloc(n, sizeof(*own));
 	double *pace = calloc(pat->npipes ? pat->npipes : 1, sizeof(*pace));
-	int err = -ENOMEM;
+	int err = pace ? 0 : -ENOMEM;
 
-	if (!own || !pace)
-		goto out;
-	err = share_conns(&rm->sv, &rm->ws, pat, nch, -1, false, 0, 0, NULL, own);
 	if (!err) {
 		pipe_pace(pat, own, nch, pace);
 		err = share_conns(&rm->sv, &rm->ws, pat, nch, -1, false, 0, 0, pace, rm->rate);
@@ -147,9 +149,7 @@ static int steady(struct room *rm, const struct plan_pattern *pat, unsigned nch,
 		cr[i].rate = rm->rate[i];
 		cr[i].held = own[i] > pace[c->pipe] * c->volume * (1 + SAME_PACE);
 	}
-out:
 	free(pace);
-	free(own);
 	return err;
 }
 
@@ -165,8 +165,11 @@ static int depth_task(void *ctx, unsigned worker, size_t task)
 	int err = -EINVAL;
 
 	switch (t->kind) {
+	case DEPTH_OWN:
+		return share_conns(&rm->sv, &rm->ws, pat, job->nch, -1, false, 0, 0, NULL,
+				   job->own);
 	case DEPTH_STEADY:
-		return steady(rm, pat, job->nch, cr);
+		return steady(rm, pat, job->nch, job->own, cr);
 	case DEPTH_SEG:
 		/* while a pipe fills, a slice's segments take turns, and only
 		 * the connections of its phase move with it */
@@ -189,8 +192,14 @@ static int depth_task(void *ctx, unsigned worker, size_t task)
 		}
 		break;
 	case DEPTH_FILL:
+		/* a window that holds every phase of the connections outside
+		 * twin sets selects them all, as DEPTH_OWN did, at the same
+		 * caps: theirs are its */
+		if (job->others_known && t->lo <= job->others_lo && t->hi >= job->others_hi)
+			rm->ws.known = job->own;
 		err = share_conns(&rm->sv, &rm->ws, pat, job->nch, -1, true, t->lo, t->hi, NULL,
 				  rate);
+		rm->ws.known = NULL;
 		for (size_t j = px->start[t->ph]; !err && j < px->start[t->ph_end]; j++) {
 			uint32_t i = px->order[j];
 
@@ -273,8 +282,11 @@ static int depth_shares(const struct solver *sv, struct share_ws *ws,
 			const struct conn_rate *same_nch, struct conn_rate *cr)
 {
 	const struct phase_index *px = ws->px;
-	unsigned nseg = 0, nworkers;
-	size_t n = 0, most = 2 * (size_t)px->nphases + 1;
+	const struct twins *tw = ws->twins;
+	unsigned nseg = 0, nworkers = sv->nworkers;
+	size_t n = 0, first_round, most = 2 * (size_t)px->nphases + 2;
+	struct depth_job job = { .pat = pat, .nch = nch, .cr = cr,
+				 .others_lo = UINT32_MAX, .others_hi = 0 };
 	struct depth_task *t;
 	double *cut_cap = NULL;
 	struct room *rooms = NULL;
@@ -282,43 +294,64 @@ static int depth_shares(const struct solver *sv, struct share_ws *ws,
 
 	if (same_nch)
 		memcpy(cr, same_nch, pat->nconns * sizeof(*cr));
-	for (size_t i = 0; !same_nch && i < pat->nconns; i++) {
+	for (size_t i = 0; i < pat->nconns; i++) {
 		const struct plan_route *r = &pat->routes[pat->conns[i].route];
 
-		cr[i].nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
-		if (cr[i].nseg > nseg)
-			nseg = cr[i].nseg;
+		if (!same_nch) {
+			cr[i].nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
+			if (cr[i].nseg > nseg)
+				nseg = cr[i].nseg;
+		}
+		if (tw && tw->slot[i] == TWIN_NONE && conn_active(pat, &pat->conns[i], nch)) {
+			job.others_lo = px->phase[i] < job.others_lo ? px->phase[i] : job.others_lo;
+			job.others_hi = px->phase[i] > job.others_hi ? px->phase[i] : job.others_hi;
+		}
 	}
 	most += (size_t)px->nphases * nseg;
 	t = malloc(most * sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	if (window != NO_FILL)
-		fill_tasks(px, window, t, &n);
+	if (!same_nch)
+		job.own = malloc((pat->nconns ? pat->nconns : 1) * sizeof(*job.own));
+	if (!t || (!same_nch && !job.own)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* first round: the steady shares before the pace, and each phase's;
+	 * second: the steady shares at the pace and the fill windows, which
+	 * may take the first's for the connections outside twin sets */
 	if (!same_nch) {
-		t[n++] = (struct depth_task){ DEPTH_STEADY, 0, 0, 0, 0, 0 };
+		t[n++] = (struct depth_task){ DEPTH_OWN, 0, 0, 0, 0, 0 };
 		err = cut_tasks(pat, ws, nch, t, &n, &cut_cap);
 		for (uint32_t ph = 0; ph < px->nphases; ph++)
 			for (unsigned k = 0; k < nseg; k++)
 				t[n++] = (struct depth_task){ DEPTH_SEG, ph, ph + 1, ph, ph, k };
 	}
-	nworkers = sv->nworkers;
+	first_round = n;
+	if (!same_nch)
+		t[n++] = (struct depth_task){ DEPTH_STEADY, 0, 0, 0, 0, 0 };
+	if (window != NO_FILL)
+		fill_tasks(px, window, t, &n);
+	job.others_known = tw && !same_nch;
 	if (nworkers > n)
 		nworkers = n ? (unsigned)n : 1;
 	if (!err)
 		err = rooms_init(&rooms, nworkers, sv, pat, ws, NULL);
-	if (!err) {
-		struct depth_job job = { pat, nch, rooms, cut_cap, t, cr };
-
-		err = workers_run(nworkers, n, depth_task, &job);
-	}
+	job.rooms = rooms;
+	job.cut_cap = cut_cap;
+	job.task = t;
+	if (!err)
+		err = workers_run(nworkers, first_round, depth_task, &job);
+	job.task = t + first_round;
+	if (!err)
+		err = workers_run(nworkers, n - first_round, depth_task, &job);
 	/* a ring's connections, and every one where no window was solved,
 	 * move with all the others: the steady shares */
 	for (size_t i = 0; !err && i < pat->nconns; i++)
-		if (window == NO_FILL || !n || t[0].kind != DEPTH_FILL ||
+		if (window == NO_FILL || n == first_round || t[n - 1].kind != DEPTH_FILL ||
 		    pat->pipes[pat->conns[i].pipe].shape == PIPE_RING)
 			cr[i].fill = cr[i].rate;
+out:
 	rooms_destroy(rooms, nworkers, ws);
+	free(job.own);
 	free(cut_cap);
 	free(t);
 	return err;

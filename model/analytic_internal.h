@@ -184,6 +184,7 @@ struct share_ws {
 					 * stream's included (conn_cap) */
 	struct maxmin_flow *flows;      /* nconns: one solve's */
 	uint32_t *conn;                 /* nconns: each flow's connection */
+	uint32_t *sel;                  /* nconns: the connections selected */
 	struct maxmin_use *pool;        /* one segment's links (seg >= 0),
 					 * borrowed from the solver's */
 	size_t room;                    /* of pool */
@@ -196,6 +197,9 @@ struct share_ws {
 					 * selection in order takes one of
 					 * each alike set (twins_pick) */
 	struct twin_marks tm;
+	const double *known;            /* with twins: the other connections'
+					 * rates, where another solve had the
+					 * same of them at the same caps */
 };
 
 /*

@@ -34,6 +34,7 @@ static int room_init(struct room *rm, unsigned i, const struct solver *sv,
 					    .borrowed = true };
 		rm->ws.flows = malloc(n * sizeof(*rm->ws.flows));
 		rm->ws.conn = malloc(n * sizeof(*rm->ws.conn));
+		rm->ws.sel = malloc(n * sizeof(*rm->ws.sel));
 		rm->ws.twins = shared->twins;
 		if (shared->twins)
 			err = err ? err : twin_marks_init(&rm->ws.tm, shared->twins);
@@ -42,7 +43,7 @@ static int room_init(struct room *rm, unsigned i, const struct solver *sv,
 		rm->ws.pick = NULL;
 	}
 	rm->rate = malloc(n * sizeof(*rm->rate));
-	if (!err && (!rm->ws.flows || !rm->ws.conn || !rm->rate))
+	if (!err && (!rm->ws.flows || !rm->ws.conn || !rm->ws.sel || !rm->rate))
 		err = -ENOMEM;
 	if (!err && jw)
 		err = joined_marks_init(&rm->marks, sv, jw->nc);

@@ -261,55 +261,67 @@ int share_conns(const struct solver *sv, struct share_ws *ws,
 	const struct conn_links *l = ws->links;
 	const struct twins *twins = NULL;
 	struct maxmin_flow *flows = ws->flows;
-	size_t nsel, nf = 0, at = 0;
-	int err;
+	uint32_t *sel = ws->sel;
+	size_t nsel;
+	int err = 0;
 
 	if (by_phase && ws->pick) {
 		nsel = ws->npick;
-		memcpy(ws->conn, ws->pick, nsel * sizeof(*ws->conn));
+		memcpy(sel, ws->pick, nsel * sizeof(*sel));
 	} else {
-		nsel = select_conns(ws->px, pat->nconns, !by_phase, lo, hi, ws->conn);
+		nsel = select_conns(ws->px, pat->nconns, !by_phase, lo, hi, sel);
 		/* in order: one of each alike set selected alike is solved */
 		if (ws->twins)
 			twins = ws->twins;
 	}
 	if (twins)
-		twins_pick(twins, &ws->tm, ws->conn, nsel);
+		twins_pick(twins, &ws->tm, sel, nsel);
+	/*
+	 * Twin sets share no link with the others, so their solve and the
+	 * others' are two (max-min's rates over sets that share no link are
+	 * each set's own): the others' stay the same from one selection of
+	 * twins to the next (ws->known, the depth shares' fill windows).
+	 */
+	for (int part = twins ? 0 : 1; !err && part < 2; part++) {
+		bool twin_part = part == 0; /* the twins' reps, then the others */
+		size_t nf = 0, at = 0;
 
-	/* ws->conn[nf] is written once ws->conn[j] (j >= nf) is read */
-	for (size_t j = 0; j < nsel; j++) {
-		size_t i = ws->conn[j];
-		const struct plan_conn *c = &pat->conns[i];
-		struct maxmin_flow *f = &flows[nf];
+		for (size_t j = 0; j < nsel; j++) {
+			size_t i = sel[j];
+			const struct plan_conn *c = &pat->conns[i];
+			struct maxmin_flow *f = &flows[nf];
+			bool twin = twins && twins->slot[i] != TWIN_NONE;
 
-		if (!conn_active(pat, c, nch)) {
-			rate[i] = 0;
-			continue;
+			if (twin != twin_part)
+				; /* the other part's */
+			else if (!conn_active(pat, c, nch))
+				rate[i] = 0;
+			else if (!twin && ws->known)
+				rate[i] = ws->known[i];
+			else if (twin && ws->tm.rep[twins->slot_set[twins->slot[i]]] !=
+						 twins->slot_set[twins->slot[i]])
+				; /* its twin's rates, twins_copy */
+			else if (seg >= 0 && (err = seg_flow(sv, ws, pat, c, nch, seg, &at, f)))
+				return err;
+			else {
+				if (seg < 0) {
+					f->uses = l->uses + l->first[i];
+					f->nuses = (unsigned)(l->first[i + 1] - l->first[i]);
+					f->cap = ws->cap[i]; /* the stream's limits too */
+				}
+				if (pace && pace[c->pipe] * c->volume < f->cap)
+					f->cap = pace[c->pipe] * c->volume;
+				if (c->volume > 0)
+					f->cap /= c->volume;
+				ws->conn[nf++] = (uint32_t)i;
+			}
 		}
-		if (twins && twins->slot[i] != TWIN_NONE) {
-			uint32_t set = twins->slot_set[twins->slot[i]];
-
-			if (ws->tm.rep[set] != set)
-				continue; /* its twin's rates, twins_copy */
-		}
-		if (seg < 0) {
-			f->uses = l->uses + l->first[i];
-			f->nuses = (unsigned)(l->first[i + 1] - l->first[i]);
-			f->cap = ws->cap[i]; /* the stream's limits too */
-		} else if ((err = seg_flow(sv, ws, pat, c, nch, seg, &at, f))) {
-			return err;
-		}
-		if (pace && pace[c->pipe] * c->volume < f->cap)
-			f->cap = pace[c->pipe] * c->volume;
-		if (c->volume > 0)
-			f->cap /= c->volume;
-		ws->conn[nf++] = (uint32_t)i;
+		if (seg >= 0)
+			pool_uses(ws, flows, nf);
+		err = maxmin_ws_solve(sv->mm, sv->cap, flows, nf);
+		for (size_t j = 0; !err && j < nf; j++)
+			rate[ws->conn[j]] = flow_conn_rate(&pat->conns[ws->conn[j]], &flows[j]);
 	}
-	if (seg >= 0)
-		pool_uses(ws, flows, nf);
-	err = maxmin_ws_solve(sv->mm, sv->cap, flows, nf);
-	for (size_t j = 0; !err && j < nf; j++)
-		rate[ws->conn[j]] = flow_conn_rate(&pat->conns[ws->conn[j]], &flows[j]);
 	if (!err && twins)
 		twins_copy(twins, &ws->tm, rate);
 	return err;
@@ -414,7 +426,8 @@ int share_ws_init(const struct solver *sv, const struct plan_pattern *pat,
 	ws->cap = malloc(n * sizeof(*ws->cap));
 	ws->flows = malloc(n * sizeof(*ws->flows));
 	ws->conn = malloc(n * sizeof(*ws->conn));
-	if (!err && (!ws->cap || !ws->flows || !ws->conn))
+	ws->sel = malloc(n * sizeof(*ws->sel));
+	if (!err && (!ws->cap || !ws->flows || !ws->conn || !ws->sel))
 		err = -ENOMEM;
 	/* The stream's limits bind the steady shares only: while a pipe
 	 * fills, a slice takes its links' pace (plan.h). */
@@ -435,6 +448,7 @@ void share_ws_destroy(struct share_ws *ws)
 	} else {
 		free(ws->pool);
 	}
+	free(ws->sel);
 	free(ws->conn);
 	free(ws->flows);
 	if (!ws->borrowed)
