@@ -130,6 +130,12 @@ struct depth_job {
 	struct conn_rate *cr;
 };
 
+/* How many segments a route's stages span. */
+static unsigned route_nseg(const struct plan_route *r)
+{
+	return r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
+}
+
 /* The steady shares' second round: each connection held to its pipe's
  * pace, the slowest of its connections per byte of volume in the first
  * (DEPTH_OWN). */
@@ -148,6 +154,7 @@ static int steady(struct room *rm, const struct plan_pattern *pat, unsigned nch,
 
 		cr[i].rate = rm->rate[i];
 		cr[i].held = own[i] > pace[c->pipe] * c->volume * (1 + SAME_PACE);
+		cr[i].nseg = route_nseg(&pat->routes[c->route]);
 	}
 	free(pace);
 	return err;
@@ -175,9 +182,12 @@ static int depth_task(void *ctx, unsigned worker, size_t task)
 		 * the connections of its phase move with it */
 		err = share_conns(&rm->sv, &rm->ws, pat, job->nch, (int)t->seg, true, t->ph, t->ph,
 				  NULL, rate);
-		for (size_t j = px->start[t->ph]; !err && j < px->start[t->ph + 1]; j++)
-			if (t->seg < cr[px->order[j]].nseg)
-				cr[px->order[j]].seg_bw[t->seg] = rate[px->order[j]];
+		for (size_t j = px->start[t->ph]; !err && j < px->start[t->ph + 1]; j++) {
+			uint32_t i = px->order[j];
+
+			if (t->seg < route_nseg(&pat->routes[pat->conns[i].route]))
+				cr[i].seg_bw[t->seg] = rate[i];
+		}
 		break;
 	case DEPTH_CUT:
 		rm->ws.cap = (double *)job->cut_cap; /* read only */
@@ -294,15 +304,14 @@ static int depth_shares(const struct solver *sv, struct share_ws *ws,
 
 	if (same_nch)
 		memcpy(cr, same_nch, pat->nconns * sizeof(*cr));
-	for (size_t i = 0; i < pat->nconns; i++) {
-		const struct plan_route *r = &pat->routes[pat->conns[i].route];
-
-		if (!same_nch) {
-			cr[i].nseg = r->nstages ? r->stages[r->nstages - 1].segment + 1 : 0;
-			if (cr[i].nseg > nseg)
-				nseg = cr[i].nseg;
-		}
-		if (tw && tw->slot[i] == TWIN_NONE && conn_active(pat, &pat->conns[i], nch)) {
+	/* each connection's segments are set with its steady share
+	 * (steady), in the second round: written there first, the rates'
+	 * pages are faulted in by a worker */
+	for (size_t r = 0; r < pat->nroutes; r++)
+		if (route_nseg(&pat->routes[r]) > nseg)
+			nseg = route_nseg(&pat->routes[r]);
+	for (size_t i = 0; tw && !same_nch && i < pat->nconns; i++) {
+		if (tw->slot[i] == TWIN_NONE && conn_active(pat, &pat->conns[i], nch)) {
 			job.others_lo = px->phase[i] < job.others_lo ? px->phase[i] : job.others_lo;
 			job.others_hi = px->phase[i] > job.others_hi ? px->phase[i] : job.others_hi;
 		}
