@@ -85,6 +85,11 @@ struct route_notes {
 	char shm[PLAN_SHM_NOTE_MAX];
 };
 
+/* Connections a rank makes a channel in most algorithms (a tree's: to
+ * its parent and two children, up and down, and its chain's), the room
+ * algo_build_init takes for them. */
+#define ALGO_CONNS_A_RANK 8
+
 /*
  * Building a pattern. An algorithm opens a pipe per channel (and more
  * when a channel has several, as a double binary tree's two trees do),

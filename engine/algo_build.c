@@ -19,11 +19,20 @@ void algo_build_init(struct algo_build *b, const struct plan *p,
 		     const struct tune_ctx *t, struct plan_pattern *pat,
 		     unsigned nch)
 {
+	size_t most = (size_t)nch * pat->nranks * ALGO_CONNS_A_RANK;
+
 	memset(b, 0, sizeof(*b));
 	b->p = p;
 	b->t = t;
 	b->pat = pat;
 	b->nch = nch;
+	/* Room for the connections most algorithms make, taken at once and
+	 * given back its unused end when built: grown by doubling, a
+	 * 4096-node tree's million connections were copied and faulted
+	 * into fresh pages some twenty times over. Only what is written is
+	 * touched; an alltoall's more grow on as before. */
+	if (most > 16 && (pat->conns = malloc(most * sizeof(*pat->conns))))
+		b->cap_conns = most;
 }
 
 int algo_build_end(struct algo_build *b, int err)
@@ -41,6 +50,12 @@ int algo_build_end(struct algo_build *b, int err)
 		b->pat->conns = NULL;
 		b->pat->pipes = NULL;
 		b->pat->hops = NULL;
+	} else if (b->pat->nconns && b->pat->nconns < b->cap_conns) {
+		struct plan_conn *c = realloc(b->pat->conns,
+					      b->pat->nconns * sizeof(*b->pat->conns));
+
+		if (c)
+			b->pat->conns = c;
 	}
 	return err;
 }

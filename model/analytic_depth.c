@@ -114,6 +114,8 @@ struct depth_task {
 	enum depth_kind kind;
 	uint32_t ph, ph_end, lo, hi;
 	unsigned seg;
+	unsigned parts; /* DEPTH_OWN and DEPTH_STEADY: which of a solve's
+			 * parts (SHARE_TWINS, SHARE_OTHERS; 0 both) */
 };
 
 struct depth_job {
@@ -138,20 +140,25 @@ static unsigned route_nseg(const struct plan_route *r)
 
 /* The steady shares' second round: each connection held to its pipe's
  * pace, the slowest of its connections per byte of volume in the first
- * (DEPTH_OWN). */
+ * (DEPTH_OWN); of the twin sets or of the others, with @parts. */
 static int steady(struct room *rm, const struct plan_pattern *pat, unsigned nch,
-		  const double *own, struct conn_rate *cr)
+		  const double *own, unsigned parts, struct conn_rate *cr)
 {
+	const struct twins *tw = rm->ws.twins;
 	double *pace = calloc(pat->npipes ? pat->npipes : 1, sizeof(*pace));
 	int err = pace ? 0 : -ENOMEM;
 
 	if (!err) {
 		pipe_pace(pat, own, nch, pace);
+		rm->ws.parts = parts;
 		err = share_conns(&rm->sv, &rm->ws, pat, nch, -1, false, 0, 0, pace, rm->rate);
+		rm->ws.parts = 0;
 	}
 	for (size_t i = 0; !err && i < pat->nconns; i++) {
 		const struct plan_conn *c = &pat->conns[i];
 
+		if (parts && (tw->slot[i] != TWIN_NONE) != (parts == SHARE_TWINS))
+			continue; /* the other task's */
 		cr[i].rate = rm->rate[i];
 		cr[i].held = own[i] > pace[c->pipe] * c->volume * (1 + SAME_PACE);
 		cr[i].nseg = route_nseg(&pat->routes[c->route]);
@@ -173,10 +180,13 @@ static int depth_task(void *ctx, unsigned worker, size_t task)
 
 	switch (t->kind) {
 	case DEPTH_OWN:
-		return share_conns(&rm->sv, &rm->ws, pat, job->nch, -1, false, 0, 0, NULL,
-				   job->own);
+		rm->ws.parts = t->parts;
+		err = share_conns(&rm->sv, &rm->ws, pat, job->nch, -1, false, 0, 0, NULL,
+				  job->own);
+		rm->ws.parts = 0;
+		break;
 	case DEPTH_STEADY:
-		return steady(rm, pat, job->nch, job->own, cr);
+		return steady(rm, pat, job->nch, job->own, t->parts, cr);
 	case DEPTH_SEG:
 		/* while a pipe fills, a slice's segments take turns, and only
 		 * the connections of its phase move with it */
@@ -243,7 +253,7 @@ static void fill_tasks(const struct phase_index *px, uint32_t window, struct dep
 		uint32_t new_hi = ph + window < nphases ? ph + window : nphases - 1;
 
 		if (!ph || window_moved(px, ph, lo, hi, new_lo, new_hi)) {
-			t[(*n)++] = (struct depth_task){ DEPTH_FILL, ph, ph, new_lo, new_hi, 0 };
+			t[(*n)++] = (struct depth_task){ DEPTH_FILL, ph, ph, new_lo, new_hi, 0, 0 };
 			lo = new_lo;
 			hi = new_hi;
 		}
@@ -278,7 +288,7 @@ static int cut_tasks(const struct plan_pattern *pat, const struct share_ws *ws, 
 		(*cut_cap)[i] = conn_cap(pat, &pat->conns[i], nch, ws->links->private_cap[i]);
 	for (uint32_t ph = 0; ph < px->nphases; ph++)
 		if (phase_cuts_segments(px, pat, ph))
-			t[(*n)++] = (struct depth_task){ DEPTH_CUT, ph, ph + 1, ph, ph, 0 };
+			t[(*n)++] = (struct depth_task){ DEPTH_CUT, ph, ph + 1, ph, ph, 0, 0 };
 	return 0;
 }
 
@@ -294,7 +304,7 @@ static int depth_shares(const struct solver *sv, struct share_ws *ws,
 	const struct phase_index *px = ws->px;
 	const struct twins *tw = ws->twins;
 	unsigned nseg = 0, nworkers = sv->nworkers;
-	size_t n = 0, first_round, most = 2 * (size_t)px->nphases + 2;
+	size_t n = 0, first_round, most = 2 * (size_t)px->nphases + 4;
 	struct depth_job job = { .pat = pat, .nch = nch, .cr = cr,
 				 .others_lo = UINT32_MAX, .others_hi = 0 };
 	struct depth_task *t;
@@ -327,16 +337,26 @@ static int depth_shares(const struct solver *sv, struct share_ws *ws,
 	/* first round: the steady shares before the pace, and each phase's;
 	 * second: the steady shares at the pace and the fill windows, which
 	 * may take the first's for the connections outside twin sets */
+	/* with twins, a steady solve's two parts are two tasks */
+	if (!same_nch && tw) {
+		t[n++] = (struct depth_task){ DEPTH_OWN, 0, 0, 0, 0, 0, SHARE_OTHERS };
+		t[n++] = (struct depth_task){ DEPTH_OWN, 0, 0, 0, 0, 0, SHARE_TWINS };
+	} else if (!same_nch) {
+		t[n++] = (struct depth_task){ DEPTH_OWN, 0, 0, 0, 0, 0, 0 };
+	}
 	if (!same_nch) {
-		t[n++] = (struct depth_task){ DEPTH_OWN, 0, 0, 0, 0, 0 };
 		err = cut_tasks(pat, ws, nch, t, &n, &cut_cap);
 		for (uint32_t ph = 0; ph < px->nphases; ph++)
 			for (unsigned k = 0; k < nseg; k++)
-				t[n++] = (struct depth_task){ DEPTH_SEG, ph, ph + 1, ph, ph, k };
+				t[n++] = (struct depth_task){ DEPTH_SEG, ph, ph + 1, ph, ph, k, 0 };
 	}
 	first_round = n;
-	if (!same_nch)
-		t[n++] = (struct depth_task){ DEPTH_STEADY, 0, 0, 0, 0, 0 };
+	if (!same_nch && tw) {
+		t[n++] = (struct depth_task){ DEPTH_STEADY, 0, 0, 0, 0, 0, SHARE_OTHERS };
+		t[n++] = (struct depth_task){ DEPTH_STEADY, 0, 0, 0, 0, 0, SHARE_TWINS };
+	} else if (!same_nch) {
+		t[n++] = (struct depth_task){ DEPTH_STEADY, 0, 0, 0, 0, 0, 0 };
+	}
 	if (window != NO_FILL)
 		fill_tasks(px, window, t, &n);
 	job.others_known = tw && !same_nch;

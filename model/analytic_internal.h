@@ -110,6 +110,8 @@ struct twins {
 	uint32_t *set_class; /* per set: the first set alike */
 	uint32_t nsets, nslots;
 	uint32_t most;       /* connections in the largest set */
+	uint32_t *others;    /* the connections outside twin sets, in order */
+	size_t nothers;
 	bool found;
 };
 
@@ -200,6 +202,8 @@ struct share_ws {
 	const double *known;            /* with twins: the other connections'
 					 * rates, where another solve had the
 					 * same of them at the same caps */
+	unsigned parts;                 /* with twins: SHARE_TWINS,
+					 * SHARE_OTHERS or both (0) */
 };
 
 /*
@@ -255,6 +259,11 @@ static inline bool conn_active(const struct plan_pattern *pat, const struct plan
 {
 	return pat->pipes[c->pipe].channel < nch;
 }
+
+/* A solve's two parts where the pattern has twin sets (share_conns):
+ * the sets' reps, and the other connections; each its own max-min. */
+#define SHARE_TWINS 1u
+#define SHARE_OTHERS 2u
 
 /* analytic_share.c: the links and their max-min shares */
 const struct conn_links *links_for(const struct solver *sv, const struct plan_pattern *pat,

@@ -261,20 +261,28 @@ int share_conns(const struct solver *sv, struct share_ws *ws,
 	const struct conn_links *l = ws->links;
 	const struct twins *twins = NULL;
 	struct maxmin_flow *flows = ws->flows;
-	uint32_t *sel = ws->sel;
+	const uint32_t *sel = ws->sel;
+	unsigned parts = ws->parts ? ws->parts : SHARE_TWINS | SHARE_OTHERS;
 	size_t nsel;
 	int err = 0;
 
 	if (by_phase && ws->pick) {
 		nsel = ws->npick;
-		memcpy(sel, ws->pick, nsel * sizeof(*sel));
+		memcpy(ws->sel, ws->pick, nsel * sizeof(*ws->sel));
+		parts = SHARE_TWINS | SHARE_OTHERS;
+	} else if (!by_phase && ws->twins && parts == SHARE_OTHERS) {
+		twins = ws->twins; /* every connection: the others, listed */
+		sel = twins->others;
+		nsel = twins->nothers;
 	} else {
-		nsel = select_conns(ws->px, pat->nconns, !by_phase, lo, hi, sel);
+		nsel = select_conns(ws->px, pat->nconns, !by_phase, lo, hi, ws->sel);
 		/* in order: one of each alike set selected alike is solved */
 		if (ws->twins)
 			twins = ws->twins;
 	}
-	if (twins)
+	if (!twins)
+		parts = SHARE_TWINS | SHARE_OTHERS; /* one solve: the others' */
+	if (twins && (parts & SHARE_TWINS))
 		twins_pick(twins, &ws->tm, sel, nsel);
 	/*
 	 * Twin sets share no link with the others, so their solve and the
@@ -286,6 +294,8 @@ int share_conns(const struct solver *sv, struct share_ws *ws,
 		bool twin_part = part == 0; /* the twins' reps, then the others */
 		size_t nf = 0, at = 0;
 
+		if (!(parts & (twin_part ? SHARE_TWINS : SHARE_OTHERS)))
+			continue;
 		for (size_t j = 0; j < nsel; j++) {
 			size_t i = sel[j];
 			const struct plan_conn *c = &pat->conns[i];
@@ -322,7 +332,7 @@ int share_conns(const struct solver *sv, struct share_ws *ws,
 		for (size_t j = 0; !err && j < nf; j++)
 			rate[ws->conn[j]] = flow_conn_rate(&pat->conns[ws->conn[j]], &flows[j]);
 	}
-	if (!err && twins)
+	if (!err && twins && (parts & SHARE_TWINS))
 		twins_copy(twins, &ws->tm, rate);
 	return err;
 }

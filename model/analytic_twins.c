@@ -54,6 +54,7 @@ void twins_destroy(struct twins *t)
 	free(t->set_first);
 	free(t->set_class);
 	free(t->set_words);
+	free(t->others);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -214,6 +215,13 @@ int twins_build(const struct solver *sv, const struct plan_pattern *pat,
 	/* each connection's own place, the roots' moved past their sets */
 	for (uint32_t j = 0; j < t->nslots; j++)
 		t->slot[t->slot_conn[j]] = j;
+	t->others = malloc((pat->nconns - t->nslots ? pat->nconns - t->nslots : 1) *
+			   sizeof(*t->others));
+	if (!t->others)
+		goto out;
+	for (size_t i = 0; i < pat->nconns; i++)
+		if (t->slot[i] == TWIN_NONE)
+			t->others[t->nothers++] = (uint32_t)i;
 	err = classify(sv->p, pat, t);
 out:
 	free(set_of);
