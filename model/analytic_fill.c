@@ -230,13 +230,27 @@ out:
 	return err;
 }
 
+/* Whether @pat's pipes' connections follow one another, each once. */
+static bool pipes_tile(const struct plan_pattern *pat)
+{
+	size_t next = 0;
+
+	for (size_t i = 0; i < pat->npipes; i++) {
+		if (pat->pipes[i].first_conn != next)
+			return false;
+		next += pat->pipes[i].nconns;
+	}
+	return next == pat->nconns;
+}
+
 /* Each chain's hops, a pipe a task (workers.h): each connection's time
  * to pass its first slice on (hop_time), and a filling pipe's pace. */
 struct hops_job {
 	const struct solver *sv;
 	const struct plan_pattern *pat;
 	const struct route_way *ways;
-	const struct conn_rate *cr;
+	const struct conn_rate *depth; /* copied into cr, a pipe's at a time */
+	struct conn_rate *cr;
 	unsigned nch;
 	uint64_t bytes;
 	double *hop;  /* per connection */
@@ -253,6 +267,9 @@ static int pipe_hops(void *ctx, unsigned worker, size_t pipe)
 	bool filling;
 
 	(void)worker;
+	if (j->depth && pp->nconns)
+		memcpy(&j->cr[pp->first_conn], &j->depth[pp->first_conn],
+		       pp->nconns * sizeof(*j->cr));
 	plan_slicing(j->sv->p, pat, pp, j->bytes, j->nch, &s);
 	if (!s.active || pp->shape == PIPE_RING)
 		return 0;
@@ -301,13 +318,17 @@ struct conn_rate *time_rates(const struct solver *sv, const struct plan_pattern 
 		*err = -ENOMEM;
 		goto out;
 	}
-	memcpy(cr, depth, pat->nconns * sizeof(*cr));
 	*err = share_ws_init(sv, pat, ps, nch, &ws);
 	if (!*err) {
-		struct hops_job job = { sv, pat, ways, cr, nch, bytes, hop,
+		/* the depth shares copied a pipe a task, where the pipes'
+		 * connections follow one another, as algo_conn_via adds them */
+		bool by_pipe = pipes_tile(pat);
+		struct hops_job job = { sv, pat, ways, by_pipe ? depth : NULL, cr, nch, bytes, hop,
 					calloc(pat->npipes ? pat->npipes : 1, sizeof(double)) };
 		double period = 0;
 
+		if (!by_pipe)
+			memcpy(cr, depth, pat->nconns * sizeof(*cr));
 		*err = job.pace ? workers_run(sv->nworkers, pat->npipes, pipe_hops, &job) : -ENOMEM;
 		for (size_t i = 0; !*err && i < pat->npipes; i++)
 			period = fmax(period, job.pace[i]);
