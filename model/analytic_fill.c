@@ -24,21 +24,27 @@ struct tau_group {
 	double cut;
 };
 
-/* The tau solves, a group a task (workers.h): each writes only its own
- * connections' seg_bw, solving in its worker's room. */
+/* The tau solves, a group a task (workers.h), then a twin set a task
+ * (twin_taus_set): each writes only its own connections' seg_bw, solving
+ * in its worker's room. */
 struct tau_job {
 	const struct plan_pattern *pat;
 	unsigned nch, nseg;
 	const struct conn_clock *clk;
 	const struct tau_group *grp;
+	size_t ngroups;
 	const struct joined_ws *jw;
 	struct room *rooms;
+	struct twin_tau_job *twins; /* or NULL */
 	struct conn_rate *cr;
 };
 
 static int tau_group(void *ctx, unsigned worker, size_t task)
 {
 	const struct tau_job *t = ctx;
+
+	if (task >= t->ngroups)
+		return twin_taus_set(t->twins, worker, task - t->ngroups);
 	const struct tau_group *gr = &t->grp[task];
 	struct room *rm = &t->rooms[worker];
 	/* only the group's taus are read: each solve takes the picked
@@ -147,7 +153,7 @@ static int fill_shares(const struct solver *sv, struct share_ws *ws,
  * @spread later, the last's start, plus its hop) overlap its own.
  * Connections that start together are solved together, the groups' tau
  * solves side by side; those of twin sets (@tw, where found) a set at a
- * time, along the set's own clock (twin_taus).
+ * time, along the set's own clock (twin_taus_set).
  */
 static int time_shares(const struct solver *sv, struct share_ws *ws,
 		       const struct plan_pattern *pat, unsigned nch, const double *hop,
@@ -209,12 +215,15 @@ static int time_shares(const struct solver *sv, struct share_ws *ws,
 	if (!err)
 		err = rooms_init(&rooms, nworkers, sv, pat, ws, &jw);
 	if (!err) {
-		struct tau_job job = { pat, nch, nseg, clk, grp, &jw, rooms, cr };
+		struct tau_job job = { pat, nch, nseg, clk, grp, ng, &jw, rooms, NULL, cr };
 
-		err = workers_run(nworkers, ng, tau_group, &job);
+		if (tw && !(job.twins = twin_taus_begin(sv, pat, tw, nch, nseg, at, hop, hmax,
+							rooms, nworkers, cr)))
+			err = -ENOMEM;
+		if (!err)
+			err = workers_run(nworkers, ng + (tw ? tw->nsets : 0), tau_group, &job);
+		twin_taus_end(job.twins);
 	}
-	if (!err && tw)
-		err = twin_taus(sv, pat, tw, nch, nseg, at, hop, hmax, rooms, nworkers, cr);
 	rooms_destroy(rooms, nworkers, ws);
 	rooms = NULL;
 	if (!err && !all_at_once)

@@ -409,11 +409,16 @@ int rooms_init(struct room **rooms, unsigned n, const struct solver *sv,
 void rooms_destroy(struct room *rooms, unsigned n, struct share_ws *shared);
 
 /* analytic_twin_tau.c: time_shares' tau solves of twin sets, a set a
- * task on @nworkers workers in @rooms, from each connection's first
- * slice's start @at and its hop @hop (the longest @hmax) */
-int twin_taus(const struct solver *sv, const struct plan_pattern *pat, const struct twins *t,
-	      unsigned nch, unsigned nseg, const double *at, const double *hop, double hmax,
-	      struct room *rooms, unsigned nworkers, struct conn_rate *cr);
+ * task (twin_taus_set) on the @nworkers workers of @rooms, from each
+ * connection's first slice's start @at and its hop @hop (the longest
+ * @hmax); NULL on -ENOMEM */
+struct twin_tau_job;
+struct twin_tau_job *twin_taus_begin(const struct solver *sv, const struct plan_pattern *pat,
+				     const struct twins *t, unsigned nch, unsigned nseg,
+				     const double *at, const double *hop, double hmax,
+				     struct room *rooms, unsigned nworkers, struct conn_rate *cr);
+int twin_taus_set(struct twin_tau_job *job, unsigned worker, size_t set);
+void twin_taus_end(struct twin_tau_job *job);
 
 /* analytic_fill.c: a filling chain's shares told by time */
 uint32_t fill_window(const struct plan *p, const struct plan_pattern *pat, uint64_t bytes,

@@ -74,6 +74,7 @@ struct twin_tau_job {
 	struct room *rooms;
 	struct tt_room *tt;
 	struct conn_rate *cr;
+	unsigned nworkers;
 };
 
 static int tt_item_cmp(const void *a, const void *b)
@@ -425,22 +426,38 @@ static int twin_tau(void *ctx, unsigned worker, size_t s)
 	return err;
 }
 
-int twin_taus(const struct solver *sv, const struct plan_pattern *pat, const struct twins *t,
-	      unsigned nch, unsigned nseg, const double *at, const double *hop, double hmax,
-	      struct room *rooms, unsigned nworkers, struct conn_rate *cr)
+struct twin_tau_job *twin_taus_begin(const struct solver *sv, const struct plan_pattern *pat,
+				     const struct twins *t, unsigned nch, unsigned nseg,
+				     const double *at, const double *hop, double hmax,
+				     struct room *rooms, unsigned nworkers, struct conn_rate *cr)
 {
+	struct twin_tau_job *job = calloc(1, sizeof(*job));
 	struct tt_room *tt = calloc(nworkers ? nworkers : 1, sizeof(*tt));
-	int err = tt ? 0 : -ENOMEM;
+	int err = job && tt ? 0 : -ENOMEM;
 
 	for (unsigned w = 0; !err && w < nworkers; w++)
 		err = tt_room_init(&tt[w], t, sv->p->layout.per_node);
-	if (!err) {
-		struct twin_tau_job job = { pat, t, nch, nseg, at, hop, hmax, rooms, tt, cr };
-
-		err = workers_run(nworkers, t->nsets, twin_tau, &job);
+	if (err) {
+		for (unsigned w = 0; tt && w < nworkers; w++)
+			tt_room_destroy(&tt[w]);
+		free(tt);
+		free(job);
+		return NULL;
 	}
-	for (unsigned w = 0; tt && w < nworkers; w++)
-		tt_room_destroy(&tt[w]);
-	free(tt);
-	return err;
+	*job = (struct twin_tau_job){ pat, t, nch, nseg, at, hop, hmax, rooms, tt, cr, nworkers };
+	return job;
+}
+
+int twin_taus_set(struct twin_tau_job *job, unsigned worker, size_t set)
+{
+	return twin_tau(job, worker, set);
+}
+
+void twin_taus_end(struct twin_tau_job *job)
+{
+	for (unsigned w = 0; job && w < job->nworkers; w++)
+		tt_room_destroy(&job->tt[w]);
+	if (job)
+		free(job->tt);
+	free(job);
 }
