@@ -13,6 +13,7 @@
 #include "analytic_internal.h"
 #include "array_grow.h"
 #include "pipeline.h"
+#include "workers.h"
 
 /* The switches' links @c's wire stage crosses, when it is in segment
  * @seg (-1: any), added to @out's @n. */
@@ -114,6 +115,54 @@ static size_t route_uses_most(const struct plan_route *r)
 }
 
 /*
+ * Every connection's links, a range of connections a task (workers.h):
+ * each range packs its own from where the routes' most before it would
+ * end (so that no range can run into the next), and the ranges are then
+ * moved down one after another to follow one another.
+ */
+struct links_job {
+	const struct solver *sv;
+	const struct plan_pattern *pat;
+	struct conn_links *l;
+	size_t per;                /* connections a range */
+	size_t from[WORKERS_MAX];  /* where each range packs from */
+	size_t n[WORKERS_MAX];     /* how many it packed */
+	size_t to[WORKERS_MAX];    /* where its pack lands (the second pass) */
+	bool moved;
+};
+
+static int links_range(void *ctx, unsigned worker, size_t range)
+{
+	struct links_job *j = ctx;
+	const struct plan_pattern *pat = j->pat;
+	struct conn_links *l = j->l;
+	size_t lo = range * j->per, hi = lo + j->per < pat->nconns ? lo + j->per : pat->nconns;
+	size_t at = j->from[range];
+	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
+
+	(void)worker;
+	if (j->moved) {
+		for (size_t i = lo; i < hi; i++)
+			l->first[i] = l->first[i] - j->from[range] + j->to[range];
+		return 0;
+	}
+	for (size_t i = lo; i < hi; i++) {
+		const struct plan_conn *c = &pat->conns[i];
+		unsigned k = conn_seg_uses(j->sv->p, pat, c, -1, &l->private_cap[i], tmp);
+
+		for (unsigned u = 0; u < k; u++)
+			l->weight[at + u] = tmp[u].weight;
+		per_volume(c, tmp, k);
+		if (k)
+			memcpy(l->uses + at, tmp, k * sizeof(*tmp));
+		l->first[i] = at;
+		at += k;
+	}
+	j->n[range] = at - j->from[range];
+	return 0;
+}
+
+/*
  * @ps's links, found the first time they are asked for; NULL on -ENOMEM.
  * Their arrays are taken at the most the routes allow and given back
  * their unused end: grown by doubling, each copy faulted a million
@@ -125,13 +174,18 @@ const struct conn_links *links_for(const struct solver *sv,
 				   struct pattern_state *ps, int *err)
 {
 	struct conn_links *l = &ps->links;
-	size_t n = pat->nconns ? pat->nconns : 1, at = 0, most = 0;
-	struct maxmin_use tmp[PLAN_MAX_USES + FABRIC_PATH_MAX];
+	unsigned nw = sv->nworkers ? sv->nworkers : 1;
+	struct links_job job = { .sv = sv, .pat = pat, .l = l, .per = (pat->nconns + nw - 1) / nw };
+	size_t n = pat->nconns ? pat->nconns : 1, most = 0, at = 0;
+	size_t nr = job.per ? (pat->nconns + job.per - 1) / job.per : 0;
 
 	if (l->first)
 		return l;
-	for (size_t i = 0; i < pat->nconns; i++)
+	for (size_t i = 0; i < pat->nconns; i++) {
+		if (job.per && i % job.per == 0)
+			job.from[i / job.per] = most;
 		most += route_uses_most(&pat->routes[pat->conns[i].route]);
+	}
 	most = most ? most : 1;
 	l->first = malloc((pat->nconns + 1) * sizeof(*l->first));
 	l->private_cap = malloc(n * sizeof(*l->private_cap));
@@ -139,18 +193,18 @@ const struct conn_links *links_for(const struct solver *sv,
 	l->weight = malloc(most * sizeof(*l->weight));
 	if (!l->first || !l->private_cap || !l->uses || !l->weight)
 		goto fail;
-	for (size_t i = 0; i < pat->nconns; i++) {
-		const struct plan_conn *c = &pat->conns[i];
-		unsigned k = conn_seg_uses(sv->p, pat, c, -1, &l->private_cap[i], tmp);
-
-		for (unsigned u = 0; u < k; u++)
-			l->weight[at + u] = tmp[u].weight;
-		per_volume(c, tmp, k);
-		if (k)
-			memcpy(l->uses + at, tmp, k * sizeof(*tmp));
-		l->first[i] = at;
-		at += k;
+	workers_run(nw, nr, links_range, &job);
+	for (size_t r = 0; r < nr; r++) {
+		job.to[r] = at;
+		if (job.n[r] && at != job.from[r]) {
+			memmove(l->uses + at, l->uses + job.from[r], job.n[r] * sizeof(*l->uses));
+			memmove(l->weight + at, l->weight + job.from[r],
+				job.n[r] * sizeof(*l->weight));
+		}
+		at += job.n[r];
 	}
+	job.moved = true;
+	workers_run(nw, nr, links_range, &job);
 	l->first[pat->nconns] = at;
 	if (at) {
 		/* shrinking keeps the data where it is (or copies it, where
