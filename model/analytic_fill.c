@@ -88,25 +88,81 @@ static size_t tau_groups(const struct conn_clock *clk, size_t nc, double hmax,
 	return ng;
 }
 
+/* One fill solve: the connections at clock positions [a, b) whose spans
+ * end after t, for the connections at positions [from, to). */
+struct fill_solve {
+	size_t a, b, from, to;
+	double t;
+};
+
+struct fill_job {
+	const struct plan_pattern *pat;
+	unsigned nch;
+	const struct conn_clock *clk;
+	const double *end;  /* fill_sets' */
+	const struct fill_solve *solve;
+	struct room *rooms;
+	struct conn_rate *cr;
+};
+
+static int fill_solve_task(void *ctx, unsigned worker, size_t k)
+{
+	const struct fill_job *j = ctx;
+	const struct fill_solve *fs = &j->solve[k];
+	struct room *rm = &j->rooms[worker];
+	uint32_t *pick = malloc((fs->b > fs->a ? fs->b - fs->a : 1) * sizeof(*pick));
+	size_t np = 0;
+	int err;
+
+	if (!pick)
+		return -ENOMEM;
+	for (size_t m = fs->a; m < fs->b; m++)
+		if (j->end[m] > fs->t)
+			pick[np++] = j->clk[m].conn;
+	rm->ws.pick = pick;
+	rm->ws.npick = np;
+	err = share_conns(&rm->sv, &rm->ws, j->pat, j->nch, -1, true, 0, 0, NULL, rm->rate);
+	rm->ws.pick = NULL;
+	for (size_t q = fs->from; !err && q < fs->to; q++) {
+		uint32_t i = j->clk[q].conn;
+
+		if (j->pat->pipes[j->pat->conns[i].pipe].shape != PIPE_RING)
+			j->cr[i].fill = rm->rate[i];
+	}
+	free(pick);
+	return err;
+}
+
+/* Whether solve @s picks the connection at clock position @q. */
+static bool fill_picks(const struct fill_solve *s, const double *end, size_t q)
+{
+	return q >= s->a && q < s->b && end[q] > s->t;
+}
+
 /*
  * The fill shares along the clock @clk of every connection (by start) and
  * its groups @grp: each group's, for each hop of it, over the connections
  * whose slices' spans overlap its own (fill_sets), from the first whose
  * first slice starts after t - @spread - @hmax, the earliest a span ending
- * after t can start, to the window's far end (one span, one set).
+ * after t can start, to the window's far end (one span, one set). A wide
+ * window's middle groups share one set, solved once (whole: a window
+ * joins most of what it holds), and a set that moved by little keeps the
+ * last one's, where it holds the group's own connections. Which sets are
+ * solved does not depend on their rates: they are listed first, then
+ * solved side by side (workers.h), each for the positions it serves.
  */
 static int fill_shares(const struct solver *sv, struct share_ws *ws,
 		       const struct plan_pattern *pat, unsigned nch, const struct conn_clock *clk,
 		       size_t nc, const struct tau_group *grp, size_t ng, double spread,
 		       double hmax, struct conn_rate *cr)
 {
-	size_t n = pat->nconns ? pat->nconns : 1;
-	uint32_t *pick = malloc(n * sizeof(*pick));
-	double *frate = calloc(n, sizeof(*frate)); /* the last fill solve's */
+	struct fill_solve *solve = malloc((nc ? nc : 1) * sizeof(*solve));
 	struct fill_sets fs = { 0 };
-	int err = pick && frate ? fill_sets_init(&fs, clk, nc, spread) : -ENOMEM;
+	struct room *rooms = NULL;
+	unsigned nworkers = sv->nworkers;
+	size_t ns = 0;
+	int err = solve ? fill_sets_init(&fs, clk, nc, spread) : -ENOMEM;
 
-	ws->pick = pick;
 	for (size_t k = 0, a = 0; !err && k < ng; k++) {
 		size_t g = grp[k].g, end = grp[k].end;
 		double t = clk[g].start, from = t - spread - hmax;
@@ -114,34 +170,33 @@ static int fill_shares(const struct solver *sv, struct share_ws *ws,
 		while (a < g && clk[a].start <= from)
 			a++;
 		fill_sets_at(&fs, t);
-		for (size_t j = g; !err && j < end; j++) {
-			uint32_t i = clk[j].conn;
+		for (size_t j = g; j < end; j++) {
+			if (j == g || clk[j].hop != clk[j - 1].hop || !fill_picks(&solve[ns - 1], fs.end, j)) {
+				size_t b = fill_sets_until(&fs, end, t + spread + clk[j].hop), np = 0;
 
-			if (j == g || clk[j].hop != clk[j - 1].hop) {
-				size_t b = fill_sets_until(&fs, end, t + spread + clk[j].hop);
-
-				/* a wide window's middle groups share one set,
-				 * solved once (whole: a window joins most of
-				 * what it holds), and a set that moved by
-				 * little keeps the last one's */
-				if (!fill_set_near(&fs, b, t, FILL_SET_SLACK)) {
-					ws->npick = 0;
+				if (!ns || !fill_set_near(&fs, b, t, FILL_SET_SLACK) ||
+				    !fill_picks(&solve[ns - 1], fs.end, j)) {
 					for (size_t m = a; m < b; m++)
-						if (fs.end[m] > t)
-							pick[ws->npick++] = clk[m].conn;
-					err = share_conns(sv, ws, pat, nch, -1, true, 0, 0, NULL,
-							  frate);
-					fill_set_solved(&fs, b, ws->npick);
+						np += fs.end[m] > t;
+					fill_set_solved(&fs, b, np);
+					solve[ns++] = (struct fill_solve){ a, b, j, j, t };
 				}
 			}
-			if (!err && pat->pipes[pat->conns[i].pipe].shape != PIPE_RING)
-				cr[i].fill = frate[i];
+			solve[ns - 1].to = j + 1;
 		}
 	}
-	ws->pick = NULL;
+	if (nworkers > ns)
+		nworkers = ns ? (unsigned)ns : 1;
+	if (!err)
+		err = rooms_init(&rooms, nworkers, sv, pat, ws, NULL);
+	if (!err) {
+		struct fill_job job = { pat, nch, clk, fs.end, solve, rooms, cr };
+
+		err = workers_run(nworkers, ns, fill_solve_task, &job);
+	}
+	rooms_destroy(rooms, nworkers, ws);
 	fill_sets_destroy(&fs);
-	free(frate);
-	free(pick);
+	free(solve);
 	return err;
 }
 
