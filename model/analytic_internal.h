@@ -194,6 +194,8 @@ struct share_ws {
 	const uint32_t *pick;           /* with @by_phase: these connections
 					 * instead of phases' (time_shares) */
 	size_t npick;
+	bool pick_in_order;             /* pick is in the connections' order:
+					 * twin sets as with phases */
 	bool borrowed;                  /* cap is another's (a worker's room) */
 	const struct twins *twins;      /* the pattern's, where found: a
 					 * selection in order takes one of
@@ -397,6 +399,8 @@ struct room {
 	struct share_ws ws;
 	double *rate;              /* a solve's, as long as the pattern's
 				    * connections, written where read */
+	bool *mark;                /* per connection, false but while a fill
+				    * solve lists its pick in order */
 	struct joined_marks marks; /* with a joined_ws only */
 };
 

@@ -43,7 +43,8 @@ static int room_init(struct room *rm, unsigned i, const struct solver *sv,
 		rm->ws.pick = NULL;
 	}
 	rm->rate = malloc(n * sizeof(*rm->rate));
-	if (!err && (!rm->ws.flows || !rm->ws.conn || !rm->ws.sel || !rm->rate))
+	rm->mark = calloc(n, sizeof(*rm->mark));
+	if (!err && (!rm->ws.flows || !rm->ws.conn || !rm->ws.sel || !rm->rate || !rm->mark))
 		err = -ENOMEM;
 	if (!err && jw)
 		err = joined_marks_init(&rm->marks, sv, jw->nc);
@@ -63,6 +64,7 @@ static void room_destroy(struct room *rm, unsigned i, struct share_ws *shared)
 		shared->tm.now = rm->ws.tm.now;
 	}
 	free(rm->rate);
+	free(rm->mark);
 	joined_marks_destroy(&rm->marks);
 }
 

@@ -324,6 +324,8 @@ int share_conns(const struct solver *sv, struct share_ws *ws,
 		nsel = ws->npick;
 		memcpy(ws->sel, ws->pick, nsel * sizeof(*ws->sel));
 		parts = SHARE_TWINS | SHARE_OTHERS;
+		if (ws->pick_in_order)
+			twins = ws->twins;
 	} else if (!by_phase && ws->twins && parts == SHARE_OTHERS) {
 		twins = ws->twins; /* every connection: the others, listed */
 		sel = twins->others;
