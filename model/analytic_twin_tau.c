@@ -62,6 +62,10 @@ struct tt_room {
 				 * flight as the next group starts */
 	uint32_t *seen, stamp;  /* per_node: the solve that reached a link */
 	uint64_t *mask;         /* words of the largest set */
+	uint32_t links_cls;     /* the class and segment whose links those
+				 * are (alike for every set of a class), or
+				 * UINT32_MAX */
+	unsigned links_seg;
 	struct tau_cache cache;
 };
 
@@ -75,6 +79,7 @@ struct twin_tau_job {
 	struct tt_room *tt;
 	struct conn_rate *cr;
 	unsigned nworkers;
+	uint32_t *order;  /* the sets, class by class */
 };
 
 static int tt_item_cmp(const void *a, const void *b)
@@ -122,6 +127,7 @@ static int tt_room_init(struct tt_room *r, const struct twins *t, size_t per_nod
 	r->live = malloc(most * sizeof(*r->live));
 	r->seen = calloc(per_node ? per_node : 1, sizeof(*r->seen));
 	r->mask = malloc(words * sizeof(*r->mask));
+	r->links_cls = UINT32_MAX;
 	r->cache.room = 64;
 	r->cache.table = malloc(r->cache.room * sizeof(*r->cache.table));
 	if (!r->item || !r->link_first || !r->conn_first || !r->rank || !r->in || !r->queue || !r->live ||
@@ -387,7 +393,13 @@ static int twin_tau(void *ctx, unsigned worker, size_t s)
 	for (unsigned k = 0; !err && k < job->nseg; k++) {
 		size_t nlive = 0;
 
-		err = set_links(&rm->sv, pat, t, (uint32_t)s, k, r);
+		/* a class's sets cross their node's links alike: found once
+		 * for a run of them (job->order keeps a class together) */
+		if (r->links_cls != t->set_class[s] || r->links_seg != k) {
+			err = set_links(&rm->sv, pat, t, (uint32_t)s, k, r);
+			r->links_cls = err ? UINT32_MAX : t->set_class[s];
+			r->links_seg = k;
+		}
 		for (size_t g = 0, end; !err && g < ni; g = end) {
 			double t0 = r->item[g].start, cut = t0 + 1e-9 * fmax(job->hmax, t0);
 			const double *rates;
@@ -426,6 +438,28 @@ static int twin_tau(void *ctx, unsigned worker, size_t s)
 	return err;
 }
 
+/* @t's sets class by class (a class is its first set), each class's in
+ * order: a worker's next set is then most often of its last's class. */
+static uint32_t *set_order(const struct twins *t)
+{
+	uint32_t *order = malloc((t->nsets ? t->nsets : 1) * sizeof(*order));
+	uint32_t *at = calloc((size_t)t->nsets + 1, sizeof(*at));
+
+	if (order && at) {
+		for (uint32_t s = 0; s < t->nsets; s++)
+			at[t->set_class[s] + 1]++;
+		for (uint32_t c = 0; c < t->nsets; c++)
+			at[c + 1] += at[c];
+		for (uint32_t s = 0; s < t->nsets; s++)
+			order[at[t->set_class[s]]++] = s;
+	} else {
+		free(order);
+		order = NULL;
+	}
+	free(at);
+	return order;
+}
+
 struct twin_tau_job *twin_taus_begin(const struct solver *sv, const struct plan_pattern *pat,
 				     const struct twins *t, unsigned nch, unsigned nseg,
 				     const double *at, const double *hop, double hmax,
@@ -444,20 +478,27 @@ struct twin_tau_job *twin_taus_begin(const struct solver *sv, const struct plan_
 		free(job);
 		return NULL;
 	}
-	*job = (struct twin_tau_job){ pat, t, nch, nseg, at, hop, hmax, rooms, tt, cr, nworkers };
+	*job = (struct twin_tau_job){ pat, t, nch, nseg, at, hop, hmax, rooms, tt, cr, nworkers,
+				      set_order(t) };
+	if (!job->order) {
+		twin_taus_end(job);
+		return NULL;
+	}
 	return job;
 }
 
-int twin_taus_set(struct twin_tau_job *job, unsigned worker, size_t set)
+int twin_taus_set(struct twin_tau_job *job, unsigned worker, size_t task)
 {
-	return twin_tau(job, worker, set);
+	return twin_tau(job, worker, job->order[task]);
 }
 
 void twin_taus_end(struct twin_tau_job *job)
 {
 	for (unsigned w = 0; job && w < job->nworkers; w++)
 		tt_room_destroy(&job->tt[w]);
-	if (job)
+	if (job) {
 		free(job->tt);
+		free(job->order);
+	}
 	free(job);
 }
