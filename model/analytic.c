@@ -157,19 +157,6 @@ static double busy_time(const struct conn_time *ct, unsigned nseg, double slices
 	return slices * fmax(slowest_segment(ct, nseg), ct->joint);
 }
 
-static void note_busy(struct busiest *b, const struct plan_conn *c, const struct conn_time *ct,
-		      unsigned nseg, double slices)
-{
-	double busy = busy_time(ct, nseg, slices);
-
-	if (!b->c || busy > b->busy * (1 + SAME_PACE)) {
-		b->c = c;
-		b->ct = *ct;
-		b->slices = slices;
-		b->busy = busy;
-	}
-}
-
 /* What @c's slice takes to land whole: its latency and tau. */
 static double land_time(const struct conn_rate *r, const struct route_way *w,
 			const struct plan_conn *c, double slice, unsigned slots, bool filling,
@@ -269,26 +256,61 @@ static double chain_time(const struct conn_rate *cr, const struct route_way *way
  * slices (none where the call's channels leave it out). @fill: a chain
  * of fewer slices than hops takes its fill shares (conn_rate.fill), else
  * the steady ones. Each connection's busy time goes to @busiest. */
+/* How a pipe's connections are timed in a call: its slicing, whether its
+ * chain fills (on the fill shares' pass), its stream's limit. */
+struct pipe_call {
+	struct plan_slicing s;
+	bool filling;
+	double stream;
+};
+
+static void pipe_call(const struct solver *sv, const struct plan_pattern *pat,
+		      const struct plan_pipe *pp, uint64_t bytes, unsigned nch, bool fill,
+		      struct pipe_call *pc)
+{
+	plan_slicing(sv->p, pat, pp, bytes, nch, &pc->s);
+	pc->filling = fill && pp->shape != PIPE_RING && pc->s.slices < pp->nhops;
+	pc->stream = plan_stream_cap(pat, pp, nch);
+}
+
+/* Connection @k's slice times in a call on its pipe @pc. */
+static void pipe_conn_time(const struct plan_pattern *pat, const struct conn_rate *cr,
+			   const struct route_way *ways, uint64_t bytes, const struct pipe_call *pc,
+			   size_t k, struct conn_time *ct)
+{
+	const struct plan_conn *c = &pat->conns[k];
+
+	conn_time(&cr[k], &ways[c->route], c, plan_slice_bytes(c, &pc->s, bytes), pc->s.slots,
+		  pc->filling, pc->stream, ct);
+}
+
+/*
+ * Pipe @pp's time in a call, its bottleneck and slices; and each of its
+ * connections' busy time into @busy (busy_time), where the pipe moves
+ * (*@noted), for the call's busiest connection (busiest_conn).
+ */
 static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
 			const struct plan_pipe *pp, const struct conn_rate *cr,
 			const struct route_way *ways, uint64_t bytes, unsigned nch, bool fill,
 			const struct plan_conn **bott_out, struct conn_time *bott_ct_out,
-			double *slices, struct busiest *busiest)
+			double *slices, double *busy, bool *noted)
 {
-	const struct plan *p = sv->p;
 	const struct plan_conn *bott = NULL, *shown = NULL;
 	struct conn_time bott_ct = { 0 }, shown_ct = { 0 };
+	struct pipe_call pc;
 	struct plan_slicing s;
-	double chain = 0, pi = 0, pi_slot = 0, t, last = 0;
-	double stream = plan_stream_cap(pat, pp, nch);
+	double chain = 0, pi = 0, pi_slot = 0, t, last = 0, stream;
 	unsigned bott_nseg = 0, shown_nseg = 0;
 	bool filling, slower, same;
 
-	plan_slicing(p, pat, pp, bytes, nch, &s);
+	pipe_call(sv, pat, pp, bytes, nch, fill, &pc);
+	s = pc.s;
+	filling = pc.filling;
+	stream = pc.stream;
 	*slices = 0;
+	*noted = s.active;
 	if (!s.active)
 		return 0;
-	filling = fill && pp->shape != PIPE_RING && s.slices < pp->nhops;
 	/*
 	 * The bottleneck: the slowest connection and, in a ring, among
 	 * those at its pace the one whose last slice lands last. A
@@ -309,9 +331,8 @@ static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
 		double pk, pb = fmax(pi, pi_slot);
 		struct conn_time ct;
 
-		conn_time(&cr[k], &ways[c->route], c, plan_slice_bytes(c, &s, bytes), s.slots,
-			  filling, stream, &ct);
-		note_busy(busiest, c, &ct, cr[k].nseg, s.slices);
+		pipe_conn_time(pat, cr, ways, bytes, &pc, k, &ct);
+		busy[k] = busy_time(&ct, cr[k].nseg, s.slices);
 		pk = fmax(ct.period, ct.slot);
 		slower = !bott || pk > pb * (1 + SAME_PACE);
 		same = !slower && pk >= pb * (1 - SAME_PACE);
@@ -356,6 +377,84 @@ static double time_pipe(const struct solver *sv, const struct plan_pattern *pat,
 	return t;
 }
 
+/* A pipe's timing in a call (time_pipe). */
+struct pipe_timing {
+	double t, slices;
+	const struct plan_conn *bott;
+	struct conn_time bott_ct;
+	bool noted; /* its connections' busy times are in the call's */
+};
+
+struct pipes_job {
+	const struct solver *sv;
+	const struct plan_pattern *pat;
+	const struct conn_rate *cr;
+	const struct route_way *ways;
+	uint64_t bytes;
+	unsigned nch;
+	bool fill;
+	struct pipe_timing *pt;
+	double *busy;
+};
+
+static int pipe_task(void *ctx, unsigned worker, size_t i)
+{
+	const struct pipes_job *j = ctx;
+	struct pipe_timing *pt = &j->pt[i];
+
+	(void)worker;
+	pt->t = j->pat->pipes[i].delay + time_pipe(j->sv, j->pat, &j->pat->pipes[i], j->cr, j->ways,
+						   j->bytes, j->nch, j->fill, &pt->bott,
+						   &pt->bott_ct, &pt->slices, j->busy,
+						   &pt->noted);
+	return 0;
+}
+
+/* Every pipe's timing, a pipe a task (workers.h), into @pt, and each
+ * connection's busy time into @busy. */
+static int time_pipes(const struct solver *sv, const struct plan_pattern *pat,
+		      const struct conn_rate *cr, const struct route_way *ways, uint64_t bytes,
+		      unsigned nch, bool fill, struct pipe_timing *pt, double *busy)
+{
+	struct pipes_job j = { sv, pat, cr, ways, bytes, nch, fill, pt, busy };
+
+	return workers_run(sv->nworkers, pat->npipes, pipe_task, &j);
+}
+
+/*
+ * The call's busiest connection from each one's busy time, the pipes in
+ * order: the first found, unless a later one is busier beyond SAME_PACE;
+ * its slice times found again.
+ */
+static void busiest_conn(const struct solver *sv, const struct plan_pattern *pat,
+			 const struct conn_rate *cr, const struct route_way *ways, uint64_t bytes,
+			 unsigned nch, bool fill, const struct pipe_timing *pt, const double *busy,
+			 struct busiest *b)
+{
+	size_t best = SIZE_MAX, best_pipe = 0;
+	struct pipe_call pc;
+
+	b->c = NULL;
+	for (size_t i = 0; i < pat->npipes; i++) {
+		const struct plan_pipe *pp = &pat->pipes[i];
+
+		if (!pt[i].noted)
+			continue;
+		for (size_t k = pp->first_conn; k < pp->first_conn + pp->nconns; k++)
+			if (best == SIZE_MAX || busy[k] > b->busy * (1 + SAME_PACE)) {
+				best = k;
+				best_pipe = i;
+				b->busy = busy[k];
+			}
+	}
+	if (best == SIZE_MAX)
+		return;
+	pipe_call(sv, pat, &pat->pipes[best_pipe], bytes, nch, fill, &pc);
+	pipe_conn_time(pat, cr, ways, bytes, &pc, best, &b->ct);
+	b->c = &pat->conns[best];
+	b->slices = pc.s.slices;
+}
+
 static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		     struct pattern_state *ps, uint64_t bytes, unsigned nch,
 		     struct coll_record *rec)
@@ -368,7 +467,8 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 	const struct plan_conn *worst_conn = NULL;
 	struct conn_time worst_ct = { 0 };
 	struct busiest busiest = { 0 };
-	double worst = 0, worst_slices = 0, worst_busy = 0;
+	struct pipe_timing *pt;
+	double worst = 0, worst_slices = 0, worst_busy = 0, *busy;
 	uint32_t window;
 	bool fill;
 	int err = 0;
@@ -379,17 +479,22 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 	rec->time_us = 0;
 	if (!pat->npipes || !bytes)
 		return 0;
+	pt = malloc(pat->npipes * sizeof(*pt));
+	busy = malloc((pat->nconns ? pat->nconns : 1) * sizeof(*busy));
+	if (!pt || !busy) {
+		free(pt);
+		free(busy);
+		return -ENOMEM;
+	}
 	window = fill_window(p, pat, bytes, nch);
 	ways = ways_for(p, pat, ps, &err);
 	cr = ways ? rates_for(sv, pat, ps, nch, window, &err) : NULL;
-	if (!cr)
-		return err;
-	if (window != NO_FILL) {
+	if (cr && window != NO_FILL) {
 		by_time = time_rates(sv, pat, ps, ways, nch, window, bytes, cr, &err);
-		if (!by_time)
-			return err;
 		cr = by_time;
 	}
+	if (!cr)
+		goto out;
 	for (int pass = 0, again = 1; again && !err; pass++) {
 		/*
 		 * The fill shares assume that only the hops within K - 1
@@ -411,31 +516,29 @@ static int time_call(const struct solver *sv, const struct plan_pattern *pat,
 		fill = pass == 0 && window != NO_FILL;
 		worst_conn = NULL;
 		worst = 0;
-		busiest.c = NULL;
-		for (size_t i = 0; i < pat->npipes; i++) {
-			const struct plan_conn *bott;
-			struct conn_time bott_ct;
-			double slices = 0;
-			double t = pat->pipes[i].delay +
-				   time_pipe(sv, pat, &pat->pipes[i], cr, ways, bytes, nch, fill, &bott,
-					     &bott_ct, &slices, &busiest);
-
-			if (!slices)
+		err = time_pipes(sv, pat, cr, ways, bytes, nch, fill, pt, busy);
+		for (size_t i = 0; !err && i < pat->npipes; i++) {
+			if (!pt[i].slices)
 				continue;
-			if (!worst_conn || t > worst) {
-				worst = t;
-				worst_conn = bott;
-				worst_ct = bott_ct;
-				worst_slices = slices;
+			if (!worst_conn || pt[i].t > worst) {
+				worst = pt[i].t;
+				worst_conn = pt[i].bott;
+				worst_ct = pt[i].bott_ct;
+				worst_slices = pt[i].slices;
 			}
 		}
+		if (!err)
+			busiest_conn(sv, pat, cr, ways, bytes, nch, fill, pt, busy, &busiest);
 		if (fill && !links)
 			links = links_for(sv, pat, ps, &err);
 		again = fill && links && worst < busiest_link(sv, pat, links, bytes, nch, &err);
 	}
 	if (worst_conn)
 		worst_busy = busy_time(&worst_ct, cr[worst_conn - pat->conns].nseg, worst_slices);
+out:
 	free(by_time);
+	free(busy);
+	free(pt);
 	if (err)
 		return err;
 	rec->time_us = 1e6 * (pat->base_latency + worst);
