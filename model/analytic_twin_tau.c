@@ -9,7 +9,7 @@
  * starting at the same time no longer in the same solve. Two twin sets
  * that pick the same of their connections make the same solve, so a
  * worker keeps each solve's rates by the set's kind, the segment and the
- * connections picked (struct tau_cache): ECMP gives almost every node a
+ * connections picked (solve_cache.h): ECMP gives almost every node a
  * timeline of its own, but the NVLink hops in flight as one of them
  * starts come in a few patterns.
  */
@@ -19,41 +19,17 @@
 #include <string.h>
 
 #include "analytic_internal.h"
-#include "splitmix.h"
+#include "solve_cache.h"
 #include "workers.h"
-
-/* A set's connection on its clock. */
-struct tt_item {
-	double start, hop;
-	uint32_t local; /* its index in its set */
-};
-
-/* Solves kept: by class, segment and the connections joined (a mask of
- * the set's), their rates in the set's order. */
-struct tau_entry {
-	uint32_t cls, seg;
-	size_t mask, rates; /* offsets into the arenas */
-	uint64_t hash;
-};
-
-struct tau_cache {
-	struct tau_entry *e;
-	size_t ne, room_e;
-	uint32_t *table; /* room: entries by hash, UINT32_MAX empty */
-	size_t room;
-	uint64_t *masks;
-	size_t nmasks, room_masks;
-	double *rates;
-	size_t nrates, room_rates;
-};
 
 /* One worker's room for a set's solves. */
 struct tt_room {
-	struct tt_item *item;   /* most */
+	struct conn_clock *item; /* most: the set's active connections on
+				  * its clock, .conn their index in it */
 	uint32_t *link_first;   /* per_node + 1: a local link's connections */
-	uint32_t *link_conn;    /* most x PLAN_MAX_USES... as counted */
+	uint32_t *link_conn;    /* room_uses: each link's connections */
 	uint32_t *conn_first;   /* most + 1: a connection's local links */
-	uint32_t *conn_link;
+	uint32_t *conn_link;    /* room_uses: each connection's links */
 	size_t room_uses;
 	bool *in;               /* most: joined */
 	uint32_t *rank;         /* most: a joined one's place among them */
@@ -66,7 +42,7 @@ struct tt_room {
 				 * are (alike for every set of a class), or
 				 * UINT32_MAX */
 	unsigned links_seg;
-	struct tau_cache cache;
+	struct solve_cache cache;
 };
 
 struct twin_tau_job {
@@ -82,17 +58,6 @@ struct twin_tau_job {
 	uint32_t *order;  /* the sets, class by class */
 };
 
-static int tt_item_cmp(const void *a, const void *b)
-{
-	const struct tt_item *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->hop != y->hop)
-		return x->hop < y->hop ? -1 : 1;
-	return (x->local > y->local) - (x->local < y->local);
-}
-
 static void tt_room_destroy(struct tt_room *r)
 {
 	free(r->item);
@@ -106,10 +71,7 @@ static void tt_room_destroy(struct tt_room *r)
 	free(r->live);
 	free(r->seen);
 	free(r->mask);
-	free(r->cache.e);
-	free(r->cache.table);
-	free(r->cache.masks);
-	free(r->cache.rates);
+	solve_cache_destroy(&r->cache);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -128,13 +90,11 @@ static int tt_room_init(struct tt_room *r, const struct twins *t, size_t per_nod
 	r->seen = calloc(per_node ? per_node : 1, sizeof(*r->seen));
 	r->mask = malloc(words * sizeof(*r->mask));
 	r->links_cls = UINT32_MAX;
-	r->cache.room = 64;
-	r->cache.table = malloc(r->cache.room * sizeof(*r->cache.table));
-	if (!r->item || !r->link_first || !r->conn_first || !r->rank || !r->in || !r->queue || !r->live ||
-	    !r->seen || !r->mask || !r->cache.table)
+	if (solve_cache_init(&r->cache))
 		return -ENOMEM;
-	for (size_t k = 0; k < r->cache.room; k++)
-		r->cache.table[k] = UINT32_MAX;
+	if (!r->item || !r->link_first || !r->conn_first || !r->rank || !r->in || !r->queue || !r->live ||
+	    !r->seen || !r->mask)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -194,85 +154,6 @@ static int set_links(const struct solver *sv, const struct plan_pattern *pat,
 	return 0;
 }
 
-static uint64_t key_hash(uint32_t cls, uint32_t seg, const uint64_t *mask, size_t words)
-{
-	uint64_t h = splitmix_in(cls, seg);
-
-	for (size_t w = 0; w < words; w++)
-		h = splitmix_in(h, mask[w]);
-	return h;
-}
-
-/* The kept solve of @cls, @seg and @mask, or NULL. */
-static const double *cache_find(const struct tau_cache *c, uint32_t cls, uint32_t seg,
-				const uint64_t *mask, size_t words, uint64_t h)
-{
-	for (size_t k = h & (c->room - 1); c->table[k] != UINT32_MAX; k = (k + 1) & (c->room - 1)) {
-		const struct tau_entry *e = &c->e[c->table[k]];
-
-		if (e->hash == h && e->cls == cls && e->seg == seg &&
-		    !memcmp(c->masks + e->mask, mask, words * sizeof(*mask)))
-			return c->rates + e->rates;
-	}
-	return NULL;
-}
-
-static int grow(void **p, size_t need, size_t *room, size_t size)
-{
-	size_t r = *room ? *room : 64;
-	void *q;
-
-	if (need <= *room)
-		return 0;
-	while (r < need)
-		r *= 2;
-	q = realloc(*p, r * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*room = r;
-	return 0;
-}
-
-/* Keeps @n rates of @cls, @seg and @mask; where they go, or NULL on
- * -ENOMEM. */
-static double *cache_add(struct tau_cache *c, uint32_t cls, uint32_t seg, const uint64_t *mask,
-			 size_t words, uint64_t h, size_t n)
-{
-	size_t k;
-
-	if (2 * (c->ne + 1) > c->room) {
-		size_t room = 2 * c->room;
-		uint32_t *table = malloc(room * sizeof(*table));
-
-		if (!table)
-			return NULL;
-		for (k = 0; k < room; k++)
-			table[k] = UINT32_MAX;
-		for (size_t i = 0; i < c->ne; i++) {
-			for (k = c->e[i].hash & (room - 1); table[k] != UINT32_MAX;
-			     k = (k + 1) & (room - 1))
-				;
-			table[k] = (uint32_t)i;
-		}
-		free(c->table);
-		c->table = table;
-		c->room = room;
-	}
-	if (grow((void **)&c->e, c->ne + 1, &c->room_e, sizeof(*c->e)) ||
-	    grow((void **)&c->masks, c->nmasks + words, &c->room_masks, sizeof(*c->masks)) ||
-	    grow((void **)&c->rates, c->nrates + n, &c->room_rates, sizeof(*c->rates)))
-		return NULL;
-	c->e[c->ne] = (struct tau_entry){ cls, seg, c->nmasks, c->nrates, h };
-	memcpy(c->masks + c->nmasks, mask, words * sizeof(*mask));
-	c->nmasks += words;
-	c->nrates += n;
-	for (k = h & (c->room - 1); c->table[k] != UINT32_MAX; k = (k + 1) & (c->room - 1))
-		;
-	c->table[k] = (uint32_t)c->ne++;
-	return c->rates + c->nrates - n;
-}
-
 /*
  * The connections joined to the group at items [@g, @end) through the
  * set's links, among the group and those in flight (r->live), into
@@ -292,7 +173,7 @@ static size_t joined_mask(struct tt_room *r, size_t g, size_t end, size_t nlive,
 		r->stamp = 1;
 	}
 	for (size_t j = g; j < end; j++) {
-		uint32_t l = r->item[j].local;
+		uint32_t l = r->item[j].conn;
 
 		r->queue[nq++] = l;
 		for (uint32_t u = r->conn_first[l]; u < r->conn_first[l + 1]; u++)
@@ -301,7 +182,7 @@ static size_t joined_mask(struct tt_room *r, size_t g, size_t end, size_t nlive,
 	while (grew) {
 		grew = false;
 		for (size_t q = 0; q < nlive; q++) {
-			uint32_t l = r->item[r->live[q]].local, u;
+			uint32_t l = r->item[r->live[q]].conn, u;
 
 			if (r->in[l])
 				continue;
@@ -336,8 +217,8 @@ static const double *joined_rates(const struct twin_tau_job *job, struct room *r
 	const struct twins *t = job->t;
 	const struct plan_pattern *pat = job->pat;
 	uint32_t cls = t->set_class[s], first = t->set_first[s];
-	uint64_t h = key_hash(cls, seg, r->mask, words);
-	const double *kept = cache_find(&r->cache, cls, seg, r->mask, words, h);
+	uint64_t h = solve_cache_hash(cls, seg, r->mask, words);
+	const double *kept = solve_cache_find(&r->cache, cls, seg, r->mask, words, h);
 	struct share_ws *ws = &rm->ws;
 	double *rates;
 	size_t q = 0, at = 0;
@@ -360,7 +241,7 @@ static const double *joined_rates(const struct twin_tau_job *job, struct room *r
 	*err = maxmin_ws_solve(rm->sv.mm, rm->sv.cap, ws->flows, n);
 	if (*err)
 		return NULL;
-	rates = cache_add(&r->cache, cls, seg, r->mask, words, h, n);
+	rates = solve_cache_add(&r->cache, cls, seg, r->mask, words, h, n);
 	if (!rates) {
 		*err = -ENOMEM;
 		return NULL;
@@ -386,10 +267,10 @@ static int twin_tau(void *ctx, unsigned worker, size_t s)
 		uint32_t i = t->slot_conn[first + l];
 
 		if (conn_active(pat, &pat->conns[i], job->nch))
-			r->item[ni++] = (struct tt_item){ job->at[i], job->hop[i], l };
+			r->item[ni++] = (struct conn_clock){ job->at[i], job->hop[i], l };
 		r->in[l] = false;
 	}
-	qsort(r->item, ni, sizeof(*r->item), tt_item_cmp);
+	qsort(r->item, ni, sizeof(*r->item), conn_clock_cmp);
 	for (unsigned k = 0; !err && k < job->nseg; k++) {
 		size_t nlive = 0;
 
@@ -411,7 +292,7 @@ static int twin_tau(void *ctx, unsigned worker, size_t s)
 			 * the longest hop before: once out, out for good), and
 			 * the group */
 			for (size_t q = 0; q < nlive; q++) {
-				const struct tt_item *it = &r->item[r->live[q]];
+				const struct conn_clock *it = &r->item[r->live[q]];
 
 				if (it->start >= t0 - job->hmax && it->start + it->hop > cut)
 					r->live[kept++] = r->live[q];
@@ -425,7 +306,7 @@ static int twin_tau(void *ctx, unsigned worker, size_t s)
 				for (uint64_t bits = r->mask[w]; bits; bits &= bits - 1)
 					r->rank[w * 64 + (size_t)__builtin_ctzll(bits)] = (uint32_t)q++;
 			for (size_t j = g; rates && j < end; j++) {
-				uint32_t l = r->item[j].local;
+				uint32_t l = r->item[j].conn;
 				struct conn_rate *c = &job->cr[t->slot_conn[first + l]];
 
 				if (k < c->nseg)
