@@ -573,6 +573,12 @@ static void copy_timing(struct coll_record *dst, const struct coll_record *src)
 	memcpy(dst->spans, src->spans, sizeof(dst->spans));
 }
 
+/* Connections a pattern has at least for its solves to run side by side:
+ * below, each workers_run's threads cost more than they share (some 20
+ * us each, against a pattern of a few thousand connections solved in a
+ * millisecond). */
+#define ANALYTIC_THREADS_FROM 8192
+
 /* How many workers solve side by side, into *@n: GDRLAB_ANALYTIC_THREADS
  * (1 to WORKERS_MAX), else the CPUs this process may use, at most
  * WORKERS_DEFAULT_MAX. The figures do not depend on it. */
@@ -623,6 +629,7 @@ static int analytic_run(const struct plan *p, struct records *rec,
 	for (size_t i = 0; i < p->ncollectives && !err; i++) {
 		const struct plan_collective *pc = &p->collectives[i];
 		struct pattern_state *ps = &st[pc->pattern];
+		struct solver one = sv;
 		struct timed *t = NULL;
 
 		for (unsigned k = 0; k < ps->ntimed && !t; k++)
@@ -635,7 +642,12 @@ static int analytic_run(const struct plan *p, struct records *rec,
 				ps->ntimed++;
 			t->bytes = pc->bytes;
 			t->nch = pc->nchannels;
-			err = time_call(&sv, &p->patterns[pc->pattern], ps, pc->bytes,
+			/* a small pattern's solves take less than starting a
+			 * thread would: one worker (a sweep of thousands of
+			 * small points runs several processes at once) */
+			one.nworkers = p->patterns[pc->pattern].nconns < ANALYTIC_THREADS_FROM ?
+					       1 : sv.nworkers;
+			err = time_call(&one, &p->patterns[pc->pattern], ps, pc->bytes,
 					pc->nchannels, &t->rec);
 		}
 		copy_timing(&rec->coll[i], &t->rec);
