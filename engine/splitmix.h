@@ -9,6 +9,7 @@
 #ifndef GDRLAB_SPLITMIX_H
 #define GDRLAB_SPLITMIX_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 static inline uint64_t splitmix(uint64_t z)
@@ -23,6 +24,15 @@ static inline uint64_t splitmix(uint64_t z)
 static inline uint64_t splitmix_in(uint64_t h, uint64_t v)
 {
 	return splitmix(h ^ v);
+}
+
+/* @h with the @n words at @w folded in, in order (a mask of a set's
+ * connections: the twins' tables, the kept tau solves'). */
+static inline uint64_t splitmix_words(uint64_t h, const uint64_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = splitmix_in(h, w[i]);
+	return h;
 }
 
 #endif

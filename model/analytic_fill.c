@@ -77,13 +77,13 @@ static size_t tau_groups(const struct conn_clock *clk, size_t nc, double hmax,
 	size_t ng = 0;
 
 	for (size_t g = 0, end, lo = 0; g < nc; g = end) {
-		double t = clk[g].start, tie = 1e-9 * fmax(hmax, t);
+		double t = clk[g].start, cut = group_cut(t, hmax);
 
-		for (end = g; end < nc && clk[end].start <= t + tie; end++)
+		for (end = g; end < nc && clk[end].start <= cut; end++)
 			;
 		while (clk[lo].start < t - hmax)
 			lo++;
-		grp[ng++] = (struct tau_group){ g, end, lo, t + tie };
+		grp[ng++] = (struct tau_group){ g, end, lo, cut };
 	}
 	return ng;
 }

@@ -10,6 +10,7 @@
 #ifndef GDRLAB_ANALYTIC_INTERNAL_H
 #define GDRLAB_ANALYTIC_INTERNAL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -230,6 +231,14 @@ struct share_ws {
  * construction, computed along different ways). */
 #define SAME_PACE 1e-9
 
+/* Where a group of connections starting together at @t ends (the
+ * tau solves': tau_groups, twin_taus_set): starts within a billionth of
+ * @t or of the longest hop @hmax, whichever is longer, are one moment. */
+static inline double group_cut(double t, double hmax)
+{
+	return t + 1e-9 * fmax(hmax, t);
+}
+
 /* One connection's slice times in a call. */
 struct conn_time {
 	double tau;    /* through all its segments, store and forward */
@@ -297,6 +306,11 @@ int seg_flow(const struct solver *sv, struct share_ws *ws, const struct plan_pat
 	     const struct plan_conn *c, unsigned nch, int seg, size_t *at,
 	     struct maxmin_flow *f);
 void pool_uses(struct share_ws *ws, struct maxmin_flow *flows, size_t nf);
+/* The flows of connections ws->conn[0..@n) through segment @seg into
+ * ws->flows, per byte of volume, as share_conns makes them (the tau
+ * solves': share_joined, twin_taus_set). */
+int conn_flows(const struct solver *sv, struct share_ws *ws, const struct plan_pattern *pat,
+	       unsigned nch, unsigned seg, size_t n);
 /* The rate, bytes/s, the solve left @c's flow @f. */
 double flow_conn_rate(const struct plan_conn *c, const struct maxmin_flow *f);
 int longest_paths(const struct plan_pattern *pat, unsigned nch, const double *w, double *at,

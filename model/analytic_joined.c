@@ -190,9 +190,9 @@ int joined_init(struct joined_ws *j, const struct solver *sv, const struct plan_
 	return err;
 }
 
-/* The picked connections joined to @w's group, by clock position in
- * order, into ws->conn[0..*n): from the group out, every picked
- * connection on a limited link of one already taken. */
+/* The picked connections joined to @w's group, in clock order, into
+ * ws->conn[0..*n): from the group out, every picked connection on a
+ * limited link of one already taken. */
 static void gather_joined(const struct solver *sv, struct share_ws *ws, struct joined_marks *j,
 			  const struct plan_pattern *pat, const struct seg_users *su, unsigned seg,
 			  const struct pick_window *w, size_t *n)
@@ -239,30 +239,11 @@ static void gather_joined(const struct solver *sv, struct share_ws *ws, struct j
 			if (j->in[q])
 				queue[m++] = (uint32_t)q;
 	}
-	for (size_t q = 0; q < nq; q++)
+	for (size_t q = 0; q < nq; q++) {
 		j->in[queue[q]] = false;
-	*n = nq;
-}
-
-/* The joined connections' flows (ws->conn: their clock positions), as
- * share_conns makes them. */
-static int joined_flows(const struct solver *sv, struct share_ws *ws,
-			const struct plan_pattern *pat, const struct pick_window *w,
-			unsigned nch, unsigned seg, size_t n)
-{
-	size_t at = 0;
-
-	for (size_t q = 0; q < n; q++) {
-		const struct plan_conn *c = &pat->conns[w->clk[ws->conn[q]].conn];
-		int err = seg_flow(sv, ws, pat, c, nch, (int)seg, &at, &ws->flows[q]);
-
-		if (err)
-			return err;
-		if (c->volume > 0)
-			ws->flows[q].cap /= c->volume;
+		queue[q] = w->clk[queue[q]].conn;
 	}
-	pool_uses(ws, ws->flows, n);
-	return 0;
+	*n = nq;
 }
 
 int share_joined(const struct solver *sv, struct share_ws *ws, const struct joined_ws *j,
@@ -280,12 +261,11 @@ int share_joined(const struct solver *sv, struct share_ws *ws, const struct join
 		m->stamp = 1;
 	}
 	gather_joined(sv, ws, m, pat, &j->seg[seg], seg, w, &n);
-	err = joined_flows(sv, ws, pat, w, nch, seg, n);
+	err = conn_flows(sv, ws, pat, nch, seg, n);
 	if (!err)
 		err = maxmin_ws_solve(sv->mm, sv->cap, ws->flows, n);
 	/* the group's positions are the last: nothing after it is picked */
 	for (size_t q = n - ng; !err && q < n; q++)
-		rate[q - (n - ng)] = flow_conn_rate(&pat->conns[w->clk[ws->conn[q]].conn],
-						    &ws->flows[q]);
+		rate[q - (n - ng)] = flow_conn_rate(&pat->conns[ws->conn[q]], &ws->flows[q]);
 	return err;
 }

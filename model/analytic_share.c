@@ -287,6 +287,24 @@ int seg_flow(const struct solver *sv, struct share_ws *ws, const struct plan_pat
 	return 0;
 }
 
+int conn_flows(const struct solver *sv, struct share_ws *ws, const struct plan_pattern *pat,
+	       unsigned nch, unsigned seg, size_t n)
+{
+	size_t at = 0;
+
+	for (size_t q = 0; q < n; q++) {
+		const struct plan_conn *c = &pat->conns[ws->conn[q]];
+		int err = seg_flow(sv, ws, pat, c, nch, (int)seg, &at, &ws->flows[q]);
+
+		if (err)
+			return err;
+		if (c->volume > 0)
+			ws->flows[q].cap /= c->volume;
+	}
+	pool_uses(ws, ws->flows, n);
+	return 0;
+}
+
 void pool_uses(struct share_ws *ws, struct maxmin_flow *flows, size_t nf)
 {
 	for (size_t j = 0, u = 0; j < nf; j++) {

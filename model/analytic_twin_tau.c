@@ -221,24 +221,16 @@ static const double *joined_rates(const struct twin_tau_job *job, struct room *r
 	const double *kept = solve_cache_find(&r->cache, cls, seg, r->mask, words, h);
 	struct share_ws *ws = &rm->ws;
 	double *rates;
-	size_t q = 0, at = 0;
+	size_t q = 0;
 
 	if (kept)
 		return kept;
 	for (size_t w = 0; w < words; w++)
-		for (uint64_t bits = r->mask[w]; bits; bits &= bits - 1) {
-			const struct plan_conn *c =
-				&pat->conns[t->slot_conn[first + w * 64 + (size_t)__builtin_ctzll(bits)]];
-
-			*err = seg_flow(&rm->sv, ws, pat, c, job->nch, (int)seg, &at, &ws->flows[q]);
-			if (*err)
-				return NULL;
-			if (c->volume > 0)
-				ws->flows[q].cap /= c->volume;
-			ws->conn[q++] = (uint32_t)(c - pat->conns);
-		}
-	pool_uses(ws, ws->flows, n);
-	*err = maxmin_ws_solve(rm->sv.mm, rm->sv.cap, ws->flows, n);
+		for (uint64_t bits = r->mask[w]; bits; bits &= bits - 1)
+			ws->conn[q++] = t->slot_conn[first + w * 64 + (size_t)__builtin_ctzll(bits)];
+	*err = conn_flows(&rm->sv, ws, pat, job->nch, seg, n);
+	if (!*err)
+		*err = maxmin_ws_solve(rm->sv.mm, rm->sv.cap, ws->flows, n);
 	if (*err)
 		return NULL;
 	rates = solve_cache_add(&r->cache, cls, seg, r->mask, words, h, n);
@@ -282,7 +274,7 @@ static int twin_tau(void *ctx, unsigned worker, size_t s)
 			r->links_seg = k;
 		}
 		for (size_t g = 0, end; !err && g < ni; g = end) {
-			double t0 = r->item[g].start, cut = t0 + 1e-9 * fmax(job->hmax, t0);
+			double t0 = r->item[g].start, cut = group_cut(t0, job->hmax);
 			const double *rates;
 			size_t nj, kept = 0;
 

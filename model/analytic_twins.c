@@ -160,14 +160,12 @@ int twins_build(const struct solver *sv, const struct plan_pattern *pat,
 	int err = -ENOMEM;
 
 	memset(t, 0, sizeof(*t));
-	t->slot = malloc(n * sizeof(*t->slot));
+	t->slot = calloc(n, sizeof(*t->slot));
 	if (!up || !owner || !inside || !set_of || !t->slot)
 		goto out;
 	join_sets(sv, pat, l, up, owner, inside);
 	/* the sets inside a node numbered by their first connection, their
 	 * connections placed in order (slot) */
-	for (size_t i = 0; i < pat->nconns; i++)
-		t->slot[i] = 0;
 	for (size_t i = 0; i < pat->nconns; i++) {
 		size_t r = uf32_root(up, (uint32_t)i);
 
@@ -296,10 +294,9 @@ void twins_pick(const struct twins *t, struct twin_marks *m, const uint32_t *sel
 		m->table[k] = UINT32_MAX;
 	for (size_t i = 0; i < m->ntouched; i++) {
 		uint32_t s = m->touched[i];
-		uint64_t h = t->set_class[s];
+		uint64_t h = splitmix_words(t->set_class[s], &m->mask[t->set_words[s]],
+					    t->set_words[s + 1] - t->set_words[s]);
 
-		for (uint32_t w = t->set_words[s]; w < t->set_words[s + 1]; w++)
-			h = splitmix_in(h, m->mask[w]);
 		for (size_t k = h & (m->room - 1);; k = (k + 1) & (m->room - 1)) {
 			uint32_t o = m->table[k];
 

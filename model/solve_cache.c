@@ -30,11 +30,7 @@ void solve_cache_destroy(struct solve_cache *c)
 
 uint64_t solve_cache_hash(uint32_t cls, uint32_t seg, const uint64_t *mask, size_t words)
 {
-	uint64_t h = splitmix_in(cls, seg);
-
-	for (size_t w = 0; w < words; w++)
-		h = splitmix_in(h, mask[w]);
-	return h;
+	return splitmix_words(splitmix_in(cls, seg), mask, words);
 }
 
 const double *solve_cache_find(const struct solve_cache *c, uint32_t cls, uint32_t seg,
